@@ -1,0 +1,24 @@
+package nod
+
+// ActionKind is what an inline button does.
+type ActionKind uint8
+
+// Button actions. Values are part of the callback data format: append only.
+const (
+	ActConfirm    ActionKind = 1 + iota // confirm item N of change set ID
+	ActReject                           // reject item N of change set ID
+	ActConfirmAll                       // confirm every pending item of change set ID
+	ActRejectAll                        // reject every pending item of change set ID
+	ActUndo                             // undo entry ID
+	ActOpenTask                         // show the card of task ID
+	ActToggle                           // toggle checklist item ID
+)
+
+// Action is what a button names: a kind and a server-side record. It
+// authorizes nothing by itself; the bot looks the record up and checks who
+// pressed.
+type Action struct {
+	Kind ActionKind
+	ID   string
+	N    int
+}

@@ -1,0 +1,126 @@
+package nod
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// SetStatus is the lifecycle state of a change set:
+// pending → partially_resolved → resolved, or pending → expired.
+type SetStatus string
+
+// Change set states.
+const (
+	SetPending           SetStatus = "pending"
+	SetPartiallyResolved SetStatus = "partially_resolved"
+	SetResolved          SetStatus = "resolved"
+	SetExpired           SetStatus = "expired"
+)
+
+// Open reports whether items of the set can still be decided.
+func (s SetStatus) Open() bool { return s == SetPending || s == SetPartiallyResolved }
+
+// ItemStatus is the state of one change item.
+type ItemStatus string
+
+// Change item states. Every state but ItemPending is final.
+const (
+	ItemPending   ItemStatus = "pending"
+	ItemConfirmed ItemStatus = "confirmed"
+	ItemRejected  ItemStatus = "rejected"
+	ItemStale     ItemStatus = "stale"
+	ItemFailed    ItemStatus = "failed"
+)
+
+// MaxItems is how many items one change set holds at most (seed 000).
+const MaxItems = 10
+
+// Field names what a change touches; formatting renders each its own way.
+type Field string
+
+// Fields of a task that changes are shown for.
+const (
+	FieldTask        Field = "task" // create_task: the whole new task
+	FieldTitle       Field = "title"
+	FieldDescription Field = "description"
+	FieldStatus      Field = "status"
+	FieldPriority    Field = "priority"
+	FieldEstimate    Field = "estimate"
+	FieldDue         Field = "due"
+	FieldLabels      Field = "labels"
+	FieldChecklist   Field = "checklist"
+)
+
+// ChangeSet is one turn's proposals, shown to the person as one message.
+type ChangeSet struct {
+	ID         string
+	ChatID     int64
+	UserID     int64 // who asked; 0 for a proactive review
+	Status     SetStatus
+	MessageID  int // the Telegram message showing the set; 0 until sent
+	Items      []ChangeItem
+	CreatedAt  time.Time
+	ResolvedAt *time.Time
+}
+
+// ChangeItem is one proposed change: one tool call, or one element of an
+// exploded batch call.
+type ChangeItem struct {
+	ID      string
+	N       int    // 1-based number shown on its buttons; never changes
+	Tool    string // contract name, or add_checklist_item / update_checklist_item
+	TaskID  string // empty for create_task
+	Args    json.RawMessage
+	Summary string // what the person reads
+	Field   Field
+	// Before and After are the touched field's value when proposed and as
+	// proposed, in the raw form the agent compares for staleness.
+	Before string
+	After  string
+	Status ItemStatus
+	Note   string // why an item is stale or failed
+}
+
+// Item returns the item numbered n.
+func (cs *ChangeSet) Item(n int) (*ChangeItem, bool) {
+	for i := range cs.Items {
+		if cs.Items[i].N == n {
+			return &cs.Items[i], true
+		}
+	}
+	return nil, false
+}
+
+// DeriveStatus computes the set's status from its items: nothing decided is
+// pending, everything decided is resolved, anything between is partially
+// resolved. An expired set stays expired.
+func (cs *ChangeSet) DeriveStatus() SetStatus {
+	if cs.Status == SetExpired {
+		return SetExpired
+	}
+	pending := 0
+	for _, it := range cs.Items {
+		if it.Status == ItemPending {
+			pending++
+		}
+	}
+	switch pending {
+	case len(cs.Items):
+		return SetPending
+	case 0:
+		return SetResolved
+	default:
+		return SetPartiallyResolved
+	}
+}
+
+// Pending returns the numbers of the items still to decide, in order.
+func (cs *ChangeSet) Pending() []int {
+	var ns []int
+	for _, it := range cs.Items {
+		if it.Status == ItemPending {
+			ns = append(ns, it.N)
+		}
+	}
+	return ns
+}

@@ -1,0 +1,28 @@
+package nod
+
+import "time"
+
+// Verdict is a person's decision on a change item.
+type Verdict string
+
+// Decision verdicts.
+const (
+	Confirmed Verdict = "confirmed"
+	Rejected  Verdict = "rejected"
+)
+
+// Decision records one person's verdict on one change item. The chat's
+// latest decisions are fed back to the agent.
+type Decision struct {
+	ID      string
+	ChatID  int64
+	SetID   string
+	ItemID  string
+	N       int
+	UserID  int64
+	Verdict Verdict
+	Reason  string
+	Tool    string
+	Summary string
+	At      time.Time
+}

@@ -1,0 +1,22 @@
+package nod
+
+import "errors"
+
+// Sentinel errors. Packages wrap them with the operation that failed
+// (fmt.Errorf("confirm item %s: %w", id, nod.ErrDecided)); the bot maps them
+// to user notices in one place.
+var (
+	// ErrNotFound: the record does not exist, is in the trash, or belongs to
+	// another chat (which must be indistinguishable from not existing).
+	ErrNotFound = errors.New("not found")
+	// ErrDecided: a change item or undo entry was already decided or used.
+	ErrDecided = errors.New("already decided")
+	// ErrExpired: the change set, undo entry or confirmation has expired.
+	ErrExpired = errors.New("expired")
+	// ErrForbidden: the user may not do this in this chat.
+	ErrForbidden = errors.New("forbidden")
+	// ErrInvalid: input failed validation; the wrapping error says why.
+	ErrInvalid = errors.New("invalid")
+	// ErrStale: the value a change was proposed against has changed since.
+	ErrStale = errors.New("changed since proposed")
+)

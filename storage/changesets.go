@@ -1,0 +1,350 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// Mutation computes a task's new state inside the transaction that stores
+// it. current is the task as stored now, or nil when the change creates a
+// task. An error aborts the whole transaction.
+type Mutation func(current *nod.Task) (nod.Task, error)
+
+// Change is one change to apply and the records to keep of it.
+type Change struct {
+	ChatID  int64
+	UserID  int64
+	TaskID  string // empty: Mutate creates a task
+	Tool    string
+	Args    json.RawMessage
+	Summary string
+	Mutate  Mutation
+	// Audit carries what the caller knows (outcome, user_confirmed,
+	// verdict, reason, duration); the rest is filled in.
+	Audit nod.AuditEntry
+}
+
+// Applied is the outcome of an applied change.
+type Applied struct {
+	Before *nod.Task // nil: the task was created
+	After  nod.Task
+	Undo   nod.UndoEntry
+}
+
+// ConfirmItem confirms item n of change set setID for userID and applies
+// mutate to its task; the item and set status, the decision, the audit row,
+// the task and its undo entry are written in one transaction, or nothing is.
+// Errors wrap nod.ErrNotFound (no such set in the chat, or no item n),
+// nod.ErrExpired, nod.ErrDecided (the item is no longer pending; the
+// returned set shows its state) or the mutation's error.
+func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int, userID int64, mutate Mutation) (nod.ChangeSet, Applied, error) {
+	var (
+		set     nod.ChangeSet
+		applied Applied
+	)
+	now := db.now()
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if set, err = claimItem(ctx, tx, chatID, setID, n, nod.ItemConfirmed, ""); err != nil {
+			return err
+		}
+		it, _ := set.Item(n)
+		applied, err = db.applyTx(ctx, tx, now, Change{
+			ChatID: chatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args,
+			Summary: it.Summary, Mutate: mutate,
+			Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true},
+		})
+		if err != nil {
+			return err
+		}
+		if err := insertDecision(ctx, tx, set, *it, userID, nod.Confirmed, now); err != nil {
+			return err
+		}
+		return updateSetStatus(ctx, tx, &set, now)
+	})
+	if err != nil {
+		if set.ID != "" && !isClaimErr(err) {
+			// The transaction rolled back; report the set as stored.
+			set, _ = db.ChangeSet(ctx, chatID, setID)
+		}
+		return set, Applied{}, err
+	}
+	return set, applied, nil
+}
+
+// RejectItem rejects item n of change set setID for userID: the item and set
+// status, the decision and the audit row are written in one transaction.
+// Errors are those of ConfirmItem.
+func (db *DB) RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error) {
+	var set nod.ChangeSet
+	now := db.now()
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if set, err = claimItem(ctx, tx, chatID, setID, n, nod.ItemRejected, ""); err != nil {
+			return err
+		}
+		it, _ := set.Item(n)
+		if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, now); err != nil {
+			return err
+		}
+		if err := insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeRejected, At: now}); err != nil {
+			return err
+		}
+		return updateSetStatus(ctx, tx, &set, now)
+	})
+	return set, err
+}
+
+// FailItem marks pending item n as stale or failed with a note for the
+// person, and audits it as failed, in one transaction. Errors are those of
+// ConfirmItem.
+func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
+	var set nod.ChangeSet
+	now := db.now()
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if set, err = claimItem(ctx, tx, chatID, setID, n, status, note); err != nil {
+			return err
+		}
+		it, _ := set.Item(n)
+		if err := insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now}); err != nil {
+			return err
+		}
+		return updateSetStatus(ctx, tx, &set, now)
+	})
+	return set, err
+}
+
+type claimError struct{ err error }
+
+func (e claimError) Error() string { return e.err.Error() }
+func (e claimError) Unwrap() error { return e.err }
+
+func isClaimErr(err error) bool {
+	_, ok := err.(claimError)
+	return ok
+}
+
+// claimItem moves a pending item to status, exactly once: of concurrent
+// claims (double taps, redelivered updates, replicas) one wins and the
+// others get nod.ErrDecided. It returns the set with the item updated.
+func claimItem(ctx context.Context, tx *sql.Tx, chatID int64, setID string, n int, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
+	set, err := loadSet(ctx, tx, setID)
+	if err != nil || set.ChatID != chatID {
+		return nod.ChangeSet{}, claimError{fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)}
+	}
+	it, ok := set.Item(n)
+	if !ok {
+		return set, claimError{fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)}
+	}
+	if set.Status == nod.SetExpired {
+		return set, claimError{fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)}
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE set_id = $3 AND n = $4 AND status = 'pending'`, string(status), note, setID, n)
+	if err != nil {
+		return set, fmt.Errorf("claim item %d of %s: %w", n, setID, err)
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
+		return set, claimError{fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)}
+	}
+	it.Status, it.Note = status, note
+	return set, nil
+}
+
+func updateSetStatus(ctx context.Context, tx *sql.Tx, set *nod.ChangeSet, now time.Time) error {
+	st := set.DeriveStatus()
+	if st == set.Status {
+		return nil
+	}
+	set.Status = st
+	var resolved sql.NullInt64
+	if st == nod.SetResolved {
+		set.ResolvedAt = &now
+		resolved = nullMicros(&now)
+	}
+	_, err := tx.ExecContext(ctx, `UPDATE change_sets SET status = $1, resolved_at = $2 WHERE id = $3`, string(st), resolved, set.ID)
+	if err != nil {
+		return fmt.Errorf("update change set %s: %w", set.ID, err)
+	}
+	return nil
+}
+
+func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, tool, summary, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
+		NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), it.Tool, it.Summary, micros(now))
+	if err != nil {
+		return fmt.Errorf("record decision: %w", err)
+	}
+	return nil
+}
+
+// applyTx applies c inside tx: the task, its audit row and its undo entry.
+func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c Change) (Applied, error) {
+	var before *nod.Task
+	if c.TaskID != "" {
+		t, err := getTask(ctx, tx, c.ChatID, c.TaskID)
+		if err != nil {
+			return Applied{}, err
+		}
+		if t.DeletedAt != nil {
+			return Applied{}, fmt.Errorf("task %q is in the trash: %w", t.Title, nod.ErrNotFound)
+		}
+		before = &t
+	}
+	var cur *nod.Task
+	if before != nil {
+		c := before.Clone()
+		cur = &c
+	}
+	after, err := c.Mutate(cur)
+	if err != nil {
+		return Applied{}, err
+	}
+	after.ChatID = c.ChatID
+	if before != nil {
+		after.ID, after.CreatedAt = before.ID, before.CreatedAt
+	} else {
+		after.CreatedAt = now
+	}
+	after.UpdatedAt = now
+	if err := after.Validate(); err != nil {
+		return Applied{}, err
+	}
+	if err := saveTask(ctx, tx, after); err != nil {
+		return Applied{}, err
+	}
+	a := c.Audit
+	a.ChatID, a.UserID, a.Tool, a.Args, a.At = c.ChatID, c.UserID, c.Tool, c.Args, now
+	if err := insertAudit(ctx, tx, a); err != nil {
+		return Applied{}, err
+	}
+	u := nod.UndoEntry{
+		ID: NewID(), ChatID: c.ChatID, UserID: c.UserID, TaskID: after.ID, Tool: c.Tool, Summary: c.Summary,
+		Before: before, After: &after, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow),
+	}
+	if err := insertUndo(ctx, tx, u); err != nil {
+		return Applied{}, err
+	}
+	return Applied{Before: before, After: after, Undo: u}, nil
+}
+
+// ChangeSet returns change set id of the chat with its items.
+func (db *DB) ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error) {
+	set, err := loadSet(ctx, db.db, id)
+	if err != nil {
+		return nod.ChangeSet{}, err
+	}
+	if set.ChatID != chatID {
+		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
+	}
+	return set, nil
+}
+
+// OpenChangeSets returns the chat's pending and partially resolved sets,
+// newest first.
+func (db *DB) OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("open change sets: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	sets := make([]nod.ChangeSet, 0, len(ids))
+	for _, id := range ids {
+		s, err := loadSet(ctx, db.db, id)
+		if err != nil {
+			return nil, err
+		}
+		sets = append(sets, s)
+	}
+	return sets, nil
+}
+
+// SetMessageID records which Telegram message shows the set.
+func (db *DB) SetMessageID(ctx context.Context, setID string, messageID int) error {
+	if _, err := db.db.ExecContext(ctx, `UPDATE change_sets SET message_id = $1 WHERE id = $2`, messageID, setID); err != nil {
+		return fmt.Errorf("set message of change set %s: %w", setID, err)
+	}
+	return nil
+}
+
+func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
+	var (
+		s        nod.ChangeSet
+		status   string
+		created  int64
+		resolved sql.NullInt64
+	)
+	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, status, message_id, created_at, resolved_at FROM change_sets WHERE id = $1`, id).
+		Scan(&s.ID, &s.ChatID, &s.UserID, &status, &s.MessageID, &created, &resolved)
+	if noRows(err) {
+		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
+	}
+	if err != nil {
+		return s, fmt.Errorf("change set %s: %w", id, err)
+	}
+	s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
+	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, status, note FROM change_items WHERE set_id = $1 ORDER BY n`, id)
+	if err != nil {
+		return s, fmt.Errorf("change set %s items: %w", id, err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			it          nod.ChangeItem
+			args        string
+			field, stat string
+		)
+		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &stat, &it.Note); err != nil {
+			return s, fmt.Errorf("change set %s items: %w", id, err)
+		}
+		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
+		s.Items = append(s.Items, it)
+	}
+	return s, rows.Err()
+}
+
+func insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now time.Time) error {
+	s.ID, s.Status, s.CreatedAt = NewID(), nod.SetPending, now
+	if _, err := tx.ExecContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at) VALUES ($1,$2,$3,$4,$5)`,
+		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now)); err != nil {
+		return fmt.Errorf("insert change set: %w", err)
+	}
+	for i := range s.Items {
+		it := &s.Items[i]
+		it.ID, it.N, it.Status = NewID(), i+1, nod.ItemPending
+		if _, err := tx.ExecContext(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+			it.ID, s.ID, it.N, it.Tool, it.TaskID, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, string(it.Status)); err != nil {
+			return fmt.Errorf("insert change item %d: %w", it.N, err)
+		}
+	}
+	return nil
+}
+
+// Apply applies c at once (an explicit request, a toggle on the task card):
+// the task, its audit row and its undo entry in one transaction.
+func (db *DB) Apply(ctx context.Context, c Change) (Applied, error) {
+	var applied Applied
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		var err error
+		applied, err = db.applyTx(ctx, tx, db.now(), c)
+		return err
+	})
+	return applied, err
+}

@@ -1,0 +1,102 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+
+	"github.com/nodbot/nod"
+)
+
+// Turn is what one agent turn leaves behind, written in one transaction so
+// that a crash mid-turn leaves no half of it.
+type Turn struct {
+	ChatID   int64
+	UserID   int64
+	Messages []nod.ChatMessage
+	Audit    []nod.AuditEntry
+	Set      *nod.ChangeSet // nil: nothing was proposed
+}
+
+// SaveTurn stores the turn's messages, audit rows and change set; the set
+// gets its id and item numbers.
+func (db *DB) SaveTurn(ctx context.Context, t Turn) error {
+	now := db.now()
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		for _, m := range t.Messages {
+			if m.At.IsZero() {
+				m.At = now
+			}
+			body, err := json.Marshal(m)
+			if err != nil {
+				return fmt.Errorf("save message: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, body, created_at) VALUES ($1,$2,$3)`, t.ChatID, string(body), micros(m.At)); err != nil {
+				return fmt.Errorf("save message: %w", err)
+			}
+		}
+		for _, a := range t.Audit {
+			a.ChatID = t.ChatID
+			if a.At.IsZero() {
+				a.At = now
+			}
+			if err := insertAudit(ctx, tx, a); err != nil {
+				return err
+			}
+		}
+		if t.Set != nil && len(t.Set.Items) > 0 {
+			t.Set.ChatID, t.Set.UserID = t.ChatID, t.UserID
+			return insertSet(ctx, tx, t.Set, now)
+		}
+		return nil
+	})
+}
+
+// History returns up to limit of the chat's latest messages, oldest first.
+func (db *DB) History(ctx context.Context, chatID int64, limit int) ([]nod.ChatMessage, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT body FROM messages WHERE chat_id = $1 ORDER BY id DESC LIMIT $2`, chatID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("history: %w", err)
+	}
+	defer rows.Close()
+	var out []nod.ChatMessage
+	for rows.Next() {
+		var body string
+		if err := rows.Scan(&body); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		var m nod.ChatMessage
+		if err := json.Unmarshal([]byte(body), &m); err != nil {
+			return nil, fmt.Errorf("history: %w", err)
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	slices.Reverse(out)
+	return out, nil
+}
+
+// MarkUpdate records that update id is being handled. It returns false when
+// the update was seen before (a redelivery), in which case it must be
+// ignored.
+func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
+	res, err := db.db.ExecContext(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, id, micros(db.now()))
+	if err != nil {
+		return false, fmt.Errorf("mark update %d: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
+}
+
+// LastUpdateID returns the highest update id handled, or 0.
+func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
+	var id sql.NullInt64
+	if err := db.db.QueryRowContext(ctx, `SELECT MAX(update_id) FROM processed_updates`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("last update: %w", err)
+	}
+	return id.Int64, nil
+}

@@ -1,0 +1,328 @@
+package storage_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+const chat = int64(100)
+
+// forEachDialect runs fn against a fresh database of every backend.
+func forEachDialect(t *testing.T, fn func(t *testing.T, db *storage.DB, clock *fixtures.Clock)) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			fn(t, storagetest.Open(t, d, clock.Now), clock)
+		})
+	}
+}
+
+func est(n int) *int { return &n }
+
+// seedT1 stores the default fixture's T1 and returns it as read back.
+func seedT1(t *testing.T, db *storage.DB) nod.Task {
+	t.Helper()
+	at := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	agentAt := time.Date(2026, 3, 9, 18, 0, 0, 0, time.UTC)
+	t1 := nod.Task{
+		ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
+		Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: est(120), DueDate: "2026-03-15",
+		Labels: []string{"backend", "bug"},
+		Checklist: []nod.ChecklistItem{
+			{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser},
+			{ID: "c2", Title: "Update docs", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &agentAt},
+			{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &at},
+		},
+	}
+	_, err := db.Apply(t.Context(), storage.Change{ChatID: chat, UserID: 42, Tool: "create_task",
+		Mutate: func(*nod.Task) (nod.Task, error) { return t1, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.Task(t.Context(), chat, "T1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func setPriority(p nod.Priority) storage.Mutation {
+	return func(cur *nod.Task) (nod.Task, error) {
+		cur.Priority = p
+		return *cur, nil
+	}
+}
+
+func proposeCS(t *testing.T, db *storage.DB) nod.ChangeSet {
+	t.Helper()
+	set := &nod.ChangeSet{Items: []nod.ChangeItem{
+		{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
+		{Tool: "set_task_title", TaskID: "T1", Args: []byte(`{"task_id":"T1","title":"Fix login redirect bug"}`), Summary: `Set title to "Fix login redirect bug"`, Field: nod.FieldTitle, Before: "Fix login bug", After: "Fix login redirect bug"},
+	}}
+	if err := db.SaveTurn(t.Context(), storage.Turn{ChatID: chat, UserID: 42, Set: set}); err != nil {
+		t.Fatal(err)
+	}
+	if set.ID == "" || set.Items[1].N != 2 {
+		t.Fatalf("SaveTurn did not number the set: %+v", set)
+	}
+	return *set
+}
+
+func TestTaskRoundTrip(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		got := seedT1(t, db)
+		if got.ChatID != chat || got.Priority != nod.P3 || *got.EstimateMinutes != 120 || got.DueDate != "2026-03-15" {
+			t.Errorf("T1 read back as %+v", got)
+		}
+		if diff := cmp.Diff([]string{"backend", "bug"}, got.Labels); diff != "" {
+			t.Errorf("labels (-want +got):\n%s", diff)
+		}
+		if len(got.Checklist) != 3 || got.Checklist[2].CheckedBy != nod.ActorUser || got.Checklist[2].CheckedAt == nil ||
+			!got.Checklist[2].CheckedAt.Equal(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)) || got.Checklist[0].CheckedAt != nil {
+			t.Errorf("checklist read back as %+v", got.Checklist)
+		}
+		if _, err := db.Task(t.Context(), 200, "T1"); !errors.Is(err, nod.ErrNotFound) {
+			t.Errorf("Task(chat 200, T1) error = %v, want ErrNotFound", err)
+		}
+		list, err := db.ListTasks(t.Context(), chat, storage.TaskFilter{Query: "LOGGED OUT"})
+		if err != nil || len(list) != 1 {
+			t.Errorf("ListTasks(query in description) = %d tasks, %v", len(list), err)
+		}
+		list, _ = db.ListTasks(t.Context(), chat, storage.TaskFilter{Status: nod.StatusDone})
+		if len(list) != 0 {
+			t.Errorf("ListTasks(DONE) = %d tasks, want 0", len(list))
+		}
+	})
+}
+
+// C1: confirming writes task, item, set, decision, audit and undo together.
+func TestConfirmItemWritesEverythingOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		set, applied, err := db.ConfirmItem(t.Context(), chat, cs.ID, 1, 42, setPriority(nod.P1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if set.Status != nod.SetPartiallyResolved || set.Items[0].Status != nod.ItemConfirmed || set.Items[1].Status != nod.ItemPending {
+			t.Errorf("after ✓ 1: set %s, items %s/%s", set.Status, set.Items[0].Status, set.Items[1].Status)
+		}
+		if applied.Before.Priority != nod.P3 || applied.After.Priority != nod.P1 {
+			t.Errorf("applied %s → %s, want P3 → P1", applied.Before.Priority, applied.After.Priority)
+		}
+		task, _ := db.Task(t.Context(), chat, "T1")
+		if task.Priority != nod.P1 {
+			t.Errorf("stored priority %s, want P1", task.Priority)
+		}
+		decisions, _ := db.RecentDecisions(t.Context(), chat, 20)
+		if len(decisions) != 1 || decisions[0].Verdict != nod.Confirmed || decisions[0].UserID != 42 {
+			t.Errorf("decisions = %+v", decisions)
+		}
+		audit, _ := db.Audit(t.Context(), chat, 20)
+		if len(audit) != 2 || audit[0].Outcome != nod.OutcomeConfirmed || !audit[0].UserConfirmed {
+			t.Errorf("audit = %+v", audit)
+		}
+		u, err := db.LatestUndo(t.Context(), chat)
+		if err != nil || u.Before.Priority != nod.P3 || u.After.Priority != nod.P1 {
+			t.Errorf("undo entry = %+v, %v", u, err)
+		}
+		// C3: a second confirm of the same item, and a reject of it, change nothing.
+		if _, _, err := db.ConfirmItem(t.Context(), chat, cs.ID, 1, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("second ConfirmItem error = %v, want ErrDecided", err)
+		}
+		if _, err := db.RejectItem(t.Context(), chat, cs.ID, 1, 42); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("RejectItem of confirmed item error = %v, want ErrDecided", err)
+		}
+		// C4: out of range, another chat.
+		for _, n := range []int{0, -1, 5} {
+			if _, _, err := db.ConfirmItem(t.Context(), chat, cs.ID, n, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
+				t.Errorf("ConfirmItem(n=%d) error = %v, want ErrNotFound", n, err)
+			}
+		}
+		if _, _, err := db.ConfirmItem(t.Context(), 200, cs.ID, 2, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
+			t.Errorf("ConfirmItem from chat 200 error = %v, want ErrNotFound", err)
+		}
+		// C2: rejecting the rest resolves the set.
+		set, err = db.RejectItem(t.Context(), chat, cs.ID, 2, 42)
+		if err != nil || set.Status != nod.SetResolved || set.ResolvedAt == nil {
+			t.Errorf("after ✗ 2: %s, %v", set.Status, err)
+		}
+		if open, _ := db.OpenChangeSets(t.Context(), chat); len(open) != 0 {
+			t.Errorf("OpenChangeSets = %d sets, want 0", len(open))
+		}
+	})
+}
+
+// Twenty concurrent confirmations of one item: exactly one applies.
+func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		var (
+			wg   sync.WaitGroup
+			mu   sync.Mutex
+			wins int
+		)
+		for range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _, err := db.ConfirmItem(context.Background(), chat, cs.ID, 1, 42, setPriority(nod.P1))
+				if err == nil {
+					mu.Lock()
+					wins++
+					mu.Unlock()
+				} else if !errors.Is(err, nod.ErrDecided) {
+					t.Errorf("concurrent ConfirmItem: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		if wins != 1 {
+			t.Errorf("%d confirmations won, want exactly 1", wins)
+		}
+		audit, _ := db.Audit(t.Context(), chat, 100)
+		confirmed := 0
+		for _, a := range audit {
+			if a.Outcome == nod.OutcomeConfirmed {
+				confirmed++
+			}
+		}
+		if confirmed != 1 {
+			t.Errorf("%d confirmed audit rows, want 1", confirmed)
+		}
+	})
+}
+
+// C8: when the undo entry cannot be written, nothing of the confirmation is.
+func TestConfirmItemRollsBackWhole(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		storagetest.FailInserts(t, db, "undo_entries")
+		_, _, err := db.ConfirmItem(t.Context(), chat, cs.ID, 1, 42, setPriority(nod.P1))
+		if err == nil {
+			t.Fatal("ConfirmItem succeeded although the undo entry could not be written")
+		}
+		task, _ := db.Task(t.Context(), chat, "T1")
+		set, _ := db.ChangeSet(t.Context(), chat, cs.ID)
+		decisions, _ := db.RecentDecisions(t.Context(), chat, 20)
+		if task.Priority != nod.P3 || set.Items[0].Status != nod.ItemPending || len(decisions) != 0 {
+			t.Errorf("after failed confirm: priority %s, item %s, %d decisions; want P3, pending, 0", task.Priority, set.Items[0].Status, len(decisions))
+		}
+	})
+}
+
+// A4, A5, A7, A8: undo restores, refuses when stale or expired, and is undoable.
+func TestUndo(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		a, err := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		redo, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P3 {
+			t.Errorf("after undo priority %s, want P3", task.Priority)
+		}
+		if _, err := db.Undo(ctx, chat, a.Undo.ID, 42, false); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("second undo error = %v, want ErrDecided", err)
+		}
+		if _, err := db.Undo(ctx, chat, redo.ID, 42, false); err != nil {
+			t.Fatalf("redo: %v", err)
+		}
+		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P1 {
+			t.Errorf("after redo priority %s, want P1", task.Priority)
+		}
+		// A5: a later change makes the first undo stale.
+		b, _ := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2)})
+		c, _ := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0)})
+		if _, err := db.Undo(ctx, chat, b.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
+			t.Errorf("stale undo error = %v, want ErrStale", err)
+		}
+		if _, err := db.Undo(ctx, chat, b.Undo.ID, 42, true); err != nil {
+			t.Errorf("forced undo: %v", err)
+		}
+		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P1 {
+			t.Errorf("after forced undo priority %s, want P1", task.Priority)
+		}
+		// A8: expired after the window.
+		clock.Advance(24*time.Hour + time.Minute)
+		if _, err := db.Undo(ctx, chat, c.Undo.ID, 42, true); !errors.Is(err, nod.ErrExpired) {
+			t.Errorf("expired undo error = %v, want ErrExpired", err)
+		}
+		if _, err := db.LatestUndo(ctx, chat); !errors.Is(err, nod.ErrNotFound) {
+			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
+		}
+		// A7: undoing a create moves the task to the trash.
+		cr, err := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, Tool: "create_task", Mutate: func(*nod.Task) (nod.Task, error) {
+			return nod.Task{ID: "T9", Title: "Write postmortem", Status: nod.StatusOpen, Priority: nod.P2}, nil
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		redo, err = db.Undo(ctx, chat, cr.Undo.ID, 42, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Task(ctx, chat, "T9"); !errors.Is(err, nod.ErrNotFound) {
+			t.Errorf("undone create still readable: %v", err)
+		}
+		if _, err := db.Undo(ctx, chat, redo.ID, 42, false); err != nil {
+			t.Fatal(err)
+		}
+		if task, err := db.Task(ctx, chat, "T9"); err != nil || task.Title != "Write postmortem" {
+			t.Errorf("redone create: %+v, %v", task, err)
+		}
+	})
+}
+
+func TestMarkUpdateOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		for i, want := range []bool{true, false} {
+			first, err := db.MarkUpdate(t.Context(), 7)
+			if err != nil || first != want {
+				t.Errorf("MarkUpdate #%d = %v, %v; want %v", i, first, err, want)
+			}
+		}
+		db.MarkUpdate(t.Context(), 5)
+		if id, _ := db.LastUpdateID(t.Context()); id != 7 {
+			t.Errorf("LastUpdateID = %d, want 7", id)
+		}
+	})
+}
+
+func TestHistoryKeepsOrderAndChat(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		msgs := []nod.ChatMessage{
+			{Role: nod.RoleUser, Content: "hi"},
+			{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "call_1", Name: "list_tasks", Arguments: "{}"}}},
+			{Role: nod.RoleTool, ToolCallID: "call_1", Content: `{"tasks":[]}`},
+			{Role: nod.RoleAssistant, Content: "No tasks yet."},
+		}
+		if err := db.SaveTurn(t.Context(), storage.Turn{ChatID: chat, Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		db.SaveTurn(t.Context(), storage.Turn{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
+		got, err := db.History(t.Context(), chat, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 3 || got[0].Role != nod.RoleAssistant || got[1].ToolCallID != "call_1" || got[2].Content != "No tasks yet." {
+			t.Errorf("History(limit 3) = %+v", got)
+		}
+	})
+}

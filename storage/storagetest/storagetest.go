@@ -1,0 +1,107 @@
+// Package storagetest opens real databases for tests: a SQLite file in a
+// temporary folder, and a PostgreSQL schema of its own per test.
+package storagetest
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod/storage"
+)
+
+// PostgresURL is the server tests use, overridable with NOD_TEST_POSTGRES.
+func PostgresURL() string {
+	if u := os.Getenv("NOD_TEST_POSTGRES"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+}
+
+// Dialects returns the backends a storage test runs against: "sqlite" and,
+// when a server answers, "postgres". In CI an unreachable server fails the
+// test instead of being skipped.
+func Dialects(t testing.TB) []string {
+	t.Helper()
+	if err := pingPostgres(); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("PostgreSQL at %s is required in CI: %v", PostgresURL(), err)
+		}
+		t.Logf("PostgreSQL not reachable (%v): running on SQLite only", err)
+		return []string{"sqlite"}
+	}
+	return []string{"sqlite", "postgres"}
+}
+
+func pingPostgres() error {
+	db, err := sql.Open("pgx", PostgresURL())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	return db.PingContext(ctx)
+}
+
+// DSN returns a fresh, empty database for dialect: a new SQLite file or a
+// new PostgreSQL schema, dropped when the test ends.
+func DSN(t testing.TB, dialect string) string {
+	t.Helper()
+	if dialect == "sqlite" {
+		return t.TempDir() + "/nod.db"
+	}
+	admin, err := sql.Open("pgx", PostgresURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := "t_" + strings.ToLower(storage.NewID()) + fmt.Sprint(time.Now().UnixNano()%1000)
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
+		admin.Close()
+	})
+	sep := "?"
+	if strings.Contains(PostgresURL(), "?") {
+		sep = "&"
+	}
+	return PostgresURL() + sep + "search_path=" + schema
+}
+
+// Open returns an open, migrated DB for dialect on the given clock, closed
+// when the test ends.
+func Open(t testing.TB, dialect string, now func() time.Time) *storage.DB {
+	t.Helper()
+	db := storage.New(storage.Options{DSN: DSN(t, dialect)}, now, slog.New(slog.DiscardHandler))
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatalf("open %s: %v", dialect, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// FailInserts makes every insert into table fail from now on, with a real
+// trigger in the database: the failure a confirmation must roll back from.
+func FailInserts(t testing.TB, db *storage.DB, table string) {
+	t.Helper()
+	if err := db.ExecForTest(t.Context(), failTrigger(db.Postgres(), table)...); err != nil {
+		t.Fatalf("install failing trigger on %s: %v", table, err)
+	}
+}
+
+func failTrigger(postgres bool, table string) []string {
+	if !postgres {
+		return []string{`CREATE TRIGGER fail_` + table + ` BEFORE INSERT ON ` + table + ` BEGIN SELECT RAISE(ABORT, 'injected failure'); END`}
+	}
+	return []string{
+		`CREATE FUNCTION fail_` + table + `() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ LANGUAGE plpgsql`,
+		`CREATE TRIGGER fail_` + table + ` BEFORE INSERT ON ` + table + ` FOR EACH ROW EXECUTE FUNCTION fail_` + table + `()`,
+	}
+}

@@ -1,0 +1,189 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+// TaskFilter narrows ListTasks.
+type TaskFilter struct {
+	Query  string     // case-insensitive substring of title or description
+	Status nod.Status // empty: any
+}
+
+const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at`
+
+// Task returns a task of the chat that is not in the trash. A task of
+// another chat is nod.ErrNotFound, exactly like a missing one.
+func (db *DB) Task(ctx context.Context, chatID int64, id string) (nod.Task, error) {
+	t, err := getTask(ctx, db.db, chatID, id)
+	if err != nil {
+		return nod.Task{}, err
+	}
+	if t.DeletedAt != nil {
+		return nod.Task{}, fmt.Errorf("task %s is in the trash: %w", id, nod.ErrNotFound)
+	}
+	return t, nil
+}
+
+// ListTasks returns the chat's tasks outside the trash, oldest first.
+func (db *DB) ListTasks(ctx context.Context, chatID int64, f TaskFilter) ([]nod.Task, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY seq`, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	tasks, err := scanTasks(rows)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	q := strings.ToLower(strings.TrimSpace(f.Query))
+	tasks = slices.DeleteFunc(tasks, func(t nod.Task) bool {
+		if f.Status != "" && t.Status != f.Status {
+			return true
+		}
+		return q != "" && !strings.Contains(strings.ToLower(t.Title), q) && !strings.Contains(strings.ToLower(t.Description), q)
+	})
+	if err := loadChecklists(ctx, db.db, tasks); err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	return tasks, nil
+}
+
+// getTask reads a task of the chat, trashed or not.
+func getTask(ctx context.Context, q querier, chatID int64, id string) (nod.Task, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = $1 AND chat_id = $2`, id, chatID)
+	if err != nil {
+		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
+	}
+	tasks, err := scanTasks(rows)
+	if err != nil {
+		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
+	}
+	if len(tasks) == 0 {
+		return nod.Task{}, fmt.Errorf("task %s: %w", id, nod.ErrNotFound)
+	}
+	if err := loadChecklists(ctx, q, tasks); err != nil {
+		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
+	}
+	return tasks[0], nil
+}
+
+func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
+	defer rows.Close()
+	var tasks []nod.Task
+	for rows.Next() {
+		var (
+			t                nod.Task
+			est              sql.NullInt64
+			due              sql.NullString
+			labels           string
+			created, updated int64
+			deleted          sql.NullInt64
+			status, priority string
+		)
+		if err := rows.Scan(&t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted); err != nil {
+			return nil, err
+		}
+		t.Status, t.Priority = nod.Status(status), nod.Priority(priority)
+		if est.Valid {
+			v := int(est.Int64)
+			t.EstimateMinutes = &v
+		}
+		t.DueDate = due.String
+		if err := json.Unmarshal([]byte(labels), &t.Labels); err != nil {
+			return nil, fmt.Errorf("task %s labels: %w", t.ID, err)
+		}
+		t.CreatedAt, t.UpdatedAt, t.DeletedAt = fromMicros(created), fromMicros(updated), timePtr(deleted)
+		tasks = append(tasks, t)
+	}
+	return tasks, rows.Err()
+}
+
+// loadChecklists fills the checklists of tasks with one query.
+func loadChecklists(ctx context.Context, q querier, tasks []nod.Task) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	idx := make(map[string]int, len(tasks))
+	args := make([]any, len(tasks))
+	marks := make([]string, len(tasks))
+	for i, t := range tasks {
+		idx[t.ID] = i
+		args[i] = t.ID
+		marks[i] = fmt.Sprintf("$%d", i+1)
+	}
+	rows, err := q.QueryContext(ctx, `SELECT task_id, id, title, checked, checked_by, checked_at FROM checklist_items WHERE task_id IN (`+strings.Join(marks, ",")+`) ORDER BY task_id, position`, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			taskID string
+			it     nod.ChecklistItem
+			chk    int
+			by     sql.NullString
+			at     sql.NullInt64
+		)
+		if err := rows.Scan(&taskID, &it.ID, &it.Title, &chk, &by, &at); err != nil {
+			return err
+		}
+		it.Checked, it.CheckedBy, it.CheckedAt = chk != 0, nod.Actor(by.String).Normalize(), timePtr(at)
+		t := &tasks[idx[taskID]]
+		t.Checklist = append(t.Checklist, it)
+	}
+	return rows.Err()
+}
+
+// saveTask writes t whole: the row (inserted or updated) and its checklist.
+func saveTask(ctx context.Context, q querier, t nod.Task) error {
+	labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
+	if err != nil {
+		return err
+	}
+	var est sql.NullInt64
+	if t.EstimateMinutes != nil {
+		est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
+	}
+	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
+	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
+		ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description,
+		status = excluded.status, priority = excluded.priority, estimate_minutes = excluded.estimate_minutes,
+		due_date = excluded.due_date, labels = excluded.labels, updated_at = excluded.updated_at, deleted_at = excluded.deleted_at`,
+		t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt))
+	if err != nil {
+		return fmt.Errorf("save task %s: %w", t.ID, err)
+	}
+	if _, err := q.ExecContext(ctx, `DELETE FROM checklist_items WHERE task_id = $1`, t.ID); err != nil {
+		return fmt.Errorf("save task %s checklist: %w", t.ID, err)
+	}
+	for i, it := range t.Checklist {
+		_, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+			it.ID, t.ID, i, it.Title, boolInt(it.Checked), string(it.CheckedBy.Normalize()), nullMicros(it.CheckedAt))
+		if err != nil {
+			return fmt.Errorf("save task %s checklist item %s: %w", t.ID, it.ID, err)
+		}
+	}
+	return nil
+}
+
+// ChecklistOwner returns the task holding checklist item itemID in the chat.
+func (db *DB) ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error) {
+	var taskID string
+	err := db.db.QueryRowContext(ctx, `SELECT c.task_id FROM checklist_items c JOIN tasks t ON t.id = c.task_id
+		WHERE c.id = $1 AND t.chat_id = $2 AND t.deleted_at IS NULL`, itemID, chatID).Scan(&taskID)
+	if noRows(err) {
+		return nod.Task{}, fmt.Errorf("checklist item %s: %w", itemID, nod.ErrNotFound)
+	}
+	if err != nil {
+		return nod.Task{}, fmt.Errorf("checklist item %s: %w", itemID, err)
+	}
+	return db.Task(ctx, chatID, taskID)
+}
