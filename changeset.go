@@ -79,6 +79,7 @@ type ChangeItem struct {
 	After  string
 	Status ItemStatus
 	Note   string // why an item is stale or failed
+	UndoID string // the undo entry of a confirmed item
 }
 
 // Item returns the item numbered n.

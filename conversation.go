@@ -19,7 +19,10 @@ type ChatMessage struct {
 	Content    string     `json:"content,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
-	At         time.Time  `json:"at"`
+	// Review marks the instruction that starts a proactive review: it is
+	// sent as a user message but is not the person's words.
+	Review bool      `json:"review,omitempty"`
+	At     time.Time `json:"at"`
 }
 
 // ToolCall is one function call the agent asked for.

@@ -10,42 +10,16 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// Mutation computes a task's new state inside the transaction that stores
-// it. current is the task as stored now, or nil when the change creates a
-// task. An error aborts the whole transaction.
-type Mutation func(current *nod.Task) (nod.Task, error)
-
-// Change is one change to apply and the records to keep of it.
-type Change struct {
-	ChatID  int64
-	UserID  int64
-	TaskID  string // empty: Mutate creates a task
-	Tool    string
-	Args    json.RawMessage
-	Summary string
-	Mutate  Mutation
-	// Audit carries what the caller knows (outcome, user_confirmed,
-	// verdict, reason, duration); the rest is filled in.
-	Audit nod.AuditEntry
-}
-
-// Applied is the outcome of an applied change.
-type Applied struct {
-	Before *nod.Task // nil: the task was created
-	After  nod.Task
-	Undo   nod.UndoEntry
-}
-
 // ConfirmItem confirms item n of change set setID for userID and applies
 // mutate to its task; the item and set status, the decision, the audit row,
 // the task and its undo entry are written in one transaction, or nothing is.
 // Errors wrap nod.ErrNotFound (no such set in the chat, or no item n),
 // nod.ErrExpired, nod.ErrDecided (the item is no longer pending; the
 // returned set shows its state) or the mutation's error.
-func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int, userID int64, mutate Mutation) (nod.ChangeSet, Applied, error) {
+func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int, userID int64, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
 	var (
 		set     nod.ChangeSet
-		applied Applied
+		applied nod.Applied
 	)
 	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -54,13 +28,17 @@ func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int
 			return err
 		}
 		it, _ := set.Item(n)
-		applied, err = db.applyTx(ctx, tx, now, Change{
+		applied, err = db.applyTx(ctx, tx, now, nod.Edit{
 			ChatID: chatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args,
 			Summary: it.Summary, Mutate: mutate,
 			Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true},
 		})
 		if err != nil {
 			return err
+		}
+		it.UndoID = applied.Undo.ID
+		if _, err := tx.ExecContext(ctx, `UPDATE change_items SET undo_id = $1 WHERE id = $2`, it.UndoID, it.ID); err != nil {
+			return fmt.Errorf("link undo entry: %w", err)
 		}
 		if err := insertDecision(ctx, tx, set, *it, userID, nod.Confirmed, now); err != nil {
 			return err
@@ -72,7 +50,7 @@ func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int
 			// The transaction rolled back; report the set as stored.
 			set, _ = db.ChangeSet(ctx, chatID, setID)
 		}
-		return set, Applied{}, err
+		return set, nod.Applied{}, err
 	}
 	return set, applied, nil
 }
@@ -176,7 +154,7 @@ func updateSetStatus(ctx context.Context, tx *sql.Tx, set *nod.ChangeSet, now ti
 
 func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, tool, summary, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
-		NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), it.Tool, it.Summary, micros(now))
+		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), it.Tool, it.Summary, micros(now))
 	if err != nil {
 		return fmt.Errorf("record decision: %w", err)
 	}
@@ -184,15 +162,15 @@ func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.C
 }
 
 // applyTx applies c inside tx: the task, its audit row and its undo entry.
-func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c Change) (Applied, error) {
+func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c nod.Edit) (nod.Applied, error) {
 	var before *nod.Task
 	if c.TaskID != "" {
 		t, err := getTask(ctx, tx, c.ChatID, c.TaskID)
 		if err != nil {
-			return Applied{}, err
+			return nod.Applied{}, err
 		}
 		if t.DeletedAt != nil {
-			return Applied{}, fmt.Errorf("task %q is in the trash: %w", t.Title, nod.ErrNotFound)
+			return nod.Applied{}, fmt.Errorf("task %q is in the trash: %w", t.Title, nod.ErrNotFound)
 		}
 		before = &t
 	}
@@ -203,7 +181,7 @@ func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c Change) 
 	}
 	after, err := c.Mutate(cur)
 	if err != nil {
-		return Applied{}, err
+		return nod.Applied{}, err
 	}
 	after.ChatID = c.ChatID
 	if before != nil {
@@ -213,24 +191,24 @@ func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c Change) 
 	}
 	after.UpdatedAt = now
 	if err := after.Validate(); err != nil {
-		return Applied{}, err
+		return nod.Applied{}, err
 	}
 	if err := saveTask(ctx, tx, after); err != nil {
-		return Applied{}, err
+		return nod.Applied{}, err
 	}
 	a := c.Audit
 	a.ChatID, a.UserID, a.Tool, a.Args, a.At = c.ChatID, c.UserID, c.Tool, c.Args, now
 	if err := insertAudit(ctx, tx, a); err != nil {
-		return Applied{}, err
+		return nod.Applied{}, err
 	}
 	u := nod.UndoEntry{
-		ID: NewID(), ChatID: c.ChatID, UserID: c.UserID, TaskID: after.ID, Tool: c.Tool, Summary: c.Summary,
+		ID: nod.NewID(), ChatID: c.ChatID, UserID: c.UserID, TaskID: after.ID, Tool: c.Tool, Summary: c.Summary,
 		Before: before, After: &after, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow),
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
-		return Applied{}, err
+		return nod.Applied{}, err
 	}
-	return Applied{Before: before, After: after, Undo: u}, nil
+	return nod.Applied{Before: before, After: after, Undo: u}, nil
 }
 
 // ChangeSet returns change set id of the chat with its items.
@@ -300,7 +278,7 @@ func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
 		return s, fmt.Errorf("change set %s: %w", id, err)
 	}
 	s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
-	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, status, note FROM change_items WHERE set_id = $1 ORDER BY n`, id)
+	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, status, note, undo_id FROM change_items WHERE set_id = $1 ORDER BY n`, id)
 	if err != nil {
 		return s, fmt.Errorf("change set %s items: %w", id, err)
 	}
@@ -311,7 +289,7 @@ func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
 			args        string
 			field, stat string
 		)
-		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &stat, &it.Note); err != nil {
+		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &stat, &it.Note, &it.UndoID); err != nil {
 			return s, fmt.Errorf("change set %s items: %w", id, err)
 		}
 		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
@@ -321,14 +299,14 @@ func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
 }
 
 func insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now time.Time) error {
-	s.ID, s.Status, s.CreatedAt = NewID(), nod.SetPending, now
+	s.ID, s.Status, s.CreatedAt = nod.NewID(), nod.SetPending, now
 	if _, err := tx.ExecContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at) VALUES ($1,$2,$3,$4,$5)`,
 		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now)); err != nil {
 		return fmt.Errorf("insert change set: %w", err)
 	}
 	for i := range s.Items {
 		it := &s.Items[i]
-		it.ID, it.N, it.Status = NewID(), i+1, nod.ItemPending
+		it.ID, it.N, it.Status = nod.NewID(), i+1, nod.ItemPending
 		if _, err := tx.ExecContext(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
 			it.ID, s.ID, it.N, it.Tool, it.TaskID, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, string(it.Status)); err != nil {
 			return fmt.Errorf("insert change item %d: %w", it.N, err)
@@ -339,12 +317,26 @@ func insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now time.Time)
 
 // Apply applies c at once (an explicit request, a toggle on the task card):
 // the task, its audit row and its undo entry in one transaction.
-func (db *DB) Apply(ctx context.Context, c Change) (Applied, error) {
-	var applied Applied
+func (db *DB) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
+	var applied nod.Applied
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
 		applied, err = db.applyTx(ctx, tx, db.now(), c)
 		return err
 	})
 	return applied, err
+}
+
+// ChangeSetByUndo returns the change set whose item was applied with undo
+// entry undoID, or nod.ErrNotFound.
+func (db *DB) ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error) {
+	var setID string
+	err := db.db.QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
+	if noRows(err) {
+		return nod.ChangeSet{}, fmt.Errorf("change set of undo %s: %w", undoID, nod.ErrNotFound)
+	}
+	if err != nil {
+		return nod.ChangeSet{}, fmt.Errorf("change set of undo %s: %w", undoID, err)
+	}
+	return db.ChangeSet(ctx, chatID, setID)
 }

@@ -10,19 +10,9 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// Turn is what one agent turn leaves behind, written in one transaction so
-// that a crash mid-turn leaves no half of it.
-type Turn struct {
-	ChatID   int64
-	UserID   int64
-	Messages []nod.ChatMessage
-	Audit    []nod.AuditEntry
-	Set      *nod.ChangeSet // nil: nothing was proposed
-}
-
 // SaveTurn stores the turn's messages, audit rows and change set; the set
 // gets its id and item numbers.
-func (db *DB) SaveTurn(ctx context.Context, t Turn) error {
+func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx *sql.Tx) error {
 		for _, m := range t.Messages {

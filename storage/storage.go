@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
 	"embed"
 	"errors"
@@ -164,19 +163,6 @@ type querier interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
-// NewID returns a random id of 10 lowercase base32 characters (50 bits):
-// short enough for a model to copy, long enough never to collide or be
-// guessed.
-func NewID() string {
-	const alphabet = "abcdefghijkmnpqrstuvwxyz23456789" // no l, o, 0, 1
-	var b [10]byte
-	rand.Read(b[:])
-	for i := range b {
-		b[i] = alphabet[b[i]%32]
-	}
-	return string(b[:])
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }

@@ -43,7 +43,7 @@ func seedT1(t *testing.T, db *storage.DB) nod.Task {
 			{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &at},
 		},
 	}
-	_, err := db.Apply(t.Context(), storage.Change{ChatID: chat, UserID: 42, Tool: "create_task",
+	_, err := db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
 		Mutate: func(*nod.Task) (nod.Task, error) { return t1, nil }})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func seedT1(t *testing.T, db *storage.DB) nod.Task {
 	return got
 }
 
-func setPriority(p nod.Priority) storage.Mutation {
+func setPriority(p nod.Priority) nod.Mutate {
 	return func(cur *nod.Task) (nod.Task, error) {
 		cur.Priority = p
 		return *cur, nil
@@ -68,7 +68,7 @@ func proposeCS(t *testing.T, db *storage.DB) nod.ChangeSet {
 		{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 		{Tool: "set_task_title", TaskID: "T1", Args: []byte(`{"task_id":"T1","title":"Fix login redirect bug"}`), Summary: `Set title to "Fix login redirect bug"`, Field: nod.FieldTitle, Before: "Fix login bug", After: "Fix login redirect bug"},
 	}}
-	if err := db.SaveTurn(t.Context(), storage.Turn{ChatID: chat, UserID: 42, Set: set}); err != nil {
+	if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
 		t.Fatal(err)
 	}
 	if set.ID == "" || set.Items[1].N != 2 {
@@ -93,11 +93,11 @@ func TestTaskRoundTrip(t *testing.T) {
 		if _, err := db.Task(t.Context(), 200, "T1"); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("Task(chat 200, T1) error = %v, want ErrNotFound", err)
 		}
-		list, err := db.ListTasks(t.Context(), chat, storage.TaskFilter{Query: "LOGGED OUT"})
+		list, err := db.ListTasks(t.Context(), chat, nod.TaskFilter{Query: "LOGGED OUT"})
 		if err != nil || len(list) != 1 {
 			t.Errorf("ListTasks(query in description) = %d tasks, %v", len(list), err)
 		}
-		list, _ = db.ListTasks(t.Context(), chat, storage.TaskFilter{Status: nod.StatusDone})
+		list, _ = db.ListTasks(t.Context(), chat, nod.TaskFilter{Status: nod.StatusDone})
 		if len(list) != 0 {
 			t.Errorf("ListTasks(DONE) = %d tasks, want 0", len(list))
 		}
@@ -227,7 +227,7 @@ func TestUndo(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1)})
+		a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,8 +248,8 @@ func TestUndo(t *testing.T) {
 			t.Errorf("after redo priority %s, want P1", task.Priority)
 		}
 		// A5: a later change makes the first undo stale.
-		b, _ := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2)})
-		c, _ := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0)})
+		b, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2)})
+		c, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0)})
 		if _, err := db.Undo(ctx, chat, b.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
 			t.Errorf("stale undo error = %v, want ErrStale", err)
 		}
@@ -268,7 +268,7 @@ func TestUndo(t *testing.T) {
 			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
 		}
 		// A7: undoing a create moves the task to the trash.
-		cr, err := db.Apply(ctx, storage.Change{ChatID: chat, UserID: 42, Tool: "create_task", Mutate: func(*nod.Task) (nod.Task, error) {
+		cr, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T9", Title: "Write postmortem", Status: nod.StatusOpen, Priority: nod.P2}, nil
 		}})
 		if err != nil {
@@ -313,10 +313,10 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 			{Role: nod.RoleTool, ToolCallID: "call_1", Content: `{"tasks":[]}`},
 			{Role: nod.RoleAssistant, Content: "No tasks yet."},
 		}
-		if err := db.SaveTurn(t.Context(), storage.Turn{ChatID: chat, Messages: msgs}); err != nil {
+		if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
-		db.SaveTurn(t.Context(), storage.Turn{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
+		db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
 		got, err := db.History(t.Context(), chat, 3)
 		if err != nil {
 			t.Fatal(err)

@@ -11,12 +11,6 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// TaskFilter narrows ListTasks.
-type TaskFilter struct {
-	Query  string     // case-insensitive substring of title or description
-	Status nod.Status // empty: any
-}
-
 const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at`
 
 // Task returns a task of the chat that is not in the trash. A task of
@@ -33,7 +27,7 @@ func (db *DB) Task(ctx context.Context, chatID int64, id string) (nod.Task, erro
 }
 
 // ListTasks returns the chat's tasks outside the trash, oldest first.
-func (db *DB) ListTasks(ctx context.Context, chatID int64, f TaskFilter) ([]nod.Task, error) {
+func (db *DB) ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error) {
 	rows, err := db.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY seq`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)

@@ -97,7 +97,7 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 		}
 		curCopy := cur
 		redo = nod.UndoEntry{
-			ID: NewID(), ChatID: chatID, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: "Undo: " + u.Summary,
+			ID: nod.NewID(), ChatID: chatID, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: "Undo: " + u.Summary,
 			Before: &curCopy, After: &restored, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow),
 		}
 		return insertUndo(ctx, tx, redo)

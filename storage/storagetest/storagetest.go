@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/storage"
 )
 
@@ -60,7 +61,7 @@ func DSN(t testing.TB, dialect string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schema := "t_" + strings.ToLower(storage.NewID()) + fmt.Sprint(time.Now().UnixNano()%1000)
+	schema := "t_" + strings.ToLower(nod.NewID()) + fmt.Sprint(time.Now().UnixNano()%1000)
 	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
 		t.Fatalf("create schema: %v", err)
 	}

@@ -63,6 +63,7 @@ CREATE TABLE change_items (
     after   TEXT NOT NULL,
     status  TEXT NOT NULL,
     note    TEXT NOT NULL DEFAULT '',
+    undo_id TEXT NOT NULL DEFAULT '',
     UNIQUE (set_id, n)
 );
 

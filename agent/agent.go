@@ -1,0 +1,278 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// ErrModel marks a turn that failed because the model endpoint did not give
+// a usable answer (HTTP errors, timeouts, no choices). Nothing of the turn
+// but the person's message is stored.
+var ErrModel = errors.New("model unavailable")
+
+// Options configure the agent.
+type Options struct {
+	Model        string
+	StepTimeout  time.Duration // deadline of one LLM step, retries included
+	MaxSteps     int           // LLM steps per turn
+	HistoryLimit int           // stored messages sent back to the model
+}
+
+// Agent runs turns of the conversation between a chat and the model.
+type Agent struct {
+	opts  Options
+	llm   openai.Client
+	store Store
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// New returns an agent. llm must be configured with the endpoint, key and
+// retry policy; now is the clock.
+func New(opts Options, llm openai.Client, store Store, now func() time.Time, log *slog.Logger) *Agent {
+	if opts.StepTimeout <= 0 {
+		opts.StepTimeout = 60 * time.Second
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = 8
+	}
+	if opts.HistoryLimit <= 0 {
+		opts.HistoryLimit = 40
+	}
+	return &Agent{opts: opts, llm: llm, store: store, now: now, log: log}
+}
+
+// Request is one turn's input.
+type Request struct {
+	ChatID int64
+	UserID int64
+	Text   string
+	// Review makes a proactive turn: the agent looks over the tasks with no
+	// request of the person's, and everything it proposes needs confirmation.
+	Review bool
+}
+
+// Result is what a turn produced for the person.
+type Result struct {
+	Text           string         // the agent's final reply; may be empty
+	Set            *nod.ChangeSet // proposals to show; nil if none
+	StepsExhausted bool           // the turn was cut at MaxSteps
+	Steps          int
+}
+
+// reviewInstruction starts a proactive turn.
+const reviewInstruction = "Review my tasks on your own: look for missing estimates, due dates, priorities or checklist items, stale statuses, and unclear titles. Propose only changes that clearly help; every change you propose will be shown to me for confirmation."
+
+// Turn runs one turn: the request, then model steps and tool calls until
+// the model answers in plain text or MaxSteps is reached. What the turn
+// proposes is stored as one change set together with the conversation.
+func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
+	t := &turn{a: a, req: req, started: a.now(), fields: map[string]bool{}}
+	history, err := a.store.History(ctx, req.ChatID, a.opts.HistoryLimit)
+	if err != nil {
+		return Result{}, err
+	}
+	history = fromUserMessage(history)
+	system, err := a.systemPrompt(ctx, req.ChatID)
+	if err != nil {
+		return Result{}, err
+	}
+	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started}
+	if req.Review {
+		user.Content, user.Review = reviewInstruction, true
+	}
+	t.msgs = append(t.msgs, user)
+
+	var res Result
+	for res.Steps = 1; ; res.Steps++ {
+		msg, err := a.complete(ctx, system, append(history, t.msgs...))
+		if err != nil {
+			// Keep the person's words so the conversation can go on; drop
+			// whatever else the failed turn produced.
+			if serr := a.store.SaveTurn(ctx, nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs[:1]}); serr != nil {
+				a.log.Error("save failed turn", "chat", req.ChatID, "err", serr)
+			}
+			return Result{}, err
+		}
+		t.msgs = append(t.msgs, msg)
+		if len(msg.ToolCalls) == 0 {
+			res.Text = msg.Content
+			break
+		}
+		for _, call := range msg.ToolCalls {
+			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: call.ID, Content: t.call(ctx, call), At: a.now()})
+		}
+		if res.Steps >= a.opts.MaxSteps {
+			res.StepsExhausted = true
+			break
+		}
+	}
+	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit}
+	if len(t.items) > 0 {
+		rec.Set = &nod.ChangeSet{Items: t.items}
+		if req.Review {
+			rec.UserID = 0 // any allowed user of the chat may decide a review's set
+		}
+	}
+	if err := a.store.SaveTurn(ctx, rec); err != nil {
+		return Result{}, err
+	}
+	res.Set = rec.Set
+	a.log.Info("turn", "chat", req.ChatID, "steps", res.Steps, "proposed", len(t.items),
+		"duration_ms", a.now().Sub(t.started).Milliseconds(), "exhausted", res.StepsExhausted)
+	return res, nil
+}
+
+// fromUserMessage drops leading messages until the first user message, so
+// that a cut history never starts with a tool result whose call was cut.
+func fromUserMessage(h []nod.ChatMessage) []nod.ChatMessage {
+	for i, m := range h {
+		if m.Role == nod.RoleUser {
+			return h[i:]
+		}
+	}
+	return nil
+}
+
+// complete runs one model step within the step deadline.
+func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMessage) (nod.ChatMessage, error) {
+	ctx, cancel := context.WithTimeout(ctx, a.opts.StepTimeout)
+	defer cancel()
+	params := openai.ChatCompletionNewParams{
+		Model:    shared.ChatModel(a.opts.Model),
+		Messages: toParams(system, msgs),
+		Tools:    toolParams(),
+	}
+	start := time.Now()
+	resp, err := a.llm.Chat.Completions.New(ctx, params)
+	if err != nil {
+		a.log.Warn("model step failed", "err", err, "duration_ms", time.Since(start).Milliseconds())
+		return nod.ChatMessage{}, fmt.Errorf("%w: %w", ErrModel, err)
+	}
+	if len(resp.Choices) == 0 {
+		return nod.ChatMessage{}, fmt.Errorf("%w: the answer has no choices", ErrModel)
+	}
+	m := resp.Choices[0].Message
+	out := nod.ChatMessage{Role: nod.RoleAssistant, Content: m.Content, At: a.now()}
+	for i, tc := range m.ToolCalls {
+		id := tc.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", a.now().UnixNano(), i) // some servers omit ids
+		}
+		out.ToolCalls = append(out.ToolCalls, nod.ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+	}
+	return out, nil
+}
+
+// toParams builds the request messages. Tool calls are built by hand:
+// ToParam drops calls that lack "type":"function", as some servers send.
+func toParams(system string, msgs []nod.ChatMessage) []openai.ChatCompletionMessageParamUnion {
+	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(msgs)+1)
+	out = append(out, openai.SystemMessage(system))
+	for _, m := range msgs {
+		switch m.Role {
+		case nod.RoleUser:
+			out = append(out, openai.UserMessage(m.Content))
+		case nod.RoleTool:
+			out = append(out, openai.ToolMessage(m.Content, m.ToolCallID))
+		case nod.RoleAssistant:
+			p := openai.ChatCompletionAssistantMessageParam{}
+			if m.Content != "" {
+				p.Content.OfString = openai.String(m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				p.ToolCalls = append(p.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       tc.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+					},
+				})
+			}
+			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &p})
+		}
+	}
+	return out
+}
+
+func toolParams() []openai.ChatCompletionToolUnionParam {
+	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name:        t.Name,
+			Description: openai.String(t.Description),
+			Parameters:  shared.FunctionParameters(t.Params),
+		}))
+	}
+	return out
+}
+
+// taskJSON is a task as the tools return it (the contract's get_task shape).
+type taskJSON struct {
+	ID              string       `json:"id"`
+	Title           string       `json:"title"`
+	Description     *string      `json:"description"`
+	Status          nod.Status   `json:"status"`
+	Priority        nod.Priority `json:"priority"`
+	EstimateMinutes *int         `json:"estimate_minutes"`
+	DueDate         *string      `json:"due_date"`
+	Labels          []string     `json:"labels"`
+	Checklist       []itemJSON   `json:"checklist"`
+}
+
+type itemJSON struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Checked   bool      `json:"checked"`
+	CheckedBy nod.Actor `json:"checked_by"`
+	CheckedAt *string   `json:"checked_at"`
+}
+
+func toJSON(t nod.Task) taskJSON {
+	j := taskJSON{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority, EstimateMinutes: t.EstimateMinutes,
+		Labels: t.Labels, Checklist: make([]itemJSON, 0, len(t.Checklist))}
+	if j.Labels == nil {
+		j.Labels = []string{}
+	}
+	if t.Description != "" {
+		j.Description = &t.Description
+	}
+	if t.DueDate != "" {
+		j.DueDate = &t.DueDate
+	}
+	for _, it := range t.Checklist {
+		ij := itemJSON{ID: it.ID, Title: it.Title, Checked: it.Checked, CheckedBy: it.CheckedBy.Normalize()}
+		if it.CheckedAt != nil {
+			s := it.CheckedAt.UTC().Format(time.RFC3339)
+			ij.CheckedAt = &s
+		}
+		j.Checklist = append(j.Checklist, ij)
+	}
+	return j
+}
+
+// TaskJSON renders a task in the shape get_task returns.
+func TaskJSON(t nod.Task) string { return string(mustJSON(toJSON(t))) }
+
+func errorJSON(err error) string {
+	return string(mustJSON(map[string]string{"error": userError(err)}))
+}
+
+// userError is err's text without the sentinel suffix, for the model.
+func userError(err error) string {
+	msg := err.Error()
+	for _, s := range []error{nod.ErrInvalid, nod.ErrNotFound} {
+		if errors.Is(err, s) {
+			if n := len(msg) - len(": "+s.Error()); n > 0 && msg[n:] == ": "+s.Error() {
+				msg = msg[:n]
+			}
+		}
+	}
+	return msg
+}

@@ -1,0 +1,517 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// change is one change to one task: a tool call, or one element of an
+// exploded batch call. It is rebuilt from its stored tool name and
+// arguments when confirmed, so that what is applied is what was shown.
+type change interface {
+	tool() string
+	task() string // empty for create_task
+	field() nod.Field
+	args() json.RawMessage
+	// current is the raw value the change touches in t as it is now; for
+	// create_task t is nil.
+	current(t *nod.Task) (string, error)
+	// target is the raw value the change sets.
+	target(t *nod.Task) (string, error)
+	summary(t *nod.Task) string
+	// apply mutates t (a zero task for create_task).
+	apply(t *nod.Task, ac applyCtx) error
+}
+
+// applyCtx says when and on whose authority a change is applied; a changed
+// checklist item's checked state is stamped with both.
+type applyCtx struct {
+	now time.Time
+	by  nod.Actor
+}
+
+// parseChange rebuilds a stored change item.
+func parseChange(tool string, raw json.RawMessage) (change, error) {
+	a, err := decodeArgs(tool, string(raw))
+	if err != nil {
+		return nil, err
+	}
+	switch tool {
+	case "add_checklist_item":
+		return parseAddItem(a)
+	case "update_checklist_item":
+		return parseUpdateItem(a)
+	}
+	t, ok := mutatingTools[tool]
+	if !ok || t.parse == nil {
+		return nil, fmt.Errorf("unknown change %q: %w", tool, nod.ErrInvalid)
+	}
+	cs, _, err := t.parse(a)
+	if err != nil {
+		return nil, err
+	}
+	if len(cs) != 1 {
+		return nil, fmt.Errorf("change %q holds %d elements: %w", tool, len(cs), nod.ErrInvalid)
+	}
+	return cs[0], nil
+}
+
+// scalar is a change of one field of a task to a new value.
+type scalar struct {
+	name   string
+	id     string
+	fld    nod.Field
+	value  string // raw new value
+	raw    json.RawMessage
+	get    func(t *nod.Task) string
+	set    func(t *nod.Task)
+	render func(v string) string // for the summary
+}
+
+func (s scalar) tool() string                        { return s.name }
+func (s scalar) task() string                        { return s.id }
+func (s scalar) field() nod.Field                    { return s.fld }
+func (s scalar) args() json.RawMessage               { return s.raw }
+func (s scalar) current(t *nod.Task) (string, error) { return s.get(t), nil }
+func (s scalar) target(*nod.Task) (string, error)    { return s.value, nil }
+func (s scalar) apply(t *nod.Task, _ applyCtx) error { s.set(t); return nil }
+func (s scalar) summary(*nod.Task) string            { return s.render(s.value) }
+
+func taskID(a args) (string, error) {
+	id, _, err := a.str("task_id", true)
+	return strings.TrimSpace(id), err
+}
+
+func parseTitle(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	title, _, err := a.str("title", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	title = strings.TrimSpace(title)
+	if len(title) > nod.MaxTitleLen {
+		return nil, nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
+	}
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldTitle, value: title,
+		raw: mustJSON(map[string]string{"task_id": id, "title": title}),
+		get: func(t *nod.Task) string { return t.Title }, set: func(t *nod.Task) { t.Title = title },
+		render: func(v string) string { return fmt.Sprintf("Set title to %q", v) }})
+}
+
+func parseDescription(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !a.present("description") {
+		return nil, nil, a.errorf("description", "is required")
+	}
+	d, _, err := a.str("description", false)
+	if err != nil {
+		return nil, nil, err
+	}
+	d = strings.TrimSpace(d)
+	if len(d) > nod.MaxDescriptionLen {
+		return nil, nil, a.errorf("description", "is longer than %d bytes", nod.MaxDescriptionLen)
+	}
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldDescription, value: d,
+		raw: mustJSON(map[string]string{"task_id": id, "description": d}),
+		get: func(t *nod.Task) string { return t.Description }, set: func(t *nod.Task) { t.Description = d },
+		render: func(v string) string {
+			if v == "" {
+				return "Clear the description"
+			}
+			return "Update the description"
+		}})
+}
+
+func parseStatus(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := a.status("status")
+	if err != nil {
+		return nil, nil, err
+	}
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldStatus, value: string(st),
+		raw: mustJSON(map[string]string{"task_id": id, "status": string(st)}),
+		get: func(t *nod.Task) string { return string(t.Status) }, set: func(t *nod.Task) { t.Status = st },
+		render: func(v string) string { return "Set status to " + v }})
+}
+
+func parsePriority(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, _, err := a.priority("priority", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldPriority, value: string(p),
+		raw: mustJSON(map[string]string{"task_id": id, "priority": string(p)}),
+		get: func(t *nod.Task) string { return string(t.Priority) }, set: func(t *nod.Task) { t.Priority = p },
+		render: func(v string) string { return "Set priority to " + v }})
+}
+
+func estimateString(e *int) string {
+	if e == nil {
+		return ""
+	}
+	return strconv.Itoa(*e)
+}
+
+func parseEstimate(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, _, err := a.integer("estimate_minutes", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n < 0 {
+		return nil, nil, a.errorf("estimate_minutes", "must be 0 or more")
+	}
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldEstimate, value: strconv.Itoa(n),
+		raw:    mustJSON(map[string]any{"task_id": id, "estimate_minutes": n}),
+		get:    func(t *nod.Task) string { return estimateString(t.EstimateMinutes) },
+		set:    func(t *nod.Task) { v := n; t.EstimateMinutes = &v },
+		render: func(v string) string { return "Set estimate to " + v + " minutes" }})
+}
+
+func parseDueDate(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := a.m["due_date"]; !ok {
+		return nil, nil, a.errorf("due_date", "is required (a YYYY-MM-DD date, or null to clear it)")
+	}
+	d, _, err := a.date("due_date")
+	if err != nil {
+		return nil, nil, err
+	}
+	var rawDue any
+	if d != "" {
+		rawDue = d
+	}
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldDue, value: d,
+		raw: mustJSON(map[string]any{"task_id": id, "due_date": rawDue}),
+		get: func(t *nod.Task) string { return t.DueDate }, set: func(t *nod.Task) { t.DueDate = d },
+		render: func(v string) string {
+			if v == "" {
+				return "Clear the due date"
+			}
+			return "Set due date to " + v
+		}})
+}
+
+func parseLabels(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	ls, _, err := a.strings("labels", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	ls = nod.NormalizeLabels(ls)
+	if len(ls) > nod.MaxLabels {
+		return nil, nil, a.errorf("labels", "holds more than %d labels", nod.MaxLabels)
+	}
+	joined := strings.Join(ls, ", ")
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldLabels, value: joined,
+		raw: mustJSON(map[string]any{"task_id": id, "labels": ls}),
+		get: func(t *nod.Task) string { return strings.Join(nod.NormalizeLabels(t.Labels), ", ") },
+		set: func(t *nod.Task) { t.Labels = ls },
+		render: func(v string) string {
+			if v == "" {
+				return "Remove all labels"
+			}
+			return "Set labels to " + v
+		}})
+}
+
+func one(c change) ([]change, []string, error) { return []change{c}, nil, nil }
+
+// createTask is create_task: a whole new task.
+type createTask struct {
+	t   nod.Task
+	raw json.RawMessage
+}
+
+func parseCreate(a args) ([]change, []string, error) {
+	title, _, err := a.str("title", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := nod.Task{Title: strings.TrimSpace(title), Status: nod.StatusOpen, Priority: nod.P2}
+	if len(t.Title) > nod.MaxTitleLen {
+		return nil, nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
+	}
+	if d, _, err := a.str("description", false); err != nil {
+		return nil, nil, err
+	} else {
+		t.Description = strings.TrimSpace(d)
+	}
+	if p, ok, err := a.priority("priority", false); err != nil {
+		return nil, nil, err
+	} else if ok {
+		t.Priority = p
+	}
+	if n, ok, err := a.integer("estimate_minutes", false); err != nil {
+		return nil, nil, err
+	} else if ok {
+		if n < 0 {
+			return nil, nil, a.errorf("estimate_minutes", "must be 0 or more")
+		}
+		t.EstimateMinutes = &n
+	}
+	if d, _, err := a.date("due_date"); err != nil {
+		return nil, nil, err
+	} else {
+		t.DueDate = d
+	}
+	if ls, _, err := a.strings("labels", false); err != nil {
+		return nil, nil, err
+	} else {
+		t.Labels = nod.NormalizeLabels(ls)
+	}
+	if err := (&nod.Task{ID: "new", Title: t.Title, Status: t.Status, Priority: t.Priority, Description: t.Description}).Validate(); err != nil {
+		return nil, nil, a.errorf("description", "is too long")
+	}
+	raw := map[string]any{"title": t.Title, "priority": t.Priority}
+	if t.Description != "" {
+		raw["description"] = t.Description
+	}
+	if t.EstimateMinutes != nil {
+		raw["estimate_minutes"] = *t.EstimateMinutes
+	}
+	if t.DueDate != "" {
+		raw["due_date"] = t.DueDate
+	}
+	if len(t.Labels) > 0 {
+		raw["labels"] = t.Labels
+	}
+	return one(createTask{t: t, raw: mustJSON(raw)})
+}
+
+func (c createTask) tool() string                      { return "create_task" }
+func (c createTask) task() string                      { return "" }
+func (c createTask) field() nod.Field                  { return nod.FieldTask }
+func (c createTask) args() json.RawMessage             { return c.raw }
+func (c createTask) current(*nod.Task) (string, error) { return "", nil }
+func (c createTask) target(*nod.Task) (string, error)  { return c.t.Title, nil }
+func (c createTask) summary(*nod.Task) string          { return fmt.Sprintf("Create task %q", c.t.Title) }
+func (c createTask) apply(t *nod.Task, _ applyCtx) error {
+	*t = c.t.Clone()
+	t.ID = nod.NewID()
+	return nil
+}
+
+// addItem is one element of add_multiple_checklist_items.
+type addItem struct {
+	id    string
+	title string
+}
+
+func parseAddItem(a args) (change, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, err
+	}
+	title, _, err := a.str("title", true)
+	if err != nil {
+		return nil, err
+	}
+	title = strings.TrimSpace(title)
+	if len(title) > nod.MaxTitleLen {
+		return nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
+	}
+	return addItem{id: id, title: title}, nil
+}
+
+func (c addItem) tool() string     { return "add_checklist_item" }
+func (c addItem) task() string     { return c.id }
+func (c addItem) field() nod.Field { return nod.FieldChecklist }
+func (c addItem) args() json.RawMessage {
+	return mustJSON(map[string]string{"task_id": c.id, "title": c.title})
+}
+
+// current is the title of an item that already says the same, if any: an
+// add is a no-op, or stale, once such an item exists.
+func (c addItem) current(t *nod.Task) (string, error) {
+	for _, it := range t.Checklist {
+		if sameText(it.Title, c.title) {
+			return c.title, nil
+		}
+	}
+	return "", nil
+}
+func (c addItem) target(*nod.Task) (string, error) { return c.title, nil }
+func (c addItem) summary(*nod.Task) string         { return fmt.Sprintf("Add: %q", c.title) }
+func (c addItem) apply(t *nod.Task, _ applyCtx) error {
+	if len(t.Checklist) >= nod.MaxChecklist {
+		return fmt.Errorf("task %q already has %d checklist items: %w", t.Title, nod.MaxChecklist, nod.ErrInvalid)
+	}
+	// Seed 003: a new item is the user's until someone checks it.
+	t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: c.title, CheckedBy: nod.ActorUser})
+	return nil
+}
+
+// updateItem is one element of update_checklist_items.
+type updateItem struct {
+	id      string
+	itemID  string
+	title   *string
+	checked *bool
+	reason  string
+}
+
+func parseUpdateItem(a args) (change, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, err
+	}
+	itemID, _, err := a.str("id", true)
+	if err != nil {
+		return nil, err
+	}
+	c := updateItem{id: id, itemID: strings.TrimSpace(itemID)}
+	if s, ok, err := a.str("title", false); err != nil {
+		return nil, err
+	} else if ok && strings.TrimSpace(s) != "" {
+		s = strings.TrimSpace(s)
+		c.title = &s
+	}
+	if b, ok, err := a.boolean("isChecked"); err != nil {
+		return nil, err
+	} else if ok {
+		c.checked = &b
+	}
+	if r, _, err := a.str("reason", false); err != nil {
+		return nil, err
+	} else {
+		c.reason = strings.TrimSpace(r)
+	}
+	if c.title == nil && c.checked == nil {
+		return nil, a.errorf("items", "element for item %q changes nothing (give isChecked or title)", c.itemID)
+	}
+	return c, nil
+}
+
+func (c updateItem) tool() string     { return "update_checklist_item" }
+func (c updateItem) task() string     { return c.id }
+func (c updateItem) field() nod.Field { return nod.FieldChecklist }
+func (c updateItem) args() json.RawMessage {
+	m := map[string]any{"task_id": c.id, "id": c.itemID}
+	if c.title != nil {
+		m["title"] = *c.title
+	}
+	if c.checked != nil {
+		m["isChecked"] = *c.checked
+	}
+	if c.reason != "" {
+		m["reason"] = c.reason
+	}
+	return mustJSON(m)
+}
+
+type itemState struct {
+	Title   string `json:"title"`
+	Checked bool   `json:"checked"`
+}
+
+func (c updateItem) item(t *nod.Task) (*nod.ChecklistItem, error) {
+	it, ok := t.Item(c.itemID)
+	if !ok {
+		return nil, fmt.Errorf("checklist item %q is not on task %q: %w", c.itemID, t.Title, nod.ErrNotFound)
+	}
+	return it, nil
+}
+
+func (c updateItem) current(t *nod.Task) (string, error) {
+	it, err := c.item(t)
+	if err != nil {
+		return "", err
+	}
+	return string(mustJSON(itemState{it.Title, it.Checked})), nil
+}
+
+func (c updateItem) target(t *nod.Task) (string, error) {
+	it, err := c.item(t)
+	if err != nil {
+		return "", err
+	}
+	s := itemState{it.Title, it.Checked}
+	if c.title != nil {
+		s.Title = *c.title
+	}
+	if c.checked != nil {
+		s.Checked = *c.checked
+	}
+	return string(mustJSON(s)), nil
+}
+
+func (c updateItem) summary(t *nod.Task) string {
+	old, found := "item "+shortID(c.itemID), false
+	if t != nil {
+		if it, ok := t.Item(c.itemID); ok {
+			old, found = fmt.Sprintf("%q", it.Title), true
+		}
+	}
+	var parts []string
+	if c.title != nil && (!found || old != fmt.Sprintf("%q", *c.title)) {
+		parts = append(parts, fmt.Sprintf("Rename: %s → %q", old, *c.title))
+	}
+	if c.checked != nil {
+		verb := "Uncheck"
+		if *c.checked {
+			verb = "Check off"
+		}
+		if len(parts) > 0 {
+			parts = append(parts, strings.ToLower(verb))
+		} else {
+			parts = append(parts, verb+": "+old)
+		}
+	}
+	return strings.Join(parts, " and ")
+}
+
+func (c updateItem) apply(t *nod.Task, ac applyCtx) error {
+	it, err := c.item(t)
+	if err != nil {
+		return err
+	}
+	if c.title != nil {
+		it.Title = *c.title
+	}
+	if c.checked != nil && *c.checked != it.Checked {
+		now := ac.now
+		it.Checked, it.CheckedBy, it.CheckedAt = *c.checked, ac.by, &now
+	}
+	return nil
+}
+
+// shortID cuts an id that could not be looked up to 8 characters.
+func shortID(id string) string {
+	if len(id) > 8 {
+		return id[:8] + "…"
+	}
+	return id
+}
+
+// sameText compares texts ignoring case and runs of white space.
+func sameText(a, b string) bool {
+	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
+}

@@ -1,0 +1,256 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// Confirmations decides change items and undoes applied changes on the
+// person's behalf. Every method authorizes the user against the record it
+// names before anything is written.
+type Confirmations struct {
+	store DecisionStore
+	now   func() time.Time
+	log   *slog.Logger
+}
+
+// NewConfirmations returns the confirmation service.
+func NewConfirmations(store DecisionStore, now func() time.Time, log *slog.Logger) *Confirmations {
+	return &Confirmations{store: store, now: now, log: log}
+}
+
+// Decision is the outcome of deciding items: the set as it is now, and
+// what was applied.
+type Decision struct {
+	Set     nod.ChangeSet
+	Applied map[int]nod.Applied // by item number
+	// Failed is the number of the item confirm-all stopped at, or 0.
+	Failed int
+}
+
+// authorize loads the set and checks that userID may decide it: in a group
+// only the person whose request produced it, or, for a proactive review's
+// set (UserID 0), any allowed user of the chat.
+func (c *Confirmations) authorize(ctx context.Context, chatID, userID int64, setID string) (nod.ChangeSet, error) {
+	set, err := c.store.ChangeSet(ctx, chatID, setID)
+	if err != nil {
+		return set, err
+	}
+	if set.UserID != 0 && set.UserID != userID {
+		return set, fmt.Errorf("change set %s belongs to user %d: %w", setID, set.UserID, nod.ErrForbidden)
+	}
+	if set.Status == nod.SetExpired {
+		return set, fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)
+	}
+	return set, nil
+}
+
+// Confirm confirms item n. A change whose task changed since it was
+// proposed is not applied: the item becomes stale with a note saying what
+// the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
+// nod.ErrExpired or nod.ErrDecided; any other error means nothing was
+// written and the item is still pending.
+func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
+	return d, c.confirm(ctx, &d, chatID, userID, n)
+}
+
+func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID int64, n int) error {
+	it, ok := d.Set.Item(n)
+	if !ok {
+		return fmt.Errorf("change set %s has no item %d: %w", d.Set.ID, n, nod.ErrNotFound)
+	}
+	if it.Status != nod.ItemPending {
+		return fmt.Errorf("item %d is %s: %w", n, it.Status, nod.ErrDecided)
+	}
+	ch, err := parseChange(it.Tool, it.Args)
+	if err != nil {
+		set, ferr := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, nod.ItemFailed, "This change is not valid any more.")
+		if ferr == nil {
+			d.Set = set
+		}
+		return errors.Join(err, ferr)
+	}
+	now := c.now()
+	var (
+		stale    staleError
+		itemGone bool
+	)
+	mutate := func(cur *nod.Task) (nod.Task, error) {
+		value, err := ch.current(cur)
+		if err != nil {
+			itemGone = errors.Is(err, nod.ErrNotFound)
+			return nod.Task{}, err
+		}
+		if value != it.Before {
+			target, _ := ch.target(cur)
+			stale = staleError{note: staleNote(it, cur, value, target)}
+			return nod.Task{}, stale
+		}
+		var t nod.Task
+		if cur != nil {
+			t = *cur
+		}
+		// Confirming is the person's own act: checklist changes are theirs.
+		err = ch.apply(&t, applyCtx{now: now, by: nod.ActorUser})
+		return t, err
+	}
+	set, applied, err := c.store.ConfirmItem(ctx, chatID, d.Set.ID, n, userID, mutate)
+	d.Set = set
+	switch {
+	case err == nil:
+		d.Applied[n] = applied
+		return nil
+	case errors.As(err, &stale):
+		return c.fail(ctx, d, chatID, userID, n, nod.ItemStale, stale.note)
+	case errors.Is(err, nod.ErrDecided), errors.Is(err, nod.ErrExpired):
+		return err
+	case errors.Is(err, nod.ErrNotFound), errors.Is(err, nod.ErrInvalid):
+		note := "The task is in the trash or deleted; nothing was changed."
+		switch {
+		case errors.Is(err, nod.ErrInvalid):
+			note = "This change can no longer be applied: " + userError(err) + "."
+		case itemGone:
+			note = "The checklist item is gone; nothing was changed."
+		}
+		return c.fail(ctx, d, chatID, userID, n, nod.ItemFailed, note)
+	}
+	c.log.Error("confirm item", "chat", chatID, "set", d.Set.ID, "item", n, "err", err)
+	return err
+}
+
+func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID int64, n int, st nod.ItemStatus, note string) error {
+	set, err := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, st, note)
+	if err != nil {
+		return err
+	}
+	d.Set = set
+	return nil
+}
+
+// staleError aborts a confirmation whose "before" no longer matches.
+type staleError struct{ note string }
+
+func (e staleError) Error() string { return "stale: " + e.note }
+
+// staleNote says what the field is now, for the person.
+func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) string {
+	if value == target {
+		return "Already so now; nothing to apply."
+	}
+	switch it.Field {
+	case nod.FieldChecklist:
+		return "The checklist item changed since this was proposed; not applied."
+	case nod.FieldDescription:
+		return "The description changed since this was proposed; not applied."
+	}
+	if value == "" {
+		value = "none"
+	}
+	return fmt.Sprintf("The %s is now %s; not applied.", it.Field, value)
+}
+
+// Reject rejects item n. Errors as Confirm.
+func (c *Confirmations) Reject(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	if it, ok := set.Item(n); !ok {
+		return Decision{Set: set}, fmt.Errorf("change set %s has no item %d: %w", setID, n, nod.ErrNotFound)
+	} else if it.Status != nod.ItemPending {
+		return Decision{Set: set}, fmt.Errorf("item %d is %s: %w", n, it.Status, nod.ErrDecided)
+	}
+	set, err = c.store.RejectItem(ctx, chatID, setID, n, userID)
+	return Decision{Set: set}, err
+}
+
+// ConfirmAll confirms the pending items in order, each seeing the previous
+// one's result, and stops at the first that fails; the rest stay pending.
+// With nothing pending it returns nod.ErrDecided.
+func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
+	pending := set.Pending()
+	if len(pending) == 0 {
+		return d, fmt.Errorf("nothing left to decide: %w", nod.ErrDecided)
+	}
+	for _, n := range pending {
+		if err := c.confirm(ctx, &d, chatID, userID, n); err != nil {
+			if errors.Is(err, nod.ErrDecided) {
+				continue // decided meanwhile by another tap
+			}
+			d.Failed = n
+			return d, err
+		}
+		if it, _ := d.Set.Item(n); it.Status != nod.ItemConfirmed {
+			d.Failed = n
+			return d, nil
+		}
+	}
+	return d, nil
+}
+
+// RejectAll rejects every pending item. With nothing pending it returns
+// nod.ErrDecided.
+func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, setID string) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	d := Decision{Set: set}
+	pending := set.Pending()
+	if len(pending) == 0 {
+		return d, fmt.Errorf("nothing left to decide: %w", nod.ErrDecided)
+	}
+	for _, n := range pending {
+		s, err := c.store.RejectItem(ctx, chatID, setID, n, userID)
+		if err != nil && !errors.Is(err, nod.ErrDecided) {
+			return d, err
+		}
+		if err == nil {
+			d.Set = s
+		}
+	}
+	return d, nil
+}
+
+// Undo reverts an applied change. Errors wrap nod.ErrNotFound,
+// nod.ErrDecided (already undone), nod.ErrExpired or nod.ErrStale (the
+// task changed since; force overrides).
+func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.UndoEntry, error) {
+	return c.store.Undo(ctx, chatID, undoID, userID, force)
+}
+
+// Toggle flips a checklist item's checked state from the task card: the
+// person's own act, stamped user and now, audited and undoable.
+func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error) {
+	task, err := c.store.ChecklistOwner(ctx, chatID, itemID)
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	it, _ := task.Item(itemID)
+	ch := updateItem{id: task.ID, itemID: itemID, checked: new(!it.Checked)}
+	now := c.now()
+	return c.store.Apply(ctx, nod.Edit{
+		ChatID: chatID, UserID: userID, TaskID: task.ID, Tool: "toggle_checklist_item", Args: ch.args(),
+		Summary: ch.summary(&task),
+		Mutate: func(cur *nod.Task) (nod.Task, error) {
+			err := ch.apply(cur, applyCtx{now: now, by: nod.ActorUser})
+			return *cur, err
+		},
+		Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true},
+	})
+}

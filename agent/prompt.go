@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+// Prompt budgets: the prompt is resent on every step.
+const (
+	promptTasks        = 50
+	promptDecisions    = 20
+	promptDecisionSize = 2000 // bytes, about 500 tokens
+)
+
+const rules = `You are nod, a task assistant in a Telegram chat. You manage the user's tasks only through the tools.
+Rules:
+- Use ids exactly as list_tasks or get_task return them; never invent ids.
+- Call a mutating tool only for changes the user asked for or that clearly help. The system decides what needs the user's confirmation: when a tool says "Proposal queued for user review.", the change is waiting for the user's tap; do not claim it was applied.
+- Propose each field of a task at most once per turn. Do not repeat proposals the user rejected (see decisions below) unless the task has changed or the user asks.
+- Checklist items carry checked_by and checked_at. Never change the checked state of an item the user set (checked_by "user") on your own without a reason of at least 20 characters citing evidence from after its checked_at.
+- delete_task always needs the user's typed confirmation.
+- Keep replies short and plain; the user reads them on a phone.`
+
+// systemPrompt tells the agent today's date, the rules, the chat's tasks
+// and its latest decisions.
+func (a *Agent) systemPrompt(ctx context.Context, chatID int64) (string, error) {
+	var b strings.Builder
+	b.WriteString(rules)
+	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
+
+	tasks, err := a.store.ListTasks(ctx, chatID, nod.TaskFilter{})
+	if err != nil {
+		return "", fmt.Errorf("system prompt: %w", err)
+	}
+	if len(tasks) == 0 {
+		b.WriteString("\nThe user has no tasks yet.\n")
+	} else {
+		fmt.Fprintf(&b, "\nThe user's tasks (%d; call get_task for details):\n", len(tasks))
+		for i, t := range tasks {
+			if i == promptTasks {
+				fmt.Fprintf(&b, "- … and %d more (use list_tasks with a query)\n", len(tasks)-i)
+				break
+			}
+			fmt.Fprintf(&b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
+			if t.DueDate != "" {
+				fmt.Fprintf(&b, " due %s", t.DueDate)
+			}
+			if n := len(t.Checklist); n > 0 {
+				done := 0
+				for _, it := range t.Checklist {
+					if it.Checked {
+						done++
+					}
+				}
+				fmt.Fprintf(&b, " checklist %d/%d", done, n)
+			}
+			b.WriteByte('\n')
+		}
+	}
+
+	ds, err := a.store.RecentDecisions(ctx, chatID, promptDecisions)
+	if err != nil {
+		return "", fmt.Errorf("system prompt: %w", err)
+	}
+	if len(ds) > 0 {
+		b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")
+		size := 0
+		for _, d := range ds {
+			line := decisionLine(d)
+			if size += len(line); size > promptDecisionSize {
+				break
+			}
+			b.WriteString(line)
+		}
+	}
+	return b.String(), nil
+}
+
+// decisionLine renders one decision for the prompt (seed 000 §8.2).
+func decisionLine(d nod.Decision) string {
+	line := fmt.Sprintf("- %s %s: %s", d.Verdict, d.Tool, d.Summary)
+	if r := strings.Join(strings.Fields(d.Reason), " "); r != "" {
+		line += fmt.Sprintf(" (reason: %q)", r)
+	}
+	return line + "\n"
+}

@@ -1,0 +1,223 @@
+package agent
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+// Tool is one tool the agent may call. The registry, not the prompt,
+// decides from Risk what needs confirmation.
+type Tool struct {
+	Name        string
+	Risk        nod.Risk
+	Description string
+	Params      map[string]any // JSON schema of the arguments
+	// parse validates a mutating call's arguments into its changes: one,
+	// or one per element of a batch tool, with a note per dropped element.
+	parse func(a args) ([]change, []string, error)
+}
+
+// Explodes reports whether a call of the tool becomes one change item per
+// element of its array argument.
+func (t Tool) Explodes() bool {
+	return t.Name == "add_multiple_checklist_items" || t.Name == "update_checklist_items"
+}
+
+var (
+	str     = map[string]any{"type": "string"}
+	summary = map[string]any{"type": "string", "description": "Optional one-line summary of the change for the user."}
+)
+
+func object(props map[string]any, required ...string) map[string]any {
+	props["human_summary"] = summary
+	return map[string]any{"type": "object", "properties": props, "required": required}
+}
+
+func enum(vals ...string) map[string]any { return map[string]any{"type": "string", "enum": vals} }
+
+// tools lists every tool of the contract, in the order the model sees them.
+var tools = []Tool{
+	{Name: "list_tasks", Risk: nod.ReadOnly, Description: "List the chat's tasks, optionally filtered by a case-insensitive text query on title or description, and by status.",
+		Params: map[string]any{"type": "object", "properties": map[string]any{"query": str, "status": enum(statusNames()...)}}},
+	{Name: "get_task", Risk: nod.ReadOnly, Description: "Get one task with its checklist (each item with checked_by and checked_at).",
+		Params: map[string]any{"type": "object", "properties": map[string]any{"task_id": str}, "required": []string{"task_id"}}},
+	{Name: "create_task", Risk: nod.Mutating, Description: "Create a task. Status starts OPEN, priority defaults to P2.", parse: parseCreate,
+		Params: object(map[string]any{"title": str, "description": str, "priority": enum("P0", "P1", "P2", "P3"),
+			"estimate_minutes": map[string]any{"type": "integer", "minimum": 0}, "due_date": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DD"},
+			"labels": map[string]any{"type": "array", "items": str}}, "title")},
+	{Name: "set_task_title", Risk: nod.Mutating, Description: "Rename a task.", parse: parseTitle,
+		Params: object(map[string]any{"task_id": str, "title": str}, "task_id", "title")},
+	{Name: "update_task_description", Risk: nod.Mutating, Description: "Replace a task's description.", parse: parseDescription,
+		Params: object(map[string]any{"task_id": str, "description": str}, "task_id", "description")},
+	{Name: "set_task_status", Risk: nod.Mutating, Description: "Change a task's status.", parse: parseStatus,
+		Params: object(map[string]any{"task_id": str, "status": enum(statusNames()...)}, "task_id", "status")},
+	{Name: "set_task_priority", Risk: nod.Mutating, Description: "Change a task's priority (P0 most urgent).", parse: parsePriority,
+		Params: object(map[string]any{"task_id": str, "priority": enum("P0", "P1", "P2", "P3")}, "task_id", "priority")},
+	{Name: "update_task_estimate", Risk: nod.Mutating, Description: "Set a task's estimate in minutes.", parse: parseEstimate,
+		Params: object(map[string]any{"task_id": str, "estimate_minutes": map[string]any{"type": "integer", "minimum": 0}}, "task_id", "estimate_minutes")},
+	{Name: "update_task_due_date", Risk: nod.Mutating, Description: "Set a task's due date (YYYY-MM-DD), or clear it with null.", parse: parseDueDate,
+		Params: object(map[string]any{"task_id": str, "due_date": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DD or null"}}, "task_id", "due_date")},
+	{Name: "assign_task_labels", Risk: nod.Mutating, Description: "Set a task's labels: the full new set.", parse: parseLabels,
+		Params: object(map[string]any{"task_id": str, "labels": map[string]any{"type": "array", "items": str}}, "task_id", "labels")},
+	{Name: "add_multiple_checklist_items", Risk: nod.Mutating, Description: "Add items to a task's checklist.", parse: parseAddItems,
+		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
+			"type": "object", "properties": map[string]any{"title": str}, "required": []string{"title"}}}}, "task_id", "items")},
+	{Name: "update_checklist_items", Risk: nod.Mutating, Description: "Check, uncheck or rename checklist items. Changing the checked state of an item the user set needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseUpdateItems,
+		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
+			"type": "object", "properties": map[string]any{"id": str, "isChecked": map[string]any{"type": "boolean"}, "title": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
+	{Name: "delete_task", Risk: nod.Destructive, Description: "Delete a task (to the trash). Always asks the user to type the task's title.",
+		Params: object(map[string]any{"task_id": str}, "task_id")},
+}
+
+func statusNames() []string {
+	out := make([]string, len(nod.Statuses))
+	for i, s := range nod.Statuses {
+		out[i] = string(s)
+	}
+	return out
+}
+
+var (
+	toolsByName   = map[string]Tool{}
+	mutatingTools = map[string]Tool{}
+)
+
+func init() {
+	for _, t := range tools {
+		toolsByName[t.Name] = t
+		if t.Risk == nod.Mutating {
+			mutatingTools[t.Name] = t
+		}
+	}
+}
+
+// aliases map names models commonly produce to the contract names. They
+// are resolved before the policy is looked up, so an alias can never skip
+// a confirmation.
+var aliases = map[string]string{
+	"update_task_title":        "set_task_title",
+	"rename_task":              "set_task_title",
+	"set_task_description":     "update_task_description",
+	"update_task_status":       "set_task_status",
+	"update_task_priority":     "set_task_priority",
+	"set_task_estimate":        "update_task_estimate",
+	"set_task_due_date":        "update_task_due_date",
+	"set_due_date":             "update_task_due_date",
+	"set_task_labels":          "assign_task_labels",
+	"update_task_labels":       "assign_task_labels",
+	"add_checklist_items":      "add_multiple_checklist_items",
+	"add_checklist_item":       "add_multiple_checklist_items",
+	"update_checklist_item":    "update_checklist_items",
+	"remove_task":              "delete_task",
+	"list_task":                "list_tasks",
+	"search_tasks":             "list_tasks",
+	"get_task_details":         "get_task",
+	"functions.list_tasks":     "list_tasks",
+	"functions.get_task":       "get_task",
+	"functions.create_task":    "create_task",
+	"functions.delete_task":    "delete_task",
+	"functions.set_task_title": "set_task_title",
+}
+
+// Lookup normalises a tool name (case, white space, aliases) and returns
+// the tool, or false for a tool that does not exist and must never run.
+func Lookup(name string) (Tool, bool) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	if a, ok := aliases[n]; ok {
+		n = a
+	}
+	t, ok := toolsByName[n]
+	return t, ok
+}
+
+// Tools returns every tool, in the order the model sees them.
+func Tools() []Tool { return slices.Clone(tools) }
+
+// parseAddItems explodes add_multiple_checklist_items into one change per
+// title; malformed elements are dropped with a note.
+func parseAddItems(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	els, _, err := a.array("items", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(els) == 0 {
+		return nil, nil, a.errorf("items", "must hold at least one item")
+	}
+	var (
+		out       []change
+		malformed int
+	)
+	for _, e := range els {
+		ea, ok := element(a.tool, e)
+		if !ok {
+			malformed++
+			continue
+		}
+		ea.m["task_id"] = mustJSON(id)
+		c, err := parseAddItem(ea)
+		if err != nil {
+			malformed++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, malformedNote(malformed), nil
+}
+
+// parseUpdateItems explodes update_checklist_items into one change per
+// element; elements that change nothing are malformed.
+func parseUpdateItems(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	els, _, err := a.array("items", true)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(els) == 0 {
+		return nil, nil, a.errorf("items", "must hold at least one item")
+	}
+	var (
+		out       []change
+		malformed int
+	)
+	for _, e := range els {
+		ea, ok := element(a.tool, e)
+		if !ok {
+			malformed++
+			continue
+		}
+		ea.m["task_id"] = mustJSON(id)
+		c, err := parseUpdateItem(ea)
+		if err != nil {
+			malformed++
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, malformedNote(malformed), nil
+}
+
+func malformedNote(n int) []string {
+	if n == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("Skipped %d malformed item(s): each must be an object with the fields of the tool's schema.", n)}
+}
+
+// argsJSON is an args value as JSON, for the audit log.
+func (a args) JSON() json.RawMessage {
+	if a.m == nil {
+		return json.RawMessage("{}")
+	}
+	return mustJSON(a.m)
+}

@@ -1,0 +1,48 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/nodbot/nod"
+)
+
+// Store is the storage the agent needs. Every method is scoped to a chat:
+// a record of another chat is nod.ErrNotFound.
+type Store interface {
+	// Task returns a task outside the trash.
+	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
+	ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error)
+	// History returns up to limit of the latest messages, oldest first.
+	History(ctx context.Context, chatID int64, limit int) ([]nod.ChatMessage, error)
+	// RecentDecisions returns the latest decisions, newest first.
+	RecentDecisions(ctx context.Context, chatID int64, limit int) ([]nod.Decision, error)
+	// SaveTurn writes a turn's messages, audit rows and change set in one
+	// transaction; the set gets its id and item numbers.
+	SaveTurn(ctx context.Context, t nod.TurnRecord) error
+	AddAudit(ctx context.Context, entries ...nod.AuditEntry) error
+}
+
+// DecisionStore is the storage the confirmation service needs.
+type DecisionStore interface {
+	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
+	// ConfirmItem confirms a pending item and applies mutate to its task;
+	// task, item, set, decision, audit and undo entry are written in one
+	// transaction or not at all. Errors wrap nod.ErrNotFound, nod.ErrExpired,
+	// nod.ErrDecided (the item is no longer pending: exactly one of
+	// concurrent confirmations wins) or the mutation's error.
+	ConfirmItem(ctx context.Context, chatID int64, setID string, n int, userID int64, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error)
+	// RejectItem rejects a pending item with its decision and audit row in
+	// one transaction; errors as ConfirmItem.
+	RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error)
+	// FailItem closes a pending item as stale or failed with a note for the
+	// person, audited as failed; errors as ConfirmItem.
+	FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error)
+	// Apply applies an edit at once with its audit row and undo entry.
+	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
+	// Undo reverts an undo entry in one transaction. Unless force is set it
+	// refuses with nod.ErrStale when the task changed since; other errors
+	// wrap nod.ErrNotFound, nod.ErrDecided (already undone), nod.ErrExpired.
+	Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error)
+	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
+	ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error)
+}

@@ -1,0 +1,236 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/formatting"
+)
+
+// Options configure the bot.
+type Options struct {
+	Token        string
+	APIURL       string // Bot API base URL, no trailing slash
+	AllowedUsers []int64
+	// PollTimeout is the long-poll duration of getUpdates.
+	PollTimeout time.Duration
+	// HTTPClient talks to the Bot API; nil uses a default.
+	HTTPClient *http.Client
+}
+
+// Turner runs agent turns.
+type Turner interface {
+	Turn(ctx context.Context, req agent.Request) (agent.Result, error)
+}
+
+// Decider decides change items and undoes changes for a user; see
+// agent.Confirmations for the errors.
+type Decider interface {
+	Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
+	Reject(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
+	ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
+	RejectAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
+	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.UndoEntry, error)
+	Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error)
+}
+
+// Store is the storage the bot reads. Every method is scoped to a chat.
+type Store interface {
+	// MarkUpdate records an update id; false means it was handled before.
+	MarkUpdate(ctx context.Context, id int64) (bool, error)
+	LastUpdateID(ctx context.Context) (int64, error)
+	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
+	ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error)
+	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
+	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
+	SetMessageID(ctx context.Context, setID string, messageID int) error
+	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
+	LatestUndo(ctx context.Context, chatID int64) (nod.UndoEntry, error)
+	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
+}
+
+// Bot connects Telegram to the agent.
+type Bot struct {
+	opts    Options
+	store   Store
+	agent   Turner
+	decide  Decider
+	now     func() time.Time
+	log     *slog.Logger
+	allowed map[int64]bool
+
+	tg       *tgbot.Bot
+	send     *sender
+	queue    *chatQueue
+	handlers sync.WaitGroup // callback and update handlers in flight
+	cancel   context.CancelFunc
+	polling  chan struct{}
+
+	mu      sync.Mutex
+	refused map[[2]int64]time.Time // chat, user → last refusal
+}
+
+// New returns a bot; nothing talks to Telegram until Start.
+func New(opts Options, store Store, turner Turner, decider Decider, now func() time.Time, log *slog.Logger) *Bot {
+	if opts.APIURL == "" {
+		opts.APIURL = "https://api.telegram.org"
+	}
+	if opts.PollTimeout <= 0 {
+		opts.PollTimeout = 30 * time.Second
+	}
+	allowed := map[int64]bool{}
+	for _, id := range opts.AllowedUsers {
+		allowed[id] = true
+	}
+	return &Bot{opts: opts, store: store, agent: turner, decide: decider, now: now, log: log,
+		allowed: allowed, queue: newChatQueue(), refused: map[[2]int64]time.Time{}}
+}
+
+// Start checks the token, registers the commands and starts long polling
+// from the last handled update. It returns once polling has started.
+func (b *Bot) Start(ctx context.Context) error {
+	last, err := b.store.LastUpdateID(ctx)
+	if err != nil {
+		return err
+	}
+	client := b.opts.HTTPClient
+	if client == nil {
+		client = &http.Client{Timeout: b.opts.PollTimeout + 15*time.Second}
+	}
+	tg, err := tgbot.New(b.opts.Token,
+		tgbot.WithServerURL(b.opts.APIURL),
+		tgbot.WithHTTPClient(b.opts.PollTimeout, client),
+		tgbot.WithInitialOffset(last),
+		tgbot.WithDefaultHandler(b.handle),
+		tgbot.WithErrorsHandler(func(err error) { b.log.Warn("telegram", "err", err) }),
+		tgbot.WithCheckInitTimeout(10*time.Second),
+	)
+	if err != nil {
+		return fmt.Errorf("connect to telegram: %w", redactErr(err, b.opts.Token))
+	}
+	b.tg, b.send = tg, &sender{tg: tg, log: b.log}
+	b.setCommands(ctx)
+	// The poller outlives Start's context: it runs until Stop.
+	run, cancel := context.WithCancel(context.Background())
+	b.cancel, b.polling = cancel, make(chan struct{})
+	go func() {
+		defer close(b.polling)
+		tg.Start(run)
+	}()
+	return nil
+}
+
+// Stop stops polling and waits for the handlers in flight, at most until
+// ctx is done. It is safe to call more than once.
+func (b *Bot) Stop(ctx context.Context) error {
+	if b.cancel == nil {
+		return nil
+	}
+	b.cancel()
+	done := make(chan struct{})
+	go func() {
+		<-b.polling
+		b.handlers.Wait()
+		b.queue.wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop bot: %w", ctx.Err())
+	}
+}
+
+func (b *Bot) setCommands(ctx context.Context) {
+	cmds := make([]models.BotCommand, 0, len(commands))
+	for _, c := range commands {
+		cmds = append(cmds, models.BotCommand{Command: c.name, Description: c.help})
+	}
+	if _, err := b.tg.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: cmds}); err != nil {
+		b.log.Warn("set commands", "err", err)
+	}
+}
+
+// handle is the entry point of every update: it recovers panics, drops
+// redelivered updates, checks who is asking, then routes.
+func (b *Bot) handle(ctx context.Context, _ *tgbot.Bot, u *models.Update) {
+	b.handlers.Add(1)
+	defer b.handlers.Done()
+	chat := updateChat(u)
+	defer b.recover(ctx, chat)
+	first, err := b.store.MarkUpdate(ctx, u.ID)
+	if err != nil {
+		b.log.Error("mark update", "update", u.ID, "err", err)
+		return
+	}
+	if !first {
+		b.log.Info("duplicate update ignored", "update", u.ID)
+		return
+	}
+	switch {
+	case u.CallbackQuery != nil:
+		b.onCallback(ctx, u.CallbackQuery)
+	case u.Message != nil:
+		b.onMessage(ctx, u.Message)
+	default:
+		b.log.Debug("update kind ignored", "update", u.ID)
+	}
+}
+
+// recover turns a panic into a log line and an apology.
+func (b *Bot) recover(ctx context.Context, chat int64) {
+	if r := recover(); r != nil {
+		b.log.Error("handler panic", "chat", chat, "panic", fmt.Sprint(r))
+		if chat != 0 && b.send != nil {
+			b.send.send(ctx, chat, formatting.Text("panic", nil), 0)
+		}
+	}
+}
+
+func updateChat(u *models.Update) int64 {
+	switch {
+	case u.Message != nil:
+		return u.Message.Chat.ID
+	case u.CallbackQuery != nil && u.CallbackQuery.Message.Message != nil:
+		return u.CallbackQuery.Message.Message.Chat.ID
+	}
+	return 0
+}
+
+// refuse tells a stranger the bot is private, naming their id: on their
+// first message in a chat, then at most once an hour.
+func (b *Bot) refuse(ctx context.Context, chat, user int64) {
+	b.mu.Lock()
+	key := [2]int64{chat, user}
+	last, seen := b.refused[key]
+	now := b.now()
+	if seen && now.Sub(last) < time.Hour {
+		b.mu.Unlock()
+		return
+	}
+	b.refused[key] = now
+	b.mu.Unlock()
+	b.log.Info("stranger refused", "chat", chat, "user", user)
+	if _, err := b.send.send(ctx, chat, formatting.Text("refusal", user), 0); err != nil {
+		b.log.Warn("refuse", "err", err)
+	}
+}
+
+// redactErr keeps the token out of errors that might reach a log.
+func redactErr(err error, token string) error {
+	if token == "" {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), token, "***"))
+}

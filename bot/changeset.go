@@ -1,0 +1,208 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/formatting"
+)
+
+// press is a button press of an allowed user.
+type press struct {
+	id         string // callback query id
+	chat, user int64
+	msgID      int
+	action     nod.Action
+}
+
+func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
+	var (
+		chat  int64
+		msgID int
+	)
+	switch {
+	case q.Message.Message != nil:
+		chat, msgID = q.Message.Message.Chat.ID, q.Message.Message.ID
+	case q.Message.InaccessibleMessage != nil:
+		chat, msgID = q.Message.InaccessibleMessage.Chat.ID, q.Message.InaccessibleMessage.MessageID
+	}
+	if !b.allowed[q.From.ID] {
+		b.log.Info("stranger's button refused", "chat", chat, "user", q.From.ID)
+		b.send.answer(ctx, q.ID, strangerNotice(q.From.ID))
+		return
+	}
+	a, err := DecodeAction(q.Data)
+	if err != nil || chat == 0 {
+		b.log.Warn("invalid callback data", "chat", chat, "user", q.From.ID)
+		text, _ := notice(nod.ErrInvalid)
+		b.send.answer(ctx, q.ID, text)
+		return
+	}
+	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a}))
+}
+
+// showChangeSet sends a new change set and remembers its message.
+func (b *Bot) showChangeSet(ctx context.Context, set nod.ChangeSet) {
+	id, err := b.send.send(ctx, set.ChatID, formatting.ChangeSet(b.view(ctx, set, 0)), 0)
+	if err != nil {
+		b.log.Error("send change set", "chat", set.ChatID, "set", set.ID, "err", err)
+		return
+	}
+	if err := b.store.SetMessageID(ctx, set.ID, id); err != nil {
+		b.log.Error("remember change set message", "set", set.ID, "err", err)
+	}
+}
+
+// view gathers what the change-set message shows beside the set itself.
+func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int) formatting.ChangeSetView {
+	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Undoable: map[string]bool{}, Failed: failed}
+	for _, it := range set.Items {
+		if it.TaskID != "" {
+			if _, ok := v.Titles[it.TaskID]; !ok {
+				if t, err := b.store.Task(ctx, set.ChatID, it.TaskID); err == nil {
+					v.Titles[it.TaskID] = t.Title
+				} else {
+					v.Titles[it.TaskID] = ""
+				}
+			}
+		}
+		if it.UndoID != "" {
+			u, err := b.store.UndoEntry(ctx, set.ChatID, it.UndoID)
+			v.Undoable[it.UndoID] = err == nil && u.UndoneAt == nil && b.now().Before(u.ExpiresAt)
+		}
+	}
+	return v
+}
+
+// refresh edits the set's message to show it as it is now.
+func (b *Bot) refresh(ctx context.Context, set nod.ChangeSet, failed int) {
+	if set.MessageID == 0 {
+		return
+	}
+	if err := b.send.edit(ctx, set.ChatID, set.MessageID, formatting.ChangeSet(b.view(ctx, set, failed))); err != nil {
+		b.log.Warn("refresh change set", "set", set.ID, "err", err)
+	}
+}
+
+// decided answers a decision on a change set and refreshes its message.
+func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error, ok string) string {
+	if d.Set.ID != "" && d.Set.ChatID == p.chat {
+		b.refresh(ctx, d.Set, d.Failed)
+	}
+	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
+		return decidedNotice(d.Set, p.action.N)
+	}
+	if err != nil {
+		text, known := notice(err)
+		if !known {
+			b.log.Error("decide", "chat", p.chat, "set", p.action.ID, "err", err)
+		}
+		return text
+	}
+	if d.Failed != 0 {
+		return fmt.Sprintf("Stopped at item %d; the rest is still waiting.", d.Failed)
+	}
+	if p.action.N > 0 {
+		if it, found := d.Set.Item(p.action.N); found && (it.Status == nod.ItemStale || it.Status == nod.ItemFailed) {
+			return "Not applied: " + it.Note
+		}
+	}
+	return ok
+}
+
+func (b *Bot) onConfirm(ctx context.Context, p press) string {
+	d, err := b.decide.Confirm(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied item %d.", p.action.N))
+}
+
+func (b *Bot) onReject(ctx context.Context, p press) string {
+	d, err := b.decide.Reject(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	return b.decided(ctx, p, d, err, fmt.Sprintf("Rejected item %d.", p.action.N))
+}
+
+func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
+	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
+	if errors.Is(err, nod.ErrDecided) {
+		b.refresh(ctx, d.Set, 0)
+		return "Nothing is left to decide."
+	}
+	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied %d.", len(d.Applied)))
+}
+
+func (b *Bot) onRejectAll(ctx context.Context, p press) string {
+	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
+	if errors.Is(err, nod.ErrDecided) {
+		b.refresh(ctx, d.Set, 0)
+		return "Nothing is left to decide."
+	}
+	return b.decided(ctx, p, d, err, "Rejected all.")
+}
+
+func (b *Bot) onUndo(ctx context.Context, p press) string {
+	redo, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, false)
+	if text, known := notice(err); err != nil {
+		if !known {
+			b.log.Error("undo", "chat", p.chat, "err", err)
+		}
+		return text
+	}
+	b.undone(ctx, p.chat, p.action.ID, redo)
+	return "Undone."
+}
+
+// undone refreshes the change set an undone item came from, and reports
+// the undo with a button to redo it.
+func (b *Bot) undone(ctx context.Context, chat int64, undoID string, redo nod.UndoEntry) {
+	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
+		b.refresh(ctx, set, 0)
+	}
+	m := formatting.Text("undone", strings.TrimPrefix(redo.Summary, "Undo: "))
+	m.Keyboard = [][]formatting.Button{{{Text: "↪️ Redo", Action: nod.Action{Kind: nod.ActUndo, ID: redo.ID}}}}
+	b.reply(ctx, chat, m)
+}
+
+func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
+	u, err := b.store.LatestUndo(ctx, in.chat)
+	if errors.Is(err, nod.ErrNotFound) {
+		b.reply(ctx, in.chat, formatting.Text("nothing_to_undo", nil))
+		return
+	}
+	if err == nil {
+		var redo nod.UndoEntry
+		if redo, err = b.decide.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
+			b.undone(ctx, in.chat, u.ID, redo)
+			return
+		}
+	}
+	text, known := notice(err)
+	if !known {
+		b.log.Error("undo", "chat", in.chat, "err", err)
+	}
+	b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+}
+
+func (b *Bot) cmdPending(ctx context.Context, in incoming) {
+	sets, err := b.store.OpenChangeSets(ctx, in.chat)
+	if err != nil {
+		b.log.Error("pending", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		return
+	}
+	if len(sets) == 0 {
+		b.reply(ctx, in.chat, formatting.Text("pending_none", nil))
+		return
+	}
+	for _, s := range sets {
+		// A reply to the set's message is the link to it.
+		text := fmt.Sprintf("⏳ %d of %d change(s) here are waiting for you.", len(s.Pending()), len(s.Items))
+		if _, err := b.send.send(ctx, in.chat, formatting.Message{HTML: text}, s.MessageID); err != nil {
+			b.log.Error("pending", "chat", in.chat, "err", err)
+		}
+	}
+}

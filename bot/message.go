@@ -1,0 +1,122 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/formatting"
+)
+
+// maxInput bounds a text message; Telegram's own limit is 4096 characters.
+const maxInput = 4096
+
+// incoming is a text message of an allowed user.
+type incoming struct {
+	chat, user int64
+	msgID      int
+	text       string
+	replyTo    int
+}
+
+func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
+	if m.From == nil || m.From.IsBot {
+		return // channel posts and other bots
+	}
+	chat, user := m.Chat.ID, m.From.ID
+	if !b.allowed[user] {
+		b.refuse(ctx, chat, user)
+		return
+	}
+	in := incoming{chat: chat, user: user, msgID: m.ID, text: strings.TrimSpace(m.Text)}
+	if m.ReplyToMessage != nil {
+		in.replyTo = m.ReplyToMessage.ID
+	}
+	b.queue.push(ctx, chat, func(ctx context.Context) {
+		defer b.recover(ctx, chat)
+		b.onText(ctx, in)
+	})
+}
+
+// onText handles one text message, in the chat's order.
+func (b *Bot) onText(ctx context.Context, in incoming) {
+	switch {
+	case in.text == "":
+		b.reply(ctx, in.chat, formatting.Text("not_text", nil))
+		return
+	case !utf8.ValidString(in.text):
+		in.text = strings.ToValidUTF8(in.text, "\uFFFD")
+	}
+	if n := utf8.RuneCountInString(in.text); n > maxInput {
+		b.reply(ctx, in.chat, formatting.Text("too_long", n))
+		return
+	}
+	if name, ok := commandName(in.text); ok {
+		for _, c := range commands {
+			if c.name == name {
+				c.run(b, ctx, in)
+				return
+			}
+		}
+	}
+	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text})
+}
+
+// commandName returns "tasks" for "/tasks" or "/tasks@nod_bot args".
+func commandName(text string) (string, bool) {
+	if !strings.HasPrefix(text, "/") {
+		return "", false
+	}
+	name, _, _ := strings.Cut(text[1:], " ")
+	name, _, _ = strings.Cut(name, "@")
+	return strings.ToLower(name), name != ""
+}
+
+// turn runs an agent turn and sends what it produced, in the contract's
+// order: the agent's final text, then the change-set message.
+func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
+	b.send.typing(ctx, in.chat)
+	res, err := b.agent.Turn(ctx, req)
+	if err != nil {
+		tmpl := "internal_error"
+		if errors.Is(err, agent.ErrModel) {
+			tmpl = "model_error"
+		}
+		b.log.Warn("turn failed", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, formatting.Text(tmpl, nil))
+		return
+	}
+	text := strings.TrimSpace(res.Text)
+	switch {
+	case text != "":
+		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+	case res.Set == nil:
+		b.reply(ctx, in.chat, formatting.Text("empty_reply", nil))
+	}
+	if res.StepsExhausted {
+		b.reply(ctx, in.chat, formatting.Text("steps_exhausted", res.Steps))
+	}
+	if res.Set != nil {
+		b.showChangeSet(ctx, *res.Set)
+	}
+}
+
+// reply sends m to chat, logging a failure: there is no one else to tell.
+func (b *Bot) reply(ctx context.Context, chat int64, m formatting.Message) int {
+	id, err := b.send.send(ctx, chat, m, 0)
+	if err != nil {
+		b.log.Error("send", "chat", chat, "err", err)
+	}
+	return id
+}
+
+func (b *Bot) cmdStart(ctx context.Context, in incoming) {
+	b.reply(ctx, in.chat, formatting.Text("start", nil))
+}
+
+func (b *Bot) cmdHelp(ctx context.Context, in incoming) {
+	b.reply(ctx, in.chat, formatting.Text("help", nil))
+}

@@ -1,0 +1,36 @@
+package bot
+
+import (
+	"context"
+
+	"github.com/nodbot/nod"
+)
+
+// command is a slash command: what /help and setMyCommands list, and what
+// it runs in the chat's queue.
+type command struct {
+	name string
+	help string
+	run  func(b *Bot, ctx context.Context, in incoming)
+}
+
+// commands lists every command in the order people see them.
+var commands = []command{
+	{"start", "What nod is", (*Bot).cmdStart},
+	{"help", "What nod can do", (*Bot).cmdHelp},
+	{"tasks", "Your tasks", (*Bot).cmdTasks},
+	{"pending", "Changes waiting for you", (*Bot).cmdPending},
+	{"undo", "Undo the latest change", (*Bot).cmdUndo},
+}
+
+// actions maps every button kind to its handler; a handler returns the
+// text of the callback answer.
+var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) string{
+	nod.ActConfirm:    (*Bot).onConfirm,
+	nod.ActReject:     (*Bot).onReject,
+	nod.ActConfirmAll: (*Bot).onConfirmAll,
+	nod.ActRejectAll:  (*Bot).onRejectAll,
+	nod.ActUndo:       (*Bot).onUndo,
+	nod.ActOpenTask:   (*Bot).onOpenTask,
+	nod.ActToggle:     (*Bot).onToggle,
+}

@@ -1,0 +1,128 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod/formatting"
+)
+
+// sender sends, edits and answers, with the care Telegram needs: long
+// messages split, 429s waited out a bounded number of times, "message is
+// not modified" ignored.
+type sender struct {
+	tg  *tgbot.Bot
+	log *slog.Logger
+}
+
+const maxRetries = 3
+
+// retry runs call, waiting out 429s (retry_after) up to maxRetries times.
+func (s *sender) retry(ctx context.Context, what string, call func() error) error {
+	for attempt := 0; ; attempt++ {
+		err := call()
+		var tooMany *tgbot.TooManyRequestsError
+		if err == nil || !errors.As(err, &tooMany) || attempt == maxRetries {
+			return err
+		}
+		wait := time.Duration(max(tooMany.RetryAfter, 1)) * time.Second
+		s.log.Warn("telegram rate limit", "call", what, "retry_after_s", tooMany.RetryAfter)
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+func keyboard(m formatting.Message) (*models.InlineKeyboardMarkup, error) {
+	rows := make([][]models.InlineKeyboardButton, 0, len(m.Keyboard))
+	for _, row := range m.Keyboard {
+		var r []models.InlineKeyboardButton
+		for _, b := range row {
+			data, err := EncodeAction(b.Action)
+			if err != nil {
+				return nil, err
+			}
+			r = append(r, models.InlineKeyboardButton{Text: b.Text, CallbackData: data})
+		}
+		rows = append(rows, r)
+	}
+	// An empty, non-nil keyboard removes the buttons of an edited message.
+	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}, nil
+}
+
+// send sends m to chat, split at 4096 characters; the keyboard goes on
+// the last part. It returns the id of the last message sent.
+func (s *sender) send(ctx context.Context, chat int64, m formatting.Message, replyTo int) (int, error) {
+	kb, err := keyboard(m)
+	if err != nil {
+		return 0, err
+	}
+	parts := formatting.Split(m.HTML)
+	var id int
+	for i, part := range parts {
+		p := &tgbot.SendMessageParams{ChatID: chat, Text: part, ParseMode: models.ParseModeHTML}
+		if i == len(parts)-1 && len(kb.InlineKeyboard) > 0 {
+			p.ReplyMarkup = kb
+		}
+		if replyTo != 0 && i == 0 {
+			p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+		}
+		var sent *models.Message
+		err := s.retry(ctx, "sendMessage", func() (err error) {
+			sent, err = s.tg.SendMessage(ctx, p)
+			return err
+		})
+		if err != nil {
+			return id, fmt.Errorf("send message to chat %d: %w", chat, err)
+		}
+		id = sent.ID
+	}
+	return id, nil
+}
+
+// edit replaces message id's text and buttons.
+func (s *sender) edit(ctx context.Context, chat int64, id int, m formatting.Message) error {
+	kb, err := keyboard(m)
+	if err != nil {
+		return err
+	}
+	p := &tgbot.EditMessageTextParams{ChatID: chat, MessageID: id, Text: m.HTML, ParseMode: models.ParseModeHTML, ReplyMarkup: kb}
+	err = s.retry(ctx, "editMessageText", func() error {
+		_, err := s.tg.EditMessageText(ctx, p)
+		return err
+	})
+	if err != nil && strings.Contains(err.Error(), "message is not modified") {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("edit message %d in chat %d: %w", id, chat, err)
+	}
+	return nil
+}
+
+// answer answers a callback query; a failure is logged, never fatal (a
+// query older than about 15 s can no longer be answered).
+func (s *sender) answer(ctx context.Context, id, text string) {
+	if r := []rune(text); len(r) > 200 {
+		text = string(r[:199]) + "…"
+	}
+	_, err := s.tg.AnswerCallbackQuery(ctx, &tgbot.AnswerCallbackQueryParams{CallbackQueryID: id, Text: text})
+	if err != nil {
+		s.log.Warn("answer callback", "err", err)
+	}
+}
+
+// typing shows "typing…" in chat; failures are logged only.
+func (s *sender) typing(ctx context.Context, chat int64) {
+	if _, err := s.tg.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: chat, Action: models.ChatActionTyping}); err != nil {
+		s.log.Warn("send chat action", "chat", chat, "err", err)
+	}
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/bot"
+	"github.com/nodbot/nod/storage"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxevent"
+)
+
+// clock is the time source of the whole process; tests replace it.
+type clock func() time.Time
+
+var (
+	_ agent.Store         = (*storage.DB)(nil)
+	_ agent.DecisionStore = (*storage.DB)(nil)
+	_ bot.Store           = (*storage.DB)(nil)
+	_ bot.Turner          = (*agent.Agent)(nil)
+	_ bot.Decider         = (*agent.Confirmations)(nil)
+)
+
+// newLogger logs to w, masking every secret of cfg wherever it appears.
+func newLogger(cfg config, w io.Writer) *slog.Logger {
+	secrets := cfg.secrets()
+	opts := &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Value.Kind() == slog.KindAny {
+			if err, ok := a.Value.Any().(error); ok {
+				a.Value = slog.StringValue(err.Error())
+			}
+		}
+		if a.Value.Kind() == slog.KindString {
+			s := a.Value.String()
+			for _, sec := range secrets {
+				s = strings.ReplaceAll(s, sec, "***")
+			}
+			a.Value = slog.StringValue(s)
+		}
+		return a
+	}}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+func newDB(cfg config, now clock, log *slog.Logger) *storage.DB {
+	return storage.New(storage.Options{DSN: cfg.DB, UndoWindow: cfg.UndoWindow}, now, log.With("component", "storage"))
+}
+
+func migrate(ctx context.Context, cfg config, log *slog.Logger) error {
+	db := newDB(cfg, time.Now, log)
+	defer db.Close()
+	return db.Migrate(ctx)
+}
+
+// newLLM is the agent's client: retried at most twice, within each step's
+// deadline; no client timeout, which would cut retries short.
+func newLLM(cfg config) openai.Client {
+	return openai.NewClient(option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(2))
+}
+
+func newAgent(cfg config, llm openai.Client, db *storage.DB, now clock, log *slog.Logger) *agent.Agent {
+	return agent.New(agent.Options{Model: cfg.Model, StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps}, llm, db, now, log.With("component", "agent"))
+}
+
+func newConfirmations(db *storage.DB, now clock, log *slog.Logger) *agent.Confirmations {
+	return agent.NewConfirmations(db, now, log.With("component", "confirm"))
+}
+
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, now clock, log *slog.Logger) *bot.Bot {
+	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers},
+		db, a, c, now, log.With("component", "bot"))
+}
+
+// httpServer serves health checks on NOD_HTTP_ADDR.
+type httpServer struct {
+	srv *http.Server
+	ln  net.Listener
+	log *slog.Logger
+}
+
+func newHTTPServer(cfg config, db *storage.DB, log *slog.Logger) *httpServer {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		if err := db.Ping(r.Context()); err != nil {
+			http.Error(w, "database unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	return &httpServer{srv: &http.Server{Addr: cfg.HTTPAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}, log: log}
+}
+
+func (h *httpServer) start(context.Context) error {
+	ln, err := net.Listen("tcp", h.srv.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", h.srv.Addr, err)
+	}
+	h.ln = ln
+	h.log.Info("listening", "addr", ln.Addr().String())
+	go func() {
+		if err := h.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			h.log.Error("http server", "err", err)
+		}
+	}()
+	return nil
+}
+
+func (h *httpServer) stop(ctx context.Context) error { return h.srv.Shutdown(ctx) }
+
+// serve wires nod with fx and runs it until ctx is done.
+func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option) error {
+	opts := []fx.Option{
+		fx.WithLogger(func() fxevent.Logger {
+			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
+			l.UseLogLevel(slog.LevelDebug)
+			return l
+		}),
+		fx.Supply(cfg, log),
+		fx.Provide(
+			func() clock { return time.Now },
+			newDB, newLLM, newAgent, newConfirmations, newBot, newHTTPServer,
+		),
+		fx.Invoke(func(lc fx.Lifecycle, db *storage.DB, h *httpServer, b *bot.Bot) {
+			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
+			lc.Append(fx.Hook{OnStart: h.start, OnStop: h.stop})
+			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})
+		}),
+	}
+	app := fx.New(append(opts, extra...)...)
+	if err := app.Err(); err != nil {
+		return err
+	}
+	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := app.Start(startCtx); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	log.Info("stopping")
+	stopCtx, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel2()
+	return app.Stop(stopCtx)
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is nod's configuration: flags override environment variables,
+// which override defaults (DESIGN.md §9).
+type config struct {
+	Token             string
+	TelegramURL       string
+	APIKey            string
+	BaseURL           string
+	Model             string
+	ClassifierModel   string
+	DB                string
+	AllowedUsers      []int64
+	HTTPAddr          string
+	WebhookURL        string
+	WebhookSecret     string
+	StepTimeout       time.Duration
+	ClassifierTimeout time.Duration
+	MaxSteps          int
+	ChangeSetTTL      time.Duration
+	UndoWindow        time.Duration
+	ConfirmWindow     time.Duration
+	TrashRetention    time.Duration
+	LogFormat         string
+}
+
+// setting is one configuration value: its flag, variable and default.
+type setting struct {
+	flag, env, def, help string
+	secret           bool
+	set              func(c *config, v string) error
+}
+
+func str(p func(*config) *string) func(*config, string) error {
+	return func(c *config, v string) error { *p(c) = v; return nil }
+}
+
+func dur(p func(*config) *time.Duration) func(*config, string) error {
+	return func(c *config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%q is not a positive duration such as 60s or 24h", v)
+		}
+		*p(c) = d
+		return nil
+	}
+}
+
+var settings = []setting{
+	{"token", "TELEGRAM_BOT_TOKEN", "", "Telegram bot token", true, str(func(c *config) *string { return &c.Token })},
+	{"telegram-url", "TELEGRAM_API_URL", "https://api.telegram.org", "Telegram Bot API base URL", false, str(func(c *config) *string { return &c.TelegramURL })},
+	{"openai-key", "OPENAI_API_KEY", "", "key for the LLM endpoint (empty for local servers)", true, str(func(c *config) *string { return &c.APIKey })},
+	{"openai-url", "OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible endpoint", false, str(func(c *config) *string { return &c.BaseURL })},
+	{"model", "NOD_MODEL", "gpt-4.1-mini", "agent model", false, str(func(c *config) *string { return &c.Model })},
+	{"classifier-model", "NOD_CLASSIFIER_MODEL", "", "classifier model (default: the agent model)", false, str(func(c *config) *string { return &c.ClassifierModel })},
+	{"db", "NOD_DB", "nod.db", "SQLite file path, or a postgres:// URL", false, str(func(c *config) *string { return &c.DB })},
+	{"allowed-users", "NOD_ALLOWED_USERS", "", "comma-separated Telegram user ids allowed to use the bot", false, func(c *config, v string) error {
+		c.AllowedUsers = nil
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			id, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a Telegram user id", f)
+			}
+			c.AllowedUsers = append(c.AllowedUsers, id)
+		}
+		return nil
+	}},
+	{"http-addr", "NOD_HTTP_ADDR", "127.0.0.1:9090", "health and metrics listener", false, str(func(c *config) *string { return &c.HTTPAddr })},
+	{"webhook-url", "NOD_WEBHOOK_URL", "", "webhook URL (unset: long polling)", false, str(func(c *config) *string { return &c.WebhookURL })},
+	{"webhook-secret", "NOD_WEBHOOK_SECRET", "", "webhook secret token", true, str(func(c *config) *string { return &c.WebhookSecret })},
+	{"step-timeout", "NOD_STEP_TIMEOUT", "60s", "deadline of one agent LLM step", false, dur(func(c *config) *time.Duration { return &c.StepTimeout })},
+	{"classifier-timeout", "NOD_CLASSIFIER_TIMEOUT", "5s", "deadline of one classifier request", false, dur(func(c *config) *time.Duration { return &c.ClassifierTimeout })},
+	{"max-steps", "NOD_MAX_STEPS", "8", "agent steps per turn", false, func(c *config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a positive number", v)
+		}
+		c.MaxSteps = n
+		return nil
+	}},
+	{"changeset-ttl", "NOD_CHANGESET_TTL", "168h", "pending change sets expire after", false, dur(func(c *config) *time.Duration { return &c.ChangeSetTTL })},
+	{"undo-window", "NOD_UNDO_WINDOW", "24h", "Undo stays possible for", false, dur(func(c *config) *time.Duration { return &c.UndoWindow })},
+	{"confirm-window", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
+	{"trash-retention", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
+	{"log-format", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
+		if v != "text" && v != "json" {
+			return fmt.Errorf("%q is not text or json", v)
+		}
+		c.LogFormat = v
+		return nil
+	}},
+}
+
+// loadConfig reads flags from args and the environment through getenv.
+// Secrets never appear as flag defaults, so -h cannot print them.
+func loadConfig(name string, args []string, getenv func(string) string, out io.Writer) (config, []string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	vals := make([]string, len(settings))
+	for i, s := range settings {
+		def := s.def
+		if s.secret {
+			def = ""
+		}
+		fs.StringVar(&vals[i], s.flag, def, fmt.Sprintf("%s (env %s)", s.help, s.env))
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, nil, err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var (
+		c    config
+		errs []error
+	)
+	for i, s := range settings {
+		v := s.def
+		if e := getenv(s.env); e != "" {
+			v = e
+		}
+		if given[s.flag] {
+			v = vals[i]
+		}
+		if err := s.set(&c, v); err != nil {
+			errs = append(errs, fmt.Errorf("-%s / %s: %w", s.flag, s.env, err))
+		}
+	}
+	if c.ClassifierModel == "" {
+		c.ClassifierModel = c.Model
+	}
+	return c, fs.Args(), errors.Join(errs...)
+}
+
+// secrets are the values logs must never show.
+func (c config) secrets() []string {
+	var out []string
+	for _, s := range []string{c.Token, c.APIKey, c.WebhookSecret} {
+		if len(s) >= 4 {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage"
+	"go.uber.org/fx"
+)
+
+// The default fixture of SEED-CASES.md.
+const (
+	chat     = int64(100)
+	user     = int64(42)
+	stranger = int64(666)
+	agentM   = "agent-model"
+	clfM     = "clf-model"
+)
+
+// syncBuffer collects logs written from many goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// harness runs nod as main would, against fake Telegram and LLM servers
+// and a real SQLite file, on a settable clock.
+type harness struct {
+	t     *testing.T
+	tg    *telegramtest.Server
+	llm   *openaitest.Server
+	clock *fixtures.Clock
+	dsn   string
+	env   map[string]string
+	logs  *syncBuffer
+	db    *storage.DB // a second connection, for assertions and seeding
+
+	cancel context.CancelFunc
+	done   chan error
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	h := &harness{
+		t: t, tg: telegramtest.New(t), llm: openaitest.New(t),
+		clock: fixtures.NewClock(fixtures.DefaultNow), dsn: filepath.Join(t.TempDir(), "nod.db"), logs: &syncBuffer{},
+	}
+	h.env = map[string]string{
+		"TELEGRAM_BOT_TOKEN": telegramtest.Token, "TELEGRAM_API_URL": h.tg.URL,
+		"OPENAI_BASE_URL": h.llm.URL, "OPENAI_API_KEY": "sk-test-secret-key",
+		"NOD_MODEL": agentM, "NOD_CLASSIFIER_MODEL": clfM,
+		"NOD_DB": h.dsn, "NOD_ALLOWED_USERS": "42,43", "NOD_HTTP_ADDR": "127.0.0.1:0",
+		"NOD_STEP_TIMEOUT": "5s",
+	}
+	h.db = storage.New(storage.Options{DSN: h.dsn}, h.clock.Now, slog.New(slog.DiscardHandler))
+	if err := h.db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.db.Close() })
+	return h
+}
+
+// start runs nod until the test ends, and waits until it polls.
+func (h *harness) start() {
+	h.t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	h.cancel, h.done = cancel, make(chan error, 1)
+	polls := len(h.tg.Calls("getUpdates"))
+	go func() {
+		h.done <- run(ctx, nil, func(k string) string { return h.env[k] }, h.logs, h.logs,
+			fx.Decorate(func() clock { return h.clock.Now }))
+	}()
+	h.tg.Wait("nod to poll", func() bool {
+		select {
+		case err := <-h.done:
+			h.t.Fatalf("nod stopped at start: %v\n%s", err, h.logs)
+		default:
+		}
+		return len(h.tg.Calls("getUpdates")) > polls
+	})
+	h.t.Cleanup(h.stop)
+}
+
+// stop stops nod and checks it stopped cleanly. Safe to call twice.
+func (h *harness) stop() {
+	if h.cancel == nil {
+		return
+	}
+	h.cancel()
+	select {
+	case err := <-h.done:
+		if err != nil {
+			h.t.Errorf("nod stopped with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		h.t.Errorf("nod did not stop within 30s")
+	}
+	h.cancel = nil
+	if strings.Contains(h.logs.String(), telegramtest.Token) || strings.Contains(h.logs.String(), "sk-test-secret-key") {
+		h.t.Errorf("a secret appears in the logs")
+	}
+}
+
+// script answers agent requests in order.
+func (h *harness) script(responses ...openaitest.Response) {
+	h.llm.Handler = openaitest.Script(agentM, nil, responses...)
+}
+
+// seed stores a task of chat and returns it.
+func (h *harness) seed(chatID int64, t nod.Task) nod.Task {
+	h.t.Helper()
+	if t.ID == "" {
+		t.ID = nod.NewID()
+	}
+	if t.Status == "" {
+		t.Status = nod.StatusOpen
+	}
+	if t.Priority == "" {
+		t.Priority = nod.P2
+	}
+	a, err := h.db.Apply(h.t.Context(), nod.Edit{ChatID: chatID, UserID: user, Tool: "create_task",
+		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }})
+	if err != nil {
+		h.t.Fatalf("seed %q: %v", t.Title, err)
+	}
+	return a.After
+}
+
+// seedT1 stores the default fixture's T1.
+func (h *harness) seedT1() nod.Task {
+	est := 120
+	c3 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	c2 := time.Date(2026, 3, 9, 18, 0, 0, 0, time.UTC)
+	return h.seed(chat, nod.Task{ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
+		Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: &est, DueDate: "2026-03-15", Labels: []string{"backend", "bug"},
+		Checklist: []nod.ChecklistItem{
+			{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser},
+			{ID: "c2", Title: "Update docs", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &c2},
+			{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &c3},
+		}})
+}
+
+func (h *harness) task(id string) nod.Task {
+	h.t.Helper()
+	t, err := h.db.Task(h.t.Context(), chat, id)
+	if err != nil {
+		h.t.Fatalf("task %s: %v", id, err)
+	}
+	return t
+}
+
+func (h *harness) audit(chatID int64) []nod.AuditEntry {
+	h.t.Helper()
+	a, err := h.db.Audit(h.t.Context(), chatID, 1000)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return a
+}
+
+// outcomes lists audit outcomes oldest first, as "tool:outcome".
+func outcomes(entries []nod.AuditEntry) []string {
+	var out []string
+	for i := len(entries) - 1; i >= 0; i-- {
+		out = append(out, entries[i].Tool+":"+string(entries[i].Outcome))
+	}
+	return out
+}
+
+// changeSetMessage waits for the bot's n-th message in chat and checks it
+// is a change set (it has a ✓ button).
+func (h *harness) changeSetMessage(chatID int64, n int) telegramtest.Message {
+	h.t.Helper()
+	msgs := h.tg.WaitBotMessages(chatID, n)
+	m := msgs[n-1]
+	if _, ok := m.Button("✓ 1"); !ok {
+		h.t.Fatalf("message %d is not a change set: %q %v", n, m.Text, m.Buttons())
+	}
+	return m
+}
+
+// tap presses a button and waits for the answer to the press.
+func (h *harness) tap(chatID, userID int64, msgID int, prefix string) string {
+	h.t.Helper()
+	return h.tg.WaitAnswer(h.tg.Tap(chatID, userID, msgID, prefix))
+}
+
+func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func buttonTexts(m telegramtest.Message) []string {
+	var out []string
+	for _, b := range m.Buttons() {
+		out = append(out, b.Text)
+	}
+	return out
+}

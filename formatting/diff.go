@@ -1,0 +1,171 @@
+package formatting
+
+import (
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/sergi/go-diff/diffmatchpatch"
+)
+
+// Op is the kind of a diff segment.
+type Op int
+
+// Diff segment kinds.
+const (
+	Equal Op = iota
+	Delete
+	Insert
+)
+
+// Segment is a run of text a word diff keeps, deletes or inserts.
+type Segment struct {
+	Op   Op
+	Text string
+}
+
+// WordDiff diffs two texts word by word: each word and each run of white
+// space is one token, so a change marks whole words and never splits a
+// character. Long texts are diffed by lines first and only changed lines
+// by words, which keeps a 100 KB description fast.
+func WordDiff(before, after string) []Segment {
+	before, after = strings.ToValidUTF8(before, "\uFFFD"), strings.ToValidUTF8(after, "\uFFFD")
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 200 * time.Millisecond
+	if len(before)+len(after) > 20_000 {
+		a, b, lines := dmp.DiffLinesToRunes(before, after)
+		diffs := dmp.DiffMainRunes(a, b, false)
+		diffs = dmp.DiffCharsToLines(diffs, lines)
+		return fromDMP(diffs)
+	}
+	a, b, words := tokensToRunes(before, after)
+	diffs := dmp.DiffMainRunes(a, b, false)
+	diffs = dmp.DiffCleanupSemantic(diffs)
+	var out []Segment
+	for _, d := range diffs {
+		var sb strings.Builder
+		for _, r := range d.Text {
+			sb.WriteString(words[r])
+		}
+		out = appendSeg(out, Segment{Op: op(d.Type), Text: sb.String()})
+	}
+	return out
+}
+
+func fromDMP(diffs []diffmatchpatch.Diff) []Segment {
+	var out []Segment
+	for _, d := range diffs {
+		out = appendSeg(out, Segment{Op: op(d.Type), Text: d.Text})
+	}
+	return out
+}
+
+func op(t diffmatchpatch.Operation) Op {
+	switch t {
+	case diffmatchpatch.DiffDelete:
+		return Delete
+	case diffmatchpatch.DiffInsert:
+		return Insert
+	}
+	return Equal
+}
+
+func appendSeg(out []Segment, s Segment) []Segment {
+	if s.Text == "" {
+		return out
+	}
+	if n := len(out); n > 0 && out[n-1].Op == s.Op {
+		out[n-1].Text += s.Text
+		return out
+	}
+	return append(out, s)
+}
+
+// tokensToRunes maps each distinct word or space run of both texts to one
+// rune, as go-diff's line mode does for lines.
+func tokensToRunes(a, b string) ([]rune, []rune, []string) {
+	index := map[string]rune{}
+	words := []string{""} // rune 0 unused
+	enc := func(s string) []rune {
+		var out []rune
+		for _, tok := range splitWords(s) {
+			r, ok := index[tok]
+			if !ok {
+				r = rune(len(words))
+				if r >= 0xD800 { // skip surrogates, which are not valid runes
+					r += 0x800
+				}
+				for int(r) >= len(words) {
+					words = append(words, "")
+				}
+				words[r] = tok
+				index[tok] = r
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	return enc(a), enc(b), words
+}
+
+// splitWords cuts s into words, runs of white space, and single
+// punctuation or symbol characters.
+func splitWords(s string) []string {
+	var (
+		out   []string
+		start = -1
+		space bool
+	)
+	for i, r := range s {
+		isSpace := unicode.IsSpace(r)
+		isWord := unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || r == '_'
+		switch {
+		case !isSpace && !isWord:
+			if start >= 0 {
+				out = append(out, s[start:i])
+				start = -1
+			}
+			out = append(out, string(r))
+		case start >= 0 && isSpace == space:
+		default:
+			if start >= 0 {
+				out = append(out, s[start:i])
+			}
+			start, space = i, isSpace
+		}
+	}
+	if start >= 0 {
+		out = append(out, s[start:])
+	}
+	return out
+}
+
+// DiffHTML renders segments as Telegram HTML: deleted text struck through,
+// inserted text bold. Tags are closed at every newline so that a message
+// can be split on lines.
+func DiffHTML(segs []Segment, keep Op) string {
+	var b strings.Builder
+	for _, s := range segs {
+		if s.Op != Equal && s.Op != keep {
+			continue
+		}
+		open, close := "", ""
+		switch s.Op {
+		case Delete:
+			open, close = "<s>", "</s>"
+		case Insert:
+			open, close = "<b>", "</b>"
+		}
+		lines := strings.Split(s.Text, "\n")
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteByte('\n')
+			}
+			if l == "" {
+				continue
+			}
+			b.WriteString(open + Escape(l) + close)
+		}
+	}
+	return b.String()
+}

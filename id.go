@@ -1,0 +1,16 @@
+package nod
+
+import "crypto/rand"
+
+// NewID returns a random id of 10 lowercase base32 characters (50 bits):
+// short enough for a model to copy, long enough never to collide or be
+// guessed.
+func NewID() string {
+	const alphabet = "abcdefghijkmnpqrstuvwxyz23456789" // no l, o, 0, 1
+	var b [10]byte
+	rand.Read(b[:])
+	for i := range b {
+		b[i] = alphabet[b[i]%32]
+	}
+	return string(b[:])
+}

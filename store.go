@@ -1,0 +1,45 @@
+package nod
+
+import "encoding/json"
+
+// TaskFilter narrows a task listing.
+type TaskFilter struct {
+	Query  string // case-insensitive substring of title or description
+	Status Status // empty: any
+}
+
+// Mutate computes a task's new state inside the transaction that stores
+// it. current is the task as stored now, or nil when the edit creates a
+// task. An error aborts the whole transaction.
+type Mutate func(current *Task) (Task, error)
+
+// Edit is one change to apply to a task and the records to keep of it.
+type Edit struct {
+	ChatID  int64
+	UserID  int64
+	TaskID  string // empty: Mutate creates a task
+	Tool    string
+	Args    json.RawMessage
+	Summary string
+	Mutate  Mutate
+	// Audit carries what the caller knows (outcome, user_confirmed, verdict,
+	// reason, duration); storage fills in the rest.
+	Audit AuditEntry
+}
+
+// Applied is the outcome of an applied edit.
+type Applied struct {
+	Before *Task // nil: the task was created
+	After  Task
+	Undo   UndoEntry
+}
+
+// TurnRecord is what one agent turn leaves behind, written at once so that
+// a crash mid-turn leaves no half of it.
+type TurnRecord struct {
+	ChatID   int64
+	UserID   int64
+	Messages []ChatMessage
+	Audit    []AuditEntry
+	Set      *ChangeSet // nil: nothing was proposed
+}
