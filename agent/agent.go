@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -116,7 +117,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	}
 	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit}
 	if len(t.items) > 0 {
-		rec.Set = &nod.ChangeSet{Items: t.items}
+		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
 			rec.UserID = 0 // any allowed user of the chat may decide a review's set
 		}
@@ -128,6 +129,21 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	a.log.Info("turn", "chat", req.ChatID, "steps", res.Steps, "proposed", len(t.items),
 		"duration_ms", a.now().Sub(t.started).Milliseconds(), "exhausted", res.StepsExhausted)
 	return res, nil
+}
+
+// groupByTask orders items task by task, tasks in order of first mention
+// and items in call order, so that the set's numbers run on continuously
+// under each task's heading.
+func groupByTask(items []nod.ChangeItem) []nod.ChangeItem {
+	first := map[string]int{}
+	for i, it := range items {
+		if _, ok := first[it.TaskID]; !ok {
+			first[it.TaskID] = i
+		}
+	}
+	out := slices.Clone(items)
+	slices.SortStableFunc(out, func(a, b nod.ChangeItem) int { return first[a.TaskID] - first[b.TaskID] })
+	return out
 }
 
 // fromUserMessage drops leading messages until the first user message, so

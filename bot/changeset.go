@@ -80,12 +80,17 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int) formattin
 	return v
 }
 
-// refresh edits the set's message to show it as it is now.
-func (b *Bot) refresh(ctx context.Context, set nod.ChangeSet, failed int) {
-	if set.MessageID == 0 {
+// refresh edits the set's message to show it as it is now. msgID is the
+// message a button was pressed on, which is the set's message even when a
+// tap beat the bot to storing its id; 0 uses the stored id.
+func (b *Bot) refresh(ctx context.Context, set nod.ChangeSet, failed, msgID int) {
+	if msgID == 0 {
+		msgID = set.MessageID
+	}
+	if msgID == 0 {
 		return
 	}
-	if err := b.send.edit(ctx, set.ChatID, set.MessageID, formatting.ChangeSet(b.view(ctx, set, failed))); err != nil {
+	if err := b.send.edit(ctx, set.ChatID, msgID, formatting.ChangeSet(b.view(ctx, set, failed))); err != nil {
 		b.log.Warn("refresh change set", "set", set.ID, "err", err)
 	}
 }
@@ -93,7 +98,7 @@ func (b *Bot) refresh(ctx context.Context, set nod.ChangeSet, failed int) {
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
-		b.refresh(ctx, d.Set, d.Failed)
+		b.refresh(ctx, d.Set, d.Failed, p.msgID)
 	}
 	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
 		return decidedNotice(d.Set, p.action.N)
@@ -129,7 +134,7 @@ func (b *Bot) onReject(ctx context.Context, p press) string {
 func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, d.Set, 0)
+		b.refresh(ctx, d.Set, 0, p.msgID)
 		return "Nothing is left to decide."
 	}
 	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied %d.", len(d.Applied)))
@@ -138,7 +143,7 @@ func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, d.Set, 0)
+		b.refresh(ctx, d.Set, 0, p.msgID)
 		return "Nothing is left to decide."
 	}
 	return b.decided(ctx, p, d, err, "Rejected all.")
@@ -160,7 +165,7 @@ func (b *Bot) onUndo(ctx context.Context, p press) string {
 // the undo with a button to redo it.
 func (b *Bot) undone(ctx context.Context, chat int64, undoID string, redo nod.UndoEntry) {
 	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
-		b.refresh(ctx, set, 0)
+		b.refresh(ctx, set, 0, 0)
 	}
 	m := formatting.Text("undone", strings.TrimPrefix(redo.Summary, "Undo: "))
 	m.Keyboard = [][]formatting.Button{{{Text: "↪️ Redo", Action: nod.Action{Kind: nod.ActUndo, ID: redo.ID}}}}

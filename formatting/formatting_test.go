@@ -1,0 +1,313 @@
+package formatting_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/golden"
+	"github.com/nodbot/nod/formatting"
+)
+
+func render(m formatting.Message) []golden.Section {
+	var buttons []string
+	for _, row := range m.Keyboard {
+		var r []string
+		for _, b := range row {
+			r = append(r, fmt.Sprintf("[%s → %d %s %d]", b.Text, b.Action.Kind, b.Action.ID, b.Action.N))
+		}
+		buttons = append(buttons, strings.Join(r, " "))
+	}
+	return []golden.Section{
+		{Name: "text", Data: formatting.PlainText(m.HTML)},
+		{Name: "html", Data: m.HTML},
+		{Name: "buttons", Data: strings.Join(buttons, "\n")},
+	}
+}
+
+// checkValid fails unless m is what Telegram accepts: balanced tags of
+// the supported set, escaped text, within the length limit.
+func checkValid(t *testing.T, name string, m formatting.Message) {
+	t.Helper()
+	if n := formatting.VisibleLen(m.HTML); n > formatting.MaxLen || n == 0 {
+		t.Errorf("%s: %d visible characters", name, n)
+	}
+	if err := validHTML(m.HTML); err != "" {
+		t.Errorf("%s: invalid HTML: %s", name, err)
+	}
+	if !utf8.ValidString(m.HTML) {
+		t.Errorf("%s: invalid UTF-8", name)
+	}
+}
+
+var allowed = map[string]bool{"b": true, "i": true, "s": true, "u": true, "code": true, "pre": true, "blockquote": true}
+
+func validHTML(s string) string {
+	var stack []string
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '<':
+			end := strings.IndexByte(s[i:], '>')
+			if end < 0 {
+				return "unclosed <"
+			}
+			tag := s[i+1 : i+end]
+			i += end
+			if strings.HasPrefix(tag, "/") {
+				if len(stack) == 0 || stack[len(stack)-1] != tag[1:] {
+					return "unbalanced </" + tag[1:] + ">"
+				}
+				stack = stack[:len(stack)-1]
+			} else {
+				if !allowed[tag] {
+					return "tag <" + tag + ">"
+				}
+				stack = append(stack, tag)
+			}
+		case '>':
+			return "bare >"
+		case '&':
+			ok := false
+			for _, e := range []string{"&amp;", "&lt;", "&gt;", "&quot;"} {
+				if strings.HasPrefix(s[i:], e) {
+					ok = true
+				}
+			}
+			if !ok {
+				return "bare &"
+			}
+		}
+	}
+	if len(stack) > 0 {
+		return "unclosed <" + stack[len(stack)-1] + ">"
+	}
+	return ""
+}
+
+func est(n int) *int { return &n }
+
+var (
+	at = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	t1 = nod.Task{
+		ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
+		Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: est(120), DueDate: "2026-03-15",
+		Labels: []string{"backend", "bug"},
+		Checklist: []nod.ChecklistItem{
+			{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser},
+			{ID: "c2", Title: "Update docs", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &at},
+		},
+	}
+	titles = map[string]string{"T1": "Fix login bug", "T2": "Update README"}
+)
+
+func item(n int, tool, task string, f nod.Field, summary, before, after string) nod.ChangeItem {
+	return nod.ChangeItem{ID: fmt.Sprintf("i%d", n), N: n, Tool: tool, TaskID: task, Summary: summary, Field: f, Before: before, After: after, Status: nod.ItemPending}
+}
+
+func TestChangeSetGolden(t *testing.T) {
+	scalars := []nod.ChangeItem{
+		item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
+		item(2, "update_task_estimate", "T1", nod.FieldEstimate, "Set estimate to 90 minutes", "120", "90"),
+		item(3, "update_task_estimate", "T2", nod.FieldEstimate, "Set estimate to 120 minutes", "", "120"),
+		item(4, "update_task_due_date", "T1", nod.FieldDue, "Set due date to 2026-03-20", "2026-03-15", "2026-03-20"),
+		item(5, "update_task_due_date", "T2", nod.FieldDue, "Set due date to 2026-03-31", "", "2026-03-31"),
+		item(6, "set_task_status", "T1", nod.FieldStatus, "Set status to DONE", "IN_PROGRESS", "DONE"),
+		item(7, "assign_task_labels", "T1", nod.FieldLabels, "Set labels to auth, backend, bug", "backend, bug", "auth, backend, bug"),
+	}
+	huge := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 400)
+	resolved := []nod.ChangeItem{
+		item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
+		item(2, "set_task_title", "T1", nod.FieldTitle, `Set title to "Fix login redirect bug"`, "Fix login bug", "Fix login redirect bug"),
+		item(3, "add_checklist_item", "T1", nod.FieldChecklist, `Add: "Load test"`, "", "Load test"),
+	}
+	resolved[0].Status, resolved[0].UndoID = nod.ItemConfirmed, "u1"
+	resolved[1].Status = nod.ItemRejected
+	resolved[2].Status, resolved[2].Note = nod.ItemStale, `"Load test" is already on the checklist; not applied.`
+	partial := append([]nod.ChangeItem(nil), resolved...)
+	partial[1].Status, partial[2].Status, partial[2].Note = nod.ItemPending, nod.ItemPending, ""
+
+	cases := []struct {
+		name string
+		v    formatting.ChangeSetView
+	}{
+		{"scalar", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars}, Titles: titles}},
+		{"one_item", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:1]}, Titles: titles}},
+		{"content", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			item(1, "update_task_description", "T1", nod.FieldDescription, "Update the description", "Users are logged out after 5 minutes.", "Users are logged out after 30 minutes."),
+			item(2, "update_task_description", "T2", nod.FieldDescription, "Update the description", "", "Explain setup and badges."),
+			item(3, "set_task_title", "T1", nod.FieldTitle, `Set title to "Fix <b>login</b> & SSO"`, "Fix login bug", "Fix <b>login</b> & SSO"),
+		}}, Titles: titles}},
+		{"unicode", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			item(1, "update_task_description", "T1", nod.FieldDescription, "Update the description", "Café 🚀 launch 東京 plan; naïve e\u0301", "Café 🚀🚀 launch 大阪 plan; naïve é"),
+		}}, Titles: titles}},
+		{"huge", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			item(1, "update_task_description", "T1", nod.FieldDescription, "Update the description", huge, huge+" Added at the end."),
+			item(2, "update_task_description", "T2", nod.FieldDescription, "Update the description", "", huge),
+		}}, Titles: titles}},
+		{"create", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			{ID: "i1", N: 1, Tool: "create_task", Summary: `Create task "Buy milk"`, Field: nod.FieldTask, After: "Buy milk", Status: nod.ItemPending,
+				Args: []byte(`{"title":"Buy milk","priority":"P1","due_date":"2026-03-20","estimate_minutes":15,"labels":["home"],"description":"2 litres"}`)},
+		}}, Titles: titles}},
+		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
+		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
+		{"review_grouped", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", Status: nod.SetPending, Items: []nod.ChangeItem{
+			item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
+			item(2, "update_task_due_date", "T2", nod.FieldDue, "Set due date to 2026-03-31", "", "2026-03-31"),
+			item(3, "add_checklist_item", "T1", nod.FieldChecklist, `Add: "Load test"`, "", "Load test"),
+		}}, Titles: titles}},
+		{"expired", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetExpired, Items: scalars[:2]}, Titles: titles}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := formatting.ChangeSet(c.v)
+			checkValid(t, c.name, m)
+			golden.Check(t, "changeset/"+c.name, "formatting.ChangeSet: "+c.name, render(m)...)
+		})
+	}
+}
+
+// F1: scalar lines read as the seed cases say.
+func TestScalarLines(t *testing.T) {
+	m := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
+		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1"),
+		item(2, "update_task_estimate", "T1", nod.FieldEstimate, "", "120", "90"),
+		item(3, "update_task_estimate", "T2", nod.FieldEstimate, "", "", "120"),
+		item(4, "update_task_due_date", "T1", nod.FieldDue, "", "2026-03-15", "2026-03-20"),
+		item(5, "update_task_due_date", "T2", nod.FieldDue, "", "", "2026-03-31"),
+		item(6, "set_task_status", "T1", nod.FieldStatus, "", "IN_PROGRESS", "DONE"),
+		item(7, "assign_task_labels", "T1", nod.FieldLabels, "", "backend, bug", "auth, backend, bug"),
+	}}, Titles: titles})
+	text := formatting.PlainText(m.HTML)
+	for _, want := range []string{"Priority: P3 → P1", "Estimate: 2 h → 1 h 30 min", "Estimate: — → 2 h", "Due: 15 Mar 2026 → 20 Mar 2026",
+		"Due: none → 31 Mar 2026", "Status: In progress → Done", "Labels: backend, bug → auth, backend, bug"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("change set lacks %q", want)
+		}
+	}
+}
+
+// F2: only the changed word is marked.
+func TestContentDiffMarksChangedWords(t *testing.T) {
+	got := formatting.ContentDiff("Users are logged out after 5 minutes.", "Users are logged out after 30 minutes.", 1000)
+	want := "Before: Users are logged out after <s>5</s> minutes.\nAfter: Users are logged out after <b>30</b> minutes."
+	if got != want {
+		t.Errorf("ContentDiff = %q, want %q", got, want)
+	}
+}
+
+// F3: buttons of one- and three-item sets; callback-relevant ids stay short.
+func TestChangeSetButtons(t *testing.T) {
+	one := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
+		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1")}}, Titles: titles})
+	if got := texts(one); strings.Join(got, "|") != "✓ 1|✗ 1" {
+		t.Errorf("one-item buttons = %v", got)
+	}
+	var items []nod.ChangeItem
+	for n := 1; n <= 10; n++ {
+		items = append(items, item(n, "add_checklist_item", "T1", nod.FieldChecklist, fmt.Sprintf("Add: %q", fmt.Sprint("Step ", n)), "", ""))
+	}
+	ten := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: titles})
+	got := texts(ten)
+	if len(got) != 22 || got[20] != "✓ All" || got[21] != "✗ All" || got[18] != "✓ 10" {
+		t.Errorf("ten-item buttons = %v", got)
+	}
+	for _, b := range got {
+		if strings.HasPrefix(b, "✓ 1") && len(b) > len("✓ 1") && b[len("✓ 1")] >= '0' && b[len("✓ 1")] <= '9' && b != "✓ 10" {
+			t.Errorf("button %q: a digit follows ✓ n", b)
+		}
+	}
+}
+
+func texts(m formatting.Message) []string {
+	var out []string
+	for _, row := range m.Keyboard {
+		for _, b := range row {
+			out = append(out, b.Text)
+		}
+	}
+	return out
+}
+
+func TestTemplatesGolden(t *testing.T) {
+	cases := map[string]formatting.Message{
+		"start": formatting.Text("start", nil), "help": formatting.Text("help", nil), "refusal": formatting.Text("refusal", int64(666)),
+		"model_error": formatting.Text("model_error", nil), "internal_error": formatting.Text("internal_error", nil),
+		"steps_exhausted": formatting.Text("steps_exhausted", 8), "empty_reply": formatting.Text("empty_reply", nil),
+		"no_tasks": formatting.TaskList(nil), "pending_none": formatting.Text("pending_none", nil),
+		"undone": formatting.Text("undone", `Set priority to P1 <now>`), "nothing_to_undo": formatting.Text("nothing_to_undo", nil),
+		"toggled": formatting.Text("toggled", nod.ChecklistItem{Title: "Write <tests>", Checked: true}),
+		"panic": formatting.Text("panic", nil), "too_long": formatting.Text("too_long", 5000), "not_text": formatting.Text("not_text", nil),
+		"task_list": formatting.TaskList([]nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}),
+		"task_card": formatting.TaskCard(t1),
+		"task_card_long": formatting.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
+			Description: strings.Repeat("word ", 2000)}),
+	}
+	for name, m := range cases {
+		t.Run(name, func(t *testing.T) {
+			checkValid(t, name, m)
+			golden.Check(t, "messages/"+name, "template "+name, render(m)...)
+		})
+	}
+}
+
+func TestSplit(t *testing.T) {
+	line := "<b>" + strings.Repeat("é", 50) + "</b> &amp; " + strings.Repeat("🚀", 20) + "\n"
+	html := strings.Repeat(line, 200)
+	parts := formatting.Split(html)
+	if len(parts) < 2 {
+		t.Fatalf("Split made %d parts", len(parts))
+	}
+	var joined strings.Builder
+	for i, p := range parts {
+		checkValid(t, fmt.Sprintf("part %d", i), formatting.Message{HTML: p})
+		joined.WriteString(formatting.PlainText(p))
+	}
+	if got, want := strings.ReplaceAll(joined.String(), "\n", ""), strings.ReplaceAll(formatting.PlainText(html), "\n", ""); got != want {
+		t.Errorf("split lost text: %d vs %d characters", len(got), len(want))
+	}
+	// One line longer than the limit, inside a tag.
+	parts = formatting.Split("<i>" + strings.Repeat("word ", 2000) + "</i>")
+	for i, p := range parts {
+		checkValid(t, fmt.Sprintf("long line part %d", i), formatting.Message{HTML: p})
+	}
+}
+
+func FuzzChangeSetHTML(f *testing.F) {
+	f.Add("Fix <b>login</b> & SSO", "old text", "new text", 3)
+	f.Add("🚀\x00\xff", strings.Repeat("a ", 3000), strings.Repeat("b ", 3000), 10)
+	f.Fuzz(func(t *testing.T, title, before, after string, n int) {
+		n = 1 + (n%10+10)%10
+		var items []nod.ChangeItem
+		for i := 1; i <= n; i++ {
+			items = append(items, item(i, "update_task_description", "T1", nod.FieldDescription, "Update "+title, before, after))
+		}
+		m := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[string]string{"T1": title}})
+		checkValid(t, "fuzz", m)
+	})
+}
+
+func BenchmarkChangeSet(b *testing.B) {
+	v := formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
+		item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
+		item(2, "update_task_description", "T1", nod.FieldDescription, "Update the description", t1.Description, t1.Description+" Also on mobile."),
+		item(3, "add_checklist_item", "T1", nod.FieldChecklist, `Add: "Load test"`, "", "Load test"),
+	}}, Titles: titles}
+	for b.Loop() {
+		formatting.ChangeSet(v)
+	}
+}
+
+func BenchmarkWordDiff(b *testing.B) {
+	for _, size := range []int{200, 10_000, 100_000} {
+		before := strings.Repeat("The quick brown fox jumps over the lazy dog. ", size/45+1)[:size]
+		after := strings.Replace(before, "lazy", "sleepy", 3) + " The end."
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			for b.Loop() {
+				formatting.ContentDiff(before, after, 1500)
+			}
+		})
+	}
+}
