@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
 )
 
@@ -20,6 +21,11 @@ var ErrModel = errors.New("model unavailable")
 
 // Options configure the agent.
 type Options struct {
+	BaseURL string // OpenAI-compatible endpoint, e.g. http://localhost:11434/v1
+	APIKey  string // empty sends no Authorization header
+	// MaxRetries retries a failed step (connection errors, 408, 409, 429,
+	// 5xx) within its deadline.
+	MaxRetries   int
 	Model        string
 	StepTimeout  time.Duration // deadline of one LLM step, retries included
 	MaxSteps     int           // LLM steps per turn
@@ -35,9 +41,8 @@ type Agent struct {
 	log   *slog.Logger
 }
 
-// New returns an agent. llm must be configured with the endpoint, key and
-// retry policy; now is the clock.
-func New(opts Options, llm openai.Client, store Store, now func() time.Time, log *slog.Logger) *Agent {
+// New returns an agent talking to the endpoint of opts; now is the clock.
+func New(opts Options, store Store, now func() time.Time, log *slog.Logger) *Agent {
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = 60 * time.Second
 	}
@@ -47,6 +52,9 @@ func New(opts Options, llm openai.Client, store Store, now func() time.Time, log
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = 40
 	}
+	// No client timeout: it would cut retries short. Each step has its own
+	// deadline instead.
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries))
 	return &Agent{opts: opts, llm: llm, store: store, now: now, log: log}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nodbot/nod"
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 )
 
 func TestActionRoundTrip(t *testing.T) {

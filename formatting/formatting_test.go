@@ -239,7 +239,7 @@ func TestTemplatesGolden(t *testing.T) {
 		"no_tasks": formatting.TaskList(nil), "pending_none": formatting.Text("pending_none", nil),
 		"undone": formatting.Text("undone", `Set priority to P1 <now>`), "nothing_to_undo": formatting.Text("nothing_to_undo", nil),
 		"toggled": formatting.Text("toggled", nod.ChecklistItem{Title: "Write <tests>", Checked: true}),
-		"panic": formatting.Text("panic", nil), "too_long": formatting.Text("too_long", 5000), "not_text": formatting.Text("not_text", nil),
+		"panic":   formatting.Text("panic", nil), "too_long": formatting.Text("too_long", 5000), "not_text": formatting.Text("not_text", nil),
 		"task_list": formatting.TaskList([]nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}),
 		"task_card": formatting.TaskCard(t1),
 		"task_card_long": formatting.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,

@@ -11,6 +11,9 @@ import (
 )
 
 func insertAudit(ctx context.Context, q querier, a nod.AuditEntry) error {
+	if a.Outcome == "" || a.Tool == "" {
+		return fmt.Errorf("audit row without tool or outcome: %w", nod.ErrInvalid)
+	}
 	args := a.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")

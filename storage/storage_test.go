@@ -10,11 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures"
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
 const chat = int64(100)
+
+var executed = nod.AuditEntry{Outcome: nod.OutcomeExecuted}
 
 // forEachDialect runs fn against a fresh database of every backend.
 func forEachDialect(t *testing.T, fn func(t *testing.T, db *storage.DB, clock *fixtures.Clock)) {
@@ -44,7 +47,7 @@ func seedT1(t *testing.T, db *storage.DB) nod.Task {
 		},
 	}
 	_, err := db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
-		Mutate: func(*nod.Task) (nod.Task, error) { return t1, nil }})
+		Mutate: func(*nod.Task) (nod.Task, error) { return t1, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +230,7 @@ func TestUndo(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1)})
+		a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,8 +251,8 @@ func TestUndo(t *testing.T) {
 			t.Errorf("after redo priority %s, want P1", task.Priority)
 		}
 		// A5: a later change makes the first undo stale.
-		b, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2)})
-		c, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0)})
+		b, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2), Audit: executed})
+		c, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0), Audit: executed})
 		if _, err := db.Undo(ctx, chat, b.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
 			t.Errorf("stale undo error = %v, want ErrStale", err)
 		}
@@ -268,7 +271,7 @@ func TestUndo(t *testing.T) {
 			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
 		}
 		// A7: undoing a create moves the task to the trash.
-		cr, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Mutate: func(*nod.Task) (nod.Task, error) {
+		cr, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T9", Title: "Write postmortem", Status: nod.StatusOpen, Priority: nod.P2}, nil
 		}})
 		if err != nil {

@@ -14,8 +14,6 @@ import (
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/storage"
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 )
@@ -65,14 +63,9 @@ func migrate(ctx context.Context, cfg config, log *slog.Logger) error {
 	return db.Migrate(ctx)
 }
 
-// newLLM is the agent's client: retried at most twice, within each step's
-// deadline; no client timeout, which would cut retries short.
-func newLLM(cfg config) openai.Client {
-	return openai.NewClient(option.WithBaseURL(cfg.BaseURL), option.WithAPIKey(cfg.APIKey), option.WithMaxRetries(2))
-}
-
-func newAgent(cfg config, llm openai.Client, db *storage.DB, now clock, log *slog.Logger) *agent.Agent {
-	return agent.New(agent.Options{Model: cfg.Model, StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps}, llm, db, now, log.With("component", "agent"))
+func newAgent(cfg config, db *storage.DB, now clock, log *slog.Logger) *agent.Agent {
+	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps}, db, now, log.With("component", "agent"))
 }
 
 func newConfirmations(db *storage.DB, now clock, log *slog.Logger) *agent.Confirmations {
@@ -132,7 +125,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func() clock { return time.Now },
-			newDB, newLLM, newAgent, newConfirmations, newBot, newHTTPServer,
+			newDB, newAgent, newConfirmations, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, db *storage.DB, h *httpServer, b *bot.Bot) {
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})

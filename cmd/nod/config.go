@@ -37,8 +37,8 @@ type config struct {
 // setting is one configuration value: its flag, variable and default.
 type setting struct {
 	flag, env, def, help string
-	secret           bool
-	set              func(c *config, v string) error
+	secret               bool
+	set                  func(c *config, v string) error
 }
 
 func str(p func(*config) *string) func(*config, string) error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures"
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage"
@@ -141,7 +142,7 @@ func (h *harness) seed(chatID int64, t nod.Task) nod.Task {
 	if t.Priority == "" {
 		t.Priority = nod.P2
 	}
-	a, err := h.db.Apply(h.t.Context(), nod.Edit{ChatID: chatID, UserID: user, Tool: "create_task",
+	a, err := h.db.Apply(h.t.Context(), nod.Edit{ChatID: chatID, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }})
 	if err != nil {
 		h.t.Fatalf("seed %q: %v", t.Title, err)

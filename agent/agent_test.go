@@ -1,0 +1,517 @@
+package agent_test
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/fixtures"
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+const (
+	chat   = int64(100)
+	user   = int64(42)
+	agentM = "agent-model"
+)
+
+type env struct {
+	db      *storage.DB
+	llm     *openaitest.Server
+	agent   *agent.Agent
+	confirm *agent.Confirmations
+	clock   *fixtures.Clock
+}
+
+// forEachDialect runs fn with an agent on a fresh database of every
+// backend and a fake model endpoint.
+func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			db := storagetest.Open(t, d, clock.Now)
+			llm := openaitest.New(t)
+			log := slog.New(slog.DiscardHandler)
+			fn(t, &env{
+				db: db, llm: llm, clock: clock,
+				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second}, db, clock.Now, log),
+				confirm: agent.NewConfirmations(db, clock.Now, log),
+			})
+		})
+	}
+}
+
+func est(n int) *int { return &n }
+
+// seedT1 stores T1 and T2 of the default fixture.
+func (e *env) seed(t *testing.T) {
+	t.Helper()
+	c2 := time.Date(2026, 3, 9, 18, 0, 0, 0, time.UTC)
+	c3 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	for _, task := range []nod.Task{
+		{ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
+			Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: est(120), DueDate: "2026-03-15", Labels: []string{"backend", "bug"},
+			Checklist: []nod.ChecklistItem{
+				{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser},
+				{ID: "c2", Title: "Update docs", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &c2},
+				{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &c3},
+			}},
+		{ID: "T2", Title: "Update README", Status: nod.StatusOpen, Priority: nod.P2,
+			Checklist: []nod.ChecklistItem{{ID: "c9", Title: "Fix badge links", CheckedBy: nod.ActorUser}}},
+	} {
+		if _, err := e.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
+			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// turn runs one turn in which the model makes calls, then answers "ok";
+// it returns the result and the tool results by call id.
+func (e *env) turn(t *testing.T, calls ...openaitest.ToolCall) (agent.Result, map[string]string) {
+	t.Helper()
+	before := len(e.llm.Requests())
+	e.llm.Handler = openaitest.Script(agentM, nil, openaitest.Calls(calls...), openaitest.Text("ok"))
+	res, err := e.agent.Turn(t.Context(), agent.Request{ChatID: chat, UserID: user, Text: "please"})
+	if err != nil {
+		t.Fatalf("Turn: %v", err)
+	}
+	reqs := e.llm.Requests()
+	if len(reqs) != before+2 {
+		t.Fatalf("%d model requests in the turn, want 2", len(reqs)-before)
+	}
+	return res, reqs[len(reqs)-1].ToolResults()
+}
+
+func (e *env) task(t *testing.T, id string) nod.Task {
+	t.Helper()
+	task, err := e.db.Task(t.Context(), chat, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return task
+}
+
+// audit returns the chat's audit rows, newest first, without the seeding.
+func (e *env) audit(t *testing.T) []nod.AuditEntry {
+	t.Helper()
+	all, err := e.db.Audit(t.Context(), chat, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return slices.DeleteFunc(all, func(a nod.AuditEntry) bool { return a.Tool == "seed" })
+}
+
+func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
+
+// R1: the registry's risks and batch tools.
+func TestRegistry(t *testing.T) {
+	want := map[string]nod.Risk{"list_tasks": nod.ReadOnly, "get_task": nod.ReadOnly, "delete_task": nod.Destructive}
+	for _, n := range []string{"create_task", "set_task_title", "update_task_description", "set_task_status", "set_task_priority",
+		"update_task_estimate", "update_task_due_date", "assign_task_labels", "add_multiple_checklist_items", "update_checklist_items"} {
+		want[n] = nod.Mutating
+	}
+	seen := map[string]bool{}
+	var explode []string
+	for _, tool := range agent.Tools() {
+		if seen[tool.Name] {
+			t.Errorf("tool %s listed twice", tool.Name)
+		}
+		seen[tool.Name] = true
+		if r, ok := want[tool.Name]; !ok || r != tool.Risk {
+			t.Errorf("tool %s has risk %v, want %v (listed: %v)", tool.Name, tool.Risk, r, ok)
+		}
+		if tool.Explodes() {
+			explode = append(explode, tool.Name)
+		}
+	}
+	if len(seen) != len(want) {
+		t.Errorf("%d tools, want %d", len(seen), len(want))
+	}
+	if !slices.Equal(explode, []string{"add_multiple_checklist_items", "update_checklist_items"}) {
+		t.Errorf("exploding tools = %v", explode)
+	}
+	// Aliases resolve before the policy is looked up.
+	for alias, name := range map[string]string{"update_task_title": "set_task_title", "set_task_estimate": "update_task_estimate",
+		"set_task_due_date": "update_task_due_date", "update_task_priority": "set_task_priority", "update_task_status": "set_task_status", " Set_Task_Priority ": "set_task_priority"} {
+		if tool, ok := agent.Lookup(alias); !ok || tool.Name != name {
+			t.Errorf("Lookup(%q) = %s, %v; want %s", alias, tool.Name, ok, name)
+		}
+	}
+	if _, ok := agent.Lookup("archive_task"); ok {
+		t.Errorf("Lookup(archive_task) found a tool")
+	}
+}
+
+// R2: an unknown tool never runs, is answered with an error naming it and
+// audited as failed.
+func TestUnknownTool(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, results := e.turn(t, call("x", "archive_task", map[string]string{"task_id": "T1"}))
+		if res.Set != nil || !strings.Contains(results["x"], "archive_task") || !strings.Contains(results["x"], `"error"`) {
+			t.Errorf("result %q, set %v", results["x"], res.Set)
+		}
+		if e.task(t, "T1").Status != nod.StatusInProgress {
+			t.Errorf("T1 changed")
+		}
+		audit := e.audit(t)
+		if len(audit) != 1 || audit[0].Tool != "archive_task" || audit[0].Outcome != nod.OutcomeFailed {
+			t.Errorf("audit = %+v", audit)
+		}
+	})
+}
+
+// R3: a queued call's result, its item, and the stored conversation.
+func TestQueuedTitle(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, results := e.turn(t, call("c1", "set_task_title", map[string]string{"task_id": "T1", "title": "Fix login redirect bug"}))
+		if results["c1"] != "Proposal queued for user review." {
+			t.Errorf("result = %q", results["c1"])
+		}
+		if e.task(t, "T1").Title != "Fix login bug" {
+			t.Errorf("title changed before confirmation")
+		}
+		if res.Set == nil || len(res.Set.Items) != 1 {
+			t.Fatalf("set = %+v", res.Set)
+		}
+		it := res.Set.Items[0]
+		if it.Tool != "set_task_title" || it.Status != nod.ItemPending || string(it.Args) != `{"task_id":"T1","title":"Fix login redirect bug"}` {
+			t.Errorf("item = %+v", it)
+		}
+		stored, err := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		if err != nil || stored.Status != nod.SetPending || stored.UserID != user {
+			t.Errorf("stored set = %+v, %v", stored, err)
+		}
+		hist, _ := e.db.History(t.Context(), chat, 100)
+		calls, answers := 0, 0
+		for _, m := range hist {
+			for _, tc := range m.ToolCalls {
+				if tc.ID == "c1" {
+					calls++
+				}
+			}
+			if m.ToolCallID == "c1" {
+				answers++
+			}
+		}
+		if calls != 1 || answers != 1 {
+			t.Errorf("conversation has the call %d times and %d results", calls, answers)
+		}
+	})
+}
+
+// R5: arguments sent as a string, in a fence or encoded twice are read
+// as if sent plainly.
+func TestArgumentRecovery(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		plain := `{"task_id":"T1","priority":"P1"}`
+		twice, _ := json.Marshal(plain)
+		res, results := e.turn(t,
+			call("a", "add_multiple_checklist_items", `{"task_id":"T1","items":"[{\"title\":\"Load test\"},{\"title\":\"Review session TTL\"}]"}`),
+			call("b", "set_task_priority", "```json\n"+plain+"\n```"),
+			call("c", "update_task_estimate", string(twice[:len(twice)-1])+`"`), // same as twice
+		)
+		_ = results
+		for _, id := range []string{"a", "b"} {
+			if results[id] != "Proposal queued for user review." {
+				t.Errorf("result %s = %q", id, results[id])
+			}
+		}
+		var tools []string
+		for _, it := range res.Set.Items {
+			tools = append(tools, it.Tool)
+		}
+		if !slices.Equal(tools, []string{"add_checklist_item", "add_checklist_item", "set_task_priority"}) {
+			t.Errorf("items = %v", tools)
+		}
+	})
+}
+
+// R5 (c): the argument object encoded once more as a JSON string.
+func TestArgumentsEncodedTwice(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		twice, _ := json.Marshal(`{"task_id":"T1","estimate_minutes":90}`)
+		res, results := e.turn(t, call("c", "update_task_estimate", string(twice)))
+		if results["c"] != "Proposal queued for user review." || res.Set == nil || res.Set.Items[0].After != "90" {
+			t.Errorf("result %q, set %+v", results["c"], res.Set)
+		}
+	})
+}
+
+// R6: bad arguments get an error naming tool and field, never echoing the
+// arguments; nothing is queued and the loop goes on.
+func TestInvalidArguments(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		cases := []struct {
+			id, tool, args string
+			want           []string
+		}{
+			{"1", "set_task_priority", `set it to P1 please`, []string{"set_task_priority", "JSON object"}},
+			{"2", "add_multiple_checklist_items", `{"task_id":"T1","items":"[{title: Write"}`, []string{"add_multiple_checklist_items", `"items"`}},
+			{"3", "set_task_priority", `{"task_id":"T1"}`, []string{"set_task_priority", `"priority"`, "required"}},
+			{"4", "set_task_priority", `{"task_id":"T1","priority":"P5"}`, []string{`"priority"`, "P0, P1, P2, P3"}},
+			{"5", "set_task_status", `{"task_id":"T1","status":"CLOSED"}`, []string{`"status"`, "OPEN, GROOMED, IN_PROGRESS, BLOCKED, ON_HOLD, DONE, REJECTED"}},
+			{"6", "update_task_estimate", `{"task_id":"T1","estimate_minutes":-30}`, []string{`"estimate_minutes"`}},
+			{"7", "update_task_due_date", `{"task_id":"T1","due_date":"15/03/2026"}`, []string{`"due_date"`, "YYYY-MM-DD"}},
+			{"8", "add_multiple_checklist_items", `{"task_id":"T1","items":[]}`, []string{`"items"`}},
+			{"9", "set_task_title", `{"task_id":"T-404","title":"x"}`, []string{"T-404", "does not exist"}},
+		}
+		var calls []openaitest.ToolCall
+		for _, c := range cases {
+			calls = append(calls, call(c.id, c.tool, c.args))
+		}
+		res, results := e.turn(t, calls...)
+		for _, c := range cases {
+			r := results[c.id]
+			if !strings.Contains(r, `"error"`) {
+				t.Errorf("%s %s: result %q is not an error", c.tool, c.args, r)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(r, strings.ReplaceAll(w, `"`, `\"`)) {
+					t.Errorf("%s %s: result %q lacks %q", c.tool, c.args, r, w)
+				}
+			}
+			if len(c.args) > 12 && strings.Contains(r, c.args) {
+				t.Errorf("%s: result echoes the arguments", c.tool)
+			}
+		}
+		if res.Set != nil {
+			t.Errorf("invalid calls queued %d items", len(res.Set.Items))
+		}
+	})
+}
+
+// B11, R7 in part: no-ops are dropped with an exact reason.
+func TestNoOps(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		cases := map[string]openaitest.ToolCall{
+			"Skipped: priority is already P3.":           call("1", "set_task_priority", `{"task_id":"T1","priority":"P3"}`),
+			"Skipped: status is already IN_PROGRESS.":    call("2", "set_task_status", `{"task_id":"T1","status":"in_progress"}`),
+			"Skipped: due date is already 2026-03-15.":   call("3", "update_task_due_date", `{"task_id":"T1","due_date":"2026-03-15"}`),
+			`Skipped: title is already "Fix login bug".`: call("4", "set_task_title", `{"task_id":"T1","title":"  Fix login bug "}`),
+			"Skipped: labels are already backend, bug.":  call("5", "assign_task_labels", `{"task_id":"T1","labels":["bug","backend"]}`),
+			"Skipped: due date is already none.":         call("6", "update_task_due_date", `{"task_id":"T2","due_date":null}`),
+			"Skipped: estimate is already 120 minutes.":  call("7", "update_task_estimate", `{"task_id":"T1","estimate_minutes":120}`),
+		}
+		var calls []openaitest.ToolCall
+		for _, c := range cases {
+			calls = append(calls, c)
+		}
+		res, results := e.turn(t, calls...)
+		for want, c := range cases {
+			if results[c.ID] != want {
+				t.Errorf("%s %s = %q, want %q", c.Name, c.Arguments, results[c.ID], want)
+			}
+		}
+		if res.Set != nil {
+			t.Errorf("a turn of no-ops stored a set")
+		}
+	})
+}
+
+// R7: a skipped call does not use up the field; a second change of it in
+// the same turn is an error.
+func TestOneProposalPerFieldPerTurn(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, results := e.turn(t,
+			call("a", "set_task_priority", `{"task_id":"T1","priority":"P3"}`),
+			call("b", "set_task_priority", `{"task_id":"T1","priority":"P1"}`),
+			call("c", "set_task_priority", `{"task_id":"T1","priority":"P2"}`),
+		)
+		if results["b"] != "Proposal queued for user review." || !strings.Contains(results["c"], `already proposed in this turn`) ||
+			!strings.Contains(results["c"], "Fix login bug") {
+			t.Errorf("results = %q", results)
+		}
+		if res.Set == nil || len(res.Set.Items) != 1 || res.Set.Items[0].After != "P1" {
+			t.Errorf("set = %+v", res.Set)
+		}
+	})
+}
+
+// A turn that only reads stores no set.
+func TestReadOnlyTurn(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, results := e.turn(t, call("l", "list_tasks", `{"query":"LOGIN"}`), call("g", "get_task", `{"task_id":"T1"}`))
+		var list struct {
+			Tasks []map[string]any `json:"tasks"`
+		}
+		if err := json.Unmarshal([]byte(results["l"]), &list); err != nil || len(list.Tasks) != 1 || list.Tasks[0]["id"] != "T1" {
+			t.Errorf("list_tasks = %s", results["l"])
+		}
+		var task struct {
+			ID          string  `json:"id"`
+			Description *string `json:"description"`
+			Estimate    *int    `json:"estimate_minutes"`
+			DueDate     *string `json:"due_date"`
+			Checklist   []struct {
+				ID        string  `json:"id"`
+				CheckedBy string  `json:"checked_by"`
+				CheckedAt *string `json:"checked_at"`
+			} `json:"checklist"`
+		}
+		if err := json.Unmarshal([]byte(results["g"]), &task); err != nil {
+			t.Fatal(err)
+		}
+		if task.ID != "T1" || *task.Estimate != 120 || *task.DueDate != "2026-03-15" || len(task.Checklist) != 3 ||
+			task.Checklist[0].CheckedAt != nil || task.Checklist[1].CheckedBy != "agent" || *task.Checklist[2].CheckedAt != "2026-03-10T09:00:00Z" {
+			t.Errorf("get_task = %s", results["g"])
+		}
+		if res.Set != nil {
+			t.Errorf("a read-only turn stored a set")
+		}
+		audit := e.audit(t)
+		if len(audit) != 2 || audit[0].Outcome != nod.OutcomeExecuted || string(audit[1].Args) != `{"query":"LOGIN"}` {
+			t.Errorf("audit = %+v", audit)
+		}
+	})
+}
+
+// proposeCS queues the seed cases' CS: estimate 90, then the title.
+func (e *env) proposeCS(t *testing.T) nod.ChangeSet {
+	t.Helper()
+	res, _ := e.turn(t,
+		call("a", "update_task_estimate", `{"task_id":"T1","estimate_minutes":90}`),
+		call("b", "set_task_title", `{"task_id":"T1","title":"Fix login redirect bug"}`),
+	)
+	if res.Set == nil || len(res.Set.Items) != 2 {
+		t.Fatalf("CS = %+v", res.Set)
+	}
+	return *res.Set
+}
+
+// C1: ✓ 1 applies item 1 alone, with every record, from storage alone.
+func TestConfirmOne(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		cs := e.proposeCS(t)
+		// A fresh service, as after a restart or on another replica.
+		fresh := agent.NewConfirmations(e.db, e.clock.Now, slog.New(slog.DiscardHandler))
+		d, err := fresh.Confirm(t.Context(), chat, user, cs.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *e.task(t, "T1").EstimateMinutes != 90 || e.task(t, "T1").Title != "Fix login bug" {
+			t.Errorf("T1 after ✓ 1: %+v", e.task(t, "T1"))
+		}
+		if d.Set.Status != nod.SetPartiallyResolved || d.Set.Items[0].Status != nod.ItemConfirmed || d.Set.Items[1].Status != nod.ItemPending {
+			t.Errorf("set after ✓ 1: %+v", d.Set)
+		}
+		u, err := e.db.UndoEntry(t.Context(), chat, d.Set.Items[0].UndoID)
+		if err != nil || *u.Before.EstimateMinutes != 120 || *u.After.EstimateMinutes != 90 {
+			t.Errorf("undo entry: %+v, %v", u, err)
+		}
+		ds, _ := e.db.RecentDecisions(t.Context(), chat, 10)
+		if len(ds) != 1 || ds[0].N != 1 || ds[0].Verdict != nod.Confirmed || ds[0].UserID != user {
+			t.Errorf("decisions = %+v", ds)
+		}
+	})
+}
+
+// C2, C3: a decided item cannot be decided again; the last decision
+// resolves the set.
+func TestDecidedItemsStayDecided(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		cs := e.proposeCS(t)
+		if _, err := e.confirm.Reject(t.Context(), chat, user, cs.ID, 2); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.confirm.Confirm(t.Context(), chat, user, cs.ID, 2); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("✓ 2 after ✗ 2: %v, want ErrDecided", err)
+		}
+		d, err := e.confirm.Confirm(t.Context(), chat, user, cs.ID, 1)
+		if err != nil || d.Set.Status != nod.SetResolved || d.Set.ResolvedAt == nil {
+			t.Fatalf("✓ 1: %+v, %v", d.Set, err)
+		}
+		resolvedAt := *d.Set.ResolvedAt
+		if _, err := e.confirm.Reject(t.Context(), chat, user, cs.ID, 1); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("✗ 1 after ✓ 1: %v, want ErrDecided", err)
+		}
+		e.clock.Advance(time.Hour)
+		e.confirm.ConfirmAll(t.Context(), chat, user, cs.ID)
+		again, _ := e.db.ChangeSet(t.Context(), chat, cs.ID)
+		if !again.ResolvedAt.Equal(resolvedAt) {
+			t.Errorf("resolved_at moved from %v to %v", resolvedAt, again.ResolvedAt)
+		}
+		if e.task(t, "T1").Title != "Fix login bug" {
+			t.Errorf("the rejected title was applied")
+		}
+		ds, _ := e.db.RecentDecisions(t.Context(), chat, 10)
+		if len(ds) != 2 {
+			t.Errorf("%d decisions, want 2", len(ds))
+		}
+	})
+}
+
+// C4: out-of-range items, another chat, another user, unknown sets.
+func TestDecisionsRefused(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		cs := e.proposeCS(t)
+		for _, c := range []struct {
+			name       string
+			chat, user int64
+			set        string
+			n          int
+			want       error
+		}{
+			{"item 5", chat, user, cs.ID, 5, nod.ErrNotFound},
+			{"item 0", chat, user, cs.ID, 0, nod.ErrNotFound},
+			{"item -1", chat, user, cs.ID, -1, nod.ErrNotFound},
+			{"unknown set", chat, user, "zzzzzzzzzz", 1, nod.ErrNotFound},
+			{"chat 200", 200, user, cs.ID, 1, nod.ErrNotFound},
+			{"another user", chat, 43, cs.ID, 1, nod.ErrForbidden},
+		} {
+			if _, err := e.confirm.Confirm(t.Context(), c.chat, c.user, c.set, c.n); !errors.Is(err, c.want) {
+				t.Errorf("%s: %v, want %v", c.name, err, c.want)
+			}
+		}
+		for _, a := range e.audit(t) {
+			if a.Outcome != nod.OutcomeQueued {
+				t.Errorf("a refused decision wrote %s", a.Outcome)
+			}
+		}
+		if *e.task(t, "T1").EstimateMinutes != 120 {
+			t.Errorf("a refused decision changed T1")
+		}
+	})
+}
+
+// C8: when the undo entry cannot be written, nothing is applied and the
+// item stays pending.
+func TestConfirmRollsBack(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, _ := e.turn(t, call("p", "set_task_priority", `{"task_id":"T1","priority":"P1"}`))
+		storagetest.FailInserts(t, e.db, "undo_entries")
+		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		if err == nil {
+			t.Fatal("Confirm succeeded without its undo entry")
+		}
+		if e.task(t, "T1").Priority != nod.P3 || d.Set.Items[0].Status != nod.ItemPending {
+			t.Errorf("after a failed confirm: priority %s, item %s", e.task(t, "T1").Priority, d.Set.Items[0].Status)
+		}
+		ds, _ := e.db.RecentDecisions(t.Context(), chat, 10)
+		audit := e.audit(t)
+		if len(ds) != 0 || audit[0].Outcome != nod.OutcomeQueued {
+			t.Errorf("a failed confirm left a decision or an audit row: %+v %+v", ds, audit[0])
+		}
+	})
+}
