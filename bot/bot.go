@@ -112,6 +112,8 @@ func (b *Bot) Start(ctx context.Context) error {
 		tgbot.WithHTTPClient(b.opts.PollTimeout, client),
 		tgbot.WithInitialOffset(last),
 		tgbot.WithDefaultHandler(b.handle),
+		tgbot.WithNotAsyncHandlers(), // with the one default worker: update order
+		tgbot.WithWorkers(1),
 		tgbot.WithErrorsHandler(func(err error) { b.log.Warn("telegram", "err", err) }),
 		tgbot.WithCheckInitTimeout(10*time.Second),
 	)
@@ -162,30 +164,46 @@ func (b *Bot) setCommands(ctx context.Context) {
 	}
 }
 
-// handle is the entry point of every update: it recovers panics, drops
-// redelivered updates, checks who is asking, then routes.
+// handle receives every update, one at a time in update order (the library
+// runs it synchronously on a single worker). It does no I/O so that it never
+// holds up the next update: a text message goes to its chat's queue, which
+// keeps the chat's order; a button press runs at once on its own goroutine,
+// never behind a turn. Both first drop redelivered updates.
 func (b *Bot) handle(ctx context.Context, _ *tgbot.Bot, u *models.Update) {
-	b.handlers.Add(1)
-	defer b.handlers.Done()
-	chat := updateChat(u)
-	defer b.recover(ctx, chat)
-	first, err := b.store.MarkUpdate(ctx, u.ID)
-	if err != nil {
-		b.log.Error("mark update", "update", u.ID, "err", err)
-		return
-	}
-	if !first {
-		b.log.Info("duplicate update ignored", "update", u.ID)
-		return
-	}
 	switch {
-	case u.CallbackQuery != nil:
-		b.onCallback(ctx, u.CallbackQuery)
 	case u.Message != nil:
-		b.onMessage(ctx, u.Message)
+		chat := u.Message.Chat.ID
+		b.queue.push(ctx, chat, func(ctx context.Context) {
+			defer b.recover(ctx, chat)
+			if b.firstDelivery(ctx, u.ID) {
+				b.onMessage(ctx, u.Message)
+			}
+		})
+	case u.CallbackQuery != nil:
+		b.handlers.Add(1)
+		go func() {
+			defer b.handlers.Done()
+			defer b.recover(ctx, updateChat(u))
+			if b.firstDelivery(ctx, u.ID) {
+				b.onCallback(ctx, u.CallbackQuery)
+			}
+		}()
 	default:
 		b.log.Debug("update kind ignored", "update", u.ID)
 	}
+}
+
+// firstDelivery records the update and reports whether it is new.
+func (b *Bot) firstDelivery(ctx context.Context, id int64) bool {
+	first, err := b.store.MarkUpdate(ctx, id)
+	if err != nil {
+		b.log.Error("mark update", "update", id, "err", err)
+		return false
+	}
+	if !first {
+		b.log.Info("duplicate update ignored", "update", id)
+	}
+	return first
 }
 
 // recover turns a panic into a log line and an apology.

@@ -3,7 +3,8 @@
 //
 // The library runs every update in its own goroutine, advances the polling
 // offset before a handler runs, recovers no panics and never retries. So
-// the bot keeps each chat's text messages in order on a queue of their own,
+// the bot takes updates one at a time in update order and keeps each chat's
+// text messages in that order on a queue of their own,
 // runs button presses on their own path (never queued behind the turn that
 // waits for them), records every handled update id and ignores redelivered
 // ones, recovers panics with an apology, and answers every callback query.

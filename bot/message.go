@@ -22,6 +22,7 @@ type incoming struct {
 	replyTo    int
 }
 
+// onMessage handles a message in its chat's queue.
 func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 	if m.From == nil || m.From.IsBot {
 		return // channel posts and other bots
@@ -35,10 +36,7 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 	if m.ReplyToMessage != nil {
 		in.replyTo = m.ReplyToMessage.ID
 	}
-	b.queue.push(ctx, chat, func(ctx context.Context) {
-		defer b.recover(ctx, chat)
-		b.onText(ctx, in)
-	})
+	b.onText(ctx, in)
 }
 
 // onText handles one text message, in the chat's order.

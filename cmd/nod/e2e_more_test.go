@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// A button press is never queued behind the turn that is running in its
+// chat, and a chat's messages are handled in order.
+func TestTapDuringSlowTurnAndOrder(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	release := make(chan struct{})
+	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+		switch r.LastUser() {
+		case "raise the login bug":
+			if len(r.ToolResults()) == 0 {
+				return openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}))
+			}
+			return openaitest.Text("Raise it?")
+		case "slow one":
+			<-release
+			return openaitest.Text("first reply")
+		}
+		return openaitest.Text("second reply")
+	}
+	h.start()
+	h.tg.SendText(chat, user, "raise the login bug")
+	set := h.changeSetMessage(chat, 2)
+	h.tg.SendText(chat, user, "slow one")
+	h.tg.SendText(chat, user, "fast one")
+	h.llm.RequestsFor(agentM) // the slow turn is now waiting on the model
+	ans := h.tap(chat, user, set.ID, "✓ 1")
+	if !strings.Contains(ans, "Applied") {
+		t.Errorf("tap during a turn answered %q", ans)
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 2 {
+		t.Errorf("a later message was answered before the slow one: %d messages", n)
+	}
+	close(release)
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if msgs[2].Text != "first reply" || msgs[3].Text != "second reply" {
+		t.Errorf("replies out of order: %q, %q", msgs[2].Text, msgs[3].Text)
+	}
+	if len(h.tg.Calls("sendChatAction")) < 3 {
+		t.Errorf("no typing action per turn")
+	}
+	cmds := h.tg.Calls("setMyCommands")
+	if len(cmds) != 1 || !strings.Contains(cmds[0].Params.Get("commands"), "tasks") {
+		t.Errorf("setMyCommands calls = %v", cmds)
+	}
+}
+
+// Non-text updates, empty text and oversized text get a clear answer and
+// never reach the model.
+func TestNonTextAndOversizedMessages(t *testing.T) {
+	h := newHarness(t)
+	h.start()
+	h.tg.SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": time.Now().Unix(),
+		"chat": map[string]any{"id": chat, "type": "private"}, "from": map[string]any{"id": user, "first_name": "U"},
+		"sticker": map[string]any{"file_id": "x", "file_unique_id": "y", "type": "regular", "width": 1, "height": 1}}})
+	h.tg.SendUpdate(map[string]any{"edited_message": map[string]any{"message_id": 91, "date": time.Now().Unix(),
+		"chat": map[string]any{"id": chat, "type": "private"}, "from": map[string]any{"id": user, "first_name": "U"}, "text": "edited"}})
+	h.tg.SendUpdate(map[string]any{"channel_post": map[string]any{"message_id": 92, "date": time.Now().Unix(),
+		"chat": map[string]any{"id": -100, "type": "channel"}, "text": "post"}})
+	h.tg.SendText(chat, user, strings.Repeat("x", 5000))
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	if !strings.Contains(msgs[0].Text, "only read text") || !strings.Contains(msgs[1].Text, "too long") { // in update order
+		t.Errorf("answers = %q / %q", msgs[0].Text, msgs[1].Text)
+	}
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Errorf("%d model requests, want 0", n)
+	}
+}
+
+// The loop is bounded; an endless tool-call loop ends the turn with a note.
+func TestStepBound(t *testing.T) {
+	h := newHarness(t)
+	h.env["NOD_MAX_STEPS"] = "3"
+	h.seedT1()
+	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+		return openaitest.Calls(call("c"+string(rune('a'+len(r.Messages))), "list_tasks", map[string]any{}))
+	}
+	h.start()
+	h.tg.SendText(chat, user, "loop forever")
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	if !strings.Contains(msgs[1].Text, "stopped after 3 steps") {
+		t.Errorf("messages = %q", []string{msgs[0].Text, msgs[1].Text})
+	}
+	if n := len(h.llm.Requests()); n != 3 {
+		t.Errorf("%d model requests, want 3", n)
+	}
+}
+
+// An empty reply still gives the person a line; delete_task never runs.
+func TestEmptyReplyAndDeleteRefused(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(
+		openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})),
+		openaitest.Text(""),
+	)
+	h.start()
+	h.tg.SendText(chat, user, "delete the task Fix login bug")
+	msgs := h.tg.WaitBotMessages(chat, 1)
+	if strings.TrimSpace(msgs[0].Text) == "" {
+		t.Errorf("empty reply sent")
+	}
+	if r := h.llm.Requests()[1].ToolResults()["d"]; !strings.Contains(r, "typed confirmation") {
+		t.Errorf("delete_task result = %q", r)
+	}
+	if _, err := h.db.Task(t.Context(), chat, "T1"); err != nil {
+		t.Errorf("T1 was deleted: %v", err)
+	}
+}
+
+// /start, /help, /tasks, a task card and its checklist toggle, /pending, /undo.
+func TestCommandsAndTaskCard(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clock.Advance(25 * time.Hour) // the seeding itself is no longer undoable
+	h.start()
+	for i, c := range []string{"/start", "/help", "/pending", "/undo"} {
+		h.tg.SendText(chat, user, c)
+		h.tg.WaitBotMessages(chat, i+1)
+	}
+	msgs := h.tg.BotMessages(chat)
+	for i, want := range []string{"I'm nod", "Commands", "No change sets", "nothing to undo"} {
+		if !strings.Contains(msgs[i].Text, want) {
+			t.Errorf("reply %d = %q, want %q in it", i, msgs[i].Text, want)
+		}
+	}
+	h.tg.SendText(chat, user, "/tasks@nod_test_bot")
+	list := h.tg.WaitBotMessages(chat, 5)[4]
+	h.tap(chat, user, list.ID, "🔄 Fix login bug")
+	card := h.tg.WaitBotMessages(chat, 6)[5]
+	h.clock.Advance(time.Hour)
+	if ans := h.tap(chat, user, card.ID, "⬜ Write tests"); !strings.Contains(ans, "Ticked") {
+		t.Errorf("toggle answered %q", ans)
+	}
+	card = h.tg.WaitMessage(chat, card.ID, "the card to show the tick", func(m telegramtest.Message) bool {
+		_, ok := m.Button("☑️ Write tests")
+		return ok
+	})
+	t1 := h.task("T1")
+	c1, _ := t1.Item("c1")
+	if !c1.Checked || c1.CheckedBy != nod.ActorUser || c1.CheckedAt == nil || !c1.CheckedAt.Equal(h.clock.Now()) {
+		t.Errorf("c1 after the tap = %+v", c1)
+	}
+	// S9: a tap on an agent-checked item stamps the user.
+	h.tap(chat, user, card.ID, "☑️ Update docs")
+	t1 = h.task("T1")
+	c2, _ := t1.Item("c2")
+	if c2.Checked || c2.CheckedBy != nod.ActorUser {
+		t.Errorf("c2 after the tap = %+v", c2)
+	}
+	h.tg.SendText(chat, user, "/undo")
+	h.tg.WaitBotMessages(chat, 7)
+	t1 = h.task("T1")
+	if c2, _ := t1.Item("c2"); !c2.Checked || c2.CheckedBy != nod.ActorAgent {
+		t.Errorf("/undo did not restore c2: %+v", c2)
+	}
+}
+
+// The binary, built and run as the README says, serves a person end to
+// end against the fakes.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	h := newHarness(t)
+	bin := filepath.Join(t.TempDir(), "nod")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "nod ") {
+		t.Errorf("nod version = %q, %v", out, err)
+	}
+	h.script(
+		openaitest.Calls(call("a", "create_task", map[string]any{"title": "Buy milk"})),
+		openaitest.Text("Shall I add it?"),
+	)
+	cmd := exec.Command(bin)
+	cmd.Env = []string{"HOME=" + t.TempDir()}
+	for k, v := range h.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h.tg.SendText(chat, user, "add a task Buy milk")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ 1")
+	h.tg.WaitMessage(chat, set.ID, "applied", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 1 of 1") })
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("nod exited with %v\n%s", err, logs.String())
+	}
+	if !strings.Contains(logs.String(), "listening addr=127.0.0.1:") {
+		t.Errorf("no listening line in the logs:\n%s", logs.String())
+	}
+	if strings.Contains(logs.String(), telegramtest.Token) || strings.Contains(logs.String(), "sk-test-secret-key") {
+		t.Errorf("a secret is in the logs")
+	}
+	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 1 {
+		t.Errorf("%d tasks after the binary's run", len(tasks))
+	}
+}
+
+func TestConfig(t *testing.T) {
+	env := map[string]string{"NOD_MODEL": "env-model", "NOD_ALLOWED_USERS": "1, 2", "TELEGRAM_BOT_TOKEN": "secret-token"}
+	var help bytes.Buffer
+	c, _, err := loadConfig("nod", []string{"-model", "flag-model"}, func(k string) string { return env[k] }, &help)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "flag-model" || c.ClassifierModel != "flag-model" || len(c.AllowedUsers) != 2 || c.Token != "secret-token" ||
+		c.StepTimeout != 60*time.Second || c.MaxSteps != 8 || c.HTTPAddr != "127.0.0.1:9090" || c.DB != "nod.db" {
+		t.Errorf("config = %+v", c)
+	}
+	_, _, err = loadConfig("nod", []string{"-h"}, func(k string) string { return env[k] }, &help)
+	if err == nil || strings.Contains(help.String(), "secret-token") {
+		t.Errorf("-h: err %v; help shows the token: %v", err, strings.Contains(help.String(), "secret-token"))
+	}
+	env["NOD_STEP_TIMEOUT"] = "soon"
+	if _, _, err := loadConfig("nod", nil, func(k string) string { return env[k] }, &help); err == nil || !strings.Contains(err.Error(), "NOD_STEP_TIMEOUT") {
+		t.Errorf("bad duration: %v", err)
+	}
+}
+
+func TestMigrateAndVersion(t *testing.T) {
+	dsn := filepath.Join(t.TempDir(), "m.db")
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"migrate", "-db", dsn}, func(string) string { return "" }, &out, &errb); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(errb.String(), "migrated") {
+		t.Errorf("migrate logged %q", errb.String())
+	}
+	if err := run(t.Context(), []string{"version"}, func(string) string { return "" }, &out, &errb); err != nil || !strings.HasPrefix(out.String(), "nod ") {
+		t.Errorf("version: %q, %v", out.String(), err)
+	}
+	if err := run(t.Context(), []string{"serve"}, func(string) string { return "" }, &out, &errb); err == nil || !strings.Contains(err.Error(), "TELEGRAM_BOT_TOKEN") {
+		t.Errorf("serve without a token: %v", err)
+	}
+	if err := run(t.Context(), []string{"frobnicate"}, func(string) string { return "" }, &out, &errb); err == nil {
+		t.Errorf("unknown command accepted")
+	}
+}
