@@ -12,6 +12,7 @@ const (
 	ActUndo                             // undo entry ID
 	ActOpenTask                         // show the card of task ID
 	ActToggle                           // toggle checklist item ID
+	ActSetMode                          // set the chat's mode to ID
 )
 
 // Action is what a button names: a kind and a server-side record. It

@@ -50,4 +50,6 @@ type UndoEntry struct {
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	UndoneAt  *time.Time
+	// Auto marks a change applied without the person's tap.
+	Auto bool
 }

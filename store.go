@@ -22,6 +22,9 @@ type Edit struct {
 	Args    json.RawMessage
 	Summary string
 	Mutate  Mutate
+	// Auto marks a change applied without the person's tap (an explicit
+	// request, trusted mode).
+	Auto bool
 	// Audit carries what the caller knows (outcome, user_confirmed, verdict,
 	// reason, duration); storage fills in the rest.
 	Audit AuditEntry

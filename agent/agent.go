@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/confidence"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
@@ -32,17 +33,25 @@ type Options struct {
 	HistoryLimit int           // stored messages sent back to the model
 }
 
+// Classifier decides which proposed actions the person explicitly asked
+// for; see confidence.Classifier. It never fails: on any problem it
+// answers NEEDS_CONFIRMATION.
+type Classifier interface {
+	Classify(ctx context.Context, conv []confidence.Entry, actions []confidence.Action) []confidence.Verdict
+}
+
 // Agent runs turns of the conversation between a chat and the model.
 type Agent struct {
-	opts  Options
-	llm   openai.Client
-	store Store
-	now   func() time.Time
-	log   *slog.Logger
+	opts       Options
+	llm        openai.Client
+	store      Store
+	classifier Classifier
+	now        func() time.Time
+	log        *slog.Logger
 }
 
 // New returns an agent talking to the endpoint of opts; now is the clock.
-func New(opts Options, store Store, now func() time.Time, log *slog.Logger) *Agent {
+func New(opts Options, store Store, classifier Classifier, now func() time.Time, log *slog.Logger) *Agent {
 	if opts.StepTimeout <= 0 {
 		opts.StepTimeout = 60 * time.Second
 	}
@@ -55,7 +64,7 @@ func New(opts Options, store Store, now func() time.Time, log *slog.Logger) *Age
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries))
-	return &Agent{opts: opts, llm: llm, store: store, now: now, log: log}
+	return &Agent{opts: opts, llm: llm, store: store, classifier: classifier, now: now, log: log}
 }
 
 // Request is one turn's input.
@@ -68,8 +77,18 @@ type Request struct {
 	Review bool
 }
 
+// Receipt is a change the turn applied without asking.
+type Receipt struct {
+	TaskTitle string
+	Item      nod.ChangeItem // what changed, with its undo entry
+	Quote     string         // the person's words that asked for it
+	Mode      nod.Mode       // trusted: applied because the chat trusts the agent
+}
+
 // Result is what a turn produced for the person.
 type Result struct {
+	Receipts       []Receipt      // changes applied at once
+	NoOps          []string       // requests that needed no change, and why
 	Text           string         // the agent's final reply; may be empty
 	Set            *nod.ChangeSet // proposals to show; nil if none
 	StepsExhausted bool           // the turn was cut at MaxSteps
@@ -83,12 +102,18 @@ const reviewInstruction = "Review my tasks on your own: look for missing estimat
 // the model answers in plain text or MaxSteps is reached. What the turn
 // proposes is stored as one change set together with the conversation.
 func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
-	t := &turn{a: a, req: req, started: a.now(), fields: map[string]bool{}}
+	t := &turn{a: a, req: req, started: a.now(), fields: map[string]bool{}, seen: map[string]bool{}}
+	settings, err := a.store.ChatSettings(ctx, req.ChatID)
+	if err != nil {
+		return Result{}, err
+	}
+	t.mode = settings.Effective(t.started)
 	history, err := a.store.History(ctx, req.ChatID, a.opts.HistoryLimit)
 	if err != nil {
 		return Result{}, err
 	}
 	history = fromUserMessage(history)
+	t.history = history
 	system, err := a.systemPrompt(ctx, req.ChatID)
 	if err != nil {
 		return Result{}, err
@@ -108,15 +133,16 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 			if serr := a.store.SaveTurn(ctx, nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs[:1]}); serr != nil {
 				a.log.Error("save failed turn", "chat", req.ChatID, "err", serr)
 			}
-			return Result{}, err
+			// Changes applied before the failure stand, with their receipts.
+			return Result{Receipts: t.receipts}, err
 		}
 		t.msgs = append(t.msgs, msg)
 		if len(msg.ToolCalls) == 0 {
 			res.Text = msg.Content
 			break
 		}
-		for _, call := range msg.ToolCalls {
-			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: call.ID, Content: t.call(ctx, call), At: a.now()})
+		for i, result := range t.step(ctx, msg.ToolCalls) {
+			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: a.now()})
 		}
 		if res.Steps >= a.opts.MaxSteps {
 			res.StepsExhausted = true
@@ -133,7 +159,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	if err := a.store.SaveTurn(ctx, rec); err != nil {
 		return Result{}, err
 	}
-	res.Set = rec.Set
+	res.Set, res.Receipts, res.NoOps = rec.Set, t.receipts, t.noops
 	a.log.Info("turn", "chat", req.ChatID, "steps", res.Steps, "proposed", len(t.items),
 		"duration_ms", a.now().Sub(t.started).Milliseconds(), "exhausted", res.StepsExhausted)
 	return res, nil
@@ -248,6 +274,7 @@ type taskJSON struct {
 	DueDate         *string      `json:"due_date"`
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
+	Notes           []string     `json:"notes,omitempty"` // elements of the call that were dropped
 }
 
 type itemJSON struct {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/fixtures"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
@@ -22,9 +23,13 @@ const (
 	chat   = int64(100)
 	user   = int64(42)
 	agentM = "agent-model"
+	clfM   = "clf-model"
 )
 
 type env struct {
+	// clf answers classifier requests; by default with no verdicts, so
+	// every change needs confirmation.
+	clf     func(openaitest.Request) openaitest.Response
 	db      *storage.DB
 	llm     *openaitest.Server
 	agent   *agent.Agent
@@ -41,9 +46,11 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
 			db := storagetest.Open(t, d, clock.Now)
 			llm := openaitest.New(t)
 			log := slog.New(slog.DiscardHandler)
+			clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: clfM, Timeout: 2 * time.Second}, log)
 			fn(t, &env{
 				db: db, llm: llm, clock: clock,
-				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second}, db, clock.Now, log),
+				clf:     func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
+				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second}, db, clf, clock.Now, log),
 				confirm: agent.NewConfirmations(db, clock.Now, log),
 			})
 		})
@@ -79,13 +86,20 @@ func (e *env) seed(t *testing.T) {
 // it returns the result and the tool results by call id.
 func (e *env) turn(t *testing.T, calls ...openaitest.ToolCall) (agent.Result, map[string]string) {
 	t.Helper()
-	before := len(e.llm.Requests())
-	e.llm.Handler = openaitest.Script(agentM, nil, openaitest.Calls(calls...), openaitest.Text("ok"))
-	res, err := e.agent.Turn(t.Context(), agent.Request{ChatID: chat, UserID: user, Text: "please"})
+	return e.turnSaying(t, "please", calls...)
+}
+
+// turnSaying is turn with the person's text.
+func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall) (agent.Result, map[string]string) {
+	t.Helper()
+	before := len(e.llm.RequestsFor(agentM))
+	e.llm.Handler = openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+		openaitest.Calls(calls...), openaitest.Text("ok"))
+	res, err := e.agent.Turn(t.Context(), agent.Request{ChatID: chat, UserID: user, Text: text})
 	if err != nil {
 		t.Fatalf("Turn: %v", err)
 	}
-	reqs := e.llm.Requests()
+	reqs := e.llm.RequestsFor(agentM)
 	if len(reqs) != before+2 {
 		t.Fatalf("%d model requests in the turn, want 2", len(reqs)-before)
 	}

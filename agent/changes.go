@@ -512,6 +512,4 @@ func shortID(id string) string {
 }
 
 // sameText compares texts ignoring case and runs of white space.
-func sameText(a, b string) bool {
-	return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
-}
+func sameText(a, b string) bool { return normalize(a) == normalize(b) }

@@ -227,11 +227,59 @@ func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, set
 	return d, nil
 }
 
+// Undone is the outcome of an undo.
+type Undone struct {
+	Redo nod.UndoEntry // undoes the undo
+	// Breaker is set when this undo tripped the circuit breaker: the chat
+	// now asks for everything, and Previous is the mode to go back to.
+	Breaker  bool
+	Previous nod.Mode
+}
+
+// breakerUndos auto-applied changes undone within breakerWindow make the
+// chat ask for everything for breakerFor (DESIGN §3).
+const (
+	breakerUndos  = 2
+	breakerWindow = time.Hour
+	breakerFor    = 24 * time.Hour
+)
+
 // Undo reverts an applied change. Errors wrap nod.ErrNotFound,
 // nod.ErrDecided (already undone), nod.ErrExpired or nod.ErrStale (the
 // task changed since; force overrides).
-func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.UndoEntry, error) {
-	return c.store.Undo(ctx, chatID, undoID, userID, force)
+func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (Undone, error) {
+	u, err := c.store.UndoEntry(ctx, chatID, undoID)
+	if err != nil {
+		return Undone{}, err
+	}
+	redo, err := c.store.Undo(ctx, chatID, undoID, userID, force)
+	if err != nil {
+		return Undone{}, err
+	}
+	out := Undone{Redo: redo}
+	if !u.Auto {
+		return out, nil
+	}
+	now := c.now()
+	settings, err := c.store.ChatSettings(ctx, chatID)
+	if err != nil {
+		c.log.Error("circuit breaker", "chat", chatID, "err", err)
+		return out, nil
+	}
+	if settings.Effective(now) == nod.ModeAlways {
+		return out, nil
+	}
+	n, err := c.store.AutoUndosSince(ctx, chatID, now.Add(-breakerWindow))
+	if err != nil || n < breakerUndos {
+		return out, nil
+	}
+	if err := c.store.TripBreaker(ctx, chatID, now.Add(breakerFor)); err != nil {
+		c.log.Error("circuit breaker", "chat", chatID, "err", err)
+		return out, nil
+	}
+	c.log.Info("circuit breaker tripped", "chat", chatID, "undos", n)
+	out.Breaker, out.Previous = true, settings.Mode
+	return out, nil
 }
 
 // Toggle flips a checklist item's checked state from the task card: the

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -20,6 +21,11 @@ type Store interface {
 	// transaction; the set gets its id and item numbers.
 	SaveTurn(ctx context.Context, t nod.TurnRecord) error
 	AddAudit(ctx context.Context, entries ...nod.AuditEntry) error
+	// Apply applies an edit at once with its audit row and undo entry, in
+	// one transaction.
+	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
+	// ChatSettings returns the chat's mode and circuit breaker.
+	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
 }
 
 // DecisionStore is the storage the confirmation service needs.
@@ -45,4 +51,9 @@ type DecisionStore interface {
 	Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error)
 	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
 	ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error)
+	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
+	// AutoUndosSince counts auto-applied changes undone at or after since.
+	AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error)
+	// TripBreaker makes the chat ask for everything until until.
+	TripBreaker(ctx context.Context, chatID int64, until time.Time) error
 }

@@ -2,12 +2,15 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/confidence"
 )
 
 // Texts the model receives; outside tests script against some of them.
@@ -18,65 +21,322 @@ const (
 
 // turn is the state of one agent turn.
 type turn struct {
-	a       *Agent
-	req     Request
-	started time.Time
-	msgs    []nod.ChatMessage
-	audit   []nod.AuditEntry
-	items   []nod.ChangeItem
-	fields  map[string]bool // task id + field proposed in this turn
+	a        *Agent
+	req      Request
+	started  time.Time
+	msgs     []nod.ChatMessage
+	audit    []nod.AuditEntry
+	items    []nod.ChangeItem
+	fields   map[string]bool // task id + field proposed or applied in this turn
+	seen     map[string]bool // changes proposed or applied in this turn
+	history  []nod.ChatMessage
+	mode     nod.Mode
+	receipts []Receipt
+	noops    []string
 }
 
-// call runs one tool call and returns its result for the model. It never
-// fails: every problem becomes a result the model can act on.
-func (t *turn) call(ctx context.Context, call nod.ToolCall) string {
-	start := time.Now()
-	entry := nod.AuditEntry{UserID: t.req.UserID, Tool: call.Name, Args: []byte("{}")}
-	record := func(o nod.Outcome, errText string) {
-		entry.Outcome, entry.Error, entry.Duration, entry.At = o, errText, time.Since(start), t.a.now()
-		t.audit = append(t.audit, entry)
+// step runs the tool calls of one model step and returns their results in
+// call order. Read-only calls run at once. The step's mutating calls are
+// prepared first; then one classifier request covers all of them, and each
+// is applied at once (explicit, or trusted mode) or queued for the person.
+func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
+	results := make([]string, len(calls))
+	var props []*proposal
+	for i, c := range calls {
+		p, res := t.prepare(ctx, c)
+		if p == nil {
+			results[i] = res
+			continue
+		}
+		p.idx = i
+		props = append(props, p)
 	}
+	verdicts := t.decide(ctx, props)
+	for i, p := range props {
+		results[p.idx] = t.commit(ctx, p, verdicts[i])
+	}
+	return results
+}
+
+// proposal is a mutating call, validated and compared with the tasks as
+// they are, waiting to be routed.
+type proposal struct {
+	idx     int
+	start   time.Time
+	tool    Tool
+	args    args
+	changes []prepared
+	dropped []string // one line per kind of dropped element
+}
+
+// prepared is one change of a proposal with the values it was read with.
+type prepared struct {
+	c           change
+	task        *nod.Task // nil for create_task
+	cur, target string
+}
+
+// audit records the outcome of one call.
+func (t *turn) record(start time.Time, tool string, a json.RawMessage, o nod.Outcome, errText string) {
+	if len(a) == 0 {
+		a = json.RawMessage("{}")
+	}
+	t.audit = append(t.audit, nod.AuditEntry{UserID: t.req.UserID, Tool: tool, Args: a, Outcome: o, Error: errText,
+		Duration: time.Since(start), At: t.a.now()})
+}
+
+// prepare runs a call that needs no routing and returns its result, or
+// returns the proposal a mutating call makes. It never fails: every
+// problem becomes a result the model can act on.
+func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, string) {
+	start := time.Now()
 	tool, ok := Lookup(call.Name)
 	if !ok {
 		err := fmt.Sprintf("unknown tool %q: it does not exist and nothing was done; use only the tools you were given", call.Name)
-		record(nod.OutcomeFailed, err)
-		return errorJSON(errors.New(err))
+		t.record(start, call.Name, nil, nod.OutcomeFailed, err)
+		return nil, errorJSON(errors.New(err))
 	}
-	entry.Tool = tool.Name
 	a, err := decodeArgs(tool.Name, call.Arguments)
 	if err != nil {
-		record(nod.OutcomeFailed, userError(err))
-		return errorJSON(err)
+		t.record(start, tool.Name, nil, nod.OutcomeFailed, userError(err))
+		return nil, errorJSON(err)
 	}
-	entry.Args = a.JSON()
 	switch tool.Risk {
 	case nod.ReadOnly:
 		out, err := t.read(ctx, tool, a)
 		if err != nil {
-			record(nod.OutcomeFailed, userError(err))
-			return errorJSON(err)
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			return nil, errorJSON(err)
 		}
-		record(nod.OutcomeExecuted, "")
-		return out
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeExecuted, "")
+		return nil, out
 	case nod.Destructive:
 		if _, _, err := a.str("task_id", true); err != nil {
-			record(nod.OutcomeFailed, userError(err))
-			return errorJSON(err)
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			return nil, errorJSON(err)
 		}
 		err := "delete_task needs the user's typed confirmation, which this version of nod cannot ask for yet; nothing was deleted. Tell the user to delete it themselves or to keep it."
-		record(nod.OutcomeBlocked, err)
-		return errorJSON(errors.New(err))
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, err)
+		return nil, errorJSON(errors.New(err))
 	}
-	out, queued, err := t.propose(ctx, tool, a)
+	p, err := t.validate(ctx, tool, a)
+	if err != nil {
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+		return nil, errorJSON(err)
+	}
+	p.start = start
+	if len(p.changes) == 0 {
+		out := strings.Join(p.dropped, "\n")
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
+		return nil, out
+	}
+	return p, ""
+}
+
+// validate parses a mutating call and compares each of its changes with
+// the task as it is, dropping no-ops, repeats and invented item ids.
+func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, error) {
+	changes, notes, err := tool.parse(a)
+	if err != nil {
+		return nil, err
+	}
+	p := &proposal{tool: tool, args: a}
+	var missing, redundant []string
+	tasks := map[string]*nod.Task{}
+	for _, c := range changes {
+		var task *nod.Task
+		if id := c.task(); id != "" {
+			if task = tasks[id]; task == nil {
+				got, err := t.a.store.Task(ctx, t.req.ChatID, id)
+				if errors.Is(err, nod.ErrNotFound) {
+					return nil, fmt.Errorf("%s: task %q does not exist; use only ids from list_tasks or get_task, never invent them: %w", tool.Name, id, nod.ErrInvalid)
+				}
+				if err != nil {
+					return nil, err
+				}
+				task = &got
+				tasks[id] = task
+			}
+		}
+		cur, err := c.current(task)
+		if errors.Is(err, nod.ErrNotFound) {
+			missing = append(missing, itemIDOf(c))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		target, err := c.target(task)
+		if err != nil {
+			return nil, err
+		}
+		if cur == target {
+			redundant = append(redundant, noopReason(c, task))
+			continue
+		}
+		seen := c.tool() + "/" + c.task() + "/" + normalize(c.summary(task))
+		if t.seen[seen] {
+			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.summary(task), "Add: ")))
+			continue
+		}
+		key := fieldKey(c)
+		if key != "" && t.fields[key] {
+			return nil, fmt.Errorf("%s: a %s change for %q is already proposed in this turn; propose each field once: %w", tool.Name, c.field(), task.Title, nod.ErrInvalid)
+		}
+		// Reserved now, so that later calls of the same step see them.
+		t.seen[seen] = true
+		if key != "" {
+			t.fields[key] = true
+		}
+		p.changes = append(p.changes, prepared{c: c, task: task, cur: cur, target: target})
+	}
+	if len(redundant) == 1 && len(changes) == 1 {
+		p.dropped = append(p.dropped, redundant[0])
+		if !t.req.Review {
+			t.noops = append(t.noops, redundant[0])
+		}
+	} else if len(redundant) > 0 {
+		p.dropped = append(p.dropped, fmt.Sprintf("Skipped %d redundant item(s): %s.", len(redundant), strings.Join(redundant, "; ")))
+	}
+	if len(missing) > 0 {
+		p.dropped = append(p.dropped, fmt.Sprintf("Not queued: %s are not checklist items of this task; use only item ids from get_task, never invent them.", strings.Join(missing, ", ")))
+	}
+	p.dropped = append(p.dropped, notes...)
+	return p, nil
+}
+
+// decide returns a verdict per proposal: the mode decides, or, in smart
+// mode outside a review, one classifier request for all of them.
+func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdict {
+	verdicts := make([]confidence.Verdict, len(props))
+	if len(props) == 0 {
+		return verdicts
+	}
 	switch {
-	case err != nil:
-		record(nod.OutcomeFailed, userError(err))
-		return errorJSON(err)
-	case queued == 0:
-		record(nod.OutcomeBlocked, out)
-	default:
-		record(nod.OutcomeQueued, "")
+	case t.req.Review || t.mode == nod.ModeAlways:
+		for i := range verdicts {
+			verdicts[i] = confidence.Verdict{Level: confidence.NeedsConfirmation}
+		}
+		return verdicts
+	case t.mode == nod.ModeTrusted:
+		for i := range verdicts {
+			verdicts[i] = confidence.Verdict{Level: confidence.Explicit}
+		}
+		return verdicts
 	}
+	actions := make([]confidence.Action, len(props))
+	for i, p := range props {
+		actions[i] = confidence.Action{Tool: p.tool.Name, Summary: classifierSummary(p.tool.Name, p.args)}
+	}
+	return t.a.classifier.Classify(ctx, t.conversation(), actions)
+}
+
+// commit applies or queues a proposal and returns the call's result.
+func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) string {
+	if v.Explicit() {
+		return t.apply(ctx, p, v)
+	}
+	var queued int
+	var overflow []string
+	for _, pc := range p.changes {
+		if len(t.items) >= nod.MaxItems {
+			overflow = append(overflow, pc.c.summary(pc.task))
+			continue
+		}
+		t.items = append(t.items, nod.ChangeItem{
+			Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
+			Field: pc.c.field(), Before: pc.cur, After: pc.target,
+		})
+		queued++
+	}
+	var lines []string
+	if queued > 0 {
+		lines = append(lines, resultQueued)
+	}
+	lines = append(lines, p.dropped...)
+	if len(overflow) > 0 {
+		lines = append(lines, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
+	}
+	out := nod.OutcomeQueued
+	if queued == 0 {
+		out = nod.OutcomeBlocked
+	}
+	t.record(p.start, p.tool.Name, p.args.JSON(), out, "")
+	t.audit[len(t.audit)-1].Verdict = verdictName(v)
+	return strings.Join(lines, "\n")
+}
+
+// apply runs an explicit proposal's changes at once, each through the same
+// transactional path as a confirmation, and returns the task as it is now.
+func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict) string {
+	by := nod.ActorUser // the person's own words asked for it
+	if t.mode == nod.ModeTrusted {
+		by = nod.ActorAgent
+	}
+	now := t.a.now()
+	var last nod.Task
+	for _, pc := range p.changes {
+		pc := pc
+		applied, err := t.a.store.Apply(ctx, nod.Edit{
+			ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
+			Summary: pc.c.summary(pc.task), Auto: true,
+			Mutate: func(cur *nod.Task) (nod.Task, error) {
+				var tk nod.Task
+				if cur != nil {
+					tk = *cur
+				}
+				err := pc.c.apply(&tk, applyCtx{now: now, by: by})
+				return tk, err
+			},
+			Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdictName(v), Reason: v.Quote, Duration: time.Since(p.start)},
+		})
+		if err != nil {
+			t.a.log.Error("apply explicit change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
+			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing of it was changed", p.tool.Name, userError(err)))
+		}
+		last = applied.After
+		title := applied.After.Title
+		t.receipts = append(t.receipts, Receipt{TaskTitle: title, Quote: v.Quote, Mode: t.mode, Item: nod.ChangeItem{
+			N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: applied.After.ID, Args: pc.c.args(), Summary: pc.c.summary(pc.task),
+			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed, UndoID: applied.Undo.ID,
+		}})
+	}
+	j := toJSON(last)
+	if len(p.dropped) > 0 {
+		j.Notes = p.dropped
+	}
+	return string(mustJSON(j))
+}
+
+func verdictName(v confidence.Verdict) string {
+	if v.Level == "" {
+		return ""
+	}
+	if v.Default != "" {
+		return string(v.Level) + " (" + v.Default + ")"
+	}
+	return string(v.Level)
+}
+
+// conversation is what the classifier may see: the person's messages and
+// the assistant's plain text, latest last, within a budget.
+func (t *turn) conversation() []confidence.Entry {
+	const maxEntries, maxChars = 12, 4000
+	var out []confidence.Entry
+	size := 0
+	all := append(append([]nod.ChatMessage(nil), t.history...), t.msgs...)
+	for i := len(all) - 1; i >= 0 && len(out) < maxEntries; i-- {
+		m := all[i]
+		text := strings.TrimSpace(m.Content)
+		if text == "" || m.Review || (m.Role != nod.RoleUser && m.Role != nod.RoleAssistant) {
+			continue
+		}
+		if size += len(text); size > maxChars && len(out) > 0 {
+			break
+		}
+		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At})
+	}
+	slices.Reverse(out)
 	return out
 }
 
@@ -123,101 +383,6 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 		return string(mustJSON(out)), nil
 	}
 	return "", fmt.Errorf("%s is not a read-only tool", tool.Name)
-}
-
-// propose turns a mutating call into change items of the turn's set. It
-// returns the result for the model and how many items were queued; what
-// was dropped is explained one line per kind.
-func (t *turn) propose(ctx context.Context, tool Tool, a args) (string, int, error) {
-	changes, notes, err := tool.parse(a)
-	if err != nil {
-		return "", 0, err
-	}
-	var (
-		queued    int
-		missing   []string // invented checklist item ids
-		redundant []string
-		overflow  []string
-	)
-	tasks := map[string]*nod.Task{}
-	for _, c := range changes {
-		var task *nod.Task
-		if id := c.task(); id != "" {
-			if task = tasks[id]; task == nil {
-				got, err := t.a.store.Task(ctx, t.req.ChatID, id)
-				if errors.Is(err, nod.ErrNotFound) {
-					return "", 0, fmt.Errorf("%s: task %q does not exist; use only ids from list_tasks or get_task, never invent them: %w", tool.Name, id, nod.ErrInvalid)
-				}
-				if err != nil {
-					return "", 0, err
-				}
-				task = &got
-				tasks[id] = task
-			}
-		}
-		cur, err := c.current(task)
-		if errors.Is(err, nod.ErrNotFound) {
-			missing = append(missing, itemIDOf(c))
-			continue
-		}
-		if err != nil {
-			return "", 0, err
-		}
-		target, err := c.target(task)
-		if err != nil {
-			return "", 0, err
-		}
-		if cur == target {
-			redundant = append(redundant, noopReason(c, task))
-			continue
-		}
-		if t.proposedInTurn(c, task) {
-			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.summary(task), "Add: ")))
-			continue
-		}
-		if key := fieldKey(c); key != "" && t.fields[key] {
-			return "", 0, fmt.Errorf("%s: a %s change for %q is already proposed in this turn; propose each field once: %w", tool.Name, c.field(), task.Title, nod.ErrInvalid)
-		}
-		if len(t.items) >= nod.MaxItems {
-			overflow = append(overflow, c.summary(task))
-			continue
-		}
-		if key := fieldKey(c); key != "" {
-			t.fields[key] = true
-		}
-		t.items = append(t.items, nod.ChangeItem{
-			Tool: c.tool(), TaskID: c.task(), Args: c.args(), Summary: c.summary(task),
-			Field: c.field(), Before: cur, After: target,
-		})
-		queued++
-	}
-	var lines []string
-	if queued > 0 {
-		lines = append(lines, resultQueued)
-	}
-	if len(redundant) == 1 && len(changes) == 1 {
-		lines = append(lines, redundant[0])
-	} else if len(redundant) > 0 {
-		lines = append(lines, fmt.Sprintf("Skipped %d redundant item(s): %s.", len(redundant), strings.Join(redundant, "; ")))
-	}
-	if len(missing) > 0 {
-		lines = append(lines, fmt.Sprintf("Not queued: %s are not checklist items of this task; use only item ids from get_task, never invent them.", strings.Join(missing, ", ")))
-	}
-	if len(overflow) > 0 {
-		lines = append(lines, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
-	}
-	lines = append(lines, notes...)
-	return strings.Join(lines, "\n"), queued, nil
-}
-
-// proposedInTurn reports whether an identical change is already queued.
-func (t *turn) proposedInTurn(c change, task *nod.Task) bool {
-	for _, it := range t.items {
-		if it.Tool == c.tool() && it.TaskID == c.task() && sameText(it.Summary, c.summary(task)) {
-			return true
-		}
-	}
-	return false
 }
 
 // fieldKey names the scalar field a change sets; checklist changes and new
@@ -278,3 +443,6 @@ func noopReason(c change, task *nod.Task) string {
 	}
 	return "Skipped: nothing would change."
 }
+
+// normalize folds case and runs of white space, for comparing texts.
+func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

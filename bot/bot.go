@@ -40,7 +40,7 @@ type Decider interface {
 	Reject(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
 	RejectAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
-	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.UndoEntry, error)
+	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (agent.Undone, error)
 	Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error)
 }
 
@@ -57,6 +57,8 @@ type Store interface {
 	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
 	LatestUndo(ctx context.Context, chatID int64) (nod.UndoEntry, error)
 	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
+	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
+	SetMode(ctx context.Context, chatID int64, m nod.Mode) error
 }
 
 // Bot connects Telegram to the agent.

@@ -19,16 +19,19 @@ type press struct {
 	chat, user int64
 	msgID      int
 	action     nod.Action
+	data       string                       // the pressed button's callback data
+	keyboard   *models.InlineKeyboardMarkup // of the pressed message, if known
 }
 
 func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	var (
 		chat  int64
 		msgID int
+		kb    *models.InlineKeyboardMarkup
 	)
 	switch {
 	case q.Message.Message != nil:
-		chat, msgID = q.Message.Message.Chat.ID, q.Message.Message.ID
+		chat, msgID, kb = q.Message.Message.Chat.ID, q.Message.Message.ID, q.Message.Message.ReplyMarkup
 	case q.Message.InaccessibleMessage != nil:
 		chat, msgID = q.Message.InaccessibleMessage.Chat.ID, q.Message.InaccessibleMessage.MessageID
 	}
@@ -44,7 +47,64 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		b.send.answer(ctx, q.ID, text)
 		return
 	}
-	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a}))
+	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb}))
+}
+
+// withoutButton returns kb without the button whose data is data.
+func withoutButton(kb *models.InlineKeyboardMarkup, data string) *models.InlineKeyboardMarkup {
+	out := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
+	for _, row := range kb.InlineKeyboard {
+		var r []models.InlineKeyboardButton
+		for _, b := range row {
+			if b.CallbackData != data {
+				r = append(r, b)
+			}
+		}
+		if len(r) > 0 {
+			out.InlineKeyboard = append(out.InlineKeyboard, r)
+		}
+	}
+	return out
+}
+
+func (b *Bot) onSetMode(ctx context.Context, p press) string {
+	m, err := nod.ParseMode(p.action.ID)
+	if err != nil {
+		text, _ := notice(err)
+		return text
+	}
+	if err := b.store.SetMode(ctx, p.chat, m); err != nil {
+		b.log.Error("set mode", "chat", p.chat, "err", err)
+		text, _ := notice(err)
+		return text
+	}
+	b.reply(ctx, p.chat, formatting.Text("mode_set", string(m)))
+	return "Mode: " + string(m)
+}
+
+func (b *Bot) cmdMode(ctx context.Context, in incoming) {
+	arg := strings.TrimSpace(strings.TrimPrefix(in.text, "/"+strings.SplitN(in.text[1:], " ", 2)[0]))
+	if arg == "" {
+		s, err := b.store.ChatSettings(ctx, in.chat)
+		if err != nil {
+			b.log.Error("mode", "chat", in.chat, "err", err)
+			b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+			return
+		}
+		b.reply(ctx, in.chat, formatting.ModeChoice(s.Effective(b.now())))
+		return
+	}
+	m, err := nod.ParseMode(arg)
+	if err != nil {
+		b.reply(ctx, in.chat, formatting.ModeChoice(nod.ModeSmart))
+		return
+	}
+	if err := b.store.SetMode(ctx, in.chat, m); err != nil {
+		b.log.Error("set mode", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, formatting.Text("mode_set", string(m)))
 }
 
 // showChangeSet sends a new change set and remembers its message.
@@ -150,26 +210,33 @@ func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onUndo(ctx context.Context, p press) string {
-	redo, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, false)
+	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, false)
 	if text, known := notice(err); err != nil {
 		if !known {
 			b.log.Error("undo", "chat", p.chat, "err", err)
 		}
 		return text
 	}
-	b.undone(ctx, p.chat, p.action.ID, redo)
+	if _, err := b.store.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
+		// A receipt: its used Undo button goes.
+		b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+	}
+	b.undone(ctx, p.chat, p.action.ID, u)
 	return "Undone."
 }
 
-// undone refreshes the change set an undone item came from, and reports
-// the undo with a button to redo it.
-func (b *Bot) undone(ctx context.Context, chat int64, undoID string, redo nod.UndoEntry) {
+// undone refreshes the change set an undone item came from, reports the
+// undo with a button to redo it, and says so if the breaker tripped.
+func (b *Bot) undone(ctx context.Context, chat int64, undoID string, u agent.Undone) {
 	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, set, 0, 0)
 	}
-	m := formatting.Text("undone", strings.TrimPrefix(redo.Summary, "Undo: "))
-	m.Keyboard = [][]formatting.Button{{{Text: "↪️ Redo", Action: nod.Action{Kind: nod.ActUndo, ID: redo.ID}}}}
+	m := formatting.Text("undone", strings.TrimPrefix(u.Redo.Summary, "Undo: "))
+	m.Keyboard = [][]formatting.Button{{{Text: "↪️ Redo", Action: nod.Action{Kind: nod.ActUndo, ID: u.Redo.ID}}}}
 	b.reply(ctx, chat, m)
+	if u.Breaker {
+		b.reply(ctx, chat, formatting.Breaker(u.Previous))
+	}
 }
 
 func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
@@ -179,9 +246,9 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 		return
 	}
 	if err == nil {
-		var redo nod.UndoEntry
-		if redo, err = b.decide.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
-			b.undone(ctx, in.chat, u.ID, redo)
+		var done agent.Undone
+		if done, err = b.decide.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
+			b.undone(ctx, in.chat, u.ID, done)
 			return
 		}
 	}

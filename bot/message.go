@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
 )
@@ -79,6 +80,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	b.send.typing(ctx, in.chat)
 	res, err := b.agent.Turn(ctx, req)
 	if err != nil {
+		b.sendReceipts(ctx, in.chat, res) // what was applied before the failure
 		tmpl := "internal_error"
 		if errors.Is(err, agent.ErrModel) {
 			tmpl = "model_error"
@@ -87,11 +89,12 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 		b.reply(ctx, in.chat, formatting.Text(tmpl, nil))
 		return
 	}
+	b.sendReceipts(ctx, in.chat, res)
 	text := strings.TrimSpace(res.Text)
 	switch {
 	case text != "":
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
-	case res.Set == nil:
+	case res.Set == nil && len(res.Receipts) == 0 && len(res.NoOps) == 0:
 		b.reply(ctx, in.chat, formatting.Text("empty_reply", nil))
 	}
 	if res.StepsExhausted {
@@ -99,6 +102,21 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	}
 	if res.Set != nil {
 		b.showChangeSet(ctx, *res.Set)
+	}
+}
+
+// sendReceipts reports what a turn applied without asking, and what it
+// found already done; the receipts come first in a turn's messages.
+func (b *Bot) sendReceipts(ctx context.Context, chat int64, res agent.Result) {
+	if len(res.Receipts) > 0 {
+		rs := make([]formatting.Receipt, len(res.Receipts))
+		for i, r := range res.Receipts {
+			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted}
+		}
+		b.reply(ctx, chat, formatting.Receipts(rs))
+	}
+	for _, n := range res.NoOps {
+		b.reply(ctx, chat, formatting.Text("no_change", strings.TrimPrefix(n, "Skipped: ")))
 	}
 }
 

@@ -21,6 +21,7 @@ var commands = []command{
 	{"tasks", "Your tasks", (*Bot).cmdTasks},
 	{"pending", "Changes waiting for you", (*Bot).cmdPending},
 	{"undo", "Undo the latest change", (*Bot).cmdUndo},
+	{"mode", "How much to ask: smart, always, trusted", (*Bot).cmdMode},
 }
 
 // actions maps every button kind to its handler; a handler returns the
@@ -33,4 +34,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActUndo:       (*Bot).onUndo,
 	nod.ActOpenTask:   (*Bot).onOpenTask,
 	nod.ActToggle:     (*Bot).onToggle,
+	nod.ActSetMode:    (*Bot).onSetMode,
 }

@@ -126,3 +126,14 @@ func (s *sender) typing(ctx context.Context, chat int64) {
 		s.log.Warn("send chat action", "chat", chat, "err", err)
 	}
 }
+
+// editKeyboard replaces message id's buttons.
+func (s *sender) editKeyboard(ctx context.Context, chat int64, id int, kb *models.InlineKeyboardMarkup) {
+	err := s.retry(ctx, "editMessageReplyMarkup", func() error {
+		_, err := s.tg.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: chat, MessageID: id, ReplyMarkup: kb})
+		return err
+	})
+	if err != nil && !strings.Contains(err.Error(), "message is not modified") {
+		s.log.Warn("edit keyboard", "chat", chat, "err", err)
+	}
+}

@@ -203,7 +203,7 @@ func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c nod.Edit
 	}
 	u := nod.UndoEntry{
 		ID: nod.NewID(), ChatID: c.ChatID, UserID: c.UserID, TaskID: after.ID, Tool: c.Tool, Summary: c.Summary,
-		Before: before, After: &after, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow),
+		Before: before, After: &after, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Auto: c.Auto,
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
 		return nod.Applied{}, err

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -18,8 +19,8 @@ func insertUndo(ctx context.Context, q querier, u nod.UndoEntry) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
-		u.ID, u.ChatID, u.UserID, u.TaskID, u.Tool, u.Summary, before, after, micros(u.CreatedAt), micros(u.ExpiresAt))
+	_, err = q.ExecContext(ctx, `INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+		u.ID, u.ChatID, u.UserID, u.TaskID, u.Tool, u.Summary, before, after, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
 	if err != nil {
 		return fmt.Errorf("record undo entry: %w", err)
 	}
@@ -111,9 +112,10 @@ func getUndo(ctx context.Context, q querier, chatID int64, id string) (nod.UndoE
 		before, after    sql.NullString
 		created, expires int64
 		undone           sql.NullInt64
+		auto             int
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at, undone_at FROM undo_entries WHERE id = $1 AND chat_id = $2`, id, chatID).
-		Scan(&u.ID, &u.ChatID, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &before, &after, &created, &expires, &undone)
+	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at, undone_at, auto FROM undo_entries WHERE id = $1 AND chat_id = $2`, id, chatID).
+		Scan(&u.ID, &u.ChatID, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &before, &after, &created, &expires, &undone, &auto)
 	if noRows(err) {
 		return u, fmt.Errorf("undo entry %s: %w", id, nod.ErrNotFound)
 	}
@@ -126,7 +128,7 @@ func getUndo(ctx context.Context, q querier, chatID int64, id string) (nod.UndoE
 	if u.After, err = unmarshalTask(after); err != nil {
 		return u, err
 	}
-	u.CreatedAt, u.ExpiresAt, u.UndoneAt = fromMicros(created), fromMicros(expires), timePtr(undone)
+	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0
 	return u, nil
 }
 
@@ -150,4 +152,15 @@ func unmarshalTask(s sql.NullString) (*nod.Task, error) {
 		return nil, fmt.Errorf("read task snapshot: %w", err)
 	}
 	return &t, nil
+}
+
+// AutoUndosSince counts the chat's undone auto-applied changes undone at
+// or after since: what the circuit breaker watches.
+func (db *DB) AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error) {
+	var n int
+	err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND auto = 1 AND undone_at >= $2`, chatID, micros(since)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count undos: %w", err)
+	}
+	return n, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/bot"
+	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/storage"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
@@ -26,6 +27,7 @@ var (
 	_ agent.DecisionStore = (*storage.DB)(nil)
 	_ bot.Store           = (*storage.DB)(nil)
 	_ bot.Turner          = (*agent.Agent)(nil)
+	_ agent.Classifier    = (*confidence.Classifier)(nil)
 	_ bot.Decider         = (*agent.Confirmations)(nil)
 )
 
@@ -63,9 +65,14 @@ func migrate(ctx context.Context, cfg config, log *slog.Logger) error {
 	return db.Migrate(ctx)
 }
 
-func newAgent(cfg config, db *storage.DB, now clock, log *slog.Logger) *agent.Agent {
+func newClassifier(cfg config, log *slog.Logger) *confidence.Classifier {
+	return confidence.New(confidence.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.ClassifierModel, Timeout: cfg.ClassifierTimeout},
+		log.With("component", "classifier"))
+}
+
+func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, now clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps}, db, now, log.With("component", "agent"))
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps}, db, clf, now, log.With("component", "agent"))
 }
 
 func newConfirmations(db *storage.DB, now clock, log *slog.Logger) *agent.Confirmations {
@@ -125,7 +132,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func() clock { return time.Now },
-			newDB, newAgent, newConfirmations, newBot, newHTTPServer,
+			newDB, newClassifier, newAgent, newConfirmations, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, db *storage.DB, h *httpServer, b *bot.Bot) {
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})

@@ -115,7 +115,7 @@ func TestEmptyReplyAndDeleteRefused(t *testing.T) {
 	if strings.TrimSpace(msgs[0].Text) == "" {
 		t.Errorf("empty reply sent")
 	}
-	if r := h.llm.Requests()[1].ToolResults()["d"]; !strings.Contains(r, "typed confirmation") {
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["d"]; !strings.Contains(r, "typed confirmation") {
 		t.Errorf("delete_task result = %q", r)
 	}
 	if _, err := h.db.Task(t.Context(), chat, "T1"); err != nil {

@@ -173,7 +173,7 @@ func TestStrangerRefused(t *testing.T) {
 	if n := len(h.tg.BotMessages(chat)); n != 3 {
 		t.Errorf("%d bot messages, want 3 (one refusal only)", n)
 	}
-	if n := len(h.llm.Requests()); n != 2 {
+	if n := len(h.llm.RequestsFor(agentM)); n != 2 {
 		t.Errorf("%d LLM requests, want 2 (none for the stranger)", n)
 	}
 	if h.task("T1").Priority != nod.P3 {
@@ -228,7 +228,7 @@ func TestChatIsolation(t *testing.T) {
 	h.tg.SendText(chat, user, "show me task "+b.ID)
 	h.tg.WaitBotMessages(chat, 1)
 	reqs := h.llm.Requests()
-	if r := reqs[1].ToolResults()["a"]; !strings.Contains(r, `"error"`) || !strings.Contains(r, "does not exist") {
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.Contains(r, `"error"`) || !strings.Contains(r, "does not exist") {
 		t.Errorf("get_task of chat B's task from chat A = %q", r)
 	}
 	for _, r := range reqs {
@@ -258,7 +258,7 @@ func TestBadToolCalls(t *testing.T) {
 	if msgs[0].Text != "Sorry, I could not do that." {
 		t.Errorf("reply = %q", msgs[0].Text)
 	}
-	results := h.llm.Requests()[1].ToolResults()
+	results := h.llm.RequestsFor(agentM)[1].ToolResults()
 	for id, want := range map[string]string{"u": "archive_task", "m": "not a JSON object", "g": "does not exist", "p": "P0, P1, P2, P3"} {
 		if !strings.Contains(results[id], `"error"`) || !strings.Contains(results[id], want) {
 			t.Errorf("result of %s = %q, want an error mentioning %q", id, results[id], want)
@@ -369,7 +369,7 @@ func TestConfirmAfterRestart(t *testing.T) {
 	if !strings.Contains(ans, "Applied") || h.task("T1").Priority != nod.P1 {
 		t.Errorf("after restart: answer %q, priority %s", ans, h.task("T1").Priority)
 	}
-	if n := len(h.llm.Requests()); n != 2 {
+	if n := len(h.llm.RequestsFor(agentM)); n != 2 {
 		t.Errorf("%d LLM requests: the old message was handled again after restart", n)
 	}
 }

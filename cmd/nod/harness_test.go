@@ -58,6 +58,9 @@ type harness struct {
 	env   map[string]string
 	logs  *syncBuffer
 	db    *storage.DB // a second connection, for assertions and seeding
+	// clf answers classifier requests; by default with no verdicts, so
+	// every change needs confirmation.
+	clf func(openaitest.Request) openaitest.Response
 
 	cancel context.CancelFunc
 	done   chan error
@@ -68,6 +71,7 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{
 		t: t, tg: telegramtest.New(t), llm: openaitest.New(t),
 		clock: fixtures.NewClock(fixtures.DefaultNow), dsn: filepath.Join(t.TempDir(), "nod.db"), logs: &syncBuffer{},
+		clf: func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
 	}
 	h.env = map[string]string{
 		"TELEGRAM_BOT_TOKEN": telegramtest.Token, "TELEGRAM_API_URL": h.tg.URL,
@@ -127,7 +131,7 @@ func (h *harness) stop() {
 
 // script answers agent requests in order.
 func (h *harness) script(responses ...openaitest.Response) {
-	h.llm.Handler = openaitest.Script(agentM, nil, responses...)
+	h.llm.Handler = openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return h.clf(r) }, responses...)
 }
 
 // seed stores a task of chat and returns it.

@@ -1,0 +1,279 @@
+package confidence
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// Level is a classifier verdict.
+type Level string
+
+// Verdict levels, as the classifier answers them.
+const (
+	Explicit          Level = "explicit"
+	NeedsConfirmation Level = "needs_confirmation"
+)
+
+// Entry is one line of the conversation the classifier sees.
+type Entry struct {
+	Role nod.Role // RoleUser or RoleAssistant
+	Text string
+	At   time.Time
+}
+
+// Action is one proposed tool call, summarised by nod from its arguments.
+type Action struct {
+	Tool    string
+	Summary string
+}
+
+// Verdict is the decision on one action.
+type Verdict struct {
+	Level     Level
+	Quote     string    // the person's words that asked for it (explicit only)
+	QuoteAt   time.Time // when the person wrote the quoted message
+	Reasoning string
+	// Default says why the conservative default was taken, if it was.
+	Default string
+}
+
+// Explicit reports whether the action may run without asking.
+func (v Verdict) Explicit() bool { return v.Level == Explicit }
+
+// Options configure the classifier.
+type Options struct {
+	BaseURL string
+	APIKey  string
+	Model   string
+	Timeout time.Duration // of the one request per step
+}
+
+// Classifier asks the classifier model. It is safe for concurrent use.
+type Classifier struct {
+	opts Options
+	llm  openai.Client
+	log  *slog.Logger
+	// plain is set once the endpoint rejected the JSON-schema response
+	// format: later requests go without it.
+	plain atomic.Bool
+}
+
+// New returns a classifier. Its requests are never retried (DESIGN §3).
+func New(opts Options, log *slog.Logger) *Classifier {
+	if opts.Timeout <= 0 {
+		opts.Timeout = 5 * time.Second
+	}
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0))
+	return &Classifier{opts: opts, llm: llm, log: log}
+}
+
+const systemPrompt = `You check an assistant's proposed actions on a person's task list. For each action, decide whether the person explicitly asked for exactly that change.
+
+"explicit": the person's own words directly request this change, or directly accept a specific option the assistant offered (for example the assistant asked "the title and the estimate?" and the person answered "both").
+"needs_confirmation": anything else — the change is inferred, suggested by the assistant, vague ("clean up my tasks"), broader or different from what was asked, or you are unsure.
+
+For "explicit", quote the person's exact words that ask for it, copied from a "User:" line. Never quote the assistant or the action list.
+Answer only with JSON: {"actions":[{"index":0,"level":"explicit","quote":"...","reasoning":"..."}]}, one entry per action.`
+
+// responseSchema is the strict JSON schema of the answer.
+var responseSchema = map[string]any{
+	"type": "object",
+	"properties": map[string]any{
+		"actions": map[string]any{
+			"type": "array",
+			"items": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"index":     map[string]any{"type": "integer"},
+					"level":     map[string]any{"type": "string", "enum": []string{string(Explicit), string(NeedsConfirmation)}},
+					"quote":     map[string]any{"type": "string"},
+					"reasoning": map[string]any{"type": "string"},
+				},
+				"required":             []string{"index", "level", "quote", "reasoning"},
+				"additionalProperties": false,
+			},
+		},
+	},
+	"required":             []string{"actions"},
+	"additionalProperties": false,
+}
+
+// Classify returns one verdict per action, in order. It makes exactly one
+// request (two only when the endpoint rejects the response format) and
+// never fails: any problem gives NEEDS_CONFIRMATION with the reason in
+// Verdict.Default.
+func (c *Classifier) Classify(ctx context.Context, conv []Entry, actions []Action) []Verdict {
+	verdicts := make([]Verdict, len(actions))
+	fallback := func(reason string) []Verdict {
+		for i := range verdicts {
+			if verdicts[i].Level == "" {
+				verdicts[i] = Verdict{Level: NeedsConfirmation, Default: reason}
+			}
+		}
+		return verdicts
+	}
+	if len(actions) == 0 {
+		return verdicts
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
+	defer cancel()
+	content, err := c.ask(ctx, conv, actions)
+	if err != nil {
+		c.log.Warn("classifier failed; asking the person", "err", err)
+		return fallback("classifier unavailable")
+	}
+	answer, err := parse(content)
+	if err != nil {
+		c.log.Warn("classifier answer unusable; asking the person", "err", err)
+		return fallback("unparsable answer")
+	}
+	seen := map[int]bool{}
+	for _, a := range answer {
+		if a.Index < 0 || a.Index >= len(actions) || seen[a.Index] {
+			continue // out of range or repeated: ignored
+		}
+		seen[a.Index] = true
+		v := Verdict{Level: NeedsConfirmation, Reasoning: a.Reasoning}
+		switch strings.ToLower(strings.TrimSpace(a.Level)) {
+		case string(Explicit):
+			if at, ok := quoted(conv, a.Quote); ok {
+				v.Level, v.Quote, v.QuoteAt = Explicit, strings.TrimSpace(a.Quote), at
+			} else {
+				v.Default = "quote not found in the person's messages"
+			}
+		case string(NeedsConfirmation):
+		default:
+			v.Default = "unknown level"
+		}
+		verdicts[a.Index] = v
+	}
+	return fallback("no verdict for this action")
+}
+
+// ask sends the one request and returns the answer's text.
+func (c *Classifier) ask(ctx context.Context, conv []Entry, actions []Action) (string, error) {
+	params := openai.ChatCompletionNewParams{
+		Model: shared.ChatModel(c.opts.Model),
+		Messages: []openai.ChatCompletionMessageParamUnion{
+			openai.SystemMessage(systemPrompt),
+			openai.UserMessage(Transcript(conv)),
+			openai.UserMessage(ActionList(actions)),
+		},
+	}
+	if !c.plain.Load() {
+		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{
+			OfJSONSchema: &shared.ResponseFormatJSONSchemaParam{JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
+				Name: "verdicts", Strict: openai.Bool(true), Schema: responseSchema,
+			}},
+		}
+	}
+	resp, err := c.llm.Chat.Completions.New(ctx, params)
+	var apiErr *openai.Error
+	if err != nil && !c.plain.Load() && errors.As(err, &apiErr) && apiErr.StatusCode == http.StatusBadRequest {
+		// This endpoint does not take structured output: remember, and ask
+		// the same once more without it.
+		c.plain.Store(true)
+		c.log.Info("classifier endpoint rejects JSON schema; using plain JSON")
+		params.ResponseFormat = openai.ChatCompletionNewParamsResponseFormatUnion{}
+		resp, err = c.llm.Chat.Completions.New(ctx, params)
+	}
+	if err != nil {
+		return "", err
+	}
+	if len(resp.Choices) == 0 {
+		return "", errors.New("the answer has no choices")
+	}
+	if r := resp.Choices[0].Message.Refusal; r != "" {
+		return "", fmt.Errorf("refused: %s", r)
+	}
+	return resp.Choices[0].Message.Content, nil
+}
+
+// Transcript renders the conversation one entry per line with its role.
+func Transcript(conv []Entry) string {
+	var b strings.Builder
+	b.WriteString("Conversation:\n")
+	for _, e := range conv {
+		role := "User"
+		if e.Role == nod.RoleAssistant {
+			role = "Assistant"
+		}
+		fmt.Fprintf(&b, "%s: %s\n", role, strings.Join(strings.Fields(e.Text), " "))
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+// ActionList renders the proposed actions numbered from 0.
+func ActionList(actions []Action) string {
+	var b strings.Builder
+	b.WriteString("Proposed actions:\n")
+	for i, a := range actions {
+		fmt.Fprintf(&b, "%d. %s: %s\n", i, a.Tool, a.Summary)
+	}
+	b.WriteString("\nFor each action, was it explicitly requested by the person? Answer with the JSON object only.")
+	return b.String()
+}
+
+type answerAction struct {
+	Index     int    `json:"index"`
+	Level     string `json:"level"`
+	Quote     string `json:"quote"`
+	Reasoning string `json:"reasoning"`
+}
+
+// parse reads the answer's JSON object, inside a code fence or not.
+func parse(content string) ([]answerAction, error) {
+	s := strings.TrimSpace(content)
+	start, end := strings.IndexByte(s, '{'), strings.LastIndexByte(s, '}')
+	if start < 0 || end < start {
+		return nil, errors.New("no JSON object in the answer")
+	}
+	var raw struct {
+		Actions []json.RawMessage `json:"actions"`
+	}
+	if err := json.Unmarshal([]byte(s[start:end+1]), &raw); err != nil {
+		return nil, fmt.Errorf("answer: %w", err)
+	}
+	var out []answerAction
+	for _, r := range raw.Actions {
+		var a answerAction
+		var probe map[string]json.RawMessage
+		if json.Unmarshal(r, &probe) != nil || probe["index"] == nil || probe["level"] == nil {
+			continue // an entry without index or level decides nothing
+		}
+		if err := json.Unmarshal(r, &a); err != nil {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// quoted reports whether quote occurs in one of the person's messages,
+// ignoring case and runs of white space, and when that message was sent.
+func quoted(conv []Entry, quote string) (time.Time, bool) {
+	q := normalize(quote)
+	if q == "" {
+		return time.Time{}, false
+	}
+	for i := len(conv) - 1; i >= 0; i-- {
+		if conv[i].Role == nod.RoleUser && strings.Contains(normalize(conv[i].Text), q) {
+			return conv[i].At, true
+		}
+	}
+	return time.Time{}, false
+}
+
+func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

@@ -1,0 +1,47 @@
+package nod
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Mode is how much a chat wants to be asked (DESIGN §3).
+type Mode string
+
+// Chat modes.
+const (
+	ModeSmart   Mode = "smart"   // explicit requests run at once, the rest asks
+	ModeAlways  Mode = "always"  // every mutating change asks
+	ModeTrusted Mode = "trusted" // mutating changes run at once; destructive still asks
+)
+
+// ParseMode matches s case-insensitively against the modes.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(strings.ToLower(strings.TrimSpace(s))); m {
+	case ModeSmart, ModeAlways, ModeTrusted:
+		return m, nil
+	}
+	return "", fmt.Errorf("mode %q is not smart, always or trusted: %w", s, ErrInvalid)
+}
+
+// ChatSettings are a chat's stored preferences.
+type ChatSettings struct {
+	ChatID int64
+	Mode   Mode
+	// BreakerUntil is set while the circuit breaker makes the chat ask for
+	// everything, after the person undid auto-applied changes.
+	BreakerUntil *time.Time
+}
+
+// Effective is the mode in force at now: the breaker overrides the chosen
+// mode while it lasts.
+func (s ChatSettings) Effective(now time.Time) Mode {
+	if s.BreakerUntil != nil && now.Before(*s.BreakerUntil) {
+		return ModeAlways
+	}
+	if s.Mode == "" {
+		return ModeSmart
+	}
+	return s.Mode
+}

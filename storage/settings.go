@@ -1,0 +1,52 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// ChatSettings returns the chat's settings; a chat never configured has
+// the defaults.
+func (db *DB) ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error) {
+	s := nod.ChatSettings{ChatID: chatID, Mode: nod.ModeSmart}
+	var (
+		mode    string
+		breaker sql.NullInt64
+	)
+	err := db.db.QueryRowContext(ctx, `SELECT mode, breaker_until FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&mode, &breaker)
+	if noRows(err) {
+		return s, nil
+	}
+	if err != nil {
+		return s, fmt.Errorf("chat settings: %w", err)
+	}
+	s.Mode, s.BreakerUntil = nod.Mode(mode), timePtr(breaker)
+	return s, nil
+}
+
+// SetMode sets the chat's mode and ends any circuit breaker.
+func (db *DB) SetMode(ctx context.Context, chatID int64, m nod.Mode) error {
+	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, $2, NULL, $3)
+		ON CONFLICT (chat_id) DO UPDATE SET mode = excluded.mode, breaker_until = NULL, updated_at = excluded.updated_at`,
+		chatID, string(m), micros(db.now()))
+	if err != nil {
+		return fmt.Errorf("set mode: %w", err)
+	}
+	return nil
+}
+
+// TripBreaker makes the chat ask for everything until until, keeping its
+// chosen mode to return to.
+func (db *DB) TripBreaker(ctx context.Context, chatID int64, until time.Time) error {
+	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, 'smart', $2, $3)
+		ON CONFLICT (chat_id) DO UPDATE SET breaker_until = excluded.breaker_until, updated_at = excluded.updated_at`,
+		chatID, micros(until), micros(db.now()))
+	if err != nil {
+		return fmt.Errorf("trip breaker: %w", err)
+	}
+	return nil
+}
