@@ -13,6 +13,7 @@ const (
 	ActOpenTask                         // show the card of task ID
 	ActToggle                           // toggle checklist item ID
 	ActSetMode                          // set the chat's mode to ID
+	ActRestore                          // restore task ID from the trash
 )
 
 // Action is what a button names: a kind and a server-side record. It

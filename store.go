@@ -1,6 +1,9 @@
 package nod
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"time"
+)
 
 // TaskFilter narrows a task listing.
 type TaskFilter struct {
@@ -25,6 +28,8 @@ type Edit struct {
 	// Auto marks a change applied without the person's tap (an explicit
 	// request, trusted mode).
 	Auto bool
+	// Trashed lets the edit act on a task in the trash (restoring it).
+	Trashed bool
 	// Audit carries what the caller knows (outcome, user_confirmed, verdict,
 	// reason, duration); storage fills in the rest.
 	Audit AuditEntry
@@ -45,4 +50,17 @@ type TurnRecord struct {
 	Messages []ChatMessage
 	Audit    []AuditEntry
 	Set      *ChangeSet // nil: nothing was proposed
+	// Deletion, if set, replaces the chat's pending typed confirmation.
+	Deletion *PendingDeletion
+}
+
+// PendingDeletion is a delete_task waiting for the person who asked to
+// type the task's title.
+type PendingDeletion struct {
+	ChatID    int64
+	UserID    int64
+	TaskID    string
+	Title     string
+	Checklist int // items that go with the task
+	ExpiresAt time.Time
 }

@@ -31,6 +31,8 @@ type Options struct {
 	StepTimeout  time.Duration // deadline of one LLM step, retries included
 	MaxSteps     int           // LLM steps per turn
 	HistoryLimit int           // stored messages sent back to the model
+	// ConfirmWindow is how long a typed confirmation of a deletion waits.
+	ConfirmWindow time.Duration
 }
 
 // Classifier decides which proposed actions the person explicitly asked
@@ -61,6 +63,9 @@ func New(opts Options, store Store, classifier Classifier, now func() time.Time,
 	if opts.HistoryLimit <= 0 {
 		opts.HistoryLimit = 40
 	}
+	if opts.ConfirmWindow <= 0 {
+		opts.ConfirmWindow = 10 * time.Minute
+	}
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries))
@@ -87,11 +92,13 @@ type Receipt struct {
 
 // Result is what a turn produced for the person.
 type Result struct {
-	Receipts       []Receipt      // changes applied at once
-	NoOps          []string       // requests that needed no change, and why
-	Text           string         // the agent's final reply; may be empty
-	Set            *nod.ChangeSet // proposals to show; nil if none
-	StepsExhausted bool           // the turn was cut at MaxSteps
+	Receipts []Receipt      // changes applied at once
+	NoOps    []string       // requests that needed no change, and why
+	Text     string         // the agent's final reply; may be empty
+	Set      *nod.ChangeSet // proposals to show; nil if none
+	// Deletion asks the person to type a task's title to delete it.
+	Deletion       *nod.PendingDeletion
+	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 }
 
@@ -149,7 +156,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 			break
 		}
 	}
-	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit}
+	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit, Deletion: t.deletion}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -159,7 +166,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	if err := a.store.SaveTurn(ctx, rec); err != nil {
 		return Result{}, err
 	}
-	res.Set, res.Receipts, res.NoOps = rec.Set, t.receipts, t.noops
+	res.Set, res.Receipts, res.NoOps, res.Deletion = rec.Set, t.receipts, t.noops, t.deletion
 	a.log.Info("turn", "chat", req.ChatID, "steps", res.Steps, "proposed", len(t.items),
 		"duration_ms", a.now().Sub(t.started).Milliseconds(), "exhausted", res.StepsExhausted)
 	return res, nil

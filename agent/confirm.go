@@ -302,3 +302,34 @@ func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID
 		Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true},
 	})
 }
+
+// Delete moves the task of a confirmed pending deletion to the trash: the
+// person typed its title. Undoable like any change.
+func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error) {
+	now := c.now()
+	return c.store.Apply(ctx, nod.Edit{
+		ChatID: chatID, UserID: userID, TaskID: d.TaskID, Tool: "delete_task",
+		Args: mustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
+		Mutate: func(cur *nod.Task) (nod.Task, error) {
+			cur.DeletedAt = &now
+			return *cur, nil
+		},
+		Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: "typed the task's title"},
+	})
+}
+
+// Restore brings a task back from the trash with its checklist.
+func (c *Confirmations) Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error) {
+	return c.store.Apply(ctx, nod.Edit{
+		ChatID: chatID, UserID: userID, TaskID: taskID, Tool: "restore_task", Trashed: true,
+		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
+		Mutate: func(cur *nod.Task) (nod.Task, error) {
+			if cur.DeletedAt == nil {
+				return nod.Task{}, fmt.Errorf("task %q is not in the trash: %w", cur.Title, nod.ErrDecided)
+			}
+			cur.DeletedAt = nil
+			return *cur, nil
+		},
+		Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true},
+	})
+}

@@ -13,6 +13,7 @@ const (
 	promptTasks        = 50
 	promptDecisions    = 20
 	promptDecisionSize = 2000 // bytes, about 500 tokens
+	promptPending      = 10
 )
 
 const rules = `You are nod, a task assistant in a Telegram chat. You manage the user's tasks only through the tools.
@@ -58,6 +59,24 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64) (string, error) 
 				fmt.Fprintf(&b, " checklist %d/%d", done, n)
 			}
 			b.WriteByte('\n')
+		}
+	}
+
+	open, err := a.store.OpenChangeSets(ctx, chatID)
+	if err != nil {
+		return "", fmt.Errorf("system prompt: %w", err)
+	}
+	lines := 0
+	for _, s := range open {
+		for _, it := range s.Items {
+			if it.Status != nod.ItemPending || lines == promptPending {
+				continue
+			}
+			if lines == 0 {
+				b.WriteString("\nYour proposals still waiting for the user (do not propose them again):\n")
+			}
+			fmt.Fprintf(&b, "- item %d of proposal %s: %s %s\n", it.N, s.ID, it.Tool, it.Summary)
+			lines++
 		}
 	}
 

@@ -26,6 +26,9 @@ type Store interface {
 	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
 	// ChatSettings returns the chat's mode and circuit breaker.
 	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
+	// OpenChangeSets returns the pending and partially resolved sets,
+	// newest first.
+	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
 }
 
 // DecisionStore is the storage the confirmation service needs.

@@ -33,6 +33,7 @@ type turn struct {
 	mode     nod.Mode
 	receipts []Receipt
 	noops    []string
+	deletion *nod.PendingDeletion
 }
 
 // step runs the tool calls of one model step and returns their results in
@@ -111,13 +112,13 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 		t.record(start, tool.Name, a.JSON(), nod.OutcomeExecuted, "")
 		return nil, out
 	case nod.Destructive:
-		if _, _, err := a.str("task_id", true); err != nil {
+		out, err := t.askDeletion(ctx, a)
+		if err != nil {
 			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
 			return nil, errorJSON(err)
 		}
-		err := "delete_task needs the user's typed confirmation, which this version of nod cannot ask for yet; nothing was deleted. Tell the user to delete it themselves or to keep it."
-		t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, err)
-		return nil, errorJSON(errors.New(err))
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeQueued, "")
+		return nil, out
 	}
 	p, err := t.validate(ctx, tool, a)
 	if err != nil {
@@ -131,6 +132,25 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 		return nil, out
 	}
 	return p, ""
+}
+
+// askDeletion never deletes: it asks the person to type the task's title,
+// whatever the mode and whatever the classifier would say.
+func (t *turn) askDeletion(ctx context.Context, a args) (string, error) {
+	id, _, err := a.str("task_id", true)
+	if err != nil {
+		return "", err
+	}
+	task, err := t.a.store.Task(ctx, t.req.ChatID, strings.TrimSpace(id))
+	if errors.Is(err, nod.ErrNotFound) {
+		return "", fmt.Errorf("delete_task: task %q does not exist; use only ids from list_tasks or get_task, never invent them: %w", id, nod.ErrInvalid)
+	}
+	if err != nil {
+		return "", err
+	}
+	t.deletion = &nod.PendingDeletion{ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: task.ID, Title: task.Title,
+		Checklist: len(task.Checklist), ExpiresAt: t.a.now().Add(t.a.opts.ConfirmWindow)}
+	return resultDeletion, nil
 }
 
 // validate parses a mutating call and compares each of its changes with

@@ -26,6 +26,11 @@ type Options struct {
 	PollTimeout time.Duration
 	// HTTPClient talks to the Bot API; nil uses a default.
 	HTTPClient *http.Client
+	// ChangeSetTTL expires pending change sets; TrashRetention purges the
+	// trash; the sweep that does both runs every SweepInterval.
+	ChangeSetTTL   time.Duration
+	TrashRetention time.Duration
+	SweepInterval  time.Duration
 }
 
 // Turner runs agent turns.
@@ -42,6 +47,8 @@ type Decider interface {
 	RejectAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
 	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (agent.Undone, error)
 	Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error)
+	Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error)
+	Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
 }
 
 // Store is the storage the bot reads. Every method is scoped to a chat.
@@ -59,6 +66,15 @@ type Store interface {
 	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
 	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
 	SetMode(ctx context.Context, chatID int64, m nod.Mode) error
+	ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error)
+	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
+	// SetReason stores a rejection's reason once.
+	SetReason(ctx context.Context, decisionID, reason string) error
+	// TakeDeletion removes and returns the person's waiting deletion.
+	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
+	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
+	ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet, error)
+	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
 }
 
 // Bot connects Telegram to the agent.
@@ -89,6 +105,15 @@ func New(opts Options, store Store, turner Turner, decider Decider, now func() t
 	}
 	if opts.PollTimeout <= 0 {
 		opts.PollTimeout = 30 * time.Second
+	}
+	if opts.ChangeSetTTL <= 0 {
+		opts.ChangeSetTTL = 7 * 24 * time.Hour
+	}
+	if opts.TrashRetention <= 0 {
+		opts.TrashRetention = 30 * 24 * time.Hour
+	}
+	if opts.SweepInterval <= 0 {
+		opts.SweepInterval = time.Minute
 	}
 	allowed := map[int64]bool{}
 	for _, id := range opts.AllowedUsers {
@@ -131,6 +156,8 @@ func (b *Bot) Start(ctx context.Context) error {
 		defer close(b.polling)
 		tg.Start(run)
 	}()
+	b.handlers.Add(1)
+	go b.sweeper(run)
 	return nil
 }
 

@@ -16,7 +16,7 @@ const codecVersion = '1'
 
 var kindLetters = map[nod.ActionKind]byte{
 	nod.ActConfirm: 'c', nod.ActReject: 'r', nod.ActConfirmAll: 'C', nod.ActRejectAll: 'R',
-	nod.ActUndo: 'u', nod.ActOpenTask: 't', nod.ActToggle: 'x', nod.ActSetMode: 'm',
+	nod.ActUndo: 'u', nod.ActOpenTask: 't', nod.ActToggle: 'x', nod.ActSetMode: 'm', nod.ActRestore: 'o',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

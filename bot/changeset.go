@@ -211,6 +211,9 @@ func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 
 func (b *Bot) onUndo(ctx context.Context, p press) string {
 	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, false)
+	if errors.Is(err, nod.ErrExpired) {
+		return "Too late to undo: the undo window has passed."
+	}
 	if text, known := notice(err); err != nil {
 		if !known {
 			b.log.Error("undo", "chat", p.chat, "err", err)

@@ -53,6 +53,9 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 		b.reply(ctx, in.chat, formatting.Text("too_long", n))
 		return
 	}
+	if b.typedConfirmation(ctx, in) {
+		return
+	}
 	if name, ok := commandName(in.text); ok {
 		for _, c := range commands {
 			if c.name == name {
@@ -60,6 +63,9 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 				return
 			}
 		}
+	}
+	if b.yesNo(ctx, in) || b.reason(ctx, in) {
+		return
 	}
 	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text})
 }
@@ -94,7 +100,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	switch {
 	case text != "":
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
-	case res.Set == nil && len(res.Receipts) == 0 && len(res.NoOps) == 0:
+	case res.Set == nil && len(res.Receipts) == 0 && len(res.NoOps) == 0 && res.Deletion == nil:
 		b.reply(ctx, in.chat, formatting.Text("empty_reply", nil))
 	}
 	if res.StepsExhausted {
@@ -102,6 +108,9 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	}
 	if res.Set != nil {
 		b.showChangeSet(ctx, *res.Set)
+	}
+	if res.Deletion != nil {
+		b.reply(ctx, in.chat, formatting.DeleteAsk(*res.Deletion))
 	}
 }
 

@@ -17,7 +17,7 @@ func notice(err error) (string, bool) {
 	case errors.Is(err, nod.ErrForbidden):
 		return "Only the person who asked for these changes can decide them.", true
 	case errors.Is(err, nod.ErrExpired):
-		return "This has expired; nothing was changed.", true
+		return "This proposal expired; nothing was changed.", true
 	case errors.Is(err, nod.ErrDecided):
 		return "Already decided; nothing more was changed.", true
 	case errors.Is(err, nod.ErrStale):

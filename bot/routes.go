@@ -20,6 +20,8 @@ var commands = []command{
 	{"help", "What nod can do", (*Bot).cmdHelp},
 	{"tasks", "Your tasks", (*Bot).cmdTasks},
 	{"pending", "Changes waiting for you", (*Bot).cmdPending},
+	{"review", "Let nod look over your tasks and suggest changes", (*Bot).cmdReview},
+	{"trash", "Deleted tasks, to restore", (*Bot).cmdTrash},
 	{"undo", "Undo the latest change", (*Bot).cmdUndo},
 	{"mode", "How much to ask: smart, always, trusted", (*Bot).cmdMode},
 }
@@ -35,4 +37,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActOpenTask:   (*Bot).onOpenTask,
 	nod.ActToggle:     (*Bot).onToggle,
 	nod.ActSetMode:    (*Bot).onSetMode,
+	nod.ActRestore:    (*Bot).onRestore,
 }

@@ -50,7 +50,17 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 		}
 		return n
 	},
-	"stamp": func(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04") },
+	"stamp": func(t any) string {
+		switch v := t.(type) {
+		case time.Time:
+			return v.UTC().Format("2 Jan 2006, 15:04")
+		case *time.Time:
+			if v != nil {
+				return v.UTC().Format("2 Jan 2006, 15:04")
+			}
+		}
+		return "—"
+	},
 }).ParseFS(templateFS, "templates/*.tmpl"))
 
 // Render executes template name with data. A template that fails to run
@@ -180,4 +190,25 @@ func buttonText(s string) string {
 		return string(r[:99]) + "…"
 	}
 	return s
+}
+
+// DeleteAsk asks the person to type a task's title to delete it.
+func DeleteAsk(d nod.PendingDeletion) Message { return Text("delete_ask", d) }
+
+// Trash lists the trash with a Restore button per task.
+func Trash(tasks []nod.Task) Message {
+	if len(tasks) == 0 {
+		return Text("trash_empty", nil)
+	}
+	m := Text("trash_list", tasks)
+	for _, t := range tasks {
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText("♻️ Restore " + t.Title), Action: nod.Action{Kind: nod.ActRestore, ID: t.ID}}})
+	}
+	return m
+}
+
+// WithUndo adds an Undo button for undo entry id to m.
+func WithUndo(m Message, id string) Message {
+	m.Keyboard = append(m.Keyboard, []Button{{Text: "↩️ Undo", Action: nod.Action{Kind: nod.ActUndo, ID: id}}})
+	return m
 }

@@ -169,7 +169,7 @@ func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c nod.Edit
 		if err != nil {
 			return nod.Applied{}, err
 		}
-		if t.DeletedAt != nil {
+		if t.DeletedAt != nil && !c.Trashed {
 			return nod.Applied{}, fmt.Errorf("task %q is in the trash: %w", t.Title, nod.ErrNotFound)
 		}
 		before = &t
@@ -339,4 +339,87 @@ func (db *DB) ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) 
 		return nod.ChangeSet{}, fmt.Errorf("change set of undo %s: %w", undoID, err)
 	}
 	return db.ChangeSet(ctx, chatID, setID)
+}
+
+// ChangeSetByMessage returns the set shown by message msgID of the chat.
+func (db *DB) ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error) {
+	var id string
+	err := db.db.QueryRowContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND message_id = $2`, chatID, msgID).Scan(&id)
+	if noRows(err) {
+		return nod.ChangeSet{}, fmt.Errorf("change set of message %d: %w", msgID, nod.ErrNotFound)
+	}
+	if err != nil {
+		return nod.ChangeSet{}, fmt.Errorf("change set of message %d: %w", msgID, err)
+	}
+	return db.ChangeSet(ctx, chatID, id)
+}
+
+// LatestRejection returns the newest decision on the set if it is a
+// rejection, or nod.ErrNotFound.
+func (db *DB) LatestRejection(ctx context.Context, setID string) (nod.Decision, error) {
+	var (
+		d       nod.Decision
+		verdict string
+		at      int64
+	)
+	err := db.db.QueryRowContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, created_at
+		FROM decisions WHERE set_id = $1 ORDER BY seq DESC LIMIT 1`, setID).
+		Scan(&d.ID, &d.ChatID, &d.SetID, &d.ItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &at)
+	if noRows(err) || (err == nil && verdict != string(nod.Rejected)) {
+		return nod.Decision{}, fmt.Errorf("rejection in set %s: %w", setID, nod.ErrNotFound)
+	}
+	if err != nil {
+		return nod.Decision{}, fmt.Errorf("latest rejection: %w", err)
+	}
+	d.Verdict, d.At = nod.Verdict(verdict), fromMicros(at)
+	return d, nil
+}
+
+// SetReason stores the reason of a rejection that has none yet; it returns
+// nod.ErrDecided if it already has one.
+func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
+	res, err := db.db.ExecContext(ctx, `UPDATE decisions SET reason = $1 WHERE id = $2 AND reason = '' AND verdict = 'rejected'`, reason, decisionID)
+	if err != nil {
+		return fmt.Errorf("set reason: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("decision %s has a reason: %w", decisionID, nod.ErrDecided)
+	}
+	return nil
+}
+
+// ExpireSets marks open sets created before cutoff expired and returns
+// them, so that their messages can say so. Each set is expired by one
+// caller only, however many replicas sweep at once.
+func (db *DB) ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND created_at < $1`, micros(cutoff))
+	if err != nil {
+		return nil, fmt.Errorf("expire sets: %w", err)
+	}
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	var out []nod.ChangeSet
+	for _, id := range ids {
+		res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET status = 'expired' WHERE id = $1 AND status IN ('pending', 'partially_resolved')`, id)
+		if err != nil {
+			return out, fmt.Errorf("expire set %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n != 1 {
+			continue // another replica got it
+		}
+		set, err := loadSet(ctx, db.db, id)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, set)
+	}
+	return out, nil
 }

@@ -36,6 +36,11 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 				return err
 			}
 		}
+		if t.Deletion != nil {
+			if err := savePendingDeletion(ctx, tx, *t.Deletion, now); err != nil {
+				return err
+			}
+		}
 		if t.Set != nil && len(t.Set.Items) > 0 {
 			t.Set.ChatID, t.Set.UserID = t.ChatID, t.UserID
 			return insertSet(ctx, tx, t.Set, now)

@@ -72,7 +72,7 @@ func newClassifier(cfg config, log *slog.Logger) *confidence.Classifier {
 
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, now clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps}, db, clf, now, log.With("component", "agent"))
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow}, db, clf, now, log.With("component", "agent"))
 }
 
 func newConfirmations(db *storage.DB, now clock, log *slog.Logger) *agent.Confirmations {
@@ -80,7 +80,8 @@ func newConfirmations(db *storage.DB, now clock, log *slog.Logger) *agent.Confir
 }
 
 func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, now clock, log *slog.Logger) *bot.Bot {
-	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers},
+	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
+		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval},
 		db, a, c, now, log.With("component", "bot"))
 }
 

@@ -32,6 +32,7 @@ type config struct {
 	ConfirmWindow     time.Duration
 	TrashRetention    time.Duration
 	LogFormat         string
+	SweepInterval     time.Duration
 }
 
 // setting is one configuration value: its flag, variable and default.
@@ -95,6 +96,7 @@ var settings = []setting{
 	{"undo-window", "NOD_UNDO_WINDOW", "24h", "Undo stays possible for", false, dur(func(c *config) *time.Duration { return &c.UndoWindow })},
 	{"confirm-window", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
 	{"trash-retention", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
+	{"sweep-interval", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets and old trash are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
 	{"log-format", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
 		if v != "text" && v != "json" {
 			return fmt.Errorf("%q is not text or json", v)

@@ -225,18 +225,23 @@ func TestModes(t *testing.T) {
 	h.tg.SendText(chat, user, "/mode trusted")
 	h.tg.WaitBotMessages(chat, 4)
 	h.tg.SendText(chat, user, "make it P2 and delete it")
-	msgs := h.tg.WaitBotMessages(chat, 6)
+	msgs := h.tg.WaitBotMessages(chat, 7)
 	if !strings.Contains(msgs[4].Text, "trusted mode") || !hasButton(msgs[4], "↩️ Undo") {
 		t.Errorf("trusted receipt = %q", msgs[4].Text)
 	}
 	if n := len(h.llm.RequestsFor(clfM)); n != 0 || h.task("T1").Priority != nod.P2 {
 		t.Errorf("trusted: %d classifier requests, priority %s", n, h.task("T1").Priority)
 	}
-	if _, err := h.db.Task(t.Context(), chat, "T1"); err != nil {
-		t.Errorf("delete_task ran in trusted mode")
+	if _, err := h.db.Task(t.Context(), chat, "T1"); err != nil || !strings.Contains(msgs[6].Text, "reply with the task's exact title") {
+		t.Errorf("delete_task in trusted mode: %v, last message %q", err, msgs[6].Text)
+	}
+	// The next text answers the typed confirmation: it cancels.
+	h.tg.SendText(chat, user, "/mode")
+	if m := h.tg.WaitBotMessages(chat, 8)[7]; !strings.Contains(m.Text, "Nothing was deleted") {
+		t.Errorf("after /mode: %q", m.Text)
 	}
 	h.tg.SendText(chat, user, "/mode")
-	choice := h.tg.WaitBotMessages(chat, 7)[6]
+	choice := h.tg.WaitBotMessages(chat, 9)[8]
 	h.tap(chat, user, choice.ID, "🧠 Smart")
 	if s, _ := h.db.ChatSettings(t.Context(), chat); s.Mode != nod.ModeSmart {
 		t.Errorf("mode after tapping Smart = %s", s.Mode)

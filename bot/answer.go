@@ -1,0 +1,200 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/formatting"
+)
+
+// The order in which a text message is read (DESIGN §3, first match wins):
+// the answer to a waiting typed confirmation; a command; yes/no to a change
+// set; a rejection's reason; anything else goes to the agent.
+
+// typedConfirmation answers a waiting deletion, if the person has one.
+func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
+	d, ok, err := b.store.TakeDeletion(ctx, in.chat, in.user)
+	if err != nil {
+		b.log.Error("typed confirmation", "chat", in.chat, "err", err)
+		return false
+	}
+	if !ok {
+		return false
+	}
+	if !strings.EqualFold(strings.TrimSpace(in.text), strings.TrimSpace(d.Title)) {
+		b.reply(ctx, in.chat, formatting.Text("delete_cancelled", d.Title))
+		return true
+	}
+	applied, err := b.decide.Delete(ctx, in.chat, in.user, d)
+	if err != nil {
+		text, known := notice(err)
+		if !known {
+			b.log.Error("delete", "chat", in.chat, "err", err)
+		}
+		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+		return true
+	}
+	b.reply(ctx, in.chat, formatting.WithUndo(formatting.Text("deleted", d.Title), applied.Undo.ID))
+	return true
+}
+
+var (
+	yesWords = map[string]bool{"yes": true, "ok": true, "okay": true, "confirm": true, "👍": true, "y": true}
+	noWords  = map[string]bool{"no": true, "cancel": true, "n": true}
+	partial  = regexp.MustCompile(`^(yes|ok|confirm)\s*(?:to\s*)?((?:\d+\s*(?:,|and|&)?\s*)+)$`)
+	numbers  = regexp.MustCompile(`\d+`)
+)
+
+// parseAnswer reads "yes", "no" and "yes to 1, 3". items is nil for all.
+func parseAnswer(text string) (confirm bool, items []int, ok bool) {
+	t := strings.ToLower(strings.TrimRight(strings.TrimSpace(text), ".!"))
+	if yesWords[t] {
+		return true, nil, true
+	}
+	if noWords[t] {
+		return false, nil, true
+	}
+	m := partial.FindStringSubmatch(t)
+	if m == nil {
+		return false, nil, false
+	}
+	for _, n := range numbers.FindAllString(m[2], -1) {
+		v, err := strconv.Atoi(n)
+		if err == nil {
+			items = append(items, v)
+		}
+	}
+	return true, items, len(items) > 0
+}
+
+// answerTarget is the set a yes/no or a reason is about: the replied-to
+// set, else the newest open set the person may decide.
+func (b *Bot) answerTarget(ctx context.Context, in incoming) (nod.ChangeSet, bool) {
+	if in.replyTo != 0 {
+		set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo)
+		return set, err == nil
+	}
+	sets, err := b.store.OpenChangeSets(ctx, in.chat)
+	if err != nil {
+		b.log.Error("open change sets", "chat", in.chat, "err", err)
+		return nod.ChangeSet{}, false
+	}
+	for _, s := range sets {
+		if s.UserID == 0 || s.UserID == in.user {
+			return s, true
+		}
+	}
+	return nod.ChangeSet{}, false
+}
+
+// yesNo confirms or rejects a set's pending items from a text answer.
+func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
+	confirm, items, ok := parseAnswer(in.text)
+	if !ok {
+		return false
+	}
+	set, found := b.answerTarget(ctx, in)
+	if !found || !set.Status.Open() {
+		if found {
+			b.reply(ctx, in.chat, formatting.Text("nothing_left", nil))
+			return true
+		}
+		return false
+	}
+	var (
+		d     agent.Decision
+		err   error
+		count int
+	)
+	switch {
+	case confirm && items == nil:
+		d, err = b.decide.ConfirmAll(ctx, in.chat, in.user, set.ID)
+		count = len(d.Applied)
+	case !confirm:
+		pending := len(set.Pending())
+		d, err = b.decide.RejectAll(ctx, in.chat, in.user, set.ID)
+		count = pending
+	default:
+		for _, n := range items {
+			var one agent.Decision
+			one, err = b.decide.Confirm(ctx, in.chat, in.user, set.ID, n)
+			if one.Set.ID != "" {
+				d.Set = one.Set
+			}
+			if err == nil {
+				if _, ok := one.Applied[n]; ok {
+					count++
+				}
+			} else if !errors.Is(err, nod.ErrDecided) && !errors.Is(err, nod.ErrNotFound) {
+				break
+			}
+			err = nil
+		}
+	}
+	if d.Set.ID != "" {
+		b.refresh(ctx, d.Set, d.Failed, 0)
+	}
+	if err != nil && !errors.Is(err, nod.ErrDecided) {
+		text, known := notice(err)
+		if !known {
+			b.log.Error("answer", "chat", in.chat, "err", err)
+		}
+		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+		return true
+	}
+	b.reply(ctx, in.chat, formatting.Text("answered", map[string]any{"Confirmed": confirm, "Count": count}))
+	return true
+}
+
+// reason stores a reply to a change set as the reason of its latest
+// rejection, if that has none yet.
+func (b *Bot) reason(ctx context.Context, in incoming) bool {
+	if in.replyTo == 0 {
+		return false
+	}
+	set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo)
+	if err != nil {
+		return false
+	}
+	d, err := b.store.LatestRejection(ctx, set.ID)
+	if err != nil || d.Reason != "" || (d.UserID != in.user && set.UserID != 0) {
+		return false
+	}
+	if err := b.store.SetReason(ctx, d.ID, in.text); err != nil {
+		return false
+	}
+	b.reply(ctx, in.chat, formatting.Text("reason_noted", in.text))
+	return true
+}
+
+func (b *Bot) cmdReview(ctx context.Context, in incoming) {
+	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Review: true})
+}
+
+func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
+	tasks, err := b.store.Trash(ctx, in.chat)
+	if err != nil {
+		b.log.Error("trash", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, formatting.Trash(tasks))
+}
+
+func (b *Bot) onRestore(ctx context.Context, p press) string {
+	applied, err := b.decide.Restore(ctx, p.chat, p.user, p.action.ID)
+	if err != nil {
+		text, known := notice(err)
+		if !known {
+			b.log.Error("restore", "chat", p.chat, "err", err)
+		}
+		return text
+	}
+	b.reply(ctx, p.chat, formatting.WithUndo(formatting.Text("restored", applied.After.Title), applied.Undo.ID))
+	return "Restored."
+}

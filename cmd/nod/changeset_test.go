@@ -1,0 +1,207 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// C13, A9: delete_task asks for the typed title in every mode; "yes"
+// cancels; the title moves the task to the trash with Undo; /trash
+// restores it whole; 30 days later it is purged.
+func TestTypedDeletionTrashRestorePurge(t *testing.T) {
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.clf = answer("explicit:delete the task Fix login bug")
+	del := func() {
+		h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Please confirm."))
+	}
+	del()
+	h.start()
+	h.tg.SendText(chat, user, "delete the task Fix login bug")
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	if !strings.Contains(msgs[1].Text, "Delete “Fix login bug”</b> and its 3 checklist item(s)") {
+		t.Errorf("ask = %q", msgs[1].Text)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["d"]; r != "Deletion awaits the user's typed confirmation." {
+		t.Errorf("tool result = %q", r)
+	}
+	if n := len(h.llm.RequestsFor(clfM)); n != 0 {
+		t.Errorf("delete_task was classified")
+	}
+	h.tg.SendText(chat, user, "yes")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "Nothing was deleted") {
+		t.Errorf("after yes: %q", m.Text)
+	}
+	h.task("T1")
+
+	del()
+	h.tg.SendText(chat, user, "delete the task Fix login bug")
+	h.tg.WaitBotMessages(chat, 5)
+	h.tg.SendText(chat, user, "  fix LOGIN bug ")
+	done := h.tg.WaitBotMessages(chat, 6)[5]
+	if !strings.Contains(done.Text, "Moved “Fix login bug” to the trash") || !hasButton(done, "↩️ Undo") {
+		t.Errorf("deleted reply = %q %v", done.Text, buttonTexts(done))
+	}
+	if _, err := h.db.Task(t.Context(), chat, "T1"); err == nil {
+		t.Fatalf("T1 still listed after deletion")
+	}
+	if got := outcomes(h.audit(chat)); got[len(got)-1] != "delete_task:confirmed" {
+		t.Errorf("audit ends %v", got)
+	}
+	h.tg.SendText(chat, user, "/trash")
+	trash := h.tg.WaitBotMessages(chat, 7)[6]
+	h.tap(chat, user, trash.ID, "♻️ Restore Fix login bug")
+	restored := h.task("T1")
+	c3, _ := restored.Item("c3")
+	if len(restored.Checklist) != 3 || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)) {
+		t.Errorf("restored = %+v", restored.Checklist)
+	}
+	// Delete again and let 30 days pass: purged.
+	del()
+	h.tg.SendText(chat, user, "delete the task Fix login bug")
+	h.tg.WaitBotMessages(chat, 10)
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.WaitBotMessages(chat, 11)
+	h.clock.Advance(30*24*time.Hour + time.Minute)
+	h.tg.Wait("the trash to be purged", func() bool {
+		trash, _ := h.db.Trash(t.Context(), chat)
+		return len(trash) == 0
+	})
+}
+
+// C12, partial answers: "ok" confirms the newest set only; "yes to 2"
+// confirms only item 2; "no" rejects.
+func TestTextAnswers(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	propose := func(n int, calls ...openaitest.ToolCall) telegramtest.Message {
+		h.script(openaitest.Calls(calls...), openaitest.Text("ok?"))
+		h.tg.SendText(chat, user, "suggest something")
+		return h.changeSetMessage(chat, n)
+	}
+	x := propose(2, call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}))
+	y := propose(4, call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90}),
+		call("c", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-20"}))
+	h.tg.SendText(chat, user, "yes to 2")
+	h.tg.WaitBotMessages(chat, 5)
+	task := h.task("T1")
+	if task.DueDate != "2026-03-20" || *task.EstimateMinutes != 120 || task.Priority != nod.P3 {
+		t.Errorf("after 'yes to 2': due %s, estimate %d, priority %s", task.DueDate, *task.EstimateMinutes, task.Priority)
+	}
+	y = h.tg.WaitMessage(chat, y.ID, "Y edited", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 2") })
+	h.tg.SendText(chat, user, "👍")
+	h.tg.WaitBotMessages(chat, 6)
+	if *h.task("T1").EstimateMinutes != 90 || h.task("T1").Priority != nod.P3 {
+		t.Errorf("👍 did not confirm the newest set only")
+	}
+	h.tg.SendText(chat, user, "no")
+	h.tg.WaitBotMessages(chat, 7)
+	x = h.tg.WaitMessage(chat, x.ID, "X resolved", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
+	if h.task("T1").Priority != nod.P3 {
+		t.Errorf("'no' applied something")
+	}
+	if n := len(h.llm.RequestsFor(agentM)); n != 4 {
+		t.Errorf("%d agent requests: an answer reached the agent", n)
+	}
+}
+
+// C11, A11: a reply after a rejection is its reason, stored and fed back
+// to the agent in the next request.
+func TestRejectionReason(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(
+		openaitest.Calls(call("a", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90}),
+			call("b", "set_task_title", map[string]any{"task_id": "T1", "title": "Fix login redirect bug"})),
+		openaitest.Text("ok?"),
+	)
+	h.start()
+	h.tg.SendText(chat, user, "improve the login task")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✗ 1")
+	h.tg.ReplyText(chat, user, set.ID, "Not needed, the estimate is fine")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "Noted") {
+		t.Errorf("reason reply answered %q", m.Text)
+	}
+	ds, _ := h.db.RecentDecisions(t.Context(), chat, 10)
+	if len(ds) != 1 || ds[0].Reason != "Not needed, the estimate is fine" || ds[0].Verdict != nod.Rejected {
+		t.Errorf("decisions = %+v", ds)
+	}
+	h.script(openaitest.Text("Understood."))
+	h.tg.SendText(chat, user, "what else?")
+	h.tg.WaitBotMessages(chat, 4)
+	sys := h.llm.RequestsFor(agentM)[2].System()
+	if !strings.Contains(sys, `rejected update_task_estimate: Set estimate to 90 minutes (reason: "Not needed, the estimate is fine")`) {
+		t.Errorf("system prompt lacks the decision:\n%s", sys)
+	}
+	if !strings.Contains(sys, "item 2 of proposal") {
+		t.Errorf("system prompt lacks the pending item")
+	}
+	if n := len(h.llm.RequestsFor(agentM)); n != 3 {
+		t.Errorf("the reason reached the agent as a request")
+	}
+}
+
+// Expiry: after the TTL the set's message says so and loses its buttons;
+// an old button is refused.
+func TestExpiry(t *testing.T) {
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("ok?"))
+	h.start()
+	h.tg.SendText(chat, user, "raise it")
+	set := h.changeSetMessage(chat, 2)
+	b, _ := set.Button("✓ 1")
+	h.clock.Advance(7*24*time.Hour + time.Minute)
+	set = h.tg.WaitMessage(chat, set.ID, "the set to expire", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "expired") })
+	if len(set.Buttons()) != 0 {
+		t.Errorf("expired set keeps buttons %v", buttonTexts(set))
+	}
+	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, set.ID, b.Data)); !strings.Contains(ans, "This proposal expired") {
+		t.Errorf("old button answered %q", ans)
+	}
+	if h.task("T1").Priority != nod.P3 {
+		t.Errorf("expired item applied")
+	}
+}
+
+// K9, F3: /review asks everything without a classifier; any allowed user
+// of the chat may decide; lines grouped by task.
+func TestReview(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.seed(chat, nod.Task{ID: "T2", Title: "Update README"})
+	h.clf = answer("explicit:x", "explicit:x", "explicit:x")
+	h.script(
+		openaitest.Calls(
+			call("a", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"}),
+			call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 60}),
+			call("c", "add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": []map[string]string{{"title": "Add badges"}}}),
+		),
+		openaitest.Text("A few suggestions."),
+	)
+	h.start()
+	h.tg.SendText(chat, user, "/review")
+	set := h.changeSetMessage(chat, 2)
+	if n := len(h.llm.RequestsFor(clfM)); n != 0 {
+		t.Errorf("%d classifier requests in a review", n)
+	}
+	if strings.Contains(h.llm.RequestsFor(agentM)[0].LastUser(), "/review") {
+		t.Errorf("the command text reached the agent")
+	}
+	text := telegramtest.Message{Text: set.Text}.Text
+	if i, j := strings.Index(text, "Update README"), strings.Index(text, "Fix login bug"); i < 0 || j < i || strings.Count(text, "Update README") != 1 {
+		t.Errorf("not grouped by task:\n%s", text)
+	}
+	if ans := h.tap(chat, 43, set.ID, "✓ 3"); !strings.Contains(ans, "Applied") {
+		t.Errorf("another allowed user's tap on a review set: %q", ans)
+	}
+}

@@ -1,0 +1,91 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// Trash returns the chat's tasks in the trash, newest deletion first.
+func (db *DB) Trash(ctx context.Context, chatID int64) ([]nod.Task, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, seq`, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("trash: %w", err)
+	}
+	tasks, err := scanTasks(rows)
+	if err != nil {
+		return nil, fmt.Errorf("trash: %w", err)
+	}
+	if err := loadChecklists(ctx, db.db, tasks); err != nil {
+		return nil, fmt.Errorf("trash: %w", err)
+	}
+	return tasks, nil
+}
+
+// TrashedTask returns a task of the chat that is in the trash.
+func (db *DB) TrashedTask(ctx context.Context, chatID int64, id string) (nod.Task, error) {
+	t, err := getTask(ctx, db.db, chatID, id)
+	if err != nil {
+		return t, err
+	}
+	if t.DeletedAt == nil {
+		return nod.Task{}, fmt.Errorf("task %s is not in the trash: %w", id, nod.ErrNotFound)
+	}
+	return t, nil
+}
+
+// PurgeTrash deletes for good the tasks trashed before cutoff, with their
+// checklists, and returns how many.
+func (db *DB) PurgeTrash(ctx context.Context, cutoff time.Time) (int, error) {
+	var n int64
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM checklist_items WHERE task_id IN (SELECT id FROM tasks WHERE deleted_at < $1)`, micros(cutoff)); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM tasks WHERE deleted_at < $1`, micros(cutoff))
+		if err != nil {
+			return err
+		}
+		n, _ = res.RowsAffected()
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("purge trash: %w", err)
+	}
+	return int(n), nil
+}
+
+func savePendingDeletion(ctx context.Context, q querier, d nod.PendingDeletion, now time.Time) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (chat_id, user_id, task_id, title, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)
+		ON CONFLICT (chat_id) DO UPDATE SET user_id = excluded.user_id, task_id = excluded.task_id, title = excluded.title,
+		created_at = excluded.created_at, expires_at = excluded.expires_at`,
+		d.ChatID, d.UserID, d.TaskID, d.Title, micros(now), micros(d.ExpiresAt))
+	if err != nil {
+		return fmt.Errorf("save pending deletion: %w", err)
+	}
+	return nil
+}
+
+// TakeDeletion removes and returns the chat's pending deletion if user
+// asked for it and it has not expired; ok is false when there is none to
+// answer. Exactly one caller takes it.
+func (db *DB) TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error) {
+	d := nod.PendingDeletion{ChatID: chatID}
+	var expires int64
+	err := db.db.QueryRowContext(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND user_id = $2 RETURNING user_id, task_id, title, expires_at`, chatID, userID).
+		Scan(&d.UserID, &d.TaskID, &d.Title, &expires)
+	if noRows(err) {
+		return d, false, nil
+	}
+	if err != nil {
+		return d, false, fmt.Errorf("take deletion: %w", err)
+	}
+	d.ExpiresAt = fromMicros(expires)
+	if !db.now().Before(d.ExpiresAt) {
+		return d, false, nil // expired: the message is an ordinary one
+	}
+	return d, true, nil
+}
