@@ -26,3 +26,14 @@ type Decision struct {
 	Summary string
 	At      time.Time
 }
+
+// Rejection is a rejected change, as the agent checks new proposals
+// against it.
+type Rejection struct {
+	Tool    string
+	TaskID  string
+	Args    []byte
+	Summary string
+	Reason  string
+	At      time.Time
+}

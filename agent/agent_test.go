@@ -529,3 +529,62 @@ func TestConfirmRollsBack(t *testing.T) {
 		}
 	})
 }
+
+// B7, B8, B9, B10: rejected and already pending proposals are not queued
+// again; a confirmed one does not block.
+func TestRepeatsFiltered(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		first, _ := e.turn(t,
+			call("a", "set_task_priority", `{"task_id":"T1","priority":"P1"}`),
+			call("b", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Write release notes"}]}`),
+			call("c", "set_task_title", `{"task_id":"T1","title":"Fix login redirect bug"}`),
+			call("d", "update_task_estimate", `{"task_id":"T1","estimate_minutes":60}`),
+		)
+		for _, n := range []int{1, 2} {
+			if _, err := e.confirm.Reject(t.Context(), chat, user, first.Set.ID, n); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := e.confirm.Confirm(t.Context(), chat, user, first.Set.ID, 4); err != nil {
+			t.Fatal(err)
+		}
+		res, results := e.turn(t,
+			call("a", "set_task_priority", `{"priority":"P1","task_id":"T1","confidence":"high"}`),
+			call("b", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"write  release notes"},{"title":"Tag v1.2"}]}`),
+			call("c", "set_task_title", `{"title":"Fix login redirect bug","task_id":"T1","human_summary":"Rename for clarity"}`),
+			call("d", "update_task_due_date", `{"task_id":"T1","due_date":"2026-03-20"}`),
+			call("e", "update_task_estimate", `{"task_id":"T1","estimate_minutes":45}`),
+		)
+		if r := results["a"]; !strings.Contains(r, "rejected") || strings.Contains(r, "Proposal queued") {
+			t.Errorf("rejected priority: %q", r)
+		}
+		if r := results["b"]; !strings.HasPrefix(r, "Proposal queued for user review.\n") || !strings.Contains(r, "rejected") {
+			t.Errorf("batch with a rejected title: %q", r)
+		}
+		if r := results["c"]; !strings.Contains(r, "already awaits") {
+			t.Errorf("identical pending title: %q", r)
+		}
+		var got []string
+		for _, it := range res.Set.Items {
+			got = append(got, it.Summary)
+		}
+		if want := []string{`Add: "Tag v1.2"`, "Set due date to 2026-03-20", "Set estimate to 45 minutes"}; !slices.Equal(got, want) {
+			t.Errorf("queued %q, want %q", got, want)
+		}
+		blocked := 0
+		for _, a := range e.audit(t) {
+			if a.Outcome == nod.OutcomeBlocked {
+				blocked++
+			}
+		}
+		if blocked != 2 {
+			t.Errorf("%d blocked audit rows, want 2 (priority, title)", blocked)
+		}
+		// B10: after 30 days a rejection no longer blocks.
+		e.clock.Advance(31 * 24 * time.Hour)
+		if _, results := e.turn(t, call("a", "set_task_priority", `{"task_id":"T1","priority":"P1"}`)); results["a"] != "Proposal queued for user review." {
+			t.Errorf("after 31 days: %q", results["a"])
+		}
+	})
+}

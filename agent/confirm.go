@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,6 +32,9 @@ type Decision struct {
 	Applied map[int]nod.Applied // by item number
 	// Failed is the number of the item confirm-all stopped at, or 0.
 	Failed int
+	// Stale is the number of an item that was not applied because its task
+	// changed since; it waits for Apply anyway or Skip.
+	Stale int
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -61,10 +65,44 @@ func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID
 		return Decision{Set: set}, err
 	}
 	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	return d, c.confirm(ctx, &d, chatID, userID, n)
+	return d, c.confirm(ctx, &d, chatID, userID, n, false)
 }
 
-func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID int64, n int) error {
+// ApplyAnyway confirms item n although its task changed since it was
+// proposed. Errors as Confirm.
+func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
+	return d, c.confirm(ctx, &d, chatID, userID, n, true)
+}
+
+// Skip closes item n as stale, keeping the task as it is now.
+func (c *Confirmations) Skip(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	d := Decision{Set: set}
+	return d, c.fail(ctx, &d, chatID, userID, n, nod.ItemStale, "Skipped: kept as it is now.")
+}
+
+// Retry makes the failed item n pending again and confirms the pending
+// items in order, as ConfirmAll.
+func (c *Confirmations) Retry(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	if _, err := c.store.ReopenItem(ctx, chatID, setID, n); err != nil {
+		return Decision{Set: set}, err
+	}
+	return c.ConfirmAll(ctx, chatID, userID, setID)
+}
+
+func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID int64, n int, force bool) error {
 	it, ok := d.Set.Item(n)
 	if !ok {
 		return fmt.Errorf("change set %s has no item %d: %w", d.Set.ID, n, nod.ErrNotFound)
@@ -91,9 +129,9 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 			itemGone = errors.Is(err, nod.ErrNotFound)
 			return nod.Task{}, err
 		}
-		if value != it.Before {
-			target, _ := ch.target(cur)
-			stale = staleError{note: staleNote(it, cur, value, target)}
+		target, _ := ch.target(cur)
+		if value == target || (value != it.Before && !force) {
+			stale = staleError{note: staleNote(it, cur, value, target), done: value == target}
 			return nod.Task{}, stale
 		}
 		var t nod.Task
@@ -110,8 +148,16 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 	case err == nil:
 		d.Applied[n] = applied
 		return nil
-	case errors.As(err, &stale):
+	case errors.As(err, &stale) && stale.done:
 		return c.fail(ctx, d, chatID, userID, n, nod.ItemStale, stale.note)
+	case errors.As(err, &stale):
+		// Not applied silently: the person sees the value now and decides.
+		set, err := c.store.NoteItem(ctx, chatID, d.Set.ID, n, stale.note)
+		if err != nil {
+			return err
+		}
+		d.Set, d.Stale = set, n
+		return nil
 	case errors.Is(err, nod.ErrDecided), errors.Is(err, nod.ErrExpired):
 		return err
 	case errors.Is(err, nod.ErrNotFound), errors.Is(err, nod.ErrInvalid):
@@ -137,26 +183,36 @@ func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID in
 	return nil
 }
 
-// staleError aborts a confirmation whose "before" no longer matches.
-type staleError struct{ note string }
+// staleError aborts a confirmation whose "before" no longer matches; done
+// says the task already is as the change would make it.
+type staleError struct {
+	note string
+	done bool
+}
 
 func (e staleError) Error() string { return "stale: " + e.note }
 
 // staleNote says what the field is now, for the person.
 func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) string {
 	if value == target {
+		if it.Field == nod.FieldChecklist && cur != nil {
+			var st itemState
+			if json.Unmarshal([]byte(value), &st) == nil && st.Title != "" {
+				return fmt.Sprintf("%q is already %s; nothing to apply.", st.Title, map[bool]string{true: "checked", false: "unchecked"}[st.Checked])
+			}
+		}
 		return "Already so now; nothing to apply."
 	}
 	switch it.Field {
 	case nod.FieldChecklist:
-		return "The checklist item changed since this was proposed; not applied."
-	case nod.FieldDescription:
-		return "The description changed since this was proposed; not applied."
+		return "The checklist item changed since this was proposed; not applied yet."
+	case nod.FieldDescription, nod.FieldTitle:
+		return fmt.Sprintf("The %s changed since this was proposed; not applied yet.", it.Field)
 	}
 	if value == "" {
 		value = "none"
 	}
-	return fmt.Sprintf("The %s is now %s; not applied.", it.Field, value)
+	return fmt.Sprintf("The %s is now %s; not applied yet.", it.Field, value)
 }
 
 // Reject rejects item n. Errors as Confirm.
@@ -188,12 +244,15 @@ func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, se
 		return d, fmt.Errorf("nothing left to decide: %w", nod.ErrDecided)
 	}
 	for _, n := range pending {
-		if err := c.confirm(ctx, &d, chatID, userID, n); err != nil {
+		if err := c.confirm(ctx, &d, chatID, userID, n, false); err != nil {
 			if errors.Is(err, nod.ErrDecided) {
 				continue // decided meanwhile by another tap
 			}
 			d.Failed = n
 			return d, err
+		}
+		if d.Stale != 0 {
+			return d, nil // waits for Apply anyway or Skip
 		}
 		if it, _ := d.Set.Item(n); it.Status != nod.ItemConfirmed {
 			d.Failed = n

@@ -29,6 +29,8 @@ type Store interface {
 	// OpenChangeSets returns the pending and partially resolved sets,
 	// newest first.
 	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
+	// RecentRejections returns rejections made at or after since.
+	RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error)
 }
 
 // DecisionStore is the storage the confirmation service needs.
@@ -59,4 +61,9 @@ type DecisionStore interface {
 	AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error)
 	// TripBreaker makes the chat ask for everything until until.
 	TripBreaker(ctx context.Context, chatID int64, until time.Time) error
+	// NoteItem notes why a pending item waits; nod.ErrDecided if it is no
+	// longer pending.
+	NoteItem(ctx context.Context, chatID int64, setID string, n int, note string) (nod.ChangeSet, error)
+	// ReopenItem makes a failed item pending again.
+	ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error)
 }

@@ -34,6 +34,10 @@ type turn struct {
 	receipts []Receipt
 	noops    []string
 	deletion *nod.PendingDeletion
+	// what new proposals are checked against, loaded on first use
+	loaded     bool
+	rejections []nod.Rejection
+	waiting    []nod.ChangeItem
 }
 
 // step runs the tool calls of one model step and returns their results in
@@ -256,9 +260,16 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	if v.Explicit() {
 		return t.apply(ctx, p, v)
 	}
-	var queued int
-	var overflow []string
+	var (
+		queued   int
+		overflow []string
+		blocked  []string
+	)
 	for _, pc := range p.changes {
+		if why := t.repeated(ctx, pc); why != "" {
+			blocked = append(blocked, why)
+			continue
+		}
 		if len(t.items) >= nod.MaxItems {
 			overflow = append(overflow, pc.c.summary(pc.task))
 			continue
@@ -273,6 +284,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	if queued > 0 {
 		lines = append(lines, resultQueued)
 	}
+	lines = append(lines, blocked...)
 	lines = append(lines, p.dropped...)
 	if len(overflow) > 0 {
 		lines = append(lines, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
@@ -284,6 +296,82 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	t.record(p.start, p.tool.Name, p.args.JSON(), out, "")
 	t.audit[len(t.audit)-1].Verdict = verdictName(v)
 	return strings.Join(lines, "\n")
+}
+
+// rejectionMemory is how long a rejection keeps a proposal from coming back.
+const rejectionMemory = 30 * 24 * time.Hour
+
+// repeated says why a change must not be queued again: the person rejected
+// the same change within rejectionMemory, or it already waits in an open
+// set. Same means the same tool and task and either the same arguments
+// (ignoring key order, case and runs of white space) or the same summary
+// as nod renders it. Lookup failures are logged and let the change through:
+// the person still decides it.
+func (t *turn) repeated(ctx context.Context, pc prepared) string {
+	if !t.loaded {
+		t.loaded = true
+		var err error
+		if t.rejections, err = t.a.store.RecentRejections(ctx, t.req.ChatID, t.a.now().Add(-rejectionMemory)); err != nil {
+			t.a.log.Error("recent rejections", "chat", t.req.ChatID, "err", err)
+		}
+		sets, err := t.a.store.OpenChangeSets(ctx, t.req.ChatID)
+		if err != nil {
+			t.a.log.Error("open change sets", "chat", t.req.ChatID, "err", err)
+		}
+		for _, s := range sets {
+			for _, it := range s.Items {
+				if it.Status == nod.ItemPending {
+					t.waiting = append(t.waiting, it)
+				}
+			}
+		}
+	}
+	args, summary := canonical(pc.c.args()), normalize(pc.c.summary(pc.task))
+	same := func(tool, task string, a []byte, sum string) bool {
+		return tool == pc.c.tool() && task == pc.c.task() && (canonical(a) == args || normalize(sum) == summary)
+	}
+	for _, r := range t.rejections {
+		if same(r.Tool, r.TaskID, r.Args, r.Summary) {
+			why := fmt.Sprintf("Not queued: the user rejected this exact change (%s) on %s", r.Summary, r.At.Format(nod.DateLayout))
+			if reason := strings.Join(strings.Fields(r.Reason), " "); reason != "" {
+				why += fmt.Sprintf(" with the reason %q", reason)
+			}
+			return why + ". Do not propose it again unless the task has changed or the user asks for it."
+		}
+	}
+	for _, it := range t.waiting {
+		if same(it.Tool, it.TaskID, it.Args, it.Summary) {
+			return fmt.Sprintf("Not queued: an identical proposal (%s) already awaits the user's decision.", it.Summary)
+		}
+	}
+	return ""
+}
+
+// canonical renders arguments for comparison: keys sorted, text folded.
+func canonical(raw []byte) string {
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return string(raw)
+	}
+	var fold func(any) any
+	fold = func(v any) any {
+		switch x := v.(type) {
+		case string:
+			return normalize(x)
+		case []any:
+			for i := range x {
+				x[i] = fold(x[i])
+			}
+		case map[string]any:
+			delete(x, "human_summary")
+			for k := range x {
+				x[k] = fold(x[k])
+			}
+		}
+		return v
+	}
+	b, _ := json.Marshal(fold(v))
+	return string(b)
 }
 
 // apply runs an explicit proposal's changes at once, each through the same

@@ -49,6 +49,9 @@ type Decider interface {
 	Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error)
 	Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error)
 	Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
+	ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
+	Skip(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
+	Retry(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 }
 
 // Store is the storage the bot reads. Every method is scoped to a chat.

@@ -173,6 +173,10 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 	if d.Failed != 0 {
 		return fmt.Sprintf("Stopped at item %d; the rest is still waiting.", d.Failed)
 	}
+	if d.Stale != 0 {
+		it, _ := d.Set.Item(d.Stale)
+		return fmt.Sprintf("Not applied: %s", it.Note)
+	}
 	if p.action.N > 0 {
 		if it, found := d.Set.Item(p.action.N); found && (it.Status == nod.ItemStale || it.Status == nod.ItemFailed) {
 			return "Not applied: " + it.Note
@@ -184,6 +188,33 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 func (b *Bot) onConfirm(ctx context.Context, p press) string {
 	d, err := b.decide.Confirm(ctx, p.chat, p.user, p.action.ID, p.action.N)
 	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied item %d.", p.action.N))
+}
+
+func (b *Bot) onApplyAnyway(ctx context.Context, p press) string {
+	d, err := b.decide.ApplyAnyway(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied item %d.", p.action.N))
+}
+
+func (b *Bot) onSkip(ctx context.Context, p press) string {
+	d, err := b.decide.Skip(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	return b.decided(ctx, p, d, err, fmt.Sprintf("Skipped item %d.", p.action.N))
+}
+
+func (b *Bot) onRetry(ctx context.Context, p press) string {
+	d, err := b.decide.Retry(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied %d.", len(d.Applied)))
+}
+
+func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfirmAll(ctx, p) }
+
+func (b *Bot) onAbort(ctx context.Context, p press) string {
+	set, err := b.store.ChangeSet(ctx, p.chat, p.action.ID)
+	if err != nil {
+		text, _ := notice(err)
+		return text
+	}
+	b.refresh(ctx, set, 0, p.msgID)
+	return "Stopped. The rest is still waiting for you."
 }
 
 func (b *Bot) onReject(ctx context.Context, p press) string {

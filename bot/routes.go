@@ -29,13 +29,18 @@ var commands = []command{
 // actions maps every button kind to its handler; a handler returns the
 // text of the callback answer.
 var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) string{
-	nod.ActConfirm:    (*Bot).onConfirm,
-	nod.ActReject:     (*Bot).onReject,
-	nod.ActConfirmAll: (*Bot).onConfirmAll,
-	nod.ActRejectAll:  (*Bot).onRejectAll,
-	nod.ActUndo:       (*Bot).onUndo,
-	nod.ActOpenTask:   (*Bot).onOpenTask,
-	nod.ActToggle:     (*Bot).onToggle,
-	nod.ActSetMode:    (*Bot).onSetMode,
-	nod.ActRestore:    (*Bot).onRestore,
+	nod.ActConfirm:     (*Bot).onConfirm,
+	nod.ActReject:      (*Bot).onReject,
+	nod.ActConfirmAll:  (*Bot).onConfirmAll,
+	nod.ActRejectAll:   (*Bot).onRejectAll,
+	nod.ActUndo:        (*Bot).onUndo,
+	nod.ActOpenTask:    (*Bot).onOpenTask,
+	nod.ActToggle:      (*Bot).onToggle,
+	nod.ActSetMode:     (*Bot).onSetMode,
+	nod.ActRestore:     (*Bot).onRestore,
+	nod.ActApplyAnyway: (*Bot).onApplyAnyway,
+	nod.ActSkip:        (*Bot).onSkip,
+	nod.ActRetry:       (*Bot).onRetry,
+	nod.ActSkipRest:    (*Bot).onSkipRest,
+	nod.ActAbort:       (*Bot).onAbort,
 }

@@ -202,7 +202,7 @@ func changeSetFooter(v ChangeSetView) string {
 	case s.Status == nod.SetResolved:
 		return fmt.Sprintf("<b>Applied %d of %d.</b>", applied, len(s.Items))
 	case v.Failed != 0:
-		return fmt.Sprintf("Stopped at item %d. The rest is still waiting for you.", v.Failed)
+		return fmt.Sprintf("Stopped at item %d. Retry it, skip it and go on, or abort: the rest is still waiting for you.", v.Failed)
 	case len(s.Pending()) == 1:
 		return "Tap ✓ to apply or ✗ to reject."
 	}
@@ -217,9 +217,25 @@ func changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	pending := s.Pending()
 	for _, n := range pending {
+		if it, _ := s.Item(n); it.Note != "" {
+			// Its task changed since: the person sees the value now and
+			// chooses, instead of a plain ✓.
+			rows = append(rows, []Button{
+				{Text: fmt.Sprintf("⚠️ Apply anyway %d", n), Action: nod.Action{Kind: nod.ActApplyAnyway, ID: s.ID, N: n}},
+				{Text: fmt.Sprintf("Skip %d", n), Action: nod.Action{Kind: nod.ActSkip, ID: s.ID, N: n}},
+			})
+			continue
+		}
 		rows = append(rows, []Button{
 			{Text: fmt.Sprintf("✓ %d", n), Action: nod.Action{Kind: nod.ActConfirm, ID: s.ID, N: n}},
 			{Text: fmt.Sprintf("✗ %d", n), Action: nod.Action{Kind: nod.ActReject, ID: s.ID, N: n}},
+		})
+	}
+	if v.Failed != 0 {
+		rows = append(rows, []Button{
+			{Text: "🔁 Retry", Action: nod.Action{Kind: nod.ActRetry, ID: s.ID, N: v.Failed}},
+			{Text: "⏭ Skip", Action: nod.Action{Kind: nod.ActSkipRest, ID: s.ID}},
+			{Text: "⛔ Abort", Action: nod.Action{Kind: nod.ActAbort, ID: s.ID}},
 		})
 	}
 	var undo []Button
@@ -235,7 +251,7 @@ func changeSetKeyboard(v ChangeSetView) [][]Button {
 	if len(undo) > 0 {
 		rows = append(rows, undo)
 	}
-	if len(pending) > 1 {
+	if len(pending) > 1 && v.Failed == 0 {
 		rows = append(rows, []Button{
 			{Text: "✓ All", Action: nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}},
 			{Text: "✗ All", Action: nod.Action{Kind: nod.ActRejectAll, ID: s.ID}},

@@ -423,3 +423,74 @@ func (db *DB) ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet
 	}
 	return out, nil
 }
+
+// NoteItem sets the note of a pending item (why it waits for a second
+// look); nod.ErrDecided if it is no longer pending.
+func (db *DB) NoteItem(ctx context.Context, chatID int64, setID string, n int, note string) (nod.ChangeSet, error) {
+	res, err := db.db.ExecContext(ctx, `UPDATE change_items SET note = $1 WHERE set_id = $2 AND n = $3 AND status = 'pending'
+		AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $4)`, note, setID, n, chatID)
+	if err != nil {
+		return nod.ChangeSet{}, fmt.Errorf("note item: %w", err)
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
+		return nod.ChangeSet{}, fmt.Errorf("item %d of %s: %w", n, setID, nod.ErrDecided)
+	}
+	return db.ChangeSet(ctx, chatID, setID)
+}
+
+// ReopenItem makes a failed item pending again, for a retry; its set is
+// open again too.
+func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error) {
+	var set nod.ChangeSet
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		s, err := loadSet(ctx, tx, setID)
+		if err != nil || s.ChatID != chatID {
+			return fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
+		}
+		if s.Status == nod.SetExpired {
+			return fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'pending', note = '' WHERE set_id = $1 AND n = $2 AND status = 'failed'`, setID, n)
+		if err != nil {
+			return fmt.Errorf("reopen item: %w", err)
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			return fmt.Errorf("item %d of %s is not failed: %w", n, setID, nod.ErrDecided)
+		}
+		it, _ := s.Item(n)
+		it.Status, it.Note = nod.ItemPending, ""
+		s.ResolvedAt = nil
+		if _, err := tx.ExecContext(ctx, `UPDATE change_sets SET resolved_at = NULL WHERE id = $1`, setID); err != nil {
+			return err
+		}
+		s.Status = "" // force a write of the derived status
+		set = s
+		return updateSetStatus(ctx, tx, &set, db.now())
+	})
+	return set, err
+}
+
+// RecentRejections returns the chat's rejections made at or after since.
+func (db *DB) RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT d.tool, i.task_id, i.args, d.summary, d.reason, d.created_at
+		FROM decisions d JOIN change_items i ON i.id = d.item_id
+		WHERE d.chat_id = $1 AND d.verdict = 'rejected' AND d.created_at >= $2 ORDER BY d.seq DESC`, chatID, micros(since))
+	if err != nil {
+		return nil, fmt.Errorf("recent rejections: %w", err)
+	}
+	defer rows.Close()
+	var out []nod.Rejection
+	for rows.Next() {
+		var (
+			r    nod.Rejection
+			args string
+			at   int64
+		)
+		if err := rows.Scan(&r.Tool, &r.TaskID, &args, &r.Summary, &r.Reason, &at); err != nil {
+			return nil, fmt.Errorf("recent rejections: %w", err)
+		}
+		r.Args, r.At = json.RawMessage(args), fromMicros(at)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}

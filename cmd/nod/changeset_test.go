@@ -205,3 +205,120 @@ func TestReview(t *testing.T) {
 		t.Errorf("another allowed user's tap on a review set: %q", ans)
 	}
 }
+
+// C5 (issue test 2): a proposal whose field changed since is not applied
+// silently: "now 90" is shown with Apply anyway and Skip.
+func TestStaleProposal(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	propose := func(n int, minutes int) telegramtest.Message {
+		h.script(openaitest.Calls(call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": minutes})), openaitest.Text("ok?"))
+		h.tg.SendText(chat, user, "estimate it")
+		return h.changeSetMessage(chat, n)
+	}
+	first := propose(2, 60)
+	second := propose(4, 90)
+	h.tap(chat, user, second.ID, "✓ 1")
+	ans := h.tap(chat, user, first.ID, "✓ 1")
+	if !strings.Contains(ans, "estimate is now 90") || *h.task("T1").EstimateMinutes != 90 {
+		t.Errorf("stale ✓ answered %q; estimate %d", ans, *h.task("T1").EstimateMinutes)
+	}
+	first = h.tg.WaitMessage(chat, first.ID, "Apply anyway offered", func(m telegramtest.Message) bool { return hasButton(m, "⚠️ Apply anyway 1") })
+	if !hasButton(first, "Skip 1") || hasButton(first, "✓ 1") || !strings.Contains(first.Text, "now 90") {
+		t.Errorf("stale item shows %q %v", first.Text, buttonTexts(first))
+	}
+	h.tap(chat, user, first.ID, "⚠️ Apply anyway 1")
+	if *h.task("T1").EstimateMinutes != 60 {
+		t.Errorf("Apply anyway did not apply")
+	}
+	u, _ := h.db.LatestUndo(t.Context(), chat)
+	if *u.Before.EstimateMinutes != 90 {
+		t.Errorf("undo entry before = %d, want 90", *u.Before.EstimateMinutes)
+	}
+	// Skip keeps the value as it is now and writes no undo entry.
+	third := propose(6, 30)
+	fourth := propose(8, 45)
+	h.tap(chat, user, fourth.ID, "✓ 1")
+	h.tap(chat, user, third.ID, "✓ 1")
+	h.tg.WaitMessage(chat, third.ID, "Skip offered", func(m telegramtest.Message) bool { return hasButton(m, "Skip 1") })
+	before, _ := h.db.LatestUndo(t.Context(), chat)
+	h.tap(chat, user, third.ID, "Skip 1")
+	third = h.tg.WaitMessage(chat, third.ID, "skipped", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
+	after, _ := h.db.LatestUndo(t.Context(), chat)
+	if *h.task("T1").EstimateMinutes != 45 || before.ID != after.ID {
+		t.Errorf("Skip: estimate %d, new undo entry %v", *h.task("T1").EstimateMinutes, before.ID != after.ID)
+	}
+}
+
+// C6: an item already in its target state is stale, not "applied".
+func TestAlreadyDone(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(openaitest.Calls(call("u", "update_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]any{{"id": "c1", "isChecked": true}}})), openaitest.Text("ok?"))
+	h.start()
+	h.tg.SendText(chat, user, "tick tests")
+	set := h.changeSetMessage(chat, 2)
+	h.tg.SendText(chat, user, "/tasks")
+	list := h.tg.WaitBotMessages(chat, 3)[2]
+	h.tap(chat, user, list.ID, "🔄 Fix login bug")
+	card := h.tg.WaitBotMessages(chat, 4)[3]
+	h.tap(chat, user, card.ID, "⬜ Write tests")
+	ans := h.tap(chat, user, set.ID, "✓ 1")
+	if !strings.Contains(ans, `"Write tests" is already checked`) {
+		t.Errorf("answer = %q", ans)
+	}
+	set = h.tg.WaitMessage(chat, set.ID, "resolved", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
+	if hasButton(set, "Undo") {
+		t.Errorf("a stale item offers Undo")
+	}
+}
+
+// C10: confirm-all stops at a failure and offers Retry, Skip and Abort.
+func TestConfirmAllStopsAtFailure(t *testing.T) {
+	for _, choice := range []string{"⏭ Skip", "⛔ Abort"} {
+		t.Run(choice, func(t *testing.T) {
+			h := newHarness(t)
+			h.seedT1()
+			h.seed(chat, nod.Task{ID: "T2", Title: "Update README"})
+			h.script(
+				openaitest.Calls(
+					call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+					call("b", "update_task_due_date", map[string]any{"task_id": "T2", "due_date": "2026-03-31"}),
+					call("c", "add_multiple_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]string{{"title": "Load test"}}}),
+				),
+				openaitest.Text("ok?"),
+			)
+			h.start()
+			h.tg.SendText(chat, user, "/review")
+			set := h.changeSetMessage(chat, 2)
+			// T2 goes to the trash after the proposal.
+			if _, err := h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T2", Tool: "delete_task",
+				Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed}, Mutate: func(c *nod.Task) (nod.Task, error) {
+					now := h.clock.Now()
+					c.DeletedAt = &now
+					return *c, nil
+				}}); err != nil {
+				t.Fatal(err)
+			}
+			// Items are grouped by task: 1 priority (T1), 2 Load test (T1), 3 due date (T2).
+			ans := h.tap(chat, user, set.ID, "✓ All")
+			if !strings.Contains(ans, "Stopped at item 3") {
+				t.Errorf("✓ All answered %q", ans)
+			}
+			set = h.tg.WaitMessage(chat, set.ID, "Retry offered", func(m telegramtest.Message) bool { return hasButton(m, "🔁 Retry") })
+			if !strings.Contains(set.Text, "in the trash") || !hasButton(set, "⏭ Skip") || !hasButton(set, "⛔ Abort") {
+				t.Errorf("after the failure: %q %v", set.Text, buttonTexts(set))
+			}
+			task := h.task("T1")
+			if task.Priority != nod.P1 || len(task.Checklist) != 4 {
+				t.Errorf("items before the failure not applied: %s, %d items", task.Priority, len(task.Checklist))
+			}
+			h.tap(chat, user, set.ID, choice)
+			set = h.tg.WaitMessage(chat, set.ID, "no more Retry", func(m telegramtest.Message) bool { return !hasButton(m, "🔁 Retry") })
+			if !strings.Contains(set.Text, "Applied 2 of 3") {
+				t.Errorf("after %s: %q", choice, set.Text)
+			}
+		})
+	}
+}
