@@ -93,7 +93,7 @@ type Receipt struct {
 // Result is what a turn produced for the person.
 type Result struct {
 	Receipts []Receipt      // changes applied at once
-	NoOps    []string       // requests that needed no change, and why
+	Notices  []string       // what needed no change, or was left as the person set it
 	Text     string         // the agent's final reply; may be empty
 	Set      *nod.ChangeSet // proposals to show; nil if none
 	// Deletion asks the person to type a task's title to delete it.
@@ -166,7 +166,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	if err := a.store.SaveTurn(ctx, rec); err != nil {
 		return Result{}, err
 	}
-	res.Set, res.Receipts, res.NoOps, res.Deletion = rec.Set, t.receipts, t.noops, t.deletion
+	res.Set, res.Receipts, res.Notices, res.Deletion = rec.Set, t.receipts, t.notices, t.deletion
 	a.log.Info("turn", "chat", req.ChatID, "steps", res.Steps, "proposed", len(t.items),
 		"duration_ms", a.now().Sub(t.started).Milliseconds(), "exhausted", res.StepsExhausted)
 	return res, nil

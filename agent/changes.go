@@ -427,9 +427,18 @@ func (c updateItem) args() json.RawMessage {
 	return mustJSON(m)
 }
 
+// itemState is a checklist item's raw value: what a change compares for
+// staleness, with its provenance so that a re-tick by the person makes a
+// pending change stale too.
 type itemState struct {
-	Title   string `json:"title"`
-	Checked bool   `json:"checked"`
+	Title   string     `json:"title"`
+	Checked bool       `json:"checked"`
+	By      nod.Actor  `json:"by"`
+	At      *time.Time `json:"at,omitempty"`
+}
+
+func stateOf(it *nod.ChecklistItem) itemState {
+	return itemState{it.Title, it.Checked, it.CheckedBy.Normalize(), it.CheckedAt}
 }
 
 func (c updateItem) item(t *nod.Task) (*nod.ChecklistItem, error) {
@@ -445,7 +454,7 @@ func (c updateItem) current(t *nod.Task) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return string(mustJSON(itemState{it.Title, it.Checked})), nil
+	return string(mustJSON(stateOf(it))), nil
 }
 
 func (c updateItem) target(t *nod.Task) (string, error) {
@@ -453,7 +462,7 @@ func (c updateItem) target(t *nod.Task) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	s := itemState{it.Title, it.Checked}
+	s := stateOf(it)
 	if c.title != nil {
 		s.Title = *c.title
 	}
@@ -474,7 +483,7 @@ func (c updateItem) summary(t *nod.Task) string {
 	if c.title != nil && (!found || old != fmt.Sprintf("%q", *c.title)) {
 		parts = append(parts, fmt.Sprintf("Rename: %s → %q", old, *c.title))
 	}
-	if c.checked != nil {
+	if c.checked != nil && (!found || c.changesCheck(t)) {
 		verb := "Uncheck"
 		if *c.checked {
 			verb = "Check off"
@@ -486,6 +495,47 @@ func (c updateItem) summary(t *nod.Task) string {
 		}
 	}
 	return strings.Join(parts, " and ")
+}
+
+// changesCheck reports whether the change flips the item's checked state.
+func (c updateItem) changesCheck(t *nod.Task) bool {
+	it, err := c.item(t)
+	return err == nil && c.checked != nil && *c.checked != it.Checked
+}
+
+// minReason is the shortest reason that lets the agent on its own change
+// the checked state of an item the person set (seed 003).
+const minReason = 20
+
+// sovereign returns why the agent on its own may not flip the checked
+// state of the person's item, or "" if it may: the item is the agent's,
+// the check does not change, or the reason is long enough.
+func (c updateItem) sovereign(t *nod.Task) string {
+	if !c.changesCheck(t) {
+		return ""
+	}
+	it, _ := c.item(t)
+	if it.CheckedBy.Normalize() != nod.ActorUser {
+		return ""
+	}
+	when := "at an unknown time"
+	if it.CheckedAt != nil {
+		when = "at " + it.CheckedAt.UTC().Format(time.RFC3339)
+	}
+	switch n := len([]rune(c.reason)); {
+	case n == 0:
+		return fmt.Sprintf("Not changed: the user set %q %s. Provide a reason (≥ %d characters) citing evidence from after that time to change its checked state.", it.Title, when, minReason)
+	case n < minReason:
+		return fmt.Sprintf("Not changed: the reason for %q is too short (%d characters, minimum %d); the user set it %s. Cite evidence from after that time.", it.Title, n, minReason, when)
+	}
+	return ""
+}
+
+// titleOnly drops the check part of the change; ok is false if nothing is
+// left.
+func (c updateItem) titleOnly() (updateItem, bool) {
+	c.checked, c.reason = nil, ""
+	return c, c.title != nil
 }
 
 func (c updateItem) apply(t *nod.Task, ac applyCtx) error {

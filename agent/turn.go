@@ -32,7 +32,7 @@ type turn struct {
 	history  []nod.ChatMessage
 	mode     nod.Mode
 	receipts []Receipt
-	noops    []string
+	notices  []string // what the person is told beside receipts
 	deletion *nod.PendingDeletion
 	// what new proposals are checked against, loaded on first use
 	loaded     bool
@@ -207,8 +207,12 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 		if key != "" && t.fields[key] {
 			return nil, fmt.Errorf("%s: a %s change for %q is already proposed in this turn; propose each field once: %w", tool.Name, c.field(), task.Title, nod.ErrInvalid)
 		}
-		// Reserved now, so that later calls of the same step see them.
-		t.seen[seen] = true
+		// Reserved now, so that later calls of the same step see them; not a
+		// check the guard may still block, so the agent can retry it with a
+		// reason.
+		if u, ok := c.(updateItem); !ok || u.sovereign(task) == "" {
+			t.seen[seen] = true
+		}
 		if key != "" {
 			t.fields[key] = true
 		}
@@ -217,7 +221,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 	if len(redundant) == 1 && len(changes) == 1 {
 		p.dropped = append(p.dropped, redundant[0])
 		if !t.req.Review {
-			t.noops = append(t.noops, redundant[0])
+			t.notices = append(t.notices, "No change needed: "+strings.TrimPrefix(redundant[0], "Skipped: "))
 		}
 	} else if len(redundant) > 0 {
 		p.dropped = append(p.dropped, fmt.Sprintf("Skipped %d redundant item(s): %s.", len(redundant), strings.Join(redundant, "; ")))
@@ -255,17 +259,101 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	return t.a.classifier.Classify(ctx, t.conversation(), actions)
 }
 
-// commit applies or queues a proposal and returns the call's result.
+// commit applies or queues a proposal's changes and returns the call's
+// result. Explicit and trusted changes apply at once; the rest is queued.
+// The checklist guard runs here, because who decides depends on the route.
 func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) string {
-	if v.Explicit() {
-		return t.apply(ctx, p, v)
-	}
-	var (
-		queued   int
-		overflow []string
-		blocked  []string
-	)
+	var now, later []prepared
+	var guarded []string
 	for _, pc := range p.changes {
+		route, why, kept := t.route(pc, v)
+		if why != "" {
+			guarded = append(guarded, why)
+		}
+		if !kept {
+			continue
+		}
+		pc = route.pc
+		if route.now {
+			now = append(now, pc)
+		} else {
+			later = append(later, pc)
+		}
+	}
+	queued, lines := t.queue(ctx, later)
+	notes := append(append(lines, guarded...), p.dropped...)
+	if len(now) > 0 {
+		if len(guarded) > 0 {
+			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, strings.Join(guarded, " "))
+		}
+		return t.apply(ctx, p, v, now, notes)
+	}
+	var out []string
+	if queued > 0 {
+		out = append(out, resultQueued)
+	}
+	out = append(out, notes...)
+	outcome := nod.OutcomeQueued
+	if queued == 0 {
+		outcome = nod.OutcomeBlocked
+	}
+	t.record(p.start, p.tool.Name, p.args.JSON(), outcome, strings.Join(guarded, " "))
+	a := &t.audit[len(t.audit)-1]
+	a.Verdict, a.Reason = verdictName(v), reasonOf(p.changes)
+	return strings.Join(out, "\n")
+}
+
+// routed is where one change goes.
+type routed struct {
+	pc  prepared
+	now bool
+}
+
+// route decides whether a change applies now or is queued, and applies the
+// checklist guard (DESIGN §5): flipping the checked state of the person's
+// item needs their own words sent at or after they set it, or, from the
+// agent on its own, a reason of minReason characters. A blocked check
+// change keeps a rename of the same item; kept is false if nothing is left.
+func (t *turn) route(pc prepared, v confidence.Verdict) (r routed, why string, kept bool) {
+	auto := v.Explicit()
+	u, ok := pc.c.(updateItem)
+	if !ok || !u.changesCheck(pc.task) {
+		return routed{pc, auto}, "", true
+	}
+	it, _ := u.item(pc.task)
+	if it.CheckedBy.Normalize() != nod.ActorUser {
+		return routed{pc, auto}, "", true // the agent's own item changes freely
+	}
+	fresh := auto && t.mode != nod.ModeTrusted && !v.QuoteAt.IsZero() && (it.CheckedAt == nil || !v.QuoteAt.Before(*it.CheckedAt))
+	if fresh {
+		return routed{pc, true}, "", true
+	}
+	if why = u.sovereign(pc.task); why == "" {
+		// A reason: trusted mode applies it (stamped agent); otherwise the
+		// person decides, even when a stale quote called it explicit.
+		return routed{pc, t.mode == nod.ModeTrusted && auto}, "", true
+	}
+	rest, ok := u.titleOnly()
+	if !ok {
+		return routed{}, why, false
+	}
+	cur, err1 := rest.current(pc.task)
+	target, err2 := rest.target(pc.task)
+	if err1 != nil || err2 != nil || cur == target {
+		return routed{}, why, false
+	}
+	return routed{prepared{c: rest, task: pc.task, cur: cur, target: target}, auto}, why, true
+}
+
+// queue adds changes to the turn's change set, unless they repeat a
+// rejected or waiting proposal or the set is full; it returns how many it
+// queued and a line per kind of change it did not.
+func (t *turn) queue(ctx context.Context, changes []prepared) (int, []string) {
+	var (
+		queued            int
+		overflow, blocked []string
+	)
+	for _, pc := range changes {
 		if why := t.repeated(ctx, pc); why != "" {
 			blocked = append(blocked, why)
 			continue
@@ -280,22 +368,21 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 		})
 		queued++
 	}
-	var lines []string
-	if queued > 0 {
-		lines = append(lines, resultQueued)
-	}
-	lines = append(lines, blocked...)
-	lines = append(lines, p.dropped...)
 	if len(overflow) > 0 {
-		lines = append(lines, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
+		blocked = append(blocked, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
 	}
-	out := nod.OutcomeQueued
-	if queued == 0 {
-		out = nod.OutcomeBlocked
+	return queued, blocked
+}
+
+// reasonOf is the reasons the changes carry, for the audit log.
+func reasonOf(changes []prepared) string {
+	var rs []string
+	for _, pc := range changes {
+		if u, ok := pc.c.(updateItem); ok && u.reason != "" {
+			rs = append(rs, u.reason)
+		}
 	}
-	t.record(p.start, p.tool.Name, p.args.JSON(), out, "")
-	t.audit[len(t.audit)-1].Verdict = verdictName(v)
-	return strings.Join(lines, "\n")
+	return strings.Join(rs, "; ")
 }
 
 // rejectionMemory is how long a rejection keeps a proposal from coming back.
@@ -374,17 +461,17 @@ func canonical(raw []byte) string {
 	return string(b)
 }
 
-// apply runs an explicit proposal's changes at once, each through the same
-// transactional path as a confirmation, and returns the task as it is now.
-func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict) string {
+// apply runs changes at once, each through the same transactional path as
+// a confirmation, and returns the task as it is now, with notes on what of
+// the call was not applied.
+func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, changes []prepared, notes []string) string {
 	by := nod.ActorUser // the person's own words asked for it
 	if t.mode == nod.ModeTrusted {
 		by = nod.ActorAgent
 	}
 	now := t.a.now()
 	var last nod.Task
-	for _, pc := range p.changes {
-		pc := pc
+	for _, pc := range changes {
 		applied, err := t.a.store.Apply(ctx, nod.Edit{
 			ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
 			Summary: pc.c.summary(pc.task), Auto: true,
@@ -396,24 +483,44 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict) str
 				err := pc.c.apply(&tk, applyCtx{now: now, by: by})
 				return tk, err
 			},
-			Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdictName(v), Reason: v.Quote, Duration: time.Since(p.start)},
+			Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdictName(v), Reason: firstNonEmpty(v.Quote, reasonOf([]prepared{pc})), Duration: time.Since(p.start)},
 		})
 		if err != nil {
-			t.a.log.Error("apply explicit change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
-			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing of it was changed", p.tool.Name, userError(err)))
+			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
+			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, userError(err)))
 		}
 		last = applied.After
-		title := applied.After.Title
-		t.receipts = append(t.receipts, Receipt{TaskTitle: title, Quote: v.Quote, Mode: t.mode, Item: nod.ChangeItem{
+		t.receipts = append(t.receipts, Receipt{TaskTitle: applied.After.Title, Quote: v.Quote, Mode: t.mode, Item: nod.ChangeItem{
 			N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: applied.After.ID, Args: pc.c.args(), Summary: pc.c.summary(pc.task),
 			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed, UndoID: applied.Undo.ID,
 		}})
 	}
-	j := toJSON(last)
-	if len(p.dropped) > 0 {
-		j.Notes = p.dropped
+	for _, n := range notes {
+		if strings.HasPrefix(n, "Not changed: the user set ") && !t.req.Review {
+			t.notices = append(t.notices, leftAsSet(n))
+		}
 	}
+	j := toJSON(last)
+	j.Notes = notes
 	return string(mustJSON(j))
+}
+
+// leftAsSet tells the person which of their items the agent left alone.
+func leftAsSet(note string) string {
+	title := strings.TrimPrefix(note, "Not changed: the user set ")
+	if i := strings.Index(title, "\" at"); i >= 0 {
+		title = title[:i+1]
+	}
+	return title + " was left as you set it."
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 func verdictName(v confidence.Verdict) string {

@@ -100,7 +100,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	switch {
 	case text != "":
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
-	case res.Set == nil && len(res.Receipts) == 0 && len(res.NoOps) == 0 && res.Deletion == nil:
+	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && res.Deletion == nil:
 		b.reply(ctx, in.chat, formatting.Text("empty_reply", nil))
 	}
 	if res.StepsExhausted {
@@ -124,8 +124,8 @@ func (b *Bot) sendReceipts(ctx context.Context, chat int64, res agent.Result) {
 		}
 		b.reply(ctx, chat, formatting.Receipts(rs))
 	}
-	for _, n := range res.NoOps {
-		b.reply(ctx, chat, formatting.Text("no_change", strings.TrimPrefix(n, "Skipped: ")))
+	for _, n := range res.Notices {
+		b.reply(ctx, chat, formatting.Text("notice", n))
 	}
 }
 

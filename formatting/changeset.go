@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -96,8 +97,34 @@ func itemDiff(it nod.ChangeItem, budget int) string {
 		return ContentDiff(it.Before, it.After, budget)
 	case nod.FieldTask:
 		return createDetails(it.Args)
+	case nod.FieldChecklist:
+		return overrideDetails(it)
 	}
 	return ""
+}
+
+// overrideDetails shows why the agent wants to change the checked state of
+// an item the person set, and when they set it.
+func overrideDetails(it nod.ChangeItem) string {
+	var args struct {
+		Reason string `json:"reason"`
+	}
+	var before struct {
+		By string     `json:"by"`
+		At *time.Time `json:"at"`
+	}
+	if json.Unmarshal(it.Args, &args) != nil || args.Reason == "" {
+		return ""
+	}
+	out := "Reason: “" + Escape(args.Reason) + "”"
+	if json.Unmarshal([]byte(it.Before), &before) == nil && before.By == string(nod.ActorUser) {
+		if before.At != nil {
+			out += "\n<i>You set this item on " + before.At.UTC().Format("2 Jan 2006, 15:04") + ".</i>"
+		} else {
+			out += "\n<i>You set this item earlier.</i>"
+		}
+	}
+	return out
 }
 
 // ContentDiff renders Before / After of a text change with the changed

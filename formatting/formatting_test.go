@@ -255,7 +255,7 @@ func TestTemplatesGolden(t *testing.T) {
 		"mode_show":       formatting.ModeChoice(nod.ModeSmart),
 		"breaker":         formatting.Breaker(nod.ModeSmart),
 		"breaker_trusted": formatting.Breaker(nod.ModeTrusted),
-		"no_change":       formatting.Text("no_change", "priority is already P3."),
+		"notice":          formatting.Text("notice", "No change needed: priority is already P3."),
 		"task_card_long": formatting.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
 			Description: strings.Repeat("word ", 2000)}),
 	}

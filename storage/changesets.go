@@ -31,7 +31,7 @@ func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int
 		applied, err = db.applyTx(ctx, tx, now, nod.Edit{
 			ChatID: chatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args,
 			Summary: it.Summary, Mutate: mutate,
-			Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true},
+			Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: argReason(it.Args)},
 		})
 		if err != nil {
 			return err
@@ -493,4 +493,14 @@ func (db *DB) RecentRejections(ctx context.Context, chatID int64, since time.Tim
 		out = append(out, r)
 	}
 	return out, rows.Err()
+}
+
+// argReason is the "reason" argument of an item (a checklist override),
+// kept in the audit row of its confirmation.
+func argReason(args json.RawMessage) string {
+	var a struct {
+		Reason string `json:"reason"`
+	}
+	json.Unmarshal(args, &a)
+	return a.Reason
 }

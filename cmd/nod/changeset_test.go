@@ -255,7 +255,7 @@ func TestStaleProposal(t *testing.T) {
 func TestAlreadyDone(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
-	h.script(openaitest.Calls(call("u", "update_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]any{{"id": "c1", "isChecked": true}}})), openaitest.Text("ok?"))
+	h.script(openaitest.Calls(call("u", "update_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]any{{"id": "c1", "isChecked": true, "reason": "The user said today the tests are written."}}})), openaitest.Text("ok?"))
 	h.start()
 	h.tg.SendText(chat, user, "tick tests")
 	set := h.changeSetMessage(chat, 2)

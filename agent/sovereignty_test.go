@@ -1,0 +1,187 @@
+package agent_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/fixtures/openaitest"
+)
+
+// review runs a /review turn in which the model makes calls.
+func (e *env) review(t *testing.T, calls ...openaitest.ToolCall) (agent.Result, map[string]string) {
+	t.Helper()
+	e.llm.Handler = openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response {
+		t.Errorf("a review asked the classifier")
+		return openaitest.Text("{}")
+	}, openaitest.Calls(calls...), openaitest.Text("ok"))
+	res, err := e.agent.Turn(t.Context(), agent.Request{ChatID: chat, UserID: user, Review: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := e.llm.RequestsFor(agentM)
+	return res, reqs[len(reqs)-1].ToolResults()
+}
+
+func (e *env) item(t *testing.T, id string) nod.ChecklistItem {
+	t.Helper()
+	task := e.task(t, "T1")
+	it, ok := task.Item(id)
+	if !ok {
+		t.Fatalf("no item %s", id)
+	}
+	return *it
+}
+
+var c3At = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+
+// S1, S2, S3: without a reason of 20 characters the agent on its own does
+// not touch the person's items.
+func TestSovereigntyNeedsAReason(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, results := e.review(t,
+			call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`),
+			call("2", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","isChecked":true}]}`),
+			call("3", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false,"reason":"      "}]}`),
+			call("4", "update_checklist_items", `{"task_id":"T2","items":[{"id":"c9","isChecked":true,"reason":"  Said not done today  "}]}`),
+		)
+		for id, want := range map[string][]string{
+			"1": {`"Write migration notes"`, "2026-03-10T09:00:00Z", "≥ 20"},
+			"2": {`"Write tests"`, "unknown time"},
+			"3": {`"Write migration notes"`, "≥ 20"},
+			"4": {"too short", "19 characters"},
+		} {
+			for _, w := range want {
+				if !strings.Contains(results[id], w) {
+					t.Errorf("result %s = %q, want %q in it", id, results[id], w)
+				}
+			}
+			if strings.Contains(results[id], "Proposal queued") {
+				t.Errorf("result %s says queued", id)
+			}
+		}
+		if res.Set != nil {
+			t.Errorf("a blocked override was queued: %+v", res.Set.Items)
+		}
+		if c3 := e.item(t, "c3"); !c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(c3At) {
+			t.Errorf("c3 = %+v", c3)
+		}
+		audit := e.audit(t)
+		if audit[len(audit)-1].Outcome != nod.OutcomeBlocked || !strings.Contains(audit[len(audit)-1].Error, "Write migration notes") {
+			t.Errorf("first audit row = %+v", audit[len(audit)-1])
+		}
+		// S3: twenty characters are enough.
+		res, results = e.review(t, call("5", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false,"reason":"Said not done today."}]}`))
+		if results["5"] != "Proposal queued for user review." || res.Set == nil {
+			t.Errorf("a 20-character reason: %q", results["5"])
+		}
+	})
+}
+
+// S4: a review's override with a reason, confirmed by the person, stamps
+// the person; its audit row carries the reason; Undo restores provenance.
+func TestSovereigntyOverrideConfirmed(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		reason := "User said at 17:30 the notes lack the rollback part"
+		res, _ := e.review(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false,"reason":"`+reason+`"}]}`))
+		if res.Set == nil || res.Set.Items[0].Summary != `Uncheck: "Write migration notes"` {
+			t.Fatalf("set = %+v", res.Set)
+		}
+		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c3 := e.item(t, "c3")
+		if c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(fixturesNow) {
+			t.Errorf("c3 after ✓ = %+v", c3)
+		}
+		if a := e.audit(t)[0]; a.Outcome != nod.OutcomeConfirmed || a.Reason != reason {
+			t.Errorf("audit = %+v", a)
+		}
+		if _, err := e.confirm.Undo(t.Context(), chat, user, d.Set.Items[0].UndoID, false); err != nil {
+			t.Fatal(err)
+		}
+		if c3 := e.item(t, "c3"); !c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(c3At) {
+			t.Errorf("c3 after Undo = %+v", c3)
+		}
+	})
+}
+
+var fixturesNow = time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
+
+// S5: trusted mode skips the question, not the guard.
+func TestSovereigntyTrusted(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		if err := e.db.SetMode(t.Context(), chat, nod.ModeTrusted); err != nil {
+			t.Fatal(err)
+		}
+		res, results := e.turn(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","isChecked":false},{"id":"c3","isChecked":false}]}`))
+		if c2 := e.item(t, "c2"); c2.Checked || c2.CheckedBy != nod.ActorAgent || !c2.CheckedAt.Equal(fixturesNow) {
+			t.Errorf("c2 = %+v", c2)
+		}
+		if c3 := e.item(t, "c3"); !c3.Checked {
+			t.Errorf("c3 unchecked in trusted mode without a reason")
+		}
+		if len(res.Receipts) != 1 || res.Receipts[0].Item.Summary != `Uncheck: "Update docs"` {
+			t.Errorf("receipts = %+v", res.Receipts)
+		}
+		if len(res.Notices) != 1 || res.Notices[0] != `"Write migration notes" was left as you set it.` {
+			t.Errorf("notices = %q", res.Notices)
+		}
+		if !strings.Contains(results["1"], "Write migration notes") {
+			t.Errorf("result = %q", results["1"])
+		}
+	})
+}
+
+// S6: a rename alone leaves provenance; a blocked check keeps the rename.
+func TestSovereigntyRename(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, results := e.turn(t, call("1", "update_checklist_items",
+			`{"task_id":"T1","items":[{"id":"c3","title":"Write migration and rollback notes","isChecked":false}]}`))
+		if !strings.HasPrefix(results["1"], "Proposal queued for user review.\nNot changed") {
+			t.Errorf("result = %q", results["1"])
+		}
+		if _, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1); err != nil {
+			t.Fatal(err)
+		}
+		c3 := e.item(t, "c3")
+		if c3.Title != "Write migration and rollback notes" || !c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(c3At) {
+			t.Errorf("c3 = %+v", c3)
+		}
+	})
+}
+
+// S7, S8: the person's words count only if sent at or after the item was
+// set.
+func TestSovereigntyExplicitQuote(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		// S8: the request came before the person re-checked c3 at 09:00.
+		e.clock.Set(time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC))
+		e.llm.Handler = openaitest.Script(agentM, nil, openaitest.Text("Later."))
+		if _, err := e.agent.Turn(t.Context(), agent.Request{ChatID: chat, UserID: user, Text: "uncheck write migration notes"}); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Set(fixturesNow)
+		e.clf = func(openaitest.Request) openaitest.Response {
+			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"uncheck write migration notes"}]}`)
+		}
+		res, results := e.turnSaying(t, "what's left on the login bug?", call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`))
+		if !e.item(t, "c3").Checked || len(res.Receipts) != 0 || res.Set != nil || !strings.Contains(results["1"], "Not changed") {
+			t.Errorf("an old quote unchecked c3: %q, %d receipts", results["1"], len(res.Receipts))
+		}
+		// S7: the same words, now.
+		res, _ = e.turnSaying(t, "uncheck write migration notes, the reviewer found gaps", call("2", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`))
+		c3 := e.item(t, "c3")
+		if c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(fixturesNow) || len(res.Receipts) != 1 || res.Receipts[0].Quote != "uncheck write migration notes" {
+			t.Errorf("explicit now: c3 %+v, receipts %+v", c3, res.Receipts)
+		}
+	})
+}
