@@ -19,6 +19,7 @@ const (
 	ActRetry                             // retry failed item N of set ID, then the rest
 	ActSkipRest                          // go on with the rest of set ID after a failure
 	ActAbort                             // stop confirming all of set ID
+	ActUndoForce                         // undo entry ID although the task changed since
 )
 
 // Action is what a button names: a kind and a server-side record. It

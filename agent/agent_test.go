@@ -588,3 +588,60 @@ func TestRepeatsFiltered(t *testing.T) {
 		}
 	})
 }
+
+// Undo of every mutating tool restores the exact previous state.
+func TestUndoEveryTool(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		for _, c := range []openaitest.ToolCall{
+			call("1", "set_task_title", `{"task_id":"T1","title":"Fix login redirect bug"}`),
+			call("2", "update_task_description", `{"task_id":"T1","description":"New text."}`),
+			call("3", "set_task_status", `{"task_id":"T1","status":"DONE"}`),
+			call("4", "set_task_priority", `{"task_id":"T1","priority":"P0"}`),
+			call("5", "update_task_estimate", `{"task_id":"T1","estimate_minutes":5}`),
+			call("6", "update_task_due_date", `{"task_id":"T1","due_date":null}`),
+			call("7", "assign_task_labels", `{"task_id":"T1","labels":["x"]}`),
+			call("8", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Design mockup"},{"title":"Implement API"}]}`),
+			call("9", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","isChecked":false,"title":"Docs"}]}`),
+		} {
+			before := e.task(t, "T1")
+			res, _ := e.turn(t, c)
+			if res.Set == nil {
+				t.Fatalf("%s: nothing queued", c.Name)
+			}
+			d, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID)
+			if err != nil || len(d.Applied) != len(res.Set.Items) {
+				t.Fatalf("%s: %v, applied %d", c.Name, err, len(d.Applied))
+			}
+			if e.task(t, "T1").SameContent(before) {
+				t.Fatalf("%s changed nothing", c.Name)
+			}
+			// A6: batch items undo one by one, newest first.
+			for i := len(res.Set.Items) - 1; i >= 0; i-- {
+				if _, err := e.confirm.Undo(t.Context(), chat, user, d.Applied[res.Set.Items[i].N].Undo.ID, false); err != nil {
+					t.Fatalf("%s: undo item %d: %v", c.Name, i+1, err)
+				}
+			}
+			if after := e.task(t, "T1"); !after.SameContent(before) {
+				t.Errorf("%s: undo left %+v, want %+v", c.Name, after, before)
+			}
+		}
+		// A7: undoing a create sends the task to the trash; redoing brings it back.
+		res, _ := e.turn(t, call("c", "create_task", `{"title":"Write postmortem","priority":"P2"}`))
+		d, _ := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		id := d.Applied[1].After.ID
+		u, err := e.confirm.Undo(t.Context(), chat, user, d.Applied[1].Undo.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.db.Task(t.Context(), chat, id); err == nil {
+			t.Errorf("undone create still listed")
+		}
+		if _, err := e.confirm.Undo(t.Context(), chat, user, u.Redo.ID, false); err != nil {
+			t.Fatal(err)
+		}
+		if task := e.task(t, id); task.Title != "Write postmortem" || task.Priority != nod.P2 {
+			t.Errorf("redone create = %+v", task)
+		}
+	})
+}

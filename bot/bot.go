@@ -78,6 +78,8 @@ type Store interface {
 	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
 	ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet, error)
 	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
+	// Audit returns the latest entries, newest first.
+	Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error)
 }
 
 // Bot connects Telegram to the agent.

@@ -240,10 +240,17 @@ func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 	return b.decided(ctx, p, d, err, "Rejected all.")
 }
 
-func (b *Bot) onUndo(ctx context.Context, p press) string {
-	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, false)
+func (b *Bot) onUndo(ctx context.Context, p press) string { return b.undo(ctx, p, false) }
+
+func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(ctx, p, true) }
+
+func (b *Bot) undo(ctx context.Context, p press, force bool) string {
+	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, force)
 	if errors.Is(err, nod.ErrExpired) {
 		return "Too late to undo: the undo window has passed."
+	}
+	if errors.Is(err, nod.ErrStale) {
+		b.offerUndoAnyway(ctx, p.chat, p.action.ID)
 	}
 	if text, known := notice(err); err != nil {
 		if !known {
@@ -285,6 +292,10 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 			b.undone(ctx, in.chat, u.ID, done)
 			return
 		}
+		if errors.Is(err, nod.ErrStale) {
+			b.offerUndoAnyway(ctx, in.chat, u.ID)
+			return
+		}
 	}
 	text, known := notice(err)
 	if !known {
@@ -311,4 +322,30 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 			b.log.Error("pending", "chat", in.chat, "err", err)
 		}
 	}
+}
+
+// offerUndoAnyway shows why an undo was refused, with Undo anyway.
+func (b *Bot) offerUndoAnyway(ctx context.Context, chat int64, undoID string) {
+	u, err := b.store.UndoEntry(ctx, chat, undoID)
+	if err != nil {
+		return
+	}
+	title := ""
+	if u.After != nil {
+		title = u.After.Title
+	}
+	if t, err := b.store.Task(ctx, chat, u.TaskID); err == nil {
+		title = t.Title
+	}
+	b.reply(ctx, chat, formatting.UndoStale(u, title))
+}
+
+func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
+	entries, err := b.store.Audit(ctx, in.chat, 15)
+	if err != nil {
+		b.log.Error("audit", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, formatting.Audit(entries))
 }

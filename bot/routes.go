@@ -24,6 +24,7 @@ var commands = []command{
 	{"trash", "Deleted tasks, to restore", (*Bot).cmdTrash},
 	{"undo", "Undo the latest change", (*Bot).cmdUndo},
 	{"mode", "How much to ask: smart, always, trusted", (*Bot).cmdMode},
+	{"audit", "What nod did, latest first", (*Bot).cmdAudit},
 }
 
 // actions maps every button kind to its handler; a handler returns the
@@ -43,4 +44,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActRetry:       (*Bot).onRetry,
 	nod.ActSkipRest:    (*Bot).onSkipRest,
 	nod.ActAbort:       (*Bot).onAbort,
+	nod.ActUndoForce:   (*Bot).onUndoForce,
 }

@@ -212,3 +212,19 @@ func WithUndo(m Message, id string) Message {
 	m.Keyboard = append(m.Keyboard, []Button{{Text: "↩️ Undo", Action: nod.Action{Kind: nod.ActUndo, ID: id}}})
 	return m
 }
+
+// Audit lists a chat's latest audit entries.
+func Audit(entries []nod.AuditEntry) Message {
+	if len(entries) == 0 {
+		return Text("audit_empty", nil)
+	}
+	return Text("audit", entries)
+}
+
+// UndoStale says an undo was refused because the task changed since, and
+// offers to undo anyway.
+func UndoStale(u nod.UndoEntry, title string) Message {
+	m := Text("undo_stale", map[string]string{"Title": title, "Summary": u.Summary})
+	m.Keyboard = [][]Button{{{Text: "↩️ Undo anyway", Action: nod.Action{Kind: nod.ActUndoForce, ID: u.ID}}}}
+	return m
+}

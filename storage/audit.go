@@ -41,13 +41,28 @@ func (db *DB) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error {
 	})
 }
 
+const auditColumns = `id, chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at`
+
 // Audit returns the chat's latest audit entries, newest first.
 func (db *DB) Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at
-		FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT $2`, chatID, limit)
+	rows, err := db.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT $2`, chatID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
+	return scanAudit(rows)
+}
+
+// AuditSince returns the entries written at or after since, oldest first;
+// chatID 0 means every chat.
+func (db *DB) AuditSince(ctx context.Context, chatID int64, since time.Time) ([]nod.AuditEntry, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE ($1 = 0 OR chat_id = $1) AND created_at >= $2 ORDER BY id`, chatID, micros(since))
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	return scanAudit(rows)
+}
+
+func scanAudit(rows *sql.Rows) ([]nod.AuditEntry, error) {
 	defer rows.Close()
 	var out []nod.AuditEntry
 	for rows.Next() {

@@ -2,6 +2,7 @@
 //
 //	nod [serve] [flags]   run the bot (the default)
 //	nod migrate [flags]   apply database migrations and exit
+//	nod audit export      write the audit log as CSV
 //	nod version           print the version
 package main
 
@@ -44,9 +45,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "version":
 		fmt.Fprintln(stdout, "nod", version)
 		return nil
+	case "audit":
+		if len(args) == 0 || args[0] != "export" {
+			return errUsage
+		}
+		return auditExport(ctx, args[1:], getenv, stdout, stderr)
 	case "serve", "migrate":
 	default:
-		return fmt.Errorf("unknown command %q (want serve, migrate or version)", cmd)
+		return fmt.Errorf("unknown command %q (want serve, migrate, audit export or version)", cmd)
 	}
 	cfg, rest, err := loadConfig("nod "+cmd, args, getenv, stderr)
 	if err != nil {

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// A2, A3: a scripted session writes exactly the expected audit rows;
+// /audit shows them newest first; the CSV export reads back.
+func TestAuditSessionAndExport(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clock.Advance(25 * time.Hour)
+	h.clf = answer("needs", "needs")
+	h.script(
+		openaitest.Calls(call("l", "list_tasks", map[string]any{"query": "login"})),
+		openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+			call("b", "set_task_title", map[string]any{"task_id": "T1", "title": "Fix login, \"redirect\"\nbug"})),
+		openaitest.Text("ok?"),
+	)
+	h.start()
+	h.tg.SendText(chat, user, "look at the login task")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✗ 1")
+	h.tap(chat, user, set.ID, "✓ 2")
+	h.clf = answer("explicit:set the estimate to 90")
+	h.script(openaitest.Calls(call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90})), openaitest.Text("done"))
+	h.tg.SendText(chat, user, "set the estimate to 90")
+	h.tg.WaitBotMessages(chat, 4)
+
+	got := outcomes(h.audit(chat))
+	want := []string{"seed:executed", "list_tasks:executed", "set_task_priority:queued", "set_task_title:queued",
+		"set_task_priority:rejected", "set_task_title:confirmed", "update_task_estimate:executed"}
+	if !slices.Equal(got, want) {
+		t.Errorf("audit rows\n got %v\nwant %v", got, want)
+	}
+	a := h.audit(chat)
+	if !a[1].UserConfirmed || a[2].UserConfirmed || a[0].UserConfirmed || a[0].Verdict != "explicit" || a[len(a)-2].Duration < 0 {
+		t.Errorf("user_confirmed/verdict wrong: %+v", a[:3])
+	}
+	h.tg.SendText(chat, user, "/audit")
+	list := h.tg.WaitBotMessages(chat, 5)[4]
+	if i, j := strings.Index(list.Text, "update_task_estimate"), strings.Index(list.Text, "list_tasks"); i < 0 || j < i {
+		t.Errorf("/audit not newest first:\n%s", list.Text)
+	}
+	h.stop()
+
+	var out, errb bytes.Buffer
+	if err := run(t.Context(), []string{"audit", "export", "-chat", "100", "-db", h.dsn}, func(string) string { return "" }, &out, &errb); err != nil {
+		t.Fatalf("export: %v\n%s", err, errb.String())
+	}
+	rows, err := csv.NewReader(&out).ReadAll()
+	if err != nil {
+		t.Fatalf("export is not CSV: %v", err)
+	}
+	if len(rows) != len(want)+1 || rows[0][4] != "tool" || rows[1][4] != "seed" || rows[len(rows)-1][4] != "update_task_estimate" {
+		t.Errorf("CSV rows = %v", rows)
+	}
+	var found bool
+	for _, r := range rows {
+		found = found || strings.Contains(r[11], "Fix login, \\\"redirect\\\"\\nbug")
+	}
+	if !found {
+		t.Errorf("the title with a comma, quotes and a newline did not round-trip")
+	}
+	out.Reset()
+	if err := run(t.Context(), []string{"audit", "export", "-chat", "999", "-db", h.dsn}, func(string) string { return "" }, &out, &errb); err != nil || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("empty export = %q, %v", out.String(), err)
+	}
+}
+
+// A5: Undo refuses when the task changed since; Undo anyway restores.
+func TestUndoAnyway(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	explicit := func(n int, p string) telegramtest.Message {
+		h.clf = answer("explicit:make it " + p)
+		h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": p})), openaitest.Text("ok"))
+		h.tg.SendText(chat, user, "make it "+p)
+		return h.tg.WaitBotMessages(chat, n)[n-2]
+	}
+	first := explicit(2, "P1")
+	explicit(4, "P2")
+	ans := h.tap(chat, user, first.ID, "↩️ Undo")
+	if !strings.Contains(ans, "changed since") || h.task("T1").Priority != nod.P2 {
+		t.Errorf("stale undo answered %q, priority %s", ans, h.task("T1").Priority)
+	}
+	offer := h.tg.WaitBotMessages(chat, 5)[4]
+	b, _ := offer.Button("↩️ Undo anyway")
+	h.tap(chat, user, offer.ID, "↩️ Undo anyway")
+	if h.task("T1").Priority != nod.P3 {
+		t.Errorf("Undo anyway: priority %s", h.task("T1").Priority)
+	}
+	if got := outcomes(h.audit(chat)); got[len(got)-1] != "set_task_priority:undone" {
+		t.Errorf("audit ends %v", got)
+	}
+	// A double tap on the same Undo undoes once.
+	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, offer.ID, b.Data)); !strings.Contains(ans, "Already") {
+		t.Errorf("second Undo anyway answered %q", ans)
+	}
+}
