@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -31,6 +32,10 @@ type Options struct {
 	ChangeSetTTL   time.Duration
 	TrashRetention time.Duration
 	SweepInterval  time.Duration
+	// WebhookURL switches from long polling to a webhook; updates then
+	// arrive through ServeHTTP with WebhookSecret in their header.
+	WebhookURL    string
+	WebhookSecret string
 }
 
 // Turner runs agent turns.
@@ -101,6 +106,7 @@ type Bot struct {
 
 	mu      sync.Mutex
 	refused map[[2]int64]time.Time // chat, user → last refusal
+	webhook atomic.Pointer[http.HandlerFunc]
 }
 
 // New returns a bot; nothing talks to Telegram until Start.
@@ -154,13 +160,25 @@ func (b *Bot) Start(ctx context.Context) error {
 	}
 	b.tg, b.send = tg, &sender{tg: tg, log: b.log}
 	b.setCommands(ctx)
-	// The poller outlives Start's context: it runs until Stop.
+	// Updates are received until Stop, beyond Start's context.
 	run, cancel := context.WithCancel(context.Background())
 	b.cancel, b.polling = cancel, make(chan struct{})
-	go func() {
-		defer close(b.polling)
-		tg.Start(run)
-	}()
+	if b.opts.WebhookURL != "" {
+		if err := b.startWebhook(ctx, run); err != nil {
+			cancel()
+			return err
+		}
+	} else {
+		// getUpdates fails while a webhook is set; the library never
+		// removes one.
+		if _, err := tg.DeleteWebhook(ctx, &tgbot.DeleteWebhookParams{}); err != nil {
+			b.log.Warn("delete webhook", "err", err)
+		}
+		go func() {
+			defer close(b.polling)
+			tg.Start(run)
+		}()
+	}
 	b.handlers.Add(1)
 	go b.sweeper(run)
 	return nil

@@ -81,7 +81,8 @@ func newConfirmations(db *storage.DB, now clock, log *slog.Logger) *agent.Confir
 
 func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, now clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
-		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval},
+		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval,
+		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret},
 		db, a, c, now, log.With("component", "bot"))
 }
 
@@ -92,8 +93,11 @@ type httpServer struct {
 	log *slog.Logger
 }
 
-func newHTTPServer(cfg config, db *storage.DB, log *slog.Logger) *httpServer {
+func newHTTPServer(cfg config, db *storage.DB, b *bot.Bot, log *slog.Logger) *httpServer {
 	mux := http.NewServeMux()
+	if p := b.WebhookPath(); p != "" {
+		mux.Handle("POST "+p, b)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		if err := db.Ping(r.Context()); err != nil {

@@ -91,9 +91,15 @@ func newHarness(t *testing.T) *harness {
 // start runs nod until the test ends, and waits until it polls.
 func (h *harness) start() {
 	h.t.Helper()
+	polls := len(h.tg.Calls("getUpdates"))
+	h.startWhen(func() bool { return len(h.tg.Calls("getUpdates")) > polls })
+}
+
+// startWhen runs nod until the test ends, and waits until ready holds.
+func (h *harness) startWhen(ready func() bool) {
+	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan error, 1)
-	polls := len(h.tg.Calls("getUpdates"))
 	go func() {
 		h.done <- run(ctx, nil, func(k string) string { return h.env[k] }, h.logs, h.logs,
 			fx.Decorate(func() clock { return h.clock.Now }))
@@ -104,7 +110,7 @@ func (h *harness) start() {
 			h.t.Fatalf("nod stopped at start: %v\n%s", err, h.logs)
 		default:
 		}
-		return len(h.tg.Calls("getUpdates")) > polls
+		return ready()
 	})
 	h.t.Cleanup(h.stop)
 }

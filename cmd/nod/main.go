@@ -68,5 +68,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.Token == "" {
 		return errors.New("TELEGRAM_BOT_TOKEN (or -token) is required to serve")
 	}
+	if cfg.WebhookURL != "" && cfg.WebhookSecret == "" {
+		return errors.New("NOD_WEBHOOK_SECRET is required with NOD_WEBHOOK_URL: without it anyone could send updates")
+	}
 	return serve(ctx, cfg, log, extra...)
 }
