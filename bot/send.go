@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,16 +24,33 @@ type sender struct {
 
 const maxRetries = 3
 
-// retry runs call, waiting out 429s (retry_after) up to maxRetries times.
+// transient matches the library's errors for 5xx answers and failed
+// connections; it has no typed error for them.
+var transient = regexp.MustCompile(`error response from telegram for method \w+, 5\d\d |error do request for method`)
+
+// retry runs call, waiting out 429s (their retry_after) and retrying 5xx
+// answers and connection failures with a growing pause, up to maxRetries
+// times. Anything else (400, 403 blocked by the user) is final at once.
 func (s *sender) retry(ctx context.Context, what string, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()
-		var tooMany *tgbot.TooManyRequestsError
-		if err == nil || !errors.As(err, &tooMany) || attempt == maxRetries {
+		if err == nil || attempt == maxRetries || ctx.Err() != nil {
 			return err
 		}
-		wait := time.Duration(max(tooMany.RetryAfter, 1)) * time.Second
-		s.log.Warn("telegram rate limit", "call", what, "retry_after_s", tooMany.RetryAfter)
+		var (
+			tooMany *tgbot.TooManyRequestsError
+			wait    time.Duration
+		)
+		switch {
+		case errors.As(err, &tooMany):
+			wait = time.Duration(max(tooMany.RetryAfter, 1)) * time.Second
+			s.log.Warn("telegram rate limit", "call", what, "retry_after_s", tooMany.RetryAfter)
+		case transient.MatchString(err.Error()):
+			wait = 250 * time.Millisecond << attempt
+			s.log.Warn("telegram unavailable; retrying", "call", what, "attempt", attempt+1, "err", err)
+		default:
+			return err
+		}
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():

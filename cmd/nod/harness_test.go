@@ -68,9 +68,15 @@ type harness struct {
 
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessOn(t, filepath.Join(t.TempDir(), "nod.db"))
+}
+
+// newHarnessOn is newHarness on the database dsn.
+func newHarnessOn(t *testing.T, dsn string) *harness {
+	t.Helper()
 	h := &harness{
 		t: t, tg: telegramtest.New(t), llm: openaitest.New(t),
-		clock: fixtures.NewClock(fixtures.DefaultNow), dsn: filepath.Join(t.TempDir(), "nod.db"), logs: &syncBuffer{},
+		clock: fixtures.NewClock(fixtures.DefaultNow), dsn: dsn, logs: &syncBuffer{},
 		clf: func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
 	}
 	h.env = map[string]string{

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// Telegram faults: a 429 with retry_after is waited out and the message
+// arrives; a 502 on send is retried; failing setMyCommands and
+// sendChatAction are not fatal; a 403 (blocked by the user) is not retried.
+func TestTelegramFaults(t *testing.T) {
+	h := newHarness(t)
+	var (
+		mu    sync.Mutex
+		sends int
+	)
+	h.tg.Fault = func(method string, p url.Values) *telegramtest.Error {
+		mu.Lock()
+		defer mu.Unlock()
+		switch method {
+		case "setMyCommands", "sendChatAction":
+			return &telegramtest.Error{Code: 500, Description: "Internal Server Error"}
+		case "sendMessage":
+			sends++
+			switch {
+			case sends == 1:
+				return &telegramtest.Error{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1}
+			case sends == 2:
+				return &telegramtest.Error{Code: 502, Description: "Bad Gateway"}
+			case p.Get("chat_id") == "777":
+				return &telegramtest.Error{Code: 403, Description: "Forbidden: bot was blocked by the user"}
+			}
+		}
+		return nil
+	}
+	h.env["NOD_ALLOWED_USERS"] = "42,777"
+	h.script(openaitest.Text("hello through the faults"), openaitest.Text("never seen"))
+	h.start()
+	h.tg.SendText(chat, user, "hi")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; m.Text != "hello through the faults" {
+		t.Errorf("message = %q", m.Text)
+	}
+	if n := len(h.tg.Calls("sendMessage")); n != 3 {
+		t.Errorf("%d sendMessage calls, want 3 (429, 502, delivered)", n)
+	}
+	before := len(h.tg.Calls("sendMessage"))
+	h.tg.SendText(777, 777, "hi")
+	h.tg.Wait("the blocked chat's send", func() bool { return len(h.tg.Calls("sendMessage")) > before })
+	h.tg.Wait("the failure to be logged", func() bool { return strings.Contains(h.logs.String(), "blocked by the user") })
+	if n := len(h.tg.Calls("sendMessage")) - before; n != 1 {
+		t.Errorf("a 403 was retried: %d calls", n)
+	}
+}
