@@ -139,42 +139,15 @@ func Tools() []Tool { return slices.Clone(tools) }
 
 // parseAddItems explodes add_multiple_checklist_items into one change per
 // title; malformed elements are dropped with a note.
-func parseAddItems(a args) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	els, _, err := a.array("items", true)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(els) == 0 {
-		return nil, nil, a.errorf("items", "must hold at least one item")
-	}
-	var (
-		out       []change
-		malformed int
-	)
-	for _, e := range els {
-		ea, ok := element(a.tool, e)
-		if !ok {
-			malformed++
-			continue
-		}
-		ea.m["task_id"] = mustJSON(id)
-		c, err := parseAddItem(ea)
-		if err != nil {
-			malformed++
-			continue
-		}
-		out = append(out, c)
-	}
-	return out, malformedNote(malformed), nil
-}
+func parseAddItems(a args) ([]change, []string, error) { return explode(a, parseAddItem) }
 
 // parseUpdateItems explodes update_checklist_items into one change per
 // element; elements that change nothing are malformed.
-func parseUpdateItems(a args) ([]change, []string, error) {
+func parseUpdateItems(a args) ([]change, []string, error) { return explode(a, parseUpdateItem) }
+
+// explode parses each element of a batch call's items with parse, giving
+// it the call's task_id.
+func explode(a args, parse func(args) (change, error)) ([]change, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
 		return nil, nil, err
@@ -197,7 +170,7 @@ func parseUpdateItems(a args) ([]change, []string, error) {
 			continue
 		}
 		ea.m["task_id"] = mustJSON(id)
-		c, err := parseUpdateItem(ea)
+		c, err := parse(ea)
 		if err != nil {
 			malformed++
 			continue

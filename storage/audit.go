@@ -85,10 +85,18 @@ func scanAudit(rows *sql.Rows) ([]nod.AuditEntry, error) {
 
 // RecentDecisions returns the chat's latest decisions, newest first.
 func (db *DB) RecentDecisions(ctx context.Context, chatID int64, limit int) ([]nod.Decision, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, created_at
-		FROM decisions WHERE chat_id = $1 ORDER BY seq DESC LIMIT $2`, chatID, limit)
+	ds, err := queryDecisions(ctx, db.db, `WHERE chat_id = $1 ORDER BY seq DESC LIMIT $2`, chatID, limit)
 	if err != nil {
 		return nil, fmt.Errorf("decisions: %w", err)
+	}
+	return ds, nil
+}
+
+// queryDecisions reads decisions; where is the query's tail.
+func queryDecisions(ctx context.Context, q querier, where string, args ...any) ([]nod.Decision, error) {
+	rows, err := q.QueryContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, created_at FROM decisions `+where, args...)
+	if err != nil {
+		return nil, err
 	}
 	defer rows.Close()
 	var out []nod.Decision
@@ -99,7 +107,7 @@ func (db *DB) RecentDecisions(ctx context.Context, chatID int64, limit int) ([]n
 			at      int64
 		)
 		if err := rows.Scan(&d.ID, &d.ChatID, &d.SetID, &d.ItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &at); err != nil {
-			return nil, fmt.Errorf("decisions: %w", err)
+			return nil, err
 		}
 		d.Verdict, d.At = nod.Verdict(verdict), fromMicros(at)
 		out = append(out, d)

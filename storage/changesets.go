@@ -226,22 +226,9 @@ func (db *DB) ChangeSet(ctx context.Context, chatID int64, id string) (nod.Chang
 // OpenChangeSets returns the chat's pending and partially resolved sets,
 // newest first.
 func (db *DB) OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, chatID)
+	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE chat_id = $1 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("open change sets: %w", err)
-	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	sets := make([]nod.ChangeSet, 0, len(ids))
 	for _, id := range ids {
@@ -357,22 +344,14 @@ func (db *DB) ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (
 // LatestRejection returns the newest decision on the set if it is a
 // rejection, or nod.ErrNotFound.
 func (db *DB) LatestRejection(ctx context.Context, setID string) (nod.Decision, error) {
-	var (
-		d       nod.Decision
-		verdict string
-		at      int64
-	)
-	err := db.db.QueryRowContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, created_at
-		FROM decisions WHERE set_id = $1 ORDER BY seq DESC LIMIT 1`, setID).
-		Scan(&d.ID, &d.ChatID, &d.SetID, &d.ItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &at)
-	if noRows(err) || (err == nil && verdict != string(nod.Rejected)) {
-		return nod.Decision{}, fmt.Errorf("rejection in set %s: %w", setID, nod.ErrNotFound)
-	}
+	ds, err := queryDecisions(ctx, db.db, `WHERE set_id = $1 ORDER BY seq DESC LIMIT 1`, setID)
 	if err != nil {
 		return nod.Decision{}, fmt.Errorf("latest rejection: %w", err)
 	}
-	d.Verdict, d.At = nod.Verdict(verdict), fromMicros(at)
-	return d, nil
+	if len(ds) == 0 || ds[0].Verdict != nod.Rejected {
+		return nod.Decision{}, fmt.Errorf("rejection in set %s: %w", setID, nod.ErrNotFound)
+	}
+	return ds[0], nil
 }
 
 // SetReason stores the reason of a rejection that has none yet; it returns
@@ -392,20 +371,10 @@ func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
 // them, so that their messages can say so. Each set is expired by one
 // caller only, however many replicas sweep at once.
 func (db *DB) ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND created_at < $1`, micros(cutoff))
+	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND created_at < $1`, micros(cutoff))
 	if err != nil {
 		return nil, fmt.Errorf("expire sets: %w", err)
 	}
-	var ids []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
 	var out []nod.ChangeSet
 	for _, id := range ids {
 		res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET status = 'expired' WHERE id = $1 AND status IN ('pending', 'partially_resolved')`, id)

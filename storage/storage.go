@@ -208,3 +208,21 @@ func (db *DB) ExecForTest(ctx context.Context, stmts ...string) error {
 	}
 	return nil
 }
+
+// queryIDs returns the first column of a query's rows.
+func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}

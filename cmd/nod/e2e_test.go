@@ -136,12 +136,7 @@ func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
 	h.tg.Wait("the redelivered update to be dropped", func() bool {
 		return strings.Contains(h.logs.String(), "duplicate update ignored")
 	})
-	confirmed := 0
-	for _, a := range h.audit(chat) {
-		if a.Outcome == nod.OutcomeConfirmed {
-			confirmed++
-		}
-	}
+	confirmed := h.count(nod.OutcomeConfirmed)
 	if confirmed != 1 || h.task("T1").Priority != nod.P1 {
 		t.Errorf("%d confirmed audit rows, priority %s; want 1, P1", confirmed, h.task("T1").Priority)
 	}

@@ -198,6 +198,17 @@ func (h *harness) audit(chatID int64) []nod.AuditEntry {
 	return a
 }
 
+// count returns how many of the chat's audit rows have outcome o.
+func (h *harness) count(o nod.Outcome) int {
+	n := 0
+	for _, a := range h.audit(chat) {
+		if a.Outcome == o {
+			n++
+		}
+	}
+	return n
+}
+
 // outcomes lists audit outcomes oldest first, as "tool:outcome".
 func outcomes(entries []nod.AuditEntry) []string {
 	var out []string

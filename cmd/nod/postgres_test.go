@@ -49,12 +49,7 @@ func TestChangeSetsOnPostgres(t *testing.T) {
 	if task.Priority != nod.P1 || *task.EstimateMinutes != 120 || len(task.Checklist) != 5 {
 		t.Errorf("T1 = %s, %d, %d items", task.Priority, *task.EstimateMinutes, len(task.Checklist))
 	}
-	confirmed := 0
-	for _, a := range h.audit(chat) {
-		if a.Outcome == nod.OutcomeConfirmed {
-			confirmed++
-		}
-	}
+	confirmed := h.count(nod.OutcomeConfirmed)
 	if confirmed != 3 {
 		t.Errorf("%d confirmed audit rows, want 3", confirmed)
 	}
@@ -102,12 +97,7 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	h.tg.Wait("both replicas to take the update", func() bool {
 		return strings.Contains(h.logs.String()+logs2.String(), "duplicate update ignored")
 	})
-	confirmed := 0
-	for _, a := range h.audit(chat) {
-		if a.Outcome == nod.OutcomeConfirmed {
-			confirmed++
-		}
-	}
+	confirmed := h.count(nod.OutcomeConfirmed)
 	if confirmed != 1 || h.task("T1").Priority != nod.P1 {
 		t.Errorf("%d confirmations, priority %s", confirmed, h.task("T1").Priority)
 	}
