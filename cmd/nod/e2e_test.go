@@ -108,10 +108,7 @@ func TestDecideItemsOneByOne(t *testing.T) {
 func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
-	h.script(
-		openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
-		openaitest.Text("Raise it?"),
-	)
+	h.raiseT1()
 	h.start()
 	h.tg.SendText(chat, user, "the login bug is urgent")
 	set := h.changeSetMessage(chat, 2)
@@ -147,10 +144,7 @@ func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
 func TestStrangerRefused(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
-	h.script(
-		openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
-		openaitest.Text("Raise it?"),
-	)
+	h.raiseT1()
 	h.start()
 	h.tg.SendText(chat, user, "raise the login bug")
 	set := h.changeSetMessage(chat, 2)
@@ -180,10 +174,7 @@ func TestStrangerRefused(t *testing.T) {
 func TestForgedAndForeignCallbacks(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
-	h.script(
-		openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
-		openaitest.Text("Raise it?"),
-	)
+	h.raiseT1()
 	h.start()
 	h.tg.SendText(chat, user, "raise the login bug")
 	set := h.changeSetMessage(chat, 2)
@@ -350,10 +341,7 @@ func TestHTMLAndLongText(t *testing.T) {
 func TestConfirmAfterRestart(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
-	h.script(
-		openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
-		openaitest.Text("Raise it?"),
-	)
+	h.raiseT1()
 	h.start()
 	h.tg.SendText(chat, user, "raise the login bug")
 	set := h.changeSetMessage(chat, 2)

@@ -236,6 +236,11 @@ func (h *harness) tap(chatID, userID int64, msgID int, prefix string) string {
 	return h.tg.WaitAnswer(h.tg.Tap(chatID, userID, msgID, prefix))
 }
 
+// raiseT1 is the model's turn in many tests: propose P1 for T1, then ask.
+func (h *harness) raiseT1() {
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Raise it?"))
+}
+
 func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
 
 func mustJSON(v any) string {

@@ -62,7 +62,7 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret"
 	h.seedT1()
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Raise it?"))
+	h.raiseT1()
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	addrRE := regexp.MustCompile(`listening addr=(\S+)`)
 	first := "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"

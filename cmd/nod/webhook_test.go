@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/fixtures/openaitest"
 )
 
 // Webhook mode: nod registers the webhook with its secret, takes updates
@@ -16,7 +15,7 @@ func TestWebhookMode(t *testing.T) {
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/tg/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "s3cret-hook-token"
 	h.seedT1()
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Raise it?"))
+	h.raiseT1()
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	set := h.tg.Calls("setWebhook")[0].Params
 	if set.Get("url") != "https://bot.example.org/tg/hook" || set.Get("secret_token") != "s3cret-hook-token" {
