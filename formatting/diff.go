@@ -105,7 +105,11 @@ func tokensToRunes(a, b string) ([]rune, []rune, []string) {
 		}
 		return out
 	}
-	return enc(a), enc(b), words
+	// Sequenced on purpose: in "return enc(a), enc(b), words" the read of
+	// words may happen before the calls that grow it.
+	ra := enc(a)
+	rb := enc(b)
+	return ra, rb, words
 }
 
 // splitWords cuts s into words, runs of white space, and single

@@ -325,3 +325,21 @@ func BenchmarkWordDiff(b *testing.B) {
 		})
 	}
 }
+
+// Found by FuzzChangeSetHTML: a side that is empty.
+func TestWordDiffEmptySides(t *testing.T) {
+	for _, c := range []struct{ before, after, want string }{
+		{"00000000", "", "-00000000"},
+		{"", "new words", "+new words"},
+		{"", "", ""},
+		{"same", "same", "=same"},
+	} {
+		var got strings.Builder
+		for _, s := range formatting.WordDiff(c.before, c.after) {
+			got.WriteString(map[formatting.Op]string{formatting.Equal: "=", formatting.Delete: "-", formatting.Insert: "+"}[s.Op] + s.Text)
+		}
+		if got.String() != c.want {
+			t.Errorf("WordDiff(%q, %q) = %q, want %q", c.before, c.after, got.String(), c.want)
+		}
+	}
+}
