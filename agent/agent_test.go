@@ -3,6 +3,7 @@ package agent_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -642,6 +643,47 @@ func TestUndoEveryTool(t *testing.T) {
 		}
 		if task := e.task(t, id); task.Title != "Write postmortem" || task.Priority != nod.P2 {
 			t.Errorf("redone create = %+v", task)
+		}
+	})
+}
+
+// A11: the latest 20 decisions reach the prompt, newest first, reasons on
+// one line.
+func TestDecisionHistoryInPrompt(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		var calls []openaitest.ToolCall
+		for i := range 10 {
+			calls = append(calls, call(fmt.Sprint(i), "add_multiple_checklist_items", fmt.Sprintf(`{"task_id":"T2","items":[{"title":"Step %d"}]}`, i)))
+		}
+		for round := range 3 {
+			res, _ := e.turn(t, calls...)
+			for n := range res.Set.Items {
+				if round == 2 && n > 4 {
+					break
+				}
+				e.confirm.Reject(t.Context(), chat, user, res.Set.ID, n+1)
+			}
+			for i := range calls {
+				calls[i] = call(fmt.Sprint(i), "add_multiple_checklist_items", fmt.Sprintf(`{"task_id":"T2","items":[{"title":"Round %d step %d"}]}`, round+1, i))
+			}
+		}
+		ds, _ := e.db.RecentDecisions(t.Context(), chat, 100)
+		if len(ds) != 25 {
+			t.Fatalf("%d decisions", len(ds))
+		}
+		latest, _ := e.db.LatestRejection(t.Context(), ds[0].SetID)
+		e.db.SetReason(t.Context(), latest.ID, "P1 is for outages\n   only")
+		e.turn(t, call("l", "list_tasks", `{}`))
+		sys := e.llm.RequestsFor(agentM)[len(e.llm.RequestsFor(agentM))-1].System()
+		if n := strings.Count(sys, "- rejected add_checklist_item"); n != 20 {
+			t.Errorf("%d decision lines, want 20", n)
+		}
+		if !strings.Contains(sys, `(reason: "P1 is for outages only")`) {
+			t.Errorf("reason not collapsed:\n%s", sys)
+		}
+		if i, j := strings.Index(sys, "Round 2 step 4"), strings.Index(sys, "Round 2 step 0"); i < 0 || j < i {
+			t.Errorf("not newest first")
 		}
 	})
 }

@@ -322,3 +322,74 @@ func TestConfirmAllStopsAtFailure(t *testing.T) {
 		})
 	}
 }
+
+// Issue 5, end to end: the person ticks an item on the card; a review that
+// would untick it without a reason queues nothing and names the time; with
+// a reason it is shown with the reason and, confirmed, stamps the person.
+func TestSovereigntyEndToEnd(t *testing.T) {
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Launch", Checklist: []nod.ChecklistItem{{ID: "m1", Title: "Design mockup"}}})
+	h.start()
+	h.tg.SendText(chat, user, "/tasks")
+	list := h.tg.WaitBotMessages(chat, 1)[0]
+	h.tap(chat, user, list.ID, "▫️ Launch")
+	card := h.tg.WaitBotMessages(chat, 2)[1]
+	h.clock.Advance(time.Hour)
+	tickedAt := h.clock.Now()
+	h.tap(chat, user, card.ID, "⬜ Design mockup")
+
+	h.clock.Advance(time.Hour)
+	h.script(openaitest.Calls(call("u", "update_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]any{{"id": "m1", "isChecked": false}}})), openaitest.Text("Looked."))
+	h.tg.SendText(chat, user, "/review")
+	h.tg.WaitBotMessages(chat, 3)
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["u"]; !strings.Contains(r, tickedAt.Format(time.RFC3339)) || strings.Contains(r, "queued") {
+		t.Errorf("without a reason: %q", r)
+	}
+	if sets, _ := h.db.OpenChangeSets(t.Context(), chat); len(sets) != 0 {
+		t.Errorf("a set was opened")
+	}
+	h.script(openaitest.Calls(call("u", "update_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]any{
+		{"id": "m1", "isChecked": false, "reason": "Today the user wrote that the mockup still lacks the mobile view."}}})), openaitest.Text("One thing."))
+	h.tg.SendText(chat, user, "/review")
+	set := h.changeSetMessage(chat, 5)
+	if !strings.Contains(set.Text, "Reason: “Today the user wrote") || !strings.Contains(set.Text, "You set this item on 11 Mar 2026, 11:00") {
+		t.Errorf("override shown as:\n%s", set.Text)
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	task := h.task("T1")
+	m1, _ := task.Item("m1")
+	if m1.Checked || m1.CheckedBy != nod.ActorUser || !m1.CheckedAt.Equal(h.clock.Now()) {
+		t.Errorf("m1 = %+v", m1)
+	}
+}
+
+// Issue 4, test 5 and A10: a rejected proposal is not proposed again; no
+// new set message is sent. /pending lists only open sets.
+func TestRejectedNotReproposed(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.raiseT1()
+	h.start()
+	h.tg.SendText(chat, user, "raise it")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✗ 1")
+	h.raiseT1()
+	h.tg.SendText(chat, user, "anything else?")
+	h.tg.WaitBotMessages(chat, 3)
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["a"]; !strings.Contains(r, "rejected") {
+		t.Errorf("tool result = %q", r)
+	}
+	h.tg.SendText(chat, user, "/pending")
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if len(msgs) != 4 || hasButton(msgs[2], "✓ 1") || !strings.Contains(msgs[3].Text, "No change sets") {
+		t.Errorf("messages after the repeat: %q", []string{msgs[2].Text, msgs[3].Text})
+	}
+	h.script(openaitest.Calls(call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 60})), openaitest.Text("ok?"))
+	h.tg.SendText(chat, user, "estimate")
+	open := h.changeSetMessage(chat, 6)
+	h.tg.SendText(chat, user, "/pending")
+	p := h.tg.WaitBotMessages(chat, 7)[6]
+	if p.ReplyTo != open.ID || !strings.Contains(p.Text, "1 of 1") {
+		t.Errorf("/pending = %q replying to %d, want %d", p.Text, p.ReplyTo, open.ID)
+	}
+}
