@@ -13,6 +13,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // ErrModel marks a turn that failed because the model endpoint did not give
@@ -33,6 +34,8 @@ type Options struct {
 	HistoryLimit int           // stored messages sent back to the model
 	// ConfirmWindow is how long a typed confirmation of a deletion waits.
 	ConfirmWindow time.Duration
+	// Metrics, if set, receives the agent's metrics.
+	Metrics prometheus.Registerer
 }
 
 // Classifier decides which proposed actions the person explicitly asked
@@ -50,6 +53,7 @@ type Agent struct {
 	classifier Classifier
 	now        func() time.Time
 	log        *slog.Logger
+	metrics    *metrics
 }
 
 // New returns an agent talking to the endpoint of opts; now is the clock.
@@ -69,7 +73,7 @@ func New(opts Options, store Store, classifier Classifier, now func() time.Time,
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries))
-	return &Agent{opts: opts, llm: llm, store: store, classifier: classifier, now: now, log: log}
+	return &Agent{opts: opts, llm: llm, store: store, classifier: classifier, now: now, log: log, metrics: newMetrics(opts.Metrics)}
 }
 
 // Request is one turn's input.
@@ -141,6 +145,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 				a.log.Error("save failed turn", "chat", req.ChatID, "err", serr)
 			}
 			// Changes applied before the failure stand, with their receipts.
+			a.metrics.turns.WithLabelValues("model_error").Inc()
 			return Result{Receipts: t.receipts}, err
 		}
 		t.msgs = append(t.msgs, msg)
@@ -167,6 +172,13 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletion = rec.Set, t.receipts, t.notices, t.deletion
+	outcome := "answered"
+	if res.StepsExhausted {
+		outcome = "steps_exhausted"
+	}
+	a.metrics.turns.WithLabelValues(outcome).Inc()
+	a.metrics.proposals.WithLabelValues("queued").Add(float64(len(t.items)))
+	a.metrics.proposals.WithLabelValues("applied").Add(float64(len(t.receipts)))
 	a.log.Info("turn", "chat", req.ChatID, "steps", res.Steps, "proposed", len(t.items),
 		"duration_ms", a.now().Sub(t.started).Milliseconds(), "exhausted", res.StepsExhausted)
 	return res, nil
@@ -209,13 +221,19 @@ func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMess
 	}
 	start := time.Now()
 	resp, err := a.llm.Chat.Completions.New(ctx, params)
+	a.metrics.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
+		a.metrics.llm.WithLabelValues("error").Inc()
 		a.log.Warn("model step failed", "err", err, "duration_ms", time.Since(start).Milliseconds())
 		return nod.ChatMessage{}, fmt.Errorf("%w: %w", ErrModel, err)
 	}
 	if len(resp.Choices) == 0 {
+		a.metrics.llm.WithLabelValues("no_choices").Inc()
 		return nod.ChatMessage{}, fmt.Errorf("%w: the answer has no choices", ErrModel)
 	}
+	a.metrics.llm.WithLabelValues("ok").Inc()
+	a.metrics.tokens.WithLabelValues("prompt").Add(float64(resp.Usage.PromptTokens))
+	a.metrics.tokens.WithLabelValues("completion").Add(float64(resp.Usage.CompletionTokens))
 	m := resp.Choices[0].Message
 	out := nod.ChatMessage{Role: nod.RoleAssistant, Content: m.Content, At: a.now()}
 	for i, tc := range m.ToolCalls {

@@ -52,7 +52,7 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
 				db: db, llm: llm, clock: clock,
 				clf:     func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
 				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second}, db, clf, clock.Now, log),
-				confirm: agent.NewConfirmations(db, clock.Now, log),
+				confirm: agent.NewConfirmations(db, clock.Now, log, nil),
 			})
 		})
 	}
@@ -417,7 +417,7 @@ func TestConfirmOne(t *testing.T) {
 		e.seed(t)
 		cs := e.proposeCS(t)
 		// A fresh service, as after a restart or on another replica.
-		fresh := agent.NewConfirmations(e.db, e.clock.Now, slog.New(slog.DiscardHandler))
+		fresh := agent.NewConfirmations(e.db, e.clock.Now, slog.New(slog.DiscardHandler), nil)
 		d, err := fresh.Confirm(t.Context(), chat, user, cs.ID, 1)
 		if err != nil {
 			t.Fatal(err)

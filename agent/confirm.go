@@ -9,20 +9,27 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Confirmations decides change items and undoes applied changes on the
 // person's behalf. Every method authorizes the user against the record it
 // names before anything is written.
 type Confirmations struct {
-	store DecisionStore
-	now   func() time.Time
-	log   *slog.Logger
+	store     DecisionStore
+	now       func() time.Time
+	log       *slog.Logger
+	decisions *prometheus.CounterVec
 }
 
-// NewConfirmations returns the confirmation service.
-func NewConfirmations(store DecisionStore, now func() time.Time, log *slog.Logger) *Confirmations {
-	return &Confirmations{store: store, now: now, log: log}
+// NewConfirmations returns the confirmation service. Its decisions are
+// counted on reg, when set.
+func NewConfirmations(store DecisionStore, now func() time.Time, log *slog.Logger, reg prometheus.Registerer) *Confirmations {
+	d := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_decisions_total", Help: "Applied decisions by verdict: confirmed, rejected, stale, failed, undone."}, []string{"verdict"})
+	if reg != nil {
+		reg.MustRegister(d)
+	}
+	return &Confirmations{store: store, now: now, log: log, decisions: d}
 }
 
 // Decision is the outcome of deciding items: the set as it is now, and
@@ -147,6 +154,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 	switch {
 	case err == nil:
 		d.Applied[n] = applied
+		c.decisions.WithLabelValues("confirmed").Inc()
 		return nil
 	case errors.As(err, &stale) && stale.done:
 		return c.fail(ctx, d, chatID, userID, n, nod.ItemStale, stale.note)
@@ -179,6 +187,7 @@ func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID in
 	if err != nil {
 		return err
 	}
+	c.decisions.WithLabelValues(string(st)).Inc()
 	d.Set = set
 	return nil
 }
@@ -227,6 +236,9 @@ func (c *Confirmations) Reject(ctx context.Context, chatID, userID int64, setID 
 		return Decision{Set: set}, fmt.Errorf("item %d is %s: %w", n, it.Status, nod.ErrDecided)
 	}
 	set, err = c.store.RejectItem(ctx, chatID, setID, n, userID)
+	if err == nil {
+		c.decisions.WithLabelValues("rejected").Inc()
+	}
 	return Decision{Set: set}, err
 }
 
@@ -281,6 +293,7 @@ func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, set
 		}
 		if err == nil {
 			d.Set = s
+			c.decisions.WithLabelValues("rejected").Inc()
 		}
 	}
 	return d, nil
@@ -316,6 +329,7 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 		return Undone{}, err
 	}
 	out := Undone{Redo: redo}
+	c.decisions.WithLabelValues("undone").Inc()
 	if !u.Auto {
 		return out, nil
 	}

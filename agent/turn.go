@@ -297,6 +297,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	if queued == 0 {
 		outcome = nod.OutcomeBlocked
 	}
+	t.a.metrics.proposals.WithLabelValues("blocked").Add(float64(len(p.changes) - queued + len(guarded)))
 	t.record(p.start, p.tool.Name, p.args.JSON(), outcome, strings.Join(guarded, " "))
 	a := &t.audit[len(t.audit)-1]
 	a.Verdict, a.Reason = verdictName(v), reasonOf(p.changes)

@@ -16,6 +16,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Options configure the bot.
@@ -36,6 +37,8 @@ type Options struct {
 	// arrive through ServeHTTP with WebhookSecret in their header.
 	WebhookURL    string
 	WebhookSecret string
+	// Metrics, if set, receives the bot's metrics.
+	Metrics prometheus.Registerer
 }
 
 // Turner runs agent turns.
@@ -107,6 +110,7 @@ type Bot struct {
 	mu      sync.Mutex
 	refused map[[2]int64]time.Time // chat, user → last refusal
 	webhook atomic.Pointer[http.HandlerFunc]
+	metrics *metrics
 }
 
 // New returns a bot; nothing talks to Telegram until Start.
@@ -131,7 +135,7 @@ func New(opts Options, store Store, turner Turner, decider Decider, now func() t
 		allowed[id] = true
 	}
 	return &Bot{opts: opts, store: store, agent: turner, decide: decider, now: now, log: log,
-		allowed: allowed, queue: newChatQueue(), refused: map[[2]int64]time.Time{}}
+		allowed: allowed, queue: newChatQueue(), refused: map[[2]int64]time.Time{}, metrics: newMetrics(opts.Metrics)}
 }
 
 // Start checks the token, registers the commands and starts long polling
@@ -158,7 +162,7 @@ func (b *Bot) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect to telegram: %w", redactErr(err, b.opts.Token))
 	}
-	b.tg, b.send = tg, &sender{tg: tg, log: b.log}
+	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics}
 	b.setCommands(ctx)
 	// Updates are received until Stop, beyond Start's context.
 	run, cancel := context.WithCancel(context.Background())
@@ -222,6 +226,7 @@ func (b *Bot) setCommands(ctx context.Context) {
 // keeps the chat's order; a button press runs at once on its own goroutine,
 // never behind a turn. Both first drop redelivered updates.
 func (b *Bot) handle(ctx context.Context, _ *tgbot.Bot, u *models.Update) {
+	b.metrics.updates.WithLabelValues(updateKind(u)).Inc()
 	switch {
 	case u.Message != nil:
 		chat := u.Message.Chat.ID
@@ -243,6 +248,18 @@ func (b *Bot) handle(ctx context.Context, _ *tgbot.Bot, u *models.Update) {
 	default:
 		b.log.Debug("update kind ignored", "update", u.ID)
 	}
+}
+
+func updateKind(u *models.Update) string {
+	switch {
+	case u.Message != nil && u.Message.Text != "":
+		return "text"
+	case u.Message != nil:
+		return "other_message"
+	case u.CallbackQuery != nil:
+		return "callback"
+	}
+	return "other"
 }
 
 // firstDelivery records the update and reports whether it is new.

@@ -32,7 +32,7 @@ func TestPanicIsRecoveredWithAnApology(t *testing.T) {
 		return agent.Result{Text: "still here"}, nil
 	})
 	b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tg.URL, AllowedUsers: []int64{42}, PollTimeout: 2 * time.Second},
-		db, turner, agent.NewConfirmations(db, clock.Now, log), clock.Now, log)
+		db, turner, agent.NewConfirmations(db, clock.Now, log, nil), clock.Now, log)
 	if err := b.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,9 @@ import (
 // messages split, 429s waited out a bounded number of times, "message is
 // not modified" ignored.
 type sender struct {
-	tg  *tgbot.Bot
-	log *slog.Logger
+	tg      *tgbot.Bot
+	log     *slog.Logger
+	metrics *metrics
 }
 
 const maxRetries = 3
@@ -34,6 +35,9 @@ var transient = regexp.MustCompile(`error response from telegram for method \w+,
 func (s *sender) retry(ctx context.Context, what string, call func() error) error {
 	for attempt := 0; ; attempt++ {
 		err := call()
+		if err != nil {
+			s.metrics.apiError.WithLabelValues(what, errorKind(err)).Inc()
+		}
 		if err == nil || attempt == maxRetries || ctx.Err() != nil {
 			return err
 		}
@@ -44,9 +48,11 @@ func (s *sender) retry(ctx context.Context, what string, call func() error) erro
 		switch {
 		case errors.As(err, &tooMany):
 			wait = time.Duration(max(tooMany.RetryAfter, 1)) * time.Second
+			s.metrics.retries.WithLabelValues("rate_limited").Inc()
 			s.log.Warn("telegram rate limit", "call", what, "retry_after_s", tooMany.RetryAfter)
 		case transient.MatchString(err.Error()):
 			wait = 250 * time.Millisecond << attempt
+			s.metrics.retries.WithLabelValues("unavailable").Inc()
 			s.log.Warn("telegram unavailable; retrying", "call", what, "attempt", attempt+1, "err", err)
 		default:
 			return err
@@ -154,4 +160,20 @@ func (s *sender) editKeyboard(ctx context.Context, chat int64, id int, kb *model
 	if err != nil && !strings.Contains(err.Error(), "message is not modified") {
 		s.log.Warn("edit keyboard", "chat", chat, "err", err)
 	}
+}
+
+// errorKind names a Bot API error for the metrics.
+func errorKind(err error) string {
+	var tooMany *tgbot.TooManyRequestsError
+	switch {
+	case errors.As(err, &tooMany):
+		return "429"
+	case errors.Is(err, tgbot.ErrorForbidden):
+		return "403"
+	case errors.Is(err, tgbot.ErrorBadRequest):
+		return "400"
+	case transient.MatchString(err.Error()):
+		return "5xx_or_network"
+	}
+	return "other"
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Level is a classifier verdict.
@@ -58,6 +59,8 @@ type Options struct {
 	APIKey  string
 	Model   string
 	Timeout time.Duration // of the one request per step
+	// Metrics, if set, receives the verdict counts.
+	Metrics prometheus.Registerer
 }
 
 // Classifier asks the classifier model. It is safe for concurrent use.
@@ -67,7 +70,9 @@ type Classifier struct {
 	log  *slog.Logger
 	// plain is set once the endpoint rejected the JSON-schema response
 	// format: later requests go without it.
-	plain atomic.Bool
+	plain    atomic.Bool
+	verdicts *prometheus.CounterVec // by level and default taken
+	latency  prometheus.Histogram
 }
 
 // New returns a classifier. Its requests are never retried (DESIGN §3).
@@ -76,7 +81,16 @@ func New(opts Options, log *slog.Logger) *Classifier {
 		opts.Timeout = 5 * time.Second
 	}
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0))
-	return &Classifier{opts: opts, llm: llm, log: log}
+	c := &Classifier{opts: opts, llm: llm, log: log,
+		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_classifier_verdicts_total",
+			Help: "Classifier verdicts per action, with the conservative default taken and why."}, []string{"level", "default"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "nod_classifier_seconds",
+			Help: "Latency of one classifier request.", Buckets: prometheus.ExponentialBuckets(0.05, 2, 9)}),
+	}
+	if opts.Metrics != nil {
+		opts.Metrics.MustRegister(c.verdicts, c.latency)
+	}
+	return c
 }
 
 const systemPrompt = `You check an assistant's proposed actions on a person's task list. For each action, decide whether the person explicitly asked for exactly that change.
@@ -115,6 +129,14 @@ var responseSchema = map[string]any{
 // never fails: any problem gives NEEDS_CONFIRMATION with the reason in
 // Verdict.Default.
 func (c *Classifier) Classify(ctx context.Context, conv []Entry, actions []Action) []Verdict {
+	vs := c.classify(ctx, conv, actions)
+	for _, v := range vs {
+		c.verdicts.WithLabelValues(string(v.Level), v.Default).Inc()
+	}
+	return vs
+}
+
+func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Action) []Verdict {
 	verdicts := make([]Verdict, len(actions))
 	fallback := func(reason string) []Verdict {
 		for i := range verdicts {
@@ -129,7 +151,9 @@ func (c *Classifier) Classify(ctx context.Context, conv []Entry, actions []Actio
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
+	start := time.Now()
 	content, err := c.ask(ctx, conv, actions)
+	c.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		c.log.Warn("classifier failed; asking the person", "err", err)
 		return fallback("classifier unavailable")

@@ -15,6 +15,9 @@ import (
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/storage"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxevent"
 )
@@ -65,24 +68,31 @@ func migrate(ctx context.Context, cfg config, log *slog.Logger) error {
 	return db.Migrate(ctx)
 }
 
-func newClassifier(cfg config, log *slog.Logger) *confidence.Classifier {
-	return confidence.New(confidence.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.ClassifierModel, Timeout: cfg.ClassifierTimeout},
-		log.With("component", "classifier"))
+// newRegistry holds the process's metrics; nothing registers globally.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
 }
 
-func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, now clock, log *slog.Logger) *agent.Agent {
+func newClassifier(cfg config, reg *prometheus.Registry, log *slog.Logger) *confidence.Classifier {
+	return confidence.New(confidence.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.ClassifierModel,
+		Timeout: cfg.ClassifierTimeout, Metrics: reg}, log.With("component", "classifier"))
+}
+
+func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, reg *prometheus.Registry, now clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow}, db, clf, now, log.With("component", "agent"))
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg}, db, clf, now, log.With("component", "agent"))
 }
 
-func newConfirmations(db *storage.DB, now clock, log *slog.Logger) *agent.Confirmations {
-	return agent.NewConfirmations(db, now, log.With("component", "confirm"))
+func newConfirmations(db *storage.DB, reg *prometheus.Registry, now clock, log *slog.Logger) *agent.Confirmations {
+	return agent.NewConfirmations(db, now, log.With("component", "confirm"), reg)
 }
 
-func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, now clock, log *slog.Logger) *bot.Bot {
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, reg *prometheus.Registry, now clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
 		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval,
-		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret},
+		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg},
 		db, a, c, now, log.With("component", "bot"))
 }
 
@@ -93,8 +103,9 @@ type httpServer struct {
 	log *slog.Logger
 }
 
-func newHTTPServer(cfg config, db *storage.DB, b *bot.Bot, log *slog.Logger) *httpServer {
+func newHTTPServer(cfg config, db *storage.DB, b *bot.Bot, reg *prometheus.Registry, log *slog.Logger) *httpServer {
 	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	if p := b.WebhookPath(); p != "" {
 		mux.Handle("POST "+p, b)
 	}
@@ -137,7 +148,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func() clock { return time.Now },
-			newDB, newClassifier, newAgent, newConfirmations, newBot, newHTTPServer,
+			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, db *storage.DB, h *httpServer, b *bot.Bot) {
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})

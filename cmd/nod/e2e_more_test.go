@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -256,5 +259,43 @@ func TestMigrateAndVersion(t *testing.T) {
 	}
 	if err := run(t.Context(), []string{"frobnicate"}, func(string) string { return "" }, &out, &errb); err == nil {
 		t.Errorf("unknown command accepted")
+	}
+}
+
+// The operator's view: /healthz, /readyz and /metrics on NOD_HTTP_ADDR.
+func TestHealthAndMetrics(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("needs")
+	h.raiseT1()
+	h.start()
+	h.tg.SendText(chat, user, "raise it")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ 1")
+	addr := regexp.MustCompile(`listening addr=(\S+)`).FindStringSubmatch(h.logs.String())[1]
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	for _, p := range []string{"/healthz", "/readyz"} {
+		if code, _ := get(p); code != 200 {
+			t.Errorf("%s answered %d", p, code)
+		}
+	}
+	_, m := get("/metrics")
+	for _, want := range []string{
+		`nod_turns_total{outcome="answered"} 1`, `nod_agent_llm_requests_total{outcome="ok"} 2`,
+		`nod_classifier_verdicts_total{default="",level="needs_confirmation"} 1`, `nod_changes_total{route="queued"} 1`,
+		`nod_decisions_total{verdict="confirmed"} 1`, `nod_updates_total{kind="text"} 1`, `nod_updates_total{kind="callback"} 1`,
+		"go_goroutines",
+	} {
+		if !strings.Contains(m, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }
