@@ -329,3 +329,36 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkConfirmItem is the confirm transaction on SQLite: claim the
+// item, apply, record decision, audit and undo, update the set.
+func BenchmarkConfirmItem(b *testing.B) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	db := storagetest.Open(b, "sqlite", clock.Now)
+	_, err := db.Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
+		Mutate: func(*nod.Task) (nod.Task, error) {
+			return nod.Task{ID: "T1", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
+		}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sets := make([]nod.ChangeSet, b.N)
+	for i := range sets {
+		s := &nod.ChangeSet{Items: []nod.ChangeItem{{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`),
+			Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}}}
+		if err := db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+			b.Fatal(err)
+		}
+		sets[i] = *s
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		if _, _, err := db.ConfirmItem(b.Context(), chat, sets[i].ID, 1, 42, func(cur *nod.Task) (nod.Task, error) {
+			t := *cur
+			t.Priority = nod.P1
+			return t, nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

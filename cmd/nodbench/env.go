@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/bot"
+	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage"
+)
+
+// reporter is the fakes' test handle outside `go test`: errors are
+// collected, a fatal one stops the scenario.
+type reporter struct {
+	mu       sync.Mutex
+	errs     []string
+	cleanups []func()
+}
+
+type fatal struct{ msg string }
+
+func (r *reporter) Helper() {}
+func (r *reporter) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+	r.mu.Unlock()
+}
+func (r *reporter) Error(args ...any) { r.Errorf("%s", fmt.Sprint(args...)) }
+func (r *reporter) Fatalf(format string, args ...any) {
+	r.Errorf(format, args...)
+	panic(fatal{fmt.Sprintf(format, args...)})
+}
+func (r *reporter) Cleanup(f func()) { r.cleanups = append(r.cleanups, f) }
+
+func (r *reporter) close() {
+	for i := len(r.cleanups) - 1; i >= 0; i-- {
+		r.cleanups[i]()
+	}
+	r.cleanups = nil
+}
+
+// env is nod running in-process on the fakes, wired by hand from the plain
+// constructors (no fx: the packages do not need it).
+type env struct {
+	r   *reporter
+	tg  *telegramtest.Server
+	llm *openaitest.Server
+	db  *storage.DB
+	bot *bot.Bot
+}
+
+const (
+	agentModel = "agent-model"
+	clfModel   = "clf-model"
+)
+
+// start runs nod with users 1..users allowed (and 42) on a fresh database.
+func start(r *reporter, dsn string, users int) (*env, error) {
+	e := &env{r: r, tg: telegramtest.New(r), llm: openaitest.New(r)}
+	log := slog.New(slog.DiscardHandler)
+	if dsn == "" {
+		dir, err := os.MkdirTemp("", "nodbench")
+		if err != nil {
+			return nil, err
+		}
+		r.Cleanup(func() { os.RemoveAll(dir) })
+		dsn = filepath.Join(dir, "nod.db")
+	}
+	e.db = storage.New(storage.Options{DSN: dsn}, time.Now, log)
+	if err := e.db.Open(context.Background()); err != nil {
+		return nil, err
+	}
+	r.Cleanup(func() { e.db.Close() })
+	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: clfModel, Timeout: 30 * time.Second}, log)
+	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: agentModel, StepTimeout: 60 * time.Second}, e.db, clf, time.Now, log)
+	allowed := []int64{42}
+	for i := 1; i <= users; i++ {
+		allowed = append(allowed, int64(i))
+	}
+	e.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: allowed, PollTimeout: 5 * time.Second},
+		e.db, ag, agent.NewConfirmations(e.db, time.Now, log, nil), time.Now, log)
+	if err := e.bot.Start(context.Background()); err != nil {
+		return nil, err
+	}
+	r.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		e.bot.Stop(ctx)
+	})
+	return e, nil
+}
+
+// seed stores a task of chat.
+func (e *env) seed(chat int64, t nod.Task) {
+	if t.Status == "" {
+		t.Status = nod.StatusOpen
+	}
+	if t.Priority == "" {
+		t.Priority = nod.P2
+	}
+	_, err := e.db.Apply(context.Background(), nod.Edit{ChatID: chat, UserID: 42, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }})
+	if err != nil {
+		e.r.Fatalf("seed: %v", err)
+	}
+}
+
+// percentile returns the p-th percentile of ds (0 < p ≤ 100).
+func percentile(ds []time.Duration, p float64) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	i := int(float64(len(s))*p/100+0.5) - 1
+	return s[max(0, min(i, len(s)-1))]
+}

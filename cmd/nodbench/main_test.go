@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
+)
+
+// The bench runs end to end on small numbers, and its scenarios make the
+// model calls nod promises: one classifier request per step with mutating
+// calls, none otherwise.
+func TestBenchSmoke(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-latency", "1ms", "-chats", "5", "-memchats", "20", "-json"}, &out, &errb); err != nil {
+		t.Fatalf("nodbench: %v\n%s", err, errb.String())
+	}
+	var rep report
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][2]int{ // agent, classifier calls
+		"explicit single edit": {2, 1}, "clarification then explicit": {3, 1}, "vague batch, set of 5, confirm all": {2, 1},
+		"proactive /review": {2, 0}, "read-only question": {2, 0},
+	}
+	for _, s := range rep.Scenarios {
+		if w := want[s.Name]; s.AgentCalls != w[0] || s.ClassifierCalls != w[1] {
+			t.Errorf("%s: %d agent and %d classifier calls, want %v", s.Name, s.AgentCalls, s.ClassifierCalls, w)
+		}
+	}
+	if rep.Turns.Chats != 5 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 || rep.Memory.PeakHeapMiB <= 0 {
+		t.Errorf("load figures missing: %+v", rep)
+	}
+	out.Reset()
+	if err := run([]string{"-latency", "1ms", "-transcript"}, &out, &errb); err != nil || !strings.Contains(out.String(), "because you said “raise the login bug to P1”") {
+		t.Errorf("transcript: %v\n%s", err, out.String())
+	}
+}

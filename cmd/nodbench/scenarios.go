@@ -1,0 +1,228 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
+)
+
+// step is one thing the person does, and how many bot messages the chat
+// holds once nod has answered.
+type step struct {
+	text    string // a message, or
+	tap     string // a button on the latest change set
+	waitFor int
+	llm     int // sequential model calls this step costs
+}
+
+// scenario is a scripted conversation.
+type scenario struct {
+	name  string
+	seed  func(e *env)
+	agent []openaitest.Response // the agent's answers, in order
+	clf   string                // the classifier's answer
+	steps []step
+}
+
+// tokens estimates a text's tokens at four bytes a token (a rough figure
+// for English and JSON with common BPE vocabularies).
+func tokens(n int) int { return (n + 3) / 4 }
+
+func verdict(levels ...string) string {
+	var parts []string
+	for i, l := range levels {
+		level, quote, _ := strings.Cut(l, ":")
+		parts = append(parts, fmt.Sprintf(`{"index":%d,"level":%q,"quote":%q,"reasoning":"bench"}`, i, level, quote))
+	}
+	return `{"actions":[` + strings.Join(parts, ",") + `]}`
+}
+
+func calls(cs ...openaitest.ToolCall) openaitest.Response { return openaitest.Calls(cs...) }
+
+func call(name string, args any) openaitest.ToolCall {
+	return openaitest.Call("call_"+name, name, args)
+}
+
+const benchChat = 42
+
+func seedLogin(e *env) {
+	est := 120
+	e.seed(benchChat, nod.Task{ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
+		Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: &est, DueDate: "2026-12-15",
+		Checklist: []nod.ChecklistItem{{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser}}})
+	e.seed(benchChat, nod.Task{ID: "T2", Title: "Launch plan"})
+}
+
+var scenarios = []scenario{
+	{
+		name: "explicit single edit", seed: seedLogin,
+		agent: []openaitest.Response{calls(call("set_task_priority", map[string]string{"task_id": "T1", "priority": "P1"})), openaitest.Text("Raised it to P1.")},
+		clf:   verdict("explicit:raise the login bug to P1"),
+		steps: []step{{text: "raise the login bug to P1", waitFor: 2, llm: 3}},
+	},
+	{
+		name: "clarification then explicit", seed: seedLogin,
+		agent: []openaitest.Response{
+			openaitest.Text("I see two issues: the title and the estimate. Which should I fix?"),
+			calls(call("set_task_title", map[string]string{"task_id": "T1", "title": "Fix login redirect bug"}),
+				call("update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90})),
+			openaitest.Text("Both fixed."),
+		},
+		clf:   verdict("explicit:both", "explicit:both"),
+		steps: []step{{text: "tidy up the login task", waitFor: 1, llm: 1}, {text: "both", waitFor: 3, llm: 3}},
+	},
+	{
+		name: "vague batch, set of 5, confirm all", seed: seedLogin,
+		agent: []openaitest.Response{
+			calls(call("add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": []map[string]string{
+				{"title": "Draft announcement"}, {"title": "Update pricing page"}, {"title": "Brief support"}, {"title": "Schedule posts"}, {"title": "Go/no-go meeting"}}})),
+			openaitest.Text("Here is a checklist for the launch."),
+		},
+		clf:   verdict("needs_confirmation"),
+		steps: []step{{text: "help me plan the launch", waitFor: 2, llm: 3}, {tap: "✓ All", waitFor: 2}},
+	},
+	{
+		name: "proactive /review", seed: seedLogin,
+		agent: []openaitest.Response{
+			calls(call("update_task_due_date", map[string]any{"task_id": "T2", "due_date": "2026-12-20"}),
+				call("set_task_priority", map[string]string{"task_id": "T2", "priority": "P1"})),
+			openaitest.Text("Two suggestions."),
+		},
+		steps: []step{{text: "/review", waitFor: 2, llm: 2}},
+	},
+	{
+		name: "read-only question", seed: seedLogin,
+		agent: []openaitest.Response{calls(call("list_tasks", map[string]string{})), openaitest.Text("You have two tasks; the login bug is due 15 Dec.")},
+		steps: []step{{text: "what's on my list?", waitFor: 1, llm: 2}},
+	},
+}
+
+// result is what one scenario measured.
+type result struct {
+	Name             string        `json:"name"`
+	AgentCalls       int           `json:"agent_calls"`
+	ClassifierCalls  int           `json:"classifier_calls"`
+	PromptTokens     int           `json:"prompt_tokens_est"`
+	CompletionTokens int           `json:"completion_tokens_est"`
+	MaxPromptTokens  int           `json:"max_prompt_tokens_est"`
+	Latency          time.Duration `json:"latency_ns"`
+	SequentialLLM    int           `json:"sequential_llm_calls"`
+	Overhead         float64       `json:"overhead_ratio"`
+	Transcript       string        `json:"-"`
+	Errors           []string      `json:"errors,omitempty"`
+}
+
+// runScenario plays a scenario with every model call taking latency.
+func runScenario(sc scenario, dsn string, latency time.Duration) (res result) {
+	r := &reporter{}
+	defer r.close()
+	res.Name = sc.name
+	defer func() {
+		if p := recover(); p != nil {
+			if f, ok := p.(fatal); ok {
+				res.Errors = append(res.Errors, f.msg)
+				return
+			}
+			panic(p)
+		}
+	}()
+	e, err := start(r, dsn, 0)
+	if err != nil {
+		res.Errors = append(res.Errors, err.Error())
+		return res
+	}
+	sc.seed(e)
+	agentScript := openaitest.Script(agentModel, func(openaitest.Request) openaitest.Response {
+		resp := openaitest.Text(sc.clf)
+		resp.Delay = latency
+		return resp
+	}, withDelay(sc.agent, latency)...)
+	e.llm.Handler = agentScript
+	var transcript strings.Builder
+	for _, st := range sc.steps {
+		before := len(e.tg.BotMessages(benchChat))
+		start := time.Now()
+		if st.text != "" {
+			fmt.Fprintf(&transcript, "you  › %s\n", st.text)
+			e.tg.SendText(benchChat, 42, st.text)
+		} else {
+			msgs := e.tg.BotMessages(benchChat)
+			set := msgs[len(msgs)-1]
+			fmt.Fprintf(&transcript, "you  › [taps %s]\n", st.tap)
+			e.tg.WaitAnswer(e.tg.Tap(benchChat, 42, set.ID, st.tap))
+			e.tg.WaitMessage(benchChat, set.ID, "the set to be edited", func(m telegramtest.Message) bool { return m.Edits > 0 })
+		}
+		e.tg.WaitBotMessages(benchChat, st.waitFor)
+		res.Latency += time.Since(start)
+		res.SequentialLLM += st.llm
+		for _, m := range transcriptMessages(e)[before:] {
+			transcript.WriteString(m)
+		}
+	}
+	// Edited messages as they are at the end.
+	for i, m := range e.tg.BotMessages(benchChat) {
+		if m.Edits > 0 {
+			transcript.WriteString("--- after the edits ---\n" + transcriptMessages(e)[i])
+		}
+	}
+	res.Transcript = transcript.String()
+	for _, q := range e.llm.Requests() {
+		if q.Model == clfModel {
+			res.ClassifierCalls++
+		} else {
+			res.AgentCalls++
+		}
+		t := tokens(len(q.Raw))
+		res.PromptTokens += t
+		res.MaxPromptTokens = max(res.MaxPromptTokens, t)
+	}
+	for _, a := range sc.agent {
+		b, _ := json.Marshal(a.ToolCalls)
+		res.CompletionTokens += tokens(len(a.Text) + len(b))
+	}
+	res.CompletionTokens += tokens(len(sc.clf)) * res.ClassifierCalls
+	if res.SequentialLLM > 0 && latency > 0 {
+		res.Overhead = float64(res.Latency) / float64(time.Duration(res.SequentialLLM)*latency)
+	}
+	res.Errors = append(res.Errors, r.errs...)
+	return res
+}
+
+func withDelay(rs []openaitest.Response, d time.Duration) []openaitest.Response {
+	out := make([]openaitest.Response, len(rs))
+	for i, r := range rs {
+		r.Delay = d
+		out[i] = r
+	}
+	return out
+}
+
+// transcriptMessages renders the bot's messages as a person reads them.
+func transcriptMessages(e *env) []string {
+	var out []string
+	for _, m := range e.tg.BotMessages(benchChat) {
+		var b strings.Builder
+		for i, line := range strings.Split(formatting.PlainText(m.Text), "\n") {
+			prefix := "     "
+			if i == 0 {
+				prefix = "nod  ‹ "
+			}
+			b.WriteString(prefix + line + "\n")
+		}
+		if bs := m.Buttons(); len(bs) > 0 {
+			var labels []string
+			for _, btn := range bs {
+				labels = append(labels, "["+btn.Text+"]")
+			}
+			b.WriteString("       " + strings.Join(labels, " ") + "\n")
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
