@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"slices"
 	"time"
 
@@ -72,7 +73,7 @@ func New(opts Options, store Store, classifier Classifier, now func() time.Time,
 	}
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
-	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries))
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(pooledClient()))
 	return &Agent{opts: opts, llm: llm, store: store, classifier: classifier, now: now, log: log, metrics: newMetrics(opts.Metrics)}
 }
 
@@ -351,4 +352,12 @@ func userError(err error) string {
 		}
 	}
 	return msg
+}
+
+// pooledClient keeps idle connections to the one endpoint for many chats
+// at once; deadlines come from contexts, not a client timeout.
+func pooledClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 32
+	return &http.Client{Transport: tr}
 }

@@ -147,7 +147,10 @@ func (b *Bot) Start(ctx context.Context) error {
 	}
 	client := b.opts.HTTPClient
 	if client == nil {
-		client = &http.Client{Timeout: b.opts.PollTimeout + 15*time.Second}
+		// One host, many chats at once: keep connections to reuse.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 64
+		client = &http.Client{Timeout: b.opts.PollTimeout + 15*time.Second, Transport: tr}
 	}
 	tg, err := tgbot.New(b.opts.Token,
 		tgbot.WithServerURL(b.opts.APIURL),

@@ -80,7 +80,7 @@ func New(opts Options, log *slog.Logger) *Classifier {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0))
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0), option.WithHTTPClient(pooledClient()))
 	c := &Classifier{opts: opts, llm: llm, log: log,
 		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_classifier_verdicts_total",
 			Help: "Classifier verdicts per action, with the conservative default taken and why."}, []string{"level", "default"}),
@@ -301,3 +301,11 @@ func quoted(conv []Entry, quote string) (time.Time, bool) {
 }
 
 func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// pooledClient keeps idle connections to the one endpoint for many chats
+// at once; deadlines come from contexts, not a client timeout.
+func pooledClient() *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 32
+	return &http.Client{Transport: tr}
+}

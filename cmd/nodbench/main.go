@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/pprof"
 	"text/tabwriter"
 	"time"
 )
@@ -45,6 +46,7 @@ func run(args []string, stdout, stderr io.Writer) error {
 	dsn := fs.String("db", "", "postgres:// URL (default: a SQLite file per run)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	transcript := fs.Bool("transcript", false, "print each scenario's conversation and nothing else")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the load runs to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -61,6 +63,17 @@ func run(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "=== %s ===\n%s\n", r.Name, r.Transcript)
 		}
 		return nil
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	var err error
 	if rep.Turns, err = turnLoad(*dsn, *chats); err != nil {
