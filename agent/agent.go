@@ -114,7 +114,7 @@ const reviewInstruction = "Review my tasks on your own: look for missing estimat
 // the model answers in plain text or MaxSteps is reached. What the turn
 // proposes is stored as one change set together with the conversation.
 func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
-	t := &turn{a: a, req: req, started: a.now(), fields: map[string]bool{}, seen: map[string]bool{}}
+	t := &turn{a: a, req: req, started: a.now(), wall: time.Now(), fields: map[string]bool{}, seen: map[string]bool{}}
 	settings, err := a.store.ChatSettings(ctx, req.ChatID)
 	if err != nil {
 		return Result{}, err
@@ -180,8 +180,9 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	a.metrics.turns.WithLabelValues(outcome).Inc()
 	a.metrics.proposals.WithLabelValues("queued").Add(float64(len(t.items)))
 	a.metrics.proposals.WithLabelValues("applied").Add(float64(len(t.receipts)))
-	a.log.Info("turn", "chat", req.ChatID, "steps", res.Steps, "proposed", len(t.items),
-		"duration_ms", a.now().Sub(t.started).Milliseconds(), "exhausted", res.StepsExhausted)
+	// Wall time, not the injected clock: this is for the operator.
+	a.log.Info("turn", "chat", req.ChatID, "outcome", outcome, "llm_calls", res.Steps+t.classified, "classifier_calls", t.classified,
+		"applied", len(t.receipts), "proposed", len(t.items), "duration_ms", time.Since(t.wall).Milliseconds())
 	return res, nil
 }
 

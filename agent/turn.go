@@ -21,19 +21,22 @@ const (
 
 // turn is the state of one agent turn.
 type turn struct {
-	a        *Agent
-	req      Request
-	started  time.Time
-	msgs     []nod.ChatMessage
-	audit    []nod.AuditEntry
-	items    []nod.ChangeItem
-	fields   map[string]bool // task id + field proposed or applied in this turn
-	seen     map[string]bool // changes proposed or applied in this turn
-	history  []nod.ChatMessage
-	mode     nod.Mode
-	receipts []Receipt
-	notices  []string // what the person is told beside receipts
-	deletion *nod.PendingDeletion
+	a       *Agent
+	req     Request
+	started time.Time // on the injected clock
+	wall    time.Time // for the log line's duration
+	// classified counts classifier requests.
+	classified int
+	msgs       []nod.ChatMessage
+	audit      []nod.AuditEntry
+	items      []nod.ChangeItem
+	fields     map[string]bool // task id + field proposed or applied in this turn
+	seen       map[string]bool // changes proposed or applied in this turn
+	history    []nod.ChatMessage
+	mode       nod.Mode
+	receipts   []Receipt
+	notices    []string // what the person is told beside receipts
+	deletion   *nod.PendingDeletion
 	// what new proposals are checked against, loaded on first use
 	loaded     bool
 	rejections []nod.Rejection
@@ -256,6 +259,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	for i, p := range props {
 		actions[i] = confidence.Action{Tool: p.tool.Name, Summary: classifierSummary(p.tool.Name, p.args)}
 	}
+	t.classified++
 	return t.a.classifier.Classify(ctx, t.conversation(), actions)
 }
 
