@@ -106,6 +106,8 @@ type Bot struct {
 	handlers sync.WaitGroup // callback and update handlers in flight
 	cancel   context.CancelFunc
 	polling  chan struct{}
+	work     context.Context
+	stopWork context.CancelFunc
 
 	mu      sync.Mutex
 	refused map[[2]int64]time.Time // chat, user → last refusal
@@ -170,9 +172,14 @@ func (b *Bot) Start(ctx context.Context) error {
 	// Updates are received until Stop, beyond Start's context.
 	run, cancel := context.WithCancel(context.Background())
 	b.cancel, b.polling = cancel, make(chan struct{})
+	// Work on received updates has its own context, so that it can finish
+	// after receiving stopped.
+	b.work, b.stopWork = context.WithCancel(context.Background())
 	if b.opts.WebhookURL != "" {
 		if err := b.startWebhook(ctx, run); err != nil {
 			cancel()
+			b.stopWork()
+			b.cancel = nil
 			return err
 		}
 	} else {
@@ -197,7 +204,10 @@ func (b *Bot) Stop(ctx context.Context) error {
 	if b.cancel == nil {
 		return nil
 	}
+	// Stop receiving at once; let what was received finish until ctx is
+	// done, then cut it: a cut turn writes nothing (it saves at its end).
 	b.cancel()
+	b.cancel = nil
 	done := make(chan struct{})
 	go func() {
 		<-b.polling
@@ -207,8 +217,15 @@ func (b *Bot) Stop(ctx context.Context) error {
 	}()
 	select {
 	case <-done:
+		b.stopWork()
 		return nil
 	case <-ctx.Done():
+		b.stopWork()
+		b.log.Warn("stopping: cut the work in flight")
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
 		return fmt.Errorf("stop bot: %w", ctx.Err())
 	}
 }
@@ -228,14 +245,19 @@ func (b *Bot) setCommands(ctx context.Context) {
 // holds up the next update: a text message goes to its chat's queue, which
 // keeps the chat's order; a button press runs at once on its own goroutine,
 // never behind a turn. Both first drop redelivered updates.
-func (b *Bot) handle(ctx context.Context, _ *tgbot.Bot, u *models.Update) {
+func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
+	ctx := b.work
 	b.metrics.updates.WithLabelValues(updateKind(u)).Inc()
 	switch {
 	case u.Message != nil:
 		chat := u.Message.Chat.ID
 		b.queue.push(ctx, chat, func(ctx context.Context) {
 			defer b.recover(ctx, chat)
-			if b.firstDelivery(ctx, u.ID) {
+			first, err := b.firstDelivery(ctx, u.ID)
+			if err != nil && b.allowedSender(u.Message) {
+				b.reply(ctx, chat, formatting.Text("internal_error", nil))
+			}
+			if first {
 				b.onMessage(ctx, u.Message)
 			}
 		})
@@ -244,7 +266,12 @@ func (b *Bot) handle(ctx context.Context, _ *tgbot.Bot, u *models.Update) {
 		go func() {
 			defer b.handlers.Done()
 			defer b.recover(ctx, updateChat(u))
-			if b.firstDelivery(ctx, u.ID) {
+			first, err := b.firstDelivery(ctx, u.ID)
+			if err != nil {
+				text, _ := notice(err)
+				b.send.answer(ctx, u.CallbackQuery.ID, text)
+			}
+			if first {
 				b.onCallback(ctx, u.CallbackQuery)
 			}
 		}()
@@ -265,18 +292,24 @@ func updateKind(u *models.Update) string {
 	return "other"
 }
 
-// firstDelivery records the update and reports whether it is new.
-func (b *Bot) firstDelivery(ctx context.Context, id int64) bool {
+// firstDelivery records the update and reports whether it is new. When
+// it cannot be recorded (the database is read-only or full) the update is
+// not handled: the caller tells the person.
+func (b *Bot) firstDelivery(ctx context.Context, id int64) (bool, error) {
 	first, err := b.store.MarkUpdate(ctx, id)
 	if err != nil {
 		b.log.Error("mark update", "update", id, "err", err)
-		return false
+		return false, err
 	}
 	if !first {
 		b.log.Info("duplicate update ignored", "update", id)
 	}
-	return first
+	return first, nil
 }
+
+// allowedSender reports whether a message comes from an allowed person:
+// strangers get no error notices.
+func (b *Bot) allowedSender(m *models.Message) bool { return m.From != nil && b.allowed[m.From.ID] }
 
 // recover turns a panic into a log line and an apology.
 func (b *Bot) recover(ctx context.Context, chat int64) {

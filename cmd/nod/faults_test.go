@@ -5,7 +5,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
@@ -54,5 +56,39 @@ func TestTelegramFaults(t *testing.T) {
 	h.tg.Wait("the failure to be logged", func() bool { return strings.Contains(h.logs.String(), "blocked by the user") })
 	if n := len(h.tg.Calls("sendMessage")) - before; n != 1 {
 		t.Errorf("a 403 was retried: %d calls", n)
+	}
+}
+
+// Graceful shutdown: a turn in flight when nod is told to stop finishes
+// and its reply is delivered; nothing new is received.
+func TestGracefulShutdown(t *testing.T) {
+	h := newHarness(t)
+	h.script(openaitest.Response{Text: "finished before stopping", Delay: 700 * time.Millisecond})
+	h.start()
+	h.tg.SendText(chat, user, "a slow question")
+	h.tg.Wait("the model request", func() bool { return len(h.llm.Requests()) == 1 })
+	h.stop()
+	msgs := h.tg.BotMessages(chat)
+	if len(msgs) != 1 || msgs[0].Text != "finished before stopping" {
+		t.Errorf("after stop: %d messages %v", len(msgs), msgs)
+	}
+}
+
+// A database that takes no writes (read-only, or full) gives the person a
+// clear answer, changes nothing, and the bot stays up.
+func TestReadOnlyDatabase(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.env["NOD_DB"] = h.dsn + "?_pragma=query_only(1)"
+	h.raiseT1()
+	h.start()
+	h.tg.SendText(chat, user, "raise it")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "went wrong on my side") {
+		t.Errorf("reply = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "still there?")
+	h.tg.WaitBotMessages(chat, 2)
+	if h.task("T1").Priority != nod.P3 {
+		t.Errorf("a read-only database was changed")
 	}
 }
