@@ -50,16 +50,18 @@ func (b *Bot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // startWebhook registers the webhook with Telegram and starts the workers
 // that handle what ServeHTTP receives.
 func (b *Bot) startWebhook(ctx, run context.Context) error {
-	_, err := b.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{URL: b.opts.WebhookURL, SecretToken: b.opts.WebhookSecret,
-		AllowedUpdates: []string{"message", "callback_query"}})
-	if err != nil {
-		return fmt.Errorf("set webhook: %w", redactErr(err, b.opts.Token))
-	}
+	// Ready before registering: Telegram may post right after setWebhook.
 	h := b.tg.WebhookHandler()
 	b.webhook.Store(&h)
 	go func() {
 		defer close(b.polling)
 		b.tg.StartWebhook(run)
 	}()
+	_, err := b.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{URL: b.opts.WebhookURL, SecretToken: b.opts.WebhookSecret,
+		AllowedUpdates: []string{"message", "callback_query"}})
+	if err != nil {
+		b.webhook.Store(nil)
+		return fmt.Errorf("set webhook: %w", redactErr(err, b.opts.Token))
+	}
 	return nil
 }

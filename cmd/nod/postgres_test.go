@@ -83,11 +83,11 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	h.tg.Wait("the second replica to listen", func() bool { return addrRE.MatchString(logs2.String()) })
 	second := "http://" + addrRE.FindStringSubmatch(logs2.String())[1] + "/hook"
 
-	h.tg.WebhookTarget = first
+	h.tg.SetWebhookTarget(first)
 	h.tg.SendText(chat, user, "raise the login bug")
 	set := h.changeSetMessage(chat, 2)
 	b, _ := set.Button("✓ 1")
-	h.tg.WebhookTarget = ""
+	h.tg.SetWebhookTarget("")
 	id := h.tg.Press(chat, user, set.ID, b.Data) // queued, not posted
 	raw := h.tg.LastUpdate()
 	for _, target := range []string{first, second} {

@@ -29,7 +29,7 @@ func TestWebhookMode(t *testing.T) {
 	if status := h.tg.PostWebhook(target, "wrong", []byte(`{"update_id":999,"message":{"message_id":1,"date":1,"chat":{"id":100,"type":"private"},"from":{"id":42,"first_name":"U"},"text":"forged"}}`)); status != 403 {
 		t.Errorf("a wrong secret got %d, want 403", status)
 	}
-	h.tg.WebhookTarget = target
+	h.tg.SetWebhookTarget(target)
 	h.tg.SendText(chat, user, "raise the login bug")
 	msg := h.changeSetMessage(chat, 2)
 	h.tap(chat, user, msg.ID, "✓ 1")
