@@ -39,6 +39,8 @@ type Options struct {
 	WebhookSecret string
 	// Metrics, if set, receives the bot's metrics.
 	Metrics prometheus.Registerer
+	// Limits pace outgoing messages; zero fields take Telegram's limits.
+	Limits Limits
 }
 
 // Turner runs agent turns.
@@ -167,7 +169,7 @@ func (b *Bot) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect to telegram: %w", redactErr(err, b.opts.Token))
 	}
-	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics}
+	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics, limit: newLimiter(b.opts.Limits)}
 	b.setCommands(ctx)
 	// Updates are received until Stop, beyond Start's context.
 	run, cancel := context.WithCancel(context.Background())

@@ -21,6 +21,7 @@ type sender struct {
 	tg      *tgbot.Bot
 	log     *slog.Logger
 	metrics *metrics
+	limit   *limiter
 }
 
 const maxRetries = 3
@@ -98,6 +99,9 @@ func (s *sender) send(ctx context.Context, chat int64, m formatting.Message, rep
 		}
 		if replyTo != 0 && i == 0 {
 			p.ReplyParameters = &models.ReplyParameters{MessageID: replyTo, AllowSendingWithoutReply: true}
+		}
+		if err := s.limit.wait(ctx, chat); err != nil {
+			return id, err
 		}
 		var sent *models.Message
 		err := s.retry(ctx, "sendMessage", func() (err error) {

@@ -33,6 +33,10 @@ type config struct {
 	TrashRetention    time.Duration
 	LogFormat         string
 	SweepInterval     time.Duration
+	RateChat          float64
+	RateChatBurst     float64
+	RateGroup         float64
+	RateGlobal        float64
 }
 
 // setting is one configuration value: its flag, variable and default.
@@ -44,6 +48,17 @@ type setting struct {
 
 func str(p func(*config) *string) func(*config, string) error {
 	return func(c *config, v string) error { *p(c) = v; return nil }
+}
+
+func rate(p func(*config) *float64) func(*config, string) error {
+	return func(c *config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			return fmt.Errorf("%q is not a positive number", v)
+		}
+		*p(c) = f
+		return nil
+	}
 }
 
 func dur(p func(*config) *time.Duration) func(*config, string) error {
@@ -97,6 +112,10 @@ var settings = []setting{
 	{"confirm-window", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
 	{"trash-retention", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
 	{"sweep-interval", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets and old trash are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
+	{"rate-chat", "NOD_RATE_CHAT", "1", "messages a second to one chat", false, rate(func(c *config) *float64 { return &c.RateChat })},
+	{"rate-chat-burst", "NOD_RATE_CHAT_BURST", "3", "messages to one chat in a burst", false, rate(func(c *config) *float64 { return &c.RateChatBurst })},
+	{"rate-group", "NOD_RATE_GROUP", "20", "messages a minute to one group", false, rate(func(c *config) *float64 { return &c.RateGroup })},
+	{"rate-global", "NOD_RATE_GLOBAL", "30", "messages a second in all", false, rate(func(c *config) *float64 { return &c.RateGlobal })},
 	{"log-format", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
 		if v != "text" && v != "json" {
 			return fmt.Errorf("%q is not text or json", v)

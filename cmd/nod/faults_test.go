@@ -92,3 +92,41 @@ func TestReadOnlyDatabase(t *testing.T) {
 		t.Errorf("a read-only database was changed")
 	}
 }
+
+// Outgoing limits: a reply long enough for five messages goes out paced,
+// so that a Telegram that allows one a second per chat after a burst of
+// three never answers 429.
+func TestRateLimits(t *testing.T) {
+	h := newHarness(t)
+	for _, k := range []string{"NOD_RATE_CHAT", "NOD_RATE_CHAT_BURST", "NOD_RATE_GROUP", "NOD_RATE_GLOBAL"} {
+		delete(h.env, k) // Telegram's defaults
+	}
+	var (
+		mu    sync.Mutex
+		sent  []time.Time
+		fault int
+	)
+	h.tg.Fault = func(method string, _ url.Values) *telegramtest.Error {
+		if method != "sendMessage" {
+			return nil
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		now := time.Now()
+		// Telegram's rule as this fake enforces it: the 4th message within a
+		// second of the 1st is too many; thereafter 1 a second.
+		if n := len(sent); n >= 3 && now.Sub(sent[n-3]) < 900*time.Millisecond {
+			fault++
+			return &telegramtest.Error{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1}
+		}
+		sent = append(sent, now)
+		return nil
+	}
+	h.script(openaitest.Text(strings.Repeat(strings.Repeat("word ", 800)+"\n", 5)))
+	h.start()
+	h.tg.SendText(chat, user, "tell me a lot")
+	h.tg.WaitBotMessages(chat, 5)
+	if fault != 0 {
+		t.Errorf("%d messages earned a 429", fault)
+	}
+}

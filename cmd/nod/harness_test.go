@@ -85,6 +85,9 @@ func newHarnessOn(t *testing.T, dsn string) *harness {
 		"NOD_MODEL": agentM, "NOD_CLASSIFIER_MODEL": clfM,
 		"NOD_DB": h.dsn, "NOD_ALLOWED_USERS": "42,43", "NOD_HTTP_ADDR": "127.0.0.1:0",
 		"NOD_STEP_TIMEOUT": "5s",
+		// Tests send many messages to one chat quickly; TestRateLimits keeps
+		// Telegram's real limits.
+		"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000", "NOD_RATE_GROUP": "60000", "NOD_RATE_GLOBAL": "1000",
 	}
 	h.db = storage.New(storage.Options{DSN: h.dsn}, h.clock.Now, slog.New(slog.DiscardHandler))
 	if err := h.db.Open(t.Context()); err != nil {
