@@ -177,14 +177,8 @@ func TestCommandsAndTaskCard(t *testing.T) {
 // The binary, built and run as the README says, serves a person end to
 // end against the fakes.
 func TestBinary(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
 	h := newHarness(t)
-	bin := filepath.Join(t.TempDir(), "nod")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "nod ") {
 		t.Errorf("nod version = %q, %v", out, err)
 	}

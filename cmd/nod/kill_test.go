@@ -1,0 +1,155 @@
+package main
+
+import (
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+)
+
+// binary builds cmd/nod once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "nodbin")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "nod")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			buildErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatalf("go build: %v", buildErr)
+	}
+	return binPath
+}
+
+// process is nod running as its own process.
+type process struct {
+	cmd  *exec.Cmd
+	logs *syncBuffer
+}
+
+func (h *harness) startProcess(t *testing.T) *process {
+	t.Helper()
+	p := &process{cmd: exec.Command(binary(t)), logs: &syncBuffer{}}
+	p.cmd.Env = []string{"HOME=" + t.TempDir()}
+	for k, v := range h.env {
+		p.cmd.Env = append(p.cmd.Env, k+"="+v)
+	}
+	p.cmd.Stderr = p.logs
+	polls := len(h.tg.Calls("getUpdates"))
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
+	h.tg.Wait("the process to poll", func() bool { return len(h.tg.Calls("getUpdates")) > polls })
+	return p
+}
+
+func (p *process) kill() {
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.cmd.Wait()
+}
+
+// SIGKILL in the middle of a turn and of a confirm-all: after a restart
+// no item is applied twice, nothing is half written, no update is handled
+// twice, and a pending set is still actionable.
+func TestKilledAndRestarted(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(
+		openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+			call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90}),
+			call("c", "add_multiple_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]string{{"title": "Load test"}}})),
+		openaitest.Text("Three ideas."),
+		openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-04-01"})),
+		openaitest.Text("And a date."),
+		openaitest.Response{Text: "never delivered", Delay: time.Minute}, // the turn that is killed
+		openaitest.Text("Back again."),
+	)
+	p := h.startProcess(t)
+	h.tg.SendText(chat, user, "tidy up")
+	set := h.changeSetMessage(chat, 2)
+	h.tg.SendText(chat, user, "and the date")
+	other := h.changeSetMessage(chat, 4)
+
+	// Kill during confirm-all: the edit that follows the writes hangs.
+	release := make(chan struct{})
+	h.tg.Fault = func(method string, _ url.Values) *telegramtest.Error {
+		if method == "editMessageText" {
+			select {
+			case <-release:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		return nil
+	}
+	h.tg.Tap(chat, user, set.ID, "✓ All")
+	h.tg.Wait("confirm-all to write", func() bool { return h.count(nod.OutcomeConfirmed) == 3 })
+	p.kill()
+
+	// Kill during a turn: the model never answers in time.
+	close(release)
+	p = h.startProcess(t)
+	h.tg.SendText(chat, user, "a question")
+	h.tg.Wait("the killed turn's model request", func() bool { return len(h.llm.RequestsFor(agentM)) == 5 })
+	p.kill()
+
+	p = h.startProcess(t)
+	if n := h.count(nod.OutcomeConfirmed); n != 3 {
+		t.Errorf("%d confirmations after the restarts, want 3", n)
+	}
+	task := h.task("T1")
+	if task.Priority != nod.P1 || *task.EstimateMinutes != 90 || len(task.Checklist) != 4 {
+		t.Errorf("T1 = %s, %d, %d items", task.Priority, *task.EstimateMinutes, len(task.Checklist))
+	}
+	hist, _ := h.db.History(t.Context(), chat, 100)
+	for _, m := range hist {
+		if m.Content == "a question" || m.Content == "never delivered" {
+			t.Errorf("the killed turn left %q in the history", m.Content)
+		}
+	}
+	// The pending set still works, and the next message is answered.
+	if ans := h.tap(chat, user, other.ID, "✓ 1"); !strings.Contains(ans, "Applied") || h.task("T1").DueDate != "2026-04-01" {
+		t.Errorf("pending set after restarts: %q", ans)
+	}
+	h.tg.SendText(chat, user, "hello?")
+	h.tg.Wait("a reply after the restarts", func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if m.Text == "Back again." {
+				return true
+			}
+		}
+		return false
+	})
+	if n := len(h.llm.RequestsFor(agentM)); n != 6 {
+		t.Errorf("%d agent requests: an update was handled twice", n)
+	}
+	if strings.Contains(p.logs.String(), telegramtest.Token) {
+		t.Errorf("the token is in the logs")
+	}
+}
