@@ -75,7 +75,12 @@ func (db *DB) connect() error {
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
-	if !db.postgres {
+	if db.postgres {
+		// Below the server's default max_connections (100), with room for
+		// other replicas: waiting for a connection beats "too many clients".
+		sdb.SetMaxOpenConns(20)
+		sdb.SetMaxIdleConns(20)
+	} else {
 		// One writer at a time is what SQLite allows; immediate transactions
 		// make writers queue on busy_timeout instead of failing.
 		sdb.SetMaxOpenConns(4)

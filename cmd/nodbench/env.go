@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +70,12 @@ const (
 func start(r *reporter, dsn string, users int) (*env, error) {
 	e := &env{r: r, tg: telegramtest.New(r), llm: openaitest.New(r)}
 	log := slog.New(slog.DiscardHandler)
+	if storage.IsPostgres(dsn) {
+		var err error
+		if dsn, err = freshSchema(r, dsn); err != nil {
+			return nil, err
+		}
+	}
 	if dsn == "" {
 		dir, err := os.MkdirTemp("", "nodbench")
 		if err != nil {
@@ -87,7 +95,10 @@ func start(r *reporter, dsn string, users int) (*env, error) {
 	for i := 1; i <= users; i++ {
 		allowed = append(allowed, int64(i))
 	}
-	e.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: allowed, PollTimeout: 5 * time.Second},
+	// The fake sets no rate limits: the bench measures nod, not Telegram's
+	// caps (which the bot's limiter would enforce at 30 messages a second).
+	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
+	e.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited},
 		e.db, ag, agent.NewConfirmations(e.db, time.Now, log, nil), time.Now, log)
 	if err := e.bot.Start(context.Background()); err != nil {
 		return nil, err
@@ -98,6 +109,29 @@ func start(r *reporter, dsn string, users int) (*env, error) {
 		e.bot.Stop(ctx)
 	})
 	return e, nil
+}
+
+// freshSchema makes a schema of its own for one run, dropped afterwards:
+// every run starts from an empty database, as with SQLite.
+func freshSchema(r *reporter, dsn string) (string, error) {
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return "", err
+	}
+	schema := "nodbench_" + nod.NewID()
+	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
+		admin.Close()
+		return "", fmt.Errorf("create schema: %w", err)
+	}
+	r.Cleanup(func() {
+		admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
+		admin.Close()
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema, nil
 }
 
 // seed stores a task of chat.

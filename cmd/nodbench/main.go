@@ -37,7 +37,16 @@ type report struct {
 	Memory    load          `json:"memory"`
 }
 
-func run(args []string, stdout, stderr io.Writer) error {
+func run(args []string, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			f, ok := p.(fatal)
+			if !ok {
+				panic(p)
+			}
+			err = fmt.Errorf("%s", f.msg)
+		}
+	}()
 	fs := flag.NewFlagSet("nodbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	latency := fs.Duration("latency", 200*time.Millisecond, "injected latency of every model call in the scenarios")
@@ -75,7 +84,6 @@ func run(args []string, stdout, stderr io.Writer) error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	var err error
 	if rep.Turns, err = turnLoad(*dsn, *chats); err != nil {
 		return fmt.Errorf("turn load: %w", err)
 	}
