@@ -362,3 +362,36 @@ func BenchmarkConfirmItem(b *testing.B) {
 		}
 	}
 }
+
+// Several replicas sweeping at once expire each set once.
+func TestExpireSetsOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		seedT1(t, db)
+		for range 5 {
+			proposeCS(t, db)
+		}
+		clock.Advance(8 * 24 * time.Hour)
+		var (
+			wg    sync.WaitGroup
+			mu    sync.Mutex
+			total int
+		)
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sets, err := db.ExpireSets(context.Background(), clock.Now().Add(-7*24*time.Hour))
+				if err != nil {
+					t.Errorf("ExpireSets: %v", err)
+				}
+				mu.Lock()
+				total += len(sets)
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		if total != 5 {
+			t.Errorf("%d expirations reported, want 5", total)
+		}
+	})
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"database/sql"
+	"fmt"
 	"net/url"
 	"strings"
 	"sync"
@@ -128,5 +130,73 @@ func TestRateLimits(t *testing.T) {
 	h.tg.WaitBotMessages(chat, 5)
 	if fault != 0 {
 		t.Errorf("%d messages earned a 429", fault)
+	}
+}
+
+// A full disk (max_page_count at the database's current size): the turn
+// cannot be stored, the person is told, nothing half written, and the bot
+// answers again once there is room.
+func TestFullDisk(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	raw, err := sql.Open("sqlite", h.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	if err := raw.QueryRow(`SELECT page_count FROM pragma_page_count()`).Scan(&pages); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	h.env["NOD_DB"] = fmt.Sprintf("%s?_pragma=max_page_count(%d)", h.dsn, pages)
+	h.script(openaitest.Text(strings.Repeat("A long answer that needs room. ", 500)))
+	h.start()
+	h.tg.SendText(chat, user, strings.Repeat("a long question that needs room ", 100))
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "went wrong on my side") {
+		t.Errorf("reply = %q", m.Text)
+	}
+	if hist, _ := h.db.History(t.Context(), chat, 10); len(hist) != 0 {
+		t.Errorf("a full disk left %d messages of the turn", len(hist))
+	}
+	h.stop()
+	h.env["NOD_DB"] = h.dsn
+	h.script(openaitest.Text("room again"))
+	h.start()
+	h.tg.SendText(chat, user, "and now?")
+	h.tg.Wait("a reply with room", func() bool {
+		msgs := h.tg.BotMessages(chat)
+		return len(msgs) > 1 && msgs[len(msgs)-1].Text == "room again"
+	})
+}
+
+// Model faults end to end: a 429 that persists through the retries and an
+// answer with no choices each end the turn with a clear message and no
+// write; invalid UTF-8 from the person is repaired, not rejected.
+func TestModelFaultsAndInvalidUTF8(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(
+		openaitest.Response{Status: 429, Body: `{"error":{"message":"rate limited","type":"rate_limit"}}`},
+		openaitest.Response{Status: 429}, openaitest.Response{Status: 429},
+		openaitest.Response{NoChoices: true},
+		openaitest.Text("fine \xff text"),
+	)
+	h.start()
+	for i, text := range []string{"first", "second"} {
+		h.tg.SendText(chat, user, text)
+		if m := h.tg.WaitBotMessages(chat, i+1)[i]; !strings.Contains(m.Text, "couldn't reach the language model") {
+			t.Errorf("%s: %q", text, m.Text)
+		}
+	}
+	h.tg.SendText(chat, user, "broken \xc3\x28 bytes")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; m.Text != "fine \uFFFD text" {
+		t.Errorf("third reply = %q", m.Text)
+	}
+	last := h.llm.RequestsFor(agentM)[len(h.llm.RequestsFor(agentM))-1]
+	if u := last.LastUser(); !strings.Contains(u, "broken \uFFFD( bytes") {
+		t.Errorf("the person's text reached the model as %q", u)
+	}
+	if sets, _ := h.db.OpenChangeSets(t.Context(), chat); len(sets) != 0 || h.task("T1").Priority != nod.P3 {
+		t.Errorf("a failed turn wrote something")
 	}
 }
