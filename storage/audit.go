@@ -2,28 +2,117 @@ package storage
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/nodbot/nod"
 )
 
-func insertAudit(ctx context.Context, q querier, a nod.AuditEntry) error {
+// insertAudit appends a row to its chat's hash chain. It must run in a
+// transaction: on PostgreSQL a per-chat lock keeps concurrent writers from
+// forking the chain (SQLite writers are serialised anyway).
+func (db *DB) insertAudit(ctx context.Context, q querier, a nod.AuditEntry) error {
 	if a.Outcome == "" || a.Tool == "" {
 		return fmt.Errorf("audit row without tool or outcome: %w", nod.ErrInvalid)
 	}
-	args := a.Args
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
+	if len(a.Args) == 0 {
+		a.Args = json.RawMessage("{}")
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
-		a.ChatID, a.UserID, a.Tool, string(args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At))
+	if db.postgres {
+		if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, a.ChatID); err != nil {
+			return fmt.Errorf("audit lock: %w", err)
+		}
+	}
+	var prev string
+	err := q.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID).Scan(&prev)
+	if err != nil && !noRows(err) {
+		return fmt.Errorf("audit chain: %w", err)
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+		a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At),
+		prev, auditHash(prev, a))
 	if err != nil {
 		return fmt.Errorf("audit %s %s: %w", a.Tool, a.Outcome, err)
 	}
 	return nil
+}
+
+// auditHash is the chain link of a row: SHA-256 over the previous link
+// and every stored field of the row.
+func auditHash(prev string, a nod.AuditEntry) string {
+	h := sha256.New()
+	for _, f := range []string{prev, strconv.FormatInt(a.ChatID, 10), strconv.FormatInt(a.UserID, 10), a.Tool, string(a.Args),
+		string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Error, a.Reason,
+		strconv.FormatInt(a.Duration.Microseconds(), 10), strconv.FormatInt(micros(a.At), 10)} {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// AuditBreak is the first row where a chat's audit chain does not hold.
+type AuditBreak struct {
+	ChatID int64
+	ID     int64
+	Why    string
+}
+
+// VerifyAudit walks every chat's hash chain and returns the first broken
+// link, or nil, and how many rows it checked.
+func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
+	rows, err := db.db.QueryContext(ctx, `SELECT `+auditColumns+`, prev_hash, hash FROM audit_log ORDER BY chat_id, id`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("verify audit: %w", err)
+	}
+	defer rows.Close()
+	var (
+		chat    int64 = -1
+		prev    string
+		checked int
+	)
+	for rows.Next() {
+		a, err := scanAuditRow(rows)
+		if err != nil {
+			return nil, checked, err
+		}
+		if a.entry.ChatID != chat {
+			chat, prev = a.entry.ChatID, ""
+		}
+		checked++
+		switch {
+		case a.prev != prev:
+			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "does not follow the row before it (a row was removed or changed)"}, checked, nil
+		case a.hash != auditHash(prev, a.entry):
+			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "its content does not match its hash (the row was changed)"}, checked, nil
+		}
+		prev = a.hash
+	}
+	return nil, checked, rows.Err()
+}
+
+type chainedRow struct {
+	entry      nod.AuditEntry
+	prev, hash string
+}
+
+func scanAuditRow(rows *sql.Rows) (chainedRow, error) {
+	var (
+		r         chainedRow
+		args, out string
+		conf      int
+		dur, at   int64
+	)
+	a := &r.entry
+	if err := rows.Scan(&a.ID, &a.ChatID, &a.UserID, &a.Tool, &args, &out, &conf, &a.Verdict, &a.Error, &a.Reason, &dur, &at, &r.prev, &r.hash); err != nil {
+		return r, fmt.Errorf("verify audit: %w", err)
+	}
+	a.Args, a.Outcome, a.UserConfirmed = json.RawMessage(args), nod.Outcome(out), conf != 0
+	a.Duration, a.At = time.Duration(dur)*time.Microsecond, fromMicros(at)
+	return r, nil
 }
 
 // AddAudit appends entries to the audit log in one transaction.
@@ -33,7 +122,7 @@ func (db *DB) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error {
 			if a.At.IsZero() {
 				a.At = db.now()
 			}
-			if err := insertAudit(ctx, tx, a); err != nil {
+			if err := db.insertAudit(ctx, tx, a); err != nil {
 				return err
 			}
 		}

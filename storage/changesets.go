@@ -70,7 +70,7 @@ func (db *DB) RejectItem(ctx context.Context, chatID int64, setID string, n int,
 		if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, now); err != nil {
 			return err
 		}
-		if err := insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeRejected, At: now}); err != nil {
+		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeRejected, At: now}); err != nil {
 			return err
 		}
 		return updateSetStatus(ctx, tx, &set, now)
@@ -90,7 +90,7 @@ func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, u
 			return err
 		}
 		it, _ := set.Item(n)
-		if err := insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now}); err != nil {
+		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now}); err != nil {
 			return err
 		}
 		return updateSetStatus(ctx, tx, &set, now)
@@ -198,7 +198,7 @@ func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c nod.Edit
 	}
 	a := c.Audit
 	a.ChatID, a.UserID, a.Tool, a.Args, a.At = c.ChatID, c.UserID, c.Tool, c.Args, now
-	if err := insertAudit(ctx, tx, a); err != nil {
+	if err := db.insertAudit(ctx, tx, a); err != nil {
 		return nod.Applied{}, err
 	}
 	u := nod.UndoEntry{

@@ -32,7 +32,7 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 			if a.At.IsZero() {
 				a.At = now
 			}
-			if err := insertAudit(ctx, tx, a); err != nil {
+			if err := db.insertAudit(ctx, tx, a); err != nil {
 				return err
 			}
 		}

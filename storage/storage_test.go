@@ -395,3 +395,24 @@ func TestExpireSetsOnce(t *testing.T) {
 		}
 	})
 }
+
+// Concurrent writers keep each chat's audit chain whole.
+func TestAuditChainConcurrent(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := db.AddAudit(context.Background(), nod.AuditEntry{ChatID: chat + int64(i%2), UserID: 42, Tool: "list_tasks", Outcome: nod.OutcomeExecuted}); err != nil {
+					t.Errorf("AddAudit: %v", err)
+				}
+			}()
+		}
+		wg.Wait()
+		broken, checked, err := db.VerifyAudit(t.Context())
+		if err != nil || broken != nil || checked != 20 {
+			t.Errorf("VerifyAudit = %+v, %d, %v", broken, checked, err)
+		}
+	})
+}

@@ -93,7 +93,7 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 			return fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
 		}
 		args, _ := json.Marshal(map[string]string{"undo_id": id, "task_id": u.TaskID, "tool": u.Tool})
-		if err := insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: u.Tool, Args: args, Outcome: nod.OutcomeUndone, UserConfirmed: true, At: now}); err != nil {
+		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: u.Tool, Args: args, Outcome: nod.OutcomeUndone, UserConfirmed: true, At: now}); err != nil {
 			return err
 		}
 		curCopy := cur

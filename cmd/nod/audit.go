@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/storage"
 )
 
 // auditExport writes the audit log as CSV to out, oldest first:
@@ -25,12 +26,6 @@ func auditExport(ctx context.Context, args []string, getenv func(string) string,
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *dsn == "" {
-		*dsn = getenv("NOD_DB")
-	}
-	if *dsn == "" {
-		*dsn = "nod.db"
-	}
 	var from time.Time
 	if *since != "" {
 		var err error
@@ -38,8 +33,8 @@ func auditExport(ctx context.Context, args []string, getenv func(string) string,
 			return fmt.Errorf("-since %q is not a YYYY-MM-DD date", *since)
 		}
 	}
-	db := newDB(config{DB: *dsn}, time.Now, slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	if err := db.Open(ctx); err != nil {
+	db, err := openForAudit(ctx, *dsn, getenv, errw)
+	if err != nil {
 		return err
 	}
 	defer db.Close()
@@ -64,4 +59,48 @@ func writeAuditCSV(out io.Writer, entries []nod.AuditEntry) error {
 	return w.Error()
 }
 
-var errUsage = errors.New("usage: nod audit export [-chat ID] [-since YYYY-MM-DD] [-db DSN]")
+var errUsage = errors.New("usage: nod audit export [-chat ID] [-since YYYY-MM-DD] [-db DSN] | nod audit verify [-db DSN]")
+
+// errBroken makes `nod audit verify` exit 1 when a chain is broken.
+var errBroken = errors.New("the audit log was changed")
+
+// auditVerify checks every chat's audit hash chain and prints the first
+// broken link.
+func auditVerify(ctx context.Context, args []string, getenv func(string) string, out, errw io.Writer) error {
+	fs := flag.NewFlagSet("nod audit verify", flag.ContinueOnError)
+	fs.SetOutput(errw)
+	dsn := fs.String("db", "", "SQLite file or postgres:// URL (env NOD_DB, default nod.db)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db, err := openForAudit(ctx, *dsn, getenv, errw)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	broken, checked, err := db.VerifyAudit(ctx)
+	if err != nil {
+		return err
+	}
+	if broken != nil {
+		fmt.Fprintf(out, "broken: chat %d, audit row %d %s (%d rows checked)\n", broken.ChatID, broken.ID, broken.Why, checked)
+		return errBroken
+	}
+	fmt.Fprintf(out, "ok: %d audit rows, every chain intact\n", checked)
+	return nil
+}
+
+// openForAudit opens the database of -db, NOD_DB or nod.db.
+func openForAudit(ctx context.Context, dsn string, getenv func(string) string, errw io.Writer) (*storage.DB, error) {
+	if dsn == "" {
+		dsn = getenv("NOD_DB")
+	}
+	if dsn == "" {
+		dsn = "nod.db"
+	}
+	db := newDB(config{DB: dsn}, time.Now, slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if err := db.Open(ctx); err != nil {
+		return nil, err
+	}
+	return db, nil
+}

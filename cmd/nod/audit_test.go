@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/csv"
+	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -106,5 +108,38 @@ func TestUndoAnyway(t *testing.T) {
 	// A double tap on the same Undo undoes once.
 	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, offer.ID, b.Data)); !strings.Contains(ans, "Already") {
 		t.Errorf("second Undo anyway answered %q", ans)
+	}
+}
+
+// The audit log is a hash chain per chat: `nod audit verify` passes on
+// what nod wrote and names the first row edited or removed behind its back.
+func TestAuditVerify(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.raiseT1()
+	h.start()
+	h.tg.SendText(chat, user, "raise it")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ 1")
+	h.stop()
+	verify := func() (string, error) {
+		var out, errb bytes.Buffer
+		err := run(t.Context(), []string{"audit", "verify", "-db", h.dsn}, func(string) string { return "" }, &out, &errb)
+		return out.String(), err
+	}
+	if out, err := verify(); err != nil || !strings.HasPrefix(out, "ok: 3 audit rows") {
+		t.Fatalf("verify on an untouched log: %q, %v", out, err)
+	}
+	rows := h.audit(chat) // newest first: confirmed, queued, seed
+	if err := h.db.ExecForTest(t.Context(), fmt.Sprintf(`UPDATE audit_log SET outcome = 'rejected' WHERE id = %d`, rows[0].ID)); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := verify(); !errors.Is(err, errBroken) || !strings.Contains(out, fmt.Sprintf("audit row %d its content", rows[0].ID)) {
+		t.Errorf("verify after an edit: %q, %v", out, err)
+	}
+	h.db.ExecForTest(t.Context(), fmt.Sprintf(`UPDATE audit_log SET outcome = 'confirmed' WHERE id = %d`, rows[0].ID),
+		fmt.Sprintf(`DELETE FROM audit_log WHERE id = %d`, rows[1].ID))
+	if out, err := verify(); !errors.Is(err, errBroken) || !strings.Contains(out, fmt.Sprintf("audit row %d does not follow", rows[0].ID)) {
+		t.Errorf("verify after a deletion: %q, %v", out, err)
 	}
 }

@@ -3,6 +3,7 @@
 //	nod [serve] [flags]   run the bot (the default)
 //	nod migrate [flags]   apply database migrations and exit
 //	nod audit export      write the audit log as CSV
+//	nod audit verify      check the audit log's hash chains; exit 1 if broken
 //	nod version           print the version
 package main
 
@@ -26,7 +27,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
+		if !errors.Is(err, flag.ErrHelp) && !errors.Is(err, errBroken) {
 			fmt.Fprintln(os.Stderr, "nod:", err)
 		}
 		os.Exit(1)
@@ -46,10 +47,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		fmt.Fprintln(stdout, "nod", version)
 		return nil
 	case "audit":
-		if len(args) == 0 || args[0] != "export" {
-			return errUsage
+		switch {
+		case len(args) > 0 && args[0] == "export":
+			return auditExport(ctx, args[1:], getenv, stdout, stderr)
+		case len(args) > 0 && args[0] == "verify":
+			return auditVerify(ctx, args[1:], getenv, stdout, stderr)
 		}
-		return auditExport(ctx, args[1:], getenv, stdout, stderr)
+		return errUsage
 	case "serve", "migrate":
 	default:
 		return fmt.Errorf("unknown command %q (want serve, migrate, audit export or version)", cmd)
