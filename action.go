@@ -20,6 +20,7 @@ const (
 	ActSkipRest                          // go on with the rest of set ID after a failure
 	ActAbort                             // stop confirming all of set ID
 	ActUndoForce                         // undo entry ID although the task changed since
+	ActRepropose                         // re-propose what expired set ID still holds
 )
 
 // Action is what a button names: a kind and a server-side record. It

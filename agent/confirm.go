@@ -406,3 +406,55 @@ func (c *Confirmations) Restore(ctx context.Context, chatID, userID int64, taskI
 		Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true},
 	})
 }
+
+// Repropose re-validates the pending items of an expired set against the
+// tasks as they are now and opens a fresh set with those that still make
+// sense. It returns the new set (nil if nothing still makes sense) and how
+// many items were dropped.
+func (c *Confirmations) Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error) {
+	old, err := c.store.ChangeSet(ctx, chatID, setID)
+	if err != nil {
+		return nil, 0, err
+	}
+	if old.UserID != 0 && old.UserID != userID {
+		return nil, 0, fmt.Errorf("change set %s belongs to user %d: %w", setID, old.UserID, nod.ErrForbidden)
+	}
+	var items []nod.ChangeItem
+	dropped := 0
+	for _, it := range old.Items {
+		if it.Status != nod.ItemPending {
+			continue
+		}
+		item, ok := c.revalidate(ctx, chatID, it)
+		if !ok {
+			dropped++
+			continue
+		}
+		items = append(items, item)
+	}
+	fresh, err := c.store.Repropose(ctx, chatID, setID, old.UserID, items)
+	return fresh, dropped, err
+}
+
+// revalidate rebuilds an item against its task as it is now; false if the
+// task or item is gone or the change would change nothing.
+func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.ChangeItem) (nod.ChangeItem, bool) {
+	ch, err := parseChange(it.Tool, it.Args)
+	if err != nil {
+		return it, false
+	}
+	var task *nod.Task
+	if it.TaskID != "" {
+		t, err := c.store.Task(ctx, chatID, it.TaskID)
+		if err != nil {
+			return it, false
+		}
+		task = &t
+	}
+	cur, err1 := ch.current(task)
+	target, err2 := ch.target(task)
+	if err1 != nil || err2 != nil || cur == target {
+		return it, false
+	}
+	return nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.summary(task), Field: it.Field, Before: cur, After: target}, true
+}

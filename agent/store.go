@@ -66,4 +66,9 @@ type DecisionStore interface {
 	NoteItem(ctx context.Context, chatID int64, setID string, n int, note string) (nod.ChangeSet, error)
 	// ReopenItem makes a failed item pending again.
 	ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error)
+	// Task returns a task outside the trash.
+	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
+	// Repropose closes an expired set's pending items and opens a new set
+	// of items in one transaction; nod.ErrDecided if it was done before.
+	Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error)
 }

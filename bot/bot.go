@@ -62,6 +62,7 @@ type Decider interface {
 	ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	Skip(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	Retry(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
+	Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error)
 }
 
 // Store is the storage the bot reads. Every method is scoped to a chat.

@@ -349,3 +349,28 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 	}
 	b.reply(ctx, in.chat, formatting.Audit(entries))
 }
+
+func (b *Bot) onRepropose(ctx context.Context, p press) string {
+	fresh, dropped, err := b.decide.Repropose(ctx, p.chat, p.user, p.action.ID)
+	if errors.Is(err, nod.ErrDecided) {
+		return "Re-proposed already."
+	}
+	if err != nil {
+		text, known := notice(err)
+		if !known {
+			b.log.Error("re-propose", "chat", p.chat, "err", err)
+		}
+		return text
+	}
+	if old, err := b.store.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
+		b.refresh(ctx, old, 0, p.msgID)
+	}
+	if fresh == nil {
+		return "Nothing in it still makes sense: the tasks changed since."
+	}
+	b.showChangeSet(ctx, *fresh)
+	if dropped > 0 {
+		return fmt.Sprintf("Re-proposed %d; %d no longer made sense.", len(fresh.Items), dropped)
+	}
+	return fmt.Sprintf("Re-proposed %d.", len(fresh.Items))
+}

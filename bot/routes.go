@@ -45,4 +45,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActSkipRest:    (*Bot).onSkipRest,
 	nod.ActAbort:       (*Bot).onAbort,
 	nod.ActUndoForce:   (*Bot).onUndoForce,
+	nod.ActRepropose:   (*Bot).onRepropose,
 }

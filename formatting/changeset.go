@@ -225,6 +225,9 @@ func changeSetFooter(v ChangeSetView) string {
 	}
 	switch {
 	case s.Status == nod.SetExpired:
+		if len(s.Pending()) > 0 {
+			return "<i>This proposal expired; nothing more will be applied from it. Re-propose checks what still makes sense.</i>"
+		}
 		return "<i>This proposal expired; nothing more will be applied from it.</i>"
 	case s.Status == nod.SetResolved:
 		return fmt.Sprintf("<b>Applied %d of %d.</b>", applied, len(s.Items))
@@ -240,6 +243,9 @@ func changeSetKeyboard(v ChangeSetView) [][]Button {
 	s := v.Set
 	var rows [][]Button
 	if s.Status == nod.SetExpired {
+		if len(s.Pending()) > 0 {
+			return [][]Button{{{Text: "🔁 Re-propose", Action: nod.Action{Kind: nod.ActRepropose, ID: s.ID}}}}
+		}
 		return nil
 	}
 	pending := s.Pending()

@@ -473,3 +473,34 @@ func argReason(args json.RawMessage) string {
 	json.Unmarshal(args, &a)
 	return a.Reason
 }
+
+// Repropose closes the pending items of expired set oldID as re-proposed
+// and opens a new set of items for userID, in one transaction: exactly one
+// of concurrent re-proposals wins, the others get nod.ErrDecided. With no
+// items, the old set is closed and no new set opened.
+func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error) {
+	var fresh *nod.ChangeSet
+	now := db.now()
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		old, err := loadSet(ctx, tx, oldID)
+		if err != nil || old.ChatID != chatID {
+			return fmt.Errorf("change set %s: %w", oldID, nod.ErrNotFound)
+		}
+		if old.Status != nod.SetExpired {
+			return fmt.Errorf("change set %s has not expired: %w", oldID, nod.ErrInvalid)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = 'Re-proposed.' WHERE set_id = $1 AND status = 'pending'`, oldID)
+		if err != nil {
+			return fmt.Errorf("re-propose %s: %w", oldID, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("change set %s was re-proposed already: %w", oldID, nod.ErrDecided)
+		}
+		if len(items) == 0 {
+			return nil
+		}
+		fresh = &nod.ChangeSet{ChatID: chatID, UserID: userID, Items: items}
+		return insertSet(ctx, tx, fresh, now)
+	})
+	return fresh, err
+}

@@ -162,14 +162,38 @@ func TestExpiry(t *testing.T) {
 	b, _ := set.Button("✓ 1")
 	h.clock.Advance(7*24*time.Hour + time.Minute)
 	set = h.tg.WaitMessage(chat, set.ID, "the set to expire", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "expired") })
-	if len(set.Buttons()) != 0 {
-		t.Errorf("expired set keeps buttons %v", buttonTexts(set))
+	if got := buttonTexts(set); len(got) != 1 || got[0] != "🔁 Re-propose" {
+		t.Errorf("expired set's buttons = %v, want only Re-propose", got)
 	}
 	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, set.ID, b.Data)); !strings.Contains(ans, "This proposal expired") {
 		t.Errorf("old button answered %q", ans)
 	}
 	if h.task("T1").Priority != nod.P3 {
 		t.Errorf("expired item applied")
+	}
+	// Re-propose: a fresh set, checked against the task as it is now.
+	rb, _ := set.Button("🔁 Re-propose")
+	if ans := h.tap(chat, user, set.ID, "🔁 Re-propose"); ans != "Re-proposed 1." {
+		t.Errorf("Re-propose answered %q", ans)
+	}
+	fresh := h.changeSetMessage(chat, 3)
+	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, set.ID, rb.Data)); !strings.Contains(ans, "already") {
+		t.Errorf("second Re-propose answered %q", ans)
+	}
+	h.tap(chat, user, fresh.ID, "✓ 1")
+	if h.task("T1").Priority != nod.P1 {
+		t.Errorf("the re-proposed item did not apply")
+	}
+	// A set whose change is no longer needed re-proposes nothing.
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P0"})), openaitest.Text("ok?"))
+	h.tg.SendText(chat, user, "P0 then")
+	p0 := h.changeSetMessage(chat, 5)
+	h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(c *nod.Task) (nod.Task, error) { c.Priority = nod.P0; return *c, nil }})
+	h.clock.Advance(8 * 24 * time.Hour)
+	h.tg.WaitMessage(chat, p0.ID, "P0 set to expire", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "expired") })
+	if ans := h.tap(chat, user, p0.ID, "🔁 Re-propose"); !strings.Contains(ans, "Nothing in it still makes sense") {
+		t.Errorf("Re-propose of a done change answered %q", ans)
 	}
 }
 
