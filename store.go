@@ -52,6 +52,15 @@ type TurnRecord struct {
 	Set      *ChangeSet // nil: nothing was proposed
 	// Deletion, if set, replaces the chat's pending typed confirmation.
 	Deletion *PendingDeletion
+	// Supersede closes these pending items of older sets: the turn proposes
+	// another value for the same field.
+	Supersede []ItemRef
+}
+
+// ItemRef names item N of change set SetID.
+type ItemRef struct {
+	SetID string
+	N     int
 }
 
 // PendingDeletion is a delete_task waiting for the person who asked to

@@ -102,7 +102,10 @@ type Result struct {
 	Text     string         // the agent's final reply; may be empty
 	Set      *nod.ChangeSet // proposals to show; nil if none
 	// Deletion asks the person to type a task's title to delete it.
-	Deletion       *nod.PendingDeletion
+	Deletion *nod.PendingDeletion
+	// Superseded are the older sets whose items this turn replaced; their
+	// messages need refreshing.
+	Superseded     []string
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 }
@@ -162,7 +165,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 			break
 		}
 	}
-	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit, Deletion: t.deletion}
+	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit, Deletion: t.deletion, Supersede: t.supersede}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -173,6 +176,11 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletion = rec.Set, t.receipts, t.notices, t.deletion
+	for _, ref := range t.supersede {
+		if !slices.Contains(res.Superseded, ref.SetID) {
+			res.Superseded = append(res.Superseded, ref.SetID)
+		}
+	}
 	outcome := "answered"
 	if res.StepsExhausted {
 		outcome = "steps_exhausted"

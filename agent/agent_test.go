@@ -687,3 +687,26 @@ func TestDecisionHistoryInPrompt(t *testing.T) {
 		}
 	})
 }
+
+// Issue 8: a new value for a field an open set proposes supersedes it:
+// never two open items for one field.
+func TestSupersede(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		first, _ := e.turn(t, call("a", "update_task_estimate", `{"task_id":"T1","estimate_minutes":60}`),
+			call("b", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","title":"Write unit tests"}]}`))
+		second, results := e.turn(t, call("c", "update_task_estimate", `{"task_id":"T1","estimate_minutes":90}`),
+			call("d", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","title":"Write integration tests"}]}`))
+		if results["c"] != "Proposal queued for user review." || len(second.Superseded) != 1 || second.Superseded[0] != first.Set.ID {
+			t.Fatalf("results %q, superseded %v", results, second.Superseded)
+		}
+		old, _ := e.db.ChangeSet(t.Context(), chat, first.Set.ID)
+		if old.Status != nod.SetResolved || old.Items[0].Status != nod.ItemStale || !strings.Contains(old.Items[0].Note, "Superseded") {
+			t.Errorf("old set = %s, item %s %q", old.Status, old.Items[0].Status, old.Items[0].Note)
+		}
+		open, _ := e.db.OpenChangeSets(t.Context(), chat)
+		if len(open) != 1 || open[0].ID != second.Set.ID {
+			t.Errorf("%d open sets", len(open))
+		}
+	})
+}

@@ -40,7 +40,14 @@ type turn struct {
 	// what new proposals are checked against, loaded on first use
 	loaded     bool
 	rejections []nod.Rejection
-	waiting    []nod.ChangeItem
+	waiting    []waitingItem
+	supersede  []nod.ItemRef
+}
+
+// waitingItem is a pending item of an open set.
+type waitingItem struct {
+	set string
+	nod.ChangeItem
 }
 
 // step runs the tool calls of one model step and returns their results in
@@ -413,7 +420,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 		for _, s := range sets {
 			for _, it := range s.Items {
 				if it.Status == nod.ItemPending {
-					t.waiting = append(t.waiting, it)
+					t.waiting = append(t.waiting, waitingItem{s.ID, it})
 				}
 			}
 		}
@@ -436,7 +443,25 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 			return fmt.Sprintf("Not queued: an identical proposal (%s) already awaits the user's decision.", it.Summary)
 		}
 	}
+	// Another value for a field an open set proposes: the new proposal
+	// replaces the old, so that no two open items set the same field.
+	if key := supersedeKey(pc.c); key != "" {
+		for _, it := range t.waiting {
+			if old, err := parseChange(it.Tool, it.Args); err == nil && supersedeKey(old) == key {
+				t.supersede = append(t.supersede, nod.ItemRef{SetID: it.set, N: it.N})
+			}
+		}
+	}
 	return ""
+}
+
+// supersedeKey names what a change sets: a task's field, or one checklist
+// item; empty for changes that never conflict (new tasks, added items).
+func supersedeKey(c change) string {
+	if u, ok := c.(updateItem); ok {
+		return u.id + "/checklist/" + u.itemID
+	}
+	return fieldKey(c)
 }
 
 // canonical renders arguments for comparison: keys sorted, text folded.

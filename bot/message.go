@@ -106,6 +106,11 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	if res.StepsExhausted {
 		b.reply(ctx, in.chat, formatting.Text("steps_exhausted", res.Steps))
 	}
+	for _, id := range res.Superseded {
+		if old, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {
+			b.refresh(ctx, old, 0, 0)
+		}
+	}
 	if res.Set != nil {
 		b.showChangeSet(ctx, *res.Set)
 	}

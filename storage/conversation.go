@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -33,6 +34,11 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 				a.At = now
 			}
 			if err := db.insertAudit(ctx, tx, a); err != nil {
+				return err
+			}
+		}
+		for _, ref := range t.Supersede {
+			if err := supersede(ctx, tx, t.ChatID, ref, now); err != nil {
 				return err
 			}
 		}
@@ -94,4 +100,23 @@ func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("last update: %w", err)
 	}
 	return id.Int64, nil
+}
+
+// supersede closes a pending item replaced by a newer proposal; an item
+// decided meanwhile is left as it is.
+func supersede(ctx context.Context, tx *sql.Tx, chatID int64, ref nod.ItemRef, now time.Time) error {
+	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = 'Superseded by a newer proposal.'
+		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID)
+	if err != nil {
+		return fmt.Errorf("supersede item %d of %s: %w", ref.N, ref.SetID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return nil
+	}
+	set, err := loadSet(ctx, tx, ref.SetID)
+	if err != nil {
+		return err
+	}
+	set.Status = "" // recompute
+	return updateSetStatus(ctx, tx, &set, now)
 }

@@ -417,3 +417,22 @@ func TestRejectedNotReproposed(t *testing.T) {
 		t.Errorf("/pending = %q replying to %d, want %d", p.Text, p.ReplyTo, open.ID)
 	}
 }
+
+// Superseding end to end: the older set's message loses its buttons and
+// says why.
+func TestSupersedeEndToEnd(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	estimate := func(n, minutes int) telegramtest.Message {
+		h.script(openaitest.Calls(call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": minutes})), openaitest.Text("ok?"))
+		h.tg.SendText(chat, user, "estimate")
+		return h.changeSetMessage(chat, n)
+	}
+	first := estimate(2, 60)
+	estimate(4, 90)
+	first = h.tg.WaitMessage(chat, first.ID, "the old set to be superseded", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Superseded") })
+	if len(first.Buttons()) != 0 {
+		t.Errorf("a superseded set keeps %v", buttonTexts(first))
+	}
+}
