@@ -371,7 +371,10 @@ func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
 // them, so that their messages can say so. Each set is expired by one
 // caller only, however many replicas sweep at once.
 func (db *DB) ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND created_at < $1`, micros(cutoff))
+	// A set whose message is not recorded yet is being shown right now: it
+	// waits for the next sweep, unless its message never went out.
+	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND created_at < $1
+		AND (message_id <> 0 OR created_at < $2)`, micros(cutoff), micros(cutoff.Add(-time.Hour)))
 	if err != nil {
 		return nil, fmt.Errorf("expire sets: %w", err)
 	}

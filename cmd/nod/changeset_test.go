@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -230,20 +231,26 @@ func TestReview(t *testing.T) {
 	}
 }
 
-// C5 (issue test 2): a proposal whose field changed since is not applied
-// silently: "now 90" is shown with Apply anyway and Skip.
+// C5 (issue test 2): a proposal whose field changed since it was proposed
+// is not applied silently: "now 90" is shown with Apply anyway and Skip.
 func TestStaleProposal(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
 	h.start()
 	propose := func(n int, minutes int) telegramtest.Message {
+		h.clf = answer("needs")
 		h.script(openaitest.Calls(call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": minutes})), openaitest.Text("ok?"))
 		h.tg.SendText(chat, user, "estimate it")
 		return h.changeSetMessage(chat, n)
 	}
+	explicit := func(n, minutes int) {
+		h.clf = answer(fmt.Sprintf("explicit:make it %d", minutes))
+		h.script(openaitest.Calls(call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": minutes})), openaitest.Text("done"))
+		h.tg.SendText(chat, user, fmt.Sprintf("make it %d", minutes))
+		h.tg.WaitBotMessages(chat, n)
+	}
 	first := propose(2, 60)
-	second := propose(4, 90)
-	h.tap(chat, user, second.ID, "✓ 1")
+	explicit(4, 90)
 	ans := h.tap(chat, user, first.ID, "✓ 1")
 	if !strings.Contains(ans, "estimate is now 90") || *h.task("T1").EstimateMinutes != 90 {
 		t.Errorf("stale ✓ answered %q; estimate %d", ans, *h.task("T1").EstimateMinutes)
@@ -262,13 +269,12 @@ func TestStaleProposal(t *testing.T) {
 	}
 	// Skip keeps the value as it is now and writes no undo entry.
 	third := propose(6, 30)
-	fourth := propose(8, 45)
-	h.tap(chat, user, fourth.ID, "✓ 1")
+	explicit(8, 45)
 	h.tap(chat, user, third.ID, "✓ 1")
 	h.tg.WaitMessage(chat, third.ID, "Skip offered", func(m telegramtest.Message) bool { return hasButton(m, "Skip 1") })
 	before, _ := h.db.LatestUndo(t.Context(), chat)
 	h.tap(chat, user, third.ID, "Skip 1")
-	third = h.tg.WaitMessage(chat, third.ID, "skipped", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
+	h.tg.WaitMessage(chat, third.ID, "skipped", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
 	after, _ := h.db.LatestUndo(t.Context(), chat)
 	if *h.task("T1").EstimateMinutes != 45 || before.ID != after.ID {
 		t.Errorf("Skip: estimate %d, new undo entry %v", *h.task("T1").EstimateMinutes, before.ID != after.ID)
