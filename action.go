@@ -21,6 +21,7 @@ const (
 	ActAbort                             // stop confirming all of set ID
 	ActUndoForce                         // undo entry ID although the task changed since
 	ActRepropose                         // re-propose what expired set ID still holds
+	ActKeep                              // keep open set ID open longer
 )
 
 // Action is what a button names: a kind and a server-side record. It

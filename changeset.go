@@ -61,6 +61,9 @@ type ChangeSet struct {
 	Items      []ChangeItem
 	CreatedAt  time.Time
 	ResolvedAt *time.Time
+	ExpiresAt  time.Time
+	// Warned is set once the message has said the set expires soon.
+	Warned bool
 }
 
 // ChangeItem is one proposed change: one tool call, or one element of an

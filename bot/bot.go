@@ -87,7 +87,12 @@ type Store interface {
 	// TakeDeletion removes and returns the person's waiting deletion.
 	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
 	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
-	ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet, error)
+	// ExpireSets expires the open sets whose time is up at now, each once.
+	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)
+	// WarnSets marks the open sets past their warning time, each once.
+	WarnSets(ctx context.Context, now time.Time, warnAt func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error)
+	// KeepSet gives an open set another TTL; nod.ErrExpired if it is not open.
+	KeepSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
 	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
 	// Audit returns the latest entries, newest first.
 	Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error)

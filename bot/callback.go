@@ -17,7 +17,7 @@ const codecVersion = '1'
 var kindLetters = map[nod.ActionKind]byte{
 	nod.ActConfirm: 'c', nod.ActReject: 'r', nod.ActConfirmAll: 'C', nod.ActRejectAll: 'R',
 	nod.ActUndo: 'u', nod.ActOpenTask: 't', nod.ActToggle: 'x', nod.ActSetMode: 'm', nod.ActRestore: 'o',
-	nod.ActApplyAnyway: 'a', nod.ActSkip: 's', nod.ActRetry: 'y', nod.ActSkipRest: 'k', nod.ActAbort: 'b', nod.ActUndoForce: 'f', nod.ActRepropose: 'p',
+	nod.ActApplyAnyway: 'a', nod.ActSkip: 's', nod.ActRetry: 'y', nod.ActSkipRest: 'k', nod.ActAbort: 'b', nod.ActUndoForce: 'f', nod.ActRepropose: 'p', nod.ActKeep: 'e',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

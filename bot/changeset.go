@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"strings"
+	"time"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
@@ -121,7 +122,8 @@ func (b *Bot) showChangeSet(ctx context.Context, set nod.ChangeSet) {
 
 // view gathers what the change-set message shows beside the set itself.
 func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int) formatting.ChangeSetView {
-	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Undoable: map[string]bool{}, Failed: failed}
+	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Undoable: map[string]bool{}, Failed: failed,
+		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
 	for _, it := range set.Items {
 		if it.TaskID != "" {
 			if _, ok := v.Titles[it.TaskID]; !ok {

@@ -46,4 +46,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActAbort:       (*Bot).onAbort,
 	nod.ActUndoForce:   (*Bot).onUndoForce,
 	nod.ActRepropose:   (*Bot).onRepropose,
+	nod.ActKeep:        (*Bot).onKeep,
 }

@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"time"
+
+	"github.com/nodbot/nod"
 )
 
 // sweep expires old change sets (their messages say so and lose their
@@ -10,12 +12,21 @@ import (
 // is expired, and each message edited, by one of them.
 func (b *Bot) sweep(ctx context.Context) {
 	now := b.now()
-	expired, err := b.store.ExpireSets(ctx, now.Add(-b.opts.ChangeSetTTL))
+	expired, err := b.store.ExpireSets(ctx, now)
 	if err != nil {
 		b.log.Error("expire change sets", "err", err)
 	}
 	for _, s := range expired {
 		b.log.Info("change set expired", "chat", s.ChatID, "set", s.ID)
+		b.refresh(ctx, s, 0, 0)
+	}
+	// A day before expiry, or at 80 % of a shorter TTL, the message says so.
+	lead := min(24*time.Hour, b.opts.ChangeSetTTL/5)
+	warned, err := b.store.WarnSets(ctx, now, func(s nod.ChangeSet) time.Time { return s.ExpiresAt.Add(-lead) })
+	if err != nil {
+		b.log.Error("warn change sets", "err", err)
+	}
+	for _, s := range warned {
 		b.refresh(ctx, s, 0, 0)
 	}
 	n, err := b.store.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
@@ -39,4 +50,20 @@ func (b *Bot) sweeper(ctx context.Context) {
 			b.sweep(ctx)
 		}
 	}
+}
+
+func (b *Bot) onKeep(ctx context.Context, p press) string {
+	set, err := b.store.ChangeSet(ctx, p.chat, p.action.ID)
+	if err == nil && set.UserID != 0 && set.UserID != p.user {
+		err = nod.ErrForbidden
+	}
+	if err == nil {
+		set, err = b.store.KeepSet(ctx, p.chat, p.action.ID)
+	}
+	if err != nil {
+		text, _ := notice(err)
+		return text
+	}
+	b.refresh(ctx, set, 0, p.msgID)
+	return "Kept until " + set.ExpiresAt.UTC().Format("2 Jan 2006") + "."
 }

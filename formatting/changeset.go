@@ -18,6 +18,8 @@ type ChangeSetView struct {
 	Undoable map[string]bool
 	// Failed is the item confirm-all stopped at, or 0.
 	Failed int
+	// KeepDays is how long Keep extends a set that warns of its expiry.
+	KeepDays int
 }
 
 // changeSetBudget leaves room under MaxLen for header and footer.
@@ -233,10 +235,15 @@ func changeSetFooter(v ChangeSetView) string {
 		return fmt.Sprintf("<b>Applied %d of %d.</b>", applied, len(s.Items))
 	case v.Failed != 0:
 		return fmt.Sprintf("Stopped at item %d. Retry it, skip it and go on, or abort: the rest is still waiting for you.", v.Failed)
-	case len(s.Pending()) == 1:
-		return "Tap ✓ to apply or ✗ to reject."
 	}
-	return "Tap ✓ n to apply item n or ✗ n to reject it, or decide all at once."
+	footer := "Tap ✓ n to apply item n or ✗ n to reject it, or decide all at once."
+	if len(s.Pending()) == 1 {
+		footer = "Tap ✓ to apply or ✗ to reject."
+	}
+	if s.Warned {
+		footer += "\n⏳ <b>This proposal expires on " + s.ExpiresAt.UTC().Format("2 Jan 2006, 15:04") + "</b> unless you keep it."
+	}
+	return footer
 }
 
 func changeSetKeyboard(v ChangeSetView) [][]Button {
@@ -289,6 +296,13 @@ func changeSetKeyboard(v ChangeSetView) [][]Button {
 			{Text: "✓ All", Action: nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}},
 			{Text: "✗ All", Action: nod.Action{Kind: nod.ActRejectAll, ID: s.ID}},
 		})
+	}
+	if s.Warned && len(pending) > 0 {
+		label := "⏳ Keep it longer"
+		if v.KeepDays > 0 {
+			label = fmt.Sprintf("⏳ Keep %d more days", v.KeepDays)
+		}
+		rows = append(rows, []Button{{Text: label, Action: nod.Action{Kind: nod.ActKeep, ID: s.ID}}})
 	}
 	return rows
 }

@@ -159,6 +159,8 @@ func TestChangeSetGolden(t *testing.T) {
 			item(3, "add_checklist_item", "T1", nod.FieldChecklist, `Add: "Load test"`, "", "Load test"),
 		}}, Titles: titles}},
 		{"expired", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetExpired, Items: scalars[:2]}, Titles: titles}},
+		{"warned", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:2], Warned: true,
+			ExpiresAt: time.Date(2026, 3, 18, 10, 0, 0, 0, time.UTC)}, Titles: titles, KeepDays: 7}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

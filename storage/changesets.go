@@ -255,9 +255,11 @@ func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
 		status   string
 		created  int64
 		resolved sql.NullInt64
+		expires  int64
+		warned   int
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, status, message_id, created_at, resolved_at FROM change_sets WHERE id = $1`, id).
-		Scan(&s.ID, &s.ChatID, &s.UserID, &status, &s.MessageID, &created, &resolved)
+	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, status, message_id, created_at, resolved_at, expires_at, warned FROM change_sets WHERE id = $1`, id).
+		Scan(&s.ID, &s.ChatID, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned)
 	if noRows(err) {
 		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
 	}
@@ -265,6 +267,7 @@ func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
 		return s, fmt.Errorf("change set %s: %w", id, err)
 	}
 	s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
+	s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
 	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, status, note, undo_id FROM change_items WHERE set_id = $1 ORDER BY n`, id)
 	if err != nil {
 		return s, fmt.Errorf("change set %s items: %w", id, err)
@@ -285,10 +288,10 @@ func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
 	return s, rows.Err()
 }
 
-func insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now time.Time) error {
-	s.ID, s.Status, s.CreatedAt = nod.NewID(), nod.SetPending, now
-	if _, err := tx.ExecContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at) VALUES ($1,$2,$3,$4,$5)`,
-		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now)); err != nil {
+func (db *DB) insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now time.Time) error {
+	s.ID, s.Status, s.CreatedAt, s.ExpiresAt = nod.NewID(), nod.SetPending, now, now.Add(db.opts.ChangeSetTTL)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)`,
+		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now), micros(s.ExpiresAt)); err != nil {
 		return fmt.Errorf("insert change set: %w", err)
 	}
 	for i := range s.Items {
@@ -367,14 +370,14 @@ func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
 	return nil
 }
 
-// ExpireSets marks open sets created before cutoff expired and returns
+// ExpireSets marks open sets whose time is up at now expired and returns
 // them, so that their messages can say so. Each set is expired by one
 // caller only, however many replicas sweep at once.
-func (db *DB) ExpireSets(ctx context.Context, cutoff time.Time) ([]nod.ChangeSet, error) {
+func (db *DB) ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error) {
 	// A set whose message is not recorded yet is being shown right now: it
 	// waits for the next sweep, unless its message never went out.
-	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND created_at < $1
-		AND (message_id <> 0 OR created_at < $2)`, micros(cutoff), micros(cutoff.Add(-time.Hour)))
+	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND expires_at <= $1
+		AND (message_id <> 0 OR expires_at <= $2)`, micros(now), micros(now.Add(-time.Hour)))
 	if err != nil {
 		return nil, fmt.Errorf("expire sets: %w", err)
 	}
@@ -503,7 +506,48 @@ func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID 
 			return nil
 		}
 		fresh = &nod.ChangeSet{ChatID: chatID, UserID: userID, Items: items}
-		return insertSet(ctx, tx, fresh, now)
+		return db.insertSet(ctx, tx, fresh, now)
 	})
 	return fresh, err
+}
+
+// WarnSets marks open sets that expire before soon as warned and returns
+// them, each once, so that their messages can say so.
+func (db *DB) WarnSets(ctx context.Context, now time.Time, before func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error) {
+	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND warned = 0 AND message_id <> 0 AND expires_at > $1`, micros(now))
+	if err != nil {
+		return nil, fmt.Errorf("warn sets: %w", err)
+	}
+	var out []nod.ChangeSet
+	for _, id := range ids {
+		set, err := loadSet(ctx, db.db, id)
+		if err != nil {
+			return out, err
+		}
+		if now.Before(before(set)) {
+			continue
+		}
+		res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET warned = 1 WHERE id = $1 AND warned = 0`, id)
+		if err != nil {
+			return out, fmt.Errorf("warn set %s: %w", id, err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			set.Warned = true
+			out = append(out, set)
+		}
+	}
+	return out, nil
+}
+
+// KeepSet gives an open set another ChangeSetTTL from now.
+func (db *DB) KeepSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error) {
+	res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET expires_at = $1, warned = 0 WHERE id = $2 AND chat_id = $3 AND status IN ('pending', 'partially_resolved')`,
+		micros(db.now().Add(db.opts.ChangeSetTTL)), id, chatID)
+	if err != nil {
+		return nod.ChangeSet{}, fmt.Errorf("keep set %s: %w", id, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return nod.ChangeSet{}, fmt.Errorf("change set %s is not open: %w", id, nod.ErrExpired)
+	}
+	return db.ChangeSet(ctx, chatID, id)
 }

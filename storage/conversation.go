@@ -49,7 +49,7 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 		}
 		if t.Set != nil && len(t.Set.Items) > 0 {
 			t.Set.ChatID, t.Set.UserID = t.ChatID, t.UserID
-			return insertSet(ctx, tx, t.Set, now)
+			return db.insertSet(ctx, tx, t.Set, now)
 		}
 		return nil
 	})

@@ -26,6 +26,8 @@ type Options struct {
 	DSN string
 	// UndoWindow is how long an applied change stays undoable.
 	UndoWindow time.Duration
+	// ChangeSetTTL is how long a new change set stays open.
+	ChangeSetTTL time.Duration
 }
 
 // DB is nod's storage. It is safe for concurrent use.
@@ -42,6 +44,9 @@ type DB struct {
 func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	if opts.UndoWindow <= 0 {
 		opts.UndoWindow = 24 * time.Hour
+	}
+	if opts.ChangeSetTTL <= 0 {
+		opts.ChangeSetTTL = 7 * 24 * time.Hour
 	}
 	return &DB{opts: opts, now: now, log: log}
 }

@@ -59,7 +59,7 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 }
 
 func newDB(cfg config, now clock, log *slog.Logger) *storage.DB {
-	return storage.New(storage.Options{DSN: cfg.DB, UndoWindow: cfg.UndoWindow}, now, log.With("component", "storage"))
+	return storage.New(storage.Options{DSN: cfg.DB, UndoWindow: cfg.UndoWindow, ChangeSetTTL: cfg.ChangeSetTTL}, now, log.With("component", "storage"))
 }
 
 func migrate(ctx context.Context, cfg config, log *slog.Logger) error {

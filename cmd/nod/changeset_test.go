@@ -442,3 +442,37 @@ func TestSupersedeEndToEnd(t *testing.T) {
 		t.Errorf("a superseded set keeps %v", buttonTexts(first))
 	}
 }
+
+// Issue 8: a day before it expires, a set says so and offers to keep it;
+// Keep gives it another week.
+func TestExpiryWarningAndKeep(t *testing.T) {
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.raiseT1()
+	h.start()
+	h.tg.SendText(chat, user, "raise it")
+	set := h.changeSetMessage(chat, 2)
+	h.clock.Advance(time.Hour)
+	h.script(openaitest.Calls(call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 60})), openaitest.Text("ok?"))
+	h.tg.SendText(chat, user, "and the estimate")
+	unkept := h.changeSetMessage(chat, 4)
+	h.clock.Advance(6 * 24 * time.Hour)
+	set = h.tg.WaitMessage(chat, set.ID, "the warning", func(m telegramtest.Message) bool { return hasButton(m, "⏳ Keep 7 more days") })
+	if !strings.Contains(set.Text, "expires on 18 Mar 2026, 10:00") || !hasButton(set, "✓ 1") {
+		t.Errorf("warning = %q %v", set.Text, buttonTexts(set))
+	}
+	if ans := h.tap(chat, user, set.ID, "⏳ Keep 7 more days"); !strings.Contains(ans, "Kept until 24 Mar 2026") {
+		t.Errorf("Keep answered %q", ans)
+	}
+	set = h.tg.WaitMessage(chat, set.ID, "the warning to go", func(m telegramtest.Message) bool { return !hasButton(m, "⏳") })
+	h.clock.Advance(2 * 24 * time.Hour) // past the first expiry, before the new one
+	// The unkept set expiring shows a sweep ran after the clock moved.
+	h.tg.WaitMessage(chat, unkept.ID, "the unkept set to expire", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "expired") })
+	if m, _ := h.tg.Message(chat, set.ID); strings.Contains(m.Text, "expired") {
+		t.Errorf("a kept set expired")
+	}
+	if ans := h.tap(chat, user, set.ID, "✓ 1"); !strings.Contains(ans, "Applied") {
+		t.Errorf("✓ after Keep answered %q", ans)
+	}
+}

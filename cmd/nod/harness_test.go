@@ -230,6 +230,11 @@ func (h *harness) changeSetMessage(chatID int64, n int) telegramtest.Message {
 	if _, ok := m.Button("✓ 1"); !ok {
 		h.t.Fatalf("message %d is not a change set: %q %v", n, m.Text, m.Buttons())
 	}
+	// nod records which message shows the set right after sending it.
+	h.tg.Wait("the set's message to be recorded", func() bool {
+		_, err := h.db.ChangeSetByMessage(h.t.Context(), chatID, m.ID)
+		return err == nil
+	})
 	return m
 }
 
