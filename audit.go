@@ -17,6 +17,8 @@ const (
 	OutcomeUndone    Outcome = "undone"
 	OutcomeFailed    Outcome = "failed"
 	OutcomeBlocked   Outcome = "blocked"
+	// OutcomeSuperseded: a pending proposal was revised (its old version).
+	OutcomeSuperseded Outcome = "superseded"
 )
 
 // AuditEntry is one row of the audit log. Arguments are kept as structured

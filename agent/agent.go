@@ -85,6 +85,8 @@ type Request struct {
 	// Review makes a proactive turn: the agent looks over the tasks with no
 	// request of the person's, and everything it proposes needs confirmation.
 	Review bool
+	// Revise, if set, is the pending item the person's reply revises.
+	Revise *nod.ItemRef
 }
 
 // Receipt is a change the turn applied without asking.
@@ -105,7 +107,9 @@ type Result struct {
 	Deletion *nod.PendingDeletion
 	// Superseded are the older sets whose items this turn replaced; their
 	// messages need refreshing.
-	Superseded     []string
+	Superseded []string
+	// Revised is the set whose item the turn revised in place, if any.
+	Revised        *nod.ChangeSet
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 }
@@ -132,6 +136,12 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	system, err := a.systemPrompt(ctx, req.ChatID)
 	if err != nil {
 		return Result{}, err
+	}
+	if req.Revise != nil {
+		if err := t.loadRevision(ctx); err != nil {
+			return Result{}, err
+		}
+		system += revisionNote(t.revise.item)
 	}
 	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started}
 	if req.Review {
@@ -175,7 +185,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	if err := a.store.SaveTurn(ctx, rec); err != nil {
 		return Result{}, err
 	}
-	res.Set, res.Receipts, res.Notices, res.Deletion = rec.Set, t.receipts, t.notices, t.deletion
+	res.Set, res.Receipts, res.Notices, res.Deletion, res.Revised = rec.Set, t.receipts, t.notices, t.deletion, t.revised
 	for _, ref := range t.supersede {
 		if !slices.Contains(res.Superseded, ref.SetID) {
 			res.Superseded = append(res.Superseded, ref.SetID)

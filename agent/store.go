@@ -31,6 +31,11 @@ type Store interface {
 	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
 	// RecentRejections returns rejections made at or after since.
 	RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error)
+	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
+	// ReviseItem replaces a pending item under its number and audits the
+	// old version as superseded, in one transaction; nod.ErrDecided if the
+	// item is no longer pending.
+	ReviseItem(ctx context.Context, chatID int64, setID string, n int, userID int64, it nod.ChangeItem) (nod.ChangeSet, error)
 }
 
 // DecisionStore is the storage the confirmation service needs.

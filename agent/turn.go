@@ -42,6 +42,16 @@ type turn struct {
 	rejections []nod.Rejection
 	waiting    []waitingItem
 	supersede  []nod.ItemRef
+	// the pending item the person's reply revises, and the set once revised
+	revise  *revision
+	revised *nod.ChangeSet
+}
+
+type revision struct {
+	ref  nod.ItemRef
+	item nod.ChangeItem
+	key  string // what the item sets, as supersedeKey names it
+	done bool
 }
 
 // waitingItem is a pending item of an open set.
@@ -270,13 +280,77 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	return t.a.classifier.Classify(ctx, t.conversation(), actions)
 }
 
+// loadRevision reads the item the person's reply revises.
+func (t *turn) loadRevision(ctx context.Context) error {
+	set, err := t.a.store.ChangeSet(ctx, t.req.ChatID, t.req.Revise.SetID)
+	if err != nil {
+		return err
+	}
+	it, ok := set.Item(t.req.Revise.N)
+	if !ok || it.Status != nod.ItemPending {
+		return fmt.Errorf("revise item %d of %s: %w", t.req.Revise.N, set.ID, nod.ErrDecided)
+	}
+	c, err := parseChange(it.Tool, it.Args)
+	if err != nil {
+		return err
+	}
+	t.revise = &revision{ref: *t.req.Revise, item: *it, key: supersedeKey(c)}
+	return nil
+}
+
+// revisionNote tells the agent which proposal the person's reply revises.
+func revisionNote(it nod.ChangeItem) string {
+	return fmt.Sprintf("\nThe user's message is a reply to your pending proposal %q (tool %s, task %s). Revise it as they say: call %s once more with the corrected arguments for the same task. The revision replaces the proposal; do not propose anything else in this turn.\n",
+		it.Summary, it.Tool, it.TaskID, batchTool(it.Tool))
+}
+
+// batchTool is the tool the model calls for an exploded item.
+func batchTool(tool string) string {
+	switch tool {
+	case "add_checklist_item":
+		return "add_multiple_checklist_items"
+	case "update_checklist_item":
+		return "update_checklist_items"
+	}
+	return tool
+}
+
+// reviseWith revises the pending item in place with pc, if pc is the
+// revision the person asked for; it returns the call's result and true.
+func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
+	r := t.revise
+	if r == nil || r.done || pc.c.tool() != r.item.Tool || pc.c.task() != r.item.TaskID ||
+		(r.key != "" && supersedeKey(pc.c) != r.key) {
+		return "", false
+	}
+	r.done = true
+	set, err := t.a.store.ReviseItem(ctx, t.req.ChatID, r.ref.SetID, r.ref.N, t.req.UserID, nod.ChangeItem{
+		Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task), Field: pc.c.field(), Before: pc.cur, After: pc.target,
+	})
+	if err != nil {
+		return errorJSON(fmt.Errorf("the proposal could not be revised: %s", userError(err))), true
+	}
+	t.revised = &set
+	return fmt.Sprintf("Proposal revised: item %d now reads %q and awaits the user's decision.", r.ref.N, pc.c.summary(pc.task)), true
+}
+
 // commit applies or queues a proposal's changes and returns the call's
 // result. Explicit and trusted changes apply at once; the rest is queued.
 // The checklist guard runs here, because who decides depends on the route.
 func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) string {
 	var now, later []prepared
-	var guarded []string
+	var guarded, revised []string
 	for _, pc := range p.changes {
+		if t.revise != nil && !t.revise.done && v.Explicit() {
+			// An explicit edit applies at once; its old proposal closes.
+			if pc.c.tool() == t.revise.item.Tool && pc.c.task() == t.revise.item.TaskID {
+				t.revise.done = true
+				t.supersede = append(t.supersede, t.revise.ref)
+			}
+		} else if out, ok := t.reviseWith(ctx, pc); ok {
+			revised = append(revised, out)
+			continue
+		}
 		route, why, kept := t.route(pc, v)
 		if why != "" {
 			guarded = append(guarded, why)
@@ -292,7 +366,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 		}
 	}
 	queued, lines := t.queue(ctx, later)
-	notes := append(append(lines, guarded...), p.dropped...)
+	notes := append(append(append(revised, lines...), guarded...), p.dropped...)
 	if len(now) > 0 {
 		if len(guarded) > 0 {
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, strings.Join(guarded, " "))
@@ -305,7 +379,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	}
 	out = append(out, notes...)
 	outcome := nod.OutcomeQueued
-	if queued == 0 {
+	if queued == 0 && len(revised) == 0 {
 		outcome = nod.OutcomeBlocked
 	}
 	t.a.metrics.proposals.WithLabelValues("blocked").Add(float64(len(p.changes) - queued + len(guarded)))

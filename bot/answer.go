@@ -172,6 +172,32 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 	return true
 }
 
+var itemNumber = regexp.MustCompile(`(?i)(?:\bitem\s*|#)(\d+)\b|^\s*(\d+)[.:)]\s`)
+
+// revision is the pending item a reply to a change-set message revises:
+// the item its text names ("item 2", "#2", "2. …"), or the only pending
+// one. nil when the text is not such a reply.
+func (b *Bot) revision(ctx context.Context, in incoming) *nod.ItemRef {
+	if in.replyTo == 0 {
+		return nil
+	}
+	set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo)
+	if err != nil || !set.Status.Open() || (set.UserID != 0 && set.UserID != in.user) {
+		return nil
+	}
+	pending := set.Pending()
+	if m := itemNumber.FindStringSubmatch(in.text); m != nil {
+		n, _ := strconv.Atoi(m[1] + m[2])
+		if it, ok := set.Item(n); ok && it.Status == nod.ItemPending {
+			return &nod.ItemRef{SetID: set.ID, N: n}
+		}
+	}
+	if len(pending) == 1 {
+		return &nod.ItemRef{SetID: set.ID, N: pending[0]}
+	}
+	return nil
+}
+
 func (b *Bot) cmdReview(ctx context.Context, in incoming) {
 	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Review: true})
 }

@@ -67,7 +67,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if b.yesNo(ctx, in) || b.reason(ctx, in) {
 		return
 	}
-	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text})
+	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in)})
 }
 
 // commandName returns "tasks" for "/tasks" or "/tasks@nod_bot args".
@@ -105,6 +105,9 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	}
 	if res.StepsExhausted {
 		b.reply(ctx, in.chat, formatting.Text("steps_exhausted", res.Steps))
+	}
+	if res.Revised != nil {
+		b.refresh(ctx, *res.Revised, 0, 0)
 	}
 	for _, id := range res.Superseded {
 		if old, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {

@@ -551,3 +551,36 @@ func (db *DB) KeepSet(ctx context.Context, chatID int64, id string) (nod.ChangeS
 	}
 	return db.ChangeSet(ctx, chatID, id)
 }
+
+// ReviseItem replaces pending item n of set setID with a revised version
+// under the same number, auditing the old version as superseded, in one
+// transaction; nod.ErrDecided if the item is no longer pending.
+func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int, userID int64, it nod.ChangeItem) (nod.ChangeSet, error) {
+	var set nod.ChangeSet
+	now := db.now()
+	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		old, err := loadSet(ctx, tx, setID)
+		if err != nil || old.ChatID != chatID {
+			return fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
+		}
+		prev, ok := old.Item(n)
+		if !ok {
+			return fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET args = $1, summary = $2, field = $3, before = $4, after = $5, note = ''
+			WHERE set_id = $6 AND n = $7 AND status = 'pending'`, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, setID, n)
+		if err != nil {
+			return fmt.Errorf("revise item %d of %s: %w", n, setID, err)
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			return fmt.Errorf("item %d of %s is %s: %w", n, setID, prev.Status, nod.ErrDecided)
+		}
+		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: prev.Tool, Args: prev.Args,
+			Outcome: nod.OutcomeSuperseded, Reason: "revised by reply: " + it.Summary, At: now}); err != nil {
+			return err
+		}
+		set, err = loadSet(ctx, tx, setID)
+		return err
+	})
+	return set, err
+}

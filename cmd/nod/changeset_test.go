@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -474,5 +475,49 @@ func TestExpiryWarningAndKeep(t *testing.T) {
 	}
 	if ans := h.tap(chat, user, set.ID, "✓ 1"); !strings.Contains(ans, "Applied") {
 		t.Errorf("✓ after Keep answered %q", ans)
+	}
+}
+
+// Issue 8, edit by reply: a reply in plain words revises the pending item
+// under its number, the old version is audited as superseded, and ✓
+// applies the edited value; an edit classified explicit applies at once.
+func TestEditByReply(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-20"})), openaitest.Text("Move it?"))
+	h.start()
+	h.tg.SendText(chat, user, "move the login bug")
+	set := h.changeSetMessage(chat, 2)
+	h.script(openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-13"})), openaitest.Text("Friday it is."))
+	h.tg.ReplyText(chat, user, set.ID, "make it Friday")
+	set = h.tg.WaitMessage(chat, set.ID, "the revised item", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "13 Mar 2026") })
+	if !strings.Contains(set.Text, "Due: 15 Mar 2026 → 13 Mar 2026") || !hasButton(set, "✓ 1") {
+		t.Errorf("revised set = %q %v", set.Text, buttonTexts(set))
+	}
+	if sys := h.llm.RequestsFor(agentM)[2].System(); !strings.Contains(sys, "reply to your pending proposal") {
+		t.Errorf("the agent was not told what the reply revises")
+	}
+	if got := outcomes(h.audit(chat)); !slices.Contains(got, "update_task_due_date:superseded") {
+		t.Errorf("audit %v lacks the superseded version", got)
+	}
+	if sets, _ := h.db.OpenChangeSets(t.Context(), chat); len(sets) != 1 {
+		t.Errorf("%d open sets, want the one revised", len(sets))
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	if got := h.task("T1").DueDate; got != "2026-03-13" {
+		t.Errorf("applied due date %s, want the edited 2026-03-13", got)
+	}
+
+	// Two items: "item 2" names the one; the edit is explicit: applied at once.
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+		call("b", "set_task_title", map[string]any{"task_id": "T1", "title": "Fix the login bug"})), openaitest.Text("Two ideas."))
+	h.tg.SendText(chat, user, "improve it")
+	two := h.changeSetMessage(chat, 5)
+	h.clf = answer("explicit:call it 'Fix login'")
+	h.script(openaitest.Calls(call("b", "set_task_title", map[string]any{"task_id": "T1", "title": "Fix login"})), openaitest.Text("Renamed."))
+	h.tg.ReplyText(chat, user, two.ID, "item 2: call it 'Fix login'")
+	two = h.tg.WaitMessage(chat, two.ID, "item 2 closed", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Superseded") })
+	if h.task("T1").Title != "Fix login" || !hasButton(two, "✓ 1") || hasButton(two, "✓ 2") {
+		t.Errorf("title %q, set %v", h.task("T1").Title, buttonTexts(two))
 	}
 }
