@@ -319,8 +319,8 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 	}
 	for _, s := range sets {
 		// A reply to the set's message is the link to it.
-		text := fmt.Sprintf("⏳ %d of %d change(s) here are waiting for you.", len(s.Pending()), len(s.Items))
-		if _, err := b.send.send(ctx, in.chat, formatting.Message{HTML: text}, s.MessageID); err != nil {
+		m := formatting.Text("pending_item", map[string]int{"Pending": len(s.Pending()), "Total": len(s.Items)})
+		if _, err := b.send.send(ctx, in.chat, m, s.MessageID); err != nil {
 			b.log.Error("pending", "chat", in.chat, "err", err)
 		}
 	}

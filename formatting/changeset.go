@@ -22,9 +22,6 @@ type ChangeSetView struct {
 	KeepDays int
 }
 
-// changeSetBudget leaves room under MaxLen for header and footer.
-const changeSetBudget = MaxLen - 400
-
 // ChangeSet renders a change set as one message: a header, the items
 // grouped by task with a diff each, the outcome, and buttons for the
 // pending items. It never exceeds MaxLen: content diffs are shortened

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"path/filepath"
 	"strings"
@@ -250,11 +249,6 @@ func (h *harness) raiseT1() {
 }
 
 func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
-}
 
 func buttonTexts(m telegramtest.Message) []string {
 	var out []string
