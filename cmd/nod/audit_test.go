@@ -115,11 +115,7 @@ func TestUndoAnyway(t *testing.T) {
 // what nod wrote and names the first row edited or removed behind its back.
 func TestAuditVerify(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.raiseT1()
-	h.start()
-	h.tg.SendText(chat, user, "raise it")
-	set := h.changeSetMessage(chat, 2)
+	set := h.startWithRaise("raise it")
 	h.tap(chat, user, set.ID, "✓ 1")
 	h.stop()
 	verify := func() (string, error) {

@@ -398,11 +398,7 @@ func TestSovereigntyEndToEnd(t *testing.T) {
 // new set message is sent. /pending lists only open sets.
 func TestRejectedNotReproposed(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.raiseT1()
-	h.start()
-	h.tg.SendText(chat, user, "raise it")
-	set := h.changeSetMessage(chat, 2)
+	set := h.startWithRaise("raise it")
 	h.tap(chat, user, set.ID, "✗ 1")
 	h.raiseT1()
 	h.tg.SendText(chat, user, "anything else?")
@@ -449,11 +445,7 @@ func TestSupersedeEndToEnd(t *testing.T) {
 func TestExpiryWarningAndKeep(t *testing.T) {
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
-	h.seedT1()
-	h.raiseT1()
-	h.start()
-	h.tg.SendText(chat, user, "raise it")
-	set := h.changeSetMessage(chat, 2)
+	set := h.startWithRaise("raise it")
 	h.clock.Advance(time.Hour)
 	h.script(openaitest.Calls(call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 60})), openaitest.Text("ok?"))
 	h.tg.SendText(chat, user, "and the estimate")

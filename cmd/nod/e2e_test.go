@@ -107,11 +107,7 @@ func TestDecideItemsOneByOne(t *testing.T) {
 // 3. A double tap and a redelivered update apply once.
 func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.raiseT1()
-	h.start()
-	h.tg.SendText(chat, user, "the login bug is urgent")
-	set := h.changeSetMessage(chat, 2)
+	set := h.startWithRaise("the login bug is urgent")
 	b, _ := set.Button("✓ 1")
 	first := h.tg.Press(chat, user, set.ID, b.Data)
 	second := h.tg.Press(chat, user, set.ID, b.Data)
@@ -143,11 +139,7 @@ func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
 // nothing is stored or asked of the model.
 func TestStrangerRefused(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.raiseT1()
-	h.start()
-	h.tg.SendText(chat, user, "raise the login bug")
-	set := h.changeSetMessage(chat, 2)
+	set := h.startWithRaise("raise the login bug")
 
 	h.tg.SendText(chat, stranger, "delete everything")
 	msgs := h.tg.WaitBotMessages(chat, 3)
@@ -173,11 +165,7 @@ func TestStrangerRefused(t *testing.T) {
 // 5. A forged token and another chat's set are refused; nothing changes.
 func TestForgedAndForeignCallbacks(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.raiseT1()
-	h.start()
-	h.tg.SendText(chat, user, "raise the login bug")
-	set := h.changeSetMessage(chat, 2)
+	set := h.startWithRaise("raise the login bug")
 	b, _ := set.Button("✓ 1")
 	for _, data := range []string{"approve_all", "1c.zzzzzzzzzz.1", "1c." + strings.Repeat("a", 41) + ".1", "1c.<b>x</b>.1"} {
 		ans := h.tg.WaitAnswer(h.tg.Press(chat, user, set.ID, data))
@@ -340,11 +328,7 @@ func TestHTMLAndLongText(t *testing.T) {
 // 10. A change set proposed before a restart can be confirmed after it.
 func TestConfirmAfterRestart(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.raiseT1()
-	h.start()
-	h.tg.SendText(chat, user, "raise the login bug")
-	set := h.changeSetMessage(chat, 2)
+	set := h.startWithRaise("raise the login bug")
 	h.stop()
 
 	h.start()

@@ -248,6 +248,18 @@ func (h *harness) raiseT1() {
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Raise it?"))
 }
 
+// startWithRaise is the start of many tests: T1 seeded, nod started, the
+// person's text answered with a proposal to raise T1 to P1; it returns the
+// change-set message.
+func (h *harness) startWithRaise(text string) telegramtest.Message {
+	h.t.Helper()
+	h.seedT1()
+	h.raiseT1()
+	h.start()
+	h.tg.SendText(chat, user, text)
+	return h.changeSetMessage(chat, 2)
+}
+
 func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
 
 func buttonTexts(m telegramtest.Message) []string {
