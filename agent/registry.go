@@ -187,7 +187,7 @@ func malformedNote(n int) []string {
 	return []string{fmt.Sprintf("Skipped %d malformed item(s): each must be an object with the fields of the tool's schema.", n)}
 }
 
-// argsJSON is an args value as JSON, for the audit log.
+// JSON is the decoded arguments as JSON, for the audit log.
 func (a args) JSON() json.RawMessage {
 	if a.m == nil {
 		return json.RawMessage("{}")

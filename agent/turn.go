@@ -101,7 +101,7 @@ type prepared struct {
 	cur, target string
 }
 
-// audit records the outcome of one call.
+// record audits the outcome of one call.
 func (t *turn) record(start time.Time, tool string, a json.RawMessage, o nod.Outcome, errText string) {
 	if len(a) == 0 {
 		a = json.RawMessage("{}")
