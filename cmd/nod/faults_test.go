@@ -79,6 +79,7 @@ func TestGracefulShutdown(t *testing.T) {
 // A database that takes no writes (read-only, or full) gives the person a
 // clear answer, changes nothing, and the bot stays up.
 func TestReadOnlyDatabase(t *testing.T) {
+	firstPassOnly(t, "query_only is a SQLite pragma")
 	h := newHarness(t)
 	h.seedT1()
 	h.env["NOD_DB"] = h.dsn + "?_pragma=query_only(1)"
@@ -137,6 +138,7 @@ func TestRateLimits(t *testing.T) {
 // cannot be stored, the person is told, nothing half written, and the bot
 // answers again once there is room.
 func TestFullDisk(t *testing.T) {
+	firstPassOnly(t, "max_page_count is a SQLite pragma")
 	h := newHarness(t)
 	h.seedT1()
 	raw, err := sql.Open("sqlite", h.dsn)

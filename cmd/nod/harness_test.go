@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -16,6 +17,7 @@ import (
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
 	"go.uber.org/fx"
 )
 
@@ -65,9 +67,23 @@ type harness struct {
 	done   chan error
 }
 
+// newHarness runs on a SQLite file, or on a PostgreSQL schema of its own
+// when NOD_E2E_POSTGRES is set (CI runs this package both ways).
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	if os.Getenv("NOD_E2E_POSTGRES") != "" {
+		return newHarnessOn(t, storagetest.DSN(t, "postgres"))
+	}
 	return newHarnessOn(t, filepath.Join(t.TempDir(), "nod.db"))
+}
+
+// firstPassOnly skips a test in the PostgreSQL pass: it needs SQLite
+// itself, or it sets up PostgreSQL on its own in the first pass.
+func firstPassOnly(t *testing.T, why string) {
+	t.Helper()
+	if os.Getenv("NOD_E2E_POSTGRES") != "" {
+		t.Skip("runs in the first (SQLite) pass only: " + why)
+	}
 }
 
 // newHarnessOn is newHarness on the database dsn.

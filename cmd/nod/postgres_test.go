@@ -26,6 +26,7 @@ func postgresHarness(t *testing.T) *harness {
 // The change-set flows on PostgreSQL: propose, decide one by one, double
 // tap, confirm all.
 func TestChangeSetsOnPostgres(t *testing.T) {
+	firstPassOnly(t, "the PostgreSQL pass covers this suite")
 	h := postgresHarness(t)
 	h.seedT1()
 	h.script(
@@ -58,6 +59,7 @@ func TestChangeSetsOnPostgres(t *testing.T) {
 // Two replicas on one PostgreSQL, in webhook mode, both receive the same
 // button press: it is applied exactly once.
 func TestTwoReplicasApplyOnce(t *testing.T) {
+	firstPassOnly(t, "one PostgreSQL pass is enough")
 	h := postgresHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret"
