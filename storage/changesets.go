@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -46,13 +47,22 @@ func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int
 		return updateSetStatus(ctx, tx, &set, now)
 	})
 	if err != nil {
-		if set.ID != "" && !isClaimErr(err) {
-			// The transaction rolled back; report the set as stored.
-			set, _ = db.ChangeSet(ctx, chatID, setID)
-		}
-		return set, nod.Applied{}, err
+		return db.afterFailedClaim(ctx, chatID, setID, set, err), nod.Applied{}, err
 	}
 	return set, applied, nil
+}
+
+// afterFailedClaim is the set to report when a decision's transaction
+// failed: as stored now. A claim that lost a race read the set before the
+// winner committed; a rolled-back mutation changed nothing of it.
+func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, set nod.ChangeSet, err error) nod.ChangeSet {
+	if set.ID == "" || (isClaimErr(err) && !errors.Is(err, nod.ErrDecided)) {
+		return set
+	}
+	if now, rerr := db.ChangeSet(ctx, chatID, setID); rerr == nil {
+		return now
+	}
+	return set
 }
 
 // RejectItem rejects item n of change set setID for userID: the item and set
@@ -75,6 +85,9 @@ func (db *DB) RejectItem(ctx context.Context, chatID int64, setID string, n int,
 		}
 		return updateSetStatus(ctx, tx, &set, now)
 	})
+	if err != nil {
+		set = db.afterFailedClaim(ctx, chatID, setID, set, err)
+	}
 	return set, err
 }
 
@@ -95,6 +108,9 @@ func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, u
 		}
 		return updateSetStatus(ctx, tx, &set, now)
 	})
+	if err != nil {
+		set = db.afterFailedClaim(ctx, chatID, setID, set, err)
+	}
 	return set, err
 }
 
