@@ -222,5 +222,5 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		return text
 	}
 	b.reply(ctx, p.chat, formatting.WithUndo(formatting.Text("restored", applied.After.Title), applied.Undo.ID))
-	return "Restored."
+	return formatting.Notice("n_restored", nil)
 }

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"strings"
 	"time"
@@ -80,7 +79,7 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 		return text
 	}
 	b.reply(ctx, p.chat, formatting.Text("mode_set", string(m)))
-	return "Mode: " + string(m)
+	return formatting.Notice("n_mode", string(m))
 }
 
 func (b *Bot) cmdMode(ctx context.Context, in incoming) {
@@ -173,15 +172,15 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 		return text
 	}
 	if d.Failed != 0 {
-		return fmt.Sprintf("Stopped at item %d; the rest is still waiting.", d.Failed)
+		return formatting.Notice("n_stopped_at", d.Failed)
 	}
 	if d.Stale != 0 {
 		it, _ := d.Set.Item(d.Stale)
-		return fmt.Sprintf("Not applied: %s", it.Note)
+		return formatting.Notice("n_not_applied", it.Note)
 	}
 	if p.action.N > 0 {
 		if it, found := d.Set.Item(p.action.N); found && (it.Status == nod.ItemStale || it.Status == nod.ItemFailed) {
-			return "Not applied: " + it.Note
+			return formatting.Notice("n_not_applied", it.Note)
 		}
 	}
 	return ok
@@ -189,22 +188,22 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 
 func (b *Bot) onConfirm(ctx context.Context, p press) string {
 	d, err := b.decide.Confirm(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied item %d.", p.action.N))
+	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_item", p.action.N))
 }
 
 func (b *Bot) onApplyAnyway(ctx context.Context, p press) string {
 	d, err := b.decide.ApplyAnyway(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied item %d.", p.action.N))
+	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_item", p.action.N))
 }
 
 func (b *Bot) onSkip(ctx context.Context, p press) string {
 	d, err := b.decide.Skip(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, fmt.Sprintf("Skipped item %d.", p.action.N))
+	return b.decided(ctx, p, d, err, formatting.Notice("n_skipped_item", p.action.N))
 }
 
 func (b *Bot) onRetry(ctx context.Context, p press) string {
 	d, err := b.decide.Retry(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied %d.", len(d.Applied)))
+	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_count", len(d.Applied)))
 }
 
 func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfirmAll(ctx, p) }
@@ -216,30 +215,30 @@ func (b *Bot) onAbort(ctx context.Context, p press) string {
 		return text
 	}
 	b.refresh(ctx, set, 0, p.msgID)
-	return "Stopped. The rest is still waiting for you."
+	return formatting.Notice("n_aborted", nil)
 }
 
 func (b *Bot) onReject(ctx context.Context, p press) string {
 	d, err := b.decide.Reject(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, fmt.Sprintf("Rejected item %d.", p.action.N))
+	return b.decided(ctx, p, d, err, formatting.Notice("n_rejected_item", p.action.N))
 }
 
 func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
 		b.refresh(ctx, d.Set, 0, p.msgID)
-		return "Nothing is left to decide."
+		return formatting.Notice("n_nothing_left", nil)
 	}
-	return b.decided(ctx, p, d, err, fmt.Sprintf("Applied %d.", len(d.Applied)))
+	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_count", len(d.Applied)))
 }
 
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
 		b.refresh(ctx, d.Set, 0, p.msgID)
-		return "Nothing is left to decide."
+		return formatting.Notice("n_nothing_left", nil)
 	}
-	return b.decided(ctx, p, d, err, "Rejected all.")
+	return b.decided(ctx, p, d, err, formatting.Notice("n_rejected_all", nil))
 }
 
 func (b *Bot) onUndo(ctx context.Context, p press) string { return b.undo(ctx, p, false) }
@@ -249,7 +248,7 @@ func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(c
 func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, force)
 	if errors.Is(err, nod.ErrExpired) {
-		return "Too late to undo: the undo window has passed."
+		return formatting.Notice("n_undo_late", nil)
 	}
 	if errors.Is(err, nod.ErrStale) {
 		b.offerUndoAnyway(ctx, p.chat, p.action.ID)
@@ -265,7 +264,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
 	}
 	b.undone(ctx, p.chat, p.action.ID, u)
-	return "Undone."
+	return formatting.Notice("n_undone", nil)
 }
 
 // undone refreshes the change set an undone item came from, reports the
@@ -355,7 +354,7 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 func (b *Bot) onRepropose(ctx context.Context, p press) string {
 	fresh, dropped, err := b.decide.Repropose(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		return "Re-proposed already."
+		return formatting.Notice("n_reproposed_already", nil)
 	}
 	if err != nil {
 		text, known := notice(err)
@@ -368,11 +367,8 @@ func (b *Bot) onRepropose(ctx context.Context, p press) string {
 		b.refresh(ctx, old, 0, p.msgID)
 	}
 	if fresh == nil {
-		return "Nothing in it still makes sense: the tasks changed since."
+		return formatting.Notice("n_repropose_none", nil)
 	}
 	b.showChangeSet(ctx, *fresh)
-	if dropped > 0 {
-		return fmt.Sprintf("Re-proposed %d; %d no longer made sense.", len(fresh.Items), dropped)
-	}
-	return fmt.Sprintf("Re-proposed %d.", len(fresh.Items))
+	return formatting.Notice("n_reproposed", map[string]int{"Count": len(fresh.Items), "Dropped": dropped})
 }

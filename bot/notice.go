@@ -2,9 +2,9 @@ package bot
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 // notice turns an error of a button press into the short text of its
@@ -15,29 +15,29 @@ func notice(err error) (string, bool) {
 	case err == nil:
 		return "", true
 	case errors.Is(err, nod.ErrForbidden):
-		return "Only the person who asked for these changes can decide them.", true
+		return formatting.Notice("n_forbidden", nil), true
 	case errors.Is(err, nod.ErrExpired):
-		return "This proposal expired; nothing was changed.", true
+		return formatting.Notice("n_expired", nil), true
 	case errors.Is(err, nod.ErrDecided):
-		return "Already decided; nothing more was changed.", true
+		return formatting.Notice("n_decided", nil), true
 	case errors.Is(err, nod.ErrStale):
-		return "The task changed since, so this was not undone.", true
+		return formatting.Notice("n_stale_undo", nil), true
 	case errors.Is(err, nod.ErrNotFound):
-		return "This button is not valid here; nothing was changed.", true
+		return formatting.Notice("n_not_here", nil), true
 	case errors.Is(err, nod.ErrInvalid):
-		return "This button is not valid; nothing was changed.", true
+		return formatting.Notice("n_invalid", nil), true
 	}
-	return "Sorry, that could not be done; nothing was changed. Please try again.", false
+	return formatting.Notice("n_failed", nil), false
 }
 
 // decidedNotice names the state of an item that was already decided.
 func decidedNotice(set nod.ChangeSet, n int) string {
 	if it, ok := set.Item(n); ok && it.Status != nod.ItemPending {
-		return fmt.Sprintf("Item %d was already %s.", n, it.Status)
+		return formatting.Notice("n_item_decided", map[string]any{"N": n, "Status": it.Status})
 	}
-	return "Already decided; nothing more was changed."
+	return formatting.Notice("n_decided", nil)
 }
 
 func strangerNotice(user int64) string {
-	return fmt.Sprintf("Sorry, this bot is private. Your user id is %d.", user)
+	return formatting.Notice("n_stranger", user)
 }

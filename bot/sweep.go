@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 // sweep expires old change sets (their messages say so and lose their
@@ -65,5 +66,5 @@ func (b *Bot) onKeep(ctx context.Context, p press) string {
 		return text
 	}
 	b.refresh(ctx, set, 0, p.msgID)
-	return "Kept until " + set.ExpiresAt.UTC().Format("2 Jan 2006") + "."
+	return formatting.Notice("n_kept", set.ExpiresAt.UTC().Format(nod.DateLayout))
 }

@@ -228,3 +228,13 @@ func UndoStale(u nod.UndoEntry, title string) Message {
 	m.Keyboard = [][]Button{{{Text: "↩️ Undo anyway", Action: nod.Action{Kind: nod.ActUndoForce, ID: u.ID}}}}
 	return m
 }
+
+// Notice renders a short notice, the text of a callback answer: plain
+// text, at most 200 characters.
+func Notice(name string, data any) string {
+	s := PlainText(Render(name, data))
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:199]) + "…"
+	}
+	return s
+}
