@@ -61,58 +61,68 @@ func concurrently(n int, act func(chat int64), done func(chat int64) bool, wait 
 	return lat, time.Since(start)
 }
 
-// turnLoad measures read-only turns of n chats at once, with no model
-// latency: nod's own cost per turn.
-func turnLoad(dsn string, n int) (load, error) {
+// withEnv runs fn on nod started fresh for n chats, and adds the first
+// error the fakes reported.
+func withEnv(dsn string, n int, fn func(e *env) load) (load, error) {
 	r := &reporter{}
 	defer r.close()
 	e, err := start(r, dsn, n)
 	if err != nil {
 		return load{}, err
 	}
-	e.llm.Handler = readOnlyLLM
-	lat, total := concurrently(n, func(chat int64) { e.tg.SendText(chat, chat, "what's on my list?") },
-		func(chat int64) bool { return len(e.tg.BotMessages(chat)) >= 1 }, e.tg.Wait)
-	return load{Chats: n, PerSecond: float64(n) / total.Seconds(), P50: percentile(lat, 50), P99: percentile(lat, 99)}, firstErr(r)
+	l := fn(e)
+	return l, firstErr(r)
+}
+
+// measured turns per-action latencies over a run of n into a load.
+func measured(n int, lat []time.Duration, total time.Duration) load {
+	return load{Chats: n, PerSecond: float64(n) / total.Seconds(), P50: percentile(lat, 50), P99: percentile(lat, 99)}
+}
+
+// turnLoad measures read-only turns of n chats at once, with no model
+// latency: nod's own cost per turn.
+func turnLoad(dsn string, n int) (load, error) {
+	return withEnv(dsn, n, func(e *env) load {
+		e.llm.Handler = readOnlyLLM
+		lat, total := concurrently(n, func(chat int64) { e.tg.SendText(chat, chat, "what's on my list?") },
+			func(chat int64) bool { return len(e.tg.BotMessages(chat)) >= 1 }, e.tg.Wait)
+		return measured(n, lat, total)
+	})
 }
 
 // tapLoad measures confirm taps: n chats each with a pending set, all
 // tapped at once.
 func tapLoad(dsn string, n int) (load, error) {
-	r := &reporter{}
-	defer r.close()
-	e, err := start(r, dsn, n)
-	if err != nil {
-		return load{}, err
-	}
-	e.llm.Handler = func(q openaitest.Request) openaitest.Response {
-		if q.Model == clfModel {
-			return openaitest.Text(`{"actions":[]}`)
+	return withEnv(dsn, n, func(e *env) load {
+		e.llm.Handler = func(q openaitest.Request) openaitest.Response {
+			if q.Model == clfModel {
+				return openaitest.Text(`{"actions":[]}`)
+			}
+			if len(q.ToolResults()) == 0 {
+				return openaitest.Calls(openaitest.Call("c", "create_task", map[string]string{"title": "Buy milk"}))
+			}
+			return openaitest.Text("Add it?")
 		}
-		if len(q.ToolResults()) == 0 {
-			return openaitest.Calls(openaitest.Call("c", "create_task", map[string]string{"title": "Buy milk"}))
+		for i := 1; i <= n; i++ {
+			e.tg.SendText(int64(i), int64(i), "add a task Buy milk")
 		}
-		return openaitest.Text("Add it?")
-	}
-	for i := 1; i <= n; i++ {
-		e.tg.SendText(int64(i), int64(i), "add a task Buy milk")
-	}
-	e.tg.Wait("the sets", func() bool { return e.tg.TotalBotMessages() >= 2*n })
-	var ids sync.Map // chat → callback query id
-	lat, total := concurrently(n, func(chat int64) {
-		msgs := e.tg.BotMessages(chat)
-		set := msgs[len(msgs)-1]
-		b, _ := set.Button("✓ 1")
-		ids.Store(chat, e.tg.Press(chat, chat, set.ID, b.Data))
-	}, func(chat int64) bool {
-		id, ok := ids.Load(chat)
-		if !ok {
-			return false
-		}
-		_, answered := e.tg.Answer(id.(string))
-		return answered
-	}, e.tg.Wait)
-	return load{Chats: n, PerSecond: float64(n) / total.Seconds(), P50: percentile(lat, 50), P99: percentile(lat, 99)}, firstErr(r)
+		e.tg.Wait("the sets", func() bool { return e.tg.TotalBotMessages() >= 2*n })
+		var ids sync.Map // chat → callback query id
+		lat, total := concurrently(n, func(chat int64) {
+			msgs := e.tg.BotMessages(chat)
+			set := msgs[len(msgs)-1]
+			b, _ := set.Button("✓ 1")
+			ids.Store(chat, e.tg.Press(chat, chat, set.ID, b.Data))
+		}, func(chat int64) bool {
+			id, ok := ids.Load(chat)
+			if !ok {
+				return false
+			}
+			_, answered := e.tg.Answer(id.(string))
+			return answered
+		}, e.tg.Wait)
+		return measured(n, lat, total)
+	})
 }
 
 // baselineLoad is the same load on a bare go-telegram/bot echo handler
@@ -142,47 +152,43 @@ func baselineLoad(n int) (load, error) {
 // memoryLoad runs one read-only turn in each of n chats, so that every
 // chat has history, and reports the peak heap and resident memory.
 func memoryLoad(dsn string, n int) (load, error) {
-	r := &reporter{}
-	defer r.close()
-	e, err := start(r, dsn, n)
-	if err != nil {
-		return load{}, err
-	}
-	e.llm.Handler = readOnlyLLM
-	var (
-		peak uint64
-		mu   sync.Mutex
-		stop = make(chan struct{})
-	)
-	go func() {
-		t := time.NewTicker(20 * time.Millisecond)
-		defer t.Stop()
-		var ms runtime.MemStats
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				runtime.ReadMemStats(&ms)
-				mu.Lock()
-				peak = max(peak, ms.HeapInuse)
-				mu.Unlock()
+	return withEnv(dsn, n, func(e *env) load {
+		e.llm.Handler = readOnlyLLM
+		var (
+			peak uint64
+			mu   sync.Mutex
+			stop = make(chan struct{})
+		)
+		go func() {
+			t := time.NewTicker(20 * time.Millisecond)
+			defer t.Stop()
+			var ms runtime.MemStats
+			for {
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+					runtime.ReadMemStats(&ms)
+					mu.Lock()
+					peak = max(peak, ms.HeapInuse)
+					mu.Unlock()
+				}
 			}
+		}()
+		start := time.Now()
+		const batch = 500 // chats at once, so the run is bounded by nod, not by goroutines of the fake
+		for i := 1; i <= n; i += batch {
+			for c := i; c < i+batch && c <= n; c++ {
+				e.tg.SendText(int64(c), int64(c), "what's on my list?")
+			}
+			e.tg.Wait("a batch of chats", func() bool { return e.tg.TotalBotMessages() >= min(i+batch-1, n) })
 		}
-	}()
-	start := time.Now()
-	const batch = 500 // chats at once, so the run is bounded by nod, not by goroutines of the fake
-	for i := 1; i <= n; i += batch {
-		for c := i; c < i+batch && c <= n; c++ {
-			e.tg.SendText(int64(c), int64(c), "what's on my list?")
-		}
-		e.tg.Wait("a batch of chats", func() bool { return e.tg.TotalBotMessages() >= min(i+batch-1, n) })
-	}
-	total := time.Since(start)
-	close(stop)
-	mu.Lock()
-	defer mu.Unlock()
-	return load{Chats: n, PerSecond: float64(n) / total.Seconds(), PeakHeapMiB: float64(peak) / (1 << 20), PeakRSSMiB: peakRSS()}, firstErr(r)
+		total := time.Since(start)
+		close(stop)
+		mu.Lock()
+		defer mu.Unlock()
+		return load{Chats: n, PerSecond: float64(n) / total.Seconds(), PeakHeapMiB: float64(peak) / (1 << 20), PeakRSSMiB: peakRSS()}
+	})
 }
 
 // peakRSS reads the process's high-water resident memory (Linux).
