@@ -22,6 +22,9 @@ const (
 	ActUndoForce                         // undo entry ID although the task changed since
 	ActRepropose                         // re-propose what expired set ID still holds
 	ActKeep                              // keep open set ID open longer
+	ActAcceptRule                        // accept the offered rule ID
+	ActDeclineRule                       // decline the offered rule ID
+	ActRevokeRule                        // revoke rule ID
 )
 
 // Action is what a button names: a kind and a server-side record. It

@@ -19,6 +19,10 @@ const (
 	OutcomeBlocked   Outcome = "blocked"
 	// OutcomeSuperseded: a pending proposal was revised (its old version).
 	OutcomeSuperseded Outcome = "superseded"
+	// Learned rules (tool "rule"): accepted, declined, revoked.
+	OutcomeCreated  Outcome = "created"
+	OutcomeDeclined Outcome = "declined"
+	OutcomeRevoked  Outcome = "revoked"
 )
 
 // AuditEntry is one row of the audit log. Arguments are kept as structured

@@ -24,6 +24,7 @@ type Decision struct {
 	Reason  string
 	Tool    string
 	Summary string
+	Kind    string // as KindOf names it
 	At      time.Time
 }
 

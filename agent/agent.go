@@ -95,6 +95,7 @@ type Receipt struct {
 	Item      nod.ChangeItem // what changed, with its undo entry
 	Quote     string         // the person's words that asked for it
 	Mode      nod.Mode       // trusted: applied because the chat trusts the agent
+	Rule      *nod.Rule      // the learned rule that applied it, if one did
 }
 
 // Result is what a turn produced for the person.

@@ -42,6 +42,8 @@ type Decision struct {
 	// Stale is the number of an item that was not applied because its task
 	// changed since; it waits for Apply anyway or Skip.
 	Stale int
+	// Offer is a learned rule these confirmations earned, to offer.
+	Offer *nod.Rule
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -72,7 +74,9 @@ func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID
 		return Decision{Set: set}, err
 	}
 	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	return d, c.confirm(ctx, &d, chatID, userID, n, false)
+	err = c.confirm(ctx, &d, chatID, userID, n, false)
+	c.offerRule(ctx, chatID, userID, &d)
+	return d, err
 }
 
 // ApplyAnyway confirms item n although its task changed since it was
@@ -83,7 +87,9 @@ func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, s
 		return Decision{Set: set}, err
 	}
 	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	return d, c.confirm(ctx, &d, chatID, userID, n, true)
+	err = c.confirm(ctx, &d, chatID, userID, n, true)
+	c.offerRule(ctx, chatID, userID, &d)
+	return d, err
 }
 
 // Skip closes item n as stale, keeping the task as it is now.
@@ -255,23 +261,30 @@ func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, se
 	if len(pending) == 0 {
 		return d, fmt.Errorf("nothing left to decide: %w", nod.ErrDecided)
 	}
+	err = c.confirmPending(ctx, &d, chatID, userID, pending)
+	c.offerRule(ctx, chatID, userID, &d)
+	return d, err
+}
+
+// confirmPending confirms items in order for ConfirmAll.
+func (c *Confirmations) confirmPending(ctx context.Context, d *Decision, chatID, userID int64, pending []int) error {
 	for _, n := range pending {
-		if err := c.confirm(ctx, &d, chatID, userID, n, false); err != nil {
+		if err := c.confirm(ctx, d, chatID, userID, n, false); err != nil {
 			if errors.Is(err, nod.ErrDecided) {
 				continue // decided meanwhile by another tap
 			}
 			d.Failed = n
-			return d, err
+			return err
 		}
 		if d.Stale != 0 {
-			return d, nil // waits for Apply anyway or Skip
+			return nil // waits for Apply anyway or Skip
 		}
 		if it, _ := d.Set.Item(n); it.Status != nod.ItemConfirmed {
 			d.Failed = n
-			return d, nil
+			return nil
 		}
 	}
-	return d, nil
+	return nil
 }
 
 // RejectAll rejects every pending item. With nothing pending it returns

@@ -14,6 +14,9 @@ const (
 	promptDecisions    = 20
 	promptDecisionSize = 2000 // bytes, about 500 tokens
 	promptPending      = 10
+	// promptKinds decisions are read to find kinds of change the person
+	// keeps rejecting.
+	promptKinds = 50
 )
 
 const rules = `You are nod, a task assistant in a Telegram chat. You manage the user's tasks only through the tools.
@@ -80,20 +83,23 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64) (string, error) 
 		}
 	}
 
-	ds, err := a.store.RecentDecisions(ctx, chatID, promptDecisions)
+	ds, err := a.store.RecentDecisions(ctx, chatID, promptKinds)
 	if err != nil {
 		return "", fmt.Errorf("system prompt: %w", err)
 	}
 	if len(ds) > 0 {
 		b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")
 		size := 0
-		for _, d := range ds {
+		for _, d := range ds[:min(len(ds), promptDecisions)] {
 			line := decisionLine(d)
 			if size += len(line); size > promptDecisionSize {
 				break
 			}
 			b.WriteString(line)
 		}
+	}
+	if kinds := avoidedKinds(ds, a.now().Add(-rejectionMemory)); len(kinds) > 0 {
+		fmt.Fprintf(&b, "\nThe user rejected these kinds of change at least twice: %s. Do not propose changes of these kinds again unless the user asks for one.\n", strings.Join(kinds, "; "))
 	}
 	return b.String(), nil
 }

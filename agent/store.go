@@ -32,6 +32,8 @@ type Store interface {
 	// RecentRejections returns rejections made at or after since.
 	RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error)
 	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
+	// Rules returns the chat's learned rules in force at now.
+	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
 	// ReviseItem replaces a pending item under its number and audits the
 	// old version as superseded, in one transaction; nod.ErrDecided if the
 	// item is no longer pending.
@@ -76,4 +78,15 @@ type DecisionStore interface {
 	// Repropose closes an expired set's pending items and opens a new set
 	// of items in one transaction; nod.ErrDecided if it was done before.
 	Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error)
+	// KindDecisions returns a person's latest decisions on one kind of
+	// change, newest first.
+	KindDecisions(ctx context.Context, chatID, userID int64, kind string, limit int) ([]nod.Decision, error)
+	// OfferRule records a rule's offer; false if that kind was offered
+	// before (and its rule did not just expire).
+	OfferRule(ctx context.Context, chatID, userID int64, kind string) (nod.Rule, bool, error)
+	Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error)
+	// DecideRule and RevokeRule move a rule on with its audit row in one
+	// transaction; nod.ErrDecided if it is not offered, or not active.
+	DecideRule(ctx context.Context, chatID int64, id string, userID int64, accept bool) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID int64, id string, userID int64) (nod.Rule, error)
 }

@@ -42,6 +42,9 @@ type turn struct {
 	rejections []nod.Rejection
 	waiting    []waitingItem
 	supersede  []nod.ItemRef
+	// the person's learned rules, loaded on first use
+	rulesLoaded bool
+	rules       []nod.Rule
 	// the pending item the person's reply revises, and the set once revised
 	revise  *revision
 	revised *nod.ChangeSet
@@ -99,6 +102,7 @@ type prepared struct {
 	c           change
 	task        *nod.Task // nil for create_task
 	cur, target string
+	rule        *nod.Rule // the learned rule that applies it without asking
 }
 
 // record audits the outcome of one call.
@@ -365,7 +369,8 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 			later = append(later, pc)
 		}
 	}
-	queued, lines := t.queue(ctx, later)
+	queued, ruled, lines := t.queue(ctx, later)
+	now = append(now, ruled...)
 	notes := append(append(append(revised, lines...), guarded...), p.dropped...)
 	if len(now) > 0 {
 		if len(guarded) > 0 {
@@ -433,15 +438,21 @@ func (t *turn) route(pc prepared, v confidence.Verdict) (r routed, why string, k
 
 // queue adds changes to the turn's change set, unless they repeat a
 // rejected or waiting proposal or the set is full; it returns how many it
-// queued and a line per kind of change it did not.
-func (t *turn) queue(ctx context.Context, changes []prepared) (int, []string) {
+// queued, the changes a learned rule applies instead, and a line per kind
+// of change it did not queue.
+func (t *turn) queue(ctx context.Context, changes []prepared) (int, []prepared, []string) {
 	var (
 		queued            int
+		ruled             []prepared
 		overflow, blocked []string
 	)
 	for _, pc := range changes {
 		if why := t.repeated(ctx, pc); why != "" {
 			blocked = append(blocked, why)
+			continue
+		}
+		if pc.rule = t.ruleFor(ctx, pc); pc.rule != nil {
+			ruled = append(ruled, pc)
 			continue
 		}
 		if len(t.items) >= nod.MaxItems {
@@ -457,7 +468,7 @@ func (t *turn) queue(ctx context.Context, changes []prepared) (int, []string) {
 	if len(overflow) > 0 {
 		blocked = append(blocked, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
 	}
-	return queued, blocked
+	return queued, ruled, blocked
 }
 
 // reasonOf is the reasons the changes carry, for the audit log.
@@ -576,6 +587,11 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	now := t.a.now()
 	var last nod.Task
 	for _, pc := range changes {
+		actor, verdict, why, quote := by, verdictName(v), firstNonEmpty(v.Quote, reasonOf([]prepared{pc})), v.Quote
+		if pc.rule != nil {
+			// The person's standing permission, not their words this time.
+			actor, verdict, why, quote = nod.ActorAgent, "rule", "rule "+pc.rule.ID+" ("+pc.rule.Kind+")", ""
+		}
 		applied, err := t.a.store.Apply(ctx, nod.Edit{
 			ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
 			Summary: pc.c.summary(pc.task), Auto: true,
@@ -584,17 +600,17 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 				if cur != nil {
 					tk = *cur
 				}
-				err := pc.c.apply(&tk, applyCtx{now: now, by: by})
+				err := pc.c.apply(&tk, applyCtx{now: now, by: actor})
 				return tk, err
 			},
-			Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdictName(v), Reason: firstNonEmpty(v.Quote, reasonOf([]prepared{pc})), Duration: time.Since(p.start)},
+			Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdict, Reason: why, Duration: time.Since(p.start)},
 		})
 		if err != nil {
 			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
 			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, userError(err)))
 		}
 		last = applied.After
-		t.receipts = append(t.receipts, Receipt{TaskTitle: applied.After.Title, Quote: v.Quote, Mode: t.mode, Item: nod.ChangeItem{
+		t.receipts = append(t.receipts, Receipt{TaskTitle: applied.After.Title, Quote: quote, Mode: t.mode, Rule: pc.rule, Item: nod.ChangeItem{
 			N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: applied.After.ID, Args: pc.c.args(), Summary: pc.c.summary(pc.task),
 			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed, UndoID: applied.Undo.ID,
 		}})

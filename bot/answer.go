@@ -110,6 +110,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		d     agent.Decision
 		err   error
 		count int
+		offer *nod.Rule
 	)
 	switch {
 	case confirm && items == nil:
@@ -125,6 +126,9 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 			one, err = b.decide.Confirm(ctx, in.chat, in.user, set.ID, n)
 			if one.Set.ID != "" {
 				d.Set = one.Set
+			}
+			if one.Offer != nil {
+				offer = one.Offer
 			}
 			if err == nil {
 				if _, ok := one.Applied[n]; ok {
@@ -148,6 +152,10 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		return true
 	}
 	b.reply(ctx, in.chat, formatting.Text("answered", map[string]any{"Confirmed": confirm, "Count": count}))
+	if d.Offer != nil {
+		offer = d.Offer
+	}
+	b.offerRule(ctx, offer)
 	return true
 }
 

@@ -63,6 +63,8 @@ type Decider interface {
 	Skip(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	Retry(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error)
+	DecideRule(ctx context.Context, chatID, userID int64, id string, accept bool) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error)
 }
 
 // Store is the storage the bot reads. Every method is scoped to a chat.
@@ -96,6 +98,9 @@ type Store interface {
 	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
 	// Audit returns the latest entries, newest first.
 	Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error)
+	// Rules returns the chat's learned rules in force at now.
+	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
+	SetRuleMessage(ctx context.Context, id string, messageID int) error
 }
 
 // Bot connects Telegram to the agent.

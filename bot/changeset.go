@@ -171,6 +171,7 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 		}
 		return text
 	}
+	b.offerRule(ctx, d.Offer)
 	if d.Failed != 0 {
 		return formatting.Notice("n_stopped_at", d.Failed)
 	}

@@ -128,7 +128,7 @@ func (b *Bot) sendReceipts(ctx context.Context, chat int64, res agent.Result) {
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		for i, r := range res.Receipts {
-			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted}
+			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule}
 		}
 		b.reply(ctx, chat, formatting.Receipts(rs))
 	}

@@ -25,6 +25,7 @@ var commands = []command{
 	{"undo", "Undo the latest change", (*Bot).cmdUndo},
 	{"mode", "How much to ask: smart, always, trusted", (*Bot).cmdMode},
 	{"audit", "What nod did, latest first", (*Bot).cmdAudit},
+	{"rules", "Changes nod may make without asking", (*Bot).cmdRules},
 }
 
 // actions maps every button kind to its handler; a handler returns the
@@ -47,4 +48,7 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActUndoForce:   (*Bot).onUndoForce,
 	nod.ActRepropose:   (*Bot).onRepropose,
 	nod.ActKeep:        (*Bot).onKeep,
+	nod.ActAcceptRule:  (*Bot).onAcceptRule,
+	nod.ActDeclineRule: (*Bot).onDeclineRule,
+	nod.ActRevokeRule:  (*Bot).onRevokeRule,
 }

@@ -34,6 +34,7 @@ var templates = template.Must(template.New("").Funcs(template.FuncMap{
 	"statusName": StatusName,
 	"statusIcon": statusIcon,
 	"join":       func(ls []string) string { return strings.Join(ls, ", ") },
+	"inc":        func(i int) int { return i + 1 },
 	"cut": func(s string, n int) string {
 		t, left := truncate(s, n)
 		if left > 0 {

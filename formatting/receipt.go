@@ -14,6 +14,7 @@ type Receipt struct {
 	Item      nod.ChangeItem // what changed; UndoID names its undo entry
 	Quote     string         // the person's words that asked for it
 	Trusted   bool           // applied because the chat is in trusted mode
+	Rule      *nod.Rule      // the learned rule that applied it, if one did
 }
 
 // Receipts reports changes applied at once: what changed, as a diff, why
@@ -37,19 +38,8 @@ func Receipts(rs []Receipt) Message {
 			b.WriteString("\n" + d)
 		}
 	}
-	switch {
-	case len(rs) > 0 && rs[0].Trusted:
-		b.WriteString("\n\n<i>Applied without asking: this chat is in trusted mode.</i>")
-	case len(rs) > 0:
-		var quotes []string
-		for _, r := range rs {
-			if q := "“" + Escape(r.Quote) + "”"; r.Quote != "" && !slices.Contains(quotes, q) {
-				quotes = append(quotes, q)
-			}
-		}
-		if len(quotes) > 0 {
-			b.WriteString("\n\n<i>because you said " + strings.Join(quotes, " and ") + "</i>")
-		}
+	for _, line := range receiptReasons(rs) {
+		b.WriteString("\n\n" + line)
 	}
 	m := Message{HTML: b.String()}
 	var row []Button
@@ -68,6 +58,31 @@ func Receipts(rs []Receipt) Message {
 		m.Keyboard = append(m.Keyboard, row)
 	}
 	return m
+}
+
+// receiptReasons says why nod did not ask: trusted mode, the person's
+// words, or their learned rules.
+func receiptReasons(rs []Receipt) []string {
+	if len(rs) > 0 && rs[0].Trusted {
+		return []string{Render("receipt_trusted", nil)}
+	}
+	var quotes, out []string
+	rules := map[string]bool{}
+	for _, r := range rs {
+		if q := "“" + Escape(r.Quote) + "”"; r.Quote != "" && !slices.Contains(quotes, q) {
+			quotes = append(quotes, q)
+		}
+	}
+	if len(quotes) > 0 {
+		out = append(out, Render("receipt_quote", strings.Join(quotes, " and ")))
+	}
+	for _, r := range rs {
+		if r.Rule != nil && !rules[r.Rule.ID] {
+			rules[r.Rule.ID] = true
+			out = append(out, Render("receipt_rule", viewRule(*r.Rule)))
+		}
+	}
+	return out
 }
 
 // ModeChoice renders /mode: the current mode and a button per mode.

@@ -169,8 +169,8 @@ func updateSetStatus(ctx context.Context, tx *sql.Tx, set *nod.ChangeSet, now ti
 }
 
 func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, tool, summary, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10)`,
-		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), it.Tool, it.Summary, micros(now))
+	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, tool, summary, kind, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), micros(now))
 	if err != nil {
 		return fmt.Errorf("record decision: %w", err)
 	}

@@ -1,0 +1,148 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// streakWindow is how many of a kind's latest decisions are read to find a
+// streak of confirmations.
+const streakWindow = 20
+
+// offerRule offers a learned rule when the confirmations just made end a
+// streak: the person confirmed the same kind of change in nod.RuleStreak
+// different change sets, with no rejection of that kind since. Confirming
+// several items of one set at once is one decision, not a streak. A
+// failure to offer is logged: the confirmation itself stands.
+func (c *Confirmations) offerRule(ctx context.Context, chatID, userID int64, d *Decision) {
+	ns := make([]int, 0, len(d.Applied))
+	for n := range d.Applied {
+		ns = append(ns, n)
+	}
+	slices.Sort(ns)
+	tried := map[string]bool{}
+	for _, n := range ns {
+		it, _ := d.Set.Item(n)
+		kind := nod.KindOf(it.Tool, it.Field, it.After)
+		if kind == "" || tried[kind] {
+			continue
+		}
+		tried[kind] = true
+		ds, err := c.store.KindDecisions(ctx, chatID, userID, kind, streakWindow)
+		if err != nil {
+			c.log.Error("rule streak", "chat", chatID, "kind", kind, "err", err)
+			return
+		}
+		if streak(ds) < nod.RuleStreak {
+			continue
+		}
+		r, created, err := c.store.OfferRule(ctx, chatID, userID, kind)
+		if err != nil {
+			c.log.Error("offer rule", "chat", chatID, "kind", kind, "err", err)
+			return
+		}
+		if created {
+			d.Offer = &r
+			return
+		}
+	}
+}
+
+// streak counts the change sets in which the latest decisions, newest
+// first, confirmed, up to the first rejection.
+func streak(ds []nod.Decision) int {
+	sets := map[string]bool{}
+	for _, d := range ds {
+		if d.Verdict != nod.Confirmed {
+			break
+		}
+		sets[d.SetID] = true
+	}
+	return len(sets)
+}
+
+// DecideRule accepts or declines an offered rule for the person it was
+// offered to. Errors wrap nod.ErrNotFound, nod.ErrForbidden or
+// nod.ErrDecided.
+func (c *Confirmations) DecideRule(ctx context.Context, chatID, userID int64, id string, accept bool) (nod.Rule, error) {
+	r, err := c.store.Rule(ctx, chatID, id)
+	if err != nil {
+		return r, err
+	}
+	if r.UserID != userID {
+		return r, fmt.Errorf("rule %s belongs to user %d: %w", id, r.UserID, nod.ErrForbidden)
+	}
+	return c.store.DecideRule(ctx, chatID, id, userID, accept)
+}
+
+// RevokeRule ends a rule of the person's. Errors as DecideRule.
+func (c *Confirmations) RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error) {
+	r, err := c.store.Rule(ctx, chatID, id)
+	if err != nil {
+		return r, err
+	}
+	if r.UserID != userID {
+		return r, fmt.Errorf("rule %s belongs to user %d: %w", id, r.UserID, nod.ErrForbidden)
+	}
+	return c.store.RevokeRule(ctx, chatID, id, userID)
+}
+
+// ruleFor returns the person's rule that applies pc without asking, or
+// nil. Rules act only on the person's own requests in smart mode (not in a
+// review, nor while the circuit breaker asks for everything), and never
+// flip the checked state of an item the person set.
+func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
+	if t.mode != nod.ModeSmart || t.req.Review || t.req.UserID == 0 {
+		return nil
+	}
+	if u, ok := pc.c.(updateItem); ok && u.changesCheck(pc.task) {
+		if it, _ := u.item(pc.task); it.CheckedBy.Normalize() == nod.ActorUser {
+			return nil
+		}
+	}
+	if !t.rulesLoaded {
+		t.rulesLoaded = true
+		rs, err := t.a.store.Rules(ctx, t.req.ChatID, t.a.now())
+		if err != nil {
+			t.a.log.Error("rules", "chat", t.req.ChatID, "err", err)
+		}
+		for _, r := range rs {
+			if r.UserID == t.req.UserID {
+				t.rules = append(t.rules, r)
+			}
+		}
+	}
+	kind := nod.KindOf(pc.c.tool(), pc.c.field(), pc.target)
+	for i := range t.rules {
+		if kind != "" && t.rules[i].Kind == kind && t.rules[i].Active(t.a.now()) {
+			return &t.rules[i]
+		}
+	}
+	return nil
+}
+
+// avoidedKinds are the kinds of change the person rejected at least twice
+// since they last confirmed one, among ds (newest first), rendered for the
+// prompt.
+func avoidedKinds(ds []nod.Decision, since time.Time) []string {
+	rejected, settled := map[string]int{}, map[string]bool{}
+	var out []string
+	for _, d := range ds {
+		if d.Kind == "" || settled[d.Kind] || d.At.Before(since) {
+			continue
+		}
+		if d.Verdict == nod.Confirmed {
+			settled[d.Kind] = true
+			continue
+		}
+		if rejected[d.Kind]++; rejected[d.Kind] == 2 {
+			out = append(out, strings.Replace(d.Kind, "=", " to ", 1))
+		}
+	}
+	return out
+}

@@ -1,0 +1,80 @@
+package bot
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
+)
+
+// offerRule sends the offer of a learned rule, if confirmations earned one.
+func (b *Bot) offerRule(ctx context.Context, r *nod.Rule) {
+	if r == nil {
+		return
+	}
+	id := b.reply(ctx, r.ChatID, formatting.RuleOffer(*r))
+	if id == 0 {
+		return
+	}
+	if err := b.store.SetRuleMessage(ctx, r.ID, id); err != nil {
+		b.log.Error("remember rule offer", "rule", r.ID, "err", err)
+	}
+}
+
+func (b *Bot) onAcceptRule(ctx context.Context, p press) string { return b.decideRule(ctx, p, true) }
+
+func (b *Bot) onDeclineRule(ctx context.Context, p press) string { return b.decideRule(ctx, p, false) }
+
+// decideRule answers a rule's offer; the offer's message then says what
+// was decided, without buttons.
+func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
+	r, err := b.decide.DecideRule(ctx, p.chat, p.user, p.action.ID, accept)
+	if errors.Is(err, nod.ErrDecided) {
+		return formatting.Notice("n_rule_decided", nil)
+	}
+	if err != nil {
+		text, known := notice(err)
+		if !known {
+			b.log.Error("decide rule", "chat", p.chat, "rule", p.action.ID, "err", err)
+		}
+		return text
+	}
+	if err := b.send.edit(ctx, p.chat, p.msgID, formatting.RuleDecided(r)); err != nil {
+		b.log.Warn("edit rule offer", "chat", p.chat, "err", err)
+	}
+	if accept {
+		return formatting.Notice("n_rule_on", formatting.RuleUntil(r))
+	}
+	return formatting.Notice("n_rule_declined", nil)
+}
+
+func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
+	_, err := b.decide.RevokeRule(ctx, p.chat, p.user, p.action.ID)
+	if errors.Is(err, nod.ErrDecided) {
+		err = nil // revoked before, or expired: the list shows it gone
+	}
+	if err != nil {
+		text, known := notice(err)
+		if !known {
+			b.log.Error("revoke rule", "chat", p.chat, "rule", p.action.ID, "err", err)
+		}
+		return text
+	}
+	if rs, err := b.store.Rules(ctx, p.chat, b.now()); err == nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, formatting.Rules(rs)); err != nil {
+			b.log.Warn("edit rules", "chat", p.chat, "err", err)
+		}
+	}
+	return formatting.Notice("n_rule_revoked", nil)
+}
+
+func (b *Bot) cmdRules(ctx context.Context, in incoming) {
+	rs, err := b.store.Rules(ctx, in.chat, b.now())
+	if err != nil {
+		b.log.Error("rules", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, formatting.Rules(rs))
+}

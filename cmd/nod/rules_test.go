@@ -1,0 +1,249 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// ruleHarness seeds tasks T1..Tn at P3 and starts nod.
+func ruleHarness(t *testing.T, n int) *harness {
+	h := newHarness(t)
+	for i := 1; i <= n; i++ {
+		h.seed(chat, nod.Task{ID: fmt.Sprintf("T%d", i), Title: fmt.Sprintf("Task %d", i), Priority: nod.P3})
+	}
+	h.start()
+	return h
+}
+
+// propose has the model propose calls in answer to the person's text and
+// returns the bot's messages of that turn.
+func (h *harness) propose(calls ...openaitest.ToolCall) []telegramtest.Message {
+	h.t.Helper()
+	before := len(h.tg.BotMessages(chat))
+	if len(calls) == 0 {
+		h.script(openaitest.Text("Here you go."))
+	} else {
+		h.script(openaitest.Calls(calls...), openaitest.Text("Here you go."))
+	}
+	h.tg.SendText(chat, user, "tidy up my priorities")
+	h.tg.Wait("the turn's messages", func() bool {
+		ms := h.tg.BotMessages(chat)
+		return len(ms) > before && strings.Contains(strings.Join(texts(ms[before:]), "\n"), "Here you go.") &&
+			(len(calls) == 0 || len(ms) > before+1)
+	})
+	ms := h.tg.BotMessages(chat)[before:]
+	for _, m := range ms {
+		if _, ok := m.Button("✓ 1"); ok {
+			h.changeSetMessage(chat, before+len(ms)) // waits until its id is stored
+		}
+	}
+	return ms
+}
+
+// say sends text and returns the bot's next message.
+func (h *harness) say(text string) telegramtest.Message {
+	h.t.Helper()
+	n := len(h.tg.BotMessages(chat)) + 1
+	h.tg.SendText(chat, user, text)
+	return h.tg.WaitBotMessages(chat, n)[n-1]
+}
+
+func texts(ms []telegramtest.Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Text
+	}
+	return out
+}
+
+func raise(id, p string) openaitest.ToolCall {
+	return call("c"+id, "set_task_priority", map[string]any{"task_id": id, "priority": p})
+}
+
+// confirmRaise proposes raising task id to p and taps ✓ 1; it returns the
+// bot's messages sent because of the tap.
+func (h *harness) confirmRaise(id, p string) []telegramtest.Message {
+	h.t.Helper()
+	ms := h.propose(raise(id, p))
+	set := ms[len(ms)-1]
+	before := len(h.tg.BotMessages(chat))
+	if got := h.tap(chat, user, set.ID, "✓ 1"); got != "Applied item 1." {
+		h.t.Fatalf("tap answer %q", got)
+	}
+	return h.tg.BotMessages(chat)[before:]
+}
+
+func offerIn(ms []telegramtest.Message) (telegramtest.Message, bool) {
+	for _, m := range ms {
+		if strings.Contains(m.Text, "Apply changes like this without asking?") {
+			return m, true
+		}
+	}
+	return telegramtest.Message{}, false
+}
+
+// Learned rules: three confirmations of one kind in a row earn one offer;
+// accepted, the rule applies matching proposals at once with a receipt
+// that names it and an Undo button; other kinds still ask; /rules revokes
+// it, and the next proposal asks again. Each step is audited.
+func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
+	h := ruleHarness(t, 6)
+	for _, id := range []string{"T1", "T2"} {
+		if m, ok := offerIn(h.confirmRaise(id, "P1")); ok {
+			t.Fatalf("offer after fewer than three confirmations: %q", m.Text)
+		}
+	}
+	offer, ok := offerIn(h.confirmRaise("T3", "P1"))
+	if !ok {
+		t.Fatalf("no offer after three confirmations; bot said %q", texts(h.tg.BotMessages(chat)))
+	}
+	if !strings.Contains(offer.Text, "“Set priority to P1”") || !hasButton(offer, "✓ For 30 days") || !hasButton(offer, "✗ No") {
+		t.Errorf("offer = %q %v", offer.Text, buttonTexts(offer))
+	}
+	if got := h.tap(chat, user, offer.ID, "✓ For 30 days"); got != "Rule on until 10 Apr 2026." {
+		t.Errorf("accept answer %q", got)
+	}
+	offer, _ = h.tg.Message(chat, offer.ID)
+	if !strings.Contains(offer.Text, "Rule on until 10 Apr 2026") || len(offer.Buttons()) != 0 {
+		t.Errorf("offer after accepting = %q %v", offer.Text, buttonTexts(offer))
+	}
+
+	// The rule applies: a receipt naming it, with Undo; no change set.
+	ms := h.propose(raise("T4", "P1"))
+	receipt := ms[0]
+	if !strings.Contains(receipt.Text, "Applied by your rule “Set priority to P1” (until 10 Apr 2026)") || !hasButton(receipt, "↩️ Undo") {
+		t.Errorf("receipt = %q %v", receipt.Text, buttonTexts(receipt))
+	}
+	for _, m := range ms {
+		if hasButton(m, "✓ 1") {
+			t.Errorf("a rule's change was also proposed: %q", m.Text)
+		}
+	}
+	if p := h.task("T4").Priority; p != nod.P1 {
+		t.Errorf("T4 priority %s, want P1", p)
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if r := reqs[len(reqs)-1].ToolResults()["cT4"]; !strings.Contains(r, `"priority":"P1"`) {
+		t.Errorf("tool result of a rule's change = %q", r)
+	}
+	// Another kind still asks.
+	if ms := h.propose(raise("T5", "P0")); !hasButton(ms[len(ms)-1], "✓ 1") {
+		t.Errorf("P0 was not proposed: %q", texts(ms))
+	}
+
+	// /rules lists it; revoking asks again next time.
+	rules := h.say("/rules")
+	if !strings.Contains(rules.Text, "1. Set priority to P1 — until 10 Apr 2026") {
+		t.Errorf("/rules = %q", rules.Text)
+	}
+	if got := h.tap(chat, stranger, rules.ID, "✖ Revoke 1"); !strings.Contains(got, "private") {
+		t.Errorf("a stranger's revoke answered %q", got)
+	}
+	if got := h.tap(chat, user, rules.ID, "✖ Revoke 1"); got != "Rule revoked; I'll ask again." {
+		t.Errorf("revoke answer %q", got)
+	}
+	if m, _ := h.tg.Message(chat, rules.ID); !strings.Contains(m.Text, "You have no rules") || len(m.Buttons()) != 0 {
+		t.Errorf("/rules after revoking = %q", m.Text)
+	}
+	if ms := h.propose(raise("T6", "P1")); !hasButton(ms[len(ms)-1], "✓ 1") {
+		t.Errorf("after revoking, P1 applied without asking: %q", texts(ms))
+	}
+	if h.task("T6").Priority != nod.P3 {
+		t.Errorf("T6 changed without a tap")
+	}
+
+	var ruleRows []string
+	for _, a := range h.audit(chat) {
+		if a.Tool == "rule" || a.Verdict == "rule" {
+			ruleRows = append(ruleRows, a.Tool+":"+string(a.Outcome))
+		}
+	}
+	if got := strings.Join(ruleRows, " "); got != "rule:revoked set_task_priority:executed rule:created" {
+		t.Errorf("rule audit rows, newest first: %s", got)
+	}
+}
+
+// A declined offer is never made again for that kind; a rejection breaks
+// a streak; confirming several items of one set at once is one decision.
+func TestLearnedRuleDeclinedAndStreaks(t *testing.T) {
+	h := ruleHarness(t, 9)
+	// One set of three raises, confirmed all at once: no offer.
+	ms := h.propose(raise("T1", "P1"), call("x", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"}),
+		call("y", "set_task_priority", map[string]any{"task_id": "T3", "priority": "P1"}))
+	before := len(h.tg.BotMessages(chat))
+	h.tap(chat, user, ms[len(ms)-1].ID, "✓ All")
+	if _, ok := offerIn(h.tg.BotMessages(chat)[before:]); ok {
+		t.Errorf("one set's items counted as a streak")
+	}
+	// A rejection in between breaks the streak.
+	h.confirmRaise("T4", "P1")
+	rej := h.propose(raise("T5", "P1"))
+	h.tap(chat, user, rej[len(rej)-1].ID, "✗ 1")
+	if _, ok := offerIn(h.confirmRaise("T6", "P1")); ok {
+		t.Errorf("offer although a rejection broke the streak")
+	}
+	h.confirmRaise("T7", "P1")
+	offer, ok := offerIn(h.confirmRaise("T8", "P1"))
+	if !ok {
+		t.Fatalf("no offer after three confirmations in a row")
+	}
+	no, _ := offer.Button("✗ No")
+	if got := h.tap(chat, user, offer.ID, "✗ No"); got != "OK, I'll keep asking." {
+		t.Errorf("decline answer %q", got)
+	}
+	if m, _ := h.tg.Message(chat, offer.ID); !strings.Contains(m.Text, "I'll keep asking before “Set priority to P1”") || len(m.Buttons()) != 0 {
+		t.Errorf("offer after declining = %q %v", m.Text, buttonTexts(m))
+	}
+	// A double tap, or a stale client pressing the old button.
+	if got := h.tg.WaitAnswer(h.tg.Press(chat, user, offer.ID, no.Data)); got != "This rule was already decided." {
+		t.Errorf("second tap answered %q", got)
+	}
+	if _, ok := offerIn(h.confirmRaise("T9", "P1")); ok {
+		t.Errorf("a declined kind was offered again")
+	}
+	if ms := h.propose(raise("T1", "P2")); !hasButton(ms[len(ms)-1], "✓ 1") {
+		t.Errorf("a declined rule applied something")
+	}
+}
+
+// Two rejections of one kind: the agent's prompt says not to propose it
+// again unless asked.
+func TestRejectedKindInPrompt(t *testing.T) {
+	h := ruleHarness(t, 3)
+	for _, id := range []string{"T1", "T2"} {
+		ms := h.propose(call("e"+id, "update_task_estimate", map[string]any{"task_id": id, "estimate_minutes": 30}))
+		h.tap(chat, user, ms[len(ms)-1].ID, "✗ 1")
+	}
+	h.propose()
+	reqs := h.llm.RequestsFor(agentM)
+	sys := reqs[len(reqs)-1].System()
+	if !strings.Contains(sys, "rejected these kinds of change at least twice: update_task_estimate. Do not propose") {
+		t.Errorf("system prompt after two rejections:\n%s", sys)
+	}
+	if strings.Contains(reqs[len(reqs)-3].System(), "at least twice") {
+		t.Errorf("the prompt warned after one rejection")
+	}
+}
+
+// A rule lasts 30 days: after that, matching proposals ask again.
+func TestLearnedRuleExpires(t *testing.T) {
+	h := ruleHarness(t, 5)
+	var offer telegramtest.Message
+	for _, id := range []string{"T1", "T2", "T3"} {
+		offer, _ = offerIn(h.confirmRaise(id, "P1"))
+	}
+	h.tap(chat, user, offer.ID, "✓ For 30 days")
+	h.clock.Advance(30*24*time.Hour + time.Minute)
+	if ms := h.propose(raise("T4", "P1")); !hasButton(ms[len(ms)-1], "✓ 1") {
+		t.Errorf("an expired rule applied: %q", texts(ms))
+	}
+	if m := h.say("/rules"); !strings.Contains(m.Text, "You have no rules") {
+		t.Errorf("/rules lists an expired rule: %q", m.Text)
+	}
+}
