@@ -32,6 +32,22 @@ type ChatSettings struct {
 	// BreakerUntil is set while the circuit breaker makes the chat ask for
 	// everything, after the person undid auto-applied changes.
 	BreakerUntil *time.Time
+	// Language is the code chosen with /lang; empty follows LanguageSeen,
+	// the language_code Telegram last reported in the chat.
+	Language     string
+	LanguageSeen string
+}
+
+// Lang is the language code to write in: the chosen one, else the one
+// Telegram reports in this update (seen), else the last one seen.
+func (s ChatSettings) Lang(seen string) string {
+	switch {
+	case s.Language != "":
+		return s.Language
+	case seen != "":
+		return seen
+	}
+	return s.LanguageSeen
 }
 
 // Effective is the mode in force at now: the breaker overrides the chosen

@@ -101,7 +101,7 @@ type Receipt struct {
 // Result is what a turn produced for the person.
 type Result struct {
 	Receipts []Receipt      // changes applied at once
-	Notices  []string       // what needed no change, or was left as the person set it
+	Notices  []nod.Note     // what needed no change, or was left as the person set it
 	Text     string         // the agent's final reply; may be empty
 	Set      *nod.ChangeSet // proposals to show; nil if none
 	// Deletion asks the person to type a task's title to delete it.

@@ -99,7 +99,7 @@ func (c *Confirmations) Skip(ctx context.Context, chatID, userID int64, setID st
 		return Decision{Set: set}, err
 	}
 	d := Decision{Set: set}
-	return d, c.fail(ctx, &d, chatID, userID, n, nod.ItemStale, "Skipped: kept as it is now.")
+	return d, c.fail(ctx, &d, chatID, userID, n, nod.ItemStale, nod.Note{Key: nod.NoteSkipped})
 }
 
 // Retry makes the failed item n pending again and confirms the pending
@@ -125,7 +125,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 	}
 	ch, err := parseChange(it.Tool, it.Args)
 	if err != nil {
-		set, ferr := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, nod.ItemFailed, "This change is not valid any more.")
+		set, ferr := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, nod.ItemFailed, nod.Note{Key: nod.NoteInvalid}.String())
 		if ferr == nil {
 			d.Set = set
 		}
@@ -166,7 +166,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 		return c.fail(ctx, d, chatID, userID, n, nod.ItemStale, stale.note)
 	case errors.As(err, &stale):
 		// Not applied silently: the person sees the value now and decides.
-		set, err := c.store.NoteItem(ctx, chatID, d.Set.ID, n, stale.note)
+		set, err := c.store.NoteItem(ctx, chatID, d.Set.ID, n, stale.note.String())
 		if err != nil {
 			return err
 		}
@@ -175,12 +175,12 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 	case errors.Is(err, nod.ErrDecided), errors.Is(err, nod.ErrExpired):
 		return err
 	case errors.Is(err, nod.ErrNotFound), errors.Is(err, nod.ErrInvalid):
-		note := "The task is in the trash or deleted; nothing was changed."
+		note := nod.Note{Key: nod.NoteTaskGone}
 		switch {
 		case errors.Is(err, nod.ErrInvalid):
-			note = "This change can no longer be applied: " + userError(err) + "."
+			note = nod.Note{Key: nod.NoteCannot, Args: []string{userError(err)}}
 		case itemGone:
-			note = "The checklist item is gone; nothing was changed."
+			note = nod.Note{Key: nod.NoteItemGone}
 		}
 		return c.fail(ctx, d, chatID, userID, n, nod.ItemFailed, note)
 	}
@@ -188,8 +188,8 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 	return err
 }
 
-func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID int64, n int, st nod.ItemStatus, note string) error {
-	set, err := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, st, note)
+func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID int64, n int, st nod.ItemStatus, note nod.Note) error {
+	set, err := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, st, note.String())
 	if err != nil {
 		return err
 	}
@@ -201,33 +201,35 @@ func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID in
 // staleError aborts a confirmation whose "before" no longer matches; done
 // says the task already is as the change would make it.
 type staleError struct {
-	note string
+	note nod.Note
 	done bool
 }
 
-func (e staleError) Error() string { return "stale: " + e.note }
+func (e staleError) Error() string { return "stale: " + e.note.Key }
 
 // staleNote says what the field is now, for the person.
-func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) string {
+func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note {
 	if value == target {
 		if it.Field == nod.FieldChecklist && cur != nil {
 			var st itemState
 			if json.Unmarshal([]byte(value), &st) == nil && st.Title != "" {
-				return fmt.Sprintf("%q is already %s; nothing to apply.", st.Title, map[bool]string{true: "checked", false: "unchecked"}[st.Checked])
+				return nod.Note{Key: nod.NoteAlreadyItem, Args: []string{st.Title, checkState(st.Checked)}}
 			}
 		}
-		return "Already so now; nothing to apply."
+		return nod.Note{Key: nod.NoteAlready}
 	}
 	switch it.Field {
-	case nod.FieldChecklist:
-		return "The checklist item changed since this was proposed; not applied yet."
-	case nod.FieldDescription, nod.FieldTitle:
-		return fmt.Sprintf("The %s changed since this was proposed; not applied yet.", it.Field)
+	case nod.FieldChecklist, nod.FieldDescription, nod.FieldTitle:
+		return nod.Note{Key: nod.NoteChanged, Args: []string{string(it.Field)}}
 	}
-	if value == "" {
-		value = "none"
+	return nod.Note{Key: nod.NoteNow, Args: []string{string(it.Field), value}}
+}
+
+func checkState(checked bool) string {
+	if checked {
+		return "checked"
 	}
-	return fmt.Sprintf("The %s is now %s; not applied yet.", it.Field, value)
+	return "unchecked"
 }
 
 // Reject rejects item n. Errors as Confirm.

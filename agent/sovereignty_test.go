@@ -130,7 +130,7 @@ func TestSovereigntyTrusted(t *testing.T) {
 		if len(res.Receipts) != 1 || res.Receipts[0].Item.Summary != `Uncheck: "Update docs"` {
 			t.Errorf("receipts = %+v", res.Receipts)
 		}
-		if len(res.Notices) != 1 || res.Notices[0] != `"Write migration notes" was left as you set it.` {
+		if len(res.Notices) != 1 || res.Notices[0].Key != nod.NoteLeftAsSet || res.Notices[0].Arg(0) != "Write migration notes" {
 			t.Errorf("notices = %q", res.Notices)
 		}
 		if !strings.Contains(results["1"], "Write migration notes") {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -35,7 +36,7 @@ type turn struct {
 	history    []nod.ChatMessage
 	mode       nod.Mode
 	receipts   []Receipt
-	notices    []string // what the person is told beside receipts
+	notices    []nod.Note // what the person is told beside receipts
 	deletion   *nod.PendingDeletion
 	// what new proposals are checked against, loaded on first use
 	loaded     bool
@@ -245,7 +246,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 	if len(redundant) == 1 && len(changes) == 1 {
 		p.dropped = append(p.dropped, redundant[0])
 		if !t.req.Review {
-			t.notices = append(t.notices, "No change needed: "+strings.TrimPrefix(redundant[0], "Skipped: "))
+			t.notices = append(t.notices, noopNote(changes[0], tasks[changes[0].task()]))
 		}
 	} else if len(redundant) > 0 {
 		p.dropped = append(p.dropped, fmt.Sprintf("Skipped %d redundant item(s): %s.", len(redundant), strings.Join(redundant, "; ")))
@@ -617,7 +618,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	}
 	for _, n := range notes {
 		if strings.HasPrefix(n, "Not changed: the user set ") && !t.req.Review {
-			t.notices = append(t.notices, leftAsSet(n))
+			t.notices = append(t.notices, nod.Note{Key: nod.NoteLeftAsSet, Args: []string{leftAsSet(n)}})
 		}
 	}
 	j := toJSON(last)
@@ -625,13 +626,16 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	return string(mustJSON(j))
 }
 
-// leftAsSet tells the person which of their items the agent left alone.
+// leftAsSet is the title of the person's item a guard note names.
 func leftAsSet(note string) string {
 	title := strings.TrimPrefix(note, "Not changed: the user set ")
 	if i := strings.Index(title, "\" at"); i >= 0 {
 		title = title[:i+1]
 	}
-	return title + " was left as you set it."
+	if t, err := strconv.Unquote(title); err == nil {
+		return t
+	}
+	return title
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -777,6 +781,26 @@ func noopReason(c change, task *nod.Task) string {
 		return fmt.Sprintf("%q already reads like that", it.Title)
 	}
 	return "Skipped: nothing would change."
+}
+
+// noopNote tells the person why a change they asked for changes nothing.
+func noopNote(c change, task *nod.Task) nod.Note {
+	switch c := c.(type) {
+	case addItem:
+		return nod.Note{Key: nod.NoteNoopItem, Args: []string{c.title, "present"}}
+	case updateItem:
+		it, _ := task.Item(c.itemID)
+		state := "same"
+		if c.checked != nil && c.title == nil {
+			state = checkState(*c.checked)
+		}
+		return nod.Note{Key: nod.NoteNoopItem, Args: []string{it.Title, state}}
+	}
+	if task == nil {
+		return nod.Note{Key: nod.NoteAlready}
+	}
+	cur, _ := c.current(task)
+	return nod.Note{Key: nod.NoteNoop, Args: []string{string(c.field()), cur}}
 }
 
 // normalize folds case and runs of white space, for comparing texts.

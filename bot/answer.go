@@ -27,19 +27,19 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 		return false
 	}
 	if !strings.EqualFold(strings.TrimSpace(in.text), strings.TrimSpace(d.Title)) {
-		b.reply(ctx, in.chat, formatting.Text("delete_cancelled", d.Title))
+		b.reply(ctx, in.chat, in.loc.Text("delete_cancelled", d.Title))
 		return true
 	}
 	applied, err := b.decide.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
-		text, known := notice(err)
+		text, known := notice(in.loc, err)
 		if !known {
 			b.log.Error("delete", "chat", in.chat, "err", err)
 		}
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
 		return true
 	}
-	b.reply(ctx, in.chat, formatting.WithUndo(formatting.Text("deleted", d.Title), applied.Undo.ID))
+	b.reply(ctx, in.chat, in.loc.WithUndo(in.loc.Text("deleted", d.Title), applied.Undo.ID))
 	return true
 }
 
@@ -101,7 +101,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 	set, found := b.answerTarget(ctx, in)
 	if !found || !set.Status.Open() {
 		if found {
-			b.reply(ctx, in.chat, formatting.Text("nothing_left", nil))
+			b.reply(ctx, in.chat, in.loc.Text("nothing_left", nil))
 			return true
 		}
 		return false
@@ -141,21 +141,21 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		}
 	}
 	if d.Set.ID != "" {
-		b.refresh(ctx, d.Set, d.Failed, 0)
+		b.refresh(ctx, in.loc, d.Set, d.Failed, 0)
 	}
 	if err != nil && !errors.Is(err, nod.ErrDecided) {
-		text, known := notice(err)
+		text, known := notice(in.loc, err)
 		if !known {
 			b.log.Error("answer", "chat", in.chat, "err", err)
 		}
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
 		return true
 	}
-	b.reply(ctx, in.chat, formatting.Text("answered", map[string]any{"Confirmed": confirm, "Count": count}))
+	b.reply(ctx, in.chat, in.loc.Text("answered", map[string]any{"Confirmed": confirm, "Count": count}))
 	if d.Offer != nil {
 		offer = d.Offer
 	}
-	b.offerRule(ctx, offer)
+	b.offerRule(ctx, in.loc, offer)
 	return true
 }
 
@@ -176,7 +176,7 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 	if err := b.store.SetReason(ctx, d.ID, in.text); err != nil {
 		return false
 	}
-	b.reply(ctx, in.chat, formatting.Text("reason_noted", in.text))
+	b.reply(ctx, in.chat, in.loc.Text("reason_noted", in.text))
 	return true
 }
 
@@ -214,21 +214,21 @@ func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 	tasks, err := b.store.Trash(ctx, in.chat)
 	if err != nil {
 		b.log.Error("trash", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, formatting.Trash(tasks))
+	b.reply(ctx, in.chat, in.loc.Trash(tasks))
 }
 
 func (b *Bot) onRestore(ctx context.Context, p press) string {
 	applied, err := b.decide.Restore(ctx, p.chat, p.user, p.action.ID)
 	if err != nil {
-		text, known := notice(err)
+		text, known := notice(p.loc, err)
 		if !known {
 			b.log.Error("restore", "chat", p.chat, "err", err)
 		}
 		return text
 	}
-	b.reply(ctx, p.chat, formatting.WithUndo(formatting.Text("restored", applied.After.Title), applied.Undo.ID))
-	return formatting.Notice("n_restored", nil)
+	b.reply(ctx, p.chat, p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
+	return p.loc.Notice("n_restored", nil)
 }

@@ -82,6 +82,10 @@ type Store interface {
 	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
 	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
 	SetMode(ctx context.Context, chatID int64, m nod.Mode) error
+	// SetLanguage sets the chat's chosen language; empty follows Telegram.
+	SetLanguage(ctx context.Context, chatID int64, code string) error
+	// SeeLanguage remembers the language_code Telegram reported in a chat.
+	SeeLanguage(ctx context.Context, chatID int64, code string) error
 	ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error)
 	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
 	// SetReason stores a rejection's reason once.
@@ -243,13 +247,28 @@ func (b *Bot) Stop(ctx context.Context) error {
 	}
 }
 
+// setCommands registers the command menu in every language: English for
+// everyone, and each other language for apps set to it.
 func (b *Bot) setCommands(ctx context.Context) {
-	cmds := make([]models.BotCommand, 0, len(commands))
-	for _, c := range commands {
-		cmds = append(cmds, models.BotCommand{Command: c.name, Description: c.help})
+	langs := []string{formatting.DefaultLanguage}
+	for _, l := range formatting.Languages() {
+		if l != formatting.DefaultLanguage {
+			langs = append(langs, l)
+		}
 	}
-	if _, err := b.tg.SetMyCommands(ctx, &tgbot.SetMyCommandsParams{Commands: cmds}); err != nil {
-		b.log.Warn("set commands", "err", err)
+	for _, lang := range langs {
+		loc := formatting.For(lang)
+		cmds := make([]models.BotCommand, 0, len(commands))
+		for _, c := range commands {
+			cmds = append(cmds, models.BotCommand{Command: c.name, Description: loc.Render("cmd_"+c.name, nil)})
+		}
+		p := &tgbot.SetMyCommandsParams{Commands: cmds}
+		if lang != formatting.DefaultLanguage {
+			p.LanguageCode = lang
+		}
+		if _, err := b.tg.SetMyCommands(ctx, p); err != nil {
+			b.log.Warn("set commands", "lang", lang, "err", err)
+		}
 	}
 }
 
@@ -268,7 +287,8 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 			defer b.recover(ctx, chat)
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil && b.allowedSender(u.Message) {
-				b.reply(ctx, chat, formatting.Text("internal_error", nil))
+				// The database failed: the update's own language, nothing stored.
+				b.reply(ctx, chat, formatting.For(u.Message.From.LanguageCode).Text("internal_error", nil))
 			}
 			if first {
 				b.onMessage(ctx, u.Message)
@@ -281,7 +301,7 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 			defer b.recover(ctx, updateChat(u))
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil {
-				text, _ := notice(err)
+				text, _ := notice(formatting.For(u.CallbackQuery.From.LanguageCode), err)
 				b.send.answer(ctx, u.CallbackQuery.ID, text)
 			}
 			if first {
@@ -329,7 +349,7 @@ func (b *Bot) recover(ctx context.Context, chat int64) {
 	if r := recover(); r != nil {
 		b.log.Error("handler panic", "chat", chat, "panic", fmt.Sprint(r))
 		if chat != 0 && b.send != nil {
-			b.send.send(ctx, chat, formatting.Text("panic", nil), 0)
+			b.send.send(ctx, chat, b.locale(ctx, chat, "").Text("panic", nil), 0)
 		}
 	}
 }
@@ -346,7 +366,7 @@ func updateChat(u *models.Update) int64 {
 
 // refuse tells a stranger the bot is private, naming their id: on their
 // first message in a chat, then at most once an hour.
-func (b *Bot) refuse(ctx context.Context, chat, user int64) {
+func (b *Bot) refuse(ctx context.Context, chat, user int64, lang string) {
 	b.mu.Lock()
 	key := [2]int64{chat, user}
 	last, seen := b.refused[key]
@@ -358,7 +378,7 @@ func (b *Bot) refuse(ctx context.Context, chat, user int64) {
 	b.refused[key] = now
 	b.mu.Unlock()
 	b.log.Info("stranger refused", "chat", chat, "user", user)
-	if _, err := b.send.send(ctx, chat, formatting.Text("refusal", user), 0); err != nil {
+	if _, err := b.send.send(ctx, chat, formatting.For(lang).Text("refusal", user), 0); err != nil {
 		b.log.Warn("refuse", "err", err)
 	}
 }

@@ -21,6 +21,7 @@ type press struct {
 	action     nod.Action
 	data       string                       // the pressed button's callback data
 	keyboard   *models.InlineKeyboardMarkup // of the pressed message, if known
+	loc        *formatting.Locale           // the language to answer in
 }
 
 func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
@@ -37,17 +38,18 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	}
 	if !b.allowed[q.From.ID] {
 		b.log.Info("stranger's button refused", "chat", chat, "user", q.From.ID)
-		b.send.answer(ctx, q.ID, strangerNotice(q.From.ID))
+		b.send.answer(ctx, q.ID, strangerNotice(q.From.LanguageCode, q.From.ID))
 		return
 	}
+	loc := b.locale(ctx, chat, q.From.LanguageCode)
 	a, err := DecodeAction(q.Data)
 	if err != nil || chat == 0 {
 		b.log.Warn("invalid callback data", "chat", chat, "user", q.From.ID)
-		text, _ := notice(nod.ErrInvalid)
+		text, _ := notice(loc, nod.ErrInvalid)
 		b.send.answer(ctx, q.ID, text)
 		return
 	}
-	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb}))
+	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc}))
 }
 
 // withoutButton returns kb without the button whose data is data.
@@ -70,16 +72,16 @@ func withoutButton(kb *models.InlineKeyboardMarkup, data string) *models.InlineK
 func (b *Bot) onSetMode(ctx context.Context, p press) string {
 	m, err := nod.ParseMode(p.action.ID)
 	if err != nil {
-		text, _ := notice(err)
+		text, _ := notice(p.loc, err)
 		return text
 	}
 	if err := b.store.SetMode(ctx, p.chat, m); err != nil {
 		b.log.Error("set mode", "chat", p.chat, "err", err)
-		text, _ := notice(err)
+		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.reply(ctx, p.chat, formatting.Text("mode_set", string(m)))
-	return formatting.Notice("n_mode", string(m))
+	b.reply(ctx, p.chat, p.loc.Text("mode_set", string(m)))
+	return p.loc.Notice("n_mode", string(m))
 }
 
 func (b *Bot) cmdMode(ctx context.Context, in incoming) {
@@ -88,28 +90,28 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 		s, err := b.store.ChatSettings(ctx, in.chat)
 		if err != nil {
 			b.log.Error("mode", "chat", in.chat, "err", err)
-			b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+			b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 			return
 		}
-		b.reply(ctx, in.chat, formatting.ModeChoice(s.Effective(b.now())))
+		b.reply(ctx, in.chat, in.loc.ModeChoice(s.Effective(b.now())))
 		return
 	}
 	m, err := nod.ParseMode(arg)
 	if err != nil {
-		b.reply(ctx, in.chat, formatting.ModeChoice(nod.ModeSmart))
+		b.reply(ctx, in.chat, in.loc.ModeChoice(nod.ModeSmart))
 		return
 	}
 	if err := b.store.SetMode(ctx, in.chat, m); err != nil {
 		b.log.Error("set mode", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, formatting.Text("mode_set", string(m)))
+	b.reply(ctx, in.chat, in.loc.Text("mode_set", string(m)))
 }
 
 // showChangeSet sends a new change set and remembers its message.
-func (b *Bot) showChangeSet(ctx context.Context, set nod.ChangeSet) {
-	id, err := b.send.send(ctx, set.ChatID, formatting.ChangeSet(b.view(ctx, set, 0)), 0)
+func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet) {
+	id, err := b.send.send(ctx, set.ChatID, loc.ChangeSet(b.view(ctx, set, 0)), 0)
 	if err != nil {
 		b.log.Error("send change set", "chat", set.ChatID, "set", set.ID, "err", err)
 		return
@@ -144,14 +146,14 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int) formattin
 // refresh edits the set's message to show it as it is now. msgID is the
 // message a button was pressed on, which is the set's message even when a
 // tap beat the bot to storing its id; 0 uses the stored id.
-func (b *Bot) refresh(ctx context.Context, set nod.ChangeSet, failed, msgID int) {
+func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int) {
 	if msgID == 0 {
 		msgID = set.MessageID
 	}
 	if msgID == 0 {
 		return
 	}
-	if err := b.send.edit(ctx, set.ChatID, msgID, formatting.ChangeSet(b.view(ctx, set, failed))); err != nil {
+	if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed))); err != nil {
 		b.log.Warn("refresh change set", "set", set.ID, "err", err)
 	}
 }
@@ -159,29 +161,29 @@ func (b *Bot) refresh(ctx context.Context, set nod.ChangeSet, failed, msgID int)
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
-		b.refresh(ctx, d.Set, d.Failed, p.msgID)
+		b.refresh(ctx, p.loc, d.Set, d.Failed, p.msgID)
 	}
 	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
-		return decidedNotice(d.Set, p.action.N)
+		return decidedNotice(p.loc, d.Set, p.action.N)
 	}
 	if err != nil {
-		text, known := notice(err)
+		text, known := notice(p.loc, err)
 		if !known {
 			b.log.Error("decide", "chat", p.chat, "set", p.action.ID, "err", err)
 		}
 		return text
 	}
-	b.offerRule(ctx, d.Offer)
+	b.offerRule(ctx, p.loc, d.Offer)
 	if d.Failed != 0 {
-		return formatting.Notice("n_stopped_at", d.Failed)
+		return p.loc.Notice("n_stopped_at", d.Failed)
 	}
 	if d.Stale != 0 {
 		it, _ := d.Set.Item(d.Stale)
-		return formatting.Notice("n_not_applied", it.Note)
+		return p.loc.Notice("n_not_applied", p.loc.Note(it.Note))
 	}
 	if p.action.N > 0 {
 		if it, found := d.Set.Item(p.action.N); found && (it.Status == nod.ItemStale || it.Status == nod.ItemFailed) {
-			return formatting.Notice("n_not_applied", it.Note)
+			return p.loc.Notice("n_not_applied", p.loc.Note(it.Note))
 		}
 	}
 	return ok
@@ -189,22 +191,22 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 
 func (b *Bot) onConfirm(ctx context.Context, p press) string {
 	d, err := b.decide.Confirm(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_item", p.action.N))
 }
 
 func (b *Bot) onApplyAnyway(ctx context.Context, p press) string {
 	d, err := b.decide.ApplyAnyway(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_item", p.action.N))
 }
 
 func (b *Bot) onSkip(ctx context.Context, p press) string {
 	d, err := b.decide.Skip(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, formatting.Notice("n_skipped_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice("n_skipped_item", p.action.N))
 }
 
 func (b *Bot) onRetry(ctx context.Context, p press) string {
 	d, err := b.decide.Retry(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_count", len(d.Applied)))
+	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_count", len(d.Applied)))
 }
 
 func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfirmAll(ctx, p) }
@@ -212,34 +214,34 @@ func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfi
 func (b *Bot) onAbort(ctx context.Context, p press) string {
 	set, err := b.store.ChangeSet(ctx, p.chat, p.action.ID)
 	if err != nil {
-		text, _ := notice(err)
+		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.refresh(ctx, set, 0, p.msgID)
-	return formatting.Notice("n_aborted", nil)
+	b.refresh(ctx, p.loc, set, 0, p.msgID)
+	return p.loc.Notice("n_aborted", nil)
 }
 
 func (b *Bot) onReject(ctx context.Context, p press) string {
 	d, err := b.decide.Reject(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, formatting.Notice("n_rejected_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice("n_rejected_item", p.action.N))
 }
 
 func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, d.Set, 0, p.msgID)
-		return formatting.Notice("n_nothing_left", nil)
+		b.refresh(ctx, p.loc, d.Set, 0, p.msgID)
+		return p.loc.Notice("n_nothing_left", nil)
 	}
-	return b.decided(ctx, p, d, err, formatting.Notice("n_applied_count", len(d.Applied)))
+	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_count", len(d.Applied)))
 }
 
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, d.Set, 0, p.msgID)
-		return formatting.Notice("n_nothing_left", nil)
+		b.refresh(ctx, p.loc, d.Set, 0, p.msgID)
+		return p.loc.Notice("n_nothing_left", nil)
 	}
-	return b.decided(ctx, p, d, err, formatting.Notice("n_rejected_all", nil))
+	return b.decided(ctx, p, d, err, p.loc.Notice("n_rejected_all", nil))
 }
 
 func (b *Bot) onUndo(ctx context.Context, p press) string { return b.undo(ctx, p, false) }
@@ -249,12 +251,12 @@ func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(c
 func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, force)
 	if errors.Is(err, nod.ErrExpired) {
-		return formatting.Notice("n_undo_late", nil)
+		return p.loc.Notice("n_undo_late", nil)
 	}
 	if errors.Is(err, nod.ErrStale) {
-		b.offerUndoAnyway(ctx, p.chat, p.action.ID)
+		b.offerUndoAnyway(ctx, p.loc, p.chat, p.action.ID)
 	}
-	if text, known := notice(err); err != nil {
+	if text, known := notice(p.loc, err); err != nil {
 		if !known {
 			b.log.Error("undo", "chat", p.chat, "err", err)
 		}
@@ -264,42 +266,40 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 		// A receipt: its used Undo button goes.
 		b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
 	}
-	b.undone(ctx, p.chat, p.action.ID, u)
-	return formatting.Notice("n_undone", nil)
+	b.undone(ctx, p.loc, p.chat, p.action.ID, u)
+	return p.loc.Notice("n_undone", nil)
 }
 
 // undone refreshes the change set an undone item came from, reports the
 // undo with a button to redo it, and says so if the breaker tripped.
-func (b *Bot) undone(ctx context.Context, chat int64, undoID string, u agent.Undone) {
+func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, undoID string, u agent.Undone) {
 	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
-		b.refresh(ctx, set, 0, 0)
+		b.refresh(ctx, loc, set, 0, 0)
 	}
-	m := formatting.Text("undone", strings.TrimPrefix(u.Redo.Summary, "Undo: "))
-	m.Keyboard = [][]formatting.Button{{{Text: "↪️ Redo", Action: nod.Action{Kind: nod.ActUndo, ID: u.Redo.ID}}}}
-	b.reply(ctx, chat, m)
+	b.reply(ctx, chat, loc.Undone(u.Redo))
 	if u.Breaker {
-		b.reply(ctx, chat, formatting.Breaker(u.Previous))
+		b.reply(ctx, chat, loc.Breaker(u.Previous))
 	}
 }
 
 func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 	u, err := b.store.LatestUndo(ctx, in.chat)
 	if errors.Is(err, nod.ErrNotFound) {
-		b.reply(ctx, in.chat, formatting.Text("nothing_to_undo", nil))
+		b.reply(ctx, in.chat, in.loc.Text("nothing_to_undo", nil))
 		return
 	}
 	if err == nil {
 		var done agent.Undone
 		if done, err = b.decide.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
-			b.undone(ctx, in.chat, u.ID, done)
+			b.undone(ctx, in.loc, in.chat, u.ID, done)
 			return
 		}
 		if errors.Is(err, nod.ErrStale) {
-			b.offerUndoAnyway(ctx, in.chat, u.ID)
+			b.offerUndoAnyway(ctx, in.loc, in.chat, u.ID)
 			return
 		}
 	}
-	text, known := notice(err)
+	text, known := notice(in.loc, err)
 	if !known {
 		b.log.Error("undo", "chat", in.chat, "err", err)
 	}
@@ -310,16 +310,16 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 	sets, err := b.store.OpenChangeSets(ctx, in.chat)
 	if err != nil {
 		b.log.Error("pending", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
 	if len(sets) == 0 {
-		b.reply(ctx, in.chat, formatting.Text("pending_none", nil))
+		b.reply(ctx, in.chat, in.loc.Text("pending_none", nil))
 		return
 	}
 	for _, s := range sets {
 		// A reply to the set's message is the link to it.
-		m := formatting.Text("pending_item", map[string]int{"Pending": len(s.Pending()), "Total": len(s.Items)})
+		m := in.loc.Text("pending_item", map[string]int{"Pending": len(s.Pending()), "Total": len(s.Items)})
 		if _, err := b.send.send(ctx, in.chat, m, s.MessageID); err != nil {
 			b.log.Error("pending", "chat", in.chat, "err", err)
 		}
@@ -327,7 +327,7 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 }
 
 // offerUndoAnyway shows why an undo was refused, with Undo anyway.
-func (b *Bot) offerUndoAnyway(ctx context.Context, chat int64, undoID string) {
+func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, chat int64, undoID string) {
 	u, err := b.store.UndoEntry(ctx, chat, undoID)
 	if err != nil {
 		return
@@ -339,37 +339,37 @@ func (b *Bot) offerUndoAnyway(ctx context.Context, chat int64, undoID string) {
 	if t, err := b.store.Task(ctx, chat, u.TaskID); err == nil {
 		title = t.Title
 	}
-	b.reply(ctx, chat, formatting.UndoStale(u, title))
+	b.reply(ctx, chat, loc.UndoStale(u, title))
 }
 
 func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 	entries, err := b.store.Audit(ctx, in.chat, 15)
 	if err != nil {
 		b.log.Error("audit", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, formatting.Audit(entries))
+	b.reply(ctx, in.chat, in.loc.Audit(entries))
 }
 
 func (b *Bot) onRepropose(ctx context.Context, p press) string {
 	fresh, dropped, err := b.decide.Repropose(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		return formatting.Notice("n_reproposed_already", nil)
+		return p.loc.Notice("n_reproposed_already", nil)
 	}
 	if err != nil {
-		text, known := notice(err)
+		text, known := notice(p.loc, err)
 		if !known {
 			b.log.Error("re-propose", "chat", p.chat, "err", err)
 		}
 		return text
 	}
 	if old, err := b.store.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
-		b.refresh(ctx, old, 0, p.msgID)
+		b.refresh(ctx, p.loc, old, 0, p.msgID)
 	}
 	if fresh == nil {
-		return formatting.Notice("n_repropose_none", nil)
+		return p.loc.Notice("n_repropose_none", nil)
 	}
-	b.showChangeSet(ctx, *fresh)
-	return formatting.Notice("n_reproposed", map[string]int{"Count": len(fresh.Items), "Dropped": dropped})
+	b.showChangeSet(ctx, p.loc, *fresh)
+	return p.loc.Notice("n_reproposed", map[string]int{"Count": len(fresh.Items), "Dropped": dropped})
 }

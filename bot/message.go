@@ -21,6 +21,7 @@ type incoming struct {
 	msgID      int
 	text       string
 	replyTo    int
+	loc        *formatting.Locale // the language to answer in
 }
 
 // onMessage handles a message in its chat's queue.
@@ -30,10 +31,10 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 	}
 	chat, user := m.Chat.ID, m.From.ID
 	if !b.allowed[user] {
-		b.refuse(ctx, chat, user)
+		b.refuse(ctx, chat, user, m.From.LanguageCode)
 		return
 	}
-	in := incoming{chat: chat, user: user, msgID: m.ID, text: strings.TrimSpace(m.Text)}
+	in := incoming{chat: chat, user: user, msgID: m.ID, text: strings.TrimSpace(m.Text), loc: b.locale(ctx, chat, m.From.LanguageCode)}
 	if m.ReplyToMessage != nil {
 		in.replyTo = m.ReplyToMessage.ID
 	}
@@ -44,13 +45,13 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 func (b *Bot) onText(ctx context.Context, in incoming) {
 	switch {
 	case in.text == "":
-		b.reply(ctx, in.chat, formatting.Text("not_text", nil))
+		b.reply(ctx, in.chat, in.loc.Text("not_text", nil))
 		return
 	case !utf8.ValidString(in.text):
 		in.text = strings.ToValidUTF8(in.text, "\uFFFD")
 	}
 	if n := utf8.RuneCountInString(in.text); n > maxInput {
-		b.reply(ctx, in.chat, formatting.Text("too_long", n))
+		b.reply(ctx, in.chat, in.loc.Text("too_long", n))
 		return
 	}
 	if b.typedConfirmation(ctx, in) {
@@ -86,54 +87,54 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	b.send.typing(ctx, in.chat)
 	res, err := b.agent.Turn(ctx, req)
 	if err != nil {
-		b.sendReceipts(ctx, in.chat, res) // what was applied before the failure
+		b.sendReceipts(ctx, in.loc, in.chat, res) // what was applied before the failure
 		tmpl := "internal_error"
 		if errors.Is(err, agent.ErrModel) {
 			tmpl = "model_error"
 		}
 		b.log.Warn("turn failed", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, formatting.Text(tmpl, nil))
+		b.reply(ctx, in.chat, in.loc.Text(tmpl, nil))
 		return
 	}
-	b.sendReceipts(ctx, in.chat, res)
+	b.sendReceipts(ctx, in.loc, in.chat, res)
 	text := strings.TrimSpace(res.Text)
 	switch {
 	case text != "":
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
 	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && res.Deletion == nil:
-		b.reply(ctx, in.chat, formatting.Text("empty_reply", nil))
+		b.reply(ctx, in.chat, in.loc.Text("empty_reply", nil))
 	}
 	if res.StepsExhausted {
-		b.reply(ctx, in.chat, formatting.Text("steps_exhausted", res.Steps))
+		b.reply(ctx, in.chat, in.loc.Text("steps_exhausted", res.Steps))
 	}
 	if res.Revised != nil {
-		b.refresh(ctx, *res.Revised, 0, 0)
+		b.refresh(ctx, in.loc, *res.Revised, 0, 0)
 	}
 	for _, id := range res.Superseded {
 		if old, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {
-			b.refresh(ctx, old, 0, 0)
+			b.refresh(ctx, in.loc, old, 0, 0)
 		}
 	}
 	if res.Set != nil {
-		b.showChangeSet(ctx, *res.Set)
+		b.showChangeSet(ctx, in.loc, *res.Set)
 	}
 	if res.Deletion != nil {
-		b.reply(ctx, in.chat, formatting.DeleteAsk(*res.Deletion))
+		b.reply(ctx, in.chat, in.loc.DeleteAsk(*res.Deletion))
 	}
 }
 
 // sendReceipts reports what a turn applied without asking, and what it
 // found already done; the receipts come first in a turn's messages.
-func (b *Bot) sendReceipts(ctx context.Context, chat int64, res agent.Result) {
+func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int64, res agent.Result) {
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		for i, r := range res.Receipts {
 			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule}
 		}
-		b.reply(ctx, chat, formatting.Receipts(rs))
+		b.reply(ctx, chat, loc.Receipts(rs))
 	}
 	for _, n := range res.Notices {
-		b.reply(ctx, chat, formatting.Text("notice", n))
+		b.reply(ctx, chat, loc.Text("notice", loc.Remark(n)))
 	}
 }
 
@@ -147,9 +148,32 @@ func (b *Bot) reply(ctx context.Context, chat int64, m formatting.Message) int {
 }
 
 func (b *Bot) cmdStart(ctx context.Context, in incoming) {
-	b.reply(ctx, in.chat, formatting.Text("start", nil))
+	b.reply(ctx, in.chat, in.loc.Text("start", nil))
 }
 
 func (b *Bot) cmdHelp(ctx context.Context, in incoming) {
-	b.reply(ctx, in.chat, formatting.Text("help", nil))
+	b.reply(ctx, in.chat, in.loc.Text("help", nil))
+}
+
+// cmdLang shows or sets the chat's language: "/lang de", "/lang auto"
+// (follow the Telegram app).
+func (b *Bot) cmdLang(ctx context.Context, in incoming) {
+	_, arg, _ := strings.Cut(in.text, " ")
+	arg = strings.ToLower(strings.TrimSpace(arg))
+	switch {
+	case arg == "":
+		b.reply(ctx, in.chat, in.loc.Text("lang_show", formatting.Languages()))
+		return
+	case arg == "auto":
+		arg = ""
+	case !formatting.Supported(arg):
+		b.reply(ctx, in.chat, in.loc.Text("lang_show", formatting.Languages()))
+		return
+	}
+	if err := b.store.SetLanguage(ctx, in.chat, arg); err != nil {
+		b.log.Error("set language", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, b.locale(ctx, in.chat, "").Text("lang_set", nil))
 }

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"context"
 	"errors"
 
 	"github.com/nodbot/nod"
@@ -10,34 +11,53 @@ import (
 // notice turns an error of a button press into the short text of its
 // callback answer. It is the one place errors become user notices;
 // unexpected errors are logged by the caller.
-func notice(err error) (string, bool) {
+func notice(loc *formatting.Locale, err error) (string, bool) {
 	switch {
 	case err == nil:
 		return "", true
 	case errors.Is(err, nod.ErrForbidden):
-		return formatting.Notice("n_forbidden", nil), true
+		return loc.Notice("n_forbidden", nil), true
 	case errors.Is(err, nod.ErrExpired):
-		return formatting.Notice("n_expired", nil), true
+		return loc.Notice("n_expired", nil), true
 	case errors.Is(err, nod.ErrDecided):
-		return formatting.Notice("n_decided", nil), true
+		return loc.Notice("n_decided", nil), true
 	case errors.Is(err, nod.ErrStale):
-		return formatting.Notice("n_stale_undo", nil), true
+		return loc.Notice("n_stale_undo", nil), true
 	case errors.Is(err, nod.ErrNotFound):
-		return formatting.Notice("n_not_here", nil), true
+		return loc.Notice("n_not_here", nil), true
 	case errors.Is(err, nod.ErrInvalid):
-		return formatting.Notice("n_invalid", nil), true
+		return loc.Notice("n_invalid", nil), true
 	}
-	return formatting.Notice("n_failed", nil), false
+	return loc.Notice("n_failed", nil), false
 }
 
 // decidedNotice names the state of an item that was already decided.
-func decidedNotice(set nod.ChangeSet, n int) string {
+func decidedNotice(loc *formatting.Locale, set nod.ChangeSet, n int) string {
 	if it, ok := set.Item(n); ok && it.Status != nod.ItemPending {
-		return formatting.Notice("n_item_decided", map[string]any{"N": n, "Status": it.Status})
+		return loc.Notice("n_item_decided", map[string]any{"N": n, "Status": it.Status})
 	}
-	return formatting.Notice("n_decided", nil)
+	return loc.Notice("n_decided", nil)
 }
 
-func strangerNotice(user int64) string {
-	return formatting.Notice("n_stranger", user)
+// strangerNotice refuses a stranger in the language of their app; nothing
+// of theirs is stored.
+func strangerNotice(lang string, user int64) string {
+	return formatting.For(lang).Notice("n_stranger", user)
+}
+
+// locale is the language to write to chat in: the one chosen there with
+// /lang, else the one Telegram reports for this update (seen; remembered
+// for messages sent without an update), else the last one seen.
+func (b *Bot) locale(ctx context.Context, chat int64, seen string) *formatting.Locale {
+	s, err := b.store.ChatSettings(ctx, chat)
+	if err != nil {
+		b.log.Warn("chat language", "chat", chat, "err", err)
+		return formatting.For(seen)
+	}
+	if seen != "" && seen != s.LanguageSeen {
+		if err := b.store.SeeLanguage(ctx, chat, seen); err != nil {
+			b.log.Warn("remember chat language", "chat", chat, "err", err)
+		}
+	}
+	return formatting.For(s.Lang(seen))
 }

@@ -6,26 +6,27 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// command is a slash command: what /help and setMyCommands list, and what
-// it runs in the chat's queue.
+// command is a slash command: what setMyCommands lists (described by the
+// template cmd_<name> of each language), and what it runs in the chat's
+// queue.
 type command struct {
 	name string
-	help string
 	run  func(b *Bot, ctx context.Context, in incoming)
 }
 
 // commands lists every command in the order people see them.
 var commands = []command{
-	{"start", "What nod is", (*Bot).cmdStart},
-	{"help", "What nod can do", (*Bot).cmdHelp},
-	{"tasks", "Your tasks", (*Bot).cmdTasks},
-	{"pending", "Changes waiting for you", (*Bot).cmdPending},
-	{"review", "Let nod look over your tasks and suggest changes", (*Bot).cmdReview},
-	{"trash", "Deleted tasks, to restore", (*Bot).cmdTrash},
-	{"undo", "Undo the latest change", (*Bot).cmdUndo},
-	{"mode", "How much to ask: smart, always, trusted", (*Bot).cmdMode},
-	{"audit", "What nod did, latest first", (*Bot).cmdAudit},
-	{"rules", "Changes nod may make without asking", (*Bot).cmdRules},
+	{"start", (*Bot).cmdStart},
+	{"help", (*Bot).cmdHelp},
+	{"tasks", (*Bot).cmdTasks},
+	{"pending", (*Bot).cmdPending},
+	{"review", (*Bot).cmdReview},
+	{"trash", (*Bot).cmdTrash},
+	{"undo", (*Bot).cmdUndo},
+	{"mode", (*Bot).cmdMode},
+	{"audit", (*Bot).cmdAudit},
+	{"rules", (*Bot).cmdRules},
+	{"lang", (*Bot).cmdLang},
 }
 
 // actions maps every button kind to its handler; a handler returns the

@@ -9,11 +9,11 @@ import (
 )
 
 // offerRule sends the offer of a learned rule, if confirmations earned one.
-func (b *Bot) offerRule(ctx context.Context, r *nod.Rule) {
+func (b *Bot) offerRule(ctx context.Context, loc *formatting.Locale, r *nod.Rule) {
 	if r == nil {
 		return
 	}
-	id := b.reply(ctx, r.ChatID, formatting.RuleOffer(*r))
+	id := b.reply(ctx, r.ChatID, loc.RuleOffer(*r))
 	if id == 0 {
 		return
 	}
@@ -31,22 +31,22 @@ func (b *Bot) onDeclineRule(ctx context.Context, p press) string { return b.deci
 func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
 	r, err := b.decide.DecideRule(ctx, p.chat, p.user, p.action.ID, accept)
 	if errors.Is(err, nod.ErrDecided) {
-		return formatting.Notice("n_rule_decided", nil)
+		return p.loc.Notice("n_rule_decided", nil)
 	}
 	if err != nil {
-		text, known := notice(err)
+		text, known := notice(p.loc, err)
 		if !known {
 			b.log.Error("decide rule", "chat", p.chat, "rule", p.action.ID, "err", err)
 		}
 		return text
 	}
-	if err := b.send.edit(ctx, p.chat, p.msgID, formatting.RuleDecided(r)); err != nil {
+	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.RuleDecided(r)); err != nil {
 		b.log.Warn("edit rule offer", "chat", p.chat, "err", err)
 	}
 	if accept {
-		return formatting.Notice("n_rule_on", formatting.RuleUntil(r))
+		return p.loc.Notice("n_rule_on", p.loc.RuleUntil(r))
 	}
-	return formatting.Notice("n_rule_declined", nil)
+	return p.loc.Notice("n_rule_declined", nil)
 }
 
 func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
@@ -55,26 +55,26 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 		err = nil // revoked before, or expired: the list shows it gone
 	}
 	if err != nil {
-		text, known := notice(err)
+		text, known := notice(p.loc, err)
 		if !known {
 			b.log.Error("revoke rule", "chat", p.chat, "rule", p.action.ID, "err", err)
 		}
 		return text
 	}
 	if rs, err := b.store.Rules(ctx, p.chat, b.now()); err == nil {
-		if err := b.send.edit(ctx, p.chat, p.msgID, formatting.Rules(rs)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules(rs)); err != nil {
 			b.log.Warn("edit rules", "chat", p.chat, "err", err)
 		}
 	}
-	return formatting.Notice("n_rule_revoked", nil)
+	return p.loc.Notice("n_rule_revoked", nil)
 }
 
 func (b *Bot) cmdRules(ctx context.Context, in incoming) {
 	rs, err := b.store.Rules(ctx, in.chat, b.now())
 	if err != nil {
 		b.log.Error("rules", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, formatting.Rules(rs))
+	b.reply(ctx, in.chat, in.loc.Rules(rs))
 }

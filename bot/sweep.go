@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/formatting"
 )
 
 // sweep expires old change sets (their messages say so and lose their
@@ -19,7 +18,7 @@ func (b *Bot) sweep(ctx context.Context) {
 	}
 	for _, s := range expired {
 		b.log.Info("change set expired", "chat", s.ChatID, "set", s.ID)
-		b.refresh(ctx, s, 0, 0)
+		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0)
 	}
 	// A day before expiry, or at 80 % of a shorter TTL, the message says so.
 	lead := min(24*time.Hour, b.opts.ChangeSetTTL/5)
@@ -28,7 +27,7 @@ func (b *Bot) sweep(ctx context.Context) {
 		b.log.Error("warn change sets", "err", err)
 	}
 	for _, s := range warned {
-		b.refresh(ctx, s, 0, 0)
+		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0)
 	}
 	n, err := b.store.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
 	if err != nil {
@@ -62,9 +61,9 @@ func (b *Bot) onKeep(ctx context.Context, p press) string {
 		set, err = b.store.KeepSet(ctx, p.chat, p.action.ID)
 	}
 	if err != nil {
-		text, _ := notice(err)
+		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.refresh(ctx, set, 0, p.msgID)
-	return formatting.Notice("n_kept", set.ExpiresAt.UTC().Format(nod.DateLayout))
+	b.refresh(ctx, p.loc, set, 0, p.msgID)
+	return p.loc.Notice("n_kept", set.ExpiresAt.UTC().Format(nod.DateLayout))
 }

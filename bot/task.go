@@ -11,34 +11,34 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 	tasks, err := b.store.ListTasks(ctx, in.chat, nod.TaskFilter{})
 	if err != nil {
 		b.log.Error("list tasks", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, formatting.Text("internal_error", nil))
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, formatting.TaskList(tasks))
+	b.reply(ctx, in.chat, in.loc.TaskList(tasks))
 }
 
 func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 	t, err := b.store.Task(ctx, p.chat, p.action.ID)
 	if err != nil {
-		text, _ := notice(err)
+		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.reply(ctx, p.chat, formatting.TaskCard(t))
+	b.reply(ctx, p.chat, p.loc.TaskCard(t))
 	return ""
 }
 
 func (b *Bot) onToggle(ctx context.Context, p press) string {
 	applied, err := b.decide.Toggle(ctx, p.chat, p.user, p.action.ID)
 	if err != nil {
-		text, known := notice(err)
+		text, known := notice(p.loc, err)
 		if !known {
 			b.log.Error("toggle", "chat", p.chat, "err", err)
 		}
 		return text
 	}
-	if err := b.send.edit(ctx, p.chat, p.msgID, formatting.TaskCard(applied.After)); err != nil {
+	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After)); err != nil {
 		b.log.Warn("refresh task card", "err", err)
 	}
 	it, _ := applied.After.Item(p.action.ID)
-	return formatting.PlainText(formatting.Render("toggled", it))
+	return formatting.PlainText(p.loc.Render("toggled", it))
 }

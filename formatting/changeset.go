@@ -26,51 +26,47 @@ type ChangeSetView struct {
 // grouped by task with a diff each, the outcome, and buttons for the
 // pending items. It never exceeds MaxLen: content diffs are shortened
 // until it fits.
-func ChangeSet(v ChangeSetView) Message {
+func (l *Locale) ChangeSet(v ChangeSetView) Message {
 	var html string
 	for _, budget := range []int{1500, 600, 200, 60, 0} {
-		html = renderChangeSet(v, budget)
+		html = l.renderChangeSet(v, budget)
 		if VisibleLen(html) <= MaxLen {
 			break
 		}
 	}
-	return Message{HTML: html, Keyboard: changeSetKeyboard(v)}
+	return Message{HTML: html, Keyboard: l.changeSetKeyboard(v)}
 }
 
-func renderChangeSet(v ChangeSetView, budget int) string {
+func (l *Locale) renderChangeSet(v ChangeSetView, budget int) string {
 	s := v.Set
 	var b strings.Builder
-	if s.UserID == 0 {
-		b.WriteString("<b>Suggestions from a review of your tasks</b>")
-	} else {
-		b.WriteString("<b>Proposed changes</b>")
-	}
+	b.WriteString(l.Render("cs_header", s.UserID == 0))
 	perItem := budget
 	if n := len(s.Items); n > 1 {
 		perItem = budget / n
 	}
 	group := "\x00"
 	for _, it := range s.Items {
-		title := "New task"
+		title := l.Render("new_task", nil)
 		if it.TaskID != "" {
 			title = v.Titles[it.TaskID]
 			if title == "" {
-				title = "A task that no longer exists"
+				title = l.Render("task_gone", nil)
 			}
 		}
 		if title != group {
 			group = title
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
-		b.WriteString("\n" + itemMark(it) + " " + Escape(it.Summary))
-		if d := itemDiff(it, perItem); d != "" {
+		b.WriteString("\n" + itemMark(it) + " " + Escape(l.Summary(it)))
+		if d := l.itemDiff(it, perItem); d != "" {
 			b.WriteString("\n" + d)
 		}
 		if it.Note != "" {
-			b.WriteString("\n<i>" + Escape(it.Note) + "</i>")
+			b.WriteString("\n<i>" + Escape(l.Note(it.Note)) + "</i>")
 		}
 	}
-	b.WriteString("\n\n" + changeSetFooter(v))
+	b.WriteString("\n\n" + l.changeSetFooter(v))
 	return b.String()
 }
 
@@ -88,23 +84,23 @@ func itemMark(it nod.ChangeItem) string {
 
 // itemDiff shows what an item changes: scalars as one line, content as
 // Before / After with the changed words marked.
-func itemDiff(it nod.ChangeItem, budget int) string {
+func (l *Locale) itemDiff(it nod.ChangeItem, budget int) string {
 	switch it.Field {
 	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldLabels:
-		return fmt.Sprintf("%s: %s → %s", fieldLabels[it.Field], Escape(scalarValue(it.Field, it.Before)), Escape(scalarValue(it.Field, it.After)))
+		return l.Render("scalar_line", map[string]any{"Field": it.Field, "Before": l.scalarValue(it.Field, it.Before), "After": l.scalarValue(it.Field, it.After)})
 	case nod.FieldTitle, nod.FieldDescription:
-		return ContentDiff(it.Before, it.After, budget)
+		return l.ContentDiff(it.Before, it.After, budget)
 	case nod.FieldTask:
-		return createDetails(it.Args)
+		return l.createDetails(it.Args)
 	case nod.FieldChecklist:
-		return overrideDetails(it)
+		return l.overrideDetails(it)
 	}
 	return ""
 }
 
 // overrideDetails shows why the agent wants to change the checked state of
 // an item the person set, and when they set it.
-func overrideDetails(it nod.ChangeItem) string {
+func (l *Locale) overrideDetails(it nod.ChangeItem) string {
 	var args struct {
 		Reason string `json:"reason"`
 	}
@@ -115,37 +111,36 @@ func overrideDetails(it nod.ChangeItem) string {
 	if json.Unmarshal(it.Args, &args) != nil || args.Reason == "" {
 		return ""
 	}
-	out := "Reason: “" + Escape(args.Reason) + "”"
+	data := map[string]any{"Reason": args.Reason, "ByYou": false, "At": ""}
 	if json.Unmarshal([]byte(it.Before), &before) == nil && before.By == string(nod.ActorUser) {
+		data["ByYou"] = true
 		if before.At != nil {
-			out += "\n<i>You set this item on " + before.At.UTC().Format("2 Jan 2006, 15:04") + ".</i>"
-		} else {
-			out += "\n<i>You set this item earlier.</i>"
+			data["At"] = l.Stamp(*before.At)
 		}
 	}
-	return out
+	return l.Render("override", data)
 }
 
 // ContentDiff renders Before / After of a text change with the changed
 // words marked, each side cut to about budget characters with a note of
 // what was left out.
-func ContentDiff(before, after string, budget int) string {
+func (l *Locale) ContentDiff(before, after string, budget int) string {
 	if budget <= 0 {
-		return fmt.Sprintf("<i>(%d → %d characters; too long to show here)</i>", len([]rune(before)), len([]rune(after)))
+		return l.Render("diff_too_long", map[string]int{"Before": len([]rune(before)), "After": len([]rune(after))})
 	}
 	segs := WordDiff(before, after)
 	side := func(keep Op, label string, full string) string {
 		shown, left := cutSegments(segs, keep, budget)
 		body := DiffHTML(shown, keep)
 		if strings.TrimSpace(full) == "" {
-			body = "<i>(empty)</i>"
+			body = l.Render("diff_empty", nil)
 		}
 		if left > 0 {
-			body += fmt.Sprintf(" <i>… %d more characters not shown</i>", left)
+			body += " " + l.Render("diff_more", left)
 		}
-		return label + ": " + body
+		return l.Render(label, nil) + ": " + body
 	}
-	return side(Delete, "Before", before) + "\n" + side(Insert, "After", after)
+	return side(Delete, "diff_before", before) + "\n" + side(Insert, "diff_after", after)
 }
 
 // cutSegments keeps the segments of one side up to budget runes, starting
@@ -182,7 +177,7 @@ func cutSegments(segs []Segment, keep Op, budget int) ([]Segment, int) {
 	return out, total - used
 }
 
-func createDetails(args json.RawMessage) string {
+func (l *Locale) createDetails(args json.RawMessage) string {
 	var a struct {
 		Priority        string   `json:"priority"`
 		EstimateMinutes *int     `json:"estimate_minutes"`
@@ -193,28 +188,18 @@ func createDetails(args json.RawMessage) string {
 	if json.Unmarshal(args, &a) != nil {
 		return ""
 	}
-	parts := []string{"Priority: " + Escape(a.Priority)}
+	data := map[string]any{"Priority": a.Priority, "Due": "", "Estimate": "", "Labels": strings.Join(a.Labels, ", ")}
 	if a.DueDate != "" {
-		parts = append(parts, "Due: "+FormatDate(a.DueDate))
+		data["Due"] = l.Date(a.DueDate)
 	}
 	if a.EstimateMinutes != nil {
-		parts = append(parts, "Estimate: "+FormatMinutes(a.EstimateMinutes))
+		data["Estimate"] = l.Minutes(a.EstimateMinutes)
 	}
-	if len(a.Labels) > 0 {
-		parts = append(parts, "Labels: "+Escape(strings.Join(a.Labels, ", ")))
-	}
-	out := strings.Join(parts, " · ")
-	if a.Description != "" {
-		d, left := truncate(a.Description, 300)
-		out += "\n" + Escape(d)
-		if left > 0 {
-			out += fmt.Sprintf(" <i>… %d more characters</i>", left)
-		}
-	}
-	return out
+	data["Description"], data["More"] = truncate(a.Description, 300)
+	return l.Render("create_details", data)
 }
 
-func changeSetFooter(v ChangeSetView) string {
+func (l *Locale) changeSetFooter(v ChangeSetView) string {
 	s := v.Set
 	applied := 0
 	for _, it := range s.Items {
@@ -222,33 +207,20 @@ func changeSetFooter(v ChangeSetView) string {
 			applied++
 		}
 	}
-	switch {
-	case s.Status == nod.SetExpired:
-		if len(s.Pending()) > 0 {
-			return "<i>This proposal expired; nothing more will be applied from it. Re-propose checks what still makes sense.</i>"
-		}
-		return "<i>This proposal expired; nothing more will be applied from it.</i>"
-	case s.Status == nod.SetResolved:
-		return fmt.Sprintf("<b>Applied %d of %d.</b>", applied, len(s.Items))
-	case v.Failed != 0:
-		return fmt.Sprintf("Stopped at item %d. Retry it, skip it and go on, or abort: the rest is still waiting for you.", v.Failed)
-	}
-	footer := "Tap ✓ n to apply item n or ✗ n to reject it, or decide all at once."
-	if len(s.Pending()) == 1 {
-		footer = "Tap ✓ to apply or ✗ to reject."
-	}
+	data := map[string]any{"Status": string(s.Status), "Pending": len(s.Pending()), "Applied": applied, "Total": len(s.Items),
+		"Failed": v.Failed, "Warned": s.Warned, "Expires": ""}
 	if s.Warned {
-		footer += "\n⏳ <b>This proposal expires on " + s.ExpiresAt.UTC().Format("2 Jan 2006, 15:04") + "</b> unless you keep it."
+		data["Expires"] = l.Stamp(s.ExpiresAt)
 	}
-	return footer
+	return l.Render("cs_footer", data)
 }
 
-func changeSetKeyboard(v ChangeSetView) [][]Button {
+func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	s := v.Set
 	var rows [][]Button
 	if s.Status == nod.SetExpired {
 		if len(s.Pending()) > 0 {
-			return [][]Button{{{Text: "🔁 Re-propose", Action: nod.Action{Kind: nod.ActRepropose, ID: s.ID}}}}
+			return [][]Button{{l.button("b_repropose", nil, nod.Action{Kind: nod.ActRepropose, ID: s.ID})}}
 		}
 		return nil
 	}
@@ -258,8 +230,8 @@ func changeSetKeyboard(v ChangeSetView) [][]Button {
 			// Its task changed since: the person sees the value now and
 			// chooses, instead of a plain ✓.
 			rows = append(rows, []Button{
-				{Text: fmt.Sprintf("⚠️ Apply anyway %d", n), Action: nod.Action{Kind: nod.ActApplyAnyway, ID: s.ID, N: n}},
-				{Text: fmt.Sprintf("Skip %d", n), Action: nod.Action{Kind: nod.ActSkip, ID: s.ID, N: n}},
+				l.button("b_apply_anyway", n, nod.Action{Kind: nod.ActApplyAnyway, ID: s.ID, N: n}),
+				l.button("b_skip_item", n, nod.Action{Kind: nod.ActSkip, ID: s.ID, N: n}),
 			})
 			continue
 		}
@@ -270,15 +242,15 @@ func changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	if v.Failed != 0 {
 		rows = append(rows, []Button{
-			{Text: "🔁 Retry", Action: nod.Action{Kind: nod.ActRetry, ID: s.ID, N: v.Failed}},
-			{Text: "⏭ Skip", Action: nod.Action{Kind: nod.ActSkipRest, ID: s.ID}},
-			{Text: "⛔ Abort", Action: nod.Action{Kind: nod.ActAbort, ID: s.ID}},
+			l.button("b_retry", nil, nod.Action{Kind: nod.ActRetry, ID: s.ID, N: v.Failed}),
+			l.button("b_skip_rest", nil, nod.Action{Kind: nod.ActSkipRest, ID: s.ID}),
+			l.button("b_abort", nil, nod.Action{Kind: nod.ActAbort, ID: s.ID}),
 		})
 	}
 	var undo []Button
 	for _, it := range s.Items {
 		if it.Status == nod.ItemConfirmed && it.UndoID != "" && v.Undoable[it.UndoID] {
-			undo = append(undo, Button{Text: fmt.Sprintf("↩️ Undo %d", it.N), Action: nod.Action{Kind: nod.ActUndo, ID: it.UndoID}})
+			undo = append(undo, l.button("b_undo", it.N, nod.Action{Kind: nod.ActUndo, ID: it.UndoID}))
 			if len(undo) == 4 {
 				rows = append(rows, undo)
 				undo = nil
@@ -290,16 +262,12 @@ func changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	if len(pending) > 1 && v.Failed == 0 {
 		rows = append(rows, []Button{
-			{Text: "✓ All", Action: nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}},
-			{Text: "✗ All", Action: nod.Action{Kind: nod.ActRejectAll, ID: s.ID}},
+			l.button("b_confirm_all", nil, nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}),
+			l.button("b_reject_all", nil, nod.Action{Kind: nod.ActRejectAll, ID: s.ID}),
 		})
 	}
 	if s.Warned && len(pending) > 0 {
-		label := "⏳ Keep it longer"
-		if v.KeepDays > 0 {
-			label = fmt.Sprintf("⏳ Keep %d more days", v.KeepDays)
-		}
-		rows = append(rows, []Button{{Text: label, Action: nod.Action{Kind: nod.ActKeep, ID: s.ID}}})
+		rows = append(rows, []Button{l.button("b_keep", v.KeepDays, nod.Action{Kind: nod.ActKeep, ID: s.ID})})
 	}
 	return rows
 }

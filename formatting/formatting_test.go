@@ -89,6 +89,8 @@ func validHTML(s string) string {
 
 func est(n int) *int { return &n }
 
+var en = formatting.For("en")
+
 var (
 	at = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 	t1 = nod.Task{
@@ -125,7 +127,7 @@ func TestChangeSetGolden(t *testing.T) {
 	}
 	resolved[0].Status, resolved[0].UndoID = nod.ItemConfirmed, "u1"
 	resolved[1].Status = nod.ItemRejected
-	resolved[2].Status, resolved[2].Note = nod.ItemStale, `"Load test" is already on the checklist; not applied.`
+	resolved[2].Status, resolved[2].Note = nod.ItemStale, nod.Note{Key: nod.NoteAlready}.String()
 	partial := append([]nod.ChangeItem(nil), resolved...)
 	partial[1].Status, partial[2].Status, partial[2].Note = nod.ItemPending, nod.ItemPending, ""
 
@@ -162,18 +164,21 @@ func TestChangeSetGolden(t *testing.T) {
 		{"warned", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:2], Warned: true,
 			ExpiresAt: time.Date(2026, 3, 18, 10, 0, 0, 0, time.UTC)}, Titles: titles, KeepDays: 7}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			m := formatting.ChangeSet(c.v)
-			checkValid(t, c.name, m)
-			golden.Check(t, "changeset/"+c.name, "formatting.ChangeSet: "+c.name, render(m)...)
-		})
+	for _, lang := range formatting.Languages() {
+		loc := formatting.For(lang)
+		for _, c := range cases {
+			t.Run(lang+"/"+c.name, func(t *testing.T) {
+				m := loc.ChangeSet(c.v)
+				checkValid(t, c.name, m)
+				golden.Check(t, lang+"/changeset/"+c.name, "formatting.ChangeSet: "+c.name, render(m)...)
+			})
+		}
 	}
 }
 
 // F1: scalar lines read as the seed cases say.
 func TestScalarLines(t *testing.T) {
-	m := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
+	m := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1"),
 		item(2, "update_task_estimate", "T1", nod.FieldEstimate, "", "120", "90"),
 		item(3, "update_task_estimate", "T2", nod.FieldEstimate, "", "", "120"),
@@ -193,7 +198,7 @@ func TestScalarLines(t *testing.T) {
 
 // F2: only the changed word is marked.
 func TestContentDiffMarksChangedWords(t *testing.T) {
-	got := formatting.ContentDiff("Users are logged out after 5 minutes.", "Users are logged out after 30 minutes.", 1000)
+	got := en.ContentDiff("Users are logged out after 5 minutes.", "Users are logged out after 30 minutes.", 1000)
 	want := "Before: Users are logged out after <s>5</s> minutes.\nAfter: Users are logged out after <b>30</b> minutes."
 	if got != want {
 		t.Errorf("ContentDiff = %q, want %q", got, want)
@@ -202,7 +207,7 @@ func TestContentDiffMarksChangedWords(t *testing.T) {
 
 // F3: buttons of one- and three-item sets; callback-relevant ids stay short.
 func TestChangeSetButtons(t *testing.T) {
-	one := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
+	one := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1")}}, Titles: titles})
 	if got := texts(one); strings.Join(got, "|") != "✓ 1|✗ 1" {
 		t.Errorf("one-item buttons = %v", got)
@@ -211,7 +216,7 @@ func TestChangeSetButtons(t *testing.T) {
 	for n := 1; n <= 10; n++ {
 		items = append(items, item(n, "add_checklist_item", "T1", nod.FieldChecklist, fmt.Sprintf("Add: %q", fmt.Sprint("Step ", n)), "", ""))
 	}
-	ten := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: titles})
+	ten := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: titles})
 	got := texts(ten)
 	if len(got) != 22 || got[20] != "✓ All" || got[21] != "✗ All" || got[18] != "✓ 10" {
 		t.Errorf("ten-item buttons = %v", got)
@@ -233,39 +238,104 @@ func texts(m formatting.Message) []string {
 	return out
 }
 
-func TestTemplatesGolden(t *testing.T) {
-	cases := map[string]formatting.Message{
-		"start": formatting.Text("start", nil), "help": formatting.Text("help", nil), "refusal": formatting.Text("refusal", int64(666)),
-		"model_error": formatting.Text("model_error", nil), "internal_error": formatting.Text("internal_error", nil),
-		"steps_exhausted": formatting.Text("steps_exhausted", 8), "empty_reply": formatting.Text("empty_reply", nil),
-		"no_tasks": formatting.TaskList(nil), "pending_none": formatting.Text("pending_none", nil),
-		"undone": formatting.Text("undone", `Set priority to P1 <now>`), "nothing_to_undo": formatting.Text("nothing_to_undo", nil),
-		"toggled": formatting.Text("toggled", nod.ChecklistItem{Title: "Write <tests>", Checked: true}),
-		"panic":   formatting.Text("panic", nil), "too_long": formatting.Text("too_long", 5000), "not_text": formatting.Text("not_text", nil),
-		"task_list": formatting.TaskList([]nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}),
-		"task_card": formatting.TaskCard(t1),
-		"receipt_explicit": formatting.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
-			Item: nod.ChangeItem{N: 1, Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
-		"receipt_many": formatting.Receipts([]formatting.Receipt{
-			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 1, Summary: `Set title to "Fix login redirect bug"`, Field: nod.FieldTitle, Before: "Fix login bug", After: "Fix login redirect bug", UndoID: "u1"}},
-			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 2, Summary: "Set estimate to 90 minutes", Field: nod.FieldEstimate, Before: "120", After: "90", UndoID: "u2"}},
-			{TaskTitle: "Update <README>", Quote: "and <b>the</b> readme", Item: nod.ChangeItem{N: 3, Summary: `Add: "Badges"`, Field: nod.FieldChecklist, After: "Badges", UndoID: "u3"}},
+// messageCases are the messages golden files hold for every language.
+func messageCases(loc *formatting.Locale) map[string]formatting.Message {
+	until := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
+	rule := nod.Rule{ID: "r1", Kind: "set_task_priority=P1", Status: nod.RuleActive, ExpiresAt: &until}
+	return map[string]formatting.Message{
+		"start": loc.Text("start", nil), "help": loc.Text("help", nil), "refusal": loc.Text("refusal", int64(666)),
+		"model_error": loc.Text("model_error", nil), "internal_error": loc.Text("internal_error", nil),
+		"steps_exhausted": loc.Text("steps_exhausted", 8), "empty_reply": loc.Text("empty_reply", nil),
+		"no_tasks": loc.TaskList(nil), "pending_none": loc.Text("pending_none", nil),
+		"undone": loc.Undone(nod.UndoEntry{ID: "u2", Summary: "Undo: Set priority to P1 <now>", After: &nod.Task{Title: "Fix <login> bug"}}), "nothing_to_undo": loc.Text("nothing_to_undo", nil),
+		"toggled": loc.Text("toggled", nod.ChecklistItem{Title: "Write <tests>", Checked: true}),
+		"panic":   loc.Text("panic", nil), "too_long": loc.Text("too_long", 5000), "not_text": loc.Text("not_text", nil),
+		"task_list": loc.TaskList([]nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}),
+		"task_card": loc.TaskCard(t1),
+		"receipt_explicit": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
+			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
+		"receipt_many": loc.Receipts([]formatting.Receipt{
+			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 1, Tool: "set_task_title", Summary: `Set title to "Fix login redirect bug"`, Field: nod.FieldTitle, Before: "Fix login bug", After: "Fix login redirect bug", UndoID: "u1"}},
+			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 2, Tool: "update_task_estimate", Summary: "Set estimate to 90 minutes", Field: nod.FieldEstimate, Before: "120", After: "90", UndoID: "u2"}},
+			{TaskTitle: "Update <README>", Quote: "and <b>the</b> readme", Item: nod.ChangeItem{N: 3, Tool: "add_checklist_item", Summary: `Add: "Badges"`, Field: nod.FieldChecklist, After: "Badges", UndoID: "u3"}},
 		}),
-		"receipt_trusted": formatting.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true,
-			Item: nod.ChangeItem{N: 1, Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", UndoID: "u1"}}}),
-		"mode_smart": formatting.Text("mode_set", "smart"), "mode_always": formatting.Text("mode_set", "always"), "mode_trusted": formatting.Text("mode_set", "trusted"),
-		"mode_show":       formatting.ModeChoice(nod.ModeSmart),
-		"breaker":         formatting.Breaker(nod.ModeSmart),
-		"breaker_trusted": formatting.Breaker(nod.ModeTrusted),
-		"notice":          formatting.Text("notice", "No change needed: priority is already P3."),
-		"task_card_long": formatting.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
+		"receipt_trusted": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true,
+			Item: nod.ChangeItem{N: 1, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", UndoID: "u1"}}}),
+		"mode_smart": loc.Text("mode_set", "smart"), "mode_always": loc.Text("mode_set", "always"), "mode_trusted": loc.Text("mode_set", "trusted"),
+		"mode_show":       loc.ModeChoice(nod.ModeSmart),
+		"breaker":         loc.Breaker(nod.ModeSmart),
+		"breaker_trusted": loc.Breaker(nod.ModeTrusted),
+		"notice":          loc.Text("notice", loc.Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}})),
+		"task_card_long": loc.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
 			Description: strings.Repeat("word ", 2000)}),
+		"receipt_rule": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule,
+			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
+		"rule_offer":    loc.RuleOffer(nod.Rule{ID: "r1", Kind: "set_task_status=DONE", Status: nod.RuleOffered}),
+		"rule_on":       loc.RuleDecided(rule),
+		"rule_declined": loc.RuleDecided(nod.Rule{ID: "r1", Kind: "update_task_estimate", Status: nod.RuleDeclined}),
+		"rules":         loc.Rules([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
+		"rules_none":    loc.Rules(nil),
+		"trash":         loc.Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
+		"undo_stale":    loc.UndoStale(nod.UndoEntry{ID: "u1", Summary: "Set priority to P1"}, "Fix login bug"),
+		"delete_ask":    loc.DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
+		"audit": loc.Audit([]nod.AuditEntry{
+			{Tool: "set_task_priority", Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
+			{Tool: "rule", Outcome: nod.OutcomeCreated, UserConfirmed: true, At: at},
+			{Tool: "set_task_priority", Outcome: nod.OutcomeExecuted, Verdict: "rule", Reason: "rule r1 (set_task_priority=P1)", At: at},
+		}),
+		"lang_show": loc.Text("lang_show", formatting.Languages()),
+		"lang_set":  loc.Text("lang_set", nil),
 	}
-	for name, m := range cases {
-		t.Run(name, func(t *testing.T) {
-			checkValid(t, name, m)
-			golden.Check(t, "messages/"+name, "template "+name, render(m)...)
-		})
+}
+
+func TestTemplatesGolden(t *testing.T) {
+	for _, lang := range formatting.Languages() {
+		for name, m := range messageCases(formatting.For(lang)) {
+			t.Run(lang+"/"+name, func(t *testing.T) {
+				checkValid(t, name, m)
+				golden.Check(t, lang+"/messages/"+name, "template "+name, render(m)...)
+			})
+		}
+	}
+}
+
+// Every note and callback notice, one per line, for a reviewer of a
+// language to read in one place.
+func TestNotesAndNoticesGolden(t *testing.T) {
+	notes := []nod.Note{
+		{Key: nod.NoteSkipped}, {Key: nod.NoteInvalid}, {Key: nod.NoteTaskGone}, {Key: nod.NoteItemGone},
+		{Key: nod.NoteCannot, Args: []string{"the checklist is full"}}, {Key: nod.NoteAlready},
+		{Key: nod.NoteAlreadyItem, Args: []string{"Write tests", "checked"}}, {Key: nod.NoteChanged, Args: []string{"description"}},
+		{Key: nod.NoteChanged, Args: []string{"checklist"}}, {Key: nod.NoteNow, Args: []string{"estimate", "90"}},
+		{Key: nod.NoteNow, Args: []string{"due", ""}}, {Key: nod.NoteReproposed}, {Key: nod.NoteSuperseded},
+		{Key: nod.NoteNoop, Args: []string{"title", "Fix login bug"}}, {Key: nod.NoteNoop, Args: []string{"status", "DONE"}},
+		{Key: nod.NoteNoop, Args: []string{"estimate", "120"}}, {Key: nod.NoteNoop, Args: []string{"labels", ""}},
+		{Key: nod.NoteNoop, Args: []string{"due", "2026-03-15"}}, {Key: nod.NoteNoop, Args: []string{"description", "x"}},
+		{Key: nod.NoteNoopItem, Args: []string{"Write tests", "present"}}, {Key: nod.NoteNoopItem, Args: []string{"Write tests", "unchecked"}},
+		{Key: nod.NoteLeftAsSet, Args: []string{"Write migration notes"}},
+	}
+	notices := []struct {
+		name string
+		data any
+	}{
+		{"n_forbidden", nil}, {"n_expired", nil}, {"n_decided", nil}, {"n_item_decided", map[string]any{"N": 2, "Status": nod.ItemRejected}},
+		{"n_stale_undo", nil}, {"n_not_here", nil}, {"n_invalid", nil}, {"n_failed", nil}, {"n_stranger", 666},
+		{"n_applied_item", 1}, {"n_rejected_item", 1}, {"n_skipped_item", 1}, {"n_applied_count", 3}, {"n_rejected_all", nil},
+		{"n_nothing_left", nil}, {"n_stopped_at", 2}, {"n_not_applied", "The estimate is now 90."}, {"n_aborted", nil},
+		{"n_undo_late", nil}, {"n_undone", nil}, {"n_restored", nil}, {"n_mode", "smart"}, {"n_kept", "2026-03-25"},
+		{"n_reproposed_already", nil}, {"n_repropose_none", nil}, {"n_reproposed", map[string]int{"Count": 2, "Dropped": 1}},
+		{"n_rule_on", "10 Apr 2026"}, {"n_rule_declined", nil}, {"n_rule_revoked", nil}, {"n_rule_decided", nil},
+	}
+	for _, lang := range formatting.Languages() {
+		loc := formatting.For(lang)
+		var b strings.Builder
+		for _, n := range notes {
+			fmt.Fprintf(&b, "%s %v: %s\n", n.Key, n.Args, loc.Remark(n))
+		}
+		for _, n := range notices {
+			fmt.Fprintf(&b, "%s: %s\n", n.name, loc.Notice(n.name, n.data))
+		}
+		golden.Check(t, lang+"/notes", "notes and notices", golden.Section{Name: "text", Data: b.String()})
 	}
 }
 
@@ -300,8 +370,10 @@ func FuzzChangeSetHTML(f *testing.F) {
 		for i := 1; i <= n; i++ {
 			items = append(items, item(i, "update_task_description", "T1", nod.FieldDescription, "Update "+title, before, after))
 		}
-		m := formatting.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[string]string{"T1": title}})
-		checkValid(t, "fuzz", m)
+		for _, lang := range formatting.Languages() {
+			m := formatting.For(lang).ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[string]string{"T1": title}})
+			checkValid(t, "fuzz", m)
+		}
 	})
 }
 
@@ -312,7 +384,7 @@ func BenchmarkChangeSet(b *testing.B) {
 		item(3, "add_checklist_item", "T1", nod.FieldChecklist, `Add: "Load test"`, "", "Load test"),
 	}}, Titles: titles}
 	for b.Loop() {
-		formatting.ChangeSet(v)
+		en.ChangeSet(v)
 	}
 }
 
@@ -322,7 +394,7 @@ func BenchmarkWordDiff(b *testing.B) {
 		after := strings.Replace(before, "lazy", "sleepy", 3) + " The end."
 		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
 			for b.Loop() {
-				formatting.ContentDiff(before, after, 1500)
+				en.ContentDiff(before, after, 1500)
 			}
 		})
 	}

@@ -1,9 +1,8 @@
 package formatting
 
 import (
-	"fmt"
 	"slices"
-	"strings"
+	"strconv"
 
 	"github.com/nodbot/nod"
 )
@@ -19,36 +18,35 @@ type Receipt struct {
 
 // Receipts reports changes applied at once: what changed, as a diff, why
 // nod did not ask, and an Undo button per change.
-func Receipts(rs []Receipt) Message {
-	var b strings.Builder
-	b.WriteString("✅ <b>Done</b>")
+func (l *Locale) Receipts(rs []Receipt) Message {
+	html := l.Render("receipt_header", nil)
 	group := "\x00"
 	budget := 1500 / max(len(rs), 1)
 	for i, r := range rs {
 		if r.TaskTitle != group {
 			group = r.TaskTitle
-			b.WriteString("\n\n📋 <b>" + Escape(r.TaskTitle) + "</b>")
+			html += "\n\n📋 <b>" + Escape(r.TaskTitle) + "</b>"
 		}
-		prefix := ""
+		html += "\n"
 		if len(rs) > 1 {
-			prefix = fmt.Sprintf("%d. ", i+1)
+			html += strconv.Itoa(i+1) + ". "
 		}
-		b.WriteString("\n" + prefix + Escape(r.Item.Summary))
-		if d := itemDiff(r.Item, budget); d != "" {
-			b.WriteString("\n" + d)
+		html += Escape(l.Summary(r.Item))
+		if d := l.itemDiff(r.Item, budget); d != "" {
+			html += "\n" + d
 		}
 	}
-	for _, line := range receiptReasons(rs) {
-		b.WriteString("\n\n" + line)
+	for _, line := range l.receiptReasons(rs) {
+		html += "\n\n" + line
 	}
-	m := Message{HTML: b.String()}
+	m := Message{HTML: html}
 	var row []Button
 	for i, r := range rs {
-		label := "↩️ Undo"
+		n := 0
 		if len(rs) > 1 {
-			label = fmt.Sprintf("↩️ Undo %d", i+1)
+			n = i + 1
 		}
-		row = append(row, Button{Text: label, Action: nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}})
+		row = append(row, l.button("b_undo", n, nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}))
 		if len(row) == 4 {
 			m.Keyboard = append(m.Keyboard, row)
 			row = nil
@@ -62,48 +60,44 @@ func Receipts(rs []Receipt) Message {
 
 // receiptReasons says why nod did not ask: trusted mode, the person's
 // words, or their learned rules.
-func receiptReasons(rs []Receipt) []string {
+func (l *Locale) receiptReasons(rs []Receipt) []string {
 	if len(rs) > 0 && rs[0].Trusted {
-		return []string{Render("receipt_trusted", nil)}
+		return []string{l.Render("receipt_trusted", nil)}
 	}
 	var quotes, out []string
-	rules := map[string]bool{}
 	for _, r := range rs {
-		if q := "“" + Escape(r.Quote) + "”"; r.Quote != "" && !slices.Contains(quotes, q) {
-			quotes = append(quotes, q)
+		if r.Quote != "" && !slices.Contains(quotes, r.Quote) {
+			quotes = append(quotes, r.Quote)
 		}
 	}
 	if len(quotes) > 0 {
-		out = append(out, Render("receipt_quote", strings.Join(quotes, " and ")))
+		out = append(out, l.Render("receipt_quote", quotes))
 	}
+	seen := map[string]bool{}
 	for _, r := range rs {
-		if r.Rule != nil && !rules[r.Rule.ID] {
-			rules[r.Rule.ID] = true
-			out = append(out, Render("receipt_rule", viewRule(*r.Rule)))
+		if r.Rule != nil && !seen[r.Rule.ID] {
+			seen[r.Rule.ID] = true
+			out = append(out, l.Render("receipt_rule", l.viewRule(*r.Rule)))
 		}
 	}
 	return out
 }
 
 // ModeChoice renders /mode: the current mode and a button per mode.
-func ModeChoice(current nod.Mode) Message {
-	m := Text("mode_show", string(current))
-	m.Keyboard = [][]Button{{
-		{Text: "🧠 Smart", Action: nod.Action{Kind: nod.ActSetMode, ID: string(nod.ModeSmart)}},
-		{Text: "✋ Always ask", Action: nod.Action{Kind: nod.ActSetMode, ID: string(nod.ModeAlways)}},
-		{Text: "🔓 Trusted", Action: nod.Action{Kind: nod.ActSetMode, ID: string(nod.ModeTrusted)}},
-	}}
+func (l *Locale) ModeChoice(current nod.Mode) Message {
+	m := l.Text("mode_show", string(current))
+	var row []Button
+	for _, mode := range []nod.Mode{nod.ModeSmart, nod.ModeAlways, nod.ModeTrusted} {
+		row = append(row, l.button("b_mode", string(mode), nod.Action{Kind: nod.ActSetMode, ID: string(mode)}))
+	}
+	m.Keyboard = [][]Button{row}
 	return m
 }
 
 // Breaker tells the person the circuit breaker tripped, with a button back
 // to the chat's chosen mode.
-func Breaker(previous nod.Mode) Message {
-	m := Text("breaker", nil)
-	label := "🧠 Back to Smart mode"
-	if previous == nod.ModeTrusted {
-		label = "🔓 Back to trusted mode (not Smart)"
-	}
-	m.Keyboard = [][]Button{{{Text: label, Action: nod.Action{Kind: nod.ActSetMode, ID: string(previous)}}}}
+func (l *Locale) Breaker(previous nod.Mode) Message {
+	m := l.Text("breaker", nil)
+	m.Keyboard = [][]Button{{l.button("b_breaker_back", string(previous), nod.Action{Kind: nod.ActSetMode, ID: string(previous)})}}
 	return m
 }

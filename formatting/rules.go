@@ -1,7 +1,6 @@
 package formatting
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -9,13 +8,15 @@ import (
 
 // ruleView is a rule as its messages show it.
 type ruleView struct {
+	N      int
 	Name   string
 	Until  string // YYYY-MM-DD
 	Streak int
+	Days   int
 }
 
-func viewRule(r nod.Rule) ruleView {
-	v := ruleView{Name: RuleName(r.Kind), Streak: nod.RuleStreak}
+func (l *Locale) viewRule(r nod.Rule) ruleView {
+	v := ruleView{Name: l.RuleName(r.Kind), Streak: nod.RuleStreak, Days: int(nod.RuleLifetime.Hours() / 24)}
 	if r.ExpiresAt != nil {
 		v.Until = r.ExpiresAt.UTC().Format(nod.DateLayout)
 	}
@@ -24,44 +25,46 @@ func viewRule(r nod.Rule) ruleView {
 
 // RuleName renders a kind of change as the person reads it: "Set
 // priority to P1".
-func RuleName(kind string) string {
+func (l *Locale) RuleName(kind string) string {
 	tool, value, _ := strings.Cut(kind, "=")
-	return Render("rule_kind", map[string]string{"Tool": tool, "Value": value})
+	return l.Render("rule_kind", map[string]string{"Tool": tool, "Value": value})
 }
 
 // RuleOffer asks whether changes of the rule's kind may apply without
 // asking.
-func RuleOffer(r nod.Rule) Message {
-	m := Text("rule_offer", viewRule(r))
+func (l *Locale) RuleOffer(r nod.Rule) Message {
+	v := l.viewRule(r)
+	m := l.Text("rule_offer", v)
 	m.Keyboard = [][]Button{{
-		{Text: fmt.Sprintf("✓ For %d days", int(nod.RuleLifetime.Hours()/24)), Action: nod.Action{Kind: nod.ActAcceptRule, ID: r.ID}},
-		{Text: "✗ No", Action: nod.Action{Kind: nod.ActDeclineRule, ID: r.ID}},
+		l.button("b_rule_accept", v, nod.Action{Kind: nod.ActAcceptRule, ID: r.ID}),
+		l.button("b_rule_decline", v, nod.Action{Kind: nod.ActDeclineRule, ID: r.ID}),
 	}}
 	return m
 }
 
 // RuleDecided is the offer's message once answered.
-func RuleDecided(r nod.Rule) Message {
+func (l *Locale) RuleDecided(r nod.Rule) Message {
 	if r.Status == nod.RuleActive {
-		return Text("rule_on", viewRule(r))
+		return l.Text("rule_on", l.viewRule(r))
 	}
-	return Text("rule_declined", RuleName(r.Kind))
+	return l.Text("rule_declined", l.RuleName(r.Kind))
 }
 
 // Rules renders /rules: the rules in force, a revoke button each.
-func Rules(rs []nod.Rule) Message {
+func (l *Locale) Rules(rs []nod.Rule) Message {
 	if len(rs) == 0 {
-		return Text("rules_none", nil)
+		return l.Text("rules_none", nil)
 	}
 	views := make([]ruleView, len(rs))
 	m := Message{}
 	for i, r := range rs {
-		views[i] = viewRule(r)
-		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(fmt.Sprintf("✖ Revoke %d: %s", i+1, views[i].Name)), Action: nod.Action{Kind: nod.ActRevokeRule, ID: r.ID}}})
+		views[i] = l.viewRule(r)
+		views[i].N = i + 1
+		m.Keyboard = append(m.Keyboard, []Button{l.button("b_rule_revoke", views[i], nod.Action{Kind: nod.ActRevokeRule, ID: r.ID})})
 	}
-	m.HTML = Render("rules_list", views)
+	m.HTML = l.Render("rules_list", views)
 	return m
 }
 
-// RuleUntil is the date a rule ends, for a notice.
-func RuleUntil(r nod.Rule) string { return viewRule(r).Until }
+// RuleUntil is the date a rule ends, as the locale writes it.
+func (l *Locale) RuleUntil(r nod.Rule) string { return l.Date(l.viewRule(r).Until) }

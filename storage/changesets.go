@@ -511,7 +511,7 @@ func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID 
 		if old.Status != nod.SetExpired {
 			return fmt.Errorf("change set %s has not expired: %w", oldID, nod.ErrInvalid)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = 'Re-proposed.' WHERE set_id = $1 AND status = 'pending'`, oldID)
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $2 WHERE set_id = $1 AND status = 'pending'`, oldID, nod.Note{Key: nod.NoteReproposed}.String())
 		if err != nil {
 			return fmt.Errorf("re-propose %s: %w", oldID, err)
 		}

@@ -105,8 +105,8 @@ func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 // supersede closes a pending item replaced by a newer proposal; an item
 // decided meanwhile is left as it is.
 func supersede(ctx context.Context, tx *sql.Tx, chatID int64, ref nod.ItemRef, now time.Time) error {
-	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = 'Superseded by a newer proposal.'
-		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID)
+	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $4
+		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID, nod.Note{Key: nod.NoteSuperseded}.String())
 	if err != nil {
 		return fmt.Errorf("supersede item %d of %s: %w", ref.N, ref.SetID, err)
 	}

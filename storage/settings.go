@@ -17,7 +17,7 @@ func (db *DB) ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings,
 		mode    string
 		breaker sql.NullInt64
 	)
-	err := db.db.QueryRowContext(ctx, `SELECT mode, breaker_until FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&mode, &breaker)
+	err := db.db.QueryRowContext(ctx, `SELECT mode, breaker_until, lang, lang_seen FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen)
 	if noRows(err) {
 		return s, nil
 	}
@@ -47,6 +47,29 @@ func (db *DB) TripBreaker(ctx context.Context, chatID int64, until time.Time) er
 		chatID, micros(until), micros(db.now()))
 	if err != nil {
 		return fmt.Errorf("trip breaker: %w", err)
+	}
+	return nil
+}
+
+// SetLanguage sets the language chosen for the chat; empty follows the
+// language Telegram reports.
+func (db *DB) SetLanguage(ctx context.Context, chatID int64, code string) error {
+	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, lang, updated_at) VALUES ($1, $2, $3)
+		ON CONFLICT (chat_id) DO UPDATE SET lang = excluded.lang, updated_at = excluded.updated_at`,
+		chatID, code, micros(db.now()))
+	if err != nil {
+		return fmt.Errorf("set language: %w", err)
+	}
+	return nil
+}
+
+// SeeLanguage records the language_code Telegram reported in the chat.
+func (db *DB) SeeLanguage(ctx context.Context, chatID int64, code string) error {
+	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, lang_seen, updated_at) VALUES ($1, $2, $3)
+		ON CONFLICT (chat_id) DO UPDATE SET lang_seen = excluded.lang_seen, updated_at = excluded.updated_at`,
+		chatID, code, micros(db.now()))
+	if err != nil {
+		return fmt.Errorf("see language: %w", err)
 	}
 	return nil
 }

@@ -57,8 +57,10 @@ func TestTapDuringSlowTurnAndOrder(t *testing.T) {
 	if len(h.tg.Calls("sendChatAction")) < 3 {
 		t.Errorf("no typing action per turn")
 	}
+	// The menu in English for everyone, then in German for German apps.
 	cmds := h.tg.Calls("setMyCommands")
-	if len(cmds) != 1 || !strings.Contains(cmds[0].Params.Get("commands"), "tasks") {
+	if len(cmds) != 2 || !strings.Contains(cmds[0].Params.Get("commands"), `"Your tasks"`) || cmds[0].Params.Has("language_code") ||
+		!strings.Contains(cmds[1].Params.Get("commands"), `"Deine Aufgaben"`) || cmds[1].Params.Get("language_code") != "de" {
 		t.Errorf("setMyCommands calls = %v", cmds)
 	}
 }

@@ -1,0 +1,203 @@
+package formatting
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// Every language is one file, templates/<code>.tmpl, defining every
+// template English defines; a test holds them to that.
+//
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+// DefaultLanguage is what a person whose language nod does not speak reads.
+const DefaultLanguage = "en"
+
+// Locale renders nod's messages in one language. It is immutable and safe
+// for concurrent use.
+type Locale struct {
+	code   string
+	t      *template.Template
+	months []string
+}
+
+// locales are parsed once from the embedded files; a file that does not
+// parse fails every test.
+var locales = func() map[string]*Locale {
+	files, err := templateFS.ReadDir("templates")
+	if err != nil {
+		panic(err)
+	}
+	out := map[string]*Locale{}
+	for _, f := range files {
+		code := strings.TrimSuffix(f.Name(), ".tmpl")
+		l := &Locale{code: code}
+		l.t = template.Must(template.New(code).Funcs(l.funcs()).ParseFS(templateFS, path.Join("templates", f.Name())))
+		l.months = strings.Fields(l.Render("months", nil))
+		if len(l.months) != 12 {
+			panic(fmt.Sprintf("formatting: %s: template months names %d months", f.Name(), len(l.months)))
+		}
+		out[code] = l
+	}
+	return out
+}()
+
+// Languages lists the codes of the languages nod speaks, sorted.
+func Languages() []string {
+	out := make([]string, 0, len(locales))
+	for c := range locales {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// For returns the locale for a Telegram language_code ("de", "de-AT"),
+// falling back to English.
+func For(code string) *Locale {
+	code = strings.ToLower(strings.TrimSpace(code))
+	if base, _, ok := strings.Cut(code, "-"); ok {
+		code = base
+	}
+	if l, ok := locales[code]; ok {
+		return l
+	}
+	return locales[DefaultLanguage]
+}
+
+// Supported reports whether nod speaks the language of code.
+func Supported(code string) bool {
+	base, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(code)), "-")
+	_, ok := locales[base]
+	return ok
+}
+
+// Code is the locale's language code.
+func (l *Locale) Code() string { return l.code }
+
+func (l *Locale) funcs() template.FuncMap {
+	return template.FuncMap{
+		"h":          Escape,
+		"date":       l.Date,
+		"stamp":      l.stampAny,
+		"minutes":    l.Minutes,
+		"statusName": func(s any) string { return l.Status(nod.Status(fmt.Sprint(s))) },
+		"statusIcon": statusIcon,
+		"field":      func(f any) string { return l.Field(nod.Field(fmt.Sprint(f))) },
+		"value":      func(f, raw string) string { return l.scalarValue(nod.Field(f), raw) },
+		"q":          l.Quote,
+		"join":       func(ls []string) string { return strings.Join(ls, ", ") },
+		"inc":        func(i int) int { return i + 1 },
+		"cut": func(s string, n int) string {
+			t, left := truncate(s, n)
+			if left > 0 {
+				t += " " + l.Render("more_characters", left)
+			}
+			return t
+		},
+		"done": func(items []nod.ChecklistItem) int {
+			n := 0
+			for _, it := range items {
+				if it.Checked {
+					n++
+				}
+			}
+			return n
+		},
+	}
+}
+
+// Render executes template name with data. A template that fails to run
+// is a programming error caught by the golden tests.
+func (l *Locale) Render(name string, data any) string {
+	var b bytes.Buffer
+	if err := l.t.ExecuteTemplate(&b, name, data); err != nil {
+		panic(fmt.Sprintf("formatting: %s template %s: %v", l.code, name, err))
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// Text renders a template with no buttons.
+func (l *Locale) Text(name string, data any) Message { return Message{HTML: l.Render(name, data)} }
+
+// Notice renders a short notice, the text of a callback answer: plain
+// text, at most 200 characters.
+func (l *Locale) Notice(name string, data any) string {
+	s := PlainText(l.Render(name, data))
+	if r := []rune(s); len(r) > 200 {
+		s = string(r[:199]) + "…"
+	}
+	return s
+}
+
+// dateParts is what the date and stamp templates arrange.
+type dateParts struct {
+	Day   int
+	Month string
+	Year  int
+	Clock string
+}
+
+func (l *Locale) parts(t time.Time) dateParts {
+	t = t.UTC()
+	return dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year(), Clock: t.Format("15:04")}
+}
+
+// Date renders a YYYY-MM-DD date as the language writes it ("15 Mar
+// 2026"); empty is the language's "none".
+func (l *Locale) Date(d string) string {
+	if d == "" {
+		return l.Render("none", nil)
+	}
+	t, err := time.Parse(nod.DateLayout, d)
+	if err != nil {
+		return d
+	}
+	return l.Render("date", l.parts(t))
+}
+
+// Stamp renders a moment, to the minute, in UTC.
+func (l *Locale) Stamp(t time.Time) string { return l.Render("stamp", l.parts(t)) }
+
+func (l *Locale) stampAny(t any) string {
+	switch v := t.(type) {
+	case time.Time:
+		return l.Stamp(v)
+	case *time.Time:
+		if v != nil {
+			return l.Stamp(*v)
+		}
+	}
+	return "—"
+}
+
+// Minutes renders an estimate ("2 h", "1 h 30 min"); nil is "—".
+func (l *Locale) Minutes(m *int) string {
+	if m == nil {
+		return "—"
+	}
+	return l.Render("minutes", map[string]int{"H": *m / 60, "M": *m % 60})
+}
+
+// Status renders a status ("In progress").
+func (l *Locale) Status(s nod.Status) string {
+	if s == "" {
+		return "—"
+	}
+	return l.Render("status", string(s))
+}
+
+// Field names a task field ("Priority").
+func (l *Locale) Field(f nod.Field) string { return l.Render("field", string(f)) }
+
+// Quote quotes a text as the language does.
+func (l *Locale) Quote(s string) string { return l.Render("quote", s) }

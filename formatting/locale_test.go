@@ -1,0 +1,64 @@
+package formatting
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// Adding a language is adding one file: it must define every template
+// English defines, and nothing else.
+func TestLanguagesDefineEveryTemplate(t *testing.T) {
+	names := func(l *Locale) []string {
+		var out []string
+		for _, tm := range l.t.Templates() {
+			if tm.Name() != l.code+".tmpl" && tm.Name() != l.code && tm.Tree != nil {
+				out = append(out, tm.Name())
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	want := names(locales[DefaultLanguage])
+	if len(want) < 100 {
+		t.Fatalf("English defines only %d templates", len(want))
+	}
+	for code, l := range locales {
+		got := names(l)
+		for _, n := range want {
+			if !slices.Contains(got, n) {
+				t.Errorf("%s.tmpl lacks %q", code, n)
+			}
+		}
+		for _, n := range got {
+			if !slices.Contains(want, n) {
+				t.Errorf("%s.tmpl defines %q, which English does not", code, n)
+			}
+		}
+	}
+}
+
+func TestFor(t *testing.T) {
+	for code, want := range map[string]string{"de": "de", "de-AT": "de", " DE ": "de", "en-GB": "en", "fr": "en", "": "en"} {
+		if got := For(code).Code(); got != want {
+			t.Errorf("For(%q) = %s, want %s", code, got, want)
+		}
+	}
+	if !Supported("de-CH") || Supported("fr") || strings.Join(Languages(), ",") != "de,en" {
+		t.Errorf("Supported/Languages: %v", Languages())
+	}
+}
+
+// Dates and durations follow the language.
+func TestDatesAndDurations(t *testing.T) {
+	m := 90
+	for code, want := range map[string][2]string{"en": {"5 Mar 2026", "1 h 30 min"}, "de": {"5. März 2026", "1 Std. 30 Min."}} {
+		l := For(code)
+		if got := l.Date("2026-03-05"); got != want[0] {
+			t.Errorf("%s date %q, want %q", code, got, want[0])
+		}
+		if got := l.Minutes(&m); got != want[1] {
+			t.Errorf("%s minutes %q, want %q", code, got, want[1])
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package formatting
+
+import (
+	"encoding/json"
+
+	"github.com/nodbot/nod"
+)
+
+// summaryData is what the summary template reads of a change item.
+type summaryData struct {
+	Tool, Value        string
+	OldTitle, NewTitle string // checklist item edits
+	Rename             bool
+	Check              string // "check", "uncheck" or ""
+	Fallback           string // the stored summary
+}
+
+// Summary is a change item's one-line summary in the locale's language,
+// rendered from what the item changes. Items of tools it does not know
+// keep the summary stored with them.
+func (l *Locale) Summary(it nod.ChangeItem) string {
+	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary}
+	switch it.Tool {
+	case "set_task_title", "update_task_description", "set_task_status", "set_task_priority", "update_task_estimate",
+		"update_task_due_date", "assign_task_labels", "create_task", "add_checklist_item":
+	case "update_checklist_item":
+		var before, after struct {
+			Title   string `json:"title"`
+			Checked bool   `json:"checked"`
+		}
+		if json.Unmarshal([]byte(it.Before), &before) != nil || json.Unmarshal([]byte(it.After), &after) != nil {
+			return it.Summary
+		}
+		d.OldTitle, d.NewTitle, d.Rename = before.Title, after.Title, before.Title != after.Title
+		switch {
+		case after.Checked && !before.Checked:
+			d.Check = "check"
+		case !after.Checked && before.Checked:
+			d.Check = "uncheck"
+		}
+	default:
+		return it.Summary
+	}
+	return l.Render("summary", d)
+}
+
+// Note renders a stored note; text of older versions shows as it is.
+func (l *Locale) Note(s string) string {
+	n, ok := nod.ParseNote(s)
+	if !ok {
+		return s
+	}
+	return l.Remark(n)
+}
+
+// Remark renders a note.
+func (l *Locale) Remark(n nod.Note) string { return l.Render("note", n) }

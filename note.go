@@ -1,0 +1,56 @@
+package nod
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// Note is a remark nod makes to the person about a change: why an item
+// waits or was closed, or why a change was not needed. It is stored as a
+// key and values, so that each language renders it in its own words.
+type Note struct {
+	Key  string   `json:"note"`
+	Args []string `json:"args,omitempty"`
+}
+
+// Note keys.
+const (
+	NoteSkipped     = "skipped"      // the person kept the task as it is
+	NoteInvalid     = "invalid"      // the stored change no longer parses
+	NoteTaskGone    = "task_gone"    // the task is in the trash or deleted
+	NoteItemGone    = "item_gone"    // the checklist item is gone
+	NoteCannot      = "cannot"       // args: why, in English
+	NoteAlready     = "already"      // the task already is as the change would make it
+	NoteAlreadyItem = "already_item" // args: item title, "checked" or "unchecked"
+	NoteChanged     = "changed"      // args: field; the text changed since
+	NoteNow         = "now"          // args: field, value now; the value changed since
+	NoteReproposed  = "reproposed"
+	NoteSuperseded  = "superseded"
+	NoteNoop        = "noop"      // args: field, value; a change that changes nothing
+	NoteNoopItem    = "noop_item" // args: item title, "checked", "unchecked" or "same"
+	NoteLeftAsSet   = "left"      // args: item title; the agent left the person's item alone
+)
+
+// String encodes the note for storage.
+func (n Note) String() string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// ParseNote decodes a stored note. Text that is not an encoded note (notes
+// of older versions) comes back as ok false.
+func ParseNote(s string) (Note, bool) {
+	var n Note
+	if !strings.HasPrefix(s, `{"note":`) || json.Unmarshal([]byte(s), &n) != nil || n.Key == "" {
+		return Note{}, false
+	}
+	return n, true
+}
+
+// Arg returns the i-th value, or "".
+func (n Note) Arg(i int) string {
+	if i < len(n.Args) {
+		return n.Args[i]
+	}
+	return ""
+}
