@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/golden"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// transcript renders what the person saw: each bot message as it is now,
+// with its buttons' labels.
+func transcript(ms []telegramtest.Message) string {
+	var b strings.Builder
+	for i, m := range ms {
+		fmt.Fprintf(&b, "## %d\n%s\n", i+1, m.Text)
+		if bs := buttonTexts(m); len(bs) > 0 {
+			fmt.Fprintf(&b, "[%s]\n", strings.Join(bs, "] ["))
+		}
+	}
+	return b.String()
+}
+
+// A person whose Telegram app is set to German reads nod in German: a
+// proposal and its decision, a receipt, the expiry warning the sweep
+// writes with no update to go by, and callback answers. /lang switches the
+// chat to English and back; the whole session is a golden file.
+func TestGermanUser(t *testing.T) {
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.tg.SetLanguage(user, "de-DE")
+	h.start()
+
+	h.raiseT1()
+	h.tg.SendText(chat, user, "Sollte das nicht dringender sein?")
+	set := h.changeSetMessage(chat, 2)
+	for _, want := range []string{"Vorgeschlagene Änderungen", "1.</b> Priorität auf P1 setzen", "Priorität: P3 → P1", "Tippe ✓ zum Übernehmen"} {
+		if !strings.Contains(set.Text, want) {
+			t.Errorf("change set lacks %q:\n%s", want, set.Text)
+		}
+	}
+	if got := h.tap(chat, user, set.ID, "✓ 1"); got != "Punkt 1 übernommen." {
+		t.Errorf("tap answered %q", got)
+	}
+	set, _ = h.tg.Message(chat, set.ID)
+	if !strings.Contains(set.Text, "1 von 1 übernommen.") || !hasButton(set, "↩️ Rückgängig 1") {
+		t.Errorf("decided set = %q %v", set.Text, buttonTexts(set))
+	}
+
+	// An explicit request: a receipt that quotes the person.
+	h.clf = answer("explicit:auf 90 Minuten")
+	h.script(openaitest.Calls(call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90})), openaitest.Text("Erledigt."))
+	h.tg.SendText(chat, user, "Setz die Schätzung auf 90 Minuten")
+	receipt := h.tg.WaitBotMessages(chat, 3)[2]
+	if !strings.Contains(receipt.Text, "Schätzung: 2 Std. → 1 Std. 30 Min.") || !strings.Contains(receipt.Text, "weil du „auf 90 Minuten“ gesagt hast") ||
+		!hasButton(receipt, "↩️ Rückgängig") {
+		t.Errorf("receipt = %q %v", receipt.Text, buttonTexts(receipt))
+	}
+	h.tg.WaitBotMessages(chat, 4) // the model's own text
+
+	// A proposal that the sweep warns about a day before it expires.
+	h.clf = func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) }
+	h.script(openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-20"})), openaitest.Text("Vorschlag?"))
+	h.tg.SendText(chat, user, "Und die Fälligkeit?")
+	due := h.changeSetMessage(chat, 6)
+	h.clock.Advance(6*24*time.Hour + time.Hour)
+	due = h.tg.WaitMessage(chat, due.ID, "the warning", func(m telegramtest.Message) bool { return hasButton(m, "⏳ 7 Tage länger behalten") })
+	if !strings.Contains(due.Text, "Dieser Vorschlag läuft am 18. März 2026, 10:00 Uhr ab") {
+		t.Errorf("warning = %q", due.Text)
+	}
+
+	// /lang en: English, though the app says German; /lang auto: German again.
+	if m := h.say("/lang en"); m.Text != "🌐 I'll write in English in this chat." {
+		t.Errorf("/lang en = %q", m.Text)
+	}
+	if m := h.say("/tasks"); !strings.Contains(m.Text, "Your tasks") {
+		t.Errorf("/tasks after /lang en = %q", m.Text)
+	}
+	if m := h.say("/lang auto"); m.Text != "🌐 Ich schreibe in diesem Chat auf Deutsch." {
+		t.Errorf("/lang auto = %q", m.Text)
+	}
+	if m := h.say("/lang fr"); !strings.Contains(m.Text, "/lang auto") {
+		t.Errorf("/lang fr = %q", m.Text)
+	}
+	golden.Check(t, "de/e2e/session", "TestGermanUser: what the person saw", golden.Section{Name: "messages", Data: transcript(h.tg.BotMessages(chat))})
+	if h.task("T1").Priority != nod.P1 || *h.task("T1").EstimateMinutes != 90 {
+		t.Errorf("T1 = %+v", h.task("T1"))
+	}
+}
+
+// A stranger is refused in their app's language; an app in a language nod
+// does not speak gets English.
+func TestRefusalLanguage(t *testing.T) {
+	h := newHarness(t)
+	h.tg.SetLanguage(stranger, "de")
+	h.tg.SetLanguage(user, "fr")
+	h.script(openaitest.Text("Bonjour"))
+	h.start()
+	h.tg.SendText(chat+1, stranger, "hallo")
+	if m := h.tg.WaitBotMessages(chat+1, 1)[0]; !strings.Contains(m.Text, "Entschuldige, dieser Bot ist privat") {
+		t.Errorf("refusal = %q", m.Text)
+	}
+	if m := h.say("/tasks"); !strings.Contains(m.Text, "no tasks") {
+		t.Errorf("a French app's /tasks = %q", m.Text)
+	}
+}
