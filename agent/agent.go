@@ -87,6 +87,9 @@ type Request struct {
 	Review bool
 	// Revise, if set, is the pending item the person's reply revises.
 	Revise *nod.ItemRef
+	// Lang is the language nod writes to the chat in, for the agent's own
+	// replies.
+	Lang string
 }
 
 // Receipt is a change the turn applied without asking.
@@ -134,7 +137,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	}
 	history = fromUserMessage(history)
 	t.history = history
-	system, err := a.systemPrompt(ctx, req.ChatID)
+	system, err := a.systemPrompt(ctx, req.ChatID, req.Lang)
 	if err != nil {
 		return Result{}, err
 	}

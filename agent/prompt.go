@@ -30,10 +30,13 @@ Rules:
 
 // systemPrompt tells the agent today's date, the rules, the chat's tasks
 // and its latest decisions.
-func (a *Agent) systemPrompt(ctx context.Context, chatID int64) (string, error) {
+func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (string, error) {
 	var b strings.Builder
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
+	if lang != "" && lang != "en" {
+		fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language.\n", lang)
+	}
 
 	tasks, err := a.store.ListTasks(ctx, chatID, nod.TaskFilter{})
 	if err != nil {

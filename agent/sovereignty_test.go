@@ -185,3 +185,36 @@ func TestSovereigntyExplicitQuote(t *testing.T) {
 		}
 	})
 }
+
+// A learned rule is the agent on its own: it applies a change of its kind
+// to the agent's own item at once (stamped agent), but never flips the
+// person's item, which waits for their tap with its reason.
+func TestRuleNeverOverridesThePersonsItem(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		r, _, err := e.db.OfferRule(t.Context(), chat, user, "update_checklist_item")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.db.DecideRule(t.Context(), chat, r.ID, user, true); err != nil {
+			t.Fatal(err)
+		}
+		res, results := e.turn(t, call("1", "update_checklist_items",
+			`{"task_id":"T1","items":[{"id":"c2","isChecked":false},{"id":"c3","isChecked":false,"reason":"The user said the notes are missing a part"}]}`))
+		if c2 := e.item(t, "c2"); c2.Checked || c2.CheckedBy != nod.ActorAgent {
+			t.Errorf("c2 = %+v, want unchecked by the rule", c2)
+		}
+		if c3 := e.item(t, "c3"); !c3.Checked {
+			t.Errorf("the rule unchecked the person's item")
+		}
+		if len(res.Receipts) != 1 || res.Receipts[0].Rule == nil || res.Receipts[0].Rule.ID != r.ID {
+			t.Errorf("receipts = %+v", res.Receipts)
+		}
+		if res.Set == nil || len(res.Set.Items) != 1 || res.Set.Items[0].Summary != `Uncheck: "Write migration notes"` {
+			t.Errorf("set = %+v", res.Set)
+		}
+		if !strings.Contains(results["1"], "1 change(s) of this call were queued for user review") {
+			t.Errorf("result = %q", results["1"])
+		}
+	})
+}

@@ -377,6 +377,11 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 		if len(guarded) > 0 {
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, strings.Join(guarded, " "))
 		}
+		if queued > 0 {
+			// Part of the call applies (explicit, or by a rule), part waits.
+			notes = append([]string{fmt.Sprintf("%d change(s) of this call were queued for user review; the rest was applied.", queued)}, notes...)
+			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeQueued, "")
+		}
 		return t.apply(ctx, p, v, now, notes)
 	}
 	var out []string

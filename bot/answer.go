@@ -207,7 +207,7 @@ func (b *Bot) revision(ctx context.Context, in incoming) *nod.ItemRef {
 }
 
 func (b *Bot) cmdReview(ctx context.Context, in incoming) {
-	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Review: true})
+	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Review: true, Lang: in.loc.Code()})
 }
 
 func (b *Bot) cmdTrash(ctx context.Context, in incoming) {

@@ -68,7 +68,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if b.yesNo(ctx, in) || b.reason(ctx, in) {
 		return
 	}
-	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in)})
+	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in), Lang: in.loc.Code()})
 }
 
 // commandName returns "tasks" for "/tasks" or "/tasks@nod_bot args".

@@ -44,6 +44,9 @@ func TestGermanUser(t *testing.T) {
 			t.Errorf("change set lacks %q:\n%s", want, set.Text)
 		}
 	}
+	if sys := h.llm.RequestsFor(agentM)[0].System(); !strings.Contains(sys, `The chat's language is "de": reply in it`) {
+		t.Errorf("the agent was not told the chat's language:\n%s", sys)
+	}
 	if got := h.tap(chat, user, set.ID, "✓ 1"); got != "Punkt 1 übernommen." {
 		t.Errorf("tap answered %q", got)
 	}
