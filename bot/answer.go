@@ -32,11 +32,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 	}
 	applied, err := b.decide.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
-		text, known := notice(in.loc, err)
-		if !known {
-			b.log.Error("delete", "chat", in.chat, "err", err)
-		}
-		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true
 	}
 	b.reply(ctx, in.chat, in.loc.WithUndo(in.loc.Text("deleted", d.Title), applied.Undo.ID))
@@ -144,11 +140,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		b.refresh(ctx, in.loc, d.Set, d.Failed, 0)
 	}
 	if err != nil && !errors.Is(err, nod.ErrDecided) {
-		text, known := notice(in.loc, err)
-		if !known {
-			b.log.Error("answer", "chat", in.chat, "err", err)
-		}
-		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
 		return true
 	}
 	b.reply(ctx, in.chat, in.loc.Text("answered", map[string]any{"Confirmed": confirm, "Count": count}))
@@ -223,11 +215,7 @@ func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 func (b *Bot) onRestore(ctx context.Context, p press) string {
 	applied, err := b.decide.Restore(ctx, p.chat, p.user, p.action.ID)
 	if err != nil {
-		text, known := notice(p.loc, err)
-		if !known {
-			b.log.Error("restore", "chat", p.chat, "err", err)
-		}
-		return text
+		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
 	b.reply(ctx, p.chat, p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
 	return p.loc.Notice("n_restored", nil)

@@ -167,11 +167,7 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 		return decidedNotice(p.loc, d.Set, p.action.N)
 	}
 	if err != nil {
-		text, known := notice(p.loc, err)
-		if !known {
-			b.log.Error("decide", "chat", p.chat, "set", p.action.ID, "err", err)
-		}
-		return text
+		return b.explain(p.loc, err, "decide", "chat", p.chat, "set", p.action.ID)
 	}
 	b.offerRule(ctx, p.loc, d.Offer)
 	if d.Failed != 0 {
@@ -256,11 +252,8 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	if errors.Is(err, nod.ErrStale) {
 		b.offerUndoAnyway(ctx, p.loc, p.chat, p.action.ID)
 	}
-	if text, known := notice(p.loc, err); err != nil {
-		if !known {
-			b.log.Error("undo", "chat", p.chat, "err", err)
-		}
-		return text
+	if err != nil {
+		return b.explain(p.loc, err, "undo", "chat", p.chat)
 	}
 	if _, err := b.store.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
 		// A receipt: its used Undo button goes.
@@ -299,11 +292,7 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 			return
 		}
 	}
-	text, known := notice(in.loc, err)
-	if !known {
-		b.log.Error("undo", "chat", in.chat, "err", err)
-	}
-	b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+	b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "undo", "chat", in.chat))})
 }
 
 func (b *Bot) cmdPending(ctx context.Context, in incoming) {
@@ -358,11 +347,7 @@ func (b *Bot) onRepropose(ctx context.Context, p press) string {
 		return p.loc.Notice("n_reproposed_already", nil)
 	}
 	if err != nil {
-		text, known := notice(p.loc, err)
-		if !known {
-			b.log.Error("re-propose", "chat", p.chat, "err", err)
-		}
-		return text
+		return b.explain(p.loc, err, "re-propose", "chat", p.chat)
 	}
 	if old, err := b.store.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
 		b.refresh(ctx, p.loc, old, 0, p.msgID)

@@ -61,3 +61,13 @@ func (b *Bot) locale(ctx context.Context, chat int64, seen string) *formatting.L
 	}
 	return formatting.For(s.Lang(seen))
 }
+
+// explain is the notice for a failed action; an error with no notice of
+// its own is logged as what, with args, for the operator.
+func (b *Bot) explain(loc *formatting.Locale, err error, what string, args ...any) string {
+	text, known := notice(loc, err)
+	if !known {
+		b.log.Error(what, append(args, "err", err)...)
+	}
+	return text
+}

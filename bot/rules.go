@@ -34,11 +34,7 @@ func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
 		return p.loc.Notice("n_rule_decided", nil)
 	}
 	if err != nil {
-		text, known := notice(p.loc, err)
-		if !known {
-			b.log.Error("decide rule", "chat", p.chat, "rule", p.action.ID, "err", err)
-		}
-		return text
+		return b.explain(p.loc, err, "decide rule", "chat", p.chat, "rule", p.action.ID)
 	}
 	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.RuleDecided(r)); err != nil {
 		b.log.Warn("edit rule offer", "chat", p.chat, "err", err)
@@ -55,11 +51,7 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 		err = nil // revoked before, or expired: the list shows it gone
 	}
 	if err != nil {
-		text, known := notice(p.loc, err)
-		if !known {
-			b.log.Error("revoke rule", "chat", p.chat, "rule", p.action.ID, "err", err)
-		}
-		return text
+		return b.explain(p.loc, err, "revoke rule", "chat", p.chat, "rule", p.action.ID)
 	}
 	if rs, err := b.store.Rules(ctx, p.chat, b.now()); err == nil {
 		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules(rs)); err != nil {

@@ -30,11 +30,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 func (b *Bot) onToggle(ctx context.Context, p press) string {
 	applied, err := b.decide.Toggle(ctx, p.chat, p.user, p.action.ID)
 	if err != nil {
-		text, known := notice(p.loc, err)
-		if !known {
-			b.log.Error("toggle", "chat", p.chat, "err", err)
-		}
-		return text
+		return b.explain(p.loc, err, "toggle", "chat", p.chat)
 	}
 	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After)); err != nil {
 		b.log.Warn("refresh task card", "err", err)

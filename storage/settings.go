@@ -54,22 +54,22 @@ func (db *DB) TripBreaker(ctx context.Context, chatID int64, until time.Time) er
 // SetLanguage sets the language chosen for the chat; empty follows the
 // language Telegram reports.
 func (db *DB) SetLanguage(ctx context.Context, chatID int64, code string) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, lang, updated_at) VALUES ($1, $2, $3)
-		ON CONFLICT (chat_id) DO UPDATE SET lang = excluded.lang, updated_at = excluded.updated_at`,
-		chatID, code, micros(db.now()))
-	if err != nil {
-		return fmt.Errorf("set language: %w", err)
-	}
-	return nil
+	return db.setText(ctx, chatID, "lang", code)
 }
 
 // SeeLanguage records the language_code Telegram reported in the chat.
 func (db *DB) SeeLanguage(ctx context.Context, chatID int64, code string) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, lang_seen, updated_at) VALUES ($1, $2, $3)
-		ON CONFLICT (chat_id) DO UPDATE SET lang_seen = excluded.lang_seen, updated_at = excluded.updated_at`,
-		chatID, code, micros(db.now()))
+	return db.setText(ctx, chatID, "lang_seen", code)
+}
+
+// setText sets one text column of the chat's settings; column is one of
+// ours, never input.
+func (db *DB) setText(ctx context.Context, chatID int64, column, value string) error {
+	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, `+column+`, updated_at) VALUES ($1, $2, $3)
+		ON CONFLICT (chat_id) DO UPDATE SET `+column+` = excluded.`+column+`, updated_at = excluded.updated_at`,
+		chatID, value, micros(db.now()))
 	if err != nil {
-		return fmt.Errorf("see language: %w", err)
+		return fmt.Errorf("chat settings %s: %w", column, err)
 	}
 	return nil
 }
