@@ -39,10 +39,12 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 	return true
 }
 
+// Answers are read in every language nod speaks: a German "ja zu 1 und 3"
+// in an English chat means the same.
 var (
-	yesWords = map[string]bool{"yes": true, "ok": true, "okay": true, "confirm": true, "👍": true, "y": true}
-	noWords  = map[string]bool{"no": true, "cancel": true, "n": true}
-	partial  = regexp.MustCompile(`^(yes|ok|confirm)\s*(?:to\s*)?((?:\d+\s*(?:,|and|&)?\s*)+)$`)
+	yesWords = map[string]bool{"yes": true, "ok": true, "okay": true, "confirm": true, "👍": true, "y": true, "ja": true, "passt": true}
+	noWords  = map[string]bool{"no": true, "cancel": true, "n": true, "nein": true, "abbrechen": true}
+	partial  = regexp.MustCompile(`^(yes|ok|confirm|ja)\s*(?:(?:to|zu|für)\s*)?((?:\d+\s*(?:,|and|und|&)?\s*)+)$`)
 	numbers  = regexp.MustCompile(`\d+`)
 )
 

@@ -77,6 +77,10 @@ func TestGermanUser(t *testing.T) {
 		t.Errorf("warning = %q", due.Text)
 	}
 
+	if m := h.say("ja"); m.Text != "✅ 1 der beantworteten Änderungen übernommen." || h.task("T1").DueDate != "2026-03-20" {
+		t.Errorf("'ja' = %q, due %s", m.Text, h.task("T1").DueDate)
+	}
+
 	// /lang en: English, though the app says German; /lang auto: German again.
 	if m := h.say("/lang en"); m.Text != "🌐 I'll write in English in this chat." {
 		t.Errorf("/lang en = %q", m.Text)
