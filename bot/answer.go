@@ -39,14 +39,32 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 	return true
 }
 
-// Answers are read in every language nod speaks: a German "ja zu 1 und 3"
-// in an English chat means the same.
+// Answers are read in the words of every language nod speaks: a German
+// "ja zu 1 und 3" in an English chat means the same.
 var (
-	yesWords = map[string]bool{"yes": true, "ok": true, "okay": true, "confirm": true, "👍": true, "y": true, "ja": true, "passt": true}
-	noWords  = map[string]bool{"no": true, "cancel": true, "n": true, "nein": true, "abbrechen": true}
-	partial  = regexp.MustCompile(`^(yes|ok|confirm|ja)\s*(?:(?:to|zu|für)\s*)?((?:\d+\s*(?:,|and|und|&)?\s*)+)$`)
-	numbers  = regexp.MustCompile(`\d+`)
+	yesWords = wordSet(formatting.Words("words_yes"))
+	noWords  = wordSet(formatting.Words("words_no"))
+	partial  = regexp.MustCompile(`^(` + alternatives(formatting.Words("words_yes")) + `)\s*(?:(?:` + alternatives(formatting.Words("words_to")) +
+		`)\s*)?((?:\d+\s*(?:,|&|` + alternatives(formatting.Words("words_and")) + `)?\s*)+)$`)
+	numbers = regexp.MustCompile(`\d+`)
 )
+
+func wordSet(ws []string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range ws {
+		m[w] = true
+	}
+	return m
+}
+
+// alternatives is a regexp alternation of words, each matched literally.
+func alternatives(ws []string) string {
+	qs := make([]string, len(ws))
+	for i, w := range ws {
+		qs[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(qs, "|")
+}
 
 // parseAnswer reads "yes", "no" and "yes to 1, 3". items is nil for all.
 func parseAnswer(text string) (confirm bool, items []int, ok bool) {

@@ -81,6 +81,20 @@ func Supported(code string) bool {
 	return ok
 }
 
+// Words gathers the words template name lists in every language,
+// lower-cased, each once: what a text answer may say in any chat.
+func Words(name string) []string {
+	var out []string
+	for _, code := range Languages() {
+		for _, w := range strings.Fields(strings.ToLower(locales[code].Render(name, nil))) {
+			if !slices.Contains(out, w) {
+				out = append(out, w)
+			}
+		}
+	}
+	return out
+}
+
 // Code is the locale's language code.
 func (l *Locale) Code() string { return l.code }
 
