@@ -157,7 +157,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		}
 	}
 	if d.Set.ID != "" {
-		b.refresh(ctx, in.loc, d.Set, d.Failed, 0)
+		b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
 	}
 	if err != nil && !errors.Is(err, nod.ErrDecided) {
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})

@@ -3,7 +3,8 @@ package bot
 import (
 	"context"
 	"errors"
-
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -111,7 +112,7 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 
 // showChangeSet sends a new change set and remembers its message.
 func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet) {
-	id, err := b.send.send(ctx, set.ChatID, loc.ChangeSet(b.view(ctx, set, 0)), 0)
+	id, err := b.send.send(ctx, set.ChatID, loc.ChangeSet(b.view(ctx, set, 0, nil)), 0)
 	if err != nil {
 		b.log.Error("send change set", "chat", set.ChatID, "set", set.ID, "err", err)
 		return
@@ -122,9 +123,16 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 }
 
 // view gathers what the change-set message shows beside the set itself.
-func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int) formatting.ChangeSetView {
+// Changes just applied (by item number) bring their task and undo entry,
+// which then need no lookup: a tap's refresh reads less.
+func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied map[int]nod.Applied) formatting.ChangeSetView {
 	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Undoable: map[string]bool{}, Failed: failed,
 		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
+	for _, n := range slices.Sorted(maps.Keys(applied)) { // in order: the last change of a task has its title now
+		a := applied[n]
+		v.Titles[a.After.ID] = a.After.Title
+		v.Undoable[a.Undo.ID] = b.now().Before(a.Undo.ExpiresAt)
+	}
 	for _, it := range set.Items {
 		if it.TaskID != "" {
 			if _, ok := v.Titles[it.TaskID]; !ok {
@@ -135,7 +143,7 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int) formattin
 				}
 			}
 		}
-		if it.UndoID != "" {
+		if _, known := v.Undoable[it.UndoID]; it.UndoID != "" && !known {
 			u, err := b.store.UndoEntry(ctx, set.ChatID, it.UndoID)
 			v.Undoable[it.UndoID] = err == nil && u.UndoneAt == nil && b.now().Before(u.ExpiresAt)
 		}
@@ -146,14 +154,14 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int) formattin
 // refresh edits the set's message to show it as it is now. msgID is the
 // message a button was pressed on, which is the set's message even when a
 // tap beat the bot to storing its id; 0 uses the stored id.
-func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int) {
+func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int, applied map[int]nod.Applied) {
 	if msgID == 0 {
 		msgID = set.MessageID
 	}
 	if msgID == 0 {
 		return
 	}
-	if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed))); err != nil {
+	if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
 		b.log.Warn("refresh change set", "set", set.ID, "err", err)
 	}
 }
@@ -161,7 +169,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
-		b.refresh(ctx, p.loc, d.Set, d.Failed, p.msgID)
+		b.refresh(ctx, p.loc, d.Set, d.Failed, p.msgID, d.Applied)
 	}
 	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
 		return decidedNotice(p.loc, d.Set, p.action.N)
@@ -213,7 +221,7 @@ func (b *Bot) onAbort(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.refresh(ctx, p.loc, set, 0, p.msgID)
+	b.refresh(ctx, p.loc, set, 0, p.msgID, nil)
 	return p.loc.Notice("n_aborted", nil)
 }
 
@@ -225,7 +233,7 @@ func (b *Bot) onReject(ctx context.Context, p press) string {
 func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, p.loc, d.Set, 0, p.msgID)
+		b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil)
 		return p.loc.Notice("n_nothing_left", nil)
 	}
 	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_count", len(d.Applied)))
@@ -234,7 +242,7 @@ func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, p.loc, d.Set, 0, p.msgID)
+		b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil)
 		return p.loc.Notice("n_nothing_left", nil)
 	}
 	return b.decided(ctx, p, d, err, p.loc.Notice("n_rejected_all", nil))
@@ -267,7 +275,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 // undo with a button to redo it, and says so if the breaker tripped.
 func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, undoID string, u agent.Undone) {
 	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
-		b.refresh(ctx, loc, set, 0, 0)
+		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
 	b.reply(ctx, chat, loc.Undone(u.Redo))
 	if u.Breaker {
@@ -350,7 +358,7 @@ func (b *Bot) onRepropose(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "re-propose", "chat", p.chat)
 	}
 	if old, err := b.store.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
-		b.refresh(ctx, p.loc, old, 0, p.msgID)
+		b.refresh(ctx, p.loc, old, 0, p.msgID, nil)
 	}
 	if fresh == nil {
 		return p.loc.Notice("n_repropose_none", nil)

@@ -108,11 +108,11 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 		b.reply(ctx, in.chat, in.loc.Text("steps_exhausted", res.Steps))
 	}
 	if res.Revised != nil {
-		b.refresh(ctx, in.loc, *res.Revised, 0, 0)
+		b.refresh(ctx, in.loc, *res.Revised, 0, 0, nil)
 	}
 	for _, id := range res.Superseded {
 		if old, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {
-			b.refresh(ctx, in.loc, old, 0, 0)
+			b.refresh(ctx, in.loc, old, 0, 0, nil)
 		}
 	}
 	if res.Set != nil {

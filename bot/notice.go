@@ -54,7 +54,8 @@ func (b *Bot) locale(ctx context.Context, chat int64, seen string) *formatting.L
 		b.log.Warn("chat language", "chat", chat, "err", err)
 		return formatting.For(seen)
 	}
-	if seen != "" && seen != s.LanguageSeen {
+	// Written only when it changes the language: most updates write nothing.
+	if seen != "" && formatting.For(seen) != formatting.For(s.LanguageSeen) {
 		if err := b.store.SeeLanguage(ctx, chat, seen); err != nil {
 			b.log.Warn("remember chat language", "chat", chat, "err", err)
 		}

@@ -18,7 +18,7 @@ func (b *Bot) sweep(ctx context.Context) {
 	}
 	for _, s := range expired {
 		b.log.Info("change set expired", "chat", s.ChatID, "set", s.ID)
-		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0)
+		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0, nil)
 	}
 	// A day before expiry, or at 80 % of a shorter TTL, the message says so.
 	lead := min(24*time.Hour, b.opts.ChangeSetTTL/5)
@@ -27,7 +27,7 @@ func (b *Bot) sweep(ctx context.Context) {
 		b.log.Error("warn change sets", "err", err)
 	}
 	for _, s := range warned {
-		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0)
+		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0, nil)
 	}
 	n, err := b.store.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
 	if err != nil {
@@ -64,6 +64,6 @@ func (b *Bot) onKeep(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.refresh(ctx, p.loc, set, 0, p.msgID)
+	b.refresh(ctx, p.loc, set, 0, p.msgID, nil)
 	return p.loc.Notice("n_kept", set.ExpiresAt.UTC().Format(nod.DateLayout))
 }
