@@ -93,7 +93,7 @@ func offerIn(ms []telegramtest.Message) (telegramtest.Message, bool) {
 // that names it and an Undo button; other kinds still ask; /rules revokes
 // it, and the next proposal asks again. Each step is audited.
 func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
-	h := ruleHarness(t, 6)
+	h := ruleHarness(t, 7)
 	for _, id := range []string{"T1", "T2"} {
 		if m, ok := offerIn(h.confirmRaise(id, "P1")); ok {
 			t.Fatalf("offer after fewer than three confirmations: %q", m.Text)
@@ -105,6 +105,9 @@ func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
 	}
 	if !strings.Contains(offer.Text, "“Set priority to P1”") || !hasButton(offer, "✓ For 30 days") || !hasButton(offer, "✗ No") {
 		t.Errorf("offer = %q %v", offer.Text, buttonTexts(offer))
+	}
+	if got := h.tap(chat, user+1, offer.ID, "✓ For 30 days"); !strings.Contains(got, "Only the person") {
+		t.Errorf("another allowed user's accept answered %q", got)
 	}
 	if got := h.tap(chat, user, offer.ID, "✓ For 30 days"); got != "Rule on until 10 Apr 2026." {
 		t.Errorf("accept answer %q", got)
@@ -132,6 +135,13 @@ func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
 	if r := reqs[len(reqs)-1].ToolResults()["cT4"]; !strings.Contains(r, `"priority":"P1"`) {
 		t.Errorf("tool result of a rule's change = %q", r)
 	}
+	// A review asks, rule or not: nothing the person did not request applies.
+	before := len(h.tg.BotMessages(chat))
+	h.script(openaitest.Calls(raise("T6", "P1")), openaitest.Text("Here you go."))
+	h.tg.SendText(chat, user, "/review")
+	if review := h.changeSetMessage(chat, before+2); !strings.Contains(review.Text, "Suggestions from a review") || h.task("T6").Priority != nod.P3 {
+		t.Errorf("a rule applied a review's suggestion: %q", review.Text)
+	}
 	// Another kind still asks.
 	if ms := h.propose(raise("T5", "P0")); !hasButton(ms[len(ms)-1], "✓ 1") {
 		t.Errorf("P0 was not proposed: %q", texts(ms))
@@ -151,11 +161,11 @@ func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
 	if m, _ := h.tg.Message(chat, rules.ID); !strings.Contains(m.Text, "You have no rules") || len(m.Buttons()) != 0 {
 		t.Errorf("/rules after revoking = %q", m.Text)
 	}
-	if ms := h.propose(raise("T6", "P1")); !hasButton(ms[len(ms)-1], "✓ 1") {
+	if ms := h.propose(raise("T7", "P1")); !hasButton(ms[len(ms)-1], "✓ 1") {
 		t.Errorf("after revoking, P1 applied without asking: %q", texts(ms))
 	}
-	if h.task("T6").Priority != nod.P3 {
-		t.Errorf("T6 changed without a tap")
+	if h.task("T7").Priority != nod.P3 {
+		t.Errorf("T7 changed without a tap")
 	}
 
 	var ruleRows []string
