@@ -24,7 +24,8 @@ const (
 	ActKeep                              // keep open set ID open longer
 	ActAcceptRule                        // accept the offered rule ID
 	ActDeclineRule                       // decline the offered rule ID
-	ActRevokeRule                        // revoke rule ID
+	ActRevokeRule                        // revoke rule ID from the /rules list
+	ActStopRule                          // revoke rule ID from a receipt of its change
 )
 
 // Action is what a button names: a kind and a server-side record. It

@@ -52,4 +52,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActAcceptRule:  (*Bot).onAcceptRule,
 	nod.ActDeclineRule: (*Bot).onDeclineRule,
 	nod.ActRevokeRule:  (*Bot).onRevokeRule,
+	nod.ActStopRule:    (*Bot).onStopRule,
 }

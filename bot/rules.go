@@ -45,13 +45,11 @@ func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
 	return p.loc.Notice("n_rule_declined", nil)
 }
 
+// onRevokeRule revokes a rule from the /rules list, which then shows the
+// rules left.
 func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
-	_, err := b.decide.RevokeRule(ctx, p.chat, p.user, p.action.ID)
-	if errors.Is(err, nod.ErrDecided) {
-		err = nil // revoked before, or expired: the list shows it gone
-	}
-	if err != nil {
-		return b.explain(p.loc, err, "revoke rule", "chat", p.chat, "rule", p.action.ID)
+	if text, ok := b.revokeRule(ctx, p); !ok {
+		return text
 	}
 	if rs, err := b.store.Rules(ctx, p.chat, b.now()); err == nil {
 		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules(rs)); err != nil {
@@ -59,6 +57,28 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 		}
 	}
 	return p.loc.Notice("n_rule_revoked", nil)
+}
+
+// onStopRule revokes a rule from a receipt of its change; the receipt
+// keeps its Undo.
+func (b *Bot) onStopRule(ctx context.Context, p press) string {
+	if text, ok := b.revokeRule(ctx, p); !ok {
+		return text
+	}
+	if p.keyboard != nil {
+		b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+	}
+	return p.loc.Notice("n_rule_revoked", nil)
+}
+
+// revokeRule revokes the pressed rule; a rule revoked before, or expired,
+// counts as done. It returns the refusal and false if it may not.
+func (b *Bot) revokeRule(ctx context.Context, p press) (string, bool) {
+	_, err := b.decide.RevokeRule(ctx, p.chat, p.user, p.action.ID)
+	if err == nil || errors.Is(err, nod.ErrDecided) {
+		return "", true
+	}
+	return b.explain(p.loc, err, "revoke rule", "chat", p.chat, "rule", p.action.ID), false
 }
 
 func (b *Bot) cmdRules(ctx context.Context, in incoming) {

@@ -55,6 +55,14 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 	if len(row) > 0 {
 		m.Keyboard = append(m.Keyboard, row)
 	}
+	// A rule's change can stop the rule where the person sees it act.
+	seen := map[string]bool{}
+	for _, r := range rs {
+		if r.Rule != nil && !seen[r.Rule.ID] {
+			seen[r.Rule.ID] = true
+			m.Keyboard = append(m.Keyboard, []Button{l.button("b_rule_stop", l.viewRule(*r.Rule), nod.Action{Kind: nod.ActStopRule, ID: r.Rule.ID})})
+		}
+	}
 	return m
 }
 

@@ -135,6 +135,10 @@ func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
 	if r := reqs[len(reqs)-1].ToolResults()["cT4"]; !strings.Contains(r, `"priority":"P1"`) {
 		t.Errorf("tool result of a rule's change = %q", r)
 	}
+	// The receipt can stop the rule too: see TestStopRuleFromReceipt.
+	if !hasButton(receipt, "✖ Stop rule: Set priority to P1") {
+		t.Errorf("receipt buttons %v", buttonTexts(receipt))
+	}
 	// A review asks, rule or not: nothing the person did not request applies.
 	before := len(h.tg.BotMessages(chat))
 	h.script(openaitest.Calls(raise("T6", "P1")), openaitest.Text("Here you go."))
@@ -255,5 +259,27 @@ func TestLearnedRuleExpires(t *testing.T) {
 	}
 	if m := h.say("/rules"); !strings.Contains(m.Text, "You have no rules") {
 		t.Errorf("/rules lists an expired rule: %q", m.Text)
+	}
+}
+
+// A rule's receipt stops the rule where the person sees it act; its Undo
+// stays.
+func TestStopRuleFromReceipt(t *testing.T) {
+	h := ruleHarness(t, 5)
+	var offer telegramtest.Message
+	for _, id := range []string{"T1", "T2", "T3"} {
+		offer, _ = offerIn(h.confirmRaise(id, "P1"))
+	}
+	h.tap(chat, user, offer.ID, "✓ For 30 days")
+	receipt := h.propose(raise("T4", "P1"))[0]
+	if got := h.tap(chat, user, receipt.ID, "✖ Stop rule"); got != "Rule revoked; I'll ask again." {
+		t.Errorf("stop answered %q", got)
+	}
+	receipt, _ = h.tg.Message(chat, receipt.ID)
+	if got := buttonTexts(receipt); len(got) != 1 || got[0] != "↩️ Undo" {
+		t.Errorf("receipt buttons after stopping = %v", got)
+	}
+	if ms := h.propose(raise("T5", "P1")); !hasButton(ms[len(ms)-1], "✓ 1") {
+		t.Errorf("a stopped rule applied: %q", texts(ms))
 	}
 }
