@@ -79,6 +79,19 @@ func (h *harness) confirmRaise(id, p string) []telegramtest.Message {
 	return h.tg.BotMessages(chat)[before:]
 }
 
+// earnRaiseRule confirms raising T1..T3 to P1 and accepts the rule
+// offered.
+func (h *harness) earnRaiseRule() {
+	h.t.Helper()
+	var offer telegramtest.Message
+	for _, id := range []string{"T1", "T2", "T3"} {
+		offer, _ = offerIn(h.confirmRaise(id, "P1"))
+	}
+	if got := h.tap(chat, user, offer.ID, "✓ For 30 days"); !strings.HasPrefix(got, "Rule on until") {
+		h.t.Fatalf("accepting the rule answered %q", got)
+	}
+}
+
 func offerIn(ms []telegramtest.Message) (telegramtest.Message, bool) {
 	for _, m := range ms {
 		if strings.Contains(m.Text, "Apply changes like this without asking?") {
@@ -248,11 +261,7 @@ func TestRejectedKindInPrompt(t *testing.T) {
 // A rule lasts 30 days: after that, matching proposals ask again.
 func TestLearnedRuleExpires(t *testing.T) {
 	h := ruleHarness(t, 5)
-	var offer telegramtest.Message
-	for _, id := range []string{"T1", "T2", "T3"} {
-		offer, _ = offerIn(h.confirmRaise(id, "P1"))
-	}
-	h.tap(chat, user, offer.ID, "✓ For 30 days")
+	h.earnRaiseRule()
 	h.clock.Advance(30*24*time.Hour + time.Minute)
 	if ms := h.propose(raise("T4", "P1")); !hasButton(ms[len(ms)-1], "✓ 1") {
 		t.Errorf("an expired rule applied: %q", texts(ms))
@@ -266,11 +275,7 @@ func TestLearnedRuleExpires(t *testing.T) {
 // stays.
 func TestStopRuleFromReceipt(t *testing.T) {
 	h := ruleHarness(t, 5)
-	var offer telegramtest.Message
-	for _, id := range []string{"T1", "T2", "T3"} {
-		offer, _ = offerIn(h.confirmRaise(id, "P1"))
-	}
-	h.tap(chat, user, offer.ID, "✓ For 30 days")
+	h.earnRaiseRule()
 	receipt := h.propose(raise("T4", "P1"))[0]
 	if got := h.tap(chat, user, receipt.ID, "✖ Stop rule"); got != "Rule revoked; I'll ask again." {
 		t.Errorf("stop answered %q", got)
