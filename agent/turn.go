@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -344,7 +343,7 @@ func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
 // The checklist guard runs here, because who decides depends on the route.
 func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) string {
 	var now, later []prepared
-	var guarded, revised []string
+	var guarded, revised, left []string // left: titles of the person's items the guard kept
 	for _, pc := range p.changes {
 		if t.revise != nil && !t.revise.done && v.Explicit() {
 			// An explicit edit applies at once; its old proposal closes.
@@ -359,6 +358,11 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 		route, why, kept := t.route(pc, v)
 		if why != "" {
 			guarded = append(guarded, why)
+			if u, ok := pc.c.(updateItem); ok && u.reason == "" {
+				if it, err := u.item(pc.task); err == nil {
+					left = append(left, it.Title)
+				}
+			}
 		}
 		if !kept {
 			continue
@@ -382,7 +386,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 			notes = append([]string{fmt.Sprintf("%d change(s) of this call were queued for user review; the rest was applied.", queued)}, notes...)
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeQueued, "")
 		}
-		return t.apply(ctx, p, v, now, notes)
+		return t.apply(ctx, p, v, now, notes, left)
 	}
 	var out []string
 	if queued > 0 {
@@ -584,8 +588,9 @@ func canonical(raw []byte) string {
 
 // apply runs changes at once, each through the same transactional path as
 // a confirmation, and returns the task as it is now, with notes on what of
-// the call was not applied.
-func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, changes []prepared, notes []string) string {
+// the call was not applied. left names the person's items the guard kept
+// as they set them, to tell them so.
+func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, changes []prepared, notes, left []string) string {
 	by := nod.ActorUser // the person's own words asked for it
 	if t.mode == nod.ModeTrusted {
 		by = nod.ActorAgent
@@ -621,26 +626,14 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed, UndoID: applied.Undo.ID,
 		}})
 	}
-	for _, n := range notes {
-		if strings.HasPrefix(n, "Not changed: the user set ") && !t.req.Review {
-			t.notices = append(t.notices, nod.Note{Key: nod.NoteLeftAsSet, Args: []string{leftAsSet(n)}})
+	if !t.req.Review {
+		for _, title := range left {
+			t.notices = append(t.notices, nod.Note{Key: nod.NoteLeftAsSet, Args: []string{title}})
 		}
 	}
 	j := toJSON(last)
 	j.Notes = notes
 	return string(mustJSON(j))
-}
-
-// leftAsSet is the title of the person's item a guard note names.
-func leftAsSet(note string) string {
-	title := strings.TrimPrefix(note, "Not changed: the user set ")
-	if i := strings.Index(title, "\" at"); i >= 0 {
-		title = title[:i+1]
-	}
-	if t, err := strconv.Unquote(title); err == nil {
-		return t
-	}
-	return title
 }
 
 func firstNonEmpty(ss ...string) string {

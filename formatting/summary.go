@@ -16,14 +16,11 @@ type summaryData struct {
 }
 
 // Summary is a change item's one-line summary in the locale's language,
-// rendered from what the item changes. Items of tools it does not know
-// keep the summary stored with them.
+// rendered from what the item changes. Items of tools the template does
+// not know keep the summary stored with them.
 func (l *Locale) Summary(it nod.ChangeItem) string {
 	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary}
-	switch it.Tool {
-	case "set_task_title", "update_task_description", "set_task_status", "set_task_priority", "update_task_estimate",
-		"update_task_due_date", "assign_task_labels", "create_task", "add_checklist_item":
-	case "update_checklist_item":
+	if it.Tool == "update_checklist_item" {
 		var before, after struct {
 			Title   string `json:"title"`
 			Checked bool   `json:"checked"`
@@ -38,8 +35,6 @@ func (l *Locale) Summary(it nod.ChangeItem) string {
 		case !after.Checked && before.Checked:
 			d.Check = "uncheck"
 		}
-	default:
-		return it.Summary
 	}
 	return l.Render("summary", d)
 }

@@ -288,3 +288,31 @@ func TestStopRuleFromReceipt(t *testing.T) {
 		t.Errorf("a stopped rule applied: %q", texts(ms))
 	}
 }
+
+// A rule's button authorizes nothing by itself: pressed in another chat,
+// or with an id that names no rule, it is refused and nothing changes.
+func TestForgedRuleButtons(t *testing.T) {
+	h := ruleHarness(t, 4)
+	h.earnRaiseRule()
+	rules := h.say("/rules")
+	revoke, _ := rules.Button("✖ Revoke 1")
+	other := chat + 1
+	h.seed(other, nod.Task{ID: "O1", Title: "Other chat's task"})
+	h.tg.SendText(other, user, "/rules")
+	there := h.tg.WaitBotMessages(other, 1)[0]
+	for name, data := range map[string]string{
+		"another chat's rule": revoke.Data,
+		"no such rule":        "1V.zzzzzzzzzz",
+		"no such offer":       "1A.zzzzzzzzzz",
+	} {
+		if got := h.tg.WaitAnswer(h.tg.Press(other, user, there.ID, data)); !strings.Contains(got, "not valid") {
+			t.Errorf("%s answered %q", name, got)
+		}
+	}
+	if m := h.say("/rules"); !strings.Contains(m.Text, "1. Set priority to P1") {
+		t.Errorf("a forged press changed the rules: %q", m.Text)
+	}
+	if ms := h.propose(raise("T4", "P1")); !strings.Contains(ms[0].Text, "Applied by your rule") {
+		t.Errorf("the rule stopped applying: %q", texts(ms))
+	}
+}
