@@ -25,11 +25,18 @@ type ChangeSetView struct {
 // ChangeSet renders a change set as one message: a header, the items
 // grouped by task with a diff each, the outcome, and buttons for the
 // pending items. It never exceeds MaxLen: content diffs are shortened
-// until it fits.
+// until it fits. Each text's word diff is computed once, whatever the
+// number of tries: a diff of long texts can take its full timeout.
 func (l *Locale) ChangeSet(v ChangeSetView) Message {
+	segs := map[int][]Segment{}
+	for _, it := range v.Set.Items {
+		if it.Field == nod.FieldTitle || it.Field == nod.FieldDescription {
+			segs[it.N] = WordDiff(it.Before, it.After)
+		}
+	}
 	var html string
 	for _, budget := range []int{1500, 600, 200, 60, 0} {
-		html = l.renderChangeSet(v, budget)
+		html = l.renderChangeSet(v, budget, segs)
 		if VisibleLen(html) <= MaxLen {
 			break
 		}
@@ -37,7 +44,7 @@ func (l *Locale) ChangeSet(v ChangeSetView) Message {
 	return Message{HTML: html, Keyboard: l.changeSetKeyboard(v)}
 }
 
-func (l *Locale) renderChangeSet(v ChangeSetView, budget int) string {
+func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Segment) string {
 	s := v.Set
 	var b strings.Builder
 	b.WriteString(l.Render("cs_header", s.UserID == 0))
@@ -59,7 +66,7 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int) string {
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
 		b.WriteString("\n" + itemMark(it) + " " + Escape(l.Summary(it)))
-		if d := l.itemDiff(it, perItem); d != "" {
+		if d := l.itemDiff(it, perItem, segs[it.N]); d != "" {
 			b.WriteString("\n" + d)
 		}
 		if it.Note != "" {
@@ -83,13 +90,17 @@ func itemMark(it nod.ChangeItem) string {
 }
 
 // itemDiff shows what an item changes: scalars as one line, content as
-// Before / After with the changed words marked.
-func (l *Locale) itemDiff(it nod.ChangeItem, budget int) string {
+// Before / After with the changed words marked; segs is the content's
+// word diff if it was computed before.
+func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string {
 	switch it.Field {
 	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldLabels:
 		return l.Render("scalar_line", map[string]any{"Field": it.Field, "Before": l.scalarValue(it.Field, it.Before), "After": l.scalarValue(it.Field, it.After)})
 	case nod.FieldTitle, nod.FieldDescription:
-		return l.ContentDiff(it.Before, it.After, budget)
+		if segs == nil {
+			segs = WordDiff(it.Before, it.After)
+		}
+		return l.contentDiff(segs, it.Before, it.After, budget)
 	case nod.FieldTask:
 		return l.createDetails(it.Args)
 	case nod.FieldChecklist:
@@ -125,10 +136,14 @@ func (l *Locale) overrideDetails(it nod.ChangeItem) string {
 // words marked, each side cut to about budget characters with a note of
 // what was left out.
 func (l *Locale) ContentDiff(before, after string, budget int) string {
+	return l.contentDiff(WordDiff(before, after), before, after, budget)
+}
+
+// contentDiff is ContentDiff over the texts' word diff segs.
+func (l *Locale) contentDiff(segs []Segment, before, after string, budget int) string {
 	if budget <= 0 {
 		return l.Render("diff_too_long", map[string]int{"Before": len([]rune(before)), "After": len([]rune(after))})
 	}
-	segs := WordDiff(before, after)
 	side := func(keep Op, label string, full string) string {
 		shown, left := cutSegments(segs, keep, budget)
 		body := DiffHTML(shown, keep)

@@ -32,7 +32,7 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 			html += strconv.Itoa(i+1) + ". "
 		}
 		html += Escape(l.Summary(r.Item))
-		if d := l.itemDiff(r.Item, budget); d != "" {
+		if d := l.itemDiff(r.Item, budget, nil); d != "" {
 			html += "\n" + d
 		}
 	}
