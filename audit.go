@@ -15,6 +15,7 @@ const (
 	OutcomeConfirmed Outcome = "confirmed"
 	OutcomeRejected  Outcome = "rejected"
 	OutcomeUndone    Outcome = "undone"
+	OutcomeRedone    Outcome = "redone"
 	OutcomeFailed    Outcome = "failed"
 	OutcomeBlocked   Outcome = "blocked"
 	// OutcomeSuperseded: a pending proposal was revised (its old version).
@@ -42,20 +43,25 @@ type AuditEntry struct {
 	At            time.Time
 }
 
-// UndoEntry holds the task before and after one applied change, so that the
-// change can be reverted while the task still looks as the change left it.
+// UndoEntry records one applied change so that it can be reverted: the
+// change itself (the fields and items it touched, before and after), not a
+// snapshot of the task.
 type UndoEntry struct {
-	ID        string
-	ChatID    int64
-	UserID    int64
-	TaskID    string
-	Tool      string
-	Summary   string
-	Before    *Task // nil: the change created the task
-	After     *Task // nil: the change removed the task
+	ID      string
+	ChatID  int64
+	UserID  int64 // who made the change; only they may undo it
+	TaskID  string
+	Tool    string
+	Summary string
+	Change  Change
+	// Title is the task's title as stored now (or when it was purged, the
+	// last one known), for messages about the entry.
+	Title     string
 	CreatedAt time.Time
 	ExpiresAt time.Time
 	UndoneAt  *time.Time
 	// Auto marks a change applied without the person's tap.
 	Auto bool
+	// Reverts is the entry this one undoes: set for the redo of an undo.
+	Reverts string
 }

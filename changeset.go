@@ -85,6 +85,13 @@ type ChangeItem struct {
 	UndoID string // the undo entry of a confirmed item
 }
 
+// Expired reports whether the set's items can no longer be decided at
+// now: it was marked expired, or it is open and its time is up, whether or
+// not a sweep has marked it yet.
+func (cs *ChangeSet) Expired(now time.Time) bool {
+	return cs.Status == SetExpired || (cs.Status.Open() && !now.Before(cs.ExpiresAt))
+}
+
 // Item returns the item numbered n.
 func (cs *ChangeSet) Item(n int) (*ChangeItem, bool) {
 	for i := range cs.Items {

@@ -17,6 +17,9 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrInvalid: input failed validation; the wrapping error says why.
 	ErrInvalid = errors.New("invalid")
+	// ErrTrashed: the task is in the trash; only restoring it from /trash
+	// changes it.
+	ErrTrashed = errors.New("task is in the trash")
 	// ErrStale: the value a change was proposed against has changed since.
 	ErrStale = errors.New("changed since proposed")
 )

@@ -39,7 +39,32 @@ type Edit struct {
 type Applied struct {
 	Before *Task // nil: the task was created
 	After  Task
-	Undo   UndoEntry
+	Undo   UndoEntry // holds the Change that was written
+}
+
+// Decide computes, inside the transaction that applies it, the new state
+// of the task of a change item being confirmed. current is the task as
+// stored now (nil for create_task). A *Refusal keeps the item from being
+// applied; any other error aborts the whole transaction.
+type Decide func(it ChangeItem, current *Task) (Task, error)
+
+// Refusal is why a confirmed item was not applied. Status ItemPending
+// keeps the item open with the note (it waits for "apply anyway" or
+// "skip"); ItemStale and ItemFailed close it.
+type Refusal struct {
+	Status ItemStatus
+	Note   Note
+}
+
+func (r *Refusal) Error() string { return "not applied: " + string(r.Status) + " " + r.Note.Key }
+
+// Confirmation is the outcome of confirming items of a change set.
+type Confirmation struct {
+	Set     ChangeSet
+	Applied map[int]Applied // by item number
+	// Stopped is the item that was refused (its status and note say why),
+	// after which no further item was tried; 0 if none was.
+	Stopped int
 }
 
 // TurnRecord is what one agent turn leaves behind, written at once so that

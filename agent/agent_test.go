@@ -28,6 +28,7 @@ const (
 )
 
 type env struct {
+	dsn     string
 	// clf answers classifier requests; by default with no verdicts, so
 	// every change needs confirmation.
 	clf     func(openaitest.Request) openaitest.Response
@@ -44,12 +45,13 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
-			db := storagetest.Open(t, d, clock.Now)
+			dsn := storagetest.DSN(t, d)
+			db := storagetest.OpenDSN(t, dsn, clock.Now)
 			llm := openaitest.New(t)
 			log := slog.New(slog.DiscardHandler)
 			clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: clfM, Timeout: 2 * time.Second}, log)
 			fn(t, &env{
-				db: db, llm: llm, clock: clock,
+				db: db, dsn: dsn, llm: llm, clock: clock,
 				clf:     func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
 				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second}, db, clf, clock.Now, log),
 				confirm: agent.NewConfirmations(db, clock.Now, log, nil),
@@ -429,7 +431,8 @@ func TestConfirmOne(t *testing.T) {
 			t.Errorf("set after ✓ 1: %+v", d.Set)
 		}
 		u, err := e.db.UndoEntry(t.Context(), chat, d.Set.Items[0].UndoID)
-		if err != nil || *u.Before.EstimateMinutes != 120 || *u.After.EstimateMinutes != 90 {
+		want := []nod.FieldChange{{Field: nod.FieldEstimate, Before: "120", After: "90"}}
+		if err != nil || !slices.Equal(u.Change.Fields, want) || len(u.Change.Items) != 0 {
 			t.Errorf("undo entry: %+v, %v", u, err)
 		}
 		ds, _ := e.db.RecentDecisions(t.Context(), chat, 10)

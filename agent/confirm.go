@@ -57,7 +57,7 @@ func (c *Confirmations) authorize(ctx context.Context, chatID, userID int64, set
 	if set.UserID != 0 && set.UserID != userID {
 		return set, fmt.Errorf("change set %s belongs to user %d: %w", setID, set.UserID, nod.ErrForbidden)
 	}
-	if set.Status == nod.SetExpired {
+	if set.Expired(c.now()) {
 		return set, fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)
 	}
 	return set, nil
@@ -74,7 +74,7 @@ func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID
 		return Decision{Set: set}, err
 	}
 	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	err = c.confirm(ctx, &d, chatID, userID, n, false)
+	err = c.confirm(ctx, &d, chatID, userID, []int{n}, false)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -87,7 +87,7 @@ func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, s
 		return Decision{Set: set}, err
 	}
 	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	err = c.confirm(ctx, &d, chatID, userID, n, true)
+	err = c.confirm(ctx, &d, chatID, userID, []int{n}, true)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -115,76 +115,78 @@ func (c *Confirmations) Retry(ctx context.Context, chatID, userID int64, setID s
 	return c.ConfirmAll(ctx, chatID, userID, setID)
 }
 
-func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID int64, n int, force bool) error {
-	it, ok := d.Set.Item(n)
-	if !ok {
-		return fmt.Errorf("change set %s has no item %d: %w", d.Set.ID, n, nod.ErrNotFound)
-	}
-	if it.Status != nod.ItemPending {
-		return fmt.Errorf("item %d is %s: %w", n, it.Status, nod.ErrDecided)
-	}
-	ch, err := parseChange(it.Tool, it.Args)
-	if err != nil {
-		set, ferr := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, nod.ItemFailed, nod.Note{Key: nod.NoteInvalid}.String())
-		if ferr == nil {
-			d.Set = set
-		}
-		return errors.Join(err, ferr)
-	}
+// confirm confirms items ns in order in one transaction, each re-validated
+// against its task as it is then. An item whose task changed since it was
+// proposed is not applied unless force is set: it stays pending with a
+// note (d.Stale) and ends the run; one that can no longer apply is closed
+// as stale or failed and ends a run of several (d.Failed).
+func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID int64, ns []int, force bool) error {
 	now := c.now()
-	var (
-		stale    staleError
-		itemGone bool
-	)
-	mutate := func(cur *nod.Task) (nod.Task, error) {
+	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
+		ch, err := parseChange(it.Tool, it.Args)
+		if err != nil {
+			return nod.Task{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteInvalid}}
+		}
 		value, err := ch.current(cur)
 		if err != nil {
-			itemGone = errors.Is(err, nod.ErrNotFound)
-			return nod.Task{}, err
+			return nod.Task{}, refusal(err)
 		}
 		target, _ := ch.target(cur)
-		if value == target || (value != it.Before && !force) {
-			stale = staleError{note: staleNote(it, cur, value, target), done: value == target}
-			return nod.Task{}, stale
+		switch {
+		case value == target:
+			return nod.Task{}, &nod.Refusal{Status: nod.ItemStale, Note: staleNote(&it, cur, value, target)}
+		case value != it.Before && !force:
+			// Not applied silently: the person sees the value now and decides.
+			return nod.Task{}, &nod.Refusal{Status: nod.ItemPending, Note: staleNote(&it, cur, value, target)}
 		}
 		var t nod.Task
 		if cur != nil {
 			t = *cur
 		}
 		// Confirming is the person's own act: checklist changes are theirs.
-		err = ch.apply(&t, applyCtx{now: now, by: nod.ActorUser})
-		return t, err
+		if err := ch.apply(&t, applyCtx{now: now, by: nod.ActorUser}); err != nil {
+			return nod.Task{}, refusal(err)
+		}
+		if t.ID != "" {
+			if err := t.Validate(); err != nil {
+				return nod.Task{}, refusal(err)
+			}
+		}
+		return t, nil
 	}
-	set, applied, err := c.store.ConfirmItem(ctx, chatID, d.Set.ID, n, userID, mutate)
-	d.Set = set
-	switch {
-	case err == nil:
-		d.Applied[n] = applied
+	res, err := c.store.ConfirmItems(ctx, chatID, d.Set.ID, ns, userID, decide)
+	d.Set = res.Set
+	for n, a := range res.Applied {
+		d.Applied[n] = a
 		c.decisions.WithLabelValues("confirmed").Inc()
-		return nil
-	case errors.As(err, &stale) && stale.done:
-		return c.fail(ctx, d, chatID, userID, n, nod.ItemStale, stale.note)
-	case errors.As(err, &stale):
-		// Not applied silently: the person sees the value now and decides.
-		set, err := c.store.NoteItem(ctx, chatID, d.Set.ID, n, stale.note.String())
-		if err != nil {
-			return err
-		}
-		d.Set, d.Stale = set, n
-		return nil
-	case errors.Is(err, nod.ErrDecided), errors.Is(err, nod.ErrExpired):
-		return err
-	case errors.Is(err, nod.ErrNotFound), errors.Is(err, nod.ErrInvalid):
-		note := nod.Note{Key: nod.NoteTaskGone}
-		switch {
-		case errors.Is(err, nod.ErrInvalid):
-			note = nod.Note{Key: nod.NoteCannot, Args: []string{userError(err)}}
-		case itemGone:
-			note = nod.Note{Key: nod.NoteItemGone}
-		}
-		return c.fail(ctx, d, chatID, userID, n, nod.ItemFailed, note)
 	}
-	c.log.Error("confirm item", "chat", chatID, "set", d.Set.ID, "item", n, "err", err)
+	if res.Stopped != 0 {
+		it, _ := d.Set.Item(res.Stopped)
+		switch {
+		case it.Status == nod.ItemPending:
+			d.Stale = it.N
+		case len(ns) > 1:
+			d.Failed = it.N
+		}
+		if it.Status != nod.ItemPending {
+			c.decisions.WithLabelValues(string(it.Status)).Inc()
+		}
+	}
+	if err != nil && !errors.Is(err, nod.ErrDecided) && !errors.Is(err, nod.ErrExpired) && !errors.Is(err, nod.ErrNotFound) {
+		c.log.Error("confirm items", "chat", chatID, "set", d.Set.ID, "items", ns, "err", err)
+	}
+	return err
+}
+
+// refusal turns a change that cannot apply to its task as it is now into
+// the failed item the person sees; other errors abort the confirmation.
+func refusal(err error) error {
+	switch {
+	case errors.Is(err, nod.ErrNotFound):
+		return &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteItemGone}}
+	case errors.Is(err, nod.ErrInvalid):
+		return &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteCannot, Args: []string{userError(err)}}}
+	}
 	return err
 }
 
@@ -263,30 +265,9 @@ func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, se
 	if len(pending) == 0 {
 		return d, fmt.Errorf("nothing left to decide: %w", nod.ErrDecided)
 	}
-	err = c.confirmPending(ctx, &d, chatID, userID, pending)
+	err = c.confirm(ctx, &d, chatID, userID, pending, false)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
-}
-
-// confirmPending confirms items in order for ConfirmAll.
-func (c *Confirmations) confirmPending(ctx context.Context, d *Decision, chatID, userID int64, pending []int) error {
-	for _, n := range pending {
-		if err := c.confirm(ctx, d, chatID, userID, n, false); err != nil {
-			if errors.Is(err, nod.ErrDecided) {
-				continue // decided meanwhile by another tap
-			}
-			d.Failed = n
-			return err
-		}
-		if d.Stale != 0 {
-			return nil // waits for Apply anyway or Skip
-		}
-		if it, _ := d.Set.Item(n); it.Status != nod.ItemConfirmed {
-			d.Failed = n
-			return nil
-		}
-	}
-	return nil
 }
 
 // RejectAll rejects every pending item. With nothing pending it returns

@@ -43,12 +43,15 @@ type Store interface {
 // DecisionStore is the storage the confirmation service needs.
 type DecisionStore interface {
 	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
-	// ConfirmItem confirms a pending item and applies mutate to its task;
-	// task, item, set, decision, audit and undo entry are written in one
-	// transaction or not at all. Errors wrap nod.ErrNotFound, nod.ErrExpired,
-	// nod.ErrDecided (the item is no longer pending: exactly one of
-	// concurrent confirmations wins) or the mutation's error.
-	ConfirmItem(ctx context.Context, chatID int64, setID string, n int, userID int64, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error)
+	// ConfirmItems confirms pending items in order in one transaction:
+	// for each, decide computes the task's new state from the task as
+	// stored now, and task change, item, set, decision, audit and undo
+	// entry are written together; the first item decide refuses (a
+	// *nod.Refusal) is recorded so and ends the run. Errors wrap
+	// nod.ErrNotFound, nod.ErrExpired, nod.ErrDecided (a single item no
+	// longer pending: exactly one of concurrent confirmations wins) or
+	// decide's error, and then nothing was written.
+	ConfirmItems(ctx context.Context, chatID int64, setID string, ns []int, userID int64, decide nod.Decide) (nod.Confirmation, error)
 	// RejectItem rejects a pending item with its decision and audit row in
 	// one transaction; errors as ConfirmItem.
 	RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error)
@@ -57,9 +60,12 @@ type DecisionStore interface {
 	FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error)
 	// Apply applies an edit at once with its audit row and undo entry.
 	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
-	// Undo reverts an undo entry in one transaction. Unless force is set it
-	// refuses with nod.ErrStale when the task changed since; other errors
-	// wrap nod.ErrNotFound, nod.ErrDecided (already undone), nod.ErrExpired.
+	// Undo applies the inverse of an undo entry's change in one
+	// transaction. Unless force is set it refuses with nod.ErrStale (a
+	// nod.Conflict) when one of the change's own fields or items changed
+	// since; other errors wrap nod.ErrNotFound, nod.ErrForbidden (another
+	// person's change), nod.ErrDecided (already undone), nod.ErrExpired or
+	// nod.ErrTrashed.
 	Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error)
 	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
 	ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error)

@@ -78,7 +78,7 @@ type Store interface {
 	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
 	SetMessageID(ctx context.Context, setID string, messageID int) error
 	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
-	LatestUndo(ctx context.Context, chatID int64) (nod.UndoEntry, error)
+	LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error)
 	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
 	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
 	SetMode(ctx context.Context, chatID int64, m nod.Mode) error

@@ -254,11 +254,13 @@ func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(c
 
 func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, force)
-	if errors.Is(err, nod.ErrExpired) {
+	switch {
+	case errors.Is(err, nod.ErrExpired):
 		return p.loc.Notice("n_undo_late", nil)
-	}
-	if errors.Is(err, nod.ErrStale) {
-		b.offerUndoAnyway(ctx, p.loc, p.chat, p.action.ID)
+	case errors.Is(err, nod.ErrForbidden):
+		return p.loc.Notice("n_undo_forbidden", nil)
+	case errors.Is(err, nod.ErrStale):
+		b.offerUndoAnyway(ctx, p.loc, p.chat, p.action.ID, err)
 	}
 	if err != nil {
 		return b.explain(p.loc, err, "undo", "chat", p.chat)
@@ -284,7 +286,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, un
 }
 
 func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
-	u, err := b.store.LatestUndo(ctx, in.chat)
+	u, err := b.store.LatestUndo(ctx, in.chat, in.user)
 	if errors.Is(err, nod.ErrNotFound) {
 		b.reply(ctx, in.chat, in.loc.Text("nothing_to_undo", nil))
 		return
@@ -296,7 +298,7 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 			return
 		}
 		if errors.Is(err, nod.ErrStale) {
-			b.offerUndoAnyway(ctx, in.loc, in.chat, u.ID)
+			b.offerUndoAnyway(ctx, in.loc, in.chat, u.ID, err)
 			return
 		}
 	}
@@ -323,20 +325,19 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 	}
 }
 
-// offerUndoAnyway shows why an undo was refused, with Undo anyway.
-func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, chat int64, undoID string) {
-	u, err := b.store.UndoEntry(ctx, chat, undoID)
-	if err != nil {
+// offerUndoAnyway shows what changed since, so that undo was refused,
+// with Undo anyway.
+func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, chat int64, undoID string, err error) {
+	var cf nod.Conflict
+	if !errors.As(err, &cf) {
 		return
 	}
-	title := ""
-	if u.After != nil {
-		title = u.After.Title
+	u, err := b.store.UndoEntry(ctx, chat, undoID)
+	if err != nil {
+		b.log.Error("undo anyway", "chat", chat, "err", err)
+		return
 	}
-	if t, err := b.store.Task(ctx, chat, u.TaskID); err == nil {
-		title = t.Title
-	}
-	b.reply(ctx, chat, loc.UndoStale(u, title))
+	b.reply(ctx, chat, loc.UndoStale(u, cf))
 }
 
 func (b *Bot) cmdAudit(ctx context.Context, in incoming) {

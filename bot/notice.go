@@ -23,6 +23,8 @@ func notice(loc *formatting.Locale, err error) (string, bool) {
 		return loc.Notice("n_decided", nil), true
 	case errors.Is(err, nod.ErrStale):
 		return loc.Notice("n_stale_undo", nil), true
+	case errors.Is(err, nod.ErrTrashed):
+		return loc.Notice("n_trashed", nil), true
 	case errors.Is(err, nod.ErrNotFound):
 		return loc.Notice("n_not_here", nil), true
 	case errors.Is(err, nod.ErrInvalid):

@@ -121,14 +121,7 @@ func (l *Locale) WithUndo(m Message, id string) Message {
 
 // Undone reports an undo, with a button that redoes it.
 func (l *Locale) Undone(redo nod.UndoEntry) Message {
-	title := ""
-	switch {
-	case redo.After != nil:
-		title = redo.After.Title
-	case redo.Before != nil:
-		title = redo.Before.Title
-	}
-	m := l.Text("undone", map[string]string{"Title": title, "Summary": strings.TrimPrefix(redo.Summary, "Undo: ")})
+	m := l.Text("undone", map[string]string{"Title": redo.Title, "Summary": strings.TrimPrefix(redo.Summary, "Undo: ")})
 	m.Keyboard = [][]Button{{l.button("b_redo", nil, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
 	return m
 }
@@ -143,8 +136,9 @@ func (l *Locale) Audit(entries []nod.AuditEntry) Message {
 
 // UndoStale says an undo was refused because the task changed since, and
 // offers to undo anyway.
-func (l *Locale) UndoStale(u nod.UndoEntry, title string) Message {
-	m := l.Text("undo_stale", map[string]string{"Title": title, "Summary": u.Summary})
+// cf names what changed.
+func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
+	m := l.Text("undo_stale", map[string]string{"Title": u.Title, "Summary": u.Summary, "Field": string(cf.Field), "Item": cf.Item})
 	m.Keyboard = [][]Button{{l.button("b_undo_anyway", nil, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
 	return m
 }

@@ -11,55 +11,152 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// ConfirmItem confirms item n of change set setID for userID and applies
-// mutate to its task; the item and set status, the decision, the audit row,
-// the task and its undo entry are written in one transaction, or nothing is.
+// ConfirmItems confirms the pending items ns of change set setID for
+// userID, in order and in one transaction: for each, decide computes the
+// task's new state from the task as stored now (each item seeing the ones
+// before it), and the task's change, the item and set status, the
+// decision, the audit row and the undo entry are written together. The
+// first item decide refuses is recorded as the nod.Refusal says and ends
+// the run; the items before it stay applied.
+//
 // Errors wrap nod.ErrNotFound (no such set in the chat, or no item n),
-// nod.ErrExpired, nod.ErrDecided (the item is no longer pending; the
-// returned set shows its state) or the mutation's error.
-func (db *DB) ConfirmItem(ctx context.Context, chatID int64, setID string, n int, userID int64, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
-	var (
-		set     nod.ChangeSet
-		applied nod.Applied
-	)
+// nod.ErrExpired (the set's time is up, swept or not), nod.ErrDecided
+// (a single item that is no longer pending: of concurrent confirmations
+// exactly one wins) or an error of decide; then nothing was written and
+// the returned set is as stored.
+func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns []int, userID int64, decide nod.Decide) (nod.Confirmation, error) {
+	var out nod.Confirmation
 	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if set, err = claimItem(ctx, tx, chatID, setID, n, nod.ItemConfirmed, ""); err != nil {
-			return err
-		}
-		it, _ := set.Item(n)
-		applied, err = db.applyTx(ctx, tx, now, nod.Edit{
-			ChatID: chatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args,
-			Summary: it.Summary, Mutate: mutate,
-			Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: argReason(it.Args)},
-		})
+		set, err := db.lockSet(ctx, tx, chatID, setID, now)
+		out = nod.Confirmation{Set: set, Applied: map[int]nod.Applied{}}
 		if err != nil {
 			return err
 		}
-		it.UndoID = applied.Undo.ID
-		if _, err := tx.ExecContext(ctx, `UPDATE change_items SET undo_id = $1 WHERE id = $2`, it.UndoID, it.ID); err != nil {
-			return fmt.Errorf("link undo entry: %w", err)
+		tasks := map[string]nod.Task{} // as this transaction has left them
+		for _, n := range ns {
+			it, ok := out.Set.Item(n)
+			switch {
+			case !ok:
+				return fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)
+			case it.Status != nod.ItemPending && len(ns) == 1:
+				return fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)
+			case it.Status != nod.ItemPending:
+				continue // decided meanwhile by another tap
+			}
+			applied, err := db.confirmOne(ctx, tx, now, &out.Set, it, userID, tasks, decide)
+			var refused *nod.Refusal
+			if errors.As(err, &refused) {
+				out.Stopped = n
+				if err := db.refuse(ctx, tx, now, chatID, it, userID, *refused); err != nil {
+					return err
+				}
+				break
+			}
+			if err != nil {
+				return err
+			}
+			out.Applied[n] = applied
 		}
-		if err := insertDecision(ctx, tx, set, *it, userID, nod.Confirmed, now); err != nil {
-			return err
-		}
-		return updateSetStatus(ctx, tx, &set, now)
+		return updateSetStatus(ctx, tx, &out.Set, now)
 	})
 	if err != nil {
-		return db.afterFailedClaim(ctx, chatID, setID, set, err), nod.Applied{}, err
+		out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
+		out.Applied, out.Stopped = nil, 0
 	}
-	return set, applied, nil
+	return out, err
+}
+
+// confirmOne applies item it of set inside tx; tasks caches the tasks
+// the transaction has read or written.
+func (db *DB) confirmOne(ctx context.Context, tx *sql.Tx, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID int64,
+	tasks map[string]nod.Task, decide nod.Decide) (nod.Applied, error) {
+	var cur *nod.Task
+	if it.TaskID != "" {
+		t, ok := tasks[it.TaskID]
+		if !ok {
+			var err error
+			t, err = getTask(ctx, tx, set.ChatID, it.TaskID)
+			if errors.Is(err, nod.ErrNotFound) {
+				return nod.Applied{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteTaskGone}}
+			}
+			if err != nil {
+				return nod.Applied{}, err
+			}
+		}
+		if t.DeletedAt != nil {
+			return nod.Applied{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteTaskGone}}
+		}
+		cur = &t
+	}
+	after, err := decide(*it, cloneTask(cur))
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	applied, err := db.write(ctx, tx, now, nod.Edit{
+		ChatID: set.ChatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args, Summary: it.Summary,
+		Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: argReason(it.Args)},
+	}, cur, after)
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	tasks[applied.After.ID] = applied.After
+	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'confirmed', note = '', undo_id = $1 WHERE id = $2 AND status = 'pending'`, applied.Undo.ID, it.ID)
+	if err != nil {
+		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, err)
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
+		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, errRetry)
+	}
+	it.Status, it.Note, it.UndoID = nod.ItemConfirmed, "", applied.Undo.ID
+	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, now); err != nil {
+		return nod.Applied{}, err
+	}
+	return applied, nil
+}
+
+// refuse records why item it was not applied: a note on an item that
+// stays pending, or a stale or failed item with its audit row.
+func (db *DB) refuse(ctx context.Context, tx *sql.Tx, now time.Time, chatID int64, it *nod.ChangeItem, userID int64, r nod.Refusal) error {
+	note := r.Note.String()
+	if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3`, string(r.Status), note, it.ID); err != nil {
+		return fmt.Errorf("refuse item %d: %w", it.N, err)
+	}
+	it.Status, it.Note = r.Status, note
+	if r.Status == nod.ItemPending {
+		return nil
+	}
+	return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now})
+}
+
+// lockSet takes the chat's write lock and loads open-for-decision set
+// setID: nod.ErrNotFound if the chat has no such set, nod.ErrExpired if
+// it expired or its time is up at now, whether or not a sweep has marked
+// it yet.
+func (db *DB) lockSet(ctx context.Context, tx *sql.Tx, chatID int64, setID string, now time.Time) (nod.ChangeSet, error) {
+	if err := db.lockChat(ctx, tx, chatID); err != nil {
+		return nod.ChangeSet{}, err
+	}
+	set, err := loadSet(ctx, tx, setID)
+	if errors.Is(err, nod.ErrNotFound) || (err == nil && set.ChatID != chatID) {
+		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
+	}
+	if err != nil {
+		return nod.ChangeSet{}, err
+	}
+	if set.Expired(now) {
+		return set, fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)
+	}
+	return set, nil
 }
 
 // afterFailedClaim is the set to report when a decision's transaction
-// failed: as stored now. A claim that lost a race read the set before the
-// winner committed; a rolled-back mutation changed nothing of it.
-func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, set nod.ChangeSet, err error) nod.ChangeSet {
-	if set.ID == "" || (isClaimErr(err) && !errors.Is(err, nod.ErrDecided)) {
+// failed: as stored now (a rolled-back transaction changed nothing of it).
+func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, set nod.ChangeSet) nod.ChangeSet {
+	if set.ID == "" {
 		return set
 	}
-	if now, rerr := db.ChangeSet(ctx, chatID, setID); rerr == nil {
+	if now, err := db.ChangeSet(ctx, chatID, setID); err == nil {
 		return now
 	}
 	return set
@@ -67,87 +164,57 @@ func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, 
 
 // RejectItem rejects item n of change set setID for userID: the item and set
 // status, the decision and the audit row are written in one transaction.
-// Errors are those of ConfirmItem.
+// Errors wrap nod.ErrNotFound, nod.ErrExpired or nod.ErrDecided, as those
+// of ConfirmItems.
 func (db *DB) RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error) {
-	var set nod.ChangeSet
-	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		var err error
-		if set, err = claimItem(ctx, tx, chatID, setID, n, nod.ItemRejected, ""); err != nil {
-			return err
-		}
-		it, _ := set.Item(n)
-		if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, now); err != nil {
-			return err
-		}
-		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeRejected, At: now}); err != nil {
-			return err
-		}
-		return updateSetStatus(ctx, tx, &set, now)
-	})
-	if err != nil {
-		set = db.afterFailedClaim(ctx, chatID, setID, set, err)
-	}
-	return set, err
+	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, "")
 }
 
 // FailItem marks pending item n as stale or failed with a note for the
 // person, and audits it as failed, in one transaction. Errors are those of
-// ConfirmItem.
+// RejectItem.
 func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
+	return db.closeItem(ctx, chatID, setID, n, userID, status, note)
+}
+
+// closeItem moves pending item n to a final status other than confirmed,
+// exactly once, with its decision (a rejection) or audit row.
+func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if set, err = claimItem(ctx, tx, chatID, setID, n, status, note); err != nil {
+		if set, err = db.lockSet(ctx, tx, chatID, setID, now); err != nil {
 			return err
 		}
-		it, _ := set.Item(n)
-		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now}); err != nil {
+		it, ok := set.Item(n)
+		if !ok {
+			return fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3 AND status = 'pending'`, string(status), note, it.ID)
+		if err != nil {
+			return fmt.Errorf("close item %d of %s: %w", n, setID, err)
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			return fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)
+		}
+		it.Status, it.Note = status, note
+		a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now}
+		if status == nod.ItemRejected {
+			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, now); err != nil {
+				return err
+			}
+			a.Outcome, a.Error = nod.OutcomeRejected, ""
+		}
+		if err := db.insertAudit(ctx, tx, a); err != nil {
 			return err
 		}
 		return updateSetStatus(ctx, tx, &set, now)
 	})
 	if err != nil {
-		set = db.afterFailedClaim(ctx, chatID, setID, set, err)
+		set = db.afterFailedClaim(ctx, chatID, setID, set)
 	}
 	return set, err
-}
-
-type claimError struct{ err error }
-
-func (e claimError) Error() string { return e.err.Error() }
-func (e claimError) Unwrap() error { return e.err }
-
-func isClaimErr(err error) bool {
-	_, ok := err.(claimError)
-	return ok
-}
-
-// claimItem moves a pending item to status, exactly once: of concurrent
-// claims (double taps, redelivered updates, replicas) one wins and the
-// others get nod.ErrDecided. It returns the set with the item updated.
-func claimItem(ctx context.Context, tx *sql.Tx, chatID int64, setID string, n int, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
-	set, err := loadSet(ctx, tx, setID)
-	if err != nil || set.ChatID != chatID {
-		return nod.ChangeSet{}, claimError{fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)}
-	}
-	it, ok := set.Item(n)
-	if !ok {
-		return set, claimError{fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)}
-	}
-	if set.Status == nod.SetExpired {
-		return set, claimError{fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)}
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE set_id = $3 AND n = $4 AND status = 'pending'`, string(status), note, setID, n)
-	if err != nil {
-		return set, fmt.Errorf("claim item %d of %s: %w", n, setID, err)
-	}
-	if k, _ := res.RowsAffected(); k != 1 {
-		return set, claimError{fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)}
-	}
-	it.Status, it.Note = status, note
-	return set, nil
 }
 
 func updateSetStatus(ctx context.Context, tx *sql.Tx, set *nod.ChangeSet, now time.Time) error {
@@ -177,54 +244,101 @@ func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.C
 	return nil
 }
 
-// applyTx applies c inside tx: the task, its audit row and its undo entry.
-func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, c nod.Edit) (nod.Applied, error) {
+// applyTx applies e inside tx: it reads the task (nod.ErrTrashed if it is
+// in the trash, unless e may act there), computes its new state with
+// e.Mutate and writes the change.
+func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit) (nod.Applied, error) {
+	if err := db.lockChat(ctx, tx, e.ChatID); err != nil {
+		return nod.Applied{}, err
+	}
 	var before *nod.Task
-	if c.TaskID != "" {
-		t, err := getTask(ctx, tx, c.ChatID, c.TaskID)
+	if e.TaskID != "" {
+		t, err := getTask(ctx, tx, e.ChatID, e.TaskID)
 		if err != nil {
 			return nod.Applied{}, err
 		}
-		if t.DeletedAt != nil && !c.Trashed {
-			return nod.Applied{}, fmt.Errorf("task %q is in the trash: %w", t.Title, nod.ErrNotFound)
+		if t.DeletedAt != nil && !e.Trashed {
+			return nod.Applied{}, fmt.Errorf("task %q: %w", t.Title, nod.ErrTrashed)
 		}
 		before = &t
 	}
-	var cur *nod.Task
-	if before != nil {
-		c := before.Clone()
-		cur = &c
-	}
-	after, err := c.Mutate(cur)
+	after, err := e.Mutate(cloneTask(before))
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	after.ChatID = c.ChatID
+	return db.write(ctx, tx, now, e, before, after)
+}
+
+// write records the change from before to after made by edit e: the task's
+// changed fields and items, its audit row and its undo entry. The change
+// is exactly what differs, and each part of it is written only if it still
+// holds what before says.
+func (db *DB) write(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit, before *nod.Task, after nod.Task) (nod.Applied, error) {
+	after.ChatID, after.UpdatedAt = e.ChatID, now
 	if before != nil {
 		after.ID, after.CreatedAt = before.ID, before.CreatedAt
 	} else {
 		after.CreatedAt = now
+		if after.ID == "" {
+			after.ID = nod.NewID()
+		}
 	}
-	after.UpdatedAt = now
 	if err := after.Validate(); err != nil {
 		return nod.Applied{}, err
 	}
-	if err := saveTask(ctx, tx, after); err != nil {
+	ch := nod.Diff(before, after)
+	if ch.Empty() {
+		return nod.Applied{}, fmt.Errorf("%s on task %q changes nothing: %w", e.Tool, after.Title, nod.ErrInvalid)
+	}
+	if before != nil {
+		after = ch.ApplyTo(*before, now) // as stored: times at the database's precision
+		after.UpdatedAt = now
+	} else {
+		after = stampTask(after)
+	}
+	if err := writeChange(ctx, tx, e.ChatID, ch, &after, now); err != nil {
 		return nod.Applied{}, err
 	}
-	a := c.Audit
-	a.ChatID, a.UserID, a.Tool, a.Args, a.At = c.ChatID, c.UserID, c.Tool, c.Args, now
+	a := e.Audit
+	a.ChatID, a.UserID, a.Tool, a.Args, a.At = e.ChatID, e.UserID, e.Tool, e.Args, now
 	if err := db.insertAudit(ctx, tx, a); err != nil {
 		return nod.Applied{}, err
 	}
 	u := nod.UndoEntry{
-		ID: nod.NewID(), ChatID: c.ChatID, UserID: c.UserID, TaskID: after.ID, Tool: c.Tool, Summary: c.Summary,
-		Before: before, After: &after, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Auto: c.Auto,
+		ID: nod.NewID(), ChatID: e.ChatID, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
+		Change: ch, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Auto: e.Auto,
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
 		return nod.Applied{}, err
 	}
 	return nod.Applied{Before: before, After: after, Undo: u}, nil
+}
+
+func cloneTask(t *nod.Task) *nod.Task {
+	if t == nil {
+		return nil
+	}
+	c := t.Clone()
+	return &c
+}
+
+// stampTask cuts a new task's times to the database's precision.
+func stampTask(t nod.Task) nod.Task {
+	t = t.Clone()
+	t.CreatedAt, t.UpdatedAt = nod.Stamp(t.CreatedAt), nod.Stamp(t.UpdatedAt)
+	if t.DeletedAt != nil {
+		d := nod.Stamp(*t.DeletedAt)
+		t.DeletedAt = &d
+	}
+	for i := range t.Checklist {
+		it := &t.Checklist[i]
+		it.CheckedBy = it.CheckedBy.Normalize()
+		if it.CheckedAt != nil {
+			at := nod.Stamp(*it.CheckedAt)
+			it.CheckedAt = &at
+		}
+	}
+	return t
 }
 
 // ChangeSet returns change set id of the chat with its items.
@@ -433,12 +547,13 @@ func (db *DB) NoteItem(ctx context.Context, chatID int64, setID string, n int, n
 // open again too.
 func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
+	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		s, err := loadSet(ctx, tx, setID)
-		if err != nil || s.ChatID != chatID {
-			return fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
+		s, err := db.lockSet(ctx, tx, chatID, setID, now)
+		if err != nil {
+			return err
 		}
-		if s.Status == nod.SetExpired {
+		if !now.Before(s.ExpiresAt) {
 			return fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'pending', note = '' WHERE set_id = $1 AND n = $2 AND status = 'failed'`, setID, n)
@@ -456,7 +571,7 @@ func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int)
 		}
 		s.Status = "" // force a write of the derived status
 		set = s
-		return updateSetStatus(ctx, tx, &set, db.now())
+		return updateSetStatus(ctx, tx, &set, now)
 	})
 	return set, err
 }
@@ -557,8 +672,9 @@ func (db *DB) WarnSets(ctx context.Context, now time.Time, before func(nod.Chang
 
 // KeepSet gives an open set another ChangeSetTTL from now.
 func (db *DB) KeepSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error) {
-	res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET expires_at = $1, warned = 0 WHERE id = $2 AND chat_id = $3 AND status IN ('pending', 'partially_resolved')`,
-		micros(db.now().Add(db.opts.ChangeSetTTL)), id, chatID)
+	now := db.now()
+	res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET expires_at = $1, warned = 0 WHERE id = $2 AND chat_id = $3 AND status IN ('pending', 'partially_resolved') AND expires_at > $4`,
+		micros(now.Add(db.opts.ChangeSetTTL)), id, chatID, micros(now))
 	if err != nil {
 		return nod.ChangeSet{}, fmt.Errorf("keep set %s: %w", id, err)
 	}

@@ -11,7 +11,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	"github.com/nodbot/nod"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -48,7 +50,9 @@ func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	if opts.ChangeSetTTL <= 0 {
 		opts.ChangeSetTTL = 7 * 24 * time.Hour
 	}
-	return &DB{opts: opts, now: now, log: log}
+	// Every time the DB writes is cut to the precision both databases
+	// keep, so that a value read back compares equal to the one written.
+	return &DB{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log}
 }
 
 // IsPostgres reports whether a DSN names a PostgreSQL database.
@@ -152,8 +156,23 @@ func (db *DB) Close() error {
 // Ping checks that the database answers.
 func (db *DB) Ping(ctx context.Context) error { return db.db.PingContext(ctx) }
 
-// inTx runs fn in one transaction, committing when it returns nil.
+// inTx runs fn in one transaction, committing when it returns nil. A
+// transaction that lost a race (a PostgreSQL serialisation failure or
+// deadlock, or a write that found its row changed under it) runs again
+// from the start, a few times at most.
 func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	const attempts = 4
+	var err error
+	for range attempts {
+		if err = db.tryTx(ctx, fn); !retryable(err) {
+			return err
+		}
+		db.log.Debug("transaction retried", "err", err)
+	}
+	return err
+}
+
+func (db *DB) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	tx, err := db.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
@@ -166,6 +185,15 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// retryable reports whether err is worth running the transaction again.
+func retryable(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "40001" || pg.Code == "40P01" // serialization_failure, deadlock_detected
+	}
+	return errors.Is(err, errRetry)
 }
 
 // querier is what *sql.DB and *sql.Tx share.

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"slices"
 	"context"
 	"errors"
 	"sync"
@@ -65,6 +66,12 @@ func setPriority(p nod.Priority) nod.Mutate {
 	}
 }
 
+// confirmItem confirms item n alone, applying mutate to its task.
+func confirmItem(ctx context.Context, db *storage.DB, chatID int64, setID string, n int, userID int64, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
+	res, err := db.ConfirmItems(ctx, chatID, setID, []int{n}, userID, func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
+	return res.Set, res.Applied[n], err
+}
+
 func proposeCS(t *testing.T, db *storage.DB) nod.ChangeSet {
 	t.Helper()
 	set := &nod.ChangeSet{Items: []nod.ChangeItem{
@@ -112,7 +119,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
-		set, applied, err := db.ConfirmItem(t.Context(), chat, cs.ID, 1, 42, setPriority(nod.P1))
+		set, applied, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,12 +141,12 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if len(audit) != 2 || audit[0].Outcome != nod.OutcomeConfirmed || !audit[0].UserConfirmed {
 			t.Errorf("audit = %+v", audit)
 		}
-		u, err := db.LatestUndo(t.Context(), chat)
-		if err != nil || u.Before.Priority != nod.P3 || u.After.Priority != nod.P1 {
+		u, err := db.LatestUndo(t.Context(), chat, 42)
+		if want := []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}; err != nil || !slices.Equal(u.Change.Fields, want) {
 			t.Errorf("undo entry = %+v, %v", u, err)
 		}
 		// C3: a second confirm of the same item, and a reject of it, change nothing.
-		if _, _, err := db.ConfirmItem(t.Context(), chat, cs.ID, 1, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrDecided) {
+		if _, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("second ConfirmItem error = %v, want ErrDecided", err)
 		}
 		if _, err := db.RejectItem(t.Context(), chat, cs.ID, 1, 42); !errors.Is(err, nod.ErrDecided) {
@@ -147,11 +154,11 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		}
 		// C4: out of range, another chat.
 		for _, n := range []int{0, -1, 5} {
-			if _, _, err := db.ConfirmItem(t.Context(), chat, cs.ID, n, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
+			if _, _, err := confirmItem(t.Context(), db, chat, cs.ID, n, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
 				t.Errorf("ConfirmItem(n=%d) error = %v, want ErrNotFound", n, err)
 			}
 		}
-		if _, _, err := db.ConfirmItem(t.Context(), 200, cs.ID, 2, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
+		if _, _, err := confirmItem(t.Context(), db, 200, cs.ID, 2, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("ConfirmItem from chat 200 error = %v, want ErrNotFound", err)
 		}
 		// C2: rejecting the rest resolves the set.
@@ -179,7 +186,7 @@ func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, _, err := db.ConfirmItem(context.Background(), chat, cs.ID, 1, 42, setPriority(nod.P1))
+				_, _, err := confirmItem(context.Background(), db, chat, cs.ID, 1, 42, setPriority(nod.P1))
 				if err == nil {
 					mu.Lock()
 					wins++
@@ -212,7 +219,7 @@ func TestConfirmItemRollsBackWhole(t *testing.T) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
 		storagetest.FailInserts(t, db, "undo_entries")
-		_, _, err := db.ConfirmItem(t.Context(), chat, cs.ID, 1, 42, setPriority(nod.P1))
+		_, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P1))
 		if err == nil {
 			t.Fatal("ConfirmItem succeeded although the undo entry could not be written")
 		}
@@ -267,7 +274,7 @@ func TestUndo(t *testing.T) {
 		if _, err := db.Undo(ctx, chat, c.Undo.ID, 42, true); !errors.Is(err, nod.ErrExpired) {
 			t.Errorf("expired undo error = %v, want ErrExpired", err)
 		}
-		if _, err := db.LatestUndo(ctx, chat); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := db.LatestUndo(ctx, chat, 42); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
 		}
 		// A7: undoing a create moves the task to the trash.
@@ -353,9 +360,9 @@ func BenchmarkConfirmItem(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := range b.N {
-		if _, _, err := db.ConfirmItem(b.Context(), chat, sets[i].ID, 1, 42, func(cur *nod.Task) (nod.Task, error) {
+		if _, _, err := confirmItem(b.Context(), db, chat, sets[i].ID, 1, 42, func(cur *nod.Task) (nod.Task, error) {
 			t := *cur
-			t.Priority = nod.P1
+			t.Priority = nod.Priorities[i%2]
 			return t, nil
 		}); err != nil {
 			b.Fatal(err)

@@ -135,39 +135,6 @@ func loadChecklists(ctx context.Context, q querier, tasks []nod.Task) error {
 	return rows.Err()
 }
 
-// saveTask writes t whole: the row (inserted or updated) and its checklist.
-func saveTask(ctx context.Context, q querier, t nod.Task) error {
-	labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
-	if err != nil {
-		return err
-	}
-	var est sql.NullInt64
-	if t.EstimateMinutes != nil {
-		est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
-	}
-	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
-	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)
-		ON CONFLICT (id) DO UPDATE SET title = excluded.title, description = excluded.description,
-		status = excluded.status, priority = excluded.priority, estimate_minutes = excluded.estimate_minutes,
-		due_date = excluded.due_date, labels = excluded.labels, updated_at = excluded.updated_at, deleted_at = excluded.deleted_at`,
-		t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt))
-	if err != nil {
-		return fmt.Errorf("save task %s: %w", t.ID, err)
-	}
-	if _, err := q.ExecContext(ctx, `DELETE FROM checklist_items WHERE task_id = $1`, t.ID); err != nil {
-		return fmt.Errorf("save task %s checklist: %w", t.ID, err)
-	}
-	for i, it := range t.Checklist {
-		_, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
-			it.ID, t.ID, i, it.Title, boolInt(it.Checked), string(it.CheckedBy.Normalize()), nullMicros(it.CheckedAt))
-		if err != nil {
-			return fmt.Errorf("save task %s checklist item %s: %w", t.ID, it.ID, err)
-		}
-	}
-	return nil
-}
-
 // ChecklistOwner returns the task holding checklist item itemID in the chat.
 func (db *DB) ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error) {
 	var taskID string

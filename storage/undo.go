@@ -5,22 +5,19 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
 )
 
 func insertUndo(ctx context.Context, q querier, u nod.UndoEntry) error {
-	before, err := marshalTask(u.Before)
+	delta, err := encodeChange(u.Change)
 	if err != nil {
 		return err
 	}
-	after, err := marshalTask(u.After)
-	if err != nil {
-		return err
-	}
-	_, err = q.ExecContext(ctx, `INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
-		u.ID, u.ChatID, u.UserID, u.TaskID, u.Tool, u.Summary, before, after, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
+	_, err = q.ExecContext(ctx, `INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, delta, reverts, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
+		u.ID, u.ChatID, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
 	if err != nil {
 		return fmt.Errorf("record undo entry: %w", err)
 	}
@@ -32,12 +29,13 @@ func (db *DB) UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoE
 	return getUndo(ctx, db.db, chatID, id)
 }
 
-// LatestUndo returns the chat's newest undo entry that is neither undone
-// nor expired, or nod.ErrNotFound.
-func (db *DB) LatestUndo(ctx context.Context, chatID int64) (nod.UndoEntry, error) {
+// LatestUndo returns userID's newest undo entry in the chat that is
+// neither undone nor expired, or nod.ErrNotFound: /undo takes back the
+// sender's own change, never someone else's.
+func (db *DB) LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error) {
 	var id string
-	err := db.db.QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at IS NULL AND expires_at > $2 ORDER BY seq DESC LIMIT 1`,
-		chatID, micros(db.now())).Scan(&id)
+	err := db.db.QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND undone_at IS NULL AND expires_at > $3 ORDER BY seq DESC LIMIT 1`,
+		chatID, userID, micros(db.now())).Scan(&id)
 	if noRows(err) {
 		return nod.UndoEntry{}, fmt.Errorf("nothing to undo: %w", nod.ErrNotFound)
 	}
@@ -47,21 +45,29 @@ func (db *DB) LatestUndo(ctx context.Context, chatID int64) (nod.UndoEntry, erro
 	return db.UndoEntry(ctx, chatID, id)
 }
 
-// Undo reverts undo entry id for userID: the task goes back to its before
-// state (a created task goes to the trash), the entry is marked undone, an
-// audit row is written and a new entry makes the undo itself undoable, in
-// one transaction. Unless force is set, it refuses with nod.ErrStale when
-// the task no longer looks as the change left it; other errors wrap
-// nod.ErrNotFound, nod.ErrDecided (already undone) or nod.ErrExpired.
+// Undo reverts undo entry id for userID by applying the inverse of its
+// change: only the fields and checklist items that change touched, each
+// only if it still holds the value the change left (with force, whatever
+// it holds now). The entry is marked undone, an audit row is written and a
+// new entry makes the undo itself undoable (Redo), in one transaction.
+// Errors wrap nod.ErrNotFound, nod.ErrForbidden (someone else's change),
+// nod.ErrDecided (already undone), nod.ErrExpired, nod.ErrTrashed (the
+// task is in the trash and the undo would not restore it) or nod.ErrStale
+// (as a nod.Conflict naming what changed since).
 func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error) {
 	var redo nod.UndoEntry
 	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
+		if err := db.lockChat(ctx, tx, chatID); err != nil {
+			return err
+		}
 		u, err := getUndo(ctx, tx, chatID, id)
 		if err != nil {
 			return err
 		}
 		switch {
+		case u.UserID != userID:
+			return fmt.Errorf("undo %s was made by user %d: %w", id, u.UserID, nod.ErrForbidden)
 		case u.UndoneAt != nil:
 			return fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
 		case !now.Before(u.ExpiresAt):
@@ -71,19 +77,19 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 		if err != nil {
 			return err
 		}
-		if !force && (u.After == nil || !cur.SameContent(*u.After)) {
-			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, nod.ErrStale)
+		inv := u.Change.Inverse()
+		if cur.DeletedAt != nil && !inv.ExpectsTrashed() {
+			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, nod.ErrTrashed)
 		}
-		var restored nod.Task
-		if u.Before != nil {
-			restored = u.Before.Clone()
-		} else {
-			restored = cur.Clone()
-			restored.DeletedAt = &now
+		if force {
+			inv = inv.Rebase(cur)
+		} else if cf, ok := inv.Conflict(cur); ok {
+			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, cf)
 		}
-		restored.UpdatedAt = now
-		if err := saveTask(ctx, tx, restored); err != nil {
-			return err
+		if !inv.Empty() {
+			if err := writeChange(ctx, tx, chatID, inv, nil, now); err != nil {
+				return err
+			}
 		}
 		res, err := tx.ExecContext(ctx, `UPDATE undo_entries SET undone_at = $1 WHERE id = $2 AND undone_at IS NULL`, micros(now), id)
 		if err != nil {
@@ -92,66 +98,96 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 		if k, _ := res.RowsAffected(); k != 1 {
 			return fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
 		}
-		args, _ := json.Marshal(map[string]string{"undo_id": id, "task_id": u.TaskID, "tool": u.Tool})
-		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: u.Tool, Args: args, Outcome: nod.OutcomeUndone, UserConfirmed: true, At: now}); err != nil {
+		outcome := nod.OutcomeUndone
+		if u.Reverts != "" {
+			outcome = nod.OutcomeRedone
+		}
+		args, err := json.Marshal(map[string]any{"undo_id": id, "task_id": u.TaskID, "tool": u.Tool, "fields": touched(inv)})
+		if err != nil {
 			return err
 		}
-		curCopy := cur
+		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: u.Tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now}); err != nil {
+			return err
+		}
+		summary := "Undo: " + u.Summary
+		if u.Reverts != "" {
+			summary = strings.TrimPrefix(u.Summary, "Undo: ")
+		}
+		after := inv.ApplyTo(cur, now)
 		redo = nod.UndoEntry{
-			ID: nod.NewID(), ChatID: chatID, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: "Undo: " + u.Summary,
-			Before: &curCopy, After: &restored, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow),
+			ID: nod.NewID(), ChatID: chatID, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: summary,
+			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
 		return insertUndo(ctx, tx, redo)
 	})
 	return redo, err
 }
 
+// touched names what a change sets, for its audit row.
+func touched(c nod.Change) []string {
+	out := []string{}
+	for _, f := range c.Fields {
+		out = append(out, string(f.Field))
+	}
+	for _, it := range c.Items {
+		out = append(out, "checklist:"+it.ID())
+	}
+	return out
+}
+
 func getUndo(ctx context.Context, q querier, chatID int64, id string) (nod.UndoEntry, error) {
 	var (
-		u                nod.UndoEntry
-		before, after    sql.NullString
-		created, expires int64
-		undone           sql.NullInt64
-		auto             int
+		u                    nod.UndoEntry
+		delta, before, after sql.NullString
+		title                sql.NullString
+		created, expires     int64
+		undone               sql.NullInt64
+		auto                 int
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at, undone_at, auto FROM undo_entries WHERE id = $1 AND chat_id = $2`, id, chatID).
-		Scan(&u.ID, &u.ChatID, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &before, &after, &created, &expires, &undone, &auto)
+	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.before, u.after, u.reverts,
+		u.created_at, u.expires_at, u.undone_at, u.auto, t.title
+		FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id WHERE u.id = $1 AND u.chat_id = $2`, id, chatID).
+		Scan(&u.ID, &u.ChatID, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &before, &after, &u.Reverts,
+			&created, &expires, &undone, &auto, &title)
 	if noRows(err) {
 		return u, fmt.Errorf("undo entry %s: %w", id, nod.ErrNotFound)
 	}
 	if err != nil {
 		return u, fmt.Errorf("undo entry %s: %w", id, err)
 	}
-	if u.Before, err = unmarshalTask(before); err != nil {
-		return u, err
+	u.Title = title.String
+	if delta.Valid {
+		u.Change, err = decodeChange(u.TaskID, delta.String)
+	} else {
+		u.Change, err = legacyChange(u.TaskID, before, after)
 	}
-	if u.After, err = unmarshalTask(after); err != nil {
+	if err != nil {
 		return u, err
 	}
 	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0
 	return u, nil
 }
 
-func marshalTask(t *nod.Task) (sql.NullString, error) {
-	if t == nil {
-		return sql.NullString{}, nil
+// legacyChange reads an entry written before changes were recorded: the
+// whole task before and after, diffed into the change it made.
+func legacyChange(taskID string, before, after sql.NullString) (nod.Change, error) {
+	var snaps [2]*nod.Task
+	for i, s := range []sql.NullString{before, after} {
+		if !s.Valid {
+			continue
+		}
+		var t nod.Task
+		if err := json.Unmarshal([]byte(s.String), &t); err != nil {
+			return nod.Change{}, fmt.Errorf("read task snapshot of undo entry: %w", err)
+		}
+		snaps[i] = &t
 	}
-	b, err := json.Marshal(t)
-	if err != nil {
-		return sql.NullString{}, fmt.Errorf("snapshot task: %w", err)
+	if snaps[1] == nil {
+		return nod.Change{TaskID: taskID}, nil
 	}
-	return sql.NullString{String: string(b), Valid: true}, nil
-}
-
-func unmarshalTask(s sql.NullString) (*nod.Task, error) {
-	if !s.Valid {
-		return nil, nil
-	}
-	var t nod.Task
-	if err := json.Unmarshal([]byte(s.String), &t); err != nil {
-		return nil, fmt.Errorf("read task snapshot: %w", err)
-	}
-	return &t, nil
+	c := nod.Diff(snaps[0], *snaps[1])
+	c.TaskID = taskID
+	return c, nil
 }
 
 // AutoUndosSince counts the chat's undone auto-applied changes undone at

@@ -264,19 +264,19 @@ func TestStaleProposal(t *testing.T) {
 	if *h.task("T1").EstimateMinutes != 60 {
 		t.Errorf("Apply anyway did not apply")
 	}
-	u, _ := h.db.LatestUndo(t.Context(), chat)
-	if *u.Before.EstimateMinutes != 90 {
-		t.Errorf("undo entry before = %d, want 90", *u.Before.EstimateMinutes)
+	u, _ := h.db.LatestUndo(t.Context(), chat, user)
+	if want := []nod.FieldChange{{Field: nod.FieldEstimate, Before: "90", After: "60"}}; !slices.Equal(u.Change.Fields, want) {
+		t.Errorf("undo entry change = %+v, want %+v", u.Change.Fields, want)
 	}
 	// Skip keeps the value as it is now and writes no undo entry.
 	third := propose(6, 30)
 	explicit(8, 45)
 	h.tap(chat, user, third.ID, "✓ 1")
 	h.tg.WaitMessage(chat, third.ID, "Skip offered", func(m telegramtest.Message) bool { return hasButton(m, "Skip 1") })
-	before, _ := h.db.LatestUndo(t.Context(), chat)
+	before, _ := h.db.LatestUndo(t.Context(), chat, user)
 	h.tap(chat, user, third.ID, "Skip 1")
 	h.tg.WaitMessage(chat, third.ID, "skipped", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
-	after, _ := h.db.LatestUndo(t.Context(), chat)
+	after, _ := h.db.LatestUndo(t.Context(), chat, user)
 	if *h.task("T1").EstimateMinutes != 45 || before.ID != after.ID {
 		t.Errorf("Skip: estimate %d, new undo entry %v", *h.task("T1").EstimateMinutes, before.ID != after.ID)
 	}

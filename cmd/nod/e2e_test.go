@@ -54,7 +54,7 @@ func TestAddTaskConfirmed(t *testing.T) {
 	if got, want := outcomes(h.audit(chat)), []string{"create_task:queued", "create_task:confirmed"}; !slices.Equal(got, want) {
 		t.Errorf("audit = %v, want %v", got, want)
 	}
-	if u, err := h.db.LatestUndo(t.Context(), chat); err != nil || u.Before != nil || u.After.Title != "Buy milk" {
+	if u, err := h.db.LatestUndo(t.Context(), chat, user); err != nil || !u.Change.Created || u.Title != "Buy milk" {
 		t.Errorf("undo entry = %+v, %v", u, err)
 	}
 }

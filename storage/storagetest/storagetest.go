@@ -80,9 +80,16 @@ func DSN(t testing.TB, dialect string) string {
 // when the test ends.
 func Open(t testing.TB, dialect string, now func() time.Time) *storage.DB {
 	t.Helper()
-	db := storage.New(storage.Options{DSN: DSN(t, dialect)}, now, slog.New(slog.DiscardHandler))
+	return OpenDSN(t, DSN(t, dialect), now)
+}
+
+// OpenDSN returns an open, migrated DB on dsn, closed when the test ends:
+// a second handle on one database is what a second replica has.
+func OpenDSN(t testing.TB, dsn string, now func() time.Time) *storage.DB {
+	t.Helper()
+	db := storage.New(storage.Options{DSN: dsn}, now, slog.New(slog.DiscardHandler))
 	if err := db.Open(t.Context()); err != nil {
-		t.Fatalf("open %s: %v", dialect, err)
+		t.Fatalf("open %s: %v", dsn, err)
 	}
 	t.Cleanup(func() { db.Close() })
 	return db

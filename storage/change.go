@@ -1,0 +1,309 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// columns maps a change's fields to the tasks table.
+var columns = map[nod.Field]string{
+	nod.FieldTitle: "title", nod.FieldDescription: "description", nod.FieldStatus: "status",
+	nod.FieldPriority: "priority", nod.FieldEstimate: "estimate_minutes", nod.FieldDue: "due_date",
+	nod.FieldLabels: "labels",
+}
+
+// sqlValue is a field's canonical value as its column stores it.
+func sqlValue(f nod.Field, v string) (any, error) {
+	switch f {
+	case nod.FieldEstimate:
+		if v == "" {
+			return sql.NullInt64{}, nil
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("estimate %q: %w", v, nod.ErrInvalid)
+		}
+		return sql.NullInt64{Int64: n, Valid: true}, nil
+	case nod.FieldDue:
+		return sql.NullString{String: v, Valid: v != ""}, nil
+	}
+	return v, nil
+}
+
+// writeChange writes exactly what c changes, each part only if it still
+// holds the value c expects: the task row's fields in one conditional
+// UPDATE, then each checklist item. A task in the trash is changed only by
+// a change that expects it there (a restore). When a part does not hold,
+// nothing is written and the error wraps nod.ErrStale (as a nod.Conflict),
+// nod.ErrTrashed or nod.ErrNotFound; the caller's transaction rolls back.
+// created is the new task of a creating change.
+func writeChange(ctx context.Context, q querier, chatID int64, c nod.Change, created *nod.Task, now time.Time) error {
+	if c.Created {
+		return insertTask(ctx, q, *created)
+	}
+	sets := []string{"updated_at = $1"}
+	args := []any{micros(now), c.TaskID, chatID}
+	conds := []string{"id = $2", "chat_id = $3"}
+	trash := "deleted_at IS NULL"
+	for _, f := range c.Fields {
+		if f.Field == nod.FieldTrash {
+			if f.Before == nod.TrashedValue {
+				trash = "deleted_at IS NOT NULL"
+			}
+			var at sql.NullInt64
+			if f.After == nod.TrashedValue {
+				at = sql.NullInt64{Int64: micros(now), Valid: true}
+			}
+			args = append(args, at)
+			sets = append(sets, fmt.Sprintf("deleted_at = $%d", len(args)))
+			continue
+		}
+		col, ok := columns[f.Field]
+		if !ok {
+			return fmt.Errorf("change of unknown field %q: %w", f.Field, nod.ErrInvalid)
+		}
+		before, err := sqlValue(f.Field, f.Before)
+		if err != nil {
+			return err
+		}
+		after, err := sqlValue(f.Field, f.After)
+		if err != nil {
+			return err
+		}
+		args = append(args, after, before)
+		sets = append(sets, fmt.Sprintf("%s = $%d", col, len(args)-1))
+		conds = append(conds, fmt.Sprintf("%s IS NOT DISTINCT FROM $%d", col, len(args)))
+	}
+	conds = append(conds, trash)
+	res, err := q.ExecContext(ctx, `UPDATE tasks SET `+strings.Join(sets, ", ")+` WHERE `+strings.Join(conds, " AND "), args...)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", c, err)
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
+		return conflict(ctx, q, chatID, c)
+	}
+	for _, ic := range c.Items {
+		ok, err := writeItem(ctx, q, c.TaskID, ic)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", c, err)
+		}
+		if !ok {
+			return conflict(ctx, q, chatID, c)
+		}
+	}
+	return nil
+}
+
+// itemMatches is the condition that a checklist row holds item state
+// $k…$k+3 (title, checked, provenance, checked_at); provenance other than
+// agent reads as user, as nod.Actor.Normalize does.
+func itemMatches(k int) string {
+	return fmt.Sprintf(`title = $%d AND checked = $%d AND (CASE WHEN checked_by = 'agent' THEN 'agent' ELSE 'user' END) = $%d AND checked_at IS NOT DISTINCT FROM $%d`, k, k+1, k+2, k+3)
+}
+
+func itemValues(it *nod.ChecklistItem) []any {
+	return []any{it.Title, boolInt(it.Checked), string(it.CheckedBy.Normalize()), nullMicros(it.CheckedAt)}
+}
+
+// writeItem writes one checklist item change; false if the item is not
+// as the change expects.
+func writeItem(ctx context.Context, q querier, taskID string, ic nod.ItemChange) (bool, error) {
+	var (
+		res sql.Result
+		err error
+	)
+	switch {
+	case ic.Before == nil:
+		return insertItem(ctx, q, taskID, *ic.After, ic.Prev)
+	case ic.After == nil:
+		res, err = q.ExecContext(ctx, `DELETE FROM checklist_items WHERE id = $1 AND task_id = $2 AND `+itemMatches(3),
+			append([]any{ic.Before.ID, taskID}, itemValues(ic.Before)...)...)
+	default:
+		args := append(itemValues(ic.After), ic.Before.ID, taskID)
+		res, err = q.ExecContext(ctx, `UPDATE checklist_items SET title = $1, checked = $2, checked_by = $3, checked_at = $4 WHERE id = $5 AND task_id = $6 AND `+itemMatches(7),
+			append(args, itemValues(ic.Before)...)...)
+	}
+	if err != nil {
+		return false, err
+	}
+	k, err := res.RowsAffected()
+	return k == 1, err
+}
+
+// insertItem adds an item after item prev ("" for first place; at the end
+// when prev is gone), moving the items after it down one place. False if
+// an item with its id exists already.
+func insertItem(ctx context.Context, q querier, taskID string, it nod.ChecklistItem, prev string) (bool, error) {
+	pos := int64(-1)
+	if prev != "" {
+		err := q.QueryRowContext(ctx, `SELECT position FROM checklist_items WHERE id = $1 AND task_id = $2`, prev, taskID).Scan(&pos)
+		if noRows(err) {
+			err = q.QueryRowContext(ctx, `SELECT COALESCE(MAX(position), -1) FROM checklist_items WHERE task_id = $1`, taskID).Scan(&pos)
+		}
+		if err != nil {
+			return false, err
+		}
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE checklist_items SET position = position + 1 WHERE task_id = $1 AND position > $2`, taskID, pos); err != nil {
+		return false, err
+	}
+	res, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (id) DO NOTHING`,
+		append([]any{it.ID, taskID, pos + 1}, itemValues(&it)...)...)
+	if err != nil {
+		return false, err
+	}
+	k, err := res.RowsAffected()
+	return k == 1, err
+}
+
+// conflict says why c could not be written: the task is gone, in the
+// trash, or one of c's parts changed.
+func conflict(ctx context.Context, q querier, chatID int64, c nod.Change) error {
+	t, err := getTask(ctx, q, chatID, c.TaskID)
+	if err != nil {
+		return err
+	}
+	if t.DeletedAt != nil && !c.ExpectsTrashed() {
+		return fmt.Errorf("task %q: %w", t.Title, nod.ErrTrashed)
+	}
+	if cf, ok := c.Conflict(t); ok {
+		return fmt.Errorf("task %q: %w", t.Title, cf)
+	}
+	// Every part holds as read now: a writer that raced this one and
+	// lost; the transaction is retried as a serialisation failure.
+	return fmt.Errorf("write %s: %w", c, errRetry)
+}
+
+// errRetry marks a transaction to run again from the start.
+var errRetry = errors.New("concurrent write; retry")
+
+// insertTask inserts a new task with its checklist.
+func insertTask(ctx context.Context, q querier, t nod.Task) error {
+	labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
+	if err != nil {
+		return err
+	}
+	var est sql.NullInt64
+	if t.EstimateMinutes != nil {
+		est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
+	}
+	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
+	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt))
+	if err != nil {
+		return fmt.Errorf("insert task %s: %w", t.ID, err)
+	}
+	for i, it := range t.Checklist {
+		_, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+			append([]any{it.ID, t.ID, i}, itemValues(&it)...)...)
+		if err != nil {
+			return fmt.Errorf("insert task %s checklist item %s: %w", t.ID, it.ID, err)
+		}
+	}
+	return nil
+}
+
+// The stored form of a change: storage's own, with explicit names, so that
+// renaming a Go field never breaks an entry already written.
+type (
+	changeRecord struct {
+		Created bool          `json:"created,omitempty"`
+		Fields  []fieldRecord `json:"fields,omitempty"`
+		Items   []itemRecord  `json:"items,omitempty"`
+	}
+	fieldRecord struct {
+		Field  string `json:"field"`
+		Before string `json:"before"`
+		After  string `json:"after"`
+	}
+	itemRecord struct {
+		Before *itemState `json:"before,omitempty"`
+		After  *itemState `json:"after,omitempty"`
+		Prev   string     `json:"prev,omitempty"`
+	}
+	itemState struct {
+		ID        string `json:"id"`
+		Title     string `json:"title"`
+		Checked   bool   `json:"checked"`
+		CheckedBy string `json:"checked_by"`
+		CheckedAt *int64 `json:"checked_at_us,omitempty"` // unix microseconds
+	}
+)
+
+func encodeChange(c nod.Change) (string, error) {
+	r := changeRecord{Created: c.Created}
+	for _, f := range c.Fields {
+		r.Fields = append(r.Fields, fieldRecord{string(f.Field), f.Before, f.After})
+	}
+	for _, ic := range c.Items {
+		r.Items = append(r.Items, itemRecord{Before: recordItem(ic.Before), After: recordItem(ic.After), Prev: ic.Prev})
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", fmt.Errorf("encode change: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeChange(taskID, s string) (nod.Change, error) {
+	var r changeRecord
+	if err := json.Unmarshal([]byte(s), &r); err != nil {
+		return nod.Change{}, fmt.Errorf("decode change of task %s: %w", taskID, err)
+	}
+	c := nod.Change{TaskID: taskID, Created: r.Created}
+	for _, f := range r.Fields {
+		c.Fields = append(c.Fields, nod.FieldChange{Field: nod.Field(f.Field), Before: f.Before, After: f.After})
+	}
+	for _, it := range r.Items {
+		c.Items = append(c.Items, nod.ItemChange{Before: it.Before.item(), After: it.After.item(), Prev: it.Prev})
+	}
+	return c, nil
+}
+
+func recordItem(it *nod.ChecklistItem) *itemState {
+	if it == nil {
+		return nil
+	}
+	s := &itemState{ID: it.ID, Title: it.Title, Checked: it.Checked, CheckedBy: string(it.CheckedBy.Normalize())}
+	if it.CheckedAt != nil {
+		us := micros(*it.CheckedAt)
+		s.CheckedAt = &us
+	}
+	return s
+}
+
+func (s *itemState) item() *nod.ChecklistItem {
+	if s == nil {
+		return nil
+	}
+	it := &nod.ChecklistItem{ID: s.ID, Title: s.Title, Checked: s.Checked, CheckedBy: nod.Actor(s.CheckedBy).Normalize()}
+	if s.CheckedAt != nil {
+		at := fromMicros(*s.CheckedAt)
+		it.CheckedAt = &at
+	}
+	return it
+}
+
+// lockChat serialises the writers of one chat on PostgreSQL for the rest
+// of the transaction (SQLite's immediate transactions serialise every
+// writer already). Taken first in every transaction that decides or
+// applies, it orders them all the same way, so they cannot deadlock; the
+// audit chain takes the same lock.
+func (db *DB) lockChat(ctx context.Context, q querier, chatID int64) error {
+	if !db.postgres {
+		return nil
+	}
+	if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, chatID); err != nil {
+		return fmt.Errorf("lock chat %d: %w", chatID, err)
+	}
+	return nil
+}
