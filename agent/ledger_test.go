@@ -111,14 +111,16 @@ func TestUndoTick(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c1, _ := e.task(t, "T1").Item("c1")
+		t1 := e.task(t, "T1")
+		c1, _ := t1.Item("c1")
 		if !c1.Checked || c1.CheckedAt == nil || !c1.CheckedAt.Equal(nod.Stamp(e.clock.Now())) {
 			t.Fatalf("c1 after the tick: %+v", c1)
 		}
 		if _, err := e.confirm.Undo(t.Context(), chat, user, a.Undo.ID, false); err != nil {
 			t.Fatalf("undo of a tick: %v", err)
 		}
-		c1, _ = e.task(t, "T1").Item("c1")
+		t1 = e.task(t, "T1")
+		c1, _ = t1.Item("c1")
 		if c1.Checked || c1.CheckedBy != nod.ActorUser || c1.CheckedAt != nil {
 			t.Errorf("c1 after undo: %+v, want unchecked, user, never set", c1)
 		}
@@ -338,7 +340,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		}
 		decisions, _ := e.db.RecentDecisions(t.Context(), chat, 1000)
 		t.Logf("%d taps and one ✓ All over 2 replicas: %d items confirmed, %d lost updates, %d applied twice, %d decisions, %d audit rows, %d undo entries",
-			taps+1, confirmed, lost, twice, len(decisions), auditRows, len(undos))
+			taps, confirmed, lost, twice, len(decisions), auditRows, len(undos))
 		if lost != 0 || twice != 0 || len(wins) != items || confirmed != items || len(decisions) != items || auditRows != items || len(undos) != items {
 			t.Errorf("want every one of %d items applied exactly once with one decision, audit row and undo entry", items)
 		}

@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage/storagetest"
 	"go.uber.org/fx"
 )
@@ -66,24 +70,7 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	h.seedT1()
 	h.raiseT1()
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
-	addrRE := regexp.MustCompile(`listening addr=(\S+)`)
-	first := "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"
-
-	// The second replica: same database, same fakes, its own listener.
-	logs2 := &syncBuffer{}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, nil, func(k string) string { return h.env[k] }, logs2, logs2, fx.Decorate(func() clock { return h.clock.Now }))
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("second replica: %v", err)
-		}
-	})
-	h.tg.Wait("the second replica to listen", func() bool { return addrRE.MatchString(logs2.String()) })
-	second := "http://" + addrRE.FindStringSubmatch(logs2.String())[1] + "/hook"
+	first, second, logs2 := h.replicas()
 
 	h.tg.SetWebhookTarget(first)
 	h.tg.SendText(chat, user, "raise the login bug")
@@ -102,5 +89,134 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	confirmed := h.count(nod.OutcomeConfirmed)
 	if confirmed != 1 || h.task("T1").Priority != nod.P1 {
 		t.Errorf("%d confirmations, priority %s", confirmed, h.task("T1").Priority)
+	}
+}
+
+var addrRE = regexp.MustCompile(`listening addr=(\S+)`)
+
+// replicas returns the webhook URL of the running nod and of a second
+// replica it starts on the same database and fakes, stopped when the test
+// ends, with the second's logs.
+func (h *harness) replicas() (first, second string, logs2 *syncBuffer) {
+	h.t.Helper()
+	first = "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"
+	logs2 = &syncBuffer{}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, nil, func(k string) string { return h.env[k] }, logs2, logs2, fx.Decorate(func() clock { return h.clock.Now }))
+	}()
+	h.t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			h.t.Errorf("second replica: %v", err)
+		}
+	})
+	h.tg.Wait("the second replica to listen", func() bool { return addrRE.MatchString(logs2.String()) })
+	return first, "http://" + addrRE.FindStringSubmatch(logs2.String())[1] + "/hook", logs2
+}
+
+// Fifty taps on different checklist items of one task, each pressed twice
+// and delivered to both replicas at once, and ✓ All racing every ✓ n of a
+// sixth set: every confirmed change is on the task, exactly once, with
+// one decision, audit row and undo entry each.
+func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
+	firstPassOnly(t, "it sets up PostgreSQL itself")
+	h := postgresHarness(t)
+	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
+	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret"
+	const items = 60
+	big := nod.Task{ID: "T5", Title: "Big checklist"}
+	for i := range items {
+		big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("i%02d", i), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
+	}
+	h.seed(chat, big)
+	var turns []openaitest.Response
+	for s := range items / 10 {
+		var elems []map[string]any
+		for i := range 10 {
+			elems = append(elems, map[string]any{"id": fmt.Sprintf("i%02d", s*10+i), "isChecked": true})
+		}
+		turns = append(turns, openaitest.Calls(call("c", "update_checklist_items", map[string]any{"task_id": "T5", "items": elems})), openaitest.Text("Ten ticks."))
+	}
+	h.script(turns...)
+	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
+	first, second, _ := h.replicas()
+	h.tg.SetWebhookTarget(first)
+	var sets []telegramtest.Message
+	for s := range items / 10 {
+		h.tg.SendText(chat, user, fmt.Sprintf("tick the next ten, part %d", s+1))
+		sets = append(sets, h.changeSetMessage(chat, 2*(s+1)))
+	}
+	h.tg.SetWebhookTarget("")
+
+	// Queue every press first, then deliver them all at once.
+	type delivery struct {
+		target string
+		raw    []byte
+	}
+	var (
+		answers    []string
+		deliveries []delivery
+	)
+	press := func(m telegramtest.Message, button, target string) {
+		i := slices.IndexFunc(m.Buttons(), func(b telegramtest.Button) bool {
+			return b.Text == button || strings.HasPrefix(b.Text, button+" ")
+		})
+		if i < 0 {
+			t.Fatalf("no %q on message %d: %v", button, m.ID, buttonTexts(m))
+		}
+		answers = append(answers, h.tg.Press(chat, user, m.ID, m.Buttons()[i].Data))
+		deliveries = append(deliveries, delivery{target, h.tg.LastUpdate()})
+	}
+	for _, m := range sets[:5] {
+		for n := 1; n <= 10; n++ {
+			press(m, fmt.Sprintf("✓ %d", n), first) // a double tap: one update to each replica
+			press(m, fmt.Sprintf("✓ %d", n), second)
+		}
+	}
+	press(sets[5], "✓ All", first)
+	for n := 1; n <= 10; n++ {
+		press(sets[5], fmt.Sprintf("✓ %d", n), second)
+	}
+	var wg sync.WaitGroup
+	for _, d := range deliveries {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			h.tg.PostWebhook(d.target, "replica-secret", d.raw)
+		}()
+	}
+	wg.Wait()
+	for _, id := range answers {
+		h.tg.WaitAnswer(id)
+	}
+
+	task := h.task("T5")
+	lost := 0
+	for _, it := range task.Checklist {
+		if !it.Checked {
+			lost++
+		}
+	}
+	confirmed, undos := 0, map[string]bool{}
+	for _, m := range sets {
+		s := mustSet(t, h, m.ID)
+		for _, it := range s.Items {
+			if it.Status == nod.ItemConfirmed {
+				confirmed++
+				undos[it.UndoID] = true
+			}
+		}
+		if s.Status != nod.SetResolved {
+			t.Errorf("set of message %d is %s", m.ID, s.Status)
+		}
+	}
+	decisions, _ := h.db.RecentDecisions(t.Context(), chat, 1000)
+	audited := h.count(nod.OutcomeConfirmed)
+	t.Logf("%d presses over 2 replicas: %d items confirmed, %d lost updates, %d decisions, %d audit rows, %d undo entries",
+		len(deliveries), confirmed, lost, len(decisions), audited, len(undos))
+	if lost != 0 || confirmed != items || len(decisions) != items || audited != items || len(undos) != items {
+		t.Errorf("want each of %d items applied exactly once", items)
 	}
 }

@@ -1,0 +1,271 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+func checklistTitles(t nod.Task) []string {
+	var out []string
+	for _, it := range t.Checklist {
+		out = append(out, it.Title)
+	}
+	return out
+}
+
+// A6, end to end: ✓ All of five checklist items, then Undo n of each, in
+// an order of its own; each removes exactly its item and loses its button.
+func TestUndoEveryItemOfConfirmAll(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(openaitest.Calls(call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T1",
+		"items": []map[string]string{{"title": "Design mockup"}, {"title": "Implement API"}, {"title": "Load test"}, {"title": "Canary"}, {"title": "Rollback plan"}}})),
+		openaitest.Text("Five steps for the login bug."))
+	h.start()
+	h.tg.SendText(chat, user, "plan the login bug")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ All")
+	set = h.tg.WaitMessage(chat, set.ID, "all applied", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 5 of 5") })
+	added := []string{"Design mockup", "Implement API", "Load test", "Canary", "Rollback plan"}
+	want := append([]string{"Write tests", "Update docs", "Write migration notes"}, added...)
+	if got := checklistTitles(h.task("T1")); !slices.Equal(got, want) {
+		t.Fatalf("checklist after ✓ All = %q", got)
+	}
+	sent := len(h.tg.BotMessages(chat))
+	for _, n := range []int{3, 1, 5, 2, 4} {
+		button := fmt.Sprintf("↩️ Undo %d", n)
+		if ans := h.tap(chat, user, set.ID, button); ans != "Undone." {
+			t.Errorf("%s answered %q", button, ans)
+		}
+		gone := added[n-1]
+		want = slices.DeleteFunc(want, func(s string) bool { return s == gone })
+		if got := checklistTitles(h.task("T1")); !slices.Equal(got, want) {
+			t.Errorf("after %s: checklist %q, want %q", button, got, want)
+		}
+		set = h.tg.WaitMessage(chat, set.ID, button+" to go", func(m telegramtest.Message) bool { return !hasButton(m, button) })
+		sent++
+		undone := h.tg.WaitBotMessages(chat, sent)[sent-1]
+		if !strings.Contains(undone.Text, "Undone") || !strings.Contains(undone.Text, gone) || !hasButton(undone, "↪️ Redo") {
+			t.Errorf("after %s: %q %v", button, undone.Text, buttonTexts(undone))
+		}
+	}
+	if got := h.count(nod.OutcomeUndone); got != 5 {
+		t.Errorf("%d undone audit rows, want 5", got)
+	}
+}
+
+// Undoing a tick made on the task card works, although the clock has
+// more precision than the database keeps.
+func TestUndoTickEndToEnd(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	h.clock.Advance(987654321 * time.Nanosecond)
+	h.tg.SendText(chat, user, "/tasks")
+	list := h.tg.WaitBotMessages(chat, 1)[0]
+	h.tap(chat, user, list.ID, "🔄 Fix login bug")
+	card := h.tg.WaitBotMessages(chat, 2)[1]
+	if ans := h.tap(chat, user, card.ID, "⬜ Write tests"); !strings.Contains(ans, "Write tests") {
+		t.Errorf("toggle answered %q", ans)
+	}
+	t1 := h.task("T1")
+	if c1, _ := t1.Item("c1"); !c1.Checked {
+		t.Fatalf("c1 not ticked")
+	}
+	h.tg.SendText(chat, user, "/undo")
+	reply := h.tg.WaitBotMessages(chat, 3)[2]
+	if !strings.Contains(reply.Text, "Undone") {
+		t.Errorf("/undo after a tick: %q", reply.Text)
+	}
+	t1 = h.task("T1")
+	if c1, _ := t1.Item("c1"); c1.Checked || c1.CheckedBy != nod.ActorUser || c1.CheckedAt != nil {
+		t.Errorf("c1 after /undo: %+v", c1)
+	}
+}
+
+// Redo after the task was deleted is refused with a pointer to /trash; the
+// task stays in the trash, as it was deleted.
+func TestRedoAfterDeleteRefused(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	if ans := h.tap(chat, user, receipt.ID, "↩️ Undo"); ans != "Undone." {
+		t.Fatalf("Undo answered %q", ans)
+	}
+	undone := h.tg.WaitBotMessages(chat, 3)[2]
+	if !hasButton(undone, "↪️ Redo") || h.task("T1").Priority != nod.P3 {
+		t.Fatalf("undo: %q %v, priority %s", undone.Text, buttonTexts(undone), h.task("T1").Priority)
+	}
+	h.clf = answer("explicit:delete the login bug")
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Please confirm."))
+	h.tg.SendText(chat, user, "delete the login bug")
+	h.tg.WaitBotMessages(chat, 5)
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.WaitBotMessages(chat, 6)
+	ans := h.tap(chat, user, undone.ID, "↪️ Redo")
+	if !strings.Contains(ans, "trash") || !strings.Contains(ans, "/trash") {
+		t.Errorf("Redo on a trashed task answered %q", ans)
+	}
+	trash, _ := h.db.Trash(t.Context(), chat)
+	if len(trash) != 1 || trash[0].Priority != nod.P3 {
+		t.Errorf("trash = %+v, want T1 at P3", trash)
+	}
+	if _, err := h.db.Task(t.Context(), chat, "T1"); err == nil {
+		t.Errorf("T1 came back from the trash")
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 6 {
+		t.Errorf("the refused Redo sent messages: %d, want 6", n)
+	}
+}
+
+// In a group, only the person who made a change may undo it; /undo takes
+// the sender's own latest change.
+func TestGroupUndoIsTheAuthors(t *testing.T) {
+	h := newHarness(t)
+	const group, other = int64(-500), int64(43)
+	h.seed(group, nod.Task{ID: "G1", Title: "Plan offsite", Priority: nod.P3})
+	h.clf = answer("explicit:make the offsite P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "G1", "priority": "P1"})), openaitest.Text("Done."))
+	h.start()
+	h.tg.SendText(group, user, "make the offsite P1")
+	receipt := h.tg.WaitBotMessages(group, 2)[0]
+	if ans := h.tap(group, other, receipt.ID, "↩️ Undo"); !strings.Contains(ans, "Only the person who made this change") {
+		t.Errorf("another member's Undo answered %q", ans)
+	}
+	h.tg.SendText(group, other, "/undo")
+	if m := h.tg.WaitBotMessages(group, 3)[2]; !strings.Contains(m.Text, "nothing to undo") {
+		t.Errorf("another member's /undo: %q", m.Text)
+	}
+	if g, _ := h.db.Task(t.Context(), group, "G1"); g.Priority != nod.P1 {
+		t.Errorf("priority after refused undos: %s", g.Priority)
+	}
+	h.tg.SendText(group, user, "/undo")
+	if m := h.tg.WaitBotMessages(group, 4)[3]; !strings.Contains(m.Text, "Undone") {
+		t.Errorf("the author's /undo: %q", m.Text)
+	}
+	if g, _ := h.db.Task(t.Context(), group, "G1"); g.Priority != nod.P3 {
+		t.Errorf("priority after the author's /undo: %s", g.Priority)
+	}
+}
+
+// A set whose time is up takes no decision, by button or by text, though
+// no sweep has run.
+func TestDecisionAfterTTLWithoutSweep(t *testing.T) {
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "1000h"
+	set := h.startWithRaise("tidy up")
+	h.clock.Advance(7 * 24 * time.Hour)
+	if ans := h.tap(chat, user, set.ID, "✓ 1"); !strings.Contains(ans, "expired") {
+		t.Errorf("✓ 1 at the TTL answered %q", ans)
+	}
+	h.tg.SendText(chat, user, "yes")
+	reply := h.tg.WaitBotMessages(chat, 3)[2]
+	if !strings.Contains(reply.Text, "expired") {
+		t.Errorf("yes at the TTL: %q", reply.Text)
+	}
+	stored := mustSet(t, h, set.ID)
+	if h.task("T1").Priority != nod.P3 || len(stored.Pending()) != 1 || h.count(nod.OutcomeConfirmed) != 0 {
+		t.Errorf("after decisions at the TTL: priority %s, %d pending", h.task("T1").Priority, len(stored.Pending()))
+	}
+}
+
+func mustSet(t *testing.T, h *harness, msgID int) nod.ChangeSet {
+	t.Helper()
+	s, err := h.db.ChangeSetByMessage(t.Context(), chat, msgID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// A4: Undo reverts an explicit change and is itself undoable by /undo
+// (audited as redone); the used Undo and an unknown entry are refused.
+// A8: after the undo window, Undo is refused and /undo has nothing to undo.
+func TestUndoRedoAndWindow(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	undo, _ := receipt.Button("↩️ Undo")
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	if h.task("T1").Priority != nod.P3 {
+		t.Fatalf("Undo left priority %s", h.task("T1").Priority)
+	}
+	h.tg.SendText(chat, user, "/undo")
+	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Undone") || h.task("T1").Priority != nod.P1 {
+		t.Errorf("/undo after Undo: %q, priority %s", m.Text, h.task("T1").Priority)
+	}
+	if got, want := outcomes(h.audit(chat))[1:], []string{"set_task_priority:executed", "set_task_priority:undone", "set_task_priority:redone"}; !slices.Equal(got, want) {
+		t.Errorf("audit = %v, want %v", got, want)
+	}
+	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, receipt.ID, undo.Data)); !strings.Contains(ans, "Already") {
+		t.Errorf("the used Undo answered %q", ans)
+	}
+	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, receipt.ID, "1u.nosuchundo")); !strings.Contains(ans, "not valid here") {
+		t.Errorf("an unknown entry's Undo answered %q", ans)
+	}
+	if h.task("T1").Priority != nod.P1 {
+		t.Errorf("refused undos changed the priority to %s", h.task("T1").Priority)
+	}
+
+	h.clf = answer("explicit:make the login bug P0")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P0"})), openaitest.Text("Done."))
+	h.tg.SendText(chat, user, "make the login bug P0")
+	late := h.tg.WaitBotMessages(chat, 6)[4]
+	h.clock.Advance(24*time.Hour + time.Minute)
+	if ans := h.tap(chat, user, late.ID, "↩️ Undo"); !strings.Contains(ans, "Too late") {
+		t.Errorf("Undo after the window answered %q", ans)
+	}
+	h.tg.SendText(chat, user, "/undo")
+	if m := h.tg.WaitBotMessages(chat, 7)[6]; !strings.Contains(m.Text, "nothing to undo") || h.task("T1").Priority != nod.P0 {
+		t.Errorf("/undo after the window: %q, priority %s", m.Text, h.task("T1").Priority)
+	}
+}
+
+// A7: Undo of a confirmed create_task takes the task away (the agent's
+// get_task says so); Redo brings it back with the same id and fields.
+func TestUndoCreateAndRedo(t *testing.T) {
+	h := newHarness(t)
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Write postmortem", "priority": "P2", "labels": []string{"ops"}})),
+		openaitest.Text("Shall I add it?"))
+	h.start()
+	h.tg.SendText(chat, user, "I should write the postmortem")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ 1")
+	tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{})
+	if len(tasks) != 1 {
+		t.Fatalf("tasks after ✓ 1: %+v", tasks)
+	}
+	created := tasks[0]
+	h.tg.WaitMessage(chat, set.ID, "Undo 1", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
+	h.tap(chat, user, set.ID, "↩️ Undo 1")
+	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
+		t.Errorf("undone task still listed: %+v", tasks)
+	}
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": created.ID})), openaitest.Text("It is gone."))
+	h.tg.SendText(chat, user, "what about the postmortem?")
+	h.tg.WaitBotMessages(chat, 4)
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["g"]; !strings.Contains(r, `"error"`) {
+		t.Errorf("get_task of the undone task = %s", r)
+	}
+	undone := h.tg.BotMessages(chat)[2]
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	back := h.task(created.ID)
+	if back.Title != created.Title || back.Priority != created.Priority || !slices.Equal(back.Labels, created.Labels) {
+		t.Errorf("redone task = %+v, want %+v", back, created)
+	}
+}
