@@ -28,7 +28,7 @@ const (
 )
 
 type env struct {
-	dsn     string
+	dsn string
 	// clf answers classifier requests; by default with no verdicts, so
 	// every change needs confirmation.
 	clf     func(openaitest.Request) openaitest.Response

@@ -1,9 +1,9 @@
 package storage_test
 
 import (
-	"slices"
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"sync"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/nodbot/nod"
