@@ -322,9 +322,11 @@ func cloneTask(t *nod.Task) *nod.Task {
 	return &c
 }
 
-// stampTask cuts a new task's times to the database's precision.
+// stampTask is a new task as it is stored: times cut to the database's
+// precision, labels normalised.
 func stampTask(t nod.Task) nod.Task {
 	t = t.Clone()
+	t.Labels = nod.NormalizeLabels(t.Labels)
 	t.CreatedAt, t.UpdatedAt = nod.Stamp(t.CreatedAt), nod.Stamp(t.UpdatedAt)
 	if t.DeletedAt != nil {
 		d := nod.Stamp(*t.DeletedAt)

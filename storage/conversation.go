@@ -20,6 +20,8 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 			if m.At.IsZero() {
 				m.At = now
 			}
+			m.At = nod.Stamp(m.At) // as created_at keeps it: quotes are compared with checked_at
+
 			body, err := json.Marshal(m)
 			if err != nil {
 				return fmt.Errorf("save message: %w", err)

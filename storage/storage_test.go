@@ -3,6 +3,7 @@ package storage_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -422,4 +423,51 @@ func TestAuditChainConcurrent(t *testing.T) {
 			t.Errorf("VerifyAudit = %+v, %d, %v", broken, checked, err)
 		}
 	})
+}
+
+// BenchmarkConfirmAll confirms sets of k checklist additions in one
+// transaction each; ns/item staying flat as k grows shows the work is
+// linear in k (each item writes its own row, never the whole checklist).
+func BenchmarkConfirmAll(b *testing.B) {
+	for _, k := range []int{1, 5, 10} {
+		b.Run(fmt.Sprintf("items=%d", k), func(b *testing.B) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			db := storagetest.Open(b, "sqlite", clock.Now)
+			sets := make([]nod.ChangeSet, b.N)
+			for i := range sets {
+				id := fmt.Sprintf("T%d", i) // a task per set, so that checklists do not grow across iterations
+				if _, err := db.Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
+					Mutate: func(*nod.Task) (nod.Task, error) {
+						return nod.Task{ID: id, Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
+					}}); err != nil {
+					b.Fatal(err)
+				}
+				s := &nod.ChangeSet{}
+				for j := range k {
+					title := fmt.Sprintf("Step %d", j)
+					s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: id, Args: []byte(`{}`),
+						Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
+				}
+				if err := db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+					b.Fatal(err)
+				}
+				sets[i] = *s
+			}
+			ns := make([]int, k)
+			for j := range ns {
+				ns[j] = j + 1
+			}
+			add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
+				cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: it.After, CheckedBy: nod.ActorUser})
+				return *cur, nil
+			}
+			b.ResetTimer()
+			for i := range b.N {
+				if res, err := db.ConfirmItems(b.Context(), chat, sets[i].ID, ns, 42, add); err != nil || len(res.Applied) != k {
+					b.Fatalf("%d applied, %v", len(res.Applied), err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/item")
+		})
+	}
 }
