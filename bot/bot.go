@@ -33,6 +33,9 @@ type Options struct {
 	ChangeSetTTL   time.Duration
 	TrashRetention time.Duration
 	SweepInterval  time.Duration
+	// UpdateTimeout bounds the handling of one update, every model step
+	// and tool call included.
+	UpdateTimeout time.Duration
 	// WebhookURL switches from long polling to a webhook; updates then
 	// arrive through ServeHTTP with WebhookSecret in their header.
 	WebhookURL    string
@@ -148,6 +151,9 @@ func New(opts Options, store Store, turner Turner, decider Decider, now func() t
 	}
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = time.Minute
+	}
+	if opts.UpdateTimeout <= 0 {
+		opts.UpdateTimeout = 5 * time.Minute
 	}
 	allowed := map[int64]bool{}
 	for _, id := range opts.AllowedUsers {
@@ -284,6 +290,8 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 	case u.Message != nil:
 		chat := u.Message.Chat.ID
 		b.queue.push(ctx, chat, func(ctx context.Context) {
+			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
+			defer cancel()
 			defer b.recover(ctx, chat)
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil && b.allowedSender(u.Message) {
@@ -298,6 +306,8 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 		b.handlers.Add(1)
 		go func() {
 			defer b.handlers.Done()
+			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
+			defer cancel()
 			defer b.recover(ctx, updateChat(u))
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/go-telegram/bot/models"
@@ -11,6 +12,10 @@ import (
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
 )
+
+// lateReplyTimeout bounds what is still sent after an update's own time
+// ran out: the receipts and the message that says what happened.
+const lateReplyTimeout = 15 * time.Second
 
 // maxInput bounds a text message; Telegram's own limit is 4096 characters.
 const maxInput = 4096
@@ -87,13 +92,21 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	b.send.typing(ctx, in.chat)
 	res, err := b.agent.Turn(ctx, req)
 	if err != nil {
-		b.sendReceipts(ctx, in.loc, in.chat, res) // what was applied before the failure
 		tmpl := "internal_error"
-		if errors.Is(err, agent.ErrModel) {
+		switch {
+		case errors.Is(ctx.Err(), context.DeadlineExceeded):
+			tmpl = "turn_timeout" // the update's own deadline, whichever step it cut
+		case errors.Is(err, agent.ErrModel):
 			tmpl = "model_error"
 		}
-		b.log.Warn("turn failed", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text(tmpl, nil))
+		// The update's time may be up: what is owed still goes out.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
+		defer cancel()
+		b.sendReceipts(ctx, in.loc, in.chat, res) // what was applied before the failure
+		b.log.Warn("turn failed", "chat", in.chat, "applied", len(res.Receipts), "err", err)
+		// One message that says what did apply (the receipts above) and
+		// that nothing else did.
+		b.reply(ctx, in.chat, in.loc.Text(tmpl, len(res.Receipts)))
 		return
 	}
 	b.sendReceipts(ctx, in.loc, in.chat, res)

@@ -2,6 +2,8 @@ package bot
 
 import (
 	"context"
+	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -37,6 +39,17 @@ func (b *Bot) sweep(ctx context.Context) {
 	}
 }
 
+// sweepSafely runs one sweep; a panic (a template that cannot render, say)
+// is logged and the next sweep runs as usual.
+func (b *Bot) sweepSafely(ctx context.Context) {
+	defer func() {
+		if r := recover(); r != nil {
+			b.log.Error("sweep panic", "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+		}
+	}()
+	b.sweep(ctx)
+}
+
 // sweeper runs sweep every SweepInterval until ctx is done.
 func (b *Bot) sweeper(ctx context.Context) {
 	defer b.handlers.Done()
@@ -47,7 +60,7 @@ func (b *Bot) sweeper(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			b.sweep(ctx)
+			b.sweepSafely(ctx)
 		}
 	}
 }

@@ -91,7 +91,7 @@ func newConfirmations(db *storage.DB, reg *prometheus.Registry, now clock, log *
 
 func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, reg *prometheus.Registry, now clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
-		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval,
+		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		db, a, c, now, log.With("component", "bot"))

@@ -33,6 +33,7 @@ type config struct {
 	TrashRetention    time.Duration
 	LogFormat         string
 	SweepInterval     time.Duration
+	UpdateTimeout     time.Duration
 	RateChat          float64
 	RateChatBurst     float64
 	RateGroup         float64
@@ -112,6 +113,7 @@ var settings = []setting{
 	{"confirm-window", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
 	{"trash-retention", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
 	{"sweep-interval", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets and old trash are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
+	{"update-timeout", "NOD_UPDATE_TIMEOUT", "5m", "deadline for handling one update, all steps included", false, dur(func(c *config) *time.Duration { return &c.UpdateTimeout })},
 	{"rate-chat", "NOD_RATE_CHAT", "1", "messages a second to one chat", false, rate(func(c *config) *float64 { return &c.RateChat })},
 	{"rate-chat-burst", "NOD_RATE_CHAT_BURST", "3", "messages to one chat in a burst", false, rate(func(c *config) *float64 { return &c.RateChatBurst })},
 	{"rate-group", "NOD_RATE_GROUP", "20", "messages a minute to one group", false, rate(func(c *config) *float64 { return &c.RateGroup })},

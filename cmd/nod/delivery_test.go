@@ -1,0 +1,67 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+)
+
+// An explicit change is applied, then the model fails: the person gets the
+// receipt, then one message that says that change stands and nothing else
+// was changed — never "nothing was changed".
+func TestModelFailsAfterExplicitChange(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
+		openaitest.Response{Status: 500}, openaitest.Response{Status: 500}, openaitest.Response{Status: 500})
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	if !strings.Contains(msgs[0].Text, "Priority: P3 → P1") || !hasButton(msgs[0], "↩️ Undo") {
+		t.Errorf("receipt = %q %v", msgs[0].Text, buttonTexts(msgs[0]))
+	}
+	want := "I couldn't reach the language model just now, so I stopped: the change above was made; nothing else was changed."
+	if !strings.Contains(msgs[1].Text, want) || strings.Contains(msgs[1].Text, "nothing was changed") {
+		t.Errorf("failure message = %q, want %q", msgs[1].Text, want)
+	}
+	if h.task("T1").Priority != nod.P1 {
+		t.Errorf("priority %s", h.task("T1").Priority)
+	}
+}
+
+// NOD_UPDATE_TIMEOUT bounds a whole turn, however many steps it takes:
+// the turn is cut, what it applied is reported, and the next message is
+// answered as usual.
+func TestUpdateTimeout(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.env["NOD_UPDATE_TIMEOUT"] = "1500ms"
+	h.clf = answer("explicit:make the login bug P1")
+	slow := openaitest.Response{ToolCalls: []openaitest.ToolCall{call("l", "list_tasks", map[string]any{})}, Delay: 400 * time.Millisecond}
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
+		slow, slow, slow, slow, slow, slow, // each step within NOD_STEP_TIMEOUT, all of them not within the update's
+		openaitest.Text("never sent"),
+		openaitest.Text("Here again."),
+	)
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	if !strings.Contains(msgs[0].Text, "Priority: P3 → P1") {
+		t.Errorf("receipt = %q", msgs[0].Text)
+	}
+	if want := "That took too long, so I stopped: the change above was made; nothing else was changed."; !strings.Contains(msgs[1].Text, want) {
+		t.Errorf("after the deadline: %q, want %q", msgs[1].Text, want)
+	}
+	if n := len(h.llm.RequestsFor(agentM)); n >= 8 {
+		t.Errorf("%d model requests: the turn was not cut", n)
+	}
+	h.script(openaitest.Text("Here again."))
+	h.tg.SendText(chat, user, "hello?")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; m.Text != "Here again." {
+		t.Errorf("next message answered %q", m.Text)
+	}
+}
