@@ -259,7 +259,7 @@ func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMess
 	a.metrics.tokens.WithLabelValues("prompt").Add(float64(resp.Usage.PromptTokens))
 	a.metrics.tokens.WithLabelValues("completion").Add(float64(resp.Usage.CompletionTokens))
 	m := resp.Choices[0].Message
-	out := nod.ChatMessage{Role: nod.RoleAssistant, Content: m.Content, At: a.now()}
+	out := nod.ChatMessage{Role: nod.RoleAssistant, Content: nod.CleanText(m.Content), At: a.now()}
 	for i, tc := range m.ToolCalls {
 		id := tc.ID
 		if id == "" {

@@ -72,6 +72,7 @@ func (a args) str(name string, required bool) (string, bool, error) {
 	if err := json.Unmarshal(a.m[name], &s); err != nil {
 		return "", false, a.errorf(name, "must be a string")
 	}
+	s = nod.CleanText(s)
 	if required && strings.TrimSpace(s) == "" {
 		return "", false, a.errorf(name, "must not be empty")
 	}
@@ -145,7 +146,7 @@ func (a args) strings(name string, required bool) ([]string, bool, error) {
 		if err := json.Unmarshal(e, &s); err != nil {
 			return nil, false, a.errorf(name, "must be an array of strings")
 		}
-		out = append(out, s)
+		out = append(out, nod.CleanText(s))
 	}
 	return out, true, nil
 }

@@ -52,9 +52,8 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	case in.text == "":
 		b.reply(ctx, in.chat, in.loc.Text("not_text", nil))
 		return
-	case !utf8.ValidString(in.text):
-		in.text = strings.ToValidUTF8(in.text, "\uFFFD")
 	}
+	in.text = nod.CleanText(in.text)
 	if n := utf8.RuneCountInString(in.text); n > maxInput {
 		b.reply(ctx, in.chat, in.loc.Text("too_long", n))
 		return

@@ -169,7 +169,7 @@ func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Actio
 			continue // out of range or repeated: ignored
 		}
 		seen[a.Index] = true
-		v := Verdict{Level: NeedsConfirmation, Reasoning: a.Reasoning}
+		v := Verdict{Level: NeedsConfirmation, Reasoning: nod.CleanText(a.Reasoning)}
 		switch strings.ToLower(strings.TrimSpace(a.Level)) {
 		case string(Explicit):
 			if at, ok := quoted(conv, a.Quote); ok {

@@ -65,3 +65,31 @@ func TestUpdateTimeout(t *testing.T) {
 		t.Errorf("next message answered %q", m.Text)
 	}
 }
+
+// NUL characters from the model (a title, its reply) or from Telegram are
+// dropped at the edge: the turn works on PostgreSQL, which refuses them,
+// exactly as on SQLite.
+func TestNULFromTheModel(t *testing.T) {
+	for name, open := range map[string]func(*testing.T) *harness{"sqlite": newHarness, "postgres": postgresHarness} {
+		t.Run(name, func(t *testing.T) {
+			h := open(t)
+			h.clf = answer("explicit:add Buy milk")
+			h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy\x00 milk", "labels": []string{"home\x00"}})),
+				openaitest.Text("Added\x00 it."))
+			h.start()
+			h.tg.SendText(chat, user, "add Buy milk\x00")
+			msgs := h.tg.WaitBotMessages(chat, 2)
+			if msgs[1].Text != "Added it." || strings.Contains(msgs[0].Text, "went wrong") {
+				t.Errorf("messages = %q, %q", msgs[0].Text, msgs[1].Text)
+			}
+			tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{})
+			if len(tasks) != 1 || tasks[0].Title != "Buy milk" || tasks[0].Labels[0] != "home" {
+				t.Errorf("tasks = %+v", tasks)
+			}
+			hist, _ := h.db.History(t.Context(), chat, 10)
+			if len(hist) == 0 || hist[0].Content != "add Buy milk" {
+				t.Errorf("history = %+v", hist)
+			}
+		})
+	}
+}
