@@ -137,10 +137,7 @@ func (db *DB) lockSet(ctx context.Context, tx *sql.Tx, chatID int64, setID strin
 	if err := db.lockChat(ctx, tx, chatID); err != nil {
 		return nod.ChangeSet{}, err
 	}
-	set, err := loadSet(ctx, tx, setID)
-	if errors.Is(err, nod.ErrNotFound) || (err == nil && set.ChatID != chatID) {
-		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
-	}
+	set, err := chatSet(ctx, tx, chatID, setID)
 	if err != nil {
 		return nod.ChangeSet{}, err
 	}
@@ -345,7 +342,13 @@ func stampTask(t nod.Task) nod.Task {
 
 // ChangeSet returns change set id of the chat with its items.
 func (db *DB) ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error) {
-	set, err := loadSet(ctx, db.db, id)
+	return chatSet(ctx, db.db, chatID, id)
+}
+
+// chatSet loads set id of the chat: a set of another chat is
+// nod.ErrNotFound, like a missing one; a failing database is its own error.
+func chatSet(ctx context.Context, q querier, chatID int64, id string) (nod.ChangeSet, error) {
+	set, err := loadSet(ctx, q, id)
 	if err != nil {
 		return nod.ChangeSet{}, err
 	}
@@ -621,9 +624,9 @@ func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID 
 	var fresh *nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		old, err := loadSet(ctx, tx, oldID)
-		if err != nil || old.ChatID != chatID {
-			return fmt.Errorf("change set %s: %w", oldID, nod.ErrNotFound)
+		old, err := chatSet(ctx, tx, chatID, oldID)
+		if err != nil {
+			return err
 		}
 		if old.Status != nod.SetExpired {
 			return fmt.Errorf("change set %s has not expired: %w", oldID, nod.ErrInvalid)
@@ -693,9 +696,9 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
-		old, err := loadSet(ctx, tx, setID)
-		if err != nil || old.ChatID != chatID {
-			return fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
+		old, err := chatSet(ctx, tx, chatID, setID)
+		if err != nil {
+			return err
 		}
 		prev, ok := old.Item(n)
 		if !ok {

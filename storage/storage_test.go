@@ -471,3 +471,30 @@ func BenchmarkConfirmAll(b *testing.B) {
 		})
 	}
 }
+
+// A database that fails is never reported as a missing record: the person
+// would read "not here" and nobody would see the failure.
+func TestDatabaseErrorsAreNotNotFound(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		if err := db.ExecForTest(t.Context(), `ALTER TABLE change_items RENAME TO change_items_gone`); err != nil {
+			t.Fatal(err)
+		}
+		calls := map[string]func() error{
+			"ChangeSet":  func() error { _, err := db.ChangeSet(t.Context(), chat, cs.ID); return err },
+			"RejectItem": func() error { _, err := db.RejectItem(t.Context(), chat, cs.ID, 1, 42); return err },
+			"ReviseItem": func() error { _, err := db.ReviseItem(t.Context(), chat, cs.ID, 1, 42, cs.Items[0]); return err },
+			"Repropose":  func() error { _, err := db.Repropose(t.Context(), chat, cs.ID, 42, nil); return err },
+			"ConfirmItems": func() error {
+				_, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P1))
+				return err
+			},
+		}
+		for name, call := range calls {
+			if err := call(); err == nil || errors.Is(err, nod.ErrNotFound) {
+				t.Errorf("%s on a failing database: %v, want an error that is not ErrNotFound", name, err)
+			}
+		}
+	})
+}
