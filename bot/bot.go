@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -131,8 +130,10 @@ type Bot struct {
 
 	mu      sync.Mutex
 	refused map[[2]int64]time.Time // chat, user → last refusal
-	webhook atomic.Pointer[http.HandlerFunc]
 	metrics *metrics
+
+	gate      sync.RWMutex // held while a webhook update is queued
+	accepting bool         // webhook updates are taken
 }
 
 // New returns a bot; nothing talks to Telegram until Start.
@@ -184,7 +185,7 @@ func (b *Bot) Start(ctx context.Context) error {
 		tgbot.WithDefaultHandler(b.handle),
 		tgbot.WithNotAsyncHandlers(), // with the one default worker: update order
 		tgbot.WithWorkers(1),
-		tgbot.WithErrorsHandler(func(err error) { b.log.Warn("telegram", "err", err) }),
+		tgbot.WithErrorsHandler(func(err error) { b.log.Warn("telegram", "err", excerpt(err.Error(), 300)) }),
 		tgbot.WithCheckInitTimeout(10*time.Second),
 	)
 	if err != nil {
@@ -199,7 +200,8 @@ func (b *Bot) Start(ctx context.Context) error {
 	// after receiving stopped.
 	b.work, b.stopWork = context.WithCancel(context.Background())
 	if b.opts.WebhookURL != "" {
-		if err := b.startWebhook(ctx, run); err != nil {
+		close(b.polling) // updates come through ServeHTTP
+		if err := b.startWebhook(ctx); err != nil {
 			cancel()
 			b.stopWork()
 			b.cancel = nil
@@ -227,8 +229,11 @@ func (b *Bot) Stop(ctx context.Context) error {
 	if b.cancel == nil {
 		return nil
 	}
-	// Stop receiving at once; let what was received finish until ctx is
-	// done, then cut it: a cut turn writes nothing (it saves at its end).
+	// Stop receiving at once (a webhook update is answered 503 from now
+	// on, so Telegram delivers it again); let what was received finish
+	// until ctx is done, then cut it: a cut turn writes nothing of its
+	// conversation (it saves at its end).
+	b.accept(false)
 	b.cancel()
 	b.cancel = nil
 	done := make(chan struct{})

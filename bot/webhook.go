@@ -3,11 +3,15 @@ package bot
 import (
 	"context"
 	"crypto/subtle"
+	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
+	"unicode/utf8"
 
 	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
 )
 
 // WebhookPath is the path webhook updates are served on: the path of
@@ -24,9 +28,10 @@ func (b *Bot) WebhookPath() string {
 }
 
 // ServeHTTP receives webhook updates. The library answers 200 even to a
-// wrong secret, so the secret is checked here, in constant time, first.
-// Updates are queued, not handled, before the answer: Telegram waits for
-// nothing slow.
+// wrong secret, and to an update it drops while stopping, so nod serves
+// the webhook itself: the secret is checked first, in constant time; an
+// update is answered 200 only once it is queued for handling, and 503
+// (Telegram delivers it again later) while nod is starting or stopping.
 func (b *Bot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
@@ -38,30 +43,62 @@ func (b *Bot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "forbidden", http.StatusForbidden)
 		return
 	}
-	h := b.webhook.Load()
-	if h == nil {
-		http.Error(w, "starting", http.StatusServiceUnavailable)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxWebhookBody))
+	if err != nil {
+		b.log.Warn("webhook body refused", "bytes", len(body), "err", err)
+		http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
-	(*h)(w, r)
+	var u models.Update
+	if err := json.Unmarshal(body, &u); err != nil {
+		// Delivered again, the same bytes would fail again: drop them, and
+		// log a bounded excerpt, never the whole body.
+		b.log.Warn("malformed webhook update dropped", "bytes", len(body), "excerpt", excerpt(string(body), 120), "err", excerpt(err.Error(), 200))
+		return
+	}
+	b.gate.RLock()
+	defer b.gate.RUnlock()
+	if !b.accepting {
+		http.Error(w, "not accepting updates now", http.StatusServiceUnavailable)
+		return
+	}
+	b.handle(b.work, b.tg, &u) // queues the work and returns at once
 }
 
-// startWebhook registers the webhook with Telegram and starts the workers
-// that handle what ServeHTTP receives.
-func (b *Bot) startWebhook(ctx, run context.Context) error {
+// maxWebhookBody bounds one webhook request; Telegram's updates are far
+// smaller.
+const maxWebhookBody = 1 << 20
+
+// excerpt cuts s to at most n bytes, on a rune boundary, for a log line.
+func excerpt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// startWebhook registers the webhook with Telegram; updates then arrive
+// through ServeHTTP.
+func (b *Bot) startWebhook(ctx context.Context) error {
 	// Ready before registering: Telegram may post right after setWebhook.
-	h := b.tg.WebhookHandler()
-	b.webhook.Store(&h)
-	go func() {
-		defer close(b.polling)
-		b.tg.StartWebhook(run)
-	}()
+	b.accept(true)
 	_, err := b.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{URL: b.opts.WebhookURL, SecretToken: b.opts.WebhookSecret,
 		AllowedUpdates: []string{"message", "callback_query"}})
 	if err != nil {
-		b.webhook.Store(nil)
+		b.accept(false)
 		return fmt.Errorf("set webhook: %w", redactErr(err, b.opts.Token))
 	}
 	return nil
+}
+
+// accept opens or closes the webhook for updates. Closing waits for
+// ServeHTTP calls that are queueing an update, so that every update
+// answered 200 is in the work that Stop then waits for.
+func (b *Bot) accept(on bool) {
+	b.gate.Lock()
+	b.accepting = on
+	b.gate.Unlock()
 }
