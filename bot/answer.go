@@ -237,6 +237,8 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 	if err != nil {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
-	b.reply(ctx, p.chat, p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
+	p.then(func(ctx context.Context) {
+		b.reply(ctx, p.chat, p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
+	})
 	return p.loc.Notice("n_restored", nil)
 }

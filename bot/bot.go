@@ -309,8 +309,10 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 		})
 	case u.CallbackQuery != nil:
 		b.handlers.Add(1)
+		b.metrics.presses.Inc()
 		go func() {
 			defer b.handlers.Done()
+			defer b.metrics.presses.Dec()
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, updateChat(u))

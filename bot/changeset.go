@@ -23,7 +23,13 @@ type press struct {
 	data       string                       // the pressed button's callback data
 	keyboard   *models.InlineKeyboardMarkup // of the pressed message, if known
 	loc        *formatting.Locale           // the language to answer in
+	later      *[]func(context.Context)     // what runs once the press is answered
 }
+
+// then runs fn once the press has been answered: edits and new messages
+// never hold up the answer, so a slow or rate-limited edit cannot leave
+// the button spinning (Telegram gives up on an unanswered press).
+func (p press) then(fn func(ctx context.Context)) { *p.later = append(*p.later, fn) }
 
 func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	var (
@@ -50,7 +56,12 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		b.send.answer(ctx, q.ID, text)
 		return
 	}
-	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc}))
+	var later []func(context.Context)
+	p := press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
+	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, p))
+	for _, fn := range later {
+		fn(ctx)
+	}
 }
 
 // withoutButton returns kb without the button whose data is data.
@@ -81,7 +92,7 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.reply(ctx, p.chat, p.loc.Text("mode_set", string(m)))
+	p.then(func(ctx context.Context) { b.reply(ctx, p.chat, p.loc.Text("mode_set", string(m))) })
 	return p.loc.Notice("n_mode", string(m))
 }
 
@@ -169,7 +180,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
-		b.refresh(ctx, p.loc, d.Set, d.Failed, p.msgID, d.Applied)
+		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed, p.msgID, d.Applied) })
 	}
 	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
 		return decidedNotice(p.loc, d.Set, p.action.N)
@@ -177,7 +188,7 @@ func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error,
 	if err != nil {
 		return b.explain(p.loc, err, "decide", "chat", p.chat, "set", p.action.ID)
 	}
-	b.offerRule(ctx, p.loc, d.Offer)
+	p.then(func(ctx context.Context) { b.offerRule(ctx, p.loc, d.Offer) })
 	if d.Failed != 0 {
 		return p.loc.Notice("n_stopped_at", d.Failed)
 	}
@@ -221,7 +232,7 @@ func (b *Bot) onAbort(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.refresh(ctx, p.loc, set, 0, p.msgID, nil)
+	p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, set, 0, p.msgID, nil) })
 	return p.loc.Notice("n_aborted", nil)
 }
 
@@ -233,7 +244,7 @@ func (b *Bot) onReject(ctx context.Context, p press) string {
 func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil)
+		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil) })
 		return p.loc.Notice("n_nothing_left", nil)
 	}
 	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_count", len(d.Applied)))
@@ -242,7 +253,7 @@ func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil)
+		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil) })
 		return p.loc.Notice("n_nothing_left", nil)
 	}
 	return b.decided(ctx, p, d, err, p.loc.Notice("n_rejected_all", nil))
@@ -260,16 +271,18 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	case errors.Is(err, nod.ErrForbidden):
 		return p.loc.Notice("n_undo_forbidden", nil)
 	case errors.Is(err, nod.ErrStale):
-		b.offerUndoAnyway(ctx, p.loc, p.chat, p.action.ID, err)
+		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.chat, p.action.ID, err) })
 	}
 	if err != nil {
 		return b.explain(p.loc, err, "undo", "chat", p.chat)
 	}
-	if _, err := b.store.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
-		// A receipt: its used Undo button goes.
-		b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
-	}
-	b.undone(ctx, p.loc, p.chat, p.action.ID, u)
+	p.then(func(ctx context.Context) {
+		if _, err := b.store.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
+			// A receipt: its used Undo button goes.
+			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+		}
+		b.undone(ctx, p.loc, p.chat, p.action.ID, u)
+	})
 	return p.loc.Notice("n_undone", nil)
 }
 
@@ -358,12 +371,16 @@ func (b *Bot) onRepropose(ctx context.Context, p press) string {
 	if err != nil {
 		return b.explain(p.loc, err, "re-propose", "chat", p.chat)
 	}
-	if old, err := b.store.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
-		b.refresh(ctx, p.loc, old, 0, p.msgID, nil)
-	}
+	p.then(func(ctx context.Context) {
+		if old, err := b.store.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
+			b.refresh(ctx, p.loc, old, 0, p.msgID, nil)
+		}
+		if fresh != nil {
+			b.showChangeSet(ctx, p.loc, *fresh)
+		}
+	})
 	if fresh == nil {
 		return p.loc.Notice("n_repropose_none", nil)
 	}
-	b.showChangeSet(ctx, p.loc, *fresh)
 	return p.loc.Notice("n_reproposed", map[string]int{"Count": len(fresh.Items), "Dropped": dropped})
 }

@@ -7,6 +7,7 @@ type metrics struct {
 	updates  *prometheus.CounterVec // by kind
 	apiError *prometheus.CounterVec // Telegram API errors by method and code
 	retries  *prometheus.CounterVec // waits before a retry, by reason
+	presses  prometheus.Gauge       // button presses being handled, follow-up edits included
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -14,9 +15,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		updates:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_updates_total", Help: "Telegram updates by kind."}, []string{"kind"}),
 		apiError: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_telegram_errors_total", Help: "Telegram Bot API errors by method and kind."}, []string{"method", "kind"}),
 		retries:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_telegram_retries_total", Help: "Waits before retrying a Telegram call, by reason."}, []string{"reason"}),
+		presses:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "nod_presses_in_flight", Help: "Button presses being handled, their edits after the answer included."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.updates, m.apiError, m.retries)
+		reg.MustRegister(m.updates, m.apiError, m.retries, m.presses)
 	}
 	return m
 }

@@ -36,9 +36,11 @@ func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
 	if err != nil {
 		return b.explain(p.loc, err, "decide rule", "chat", p.chat, "rule", p.action.ID)
 	}
-	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.RuleDecided(r)); err != nil {
-		b.log.Warn("edit rule offer", "chat", p.chat, "err", err)
-	}
+	p.then(func(ctx context.Context) {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.RuleDecided(r)); err != nil {
+			b.log.Warn("edit rule offer", "chat", p.chat, "err", err)
+		}
+	})
 	if accept {
 		return p.loc.Notice("n_rule_on", p.loc.RuleUntil(r))
 	}
@@ -51,11 +53,13 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 	if text, ok := b.revokeRule(ctx, p); !ok {
 		return text
 	}
-	if rs, err := b.store.Rules(ctx, p.chat, b.now()); err == nil {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules(rs)); err != nil {
-			b.log.Warn("edit rules", "chat", p.chat, "err", err)
+	p.then(func(ctx context.Context) {
+		if rs, err := b.store.Rules(ctx, p.chat, b.now()); err == nil {
+			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules(rs)); err != nil {
+				b.log.Warn("edit rules", "chat", p.chat, "err", err)
+			}
 		}
-	}
+	})
 	return p.loc.Notice("n_rule_revoked", nil)
 }
 
@@ -66,7 +70,7 @@ func (b *Bot) onStopRule(ctx context.Context, p press) string {
 		return text
 	}
 	if p.keyboard != nil {
-		b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+		p.then(func(ctx context.Context) { b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data)) })
 	}
 	return p.loc.Notice("n_rule_revoked", nil)
 }

@@ -77,6 +77,6 @@ func (b *Bot) onKeep(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.refresh(ctx, p.loc, set, 0, p.msgID, nil)
+	p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, set, 0, p.msgID, nil) })
 	return p.loc.Notice("n_kept", set.ExpiresAt.UTC().Format(nod.DateLayout))
 }

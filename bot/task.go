@@ -23,7 +23,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	b.reply(ctx, p.chat, p.loc.TaskCard(t))
+	p.then(func(ctx context.Context) { b.reply(ctx, p.chat, p.loc.TaskCard(t)) })
 	return ""
 }
 
@@ -32,9 +32,11 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 	if err != nil {
 		return b.explain(p.loc, err, "toggle", "chat", p.chat)
 	}
-	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After)); err != nil {
-		b.log.Warn("refresh task card", "err", err)
-	}
+	p.then(func(ctx context.Context) {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After)); err != nil {
+			b.log.Warn("refresh task card", "err", err)
+		}
+	})
 	it, _ := applied.After.Item(p.action.ID)
 	return formatting.PlainText(p.loc.Render("toggled", it))
 }

@@ -1,12 +1,15 @@
 package main
 
 import (
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
 // An explicit change is applied, then the model fails: the person gets the
@@ -91,5 +94,36 @@ func TestNULFromTheModel(t *testing.T) {
 				t.Errorf("history = %+v", hist)
 			}
 		})
+	}
+}
+
+// A press is answered before its message is edited: an edit that Telegram
+// rate-limits (429 with retry_after) is retried after the answer went out,
+// so the button never spins until Telegram gives up on it.
+func TestPressAnsweredBeforeRateLimitedEdit(t *testing.T) {
+	h := newHarness(t)
+	set := h.startWithRaise("raise it")
+	limited := 0
+	h.tg.Fault = func(method string, _ url.Values) *telegramtest.Error {
+		if method == "editMessageText" && limited == 0 {
+			limited++
+			return &telegramtest.Error{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1}
+		}
+		return nil
+	}
+	if ans := h.tap(chat, user, set.ID, "✓ 1"); ans != "Applied item 1." {
+		t.Errorf("answer = %q", ans)
+	}
+	var order []string
+	for _, c := range h.tg.Calls("") {
+		if c.Method == "answerCallbackQuery" || c.Method == "editMessageText" {
+			order = append(order, c.Method)
+		}
+	}
+	if want := []string{"answerCallbackQuery", "editMessageText", "editMessageText"}; !slices.Equal(order, want) {
+		t.Errorf("calls = %v, want the answer first, then the limited edit and its retry", order)
+	}
+	if m, _ := h.tg.Message(chat, set.ID); !strings.Contains(m.Text, "Applied 1 of 1") {
+		t.Errorf("the edit never landed: %q", m.Text)
 	}
 }

@@ -200,7 +200,7 @@ func TestBinary(t *testing.T) {
 	}
 	h.tg.SendText(chat, user, "add a task Buy milk")
 	set := h.changeSetMessage(chat, 2)
-	h.tap(chat, user, set.ID, "✓ 1")
+	h.tg.WaitAnswer(h.tg.Tap(chat, user, set.ID, "✓ 1")) // the process's logs are its own: no settle
 	h.tg.WaitMessage(chat, set.ID, "applied", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 1 of 1") })
 	cmd.Process.Signal(os.Interrupt)
 	if err := cmd.Wait(); err != nil {

@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -65,6 +67,7 @@ type harness struct {
 
 	cancel context.CancelFunc
 	done   chan error
+	proc   *process // nod running as its own process, if it is
 }
 
 // newHarness runs on a SQLite file, or on a PostgreSQL schema of its own
@@ -253,10 +256,38 @@ func (h *harness) changeSetMessage(chatID int64, n int) telegramtest.Message {
 	return m
 }
 
-// tap presses a button and waits for the answer to the press.
+// tap presses a button and waits for the answer to the press, then for
+// the edits and messages that follow the answer.
 func (h *harness) tap(chatID, userID int64, msgID int, prefix string) string {
 	h.t.Helper()
-	return h.tg.WaitAnswer(h.tg.Tap(chatID, userID, msgID, prefix))
+	ans := h.tg.WaitAnswer(h.tg.Tap(chatID, userID, msgID, prefix))
+	h.settle()
+	return ans
+}
+
+// settle waits until nod handles no button press, as its own metric
+// nod_presses_in_flight says: a press is answered first and its message
+// edited after.
+func (h *harness) settle() {
+	h.t.Helper()
+	logs := h.logs.String()
+	if h.proc != nil {
+		logs = h.proc.logs.String()
+	}
+	all := addrRE.FindAllStringSubmatch(logs, -1)
+	if all == nil {
+		h.t.Fatalf("nod has not logged its address")
+	}
+	m := all[len(all)-1] // the latest start's
+	h.tg.Wait("button presses to settle", func() bool {
+		resp, err := http.Get("http://" + m[1] + "/metrics")
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return strings.Contains(string(b), "\nnod_presses_in_flight 0\n")
+	})
 }
 
 // raiseT1 is the model's turn in many tests: propose P1 for T1, then ask.

@@ -67,6 +67,7 @@ func (h *harness) startProcess(t *testing.T) *process {
 	}
 	t.Cleanup(func() { p.cmd.Process.Kill(); p.cmd.Wait() })
 	h.tg.Wait("the process to poll", func() bool { return len(h.tg.Calls("getUpdates")) > polls })
+	h.proc = p
 	return p
 }
 
