@@ -70,7 +70,9 @@ func (b *Bot) onStopRule(ctx context.Context, p press) string {
 		return text
 	}
 	if p.keyboard != nil {
-		p.then(func(ctx context.Context) { b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data)) })
+		p.then(func(ctx context.Context) {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+		})
 	}
 	return p.loc.Notice("n_rule_revoked", nil)
 }
