@@ -33,6 +33,10 @@ type Edit struct {
 	// Audit carries what the caller knows (outcome, user_confirmed, verdict,
 	// reason, duration); storage fills in the rest.
 	Audit AuditEntry
+	// Receipt, if set, is owed to the person for this change: it is
+	// recorded with the change (its UndoID filled in) and delivered even if
+	// the process stops before the turn ends.
+	Receipt *Receipt
 }
 
 // Applied is the outcome of an applied edit.

@@ -603,6 +603,12 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			// The person's standing permission, not their words this time.
 			actor, verdict, why, quote = nod.ActorAgent, "rule", "rule "+pc.rule.ID+" ("+pc.rule.Kind+")", ""
 		}
+		item := nod.ChangeItem{N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
+			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed}
+		rule := ""
+		if pc.rule != nil {
+			rule = pc.rule.ID
+		}
 		applied, err := t.a.store.Apply(ctx, nod.Edit{
 			ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
 			Summary: pc.c.summary(pc.task), Auto: true,
@@ -614,17 +620,16 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 				err := pc.c.apply(&tk, applyCtx{now: now, by: actor})
 				return tk, err
 			},
-			Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdict, Reason: why, Duration: time.Since(p.start)},
+			Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdict, Reason: why, Duration: time.Since(p.start)},
+			Receipt: &nod.Receipt{Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, RuleID: rule},
 		})
 		if err != nil {
 			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
 			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, userError(err)))
 		}
 		last = applied.After
-		t.receipts = append(t.receipts, Receipt{TaskTitle: applied.After.Title, Quote: quote, Mode: t.mode, Rule: pc.rule, Item: nod.ChangeItem{
-			N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: applied.After.ID, Args: pc.c.args(), Summary: pc.c.summary(pc.task),
-			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed, UndoID: applied.Undo.ID,
-		}})
+		item.TaskID, item.UndoID = applied.After.ID, applied.Undo.ID
+		t.receipts = append(t.receipts, Receipt{TaskTitle: applied.After.Title, Quote: quote, Mode: t.mode, Rule: pc.rule, Item: item})
 	}
 	if !t.req.Review {
 		for _, title := range left {

@@ -107,6 +107,11 @@ type Store interface {
 	// Rules returns the chat's learned rules in force at now.
 	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
 	SetRuleMessage(ctx context.Context, id string, messageID int) error
+	Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error)
+	// Delivered marks owed messages as sent; TakeOwed takes for this
+	// process those that nobody delivered (see storage.DB.TakeOwed).
+	Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, refs ...string) error
+	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
 }
 
 // Bot connects Telegram to the agent.

@@ -130,7 +130,9 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 	}
 	if err := b.store.SetMessageID(ctx, set.ID, id); err != nil {
 		b.log.Error("remember change set message", "set", set.ID, "err", err)
+		return
 	}
+	b.delivered(ctx, set.ChatID, nod.OwedSet, set.ID)
 }
 
 // view gathers what the change-set message shows beside the set itself.
@@ -174,7 +176,9 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 	}
 	if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
 		b.log.Warn("refresh change set", "set", set.ID, "err", err)
+		return
 	}
+	b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
 }
 
 // decided answers a decision on a change set and refreshes its message.
@@ -292,7 +296,9 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, un
 	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
-	b.reply(ctx, chat, loc.Undone(u.Redo))
+	if b.reply(ctx, chat, loc.Undone(u.Redo)) != 0 {
+		b.delivered(ctx, chat, nod.OwedUndone, u.Redo.ID)
+	}
 	if u.Breaker {
 		b.reply(ctx, chat, loc.Breaker(u.Previous))
 	}

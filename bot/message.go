@@ -143,7 +143,13 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int
 		for i, r := range res.Receipts {
 			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule}
 		}
-		b.reply(ctx, chat, loc.Receipts(rs))
+		if b.reply(ctx, chat, loc.Receipts(rs)) != 0 {
+			ids := make([]string, len(res.Receipts))
+			for i, r := range res.Receipts {
+				ids[i] = r.Item.UndoID
+			}
+			b.delivered(ctx, chat, nod.OwedReceipt, ids...)
+		}
 	}
 	for _, n := range res.Notices {
 		b.reply(ctx, chat, loc.Text("notice", loc.Remark(n)))

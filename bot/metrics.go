@@ -8,6 +8,7 @@ type metrics struct {
 	apiError *prometheus.CounterVec // Telegram API errors by method and code
 	retries  *prometheus.CounterVec // waits before a retry, by reason
 	presses  prometheus.Gauge       // button presses being handled, follow-up edits included
+	sweeps   prometheus.Counter     // sweeps run
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -16,9 +17,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		apiError: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_telegram_errors_total", Help: "Telegram Bot API errors by method and kind."}, []string{"method", "kind"}),
 		retries:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_telegram_retries_total", Help: "Waits before retrying a Telegram call, by reason."}, []string{"reason"}),
 		presses:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "nod_presses_in_flight", Help: "Button presses being handled, their edits after the answer included."}),
+		sweeps:   prometheus.NewCounter(prometheus.CounterOpts{Name: "nod_sweeps_total", Help: "Sweeps run: owed messages, expiry, trash."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.updates, m.apiError, m.retries, m.presses)
+		reg.MustRegister(m.updates, m.apiError, m.retries, m.presses, m.sweeps)
 	}
 	return m
 }

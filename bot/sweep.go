@@ -13,6 +13,7 @@ import (
 // buttons) and purges the trash. Safe on several replicas at once: each set
 // is expired, and each message edited, by one of them.
 func (b *Bot) sweep(ctx context.Context) {
+	b.deliverOwed(ctx)
 	now := b.now()
 	expired, err := b.store.ExpireSets(ctx, now)
 	if err != nil {
@@ -48,11 +49,13 @@ func (b *Bot) sweepSafely(ctx context.Context) {
 		}
 	}()
 	b.sweep(ctx)
+	b.metrics.sweeps.Inc()
 }
 
 // sweeper runs sweep every SweepInterval until ctx is done.
 func (b *Bot) sweeper(ctx context.Context) {
 	defer b.handlers.Done()
+	b.sweepSafely(ctx) // at once: what a stopped process owed goes out now
 	t := time.NewTicker(b.opts.SweepInterval)
 	defer t.Stop()
 	for {

@@ -246,7 +246,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"start": loc.Text("start", nil), "help": loc.Text("help", nil), "refusal": loc.Text("refusal", int64(666)),
 		"model_error": loc.Text("model_error", nil), "internal_error": loc.Text("internal_error", nil),
 		"model_error_after_one": loc.Text("model_error", 1), "internal_error_after_two": loc.Text("internal_error", 2),
-		"turn_timeout": loc.Text("turn_timeout", 0), "turn_timeout_after_one": loc.Text("turn_timeout", 1),
+		"turn_timeout": loc.Text("turn_timeout", 0), "receipts_late": loc.Text("receipts_late", nil), "turn_timeout_after_one": loc.Text("turn_timeout", 1),
 		"steps_exhausted": loc.Text("steps_exhausted", 8), "empty_reply": loc.Text("empty_reply", nil),
 		"no_tasks": loc.TaskList(nil), "pending_none": loc.Text("pending_none", nil),
 		"undone": loc.Undone(nod.UndoEntry{ID: "u2", Summary: "Undo: Set priority to P1 <now>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text("nothing_to_undo", nil),

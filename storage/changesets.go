@@ -58,6 +58,9 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns [
 			}
 			out.Applied[n] = applied
 		}
+		if err := db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
+			return err
+		}
 		return updateSetStatus(ctx, tx, &out.Set, now)
 	})
 	if err != nil {
@@ -206,6 +209,9 @@ func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, 
 		if err := db.insertAudit(ctx, tx, a); err != nil {
 			return err
 		}
+		if err := db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
+			return err
+		}
 		return updateSetStatus(ctx, tx, &set, now)
 	})
 	if err != nil {
@@ -307,6 +313,13 @@ func (db *DB) write(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit, 
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
 		return nod.Applied{}, err
+	}
+	if e.Receipt != nil {
+		r := *e.Receipt
+		r.TaskTitle, r.Item.TaskID, r.Item.UndoID = after.Title, after.ID, u.ID
+		if err := db.owe(ctx, tx, nod.Owed{ChatID: e.ChatID, Kind: nod.OwedReceipt, Ref: u.ID, Receipt: &r}, now); err != nil {
+			return nod.Applied{}, err
+		}
 	}
 	return nod.Applied{Before: before, After: after, Undo: u}, nil
 }

@@ -51,7 +51,10 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 		}
 		if t.Set != nil && len(t.Set.Items) > 0 {
 			t.Set.ChatID, t.Set.UserID = t.ChatID, t.UserID
-			return db.insertSet(ctx, tx, t.Set, now)
+			if err := db.insertSet(ctx, tx, t.Set, now); err != nil {
+				return err
+			}
+			return db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Kind: nod.OwedSet, Ref: t.Set.ID}, now)
 		}
 		return nil
 	})

@@ -35,6 +35,8 @@ type Options struct {
 // DB is nod's storage. It is safe for concurrent use.
 type DB struct {
 	opts     Options
+	instance string    // this process, as the outbox names its writer
+	opened   time.Time // when this process opened the database
 	now      func() time.Time
 	log      *slog.Logger
 	db       *sql.DB
@@ -52,7 +54,7 @@ func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	}
 	// Every time the DB writes is cut to the precision both databases
 	// keep, so that a value read back compares equal to the one written.
-	return &DB{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log}
+	return &DB{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID()}
 }
 
 // IsPostgres reports whether a DSN names a PostgreSQL database.
@@ -65,6 +67,7 @@ func (db *DB) Open(ctx context.Context) error {
 	if err := db.connect(); err != nil {
 		return err
 	}
+	db.opened = db.now()
 	if err := db.Migrate(ctx); err != nil {
 		db.db.Close()
 		return err

@@ -498,3 +498,63 @@ func TestDatabaseErrorsAreNotNotFound(t *testing.T) {
 		}
 	})
 }
+
+// Owed messages: written with their change, taken by exactly one of the
+// processes that look for them once the writer had its time, never again
+// once delivered.
+func TestOwedTakenOnce(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			dsn := storagetest.DSN(t, d)
+			writer, a, b := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
+			seedT1(t, writer)
+			for _, p := range []nod.Priority{nod.P1, nod.P2, nod.P0} {
+				if _, err := writer.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed,
+					Mutate: setPriority(p), Receipt: &nod.Receipt{Item: nod.ChangeItem{Tool: "set_task_priority", Summary: "Set priority"}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if own, _ := writer.TakeOwed(t.Context(), time.Minute); len(own) != 0 {
+				t.Errorf("the writer took its own fresh messages: %d", len(own))
+			}
+			clock.Advance(2 * time.Minute)
+			var wg sync.WaitGroup
+			taken := make([][]nod.Owed, 2)
+			for i, db := range []*storage.DB{a, b} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var err error
+					if taken[i], err = db.TakeOwed(context.Background(), time.Minute); err != nil {
+						t.Error(err)
+					}
+				}()
+			}
+			wg.Wait()
+			ids := map[string]int{}
+			for _, os := range taken {
+				for _, o := range os {
+					ids[o.ID]++
+					if o.Receipt == nil || o.Receipt.Item.UndoID != o.Ref || o.Receipt.TaskTitle != "Fix login bug" {
+						t.Errorf("owed receipt = %+v", o.Receipt)
+					}
+				}
+			}
+			if len(ids) != 3 || len(taken[0])+len(taken[1]) != 3 {
+				t.Errorf("taken %d and %d of 3", len(taken[0]), len(taken[1]))
+			}
+			for _, os := range taken {
+				for _, o := range os {
+					if err := writer.Delivered(t.Context(), chat, o.Kind, o.Ref); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			clock.Advance(2 * time.Minute)
+			if again, _ := a.TakeOwed(t.Context(), time.Minute); len(again) != 0 {
+				t.Errorf("delivered messages taken again: %d", len(again))
+			}
+		})
+	}
+}

@@ -118,7 +118,10 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 			ID: nod.NewID(), ChatID: chatID, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: summary,
 			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
-		return insertUndo(ctx, tx, redo)
+		if err := insertUndo(ctx, tx, redo); err != nil {
+			return err
+		}
+		return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedUndone, Ref: redo.ID}, now)
 	})
 	return redo, err
 }

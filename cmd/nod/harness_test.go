@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -270,6 +271,19 @@ func (h *harness) tap(chatID, userID int64, msgID int, prefix string) string {
 // edited after.
 func (h *harness) settle() {
 	h.t.Helper()
+	h.tg.Wait("button presses to settle", func() bool { v, ok := h.metric("nod_presses_in_flight"); return ok && v == 0 })
+}
+
+// sweeps waits until nod has run n more sweeps.
+func (h *harness) sweeps(n int) {
+	h.t.Helper()
+	start, _ := h.metric("nod_sweeps_total")
+	h.tg.Wait("sweeps to run", func() bool { v, _ := h.metric("nod_sweeps_total"); return v >= start+float64(n) })
+}
+
+// metric reads one unlabelled metric from nod's /metrics.
+func (h *harness) metric(name string) (float64, bool) {
+	h.t.Helper()
 	logs := h.logs.String()
 	if h.proc != nil {
 		logs = h.proc.logs.String()
@@ -278,16 +292,19 @@ func (h *harness) settle() {
 	if all == nil {
 		h.t.Fatalf("nod has not logged its address")
 	}
-	m := all[len(all)-1] // the latest start's
-	h.tg.Wait("button presses to settle", func() bool {
-		resp, err := http.Get("http://" + m[1] + "/metrics")
-		if err != nil {
-			return false
+	resp, err := http.Get("http://" + all[len(all)-1][1] + "/metrics") // the latest start's address
+	if err != nil {
+		return 0, false
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			return f, err == nil
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return strings.Contains(string(b), "\nnod_presses_in_flight 0\n")
-	})
+	}
+	return 0, false
 }
 
 // raiseT1 is the model's turn in many tests: propose P1 for T1, then ask.

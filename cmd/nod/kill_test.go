@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -14,6 +15,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage"
 )
 
 var (
@@ -121,6 +123,12 @@ func TestKilledAndRestarted(t *testing.T) {
 	p.kill()
 
 	p = h.startProcess(t)
+	// The confirm-all's message, whose edit the kill cut, is brought up to
+	// date at once on SQLite (on PostgreSQL once the dead process's time is
+	// up: TestOwedTakenOverOnPostgres).
+	if !storage.IsPostgres(h.dsn) {
+		h.tg.WaitMessage(chat, set.ID, "the cut edit to be delivered", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 3 of 3") })
+	}
 	if n := h.count(nod.OutcomeConfirmed); n != 3 {
 		t.Errorf("%d confirmations after the restarts, want 3", n)
 	}
@@ -152,5 +160,44 @@ func TestKilledAndRestarted(t *testing.T) {
 	}
 	if strings.Contains(p.logs.String(), telegramtest.Token) {
 		t.Errorf("the token is in the logs")
+	}
+}
+
+// SIGKILL after an explicit change was applied and before its turn ended:
+// the next start sends the receipt, once, with a line saying why it comes
+// late, and its Undo works.
+func TestReceiptAfterKill(t *testing.T) {
+	firstPassOnly(t, "SQLite hands a stopped process's messages over at once; TestOwedTakenOverOnPostgres covers PostgreSQL")
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
+		openaitest.Response{Text: "never delivered", Delay: time.Minute})
+	p := h.startProcess(t)
+	h.tg.SendText(chat, user, "make the login bug P1")
+	h.tg.Wait("the change to be applied", func() bool { return slices.Contains(outcomes(h.audit(chat)), "set_task_priority:executed") })
+	h.tg.Wait("the model to be asked again", func() bool { return len(h.llm.RequestsFor(agentM)) == 2 })
+	p.kill()
+	if n := len(h.tg.BotMessages(chat)); n != 0 {
+		t.Fatalf("%d messages before the restart", n)
+	}
+
+	h.startProcess(t)
+	late := h.tg.WaitBotMessages(chat, 1)[0]
+	if !strings.Contains(late.Text, "I stopped before I could tell you") || !strings.Contains(late.Text, "Priority: P3 → P1") || !hasButton(late, "↩️ Undo") {
+		t.Errorf("late receipt = %q %v", late.Text, buttonTexts(late))
+	}
+	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, late.ID, "↩️ Undo")); ans != "Undone." || h.task("T1").Priority != nod.P3 {
+		t.Errorf("Undo on the late receipt: %q, priority %s", ans, h.task("T1").Priority)
+	}
+	h.tg.WaitBotMessages(chat, 2) // the undo's report
+	receipts := 0
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.Contains(m.Text, "Priority: P3 → P1") {
+			receipts++
+		}
+	}
+	if receipts != 1 {
+		t.Errorf("the change was reported %d times", receipts)
 	}
 }

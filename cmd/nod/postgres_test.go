@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
@@ -218,5 +219,37 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 		len(deliveries), confirmed, lost, len(decisions), audited, len(undos))
 	if lost != 0 || confirmed != items || len(decisions) != items || audited != items || len(undos) != items {
 		t.Errorf("want each of %d items applied exactly once", items)
+	}
+}
+
+// On PostgreSQL other replicas may be running, so a message owed by
+// another process is taken over only once that process has had its time
+// (NOD_UPDATE_TIMEOUT and a margin): a replica that applied a change and
+// died before reporting it is covered by the one that lives.
+func TestOwedTakenOverOnPostgres(t *testing.T) {
+	firstPassOnly(t, "it sets up PostgreSQL itself")
+	h := postgresHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.start()
+	// The replica that died: it applied an explicit change with its receipt
+	// owed, and never sent it.
+	if _, err := h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Auto: true,
+		Args: []byte(`{"task_id":"T1","priority":"P1"}`), Summary: "Set priority to P1",
+		Mutate:  func(cur *nod.Task) (nod.Task, error) { cur.Priority = nod.P1; return *cur, nil },
+		Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Receipt: &nod.Receipt{Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}, Quote: "make it P1"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(time.Minute)
+	h.sweeps(2)
+	if n := len(h.tg.BotMessages(chat)); n != 0 {
+		t.Fatalf("a live replica's message was taken within its time: %d messages", n)
+	}
+	h.clock.Advance(5 * time.Minute)
+	late := h.tg.WaitBotMessages(chat, 1)[0]
+	if !strings.Contains(late.Text, "I stopped before I could tell you") || !strings.Contains(late.Text, "Priority: P3 → P1") || !hasButton(late, "↩️ Undo") {
+		t.Errorf("late receipt = %q %v", late.Text, buttonTexts(late))
 	}
 }

@@ -1,0 +1,109 @@
+package bot
+
+import (
+	"context"
+	"errors"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
+)
+
+// delivered records that owed messages went out; a failure only means
+// they may be sent once more later.
+func (b *Bot) delivered(ctx context.Context, chat int64, kind nod.OwedKind, refs ...string) {
+	if err := b.store.Delivered(ctx, chat, kind, refs...); err != nil {
+		b.log.Warn("mark delivered", "chat", chat, "kind", kind, "err", err)
+	}
+}
+
+// deliverOwed sends what people are owed because of changes that a
+// stopped process (or a failed send) never reported: receipts, change-set
+// messages and their edits, undo reports. It runs at start and with every
+// sweep.
+func (b *Bot) deliverOwed(ctx context.Context) {
+	owed, err := b.store.TakeOwed(ctx, b.opts.UpdateTimeout+lateReplyTimeout)
+	if err != nil {
+		b.log.Error("owed messages", "err", err)
+		return
+	}
+	receipts := map[int64][]nod.Owed{}
+	var chats []int64
+	for _, o := range owed {
+		b.log.Info("delivering an owed message", "chat", o.ChatID, "kind", o.Kind, "owed_since", o.At)
+		loc := b.locale(ctx, o.ChatID, "")
+		switch o.Kind {
+		case nod.OwedReceipt:
+			if len(receipts[o.ChatID]) == 0 {
+				chats = append(chats, o.ChatID)
+			}
+			receipts[o.ChatID] = append(receipts[o.ChatID], o)
+		case nod.OwedSet:
+			set, err := b.store.ChangeSet(ctx, o.ChatID, o.Ref)
+			switch {
+			case err != nil:
+				b.owedGone(ctx, o, err)
+			case set.MessageID != 0:
+				b.refresh(ctx, loc, set, 0, 0, nil) // it was shown: bring it up to date
+				b.delivered(ctx, o.ChatID, nod.OwedSet, o.Ref)
+			default:
+				b.showChangeSet(ctx, loc, set)
+			}
+		case nod.OwedRefresh:
+			set, err := b.store.ChangeSet(ctx, o.ChatID, o.Ref)
+			if err != nil {
+				b.owedGone(ctx, o, err)
+				continue
+			}
+			b.refresh(ctx, loc, set, 0, 0, nil)
+		case nod.OwedUndone:
+			redo, err := b.store.UndoEntry(ctx, o.ChatID, o.Ref)
+			if err != nil {
+				b.owedGone(ctx, o, err)
+				continue
+			}
+			if set, err := b.store.ChangeSetByUndo(ctx, o.ChatID, redo.Reverts); err == nil {
+				b.refresh(ctx, loc, set, 0, 0, nil)
+			}
+			if b.reply(ctx, o.ChatID, loc.Undone(redo)) != 0 {
+				b.delivered(ctx, o.ChatID, nod.OwedUndone, o.Ref)
+			}
+		}
+	}
+	for _, chat := range chats {
+		b.deliverReceipts(ctx, chat, receipts[chat])
+	}
+}
+
+// deliverReceipts sends receipts owed to one chat in one message that
+// says why they come late.
+func (b *Bot) deliverReceipts(ctx context.Context, chat int64, owed []nod.Owed) {
+	loc := b.locale(ctx, chat, "")
+	rs := make([]formatting.Receipt, 0, len(owed))
+	refs := make([]string, 0, len(owed))
+	for _, o := range owed {
+		r := o.Receipt
+		fr := formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted}
+		if r.RuleID != "" {
+			if rule, err := b.store.Rule(ctx, chat, r.RuleID); err == nil {
+				fr.Rule = &rule
+			}
+		}
+		rs = append(rs, fr)
+		refs = append(refs, o.Ref)
+	}
+	m := loc.Receipts(rs)
+	m.HTML = loc.Render("receipts_late", nil) + "\n\n" + m.HTML
+	if b.reply(ctx, chat, m) != 0 {
+		b.delivered(ctx, chat, nod.OwedReceipt, refs...)
+	}
+}
+
+// owedGone drops an owed message about a record that no longer exists
+// (a purged task's set, say); a failing database leaves it owed.
+func (b *Bot) owedGone(ctx context.Context, o nod.Owed, err error) {
+	if !errors.Is(err, nod.ErrNotFound) {
+		b.log.Error("owed message", "chat", o.ChatID, "kind", o.Kind, "err", err)
+		return
+	}
+	b.delivered(ctx, o.ChatID, o.Kind, o.Ref)
+}

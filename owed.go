@@ -1,0 +1,43 @@
+package nod
+
+import "time"
+
+// OwedKind is what a person is owed a message about.
+type OwedKind string
+
+// Messages owed because of a change.
+const (
+	// OwedReceipt: the receipt of a change applied without a tap (an
+	// explicit request, a rule). Ref is its undo entry.
+	OwedReceipt OwedKind = "receipt"
+	// OwedSet: the message showing a new change set. Ref is the set.
+	OwedSet OwedKind = "set"
+	// OwedRefresh: the set's message, edited to show its items as decided
+	// now. Ref is the set.
+	OwedRefresh OwedKind = "refresh"
+	// OwedUndone: the report of an undo, with its Redo. Ref is the redo's
+	// undo entry.
+	OwedUndone OwedKind = "undone"
+)
+
+// Owed is a message nod owes a person because of a change. It is written
+// in the transaction that makes the change, and marked delivered once the
+// message went out, so that a change is reported even when nod stops in
+// between: the next start delivers what is still owed.
+type Owed struct {
+	ID      string
+	ChatID  int64
+	Kind    OwedKind
+	Ref     string
+	Receipt *Receipt // for OwedReceipt
+	At      time.Time
+}
+
+// Receipt is what a receipt shows of one change applied without a tap.
+type Receipt struct {
+	TaskTitle string
+	Item      ChangeItem // what changed; UndoID names its undo entry
+	Quote     string     // the person's words that asked for it
+	Trusted   bool       // applied because the chat trusts the agent
+	RuleID    string     // the learned rule that applied it, if one did
+}

@@ -1,0 +1,127 @@
+package storage
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// receiptRecord is the stored form of an owed receipt.
+type receiptRecord struct {
+	TaskTitle string          `json:"task_title"`
+	Quote     string          `json:"quote,omitempty"`
+	Trusted   bool            `json:"trusted,omitempty"`
+	RuleID    string          `json:"rule_id,omitempty"`
+	N         int             `json:"n"`
+	Tool      string          `json:"tool"`
+	TaskID    string          `json:"task_id"`
+	Args      json.RawMessage `json:"args"`
+	Summary   string          `json:"summary"`
+	Field     string          `json:"field"`
+	Before    string          `json:"before"`
+	After     string          `json:"after"`
+	UndoID    string          `json:"undo_id"`
+}
+
+// owe records, inside the transaction of the change it reports, a message
+// the person is owed, as written by this process.
+func (db *DB) owe(ctx context.Context, q querier, o nod.Owed, now time.Time) error {
+	var payload string
+	if r := o.Receipt; r != nil {
+		b, err := json.Marshal(receiptRecord{TaskTitle: r.TaskTitle, Quote: r.Quote, Trusted: r.Trusted, RuleID: r.RuleID,
+			N: r.Item.N, Tool: r.Item.Tool, TaskID: r.Item.TaskID, Args: r.Item.Args, Summary: r.Item.Summary,
+			Field: string(r.Item.Field), Before: r.Item.Before, After: r.Item.After, UndoID: r.Item.UndoID})
+		if err != nil {
+			return fmt.Errorf("owe receipt: %w", err)
+		}
+		payload = string(b)
+	}
+	_, err := q.ExecContext(ctx, `INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+		nod.NewID(), o.ChatID, string(o.Kind), o.Ref, payload, db.instance, micros(now))
+	if err != nil {
+		return fmt.Errorf("owe %s message: %w", o.Kind, err)
+	}
+	return nil
+}
+
+// Delivered marks the chat's owed messages of kind about refs as sent.
+func (db *DB) Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, refs ...string) error {
+	if len(refs) == 0 {
+		return nil
+	}
+	args := []any{micros(db.now()), chatID, string(kind)}
+	marks := make([]string, len(refs))
+	for i, r := range refs {
+		args = append(args, r)
+		marks[i] = fmt.Sprintf("$%d", len(args))
+	}
+	_, err := db.db.ExecContext(ctx, `UPDATE outbox SET delivered_at = $1 WHERE chat_id = $2 AND kind = $3 AND ref IN (`+strings.Join(marks, ",")+`) AND delivered_at IS NULL`, args...)
+	if err != nil {
+		return fmt.Errorf("mark %s delivered: %w", kind, err)
+	}
+	return nil
+}
+
+// TakeOwed takes for this process the owed messages nobody delivered, so
+// that it sends them, oldest first: those taken longer than grace ago (the
+// writer stopped, or its send failed), and, on SQLite, whatever another
+// process left before this one opened the database (one process uses a
+// SQLite file at a time, so that one has stopped). Of replicas taking at
+// once, each entry goes to one.
+func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error) {
+	now := db.now()
+	rows, err := db.db.QueryContext(ctx, `SELECT id, chat_id, kind, ref, payload, owner, taken_at FROM outbox
+		WHERE delivered_at IS NULL AND (taken_at <= $1 OR ($2 AND owner <> $3 AND taken_at < $4)) ORDER BY seq LIMIT 100`,
+		micros(now.Add(-grace)), !db.postgres, db.instance, micros(db.opened))
+	if err != nil {
+		return nil, fmt.Errorf("owed messages: %w", err)
+	}
+	type row struct {
+		o       nod.Owed
+		payload string
+		owner   string
+		taken   int64
+	}
+	var found []row
+	for rows.Next() {
+		var r row
+		var kind string
+		if err := rows.Scan(&r.o.ID, &r.o.ChatID, &kind, &r.o.Ref, &r.payload, &r.owner, &r.taken); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("owed messages: %w", err)
+		}
+		r.o.Kind, r.o.At = nod.OwedKind(kind), fromMicros(r.taken)
+		found = append(found, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("owed messages: %w", err)
+	}
+	var out []nod.Owed
+	for _, r := range found {
+		res, err := db.db.ExecContext(ctx, `UPDATE outbox SET owner = $1, taken_at = $2 WHERE id = $3 AND owner = $4 AND taken_at = $5 AND delivered_at IS NULL`,
+			db.instance, micros(now), r.o.ID, r.owner, r.taken)
+		if err != nil {
+			return out, fmt.Errorf("take owed message: %w", err)
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			continue // another replica took it
+		}
+		if r.o.Kind == nod.OwedReceipt {
+			var rec receiptRecord
+			if err := json.Unmarshal([]byte(r.payload), &rec); err != nil {
+				db.log.Error("owed receipt unreadable", "id", r.o.ID, "err", err)
+				continue
+			}
+			r.o.Receipt = &nod.Receipt{TaskTitle: rec.TaskTitle, Quote: rec.Quote, Trusted: rec.Trusted, RuleID: rec.RuleID,
+				Item: nod.ChangeItem{N: rec.N, Tool: rec.Tool, TaskID: rec.TaskID, Args: rec.Args, Summary: rec.Summary,
+					Field: nod.Field(rec.Field), Before: rec.Before, After: rec.After, Status: nod.ItemConfirmed, UndoID: rec.UndoID}}
+		}
+		out = append(out, r.o)
+	}
+	return out, nil
+}
