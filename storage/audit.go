@@ -2,12 +2,15 @@ package storage
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"hash"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -35,17 +38,27 @@ func (db *DB) insertAudit(ctx context.Context, q querier, a nod.AuditEntry) erro
 	}
 	_, err = q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
 		a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At),
-		prev, auditHash(prev, a))
+		prev, db.auditHash(prev, a))
 	if err != nil {
 		return fmt.Errorf("audit %s %s: %w", a.Tool, a.Outcome, err)
 	}
 	return nil
 }
 
+// keyedPrefix marks a link computed with the audit key.
+const keyedPrefix = "k1:"
+
 // auditHash is the chain link of a row: SHA-256 over the previous link
-// and every stored field of the row.
-func auditHash(prev string, a nod.AuditEntry) string {
-	h := sha256.New()
+// and every stored field of the row, or, with an audit key, HMAC-SHA256
+// under it (marked keyedPrefix), which nobody without the key can forge.
+func (db *DB) auditHash(prev string, a nod.AuditEntry) string {
+	if len(db.opts.AuditKey) > 0 {
+		return keyedPrefix + linkHash(hmac.New(sha256.New, db.opts.AuditKey), prev, a)
+	}
+	return linkHash(sha256.New(), prev, a)
+}
+
+func linkHash(h hash.Hash, prev string, a nod.AuditEntry) string {
 	for _, f := range []string{prev, strconv.FormatInt(a.ChatID, 10), strconv.FormatInt(a.UserID, 10), a.Tool, string(a.Args),
 		string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Error, a.Reason,
 		strconv.FormatInt(a.Duration.Microseconds(), 10), strconv.FormatInt(micros(a.At), 10)} {
@@ -86,12 +99,23 @@ func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
 		switch {
 		case a.prev != prev:
 			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "does not follow the row before it (a row was removed or changed)"}, checked, nil
-		case a.hash != auditHash(prev, a.entry):
+		case strings.HasPrefix(a.hash, keyedPrefix) && len(db.opts.AuditKey) == 0:
+			return nil, checked, fmt.Errorf("verify audit: row %d is keyed with NOD_AUDIT_KEY; verifying it needs the key: %w", a.entry.ID, nod.ErrInvalid)
+		case a.hash != db.rowHash(prev, a):
 			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "its content does not match its hash (the row was changed)"}, checked, nil
 		}
 		prev = a.hash
 	}
 	return nil, checked, rows.Err()
+}
+
+// rowHash is the link a row should have, computed as it was written:
+// keyed or plain.
+func (db *DB) rowHash(prev string, r chainedRow) string {
+	if strings.HasPrefix(r.hash, keyedPrefix) {
+		return keyedPrefix + linkHash(hmac.New(sha256.New, db.opts.AuditKey), prev, r.entry)
+	}
+	return linkHash(sha256.New(), prev, r.entry)
 }
 
 type chainedRow struct {

@@ -30,6 +30,9 @@ type Options struct {
 	UndoWindow time.Duration
 	// ChangeSetTTL is how long a new change set stays open.
 	ChangeSetTTL time.Duration
+	// AuditKey, if set, keys the audit chain (HMAC-SHA256) and signs its
+	// heads: without the key nobody can write rows, or a head, that verify.
+	AuditKey []byte
 }
 
 // DB is nod's storage. It is safe for concurrent use.

@@ -59,7 +59,8 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 }
 
 func newDB(cfg config, now clock, log *slog.Logger) *storage.DB {
-	return storage.New(storage.Options{DSN: cfg.DB, UndoWindow: cfg.UndoWindow, ChangeSetTTL: cfg.ChangeSetTTL}, now, log.With("component", "storage"))
+	return storage.New(storage.Options{DSN: cfg.DB, UndoWindow: cfg.UndoWindow, ChangeSetTTL: cfg.ChangeSetTTL, AuditKey: []byte(cfg.AuditKey)},
+		now, log.With("component", "storage"))
 }
 
 func migrate(ctx context.Context, cfg config, log *slog.Logger) error {
@@ -154,6 +155,8 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 		fx.Invoke(func(lc fx.Lifecycle, db *storage.DB, h *httpServer, b *bot.Bot) {
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
 			lc.Append(fx.Hook{OnStart: h.start, OnStop: h.stop})
+			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
+			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})
 		}),
 	}

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -59,7 +61,7 @@ func writeAuditCSV(out io.Writer, entries []nod.AuditEntry) error {
 	return w.Error()
 }
 
-var errUsage = errors.New("usage: nod audit export [-chat ID] [-since YYYY-MM-DD] [-db DSN] | nod audit verify [-db DSN]")
+var errUsage = errors.New("usage: nod audit export [-chat ID] [-since YYYY-MM-DD] [-db DSN] | nod audit verify [-db DSN] [-head HEAD] | nod audit head [-db DSN]")
 
 // errBroken makes `nod audit verify` exit 1 when a chain is broken.
 var errBroken = errors.New("the audit log was changed")
@@ -70,8 +72,17 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 	fs := flag.NewFlagSet("nod audit verify", flag.ContinueOnError)
 	fs.SetOutput(errw)
 	dsn := fs.String("db", "", "SQLite file or postgres:// URL (env NOD_DB, default nod.db)")
+	headArg := fs.String("head", "", "a head `nod audit head` printed (or nod logged) earlier: also check nothing up to it was removed")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	var head *storage.AuditHead
+	if *headArg != "" {
+		h, err := storage.ParseAuditHead(*headArg)
+		if err != nil {
+			return err
+		}
+		head = &h
 	}
 	db, err := openForAudit(ctx, *dsn, getenv, errw)
 	if err != nil {
@@ -86,7 +97,102 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 		fmt.Fprintf(out, "broken: chat %d, audit row %d %s (%d rows checked)\n", broken.ChatID, broken.ID, broken.Why, checked)
 		return errBroken
 	}
+	if head != nil {
+		why, err := db.VerifyHead(ctx, *head)
+		if err != nil {
+			return err
+		}
+		if why != "" {
+			fmt.Fprintf(out, "broken: %s (%d rows checked)\n", why, checked)
+			return errBroken
+		}
+		fmt.Fprintf(out, "ok: %d audit rows, every chain intact, and all %d rows up to the head's row %d still there\n", checked, head.Rows, head.MaxID)
+		return nil
+	}
 	fmt.Fprintf(out, "ok: %d audit rows, every chain intact\n", checked)
+	return nil
+}
+
+// auditHead prints the audit log's head: kept outside the database, it
+// lets a later verify -head find rows removed from the log's end.
+func auditHead(ctx context.Context, args []string, getenv func(string) string, out, errw io.Writer) error {
+	fs := flag.NewFlagSet("nod audit head", flag.ContinueOnError)
+	fs.SetOutput(errw)
+	dsn := fs.String("db", "", "SQLite file or postgres:// URL (env NOD_DB, default nod.db)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	db, err := openForAudit(ctx, *dsn, getenv, errw)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	h, err := db.AuditHead(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(out, h)
+	return nil
+}
+
+// anchorEvery is how often a running nod logs the audit head.
+const anchorEvery = 15 * time.Minute
+
+// anchor logs the audit head at start, every so often and at stop, so
+// that the operator's logs keep heads that nobody with only database
+// access can change.
+type anchor struct {
+	db    *storage.DB
+	log   *slog.Logger
+	every time.Duration
+	quit  chan struct{}
+	done  chan struct{}
+}
+
+func newAnchor(db *storage.DB, log *slog.Logger, every time.Duration) *anchor {
+	return &anchor{db: db, log: log, every: every, quit: make(chan struct{}), done: make(chan struct{})}
+}
+
+func (a *anchor) start(context.Context) error {
+	go a.loop()
+	return nil
+}
+
+func (a *anchor) loop() {
+	defer close(a.done)
+	t := time.NewTicker(a.every)
+	defer t.Stop()
+	for {
+		a.logHead()
+		select {
+		case <-a.quit:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// logHead logs the head; a panic or a failure is logged, never fatal.
+func (a *anchor) logHead() {
+	defer func() {
+		if r := recover(); r != nil {
+			a.log.Error("audit head panic", "panic", fmt.Sprint(r))
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	h, err := a.db.AuditHead(ctx)
+	if err != nil {
+		a.log.Warn("audit head", "err", err)
+		return
+	}
+	a.log.Info("audit head", "head", h.String())
+}
+
+func (a *anchor) stop(context.Context) error {
+	close(a.quit)
+	<-a.done
+	a.logHead()
 	return nil
 }
 
@@ -98,7 +204,14 @@ func openForAudit(ctx context.Context, dsn string, getenv func(string) string, e
 	if dsn == "" {
 		dsn = "nod.db"
 	}
-	db := newDB(config{DB: dsn}, time.Now, slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	if !storage.IsPostgres(dsn) {
+		// Opening a SQLite file that is not there would create an empty one
+		// and report its empty log as intact.
+		if _, err := os.Stat(strings.SplitN(dsn, "?", 2)[0]); err != nil {
+			return nil, fmt.Errorf("database %s: %w", dsn, err)
+		}
+	}
+	db := newDB(config{DB: dsn, AuditKey: getenv("NOD_AUDIT_KEY")}, time.Now, slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	if err := db.Open(ctx); err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -137,5 +138,78 @@ func TestAuditVerify(t *testing.T) {
 		fmt.Sprintf(`DELETE FROM audit_log WHERE id = %d`, rows[1].ID))
 	if out, err := verify(); !errors.Is(err, errBroken) || !strings.Contains(out, fmt.Sprintf("audit row %d does not follow", rows[0].ID)) {
 		t.Errorf("verify after a deletion: %q, %v", out, err)
+	}
+}
+
+// A chain alone cannot see its newest rows cut off; a head kept outside
+// the database can. With NOD_AUDIT_KEY the rows and the heads are keyed:
+// someone with only database access can neither rewrite a row with a
+// fresh hash nor forge a head.
+func TestAuditHeadAndKey(t *testing.T) {
+	cli := func(env map[string]string, args ...string) (string, error) {
+		var out, errb bytes.Buffer
+		err := run(t.Context(), append([]string{"audit"}, args...), func(k string) string { return env[k] }, &out, &errb)
+		return out.String() + errb.String(), err
+	}
+	t.Run("plain", func(t *testing.T) {
+		h := newHarness(t)
+		set := h.startWithRaise("raise it")
+		h.tap(chat, user, set.ID, "✓ 1")
+		h.stop()
+		env := map[string]string{"NOD_DB": h.dsn}
+		head, err := cli(env, "head")
+		if err != nil || !strings.HasPrefix(head, "nod-audit-head-v1:") || !strings.Contains(head, ":unsigned") {
+			t.Fatalf("nod audit head = %q, %v", head, err)
+		}
+		rows := h.audit(chat) // newest first
+		if err := h.db.ExecForTest(t.Context(), fmt.Sprintf(`DELETE FROM audit_log WHERE id = %d`, rows[0].ID)); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := cli(env, "verify"); err != nil || !strings.HasPrefix(out, "ok:") {
+			t.Errorf("verify without a head after cutting the tail: %q, %v (a chain alone cannot tell)", out, err)
+		}
+		if out, err := cli(env, "verify", "-head", strings.TrimSpace(head)); !errors.Is(err, errBroken) || !strings.Contains(out, "rows were removed") {
+			t.Errorf("verify -head after cutting the tail: %q, %v", out, err)
+		}
+	})
+	t.Run("keyed", func(t *testing.T) {
+		h := newHarness(t)
+		h.env["NOD_AUDIT_KEY"] = "audit-key-for-tests"
+		set := h.startWithRaise("raise it")
+		h.tap(chat, user, set.ID, "✓ 1")
+		h.tg.Wait("the head to be logged", func() bool { return strings.Contains(h.logs.String(), "audit head") })
+		h.stop()
+		if strings.Contains(h.logs.String(), "audit-key-for-tests") {
+			t.Errorf("the audit key is in the logs")
+		}
+		keyed := map[string]string{"NOD_DB": h.dsn, "NOD_AUDIT_KEY": "audit-key-for-tests"}
+		plain := map[string]string{"NOD_DB": h.dsn}
+		if out, err := cli(plain, "verify"); err == nil || !strings.Contains(err.Error(), "needs the key") {
+			t.Errorf("verify of a keyed log without the key: %q, %v", out, err)
+		}
+		head, err := cli(keyed, "head")
+		if err != nil || strings.Contains(head, "unsigned") {
+			t.Fatalf("keyed head = %q, %v", head, err)
+		}
+		head = strings.TrimSpace(head)
+		if out, err := cli(keyed, "verify", "-head", head); err != nil || !strings.HasPrefix(out, "ok:") {
+			t.Errorf("verify -head of an untouched keyed log: %q, %v", out, err)
+		}
+		forged := head[:len(head)-4] + "0000"
+		if out, err := cli(keyed, "verify", "-head", forged); !errors.Is(err, errBroken) || !strings.Contains(out, "signature") {
+			t.Errorf("verify -head with a forged head: %q, %v", out, err)
+		}
+		// Someone with the database but not the key rewrites the newest
+		// row and gives it a fresh plain hash: the keyed chain sees it.
+		rows := h.audit(chat)
+		if err := h.db.ExecForTest(t.Context(), fmt.Sprintf(`UPDATE audit_log SET outcome = 'rejected', hash = 'deadbeef' WHERE id = %d`, rows[0].ID)); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := cli(keyed, "verify"); !errors.Is(err, errBroken) || !strings.Contains(out, fmt.Sprintf("audit row %d", rows[0].ID)) {
+			t.Errorf("verify after a rewrite: %q, %v", out, err)
+		}
+	})
+	if _, err := cli(map[string]string{}, "verify", "-db", filepath.Join(t.TempDir(), "typo.db")); err == nil {
+		t.Errorf("verify of a database that does not exist passed")
 	}
 }

@@ -34,6 +34,7 @@ type config struct {
 	LogFormat         string
 	SweepInterval     time.Duration
 	UpdateTimeout     time.Duration
+	AuditKey          string
 	RateChat          float64
 	RateChatBurst     float64
 	RateGroup         float64
@@ -113,6 +114,7 @@ var settings = []setting{
 	{"confirm-window", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
 	{"trash-retention", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
 	{"sweep-interval", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets and old trash are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
+	{"audit-key", "NOD_AUDIT_KEY", "", "secret that keys the audit chain (HMAC) and signs its heads", true, str(func(c *config) *string { return &c.AuditKey })},
 	{"update-timeout", "NOD_UPDATE_TIMEOUT", "5m", "deadline for handling one update, all steps included", false, dur(func(c *config) *time.Duration { return &c.UpdateTimeout })},
 	{"rate-chat", "NOD_RATE_CHAT", "1", "messages a second to one chat", false, rate(func(c *config) *float64 { return &c.RateChat })},
 	{"rate-chat-burst", "NOD_RATE_CHAT_BURST", "3", "messages to one chat in a burst", false, rate(func(c *config) *float64 { return &c.RateChatBurst })},
@@ -170,7 +172,7 @@ func loadConfig(name string, args []string, getenv func(string) string, out io.W
 // secrets are the values logs must never show.
 func (c config) secrets() []string {
 	var out []string
-	for _, s := range []string{c.Token, c.APIKey, c.WebhookSecret} {
+	for _, s := range []string{c.Token, c.APIKey, c.WebhookSecret, c.AuditKey} {
 		if len(s) >= 4 {
 			out = append(out, s)
 		}

@@ -158,7 +158,8 @@ func (h *harness) stop() {
 		h.t.Errorf("nod did not stop within 30s")
 	}
 	h.cancel = nil
-	if strings.Contains(h.logs.String(), telegramtest.Token) || strings.Contains(h.logs.String(), "sk-test-secret-key") {
+	if strings.Contains(h.logs.String(), telegramtest.Token) || strings.Contains(h.logs.String(), "sk-test-secret-key") ||
+		(h.env["NOD_AUDIT_KEY"] != "" && strings.Contains(h.logs.String(), h.env["NOD_AUDIT_KEY"])) {
 		h.t.Errorf("a secret appears in the logs")
 	}
 }

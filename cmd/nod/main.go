@@ -3,7 +3,9 @@
 //	nod [serve] [flags]   run the bot (the default)
 //	nod migrate [flags]   apply database migrations and exit
 //	nod audit export      write the audit log as CSV
-//	nod audit verify      check the audit log's hash chains; exit 1 if broken
+//	nod audit verify      check the audit log's hash chains (and, with -head,
+//	                      that nothing up to a head was cut); exit 1 if not
+//	nod audit head        print the audit log's head, to keep elsewhere
 //	nod version           print the version
 package main
 
@@ -52,6 +54,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return auditExport(ctx, args[1:], getenv, stdout, stderr)
 		case len(args) > 0 && args[0] == "verify":
 			return auditVerify(ctx, args[1:], getenv, stdout, stderr)
+		case len(args) > 0 && args[0] == "head":
+			return auditHead(ctx, args[1:], getenv, stdout, stderr)
 		}
 		return errUsage
 	case "serve", "migrate":
