@@ -201,3 +201,54 @@ func TestReceiptAfterKill(t *testing.T) {
 		t.Errorf("the change was reported %d times", receipts)
 	}
 }
+
+// SIGKILL after a turn stored its change set and before the set's message
+// went out: the next start shows the set, once, and it can be decided.
+func TestChangeSetAfterKill(t *testing.T) {
+	firstPassOnly(t, "SQLite hands a stopped process's messages over at once")
+	h := newHarness(t)
+	h.seedT1()
+	h.raiseT1()
+	hang := make(chan struct{})
+	h.tg.Fault = func(method string, _ url.Values) *telegramtest.Error {
+		if method == "sendMessage" {
+			select {
+			case <-hang:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		return nil
+	}
+	p := h.startProcess(t)
+	h.tg.SendText(chat, user, "raise the login bug")
+	h.tg.Wait("the turn to store its set", func() bool { return slices.Contains(outcomes(h.audit(chat)), "set_task_priority:queued") })
+	h.tg.Wait("the first message to be tried", func() bool { return len(h.tg.Calls("sendMessage")) > 0 })
+	p.kill()
+	close(hang)
+
+	h.startProcess(t)
+	// The agent's text, whose send the kill cut, may or may not have
+	// reached the chat; the set's message is sent by the new process.
+	var set telegramtest.Message
+	h.tg.Wait("the set to be shown", func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if hasButton(m, "✓ 1") {
+				set = m
+				return true
+			}
+		}
+		return false
+	})
+	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, set.ID, "✓ 1")); ans != "Applied item 1." || h.task("T1").Priority != nod.P1 {
+		t.Errorf("✓ 1 on the late set: %q, priority %s", ans, h.task("T1").Priority)
+	}
+	shown := 0
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.Contains(m.Text, "Priority: P3 → P1") {
+			shown++
+		}
+	}
+	if shown != 1 {
+		t.Errorf("the set was shown %d times", shown)
+	}
+}
