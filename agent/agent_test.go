@@ -130,11 +130,12 @@ func (e *env) audit(t *testing.T) []nod.AuditEntry {
 
 func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
 
-// R1: the registry's risks and batch tools.
+// R1 (with DESIGN §2's remove_checklist_items): the registry's risks and
+// batch tools.
 func TestRegistry(t *testing.T) {
 	want := map[string]nod.Risk{"list_tasks": nod.ReadOnly, "get_task": nod.ReadOnly, "delete_task": nod.Destructive}
 	for _, n := range []string{"create_task", "set_task_title", "update_task_description", "set_task_status", "set_task_priority",
-		"update_task_estimate", "update_task_due_date", "assign_task_labels", "add_multiple_checklist_items", "update_checklist_items"} {
+		"update_task_estimate", "update_task_due_date", "assign_task_labels", "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items"} {
 		want[n] = nod.Mutating
 	}
 	seen := map[string]bool{}
@@ -154,7 +155,7 @@ func TestRegistry(t *testing.T) {
 	if len(seen) != len(want) {
 		t.Errorf("%d tools, want %d", len(seen), len(want))
 	}
-	if !slices.Equal(explode, []string{"add_multiple_checklist_items", "update_checklist_items"}) {
+	if !slices.Equal(explode, []string{"add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items"}) {
 		t.Errorf("exploding tools = %v", explode)
 	}
 	// Aliases resolve before the policy is looked up.

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -46,6 +47,8 @@ func parseChange(tool string, raw json.RawMessage) (change, error) {
 		return parseAddItem(a)
 	case "update_checklist_item":
 		return parseUpdateItem(a)
+	case "remove_checklist_item":
+		return parseRemoveItem(a)
 	}
 	t, ok := mutatingTools[tool]
 	if !ok || t.parse == nil {
@@ -369,13 +372,41 @@ func (c addItem) apply(t *nod.Task, _ applyCtx) error {
 	return nil
 }
 
-// updateItem is one element of update_checklist_items.
+// updateItem is one element of update_checklist_items, or, with remove
+// set, of remove_checklist_items: removing an item the person ticked is
+// guarded like unticking it (DESIGN §2, §5).
 type updateItem struct {
 	id      string
 	itemID  string
 	title   *string
 	checked *bool
 	reason  string
+	remove  bool
+}
+
+// checkedArg reads an element's checked state: isChecked, as the tool's
+// schema names it, or checked, as get_task shows it.
+func checkedArg(a args) (bool, bool, error) {
+	if a.present("isChecked") {
+		return a.boolean("isChecked")
+	}
+	return a.boolean("checked")
+}
+
+func parseRemoveItem(a args) (change, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, err
+	}
+	itemID, _, err := a.str("id", true)
+	if err != nil {
+		return nil, err
+	}
+	r, _, err := a.str("reason", false)
+	if err != nil {
+		return nil, err
+	}
+	return updateItem{id: id, itemID: strings.TrimSpace(itemID), reason: strings.TrimSpace(r), remove: true}, nil
 }
 
 func parseUpdateItem(a args) (change, error) {
@@ -394,7 +425,7 @@ func parseUpdateItem(a args) (change, error) {
 		s = strings.TrimSpace(s)
 		c.title = &s
 	}
-	if b, ok, err := a.boolean("isChecked"); err != nil {
+	if b, ok, err := checkedArg(a); err != nil {
 		return nil, err
 	} else if ok {
 		c.checked = &b
@@ -410,11 +441,22 @@ func parseUpdateItem(a args) (change, error) {
 	return c, nil
 }
 
-func (c updateItem) tool() string     { return "update_checklist_item" }
+func (c updateItem) tool() string {
+	if c.remove {
+		return "remove_checklist_item"
+	}
+	return "update_checklist_item"
+}
 func (c updateItem) task() string     { return c.id }
 func (c updateItem) field() nod.Field { return nod.FieldChecklist }
 func (c updateItem) args() json.RawMessage {
 	m := map[string]any{"task_id": c.id, "id": c.itemID}
+	if c.remove {
+		if c.reason != "" {
+			m["reason"] = c.reason
+		}
+		return mustJSON(m)
+	}
 	if c.title != nil {
 		m["title"] = *c.title
 	}
@@ -462,6 +504,9 @@ func (c updateItem) target(t *nod.Task) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if c.remove {
+		return "", nil // gone
+	}
 	s := stateOf(it)
 	if c.title != nil {
 		s.Title = *c.title
@@ -478,6 +523,9 @@ func (c updateItem) summary(t *nod.Task) string {
 		if it, ok := t.Item(c.itemID); ok {
 			old, found = fmt.Sprintf("%q", it.Title), true
 		}
+	}
+	if c.remove {
+		return "Remove from the checklist: " + old
 	}
 	var parts []string
 	if c.title != nil && (!found || old != fmt.Sprintf("%q", *c.title)) {
@@ -497,9 +545,13 @@ func (c updateItem) summary(t *nod.Task) string {
 	return strings.Join(parts, " and ")
 }
 
-// changesCheck reports whether the change flips the item's checked state.
+// changesCheck reports whether the change flips the item's checked state;
+// removing a ticked item takes its tick away too.
 func (c updateItem) changesCheck(t *nod.Task) bool {
 	it, err := c.item(t)
+	if c.remove {
+		return err == nil && it.Checked
+	}
 	return err == nil && c.checked != nil && *c.checked != it.Checked
 }
 
@@ -535,13 +587,17 @@ func (c updateItem) sovereign(t *nod.Task) string {
 // left.
 func (c updateItem) titleOnly() (updateItem, bool) {
 	c.checked, c.reason = nil, ""
-	return c, c.title != nil
+	return c, c.title != nil && !c.remove
 }
 
 func (c updateItem) apply(t *nod.Task, ac applyCtx) error {
 	it, err := c.item(t)
 	if err != nil {
 		return err
+	}
+	if c.remove {
+		t.Checklist = slices.DeleteFunc(t.Checklist, func(x nod.ChecklistItem) bool { return x.ID == c.itemID })
+		return nil
 	}
 	if c.title != nil {
 		it.Title = *c.title

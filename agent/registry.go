@@ -24,7 +24,7 @@ type Tool struct {
 // Explodes reports whether a call of the tool becomes one change item per
 // element of its array argument.
 func (t Tool) Explodes() bool {
-	return t.Name == "add_multiple_checklist_items" || t.Name == "update_checklist_items"
+	return t.Name == "add_multiple_checklist_items" || t.Name == "update_checklist_items" || t.Name == "remove_checklist_items"
 }
 
 var (
@@ -66,9 +66,14 @@ var tools = []Tool{
 	{Name: "add_multiple_checklist_items", Risk: nod.Mutating, Description: "Add items to a task's checklist.", parse: parseAddItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"title": str}, "required": []string{"title"}}}}, "task_id", "items")},
-	{Name: "update_checklist_items", Risk: nod.Mutating, Description: "Check, uncheck or rename checklist items. Changing the checked state of an item the user set needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseUpdateItems,
+	{Name: "update_checklist_items", Risk: nod.Mutating, Description: "Check, uncheck or rename checklist items (ids from get_task). Changing the checked state of an item the user set needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseUpdateItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
-			"type": "object", "properties": map[string]any{"id": str, "isChecked": map[string]any{"type": "boolean"}, "title": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
+			"type": "object", "properties": map[string]any{"id": str,
+				"isChecked": map[string]any{"type": "boolean", "description": "The new checked state (get_task calls it checked; either name works)."},
+				"title": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
+	{Name: "remove_checklist_items", Risk: nod.Mutating, Description: "Remove items from a task's checklist (ids from get_task). Removing an item the user checked needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseRemoveItems,
+		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
+			"type": "object", "properties": map[string]any{"id": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
 	{Name: "delete_task", Risk: nod.Destructive, Description: "Delete a task (to the trash). Always asks the user to type the task's title.",
 		Params: object(map[string]any{"task_id": str}, "task_id")},
 }
@@ -112,6 +117,9 @@ var aliases = map[string]string{
 	"add_checklist_items":      "add_multiple_checklist_items",
 	"add_checklist_item":       "add_multiple_checklist_items",
 	"update_checklist_item":    "update_checklist_items",
+	"remove_checklist_item":    "remove_checklist_items",
+	"delete_checklist_items":   "remove_checklist_items",
+	"delete_checklist_item":    "remove_checklist_items",
 	"remove_task":              "delete_task",
 	"list_task":                "list_tasks",
 	"search_tasks":             "list_tasks",
@@ -144,6 +152,10 @@ func parseAddItems(a args) ([]change, []string, error) { return explode(a, parse
 // parseUpdateItems explodes update_checklist_items into one change per
 // element; elements that change nothing are malformed.
 func parseUpdateItems(a args) ([]change, []string, error) { return explode(a, parseUpdateItem) }
+
+// parseRemoveItems explodes remove_checklist_items into one change per
+// element.
+func parseRemoveItems(a args) ([]change, []string, error) { return explode(a, parseRemoveItem) }
 
 // explode parses each element of a batch call's items with parse, giving
 // it the call's task_id.

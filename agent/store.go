@@ -29,6 +29,8 @@ type Store interface {
 	// OpenChangeSets returns the pending and partially resolved sets,
 	// newest first.
 	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
+	// UndoneSince returns the changes the person undid at or after since.
+	UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error)
 	// RecentRejections returns rejections made at or after since.
 	RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error)
 	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)

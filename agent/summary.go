@@ -4,68 +4,113 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/nodbot/nod"
 )
 
 // classifierSummary renders a call for the classifier: nod's own template
-// over the call's arguments, new values cut to 80 characters. It never uses
-// the model's human_summary, and never stored task text: tasks are named by
-// id, so a task's content cannot speak to the classifier.
-func classifierSummary(tool string, a args) string {
-	id := cut(a.text("task_id"))
+// over the call's arguments, new values cut to 80 characters, covering
+// every field the call sets, so that nothing the person did not ask for
+// rides along unseen. It never uses the model's human_summary. The task is
+// named by its title (cut to 60); other stored text stays out: a checklist
+// item is named by its title only when the person's own words (said)
+// contain it, else by its id.
+func classifierSummary(tool string, a args, task *nod.Task, said string) string {
+	name := "task " + cut(a.text("task_id"))
+	if task != nil {
+		name = fmt.Sprintf("task %q", cutTo(task.Title, 60))
+	}
 	switch tool {
 	case "create_task":
 		s := fmt.Sprintf("create a task titled %q", cut(a.text("title")))
 		for _, f := range []string{"priority", "due_date", "estimate_minutes"} {
-			if v := a.text(f); v != "" {
-				s += fmt.Sprintf(", %s %s", f, cut(v))
+			if v := a.text(f); v != "" && v != "null" {
+				s += fmt.Sprintf(", %s %s", strings.ReplaceAll(f, "_", " "), cut(v))
 			}
+		}
+		if ls, _, _ := a.strings("labels", false); len(ls) > 0 {
+			s += fmt.Sprintf(", labels [%s]", cut(strings.Join(ls, ", ")))
+		}
+		if d := a.text("description"); strings.TrimSpace(d) != "" && d != "null" {
+			s += fmt.Sprintf(", description %q", cut(d))
 		}
 		return s
 	case "set_task_title":
-		return fmt.Sprintf("rename task %s to %q", id, cut(a.text("title")))
+		return fmt.Sprintf("rename %s to %q", name, cut(a.text("title")))
 	case "update_task_description":
-		return fmt.Sprintf("set the description of task %s to %q", id, cut(a.text("description")))
+		return fmt.Sprintf("set the description of %s to %q", name, cut(a.text("description")))
 	case "set_task_status":
-		return fmt.Sprintf("set the status of task %s to %s", id, cut(a.text("status")))
+		return fmt.Sprintf("set the status of %s to %s", name, cut(a.text("status")))
 	case "set_task_priority":
-		return fmt.Sprintf("set the priority of task %s to %s", id, cut(a.text("priority")))
+		return fmt.Sprintf("set the priority of %s to %s", name, cut(a.text("priority")))
 	case "update_task_estimate":
-		return fmt.Sprintf("set the estimate of task %s to %s minutes", id, cut(a.text("estimate_minutes")))
+		return fmt.Sprintf("set the estimate of %s to %s minutes", name, cut(a.text("estimate_minutes")))
 	case "update_task_due_date":
-		if d := a.text("due_date"); d != "" {
-			return fmt.Sprintf("set the due date of task %s to %s", id, cut(d))
+		if d := a.text("due_date"); d != "" && d != "null" {
+			return fmt.Sprintf("set the due date of %s to %s", name, cut(d))
 		}
-		return fmt.Sprintf("clear the due date of task %s", id)
+		return fmt.Sprintf("clear the due date of %s", name)
 	case "assign_task_labels":
 		ls, _, _ := a.strings("labels", false)
-		return fmt.Sprintf("set the labels of task %s to [%s]", id, cut(strings.Join(ls, ", ")))
-	case "add_multiple_checklist_items", "update_checklist_items":
-		els, _, _ := a.array("items", false)
-		var parts []string
-		for _, e := range els {
-			ea, ok := element(tool, e)
-			if !ok {
-				continue
-			}
-			if tool == "add_multiple_checklist_items" {
-				parts = append(parts, fmt.Sprintf("%q", cut(ea.text("title"))))
-				continue
-			}
-			var p []string
-			if t := ea.text("title"); t != "" {
-				p = append(p, fmt.Sprintf("rename to %q", cut(t)))
-			}
-			if c, ok, _ := ea.boolean("isChecked"); ok {
-				p = append(p, map[bool]string{true: "check", false: "uncheck"}[c])
-			}
-			parts = append(parts, fmt.Sprintf("item %s: %s", cut(ea.text("id")), strings.Join(p, " and ")))
-		}
-		if tool == "add_multiple_checklist_items" {
-			return fmt.Sprintf("add %d checklist item(s) to task %s: %s", len(parts), id, strings.Join(parts, ", "))
-		}
-		return fmt.Sprintf("change %d checklist item(s) of task %s: %s", len(parts), id, strings.Join(parts, "; "))
+		return fmt.Sprintf("set the labels of %s to [%s]", name, cut(strings.Join(ls, ", ")))
+	case "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items":
+		return checklistSummary(tool, a, name, task, said)
 	}
 	return tool
+}
+
+// checklistSummary renders a batch checklist call, one part per element.
+func checklistSummary(tool string, a args, name string, task *nod.Task, said string) string {
+	els, _, _ := a.array("items", false)
+	var parts []string
+	for _, e := range els {
+		ea, ok := element(tool, e)
+		if !ok {
+			continue
+		}
+		if tool == "add_multiple_checklist_items" {
+			parts = append(parts, fmt.Sprintf("%q", cut(ea.text("title"))))
+			continue
+		}
+		item := itemName(task, ea.text("id"), said)
+		if tool == "remove_checklist_items" {
+			parts = append(parts, item)
+			continue
+		}
+		var p []string
+		if t := ea.text("title"); t != "" {
+			p = append(p, fmt.Sprintf("rename to %q", cut(t)))
+		}
+		if c, ok, _ := checkedArg(ea); ok {
+			p = append(p, map[bool]string{true: "check", false: "uncheck"}[c])
+		}
+		parts = append(parts, fmt.Sprintf("%s: %s", item, strings.Join(p, " and ")))
+	}
+	switch tool {
+	case "add_multiple_checklist_items":
+		return fmt.Sprintf("add %s to the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, ", "))
+	case "remove_checklist_items":
+		return fmt.Sprintf("remove %s from the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, ", "))
+	}
+	return fmt.Sprintf("change %s of the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, "; "))
+}
+
+func countItems(n int) string {
+	if n == 1 {
+		return "1 item"
+	}
+	return fmt.Sprintf("%d items", n)
+}
+
+// itemName names a checklist item for the classifier: by its title when
+// the person's words contain it, else by its id.
+func itemName(task *nod.Task, id, said string) string {
+	if task != nil {
+		if it, ok := task.Item(strings.TrimSpace(id)); ok && it.Title != "" && strings.Contains(normalize(said), normalize(it.Title)) {
+			return fmt.Sprintf("item %q", cut(it.Title))
+		}
+	}
+	return "item " + cut(id)
 }
 
 // text returns a field as text whatever its JSON type; empty if absent.
@@ -81,10 +126,13 @@ func (a args) text(name string) string {
 }
 
 // cut shortens a value to 80 characters.
-func cut(s string) string {
+func cut(s string) string { return cutTo(s, 80) }
+
+// cutTo shortens s, white space folded, to n characters.
+func cutTo(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if r := []rune(s); len(r) > 80 {
-		return string(r[:79]) + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
 	return s
 }

@@ -45,6 +45,9 @@ type turn struct {
 	// the person's learned rules, loaded on first use
 	rulesLoaded bool
 	rules       []nod.Rule
+	// the changes the person undid lately, loaded on first use
+	undoneLoaded bool
+	undone       []nod.UndoEntry
 	// the pending item the person's reply revises, and the set once revised
 	revise  *revision
 	revised *nod.ChangeSet
@@ -81,9 +84,78 @@ func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
 	}
 	verdicts := t.decide(ctx, props)
 	for i, p := range props {
+		if verdicts[i].Explicit() && t.mode != nod.ModeTrusted && t.revivesUndone(ctx, p, verdicts[i].QuoteAt) {
+			verdicts[i] = confidence.Verdict{Level: confidence.NeedsConfirmation, Reasoning: verdicts[i].Reasoning,
+				Default: "the quote predates the person's undo of this change"}
+		}
 		results[p.idx] = t.commit(ctx, p, verdicts[i])
 	}
 	return results
+}
+
+// undoMemory is how far back an undo keeps an old quote from bringing the
+// same change back.
+const undoMemory = 30 * 24 * time.Hour
+
+// revivesUndone reports whether p would set a field or checklist item of a
+// task to the value of a change the person undid after quoteAt: the
+// person's words from before they took it back prove nothing now (DESIGN
+// §3). Unknown quote times count as before.
+func (t *turn) revivesUndone(ctx context.Context, p *proposal, quoteAt time.Time) bool {
+	if !t.undoneLoaded {
+		t.undoneLoaded = true
+		u, err := t.a.store.UndoneSince(ctx, t.req.ChatID, t.a.now().Add(-undoMemory))
+		if err != nil {
+			t.a.log.Warn("undone changes", "chat", t.req.ChatID, "err", err)
+		}
+		t.undone = u
+	}
+	for _, pc := range p.changes {
+		if pc.task == nil {
+			continue
+		}
+		after := pc.task.Clone()
+		if pc.c.apply(&after, applyCtx{now: t.a.now(), by: nod.ActorUser}) != nil {
+			continue
+		}
+		ch := nod.Diff(pc.task, after)
+		for _, u := range t.undone {
+			if u.TaskID == pc.task.ID && u.UndoneAt != nil && !quoteAt.After(*u.UndoneAt) && sameEffect(ch, u.Change) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sameEffect reports whether c sets something to the value undone set it
+// to: a field to the same value, an item to the same state, or an added
+// item of the same title.
+func sameEffect(c, undone nod.Change) bool {
+	for _, f := range c.Fields {
+		for _, g := range undone.Fields {
+			if f.Field == g.Field && f.After == g.After {
+				return true
+			}
+		}
+	}
+	for _, ic := range c.Items {
+		for _, ug := range undone.Items {
+			switch {
+			case ic.After == nil || ug.After == nil:
+				if ic.After == nil && ug.After == nil && ic.ID() == ug.ID() {
+					return true // removing the same item again
+				}
+			case ic.Before == nil && ug.Before == nil:
+				if normalize(ic.After.Title) == normalize(ug.After.Title) {
+					return true // adding the same item again
+				}
+			case ic.ID() == ug.ID() && ic.After.Checked == ug.After.Checked && ic.After.Title == ug.After.Title:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // proposal is a mutating call, validated and compared with the tasks as
@@ -276,12 +348,23 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 		}
 		return verdicts
 	}
+	conv := t.conversation()
+	var said strings.Builder
+	for _, e := range conv {
+		if e.Role == nod.RoleUser {
+			said.WriteString(e.Text + "\n")
+		}
+	}
 	actions := make([]confidence.Action, len(props))
 	for i, p := range props {
-		actions[i] = confidence.Action{Tool: p.tool.Name, Summary: classifierSummary(p.tool.Name, p.args)}
+		var task *nod.Task
+		if len(p.changes) > 0 {
+			task = p.changes[0].task
+		}
+		actions[i] = confidence.Action{Tool: p.tool.Name, Summary: classifierSummary(p.tool.Name, p.args, task, said.String())}
 	}
 	t.classified++
-	return t.a.classifier.Classify(ctx, t.conversation(), actions)
+	return t.a.classifier.Classify(ctx, conv, actions)
 }
 
 // loadRevision reads the item the person's reply revises.

@@ -287,13 +287,22 @@ func parse(content string) ([]answerAction, error) {
 
 // quoted reports whether quote occurs in one of the person's messages,
 // ignoring case and runs of white space, and when that message was sent.
+//
+// A quote proves something only if it is a whole message of the person's,
+// or at least two words of one: a fragment such as "t" occurs almost
+// anywhere (DESIGN §3).
 func quoted(conv []Entry, quote string) (time.Time, bool) {
 	q := normalize(quote)
 	if q == "" {
 		return time.Time{}, false
 	}
+	words := len(strings.Fields(q))
 	for i := len(conv) - 1; i >= 0; i-- {
-		if conv[i].Role == nod.RoleUser && strings.Contains(normalize(conv[i].Text), q) {
+		if conv[i].Role != nod.RoleUser {
+			continue
+		}
+		m := normalize(conv[i].Text)
+		if m == q || (words >= 2 && strings.Contains(m, q)) {
 			return conv[i].At, true
 		}
 	}

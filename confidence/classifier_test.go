@@ -78,6 +78,8 @@ func TestExplicitAnswers(t *testing.T) {
 		"not what was said": "set priority to P1",
 		"the action list":   "set the priority of task T1 to P1",
 		"empty":             "",
+		"one letter":        "t",
+		"one word of many":  "priority",
 	} {
 		c, _ := classifier(t, func(openaitest.Request) openaitest.Response {
 			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"` + quote + `"}]}`)

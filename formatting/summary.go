@@ -20,6 +20,15 @@ type summaryData struct {
 // not know keep the summary stored with them.
 func (l *Locale) Summary(it nod.ChangeItem) string {
 	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary}
+	if it.Tool == "remove_checklist_item" {
+		var before struct {
+			Title string `json:"title"`
+		}
+		if json.Unmarshal([]byte(it.Before), &before) != nil || before.Title == "" {
+			return it.Summary
+		}
+		d.OldTitle = before.Title
+	}
 	if it.Tool == "update_checklist_item" {
 		var before, after struct {
 			Title   string `json:"title"`

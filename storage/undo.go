@@ -193,6 +193,25 @@ func legacyChange(taskID string, before, after sql.NullString) (nod.Change, erro
 	return c, nil
 }
 
+// UndoneSince returns the chat's changes that were undone at or after
+// since (not the undos of undos), newest undo first.
+func (db *DB) UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error) {
+	ids, err := queryIDs(ctx, db.db, `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
+		chatID, micros(since))
+	if err != nil {
+		return nil, fmt.Errorf("undone changes: %w", err)
+	}
+	out := make([]nod.UndoEntry, 0, len(ids))
+	for _, id := range ids {
+		u, err := getUndo(ctx, db.db, chatID, id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, u)
+	}
+	return out, nil
+}
+
 // AutoUndosSince counts the chat's undone auto-applied changes undone at
 // or after since: what the circuit breaker watches.
 func (db *DB) AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error) {

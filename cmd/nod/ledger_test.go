@@ -269,3 +269,40 @@ func TestUndoCreateAndRedo(t *testing.T) {
 		t.Errorf("redone task = %+v, want %+v", back, created)
 	}
 }
+
+// DESIGN §3: a quote never revives what the person took back. After Undo
+// of "P1", the classifier quoting the old request calls a new P1 explicit:
+// it is proposed instead, and only words sent after the undo apply it.
+func TestOldQuoteDoesNotReviveAnUndo(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	if h.task("T1").Priority != nod.P3 {
+		t.Fatalf("undo left %s", h.task("T1").Priority)
+	}
+	h.clock.Advance(time.Minute)
+
+	// The model sets P1 again while tidying up; the classifier quotes the
+	// request from before the undo.
+	h.script(openaitest.Calls(call("b", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Tidied."))
+	h.tg.SendText(chat, user, "clean up my tasks")
+	set := h.changeSetMessage(chat, 5)
+	if h.task("T1").Priority != nod.P3 || !strings.Contains(set.Text, "Priority: P3 → P1") {
+		t.Errorf("the undone change came back: priority %s, set %q", h.task("T1").Priority, set.Text)
+	}
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["b"]; r != "Proposal queued for user review." {
+		t.Errorf("tool result = %q", r)
+	}
+
+	// Asked again after the undo, it applies.
+	h.clf = answer("explicit:yes, P1 after all")
+	h.script(openaitest.Calls(call("c", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
+	h.tg.SendText(chat, user, "yes, P1 after all")
+	h.tg.Wait("P1 to apply", func() bool { return h.task("T1").Priority == nod.P1 })
+}
