@@ -1,9 +1,9 @@
 package agent
 
 import (
-	"slices"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"

@@ -70,7 +70,7 @@ var tools = []Tool{
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"id": str,
 				"isChecked": map[string]any{"type": "boolean", "description": "The new checked state (get_task calls it checked; either name works)."},
-				"title": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
+				"title":     str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
 	{Name: "remove_checklist_items", Risk: nod.Mutating, Description: "Remove items from a task's checklist (ids from get_task). Removing an item the user checked needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseRemoveItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"id": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
