@@ -31,3 +31,36 @@ type ToolCall struct {
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
 }
+
+// RoleEvent is nod's note of something that happened outside the
+// conversation (an undo, a decision by tap, a deletion, a mode change),
+// stored in order with the conversation and shown to the agent, never to
+// the classifier.
+const RoleEvent Role = "event"
+
+// EventKind names what happened outside the conversation.
+type EventKind string
+
+// Events the agent is told about.
+const (
+	EventConfirmed EventKind = "confirmed" // a proposal, by tap or in words
+	EventRejected  EventKind = "rejected"
+	EventUndone    EventKind = "undone"
+	EventRedone    EventKind = "redone"
+	EventDeleted   EventKind = "deleted"
+	EventRestored  EventKind = "restored"
+	EventTicked    EventKind = "ticked" // on the task card
+	EventUnticked  EventKind = "unticked"
+	EventMode      EventKind = "mode"
+)
+
+// Event is one thing the person did, or nod did for them, outside the
+// conversation with the agent.
+type Event struct {
+	At      time.Time
+	Kind    EventKind
+	Summary string // the change, as nod summarised it
+	Task    string // the task's title
+	Reason  string // a rejection's reason, or why a mode changed
+	Value   string // a mode, or a checklist item's title
+}

@@ -135,6 +135,12 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	var events []nod.Event
+	if len(history) > 0 {
+		if events, err = a.store.Events(ctx, req.ChatID, history[len(history)-1].At); err != nil {
+			return Result{}, err
+		}
+	}
 	history = fromUserMessage(history)
 	t.history = history
 	system, err := a.systemPrompt(ctx, req.ChatID, req.Lang)
@@ -146,6 +152,11 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 		system += revisionNote(t.revise.item)
+	}
+	if len(events) > 0 {
+		// What the person did outside the conversation comes first, in
+		// order, so that the agent never re-applies what they took back.
+		t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleEvent, Content: eventNotes(events), At: t.started})
 	}
 	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started}
 	if req.Review {
@@ -159,7 +170,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 		if err != nil {
 			// Keep the person's words so the conversation can go on; drop
 			// whatever else the failed turn produced.
-			if serr := a.store.SaveTurn(ctx, nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs[:1]}); serr != nil {
+			if serr := a.store.SaveTurn(ctx, nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs[:firstUser(t.msgs)+1]}); serr != nil {
 				a.log.Error("save failed turn", "chat", req.ChatID, "err", serr)
 			}
 			// Changes applied before the failure stand, with their receipts.
@@ -225,6 +236,16 @@ func groupByTask(items []nod.ChangeItem) []nod.ChangeItem {
 
 // fromUserMessage drops leading messages until the first user message, so
 // that a cut history never starts with a tool result whose call was cut.
+// firstUser is the index of the first user message of msgs.
+func firstUser(msgs []nod.ChatMessage) int {
+	for i, m := range msgs {
+		if m.Role == nod.RoleUser {
+			return i
+		}
+	}
+	return 0
+}
+
 func fromUserMessage(h []nod.ChatMessage) []nod.ChatMessage {
 	for i, m := range h {
 		if m.Role == nod.RoleUser {
@@ -281,6 +302,8 @@ func toParams(system string, msgs []nod.ChatMessage) []openai.ChatCompletionMess
 			out = append(out, openai.UserMessage(m.Content))
 		case nod.RoleTool:
 			out = append(out, openai.ToolMessage(m.Content, m.ToolCallID))
+		case nod.RoleEvent:
+			out = append(out, openai.SystemMessage(m.Content))
 		case nod.RoleAssistant:
 			p := openai.ChatCompletionAssistantMessageParam{}
 			if m.Content != "" {

@@ -117,7 +117,7 @@ var fixturesNow = time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
 func TestSovereigntyTrusted(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
-		if err := e.db.SetMode(t.Context(), chat, nod.ModeTrusted); err != nil {
+		if err := e.db.SetMode(t.Context(), chat, user, nod.ModeTrusted); err != nil {
 			t.Fatal(err)
 		}
 		res, results := e.turn(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","isChecked":false},{"id":"c3","isChecked":false}]}`))

@@ -29,6 +29,9 @@ type Store interface {
 	// OpenChangeSets returns the pending and partially resolved sets,
 	// newest first.
 	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
+	// Events returns what happened outside the conversation after since,
+	// oldest first.
+	Events(ctx context.Context, chatID int64, since time.Time) ([]nod.Event, error)
 	// UndoneSince returns the changes the person undid at or after since.
 	UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error)
 	// RecentRejections returns rejections made at or after since.

@@ -83,7 +83,7 @@ type Store interface {
 	LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error)
 	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
 	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
-	SetMode(ctx context.Context, chatID int64, m nod.Mode) error
+	SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error
 	// SetLanguage sets the chat's chosen language; empty follows Telegram.
 	SetLanguage(ctx context.Context, chatID int64, code string) error
 	// SeeLanguage remembers the language_code Telegram reported in a chat.

@@ -87,7 +87,7 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	if err := b.store.SetMode(ctx, p.chat, m); err != nil {
+	if err := b.store.SetMode(ctx, p.chat, p.user, m); err != nil {
 		b.log.Error("set mode", "chat", p.chat, "err", err)
 		text, _ := notice(p.loc, err)
 		return text
@@ -113,7 +113,7 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 		b.reply(ctx, in.chat, in.loc.ModeChoice(nod.ModeSmart))
 		return
 	}
-	if err := b.store.SetMode(ctx, in.chat, m); err != nil {
+	if err := b.store.SetMode(ctx, in.chat, in.user, m); err != nil {
 		b.log.Error("set mode", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return

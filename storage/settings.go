@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -28,27 +29,36 @@ func (db *DB) ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings,
 	return s, nil
 }
 
-// SetMode sets the chat's mode and ends any circuit breaker.
-func (db *DB) SetMode(ctx context.Context, chatID int64, m nod.Mode) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, $2, NULL, $3)
-		ON CONFLICT (chat_id) DO UPDATE SET mode = excluded.mode, breaker_until = NULL, updated_at = excluded.updated_at`,
-		chatID, string(m), micros(db.now()))
-	if err != nil {
-		return fmt.Errorf("set mode: %w", err)
-	}
-	return nil
+// SetMode sets the chat's mode for userID and ends any circuit breaker,
+// with its audit row (tool "mode"), in one transaction.
+func (db *DB) SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error {
+	now := db.now()
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, $2, NULL, $3)
+			ON CONFLICT (chat_id) DO UPDATE SET mode = excluded.mode, breaker_until = NULL, updated_at = excluded.updated_at`,
+			chatID, string(m), micros(now))
+		if err != nil {
+			return fmt.Errorf("set mode: %w", err)
+		}
+		args, _ := json.Marshal(map[string]string{"mode": string(m)})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "mode", Args: args, Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: now})
+	})
 }
 
 // TripBreaker makes the chat ask for everything until until, keeping its
-// chosen mode to return to.
+// chosen mode to return to; audited as a mode change.
 func (db *DB) TripBreaker(ctx context.Context, chatID int64, until time.Time) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, 'smart', $2, $3)
-		ON CONFLICT (chat_id) DO UPDATE SET breaker_until = excluded.breaker_until, updated_at = excluded.updated_at`,
-		chatID, micros(until), micros(db.now()))
-	if err != nil {
-		return fmt.Errorf("trip breaker: %w", err)
-	}
-	return nil
+	now := db.now()
+	return db.inTx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, 'smart', $2, $3)
+			ON CONFLICT (chat_id) DO UPDATE SET breaker_until = excluded.breaker_until, updated_at = excluded.updated_at`,
+			chatID, micros(until), micros(now))
+		if err != nil {
+			return fmt.Errorf("trip breaker: %w", err)
+		}
+		args, _ := json.Marshal(map[string]string{"mode": string(nod.ModeAlways), "until": nod.Stamp(until).Format(time.RFC3339)})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, Tool: "mode", Args: args, Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: now})
+	})
 }
 
 // SetLanguage sets the language chosen for the chat; empty follows the

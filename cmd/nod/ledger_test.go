@@ -306,3 +306,65 @@ func TestOldQuoteDoesNotReviveAnUndo(t *testing.T) {
 	h.tg.SendText(chat, user, "yes, P1 after all")
 	h.tg.Wait("P1 to apply", func() bool { return h.task("T1").Priority == nod.P1 })
 }
+
+// DESIGN §6: what the person did outside the conversation reaches the
+// agent's next request as notes in order: decisions by tap, an undo, a
+// mode change. The classifier never sees them.
+func TestAgentToldWhatHappened(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1", "needs")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+		call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90})), openaitest.Text("Done, and an idea."))
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	msgs := h.tg.WaitBotMessages(chat, 3)
+	receipt, set := msgs[0], h.changeSetMessage(chat, 3)
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, set.ID, "✗ 1")
+	h.tg.ReplyText(chat, user, set.ID, "the estimate is fine")
+	h.tg.Wait("the reason to be stored", func() bool {
+		d, err := h.db.RecentDecisions(t.Context(), chat, 1)
+		return err == nil && len(d) == 1 && d[0].Reason != ""
+	})
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	h.clock.Advance(time.Minute)
+	h.tg.SendText(chat, user, "/mode always")
+	h.tg.Wait("the mode to change", func() bool { s, _ := h.db.ChatSettings(t.Context(), chat); return s.Mode == nod.ModeAlways })
+	h.clock.Advance(time.Minute)
+
+	h.script(openaitest.Text("Noted."))
+	h.tg.SendText(chat, user, "what did I change?")
+	h.tg.Wait("the agent to answer", func() bool { return len(h.llm.RequestsFor(agentM)) == 3 })
+	req := h.llm.RequestsFor(agentM)[2]
+	var notes string
+	for _, m := range req.Messages[1:] {
+		if m.Role == "system" {
+			notes = m.Content
+		}
+	}
+	want := []string{
+		`the user rejected your proposal "Set estimate to 90 minutes" on task "Fix login bug", saying "the estimate is fine"`,
+		`the user undid "Set priority to P1" on task "Fix login bug": that change is taken back`,
+		`the user switched the chat to mode always`,
+	}
+	last := -1
+	for _, w := range want {
+		i := strings.Index(notes, w)
+		if i < 0 || i < last {
+			t.Errorf("notes lack %q in order:\n%s", w, notes)
+		}
+		last = i
+	}
+	if last := req.Messages[len(req.Messages)-1]; last.Role != "user" || last.Content != "what did I change?" {
+		t.Errorf("the request ends with %s %q, want the person's message", last.Role, last.Content)
+	}
+	for _, r := range h.llm.RequestsFor(clfM) {
+		for _, m := range r.Messages {
+			if strings.Contains(m.Content, "Meanwhile") {
+				t.Errorf("the classifier was shown the notes")
+			}
+		}
+	}
+}

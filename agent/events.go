@@ -1,0 +1,54 @@
+package agent
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+// eventNotes tells the agent, in order, what the person did outside the
+// conversation since its last turn (DESIGN §6).
+func eventNotes(events []nod.Event) string {
+	var b strings.Builder
+	b.WriteString("Meanwhile, outside this conversation (oldest first):")
+	for _, e := range events {
+		fmt.Fprintf(&b, "\n- %s %s", e.At.UTC().Format("2006-01-02 15:04"), eventNote(e))
+	}
+	return b.String()
+}
+
+func eventNote(e nod.Event) string {
+	on := ""
+	if e.Task != "" {
+		on = fmt.Sprintf(" on task %q", e.Task)
+	}
+	switch e.Kind {
+	case nod.EventConfirmed:
+		return fmt.Sprintf("the user confirmed your proposal %q%s; it is applied", e.Summary, on)
+	case nod.EventRejected:
+		s := fmt.Sprintf("the user rejected your proposal %q%s", e.Summary, on)
+		if r := strings.Join(strings.Fields(e.Reason), " "); r != "" {
+			s += fmt.Sprintf(", saying %q", r)
+		}
+		return s
+	case nod.EventUndone:
+		return fmt.Sprintf("the user undid %q%s: that change is taken back; do not make it again unless the user asks anew", strings.TrimPrefix(e.Summary, "Undo: "), on)
+	case nod.EventRedone:
+		return fmt.Sprintf("the user redid %q%s after undoing it", strings.TrimPrefix(e.Summary, "Undo: "), on)
+	case nod.EventDeleted:
+		return fmt.Sprintf("the user deleted the task %q (it is in the trash)", e.Task)
+	case nod.EventRestored:
+		return fmt.Sprintf("the user restored the task %q from the trash", e.Task)
+	case nod.EventTicked:
+		return fmt.Sprintf("the user ticked %q%s", e.Value, on)
+	case nod.EventUnticked:
+		return fmt.Sprintf("the user unticked %q%s", e.Value, on)
+	case nod.EventMode:
+		if e.Reason != "" {
+			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)
+		}
+		return fmt.Sprintf("the user switched the chat to mode %s", e.Value)
+	}
+	return string(e.Kind)
+}
