@@ -270,6 +270,23 @@ func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, se
 	return d, err
 }
 
+// ConfirmSome confirms items ns in order, in one transaction, as
+// ConfirmAll does for every pending item: a decision stated in words.
+// Items no longer pending are passed over.
+func (c *Confirmations) ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (Decision, error) {
+	set, err := c.authorize(ctx, chatID, userID, setID)
+	if err != nil {
+		return Decision{Set: set}, err
+	}
+	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
+	if len(ns) == 0 {
+		return d, fmt.Errorf("nothing named to decide: %w", nod.ErrDecided)
+	}
+	err = c.confirm(ctx, &d, chatID, userID, ns, false)
+	c.offerRule(ctx, chatID, userID, &d)
+	return d, err
+}
+
 // RejectAll rejects every pending item. With nothing pending it returns
 // nod.ErrDecided.
 func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, setID string) (Decision, error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -16,7 +17,11 @@ import (
 // the answer to a waiting typed confirmation; a command; yes/no to a change
 // set; a rejection's reason; anything else goes to the agent.
 
-// typedConfirmation answers a waiting deletion, if the person has one.
+// typedConfirmation answers a waiting deletion, if the person has one:
+// the task's title deletes it; a near miss (a typo or two) asks again;
+// anything else cancels it, and unless it was a bare yes or no, the
+// message is then read as any other (false), so that "actually keep it,
+// but make it P3" is not lost.
 func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 	d, ok, err := b.store.TakeDeletion(ctx, in.chat, in.user)
 	if err != nil {
@@ -26,9 +31,18 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 	if !ok {
 		return false
 	}
-	if !strings.EqualFold(strings.TrimSpace(in.text), strings.TrimSpace(d.Title)) {
+	typed, title := strings.ToLower(strings.TrimSpace(in.text)), strings.ToLower(strings.TrimSpace(d.Title))
+	if typed != title {
+		if editDistance(typed, title, nearMiss) <= nearMiss {
+			if err := b.store.KeepDeletion(ctx, d); err != nil {
+				b.log.Error("typed confirmation", "chat", in.chat, "err", err)
+			}
+			b.reply(ctx, in.chat, in.loc.Text("delete_again", d.Title))
+			return true
+		}
 		b.reply(ctx, in.chat, in.loc.Text("delete_cancelled", d.Title))
-		return true
+		a, ok := parseAnswer(in.text)
+		return ok && a.all // a bare "yes" or "no" ends there
 	}
 	applied, err := b.decide.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
@@ -37,55 +51,6 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 	}
 	b.reply(ctx, in.chat, in.loc.WithUndo(in.loc.Text("deleted", d.Title), applied.Undo.ID))
 	return true
-}
-
-// Answers are read in the words of every language nod speaks: a German
-// "ja zu 1 und 3" in an English chat means the same.
-var (
-	yesWords = wordSet(formatting.Words("words_yes"))
-	noWords  = wordSet(formatting.Words("words_no"))
-	partial  = regexp.MustCompile(`^(` + alternatives(formatting.Words("words_yes")) + `)\s*(?:(?:` + alternatives(formatting.Words("words_to")) +
-		`)\s*)?((?:\d+\s*(?:,|&|` + alternatives(formatting.Words("words_and")) + `)?\s*)+)$`)
-	numbers = regexp.MustCompile(`\d+`)
-)
-
-func wordSet(ws []string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range ws {
-		m[w] = true
-	}
-	return m
-}
-
-// alternatives is a regexp alternation of words, each matched literally.
-func alternatives(ws []string) string {
-	qs := make([]string, len(ws))
-	for i, w := range ws {
-		qs[i] = regexp.QuoteMeta(w)
-	}
-	return strings.Join(qs, "|")
-}
-
-// parseAnswer reads "yes", "no" and "yes to 1, 3". items is nil for all.
-func parseAnswer(text string) (confirm bool, items []int, ok bool) {
-	t := strings.ToLower(strings.TrimRight(strings.TrimSpace(text), ".!"))
-	if yesWords[t] {
-		return true, nil, true
-	}
-	if noWords[t] {
-		return false, nil, true
-	}
-	m := partial.FindStringSubmatch(t)
-	if m == nil {
-		return false, nil, false
-	}
-	for _, n := range numbers.FindAllString(m[2], -1) {
-		v, err := strconv.Atoi(n)
-		if err == nil {
-			items = append(items, v)
-		}
-	}
-	return true, items, len(items) > 0
 }
 
 // answerTarget is the set a yes/no or a reason is about: the replied-to
@@ -108,9 +73,11 @@ func (b *Bot) answerTarget(ctx context.Context, in incoming) (nod.ChangeSet, boo
 	return nod.ChangeSet{}, false
 }
 
-// yesNo confirms or rejects a set's pending items from a text answer.
+// yesNo decides a set's pending items from a text answer: all of them
+// ("yes", "no"), or those it names ("yes to 4 and 6, no to 5", "3-5",
+// "all but 2"); items it does not name stay pending.
 func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
-	confirm, items, ok := parseAnswer(in.text)
+	ans, ok := parseAnswer(in.text)
 	if !ok {
 		return false
 	}
@@ -122,53 +89,82 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		}
 		return false
 	}
-	var (
-		d     agent.Decision
-		err   error
-		count int
-		offer *nod.Rule
-	)
+	if set.Expired(b.now()) {
+		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(in.loc.Notice("n_expired", nil))})
+		return true
+	}
+	var yes, no []int
 	switch {
-	case confirm && items == nil:
-		d, err = b.decide.ConfirmAll(ctx, in.chat, in.user, set.ID)
-		count = len(d.Applied)
-	case !confirm:
-		pending := len(set.Pending())
-		d, err = b.decide.RejectAll(ctx, in.chat, in.user, set.ID)
-		count = pending
+	case ans.all && ans.confirm:
+		yes = set.Pending()
+	case ans.all:
+		no = set.Pending()
 	default:
-		for _, n := range items {
-			var one agent.Decision
-			one, err = b.decide.Confirm(ctx, in.chat, in.user, set.ID, n)
-			if one.Set.ID != "" {
-				d.Set = one.Set
+		for _, n := range slices.Concat(ans.yes, ans.no, ans.except) {
+			if _, ok := set.Item(n); !ok {
+				b.reply(ctx, in.chat, in.loc.Text("answer_unknown", map[string]int{"N": n, "Total": len(set.Items)}))
+				return true
 			}
-			if one.Offer != nil {
-				offer = one.Offer
-			}
-			if err == nil {
-				if _, ok := one.Applied[n]; ok {
-					count++
+		}
+		yes, no = ans.yes, ans.no
+		if len(ans.except) > 0 {
+			for _, n := range set.Pending() {
+				if !slices.Contains(ans.except, n) && !slices.Contains(no, n) {
+					yes = append(yes, n)
 				}
-			} else if !errors.Is(err, nod.ErrDecided) && !errors.Is(err, nod.ErrNotFound) {
-				break
 			}
+		}
+	}
+	b.decideInWords(ctx, in, set, yes, no)
+	return true
+}
+
+// decideInWords confirms items yes (in one transaction, in order) and
+// rejects items no, then refreshes the set's message and says what
+// happened.
+func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet, yes, no []int) {
+	var (
+		d        agent.Decision
+		err      error
+		rejected int
+	)
+	d.Set = set
+	if yes = pendingOf(set, yes); len(yes) > 0 {
+		d, err = b.decide.ConfirmSome(ctx, in.chat, in.user, set.ID, yes)
+	}
+	for _, n := range pendingOf(set, no) {
+		if err != nil {
+			break
+		}
+		var one agent.Decision
+		if one, err = b.decide.Reject(ctx, in.chat, in.user, set.ID, n); err == nil {
+			rejected++
+		}
+		if one.Set.ID != "" {
+			d.Set = one.Set
+		}
+		if errors.Is(err, nod.ErrDecided) {
 			err = nil
 		}
 	}
-	if d.Set.ID != "" {
-		b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
-	}
+	b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
 	if err != nil && !errors.Is(err, nod.ErrDecided) {
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
-		return true
+		return
 	}
-	b.reply(ctx, in.chat, in.loc.Text("answered", map[string]any{"Confirmed": confirm, "Count": count}))
-	if d.Offer != nil {
-		offer = d.Offer
+	b.reply(ctx, in.chat, in.loc.Text("answered", map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}))
+	b.offerRule(ctx, in.loc, d.Offer)
+}
+
+// pendingOf keeps the numbers of ns that are pending in set, in order.
+func pendingOf(set nod.ChangeSet, ns []int) []int {
+	var out []int
+	for _, n := range ns {
+		if it, ok := set.Item(n); ok && it.Status == nod.ItemPending && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
-	b.offerRule(ctx, in.loc, offer)
-	return true
+	return out
 }
 
 // reason stores a reply to a change set as the reason of its latest
@@ -241,4 +237,34 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		b.reply(ctx, p.chat, p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
 	})
 	return p.loc.Notice("n_restored", nil)
+}
+
+// nearMiss is how many letters a typed title may be off to be asked
+// again rather than cancel the deletion.
+const nearMiss = 2
+
+// editDistance is the Levenshtein distance of a and b in runes, or more
+// than limit once it is known to be.
+func editDistance(a, b string, limit int) int {
+	ra, rb := []rune(a), []rune(b)
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
+	}
+	prev := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur := make([]int, len(rb)+1)
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(rb)]
 }

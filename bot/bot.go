@@ -56,6 +56,7 @@ type Decider interface {
 	Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	Reject(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
+	ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (agent.Decision, error)
 	RejectAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
 	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (agent.Undone, error)
 	Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error)
@@ -94,6 +95,8 @@ type Store interface {
 	SetReason(ctx context.Context, decisionID, reason string) error
 	// TakeDeletion removes and returns the person's waiting deletion.
 	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
+	// KeepDeletion puts a taken deletion back to wait for another answer.
+	KeepDeletion(ctx context.Context, d nod.PendingDeletion) error
 	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
 	// ExpireSets expires the open sets whose time is up at now, each once.
 	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)

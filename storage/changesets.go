@@ -19,11 +19,12 @@ import (
 // first item decide refuses is recorded as the nod.Refusal says and ends
 // the run; the items before it stay applied.
 //
-// Errors wrap nod.ErrNotFound (no such set in the chat, or no item n),
-// nod.ErrExpired (the set's time is up, swept or not), nod.ErrDecided
-// (a single item that is no longer pending: of concurrent confirmations
-// exactly one wins) or an error of decide; then nothing was written and
-// the returned set is as stored.
+// Items no longer pending are passed over (decided meanwhile by another
+// tap). Errors wrap nod.ErrNotFound (no such set in the chat, or no item
+// n), nod.ErrExpired (the set's time is up, swept or not), nod.ErrDecided
+// (none of ns was pending: of concurrent confirmations of one item exactly
+// one wins) or an error of decide; then nothing was written and the
+// returned set is as stored.
 func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns []int, userID int64, decide nod.Decide) (nod.Confirmation, error) {
 	var out nod.Confirmation
 	now := db.now()
@@ -34,16 +35,16 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns [
 			return err
 		}
 		tasks := map[string]nod.Task{} // as this transaction has left them
+		tried := 0
 		for _, n := range ns {
 			it, ok := out.Set.Item(n)
 			switch {
 			case !ok:
 				return fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)
-			case it.Status != nod.ItemPending && len(ns) == 1:
-				return fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)
 			case it.Status != nod.ItemPending:
 				continue // decided meanwhile by another tap
 			}
+			tried++
 			applied, err := db.confirmOne(ctx, tx, now, &out.Set, it, userID, tasks, decide)
 			var refused *nod.Refusal
 			if errors.As(err, &refused) {
@@ -57,6 +58,11 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns [
 				return err
 			}
 			out.Applied[n] = applied
+		}
+		if tried == 0 {
+			n := ns[0]
+			it, _ := out.Set.Item(n)
+			return fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)
 		}
 		if err := db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
 			return err

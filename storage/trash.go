@@ -58,6 +58,12 @@ func (db *DB) PurgeTrash(ctx context.Context, cutoff time.Time) (int, error) {
 	return int(n), nil
 }
 
+// KeepDeletion puts a taken deletion back to wait for another answer, as
+// it was (its expiry unchanged).
+func (db *DB) KeepDeletion(ctx context.Context, d nod.PendingDeletion) error {
+	return savePendingDeletion(ctx, db.db, d, db.now())
+}
+
 func savePendingDeletion(ctx context.Context, q querier, d nod.PendingDeletion, now time.Time) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (chat_id, user_id, task_id, title, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)
 		ON CONFLICT (chat_id) DO UPDATE SET user_id = excluded.user_id, task_id = excluded.task_id, title = excluded.title,

@@ -513,3 +513,90 @@ func TestEditByReply(t *testing.T) {
 		t.Errorf("title %q, set %v", h.task("T1").Title, buttonTexts(two))
 	}
 }
+
+// DESIGN §3 rule 2: mixed answers, ranges and "all but", as a reply and as
+// a plain message; items named in neither part stay pending.
+func TestMixedTextAnswers(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(openaitest.Calls(
+		call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+		call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90}),
+		call("c", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-20"}),
+		call("d", "set_task_status", map[string]any{"task_id": "T1", "status": "BLOCKED"}),
+		call("e", "assign_task_labels", map[string]any{"task_id": "T1", "labels": []string{"backend", "bug", "auth"}}),
+		call("f", "set_task_title", map[string]any{"task_id": "T1", "title": "Fix login redirect bug"}),
+	), openaitest.Text("Six ideas."))
+	h.start()
+	h.tg.SendText(chat, user, "tidy up the login bug")
+	set := h.changeSetMessage(chat, 2)
+	h.tg.ReplyText(chat, user, set.ID, "yes to 4 and 6, no to 5")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; m.Text != "✅ Applied 2 changes. ❌ Rejected 1. 3 still wait for your answer." {
+		t.Errorf("mixed answer: %q", m.Text)
+	}
+	status := func() string {
+		s := mustSet(t, h, set.ID)
+		var out []string
+		for _, it := range s.Items {
+			out = append(out, fmt.Sprintf("%d:%s", it.N, it.Status))
+		}
+		return strings.Join(out, " ")
+	}
+	if got := status(); got != "1:pending 2:pending 3:pending 4:confirmed 5:rejected 6:confirmed" {
+		t.Errorf("after the mixed answer: %s", got)
+	}
+	task := h.task("T1")
+	if task.Status != nod.StatusBlocked || task.Title != "Fix login redirect bug" || len(task.Labels) != 2 {
+		t.Errorf("T1 = %s %q %v", task.Status, task.Title, task.Labels)
+	}
+	h.tg.SendText(chat, user, "yes to 12")
+	if m := h.tg.WaitBotMessages(chat, 4)[3]; m.Text != "That proposal has no item 12 (it has 6); nothing was changed." {
+		t.Errorf("an answer naming no item: %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "all but 2")
+	h.tg.WaitBotMessages(chat, 5)
+	if got := status(); got != "1:confirmed 2:pending 3:confirmed 4:confirmed 5:rejected 6:confirmed" {
+		t.Errorf("after all but 2: %s", got)
+	}
+	h.tg.SendText(chat, user, "nee")
+	h.tg.WaitBotMessages(chat, 6)
+	if got := status(); got != "1:confirmed 2:rejected 3:confirmed 4:confirmed 5:rejected 6:confirmed" {
+		t.Errorf("after nee: %s", got)
+	}
+	if n := len(h.llm.RequestsFor(agentM)); n != 2 {
+		t.Errorf("%d agent requests: an answer went to the model", n)
+	}
+}
+
+// DESIGN §3: a typed confirmation a letter or two off asks again; other
+// text cancels and is then handled as any message, so "actually keep it,
+// but make it P3" cancels the deletion and still sets P3.
+func TestTypedConfirmationNearMissAndCarryOn(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:delete the login bug")
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Please confirm."))
+	h.start()
+	h.tg.SendText(chat, user, "delete the login bug")
+	h.tg.WaitBotMessages(chat, 2)
+	h.tg.SendText(chat, user, "Fix logn bug")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "not quite the title") {
+		t.Errorf("near miss: %q", m.Text)
+	}
+	h.clf = answer("explicit:make it P2")
+	h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P2"})), openaitest.Text("Kept it, now P2."))
+	h.tg.SendText(chat, user, "actually keep it, but make it P2")
+	h.tg.Wait("P2", func() bool { return h.task("T1").Priority == nod.P2 })
+	msgs := h.tg.WaitBotMessages(chat, 6)
+	if !strings.Contains(msgs[3].Text, "Nothing was deleted") || !strings.Contains(msgs[4].Text, "Priority: P3 → P2") || msgs[5].Text != "Kept it, now P2." {
+		t.Errorf("messages = %q / %q / %q", msgs[3].Text, msgs[4].Text, msgs[5].Text)
+	}
+	if r := h.llm.RequestsFor(agentM)[2]; r.LastUser() != "actually keep it, but make it P2" {
+		t.Errorf("the agent was asked %q", r.LastUser())
+	}
+	// The prompt is gone: the title typed now deletes nothing.
+	h.script(openaitest.Text("Hm?"))
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.WaitBotMessages(chat, 7)
+	h.task("T1")
+}

@@ -77,7 +77,7 @@ func TestGermanUser(t *testing.T) {
 		t.Errorf("warning = %q", due.Text)
 	}
 
-	if m := h.say("ja"); m.Text != "✅ 1 der beantworteten Änderungen übernommen." || h.task("T1").DueDate != "2026-03-20" {
+	if m := h.say("ja"); m.Text != "✅ 1 Änderung übernommen." || h.task("T1").DueDate != "2026-03-20" {
 		t.Errorf("'ja' = %q, due %s", m.Text, h.task("T1").DueDate)
 	}
 
