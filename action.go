@@ -26,6 +26,7 @@ const (
 	ActDeclineRule                       // decline the offered rule ID
 	ActRevokeRule                        // revoke rule ID from the /rules list
 	ActStopRule                          // revoke rule ID from a receipt of its change
+	ActAcceptReading                     // apply reading ID of a decision stated in words
 )
 
 // Action is what a button names: a kind and a server-side record. It

@@ -9,6 +9,9 @@ const (
 	ReadOnly    Risk = iota // runs at once
 	Mutating                // asks unless the person explicitly requested it
 	Destructive             // always asks, with a typed confirmation
+	// Decides: tools that pass on the person's decision on proposals, stated in
+	// words: applied only on their verified words, never queued.
+	Decides
 )
 
 func (r Risk) String() string {
@@ -19,6 +22,8 @@ func (r Risk) String() string {
 		return "mutating"
 	case Destructive:
 		return "destructive"
+	case Decides:
+		return "decision"
 	}
 	return "unknown"
 }

@@ -81,6 +81,9 @@ type TurnRecord struct {
 	Set      *ChangeSet // nil: nothing was proposed
 	// Deletion, if set, replaces the chat's pending typed confirmation.
 	Deletion *PendingDeletion
+	// Readings are decisions nod read from the person's words but could
+	// not verify: each waits for the person's tap to apply.
+	Readings []Reading
 	// Supersede closes these pending items of older sets: the turn proposes
 	// another value for the same field.
 	Supersede []ItemRef
@@ -101,4 +104,18 @@ type PendingDeletion struct {
 	Title     string
 	Checklist int // items that go with the task
 	ExpiresAt time.Time
+}
+
+// Reading is nod's reading of a decision the person stated in words on a
+// change set ("3 bis 5 passt, 7 auch"), shown with one button to accept
+// it. It decides nothing until the person who said it taps it, once.
+type Reading struct {
+	ID      string
+	ChatID  int64
+	UserID  int64
+	SetID   string
+	Confirm []int
+	Reject  []int
+	Reason  string
+	At      time.Time
 }

@@ -48,6 +48,7 @@ type Classifier interface {
 
 // Agent runs turns of the conversation between a chat and the model.
 type Agent struct {
+	answers Answerer // passes on decisions stated in words; nil: unavailable
 	opts       Options
 	llm        openai.Client
 	store      Store
@@ -87,6 +88,9 @@ type Request struct {
 	Review bool
 	// Revise, if set, is the pending item the person's reply revises.
 	Revise *nod.ItemRef
+	// ReplySet is the change set whose message the person's message
+	// replies to, if it does.
+	ReplySet string
 	// Lang is the language nod writes to the chat in, for the agent's own
 	// replies.
 	Lang string
@@ -113,7 +117,11 @@ type Result struct {
 	// messages need refreshing.
 	Superseded []string
 	// Revised is the set whose item the turn revised in place, if any.
-	Revised        *nod.ChangeSet
+	Revised *nod.ChangeSet
+	// Answered are the sets the turn decided items of, in the person's
+	// words; Readings wait for the person's tap.
+	Answered       []string
+	Readings       []nod.Reading
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 }
@@ -190,7 +198,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 			break
 		}
 	}
-	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit, Deletion: t.deletion, Supersede: t.supersede}
+	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit, Deletion: t.deletion, Supersede: t.supersede, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -201,6 +209,7 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletion, res.Revised = rec.Set, t.receipts, t.notices, t.deletion, t.revised
+	res.Answered, res.Readings = t.answered, t.readings
 	for _, ref := range t.supersede {
 		if !slices.Contains(res.Superseded, ref.SetID) {
 			res.Superseded = append(res.Superseded, ref.SetID)

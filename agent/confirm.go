@@ -287,6 +287,41 @@ func (c *Confirmations) ConfirmSome(ctx context.Context, chatID, userID int64, s
 	return d, err
 }
 
+// Answer decides items of a set as the person's taps would: it confirms
+// yes in order (one transaction) and rejects no, each rejection with
+// reason. It returns the decision and how many items it rejected.
+func (c *Confirmations) Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (Decision, int, error) {
+	d := Decision{Applied: map[int]nod.Applied{}}
+	var err error
+	if len(yes) > 0 {
+		if d, err = c.ConfirmSome(ctx, chatID, userID, setID, yes); err != nil && !errors.Is(err, nod.ErrDecided) {
+			return d, 0, err
+		}
+	}
+	if d.Set.ID == "" {
+		if d.Set, err = c.authorize(ctx, chatID, userID, setID); err != nil {
+			return d, 0, err
+		}
+	}
+	rejected := 0
+	for _, n := range no {
+		if it, ok := d.Set.Item(n); !ok || it.Status != nod.ItemPending {
+			continue
+		}
+		set, err := c.store.RejectItemBecause(ctx, chatID, setID, n, userID, reason)
+		if errors.Is(err, nod.ErrDecided) {
+			continue
+		}
+		if err != nil {
+			return d, rejected, err
+		}
+		d.Set = set
+		rejected++
+		c.decisions.WithLabelValues("rejected").Inc()
+	}
+	return d, rejected, nil
+}
+
 // RejectAll rejects every pending item. With nothing pending it returns
 // nod.ErrDecided.
 func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, setID string) (Decision, error) {

@@ -26,6 +26,8 @@ Rules:
 - Propose each field of a task at most once per turn. Do not repeat proposals the user rejected (see decisions below) unless the task has changed or the user asks.
 - Checklist items carry checked_by and checked_at. Never change the checked state of an item the user set (checked_by "user") on your own without a reason of at least 20 characters citing evidence from after its checked_at.
 - delete_task always needs the user's typed confirmation.
+- Where things appear: receipts of changes applied at once come first, then your reply, then one message with the proposals you queued, numbered, with buttons. Say "below" for proposals, never "above".
+- When the user answers a waiting proposal in words and nod did not act on it itself (e.g. "3 to 5 fine, 7 too"), pass their decision on with answer_proposals, naming items by the numbers the user sees. Never decide items the user did not name.
 - Keep replies short and plain; the user reads them on a phone.`
 
 // systemPrompt tells the agent today's date, the rules, the chat's tasks
@@ -72,6 +74,10 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 	if err != nil {
 		return "", fmt.Errorf("system prompt: %w", err)
 	}
+	titles := make(map[string]string, len(tasks))
+	for _, t := range tasks {
+		titles[t.ID] = t.Title
+	}
 	lines := 0
 	for _, s := range open {
 		for _, it := range s.Items {
@@ -79,9 +85,13 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 				continue
 			}
 			if lines == 0 {
-				b.WriteString("\nYour proposals still waiting for the user (do not propose them again):\n")
+				b.WriteString("\nYour proposals still waiting for the user, numbered as the user sees them (do not propose them again):\n")
 			}
-			fmt.Fprintf(&b, "- item %d of proposal %s: %s %s\n", it.N, s.ID, it.Tool, it.Summary)
+			fmt.Fprintf(&b, "- proposal %s, item %d: %s", s.ID, it.N, it.Summary)
+			if title := titles[it.TaskID]; title != "" {
+				fmt.Fprintf(&b, " (task %q)", title)
+			}
+			b.WriteByte('\n')
 			lines++
 		}
 	}

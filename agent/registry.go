@@ -74,6 +74,10 @@ var tools = []Tool{
 	{Name: "remove_checklist_items", Risk: nod.Mutating, Description: "Remove items from a task's checklist (ids from get_task). Removing an item the user checked needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseRemoveItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"id": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
+	{Name: "answer_proposals", Risk: nod.Decides, Description: "Pass on the user's decision on your pending proposal when they stated it in words nod could not read itself (\"3 bis 5 passt, 7 auch\", \"all but the title\"). Name items by the numbers the user sees. It applies only if the user's own words ask for exactly that; otherwise the user is shown your reading to accept. Never name items the user did not decide.",
+		Params: object(map[string]any{"set": map[string]any{"type": "string", "description": "The proposal's id from your context; omit it for the proposal the user's message replies to, else their latest."},
+			"confirm": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}, "reject": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
+			"reason": map[string]any{"type": "string", "description": "The user's reason for the rejections, in their words."}})},
 	{Name: "delete_task", Risk: nod.Destructive, Description: "Delete a task (to the trash). Always asks the user to type the task's title.",
 		Params: object(map[string]any{"task_id": str}, "task_id")},
 }

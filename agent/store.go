@@ -60,6 +60,8 @@ type DecisionStore interface {
 	// RejectItem rejects a pending item with its decision and audit row in
 	// one transaction; errors as ConfirmItem.
 	RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error)
+	// RejectItemBecause is RejectItem with the person's reason.
+	RejectItemBecause(ctx context.Context, chatID int64, setID string, n int, userID int64, reason string) (nod.ChangeSet, error)
 	// FailItem closes a pending item as stale or failed with a note for the
 	// person, audited as failed; errors as ConfirmItem.
 	FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error)

@@ -48,6 +48,9 @@ type turn struct {
 	// the changes the person undid lately, loaded on first use
 	undoneLoaded bool
 	undone       []nod.UndoEntry
+	// decisions passed on in the person's words, and readings shown instead
+	answered []string
+	readings []nod.Reading
 	// the pending item the person's reply revises, and the set once revised
 	revise  *revision
 	revised *nod.ChangeSet
@@ -166,7 +169,8 @@ type proposal struct {
 	tool    Tool
 	args    args
 	changes []prepared
-	dropped []string // one line per kind of dropped element
+	dropped []string    // one line per kind of dropped element
+	answer  *answerCall // answer_proposals: a decision stated in words
 }
 
 // prepared is one change of a proposal with the values it was read with.
@@ -211,6 +215,13 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 		}
 		t.record(start, tool.Name, a.JSON(), nod.OutcomeExecuted, "")
 		return nil, out
+	case nod.Decides:
+		call, err := t.prepareAnswer(ctx, a)
+		if err != nil {
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			return nil, errorJSON(err)
+		}
+		return &proposal{start: start, tool: tool, args: a, answer: call}, ""
 	case nod.Destructive:
 		out, err := t.askDeletion(ctx, a)
 		if err != nil {
@@ -361,7 +372,11 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 		if len(p.changes) > 0 {
 			task = p.changes[0].task
 		}
-		actions[i] = confidence.Action{Tool: p.tool.Name, Summary: classifierSummary(p.tool.Name, p.args, task, said.String())}
+		summary := classifierSummary(p.tool.Name, p.args, task, said.String())
+		if p.answer != nil {
+			summary = p.answer.summary()
+		}
+		actions[i] = confidence.Action{Tool: p.tool.Name, Summary: summary}
 	}
 	t.classified++
 	return t.a.classifier.Classify(ctx, conv, actions)
@@ -425,6 +440,9 @@ func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
 // result. Explicit and trusted changes apply at once; the rest is queued.
 // The checklist guard runs here, because who decides depends on the route.
 func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) string {
+	if p.answer != nil {
+		return t.commitAnswer(ctx, p, v)
+	}
 	var now, later []prepared
 	var guarded, revised, left []string // left: titles of the person's items the guard kept
 	for _, pc := range p.changes {

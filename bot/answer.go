@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
@@ -181,12 +182,19 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 	if err != nil || d.Reason != "" || (d.UserID != in.user && set.UserID != 0) {
 		return false
 	}
+	for _, s := range anyNumber.FindAllString(in.text, -1) {
+		if it, ok := set.Item(atoi(s)); ok && it.Status == nod.ItemPending {
+			return false // it names a pending item: an answer or an edit, for the agent
+		}
+	}
 	if err := b.store.SetReason(ctx, d.ID, in.text); err != nil {
 		return false
 	}
 	b.reply(ctx, in.chat, in.loc.Text("reason_noted", in.text))
 	return true
 }
+
+var anyNumber = regexp.MustCompile(`\d{1,3}`)
 
 var itemNumber = regexp.MustCompile(`(?i)(?:\bitem\s*|#)(\d+)\b|^\s*(\d+)[.:)]\s`)
 
@@ -267,4 +275,25 @@ func editDistance(a, b string, limit int) int {
 		prev = cur
 	}
 	return prev[len(rb)]
+}
+
+// onAcceptReading applies nod's reading of a decision the person stated
+// in words, once, for the person who stated it.
+func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
+	r, err := b.store.TakeReading(ctx, p.chat, p.action.ID, p.user)
+	if errors.Is(err, nod.ErrForbidden) {
+		return p.loc.Notice("n_forbidden", nil)
+	}
+	if err != nil {
+		return b.explain(p.loc, err, "reading", "chat", p.chat)
+	}
+	d, rejected, err := b.decide.Answer(ctx, p.chat, p.user, r.SetID, r.Confirm, r.Reject, r.Reason)
+	if err != nil {
+		return b.explain(p.loc, err, "reading", "chat", p.chat)
+	}
+	p.then(func(ctx context.Context) {
+		b.refresh(ctx, p.loc, d.Set, d.Failed, 0, d.Applied)
+		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+	})
+	return formatting.PlainText(p.loc.Render("answered", map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}))
 }

@@ -57,6 +57,7 @@ type Decider interface {
 	Reject(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
 	ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
 	ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (agent.Decision, error)
+	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (agent.Decision, int, error)
 	RejectAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
 	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (agent.Undone, error)
 	Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error)
@@ -97,6 +98,8 @@ type Store interface {
 	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
 	// KeepDeletion puts a taken deletion back to wait for another answer.
 	KeepDeletion(ctx context.Context, d nod.PendingDeletion) error
+	// TakeReading uses a reading of the person's words, once.
+	TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error)
 	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
 	// ExpireSets expires the open sets whose time is up at now, each once.
 	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)

@@ -72,7 +72,13 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if b.yesNo(ctx, in) || b.reason(ctx, in) {
 		return
 	}
-	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in), Lang: in.loc.Code()})
+	req := agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in), Lang: in.loc.Code()}
+	if in.replyTo != 0 {
+		if set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {
+			req.ReplySet = set.ID
+		}
+	}
+	b.turn(ctx, in, req)
 }
 
 // commandName returns "tasks" for "/tasks" or "/tasks@nod_bot args".
@@ -121,6 +127,16 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	}
 	if res.Revised != nil {
 		b.refresh(ctx, in.loc, *res.Revised, 0, 0, nil)
+	}
+	for _, id := range res.Answered {
+		if set, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {
+			b.refresh(ctx, in.loc, set, 0, 0, nil)
+		}
+	}
+	for _, r := range res.Readings {
+		if set, err := b.store.ChangeSet(ctx, in.chat, r.SetID); err == nil {
+			b.reply(ctx, in.chat, in.loc.Reading(r, set))
+		}
 	}
 	for _, id := range res.Superseded {
 		if old, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {

@@ -142,3 +142,27 @@ func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
 	m.Keyboard = [][]Button{{l.button("b_undo_anyway", nil, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
 	return m
 }
+
+// Reading shows nod's reading of a decision the person stated in words,
+// with one button that applies it.
+func (l *Locale) Reading(r nod.Reading, set nod.ChangeSet) Message {
+	type line struct {
+		N       int
+		Confirm bool
+		Summary string
+	}
+	var lines []line
+	for _, n := range r.Confirm {
+		if it, ok := set.Item(n); ok {
+			lines = append(lines, line{n, true, l.Summary(*it)})
+		}
+	}
+	for _, n := range r.Reject {
+		if it, ok := set.Item(n); ok {
+			lines = append(lines, line{n, false, l.Summary(*it)})
+		}
+	}
+	m := l.Text("reading", map[string]any{"Lines": lines, "Reason": r.Reason})
+	m.Keyboard = [][]Button{{l.button("b_accept_reading", nil, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
+	return m
+}

@@ -118,7 +118,7 @@ func (db *DB) confirmOne(ctx context.Context, tx *sql.Tx, now time.Time, set *no
 		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, errRetry)
 	}
 	it.Status, it.Note, it.UndoID = nod.ItemConfirmed, "", applied.Undo.ID
-	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, now); err != nil {
+	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, "", now); err != nil {
 		return nod.Applied{}, err
 	}
 	return applied, nil
@@ -173,19 +173,24 @@ func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, 
 // Errors wrap nod.ErrNotFound, nod.ErrExpired or nod.ErrDecided, as those
 // of ConfirmItems.
 func (db *DB) RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error) {
-	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, "")
+	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, "", "")
+}
+
+// RejectItemBecause is RejectItem with the person's reason.
+func (db *DB) RejectItemBecause(ctx context.Context, chatID int64, setID string, n int, userID int64, reason string) (nod.ChangeSet, error) {
+	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, "", reason)
 }
 
 // FailItem marks pending item n as stale or failed with a note for the
 // person, and audits it as failed, in one transaction. Errors are those of
 // RejectItem.
 func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
-	return db.closeItem(ctx, chatID, setID, n, userID, status, note)
+	return db.closeItem(ctx, chatID, setID, n, userID, status, note, "")
 }
 
 // closeItem moves pending item n to a final status other than confirmed,
 // exactly once, with its decision (a rejection) or audit row.
-func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
+func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note, reason string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx *sql.Tx) error {
@@ -207,7 +212,7 @@ func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, 
 		it.Status, it.Note = status, note
 		a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now}
 		if status == nod.ItemRejected {
-			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, now); err != nil {
+			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, reason, now); err != nil {
 				return err
 			}
 			a.Outcome, a.Error = nod.OutcomeRejected, ""
@@ -244,9 +249,9 @@ func updateSetStatus(ctx context.Context, tx *sql.Tx, set *nod.ChangeSet, now ti
 	return nil
 }
 
-func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, tool, summary, kind, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
-		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), micros(now))
+func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, reason string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), reason, it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), micros(now))
 	if err != nil {
 		return fmt.Errorf("record decision: %w", err)
 	}

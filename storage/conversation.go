@@ -49,6 +49,11 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 				return err
 			}
 		}
+		for _, r := range t.Readings {
+			if err := insertReading(ctx, tx, r, now); err != nil {
+				return err
+			}
+		}
 		if t.Set != nil && len(t.Set.Items) > 0 {
 			t.Set.ChatID, t.Set.UserID = t.ChatID, t.UserID
 			if err := db.insertSet(ctx, tx, t.Set, now); err != nil {

@@ -81,9 +81,11 @@ func newClassifier(cfg config, reg *prometheus.Registry, log *slog.Logger) *conf
 		Timeout: cfg.ClassifierTimeout, Metrics: reg}, log.With("component", "classifier"))
 }
 
-func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, reg *prometheus.Registry, now clock, log *slog.Logger) *agent.Agent {
-	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
+func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now clock, log *slog.Logger) *agent.Agent {
+	a := agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg}, db, clf, now, log.With("component", "agent"))
+	a.DecideWith(c)
+	return a
 }
 
 func newConfirmations(db *storage.DB, reg *prometheus.Registry, now clock, log *slog.Logger) *agent.Confirmations {

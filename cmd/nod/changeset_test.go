@@ -143,7 +143,7 @@ func TestRejectionReason(t *testing.T) {
 	if !strings.Contains(sys, `rejected update_task_estimate: Set estimate to 90 minutes (reason: "Not needed, the estimate is fine")`) {
 		t.Errorf("system prompt lacks the decision:\n%s", sys)
 	}
-	if !strings.Contains(sys, "item 2 of proposal") {
+	if !strings.Contains(sys, `, item 2: Set title to "Fix login redirect bug" (task "Fix login bug")`) {
 		t.Errorf("system prompt lacks the pending item")
 	}
 	if n := len(h.llm.RequestsFor(agentM)); n != 3 {

@@ -1,0 +1,200 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/confidence"
+)
+
+// Answerer decides items of a change set as a person's taps would:
+// confirms yes in order (one transaction), rejects no with reason.
+type Answerer interface {
+	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (Decision, int, error)
+}
+
+// DecideWith lets the agent pass on decisions the person stated in words
+// (answer_proposals); without it the tool answers that it is unavailable.
+func (a *Agent) DecideWith(d Answerer) { a.answers = d }
+
+// answerCall is an answer_proposals call, validated against its set.
+type answerCall struct {
+	set     nod.ChangeSet
+	confirm []int
+	reject  []int
+	reason  string
+}
+
+// prepareAnswer validates an answer_proposals call: the set the person
+// may decide, open, and items that exist and are pending, each named once.
+func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
+	if t.req.Review {
+		return nil, errors.New("answer_proposals passes on the user's own words; a review has none, so it cannot be used here")
+	}
+	if t.a.answers == nil {
+		return nil, errors.New("answer_proposals is not available")
+	}
+	setID, _, err := a.str("set", false)
+	if err != nil {
+		return nil, err
+	}
+	set, err := t.answerSet(ctx, strings.TrimSpace(setID))
+	if err != nil {
+		return nil, err
+	}
+	c := &answerCall{set: set}
+	if c.confirm, err = a.numbers("confirm"); err != nil {
+		return nil, err
+	}
+	if c.reject, err = a.numbers("reject"); err != nil {
+		return nil, err
+	}
+	if c.reason, _, err = a.str("reason", false); err != nil {
+		return nil, err
+	}
+	c.reason = strings.TrimSpace(c.reason)
+	if len(c.confirm)+len(c.reject) == 0 {
+		return nil, a.errorf("confirm", "and reject are both empty: name the items the user decided, as numbered in the proposal")
+	}
+	for _, n := range slices.Concat(c.confirm, c.reject) {
+		it, ok := set.Item(n)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("proposal %s has no item %d; its items are numbered 1 to %d", set.ID, n, len(set.Items))
+		case it.Status != nod.ItemPending:
+			return nil, fmt.Errorf("item %d of proposal %s is already %s", n, set.ID, it.Status)
+		case slices.Contains(c.confirm, n) && slices.Contains(c.reject, n):
+			return nil, fmt.Errorf("item %d is both confirmed and rejected; name each item once", n)
+		}
+	}
+	return c, nil
+}
+
+// answerSet is the set an answer is about: the one named, else the one
+// the person's message replies to, else their newest open one.
+func (t *turn) answerSet(ctx context.Context, id string) (nod.ChangeSet, error) {
+	if id == "" {
+		id = t.req.ReplySet
+	}
+	if id == "" {
+		sets, err := t.a.store.OpenChangeSets(ctx, t.req.ChatID)
+		if err != nil {
+			return nod.ChangeSet{}, err
+		}
+		for _, s := range sets {
+			if s.UserID == 0 || s.UserID == t.req.UserID {
+				id = s.ID
+				break
+			}
+		}
+		if id == "" {
+			return nod.ChangeSet{}, errors.New("no proposal is waiting for the user")
+		}
+	}
+	set, err := t.a.store.ChangeSet(ctx, t.req.ChatID, id)
+	switch {
+	case errors.Is(err, nod.ErrNotFound):
+		return set, fmt.Errorf("there is no proposal %q; use the ids from your context", id)
+	case err != nil:
+		return set, err
+	case set.Expired(t.a.now()) || !set.Status.Open():
+		return set, fmt.Errorf("proposal %s is no longer open", id)
+	case set.UserID != 0 && set.UserID != t.req.UserID:
+		return set, fmt.Errorf("proposal %s belongs to another user", id)
+	}
+	return set, nil
+}
+
+// numbers reads an optional array of item numbers.
+func (a args) numbers(name string) ([]int, error) {
+	els, ok, err := a.array(name, false)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var out []int
+	for _, e := range els {
+		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(string(e)), `"`))
+		if err != nil || n < 1 {
+			return nil, a.errorf(name, "must be an array of item numbers (1, 2, …)")
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// summary is the call as the classifier sees it: the items and what they
+// change, as nod numbered and summarised them.
+func (c *answerCall) summary() string {
+	part := func(verb string, ns []int) string {
+		var items []string
+		for _, n := range ns {
+			it, _ := c.set.Item(n)
+			items = append(items, fmt.Sprintf("%d (%s)", n, cut(it.Summary)))
+		}
+		return verb + " items " + strings.Join(items, ", ")
+	}
+	var parts []string
+	if len(c.confirm) > 0 {
+		parts = append(parts, part("confirm", c.confirm))
+	}
+	if len(c.reject) > 0 {
+		parts = append(parts, part("reject", c.reject))
+	}
+	return strings.Join(parts, " and ") + " of the pending proposal"
+}
+
+// reading says what was read, in the tool result.
+func (c *answerCall) reading() string {
+	var parts []string
+	if len(c.confirm) > 0 {
+		parts = append(parts, "confirm "+joinInts(c.confirm))
+	}
+	if len(c.reject) > 0 {
+		parts = append(parts, "reject "+joinInts(c.reject))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func joinInts(ns []int) string {
+	ss := make([]string, len(ns))
+	for i, n := range ns {
+		ss[i] = strconv.Itoa(n)
+	}
+	return strings.Join(ss, ", ")
+}
+
+// commitAnswer decides the items as the person said, when the classifier
+// found their words asking for exactly that (a verified quote); otherwise
+// it shows the person nod's reading, to accept with one tap, and decides
+// nothing.
+func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdict) string {
+	c := p.answer
+	if v.Explicit() && v.Quote != "" {
+		d, rejected, err := t.a.answers.Answer(ctx, t.req.ChatID, t.req.UserID, c.set.ID, c.confirm, c.reject, c.reason)
+		if !slices.Contains(t.answered, c.set.ID) {
+			t.answered = append(t.answered, c.set.ID)
+		}
+		if err != nil {
+			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeFailed, userError(err))
+			return errorJSON(fmt.Errorf("the decision could not be applied: %s", userError(err)))
+		}
+		t.audit = append(t.audit, nod.AuditEntry{UserID: t.req.UserID, Tool: p.tool.Name, Args: p.args.JSON(), Outcome: nod.OutcomeExecuted,
+			Verdict: verdictName(v), Reason: v.Quote, At: t.a.now()})
+		out := fmt.Sprintf("Decided as the user said: %d of the confirmed items applied, %d item(s) rejected.", len(d.Applied), rejected)
+		if n := d.Stale + d.Failed; n != 0 {
+			out += fmt.Sprintf(" Item %d was not applied: its task changed; the proposal's message shows why.", n)
+		}
+		return out
+	}
+	t.readings = append(t.readings, nod.Reading{ID: nod.NewID(), ChatID: t.req.ChatID, UserID: t.req.UserID, SetID: c.set.ID,
+		Confirm: c.confirm, Reject: c.reject, Reason: c.reason})
+	t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeQueued, "")
+	return fmt.Sprintf("Not decided: the user was shown your reading (%s) with a button to accept it. Nothing changes until they tap it; do not say it was done.", c.reading())
+}

@@ -1,0 +1,120 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// threeIdeas starts nod with a pending set of three items for T1 and
+// returns its message.
+func (h *harness) threeIdeas() telegramtest.Message {
+	h.t.Helper()
+	h.seedT1()
+	h.script(openaitest.Calls(
+		call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+		call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 90}),
+		call("c", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-20"}),
+	), openaitest.Text("Three ideas."))
+	h.start()
+	h.tg.SendText(chat, user, "tidy up the login bug")
+	return h.changeSetMessage(chat, 2)
+}
+
+// answer_proposals (DESIGN §2, §3): a decision in words nod cannot parse
+// itself is passed on by the agent; with the person's words verified it
+// decides exactly the items named, as taps would, and the set's message
+// shows it. The agent is told the set's id and its items as numbered.
+func TestAnswerProposalsApplied(t *testing.T) {
+	h := newHarness(t)
+	set := h.threeIdeas()
+	id := mustSet(t, h, set.ID).ID
+	h.clf = answer("explicit:the first two are fine, drop the date")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{1, 2}, "reject": []int{3}, "reason": "no date yet"})),
+		openaitest.Text("Done as you said."))
+	h.tg.ReplyText(chat, user, set.ID, "the first two are fine, drop the date")
+	h.tg.WaitMessage(chat, set.ID, "the set to be decided", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 2 of 3") })
+	task := h.task("T1")
+	if task.Priority != nod.P1 || *task.EstimateMinutes != 90 || task.DueDate != "2026-03-15" {
+		t.Errorf("T1 = %s %d %s", task.Priority, *task.EstimateMinutes, task.DueDate)
+	}
+	req := h.llm.RequestsFor(agentM)[2]
+	if sys := req.System(); !strings.Contains(sys, "proposal "+id+", item 3: Set due date to 2026-03-20") {
+		t.Errorf("the agent was not told the set's items as numbered:\n%s", sys)
+	}
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; !strings.HasPrefix(r, "Decided as the user said: 2 of the confirmed items applied, 1 item(s) rejected.") {
+		t.Errorf("tool result = %q", r)
+	}
+	clf := h.llm.RequestsFor(clfM)
+	if last := clf[len(clf)-1].Messages[len(clf[len(clf)-1].Messages)-1].Content; !strings.Contains(last, "0. answer_proposals: confirm items 1 (Set priority to P1), 2 (Set estimate to 90 minutes) and reject items 3") {
+		t.Errorf("classifier action list:\n%s", last)
+	}
+	ds, _ := h.db.RecentDecisions(t.Context(), chat, 5)
+	if len(ds) != 3 || ds[0].Verdict != nod.Rejected || ds[0].Reason != "no date yet" {
+		t.Errorf("decisions = %+v", ds)
+	}
+}
+
+// Without a verified quote nod decides nothing: it shows its reading with
+// one button, which only the person who said it can use, once.
+func TestAnswerProposalsReading(t *testing.T) {
+	h := newHarness(t)
+	set := h.threeIdeas()
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{1, 3}})), openaitest.Text("I'll check with you."))
+	h.tg.SendText(chat, user, "keep the fast ones")
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	reading := msgs[3]
+	if !strings.Contains(reading.Text, "I read your answer as") || !strings.Contains(reading.Text, "✓ 1. Set priority to P1") ||
+		!strings.Contains(reading.Text, "✓ 3. Set due date to 2026-03-20") || !hasButton(reading, "✓ Yes, do that") {
+		t.Fatalf("reading = %q %v", reading.Text, buttonTexts(reading))
+	}
+	if h.task("T1").Priority != nod.P3 || h.count(nod.OutcomeConfirmed) != 0 {
+		t.Fatalf("a reading decided something")
+	}
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; !strings.HasPrefix(r, "Not decided: the user was shown your reading (confirm 1, 3)") {
+		t.Errorf("tool result = %q", r)
+	}
+	if ans := h.tap(chat, 43, reading.ID, "✓ Yes, do that"); !strings.Contains(ans, "Only the person") {
+		t.Errorf("another user's tap answered %q", ans)
+	}
+	if ans := h.tap(chat, user, reading.ID, "✓ Yes, do that"); ans != "✅ Applied 2 changes. 1 still waits for your answer." {
+		t.Errorf("tap answered %q", ans)
+	}
+	if task := h.task("T1"); task.Priority != nod.P1 || task.DueDate != "2026-03-20" || *task.EstimateMinutes != 120 {
+		t.Errorf("T1 = %s %s %d", task.Priority, task.DueDate, *task.EstimateMinutes)
+	}
+	b, _ := reading.Button("✓ Yes, do that")
+	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, reading.ID, b.Data)); !strings.Contains(ans, "Already") {
+		t.Errorf("second tap answered %q", ans)
+	}
+	h.tg.WaitMessage(chat, set.ID, "the set to show it", func(m telegramtest.Message) bool {
+		return hasButton(m, "↩️ Undo 1") && hasButton(m, "↩️ Undo 3") && hasButton(m, "✓ 2")
+	})
+}
+
+// A /review cannot call answer_proposals, and an item that does not exist
+// or is decided is a tool error: nothing is decided.
+func TestAnswerProposalsRefused(t *testing.T) {
+	h := newHarness(t)
+	h.threeIdeas()
+	h.clf = answer("explicit:yes to nine")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{9}})), openaitest.Text("Hm."))
+	h.tg.SendText(chat, user, "yes to nine")
+	h.tg.WaitBotMessages(chat, 3)
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; !strings.Contains(r, "has no item 9") {
+		t.Errorf("tool result = %q", r)
+	}
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{1}})), openaitest.Text("Reviewed."))
+	h.tg.SendText(chat, user, "/review")
+	h.tg.WaitBotMessages(chat, 4)
+	if r := h.llm.RequestsFor(agentM)[5].ToolResults()["x"]; !strings.Contains(r, "a review has none") {
+		t.Errorf("review tool result = %q", r)
+	}
+	if h.count(nod.OutcomeConfirmed) != 0 {
+		t.Errorf("something was decided")
+	}
+}
