@@ -5,28 +5,28 @@ type ActionKind uint8
 
 // Button actions. Values are part of the callback data format: append only.
 const (
-	ActConfirm     ActionKind = 1 + iota // confirm item N of change set ID
-	ActReject                            // reject item N of change set ID
-	ActConfirmAll                        // confirm every pending item of change set ID
-	ActRejectAll                         // reject every pending item of change set ID
-	ActUndo                              // undo entry ID
-	ActOpenTask                          // show the card of task ID
-	ActToggle                            // toggle checklist item ID
-	ActSetMode                           // set the chat's mode to ID
-	ActRestore                           // restore task ID from the trash
-	ActApplyAnyway                       // apply item N of set ID although its task changed
-	ActSkip                              // close item N of set ID, keeping the task as it is
-	ActRetry                             // retry failed item N of set ID, then the rest
-	ActSkipRest                          // go on with the rest of set ID after a failure
-	ActAbort                             // stop confirming all of set ID
-	ActUndoForce                         // undo entry ID although the task changed since
-	ActRepropose                         // re-propose what expired set ID still holds
-	ActKeep                              // keep open set ID open longer
-	ActAcceptRule                        // accept the offered rule ID
-	ActDeclineRule                       // decline the offered rule ID
-	ActRevokeRule                        // revoke rule ID from the /rules list
-	ActStopRule                          // revoke rule ID from a receipt of its change
-	ActAcceptReading                     // apply reading ID of a decision stated in words
+	ActConfirm       ActionKind = 1 + iota // confirm item N of change set ID
+	ActReject                              // reject item N of change set ID
+	ActConfirmAll                          // confirm every pending item of change set ID
+	ActRejectAll                           // reject every pending item of change set ID
+	ActUndo                                // undo entry ID
+	ActOpenTask                            // show the card of task ID
+	ActToggle                              // toggle checklist item ID
+	ActSetMode                             // set the chat's mode to ID
+	ActRestore                             // restore task ID from the trash
+	ActApplyAnyway                         // apply item N of set ID although its task changed
+	ActSkip                                // close item N of set ID, keeping the task as it is
+	ActRetry                               // retry failed item N of set ID, then the rest
+	ActSkipRest                            // go on with the rest of set ID after a failure
+	ActAbort                               // stop confirming all of set ID
+	ActUndoForce                           // undo entry ID although the task changed since
+	ActRepropose                           // re-propose what expired set ID still holds
+	ActKeep                                // keep open set ID open longer
+	ActAcceptRule                          // accept the offered rule ID
+	ActDeclineRule                         // decline the offered rule ID
+	ActRevokeRule                          // revoke rule ID from the /rules list
+	ActStopRule                            // revoke rule ID from a receipt of its change
+	ActAcceptReading                       // apply reading ID of a decision stated in words
 )
 
 // Action is what a button names: a kind and a server-side record. It

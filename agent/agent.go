@@ -48,7 +48,7 @@ type Classifier interface {
 
 // Agent runs turns of the conversation between a chat and the model.
 type Agent struct {
-	answers Answerer // passes on decisions stated in words; nil: unavailable
+	answers    Answerer // passes on decisions stated in words; nil: unavailable
 	opts       Options
 	llm        openai.Client
 	store      Store
