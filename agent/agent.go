@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -160,6 +161,15 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 		system += revisionNote(t.revise.item)
+	}
+	if req.ReplySet != "" {
+		if set, err := a.store.ChangeSet(ctx, req.ChatID, req.ReplySet); err == nil {
+			var items []string
+			for _, it := range set.Items {
+				items = append(items, fmt.Sprintf("%d. %s (%s)", it.N, cut(it.Summary), it.Status))
+			}
+			t.replyItems = strings.Join(items, "; ")
+		}
 	}
 	if len(events) > 0 {
 		// What the person did outside the conversation comes first, in

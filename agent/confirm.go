@@ -350,6 +350,9 @@ func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, set
 // Undone is the outcome of an undo.
 type Undone struct {
 	Redo nod.UndoEntry // undoes the undo
+	// Redone is set when the entry undone was itself an undo: the change
+	// is applied again, and Redo takes it back once more.
+	Redone bool
 	// Breaker is set when this undo tripped the circuit breaker: the chat
 	// now asks for everything, and Previous is the mode to go back to.
 	Breaker  bool
@@ -376,7 +379,7 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 	if err != nil {
 		return Undone{}, err
 	}
-	out := Undone{Redo: redo}
+	out := Undone{Redo: redo, Redone: u.Reverts != ""}
 	c.decisions.WithLabelValues("undone").Inc()
 	if !u.Auto {
 		return out, nil

@@ -48,6 +48,9 @@ type turn struct {
 	// the changes the person undid lately, loaded on first use
 	undoneLoaded bool
 	undone       []nod.UndoEntry
+	// replyItems lists the numbered items of the set the person's message
+	// replies to, for the classifier
+	replyItems string
 	// decisions passed on in the person's words, and readings shown instead
 	answered []string
 	readings []nod.Reading
@@ -780,6 +783,9 @@ func (t *turn) conversation() []confidence.Entry {
 		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At})
 	}
 	slices.Reverse(out)
+	if t.replyItems != "" && len(out) > 0 && out[len(out)-1].Role == nod.RoleUser && !t.req.Review {
+		out[len(out)-1].ReplyTo = t.replyItems
+	}
 	return out
 }
 

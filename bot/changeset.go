@@ -282,12 +282,53 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	}
 	p.then(func(ctx context.Context) {
 		if _, err := b.store.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
-			// A receipt: its used Undo button goes.
-			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+			b.markUndone(ctx, p, u)
 		}
 		b.undone(ctx, p.loc, p.chat, p.action.ID, u)
 	})
+	if u.Redone {
+		return p.loc.Notice("n_redone", nil)
+	}
 	return p.loc.Notice("n_undone", nil)
+}
+
+// markUndone edits the message that reported a change the person just
+// undid, so that it no longer reads as in force: a receipt of that one
+// change says it was undone; one of several loses that change's Undo.
+func (b *Bot) markUndone(ctx context.Context, p press, u agent.Undone) {
+	kb := withoutButton(p.keyboard, p.data)
+	if undos := countUndos(p.keyboard); undos > 1 || u.Redone {
+		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
+		return
+	}
+	m := p.loc.Text("receipt_undone", map[string]string{"Title": u.Redo.Title, "Summary": strings.TrimPrefix(u.Redo.Summary, "Undo: ")})
+	for _, row := range kb.InlineKeyboard { // keep other buttons (a rule's Stop)
+		var keep []formatting.Button
+		for _, btn := range row {
+			if a, err := DecodeAction(btn.CallbackData); err == nil {
+				keep = append(keep, formatting.Button{Text: btn.Text, Action: a})
+			}
+		}
+		if len(keep) > 0 {
+			m.Keyboard = append(m.Keyboard, keep)
+		}
+	}
+	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+		b.log.Warn("mark receipt undone", "chat", p.chat, "err", err)
+	}
+}
+
+// countUndos counts the Undo buttons of a keyboard.
+func countUndos(kb *models.InlineKeyboardMarkup) int {
+	n := 0
+	for _, row := range kb.InlineKeyboard {
+		for _, btn := range row {
+			if a, err := DecodeAction(btn.CallbackData); err == nil && a.Kind == nod.ActUndo {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // undone refreshes the change set an undone item came from, reports the
@@ -296,7 +337,11 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, un
 	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
-	if b.reply(ctx, chat, loc.Undone(u.Redo)) != 0 {
+	m := loc.Undone(u.Redo)
+	if u.Redone {
+		m = loc.Redone(u.Redo)
+	}
+	if b.reply(ctx, chat, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedUndone, u.Redo.ID)
 	}
 	if u.Breaker {

@@ -32,6 +32,9 @@ type Entry struct {
 	Role nod.Role // RoleUser or RoleAssistant
 	Text string
 	At   time.Time
+	// ReplyTo, for a message of the person's that replies to a change-set
+	// message, lists the numbered items that message showed.
+	ReplyTo string
 }
 
 // Action is one proposed tool call, summarised by nod from its arguments.
@@ -233,6 +236,9 @@ func Transcript(conv []Entry) string {
 		role := "User"
 		if e.Role == nod.RoleAssistant {
 			role = "Assistant"
+		}
+		if e.ReplyTo != "" {
+			role += " (replying to nod's proposals: " + e.ReplyTo + ")"
 		}
 		fmt.Fprintf(&b, "%s: %s\n", role, strings.Join(strings.Fields(e.Text), " "))
 	}

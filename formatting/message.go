@@ -126,6 +126,14 @@ func (l *Locale) Undone(redo nod.UndoEntry) Message {
 	return m
 }
 
+// Redone reports a Redo: the undone change applied again, with an Undo
+// button that takes it back once more.
+func (l *Locale) Redone(again nod.UndoEntry) Message {
+	m := l.Text("redone", map[string]string{"Title": again.Title, "Summary": again.Summary})
+	m.Keyboard = [][]Button{{l.button("b_undo", 0, nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
+	return m
+}
+
 // Audit lists a chat's latest audit entries.
 func (l *Locale) Audit(entries []nod.AuditEntry) Message {
 	if len(entries) == 0 {

@@ -118,3 +118,20 @@ func TestAnswerProposalsRefused(t *testing.T) {
 		t.Errorf("something was decided")
 	}
 }
+
+// DESIGN §3: when the person's message replies to a change-set message,
+// the classifier is told which numbered items that message showed.
+func TestClassifierToldWhatAReplyAnswers(t *testing.T) {
+	h := newHarness(t)
+	set := h.threeIdeas()
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{2}})), openaitest.Text("Checking."))
+	h.tg.ReplyText(chat, user, set.ID, "only the middle one")
+	h.tg.WaitBotMessages(chat, 4)
+	clf := h.llm.RequestsFor(clfM)
+	conv := clf[len(clf)-1].Messages[1].Content
+	want := "User (replying to nod's proposals: 1. Set priority to P1 (pending); 2. Set estimate to 90 minutes (pending); 3. Set due date to 2026-03-20 (pending)): only the middle one"
+	if !strings.Contains(conv, want) {
+		t.Errorf("classifier conversation lacks the reply's context:\n%s", conv)
+	}
+}

@@ -171,6 +171,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 	if err := app.Start(startCtx); err != nil {
 		return err
 	}
+	log.Info("running")
 	<-ctx.Done()
 	log.Info("stopping")
 	stopCtx, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)

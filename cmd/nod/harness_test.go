@@ -128,6 +128,7 @@ func (h *harness) startWhen(ready func() bool) {
 	h.t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel, h.done = cancel, make(chan error, 1)
+	runs := strings.Count(h.logs.String(), "msg=running")
 	go func() {
 		h.done <- run(ctx, nil, func(k string) string { return h.env[k] }, h.logs, h.logs,
 			fx.Decorate(func() clock { return h.clock.Now }))
@@ -140,6 +141,8 @@ func (h *harness) startWhen(ready func() bool) {
 		}
 		return ready()
 	})
+	// Start has returned: a test that ends at once stops a started nod.
+	h.tg.Wait("nod to finish starting", func() bool { return strings.Count(h.logs.String(), "msg=running") > runs })
 	h.t.Cleanup(h.stop)
 }
 

@@ -187,10 +187,6 @@ func TestReceiptAfterKill(t *testing.T) {
 	if !strings.Contains(late.Text, "I stopped before I could tell you") || !strings.Contains(late.Text, "Priority: P3 → P1") || !hasButton(late, "↩️ Undo") {
 		t.Errorf("late receipt = %q %v", late.Text, buttonTexts(late))
 	}
-	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, late.ID, "↩️ Undo")); ans != "Undone." || h.task("T1").Priority != nod.P3 {
-		t.Errorf("Undo on the late receipt: %q, priority %s", ans, h.task("T1").Priority)
-	}
-	h.tg.WaitBotMessages(chat, 2) // the undo's report
 	receipts := 0
 	for _, m := range h.tg.BotMessages(chat) {
 		if strings.Contains(m.Text, "Priority: P3 → P1") {
@@ -200,6 +196,10 @@ func TestReceiptAfterKill(t *testing.T) {
 	if receipts != 1 {
 		t.Errorf("the change was reported %d times", receipts)
 	}
+	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, late.ID, "↩️ Undo")); ans != "Undone." || h.task("T1").Priority != nod.P3 {
+		t.Errorf("Undo on the late receipt: %q, priority %s", ans, h.task("T1").Priority)
+	}
+	h.tg.WaitBotMessages(chat, 2) // the undo's report
 }
 
 // SIGKILL after a turn stored its change set and before the set's message

@@ -205,8 +205,12 @@ func TestUndoRedoAndWindow(t *testing.T) {
 	if h.task("T1").Priority != nod.P3 {
 		t.Fatalf("Undo left priority %s", h.task("T1").Priority)
 	}
+	// DESIGN §6: the receipt no longer reads as in force.
+	if m, _ := h.tg.Message(chat, receipt.ID); !strings.Contains(m.Text, "undone") || hasButton(m, "↩️ Undo") || strings.Contains(m.Text, "Done") {
+		t.Errorf("receipt after its Undo = %q %v", m.Text, buttonTexts(m))
+	}
 	h.tg.SendText(chat, user, "/undo")
-	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Undone") || h.task("T1").Priority != nod.P1 {
+	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Applied again: Set priority to P1") || h.task("T1").Priority != nod.P1 {
 		t.Errorf("/undo after Undo: %q, priority %s", m.Text, h.task("T1").Priority)
 	}
 	if got, want := outcomes(h.audit(chat))[1:], []string{"set_task_priority:executed", "set_task_priority:undone", "set_task_priority:redone"}; !slices.Equal(got, want) {
@@ -263,7 +267,16 @@ func TestUndoCreateAndRedo(t *testing.T) {
 		t.Errorf("get_task of the undone task = %s", r)
 	}
 	undone := h.tg.BotMessages(chat)[2]
-	h.tap(chat, user, undone.ID, "↪️ Redo")
+	if ans := h.tap(chat, user, undone.ID, "↪️ Redo"); ans != "Applied again." {
+		t.Errorf("Redo answered %q", ans)
+	}
+	again := h.tg.WaitBotMessages(chat, 5)[4]
+	if !strings.HasPrefix(again.Text, "↪️ Applied again: ") || !hasButton(again, "↩️ Undo") {
+		t.Errorf("after Redo: %q %v", again.Text, buttonTexts(again))
+	}
+	if got := outcomes(h.audit(chat)); got[len(got)-1] != "create_task:redone" {
+		t.Errorf("audit ends %v", got)
+	}
 	back := h.task(created.ID)
 	if back.Title != created.Title || back.Priority != created.Priority || !slices.Equal(back.Labels, created.Labels) {
 		t.Errorf("redone task = %+v, want %+v", back, created)
