@@ -118,6 +118,8 @@ type Store interface {
 	// process those that nobody delivered (see storage.DB.TakeOwed).
 	Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, refs ...string) error
 	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
+	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
+	OwedRefreshes(ctx context.Context, chatID int64) ([]string, error)
 }
 
 // Bot connects Telegram to the agent.

@@ -62,6 +62,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	for _, fn := range later {
 		fn(ctx)
 	}
+	b.refreshOwed(ctx, chat, loc)
 }
 
 // withoutButton returns kb without the button whose data is data.

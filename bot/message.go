@@ -44,6 +44,7 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		in.replyTo = m.ReplyToMessage.ID
 	}
 	b.onText(ctx, in)
+	b.refreshOwed(ctx, chat, in.loc)
 }
 
 // onText handles one text message, in the chat's order.

@@ -107,3 +107,22 @@ func (b *Bot) owedGone(ctx context.Context, o nod.Owed, err error) {
 	}
 	b.delivered(ctx, o.ChatID, o.Kind, o.Ref)
 }
+
+// refreshOwed brings up to date the chat's change-set messages that a
+// change has made stale (items superseded by an applied change, say),
+// once an update's own messages went out.
+func (b *Bot) refreshOwed(ctx context.Context, chat int64, loc *formatting.Locale) {
+	ids, err := b.store.OwedRefreshes(ctx, chat)
+	if err != nil {
+		b.log.Warn("owed refreshes", "chat", chat, "err", err)
+		return
+	}
+	for _, id := range ids {
+		set, err := b.store.ChangeSet(ctx, chat, id)
+		if err != nil {
+			b.owedGone(ctx, nod.Owed{ChatID: chat, Kind: nod.OwedRefresh, Ref: id}, err)
+			continue
+		}
+		b.refresh(ctx, loc, set, 0, 0, nil)
+	}
+}

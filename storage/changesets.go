@@ -105,7 +105,7 @@ func (db *DB) confirmOne(ctx context.Context, tx *sql.Tx, now time.Time, set *no
 	applied, err := db.write(ctx, tx, now, nod.Edit{
 		ChatID: set.ChatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args, Summary: it.Summary,
 		Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: argReason(it.Args)},
-	}, cur, after)
+	}, cur, after, it.ID)
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -280,14 +280,15 @@ func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return db.write(ctx, tx, now, e, before, after)
+	return db.write(ctx, tx, now, e, before, after, "")
 }
 
 // write records the change from before to after made by edit e: the task's
 // changed fields and items, its audit row and its undo entry. The change
 // is exactly what differs, and each part of it is written only if it still
-// holds what before says.
-func (db *DB) write(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit, before *nod.Task, after nod.Task) (nod.Applied, error) {
+// holds what before says. Open proposals to set the same fields or items
+// (but item self, being confirmed) are closed as superseded.
+func (db *DB) write(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit, before *nod.Task, after nod.Task, self string) (nod.Applied, error) {
 	after.ChatID, after.UpdatedAt = e.ChatID, now
 	if before != nil {
 		after.ID, after.CreatedAt = before.ID, before.CreatedAt
@@ -311,6 +312,9 @@ func (db *DB) write(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit, 
 		after = stampTask(after)
 	}
 	if err := writeChange(ctx, tx, e.ChatID, ch, &after, now); err != nil {
+		return nod.Applied{}, err
+	}
+	if err := db.supersedeBy(ctx, tx, e.ChatID, ch, self, now); err != nil {
 		return nod.Applied{}, err
 	}
 	a := e.Audit
@@ -744,4 +748,79 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 		return err
 	})
 	return set, err
+}
+
+// supersedeBy closes, as superseded, every pending proposal of an open set
+// that would set a field or checklist item that change ch just set (DESIGN
+// §4): the person's applied change answers it. The sets' messages are owed
+// a refresh.
+func (db *DB) supersedeBy(ctx context.Context, tx *sql.Tx, chatID int64, ch nod.Change, self string, now time.Time) error {
+	if ch.Created {
+		return nil
+	}
+	fields := map[string]bool{}
+	for _, f := range ch.Fields {
+		fields[string(f.Field)] = true
+	}
+	items := map[string]bool{}
+	for _, ic := range ch.Items {
+		if ic.Before != nil {
+			items[ic.ID()] = true
+		}
+	}
+	if len(fields) == 0 && len(items) == 0 {
+		return nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT i.id, i.set_id, i.field, i.tool, i.args FROM change_items i JOIN change_sets s ON s.id = i.set_id
+		WHERE s.chat_id = $1 AND s.status IN ('pending', 'partially_resolved') AND i.task_id = $2 AND i.status = 'pending' AND i.id <> $3`, chatID, ch.TaskID, self)
+	if err != nil {
+		return fmt.Errorf("supersede: %w", err)
+	}
+	type hit struct{ id, set string }
+	var hits []hit
+	for rows.Next() {
+		var id, set, field, tool, args string
+		if err := rows.Scan(&id, &set, &field, &tool, &args); err != nil {
+			rows.Close()
+			return fmt.Errorf("supersede: %w", err)
+		}
+		if field == string(nod.FieldChecklist) {
+			var a struct {
+				ID string `json:"id"`
+			}
+			if (tool == "update_checklist_item" || tool == "remove_checklist_item") && json.Unmarshal([]byte(args), &a) == nil && items[a.ID] {
+				hits = append(hits, hit{id, set})
+			}
+			continue
+		}
+		if fields[field] {
+			hits = append(hits, hit{id, set})
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("supersede: %w", err)
+	}
+	note := nod.Note{Key: nod.NoteSuperseded}.String()
+	sets := map[string]bool{}
+	for _, h := range hits {
+		if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $1 WHERE id = $2 AND status = 'pending'`, note, h.id); err != nil {
+			return fmt.Errorf("supersede item: %w", err)
+		}
+		sets[h.set] = true
+	}
+	for id := range sets {
+		set, err := loadSet(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		set.Status = "" // recompute
+		if err := updateSetStatus(ctx, tx, &set, now); err != nil {
+			return err
+		}
+		if err := db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedRefresh, Ref: id}, now); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -125,3 +125,15 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 	}
 	return out, nil
 }
+
+// OwedRefreshes returns the change sets of the chat whose messages are
+// owed an edit (their items were decided or superseded), whoever wrote
+// that: an edit shows the set as it is now, so sending it twice is
+// harmless.
+func (db *DB) OwedRefreshes(ctx context.Context, chatID int64) ([]string, error) {
+	ids, err := queryIDs(ctx, db.db, `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
+	if err != nil {
+		return nil, fmt.Errorf("owed refreshes: %w", err)
+	}
+	return ids, nil
+}

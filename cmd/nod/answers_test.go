@@ -135,3 +135,25 @@ func TestClassifierToldWhatAReplyAnswers(t *testing.T) {
 		t.Errorf("classifier conversation lacks the reply's context:\n%s", conv)
 	}
 }
+
+// DESIGN §4: an applied change closes every open proposal that would set
+// the same field or checklist item of the same task, marked superseded,
+// and the proposal's message shows it.
+func TestAppliedChangeSupersedes(t *testing.T) {
+	h := newHarness(t)
+	set := h.threeIdeas() // 1 priority P1, 2 estimate 90, 3 due date
+	h.clf = answer("explicit:make it P2")
+	h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P2"})), openaitest.Text("P2 it is."))
+	h.tg.SendText(chat, user, "make it P2")
+	h.tg.Wait("P2", func() bool { return h.task("T1").Priority == nod.P2 })
+	s := mustSet(t, h, set.ID)
+	if it, _ := s.Item(1); it.Status != nod.ItemStale || !strings.Contains(it.Note, "superseded") {
+		t.Errorf("item 1 = %s %q, want superseded", it.Status, it.Note)
+	}
+	if it, _ := s.Item(2); it.Status != nod.ItemPending {
+		t.Errorf("item 2 = %s, want pending", it.Status)
+	}
+	h.tg.WaitMessage(chat, set.ID, "the set to drop ✓ 1", func(m telegramtest.Message) bool {
+		return !hasButton(m, "✓ 1") && hasButton(m, "✓ 2") && strings.Contains(m.Text, "Superseded")
+	})
+}

@@ -190,10 +190,10 @@ func TestExpiry(t *testing.T) {
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P0"})), openaitest.Text("ok?"))
 	h.tg.SendText(chat, user, "P0 then")
 	p0 := h.changeSetMessage(chat, 5)
-	h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-		Mutate: func(c *nod.Task) (nod.Task, error) { c.Priority = nod.P0; return *c, nil }})
 	h.clock.Advance(8 * 24 * time.Hour)
 	h.tg.WaitMessage(chat, p0.ID, "P0 set to expire", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "expired") })
+	h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(c *nod.Task) (nod.Task, error) { c.Priority = nod.P0; return *c, nil }})
 	if ans := h.tap(chat, user, p0.ID, "🔁 Re-propose"); !strings.Contains(ans, "Nothing in it still makes sense") {
 		t.Errorf("Re-propose of a done change answered %q", ans)
 	}
@@ -244,20 +244,24 @@ func TestStaleProposal(t *testing.T) {
 		h.tg.SendText(chat, user, "estimate it")
 		return h.changeSetMessage(chat, n)
 	}
-	explicit := func(n, minutes int) {
+	explicit := func(n, minutes int) telegramtest.Message {
 		h.clf = answer(fmt.Sprintf("explicit:make it %d", minutes))
 		h.script(openaitest.Calls(call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": minutes})), openaitest.Text("done"))
 		h.tg.SendText(chat, user, fmt.Sprintf("make it %d", minutes))
-		h.tg.WaitBotMessages(chat, n)
+		return h.tg.WaitBotMessages(chat, n)[n-2]
 	}
-	first := propose(2, 60)
-	explicit(4, 90)
+	// An applied change supersedes a waiting proposal of the same field
+	// (DESIGN §4), so staleness comes from elsewhere: an undo of the change
+	// the proposal was made against.
+	receipt := explicit(2, 90)
+	first := propose(4, 60)
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	ans := h.tap(chat, user, first.ID, "✓ 1")
-	if !strings.Contains(ans, "estimate is now 90") || *h.task("T1").EstimateMinutes != 90 {
+	if ans != "Not applied. The estimate is now 2 h." || *h.task("T1").EstimateMinutes != 120 {
 		t.Errorf("stale ✓ answered %q; estimate %d", ans, *h.task("T1").EstimateMinutes)
 	}
 	first = h.tg.WaitMessage(chat, first.ID, "Apply anyway offered", func(m telegramtest.Message) bool { return hasButton(m, "⚠️ Apply anyway 1") })
-	if !hasButton(first, "Skip 1") || hasButton(first, "✓ 1") || !strings.Contains(first.Text, "now 90") {
+	if !hasButton(first, "Skip 1") || hasButton(first, "✓ 1") || !strings.Contains(first.Text, "now 2 h") {
 		t.Errorf("stale item shows %q %v", first.Text, buttonTexts(first))
 	}
 	h.tap(chat, user, first.ID, "⚠️ Apply anyway 1")
@@ -265,19 +269,20 @@ func TestStaleProposal(t *testing.T) {
 		t.Errorf("Apply anyway did not apply")
 	}
 	u, _ := h.db.LatestUndo(t.Context(), chat, user)
-	if want := []nod.FieldChange{{Field: nod.FieldEstimate, Before: "90", After: "60"}}; !slices.Equal(u.Change.Fields, want) {
+	if want := []nod.FieldChange{{Field: nod.FieldEstimate, Before: "120", After: "60"}}; !slices.Equal(u.Change.Fields, want) {
 		t.Errorf("undo entry change = %+v, want %+v", u.Change.Fields, want)
 	}
 	// Skip keeps the value as it is now and writes no undo entry.
-	third := propose(6, 30)
-	explicit(8, 45)
+	receipt = explicit(7, 45)
+	third := propose(9, 30)
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	h.tap(chat, user, third.ID, "✓ 1")
 	h.tg.WaitMessage(chat, third.ID, "Skip offered", func(m telegramtest.Message) bool { return hasButton(m, "Skip 1") })
 	before, _ := h.db.LatestUndo(t.Context(), chat, user)
 	h.tap(chat, user, third.ID, "Skip 1")
 	h.tg.WaitMessage(chat, third.ID, "skipped", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
 	after, _ := h.db.LatestUndo(t.Context(), chat, user)
-	if *h.task("T1").EstimateMinutes != 45 || before.ID != after.ID {
+	if *h.task("T1").EstimateMinutes != 60 || before.ID != after.ID {
 		t.Errorf("Skip: estimate %d, new undo entry %v", *h.task("T1").EstimateMinutes, before.ID != after.ID)
 	}
 }
@@ -294,9 +299,12 @@ func TestAlreadyDone(t *testing.T) {
 	list := h.tg.WaitBotMessages(chat, 3)[2]
 	h.tap(chat, user, list.ID, "🔄 Fix login bug")
 	card := h.tg.WaitBotMessages(chat, 4)[3]
+	// The person's own tick supersedes the proposal (DESIGN §4): the set
+	// says so, and a late ✓ 1 decides nothing.
 	h.tap(chat, user, card.ID, "⬜ Write tests")
-	ans := h.tap(chat, user, set.ID, "✓ 1")
-	if !strings.Contains(ans, `"Write tests" is already checked`) {
+	b, _ := set.Button("✓ 1")
+	ans := h.tg.WaitAnswer(h.tg.Press(chat, user, set.ID, b.Data))
+	if !strings.Contains(ans, "already") {
 		t.Errorf("answer = %q", ans)
 	}
 	set = h.tg.WaitMessage(chat, set.ID, "resolved", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
