@@ -23,6 +23,7 @@ type Decision struct {
 	Verdict Verdict
 	Reason  string
 	Tool    string
+	TaskID  string // the task the item was about; empty for create_task
 	Summary string
 	Kind    string // as KindOf names it
 	At      time.Time

@@ -127,8 +127,9 @@ type Result struct {
 	Steps          int
 }
 
-// reviewInstruction starts a proactive turn.
-const reviewInstruction = "Review my tasks on your own: look for missing estimates, due dates, priorities or checklist items, stale statuses, and unclear titles. Propose only changes that clearly help; every change you propose will be shown to me for confirmation."
+// reviewInstruction starts a proactive turn. It is nod's instruction, in
+// the system prompt: the person's message is only the /review they sent.
+const reviewInstruction = "\nThe user sent /review: review their tasks on your own. Look for missing estimates, due dates, priorities or checklist items, stale statuses, and unclear titles. Propose only changes that clearly help; every change you propose is shown to the user for confirmation. Reply in the chat's language.\n"
 
 // Turn runs one turn: the request, then model steps and tool calls until
 // the model answers in plain text or MaxSteps is reached. What the turn
@@ -178,7 +179,8 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	}
 	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started}
 	if req.Review {
-		user.Content, user.Review = reviewInstruction, true
+		user.Content, user.Review = "/review", true
+		system += reviewInstruction
 	}
 	t.msgs = append(t.msgs, user)
 

@@ -36,9 +36,10 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 	var b strings.Builder
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
-	if lang != "" && lang != "en" {
-		fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language.\n", lang)
+	if lang == "" {
+		lang = "en"
 	}
+	fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too.\n", lang)
 
 	tasks, err := a.store.ListTasks(ctx, chatID, nod.TaskFilter{})
 	if err != nil {
@@ -104,7 +105,7 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 		b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")
 		size := 0
 		for _, d := range ds[:min(len(ds), promptDecisions)] {
-			line := decisionLine(d)
+			line := decisionLine(d, titles[d.TaskID])
 			if size += len(line); size > promptDecisionSize {
 				break
 			}
@@ -117,9 +118,13 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 	return b.String(), nil
 }
 
-// decisionLine renders one decision for the prompt (seed 000 §8.2).
-func decisionLine(d nod.Decision) string {
+// decisionLine renders one decision for the prompt (seed 000 §8.2), naming
+// the task it was about.
+func decisionLine(d nod.Decision, task string) string {
 	line := fmt.Sprintf("- %s %s: %s", d.Verdict, d.Tool, d.Summary)
+	if task != "" {
+		line += fmt.Sprintf(" on task %q", task)
+	}
 	if r := strings.Join(strings.Fields(d.Reason), " "); r != "" {
 		line += fmt.Sprintf(" (reason: %q)", r)
 	}

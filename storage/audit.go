@@ -207,7 +207,8 @@ func (db *DB) RecentDecisions(ctx context.Context, chatID int64, limit int) ([]n
 
 // queryDecisions reads decisions; where is the query's tail.
 func queryDecisions(ctx context.Context, q querier, where string, args ...any) ([]nod.Decision, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at FROM decisions `+where, args...)
+	rows, err := q.QueryContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at,
+		COALESCE((SELECT i.task_id FROM change_items i WHERE i.id = decisions.item_id), '') FROM decisions `+where, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +220,7 @@ func queryDecisions(ctx context.Context, q querier, where string, args ...any) (
 			verdict string
 			at      int64
 		)
-		if err := rows.Scan(&d.ID, &d.ChatID, &d.SetID, &d.ItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &d.Kind, &at); err != nil {
+		if err := rows.Scan(&d.ID, &d.ChatID, &d.SetID, &d.ItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &d.Kind, &at, &d.TaskID); err != nil {
 			return nil, err
 		}
 		d.Verdict, d.At = nod.Verdict(verdict), fromMicros(at)

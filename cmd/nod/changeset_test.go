@@ -140,7 +140,7 @@ func TestRejectionReason(t *testing.T) {
 	h.tg.SendText(chat, user, "what else?")
 	h.tg.WaitBotMessages(chat, 4)
 	sys := h.llm.RequestsFor(agentM)[2].System()
-	if !strings.Contains(sys, `rejected update_task_estimate: Set estimate to 90 minutes (reason: "Not needed, the estimate is fine")`) {
+	if !strings.Contains(sys, `rejected update_task_estimate: Set estimate to 90 minutes on task "Fix login bug" (reason: "Not needed, the estimate is fine")`) {
 		t.Errorf("system prompt lacks the decision:\n%s", sys)
 	}
 	if !strings.Contains(sys, `, item 2: Set title to "Fix login redirect bug" (task "Fix login bug")`) {
@@ -220,8 +220,10 @@ func TestReview(t *testing.T) {
 	if n := len(h.llm.RequestsFor(clfM)); n != 0 {
 		t.Errorf("%d classifier requests in a review", n)
 	}
-	if strings.Contains(h.llm.RequestsFor(agentM)[0].LastUser(), "/review") {
-		t.Errorf("the command text reached the agent")
+	// The review's instruction is nod's, in the system prompt; the only
+	// user message is what the person sent.
+	if r := h.llm.RequestsFor(agentM)[0]; r.LastUser() != "/review" || !strings.Contains(r.System(), "The user sent /review: review their tasks on your own") {
+		t.Errorf("review request: user %q, system lacks the instruction", r.LastUser())
 	}
 	text := telegramtest.Message{Text: set.Text}.Text
 	if i, j := strings.Index(text, "Update README"), strings.Index(text, "Fix login bug"); i < 0 || j < i || strings.Count(text, "Update README") != 1 {
