@@ -393,12 +393,21 @@ func checkedArg(a args) (bool, bool, error) {
 	return a.boolean("checked")
 }
 
-func parseRemoveItem(a args) (change, error) {
+// itemOf reads the task and checklist item an element names.
+func itemOf(a args) (updateItem, error) {
 	id, err := taskID(a)
 	if err != nil {
-		return nil, err
+		return updateItem{}, err
 	}
 	itemID, _, err := a.str("id", true)
+	if err != nil {
+		return updateItem{}, err
+	}
+	return updateItem{id: id, itemID: strings.TrimSpace(itemID)}, nil
+}
+
+func parseRemoveItem(a args) (change, error) {
+	c, err := itemOf(a)
 	if err != nil {
 		return nil, err
 	}
@@ -406,19 +415,15 @@ func parseRemoveItem(a args) (change, error) {
 	if err != nil {
 		return nil, err
 	}
-	return updateItem{id: id, itemID: strings.TrimSpace(itemID), reason: strings.TrimSpace(r), remove: true}, nil
+	c.reason, c.remove = strings.TrimSpace(r), true
+	return c, nil
 }
 
 func parseUpdateItem(a args) (change, error) {
-	id, err := taskID(a)
+	c, err := itemOf(a)
 	if err != nil {
 		return nil, err
 	}
-	itemID, _, err := a.str("id", true)
-	if err != nil {
-		return nil, err
-	}
-	c := updateItem{id: id, itemID: strings.TrimSpace(itemID)}
 	if s, ok, err := a.str("title", false); err != nil {
 		return nil, err
 	} else if ok && strings.TrimSpace(s) != "" {

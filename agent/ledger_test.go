@@ -11,18 +11,12 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
-// titles lists a task's checklist titles in order.
-func titles(t nod.Task) []string {
-	var out []string
-	for _, it := range t.Checklist {
-		out = append(out, it.Title)
-	}
-	return out
-}
+var titles = fixtures.ChecklistTitles
 
 // addFive queues five checklist items for T1 and confirms them all.
 func (e *env) addFive(t *testing.T) agent.Decision {

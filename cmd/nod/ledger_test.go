@@ -8,16 +8,24 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
-func checklistTitles(t nod.Task) []string {
-	var out []string
-	for _, it := range t.Checklist {
-		out = append(out, it.Title)
-	}
-	return out
+var checklistTitles = fixtures.ChecklistTitles
+
+// startWithExplicitP1 is the start of several undo tests: T1 seeded, nod
+// started, and "make the login bug P1" applied at once; it returns the
+// receipt.
+func (h *harness) startWithExplicitP1() telegramtest.Message {
+	h.t.Helper()
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	return h.tg.WaitBotMessages(chat, 2)[0]
 }
 
 // A6, end to end: ✓ All of five checklist items, then Undo n of each, in
@@ -94,12 +102,7 @@ func TestUndoTickEndToEnd(t *testing.T) {
 // task stays in the trash, as it was deleted.
 func TestRedoAfterDeleteRefused(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.clf = answer("explicit:make the login bug P1")
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
-	h.start()
-	h.tg.SendText(chat, user, "make the login bug P1")
-	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	receipt := h.startWithExplicitP1()
 	if ans := h.tap(chat, user, receipt.ID, "↩️ Undo"); ans != "Undone." {
 		t.Fatalf("Undo answered %q", ans)
 	}
@@ -194,12 +197,7 @@ func mustSet(t *testing.T, h *harness, msgID int) nod.ChangeSet {
 // A8: after the undo window, Undo is refused and /undo has nothing to undo.
 func TestUndoRedoAndWindow(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.clf = answer("explicit:make the login bug P1")
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
-	h.start()
-	h.tg.SendText(chat, user, "make the login bug P1")
-	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	receipt := h.startWithExplicitP1()
 	undo, _ := receipt.Button("↩️ Undo")
 	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	if h.task("T1").Priority != nod.P3 {
@@ -288,12 +286,7 @@ func TestUndoCreateAndRedo(t *testing.T) {
 // it is proposed instead, and only words sent after the undo apply it.
 func TestOldQuoteDoesNotReviveAnUndo(t *testing.T) {
 	h := newHarness(t)
-	h.seedT1()
-	h.clf = answer("explicit:make the login bug P1")
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
-	h.start()
-	h.tg.SendText(chat, user, "make the login bug P1")
-	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	receipt := h.startWithExplicitP1()
 	h.clock.Advance(time.Minute)
 	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	if h.task("T1").Priority != nod.P3 {
