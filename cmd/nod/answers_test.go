@@ -69,7 +69,7 @@ func TestAnswerProposalsReading(t *testing.T) {
 	msgs := h.tg.WaitBotMessages(chat, 4)
 	reading := msgs[3]
 	if !strings.Contains(reading.Text, "I read your answer as") || !strings.Contains(reading.Text, "✓ 1. Set priority to P1") ||
-		!strings.Contains(reading.Text, "✓ 3. Set due date to 2026-03-20") || !hasButton(reading, "✓ Yes, do that") {
+		!strings.Contains(reading.Text, "✓ 3. Set due date to 20 Mar 2026") || !hasButton(reading, "✓ Yes, do that") {
 		t.Fatalf("reading = %q %v", reading.Text, buttonTexts(reading))
 	}
 	if h.task("T1").Priority != nod.P3 || h.count(nod.OutcomeConfirmed) != 0 {
