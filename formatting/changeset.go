@@ -47,7 +47,7 @@ func (l *Locale) ChangeSet(v ChangeSetView) Message {
 func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Segment) string {
 	s := v.Set
 	var b strings.Builder
-	b.WriteString(l.Render("cs_header", s.UserID == 0))
+	b.WriteString(l.Render("cs_header", map[string]bool{"Review": s.UserID == 0, "Decided": s.Status == nod.SetResolved}))
 	perItem := budget
 	if n := len(s.Items); n > 1 {
 		perItem = budget / n
