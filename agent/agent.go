@@ -202,6 +202,9 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 			res.Text = msg.Content
 			break
 		}
+		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) {
+			t.asides = append(t.asides, s) // text beside tool calls reaches the person too
+		}
 		for i, result := range t.step(ctx, msg.ToolCalls) {
 			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: a.now()})
 		}
@@ -222,6 +225,12 @@ func (a *Agent) Turn(ctx context.Context, req Request) (Result, error) {
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletion, res.Revised = rec.Set, t.receipts, t.notices, t.deletion, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
+	if final := strings.TrimSpace(res.Text); len(t.asides) > 0 {
+		if !slices.Contains(t.asides, final) && final != "" {
+			t.asides = append(t.asides, final)
+		}
+		res.Text = strings.Join(t.asides, "\n\n")
+	}
 	for _, ref := range t.supersede {
 		if !slices.Contains(res.Superseded, ref.SetID) {
 			res.Superseded = append(res.Superseded, ref.SetID)

@@ -48,6 +48,8 @@ type turn struct {
 	// the changes the person undid lately, loaded on first use
 	undoneLoaded bool
 	undone       []nod.UndoEntry
+	// asides are what the model wrote beside its tool calls
+	asides []string
 	// replyItems lists the numbered items of the set the person's message
 	// replies to, for the classifier
 	replyItems string

@@ -333,3 +333,17 @@ func TestCircuitBreaker(t *testing.T) {
 		t.Errorf("after the button: %+v", s)
 	}
 }
+
+// Text the model writes beside its tool calls reaches the person, before
+// its final text, once.
+func TestTextBesideToolCalls(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.script(openaitest.Response{Text: "Let me look at the login bug first.", ToolCalls: []openaitest.ToolCall{call("g", "get_task", map[string]any{"task_id": "T1"})}},
+		openaitest.Text("It is in progress, due 15 Mar."))
+	h.start()
+	h.tg.SendText(chat, user, "how is the login bug?")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; m.Text != "Let me look at the login bug first.\n\nIt is in progress, due 15 Mar." {
+		t.Errorf("reply = %q", m.Text)
+	}
+}
