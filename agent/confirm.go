@@ -408,13 +408,26 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 
 // Toggle flips a checklist item's checked state from the task card: the
 // person's own act, stamped user and now, audited and undoable.
-func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error) {
+// want is nod.ToggleTick or nod.ToggleUntick, what the tapped button said,
+// or nod.ToggleFlip; an item already as wanted is nod.ErrDecided (the card
+// the person tapped was out of date).
+func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID string, want int) (nod.Applied, error) {
 	task, err := c.store.ChecklistOwner(ctx, chatID, itemID)
 	if err != nil {
 		return nod.Applied{}, err
 	}
 	it, _ := task.Item(itemID)
-	ch := updateItem{id: task.ID, itemID: itemID, checked: new(!it.Checked)}
+	checked := !it.Checked
+	switch want {
+	case nod.ToggleTick:
+		checked = true
+	case nod.ToggleUntick:
+		checked = false
+	}
+	if checked == it.Checked {
+		return nod.Applied{After: task}, fmt.Errorf("item %q is already %s: %w", it.Title, checkState(checked), nod.ErrDecided)
+	}
+	ch := updateItem{id: task.ID, itemID: itemID, checked: new(checked)}
 	now := c.now()
 	return c.store.Apply(ctx, nod.Edit{
 		ChatID: chatID, UserID: userID, TaskID: task.ID, Tool: "toggle_checklist_item", Args: ch.args(),

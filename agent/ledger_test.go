@@ -76,7 +76,7 @@ func TestUndoAnywayTouchesOnlyItsItem(t *testing.T) {
 		d := e.addFive(t)
 		task := e.task(t, "T1")
 		b := task.Checklist[4]
-		if _, err := e.confirm.Toggle(t.Context(), chat, user, b.ID); err != nil {
+		if _, err := e.confirm.Toggle(t.Context(), chat, user, b.ID, nod.ToggleTick); err != nil {
 			t.Fatal(err)
 		}
 		it, _ := d.Set.Item(2)
@@ -101,7 +101,7 @@ func TestUndoTick(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		e.clock.Advance(1234567 * time.Nanosecond)
-		a, err := e.confirm.Toggle(t.Context(), chat, user, "c1")
+		a, err := e.confirm.Toggle(t.Context(), chat, user, "c1", nod.ToggleTick)
 		if err != nil {
 			t.Fatal(err)
 		}

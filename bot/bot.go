@@ -60,7 +60,7 @@ type Decider interface {
 	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (agent.Decision, int, error)
 	RejectAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
 	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (agent.Undone, error)
-	Toggle(ctx context.Context, chatID, userID int64, itemID string) (nod.Applied, error)
+	Toggle(ctx context.Context, chatID, userID int64, itemID string, want int) (nod.Applied, error)
 	Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error)
 	Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
 	ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)

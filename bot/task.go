@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
@@ -28,7 +29,17 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onToggle(ctx context.Context, p press) string {
-	applied, err := b.decide.Toggle(ctx, p.chat, p.user, p.action.ID)
+	applied, err := b.decide.Toggle(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	if errors.Is(err, nod.ErrDecided) {
+		// The card was out of date: show the item as it is.
+		p.then(func(ctx context.Context) {
+			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After)); err != nil {
+				b.log.Warn("refresh task card", "err", err)
+			}
+		})
+		it, _ := applied.After.Item(p.action.ID)
+		return formatting.PlainText(p.loc.Render("already_toggled", it))
+	}
 	if err != nil {
 		return b.explain(p.loc, err, "toggle", "chat", p.chat)
 	}

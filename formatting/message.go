@@ -80,11 +80,13 @@ func (l *Locale) TaskList(tasks []nod.Task) Message {
 func (l *Locale) TaskCard(t nod.Task) Message {
 	m := Message{HTML: l.Render("task_card", t)}
 	for _, it := range t.Checklist {
-		box := "⬜"
+		// The button says what a tap does, so that a stale card never ticks
+		// what the person meant to untick.
+		box, want := "⬜", nod.ToggleTick
 		if it.Checked {
-			box = "☑️"
+			box, want = "☑️", nod.ToggleUntick
 		}
-		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: it.ID}}})
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: it.ID, N: want}}})
 	}
 	return m
 }

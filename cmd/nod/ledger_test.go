@@ -374,3 +374,33 @@ func TestAgentToldWhatHappened(t *testing.T) {
 		}
 	}
 }
+
+// A task card's toggle says what a tap does: tapped on an out-of-date card
+// (the item was unticked since, here by /undo of the tick), "☑️" does not
+// tick it again; the card is brought up to date instead.
+func TestStaleCardToggle(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	h.tg.SendText(chat, user, "/tasks")
+	list := h.tg.WaitBotMessages(chat, 1)[0]
+	h.tap(chat, user, list.ID, "🔄 Fix login bug")
+	card := h.tg.WaitBotMessages(chat, 2)[1]
+	h.tap(chat, user, card.ID, "⬜ Write tests") // the card now shows ☑️ Write tests
+	stale, _ := h.tg.Message(chat, card.ID)
+	b, ok := stale.Button("☑️ Write tests")
+	if !ok {
+		t.Fatalf("card after the tick: %v", buttonTexts(stale))
+	}
+	h.tg.SendText(chat, user, "/undo")
+	h.tg.WaitBotMessages(chat, 3)
+	ans := h.tg.WaitAnswer(h.tg.Press(chat, user, card.ID, b.Data))
+	h.settle()
+	t1 := h.task("T1")
+	if c1, _ := t1.Item("c1"); c1.Checked || !strings.Contains(ans, "already unticked") {
+		t.Errorf("stale untick: %q, c1 checked %v", ans, c1.Checked)
+	}
+	if m, _ := h.tg.Message(chat, card.ID); !hasButton(m, "⬜ Write tests") {
+		t.Errorf("card not refreshed: %v", buttonTexts(m))
+	}
+}
