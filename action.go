@@ -11,7 +11,7 @@ const (
 	ActRejectAll                           // reject every pending item of change set ID
 	ActUndo                                // undo entry ID
 	ActOpenTask                            // show the card of task ID
-	ActToggle                            // toggle checklist item ID: N 1 ticks it, 2 unticks it, 0 flips it
+	ActToggle                              // toggle checklist item ID: N 1 ticks it, 2 unticks it, 0 flips it
 	ActSetMode                             // set the chat's mode to ID
 	ActRestore                             // restore task ID from the trash
 	ActApplyAnyway                         // apply item N of set ID although its task changed
