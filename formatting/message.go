@@ -136,14 +136,6 @@ func (l *Locale) Redone(again nod.UndoEntry) Message {
 	return m
 }
 
-// Audit lists a chat's latest audit entries.
-func (l *Locale) Audit(entries []nod.AuditEntry) Message {
-	if len(entries) == 0 {
-		return l.Text("audit_empty", nil)
-	}
-	return l.Text("audit", entries)
-}
-
 // UndoStale says an undo was refused because the task changed since, and
 // offers to undo anyway.
 // cf names what changed.

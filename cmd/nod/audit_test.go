@@ -51,8 +51,11 @@ func TestAuditSessionAndExport(t *testing.T) {
 	}
 	h.tg.SendText(chat, user, "/audit")
 	list := h.tg.WaitBotMessages(chat, 5)[4]
-	if i, j := strings.Index(list.Text, "update_task_estimate"), strings.Index(list.Text, "list_tasks"); i < 0 || j < i {
-		t.Errorf("/audit not newest first:\n%s", list.Text)
+	// Written for the person: what changed, on which task, who decided;
+	// newest first; look-ups left out.
+	i, j := strings.Index(list.Text, "Applied as you asked: Set estimate to 1 h 30 min"), strings.Index(list.Text, "You rejected: Set priority to P1")
+	if i < 0 || j < i || strings.Contains(list.Text, "list_tasks") || !strings.Contains(list.Text, "You confirmed: Set title to") {
+		t.Errorf("/audit reads:\n%s", list.Text)
 	}
 	h.stop()
 

@@ -1,0 +1,95 @@
+package formatting
+
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+// auditLine is one audit row as a person reads it: when, who did what,
+// the change in nod's words and the task's title.
+type auditLine struct {
+	At      string
+	Who     string // "you", "nod", "rule", "trusted", "review"
+	Outcome nod.Outcome
+	Tool    string
+	Change  string // what the row changed, rendered; empty if unknown
+	Task    string // the task's title, if known
+	Mode    string // for mode rows
+	Reason  string
+	Quote   string // the person's words an explicit change quoted
+}
+
+// Audit lists a chat's latest audit entries for the person: what changed,
+// on which task, who decided. Read-only look-ups are left out (they are in
+// `nod audit export`). titles names the tasks the rows are about.
+func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string) Message {
+	var lines []auditLine
+	for _, a := range entries {
+		if a.Tool == "list_tasks" || a.Tool == "get_task" {
+			continue
+		}
+		lines = append(lines, l.auditLine(a, titles))
+	}
+	if len(lines) == 0 {
+		return l.Text("audit_empty", nil)
+	}
+	return l.Text("audit", lines)
+}
+
+func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine {
+	var args map[string]json.RawMessage
+	json.Unmarshal(a.Args, &args)
+	str := func(k string) string {
+		var s string
+		if json.Unmarshal(args[k], &s) == nil {
+			return s
+		}
+		return strings.Trim(string(args[k]), `"`)
+	}
+	line := auditLine{At: l.Stamp(a.At), Outcome: a.Outcome, Tool: a.Tool, Task: titles[str("task_id")], Reason: a.Reason}
+	switch {
+	case a.UserConfirmed:
+		line.Who = "you"
+	case a.Verdict == "rule":
+		line.Who, line.Reason = "rule", ""
+	case strings.HasPrefix(a.Verdict, "explicit"):
+		line.Who, line.Quote, line.Reason = "request", a.Reason, ""
+	default:
+		line.Who = "nod"
+	}
+	if a.Tool == "mode" {
+		line.Mode = str("mode")
+		return line
+	}
+	value := ""
+	switch a.Tool {
+	case "set_task_title", "add_checklist_item", "create_task":
+		value = str("title")
+	case "set_task_status":
+		value = str("status")
+	case "set_task_priority":
+		value = str("priority")
+	case "update_task_estimate":
+		value = str("estimate_minutes")
+	case "update_task_due_date":
+		if v := str("due_date"); v != "null" {
+			value = v
+		}
+	case "assign_task_labels":
+		var ls []string
+		json.Unmarshal(args["labels"], &ls)
+		value = strings.Join(ls, ", ")
+	case "update_task_description":
+		value = str("description")
+	}
+	switch a.Tool {
+	case "delete_task", "restore_task", "toggle_checklist_item", "update_checklist_item", "remove_checklist_item", "update_checklist_items",
+		"add_multiple_checklist_items", "remove_checklist_items", "answer_proposals", "rule", "seed":
+		line.Change = l.Render("audit_change", map[string]string{"Tool": a.Tool, "Checked": str("isChecked")})
+	default:
+		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: a.Tool})
+	}
+	return line
+}
