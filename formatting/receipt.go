@@ -31,7 +31,7 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 		if len(rs) > 1 {
 			html += strconv.Itoa(i+1) + ". "
 		}
-		html += Escape(l.Summary(r.Item))
+		html += Escape(l.DoneSummary(r.Item))
 		if d := l.itemDiff(r.Item, budget, nil); d != "" {
 			html += "\n" + d
 		}

@@ -13,13 +13,20 @@ type summaryData struct {
 	Rename             bool
 	Check              string // "check", "uncheck" or ""
 	Fallback           string // the stored summary
+	Done               bool   // the change is applied: said as done, not as a to-do
 }
 
 // Summary is a change item's one-line summary in the locale's language,
 // rendered from what the item changes. Items of tools the template does
 // not know keep the summary stored with them.
-func (l *Locale) Summary(it nod.ChangeItem) string {
-	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary}
+func (l *Locale) Summary(it nod.ChangeItem) string { return l.summary(it, false) }
+
+// DoneSummary is Summary for a change that is applied, as a receipt says
+// it: "Priorität auf P1 gesetzt", not "… setzen".
+func (l *Locale) DoneSummary(it nod.ChangeItem) string { return l.summary(it, true) }
+
+func (l *Locale) summary(it nod.ChangeItem, done bool) string {
+	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary, Done: done}
 	if it.Tool == "remove_checklist_item" {
 		var before struct {
 			Title string `json:"title"`
