@@ -123,7 +123,9 @@ func (l *Locale) WithUndo(m Message, id string) Message {
 
 // Undone reports an undo, with a button that redoes it.
 func (l *Locale) Undone(redo nod.UndoEntry) Message {
-	m := l.Text("undone", map[string]string{"Title": redo.Title, "Summary": strings.TrimPrefix(redo.Summary, "Undo: ")})
+	// Summary is in the reader's words when nod can say what was undone;
+	// Stored is the English summary kept with the entry.
+	m := l.Text("undone", map[string]string{"Title": redo.Title, "Summary": l.undoneSummary(redo), "Stored": strings.TrimPrefix(redo.Summary, "Undo: ")})
 	m.Keyboard = [][]Button{{l.button("b_redo", nil, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
 	return m
 }

@@ -1,6 +1,7 @@
 package formatting
 
 import (
+	"cmp"
 	"slices"
 	"strconv"
 
@@ -20,12 +21,19 @@ type Receipt struct {
 // nod did not ask, and an Undo button per change.
 func (l *Locale) Receipts(rs []Receipt) Message {
 	html := l.Render("receipt_header", nil)
+	// One heading per task, with the title it has now: a rename in the
+	// same turn does not split the task in two.
+	key := func(r Receipt) string { return cmp.Or(r.Item.TaskID, r.TaskTitle) }
+	titles := map[string]string{}
+	for _, r := range rs {
+		titles[key(r)] = r.TaskTitle
+	}
 	group := "\x00"
 	budget := 1500 / max(len(rs), 1)
 	for i, r := range rs {
-		if r.TaskTitle != group {
-			group = r.TaskTitle
-			html += "\n\n📋 <b>" + Escape(r.TaskTitle) + "</b>"
+		if key(r) != group {
+			group = key(r)
+			html += "\n\n📋 <b>" + Escape(titles[group]) + "</b>"
 		}
 		html += "\n"
 		if len(rs) > 1 {

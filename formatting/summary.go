@@ -2,6 +2,7 @@ package formatting
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/nodbot/nod"
 )
@@ -66,3 +67,40 @@ func (l *Locale) Note(s string) string {
 
 // Remark renders a note.
 func (l *Locale) Remark(n nod.Note) string { return l.Render("note", n) }
+
+// undoneSummary says in the locale's words what change an undo took back,
+// from the undo's own change (the inverse of the one undone); "" when the
+// change is not one summaries know.
+func (l *Locale) undoneSummary(redo nod.UndoEntry) string {
+	inv := redo.Change
+	tool := redo.Tool
+	switch {
+	case len(inv.Fields) == 1 && inv.Fields[0].Field != nod.FieldTrash:
+		f := inv.Fields[0]
+		value := f.Before // what the undone change had set
+		if f.Field == nod.FieldLabels {
+			var ls []string
+			json.Unmarshal([]byte(value), &ls)
+			value = strings.Join(ls, ", ")
+		}
+		return l.Summary(nod.ChangeItem{Tool: tool, After: value})
+	case len(inv.Items) == 1:
+		ic := inv.Items[0]
+		state := func(it *nod.ChecklistItem) string {
+			if it == nil {
+				return ""
+			}
+			b, _ := json.Marshal(map[string]any{"title": it.Title, "checked": it.Checked})
+			return string(b)
+		}
+		switch {
+		case ic.After == nil: // the undone change added it
+			return l.Summary(nod.ChangeItem{Tool: "add_checklist_item", After: ic.Before.Title})
+		case ic.Before == nil: // it removed it
+			return l.Summary(nod.ChangeItem{Tool: "remove_checklist_item", Before: state(ic.After)})
+		default:
+			return l.Summary(nod.ChangeItem{Tool: "update_checklist_item", Before: state(ic.After), After: state(ic.Before)})
+		}
+	}
+	return ""
+}

@@ -116,3 +116,81 @@ func TestRefusalLanguage(t *testing.T) {
 		t.Errorf("a French app's /tasks = %q", m.Text)
 	}
 }
+
+// A German-speaking person decides a set in their own words (a reply with
+// a range and "auch", a plain "nee"), answers in words nod cannot read
+// (shown as a reading, in German), redoes an undo ("Erneut angewendet"),
+// and /review and /lang reach the model as the chat's language.
+func TestGermanAnswersInWords(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.tg.SetLanguage(user, "de")
+	var calls []openaitest.ToolCall
+	for i, p := range []map[string]any{
+		{"priority": "P1"}, {"estimate_minutes": 90}, {"due_date": "2026-03-20"}, {"status": "BLOCKED"}, {"labels": []string{"auth"}},
+	} {
+		tool := map[int]string{0: "set_task_priority", 1: "update_task_estimate", 2: "update_task_due_date", 3: "set_task_status", 4: "assign_task_labels"}[i]
+		p["task_id"] = "T1"
+		calls = append(calls, call(fmt.Sprint(i), tool, p))
+	}
+	h.script(openaitest.Calls(calls...), openaitest.Text("Fünf Ideen."))
+	h.start()
+	h.tg.SendText(chat, user, "räum den Login-Bug auf")
+	set := h.changeSetMessage(chat, 2)
+	h.tg.ReplyText(chat, user, set.ID, "1 bis 2 passt, 4 auch")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; m.Text != "✅ 3 Änderungen übernommen. 2 warten noch auf deine Antwort." {
+		t.Errorf("'1 bis 2 passt, 4 auch' = %q", m.Text)
+	}
+	if m := h.say("nee"); m.Text != "❌ 2 abgelehnt." {
+		t.Errorf("'nee' = %q", m.Text)
+	}
+	task := h.task("T1")
+	if task.Priority != nod.P1 || task.Status != nod.StatusBlocked || task.DueDate != "2026-03-15" || len(task.Labels) != 2 {
+		t.Errorf("T1 = %s %s %s %v", task.Priority, task.Status, task.DueDate, task.Labels)
+	}
+
+	// Words nod cannot read go to the agent, whose answer is shown as a
+	// reading, in German.
+	h.script(openaitest.Calls(call("d", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P0"}),
+		call("e", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 30})), openaitest.Text("Zwei Ideen."))
+	h.tg.SendText(chat, user, "noch was?")
+	second := h.changeSetMessage(chat, 6)
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{2}})), openaitest.Text("Ich frage nach."))
+	h.tg.ReplyText(chat, user, second.ID, "nur das mit der Zeit")
+	reading := h.tg.WaitBotMessages(chat, 8)[7]
+	if !strings.Contains(reading.Text, "Ich verstehe deine Antwort so:") || !strings.Contains(reading.Text, "✓ 2. Schätzung auf 30 Min. setzen") || !hasButton(reading, "✓ Ja, so") {
+		t.Errorf("reading = %q %v", reading.Text, buttonTexts(reading))
+	}
+	if ans := h.tap(chat, user, reading.ID, "✓ Ja, so"); ans != "✅ 1 Änderung übernommen. 1 wartet noch auf deine Antwort." {
+		t.Errorf("reading accepted: %q", ans)
+	}
+
+	// Undo and Redo, in German words.
+	h.tg.SendText(chat, user, "/undo")
+	undone := h.tg.WaitBotMessages(chat, 9)[8]
+	if undone.Text != "↩️ Rückgängig gemacht: „Schätzung auf 30 Min. setzen“ an „Fix login bug“." || !hasButton(undone, "↪️ Erneut anwenden") {
+		t.Errorf("undo = %q %v", undone.Text, buttonTexts(undone))
+	}
+	if ans := h.tap(chat, user, undone.ID, "↪️ Erneut anwenden"); ans != "Erneut angewendet." || *h.task("T1").EstimateMinutes != 30 {
+		t.Errorf("redo = %q, estimate %d", ans, *h.task("T1").EstimateMinutes)
+	}
+	if m := h.tg.WaitBotMessages(chat, 10)[9]; !strings.HasPrefix(m.Text, "↪️ Erneut angewendet") || !hasButton(m, "↩️ Rückgängig") {
+		t.Errorf("after redo: %q %v", m.Text, buttonTexts(m))
+	}
+
+	// /review and /lang reach the model as the chat's language.
+	h.script(openaitest.Text("Alles gut."))
+	h.say("/review")
+	last := h.llm.RequestsFor(agentM)[len(h.llm.RequestsFor(agentM))-1]
+	if sys := last.System(); !strings.Contains(sys, `The chat's language is "de"`) || !strings.Contains(sys, "The user sent /review") || last.LastUser() != "/review" {
+		t.Errorf("/review request: user %q, system:\n%s", last.LastUser(), sys)
+	}
+	h.say("/lang en")
+	h.script(openaitest.Text("Fine."))
+	h.say("and now?")
+	last = h.llm.RequestsFor(agentM)[len(h.llm.RequestsFor(agentM))-1]
+	if sys := last.System(); !strings.Contains(sys, `The chat's language is "en"`) {
+		t.Errorf("after /lang en the model was not told English:\n%s", sys)
+	}
+}
