@@ -147,7 +147,7 @@ func parseAnswer(text string) (a answer, ok bool) {
 // punctuation that separates them; "3-5" and "3–5" become "3 - 5".
 func answerTokens(text string) []string {
 	t := strings.ToLower(strings.TrimSpace(text))
-	t = strings.TrimRightFunc(t, func(r rune) bool { return r == '.' || r == '!' })
+	t = strings.TrimRightFunc(t, func(r rune) bool { return r == '.' || r == '!' || r == '…' })
 	var out []string
 	var cur strings.Builder
 	flush := func() {

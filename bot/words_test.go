@@ -10,7 +10,7 @@ import (
 func TestParseAnswer(t *testing.T) {
 	for text, want := range map[string]string{
 		"yes": "all yes", "OK!": "all yes", "👍": "all yes", "no": "all no", "Ja": "all yes", "nein.": "all no",
-		"passt": "all yes", "nee": "all no", "nope": "all no",
+		"passt": "all yes", "nee": "all no", "nope": "all no", "nee…": "all no", "ja zu 1": "yes [1]",
 		"yes to 1, 3": "yes [1 3]", "yes 2 and 4": "yes [2 4]", "ja zu 1 und 3": "yes [1 3]", "ja für 2": "yes [2]",
 		"no to 2": "no [2]", "no 1": "no [1]",
 		"yes to 4 and 6, no to 5":     "yes [4 6] no [5]",
