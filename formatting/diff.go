@@ -168,7 +168,19 @@ func DiffHTML(segs []Segment, keep Op) string {
 			if l == "" {
 				continue
 			}
-			b.WriteString(open + Escape(l) + close)
+			if open == "" {
+				b.WriteString(Escape(l))
+				continue
+			}
+			// The marks cover the words, not the spaces around them.
+			core := strings.TrimSpace(l)
+			if core == "" {
+				b.WriteString(l)
+				continue
+			}
+			lead := l[:strings.Index(l, core)]
+			trail := l[len(lead)+len(core):]
+			b.WriteString(lead + open + Escape(core) + close + trail)
 		}
 	}
 	return b.String()
