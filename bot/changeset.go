@@ -106,12 +106,13 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 			b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 			return
 		}
-		b.reply(ctx, in.chat, in.loc.ModeChoice(s.Effective(b.now())))
+		b.reply(ctx, in.chat, in.loc.ModeChoice(s, b.now()))
 		return
 	}
 	m, err := nod.ParseMode(arg)
 	if err != nil {
-		b.reply(ctx, in.chat, in.loc.ModeChoice(nod.ModeSmart))
+		s, _ := b.store.ChatSettings(ctx, in.chat)
+		b.reply(ctx, in.chat, in.loc.ModeChoice(s, b.now()))
 		return
 	}
 	if err := b.store.SetMode(ctx, in.chat, in.user, m); err != nil {

@@ -1,6 +1,7 @@
 package formatting
 
 import (
+	"time"
 	"cmp"
 	"slices"
 	"strconv"
@@ -100,8 +101,14 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 }
 
 // ModeChoice renders /mode: the current mode and a button per mode.
-func (l *Locale) ModeChoice(current nod.Mode) Message {
+// ModeChoice shows the chat's mode with a button per mode; s says whether
+// the circuit breaker is asking for everything now, and until when.
+func (l *Locale) ModeChoice(s nod.ChatSettings, now time.Time) Message {
+	current := s.Effective(now)
 	m := l.Text("mode_show", string(current))
+	if current != s.Mode && s.BreakerUntil != nil {
+		m.HTML += "\n" + l.Render("mode_breaker", map[string]any{"Until": l.Stamp(*s.BreakerUntil), "Mode": string(s.Mode)})
+	}
 	var row []Button
 	for _, mode := range []nod.Mode{nod.ModeSmart, nod.ModeAlways, nod.ModeTrusted} {
 		row = append(row, l.button("b_mode", string(mode), nod.Action{Kind: nod.ActSetMode, ID: string(mode)}))
