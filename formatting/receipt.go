@@ -1,10 +1,10 @@
 package formatting
 
 import (
-	"time"
 	"cmp"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/nodbot/nod"
 )
