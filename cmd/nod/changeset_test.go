@@ -27,7 +27,7 @@ func TestTypedDeletionTrashRestorePurge(t *testing.T) {
 	h.start()
 	h.tg.SendText(chat, user, "delete the task Fix login bug")
 	msgs := h.tg.WaitBotMessages(chat, 2)
-	if !strings.Contains(msgs[1].Text, "Delete “Fix login bug”</b> and its 3 checklist item(s)") {
+	if !strings.Contains(msgs[1].Text, "Delete “Fix login bug”</b> and its 3 checklist items") {
 		t.Errorf("ask = %q", msgs[1].Text)
 	}
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["d"]; r != "Deletion awaits the user's typed confirmation." {

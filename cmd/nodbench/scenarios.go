@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -27,6 +28,7 @@ type scenario struct {
 	seed  func(e *env)
 	agent []openaitest.Response // the agent's answers, in order
 	clf   string                // the classifier's answer
+	clfs  []string              // or its answers, in order
 	steps []step
 }
 
@@ -97,6 +99,29 @@ var scenarios = []scenario{
 		steps: []step{{text: "/review", waitFor: 2, llm: 2}},
 	},
 	{
+		name: "plan, answer in words, undo, ask again, delete with a typo", seed: seedLogin,
+		agent: []openaitest.Response{
+			calls(call("add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": []map[string]string{
+				{"title": "Draft announcement"}, {"title": "Update pricing page"}, {"title": "Brief support"}}}),
+				call("update_task_due_date", map[string]any{"task_id": "T2", "due_date": "2026-12-20"})),
+			openaitest.Text("Here is a plan for the launch."),
+			calls(call("update_task_due_date", map[string]any{"task_id": "T2", "due_date": "2026-12-20"})),
+			openaitest.Text("Done."),
+			calls(call("delete_task", map[string]any{"task_id": "T2"})),
+			openaitest.Text("Please type its title to confirm."),
+		},
+		clfs: []string{verdict("needs_confirmation", "needs_confirmation"), verdict("explicit:set the launch due date to 20 Dec after all")},
+		steps: []step{
+			{text: "plan the launch", waitFor: 2, llm: 3},
+			{text: "yes to 1, 2 and 4, no to 3", waitFor: 3},
+			{text: "/undo", waitFor: 4},
+			{text: "set the launch due date to 20 Dec after all", waitFor: 6, llm: 3},
+			{text: "delete the launch plan", waitFor: 8, llm: 2},
+			{text: "Launch plna", waitFor: 9},
+			{text: "Launch plan", waitFor: 10},
+		},
+	},
+	{
 		name: "read-only question", seed: seedLogin,
 		agent: []openaitest.Response{calls(call("list_tasks", map[string]string{})), openaitest.Text("You have two tasks; the login bug is due 15 Dec.")},
 		steps: []step{{text: "what's on my list?", waitFor: 1, llm: 2}},
@@ -138,8 +163,13 @@ func runScenario(sc scenario, dsn string, latency time.Duration) (res result) {
 		return res
 	}
 	sc.seed(e)
+	var clfCalls atomic.Int32
 	agentScript := openaitest.Script(agentModel, func(openaitest.Request) openaitest.Response {
-		resp := openaitest.Text(sc.clf)
+		answer := sc.clf
+		if i := int(clfCalls.Add(1)) - 1; i < len(sc.clfs) {
+			answer = sc.clfs[i]
+		}
+		resp := openaitest.Text(answer)
 		resp.Delay = latency
 		return resp
 	}, withDelay(sc.agent, latency)...)
