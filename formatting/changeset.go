@@ -65,9 +65,10 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 			group = title
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
-		b.WriteString("\n" + itemMark(it) + " " + Escape(l.Summary(it)))
-		if d := l.itemDiff(it, perItem, segs[it.N]); d != "" {
-			b.WriteString("\n" + d)
+		line, diff := l.itemLines(it, Escape(l.Summary(it)), l.itemDiff(it, perItem, segs[it.N]))
+		b.WriteString("\n" + itemMark(it) + " " + line)
+		if diff != "" {
+			b.WriteString("\n" + diff)
 		}
 		if it.Note != "" {
 			b.WriteString("\n<i>" + Escape(l.Note(it.Note)) + "</i>")
@@ -75,6 +76,21 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 	}
 	b.WriteString("\n\n" + l.changeSetFooter(v))
 	return b.String()
+}
+
+// itemLines says each change once: a scalar change is its one line
+// ("Priority: P3 → P1"), a new title is named by its field above Before and
+// After; anything else keeps its summary, then its diff.
+func (l *Locale) itemLines(it nod.ChangeItem, summary, diff string) (string, string) {
+	switch {
+	case diff == "":
+		return summary, ""
+	case it.Field == nod.FieldStatus || it.Field == nod.FieldPriority || it.Field == nod.FieldEstimate || it.Field == nod.FieldDue || it.Field == nod.FieldLabels:
+		return diff, ""
+	case it.Field == nod.FieldTitle:
+		return l.Render("field", string(nod.FieldTitle)), diff
+	}
+	return summary, diff
 }
 
 func itemMark(it nod.ChangeItem) string {

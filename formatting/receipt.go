@@ -40,9 +40,10 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 		if len(rs) > 1 {
 			html += strconv.Itoa(i+1) + ". "
 		}
-		html += Escape(l.DoneSummary(r.Item))
-		if d := l.itemDiff(r.Item, budget, nil); d != "" {
-			html += "\n" + d
+		line, diff := l.itemLines(r.Item, Escape(l.DoneSummary(r.Item)), l.itemDiff(r.Item, budget, nil))
+		html += line
+		if diff != "" {
+			html += "\n" + diff
 		}
 	}
 	for _, line := range l.receiptReasons(rs) {
