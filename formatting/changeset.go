@@ -174,8 +174,11 @@ func (l *Locale) contentDiff(segs []Segment, before, after string, budget int) s
 	return side(Delete, "diff_before", before) + "\n" + side(Insert, "diff_after", after)
 }
 
-// cutSegments keeps the segments of one side up to budget runes, starting
-// shortly before the first change so that it is always in view.
+// cutSegments keeps the segments of one side up to budget runes. When
+// the side is longer, unchanged text is cut down to some context around
+// each change (the start before the first, the end after the last, both
+// ends of a stretch between two), so that every change stays in view; it
+// returns the segments and how many runes it left out.
 func cutSegments(segs []Segment, keep Op, budget int) ([]Segment, int) {
 	var side []Segment
 	total := 0
@@ -188,24 +191,33 @@ func cutSegments(segs []Segment, keep Op, budget int) ([]Segment, int) {
 	if total <= budget {
 		return side, 0
 	}
+	ctx := max(budget/8, 20)
 	var out []Segment
-	used := 0
+	used, shown := 0, 0
 	for i, s := range side {
 		r := []rune(s.Text)
-		if i == 0 && s.Op == Equal && len(r) > budget/4 && len(side) > 1 {
-			// Lead in with only the end of a long unchanged start.
-			r = append([]rune("…"), r[len(r)-budget/4:]...)
+		kept := len(r)
+		if s.Op == Equal && len(side) > 1 {
+			switch first, last := i == 0, i == len(side)-1; {
+			case first && len(r) > ctx:
+				r, kept = append([]rune("…"), r[len(r)-ctx:]...), ctx
+			case last && len(r) > ctx:
+				r, kept = append(r[:ctx:ctx], '…'), ctx
+			case !first && !last && len(r) > 2*ctx:
+				r, kept = append(append(r[:ctx:ctx], []rune(" … ")...), r[len(r)-ctx:]...), 2*ctx
+			}
 		}
 		if used+len(r) > budget {
 			r = r[:budget-used]
 			out = append(out, Segment{Op: s.Op, Text: string(r)})
-			used = budget
+			shown += min(len(r), kept)
 			break
 		}
 		out = append(out, Segment{Op: s.Op, Text: string(r)})
 		used += len(r)
+		shown += kept
 	}
-	return out, total - used
+	return out, total - shown
 }
 
 func (l *Locale) createDetails(args json.RawMessage) string {

@@ -149,6 +149,10 @@ func TestChangeSetGolden(t *testing.T) {
 			item(1, "update_task_description", "T1", nod.FieldDescription, "Update the description", huge, huge+" Added at the end."),
 			item(2, "update_task_description", "T2", nod.FieldDescription, "Update the description", "", huge),
 		}}, Titles: titles}},
+		{"long_middle", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			item(1, "update_task_description", "T1", nod.FieldDescription, "Update the description",
+				longText("session cookie", "logged out"), longText("session token", "signed out")),
+		}}, Titles: titles}},
 		{"create", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
 			{ID: "i1", N: 1, Tool: "create_task", Summary: `Create task "Buy milk"`, Field: nod.FieldTask, After: "Buy milk", Status: nod.ItemPending,
 				Args: []byte(`{"title":"Buy milk","priority":"P1","due_date":"2026-03-20","estimate_minutes":15,"labels":["home"],"description":"2 litres"}`)},
@@ -441,4 +445,11 @@ func TestWordDiffEmptySides(t *testing.T) {
 			t.Errorf("WordDiff(%q, %q) = %q, want %q", c.before, c.after, got.String(), c.want)
 		}
 	}
+}
+
+// longText is a long description with a and b in its middle and near its
+// end: a diff must keep both changes in view.
+func longText(a, b string) string {
+	filler := strings.Repeat("The login page keeps its state across reloads. ", 40)
+	return filler + "The " + a + " expires after five minutes. " + filler + "Users are " + b + " too early. The end."
 }
