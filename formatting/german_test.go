@@ -25,7 +25,7 @@ var quoted = regexp.MustCompile(`„[^“]*“|“[^”]*”|"[^"]*"|<code>[^<]*
 // fixtureText is English the tests give nod as task data.
 var buttonLabels = regexp.MustCompile(` → [^\]]*\]`)
 
-var fixtureText = []string{"users are logged out", "explain setup"}
+var fixtureText = []string{"users are logged out", "explain setup", "across reloads"}
 
 // TestGermanGoldensAreGerman scans every German golden file's text for
 // English words outside quotes (issue: English in German output).

@@ -23,7 +23,7 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	want := map[string][2]int{ // agent, classifier calls
 		"explicit single edit": {2, 1}, "clarification then explicit": {3, 1}, "vague batch, set of 5, confirm all": {2, 1},
-		"proactive /review": {2, 0}, "read-only question": {2, 0},
+		"proactive /review": {2, 0}, "read-only question": {2, 0}, "plan, answer in words, undo, ask again, delete with a typo": {6, 2},
 	}
 	for _, s := range rep.Scenarios {
 		if w := want[s.Name]; s.AgentCalls != w[0] || s.ClassifierCalls != w[1] {
