@@ -100,6 +100,9 @@ type Store interface {
 	KeepDeletion(ctx context.Context, d nod.PendingDeletion) error
 	// TakeReading uses a reading of the person's words, once.
 	TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error)
+	// SetCardMessage and CardMessage remember the latest card of a task.
+	SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
+	CardMessage(ctx context.Context, chatID int64, taskID string) (int, error)
 	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
 	// ExpireSets expires the open sets whose time is up at now, each once.
 	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)

@@ -339,6 +339,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, un
 	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
+	b.refreshCard(ctx, loc, chat, u.Redo.TaskID)
 	m := loc.Undone(u.Redo)
 	if u.Redone {
 		m = loc.Redone(u.Redo)

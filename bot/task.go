@@ -24,7 +24,13 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	p.then(func(ctx context.Context) { b.reply(ctx, p.chat, p.loc.TaskCard(t)) })
+	p.then(func(ctx context.Context) {
+		if id := b.reply(ctx, p.chat, p.loc.TaskCard(t)); id != 0 {
+			if err := b.store.SetCardMessage(ctx, p.chat, t.ID, id); err != nil {
+				b.log.Warn("remember card", "chat", p.chat, "err", err)
+			}
+		}
+	})
 	return ""
 }
 
@@ -50,4 +56,21 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 	})
 	it, _ := applied.After.Item(p.action.ID)
 	return formatting.PlainText(p.loc.Render("toggled", it))
+}
+
+// refreshCard brings the chat's latest card of task up to date after a
+// change made elsewhere (an undo), so that its toggles show the items as
+// they are.
+func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat int64, taskID string) {
+	id, err := b.store.CardMessage(ctx, chat, taskID)
+	if err != nil {
+		return // no card shown, or none remembered
+	}
+	t, err := b.store.Task(ctx, chat, taskID)
+	if err != nil {
+		return // in the trash: the card's buttons answer so
+	}
+	if err := b.send.edit(ctx, chat, id, loc.TaskCard(t)); err != nil {
+		b.log.Warn("refresh card", "chat", chat, "err", err)
+	}
 }

@@ -148,3 +148,27 @@ func (db *DB) ChecklistOwner(ctx context.Context, chatID int64, itemID string) (
 	}
 	return db.Task(ctx, chatID, taskID)
 }
+
+// SetCardMessage records message msgID as the chat's latest card of task.
+func (db *DB) SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error {
+	_, err := db.db.ExecContext(ctx, `INSERT INTO cards (chat_id, task_id, message_id) VALUES ($1, $2, $3)
+		ON CONFLICT (chat_id, task_id) DO UPDATE SET message_id = excluded.message_id`, chatID, taskID, msgID)
+	if err != nil {
+		return fmt.Errorf("remember card of task %s: %w", taskID, err)
+	}
+	return nil
+}
+
+// CardMessage returns the message of the chat's latest card of task, or
+// nod.ErrNotFound.
+func (db *DB) CardMessage(ctx context.Context, chatID int64, taskID string) (int, error) {
+	var id int
+	err := db.db.QueryRowContext(ctx, `SELECT message_id FROM cards WHERE chat_id = $1 AND task_id = $2`, chatID, taskID).Scan(&id)
+	if noRows(err) {
+		return 0, fmt.Errorf("card of task %s: %w", taskID, nod.ErrNotFound)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("card of task %s: %w", taskID, err)
+	}
+	return id, nil
+}

@@ -96,6 +96,8 @@ func TestUndoTickEndToEnd(t *testing.T) {
 	if c1, _ := t1.Item("c1"); c1.Checked || c1.CheckedBy != nod.ActorUser || c1.CheckedAt != nil {
 		t.Errorf("c1 after /undo: %+v", c1)
 	}
+	// The card shown before is brought up to date.
+	h.tg.WaitMessage(chat, card.ID, "the card to show the undo", func(m telegramtest.Message) bool { return hasButton(m, "⬜ Write tests") })
 }
 
 // Redo after the task was deleted is refused with a pointer to /trash; the
