@@ -104,6 +104,7 @@ type PendingDeletion struct {
 	Title     string
 	Checklist int // items that go with the task
 	ExpiresAt time.Time
+	MessageID int // the prompt that asks for the title; 0 until sent
 }
 
 // Reading is nod's reading of a decision the person stated in words on a

@@ -41,10 +41,12 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 			b.reply(ctx, in.chat, in.loc.Text("delete_again", d.Title))
 			return true
 		}
+		b.closePrompt(ctx, in, d, "delete_prompt_cancelled")
 		b.reply(ctx, in.chat, in.loc.Text("delete_cancelled", d.Title))
 		a, ok := parseAnswer(in.text)
 		return ok && a.all // a bare "yes" or "no" ends there
 	}
+	b.closePrompt(ctx, in, d, "delete_prompt_done")
 	applied, err := b.decide.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
@@ -296,4 +298,15 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
 	})
 	return formatting.PlainText(p.loc.Render("answered", map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}))
+}
+
+// closePrompt edits the message that asked for the task's title, so that
+// it no longer reads as waiting.
+func (b *Bot) closePrompt(ctx context.Context, in incoming, d nod.PendingDeletion, tmpl string) {
+	if d.MessageID == 0 {
+		return
+	}
+	if err := b.send.edit(ctx, in.chat, d.MessageID, in.loc.Text(tmpl, d.Title)); err != nil {
+		b.log.Warn("close deletion prompt", "chat", in.chat, "err", err)
+	}
 }

@@ -98,6 +98,8 @@ type Store interface {
 	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
 	// KeepDeletion puts a taken deletion back to wait for another answer.
 	KeepDeletion(ctx context.Context, d nod.PendingDeletion) error
+	// SetDeletionMessage records the prompt of the chat's pending deletion.
+	SetDeletionMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
 	// TakeReading uses a reading of the person's words, once.
 	TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error)
 	// SetCardMessage and CardMessage remember the latest card of a task.

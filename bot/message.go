@@ -148,7 +148,11 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 		b.showChangeSet(ctx, in.loc, *res.Set)
 	}
 	if res.Deletion != nil {
-		b.reply(ctx, in.chat, in.loc.DeleteAsk(*res.Deletion))
+		if id := b.reply(ctx, in.chat, in.loc.DeleteAsk(*res.Deletion)); id != 0 {
+			if err := b.store.SetDeletionMessage(ctx, in.chat, res.Deletion.TaskID, id); err != nil {
+				b.log.Warn("remember deletion prompt", "chat", in.chat, "err", err)
+			}
+		}
 	}
 }
 

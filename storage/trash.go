@@ -65,10 +65,10 @@ func (db *DB) KeepDeletion(ctx context.Context, d nod.PendingDeletion) error {
 }
 
 func savePendingDeletion(ctx context.Context, q querier, d nod.PendingDeletion, now time.Time) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (chat_id, user_id, task_id, title, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)
+	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (chat_id, user_id, task_id, title, created_at, expires_at, message_id) VALUES ($1,$2,$3,$4,$5,$6,$7)
 		ON CONFLICT (chat_id) DO UPDATE SET user_id = excluded.user_id, task_id = excluded.task_id, title = excluded.title,
-		created_at = excluded.created_at, expires_at = excluded.expires_at`,
-		d.ChatID, d.UserID, d.TaskID, d.Title, micros(now), micros(d.ExpiresAt))
+		created_at = excluded.created_at, expires_at = excluded.expires_at, message_id = excluded.message_id`,
+		d.ChatID, d.UserID, d.TaskID, d.Title, micros(now), micros(d.ExpiresAt), d.MessageID)
 	if err != nil {
 		return fmt.Errorf("save pending deletion: %w", err)
 	}
@@ -81,8 +81,8 @@ func savePendingDeletion(ctx context.Context, q querier, d nod.PendingDeletion, 
 func (db *DB) TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error) {
 	d := nod.PendingDeletion{ChatID: chatID}
 	var expires int64
-	err := db.db.QueryRowContext(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND user_id = $2 RETURNING user_id, task_id, title, expires_at`, chatID, userID).
-		Scan(&d.UserID, &d.TaskID, &d.Title, &expires)
+	err := db.db.QueryRowContext(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND user_id = $2 RETURNING user_id, task_id, title, expires_at, message_id`, chatID, userID).
+		Scan(&d.UserID, &d.TaskID, &d.Title, &expires, &d.MessageID)
 	if noRows(err) {
 		return d, false, nil
 	}
@@ -94,4 +94,13 @@ func (db *DB) TakeDeletion(ctx context.Context, chatID, userID int64) (nod.Pendi
 		return d, false, nil // expired: the message is an ordinary one
 	}
 	return d, true, nil
+}
+
+// SetDeletionMessage records which message asks for the chat's pending
+// deletion's title.
+func (db *DB) SetDeletionMessage(ctx context.Context, chatID int64, taskID string, msgID int) error {
+	if _, err := db.db.ExecContext(ctx, `UPDATE pending_deletions SET message_id = $1 WHERE chat_id = $2 AND task_id = $3`, msgID, chatID, taskID); err != nil {
+		return fmt.Errorf("remember deletion prompt: %w", err)
+	}
+	return nil
 }

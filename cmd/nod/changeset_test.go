@@ -604,6 +604,9 @@ func TestTypedConfirmationNearMissAndCarryOn(t *testing.T) {
 	if r := h.llm.RequestsFor(agentM)[2]; r.LastUser() != "actually keep it, but make it P2" {
 		t.Errorf("the agent was asked %q", r.LastUser())
 	}
+	if prompt := h.tg.BotMessages(chat)[1]; !strings.Contains(prompt.Text, "Cancelled: it was not deleted") {
+		t.Errorf("the prompt still reads as waiting: %q", prompt.Text)
+	}
 	// The prompt is gone: the title typed now deletes nothing.
 	h.script(openaitest.Text("Hm?"))
 	h.tg.SendText(chat, user, "Fix login bug")
