@@ -157,3 +157,32 @@ func TestAppliedChangeSupersedes(t *testing.T) {
 		return !hasButton(m, "✓ 1") && hasButton(m, "✓ 2") && strings.Contains(m.Text, "Superseded")
 	})
 }
+
+// DESIGN §3, end to end: the classifier sees the task's title and every
+// field a call sets (labels and a description the model made up ride
+// along visibly), and a one-letter quote proves nothing.
+func TestClassifierSeesWhatACallSets(t *testing.T) {
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:t", "explicit:t")
+	h.script(openaitest.Calls(
+		call("c", "create_task", map[string]any{"title": "Renew passport", "labels": []string{"admin"}, "description": "Book an appointment first"}),
+		call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+	), openaitest.Text("Two ideas."))
+	h.start()
+	h.tg.SendText(chat, user, "renew my passport and tidy the login bug")
+	h.changeSetMessage(chat, 2)
+	clf := h.llm.RequestsFor(clfM)
+	list := clf[0].Messages[len(clf[0].Messages)-1].Content
+	for _, want := range []string{
+		`0. create_task: create a task titled "Renew passport", labels [admin], description "Book an appointment first"`,
+		`1. set_task_priority: set the priority of task "Fix login bug" to P1`,
+	} {
+		if !strings.Contains(list, want) {
+			t.Errorf("action list lacks %q:\n%s", want, list)
+		}
+	}
+	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 1 || h.task("T1").Priority != nod.P3 {
+		t.Errorf("a one-letter quote applied something")
+	}
+}
