@@ -174,6 +174,8 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 		msgID = set.MessageID
 	}
 	if msgID == 0 {
+		// Not shown yet: the message, once sent, shows the set as it is.
+		b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
 		return
 	}
 	if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
