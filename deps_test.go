@@ -2,6 +2,7 @@ package nod_test
 
 import (
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -45,6 +46,56 @@ func TestDependencyBoundaries(t *testing.T) {
 				if !ok {
 					t.Errorf("%s imports %s; only %v may", pkg, imp, allowed)
 				}
+			}
+		}
+	}
+}
+
+// TestLayers keeps DESIGN §1's picture true over full dependency sets (a
+// package's imports and theirs): each package may depend on the nod
+// packages listed and no other, so that a new edge fails here until
+// someone decides it belongs. fixtures and cmd/nodbench are scaffolding.
+func TestLayers(t *testing.T) {
+	allowed := map[string][]string{
+		"":           {},
+		"formatting": {""},
+		"storage":    {""},
+		"confidence": {""},
+		"agent":      {"", "confidence"},
+		// bot sees agent's Request, Result and Decision: issue 16 moves the
+		// types that cross bot and agent to the root package.
+		"bot":     {"", "agent", "confidence", "formatting"},
+		"cmd/nod": {"", "agent", "bot", "confidence", "formatting", "storage"},
+	}
+	const module = "github.com/nodbot/nod"
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, path := range strings.Fields(string(out)) {
+		if path != module && !strings.HasPrefix(path, module+"/") {
+			continue
+		}
+		pkg := strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
+		if strings.HasPrefix(pkg, "fixtures") || pkg == "cmd/nodbench" || strings.HasPrefix(pkg, "storage/storagetest") {
+			continue
+		}
+		ok, listed := allowed[pkg]
+		if !listed {
+			t.Errorf("package %q has no entry in the layer table; add one", pkg)
+			continue
+		}
+		deps, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, path).Output()
+		if err != nil {
+			t.Fatalf("go list %s: %v", path, err)
+		}
+		for _, d := range strings.Fields(string(deps)) {
+			if d == path || (d != module && !strings.HasPrefix(d, module+"/")) {
+				continue
+			}
+			dep := strings.TrimPrefix(strings.TrimPrefix(d, module), "/")
+			if !slices.Contains(ok, dep) {
+				t.Errorf("%q depends on %q, which its layer may not (deps_test.go's table)", pkg, dep)
 			}
 		}
 	}
