@@ -307,12 +307,19 @@ func prevID(items []ChecklistItem, i int) string {
 }
 
 func stampItem(it ChecklistItem) *ChecklistItem {
+	it = it.Stamped()
+	return &it
+}
+
+// Stamped is the item as it is stored: provenance normalised, its time
+// cut to TimePrecision.
+func (it ChecklistItem) Stamped() ChecklistItem {
 	it.CheckedBy = it.CheckedBy.Normalize()
 	if it.CheckedAt != nil {
 		at := Stamp(*it.CheckedAt)
 		it.CheckedAt = &at
 	}
-	return &it
+	return it
 }
 
 // String names the change's parts, for logs and errors.

@@ -200,15 +200,6 @@ func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID in
 	return nil
 }
 
-// staleError aborts a confirmation whose "before" no longer matches; done
-// says the task already is as the change would make it.
-type staleError struct {
-	note nod.Note
-	done bool
-}
-
-func (e staleError) Error() string { return "stale: " + e.note.Key }
-
 // staleNote says what the field is now, for the person.
 func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note {
 	if value == target {

@@ -343,3 +343,63 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		}
 	})
 }
+
+// Undo raced from two replicas: of 16 concurrent taps on one Undo exactly
+// one undoes, the rest are told it was already done; one audit row, one
+// redo entry. A confirmation of another field of the same task, raced with
+// them, is kept.
+func TestConcurrentUndoOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+			openaitest.Call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 30}))
+		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		undoID := d.Applied[1].Undo.ID
+		replicas := []*agent.Confirmations{e.confirm, agent.NewConfirmations(storagetest.OpenDSN(t, e.dsn, e.clock.Now), e.clock.Now, slog.New(slog.DiscardHandler), nil)}
+		var (
+			wg       sync.WaitGroup
+			mu       sync.Mutex
+			undone   int
+			confirms int
+		)
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, err := replicas[i%2].Undo(t.Context(), chat, user, undoID, false)
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case err == nil:
+					undone++
+				case !errors.Is(err, nod.ErrDecided):
+					t.Errorf("undo: %v", err)
+				}
+			}()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if d, err := replicas[1].Confirm(t.Context(), chat, user, res.Set.ID, 2); err == nil && len(d.Applied) == 1 {
+				mu.Lock()
+				confirms++
+				mu.Unlock()
+			}
+		}()
+		wg.Wait()
+		task := e.task(t, "T1")
+		rows := 0
+		for _, a := range e.audit(t) {
+			if a.Outcome == nod.OutcomeUndone {
+				rows++
+			}
+		}
+		t.Logf("16 undo taps over 2 replicas and 1 confirmation: %d undone, %d confirmed, %d undone audit rows", undone, confirms, rows)
+		if undone != 1 || rows != 1 || confirms != 1 || task.Priority != nod.P3 || *task.EstimateMinutes != 30 {
+			t.Errorf("undone %d, audit rows %d, confirmed %d; T1 %s / %d", undone, rows, confirms, task.Priority, *task.EstimateMinutes)
+		}
+	})
+}

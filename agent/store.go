@@ -81,9 +81,6 @@ type DecisionStore interface {
 	AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error)
 	// TripBreaker makes the chat ask for everything until until.
 	TripBreaker(ctx context.Context, chatID int64, until time.Time) error
-	// NoteItem notes why a pending item waits; nod.ErrDecided if it is no
-	// longer pending.
-	NoteItem(ctx context.Context, chatID int64, setID string, n int, note string) (nod.ChangeSet, error)
 	// ReopenItem makes a failed item pending again.
 	ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error)
 	// Task returns a task outside the trash.

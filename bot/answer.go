@@ -92,10 +92,6 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		}
 		return false
 	}
-	if set.Expired(b.now()) {
-		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(in.loc.Notice("n_expired", nil))})
-		return true
-	}
 	var yes, no []int
 	switch {
 	case ans.all && ans.confirm:
@@ -122,52 +118,25 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 	return true
 }
 
-// decideInWords confirms items yes (in one transaction, in order) and
-// rejects items no, then refreshes the set's message and says what
-// happened.
+// decideInWords decides items as the person's taps would (Answer: yes
+// confirmed in one transaction, in order; no rejected), then refreshes the
+// set's message and says what happened.
 func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet, yes, no []int) {
-	var (
-		d        agent.Decision
-		err      error
-		rejected int
-	)
-	d.Set = set
-	if yes = pendingOf(set, yes); len(yes) > 0 {
-		d, err = b.decide.ConfirmSome(ctx, in.chat, in.user, set.ID, yes)
+	d, rejected, err := b.decide.Answer(ctx, in.chat, in.user, set.ID, yes, no, "")
+	if d.Set.ID != "" {
+		b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
 	}
-	for _, n := range pendingOf(set, no) {
-		if err != nil {
-			break
-		}
-		var one agent.Decision
-		if one, err = b.decide.Reject(ctx, in.chat, in.user, set.ID, n); err == nil {
-			rejected++
-		}
-		if one.Set.ID != "" {
-			d.Set = one.Set
-		}
-		if errors.Is(err, nod.ErrDecided) {
-			err = nil
-		}
-	}
-	b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
-	if err != nil && !errors.Is(err, nod.ErrDecided) {
+	if err != nil {
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.Text("answered", map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}))
+	b.reply(ctx, in.chat, in.loc.Text("answered", answered(d, rejected)))
 	b.offerRule(ctx, in.loc, d.Offer)
 }
 
-// pendingOf keeps the numbers of ns that are pending in set, in order.
-func pendingOf(set nod.ChangeSet, ns []int) []int {
-	var out []int
-	for _, n := range ns {
-		if it, ok := set.Item(n); ok && it.Status == nod.ItemPending && !slices.Contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
+// answered is what the "answered" message counts.
+func answered(d agent.Decision, rejected int) map[string]int {
+	return map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}
 }
 
 // reason stores a reply to a change set as the reason of its latest
@@ -297,7 +266,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 		b.refresh(ctx, p.loc, d.Set, d.Failed, 0, d.Applied)
 		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
 	})
-	return formatting.PlainText(p.loc.Render("answered", map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}))
+	return formatting.PlainText(p.loc.Render("answered", answered(d, rejected)))
 }
 
 // closePrompt edits the message that asked for the task's title, so that

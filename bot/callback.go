@@ -54,7 +54,7 @@ func EncodeAction(a nod.Action) (string, error) {
 // DecodeAction parses callback data. It accepts exactly what EncodeAction
 // produces and nothing else.
 func DecodeAction(s string) (nod.Action, error) {
-	bad := fmt.Errorf("callback data %q: %w", truncateForLog(s), nod.ErrInvalid)
+	bad := fmt.Errorf("callback data %q: %w", excerpt(s, 70), nod.ErrInvalid)
 	if len(s) < 4 || len(s) > maxCallbackData || s[0] != codecVersion || s[2] != '.' {
 		return nod.Action{}, bad
 	}
@@ -88,11 +88,4 @@ func validID(id string) bool {
 		}
 	}
 	return true
-}
-
-func truncateForLog(s string) string {
-	if len(s) > 70 {
-		return s[:70] + "…"
-	}
-	return s
 }

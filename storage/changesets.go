@@ -357,13 +357,8 @@ func stampTask(t nod.Task) nod.Task {
 		d := nod.Stamp(*t.DeletedAt)
 		t.DeletedAt = &d
 	}
-	for i := range t.Checklist {
-		it := &t.Checklist[i]
-		it.CheckedBy = it.CheckedBy.Normalize()
-		if it.CheckedAt != nil {
-			at := nod.Stamp(*it.CheckedAt)
-			it.CheckedAt = &at
-		}
+	for i, it := range t.Checklist {
+		t.Checklist[i] = it.Stamped()
 	}
 	return t
 }
@@ -560,20 +555,6 @@ func (db *DB) ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, e
 		out = append(out, set)
 	}
 	return out, nil
-}
-
-// NoteItem sets the note of a pending item (why it waits for a second
-// look); nod.ErrDecided if it is no longer pending.
-func (db *DB) NoteItem(ctx context.Context, chatID int64, setID string, n int, note string) (nod.ChangeSet, error) {
-	res, err := db.db.ExecContext(ctx, `UPDATE change_items SET note = $1 WHERE set_id = $2 AND n = $3 AND status = 'pending'
-		AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $4)`, note, setID, n, chatID)
-	if err != nil {
-		return nod.ChangeSet{}, fmt.Errorf("note item: %w", err)
-	}
-	if k, _ := res.RowsAffected(); k != 1 {
-		return nod.ChangeSet{}, fmt.Errorf("item %d of %s: %w", n, setID, nod.ErrDecided)
-	}
-	return db.ChangeSet(ctx, chatID, setID)
 }
 
 // ReopenItem makes a failed item pending again, for a retry; its set is

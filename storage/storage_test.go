@@ -558,3 +558,43 @@ func TestOwedTakenOnce(t *testing.T) {
 		})
 	}
 }
+
+// A reading's button, tapped at once on two replicas, is used once; the
+// person who did not say it is refused.
+func TestTakeReadingOnce(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			dsn := storagetest.DSN(t, d)
+			a, b := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
+			seedT1(t, a)
+			cs := proposeCS(t, a)
+			r := nod.Reading{ID: "r1", ChatID: chat, UserID: 42, SetID: cs.ID, Confirm: []int{1}, Reject: []int{2}}
+			if err := a.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Readings: []nod.Reading{r}}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := a.TakeReading(t.Context(), chat, "r1", 43); !errors.Is(err, nod.ErrForbidden) {
+				t.Errorf("another user's take: %v, want ErrForbidden", err)
+			}
+			var wg sync.WaitGroup
+			wins := make([]bool, 8)
+			for i := range wins {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					got, err := []*storage.DB{a, b}[i%2].TakeReading(context.Background(), chat, "r1", 42)
+					switch {
+					case err == nil:
+						wins[i] = slices.Equal(got.Confirm, []int{1}) && slices.Equal(got.Reject, []int{2})
+					case !errors.Is(err, nod.ErrDecided):
+						t.Errorf("take: %v", err)
+					}
+				}()
+			}
+			wg.Wait()
+			if n := len(slices.DeleteFunc(wins, func(w bool) bool { return !w })); n != 1 {
+				t.Errorf("%d of 8 concurrent takes won, want 1", n)
+			}
+		})
+	}
+}
