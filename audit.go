@@ -2,6 +2,7 @@ package nod
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -41,6 +42,34 @@ type AuditEntry struct {
 	Reason        string
 	Duration      time.Duration
 	At            time.Time
+}
+
+// Arg is the recorded call's argument name as text, for showing the row:
+// a string as it is, any other value but null as its JSON; "" for null,
+// when absent, or when Args is not an object.
+func (a AuditEntry) Arg(name string) string {
+	raw := a.arg(name)
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return strings.Trim(string(raw), `"`)
+}
+
+// ArgList is the recorded call's argument name as a list of strings (such
+// as labels); nil when it is not one.
+func (a AuditEntry) ArgList(name string) []string {
+	var ls []string
+	if json.Unmarshal(a.arg(name), &ls) != nil {
+		return nil
+	}
+	return ls
+}
+
+func (a AuditEntry) arg(name string) json.RawMessage {
+	var args map[string]json.RawMessage
+	json.Unmarshal(a.Args, &args)
+	return args[name]
 }
 
 // UndoEntry records one applied change so that it can be reverted: the

@@ -18,10 +18,10 @@ func Stamp(t time.Time) time.Time { return t.UTC().Truncate(TimePrecision) }
 
 // FieldTrash is the pseudo-field that says whether a task is in the trash:
 // TrashedValue when it is, "" when it is not.
-const (
-	FieldTrash   Field = "trash"
-	TrashedValue       = "trashed"
-)
+const FieldTrash Field = "trash"
+
+// TrashedValue is FieldTrash's value for a task in the trash.
+const TrashedValue = "trashed"
 
 // Change is what one applied edit did to one task: exactly the fields it
 // set and the checklist items it added, edited or removed, each with the
@@ -223,6 +223,16 @@ func (t Task) Value(f Field) string {
 	return ""
 }
 
+// ParseLabels reads labels in the canonical form Value gives them; nil
+// for a value that is not that form.
+func ParseLabels(v string) []string {
+	var ls []string
+	if json.Unmarshal([]byte(v), &ls) != nil {
+		return nil
+	}
+	return ls
+}
+
 // SetValue sets field f of t from its canonical form; now stamps a move
 // to the trash. A value that does not parse leaves the field unset, which
 // Validate then reports.
@@ -244,9 +254,7 @@ func (t *Task) SetValue(f Field, v string, now time.Time) {
 	case FieldDue:
 		t.DueDate = v
 	case FieldLabels:
-		var ls []string
-		json.Unmarshal([]byte(v), &ls)
-		t.Labels = NormalizeLabels(ls)
+		t.Labels = NormalizeLabels(ParseLabels(v))
 	case FieldTrash:
 		t.DeletedAt = nil
 		if v == TrashedValue {

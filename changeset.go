@@ -69,20 +69,34 @@ type ChangeSet struct {
 // ChangeItem is one proposed change: one tool call, or one element of an
 // exploded batch call.
 type ChangeItem struct {
-	ID      string
-	N       int    // 1-based number shown on its buttons; never changes
-	Tool    string // contract name, or add_checklist_item / update_checklist_item
-	TaskID  string // empty for create_task
+	ID     string
+	N      int    // 1-based number shown on its buttons; never changes
+	Tool   string // contract name, or add_checklist_item / update_checklist_item
+	TaskID string // empty for create_task
+	// Args are the call's arguments as the agent rebuilds the change from
+	// them and the audit records them; no other package reads into them.
 	Args    json.RawMessage
 	Summary string // what the person reads
 	Field   Field
 	// Before and After are the touched field's value when proposed and as
-	// proposed, in the raw form the agent compares for staleness.
+	// proposed, in the raw form the agent compares for staleness: a scalar
+	// field's canonical value (Task.Value), an added checklist item's title.
+	// For an edited or removed checklist item they are the agent's own
+	// encoding; read ItemBefore and ItemAfter instead.
 	Before string
 	After  string
-	Status ItemStatus
-	Note   string // why an item is stale or failed
-	UndoID string // the undo entry of a confirmed item
+	// ItemBefore and ItemAfter are the checklist item an update or removal
+	// touches, when proposed and as proposed (nil for a removal); the
+	// proposed item keeps its old provenance until it is applied.
+	ItemBefore, ItemAfter *ChecklistItem
+	// Reason is why the agent changes or removes a checklist item: what
+	// it must give to override the person's tick (seed 003).
+	Reason string
+	// NewTask is the task a create_task would create (without an id).
+	NewTask *Task
+	Status  ItemStatus
+	Note    string // why an item is stale or failed
+	UndoID  string // the undo entry of a confirmed item
 }
 
 // Expired reports whether the set's items can no longer be decided at
@@ -124,6 +138,11 @@ func (cs *ChangeSet) DeriveStatus() SetStatus {
 		return SetPartiallyResolved
 	}
 }
+
+// DecidableBy reports whether user may decide the set's items: in a group
+// only the person whose request produced it, or, for a proactive review's
+// set (UserID 0), anyone allowed in the chat.
+func (cs *ChangeSet) DecidableBy(user int64) bool { return cs.UserID == 0 || cs.UserID == user }
 
 // Pending returns the numbers of the items still to decide, in order.
 func (cs *ChangeSet) Pending() []int {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update, for go test ./... -update
 )
 
 // TestDependencyBoundaries keeps one package per dependency: only the
@@ -18,7 +20,7 @@ func TestDependencyBoundaries(t *testing.T) {
 		"modernc.org/sqlite":             {"storage"},
 		"github.com/jackc/pgx/v5":        {"storage"},
 		"github.com/pressly/goose/v3":    {"storage"},
-		"go.uber.org/fx":                 {"cmd/nod"},
+		"go.uber.org/fx":                 {"cmd/nod", "cmd/internal/app"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
 	if err != nil {
@@ -28,8 +30,8 @@ func TestDependencyBoundaries(t *testing.T) {
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
-		if strings.HasPrefix(pkg, "fixtures") || pkg == "cmd/nodbench" {
-			continue // test and bench scaffolding may import what they fake or measure
+		if strings.HasPrefix(pkg, "fixtures") || pkg == "cmd/nodbench" || pkg == "cmd/nodplay" {
+			continue // test, bench and playground scaffolding may import what they fake or measure
 		}
 		for _, imp := range fields[1:] {
 			if pkg == "" && strings.Contains(strings.Split(imp, "/")[0], ".") {
@@ -54,7 +56,8 @@ func TestDependencyBoundaries(t *testing.T) {
 // TestLayers keeps DESIGN §1's picture true over full dependency sets (a
 // package's imports and theirs): each package may depend on the nod
 // packages listed and no other, so that a new edge fails here until
-// someone decides it belongs. fixtures and cmd/nodbench are scaffolding.
+// someone decides it belongs. fixtures, cmd/nodbench and cmd/nodplay are
+// scaffolding.
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
 		"":           {},
@@ -64,8 +67,9 @@ func TestLayers(t *testing.T) {
 		"agent":      {"", "confidence"},
 		// bot sees agent's Request, Result and Decision: issue 16 moves the
 		// types that cross bot and agent to the root package.
-		"bot":     {"", "agent", "confidence", "formatting"},
-		"cmd/nod": {"", "agent", "bot", "confidence", "formatting", "storage"},
+		"bot":              {"", "agent", "confidence", "formatting"},
+		"cmd/internal/app": {"", "agent", "bot", "confidence", "formatting", "storage"},
+		"cmd/nod":          {"", "agent", "bot", "confidence", "formatting", "storage", "cmd/internal/app"},
 	}
 	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()
@@ -77,7 +81,7 @@ func TestLayers(t *testing.T) {
 			continue
 		}
 		pkg := strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
-		if strings.HasPrefix(pkg, "fixtures") || pkg == "cmd/nodbench" || strings.HasPrefix(pkg, "storage/storagetest") {
+		if strings.HasPrefix(pkg, "fixtures") || pkg == "cmd/nodbench" || pkg == "cmd/nodplay" || strings.HasPrefix(pkg, "storage/storagetest") {
 			continue
 		}
 		ok, listed := allowed[pkg]
@@ -97,6 +101,25 @@ func TestLayers(t *testing.T) {
 			if !slices.Contains(ok, dep) {
 				t.Errorf("%q depends on %q, which its layer may not (deps_test.go's table)", pkg, dep)
 			}
+		}
+	}
+}
+
+// TestUpdateFlag keeps `go test ./... -update` working: every package with
+// tests imports fixtures/golden, which defines the flag, so that no
+// package fails on a flag it does not know.
+func TestUpdateFlag(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{len .TestGoFiles}}{{len .XTestGoFiles}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if fields[1] == "00" {
+			continue // no tests
+		}
+		if !slices.Contains(fields[2:], "github.com/nodbot/nod/fixtures/golden") {
+			t.Errorf("%s has tests but does not import fixtures/golden: go test ./... -update fails there", fields[0])
 		}
 	}
 }

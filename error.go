@@ -6,6 +6,10 @@ import "errors"
 // (fmt.Errorf("confirm item %s: %w", id, nod.ErrDecided)); the bot maps them
 // to user notices in one place.
 var (
+	// ErrModel marks a turn that failed because the model endpoint did not give
+	// a usable answer (HTTP errors, timeouts, no choices). Nothing of the turn
+	// but the person's message is stored.
+	ErrModel = errors.New("model unavailable")
 	// ErrNotFound: the record does not exist, is in the trash, or belongs to
 	// another chat (which must be indistinguishable from not existing).
 	ErrNotFound = errors.New("not found")

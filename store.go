@@ -2,6 +2,7 @@ package nod
 
 import (
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -9,6 +10,15 @@ import (
 type TaskFilter struct {
 	Query  string // case-insensitive substring of title or description
 	Status Status // empty: any
+}
+
+// Match reports whether t passes the filter.
+func (f TaskFilter) Match(t Task) bool {
+	if f.Status != "" && t.Status != f.Status {
+		return false
+	}
+	q := strings.ToLower(strings.TrimSpace(f.Query))
+	return q == "" || strings.Contains(strings.ToLower(t.Title), q) || strings.Contains(strings.ToLower(t.Description), q)
 }
 
 // Mutate computes a task's new state inside the transaction that stores
@@ -69,6 +79,9 @@ type Confirmation struct {
 	// Stopped is the item that was refused (its status and note say why),
 	// after which no further item was tried; 0 if none was.
 	Stopped int
+	// Items are the items the run was to decide, in order: those named,
+	// or those pending when it began.
+	Items []int
 }
 
 // TurnRecord is what one agent turn leaves behind, written at once so that

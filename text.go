@@ -14,3 +14,7 @@ func CleanText(s string) string {
 	}
 	return strings.ReplaceAll(strings.ToValidUTF8(s, "\uFFFD"), "\x00", "")
 }
+
+// FoldText folds case and runs of white space, for comparing texts as a
+// person reads them: "Buy  Milk" and "buy milk" say the same.
+func FoldText(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }

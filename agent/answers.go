@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,14 +14,12 @@ import (
 )
 
 // Answerer decides items of a change set as a person's taps would:
-// confirms yes in order (one transaction), rejects no with reason.
+// confirms yes in order (one transaction), rejects no with reason (one
+// transaction each), passing over items decided before. Errors wrap
+// nod.ErrNotFound, nod.ErrForbidden or nod.ErrExpired.
 type Answerer interface {
-	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (Decision, int, error)
+	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (nod.Decided, int, error)
 }
-
-// DecideWith lets the agent pass on decisions the person stated in words
-// (answer_proposals); without it the tool answers that it is unavailable.
-func (a *Agent) DecideWith(d Answerer) { a.answers = d }
 
 // answerCall is an answer_proposals call, validated against its set.
 type answerCall struct {
@@ -82,7 +81,7 @@ func (t *turn) answerSet(ctx context.Context, id string) (nod.ChangeSet, error) 
 		id = t.req.ReplySet
 	}
 	if id == "" {
-		sets, err := t.a.store.OpenChangeSets(ctx, t.req.ChatID)
+		sets, err := t.a.sets.OpenChangeSets(ctx, t.req.ChatID)
 		if err != nil {
 			return nod.ChangeSet{}, err
 		}
@@ -96,7 +95,7 @@ func (t *turn) answerSet(ctx context.Context, id string) (nod.ChangeSet, error) 
 			return nod.ChangeSet{}, errors.New("no proposal is waiting for the user")
 		}
 	}
-	set, err := t.a.store.ChangeSet(ctx, t.req.ChatID, id)
+	set, err := t.a.sets.ChangeSet(ctx, t.req.ChatID, id)
 	switch {
 	case errors.Is(err, nod.ErrNotFound):
 		return set, fmt.Errorf("there is no proposal %q; use the ids from your context", id)
@@ -162,6 +161,16 @@ func (c *answerCall) reading() string {
 	return strings.Join(parts, "; ")
 }
 
+// itemNumbers names item numbers as a sentence does: "item 4", "items 1
+// and 2", "items 1, 2 and 5".
+func itemNumbers(ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("item %d", ns[0])
+	}
+	ss := strings.Split(joinInts(ns), ", ")
+	return "items " + strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
+}
+
 func joinInts(ns []int) string {
 	ss := make([]string, len(ns))
 	for i, n := range ns {
@@ -187,7 +196,20 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 		}
 		t.audit = append(t.audit, nod.AuditEntry{UserID: t.req.UserID, Tool: p.tool.Name, Args: p.args.JSON(), Outcome: nod.OutcomeExecuted,
 			Verdict: verdictName(v), Reason: v.Quote, At: t.a.now()})
-		out := fmt.Sprintf("Decided as the user said: %d of the confirmed items applied, %d item(s) rejected.", len(d.Applied), rejected)
+		applied := slices.Sorted(maps.Keys(d.Applied))
+		done := []string{}
+		if len(applied) > 0 {
+			done = append(done, itemNumbers(applied)+" applied")
+		}
+		if rejected > 0 && rejected == len(c.reject) {
+			done = append(done, itemNumbers(c.reject)+" rejected")
+		} else if rejected > 0 {
+			done = append(done, fmt.Sprintf("%d of items %s rejected (the others were decided before)", rejected, joinInts(c.reject)))
+		}
+		if len(done) == 0 {
+			done = append(done, "nothing changed: those items were decided before")
+		}
+		out := "Decided as the user said: " + strings.Join(done, "; ") + "."
 		if n := d.Stale + d.Failed; n != 0 {
 			out += fmt.Sprintf(" Item %d was not applied: its task changed; the proposal's message shows why.", n)
 		}

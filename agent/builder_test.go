@@ -22,6 +22,7 @@ func summaries(s *nod.ChangeSet) []string {
 
 // B1, B2, B3: items in call order; batches explode with their own summaries.
 func TestBatchExplosion(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, results := e.turn(t,
@@ -66,6 +67,7 @@ func TestBatchExplosion(t *testing.T) {
 
 // B4, B5, B6: invented item ids, redundant and malformed elements.
 func TestBatchFilters(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, results := e.turn(t,
@@ -101,6 +103,7 @@ func TestBatchFilters(t *testing.T) {
 
 // B12: the set holds ten items; the rest is named, not queued.
 func TestSetCap(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		var items []string

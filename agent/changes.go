@@ -623,4 +623,38 @@ func shortID(id string) string {
 }
 
 // sameText compares texts ignoring case and runs of white space.
-func sameText(a, b string) bool { return normalize(a) == normalize(b) }
+func sameText(a, b string) bool { return nod.FoldText(a) == nod.FoldText(b) }
+
+// typed fills in what other packages read of item it as values rather
+// than from its arguments: the checklist item an update or removal touches
+// in t (the task as it is now), before and as proposed, with the reason
+// given; the task a create_task would create.
+func typed(c change, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
+	switch c := c.(type) {
+	case createTask:
+		nt := c.t.Clone()
+		it.NewTask = &nt
+	case updateItem:
+		it.Reason = c.reason
+		if t == nil {
+			return it
+		}
+		cur, err := c.item(t)
+		if err != nil {
+			return it
+		}
+		before := cur.Stamped()
+		it.ItemBefore = &before
+		if !c.remove {
+			after := before
+			if c.title != nil {
+				after.Title = *c.title
+			}
+			if c.checked != nil {
+				after.Checked = *c.checked
+			}
+			it.ItemAfter = &after
+		}
+	}
+	return it
+}

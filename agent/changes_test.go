@@ -9,6 +9,7 @@ import (
 // F4: checklist lines, and the fallback to a shortened id when the item
 // cannot be looked up.
 func TestChecklistSummaries(t *testing.T) {
+	t.Parallel()
 	task := &nod.Task{Checklist: []nod.ChecklistItem{{ID: "c1", Title: "Write tests"}, {ID: "c2", Title: "Update docs", Checked: true}}}
 	yes, no := true, false
 	rename := "Update API docs"

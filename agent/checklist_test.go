@@ -11,6 +11,7 @@ import (
 // ticked needs a reason from the agent on its own (like unticking it);
 // confirmed, the item is gone, and Undo puts it back in its place.
 func TestRemoveChecklistItems(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, results := e.review(t, call("r", "remove_checklist_items", `{"task_id":"T1","items":[{"id":"c1"},{"id":"c3"},{"id":"c-999"}]}`))
@@ -50,6 +51,7 @@ func TestRemoveChecklistItems(t *testing.T) {
 // get_task shows "checked"; update_checklist_items takes it as well as
 // "isChecked", so a model that echoes what it read is understood.
 func TestCheckedAlias(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, results := e.turn(t, call("u", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","checked":false}]}`))
@@ -66,6 +68,7 @@ func TestCheckedAlias(t *testing.T) {
 // covers every field a call sets; a checklist item is named by its title
 // only when the person said it.
 func TestClassifierSeesTitlesAndEveryField(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		e.turnSaying(t, "add a task to buy milk and tick write tests",

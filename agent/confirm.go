@@ -16,7 +16,11 @@ import (
 // person's behalf. Every method authorizes the user against the record it
 // names before anything is written.
 type Confirmations struct {
-	store     DecisionStore
+	sets      Decisions
+	tasks     Tasks
+	editor    Editor
+	undos     Undos
+	rules     Rules
 	now       func() time.Time
 	log       *slog.Logger
 	decisions *prometheus.CounterVec
@@ -24,37 +28,23 @@ type Confirmations struct {
 
 // NewConfirmations returns the confirmation service. Its decisions are
 // counted on reg, when set.
-func NewConfirmations(store DecisionStore, now func() time.Time, log *slog.Logger, reg prometheus.Registerer) *Confirmations {
-	d := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_decisions_total", Help: "Applied decisions by verdict: confirmed, rejected, stale, failed, undone."}, []string{"verdict"})
+func NewConfirmations(d ConfirmDeps, now func() time.Time, log *slog.Logger, reg prometheus.Registerer) *Confirmations {
+	dc := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_decisions_total", Help: "Applied decisions by verdict: confirmed, rejected, stale, failed, undone."}, []string{"verdict"})
 	if reg != nil {
-		reg.MustRegister(d)
+		reg.MustRegister(dc)
 	}
-	return &Confirmations{store: store, now: now, log: log, decisions: d}
-}
-
-// Decision is the outcome of deciding items: the set as it is now, and
-// what was applied.
-type Decision struct {
-	Set     nod.ChangeSet
-	Applied map[int]nod.Applied // by item number
-	// Failed is the number of the item confirm-all stopped at, or 0.
-	Failed int
-	// Stale is the number of an item that was not applied because its task
-	// changed since; it waits for Apply anyway or Skip.
-	Stale int
-	// Offer is a learned rule these confirmations earned, to offer.
-	Offer *nod.Rule
+	return &Confirmations{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, rules: d.Rules, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
 // only the person whose request produced it, or, for a proactive review's
 // set (UserID 0), any allowed user of the chat.
 func (c *Confirmations) authorize(ctx context.Context, chatID, userID int64, setID string) (nod.ChangeSet, error) {
-	set, err := c.store.ChangeSet(ctx, chatID, setID)
+	set, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return set, err
 	}
-	if set.UserID != 0 && set.UserID != userID {
+	if !set.DecidableBy(userID) {
 		return set, fmt.Errorf("change set %s belongs to user %d: %w", setID, set.UserID, nod.ErrForbidden)
 	}
 	if set.Expired(c.now()) {
@@ -68,49 +58,45 @@ func (c *Confirmations) authorize(ctx context.Context, chatID, userID int64, set
 // the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
 // nod.ErrExpired or nod.ErrDecided; any other error means nothing was
 // written and the item is still pending.
-func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
-	set, err := c.authorize(ctx, chatID, userID, setID)
-	if err != nil {
-		return Decision{Set: set}, err
-	}
-	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	err = c.confirm(ctx, &d, chatID, userID, []int{n}, false)
+func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+	// The store authorizes inside the transaction that decides: the set
+	// is read once.
+	d := nod.Decided{Applied: map[int]nod.Applied{}}
+	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, false)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
 
 // ApplyAnyway confirms item n although its task changed since it was
 // proposed. Errors as Confirm.
-func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
-	set, err := c.authorize(ctx, chatID, userID, setID)
-	if err != nil {
-		return Decision{Set: set}, err
-	}
-	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	err = c.confirm(ctx, &d, chatID, userID, []int{n}, true)
+func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+	d := nod.Decided{Applied: map[int]nod.Applied{}}
+	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, true)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
 
-// Skip closes item n as stale, keeping the task as it is now.
-func (c *Confirmations) Skip(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
-	set, err := c.authorize(ctx, chatID, userID, setID)
-	if err != nil {
-		return Decision{Set: set}, err
+// Skip closes item n as stale, keeping the task as it is now. Errors as
+// Reject.
+func (c *Confirmations) Skip(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+	// The store authorizes and checks the item inside its transaction: the
+	// set is read once, on one clock reading.
+	set, err := c.sets.FailItem(ctx, chatID, setID, n, userID, nod.ItemStale, nod.Note{Key: nod.NoteSkipped}.String())
+	if err == nil {
+		c.decisions.WithLabelValues(string(nod.ItemStale)).Inc()
 	}
-	d := Decision{Set: set}
-	return d, c.fail(ctx, &d, chatID, userID, n, nod.ItemStale, nod.Note{Key: nod.NoteSkipped})
+	return nod.Decided{Set: set}, err
 }
 
 // Retry makes the failed item n pending again and confirms the pending
 // items in order, as ConfirmAll.
-func (c *Confirmations) Retry(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
+func (c *Confirmations) Retry(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
-		return Decision{Set: set}, err
+		return nod.Decided{Set: set}, err
 	}
-	if _, err := c.store.ReopenItem(ctx, chatID, setID, n); err != nil {
-		return Decision{Set: set}, err
+	if _, err := c.sets.ReopenItem(ctx, chatID, setID, n); err != nil {
+		return nod.Decided{Set: set}, err
 	}
 	return c.ConfirmAll(ctx, chatID, userID, setID)
 }
@@ -120,7 +106,7 @@ func (c *Confirmations) Retry(ctx context.Context, chatID, userID int64, setID s
 // proposed is not applied unless force is set: it stays pending with a
 // note (d.Stale) and ends the run; one that can no longer apply is closed
 // as stale or failed and ends a run of several (d.Failed).
-func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID int64, ns []int, force bool) error {
+func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID, userID int64, setID string, ns []int, force bool) error {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
 		ch, err := parseChange(it.Tool, it.Args)
@@ -154,7 +140,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 		}
 		return t, nil
 	}
-	res, err := c.store.ConfirmItems(ctx, chatID, d.Set.ID, ns, userID, decide)
+	res, err := c.sets.ConfirmItems(ctx, chatID, setID, ns, userID, decide)
 	d.Set = res.Set
 	for n, a := range res.Applied {
 		d.Applied[n] = a
@@ -165,7 +151,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 		switch {
 		case it.Status == nod.ItemPending:
 			d.Stale = it.N
-		case len(ns) > 1:
+		case len(res.Items) > 1:
 			d.Failed = it.N
 		}
 		if it.Status != nod.ItemPending {
@@ -173,7 +159,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *Decision, chatID, userID
 		}
 	}
 	if err != nil && !errors.Is(err, nod.ErrDecided) && !errors.Is(err, nod.ErrExpired) && !errors.Is(err, nod.ErrNotFound) {
-		c.log.Error("confirm items", "chat", chatID, "set", d.Set.ID, "items", ns, "err", err)
+		c.log.Error("confirm items", "chat", chatID, "set", setID, "items", ns, "err", err)
 	}
 	return err
 }
@@ -188,16 +174,6 @@ func refusal(err error) error {
 		return &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteCannot, Args: []string{userError(err)}}}
 	}
 	return err
-}
-
-func (c *Confirmations) fail(ctx context.Context, d *Decision, chatID, userID int64, n int, st nod.ItemStatus, note nod.Note) error {
-	set, err := c.store.FailItem(ctx, chatID, d.Set.ID, n, userID, st, note.String())
-	if err != nil {
-		return err
-	}
-	c.decisions.WithLabelValues(string(st)).Inc()
-	d.Set = set
-	return nil
 }
 
 // staleNote says what the field is now, for the person.
@@ -226,37 +202,21 @@ func checkState(checked bool) string {
 }
 
 // Reject rejects item n. Errors as Confirm.
-func (c *Confirmations) Reject(ctx context.Context, chatID, userID int64, setID string, n int) (Decision, error) {
-	set, err := c.authorize(ctx, chatID, userID, setID)
-	if err != nil {
-		return Decision{Set: set}, err
-	}
-	if it, ok := set.Item(n); !ok {
-		return Decision{Set: set}, fmt.Errorf("change set %s has no item %d: %w", setID, n, nod.ErrNotFound)
-	} else if it.Status != nod.ItemPending {
-		return Decision{Set: set}, fmt.Errorf("item %d is %s: %w", n, it.Status, nod.ErrDecided)
-	}
-	set, err = c.store.RejectItem(ctx, chatID, setID, n, userID)
+func (c *Confirmations) Reject(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+	// The store authorizes and checks the item inside its transaction.
+	set, err := c.sets.RejectItem(ctx, chatID, setID, n, userID)
 	if err == nil {
 		c.decisions.WithLabelValues("rejected").Inc()
 	}
-	return Decision{Set: set}, err
+	return nod.Decided{Set: set}, err
 }
 
 // ConfirmAll confirms the pending items in order, each seeing the previous
 // one's result, and stops at the first that fails; the rest stay pending.
 // With nothing pending it returns nod.ErrDecided.
-func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (Decision, error) {
-	set, err := c.authorize(ctx, chatID, userID, setID)
-	if err != nil {
-		return Decision{Set: set}, err
-	}
-	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
-	pending := set.Pending()
-	if len(pending) == 0 {
-		return d, fmt.Errorf("nothing left to decide: %w", nod.ErrDecided)
-	}
-	err = c.confirm(ctx, &d, chatID, userID, pending, false)
+func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error) {
+	d := nod.Decided{Applied: map[int]nod.Applied{}}
+	err := c.confirm(ctx, &d, chatID, userID, setID, nil, false) // nil: what is pending in the transaction
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -264,16 +224,16 @@ func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, se
 // ConfirmSome confirms items ns in order, in one transaction, as
 // ConfirmAll does for every pending item: a decision stated in words.
 // Items no longer pending are passed over.
-func (c *Confirmations) ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (Decision, error) {
-	set, err := c.authorize(ctx, chatID, userID, setID)
-	if err != nil {
-		return Decision{Set: set}, err
-	}
-	d := Decision{Set: set, Applied: map[int]nod.Applied{}}
+func (c *Confirmations) ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (nod.Decided, error) {
 	if len(ns) == 0 {
-		return d, fmt.Errorf("nothing named to decide: %w", nod.ErrDecided)
+		set, err := c.authorize(ctx, chatID, userID, setID)
+		if err != nil {
+			return nod.Decided{Set: set}, err
+		}
+		return nod.Decided{Set: set, Applied: map[int]nod.Applied{}}, fmt.Errorf("nothing named to decide: %w", nod.ErrDecided)
 	}
-	err = c.confirm(ctx, &d, chatID, userID, ns, false)
+	d := nod.Decided{Applied: map[int]nod.Applied{}}
+	err := c.confirm(ctx, &d, chatID, userID, setID, ns, false)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -281,8 +241,8 @@ func (c *Confirmations) ConfirmSome(ctx context.Context, chatID, userID int64, s
 // Answer decides items of a set as the person's taps would: it confirms
 // yes in order (one transaction) and rejects no, each rejection with
 // reason. It returns the decision and how many items it rejected.
-func (c *Confirmations) Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (Decision, int, error) {
-	d := Decision{Applied: map[int]nod.Applied{}}
+func (c *Confirmations) Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (nod.Decided, int, error) {
+	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	var err error
 	if len(yes) > 0 {
 		if d, err = c.ConfirmSome(ctx, chatID, userID, setID, yes); err != nil && !errors.Is(err, nod.ErrDecided) {
@@ -299,7 +259,7 @@ func (c *Confirmations) Answer(ctx context.Context, chatID, userID int64, setID 
 		if it, ok := d.Set.Item(n); !ok || it.Status != nod.ItemPending {
 			continue
 		}
-		set, err := c.store.RejectItemBecause(ctx, chatID, setID, n, userID, reason)
+		set, err := c.sets.RejectItemBecause(ctx, chatID, setID, n, userID, reason)
 		if errors.Is(err, nod.ErrDecided) {
 			continue
 		}
@@ -315,18 +275,18 @@ func (c *Confirmations) Answer(ctx context.Context, chatID, userID int64, setID 
 
 // RejectAll rejects every pending item. With nothing pending it returns
 // nod.ErrDecided.
-func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, setID string) (Decision, error) {
+func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
-		return Decision{Set: set}, err
+		return nod.Decided{Set: set}, err
 	}
-	d := Decision{Set: set}
+	d := nod.Decided{Set: set}
 	pending := set.Pending()
 	if len(pending) == 0 {
 		return d, fmt.Errorf("nothing left to decide: %w", nod.ErrDecided)
 	}
 	for _, n := range pending {
-		s, err := c.store.RejectItem(ctx, chatID, setID, n, userID)
+		s, err := c.sets.RejectItem(ctx, chatID, setID, n, userID)
 		if err != nil && !errors.Is(err, nod.ErrDecided) {
 			return d, err
 		}
@@ -336,18 +296,6 @@ func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, set
 		}
 	}
 	return d, nil
-}
-
-// Undone is the outcome of an undo.
-type Undone struct {
-	Redo nod.UndoEntry // undoes the undo
-	// Redone is set when the entry undone was itself an undo: the change
-	// is applied again, and Redo takes it back once more.
-	Redone bool
-	// Breaker is set when this undo tripped the circuit breaker: the chat
-	// now asks for everything, and Previous is the mode to go back to.
-	Breaker  bool
-	Previous nod.Mode
 }
 
 // breakerUndos auto-applied changes undone within breakerWindow make the
@@ -361,22 +309,22 @@ const (
 // Undo reverts an applied change. Errors wrap nod.ErrNotFound,
 // nod.ErrDecided (already undone), nod.ErrExpired or nod.ErrStale (the
 // task changed since; force overrides).
-func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (Undone, error) {
-	u, err := c.store.UndoEntry(ctx, chatID, undoID)
+func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.Undone, error) {
+	u, err := c.undos.UndoEntry(ctx, chatID, undoID)
 	if err != nil {
-		return Undone{}, err
+		return nod.Undone{}, err
 	}
-	redo, err := c.store.Undo(ctx, chatID, undoID, userID, force)
+	redo, err := c.undos.Undo(ctx, chatID, undoID, userID, force)
 	if err != nil {
-		return Undone{}, err
+		return nod.Undone{}, err
 	}
-	out := Undone{Redo: redo, Redone: u.Reverts != ""}
+	out := nod.Undone{Redo: redo, Redone: u.Reverts != ""}
 	c.decisions.WithLabelValues("undone").Inc()
 	if !u.Auto {
 		return out, nil
 	}
 	now := c.now()
-	settings, err := c.store.ChatSettings(ctx, chatID)
+	settings, err := c.undos.ChatSettings(ctx, chatID)
 	if err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
@@ -384,11 +332,11 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 	if settings.Effective(now) == nod.ModeAlways {
 		return out, nil
 	}
-	n, err := c.store.AutoUndosSince(ctx, chatID, now.Add(-breakerWindow))
+	n, err := c.undos.AutoUndosSince(ctx, chatID, now.Add(-breakerWindow))
 	if err != nil || n < breakerUndos {
 		return out, nil
 	}
-	if err := c.store.TripBreaker(ctx, chatID, now.Add(breakerFor)); err != nil {
+	if err := c.undos.TripBreaker(ctx, chatID, now.Add(breakerFor)); err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
 	}
@@ -403,7 +351,7 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 // or nod.ToggleFlip; an item already as wanted is nod.ErrDecided (the card
 // the person tapped was out of date).
 func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID string, want int) (nod.Applied, error) {
-	task, err := c.store.ChecklistOwner(ctx, chatID, itemID)
+	task, err := c.tasks.ChecklistOwner(ctx, chatID, itemID)
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -420,7 +368,7 @@ func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID
 	}
 	ch := updateItem{id: task.ID, itemID: itemID, checked: new(checked)}
 	now := c.now()
-	return c.store.Apply(ctx, nod.Edit{
+	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: chatID, UserID: userID, TaskID: task.ID, Tool: "toggle_checklist_item", Args: ch.args(),
 		Summary: ch.summary(&task),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
@@ -435,7 +383,7 @@ func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID
 // person typed its title. Undoable like any change.
 func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error) {
 	now := c.now()
-	return c.store.Apply(ctx, nod.Edit{
+	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: chatID, UserID: userID, TaskID: d.TaskID, Tool: "delete_task",
 		Args: mustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
@@ -448,7 +396,7 @@ func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.
 
 // Restore brings a task back from the trash with its checklist.
 func (c *Confirmations) Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error) {
-	return c.store.Apply(ctx, nod.Edit{
+	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: chatID, UserID: userID, TaskID: taskID, Tool: "restore_task", Trashed: true,
 		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
@@ -467,7 +415,7 @@ func (c *Confirmations) Restore(ctx context.Context, chatID, userID int64, taskI
 // sense. It returns the new set (nil if nothing still makes sense) and how
 // many items were dropped.
 func (c *Confirmations) Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error) {
-	old, err := c.store.ChangeSet(ctx, chatID, setID)
+	old, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -487,7 +435,7 @@ func (c *Confirmations) Repropose(ctx context.Context, chatID, userID int64, set
 		}
 		items = append(items, item)
 	}
-	fresh, err := c.store.Repropose(ctx, chatID, setID, old.UserID, items)
+	fresh, err := c.sets.Repropose(ctx, chatID, setID, old.UserID, items)
 	return fresh, dropped, err
 }
 
@@ -500,7 +448,7 @@ func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.Cha
 	}
 	var task *nod.Task
 	if it.TaskID != "" {
-		t, err := c.store.Task(ctx, chatID, it.TaskID)
+		t, err := c.tasks.Task(ctx, chatID, it.TaskID)
 		if err != nil {
 			return it, false
 		}
@@ -511,5 +459,5 @@ func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.Cha
 	if err1 != nil || err2 != nil || cur == target {
 		return it, false
 	}
-	return nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.summary(task), Field: it.Field, Before: cur, After: target}, true
+	return typed(ch, task, nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.summary(task), Field: it.Field, Before: cur, After: target}), true
 }

@@ -19,7 +19,7 @@ import (
 var titles = fixtures.ChecklistTitles
 
 // addFive queues five checklist items for T1 and confirms them all.
-func (e *env) addFive(t *testing.T) agent.Decision {
+func (e *env) addFive(t *testing.T) nod.Decided {
 	t.Helper()
 	res, _ := e.turn(t, openaitest.Call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T1",
 		"items": []map[string]string{{"title": "A"}, {"title": "B"}, {"title": "C"}, {"title": "D"}, {"title": "E"}}}))
@@ -36,6 +36,7 @@ func (e *env) addFive(t *testing.T) agent.Decision {
 // A6 and DESIGN §6: after ✓ All of five checklist items, each Undo n
 // removes exactly item n, in any order, and Redo puts it back in its place.
 func TestUndoEachItemOfConfirmAll(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		d := e.addFive(t)
@@ -71,6 +72,7 @@ func TestUndoEachItemOfConfirmAll(t *testing.T) {
 // Undo anyway of one item restores just that item: a later tick of item B
 // makes Undo 2 ask, and Undo anyway removes B and nothing else.
 func TestUndoAnywayTouchesOnlyItsItem(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		d := e.addFive(t)
@@ -98,6 +100,7 @@ func TestUndoAnywayTouchesOnlyItsItem(t *testing.T) {
 // Undoing a tick works at once: the times the undo entry holds compare
 // equal to the stored ones although the clock has nanoseconds.
 func TestUndoTick(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		e.clock.Advance(1234567 * time.Nanosecond)
@@ -122,9 +125,11 @@ func TestUndoTick(t *testing.T) {
 }
 
 // Nothing changes a task in the trash: the Redo of an undone change after
-// the task was deleted is refused, with or without "anyway", and so is a
-// confirmation; the undo of the deletion itself restores it.
+// the task was deleted is refused, with or without "anyway", and its
+// waiting proposals are closed; the undo of the deletion itself restores
+// it.
 func TestTrashIsFinal(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
@@ -146,9 +151,15 @@ func TestTrashIsFinal(t *testing.T) {
 				t.Errorf("Redo (anyway %v) on a trashed task: %v, want ErrTrashed", force, err)
 			}
 		}
-		d, err = e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 2)
-		if it, _ := d.Set.Item(2); err != nil || it.Status != nod.ItemFailed {
-			t.Errorf("✓ 2 on a trashed task: item %+v, %v; want failed", it, err)
+		// The deletion closed the task's waiting proposal: ✓ 2 finds it
+		// decided, and says why.
+		set, _ := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		it, _ := set.Item(2)
+		if note, _ := nod.ParseNote(it.Note); it.Status != nod.ItemStale || note.Key != nod.NoteTaskGone {
+			t.Errorf("after the deletion item 2 is %s (%s), want stale: task gone", it.Status, it.Note)
+		}
+		if _, err = e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 2); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("✓ 2 on a trashed task: %v, want ErrDecided", err)
 		}
 		trash, _ := e.db.Trash(t.Context(), chat)
 		if len(trash) != 1 || trash[0].ID != "T1" || trash[0].Priority != nod.P3 || *trash[0].EstimateMinutes != 120 {
@@ -166,6 +177,7 @@ func TestTrashIsFinal(t *testing.T) {
 // In a group only the person who made a change may undo it, and /undo's
 // latest entry is the sender's own.
 func TestUndoIsTheAuthors(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		const other = int64(43)
@@ -192,6 +204,7 @@ func TestUndoIsTheAuthors(t *testing.T) {
 // A set is expired the moment its time is up: a decision after that is
 // refused although no sweep has marked it.
 func TestDecisionAfterTTLRefused(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
@@ -225,6 +238,7 @@ func TestDecisionAfterTTLRefused(t *testing.T) {
 // ✓ n of another set. Every confirmed change is on the task, each exactly
 // once with its decision, audit row and undo entry.
 func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		const items = 60
 		big := nod.Task{ID: "T5", Title: "Big checklist", Status: nod.StatusOpen, Priority: nod.P2}
@@ -248,7 +262,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 			sets = append(sets, res.Set)
 		}
 		log := slog.New(slog.DiscardHandler)
-		replicas := []*agent.Confirmations{e.confirm, agent.NewConfirmations(storagetest.OpenDSN(t, e.dsn, e.clock.Now), e.clock.Now, log, nil)}
+		replicas := []*agent.Confirmations{e.confirm, agent.NewConfirmations(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, log, nil)}
 
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -349,6 +363,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 // redo entry. A confirmation of another field of the same task, raced with
 // them, is kept.
 func TestConcurrentUndoOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
@@ -358,7 +373,7 @@ func TestConcurrentUndoOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		undoID := d.Applied[1].Undo.ID
-		replicas := []*agent.Confirmations{e.confirm, agent.NewConfirmations(storagetest.OpenDSN(t, e.dsn, e.clock.Now), e.clock.Now, slog.New(slog.DiscardHandler), nil)}
+		replicas := []*agent.Confirmations{e.confirm, agent.NewConfirmations(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, slog.New(slog.DiscardHandler), nil)}
 		var (
 			wg       sync.WaitGroup
 			mu       sync.Mutex

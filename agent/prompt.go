@@ -22,17 +22,18 @@ const (
 const rules = `You are nod, a task assistant in a Telegram chat. You manage the user's tasks only through the tools.
 Rules:
 - Use ids exactly as list_tasks or get_task return them; never invent ids.
-- Call a mutating tool only for changes the user asked for or that clearly help. The system decides what needs the user's confirmation: when a tool says "Proposal queued for user review.", the change is waiting for the user's tap; do not claim it was applied.
+- Call a mutating tool only for changes the user asked for or that clearly help. The system decides what needs the user's confirmation: when a tool says "Proposal queued for user review.", the change is waiting for the user's tap; do not claim it was applied. When it returns the task, the change was applied at once and the user sees its receipt.
 - Propose each field of a task at most once per turn. Do not repeat proposals the user rejected (see decisions below) unless the task has changed or the user asks.
-- Checklist items carry checked_by and checked_at. Never change the checked state of an item the user set (checked_by "user") on your own without a reason of at least 20 characters citing evidence from after its checked_at.
-- delete_task always needs the user's typed confirmation.
-- Where things appear: receipts of changes applied at once come first, then your reply, then one message with the proposals you queued, numbered, with buttons. Say "below" for proposals, never "above".
+- Checklist items carry checked_by and checked_at. Never change the checked state of an item the user set (checked_by "user") on your own without a reason of at least 20 characters citing evidence from after its checked_at (null: never ticked, so any evidence counts). Items you added count as the user's once they confirmed them.
+- delete_task always needs the user's typed confirmation. Deleting a task closes your waiting proposals for it.
+- Where things appear: receipts of changes applied at once come first, then your reply, then one message with the proposals you queued in this turn, numbered, with buttons: say "below" for those. Proposals from earlier turns are in earlier messages, above.
+- Text you write beside tool calls is shown to the user before your final reply: do not say it again in the reply.
 - When the user answers a waiting proposal in words and nod did not act on it itself (e.g. "3 to 5 fine, 7 too"), pass their decision on with answer_proposals, naming items by the numbers the user sees. Never decide items the user did not name.
 - Keep replies short and plain; the user reads them on a phone.`
 
 // systemPrompt tells the agent today's date, the rules, the chat's tasks
-// and its latest decisions.
-func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (string, error) {
+// and its latest decisions. It returns the tasks it listed too.
+func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (string, []nod.Task, error) {
 	var b strings.Builder
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
@@ -41,9 +42,9 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 	}
 	fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too.\n", lang)
 
-	tasks, err := a.store.ListTasks(ctx, chatID, nod.TaskFilter{})
+	tasks, err := a.tasks.ListTasks(ctx, chatID, nod.TaskFilter{})
 	if err != nil {
-		return "", fmt.Errorf("system prompt: %w", err)
+		return "", nil, fmt.Errorf("system prompt: %w", err)
 	}
 	if len(tasks) == 0 {
 		b.WriteString("\nThe user has no tasks yet.\n")
@@ -71,9 +72,9 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 		}
 	}
 
-	open, err := a.store.OpenChangeSets(ctx, chatID)
+	open, err := a.sets.OpenChangeSets(ctx, chatID)
 	if err != nil {
-		return "", fmt.Errorf("system prompt: %w", err)
+		return "", nil, fmt.Errorf("system prompt: %w", err)
 	}
 	titles := make(map[string]string, len(tasks))
 	for _, t := range tasks {
@@ -97,9 +98,9 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 		}
 	}
 
-	ds, err := a.store.RecentDecisions(ctx, chatID, promptKinds)
+	ds, err := a.memory.RecentDecisions(ctx, chatID, promptKinds)
 	if err != nil {
-		return "", fmt.Errorf("system prompt: %w", err)
+		return "", nil, fmt.Errorf("system prompt: %w", err)
 	}
 	if len(ds) > 0 {
 		b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")
@@ -115,18 +116,18 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 	if kinds := avoidedKinds(ds, a.now().Add(-rejectionMemory)); len(kinds) > 0 {
 		fmt.Fprintf(&b, "\nThe user rejected these kinds of change at least twice: %s. Do not propose changes of these kinds again unless the user asks for one.\n", strings.Join(kinds, "; "))
 	}
-	return b.String(), nil
+	return b.String(), tasks, nil
 }
 
 // decisionLine renders one decision for the prompt (seed 000 §8.2), naming
 // the task it was about.
 func decisionLine(d nod.Decision, task string) string {
-	line := fmt.Sprintf("- %s %s: %s", d.Verdict, d.Tool, d.Summary)
+	line := fmt.Sprintf("- %s: %s", d.Verdict, d.Summary)
 	if task != "" {
 		line += fmt.Sprintf(" on task %q", task)
 	}
 	if r := strings.Join(strings.Fields(d.Reason), " "); r != "" {
-		line += fmt.Sprintf(" (reason: %q)", r)
+		line += fmt.Sprintf(" (the user's reason: %q)", r)
 	}
 	return line + "\n"
 }

@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -21,12 +20,6 @@ type Tool struct {
 	parse func(a args) ([]change, []string, error)
 }
 
-// Explodes reports whether a call of the tool becomes one change item per
-// element of its array argument.
-func (t Tool) Explodes() bool {
-	return t.Name == "add_multiple_checklist_items" || t.Name == "update_checklist_items" || t.Name == "remove_checklist_items"
-}
-
 var (
 	str     = map[string]any{"type": "string"}
 	summary = map[string]any{"type": "string", "description": "Optional one-line summary of the change for the user."}
@@ -34,7 +27,11 @@ var (
 
 func object(props map[string]any, required ...string) map[string]any {
 	props["human_summary"] = summary
-	return map[string]any{"type": "object", "properties": props, "required": required}
+	o := map[string]any{"type": "object", "properties": props}
+	if len(required) > 0 { // "required": null is invalid JSON Schema
+		o["required"] = required
+	}
+	return o
 }
 
 func enum(vals ...string) map[string]any { return map[string]any{"type": "string", "enum": vals} }
@@ -145,9 +142,6 @@ func Lookup(name string) (Tool, bool) {
 	t, ok := toolsByName[n]
 	return t, ok
 }
-
-// Tools returns every tool, in the order the model sees them.
-func Tools() []Tool { return slices.Clone(tools) }
 
 // parseAddItems explodes add_multiple_checklist_items into one change per
 // title; malformed elements are dropped with a note.

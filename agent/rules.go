@@ -19,7 +19,7 @@ const streakWindow = 20
 // different change sets, with no rejection of that kind since. Confirming
 // several items of one set at once is one decision, not a streak. A
 // failure to offer is logged: the confirmation itself stands.
-func (c *Confirmations) offerRule(ctx context.Context, chatID, userID int64, d *Decision) {
+func (c *Confirmations) offerRule(ctx context.Context, chatID, userID int64, d *nod.Decided) {
 	ns := make([]int, 0, len(d.Applied))
 	for n := range d.Applied {
 		ns = append(ns, n)
@@ -33,7 +33,7 @@ func (c *Confirmations) offerRule(ctx context.Context, chatID, userID int64, d *
 			continue
 		}
 		tried[kind] = true
-		ds, err := c.store.KindDecisions(ctx, chatID, userID, kind, streakWindow)
+		ds, err := c.rules.KindDecisions(ctx, chatID, userID, kind, streakWindow)
 		if err != nil {
 			c.log.Error("rule streak", "chat", chatID, "kind", kind, "err", err)
 			return
@@ -41,7 +41,7 @@ func (c *Confirmations) offerRule(ctx context.Context, chatID, userID int64, d *
 		if streak(ds) < nod.RuleStreak {
 			continue
 		}
-		r, created, err := c.store.OfferRule(ctx, chatID, userID, kind)
+		r, created, err := c.rules.OfferRule(ctx, chatID, userID, kind)
 		if err != nil {
 			c.log.Error("offer rule", "chat", chatID, "kind", kind, "err", err)
 			return
@@ -70,26 +70,26 @@ func streak(ds []nod.Decision) int {
 // offered to. Errors wrap nod.ErrNotFound, nod.ErrForbidden or
 // nod.ErrDecided.
 func (c *Confirmations) DecideRule(ctx context.Context, chatID, userID int64, id string, accept bool) (nod.Rule, error) {
-	r, err := c.store.Rule(ctx, chatID, id)
+	r, err := c.rules.Rule(ctx, chatID, id)
 	if err != nil {
 		return r, err
 	}
 	if r.UserID != userID {
 		return r, fmt.Errorf("rule %s belongs to user %d: %w", id, r.UserID, nod.ErrForbidden)
 	}
-	return c.store.DecideRule(ctx, chatID, id, userID, accept)
+	return c.rules.DecideRule(ctx, chatID, id, userID, accept)
 }
 
 // RevokeRule ends a rule of the person's. Errors as DecideRule.
 func (c *Confirmations) RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error) {
-	r, err := c.store.Rule(ctx, chatID, id)
+	r, err := c.rules.Rule(ctx, chatID, id)
 	if err != nil {
 		return r, err
 	}
 	if r.UserID != userID {
 		return r, fmt.Errorf("rule %s belongs to user %d: %w", id, r.UserID, nod.ErrForbidden)
 	}
-	return c.store.RevokeRule(ctx, chatID, id, userID)
+	return c.rules.RevokeRule(ctx, chatID, id, userID)
 }
 
 // ruleFor returns the person's rule that applies pc without asking, or
@@ -105,22 +105,11 @@ func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
 			return nil
 		}
 	}
-	if !t.rulesLoaded {
-		t.rulesLoaded = true
-		rs, err := t.a.store.Rules(ctx, t.req.ChatID, t.a.now())
-		if err != nil {
-			t.a.log.Error("rules", "chat", t.req.ChatID, "err", err)
-		}
-		for _, r := range rs {
-			if r.UserID == t.req.UserID {
-				t.rules = append(t.rules, r)
-			}
-		}
-	}
+	rules := t.rules(ctx)
 	kind := nod.KindOf(pc.c.tool(), pc.c.field(), pc.target)
-	for i := range t.rules {
-		if kind != "" && t.rules[i].Kind == kind && t.rules[i].Active(t.a.now()) {
-			return &t.rules[i]
+	for i := range rules {
+		if kind != "" && rules[i].Kind == kind && rules[i].Active(t.a.now()) {
+			return &rules[i]
 		}
 	}
 	return nil

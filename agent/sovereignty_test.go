@@ -6,18 +6,17 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/fixtures/openaitest"
 )
 
 // review runs a /review turn in which the model makes calls.
-func (e *env) review(t *testing.T, calls ...openaitest.ToolCall) (agent.Result, map[string]string) {
+func (e *env) review(t *testing.T, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
 	t.Helper()
 	e.llm.Handler = openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response {
 		t.Errorf("a review asked the classifier")
 		return openaitest.Text("{}")
 	}, openaitest.Calls(calls...), openaitest.Text("ok"))
-	res, err := e.agent.Turn(t.Context(), agent.Request{ChatID: chat, UserID: user, Review: true})
+	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Review: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,6 +39,7 @@ var c3At = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 // S1, S2, S3: without a reason of 20 characters the agent on its own does
 // not touch the person's items.
 func TestSovereigntyNeedsAReason(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, results := e.review(t,
@@ -84,12 +84,24 @@ func TestSovereigntyNeedsAReason(t *testing.T) {
 // S4: a review's override with a reason, confirmed by the person, stamps
 // the person; its audit row carries the reason; Undo restores provenance.
 func TestSovereigntyOverrideConfirmed(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		reason := "User said at 17:30 the notes lack the rollback part"
 		res, _ := e.review(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false,"reason":"`+reason+`"}]}`))
 		if res.Set == nil || res.Set.Items[0].Summary != `Uncheck: "Write migration notes"` {
 			t.Fatalf("set = %+v", res.Set)
+		}
+		// What formatting shows is stored as values: the reason, the item
+		// as the person set it and as proposed.
+		stored, err := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := nod.ChecklistItem{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &c3At}
+		it := stored.Items[0]
+		if b, a := it.ItemBefore, it.ItemAfter; it.Reason != reason || b == nil || !b.Same(want) || a == nil || a.Checked || a.Title != want.Title {
+			t.Errorf("stored item: reason %q, before %+v, after %+v", it.Reason, b, a)
 		}
 		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		if err != nil {
@@ -115,6 +127,7 @@ var fixturesNow = time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
 
 // S5: trusted mode skips the question, not the guard.
 func TestSovereigntyTrusted(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		if err := e.db.SetMode(t.Context(), chat, user, nod.ModeTrusted); err != nil {
@@ -141,6 +154,7 @@ func TestSovereigntyTrusted(t *testing.T) {
 
 // S6: a rename alone leaves provenance; a blocked check keeps the rename.
 func TestSovereigntyRename(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		res, results := e.turn(t, call("1", "update_checklist_items",
@@ -161,12 +175,13 @@ func TestSovereigntyRename(t *testing.T) {
 // S7, S8: the person's words count only if sent at or after the item was
 // set.
 func TestSovereigntyExplicitQuote(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		// S8: the request came before the person re-checked c3 at 09:00.
 		e.clock.Set(time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC))
 		e.llm.Handler = openaitest.Script(agentM, nil, openaitest.Text("Later."))
-		if _, err := e.agent.Turn(t.Context(), agent.Request{ChatID: chat, UserID: user, Text: "uncheck write migration notes"}); err != nil {
+		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "uncheck write migration notes"}); err != nil {
 			t.Fatal(err)
 		}
 		e.clock.Set(fixturesNow)
@@ -190,6 +205,7 @@ func TestSovereigntyExplicitQuote(t *testing.T) {
 // to the agent's own item at once (stamped agent), but never flips the
 // person's item, which waits for their tap with its reason.
 func TestRuleNeverOverridesThePersonsItem(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		r, _, err := e.db.OfferRule(t.Context(), chat, user, "update_checklist_item")

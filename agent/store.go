@@ -7,66 +7,117 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// Store is the storage the agent needs. Every method is scoped to a chat:
-// a record of another chat is nod.ErrNotFound.
-type Store interface {
-	// Task returns a task outside the trash.
+// The storage the agent and its confirmation service need, as small
+// interfaces grouped by what they do with it; *storage.DB provides them
+// all. Every method is scoped to a chat: a record of another chat is
+// nod.ErrNotFound. Reads are single statements; writes say what they
+// write together.
+
+// Tasks reads a chat's tasks.
+type Tasks interface {
+	// Task returns a task outside the trash; nod.ErrNotFound if there is
+	// none (or it is in the trash).
 	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
+	// ListTasks returns the tasks outside the trash that f matches, oldest
+	// first.
 	ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error)
+	// ChecklistOwner returns the task holding checklist item itemID;
+	// nod.ErrNotFound if no task of the chat holds it.
+	ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error)
+}
+
+// Editor applies a change at once, outside any change set.
+type Editor interface {
+	// Apply applies an edit with its audit row and undo entry, in one
+	// transaction. Errors wrap nod.ErrNotFound (no such task),
+	// nod.ErrTrashed (the task is in the trash and the edit may not act
+	// there) or are Mutate's own; then nothing was written.
+	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
+}
+
+// Conversation is what a turn starts from and what it leaves behind.
+type Conversation interface {
+	// ChatSettings returns the chat's mode and circuit breaker; a chat
+	// never configured has the defaults.
+	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
 	// History returns up to limit of the latest messages, oldest first.
 	History(ctx context.Context, chatID int64, limit int) ([]nod.ChatMessage, error)
-	// RecentDecisions returns the latest decisions, newest first.
-	RecentDecisions(ctx context.Context, chatID int64, limit int) ([]nod.Decision, error)
-	// SaveTurn writes a turn's messages, audit rows and change set in one
-	// transaction; the set gets its id and item numbers.
-	SaveTurn(ctx context.Context, t nod.TurnRecord) error
-	AddAudit(ctx context.Context, entries ...nod.AuditEntry) error
-	// Apply applies an edit at once with its audit row and undo entry, in
-	// one transaction.
-	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
-	// ChatSettings returns the chat's mode and circuit breaker.
-	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
-	// OpenChangeSets returns the pending and partially resolved sets,
-	// newest first.
-	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
 	// Events returns what happened outside the conversation after since,
 	// oldest first.
 	Events(ctx context.Context, chatID int64, since time.Time) ([]nod.Event, error)
-	// UndoneSince returns the changes the person undid at or after since.
-	UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error)
-	// RecentRejections returns rejections made at or after since.
-	RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error)
+	// SaveTurn writes a turn's messages, audit rows and change set in one
+	// transaction; the set gets its id and item numbers.
+	SaveTurn(ctx context.Context, t nod.TurnRecord) error
+}
+
+// Proposals reads the change sets waiting for the person and revises
+// their items.
+type Proposals interface {
+	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
+	// has none of that id.
 	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
-	// Rules returns the chat's learned rules in force at now.
-	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
+	// OpenChangeSets returns the pending and partially resolved sets,
+	// newest first.
+	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
 	// ReviseItem replaces a pending item under its number and audits the
 	// old version as superseded, in one transaction; nod.ErrDecided if the
 	// item is no longer pending.
 	ReviseItem(ctx context.Context, chatID int64, setID string, n int, userID int64, it nod.ChangeItem) (nod.ChangeSet, error)
 }
 
-// DecisionStore is the storage the confirmation service needs.
-type DecisionStore interface {
+// Memory is what the person decided before: what the prompt recalls and
+// what new proposals are checked against.
+type Memory interface {
+	// RecentDecisions returns the latest decisions, newest first.
+	RecentDecisions(ctx context.Context, chatID int64, limit int) ([]nod.Decision, error)
+	// RecentRejections returns rejections made at or after since.
+	RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error)
+	// UndoneSince returns the changes the person undid at or after since.
+	UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error)
+	// Rules returns the chat's learned rules in force at now.
+	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
+}
+
+// Decisions decides the items of change sets, each decision in a
+// transaction of its own that authorizes the user and checks the set's
+// expiry inside it.
+type Decisions interface {
+	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
+	// has none of that id.
 	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
-	// ConfirmItems confirms pending items in order in one transaction:
-	// for each, decide computes the task's new state from the task as
-	// stored now, and task change, item, set, decision, audit and undo
-	// entry are written together; the first item decide refuses (a
-	// *nod.Refusal) is recorded so and ends the run. Errors wrap
-	// nod.ErrNotFound, nod.ErrExpired, nod.ErrDecided (a single item no
-	// longer pending: exactly one of concurrent confirmations wins) or
-	// decide's error, and then nothing was written.
+	// ConfirmItems confirms pending items ns (nil: every pending item) in
+	// order in one transaction: for each, decide computes the task's new
+	// state from the task as stored now, and task change, item, set,
+	// decision, audit and undo entry are written together; the first item
+	// decide refuses (a *nod.Refusal) is recorded so and ends the run.
+	// Errors wrap nod.ErrNotFound, nod.ErrForbidden (userID may not decide
+	// the set), nod.ErrExpired, nod.ErrDecided (a single item no longer
+	// pending: exactly one of concurrent confirmations wins; or nothing
+	// pending) or decide's error, and then nothing was written.
 	ConfirmItems(ctx context.Context, chatID int64, setID string, ns []int, userID int64, decide nod.Decide) (nod.Confirmation, error)
 	// RejectItem rejects a pending item with its decision and audit row in
-	// one transaction; errors as ConfirmItem.
+	// one transaction; errors as ConfirmItems.
 	RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error)
 	// RejectItemBecause is RejectItem with the person's reason.
 	RejectItemBecause(ctx context.Context, chatID int64, setID string, n int, userID int64, reason string) (nod.ChangeSet, error)
 	// FailItem closes a pending item as stale or failed with a note for the
-	// person, audited as failed; errors as ConfirmItem.
+	// person, audited as failed, in one transaction; errors as RejectItem.
 	FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error)
-	// Apply applies an edit at once with its audit row and undo entry.
-	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
+	// ReopenItem makes a failed item pending again and its set open, in
+	// one transaction; nod.ErrExpired if the set's time is up, nod.ErrDecided
+	// if the item is not failed.
+	ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error)
+	// Repropose closes an expired set's pending items and opens a new set
+	// of items in one transaction; nod.ErrDecided if it was done before.
+	Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error)
+}
+
+// Undos takes applied changes back and trips the circuit breaker when the
+// person keeps taking back what was applied without asking.
+type Undos interface {
+	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
+	// none of that id.
+	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
 	// Undo applies the inverse of an undo entry's change in one
 	// transaction. Unless force is set it refuses with nod.ErrStale (a
 	// nod.Conflict) when one of the change's own fields or items changed
@@ -74,29 +125,56 @@ type DecisionStore interface {
 	// person's change), nod.ErrDecided (already undone), nod.ErrExpired or
 	// nod.ErrTrashed.
 	Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error)
-	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
-	ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error)
+	// ChatSettings returns the chat's mode and circuit breaker; a chat
+	// never configured has the defaults.
 	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
 	// AutoUndosSince counts auto-applied changes undone at or after since.
 	AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error)
-	// TripBreaker makes the chat ask for everything until until.
+	// TripBreaker makes the chat ask for everything until until, audited
+	// as a mode change in one transaction.
 	TripBreaker(ctx context.Context, chatID int64, until time.Time) error
-	// ReopenItem makes a failed item pending again.
-	ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error)
-	// Task returns a task outside the trash.
-	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
-	// Repropose closes an expired set's pending items and opens a new set
-	// of items in one transaction; nod.ErrDecided if it was done before.
-	Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error)
+}
+
+// Rules offers, decides and revokes the rules learned from a person's
+// streaks of confirmations.
+type Rules interface {
 	// KindDecisions returns a person's latest decisions on one kind of
 	// change, newest first.
 	KindDecisions(ctx context.Context, chatID, userID int64, kind string, limit int) ([]nod.Decision, error)
-	// OfferRule records a rule's offer; false if that kind was offered
-	// before (and its rule did not just expire).
+	// OfferRule records a rule's offer in one transaction; false if that
+	// kind was offered before (and its rule did not just expire).
 	OfferRule(ctx context.Context, chatID, userID int64, kind string) (nod.Rule, bool, error)
+	// Rule returns a rule; nod.ErrNotFound if the chat has none of that id.
 	Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error)
-	// DecideRule and RevokeRule move a rule on with its audit row in one
-	// transaction; nod.ErrDecided if it is not offered, or not active.
+	// DecideRule accepts or declines an offered rule with its audit row in
+	// one transaction; nod.ErrDecided if it is not offered.
 	DecideRule(ctx context.Context, chatID int64, id string, userID int64, accept bool) (nod.Rule, error)
+	// RevokeRule ends an active rule with its audit row in one
+	// transaction; nod.ErrDecided if it is not active.
 	RevokeRule(ctx context.Context, chatID int64, id string, userID int64) (nod.Rule, error)
+}
+
+// Deps are what an Agent works with, each a small interface of its own:
+// *storage.DB provides the storage ones, confidence.Classifier the
+// classifier and Confirmations the answers.
+type Deps struct {
+	Tasks        Tasks
+	Editor       Editor
+	Conversation Conversation
+	Proposals    Proposals
+	Memory       Memory
+	Classifier   Classifier
+	// Answers passes on decisions the person stated in words
+	// (answer_proposals); nil: the tool answers that it is unavailable.
+	Answers Answerer
+}
+
+// ConfirmDeps are what Confirmations work with; *storage.DB provides
+// them all.
+type ConfirmDeps struct {
+	Decisions Decisions
+	Tasks     Tasks
+	Editor    Editor
+	Undos     Undos
+	Rules     Rules
 }

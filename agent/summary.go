@@ -106,7 +106,7 @@ func countItems(n int) string {
 // the person's words contain it, else by its id.
 func itemName(task *nod.Task, id, said string) string {
 	if task != nil {
-		if it, ok := task.Item(strings.TrimSpace(id)); ok && it.Title != "" && strings.Contains(normalize(said), normalize(it.Title)) {
+		if it, ok := task.Item(strings.TrimSpace(id)); ok && it.Title != "" && strings.Contains(nod.FoldText(said), nod.FoldText(it.Title)) {
 			return fmt.Sprintf("item %q", cut(it.Title))
 		}
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
 )
 
@@ -24,7 +23,10 @@ import (
 // message is then read as any other (false), so that "actually keep it,
 // but make it P3" is not lost.
 func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
-	d, ok, err := b.store.TakeDeletion(ctx, in.chat, in.user)
+	if in.settings != nil && in.settings.DeletionBy != in.user {
+		return false // none waits for this person: nothing to take
+	}
+	d, ok, err := b.answers.TakeDeletion(ctx, in.chat, in.user)
 	if err != nil {
 		b.log.Error("typed confirmation", "chat", in.chat, "err", err)
 		return false
@@ -35,7 +37,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 	typed, title := strings.ToLower(strings.TrimSpace(in.text)), strings.ToLower(strings.TrimSpace(d.Title))
 	if typed != title {
 		if editDistance(typed, title, nearMiss) <= nearMiss {
-			if err := b.store.KeepDeletion(ctx, d); err != nil {
+			if err := b.answers.KeepDeletion(ctx, d); err != nil {
 				b.log.Error("typed confirmation", "chat", in.chat, "err", err)
 			}
 			b.reply(ctx, in.chat, in.loc.Text("delete_again", d.Title))
@@ -47,7 +49,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 		return ok && a.all // a bare "yes" or "no" ends there
 	}
 	b.closePrompt(ctx, in, d, "delete_prompt_done")
-	applied, err := b.decide.Delete(ctx, in.chat, in.user, d)
+	applied, err := b.change.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true
@@ -60,10 +62,10 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
 // set, else the newest open set the person may decide.
 func (b *Bot) answerTarget(ctx context.Context, in incoming) (nod.ChangeSet, bool) {
 	if in.replyTo != 0 {
-		set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo)
+		set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo)
 		return set, err == nil
 	}
-	sets, err := b.store.OpenChangeSets(ctx, in.chat)
+	sets, err := b.sets.OpenChangeSets(ctx, in.chat)
 	if err != nil {
 		b.log.Error("open change sets", "chat", in.chat, "err", err)
 		return nod.ChangeSet{}, false
@@ -135,7 +137,7 @@ func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet,
 }
 
 // answered is what the "answered" message counts.
-func answered(d agent.Decision, rejected int) map[string]int {
+func answered(d nod.Decided, rejected int) map[string]int {
 	return map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}
 }
 
@@ -145,11 +147,11 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 	if in.replyTo == 0 {
 		return false
 	}
-	set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo)
+	set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo)
 	if err != nil {
 		return false
 	}
-	d, err := b.store.LatestRejection(ctx, set.ID)
+	d, err := b.sets.LatestRejection(ctx, set.ID)
 	if err != nil || d.Reason != "" || (d.UserID != in.user && set.UserID != 0) {
 		return false
 	}
@@ -158,7 +160,7 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 			return false // it names a pending item: an answer or an edit, for the agent
 		}
 	}
-	if err := b.store.SetReason(ctx, d.ID, in.text); err != nil {
+	if err := b.answers.SetReason(ctx, d.ID, in.text); err != nil {
 		return false
 	}
 	b.reply(ctx, in.chat, in.loc.Text("reason_noted", in.text))
@@ -176,8 +178,8 @@ func (b *Bot) revision(ctx context.Context, in incoming) *nod.ItemRef {
 	if in.replyTo == 0 {
 		return nil
 	}
-	set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo)
-	if err != nil || !set.Status.Open() || (set.UserID != 0 && set.UserID != in.user) {
+	set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo)
+	if err != nil || !set.Status.Open() || !set.DecidableBy(in.user) {
 		return nil
 	}
 	pending := set.Pending()
@@ -194,11 +196,11 @@ func (b *Bot) revision(ctx context.Context, in incoming) *nod.ItemRef {
 }
 
 func (b *Bot) cmdReview(ctx context.Context, in incoming) {
-	b.turn(ctx, in, agent.Request{ChatID: in.chat, UserID: in.user, Review: true, Lang: in.loc.Code()})
+	b.turn(ctx, in, nod.TurnRequest{ChatID: in.chat, UserID: in.user, Review: true, Lang: in.loc.Code(), Settings: in.settings})
 }
 
 func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
-	tasks, err := b.store.Trash(ctx, in.chat)
+	tasks, err := b.tasks.Trash(ctx, in.chat)
 	if err != nil {
 		b.log.Error("trash", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
@@ -208,7 +210,7 @@ func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 }
 
 func (b *Bot) onRestore(ctx context.Context, p press) string {
-	applied, err := b.decide.Restore(ctx, p.chat, p.user, p.action.ID)
+	applied, err := b.change.Restore(ctx, p.chat, p.user, p.action.ID)
 	if err != nil {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
@@ -251,7 +253,7 @@ func editDistance(a, b string, limit int) int {
 // onAcceptReading applies nod's reading of a decision the person stated
 // in words, once, for the person who stated it.
 func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
-	r, err := b.store.TakeReading(ctx, p.chat, p.action.ID, p.user)
+	r, err := b.answers.TakeReading(ctx, p.chat, p.action.ID, p.user)
 	if errors.Is(err, nod.ErrForbidden) {
 		return p.loc.Notice("n_forbidden", nil)
 	}

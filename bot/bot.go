@@ -13,7 +13,6 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -25,8 +24,10 @@ type Options struct {
 	AllowedUsers []int64
 	// PollTimeout is the long-poll duration of getUpdates.
 	PollTimeout time.Duration
-	// HTTPClient talks to the Bot API; nil uses a default.
+	// HTTPClient talks to the Bot API; nil uses a default that keeps up
+	// to MaxConns idle connections (default 256).
 	HTTPClient *http.Client
+	MaxConns   int
 	// ChangeSetTTL expires pending change sets; TrashRetention purges the
 	// trash; the sweep that does both runs every SweepInterval.
 	ChangeSetTTL   time.Duration
@@ -47,95 +48,28 @@ type Options struct {
 
 // Turner runs agent turns.
 type Turner interface {
-	Turn(ctx context.Context, req agent.Request) (agent.Result, error)
-}
-
-// Decider decides change items and undoes changes for a user; see
-// agent.Confirmations for the errors.
-type Decider interface {
-	Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
-	Reject(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
-	ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
-	ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (agent.Decision, error)
-	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (agent.Decision, int, error)
-	RejectAll(ctx context.Context, chatID, userID int64, setID string) (agent.Decision, error)
-	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (agent.Undone, error)
-	Toggle(ctx context.Context, chatID, userID int64, itemID string, want int) (nod.Applied, error)
-	Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error)
-	Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
-	ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
-	Skip(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
-	Retry(ctx context.Context, chatID, userID int64, setID string, n int) (agent.Decision, error)
-	Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error)
-	DecideRule(ctx context.Context, chatID, userID int64, id string, accept bool) (nod.Rule, error)
-	RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error)
-}
-
-// Store is the storage the bot reads. Every method is scoped to a chat.
-type Store interface {
-	// MarkUpdate records an update id; false means it was handled before.
-	MarkUpdate(ctx context.Context, id int64) (bool, error)
-	LastUpdateID(ctx context.Context) (int64, error)
-	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
-	ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error)
-	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
-	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
-	SetMessageID(ctx context.Context, setID string, messageID int) error
-	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
-	LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error)
-	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
-	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
-	SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error
-	// SetLanguage sets the chat's chosen language; empty follows Telegram.
-	SetLanguage(ctx context.Context, chatID int64, code string) error
-	// SeeLanguage remembers the language_code Telegram reported in a chat.
-	SeeLanguage(ctx context.Context, chatID int64, code string) error
-	ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error)
-	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
-	// SetReason stores a rejection's reason once.
-	SetReason(ctx context.Context, decisionID, reason string) error
-	// TakeDeletion removes and returns the person's waiting deletion.
-	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
-	// KeepDeletion puts a taken deletion back to wait for another answer.
-	KeepDeletion(ctx context.Context, d nod.PendingDeletion) error
-	// SetDeletionMessage records the prompt of the chat's pending deletion.
-	SetDeletionMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
-	// TakeReading uses a reading of the person's words, once.
-	TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error)
-	// SetCardMessage and CardMessage remember the latest card of a task.
-	SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
-	CardMessage(ctx context.Context, chatID int64, taskID string) (int, error)
-	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
-	// ExpireSets expires the open sets whose time is up at now, each once.
-	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)
-	// WarnSets marks the open sets past their warning time, each once.
-	WarnSets(ctx context.Context, now time.Time, warnAt func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error)
-	// KeepSet gives an open set another TTL; nod.ErrExpired if it is not open.
-	KeepSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
-	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
-	// Audit returns the latest entries, newest first.
-	Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error)
-	// Rules returns the chat's learned rules in force at now.
-	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
-	SetRuleMessage(ctx context.Context, id string, messageID int) error
-	Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error)
-	// Delivered marks owed messages as sent; TakeOwed takes for this
-	// process those that nobody delivered (see storage.DB.TakeOwed).
-	Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, refs ...string) error
-	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
-	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
-	OwedRefreshes(ctx context.Context, chatID int64) ([]string, error)
+	Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, error)
 }
 
 // Bot connects Telegram to the agent.
 type Bot struct {
-	opts    Options
-	store   Store
-	agent   Turner
-	decide  Decider
-	now     func() time.Time
-	log     *slog.Logger
-	allowed map[int64]bool
+	opts     Options
+	updates  Updates
+	tasks    Tasks
+	sets     Sets
+	chats    Chats
+	messages Messages
+	answers  Answers
+	sweeps   Sweeps
+	outbox   Outbox
+	agent    Turner
+	decide   Decider
+	mend     Mender
+	change   Changer
+	rules    RuleDecider
+	now      func() time.Time
+	log      *slog.Logger
+	allowed  map[int64]bool
 
 	tg       *tgbot.Bot
 	send     *sender
@@ -155,7 +89,7 @@ type Bot struct {
 }
 
 // New returns a bot; nothing talks to Telegram until Start.
-func New(opts Options, store Store, turner Turner, decider Decider, now func() time.Time, log *slog.Logger) *Bot {
+func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.APIURL == "" {
 		opts.APIURL = "https://api.telegram.org"
 	}
@@ -174,31 +108,57 @@ func New(opts Options, store Store, turner Turner, decider Decider, now func() t
 	if opts.UpdateTimeout <= 0 {
 		opts.UpdateTimeout = 5 * time.Minute
 	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 256
+	}
 	allowed := map[int64]bool{}
 	for _, id := range opts.AllowedUsers {
 		allowed[id] = true
 	}
-	return &Bot{opts: opts, store: store, agent: turner, decide: decider, now: now, log: log,
+	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
+		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), refused: map[[2]int64]time.Time{}, metrics: newMetrics(opts.Metrics)}
+}
+
+// Check asks Telegram who the bot is, so that a wrong token or address
+// fails first, in words that say what to fix, before anything else
+// starts (a database file included).
+func (b *Bot) Check(ctx context.Context) error {
+	tg, err := tgbot.New(b.opts.Token, tgbot.WithServerURL(b.opts.APIURL), tgbot.WithSkipGetMe(),
+		tgbot.WithHTTPClient(0, &http.Client{Timeout: 15 * time.Second}))
+	if err != nil {
+		return fmt.Errorf("telegram: %w", redactErr(err, b.opts.Token))
+	}
+	_, err = tg.GetMe(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, tgbot.ErrorUnauthorized), errors.Is(err, tgbot.ErrorNotFound):
+		return errors.New("the bot token was refused by Telegram (getMe: unauthorized): check TELEGRAM_BOT_TOKEN, as @BotFather gave it")
+	default:
+		return fmt.Errorf("cannot reach the Telegram Bot API at %s (check TELEGRAM_API_URL and the network): %w", b.opts.APIURL, redactErr(err, b.opts.Token))
+	}
 }
 
 // Start checks the token, registers the commands and starts long polling
 // from the last handled update. It returns once polling has started.
 func (b *Bot) Start(ctx context.Context) error {
-	last, err := b.store.LastUpdateID(ctx)
+	last, err := b.updates.LastUpdateID(ctx)
 	if err != nil {
 		return err
 	}
 	client := b.opts.HTTPClient
 	if client == nil {
-		// One host, many chats at once: keep connections to reuse.
+		// One host, many chats at once: keep as many connections as
+		// calls run at once, or each call beyond the idle pool opens a
+		// new one (a TLS handshake).
 		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 64
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = b.opts.MaxConns, b.opts.MaxConns
 		client = &http.Client{Timeout: b.opts.PollTimeout + 15*time.Second, Transport: tr}
 	}
 	tg, err := tgbot.New(b.opts.Token,
 		tgbot.WithServerURL(b.opts.APIURL),
-		tgbot.WithHTTPClient(b.opts.PollTimeout, client),
+		tgbot.WithHTTPClient(b.opts.PollTimeout, sizedBodies{client}),
 		tgbot.WithInitialOffset(last),
 		tgbot.WithDefaultHandler(b.handle),
 		tgbot.WithNotAsyncHandlers(), // with the one default worker: update order
@@ -209,7 +169,7 @@ func (b *Bot) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect to telegram: %w", redactErr(err, b.opts.Token))
 	}
-	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics, limit: newLimiter(b.opts.Limits)}
+	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics, limit: newLimiter(b.opts.Limits, b.now, b.metrics.paced.Inc)}
 	b.setCommands(ctx)
 	// Updates are received until Stop, beyond Start's context.
 	run, cancel := context.WithCancel(context.Background())
@@ -364,7 +324,7 @@ func updateKind(u *models.Update) string {
 // it cannot be recorded (the database is read-only or full) the update is
 // not handled: the caller tells the person.
 func (b *Bot) firstDelivery(ctx context.Context, id int64) (bool, error) {
-	first, err := b.store.MarkUpdate(ctx, id)
+	first, err := b.updates.MarkUpdate(ctx, id)
 	if err != nil {
 		b.log.Error("mark update", "update", id, "err", err)
 		return false, err

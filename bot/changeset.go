@@ -10,7 +10,6 @@ import (
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
 )
 
@@ -88,7 +87,7 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	if err := b.store.SetMode(ctx, p.chat, p.user, m); err != nil {
+	if err := b.chats.SetMode(ctx, p.chat, p.user, m); err != nil {
 		b.log.Error("set mode", "chat", p.chat, "err", err)
 		text, _ := notice(p.loc, err)
 		return text
@@ -100,7 +99,7 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 	arg := strings.TrimSpace(strings.TrimPrefix(in.text, "/"+strings.SplitN(in.text[1:], " ", 2)[0]))
 	if arg == "" {
-		s, err := b.store.ChatSettings(ctx, in.chat)
+		s, err := b.chats.ChatSettings(ctx, in.chat)
 		if err != nil {
 			b.log.Error("mode", "chat", in.chat, "err", err)
 			b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
@@ -111,11 +110,11 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 	}
 	m, err := nod.ParseMode(arg)
 	if err != nil {
-		s, _ := b.store.ChatSettings(ctx, in.chat)
+		s, _ := b.chats.ChatSettings(ctx, in.chat)
 		b.reply(ctx, in.chat, in.loc.ModeChoice(s, b.now()))
 		return
 	}
-	if err := b.store.SetMode(ctx, in.chat, in.user, m); err != nil {
+	if err := b.chats.SetMode(ctx, in.chat, in.user, m); err != nil {
 		b.log.Error("set mode", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
@@ -130,7 +129,7 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 		b.log.Error("send change set", "chat", set.ChatID, "set", set.ID, "err", err)
 		return
 	}
-	if err := b.store.SetMessageID(ctx, set.ID, id); err != nil {
+	if err := b.messages.SetMessageID(ctx, set.ID, id); err != nil {
 		b.log.Error("remember change set message", "set", set.ID, "err", err)
 		return
 	}
@@ -141,8 +140,20 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 // Changes just applied (by item number) bring their task and undo entry,
 // which then need no lookup: a tap's refresh reads less.
 func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied map[int]nod.Applied) formatting.ChangeSetView {
-	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Undoable: map[string]bool{}, Failed: failed,
+	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[string]bool{}, Failed: failed,
 		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
+	var trash map[string]string // read once, if an item's task is not found
+	trashed := func(id string) string {
+		if trash == nil {
+			trash = map[string]string{}
+			if ts, err := b.tasks.Trash(ctx, set.ChatID); err == nil {
+				for _, t := range ts {
+					trash[t.ID] = t.Title
+				}
+			}
+		}
+		return trash[id]
+	}
 	for _, n := range slices.Sorted(maps.Keys(applied)) { // in order: the last change of a task has its title now
 		a := applied[n]
 		v.Titles[a.After.ID] = a.After.Title
@@ -151,15 +162,16 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 	for _, it := range set.Items {
 		if it.TaskID != "" {
 			if _, ok := v.Titles[it.TaskID]; !ok {
-				if t, err := b.store.Task(ctx, set.ChatID, it.TaskID); err == nil {
+				if t, err := b.tasks.Task(ctx, set.ChatID, it.TaskID); err == nil {
 					v.Titles[it.TaskID] = t.Title
 				} else {
-					v.Titles[it.TaskID] = ""
+					v.Titles[it.TaskID] = trashed(it.TaskID) // "" if gone for good
+					v.Trashed[it.TaskID] = v.Titles[it.TaskID] != ""
 				}
 			}
 		}
 		if _, known := v.Undoable[it.UndoID]; it.UndoID != "" && !known {
-			u, err := b.store.UndoEntry(ctx, set.ChatID, it.UndoID)
+			u, err := b.sets.UndoEntry(ctx, set.ChatID, it.UndoID)
 			v.Undoable[it.UndoID] = err == nil && u.UndoneAt == nil && b.now().Before(u.ExpiresAt)
 		}
 	}
@@ -186,7 +198,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 }
 
 // decided answers a decision on a change set and refreshes its message.
-func (b *Bot) decided(ctx context.Context, p press, d agent.Decision, err error, ok string) string {
+func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed, p.msgID, d.Applied) })
 	}
@@ -218,24 +230,24 @@ func (b *Bot) onConfirm(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onApplyAnyway(ctx context.Context, p press) string {
-	d, err := b.decide.ApplyAnyway(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.mend.ApplyAnyway(ctx, p.chat, p.user, p.action.ID, p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_item", p.action.N))
 }
 
 func (b *Bot) onSkip(ctx context.Context, p press) string {
-	d, err := b.decide.Skip(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.mend.Skip(ctx, p.chat, p.user, p.action.ID, p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice("n_skipped_item", p.action.N))
 }
 
 func (b *Bot) onRetry(ctx context.Context, p press) string {
-	d, err := b.decide.Retry(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.mend.Retry(ctx, p.chat, p.user, p.action.ID, p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_count", len(d.Applied)))
 }
 
 func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfirmAll(ctx, p) }
 
 func (b *Bot) onAbort(ctx context.Context, p press) string {
-	set, err := b.store.ChangeSet(ctx, p.chat, p.action.ID)
+	set, err := b.sets.ChangeSet(ctx, p.chat, p.action.ID)
 	if err != nil {
 		text, _ := notice(p.loc, err)
 		return text
@@ -272,7 +284,7 @@ func (b *Bot) onUndo(ctx context.Context, p press) string { return b.undo(ctx, p
 func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(ctx, p, true) }
 
 func (b *Bot) undo(ctx context.Context, p press, force bool) string {
-	u, err := b.decide.Undo(ctx, p.chat, p.user, p.action.ID, force)
+	u, err := b.change.Undo(ctx, p.chat, p.user, p.action.ID, force)
 	switch {
 	case errors.Is(err, nod.ErrExpired):
 		return p.loc.Notice("n_undo_late", nil)
@@ -285,7 +297,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 		return b.explain(p.loc, err, "undo", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if _, err := b.store.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
+		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
 			b.markUndone(ctx, p, u)
 		}
 		b.undone(ctx, p.loc, p.chat, p.action.ID, u)
@@ -299,7 +311,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 // markUndone edits the message that reported a change the person just
 // undid, so that it no longer reads as in force: a receipt of that one
 // change says it was undone; one of several loses that change's Undo.
-func (b *Bot) markUndone(ctx context.Context, p press, u agent.Undone) {
+func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 	kb := withoutButton(p.keyboard, p.data)
 	if undos := countUndos(p.keyboard); undos > 1 || u.Redone {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
@@ -337,8 +349,8 @@ func countUndos(kb *models.InlineKeyboardMarkup) int {
 
 // undone refreshes the change set an undone item came from, reports the
 // undo with a button to redo it, and says so if the breaker tripped.
-func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, undoID string, u agent.Undone) {
-	if set, err := b.store.ChangeSetByUndo(ctx, chat, undoID); err == nil {
+func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, undoID string, u nod.Undone) {
+	if set, err := b.sets.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
 	b.refreshCard(ctx, loc, chat, u.Redo.TaskID)
@@ -355,14 +367,14 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, un
 }
 
 func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
-	u, err := b.store.LatestUndo(ctx, in.chat, in.user)
+	u, err := b.sets.LatestUndo(ctx, in.chat, in.user)
 	if errors.Is(err, nod.ErrNotFound) {
 		b.reply(ctx, in.chat, in.loc.Text("nothing_to_undo", nil))
 		return
 	}
 	if err == nil {
-		var done agent.Undone
-		if done, err = b.decide.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
+		var done nod.Undone
+		if done, err = b.change.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
 			b.undone(ctx, in.loc, in.chat, u.ID, done)
 			return
 		}
@@ -375,7 +387,7 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 }
 
 func (b *Bot) cmdPending(ctx context.Context, in incoming) {
-	sets, err := b.store.OpenChangeSets(ctx, in.chat)
+	sets, err := b.sets.OpenChangeSets(ctx, in.chat)
 	if err != nil {
 		b.log.Error("pending", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
@@ -401,7 +413,7 @@ func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, chat 
 	if !errors.As(err, &cf) {
 		return
 	}
-	u, err := b.store.UndoEntry(ctx, chat, undoID)
+	u, err := b.sets.UndoEntry(ctx, chat, undoID)
 	if err != nil {
 		b.log.Error("undo anyway", "chat", chat, "err", err)
 		return
@@ -410,7 +422,7 @@ func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, chat 
 }
 
 func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
-	entries, err := b.store.Audit(ctx, in.chat, 15)
+	entries, err := b.tasks.Audit(ctx, in.chat, 15)
 	if err != nil {
 		b.log.Error("audit", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
@@ -426,7 +438,7 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 }
 
 func (b *Bot) tasksOrNil(ctx context.Context, chat int64) []nod.Task {
-	ts, err := b.store.ListTasks(ctx, chat, nod.TaskFilter{})
+	ts, err := b.tasks.ListTasks(ctx, chat, nod.TaskFilter{})
 	if err != nil {
 		b.log.Warn("audit titles", "chat", chat, "err", err)
 	}
@@ -434,7 +446,7 @@ func (b *Bot) tasksOrNil(ctx context.Context, chat int64) []nod.Task {
 }
 
 func (b *Bot) trashOrNil(ctx context.Context, chat int64) []nod.Task {
-	ts, err := b.store.Trash(ctx, chat)
+	ts, err := b.tasks.Trash(ctx, chat)
 	if err != nil {
 		b.log.Warn("audit titles", "chat", chat, "err", err)
 	}
@@ -442,7 +454,7 @@ func (b *Bot) trashOrNil(ctx context.Context, chat int64) []nod.Task {
 }
 
 func (b *Bot) onRepropose(ctx context.Context, p press) string {
-	fresh, dropped, err := b.decide.Repropose(ctx, p.chat, p.user, p.action.ID)
+	fresh, dropped, err := b.mend.Repropose(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
 		return p.loc.Notice("n_reproposed_already", nil)
 	}
@@ -450,7 +462,7 @@ func (b *Bot) onRepropose(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "re-propose", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if old, err := b.store.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
+		if old, err := b.sets.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
 			b.refresh(ctx, p.loc, old, 0, p.msgID, nil)
 		}
 		if fresh != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"golang.org/x/time/rate"
 )
 
 // Limits are the outgoing message rates Telegram tolerates: about one
@@ -32,45 +34,25 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
-// bucket is a token bucket: rate tokens a second, at most burst.
-type bucket struct {
-	rate, burst, tokens float64
-	last                time.Time
-}
-
-// take takes a token at now and returns how long to wait for it; the
-// token is reserved even when it must be waited for, so that waiters keep
-// their order.
-func (b *bucket) take(now time.Time) time.Duration {
-	if b.last.IsZero() {
-		b.tokens = b.burst
-	} else {
-		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	}
-	b.last = now
-	b.tokens--
-	if b.tokens >= 0 {
-		return 0
-	}
-	return time.Duration(-b.tokens / b.rate * float64(time.Second))
-}
-
 // limiter paces sendMessage so that a burst of replies never earns a 429.
+// Its token buckets reserve a token even when it must be waited for, so
+// that waiters keep their order; time is the bot's clock.
 type limiter struct {
 	limits Limits
 	now    func() time.Time
 	sleep  func(ctx context.Context, d time.Duration) error
+	paced  func() // counts a message held back
 
 	mu     sync.Mutex
-	chats  map[int64]*bucket
-	groups map[int64]*bucket
-	global bucket
+	chats  map[int64]*rate.Limiter
+	groups map[int64]*rate.Limiter
+	global *rate.Limiter
 }
 
-func newLimiter(l Limits) *limiter {
+func newLimiter(l Limits, now func() time.Time, paced func()) *limiter {
 	l = l.withDefaults()
-	return &limiter{limits: l, now: time.Now, sleep: sleepCtx, chats: map[int64]*bucket{}, groups: map[int64]*bucket{},
-		global: bucket{rate: l.Global, burst: l.Global}}
+	return &limiter{limits: l, now: now, sleep: sleepCtx, paced: paced, chats: map[int64]*rate.Limiter{}, groups: map[int64]*rate.Limiter{},
+		global: rate.NewLimiter(rate.Limit(l.Global), int(l.Global))}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -93,35 +75,33 @@ func (l *limiter) wait(ctx context.Context, chat int64) error {
 	}
 	c := l.chats[chat]
 	if c == nil {
-		c = &bucket{rate: l.limits.PerChat, burst: l.limits.PerChatBurst}
+		c = rate.NewLimiter(rate.Limit(l.limits.PerChat), int(l.limits.PerChatBurst))
 		l.chats[chat] = c
 	}
-	d := max(c.take(now), l.global.take(now))
+	d := max(c.ReserveN(now, 1).DelayFrom(now), l.global.ReserveN(now, 1).DelayFrom(now))
 	if chat < 0 {
 		g := l.groups[chat]
 		if g == nil {
-			g = &bucket{rate: l.limits.PerGroup / 60, burst: l.limits.PerChatBurst}
+			g = rate.NewLimiter(rate.Limit(l.limits.PerGroup/60), int(l.limits.PerChatBurst))
 			l.groups[chat] = g
 		}
-		d = max(d, g.take(now))
+		d = max(d, g.ReserveN(now, 1).DelayFrom(now))
 	}
 	l.mu.Unlock()
 	if d == 0 {
 		return nil
 	}
+	l.paced()
 	return l.sleep(ctx, d)
 }
 
-// prune forgets buckets that have refilled: idle chats cost nothing.
+// prune forgets limiters that have refilled: idle chats cost nothing.
 func (l *limiter) prune(now time.Time) {
-	for id, b := range l.chats {
-		if now.Sub(b.last).Seconds()*b.rate >= b.burst {
-			delete(l.chats, id)
-		}
-	}
-	for id, b := range l.groups {
-		if now.Sub(b.last).Seconds()*b.rate >= b.burst {
-			delete(l.groups, id)
+	for _, m := range []map[int64]*rate.Limiter{l.chats, l.groups} {
+		for id, lim := range m {
+			if lim.TokensAt(now) >= float64(lim.Burst()) {
+				delete(m, id)
+			}
 		}
 	}
 }

@@ -11,9 +11,9 @@ import (
 // The limiter lets a burst of three through per chat, then one a second;
 // groups get twenty a minute; all chats share thirty a second.
 func TestLimiter(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
-	l := newLimiter(Limits{})
-	l.now = clock.Now
+	l := newLimiter(Limits{}, clock.Now, func() {})
 	var waits []time.Duration
 	l.sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 	for range 5 {

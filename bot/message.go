@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/formatting"
 )
 
@@ -27,6 +26,8 @@ type incoming struct {
 	text       string
 	replyTo    int
 	loc        *formatting.Locale // the language to answer in
+	// settings are the chat's as the update found them; nil if unknown.
+	settings *nod.ChatSettings
 }
 
 // onMessage handles a message in its chat's queue.
@@ -39,7 +40,8 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		b.refuse(ctx, chat, user, m.From.LanguageCode)
 		return
 	}
-	in := incoming{chat: chat, user: user, msgID: m.ID, text: strings.TrimSpace(m.Text), loc: b.locale(ctx, chat, m.From.LanguageCode)}
+	in := incoming{chat: chat, user: user, msgID: m.ID, text: strings.TrimSpace(m.Text)}
+	in.loc, in.settings = b.settings(ctx, chat, m.From.LanguageCode)
 	if m.ReplyToMessage != nil {
 		in.replyTo = m.ReplyToMessage.ID
 	}
@@ -73,9 +75,9 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if b.yesNo(ctx, in) || b.reason(ctx, in) {
 		return
 	}
-	req := agent.Request{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in), Lang: in.loc.Code()}
+	req := nod.TurnRequest{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in), Lang: in.loc.Code(), Settings: in.settings}
 	if in.replyTo != 0 {
-		if set, err := b.store.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {
+		if set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {
 			req.ReplySet = set.ID
 		}
 	}
@@ -94,15 +96,23 @@ func commandName(text string) (string, bool) {
 
 // turn runs an agent turn and sends what it produced, in the contract's
 // order: the agent's final text, then the change-set message.
-func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
-	b.send.typing(ctx, in.chat)
+func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
+	// "typing…" goes out beside the model's first call rather than
+	// before it, where Telegram's round trip would add to every turn; it
+	// is through before any message, or it would show after the reply.
+	typed := make(chan struct{})
+	go func() {
+		defer close(typed)
+		b.send.typing(ctx, in.chat)
+	}()
 	res, err := b.agent.Turn(ctx, req)
+	<-typed
 	if err != nil {
 		tmpl := "internal_error"
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
 			tmpl = "turn_timeout" // the update's own deadline, whichever step it cut
-		case errors.Is(err, agent.ErrModel):
+		case errors.Is(err, nod.ErrModel):
 			tmpl = "model_error"
 		}
 		// The update's time may be up: what is owed still goes out.
@@ -130,17 +140,17 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 		b.refresh(ctx, in.loc, *res.Revised, 0, 0, nil)
 	}
 	for _, id := range res.Answered {
-		if set, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {
+		if set, err := b.sets.ChangeSet(ctx, in.chat, id); err == nil {
 			b.refresh(ctx, in.loc, set, 0, 0, nil)
 		}
 	}
 	for _, r := range res.Readings {
-		if set, err := b.store.ChangeSet(ctx, in.chat, r.SetID); err == nil {
+		if set, err := b.sets.ChangeSet(ctx, in.chat, r.SetID); err == nil {
 			b.reply(ctx, in.chat, in.loc.Reading(r, set))
 		}
 	}
 	for _, id := range res.Superseded {
-		if old, err := b.store.ChangeSet(ctx, in.chat, id); err == nil {
+		if old, err := b.sets.ChangeSet(ctx, in.chat, id); err == nil {
 			b.refresh(ctx, in.loc, old, 0, 0, nil)
 		}
 	}
@@ -149,7 +159,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 	}
 	if res.Deletion != nil {
 		if id := b.reply(ctx, in.chat, in.loc.DeleteAsk(*res.Deletion)); id != 0 {
-			if err := b.store.SetDeletionMessage(ctx, in.chat, res.Deletion.TaskID, id); err != nil {
+			if err := b.messages.SetDeletionMessage(ctx, in.chat, res.Deletion.TaskID, id); err != nil {
 				b.log.Warn("remember deletion prompt", "chat", in.chat, "err", err)
 			}
 		}
@@ -158,7 +168,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req agent.Request) {
 
 // sendReceipts reports what a turn applied without asking, and what it
 // found already done; the receipts come first in a turn's messages.
-func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int64, res agent.Result) {
+func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int64, res nod.TurnResult) {
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		for i, r := range res.Receipts {
@@ -209,7 +219,7 @@ func (b *Bot) cmdLang(ctx context.Context, in incoming) {
 		b.reply(ctx, in.chat, in.loc.Text("lang_show", formatting.Languages()))
 		return
 	}
-	if err := b.store.SetLanguage(ctx, in.chat, arg); err != nil {
+	if err := b.chats.SetLanguage(ctx, in.chat, arg); err != nil {
 		b.log.Error("set language", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return

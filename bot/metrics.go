@@ -9,6 +9,7 @@ type metrics struct {
 	retries  *prometheus.CounterVec // waits before a retry, by reason
 	presses  prometheus.Gauge       // button presses being handled, follow-up edits included
 	sweeps   prometheus.Counter     // sweeps run
+	paced    prometheus.Counter     // messages held back for Telegram's rate limits
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -18,9 +19,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		retries:  prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_telegram_retries_total", Help: "Waits before retrying a Telegram call, by reason."}, []string{"reason"}),
 		presses:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "nod_presses_in_flight", Help: "Button presses being handled, their edits after the answer included."}),
 		sweeps:   prometheus.NewCounter(prometheus.CounterOpts{Name: "nod_sweeps_total", Help: "Sweeps run: owed messages, expiry, trash."}),
+		paced:    prometheus.NewCounter(prometheus.CounterOpts{Name: "nod_messages_paced_total", Help: "Messages held back to keep within Telegram's rate limits."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.updates, m.apiError, m.retries, m.presses, m.sweeps)
+		reg.MustRegister(m.updates, m.apiError, m.retries, m.presses, m.sweeps, m.paced)
 	}
 	return m
 }

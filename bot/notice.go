@@ -51,18 +51,25 @@ func strangerNotice(lang string, user int64) string {
 // /lang, else the one Telegram reports for this update (seen; remembered
 // for messages sent without an update), else the last one seen.
 func (b *Bot) locale(ctx context.Context, chat int64, seen string) *formatting.Locale {
-	s, err := b.store.ChatSettings(ctx, chat)
+	loc, _ := b.settings(ctx, chat, seen)
+	return loc
+}
+
+// settings is locale with the chat's settings it read, nil if they could
+// not be read.
+func (b *Bot) settings(ctx context.Context, chat int64, seen string) (*formatting.Locale, *nod.ChatSettings) {
+	s, err := b.chats.ChatSettings(ctx, chat)
 	if err != nil {
 		b.log.Warn("chat language", "chat", chat, "err", err)
-		return formatting.For(seen)
+		return formatting.For(seen), nil
 	}
 	// Written only when it changes the language: most updates write nothing.
 	if seen != "" && formatting.For(seen) != formatting.For(s.LanguageSeen) {
-		if err := b.store.SeeLanguage(ctx, chat, seen); err != nil {
+		if err := b.chats.SeeLanguage(ctx, chat, seen); err != nil {
 			b.log.Warn("remember chat language", "chat", chat, "err", err)
 		}
 	}
-	return formatting.For(s.Lang(seen))
+	return formatting.For(s.Lang(seen)), &s
 }
 
 // explain is the notice for a failed action; an error with no notice of

@@ -11,7 +11,7 @@ import (
 // delivered records that owed messages went out; a failure only means
 // they may be sent once more later.
 func (b *Bot) delivered(ctx context.Context, chat int64, kind nod.OwedKind, refs ...string) {
-	if err := b.store.Delivered(ctx, chat, kind, refs...); err != nil {
+	if err := b.outbox.Delivered(ctx, chat, kind, refs...); err != nil {
 		b.log.Warn("mark delivered", "chat", chat, "kind", kind, "err", err)
 	}
 }
@@ -21,9 +21,11 @@ func (b *Bot) delivered(ctx context.Context, chat int64, kind nod.OwedKind, refs
 // messages and their edits, undo reports. It runs at start and with every
 // sweep.
 func (b *Bot) deliverOwed(ctx context.Context) {
-	owed, err := b.store.TakeOwed(ctx, b.opts.UpdateTimeout+lateReplyTimeout)
+	owed, err := b.outbox.TakeOwed(ctx, b.opts.UpdateTimeout+lateReplyTimeout)
 	if err != nil {
-		b.log.Error("owed messages", "err", err)
+		if ctx.Err() == nil { // else stopping: the next start delivers
+			b.log.Error("owed messages", "err", err)
+		}
 		return
 	}
 	receipts := map[int64][]nod.Owed{}
@@ -38,7 +40,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			}
 			receipts[o.ChatID] = append(receipts[o.ChatID], o)
 		case nod.OwedSet:
-			set, err := b.store.ChangeSet(ctx, o.ChatID, o.Ref)
+			set, err := b.sets.ChangeSet(ctx, o.ChatID, o.Ref)
 			switch {
 			case err != nil:
 				b.owedGone(ctx, o, err)
@@ -49,19 +51,19 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 				b.showChangeSet(ctx, loc, set)
 			}
 		case nod.OwedRefresh:
-			set, err := b.store.ChangeSet(ctx, o.ChatID, o.Ref)
+			set, err := b.sets.ChangeSet(ctx, o.ChatID, o.Ref)
 			if err != nil {
 				b.owedGone(ctx, o, err)
 				continue
 			}
 			b.refresh(ctx, loc, set, 0, 0, nil)
 		case nod.OwedUndone:
-			redo, err := b.store.UndoEntry(ctx, o.ChatID, o.Ref)
+			redo, err := b.sets.UndoEntry(ctx, o.ChatID, o.Ref)
 			if err != nil {
 				b.owedGone(ctx, o, err)
 				continue
 			}
-			if set, err := b.store.ChangeSetByUndo(ctx, o.ChatID, redo.Reverts); err == nil {
+			if set, err := b.sets.ChangeSetByUndo(ctx, o.ChatID, redo.Reverts); err == nil {
 				b.refresh(ctx, loc, set, 0, 0, nil)
 			}
 			if b.reply(ctx, o.ChatID, loc.Undone(redo)) != 0 {
@@ -84,7 +86,7 @@ func (b *Bot) deliverReceipts(ctx context.Context, chat int64, owed []nod.Owed) 
 		r := o.Receipt
 		fr := formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted}
 		if r.RuleID != "" {
-			if rule, err := b.store.Rule(ctx, chat, r.RuleID); err == nil {
+			if rule, err := b.chats.Rule(ctx, chat, r.RuleID); err == nil {
 				fr.Rule = &rule
 			}
 		}
@@ -112,13 +114,13 @@ func (b *Bot) owedGone(ctx context.Context, o nod.Owed, err error) {
 // change has made stale (items superseded by an applied change, say),
 // once an update's own messages went out.
 func (b *Bot) refreshOwed(ctx context.Context, chat int64, loc *formatting.Locale) {
-	ids, err := b.store.OwedRefreshes(ctx, chat)
+	ids, err := b.outbox.OwedRefreshes(ctx, chat)
 	if err != nil {
 		b.log.Warn("owed refreshes", "chat", chat, "err", err)
 		return
 	}
 	for _, id := range ids {
-		set, err := b.store.ChangeSet(ctx, chat, id)
+		set, err := b.sets.ChangeSet(ctx, chat, id)
 		if err != nil {
 			b.owedGone(ctx, nod.Owed{ChatID: chat, Kind: nod.OwedRefresh, Ref: id}, err)
 			continue

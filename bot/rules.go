@@ -17,7 +17,7 @@ func (b *Bot) offerRule(ctx context.Context, loc *formatting.Locale, r *nod.Rule
 	if id == 0 {
 		return
 	}
-	if err := b.store.SetRuleMessage(ctx, r.ID, id); err != nil {
+	if err := b.messages.SetRuleMessage(ctx, r.ID, id); err != nil {
 		b.log.Error("remember rule offer", "rule", r.ID, "err", err)
 	}
 }
@@ -29,7 +29,7 @@ func (b *Bot) onDeclineRule(ctx context.Context, p press) string { return b.deci
 // decideRule answers a rule's offer; the offer's message then says what
 // was decided, without buttons.
 func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
-	r, err := b.decide.DecideRule(ctx, p.chat, p.user, p.action.ID, accept)
+	r, err := b.rules.DecideRule(ctx, p.chat, p.user, p.action.ID, accept)
 	if errors.Is(err, nod.ErrDecided) {
 		return p.loc.Notice("n_rule_decided", nil)
 	}
@@ -54,7 +54,7 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) {
-		if rs, err := b.store.Rules(ctx, p.chat, b.now()); err == nil {
+		if rs, err := b.chats.Rules(ctx, p.chat, b.now()); err == nil {
 			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules(rs)); err != nil {
 				b.log.Warn("edit rules", "chat", p.chat, "err", err)
 			}
@@ -80,7 +80,7 @@ func (b *Bot) onStopRule(ctx context.Context, p press) string {
 // revokeRule revokes the pressed rule; a rule revoked before, or expired,
 // counts as done. It returns the refusal and false if it may not.
 func (b *Bot) revokeRule(ctx context.Context, p press) (string, bool) {
-	_, err := b.decide.RevokeRule(ctx, p.chat, p.user, p.action.ID)
+	_, err := b.rules.RevokeRule(ctx, p.chat, p.user, p.action.ID)
 	if err == nil || errors.Is(err, nod.ErrDecided) {
 		return "", true
 	}
@@ -88,7 +88,7 @@ func (b *Bot) revokeRule(ctx context.Context, p press) (string, bool) {
 }
 
 func (b *Bot) cmdRules(ctx context.Context, in incoming) {
-	rs, err := b.store.Rules(ctx, in.chat, b.now())
+	rs, err := b.chats.Rules(ctx, in.chat, b.now())
 	if err != nil {
 		b.log.Error("rules", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))

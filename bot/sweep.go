@@ -15,9 +15,15 @@ import (
 func (b *Bot) sweep(ctx context.Context) {
 	b.deliverOwed(ctx)
 	now := b.now()
-	expired, err := b.store.ExpireSets(ctx, now)
+	// A sweep cut short by Stop has not failed: the next start sweeps again.
+	failed := func(what string, err error) {
+		if ctx.Err() == nil {
+			b.log.Error(what, "err", err)
+		}
+	}
+	expired, err := b.sweeps.ExpireSets(ctx, now)
 	if err != nil {
-		b.log.Error("expire change sets", "err", err)
+		failed("expire change sets", err)
 	}
 	for _, s := range expired {
 		b.log.Info("change set expired", "chat", s.ChatID, "set", s.ID)
@@ -25,16 +31,16 @@ func (b *Bot) sweep(ctx context.Context) {
 	}
 	// A day before expiry, or at 80 % of a shorter TTL, the message says so.
 	lead := min(24*time.Hour, b.opts.ChangeSetTTL/5)
-	warned, err := b.store.WarnSets(ctx, now, func(s nod.ChangeSet) time.Time { return s.ExpiresAt.Add(-lead) })
+	warned, err := b.sweeps.WarnSets(ctx, now, func(s nod.ChangeSet) time.Time { return s.ExpiresAt.Add(-lead) })
 	if err != nil {
-		b.log.Error("warn change sets", "err", err)
+		failed("warn change sets", err)
 	}
 	for _, s := range warned {
 		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0, nil)
 	}
-	n, err := b.store.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
+	n, err := b.sweeps.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
 	if err != nil {
-		b.log.Error("purge trash", "err", err)
+		failed("purge trash", err)
 	} else if n > 0 {
 		b.log.Info("trash purged", "tasks", n)
 	}
@@ -69,13 +75,7 @@ func (b *Bot) sweeper(ctx context.Context) {
 }
 
 func (b *Bot) onKeep(ctx context.Context, p press) string {
-	set, err := b.store.ChangeSet(ctx, p.chat, p.action.ID)
-	if err == nil && set.UserID != 0 && set.UserID != p.user {
-		err = nod.ErrForbidden
-	}
-	if err == nil {
-		set, err = b.store.KeepSet(ctx, p.chat, p.action.ID)
-	}
+	set, err := b.sweeps.KeepSet(ctx, p.chat, p.action.ID, p.user)
 	if err != nil {
 		text, _ := notice(p.loc, err)
 		return text

@@ -9,7 +9,7 @@ import (
 )
 
 func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
-	tasks, err := b.store.ListTasks(ctx, in.chat, nod.TaskFilter{})
+	tasks, err := b.tasks.ListTasks(ctx, in.chat, nod.TaskFilter{})
 	if err != nil {
 		b.log.Error("list tasks", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
@@ -19,14 +19,14 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 }
 
 func (b *Bot) onOpenTask(ctx context.Context, p press) string {
-	t, err := b.store.Task(ctx, p.chat, p.action.ID)
+	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
 	if err != nil {
 		text, _ := notice(p.loc, err)
 		return text
 	}
 	p.then(func(ctx context.Context) {
 		if id := b.reply(ctx, p.chat, p.loc.TaskCard(t)); id != 0 {
-			if err := b.store.SetCardMessage(ctx, p.chat, t.ID, id); err != nil {
+			if err := b.messages.SetCardMessage(ctx, p.chat, t.ID, id); err != nil {
 				b.log.Warn("remember card", "chat", p.chat, "err", err)
 			}
 		}
@@ -35,7 +35,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onToggle(ctx context.Context, p press) string {
-	applied, err := b.decide.Toggle(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	applied, err := b.change.Toggle(ctx, p.chat, p.user, p.action.ID, p.action.N)
 	if errors.Is(err, nod.ErrDecided) {
 		// The card was out of date: show the item as it is.
 		p.then(func(ctx context.Context) {
@@ -62,11 +62,11 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 // change made elsewhere (an undo), so that its toggles show the items as
 // they are.
 func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat int64, taskID string) {
-	id, err := b.store.CardMessage(ctx, chat, taskID)
+	id, err := b.messages.CardMessage(ctx, chat, taskID)
 	if err != nil {
 		return // no card shown, or none remembered
 	}
-	t, err := b.store.Task(ctx, chat, taskID)
+	t, err := b.tasks.Task(ctx, chat, taskID)
 	if err != nil {
 		return // in the trash: the card's buttons answer so
 	}

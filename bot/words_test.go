@@ -8,6 +8,7 @@ import (
 // DESIGN §3, rule 2: the answers nod reads itself, in every language it
 // speaks; what it cannot read in full goes to the agent.
 func TestParseAnswer(t *testing.T) {
+	t.Parallel()
 	for text, want := range map[string]string{
 		"yes": "all yes", "OK!": "all yes", "👍": "all yes", "no": "all no", "Ja": "all yes", "nein.": "all no",
 		"passt": "all yes", "nee": "all no", "nope": "all no", "nee…": "all no", "ja zu 1": "yes [1]",

@@ -62,8 +62,14 @@ type Options struct {
 	APIKey  string
 	Model   string
 	Timeout time.Duration // of the one request per step
+	// MaxConns is how many idle connections to the endpoint are kept
+	// (default 256).
+	MaxConns int
 	// Metrics, if set, receives the verdict counts.
 	Metrics prometheus.Registerer
+	// Now tells today's date, against which the classifier reads words
+	// such as "next Friday" (default time.Now).
+	Now func() time.Time
 }
 
 // Classifier asks the classifier model. It is safe for concurrent use.
@@ -83,7 +89,13 @@ func New(opts Options, log *slog.Logger) *Classifier {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0), option.WithHTTPClient(pooledClient()))
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 256
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0), option.WithHTTPClient(PooledClient(opts.MaxConns)))
 	c := &Classifier{opts: opts, llm: llm, log: log,
 		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_classifier_verdicts_total",
 			Help: "Classifier verdicts per action, with the conservative default taken and why."}, []string{"level", "default"}),
@@ -194,7 +206,7 @@ func (c *Classifier) ask(ctx context.Context, conv []Entry, actions []Action) (s
 	params := openai.ChatCompletionNewParams{
 		Model: shared.ChatModel(c.opts.Model),
 		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(systemPrompt),
+			openai.SystemMessage(systemPrompt + "\n\nToday is " + c.opts.Now().UTC().Format("Monday, 2006-01-02") + `: read dates such as "next Friday" from it.`),
 			openai.UserMessage(Transcript(conv)),
 			openai.UserMessage(ActionList(actions)),
 		},
@@ -298,7 +310,7 @@ func parse(content string) ([]answerAction, error) {
 // or at least two words of one: a fragment such as "t" occurs almost
 // anywhere (DESIGN §3).
 func quoted(conv []Entry, quote string) (time.Time, bool) {
-	q := normalize(quote)
+	q := nod.FoldText(quote)
 	if q == "" {
 		return time.Time{}, false
 	}
@@ -307,7 +319,7 @@ func quoted(conv []Entry, quote string) (time.Time, bool) {
 		if conv[i].Role != nod.RoleUser {
 			continue
 		}
-		m := normalize(conv[i].Text)
+		m := nod.FoldText(conv[i].Text)
 		if m == q || (words >= 2 && strings.Contains(m, q)) {
 			return conv[i].At, true
 		}
@@ -315,12 +327,13 @@ func quoted(conv []Entry, quote string) (time.Time, bool) {
 	return time.Time{}, false
 }
 
-func normalize(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-
-// pooledClient keeps idle connections to the one endpoint for many chats
-// at once; deadlines come from contexts, not a client timeout.
-func pooledClient() *http.Client {
+// PooledClient returns a client for one OpenAI-compatible endpoint that
+// keeps up to conns idle connections to it: as many as requests run at
+// once (one per chat in a turn), or each request beyond the idle pool
+// opens a connection (a TLS handshake). Deadlines come from contexts, not
+// a client timeout. The agent uses it too.
+func PooledClient(conns int) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConnsPerHost = 32
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = conns, conns
 	return &http.Client{Transport: tr}
 }

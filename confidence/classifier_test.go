@@ -139,3 +139,16 @@ func TestSchemaRejectedFallsBackOnce(t *testing.T) {
 		t.Errorf("%d requests, want 3 (rejected, retried, then plain only)", n)
 	}
 }
+
+// The classifier is told today's date, so that it can check "next Friday"
+// against the date an action sets (found in a play-test: without it, a
+// careful classifier could not).
+func TestToldToday(t *testing.T) {
+	llm := openaitest.New(t)
+	llm.Handler = func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) }
+	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Now: func() time.Time { return t0 }}, slog.New(slog.DiscardHandler))
+	c.Classify(t.Context(), conv, two)
+	if sys := llm.Requests()[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11") {
+		t.Errorf("the classifier was not told today's date:\n%s", sys)
+	}
+}

@@ -1,7 +1,6 @@
 package formatting
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -39,15 +38,7 @@ func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string) Messa
 }
 
 func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine {
-	var args map[string]json.RawMessage
-	json.Unmarshal(a.Args, &args)
-	str := func(k string) string {
-		var s string
-		if json.Unmarshal(args[k], &s) == nil {
-			return s
-		}
-		return strings.Trim(string(args[k]), `"`)
-	}
+	str := a.Arg
 	line := auditLine{At: l.Stamp(a.At), Outcome: a.Outcome, Tool: a.Tool, Task: titles[str("task_id")], Reason: a.Reason}
 	switch {
 	case a.UserConfirmed:
@@ -78,9 +69,7 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 			value = v
 		}
 	case "assign_task_labels":
-		var ls []string
-		json.Unmarshal(args["labels"], &ls)
-		value = strings.Join(ls, ", ")
+		value = strings.Join(a.ArgList("labels"), ", ")
 	case "update_task_description":
 		value = str("description")
 	}

@@ -1,10 +1,8 @@
 package formatting
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -14,6 +12,8 @@ type ChangeSetView struct {
 	Set nod.ChangeSet
 	// Titles are the current titles of the tasks the items touch.
 	Titles map[string]string
+	// Trashed holds the tasks among them that are in the trash.
+	Trashed map[string]bool
 	// Undoable holds the undo entries that can still be undone.
 	Undoable map[string]bool
 	// Failed is the item confirm-all stopped at, or 0.
@@ -26,7 +26,7 @@ type ChangeSetView struct {
 // grouped by task with a diff each, the outcome, and buttons for the
 // pending items. It never exceeds MaxLen: content diffs are shortened
 // until it fits. Each text's word diff is computed once, whatever the
-// number of tries: a diff of long texts can take its full timeout.
+// number of tries.
 func (l *Locale) ChangeSet(v ChangeSetView) Message {
 	segs := map[int][]Segment{}
 	for _, it := range v.Set.Items {
@@ -57,8 +57,11 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 		title := l.Render("new_task", nil)
 		if it.TaskID != "" {
 			title = v.Titles[it.TaskID]
-			if title == "" {
+			switch {
+			case title == "":
 				title = l.Render("task_gone", nil)
+			case v.Trashed[it.TaskID]:
+				title = l.Render("task_trashed", title)
 			}
 		}
 		if title != group {
@@ -118,7 +121,7 @@ func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string 
 		}
 		return l.contentDiff(segs, it.Before, it.After, budget)
 	case nod.FieldTask:
-		return l.createDetails(it.Args)
+		return l.createDetails(it.NewTask)
 	case nod.FieldChecklist:
 		return l.overrideDetails(it)
 	}
@@ -128,21 +131,14 @@ func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string 
 // overrideDetails shows why the agent wants to change the checked state of
 // an item the person set, and when they set it.
 func (l *Locale) overrideDetails(it nod.ChangeItem) string {
-	var args struct {
-		Reason string `json:"reason"`
-	}
-	var before struct {
-		By string     `json:"by"`
-		At *time.Time `json:"at"`
-	}
-	if json.Unmarshal(it.Args, &args) != nil || args.Reason == "" {
+	if it.Reason == "" {
 		return ""
 	}
-	data := map[string]any{"Reason": args.Reason, "ByYou": false, "At": ""}
-	if json.Unmarshal([]byte(it.Before), &before) == nil && before.By == string(nod.ActorUser) {
+	data := map[string]any{"Reason": it.Reason, "ByYou": false, "At": ""}
+	if b := it.ItemBefore; b != nil && b.CheckedBy.Normalize() == nod.ActorUser {
 		data["ByYou"] = true
-		if before.At != nil {
-			data["At"] = l.Stamp(*before.At)
+		if b.CheckedAt != nil {
+			data["At"] = l.Stamp(*b.CheckedAt)
 		}
 	}
 	return l.Render("override", data)
@@ -220,18 +216,11 @@ func cutSegments(segs []Segment, keep Op, budget int) ([]Segment, int) {
 	return out, total - shown
 }
 
-func (l *Locale) createDetails(args json.RawMessage) string {
-	var a struct {
-		Priority        string   `json:"priority"`
-		EstimateMinutes *int     `json:"estimate_minutes"`
-		DueDate         string   `json:"due_date"`
-		Labels          []string `json:"labels"`
-		Description     string   `json:"description"`
-	}
-	if json.Unmarshal(args, &a) != nil {
+func (l *Locale) createDetails(a *nod.Task) string {
+	if a == nil {
 		return ""
 	}
-	data := map[string]any{"Priority": a.Priority, "Due": "", "Estimate": "", "Labels": strings.Join(a.Labels, ", ")}
+	data := map[string]any{"Priority": string(a.Priority), "Due": "", "Estimate": "", "Labels": strings.Join(a.Labels, ", ")}
 	if a.DueDate != "" {
 		data["Due"] = l.Date(a.DueDate)
 	}

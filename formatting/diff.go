@@ -26,21 +26,56 @@ type Segment struct {
 
 // WordDiff diffs two texts word by word: each word and each run of white
 // space is one token, so a change marks whole words and never splits a
-// character. Long texts are diffed by lines first and only changed lines
-// by words, which keeps a 100 KB description fast.
+// character. Long texts are diffed by lines first, then each changed run
+// of lines by words, which keeps a 100 KB description fast. The same
+// texts give the same diff on any machine: what bounds the work is the
+// size of the input (wordTokens), never a deadline.
 func WordDiff(before, after string) []Segment {
 	before, after = strings.ToValidUTF8(before, "\uFFFD"), strings.ToValidUTF8(after, "\uFFFD")
 	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 200 * time.Millisecond
-	if len(before)+len(after) > 20_000 {
-		a, b, lines := dmp.DiffLinesToRunes(before, after)
-		diffs := dmp.DiffMainRunes(a, b, false)
-		diffs = dmp.DiffCharsToLines(diffs, lines)
-		return fromDMP(diffs)
+	// A limit no input reaches: go-diff's half-match speed-up runs only
+	// under a limit, and a deadline that could pass would make the output
+	// depend on the machine.
+	dmp.DiffTimeout = time.Hour
+	if len(before)+len(after) <= 20_000 {
+		return wordDiff(dmp, before, after)
+	}
+	a, b, lines := dmp.DiffLinesToRunes(before, after)
+	diffs := dmp.DiffCharsToLines(dmp.DiffMainRunes(a, b, false), lines)
+	var out []Segment
+	for i := 0; i < len(diffs); i++ {
+		d := diffs[i]
+		if d.Type == diffmatchpatch.DiffDelete && i+1 < len(diffs) && diffs[i+1].Type == diffmatchpatch.DiffInsert {
+			for _, s := range wordDiff(dmp, d.Text, diffs[i+1].Text) {
+				out = appendSeg(out, s)
+			}
+			i++
+			continue
+		}
+		out = appendSeg(out, Segment{Op: op(d.Type), Text: d.Text})
+	}
+	return out
+}
+
+// wordBytes and wordTokens bound a word diff's work by the input alone
+// (bytes first, as they cost nothing to count): past either, the texts
+// read as replaced.
+const (
+	wordBytes  = 40_000
+	wordTokens = 6000
+)
+
+// wordDiff diffs two texts by words.
+func wordDiff(dmp *diffmatchpatch.DiffMatchPatch, before, after string) []Segment {
+	replaced := appendSeg(appendSeg(nil, Segment{Op: Delete, Text: before}), Segment{Op: Insert, Text: after})
+	if len(before)+len(after) > wordBytes {
+		return replaced
 	}
 	a, b, words := tokensToRunes(before, after)
-	diffs := dmp.DiffMainRunes(a, b, false)
-	diffs = dmp.DiffCleanupSemantic(diffs)
+	if len(a)+len(b) > wordTokens {
+		return replaced
+	}
+	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(a, b, false))
 	var out []Segment
 	for _, d := range diffs {
 		var sb strings.Builder
@@ -48,14 +83,6 @@ func WordDiff(before, after string) []Segment {
 			sb.WriteString(words[r])
 		}
 		out = appendSeg(out, Segment{Op: op(d.Type), Text: sb.String()})
-	}
-	return out
-}
-
-func fromDMP(diffs []diffmatchpatch.Diff) []Segment {
-	var out []Segment
-	for _, d := range diffs {
-		out = appendSeg(out, Segment{Op: op(d.Type), Text: d.Text})
 	}
 	return out
 }

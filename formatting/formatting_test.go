@@ -110,6 +110,7 @@ func item(n int, tool, task string, f nod.Field, summary, before, after string) 
 }
 
 func TestChangeSetGolden(t *testing.T) {
+	fifteen := 15
 	scalars := []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
 		item(2, "update_task_estimate", "T1", nod.FieldEstimate, "Set estimate to 90 minutes", "120", "90"),
@@ -155,7 +156,7 @@ func TestChangeSetGolden(t *testing.T) {
 		}}, Titles: titles}},
 		{"create", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
 			{ID: "i1", N: 1, Tool: "create_task", Summary: `Create task "Buy milk"`, Field: nod.FieldTask, After: "Buy milk", Status: nod.ItemPending,
-				Args: []byte(`{"title":"Buy milk","priority":"P1","due_date":"2026-03-20","estimate_minutes":15,"labels":["home"],"description":"2 litres"}`)},
+				NewTask: &nod.Task{Title: "Buy milk", Priority: nod.P1, DueDate: "2026-03-20", EstimateMinutes: &fifteen, Labels: []string{"home"}, Description: "2 litres"}},
 		}}, Titles: titles}},
 		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
 		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
@@ -426,6 +427,26 @@ func BenchmarkWordDiff(b *testing.B) {
 				en.ContentDiff(before, after, 1500)
 			}
 		})
+	}
+}
+
+// A long text is diffed by lines, then its changed lines by words: one
+// changed word in 100 KB is that word, not its line.
+func TestWordDiffLongText(t *testing.T) {
+	var lines []string
+	for i := range 2000 {
+		lines = append(lines, fmt.Sprintf("Line %d of the description keeps its words.", i))
+	}
+	before := strings.Join(lines, "\n")
+	after := strings.Replace(before, "Line 1000 of the description keeps", "Line 1000 of the description loses", 1)
+	var changed []string
+	for _, s := range formatting.WordDiff(before, after) {
+		if s.Op != formatting.Equal {
+			changed = append(changed, fmt.Sprintf("%d:%q", s.Op, s.Text))
+		}
+	}
+	if got := strings.Join(changed, " "); got != `1:"keeps" 2:"loses"` {
+		t.Errorf("the changes of a long text = %s, want the one word", got)
 	}
 }
 

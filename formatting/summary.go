@@ -1,7 +1,6 @@
 package formatting
 
 import (
-	"encoding/json"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -28,21 +27,15 @@ func (l *Locale) DoneSummary(it nod.ChangeItem) string { return l.summary(it, tr
 
 func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary, Done: done}
-	if it.Tool == "remove_checklist_item" {
-		var before struct {
-			Title string `json:"title"`
-		}
-		if json.Unmarshal([]byte(it.Before), &before) != nil || before.Title == "" {
+	switch it.Tool {
+	case "remove_checklist_item":
+		if it.ItemBefore == nil || it.ItemBefore.Title == "" {
 			return it.Summary
 		}
-		d.OldTitle = before.Title
-	}
-	if it.Tool == "update_checklist_item" {
-		var before, after struct {
-			Title   string `json:"title"`
-			Checked bool   `json:"checked"`
-		}
-		if json.Unmarshal([]byte(it.Before), &before) != nil || json.Unmarshal([]byte(it.After), &after) != nil {
+		d.OldTitle = it.ItemBefore.Title
+	case "update_checklist_item":
+		before, after := it.ItemBefore, it.ItemAfter
+		if before == nil || after == nil {
 			return it.Summary
 		}
 		d.OldTitle, d.NewTitle, d.Rename = before.Title, after.Title, before.Title != after.Title
@@ -79,27 +72,18 @@ func (l *Locale) undoneSummary(redo nod.UndoEntry) string {
 		f := inv.Fields[0]
 		value := f.Before // what the undone change had set
 		if f.Field == nod.FieldLabels {
-			var ls []string
-			json.Unmarshal([]byte(value), &ls)
-			value = strings.Join(ls, ", ")
+			value = strings.Join(nod.ParseLabels(value), ", ")
 		}
 		return l.Summary(nod.ChangeItem{Tool: tool, After: value})
 	case len(inv.Items) == 1:
 		ic := inv.Items[0]
-		state := func(it *nod.ChecklistItem) string {
-			if it == nil {
-				return ""
-			}
-			b, _ := json.Marshal(map[string]any{"title": it.Title, "checked": it.Checked})
-			return string(b)
-		}
 		switch {
 		case ic.After == nil: // the undone change added it
 			return l.Summary(nod.ChangeItem{Tool: "add_checklist_item", After: ic.Before.Title})
 		case ic.Before == nil: // it removed it
-			return l.Summary(nod.ChangeItem{Tool: "remove_checklist_item", Before: state(ic.After)})
+			return l.Summary(nod.ChangeItem{Tool: "remove_checklist_item", ItemBefore: ic.After})
 		default:
-			return l.Summary(nod.ChangeItem{Tool: "update_checklist_item", Before: state(ic.After), After: state(ic.Before)})
+			return l.Summary(nod.ChangeItem{Tool: "update_checklist_item", ItemBefore: ic.After, ItemAfter: ic.Before})
 		}
 	}
 	return ""

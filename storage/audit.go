@@ -19,28 +19,39 @@ import (
 // insertAudit appends a row to its chat's hash chain. It must run in a
 // transaction: on PostgreSQL a per-chat lock keeps concurrent writers from
 // forking the chain (SQLite writers are serialised anyway).
-func (db *DB) insertAudit(ctx context.Context, q querier, a nod.AuditEntry) error {
+func (db *DB) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error {
 	if a.Outcome == "" || a.Tool == "" {
 		return fmt.Errorf("audit row without tool or outcome: %w", nod.ErrInvalid)
 	}
 	if len(a.Args) == 0 {
 		a.Args = json.RawMessage("{}")
 	}
-	if db.postgres {
-		if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, a.ChatID); err != nil {
-			return fmt.Errorf("audit lock: %w", err)
+	// The chain's head: read (under the chat's lock on PostgreSQL) once
+	// per transaction, then known from the row inserted last.
+	prev, known := "", false
+	if q.memo != nil {
+		prev, known = q.memo.auditHead[a.ChatID]
+	}
+	if !known {
+		if db.postgres {
+			if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, a.ChatID); err != nil {
+				return fmt.Errorf("audit lock: %w", err)
+			}
+		}
+		err := q.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID).Scan(&prev)
+		if err != nil && !noRows(err) {
+			return fmt.Errorf("audit chain: %w", err)
 		}
 	}
-	var prev string
-	err := q.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID).Scan(&prev)
-	if err != nil && !noRows(err) {
-		return fmt.Errorf("audit chain: %w", err)
-	}
-	_, err = q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+	hash := db.auditHash(prev, a)
+	_, err := q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
 		a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At),
-		prev, db.auditHash(prev, a))
+		prev, hash)
 	if err != nil {
 		return fmt.Errorf("audit %s %s: %w", a.Tool, a.Outcome, err)
+	}
+	if q.memo != nil {
+		q.memo.auditHead[a.ChatID] = hash
 	}
 	return nil
 }
@@ -77,7 +88,7 @@ type AuditBreak struct {
 // VerifyAudit walks every chat's hash chain and returns the first broken
 // link, or nil, and how many rows it checked.
 func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+auditColumns+`, prev_hash, hash FROM audit_log ORDER BY chat_id, id`)
+	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+`, prev_hash, hash FROM audit_log ORDER BY chat_id, id`)
 	if err != nil {
 		return nil, 0, fmt.Errorf("verify audit: %w", err)
 	}
@@ -141,7 +152,7 @@ func scanAuditRow(rows *sql.Rows) (chainedRow, error) {
 
 // AddAudit appends entries to the audit log in one transaction.
 func (db *DB) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error {
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx conn) error {
 		for _, a := range entries {
 			if a.At.IsZero() {
 				a.At = db.now()
@@ -158,7 +169,7 @@ const auditColumns = `id, chat_id, user_id, tool, args, outcome, user_confirmed,
 
 // Audit returns the chat's latest audit entries, newest first.
 func (db *DB) Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT $2`, chatID, limit)
+	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE chat_id = $1 ORDER BY id DESC`+limitSQL(limit), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -168,7 +179,7 @@ func (db *DB) Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEn
 // AuditSince returns the entries written at or after since, oldest first;
 // chatID 0 means every chat.
 func (db *DB) AuditSince(ctx context.Context, chatID int64, since time.Time) ([]nod.AuditEntry, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE ($1 = 0 OR chat_id = $1) AND created_at >= $2 ORDER BY id`, chatID, micros(since))
+	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE ($1 = 0 OR chat_id = $1) AND created_at >= $2 ORDER BY id`, chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
 	}
@@ -198,7 +209,7 @@ func scanAudit(rows *sql.Rows) ([]nod.AuditEntry, error) {
 
 // RecentDecisions returns the chat's latest decisions, newest first.
 func (db *DB) RecentDecisions(ctx context.Context, chatID int64, limit int) ([]nod.Decision, error) {
-	ds, err := queryDecisions(ctx, db.db, `WHERE chat_id = $1 ORDER BY seq DESC LIMIT $2`, chatID, limit)
+	ds, err := queryDecisions(ctx, db.reader(), `WHERE chat_id = $1 ORDER BY seq DESC`+limitSQL(limit), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("decisions: %w", err)
 	}
@@ -206,7 +217,7 @@ func (db *DB) RecentDecisions(ctx context.Context, chatID int64, limit int) ([]n
 }
 
 // queryDecisions reads decisions; where is the query's tail.
-func queryDecisions(ctx context.Context, q querier, where string, args ...any) ([]nod.Decision, error) {
+func queryDecisions(ctx context.Context, q conn, where string, args ...any) ([]nod.Decision, error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at,
 		COALESCE((SELECT i.task_id FROM change_items i WHERE i.id = decisions.item_id), '') FROM decisions `+where, args...)
 	if err != nil {

@@ -63,7 +63,7 @@ func ParseAuditHead(s string) (AuditHead, error) {
 // AuditHead returns the head of the audit log as it is now.
 func (db *DB) AuditHead(ctx context.Context) (AuditHead, error) {
 	var maxID int64
-	if err := db.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM audit_log`).Scan(&maxID); err != nil {
+	if err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM audit_log`).Scan(&maxID); err != nil {
 		return AuditHead{}, fmt.Errorf("audit head: %w", err)
 	}
 	h, err := db.headAt(ctx, maxID)
@@ -79,10 +79,10 @@ func (db *DB) AuditHead(ctx context.Context) (AuditHead, error) {
 // headAt computes the head of the rows up to id maxID.
 func (db *DB) headAt(ctx context.Context, maxID int64) (AuditHead, error) {
 	h := AuditHead{MaxID: maxID}
-	if err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log WHERE id <= $1`, maxID).Scan(&h.Rows); err != nil {
+	if err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log WHERE id <= $1`, maxID).Scan(&h.Rows); err != nil {
 		return AuditHead{}, fmt.Errorf("audit head: %w", err)
 	}
-	rows, err := db.db.QueryContext(ctx, `SELECT a.chat_id, a.id, a.hash FROM audit_log a
+	rows, err := db.reader().QueryContext(ctx, `SELECT a.chat_id, a.id, a.hash FROM audit_log a
 		JOIN (SELECT chat_id, MAX(id) AS id FROM audit_log WHERE id <= $1 GROUP BY chat_id) last ON last.id = a.id
 		ORDER BY a.chat_id`, maxID)
 	if err != nil {

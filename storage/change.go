@@ -45,16 +45,43 @@ func sqlValue(f nod.Field, v string) (any, error) {
 // nothing is written and the error wraps nod.ErrStale (as a nod.Conflict),
 // nod.ErrTrashed or nod.ErrNotFound; the caller's transaction rolls back.
 // created is the new task of a creating change.
-func writeChange(ctx context.Context, q querier, chatID int64, c nod.Change, created *nod.Task, now time.Time) error {
+func writeChange(ctx context.Context, q conn, chatID int64, c nod.Change, after *nod.Task, now time.Time) error {
 	if c.Created {
-		return insertTask(ctx, q, *created)
+		return insertTask(ctx, q, *after)
+	}
+	if err := writeTaskRow(ctx, q, chatID, c, now); err != nil {
+		return err
+	}
+	for _, ic := range c.Items {
+		ok, err := writeItem(ctx, q, c.TaskID, ic, after)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", c, err)
+		}
+		if !ok {
+			return conflict(ctx, q, chatID, c)
+		}
+	}
+	return nil
+}
+
+// writeTaskRow writes c's fields and stamps the task's updated_at, if the
+// task holds what c expects and is outside the trash (or in it, for a
+// restore). A change of checklist items only, to a task this transaction
+// stamped at the same time already, needs no statement: nothing else can
+// have written the task since.
+func writeTaskRow(ctx context.Context, q conn, chatID int64, c nod.Change, now time.Time) error {
+	if len(c.Fields) == 0 && q.memo != nil {
+		if at, ok := q.memo.touched[c.TaskID]; ok && at.Equal(now) {
+			return nil
+		}
 	}
 	sets := []string{"updated_at = $1"}
 	args := []any{micros(now), c.TaskID, chatID}
 	conds := []string{"id = $2", "chat_id = $3"}
-	trash := "deleted_at IS NULL"
+	trash, trashes := "deleted_at IS NULL", false
 	for _, f := range c.Fields {
 		if f.Field == nod.FieldTrash {
+			trashes = true
 			if f.Before == nod.TrashedValue {
 				trash = "deleted_at IS NOT NULL"
 			}
@@ -90,13 +117,11 @@ func writeChange(ctx context.Context, q querier, chatID int64, c nod.Change, cre
 	if k, _ := res.RowsAffected(); k != 1 {
 		return conflict(ctx, q, chatID, c)
 	}
-	for _, ic := range c.Items {
-		ok, err := writeItem(ctx, q, c.TaskID, ic)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", c, err)
-		}
-		if !ok {
-			return conflict(ctx, q, chatID, c)
+	if q.memo != nil {
+		if !trashes {
+			q.memo.touched[c.TaskID] = now // outside the trash, stamped now
+		} else {
+			delete(q.memo.touched, c.TaskID)
 		}
 	}
 	return nil
@@ -114,14 +139,17 @@ func itemValues(it *nod.ChecklistItem) []any {
 }
 
 // writeItem writes one checklist item change; false if the item is not
-// as the change expects.
-func writeItem(ctx context.Context, q querier, taskID string, ic nod.ItemChange) (bool, error) {
+// as the change expects. after, if known, is the task after the change.
+func writeItem(ctx context.Context, q conn, taskID string, ic nod.ItemChange, after *nod.Task) (bool, error) {
 	var (
 		res sql.Result
 		err error
 	)
 	switch {
 	case ic.Before == nil:
+		if after != nil && len(after.Checklist) > 0 && after.Checklist[len(after.Checklist)-1].ID == ic.After.ID {
+			return appendItem(ctx, q, taskID, *ic.After)
+		}
 		return insertItem(ctx, q, taskID, *ic.After, ic.Prev)
 	case ic.After == nil:
 		res, err = q.ExecContext(ctx, `DELETE FROM checklist_items WHERE id = $1 AND task_id = $2 AND `+itemMatches(3),
@@ -141,7 +169,7 @@ func writeItem(ctx context.Context, q querier, taskID string, ic nod.ItemChange)
 // insertItem adds an item after item prev ("" for first place; at the end
 // when prev is gone), moving the items after it down one place. False if
 // an item with its id exists already.
-func insertItem(ctx context.Context, q querier, taskID string, it nod.ChecklistItem, prev string) (bool, error) {
+func insertItem(ctx context.Context, q conn, taskID string, it nod.ChecklistItem, prev string) (bool, error) {
 	pos := int64(-1)
 	if prev != "" {
 		err := q.QueryRowContext(ctx, `SELECT position FROM checklist_items WHERE id = $1 AND task_id = $2`, prev, taskID).Scan(&pos)
@@ -164,9 +192,22 @@ func insertItem(ctx context.Context, q querier, taskID string, it nod.ChecklistI
 	return k == 1, err
 }
 
+// appendItem adds an item at the end of the checklist, in one statement:
+// no item moves. False if an item with its id exists already.
+func appendItem(ctx context.Context, q conn, taskID string, it nod.ChecklistItem) (bool, error) {
+	res, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at)
+		SELECT $1, $2, COALESCE(MAX(position), -1) + 1, $3, $4, $5, $6 FROM checklist_items WHERE task_id = $2 ON CONFLICT (id) DO NOTHING`,
+		append([]any{it.ID, taskID}, itemValues(&it)...)...)
+	if err != nil {
+		return false, err
+	}
+	k, err := res.RowsAffected()
+	return k == 1, err
+}
+
 // conflict says why c could not be written: the task is gone, in the
 // trash, or one of c's parts changed.
-func conflict(ctx context.Context, q querier, chatID int64, c nod.Change) error {
+func conflict(ctx context.Context, q conn, chatID int64, c nod.Change) error {
 	t, err := getTask(ctx, q, chatID, c.TaskID)
 	if err != nil {
 		return err
@@ -186,7 +227,7 @@ func conflict(ctx context.Context, q querier, chatID int64, c nod.Change) error 
 var errRetry = errors.New("concurrent write; retry")
 
 // insertTask inserts a new task with its checklist.
-func insertTask(ctx context.Context, q querier, t nod.Task) error {
+func insertTask(ctx context.Context, q conn, t nod.Task) error {
 	labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
 	if err != nil {
 		return err
@@ -298,7 +339,7 @@ func (s *itemState) item() *nod.ChecklistItem {
 // writer already). Taken first in every transaction that decides or
 // applies, it orders them all the same way, so they cannot deadlock; the
 // audit chain takes the same lock.
-func (db *DB) lockChat(ctx context.Context, q querier, chatID int64) error {
+func (db *DB) lockChat(ctx context.Context, q conn, chatID int64) error {
 	if !db.postgres {
 		return nil
 	}

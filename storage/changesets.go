@@ -28,12 +28,21 @@ import (
 func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns []int, userID int64, decide nod.Decide) (nod.Confirmation, error) {
 	var out nod.Confirmation
 	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		set, err := db.lockSet(ctx, tx, chatID, setID, now)
 		out = nod.Confirmation{Set: set, Applied: map[int]nod.Applied{}}
 		if err != nil {
 			return err
 		}
+		if !set.DecidableBy(userID) {
+			return fmt.Errorf("change set %s belongs to user %d: %w", setID, set.UserID, nod.ErrForbidden)
+		}
+		if ns == nil {
+			if ns = set.Pending(); len(ns) == 0 {
+				return fmt.Errorf("nothing left to decide in %s: %w", setID, nod.ErrDecided)
+			}
+		}
+		out.Items = ns
 		tasks := map[string]nod.Task{} // as this transaction has left them
 		tried := 0
 		for _, n := range ns {
@@ -78,7 +87,7 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns [
 
 // confirmOne applies item it of set inside tx; tasks caches the tasks
 // the transaction has read or written.
-func (db *DB) confirmOne(ctx context.Context, tx *sql.Tx, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID int64,
+func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID int64,
 	tasks map[string]nod.Task, decide nod.Decide) (nod.Applied, error) {
 	var cur *nod.Task
 	if it.TaskID != "" {
@@ -104,7 +113,7 @@ func (db *DB) confirmOne(ctx context.Context, tx *sql.Tx, now time.Time, set *no
 	}
 	applied, err := db.write(ctx, tx, now, nod.Edit{
 		ChatID: set.ChatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args, Summary: it.Summary,
-		Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: argReason(it.Args)},
+		Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: it.Reason},
 	}, cur, after, it.ID)
 	if err != nil {
 		return nod.Applied{}, err
@@ -126,7 +135,7 @@ func (db *DB) confirmOne(ctx context.Context, tx *sql.Tx, now time.Time, set *no
 
 // refuse records why item it was not applied: a note on an item that
 // stays pending, or a stale or failed item with its audit row.
-func (db *DB) refuse(ctx context.Context, tx *sql.Tx, now time.Time, chatID int64, it *nod.ChangeItem, userID int64, r nod.Refusal) error {
+func (db *DB) refuse(ctx context.Context, tx conn, now time.Time, chatID int64, it *nod.ChangeItem, userID int64, r nod.Refusal) error {
 	note := r.Note.String()
 	if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3`, string(r.Status), note, it.ID); err != nil {
 		return fmt.Errorf("refuse item %d: %w", it.N, err)
@@ -142,7 +151,7 @@ func (db *DB) refuse(ctx context.Context, tx *sql.Tx, now time.Time, chatID int6
 // setID: nod.ErrNotFound if the chat has no such set, nod.ErrExpired if
 // it expired or its time is up at now, whether or not a sweep has marked
 // it yet.
-func (db *DB) lockSet(ctx context.Context, tx *sql.Tx, chatID int64, setID string, now time.Time) (nod.ChangeSet, error) {
+func (db *DB) lockSet(ctx context.Context, tx conn, chatID int64, setID string, now time.Time) (nod.ChangeSet, error) {
 	if err := db.lockChat(ctx, tx, chatID); err != nil {
 		return nod.ChangeSet{}, err
 	}
@@ -193,10 +202,13 @@ func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, u
 func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note, reason string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		var err error
 		if set, err = db.lockSet(ctx, tx, chatID, setID, now); err != nil {
 			return err
+		}
+		if !set.DecidableBy(userID) {
+			return fmt.Errorf("change set %s belongs to user %d: %w", setID, set.UserID, nod.ErrForbidden)
 		}
 		it, ok := set.Item(n)
 		if !ok {
@@ -231,7 +243,7 @@ func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, 
 	return set, err
 }
 
-func updateSetStatus(ctx context.Context, tx *sql.Tx, set *nod.ChangeSet, now time.Time) error {
+func updateSetStatus(ctx context.Context, tx conn, set *nod.ChangeSet, now time.Time) error {
 	st := set.DeriveStatus()
 	if st == set.Status {
 		return nil
@@ -249,7 +261,7 @@ func updateSetStatus(ctx context.Context, tx *sql.Tx, set *nod.ChangeSet, now ti
 	return nil
 }
 
-func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, reason string, now time.Time) error {
+func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, reason string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
 		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), reason, it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), micros(now))
 	if err != nil {
@@ -261,7 +273,7 @@ func insertDecision(ctx context.Context, tx *sql.Tx, set nod.ChangeSet, it nod.C
 // applyTx applies e inside tx: it reads the task (nod.ErrTrashed if it is
 // in the trash, unless e may act there), computes its new state with
 // e.Mutate and writes the change.
-func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit) (nod.Applied, error) {
+func (db *DB) applyTx(ctx context.Context, tx conn, now time.Time, e nod.Edit) (nod.Applied, error) {
 	if err := db.lockChat(ctx, tx, e.ChatID); err != nil {
 		return nod.Applied{}, err
 	}
@@ -288,7 +300,7 @@ func (db *DB) applyTx(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit
 // is exactly what differs, and each part of it is written only if it still
 // holds what before says. Open proposals to set the same fields or items
 // (but item self, being confirmed) are closed as superseded.
-func (db *DB) write(ctx context.Context, tx *sql.Tx, now time.Time, e nod.Edit, before *nod.Task, after nod.Task, self string) (nod.Applied, error) {
+func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, before *nod.Task, after nod.Task, self string) (nod.Applied, error) {
 	after.ChatID, after.UpdatedAt = e.ChatID, now
 	if before != nil {
 		after.ID, after.CreatedAt = before.ID, before.CreatedAt
@@ -365,12 +377,12 @@ func stampTask(t nod.Task) nod.Task {
 
 // ChangeSet returns change set id of the chat with its items.
 func (db *DB) ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error) {
-	return chatSet(ctx, db.db, chatID, id)
+	return chatSet(ctx, db.reader(), chatID, id)
 }
 
 // chatSet loads set id of the chat: a set of another chat is
 // nod.ErrNotFound, like a missing one; a failing database is its own error.
-func chatSet(ctx context.Context, q querier, chatID int64, id string) (nod.ChangeSet, error) {
+func chatSet(ctx context.Context, q conn, chatID int64, id string) (nod.ChangeSet, error) {
 	set, err := loadSet(ctx, q, id)
 	if err != nil {
 		return nod.ChangeSet{}, err
@@ -384,13 +396,13 @@ func chatSet(ctx context.Context, q querier, chatID int64, id string) (nod.Chang
 // OpenChangeSets returns the chat's pending and partially resolved sets,
 // newest first.
 func (db *DB) OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE chat_id = $1 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, chatID)
+	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("open change sets: %w", err)
 	}
 	sets := make([]nod.ChangeSet, 0, len(ids))
 	for _, id := range ids {
-		s, err := loadSet(ctx, db.db, id)
+		s, err := loadSet(ctx, db.reader(), id)
 		if err != nil {
 			return nil, err
 		}
@@ -401,13 +413,13 @@ func (db *DB) OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet
 
 // SetMessageID records which Telegram message shows the set.
 func (db *DB) SetMessageID(ctx context.Context, setID string, messageID int) error {
-	if _, err := db.db.ExecContext(ctx, `UPDATE change_sets SET message_id = $1 WHERE id = $2`, messageID, setID); err != nil {
+	if _, err := db.exec(ctx, `UPDATE change_sets SET message_id = $1 WHERE id = $2`, messageID, setID); err != nil {
 		return fmt.Errorf("set message of change set %s: %w", setID, err)
 	}
 	return nil
 }
 
-func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
+func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 	var (
 		s        nod.ChangeSet
 		status   string
@@ -426,27 +438,30 @@ func loadSet(ctx context.Context, q querier, id string) (nod.ChangeSet, error) {
 	}
 	s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
 	s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
-	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, status, note, undo_id FROM change_items WHERE set_id = $1 ORDER BY n`, id)
+	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, detail, status, note, undo_id FROM change_items WHERE set_id = $1 ORDER BY n`, id)
 	if err != nil {
 		return s, fmt.Errorf("change set %s items: %w", id, err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			it          nod.ChangeItem
-			args        string
-			field, stat string
+			it           nod.ChangeItem
+			args, detail string
+			field, stat  string
 		)
-		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &stat, &it.Note, &it.UndoID); err != nil {
+		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &it.Note, &it.UndoID); err != nil {
 			return s, fmt.Errorf("change set %s items: %w", id, err)
 		}
 		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
+		if err := decodeDetail(&it, detail); err != nil {
+			return s, err
+		}
 		s.Items = append(s.Items, it)
 	}
 	return s, rows.Err()
 }
 
-func (db *DB) insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now time.Time) error {
+func (db *DB) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {
 	s.ID, s.Status, s.CreatedAt, s.ExpiresAt = nod.NewID(), nod.SetPending, now, now.Add(db.opts.ChangeSetTTL)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)`,
 		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now), micros(s.ExpiresAt)); err != nil {
@@ -455,8 +470,12 @@ func (db *DB) insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now t
 	for i := range s.Items {
 		it := &s.Items[i]
 		it.ID, it.N, it.Status = nod.NewID(), i+1, nod.ItemPending
-		if _, err := tx.ExecContext(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
-			it.ID, s.ID, it.N, it.Tool, it.TaskID, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, string(it.Status)); err != nil {
+		detail, err := encodeDetail(*it)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, detail, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+			it.ID, s.ID, it.N, it.Tool, it.TaskID, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, detail, string(it.Status)); err != nil {
 			return fmt.Errorf("insert change item %d: %w", it.N, err)
 		}
 	}
@@ -467,7 +486,7 @@ func (db *DB) insertSet(ctx context.Context, tx *sql.Tx, s *nod.ChangeSet, now t
 // the task, its audit row and its undo entry in one transaction.
 func (db *DB) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
 	var applied nod.Applied
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		var err error
 		applied, err = db.applyTx(ctx, tx, db.now(), c)
 		return err
@@ -479,7 +498,7 @@ func (db *DB) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
 // entry undoID, or nod.ErrNotFound.
 func (db *DB) ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error) {
 	var setID string
-	err := db.db.QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
+	err := db.reader().QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
 	if noRows(err) {
 		return nod.ChangeSet{}, fmt.Errorf("change set of undo %s: %w", undoID, nod.ErrNotFound)
 	}
@@ -492,7 +511,7 @@ func (db *DB) ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) 
 // ChangeSetByMessage returns the set shown by message msgID of the chat.
 func (db *DB) ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error) {
 	var id string
-	err := db.db.QueryRowContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND message_id = $2`, chatID, msgID).Scan(&id)
+	err := db.reader().QueryRowContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND message_id = $2`, chatID, msgID).Scan(&id)
 	if noRows(err) {
 		return nod.ChangeSet{}, fmt.Errorf("change set of message %d: %w", msgID, nod.ErrNotFound)
 	}
@@ -505,7 +524,7 @@ func (db *DB) ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (
 // LatestRejection returns the newest decision on the set if it is a
 // rejection, or nod.ErrNotFound.
 func (db *DB) LatestRejection(ctx context.Context, setID string) (nod.Decision, error) {
-	ds, err := queryDecisions(ctx, db.db, `WHERE set_id = $1 ORDER BY seq DESC LIMIT 1`, setID)
+	ds, err := queryDecisions(ctx, db.reader(), `WHERE set_id = $1 ORDER BY seq DESC LIMIT 1`, setID)
 	if err != nil {
 		return nod.Decision{}, fmt.Errorf("latest rejection: %w", err)
 	}
@@ -518,7 +537,7 @@ func (db *DB) LatestRejection(ctx context.Context, setID string) (nod.Decision, 
 // SetReason stores the reason of a rejection that has none yet; it returns
 // nod.ErrDecided if it already has one.
 func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
-	res, err := db.db.ExecContext(ctx, `UPDATE decisions SET reason = $1 WHERE id = $2 AND reason = '' AND verdict = 'rejected'`, reason, decisionID)
+	res, err := db.exec(ctx, `UPDATE decisions SET reason = $1 WHERE id = $2 AND reason = '' AND verdict = 'rejected'`, reason, decisionID)
 	if err != nil {
 		return fmt.Errorf("set reason: %w", err)
 	}
@@ -534,21 +553,21 @@ func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
 func (db *DB) ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error) {
 	// A set whose message is not recorded yet is being shown right now: it
 	// waits for the next sweep, unless its message never went out.
-	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND expires_at <= $1
+	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND expires_at <= $1
 		AND (message_id <> 0 OR expires_at <= $2)`, micros(now), micros(now.Add(-time.Hour)))
 	if err != nil {
 		return nil, fmt.Errorf("expire sets: %w", err)
 	}
 	var out []nod.ChangeSet
 	for _, id := range ids {
-		res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET status = 'expired' WHERE id = $1 AND status IN ('pending', 'partially_resolved')`, id)
+		res, err := db.exec(ctx, `UPDATE change_sets SET status = 'expired' WHERE id = $1 AND status IN ('pending', 'partially_resolved')`, id)
 		if err != nil {
 			return out, fmt.Errorf("expire set %s: %w", id, err)
 		}
 		if n, _ := res.RowsAffected(); n != 1 {
 			continue // another replica got it
 		}
-		set, err := loadSet(ctx, db.db, id)
+		set, err := loadSet(ctx, db.reader(), id)
 		if err != nil {
 			return out, err
 		}
@@ -562,7 +581,7 @@ func (db *DB) ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, e
 func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		s, err := db.lockSet(ctx, tx, chatID, setID, now)
 		if err != nil {
 			return err
@@ -592,7 +611,7 @@ func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int)
 
 // RecentRejections returns the chat's rejections made at or after since.
 func (db *DB) RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT d.tool, i.task_id, i.args, d.summary, d.reason, d.created_at
+	rows, err := db.reader().QueryContext(ctx, `SELECT d.tool, i.task_id, i.args, d.summary, d.reason, d.created_at
 		FROM decisions d JOIN change_items i ON i.id = d.item_id
 		WHERE d.chat_id = $1 AND d.verdict = 'rejected' AND d.created_at >= $2 ORDER BY d.seq DESC`, chatID, micros(since))
 	if err != nil {
@@ -615,16 +634,6 @@ func (db *DB) RecentRejections(ctx context.Context, chatID int64, since time.Tim
 	return out, rows.Err()
 }
 
-// argReason is the "reason" argument of an item (a checklist override),
-// kept in the audit row of its confirmation.
-func argReason(args json.RawMessage) string {
-	var a struct {
-		Reason string `json:"reason"`
-	}
-	json.Unmarshal(args, &a)
-	return a.Reason
-}
-
 // Repropose closes the pending items of expired set oldID as re-proposed
 // and opens a new set of items for userID, in one transaction: exactly one
 // of concurrent re-proposals wins, the others get nod.ErrDecided. With no
@@ -632,7 +641,7 @@ func argReason(args json.RawMessage) string {
 func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error) {
 	var fresh *nod.ChangeSet
 	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		old, err := chatSet(ctx, tx, chatID, oldID)
 		if err != nil {
 			return err
@@ -659,20 +668,20 @@ func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID 
 // WarnSets marks open sets that expire before soon as warned and returns
 // them, each once, so that their messages can say so.
 func (db *DB) WarnSets(ctx context.Context, now time.Time, before func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs(ctx, db.db, `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND warned = 0 AND message_id <> 0 AND expires_at > $1`, micros(now))
+	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND warned = 0 AND message_id <> 0 AND expires_at > $1`, micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("warn sets: %w", err)
 	}
 	var out []nod.ChangeSet
 	for _, id := range ids {
-		set, err := loadSet(ctx, db.db, id)
+		set, err := loadSet(ctx, db.reader(), id)
 		if err != nil {
 			return out, err
 		}
 		if now.Before(before(set)) {
 			continue
 		}
-		res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET warned = 1 WHERE id = $1 AND warned = 0`, id)
+		res, err := db.exec(ctx, `UPDATE change_sets SET warned = 1 WHERE id = $1 AND warned = 0`, id)
 		if err != nil {
 			return out, fmt.Errorf("warn set %s: %w", id, err)
 		}
@@ -684,18 +693,25 @@ func (db *DB) WarnSets(ctx context.Context, now time.Time, before func(nod.Chang
 	return out, nil
 }
 
-// KeepSet gives an open set another ChangeSetTTL from now.
-func (db *DB) KeepSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error) {
+// KeepSet gives an open set another ChangeSetTTL from now, for a person
+// who may decide it: nod.ErrForbidden if they may not, nod.ErrExpired if
+// it is not open.
+func (db *DB) KeepSet(ctx context.Context, chatID int64, id string, userID int64) (nod.ChangeSet, error) {
 	now := db.now()
-	res, err := db.db.ExecContext(ctx, `UPDATE change_sets SET expires_at = $1, warned = 0 WHERE id = $2 AND chat_id = $3 AND status IN ('pending', 'partially_resolved') AND expires_at > $4`,
-		micros(now.Add(db.opts.ChangeSetTTL)), id, chatID, micros(now))
+	res, err := db.exec(ctx, `UPDATE change_sets SET expires_at = $1, warned = 0 WHERE id = $2 AND chat_id = $3 AND status IN ('pending', 'partially_resolved') AND expires_at > $4
+		AND (user_id = 0 OR user_id = $5)`,
+		micros(now.Add(db.opts.ChangeSetTTL)), id, chatID, micros(now), userID)
 	if err != nil {
 		return nod.ChangeSet{}, fmt.Errorf("keep set %s: %w", id, err)
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return nod.ChangeSet{}, fmt.Errorf("change set %s is not open: %w", id, nod.ErrExpired)
+	set, err := db.ChangeSet(ctx, chatID, id)
+	if n, _ := res.RowsAffected(); n == 1 || err != nil {
+		return set, err
 	}
-	return db.ChangeSet(ctx, chatID, id)
+	if !set.DecidableBy(userID) {
+		return set, fmt.Errorf("change set %s belongs to user %d: %w", id, set.UserID, nod.ErrForbidden)
+	}
+	return set, fmt.Errorf("change set %s is not open: %w", id, nod.ErrExpired)
 }
 
 // ReviseItem replaces pending item n of set setID with a revised version
@@ -704,7 +720,7 @@ func (db *DB) KeepSet(ctx context.Context, chatID int64, id string) (nod.ChangeS
 func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int, userID int64, it nod.ChangeItem) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		old, err := chatSet(ctx, tx, chatID, setID)
 		if err != nil {
 			return err
@@ -713,8 +729,12 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 		if !ok {
 			return fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE change_items SET args = $1, summary = $2, field = $3, before = $4, after = $5, note = ''
-			WHERE set_id = $6 AND n = $7 AND status = 'pending'`, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, setID, n)
+		detail, err := encodeDetail(it)
+		if err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET args = $1, summary = $2, field = $3, before = $4, after = $5, detail = $6, note = ''
+			WHERE set_id = $7 AND n = $8 AND status = 'pending'`, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, detail, setID, n)
 		if err != nil {
 			return fmt.Errorf("revise item %d of %s: %w", n, setID, err)
 		}
@@ -733,15 +753,17 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 
 // supersedeBy closes, as superseded, every pending proposal of an open set
 // that would set a field or checklist item that change ch just set (DESIGN
-// §4): the person's applied change answers it. The sets' messages are owed
-// a refresh.
-func (db *DB) supersedeBy(ctx context.Context, tx *sql.Tx, chatID int64, ch nod.Change, self string, now time.Time) error {
+// §4): the person's applied change answers it. A deletion closes every
+// proposal for its task. The sets' messages are owed a refresh.
+func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID int64, ch nod.Change, self string, now time.Time) error {
 	if ch.Created {
 		return nil
 	}
 	fields := map[string]bool{}
+	trashed := false // a deletion closes every proposal for the task
 	for _, f := range ch.Fields {
 		fields[string(f.Field)] = true
+		trashed = trashed || f.Field == nod.FieldTrash && f.After == nod.TrashedValue
 	}
 	items := map[string]bool{}
 	for _, ic := range ch.Items {
@@ -752,7 +774,7 @@ func (db *DB) supersedeBy(ctx context.Context, tx *sql.Tx, chatID int64, ch nod.
 	if len(fields) == 0 && len(items) == 0 {
 		return nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT i.id, i.set_id, i.field, i.tool, i.args FROM change_items i JOIN change_sets s ON s.id = i.set_id
+	rows, err := tx.QueryContext(ctx, `SELECT i.id, i.set_id, i.field, i.detail FROM change_items i JOIN change_sets s ON s.id = i.set_id
 		WHERE s.chat_id = $1 AND s.status IN ('pending', 'partially_resolved') AND i.task_id = $2 AND i.status = 'pending' AND i.id <> $3`, chatID, ch.TaskID, self)
 	if err != nil {
 		return fmt.Errorf("supersede: %w", err)
@@ -760,16 +782,23 @@ func (db *DB) supersedeBy(ctx context.Context, tx *sql.Tx, chatID int64, ch nod.
 	type hit struct{ id, set string }
 	var hits []hit
 	for rows.Next() {
-		var id, set, field, tool, args string
-		if err := rows.Scan(&id, &set, &field, &tool, &args); err != nil {
+		var id, set, field, detail string
+		if err := rows.Scan(&id, &set, &field, &detail); err != nil {
 			rows.Close()
 			return fmt.Errorf("supersede: %w", err)
 		}
+		if trashed {
+			hits = append(hits, hit{id, set})
+			continue
+		}
 		if field == string(nod.FieldChecklist) {
-			var a struct {
-				ID string `json:"id"`
+			// An update or removal names its item; an add touches none.
+			it := nod.ChangeItem{ID: id}
+			if err := decodeDetail(&it, detail); err != nil {
+				rows.Close()
+				return err
 			}
-			if (tool == "update_checklist_item" || tool == "remove_checklist_item") && json.Unmarshal([]byte(args), &a) == nil && items[a.ID] {
+			if it.ItemBefore != nil && items[it.ItemBefore.ID] {
 				hits = append(hits, hit{id, set})
 			}
 			continue
@@ -783,6 +812,9 @@ func (db *DB) supersedeBy(ctx context.Context, tx *sql.Tx, chatID int64, ch nod.
 		return fmt.Errorf("supersede: %w", err)
 	}
 	note := nod.Note{Key: nod.NoteSuperseded}.String()
+	if trashed {
+		note = nod.Note{Key: nod.NoteTaskGone}.String()
+	}
 	sets := map[string]bool{}
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $1 WHERE id = $2 AND status = 'pending'`, note, h.id); err != nil {

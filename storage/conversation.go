@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -15,20 +16,9 @@ import (
 // gets its id and item numbers.
 func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
-		for _, m := range t.Messages {
-			if m.At.IsZero() {
-				m.At = now
-			}
-			m.At = nod.Stamp(m.At) // as created_at keeps it: quotes are compared with checked_at
-
-			body, err := json.Marshal(m)
-			if err != nil {
-				return fmt.Errorf("save message: %w", err)
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO messages (chat_id, body, created_at) VALUES ($1,$2,$3)`, t.ChatID, string(body), micros(m.At)); err != nil {
-				return fmt.Errorf("save message: %w", err)
-			}
+	return db.inTx(ctx, func(tx conn) error {
+		if err := insertMessages(ctx, tx, t.ChatID, t.Messages, now); err != nil {
+			return err
 		}
 		for _, a := range t.Audit {
 			a.ChatID = t.ChatID
@@ -65,9 +55,38 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	})
 }
 
+// insertMessages stores a turn's messages in one statement, in order.
+func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatMessage, now time.Time) error {
+	if len(msgs) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO messages (chat_id, body, created_at) VALUES `)
+	args := make([]any, 0, 3*len(msgs))
+	for i, m := range msgs {
+		if m.At.IsZero() {
+			m.At = now
+		}
+		m.At = nod.Stamp(m.At) // as created_at keeps it: quotes are compared with checked_at
+		body, err := json.Marshal(recordMessage(m))
+		if err != nil {
+			return fmt.Errorf("save message: %w", err)
+		}
+		if i > 0 {
+			q.WriteByte(',')
+		}
+		fmt.Fprintf(&q, "($%d,$%d,$%d)", 3*i+1, 3*i+2, 3*i+3)
+		args = append(args, chatID, string(body), micros(m.At))
+	}
+	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("save messages: %w", err)
+	}
+	return nil
+}
+
 // History returns up to limit of the chat's latest messages, oldest first.
 func (db *DB) History(ctx context.Context, chatID int64, limit int) ([]nod.ChatMessage, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT body FROM messages WHERE chat_id = $1 ORDER BY id DESC LIMIT $2`, chatID, limit)
+	rows, err := db.reader().QueryContext(ctx, `SELECT body FROM messages WHERE chat_id = $1 ORDER BY id DESC`+limitSQL(limit), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -78,11 +97,11 @@ func (db *DB) History(ctx context.Context, chatID int64, limit int) ([]nod.ChatM
 		if err := rows.Scan(&body); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
-		var m nod.ChatMessage
+		var m messageRecord
 		if err := json.Unmarshal([]byte(body), &m); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
-		out = append(out, m)
+		out = append(out, m.message())
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -95,7 +114,7 @@ func (db *DB) History(ctx context.Context, chatID int64, limit int) ([]nod.ChatM
 // the update was seen before (a redelivery), in which case it must be
 // ignored.
 func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
-	res, err := db.db.ExecContext(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, id, micros(db.now()))
+	res, err := db.exec(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, id, micros(db.now()))
 	if err != nil {
 		return false, fmt.Errorf("mark update %d: %w", id, err)
 	}
@@ -106,7 +125,7 @@ func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
 // LastUpdateID returns the highest update id handled, or 0.
 func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 	var id sql.NullInt64
-	if err := db.db.QueryRowContext(ctx, `SELECT MAX(update_id) FROM processed_updates`).Scan(&id); err != nil {
+	if err := db.reader().QueryRowContext(ctx, `SELECT MAX(update_id) FROM processed_updates`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("last update: %w", err)
 	}
 	return id.Int64, nil
@@ -114,7 +133,7 @@ func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 
 // supersede closes a pending item replaced by a newer proposal; an item
 // decided meanwhile is left as it is.
-func supersede(ctx context.Context, tx *sql.Tx, chatID int64, ref nod.ItemRef, now time.Time) error {
+func supersede(ctx context.Context, tx conn, chatID int64, ref nod.ItemRef, now time.Time) error {
 	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $4
 		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID, nod.Note{Key: nod.NoteSuperseded}.String())
 	if err != nil {
@@ -129,4 +148,40 @@ func supersede(ctx context.Context, tx *sql.Tx, chatID int64, ref nod.ItemRef, n
 	}
 	set.Status = "" // recompute
 	return updateSetStatus(ctx, tx, &set, now)
+}
+
+// The stored form of a conversation message: storage's own, with explicit
+// names (those nod.ChatMessage's tags had when messages were first
+// stored), so that a change to the domain type never breaks history
+// already written.
+type (
+	messageRecord struct {
+		Role       string       `json:"role"`
+		Content    string       `json:"content,omitempty"`
+		ToolCalls  []callRecord `json:"tool_calls,omitempty"`
+		ToolCallID string       `json:"tool_call_id,omitempty"`
+		Review     bool         `json:"review,omitempty"`
+		At         time.Time    `json:"at"`
+	}
+	callRecord struct {
+		ID        string `json:"id"`
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	}
+)
+
+func recordMessage(m nod.ChatMessage) messageRecord {
+	r := messageRecord{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Review: m.Review, At: m.At}
+	for _, c := range m.ToolCalls {
+		r.ToolCalls = append(r.ToolCalls, callRecord{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return r
+}
+
+func (r messageRecord) message() nod.ChatMessage {
+	m := nod.ChatMessage{Role: nod.Role(r.Role), Content: r.Content, ToolCallID: r.ToolCallID, Review: r.Review, At: r.At}
+	for _, c := range r.ToolCalls {
+		m.ToolCalls = append(m.ToolCalls, nod.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
+	}
+	return m
 }

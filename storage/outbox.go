@@ -25,16 +25,18 @@ type receiptRecord struct {
 	Before    string          `json:"before"`
 	After     string          `json:"after"`
 	UndoID    string          `json:"undo_id"`
+	Detail    *detailRecord   `json:"detail,omitempty"`
 }
 
 // owe records, inside the transaction of the change it reports, a message
 // the person is owed, as written by this process.
-func (db *DB) owe(ctx context.Context, q querier, o nod.Owed, now time.Time) error {
+func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error {
 	var payload string
 	if r := o.Receipt; r != nil {
 		b, err := json.Marshal(receiptRecord{TaskTitle: r.TaskTitle, Quote: r.Quote, Trusted: r.Trusted, RuleID: r.RuleID,
 			N: r.Item.N, Tool: r.Item.Tool, TaskID: r.Item.TaskID, Args: r.Item.Args, Summary: r.Item.Summary,
-			Field: string(r.Item.Field), Before: r.Item.Before, After: r.Item.After, UndoID: r.Item.UndoID})
+			Field: string(r.Item.Field), Before: r.Item.Before, After: r.Item.After, UndoID: r.Item.UndoID,
+			Detail: recordDetail(r.Item)})
 		if err != nil {
 			return fmt.Errorf("owe receipt: %w", err)
 		}
@@ -59,7 +61,7 @@ func (db *DB) Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, re
 		args = append(args, r)
 		marks[i] = fmt.Sprintf("$%d", len(args))
 	}
-	_, err := db.db.ExecContext(ctx, `UPDATE outbox SET delivered_at = $1 WHERE chat_id = $2 AND kind = $3 AND ref IN (`+strings.Join(marks, ",")+`) AND delivered_at IS NULL`, args...)
+	_, err := db.exec(ctx, `UPDATE outbox SET delivered_at = $1 WHERE chat_id = $2 AND kind = $3 AND ref IN (`+strings.Join(marks, ",")+`) AND delivered_at IS NULL`, args...)
 	if err != nil {
 		return fmt.Errorf("mark %s delivered: %w", kind, err)
 	}
@@ -74,7 +76,7 @@ func (db *DB) Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, re
 // once, each entry goes to one.
 func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error) {
 	now := db.now()
-	rows, err := db.db.QueryContext(ctx, `SELECT id, chat_id, kind, ref, payload, owner, taken_at FROM outbox
+	rows, err := db.reader().QueryContext(ctx, `SELECT id, chat_id, kind, ref, payload, owner, taken_at FROM outbox
 		WHERE delivered_at IS NULL AND (taken_at <= $1 OR ($2 AND owner <> $3 AND taken_at < $4)) ORDER BY seq LIMIT 100`,
 		micros(now.Add(-grace)), !db.postgres, db.instance, micros(db.opened))
 	if err != nil {
@@ -103,7 +105,7 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 	}
 	var out []nod.Owed
 	for _, r := range found {
-		res, err := db.db.ExecContext(ctx, `UPDATE outbox SET owner = $1, taken_at = $2 WHERE id = $3 AND owner = $4 AND taken_at = $5 AND delivered_at IS NULL`,
+		res, err := db.exec(ctx, `UPDATE outbox SET owner = $1, taken_at = $2 WHERE id = $3 AND owner = $4 AND taken_at = $5 AND delivered_at IS NULL`,
 			db.instance, micros(now), r.o.ID, r.owner, r.taken)
 		if err != nil {
 			return out, fmt.Errorf("take owed message: %w", err)
@@ -120,6 +122,7 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 			r.o.Receipt = &nod.Receipt{TaskTitle: rec.TaskTitle, Quote: rec.Quote, Trusted: rec.Trusted, RuleID: rec.RuleID,
 				Item: nod.ChangeItem{N: rec.N, Tool: rec.Tool, TaskID: rec.TaskID, Args: rec.Args, Summary: rec.Summary,
 					Field: nod.Field(rec.Field), Before: rec.Before, After: rec.After, Status: nod.ItemConfirmed, UndoID: rec.UndoID}}
+			rec.Detail.fill(&r.o.Receipt.Item)
 		}
 		out = append(out, r.o)
 	}
@@ -131,7 +134,7 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 // that: an edit shows the set as it is now, so sending it twice is
 // harmless.
 func (db *DB) OwedRefreshes(ctx context.Context, chatID int64) ([]string, error) {
-	ids, err := queryIDs(ctx, db.db, `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
+	ids, err := queryIDs(ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("owed refreshes: %w", err)
 	}

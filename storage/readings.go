@@ -10,7 +10,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-func insertReading(ctx context.Context, q querier, r nod.Reading, now time.Time) error {
+func insertReading(ctx context.Context, q conn, r nod.Reading, now time.Time) error {
 	yes, err := json.Marshal(nonNil(r.Confirm))
 	if err != nil {
 		return err
@@ -44,7 +44,7 @@ func (db *DB) TakeReading(ctx context.Context, chatID int64, id string, userID i
 		at      int64
 		used    sql.NullInt64
 	)
-	err := db.db.QueryRowContext(ctx, `SELECT user_id, set_id, confirm, reject, reason, created_at, used_at FROM readings WHERE id = $1 AND chat_id = $2`, id, chatID).
+	err := db.reader().QueryRowContext(ctx, `SELECT user_id, set_id, confirm, reject, reason, created_at, used_at FROM readings WHERE id = $1 AND chat_id = $2`, id, chatID).
 		Scan(&r.UserID, &r.SetID, &yes, &no, &r.Reason, &at, &used)
 	switch {
 	case noRows(err):
@@ -56,7 +56,7 @@ func (db *DB) TakeReading(ctx context.Context, chatID int64, id string, userID i
 	case used.Valid:
 		return r, fmt.Errorf("reading %s was used: %w", id, nod.ErrDecided)
 	}
-	res, err := db.db.ExecContext(ctx, `UPDATE readings SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, micros(db.now()), id)
+	res, err := db.exec(ctx, `UPDATE readings SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, micros(db.now()), id)
 	if err != nil {
 		return r, fmt.Errorf("take reading %s: %w", id, err)
 	}

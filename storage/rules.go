@@ -13,7 +13,7 @@ import (
 // KindDecisions returns a person's latest decisions on changes of one
 // kind in a chat, newest first.
 func (db *DB) KindDecisions(ctx context.Context, chatID, userID int64, kind string, limit int) ([]nod.Decision, error) {
-	ds, err := queryDecisions(ctx, db.db, `WHERE chat_id = $1 AND user_id = $2 AND kind = $3 ORDER BY seq DESC LIMIT $4`, chatID, userID, kind, limit)
+	ds, err := queryDecisions(ctx, db.reader(), `WHERE chat_id = $1 AND user_id = $2 AND kind = $3 ORDER BY seq DESC`+limitSQL(limit), chatID, userID, kind)
 	if err != nil {
 		return nil, fmt.Errorf("decisions of kind %s: %w", kind, err)
 	}
@@ -28,7 +28,7 @@ func (db *DB) OfferRule(ctx context.Context, chatID, userID int64, kind string) 
 	now := db.now()
 	r := nod.Rule{ID: nod.NewID(), ChatID: chatID, UserID: userID, Kind: kind, Status: nod.RuleOffered, CreatedAt: now}
 	created := false
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE rules SET status = 'expired' WHERE chat_id = $1 AND user_id = $2 AND kind = $3 AND status = 'active' AND expires_at <= $4`,
 			chatID, userID, kind, micros(now)); err != nil {
 			return err
@@ -59,7 +59,7 @@ func (db *DB) OfferRule(ctx context.Context, chatID, userID int64, kind string) 
 
 // SetRuleMessage remembers the message that offers a rule.
 func (db *DB) SetRuleMessage(ctx context.Context, id string, messageID int) error {
-	if _, err := db.db.ExecContext(ctx, `UPDATE rules SET message_id = $1 WHERE id = $2`, messageID, id); err != nil {
+	if _, err := db.exec(ctx, `UPDATE rules SET message_id = $1 WHERE id = $2`, messageID, id); err != nil {
 		return fmt.Errorf("rule message: %w", err)
 	}
 	return nil
@@ -67,12 +67,12 @@ func (db *DB) SetRuleMessage(ctx context.Context, id string, messageID int) erro
 
 // Rule returns one rule of a chat.
 func (db *DB) Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error) {
-	return getRule(ctx, db.db, chatID, id)
+	return getRule(ctx, db.reader(), chatID, id)
 }
 
 // Rules returns the chat's rules in force at now, oldest first.
 func (db *DB) Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error) {
-	rs, err := queryRules(ctx, db.db, `WHERE chat_id = $1 AND status = 'active' AND expires_at > $2 ORDER BY seq`, chatID, micros(now))
+	rs, err := queryRules(ctx, db.reader(), `WHERE chat_id = $1 AND status = 'active' AND expires_at > $2 ORDER BY seq`, chatID, micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
 	}
@@ -101,7 +101,7 @@ func (db *DB) RevokeRule(ctx context.Context, chatID int64, id string, userID in
 func (db *DB) moveRule(ctx context.Context, chatID int64, id string, userID int64, from, to nod.RuleStatus, expires sql.NullInt64, o nod.Outcome) (nod.Rule, error) {
 	now := db.now()
 	var r nod.Rule
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		expiry := `expires_at`
 		args := []any{string(to), micros(now), chatID, id, string(from)}
 		if expires.Valid {
@@ -132,7 +132,7 @@ func (db *DB) moveRule(ctx context.Context, chatID int64, id string, userID int6
 	return r, nil
 }
 
-func getRule(ctx context.Context, q querier, chatID int64, id string) (nod.Rule, error) {
+func getRule(ctx context.Context, q conn, chatID int64, id string) (nod.Rule, error) {
 	rs, err := queryRules(ctx, q, `WHERE chat_id = $1 AND id = $2`, chatID, id)
 	if err != nil {
 		return nod.Rule{}, err
@@ -143,7 +143,7 @@ func getRule(ctx context.Context, q querier, chatID int64, id string) (nod.Rule,
 	return rs[0], nil
 }
 
-func queryRules(ctx context.Context, q querier, where string, args ...any) ([]nod.Rule, error) {
+func queryRules(ctx context.Context, q conn, where string, args ...any) ([]nod.Rule, error) {
 	rows, err := q.QueryContext(ctx, `SELECT id, chat_id, user_id, kind, status, message_id, created_at, expires_at FROM rules `+where, args...)
 	if err != nil {
 		return nil, err

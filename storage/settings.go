@@ -10,22 +10,25 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// ChatSettings returns the chat's settings; a chat never configured has
-// the defaults.
+// ChatSettings returns the chat's settings, and who has a deletion
+// waiting in it; a chat never configured has the defaults.
 func (db *DB) ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error) {
 	s := nod.ChatSettings{ChatID: chatID, Mode: nod.ModeSmart}
 	var (
 		mode    string
 		breaker sql.NullInt64
 	)
-	err := db.db.QueryRowContext(ctx, `SELECT mode, breaker_until, lang, lang_seen FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen)
-	if noRows(err) {
-		return s, nil
-	}
+	// One row whether or not the chat has settings or a waiting deletion.
+	err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(s.mode, ''), s.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''), COALESCE(d.user_id, 0)
+		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id LEFT JOIN pending_deletions d ON d.chat_id = c.chat_id`,
+		chatID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionBy)
 	if err != nil {
 		return s, fmt.Errorf("chat settings: %w", err)
 	}
-	s.Mode, s.BreakerUntil = nod.Mode(mode), timePtr(breaker)
+	if mode != "" {
+		s.Mode = nod.Mode(mode)
+	}
+	s.BreakerUntil = timePtr(breaker)
 	return s, nil
 }
 
@@ -33,7 +36,7 @@ func (db *DB) ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings,
 // with its audit row (tool "mode"), in one transaction.
 func (db *DB) SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error {
 	now := db.now()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx conn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, $2, NULL, $3)
 			ON CONFLICT (chat_id) DO UPDATE SET mode = excluded.mode, breaker_until = NULL, updated_at = excluded.updated_at`,
 			chatID, string(m), micros(now))
@@ -49,7 +52,7 @@ func (db *DB) SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) err
 // chosen mode to return to; audited as a mode change.
 func (db *DB) TripBreaker(ctx context.Context, chatID int64, until time.Time) error {
 	now := db.now()
-	return db.inTx(ctx, func(tx *sql.Tx) error {
+	return db.inTx(ctx, func(tx conn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, 'smart', $2, $3)
 			ON CONFLICT (chat_id) DO UPDATE SET breaker_until = excluded.breaker_until, updated_at = excluded.updated_at`,
 			chatID, micros(until), micros(now))
@@ -75,7 +78,7 @@ func (db *DB) SeeLanguage(ctx context.Context, chatID int64, code string) error 
 // setText sets one text column of the chat's settings; column is one of
 // ours, never input.
 func (db *DB) setText(ctx context.Context, chatID int64, column, value string) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, `+column+`, updated_at) VALUES ($1, $2, $3)
+	_, err := db.exec(ctx, `INSERT INTO chat_settings (chat_id, `+column+`, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (chat_id) DO UPDATE SET `+column+` = excluded.`+column+`, updated_at = excluded.updated_at`,
 		chatID, value, micros(db.now()))
 	if err != nil {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"embed"
@@ -33,6 +34,11 @@ type Options struct {
 	// AuditKey, if set, keys the audit chain (HMAC-SHA256) and signs its
 	// heads: without the key nobody can write rows, or a head, that verify.
 	AuditKey []byte
+	// MaxConns sizes the connection pool: PostgreSQL's (default 20), or
+	// SQLite's read pool (default 4) beside its one writer connection.
+	// Idle connections are kept up to the same number, so that a busy
+	// process never closes and reopens them.
+	MaxConns int
 }
 
 // DB is nod's storage. It is safe for concurrent use.
@@ -42,8 +48,16 @@ type DB struct {
 	opened   time.Time // when this process opened the database
 	now      func() time.Time
 	log      *slog.Logger
-	db       *sql.DB
+	// SQLite allows one writer at a time: every transaction and write
+	// runs on wdb's single connection, queued in database/sql rather than
+	// spinning on busy_timeout, while reads run on rdb's pool beside it
+	// (WAL readers never wait for the writer). On PostgreSQL both are the
+	// same pool.
+	wdb, rdb *sql.DB
+	w        *writer // SQLite only
 	postgres bool
+	stmts    stmtCache
+	counts   counts
 }
 
 // New returns a DB that is not yet open. now is the clock for every
@@ -72,39 +86,50 @@ func (db *DB) Open(ctx context.Context) error {
 	}
 	db.opened = db.now()
 	if err := db.Migrate(ctx); err != nil {
-		db.db.Close()
+		db.Close()
 		return err
 	}
 	return nil
 }
 
 func (db *DB) connect() error {
-	if db.db != nil {
+	if db.wdb != nil {
 		return nil
 	}
-	driver, dsn := "sqlite", sqliteDSN(db.opts.DSN)
 	if IsPostgres(db.opts.DSN) {
-		driver, dsn, db.postgres = "pgx", db.opts.DSN, true
+		sdb, err := sql.Open("pgx", db.opts.DSN)
+		if err != nil {
+			return fmt.Errorf("open database: %w", err)
+		}
+		// Below the server's default max_connections (100), with room for
+		// other replicas: waiting for a connection beats "too many clients".
+		n := cmp.Or(db.opts.MaxConns, 20)
+		sdb.SetMaxOpenConns(n)
+		sdb.SetMaxIdleConns(n)
+		db.wdb, db.rdb, db.postgres = sdb, sdb, true
+		return nil
 	}
-	sdb, err := sql.Open(driver, dsn)
+	w, err := sql.Open("sqlite", sqliteDSN(db.opts.DSN, false))
 	if err != nil {
 		return fmt.Errorf("open database: %w", err)
 	}
-	if db.postgres {
-		// Below the server's default max_connections (100), with room for
-		// other replicas: waiting for a connection beats "too many clients".
-		sdb.SetMaxOpenConns(20)
-		sdb.SetMaxIdleConns(20)
-	} else {
-		// One writer at a time is what SQLite allows; immediate transactions
-		// make writers queue on busy_timeout instead of failing.
-		sdb.SetMaxOpenConns(4)
+	w.SetMaxOpenConns(1)
+	w.SetMaxIdleConns(1)
+	r, err := sql.Open("sqlite", sqliteDSN(db.opts.DSN, true))
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("open database: %w", err)
 	}
-	db.db = sdb
+	n := cmp.Or(db.opts.MaxConns, 4)
+	r.SetMaxOpenConns(n)
+	r.SetMaxIdleConns(n)
+	db.wdb, db.rdb, db.w = w, r, newWriter(w)
 	return nil
 }
 
-func sqliteDSN(path string) string {
+// sqliteDSN returns the DSN of the writer connection, or of a reader
+// that refuses to write (a write routed to the read pool fails loudly).
+func sqliteDSN(path string, readOnly bool) string {
 	if path == "" {
 		path = "nod.db"
 	}
@@ -112,7 +137,11 @@ func sqliteDSN(path string) string {
 	if strings.Contains(path, "?") {
 		sep = "&"
 	}
-	return "file:" + path + sep + "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	dsn := "file:" + path + sep + "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	if readOnly {
+		dsn += "&_pragma=query_only(1)"
+	}
+	return dsn
 }
 
 // Migrate applies pending migrations. PostgreSQL replicas that start
@@ -135,11 +164,15 @@ func (db *DB) Migrate(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	p, err := goose.NewProvider(dialect, db.db, fsys, opts...)
+	p, err := goose.NewProvider(dialect, db.wdb, fsys, opts...)
 	if err != nil {
 		return fmt.Errorf("migrations: %w", err)
 	}
-	res, err := p.Up(ctx)
+	var res []*goose.MigrationResult
+	err = db.withPool(ctx, func() (err error) {
+		res, err = p.Up(ctx)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -151,22 +184,38 @@ func (db *DB) Migrate(ctx context.Context) error {
 
 // Close closes the database. It is safe to call more than once.
 func (db *DB) Close() error {
-	if db.db == nil {
+	if db.wdb == nil {
 		return nil
 	}
-	err := db.db.Close()
-	db.db = nil
+	db.stmts.close()
+	if db.w != nil {
+		db.w.lend(context.Background(), func() error { return nil }) // its statements and connection back first
+	}
+	err := db.wdb.Close()
+	if db.rdb != db.wdb {
+		err = errors.Join(err, db.rdb.Close())
+	}
+	db.wdb, db.rdb = nil, nil
 	return err
 }
 
 // Ping checks that the database answers.
-func (db *DB) Ping(ctx context.Context) error { return db.db.PingContext(ctx) }
+func (db *DB) Ping(ctx context.Context) error { return db.rdb.PingContext(ctx) }
+
+// withPool runs f with the write pool free for f's own use: SQLite's
+// writer lends its connection back meanwhile.
+func (db *DB) withPool(ctx context.Context, f func() error) error {
+	if db.w == nil {
+		return f()
+	}
+	return db.w.lend(ctx, f)
+}
 
 // inTx runs fn in one transaction, committing when it returns nil. A
 // transaction that lost a race (a PostgreSQL serialisation failure or
 // deadlock, or a write that found its row changed under it) runs again
 // from the start, a few times at most.
-func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+func (db *DB) inTx(ctx context.Context, fn func(tx conn) error) error {
 	const attempts = 4
 	var err error
 	for range attempts {
@@ -178,12 +227,16 @@ func (db *DB) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	return err
 }
 
-func (db *DB) tryTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
-	tx, err := db.db.BeginTx(ctx, nil)
+func (db *DB) tryTx(ctx context.Context, fn func(tx conn) error) error {
+	db.counts.txs.Add(1)
+	if db.w != nil {
+		return db.w.tx(ctx, db, fn)
+	}
+	tx, err := db.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(conn{db: db, tx: tx, memo: newTxMemo()}); err != nil {
 		tx.Rollback()
 		return err
 	}
@@ -200,13 +253,6 @@ func retryable(err error) bool {
 		return pg.Code == "40001" || pg.Code == "40P01" // serialization_failure, deadlock_detected
 	}
 	return errors.Is(err, errRetry)
-}
-
-// querier is what *sql.DB and *sql.Tx share.
-type querier interface {
-	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }
@@ -241,20 +287,11 @@ func noRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
 // Postgres reports whether the DB runs on PostgreSQL.
 func (db *DB) Postgres() bool { return db.postgres }
 
-// ExecForTest runs statements directly, for tests that must put the
-// database in a state nod itself never creates (a failing trigger, a
-// tampered row).
-func (db *DB) ExecForTest(ctx context.Context, stmts ...string) error {
-	for _, s := range stmts {
-		if _, err := db.db.ExecContext(ctx, s); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+// DSN is the database the DB opens: a SQLite file or a postgres:// URL.
+func (db *DB) DSN() string { return db.opts.DSN }
 
 // queryIDs returns the first column of a query's rows.
-func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]string, error) {
+func queryIDs(ctx context.Context, q conn, query string, args ...any) ([]string, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

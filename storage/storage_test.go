@@ -2,8 +2,10 @@ package storage_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sync"
 	"testing"
@@ -220,6 +222,7 @@ func TestConfirmItemRollsBackWhole(t *testing.T) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
 		storagetest.FailInserts(t, db, "undo_entries")
+		audit, _ := db.Audit(t.Context(), chat, 100)
 		_, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P1))
 		if err == nil {
 			t.Fatal("ConfirmItem succeeded although the undo entry could not be written")
@@ -229,6 +232,9 @@ func TestConfirmItemRollsBackWhole(t *testing.T) {
 		decisions, _ := db.RecentDecisions(t.Context(), chat, 20)
 		if task.Priority != nod.P3 || set.Items[0].Status != nod.ItemPending || len(decisions) != 0 {
 			t.Errorf("after failed confirm: priority %s, item %s, %d decisions; want P3, pending, 0", task.Priority, set.Items[0].Status, len(decisions))
+		}
+		if after, _ := db.Audit(t.Context(), chat, 100); len(after) != len(audit) {
+			t.Errorf("a failed confirm wrote %d audit rows", len(after)-len(audit))
 		}
 	})
 }
@@ -461,6 +467,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 				cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: it.After, CheckedBy: nod.ActorUser})
 				return *cur, nil
 			}
+			stmts, _ := db.Work()
 			b.ResetTimer()
 			for i := range b.N {
 				if res, err := db.ConfirmItems(b.Context(), chat, sets[i].ID, ns, 42, add); err != nil || len(res.Applied) != k {
@@ -468,6 +475,8 @@ func BenchmarkConfirmAll(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/item")
+			after, _ := db.Work()
+			b.ReportMetric(float64(after-stmts)/float64(b.N*k), "statements/item")
 		})
 	}
 }
@@ -478,9 +487,7 @@ func TestDatabaseErrorsAreNotNotFound(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
-		if err := db.ExecForTest(t.Context(), `ALTER TABLE change_items RENAME TO change_items_gone`); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.Exec(t, db.DSN(), `ALTER TABLE change_items RENAME TO change_items_gone`)
 		calls := map[string]func() error{
 			"ChangeSet":  func() error { _, err := db.ChangeSet(t.Context(), chat, cs.ID); return err },
 			"RejectItem": func() error { _, err := db.RejectItem(t.Context(), chat, cs.ID, 1, 42); return err },
@@ -597,4 +604,88 @@ func TestTakeReadingOnce(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Confirm-all of ten checklist additions runs in one transaction, in
+// statements linear in the items and few of them each: the item's row, its
+// audit row, undo entry, decision and status, with the task, the set and
+// the chain's head read once.
+func TestConfirmAllStatements(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		const k = 10
+		seedT1(t, db)
+		s := &nod.ChangeSet{}
+		for j := range k {
+			title := fmt.Sprintf("Step %d", j)
+			s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: "T1", Args: []byte(`{}`),
+				Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
+		}
+		if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+			t.Fatal(err)
+		}
+		add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
+			cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: it.After, CheckedBy: nod.ActorUser})
+			return *cur, nil
+		}
+		stmts, txs := db.Work()
+		res, err := db.ConfirmItems(t.Context(), chat, s.ID, nil, 42, add)
+		if err != nil || len(res.Applied) != k {
+			t.Fatalf("ConfirmItems: %d applied, %v", len(res.Applied), err)
+		}
+		stmts2, txs2 := db.Work()
+		if n := stmts2 - stmts; n > 7*k || txs2-txs != 1 {
+			t.Errorf("confirm-all of %d items ran %d statements in %d transactions, want at most %d in 1", k, n, txs2-txs, 7*k)
+		}
+		task, err := db.Task(t.Context(), chat, "T1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fixtures.ChecklistTitles(task); len(got) != 3+k || got[3] != "Step 0" || got[3+k-1] != "Step 9" {
+			t.Errorf("checklist after confirm-all: %q", got)
+		}
+	})
+}
+
+// BenchmarkStatementReuse reads a chat's settings through the DB, whose
+// statements are prepared once and kept, and, for comparison, with the
+// same SQL text through database/sql, which has modernc parse and plan it
+// on every call.
+func BenchmarkStatementReuse(b *testing.B) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	dsn := storagetest.DSN(b, "sqlite")
+	db := storage.New(storage.Options{DSN: dsn}, clock.Now, slog.New(slog.DiscardHandler))
+	if err := db.Open(b.Context()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if err := db.SetLanguage(b.Context(), chat, "de"); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("prepared once", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := db.ChatSettings(b.Context(), chat); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("parsed each time", func(b *testing.B) {
+		raw, err := sql.Open("sqlite", "file:"+dsn+"?_pragma=busy_timeout(5000)&_pragma=query_only(1)")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer raw.Close()
+		for b.Loop() {
+			var (
+				mode, lang, seen string
+				breaker          sql.NullInt64
+				by               int64
+			)
+			err := raw.QueryRowContext(b.Context(), `SELECT COALESCE(s.mode, ''), s.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''), COALESCE(d.user_id, 0)
+		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id LEFT JOIN pending_deletions d ON d.chat_id = c.chat_id`,
+				chat).Scan(&mode, &breaker, &lang, &seen, &by)
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -16,7 +16,7 @@ const taskColumns = `id, chat_id, title, description, status, priority, estimate
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
 func (db *DB) Task(ctx context.Context, chatID int64, id string) (nod.Task, error) {
-	t, err := getTask(ctx, db.db, chatID, id)
+	t, err := getTask(ctx, db.reader(), chatID, id)
 	if err != nil {
 		return nod.Task{}, err
 	}
@@ -28,7 +28,7 @@ func (db *DB) Task(ctx context.Context, chatID int64, id string) (nod.Task, erro
 
 // ListTasks returns the chat's tasks outside the trash, oldest first.
 func (db *DB) ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY seq`, chatID)
+	rows, err := db.reader().QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY seq`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
@@ -36,21 +36,15 @@ func (db *DB) ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
-	q := strings.ToLower(strings.TrimSpace(f.Query))
-	tasks = slices.DeleteFunc(tasks, func(t nod.Task) bool {
-		if f.Status != "" && t.Status != f.Status {
-			return true
-		}
-		return q != "" && !strings.Contains(strings.ToLower(t.Title), q) && !strings.Contains(strings.ToLower(t.Description), q)
-	})
-	if err := loadChecklists(ctx, db.db, tasks); err != nil {
+	tasks = slices.DeleteFunc(tasks, func(t nod.Task) bool { return !f.Match(t) })
+	if err := loadChecklists(ctx, db.reader(), tasks); err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
 	}
 	return tasks, nil
 }
 
 // getTask reads a task of the chat, trashed or not.
-func getTask(ctx context.Context, q querier, chatID int64, id string) (nod.Task, error) {
+func getTask(ctx context.Context, q conn, chatID int64, id string) (nod.Task, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = $1 AND chat_id = $2`, id, chatID)
 	if err != nil {
 		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
@@ -100,7 +94,7 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 }
 
 // loadChecklists fills the checklists of tasks with one query.
-func loadChecklists(ctx context.Context, q querier, tasks []nod.Task) error {
+func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 	if len(tasks) == 0 {
 		return nil
 	}
@@ -138,7 +132,7 @@ func loadChecklists(ctx context.Context, q querier, tasks []nod.Task) error {
 // ChecklistOwner returns the task holding checklist item itemID in the chat.
 func (db *DB) ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error) {
 	var taskID string
-	err := db.db.QueryRowContext(ctx, `SELECT c.task_id FROM checklist_items c JOIN tasks t ON t.id = c.task_id
+	err := db.reader().QueryRowContext(ctx, `SELECT c.task_id FROM checklist_items c JOIN tasks t ON t.id = c.task_id
 		WHERE c.id = $1 AND t.chat_id = $2 AND t.deleted_at IS NULL`, itemID, chatID).Scan(&taskID)
 	if noRows(err) {
 		return nod.Task{}, fmt.Errorf("checklist item %s: %w", itemID, nod.ErrNotFound)
@@ -151,7 +145,7 @@ func (db *DB) ChecklistOwner(ctx context.Context, chatID int64, itemID string) (
 
 // SetCardMessage records message msgID as the chat's latest card of task.
 func (db *DB) SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error {
-	_, err := db.db.ExecContext(ctx, `INSERT INTO cards (chat_id, task_id, message_id) VALUES ($1, $2, $3)
+	_, err := db.exec(ctx, `INSERT INTO cards (chat_id, task_id, message_id) VALUES ($1, $2, $3)
 		ON CONFLICT (chat_id, task_id) DO UPDATE SET message_id = excluded.message_id`, chatID, taskID, msgID)
 	if err != nil {
 		return fmt.Errorf("remember card of task %s: %w", taskID, err)
@@ -163,7 +157,7 @@ func (db *DB) SetCardMessage(ctx context.Context, chatID int64, taskID string, m
 // nod.ErrNotFound.
 func (db *DB) CardMessage(ctx context.Context, chatID int64, taskID string) (int, error) {
 	var id int
-	err := db.db.QueryRowContext(ctx, `SELECT message_id FROM cards WHERE chat_id = $1 AND task_id = $2`, chatID, taskID).Scan(&id)
+	err := db.reader().QueryRowContext(ctx, `SELECT message_id FROM cards WHERE chat_id = $1 AND task_id = $2`, chatID, taskID).Scan(&id)
 	if noRows(err) {
 		return 0, fmt.Errorf("card of task %s: %w", taskID, nod.ErrNotFound)
 	}

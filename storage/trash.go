@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"time"
 
@@ -11,7 +10,7 @@ import (
 
 // Trash returns the chat's tasks in the trash, newest deletion first.
 func (db *DB) Trash(ctx context.Context, chatID int64) ([]nod.Task, error) {
-	rows, err := db.db.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, seq`, chatID)
+	rows, err := db.reader().QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, seq`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("trash: %w", err)
 	}
@@ -19,7 +18,7 @@ func (db *DB) Trash(ctx context.Context, chatID int64) ([]nod.Task, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trash: %w", err)
 	}
-	if err := loadChecklists(ctx, db.db, tasks); err != nil {
+	if err := loadChecklists(ctx, db.reader(), tasks); err != nil {
 		return nil, fmt.Errorf("trash: %w", err)
 	}
 	return tasks, nil
@@ -27,7 +26,7 @@ func (db *DB) Trash(ctx context.Context, chatID int64) ([]nod.Task, error) {
 
 // TrashedTask returns a task of the chat that is in the trash.
 func (db *DB) TrashedTask(ctx context.Context, chatID int64, id string) (nod.Task, error) {
-	t, err := getTask(ctx, db.db, chatID, id)
+	t, err := getTask(ctx, db.reader(), chatID, id)
 	if err != nil {
 		return t, err
 	}
@@ -41,7 +40,7 @@ func (db *DB) TrashedTask(ctx context.Context, chatID int64, id string) (nod.Tas
 // checklists, and returns how many.
 func (db *DB) PurgeTrash(ctx context.Context, cutoff time.Time) (int, error) {
 	var n int64
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM checklist_items WHERE task_id IN (SELECT id FROM tasks WHERE deleted_at < $1)`, micros(cutoff)); err != nil {
 			return err
 		}
@@ -61,10 +60,11 @@ func (db *DB) PurgeTrash(ctx context.Context, cutoff time.Time) (int, error) {
 // KeepDeletion puts a taken deletion back to wait for another answer, as
 // it was (its expiry unchanged).
 func (db *DB) KeepDeletion(ctx context.Context, d nod.PendingDeletion) error {
-	return savePendingDeletion(ctx, db.db, d, db.now())
+	now := db.now()
+	return db.inTx(ctx, func(tx conn) error { return savePendingDeletion(ctx, tx, d, now) })
 }
 
-func savePendingDeletion(ctx context.Context, q querier, d nod.PendingDeletion, now time.Time) error {
+func savePendingDeletion(ctx context.Context, q conn, d nod.PendingDeletion, now time.Time) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (chat_id, user_id, task_id, title, created_at, expires_at, message_id) VALUES ($1,$2,$3,$4,$5,$6,$7)
 		ON CONFLICT (chat_id) DO UPDATE SET user_id = excluded.user_id, task_id = excluded.task_id, title = excluded.title,
 		created_at = excluded.created_at, expires_at = excluded.expires_at, message_id = excluded.message_id`,
@@ -81,8 +81,10 @@ func savePendingDeletion(ctx context.Context, q querier, d nod.PendingDeletion, 
 func (db *DB) TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error) {
 	d := nod.PendingDeletion{ChatID: chatID}
 	var expires int64
-	err := db.db.QueryRowContext(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND user_id = $2 RETURNING user_id, task_id, title, expires_at, message_id`, chatID, userID).
-		Scan(&d.UserID, &d.TaskID, &d.Title, &expires, &d.MessageID)
+	err := db.inTx(ctx, func(tx conn) error {
+		return tx.QueryRowContext(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND user_id = $2 RETURNING user_id, task_id, title, expires_at, message_id`, chatID, userID).
+			Scan(&d.UserID, &d.TaskID, &d.Title, &expires, &d.MessageID)
+	})
 	if noRows(err) {
 		return d, false, nil
 	}
@@ -99,7 +101,7 @@ func (db *DB) TakeDeletion(ctx context.Context, chatID, userID int64) (nod.Pendi
 // SetDeletionMessage records which message asks for the chat's pending
 // deletion's title.
 func (db *DB) SetDeletionMessage(ctx context.Context, chatID int64, taskID string, msgID int) error {
-	if _, err := db.db.ExecContext(ctx, `UPDATE pending_deletions SET message_id = $1 WHERE chat_id = $2 AND task_id = $3`, msgID, chatID, taskID); err != nil {
+	if _, err := db.exec(ctx, `UPDATE pending_deletions SET message_id = $1 WHERE chat_id = $2 AND task_id = $3`, msgID, chatID, taskID); err != nil {
 		return fmt.Errorf("remember deletion prompt: %w", err)
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-func insertUndo(ctx context.Context, q querier, u nod.UndoEntry) error {
+func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 	delta, err := encodeChange(u.Change)
 	if err != nil {
 		return err
@@ -26,7 +26,7 @@ func insertUndo(ctx context.Context, q querier, u nod.UndoEntry) error {
 
 // UndoEntry returns undo entry id of the chat.
 func (db *DB) UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error) {
-	return getUndo(ctx, db.db, chatID, id)
+	return getUndo(ctx, db.reader(), chatID, id)
 }
 
 // LatestUndo returns userID's newest undo entry in the chat that is
@@ -34,7 +34,7 @@ func (db *DB) UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoE
 // sender's own change, never someone else's.
 func (db *DB) LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error) {
 	var id string
-	err := db.db.QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND undone_at IS NULL AND expires_at > $3 ORDER BY seq DESC LIMIT 1`,
+	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND undone_at IS NULL AND expires_at > $3 ORDER BY seq DESC LIMIT 1`,
 		chatID, userID, micros(db.now())).Scan(&id)
 	if noRows(err) {
 		return nod.UndoEntry{}, fmt.Errorf("nothing to undo: %w", nod.ErrNotFound)
@@ -57,7 +57,7 @@ func (db *DB) LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEnt
 func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error) {
 	var redo nod.UndoEntry
 	now := db.now()
-	err := db.inTx(ctx, func(tx *sql.Tx) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		if err := db.lockChat(ctx, tx, chatID); err != nil {
 			return err
 		}
@@ -138,7 +138,7 @@ func touched(c nod.Change) []string {
 	return out
 }
 
-func getUndo(ctx context.Context, q querier, chatID int64, id string) (nod.UndoEntry, error) {
+func getUndo(ctx context.Context, q conn, chatID int64, id string) (nod.UndoEntry, error) {
 	var (
 		u                    nod.UndoEntry
 		delta, before, after sql.NullString
@@ -179,10 +179,11 @@ func legacyChange(taskID string, before, after sql.NullString) (nod.Change, erro
 		if !s.Valid {
 			continue
 		}
-		var t nod.Task
-		if err := json.Unmarshal([]byte(s.String), &t); err != nil {
+		var r legacyTask
+		if err := json.Unmarshal([]byte(s.String), &r); err != nil {
 			return nod.Change{}, fmt.Errorf("read task snapshot of undo entry: %w", err)
 		}
+		t := r.task()
 		snaps[i] = &t
 	}
 	if snaps[1] == nil {
@@ -196,14 +197,14 @@ func legacyChange(taskID string, before, after sql.NullString) (nod.Change, erro
 // UndoneSince returns the chat's changes that were undone at or after
 // since (not the undos of undos), newest undo first.
 func (db *DB) UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error) {
-	ids, err := queryIDs(ctx, db.db, `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
+	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("undone changes: %w", err)
 	}
 	out := make([]nod.UndoEntry, 0, len(ids))
 	for _, id := range ids {
-		u, err := getUndo(ctx, db.db, chatID, id)
+		u, err := getUndo(ctx, db.reader(), chatID, id)
 		if err != nil {
 			return nil, err
 		}
@@ -216,9 +217,49 @@ func (db *DB) UndoneSince(ctx context.Context, chatID int64, since time.Time) ([
 // or after since: what the circuit breaker watches.
 func (db *DB) AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error) {
 	var n int
-	err := db.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND auto = 1 AND undone_at >= $2`, chatID, micros(since)).Scan(&n)
+	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND auto = 1 AND undone_at >= $2`, chatID, micros(since)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count undos: %w", err)
 	}
 	return n, nil
+}
+
+// legacyTask is a whole-task snapshot as undo entries before migration
+// 00008 stored it: nod.Task marshalled without tags, so its keys are the
+// Go field names of then. Spelled out here so that renaming a field of
+// nod.Task cannot break those entries.
+type legacyTask struct {
+	ID              string       `json:"ID"`
+	ChatID          int64        `json:"ChatID"`
+	Title           string       `json:"Title"`
+	Description     string       `json:"Description"`
+	Status          string       `json:"Status"`
+	Priority        string       `json:"Priority"`
+	EstimateMinutes *int         `json:"EstimateMinutes"`
+	DueDate         string       `json:"DueDate"`
+	Labels          []string     `json:"Labels"`
+	Checklist       []legacyItem `json:"Checklist"`
+	CreatedAt       time.Time    `json:"CreatedAt"`
+	UpdatedAt       time.Time    `json:"UpdatedAt"`
+	DeletedAt       *time.Time   `json:"DeletedAt"`
+}
+
+// legacyItem is a checklist item inside a legacyTask.
+type legacyItem struct {
+	ID        string     `json:"ID"`
+	Title     string     `json:"Title"`
+	Checked   bool       `json:"Checked"`
+	CheckedBy string     `json:"CheckedBy"`
+	CheckedAt *time.Time `json:"CheckedAt"`
+}
+
+func (r legacyTask) task() nod.Task {
+	t := nod.Task{ID: r.ID, ChatID: r.ChatID, Title: r.Title, Description: r.Description, Status: nod.Status(r.Status),
+		Priority: nod.Priority(r.Priority), EstimateMinutes: r.EstimateMinutes, DueDate: r.DueDate, Labels: r.Labels,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeletedAt: r.DeletedAt}
+	for _, it := range r.Checklist {
+		t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: it.ID, Title: it.Title, Checked: it.Checked,
+			CheckedBy: nod.Actor(it.CheckedBy), CheckedAt: it.CheckedAt})
+	}
+	return t
 }

@@ -29,6 +29,7 @@ func (h *harness) threeIdeas() telegramtest.Message {
 // decides exactly the items named, as taps would, and the set's message
 // shows it. The agent is told the set's id and its items as numbered.
 func TestAnswerProposalsApplied(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.threeIdeas()
 	id := mustSet(t, h, set.ID).ID
@@ -45,7 +46,7 @@ func TestAnswerProposalsApplied(t *testing.T) {
 	if sys := req.System(); !strings.Contains(sys, "proposal "+id+", item 3: Set due date to 2026-03-20") {
 		t.Errorf("the agent was not told the set's items as numbered:\n%s", sys)
 	}
-	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; !strings.HasPrefix(r, "Decided as the user said: 2 of the confirmed items applied, 1 item(s) rejected.") {
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; r != "Decided as the user said: items 1 and 2 applied; item 3 rejected." {
 		t.Errorf("tool result = %q", r)
 	}
 	clf := h.llm.RequestsFor(clfM)
@@ -61,6 +62,7 @@ func TestAnswerProposalsApplied(t *testing.T) {
 // Without a verified quote nod decides nothing: it shows its reading with
 // one button, which only the person who said it can use, once.
 func TestAnswerProposalsReading(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.threeIdeas()
 	h.clf = answer("needs")
@@ -99,6 +101,7 @@ func TestAnswerProposalsReading(t *testing.T) {
 // A /review cannot call answer_proposals, and an item that does not exist
 // or is decided is a tool error: nothing is decided.
 func TestAnswerProposalsRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.threeIdeas()
 	h.clf = answer("explicit:yes to nine")
@@ -122,6 +125,7 @@ func TestAnswerProposalsRefused(t *testing.T) {
 // DESIGN §3: when the person's message replies to a change-set message,
 // the classifier is told which numbered items that message showed.
 func TestClassifierToldWhatAReplyAnswers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.threeIdeas()
 	h.clf = answer("needs")
@@ -140,6 +144,7 @@ func TestClassifierToldWhatAReplyAnswers(t *testing.T) {
 // the same field or checklist item of the same task, marked superseded,
 // and the proposal's message shows it.
 func TestAppliedChangeSupersedes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.threeIdeas() // 1 priority P1, 2 estimate 90, 3 due date
 	h.clf = answer("explicit:make it P2")
@@ -162,6 +167,7 @@ func TestAppliedChangeSupersedes(t *testing.T) {
 // field a call sets (labels and a description the model made up ride
 // along visibly), and a one-letter quote proves nothing.
 func TestClassifierSeesWhatACallSets(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:t", "explicit:t")

@@ -14,11 +14,13 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage/storagetest"
 )
 
 // A2, A3: a scripted session writes exactly the expected audit rows;
 // /audit shows them newest first; the CSV export reads back.
 func TestAuditSessionAndExport(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clock.Advance(25 * time.Hour)
@@ -85,6 +87,7 @@ func TestAuditSessionAndExport(t *testing.T) {
 
 // A5: Undo refuses when the task changed since; Undo anyway restores.
 func TestUndoAnyway(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.start()
@@ -118,6 +121,7 @@ func TestUndoAnyway(t *testing.T) {
 // The audit log is a hash chain per chat: `nod audit verify` passes on
 // what nod wrote and names the first row edited or removed behind its back.
 func TestAuditVerify(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("raise it")
 	h.tap(chat, user, set.ID, "✓ 1")
@@ -131,13 +135,11 @@ func TestAuditVerify(t *testing.T) {
 		t.Fatalf("verify on an untouched log: %q, %v", out, err)
 	}
 	rows := h.audit(chat) // newest first: confirmed, queued, seed
-	if err := h.db.ExecForTest(t.Context(), fmt.Sprintf(`UPDATE audit_log SET outcome = 'rejected' WHERE id = %d`, rows[0].ID)); err != nil {
-		t.Fatal(err)
-	}
+	storagetest.Exec(t, h.dsn, fmt.Sprintf(`UPDATE audit_log SET outcome = 'rejected' WHERE id = %d`, rows[0].ID))
 	if out, err := verify(); !errors.Is(err, errBroken) || !strings.Contains(out, fmt.Sprintf("audit row %d its content", rows[0].ID)) {
 		t.Errorf("verify after an edit: %q, %v", out, err)
 	}
-	h.db.ExecForTest(t.Context(), fmt.Sprintf(`UPDATE audit_log SET outcome = 'confirmed' WHERE id = %d`, rows[0].ID),
+	storagetest.Exec(t, h.dsn, fmt.Sprintf(`UPDATE audit_log SET outcome = 'confirmed' WHERE id = %d`, rows[0].ID),
 		fmt.Sprintf(`DELETE FROM audit_log WHERE id = %d`, rows[1].ID))
 	if out, err := verify(); !errors.Is(err, errBroken) || !strings.Contains(out, fmt.Sprintf("audit row %d does not follow", rows[0].ID)) {
 		t.Errorf("verify after a deletion: %q, %v", out, err)
@@ -149,6 +151,7 @@ func TestAuditVerify(t *testing.T) {
 // someone with only database access can neither rewrite a row with a
 // fresh hash nor forge a head.
 func TestAuditHeadAndKey(t *testing.T) {
+	t.Parallel()
 	cli := func(env map[string]string, args ...string) (string, error) {
 		var out, errb bytes.Buffer
 		err := run(t.Context(), append([]string{"audit"}, args...), func(k string) string { return env[k] }, &out, &errb)
@@ -165,9 +168,7 @@ func TestAuditHeadAndKey(t *testing.T) {
 			t.Fatalf("nod audit head = %q, %v", head, err)
 		}
 		rows := h.audit(chat) // newest first
-		if err := h.db.ExecForTest(t.Context(), fmt.Sprintf(`DELETE FROM audit_log WHERE id = %d`, rows[0].ID)); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.Exec(t, h.dsn, fmt.Sprintf(`DELETE FROM audit_log WHERE id = %d`, rows[0].ID))
 		if out, err := cli(env, "verify"); err != nil || !strings.HasPrefix(out, "ok:") {
 			t.Errorf("verify without a head after cutting the tail: %q, %v (a chain alone cannot tell)", out, err)
 		}
@@ -205,9 +206,7 @@ func TestAuditHeadAndKey(t *testing.T) {
 		// Someone with the database but not the key rewrites the newest
 		// row and gives it a fresh plain hash: the keyed chain sees it.
 		rows := h.audit(chat)
-		if err := h.db.ExecForTest(t.Context(), fmt.Sprintf(`UPDATE audit_log SET outcome = 'rejected', hash = 'deadbeef' WHERE id = %d`, rows[0].ID)); err != nil {
-			t.Fatal(err)
-		}
+		storagetest.Exec(t, h.dsn, fmt.Sprintf(`UPDATE audit_log SET outcome = 'rejected', hash = 'deadbeef' WHERE id = %d`, rows[0].ID))
 		if out, err := cli(keyed, "verify"); !errors.Is(err, errBroken) || !strings.Contains(out, fmt.Sprintf("audit row %d", rows[0].ID)) {
 			t.Errorf("verify after a rewrite: %q, %v", out, err)
 		}

@@ -10,12 +10,14 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage/storagetest"
 )
 
 // C13, A9: delete_task asks for the typed title in every mode; "yes"
 // cancels; the title moves the task to the trash with Undo; /trash
 // restores it whole; 30 days later it is purged.
 func TestTypedDeletionTrashRestorePurge(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.seedT1()
@@ -80,6 +82,7 @@ func TestTypedDeletionTrashRestorePurge(t *testing.T) {
 // C12, partial answers: "ok" confirms the newest set only; "yes to 2"
 // confirms only item 2; "no" rejects.
 func TestTextAnswers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.start()
@@ -117,6 +120,7 @@ func TestTextAnswers(t *testing.T) {
 // C11, A11: a reply after a rejection is its reason, stored and fed back
 // to the agent in the next request.
 func TestRejectionReason(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(
@@ -140,7 +144,7 @@ func TestRejectionReason(t *testing.T) {
 	h.tg.SendText(chat, user, "what else?")
 	h.tg.WaitBotMessages(chat, 4)
 	sys := h.llm.RequestsFor(agentM)[2].System()
-	if !strings.Contains(sys, `rejected update_task_estimate: Set estimate to 90 minutes on task "Fix login bug" (reason: "Not needed, the estimate is fine")`) {
+	if !strings.Contains(sys, `- rejected: Set estimate to 90 minutes on task "Fix login bug" (the user's reason: "Not needed, the estimate is fine")`) {
 		t.Errorf("system prompt lacks the decision:\n%s", sys)
 	}
 	if !strings.Contains(sys, `, item 2: Set title to "Fix login redirect bug" (task "Fix login bug")`) {
@@ -154,6 +158,7 @@ func TestRejectionReason(t *testing.T) {
 // Expiry: after the TTL the set's message says so and loses its buttons;
 // an old button is refused.
 func TestExpiry(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.seedT1()
@@ -202,6 +207,7 @@ func TestExpiry(t *testing.T) {
 // K9, F3: /review asks everything without a classifier; any allowed user
 // of the chat may decide; lines grouped by task.
 func TestReview(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.seed(chat, nod.Task{ID: "T2", Title: "Update README"})
@@ -237,6 +243,7 @@ func TestReview(t *testing.T) {
 // C5 (issue test 2): a proposal whose field changed since it was proposed
 // is not applied silently: "now 90" is shown with Apply anyway and Skip.
 func TestStaleProposal(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.start()
@@ -291,6 +298,7 @@ func TestStaleProposal(t *testing.T) {
 
 // C6: an item already in its target state is stale, not "applied".
 func TestAlreadyDone(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(openaitest.Calls(call("u", "update_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]any{{"id": "c1", "isChecked": true, "reason": "The user said today the tests are written."}}})), openaitest.Text("ok?"))
@@ -317,6 +325,7 @@ func TestAlreadyDone(t *testing.T) {
 
 // C10: confirm-all stops at a failure and offers Retry, Skip and Abort.
 func TestConfirmAllStopsAtFailure(t *testing.T) {
+	t.Parallel()
 	for _, choice := range []string{"⏭ Skip", "⛔ Abort"} {
 		t.Run(choice, func(t *testing.T) {
 			h := newHarness(t)
@@ -333,15 +342,9 @@ func TestConfirmAllStopsAtFailure(t *testing.T) {
 			h.start()
 			h.tg.SendText(chat, user, "/review")
 			set := h.changeSetMessage(chat, 2)
-			// T2 goes to the trash after the proposal.
-			if _, err := h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T2", Tool: "delete_task",
-				Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed}, Mutate: func(c *nod.Task) (nod.Task, error) {
-					now := h.clock.Now()
-					c.DeletedAt = &now
-					return *c, nil
-				}}); err != nil {
-				t.Fatal(err)
-			}
+			// T2 is gone after the proposal without a deletion closing it
+			// (a purge racing the set, say): applying item 3 fails.
+			storagetest.Exec(t, h.dsn, `DELETE FROM tasks WHERE id = 'T2'`)
 			// Items are grouped by task: 1 priority (T1), 2 Load test (T1), 3 due date (T2).
 			ans := h.tap(chat, user, set.ID, "✓ All")
 			if !strings.Contains(ans, "Stopped at item 3") {
@@ -368,6 +371,7 @@ func TestConfirmAllStopsAtFailure(t *testing.T) {
 // would untick it without a reason queues nothing and names the time; with
 // a reason it is shown with the reason and, confirmed, stamps the person.
 func TestSovereigntyEndToEnd(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seed(chat, nod.Task{ID: "T1", Title: "Launch", Checklist: []nod.ChecklistItem{{ID: "m1", Title: "Design mockup"}}})
 	h.start()
@@ -407,6 +411,7 @@ func TestSovereigntyEndToEnd(t *testing.T) {
 // Issue 4, test 5 and A10: a rejected proposal is not proposed again; no
 // new set message is sent. /pending lists only open sets.
 func TestRejectedNotReproposed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("raise it")
 	h.tap(chat, user, set.ID, "✗ 1")
@@ -434,6 +439,7 @@ func TestRejectedNotReproposed(t *testing.T) {
 // Superseding end to end: the older set's message loses its buttons and
 // says why.
 func TestSupersedeEndToEnd(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.start()
@@ -453,6 +459,7 @@ func TestSupersedeEndToEnd(t *testing.T) {
 // Issue 8: a day before it expires, a set says so and offers to keep it;
 // Keep gives it another week.
 func TestExpiryWarningAndKeep(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	set := h.startWithRaise("raise it")
@@ -464,6 +471,11 @@ func TestExpiryWarningAndKeep(t *testing.T) {
 	set = h.tg.WaitMessage(chat, set.ID, "the warning", func(m telegramtest.Message) bool { return hasButton(m, "⏳ Keep 7 more days") })
 	if !strings.Contains(set.Text, "expires on 18 Mar 2026, 10:00") || !hasButton(set, "✓ 1") {
 		t.Errorf("warning = %q %v", set.Text, buttonTexts(set))
+	}
+	// Keeping is deciding: another person may not (storage checks, in
+	// the statement that keeps it).
+	if ans := h.tap(chat, 43, set.ID, "⏳ Keep 7 more days"); !strings.Contains(ans, "Only the person who asked") {
+		t.Errorf("another person's Keep answered %q", ans)
 	}
 	if ans := h.tap(chat, user, set.ID, "⏳ Keep 7 more days"); !strings.Contains(ans, "Kept until 24 Mar 2026") {
 		t.Errorf("Keep answered %q", ans)
@@ -484,6 +496,7 @@ func TestExpiryWarningAndKeep(t *testing.T) {
 // under its number, the old version is audited as superseded, and ✓
 // applies the edited value; an edit classified explicit applies at once.
 func TestEditByReply(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-20"})), openaitest.Text("Move it?"))
@@ -527,6 +540,7 @@ func TestEditByReply(t *testing.T) {
 // DESIGN §3 rule 2: mixed answers, ranges and "all but", as a reply and as
 // a plain message; items named in neither part stay pending.
 func TestMixedTextAnswers(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(openaitest.Calls(
@@ -582,6 +596,7 @@ func TestMixedTextAnswers(t *testing.T) {
 // text cancels and is then handled as any message, so "actually keep it,
 // but make it P3" cancels the deletion and still sets P3.
 func TestTypedConfirmationNearMissAndCarryOn(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:delete the login bug")
@@ -612,4 +627,27 @@ func TestTypedConfirmationNearMissAndCarryOn(t *testing.T) {
 	h.tg.SendText(chat, user, "Fix login bug")
 	h.tg.WaitBotMessages(chat, 7)
 	h.task("T1")
+}
+
+// Deleting a task closes its waiting proposals, in the deletion's
+// transaction: their message is edited to name the task as in the trash,
+// and loses their buttons (found in a play-test: they stayed open and a
+// tap failed).
+func TestDeletionClosesProposals(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.startWithRaise("raise it")
+	h.clf = answer("explicit:delete Fix login bug")
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Type its title."))
+	h.tg.SendText(chat, user, "delete Fix login bug")
+	h.tg.WaitBotMessages(chat, 4)
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.WaitBotMessages(chat, 5)
+	m := h.tg.WaitMessage(chat, set.ID, "the proposal closed", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 1") })
+	if !strings.Contains(m.Text, "Fix login bug (in the trash)") || !strings.Contains(m.Text, "The task is in the trash or deleted") {
+		t.Errorf("the closed proposal reads %q", m.Text)
+	}
+	if s := mustSet(t, h, set.ID); s.Items[0].Status != nod.ItemStale || s.Status.Open() {
+		t.Errorf("after the deletion the set is %s, its item %s", s.Status, s.Items[0].Status)
+	}
 }

@@ -16,6 +16,7 @@ import (
 // receipt, then one message that says that change stands and nothing else
 // was changed — never "nothing was changed".
 func TestModelFailsAfterExplicitChange(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:make the login bug P1")
@@ -40,6 +41,7 @@ func TestModelFailsAfterExplicitChange(t *testing.T) {
 // the turn is cut, what it applied is reported, and the next message is
 // answered as usual.
 func TestUpdateTimeout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.env["NOD_UPDATE_TIMEOUT"] = "1500ms"
@@ -73,6 +75,7 @@ func TestUpdateTimeout(t *testing.T) {
 // dropped at the edge: the turn works on PostgreSQL, which refuses them,
 // exactly as on SQLite.
 func TestNULFromTheModel(t *testing.T) {
+	t.Parallel()
 	for name, open := range map[string]func(*testing.T) *harness{"sqlite": newHarness, "postgres": postgresHarness} {
 		t.Run(name, func(t *testing.T) {
 			h := open(t)
@@ -101,16 +104,17 @@ func TestNULFromTheModel(t *testing.T) {
 // rate-limits (429 with retry_after) is retried after the answer went out,
 // so the button never spins until Telegram gives up on it.
 func TestPressAnsweredBeforeRateLimitedEdit(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("raise it")
 	limited := 0
-	h.tg.Fault = func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method == "editMessageText" && limited == 0 {
 			limited++
 			return &telegramtest.Error{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1}
 		}
 		return nil
-	}
+	})
 	if ans := h.tap(chat, user, set.ID, "✓ 1"); ans != "Applied item 1." {
 		t.Errorf("answer = %q", ans)
 	}

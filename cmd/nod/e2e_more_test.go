@@ -2,13 +2,12 @@ package main
 
 import (
 	"bytes"
-	"io"
-	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,9 +19,11 @@ import (
 // A button press is never queued behind the turn that is running in its
 // chat, and a chat's messages are handled in order.
 func TestTapDuringSlowTurnAndOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
-	release := make(chan struct{})
+	release, waiting := make(chan struct{}), make(chan struct{})
+	slow := sync.OnceFunc(func() { close(waiting) })
 	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
 		switch r.LastUser() {
 		case "raise the login bug":
@@ -31,6 +32,7 @@ func TestTapDuringSlowTurnAndOrder(t *testing.T) {
 			}
 			return openaitest.Text("Raise it?")
 		case "slow one":
+			slow()
 			<-release
 			return openaitest.Text("first reply")
 		}
@@ -41,7 +43,7 @@ func TestTapDuringSlowTurnAndOrder(t *testing.T) {
 	set := h.changeSetMessage(chat, 2)
 	h.tg.SendText(chat, user, "slow one")
 	h.tg.SendText(chat, user, "fast one")
-	h.llm.RequestsFor(agentM) // the slow turn is now waiting on the model
+	<-waiting // the slow turn waits on the model
 	ans := h.tap(chat, user, set.ID, "✓ 1")
 	if !strings.Contains(ans, "Applied") {
 		t.Errorf("tap during a turn answered %q", ans)
@@ -68,6 +70,7 @@ func TestTapDuringSlowTurnAndOrder(t *testing.T) {
 // Non-text updates, empty text and oversized text get a clear answer and
 // never reach the model.
 func TestNonTextAndOversizedMessages(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.start()
 	h.tg.SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": time.Now().Unix(),
@@ -89,6 +92,7 @@ func TestNonTextAndOversizedMessages(t *testing.T) {
 
 // The loop is bounded; an endless tool-call loop ends the turn with a note.
 func TestStepBound(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_MAX_STEPS"] = "3"
 	h.seedT1()
@@ -108,6 +112,7 @@ func TestStepBound(t *testing.T) {
 
 // An empty reply still gives the person a line; delete_task never runs.
 func TestEmptyReplyAndDeleteRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(
@@ -130,6 +135,7 @@ func TestEmptyReplyAndDeleteRefused(t *testing.T) {
 
 // /start, /help, /tasks, a task card and its checklist toggle, /pending, /undo.
 func TestCommandsAndTaskCard(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clock.Advance(25 * time.Hour) // the seeding itself is no longer undoable
@@ -179,16 +185,50 @@ func TestCommandsAndTaskCard(t *testing.T) {
 // The binary, built and run as the README says, serves a person end to
 // end against the fakes.
 func TestBinary(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	bin := binary(t)
-	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "nod ") {
-		t.Errorf("nod version = %q, %v", out, err)
+	// Built in a git checkout, the version names the commit (the go
+	// command stamps it only where .git is a directory, not a worktree's
+	// file).
+	want := "nod dev\n"
+	if fi, err := os.Stat("../../.git"); err == nil && fi.IsDir() {
+		if rev, err := exec.Command("git", "rev-parse", "HEAD").Output(); err == nil {
+			want = string(rev[:12])
+		}
 	}
+	if out, err := exec.Command(bin, "version").Output(); err != nil || !strings.HasPrefix(string(out), "nod ") || !strings.Contains(string(out), want) {
+		t.Errorf("nod version = %q, %v; want it to contain %q", out, err, want)
+	}
+	for _, args := range [][]string{{"-h"}, {"help"}, {"audit", "verify", "-h"}} {
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil || !strings.Contains(string(out), "-db path") {
+			t.Errorf("nod %v: %v\n%s", args, err, out)
+		}
+	}
+	// A refused token: one line that says what to fix, exit 1, no file.
+	refusing := telegramtest.New(t)
+	refusing.SetFault(func(string, url.Values) *telegramtest.Error {
+		return &telegramtest.Error{Code: 401, Description: "Unauthorized"}
+	})
+	dir := t.TempDir()
+	cmd := exec.Command(bin)
+	cmd.Dir = dir
+	cmd.Env = []string{"HOME=" + dir, "TELEGRAM_BOT_TOKEN=" + telegramtest.Token, "TELEGRAM_API_URL=" + refusing.URL, "NOD_ALLOWED_USERS=42"}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); cmd.ProcessState.ExitCode() != 1 || strings.Count(stderr.String(), "\n") != 1 ||
+		!strings.HasPrefix(stderr.String(), "nod: the bot token was refused by Telegram") {
+		t.Errorf("a refused token: %v, stderr:\n%s", err, stderr.String())
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("a failed start left %v behind", files)
+	}
+
 	h.script(
 		openaitest.Calls(call("a", "create_task", map[string]any{"title": "Buy milk"})),
 		openaitest.Text("Shall I add it?"),
 	)
-	cmd := exec.Command(bin)
+	cmd = exec.Command(bin)
 	cmd.Env = []string{"HOME=" + t.TempDir()}
 	for k, v := range h.env {
 		cmd.Env = append(cmd.Env, k+"="+v)
@@ -217,28 +257,8 @@ func TestBinary(t *testing.T) {
 	}
 }
 
-func TestConfig(t *testing.T) {
-	env := map[string]string{"NOD_MODEL": "env-model", "NOD_ALLOWED_USERS": "1, 2", "TELEGRAM_BOT_TOKEN": "secret-token"}
-	var help bytes.Buffer
-	c, _, err := loadConfig("nod", []string{"-model", "flag-model"}, func(k string) string { return env[k] }, &help)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Model != "flag-model" || c.ClassifierModel != "flag-model" || len(c.AllowedUsers) != 2 || c.Token != "secret-token" ||
-		c.StepTimeout != 60*time.Second || c.MaxSteps != 8 || c.HTTPAddr != "127.0.0.1:9090" || c.DB != "nod.db" {
-		t.Errorf("config = %+v", c)
-	}
-	_, _, err = loadConfig("nod", []string{"-h"}, func(k string) string { return env[k] }, &help)
-	if err == nil || strings.Contains(help.String(), "secret-token") {
-		t.Errorf("-h: err %v; help shows the token: %v", err, strings.Contains(help.String(), "secret-token"))
-	}
-	env["NOD_STEP_TIMEOUT"] = "soon"
-	if _, _, err := loadConfig("nod", nil, func(k string) string { return env[k] }, &help); err == nil || !strings.Contains(err.Error(), "NOD_STEP_TIMEOUT") {
-		t.Errorf("bad duration: %v", err)
-	}
-}
-
 func TestMigrateAndVersion(t *testing.T) {
+	t.Parallel()
 	dsn := filepath.Join(t.TempDir(), "m.db")
 	var out, errb bytes.Buffer
 	if err := run(t.Context(), []string{"migrate", "-db", dsn}, func(string) string { return "" }, &out, &errb); err != nil {
@@ -260,6 +280,7 @@ func TestMigrateAndVersion(t *testing.T) {
 
 // The operator's view: /healthz, /readyz and /metrics on NOD_HTTP_ADDR.
 func TestHealthAndMetrics(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("needs")
@@ -268,22 +289,12 @@ func TestHealthAndMetrics(t *testing.T) {
 	h.tg.SendText(chat, user, "raise it")
 	set := h.changeSetMessage(chat, 2)
 	h.tap(chat, user, set.ID, "✓ 1")
-	addr := regexp.MustCompile(`listening addr=(\S+)`).FindStringSubmatch(h.logs.String())[1]
-	get := func(path string) (int, string) {
-		resp, err := http.Get("http://" + addr + path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
-	}
 	for _, p := range []string{"/healthz", "/readyz"} {
-		if code, _ := get(p); code != 200 {
+		if code, _ := h.get(p); code != 200 {
 			t.Errorf("%s answered %d", p, code)
 		}
 	}
-	_, m := get("/metrics")
+	m := h.metrics()
 	for _, want := range []string{
 		`nod_turns_total{outcome="answered"} 1`, `nod_agent_llm_requests_total{outcome="ok"} 2`,
 		`nod_classifier_verdicts_total{default="",level="needs_confirmation"} 1`, `nod_changes_total{route="queued"} 1`,

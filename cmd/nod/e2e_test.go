@@ -14,6 +14,7 @@ import (
 // 1. "add a task Buy milk" → a change set → ✓ 1 → the task exists, with
 // its audit and undo entries.
 func TestAddTaskConfirmed(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.script(
 		openaitest.Calls(call("call_1", "create_task", map[string]any{"title": "Buy milk"})),
@@ -62,6 +63,7 @@ func TestAddTaskConfirmed(t *testing.T) {
 // 2. Three proposals on one task: ✓ 2, ✗ 1, ✓ 3 → exactly 2 and 3 applied,
 // the message edited after each tap.
 func TestDecideItemsOneByOne(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(
@@ -106,6 +108,7 @@ func TestDecideItemsOneByOne(t *testing.T) {
 
 // 3. A double tap and a redelivered update apply once.
 func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("the login bug is urgent")
 	b, _ := set.Button("✓ 1")
@@ -138,6 +141,7 @@ func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
 // 4. A stranger's message and button press are refused, naming their id;
 // nothing is stored or asked of the model.
 func TestStrangerRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("raise the login bug")
 
@@ -164,6 +168,7 @@ func TestStrangerRefused(t *testing.T) {
 
 // 5. A forged token and another chat's set are refused; nothing changes.
 func TestForgedAndForeignCallbacks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("raise the login bug")
 	b, _ := set.Button("✓ 1")
@@ -191,6 +196,7 @@ func TestForgedAndForeignCallbacks(t *testing.T) {
 // 6. Chat isolation: chat A cannot read chat B's task, and B's tasks never
 // reach A's prompts.
 func TestChatIsolation(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	b := h.seed(200, nod.Task{Title: "Chat B secret plan"})
@@ -215,6 +221,7 @@ func TestChatIsolation(t *testing.T) {
 // 7. An unknown tool, malformed JSON and an invented id each get an error
 // result; the turn finishes with a reply.
 func TestBadToolCalls(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(
@@ -252,6 +259,7 @@ func TestBadToolCalls(t *testing.T) {
 // 8. The model endpoint fails with 500, then times out: the person gets a
 // clear message each time, and the conversation goes on.
 func TestModelFailures(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_STEP_TIMEOUT"] = "1s"
 	h.script(
@@ -290,6 +298,7 @@ func TestModelFailures(t *testing.T) {
 // 9. HTML in a title and a 10,000-character description: escaped, split,
 // accepted by Telegram (the fake rejects what Telegram would).
 func TestHTMLAndLongText(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	long := strings.Repeat("All work and no play makes Jack a dull boy. ", 230)
 	h.script(
@@ -327,6 +336,7 @@ func TestHTMLAndLongText(t *testing.T) {
 
 // 10. A change set proposed before a restart can be confirmed after it.
 func TestConfirmAfterRestart(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("raise the login bug")
 	h.stop()

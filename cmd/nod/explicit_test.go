@@ -35,6 +35,7 @@ func hasButton(m telegramtest.Message, prefix string) bool {
 // 1. An explicit request runs at once: a receipt with the diff, the quote
 // and Undo; no confirm buttons; Undo works.
 func TestExplicitAppliedAtOnce(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seed(chat, nod.Task{ID: "TT", Title: "Test Task", Description: "the  descripton has typos ."})
 	h.clf = answer("explicit:tidy up the description of Test Task")
@@ -76,6 +77,7 @@ func TestExplicitAppliedAtOnce(t *testing.T) {
 
 // 2. Clarification, then "both": explicit, applied.
 func TestClarificationThenBoth(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:Both", "explicit:both")
@@ -114,6 +116,7 @@ func TestClarificationThenBoth(t *testing.T) {
 // 3, 6. A vague request needs confirmation, shown with diffs; one
 // classifier request for the step's three calls; none for reads.
 func TestVagueRequestAsks(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("needs", "needs", "needs")
@@ -152,6 +155,7 @@ func TestVagueRequestAsks(t *testing.T) {
 // 4. A classifier that times out, answers garbage or fails: the person
 // sees a change set.
 func TestClassifierFailuresAsk(t *testing.T) {
+	t.Parallel()
 	for name, resp := range map[string]openaitest.Response{
 		"timeout": {Delay: 3 * time.Second}, "garbage": openaitest.Text("¯\\_(ツ)_/¯"), "500": {Status: 500},
 	} {
@@ -177,6 +181,7 @@ func TestClassifierFailuresAsk(t *testing.T) {
 // 5, 8. Task content never reaches the classifier; an explicit verdict
 // quoting words the person never wrote asks instead.
 func TestInjectionAndFakeQuote(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	est := 120
 	h.seed(chat, nod.Task{ID: "T1", Title: "Fix login bug", Priority: nod.P3, EstimateMinutes: &est,
@@ -205,6 +210,7 @@ func TestInjectionAndFakeQuote(t *testing.T) {
 // 7. /mode always asks without a classifier call; /mode trusted applies
 // without one; delete_task never runs in any mode.
 func TestModes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:set the priority of Fix login bug to P1")
@@ -251,6 +257,7 @@ func TestModes(t *testing.T) {
 // K5, F5: one explicit and one queued call in a step: a receipt, then the
 // reply, then the set.
 func TestMixedStepOrder(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:raise it to P1", "needs")
@@ -281,6 +288,7 @@ func TestMixedStepOrder(t *testing.T) {
 
 // F6: an explicit request for what already is: "no change needed", no Undo.
 func TestExplicitNoOp(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(
@@ -301,6 +309,7 @@ func TestExplicitNoOp(t *testing.T) {
 // 9. Two undos of auto-applied changes within an hour: the chat asks for
 // everything; the button restores smart mode.
 func TestCircuitBreaker(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:please")
@@ -337,6 +346,7 @@ func TestCircuitBreaker(t *testing.T) {
 // Text the model writes beside its tool calls reaches the person, before
 // its final text, once.
 func TestTextBesideToolCalls(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(openaitest.Response{Text: "Let me look at the login bug first.", ToolCalls: []openaitest.ToolCall{call("g", "get_task", map[string]any{"task_id": "T1"})}},

@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -33,24 +32,6 @@ const (
 	clfM     = "clf-model"
 )
 
-// syncBuffer collects logs written from many goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // harness runs nod as main would, against fake Telegram and LLM servers
 // and a real SQLite file, on a settable clock.
 type harness struct {
@@ -60,7 +41,7 @@ type harness struct {
 	clock *fixtures.Clock
 	dsn   string
 	env   map[string]string
-	logs  *syncBuffer
+	logs  *fixtures.LogBuffer
 	db    *storage.DB // a second connection, for assertions and seeding
 	// clf answers classifier requests; by default with no verdicts, so
 	// every change needs confirmation.
@@ -95,7 +76,7 @@ func newHarnessOn(t *testing.T, dsn string) *harness {
 	t.Helper()
 	h := &harness{
 		t: t, tg: telegramtest.New(t), llm: openaitest.New(t),
-		clock: fixtures.NewClock(fixtures.DefaultNow), dsn: dsn, logs: &syncBuffer{},
+		clock: fixtures.NewClock(fixtures.DefaultNow), dsn: dsn, logs: &fixtures.LogBuffer{},
 		clf: func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
 	}
 	h.env = map[string]string{
@@ -336,4 +317,35 @@ func buttonTexts(m telegramtest.Message) []string {
 		out = append(out, b.Text)
 	}
 	return out
+}
+
+// get fetches path from nod's health and metrics listener.
+func (h *harness) get(path string) (int, string) {
+	h.t.Helper()
+	addr := regexp.MustCompile(`listening addr=(\S+)`).FindStringSubmatch(h.logs.String())[1]
+	resp, err := http.Get("http://" + addr + path)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// metrics returns nod's metrics in Prometheus's text format.
+func (h *harness) metrics() string {
+	h.t.Helper()
+	_, m := h.get("/metrics")
+	return m
+}
+
+// grepLines returns the lines of s that contain sub.
+func grepLines(s, sub string) string {
+	var out []string
+	for _, l := range strings.Split(s, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }

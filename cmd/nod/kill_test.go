@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage"
@@ -37,7 +38,7 @@ func binary(t *testing.T) string {
 			return
 		}
 		binPath = filepath.Join(dir, "nod")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-buildvcs=auto", "-o", binPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = err
 			t.Logf("%s", out)
@@ -52,12 +53,12 @@ func binary(t *testing.T) string {
 // process is nod running as its own process.
 type process struct {
 	cmd  *exec.Cmd
-	logs *syncBuffer
+	logs *fixtures.LogBuffer
 }
 
 func (h *harness) startProcess(t *testing.T) *process {
 	t.Helper()
-	p := &process{cmd: exec.Command(binary(t)), logs: &syncBuffer{}}
+	p := &process{cmd: exec.Command(binary(t)), logs: &fixtures.LogBuffer{}}
 	p.cmd.Env = []string{"HOME=" + t.TempDir()}
 	for k, v := range h.env {
 		p.cmd.Env = append(p.cmd.Env, k+"="+v)
@@ -82,6 +83,7 @@ func (p *process) kill() {
 // no item is applied twice, nothing is half written, no update is handled
 // twice, and a pending set is still actionable.
 func TestKilledAndRestarted(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(
@@ -102,7 +104,7 @@ func TestKilledAndRestarted(t *testing.T) {
 
 	// Kill during confirm-all: the edit that follows the writes hangs.
 	release := make(chan struct{})
-	h.tg.Fault = func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method == "editMessageText" {
 			select {
 			case <-release:
@@ -110,7 +112,7 @@ func TestKilledAndRestarted(t *testing.T) {
 			}
 		}
 		return nil
-	}
+	})
 	h.tg.Tap(chat, user, set.ID, "✓ All")
 	h.tg.Wait("confirm-all to write", func() bool { return h.count(nod.OutcomeConfirmed) == 3 })
 	p.kill()
@@ -167,6 +169,7 @@ func TestKilledAndRestarted(t *testing.T) {
 // the next start sends the receipt, once, with a line saying why it comes
 // late, and its Undo works.
 func TestReceiptAfterKill(t *testing.T) {
+	t.Parallel()
 	firstPassOnly(t, "SQLite hands a stopped process's messages over at once; TestOwedTakenOverOnPostgres covers PostgreSQL")
 	h := newHarness(t)
 	h.seedT1()
@@ -205,12 +208,13 @@ func TestReceiptAfterKill(t *testing.T) {
 // SIGKILL after a turn stored its change set and before the set's message
 // went out: the next start shows the set, once, and it can be decided.
 func TestChangeSetAfterKill(t *testing.T) {
+	t.Parallel()
 	firstPassOnly(t, "SQLite hands a stopped process's messages over at once")
 	h := newHarness(t)
 	h.seedT1()
 	h.raiseT1()
 	hang := make(chan struct{})
-	h.tg.Fault = func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method == "sendMessage" {
 			select {
 			case <-hang:
@@ -218,7 +222,7 @@ func TestChangeSetAfterKill(t *testing.T) {
 			}
 		}
 		return nil
-	}
+	})
 	p := h.startProcess(t)
 	h.tg.SendText(chat, user, "raise the login bug")
 	h.tg.Wait("the turn to store its set", func() bool { return slices.Contains(outcomes(h.audit(chat)), "set_task_priority:queued") })

@@ -30,6 +30,7 @@ func transcript(ms []telegramtest.Message) string {
 // writes with no update to go by, and callback answers. /lang switches the
 // chat to English and back; the whole session is a golden file.
 func TestGermanUser(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.seedT1()
@@ -103,6 +104,7 @@ func TestGermanUser(t *testing.T) {
 // A stranger is refused in their app's language; an app in a language nod
 // does not speak gets English.
 func TestRefusalLanguage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.tg.SetLanguage(stranger, "de")
 	h.tg.SetLanguage(user, "fr")
@@ -122,6 +124,7 @@ func TestRefusalLanguage(t *testing.T) {
 // (shown as a reading, in German), redoes an undo ("Erneut angewendet"),
 // and /review and /lang reach the model as the chat's language.
 func TestGermanAnswersInWords(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.tg.SetLanguage(user, "de")

@@ -31,6 +31,7 @@ func (h *harness) startWithExplicitP1() telegramtest.Message {
 // A6, end to end: ✓ All of five checklist items, then Undo n of each, in
 // an order of its own; each removes exactly its item and loses its button.
 func TestUndoEveryItemOfConfirmAll(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.script(openaitest.Calls(call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T1",
@@ -72,6 +73,7 @@ func TestUndoEveryItemOfConfirmAll(t *testing.T) {
 // Undoing a tick made on the task card works, although the clock has
 // more precision than the database keeps.
 func TestUndoTickEndToEnd(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.start()
@@ -103,6 +105,7 @@ func TestUndoTickEndToEnd(t *testing.T) {
 // Redo after the task was deleted is refused with a pointer to /trash; the
 // task stays in the trash, as it was deleted.
 func TestRedoAfterDeleteRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	receipt := h.startWithExplicitP1()
 	if ans := h.tap(chat, user, receipt.ID, "↩️ Undo"); ans != "Undone." {
@@ -137,6 +140,7 @@ func TestRedoAfterDeleteRefused(t *testing.T) {
 // In a group, only the person who made a change may undo it; /undo takes
 // the sender's own latest change.
 func TestGroupUndoIsTheAuthors(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	const group, other = int64(-500), int64(43)
 	h.seed(group, nod.Task{ID: "G1", Title: "Plan offsite", Priority: nod.P3})
@@ -167,6 +171,7 @@ func TestGroupUndoIsTheAuthors(t *testing.T) {
 // A set whose time is up takes no decision, by button or by text, though
 // no sweep has run.
 func TestDecisionAfterTTLWithoutSweep(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "1000h"
 	set := h.startWithRaise("tidy up")
@@ -198,6 +203,7 @@ func mustSet(t *testing.T, h *harness, msgID int) nod.ChangeSet {
 // (audited as redone); the used Undo and an unknown entry are refused.
 // A8: after the undo window, Undo is refused and /undo has nothing to undo.
 func TestUndoRedoAndWindow(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	receipt := h.startWithExplicitP1()
 	undo, _ := receipt.Button("↩️ Undo")
@@ -243,6 +249,7 @@ func TestUndoRedoAndWindow(t *testing.T) {
 // A7: Undo of a confirmed create_task takes the task away (the agent's
 // get_task says so); Redo brings it back with the same id and fields.
 func TestUndoCreateAndRedo(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Write postmortem", "priority": "P2", "labels": []string{"ops"}})),
 		openaitest.Text("Shall I add it?"))
@@ -287,6 +294,7 @@ func TestUndoCreateAndRedo(t *testing.T) {
 // of "P1", the classifier quoting the old request calls a new P1 explicit:
 // it is proposed instead, and only words sent after the undo apply it.
 func TestOldQuoteDoesNotReviveAnUndo(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	receipt := h.startWithExplicitP1()
 	h.clock.Advance(time.Minute)
@@ -319,6 +327,7 @@ func TestOldQuoteDoesNotReviveAnUndo(t *testing.T) {
 // agent's next request as notes in order: decisions by tap, an undo, a
 // mode change. The classifier never sees them.
 func TestAgentToldWhatHappened(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("explicit:make the login bug P1", "needs")
@@ -381,6 +390,7 @@ func TestAgentToldWhatHappened(t *testing.T) {
 // (the item was unticked since, here by /undo of the tick), "☑️" does not
 // tick it again; the card is brought up to date instead.
 func TestStaleCardToggle(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
 	h.start()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage/storagetest"
@@ -31,6 +32,7 @@ func postgresHarness(t *testing.T) *harness {
 // The change-set flows on PostgreSQL: propose, decide one by one, double
 // tap, confirm all.
 func TestChangeSetsOnPostgres(t *testing.T) {
+	t.Parallel()
 	firstPassOnly(t, "the PostgreSQL pass covers this suite")
 	h := postgresHarness(t)
 	h.seedT1()
@@ -64,6 +66,7 @@ func TestChangeSetsOnPostgres(t *testing.T) {
 // Two replicas on one PostgreSQL, in webhook mode, both receive the same
 // button press: it is applied exactly once.
 func TestTwoReplicasApplyOnce(t *testing.T) {
+	t.Parallel()
 	firstPassOnly(t, "one PostgreSQL pass is enough")
 	h := postgresHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
@@ -98,10 +101,10 @@ var addrRE = regexp.MustCompile(`listening addr=(\S+)`)
 // replicas returns the webhook URL of the running nod and of a second
 // replica it starts on the same database and fakes, stopped when the test
 // ends, with the second's logs.
-func (h *harness) replicas() (first, second string, logs2 *syncBuffer) {
+func (h *harness) replicas() (first, second string, logs2 *fixtures.LogBuffer) {
 	h.t.Helper()
 	first = "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"
-	logs2 = &syncBuffer{}
+	logs2 = &fixtures.LogBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
@@ -122,6 +125,7 @@ func (h *harness) replicas() (first, second string, logs2 *syncBuffer) {
 // sixth set: every confirmed change is on the task, exactly once, with
 // one decision, audit row and undo entry each.
 func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
+	t.Parallel()
 	firstPassOnly(t, "it sets up PostgreSQL itself")
 	h := postgresHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
@@ -227,6 +231,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 // (NOD_UPDATE_TIMEOUT and a margin): a replica that applied a change and
 // died before reporting it is covered by the one that lives.
 func TestOwedTakenOverOnPostgres(t *testing.T) {
+	t.Parallel()
 	firstPassOnly(t, "it sets up PostgreSQL itself")
 	h := postgresHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"

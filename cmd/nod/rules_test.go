@@ -106,6 +106,7 @@ func offerIn(ms []telegramtest.Message) (telegramtest.Message, bool) {
 // that names it and an Undo button; other kinds still ask; /rules revokes
 // it, and the next proposal asks again. Each step is audited.
 func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
+	t.Parallel()
 	h := ruleHarness(t, 7)
 	for _, id := range []string{"T1", "T2"} {
 		if m, ok := offerIn(h.confirmRaise(id, "P1")); ok {
@@ -199,6 +200,7 @@ func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
 // A declined offer is never made again for that kind; a rejection breaks
 // a streak; confirming several items of one set at once is one decision.
 func TestLearnedRuleDeclinedAndStreaks(t *testing.T) {
+	t.Parallel()
 	h := ruleHarness(t, 9)
 	// One set of three raises, confirmed all at once: no offer.
 	ms := h.propose(raise("T1", "P1"), call("x", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"}),
@@ -242,6 +244,7 @@ func TestLearnedRuleDeclinedAndStreaks(t *testing.T) {
 // Two rejections of one kind: the agent's prompt says not to propose it
 // again unless asked.
 func TestRejectedKindInPrompt(t *testing.T) {
+	t.Parallel()
 	h := ruleHarness(t, 3)
 	for _, id := range []string{"T1", "T2"} {
 		ms := h.propose(call("e"+id, "update_task_estimate", map[string]any{"task_id": id, "estimate_minutes": 30}))
@@ -260,6 +263,7 @@ func TestRejectedKindInPrompt(t *testing.T) {
 
 // A rule lasts 30 days: after that, matching proposals ask again.
 func TestLearnedRuleExpires(t *testing.T) {
+	t.Parallel()
 	h := ruleHarness(t, 5)
 	h.earnRaiseRule()
 	h.clock.Advance(30*24*time.Hour + time.Minute)
@@ -274,6 +278,7 @@ func TestLearnedRuleExpires(t *testing.T) {
 // A rule's receipt stops the rule where the person sees it act; its Undo
 // stays.
 func TestStopRuleFromReceipt(t *testing.T) {
+	t.Parallel()
 	h := ruleHarness(t, 5)
 	h.earnRaiseRule()
 	receipt := h.propose(raise("T4", "P1"))[0]
@@ -292,6 +297,7 @@ func TestStopRuleFromReceipt(t *testing.T) {
 // A rule's button authorizes nothing by itself: pressed in another chat,
 // or with an id that names no rule, it is refused and nothing changes.
 func TestForgedRuleButtons(t *testing.T) {
+	t.Parallel()
 	h := ruleHarness(t, 4)
 	h.earnRaiseRule()
 	rules := h.say("/rules")

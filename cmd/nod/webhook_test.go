@@ -15,6 +15,7 @@ import (
 // Webhook mode: nod registers the webhook with its secret, takes updates
 // on NOD_HTTP_ADDR at the URL's path and refuses a wrong secret.
 func TestWebhookMode(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/tg/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "s3cret-hook-token"
@@ -55,6 +56,7 @@ func TestWebhookMode(t *testing.T) {
 // ones that arrive while nod stops get 503 (or no connection), so
 // Telegram delivers them again; none is acknowledged and dropped.
 func TestWebhookStopLosesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "stop-secret"
@@ -107,6 +109,7 @@ func TestWebhookStopLosesNothing(t *testing.T) {
 // A malformed body with the right secret is dropped with a bounded log
 // line, never logged whole.
 func TestWebhookMalformedBodyLogBounded(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "log-secret"

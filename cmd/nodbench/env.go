@@ -66,31 +66,45 @@ const (
 	clfModel   = "clf-model"
 )
 
-// start runs nod with users 1..users allowed (and 42) on a fresh database.
-func start(r *reporter, dsn string, users int) (*env, error) {
-	e := &env{r: r, tg: telegramtest.New(r), llm: openaitest.New(r)}
+// start runs nod with users 1..users allowed (and 42) on a fresh database,
+// with Telegram's round trip rtt injected in the fake. The fakes' and
+// nod's goroutines carry the pprof labels that tell their CPU apart.
+func start(r *reporter, dsn string, users int, rtt time.Duration) (*env, error) {
+	e := &env{r: r}
+	labeled(partFake, func() {
+		e.tg, e.llm = telegramtest.New(r), openaitest.New(r)
+		e.tg.SetRoundTrip(rtt)
+	})
+	var err error
+	labeled(partNod, func() { err = e.open(dsn, users) })
+	return e, err
+}
+
+// open starts nod on the fakes.
+func (e *env) open(dsn string, users int) error {
+	r := e.r
 	log := slog.New(slog.DiscardHandler)
 	if storage.IsPostgres(dsn) {
 		var err error
 		if dsn, err = freshSchema(r, dsn); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if dsn == "" {
 		dir, err := os.MkdirTemp("", "nodbench")
 		if err != nil {
-			return nil, err
+			return err
 		}
 		r.Cleanup(func() { os.RemoveAll(dir) })
 		dsn = filepath.Join(dir, "nod.db")
 	}
 	e.db = storage.New(storage.Options{DSN: dsn}, time.Now, log)
 	if err := e.db.Open(context.Background()); err != nil {
-		return nil, err
+		return err
 	}
 	r.Cleanup(func() { e.db.Close() })
 	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: clfModel, Timeout: 30 * time.Second}, log)
-	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: agentModel, StepTimeout: 60 * time.Second}, e.db, clf, time.Now, log)
+	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: agentModel, StepTimeout: 60 * time.Second}, agent.Deps{Tasks: e.db, Editor: e.db, Conversation: e.db, Proposals: e.db, Memory: e.db, Classifier: clf}, time.Now, log)
 	allowed := []int64{42}
 	for i := 1; i <= users; i++ {
 		allowed = append(allowed, int64(i))
@@ -98,17 +112,19 @@ func start(r *reporter, dsn string, users int) (*env, error) {
 	// The fake sets no rate limits: the bench measures nod, not Telegram's
 	// caps (which the bot's limiter would enforce at 30 messages a second).
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
+	c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: e.db, Tasks: e.db, Editor: e.db, Undos: e.db, Rules: e.db}, time.Now, log, nil)
 	e.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited},
-		e.db, ag, agent.NewConfirmations(e.db, time.Now, log, nil), time.Now, log)
+		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Answers: e.db, Sweeps: e.db, Outbox: e.db,
+			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
 	if err := e.bot.Start(context.Background()); err != nil {
-		return nil, err
+		return err
 	}
 	r.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		e.bot.Stop(ctx)
 	})
-	return e, nil
+	return nil
 }
 
 // freshSchema makes a schema of its own for one run, dropped afterwards:

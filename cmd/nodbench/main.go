@@ -2,25 +2,31 @@
 // fake Telegram and LLM servers (real HTTP on loopback, a real SQLite file
 // or a PostgreSQL database), printed as one table or as JSON.
 //
-//	nodbench [-latency 200ms] [-chats 200] [-memchats 10000] [-db postgres://…] [-json]
+//	nodbench [-latency 200ms] [-rtt 50ms] [-chats 200] [-rounds 20] [-memchats 10000] [-db postgres://…] [-json]
 //	nodbench -transcript      the scenarios' conversations as a person sees them
 //
-// Token counts are estimates: request and answer bytes ÷ 4.
+// The headline is nod's own CPU per read-only turn and per confirm tap
+// beside a bare go-telegram/bot echo bot's per update, from the same run:
+// the load runs are profiled, and pprof labels tell nod's goroutines from
+// the fakes' and the bench's. Token counts are estimates: request and
+// answer bytes ÷ 4.
 package main
 
 import (
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"text/tabwriter"
 	"time"
+
+	"github.com/google/pprof/profile"
 )
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "nodbench:", err)
 		os.Exit(1)
 	}
@@ -28,13 +34,22 @@ func main() {
 
 // report is everything one run measured.
 type report struct {
-	Latency   time.Duration `json:"llm_latency_ns"`
-	Scenarios []result      `json:"scenarios"`
-	Turns     load          `json:"turns"`
-	Taps      load          `json:"confirm_taps"`
-	Baseline  load          `json:"baseline_echo"`
-	Fraction  float64       `json:"turns_vs_baseline"`
-	Memory    load          `json:"memory"`
+	// The headline: own CPU per operation, in microseconds.
+	TurnCPU     float64 `json:"own_cpu_us_per_turn"`
+	TapCPU      float64 `json:"own_cpu_us_per_tap"`
+	BaselineCPU float64 `json:"baseline_cpu_us_per_update"`
+	// StablePrompt is the share of a turn's first agent prompt that
+	// repeats a prefix of the turn before (prompt caching reuses it).
+	StablePrompt float64       `json:"stable_prompt_pct"`
+	Prompts      prompts       `json:"agent_prompts"`
+	Latency      time.Duration `json:"llm_latency_ns"`
+	RoundTrip    time.Duration `json:"telegram_rtt_ns"`
+	Scenarios    []result      `json:"scenarios"`
+	Turns        load          `json:"turns"`
+	Taps         load          `json:"confirm_taps"`
+	Baseline     load          `json:"baseline_echo"`
+	Fraction     float64       `json:"turns_vs_baseline"`
+	Memory       load          `json:"memory"`
 }
 
 func run(args []string, stdout, stderr io.Writer) (err error) {
@@ -50,7 +65,9 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	fs := flag.NewFlagSet("nodbench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	latency := fs.Duration("latency", 200*time.Millisecond, "injected latency of every model call in the scenarios")
+	rtt := fs.Duration("rtt", 50*time.Millisecond, "injected Telegram round trip of every Bot API call in the scenarios")
 	chats := fs.Int("chats", 200, "concurrent chats in the load runs")
+	rounds := fs.Int("rounds", 20, "rounds of the concurrent chats in each load run")
 	memChats := fs.Int("memchats", 10000, "chats with history in the memory run (0 skips it)")
 	dsn := fs.String("db", "", "postgres:// URL (default: a SQLite file per run)")
 	asJSON := fs.Bool("json", false, "print JSON")
@@ -59,41 +76,39 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	rep := report{Latency: *latency}
+	rep := report{Latency: *latency, RoundTrip: *rtt}
 	for _, sc := range scenarios {
-		res := runScenario(sc, *dsn, *latency)
+		res := runScenario(sc, *dsn, *latency, *rtt)
 		if len(res.Errors) > 0 {
 			return fmt.Errorf("scenario %q: %v", sc.name, res.Errors)
 		}
 		rep.Scenarios = append(rep.Scenarios, res)
+		rep.Prompts.add(res.Prompt)
 	}
+	rep.StablePrompt = rep.Prompts.stablePct()
 	if *transcript {
 		for _, r := range rep.Scenarios {
 			fmt.Fprintf(stdout, "=== %s ===\n%s\n", r.Name, r.Transcript)
 		}
 		return nil
 	}
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
-	}
-	if rep.Turns, err = turnLoad(*dsn, *chats); err != nil {
+	var profs []*profile.Profile
+	if rep.Turns, err = collect(&profs)(turnLoad(*dsn, *chats, *rounds)); err != nil {
 		return fmt.Errorf("turn load: %w", err)
 	}
-	if rep.Taps, err = tapLoad(*dsn, *chats); err != nil {
+	if rep.Taps, err = collect(&profs)(tapLoad(*dsn, *chats, *rounds)); err != nil {
 		return fmt.Errorf("tap load: %w", err)
 	}
-	if rep.Baseline, err = baselineLoad(*chats); err != nil {
+	if rep.Baseline, err = collect(&profs)(baselineLoad(*chats, *rounds)); err != nil {
 		return fmt.Errorf("baseline: %w", err)
 	}
 	rep.Fraction = rep.Turns.PerSecond / rep.Baseline.PerSecond
+	rep.TurnCPU, rep.TapCPU, rep.BaselineCPU = us(rep.Turns.OwnCPU), us(rep.Taps.OwnCPU), us(rep.Baseline.OwnCPU)
+	if *cpuProfile != "" {
+		if err := writeProfile(*cpuProfile, profs); err != nil {
+			return err
+		}
+	}
 	if *memChats > 0 {
 		if rep.Memory, err = memoryLoad(*dsn, *memChats); err != nil {
 			return fmt.Errorf("memory: %w", err)
@@ -108,24 +123,65 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	return nil
 }
 
+// collect keeps a load run's profile for -cpuprofile.
+func collect(profs *[]*profile.Profile) func(load, *profile.Profile, error) (load, error) {
+	return func(l load, p *profile.Profile, err error) (load, error) {
+		if p != nil {
+			*profs = append(*profs, p)
+		}
+		return l, err
+	}
+}
+
+// writeProfile writes the load runs' profiles merged into one.
+func writeProfile(path string, profs []*profile.Profile) error {
+	p, err := profile.Merge(profs)
+	if err != nil {
+		return fmt.Errorf("merge profiles: %w", err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := p.Write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1000 }
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
 
 func printTable(w io.Writer, rep report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "scenario (LLM latency %s)\tagent calls\tclassifier calls\tprompt tok≈\tcompletion tok≈\tmax prompt tok≈\tlatency\tsequential LLM\toverhead\n", rep.Latency)
+	fmt.Fprintf(w, "own CPU per operation (same run): read-only turn %.0f µs (%.1f× the echo), confirm tap %.0f µs (%.1f× the echo), echo update %.0f µs\n",
+		rep.TurnCPU, ratio(rep.TurnCPU, rep.BaselineCPU), rep.TapCPU, ratio(rep.TapCPU, rep.BaselineCPU), rep.BaselineCPU)
+	fmt.Fprintf(w, "agent prompt: %d tok≈ a call, %.0f %% of a turn's first prompt a stable prefix of the turn before (%d of %d tok≈)\n\n",
+		rep.Prompts.Tokens/max(1, rep.Prompts.Calls), rep.StablePrompt, rep.Prompts.TurnStable, rep.Prompts.TurnTokens)
+	fmt.Fprintf(tw, "scenario (LLM latency %s, Telegram round trip %s)\tagent calls\tclassifier calls\tprompt tok≈\tcompletion tok≈\tmax prompt tok≈\tagent prompt tok≈/call\tstable prefix tok≈/call\tlatency\tsequential LLM\tTelegram trips\toverhead\n", rep.Latency, rep.RoundTrip)
 	for _, r := range rep.Scenarios {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%.3f\n", r.Name, r.AgentCalls, r.ClassifierCalls, r.PromptTokens,
-			r.CompletionTokens, r.MaxPromptTokens, ms(r.Latency), r.SequentialLLM, r.Overhead)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%.3f\n", r.Name, r.AgentCalls, r.ClassifierCalls, r.PromptTokens,
+			r.CompletionTokens, r.MaxPromptTokens, r.Prompt.Tokens/max(1, r.Prompt.Calls), r.Prompt.Stable/max(1, r.Prompt.Calls),
+			ms(r.Latency), r.SequentialLLM, r.TelegramTrips, r.Overhead)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "load (no LLM latency)\tchats\tper second\tp50\tp99\n")
+	fmt.Fprintf(tw, "load (no LLM latency)\tchats × rounds\tper second\tp50\tp99\town CPU/op\tnew conns/op\n")
 	for _, l := range []struct {
 		name string
 		l    load
 	}{{"read-only turns", rep.Turns}, {"confirm taps", rep.Taps}, {"bare go-telegram/bot echo (baseline)", rep.Baseline}} {
-		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%s\t%s\n", l.name, l.l.Chats, l.l.PerSecond, ms(l.l.P50), ms(l.l.P99))
+		fmt.Fprintf(tw, "%s\t%d × %d\t%.0f\t%s\t%s\t%.0f µs\t%.2f\n", l.name, l.l.Chats, l.l.Ops/max(1, l.l.Chats), l.l.PerSecond, ms(l.l.P50), ms(l.l.P99), us(l.l.OwnCPU), l.l.NewConns)
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\nturns as a fraction of the baseline: %.0f %%\n", 100*rep.Fraction)

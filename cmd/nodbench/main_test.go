@@ -14,7 +14,7 @@ import (
 // calls, none otherwise.
 func TestBenchSmoke(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := run([]string{"-latency", "1ms", "-chats", "5", "-memchats", "20", "-json"}, &out, &errb); err != nil {
+	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-json"}, &out, &errb); err != nil {
 		t.Fatalf("nodbench: %v\n%s", err, errb.String())
 	}
 	var rep report
@@ -30,7 +30,19 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("%s: %d agent and %d classifier calls, want %v", s.Name, s.AgentCalls, s.ClassifierCalls, w)
 		}
 	}
-	if rep.Turns.Chats != 5 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 || rep.Memory.PeakHeapMiB <= 0 {
+	var top map[string]any
+	if err := json.Unmarshal(out.Bytes(), &top); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"own_cpu_us_per_turn", "own_cpu_us_per_tap", "baseline_cpu_us_per_update"} {
+		if _, ok := top[k].(float64); !ok {
+			t.Errorf("JSON field %s = %v, want a number", k, top[k])
+		}
+	}
+	if rep.Prompts.Calls == 0 || rep.Prompts.TurnTokens == 0 {
+		t.Errorf("prompt figures missing: %+v", rep.Prompts)
+	}
+	if rep.Turns.Chats != 5 || rep.Turns.Ops != 10 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 || rep.Memory.PeakHeapMiB <= 0 {
 		t.Errorf("load figures missing: %+v", rep)
 	}
 	out.Reset()

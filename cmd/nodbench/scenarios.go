@@ -138,13 +138,19 @@ type result struct {
 	MaxPromptTokens  int           `json:"max_prompt_tokens_est"`
 	Latency          time.Duration `json:"latency_ns"`
 	SequentialLLM    int           `json:"sequential_llm_calls"`
-	Overhead         float64       `json:"overhead_ratio"`
-	Transcript       string        `json:"-"`
-	Errors           []string      `json:"errors,omitempty"`
+	// TelegramTrips are the Bot API round trips the person waits through
+	// for what they see change, in order: each message, edit or answer
+	// after a step's first waits for the one before it.
+	TelegramTrips int      `json:"telegram_round_trips"`
+	Overhead      float64  `json:"overhead_ratio"`
+	Prompt        prompts  `json:"agent_prompts"`
+	Transcript    string   `json:"-"`
+	Errors        []string `json:"errors,omitempty"`
 }
 
-// runScenario plays a scenario with every model call taking latency.
-func runScenario(sc scenario, dsn string, latency time.Duration) (res result) {
+// runScenario plays a scenario with every model call taking latency and
+// every Bot API call Telegram's round trip rtt.
+func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res result) {
 	r := &reporter{}
 	defer r.close()
 	res.Name = sc.name
@@ -157,7 +163,7 @@ func runScenario(sc scenario, dsn string, latency time.Duration) (res result) {
 			panic(p)
 		}
 	}()
-	e, err := start(r, dsn, 0)
+	e, err := start(r, dsn, 0, rtt)
 	if err != nil {
 		res.Errors = append(res.Errors, err.Error())
 		return res
@@ -174,9 +180,14 @@ func runScenario(sc scenario, dsn string, latency time.Duration) (res result) {
 		return resp
 	}, withDelay(sc.agent, latency)...)
 	e.llm.Handler = agentScript
-	var transcript strings.Builder
+	var (
+		transcript strings.Builder
+		turnStarts []int // index of each step's first agent request
+	)
 	for _, st := range sc.steps {
+		turnStarts = append(turnStarts, len(e.llm.RequestsFor(agentModel)))
 		before := len(e.tg.BotMessages(benchChat))
+		calls := len(e.tg.Calls(""))
 		start := time.Now()
 		if st.text != "" {
 			fmt.Fprintf(&transcript, "you  › %s\n", st.text)
@@ -191,6 +202,10 @@ func runScenario(sc scenario, dsn string, latency time.Duration) (res result) {
 		e.tg.WaitBotMessages(benchChat, st.waitFor)
 		res.Latency += time.Since(start)
 		res.SequentialLLM += st.llm
+		res.TelegramTrips += max(0, visibleCalls(e.tg.Calls("")[calls:])-1)
+		// The next step starts once nod has its last answer from
+		// Telegram, as a person does not type within a round trip.
+		e.tg.Wait("the bot's calls answered", e.tg.Idle)
 		for _, m := range transcriptMessages(e)[before:] {
 			transcript.WriteString(m)
 		}
@@ -217,11 +232,24 @@ func runScenario(sc scenario, dsn string, latency time.Duration) (res result) {
 		res.CompletionTokens += tokens(len(a.Text) + len(b))
 	}
 	res.CompletionTokens += tokens(len(sc.clf)) * res.ClassifierCalls
-	if res.SequentialLLM > 0 && latency > 0 {
-		res.Overhead = float64(res.Latency) / float64(time.Duration(res.SequentialLLM)*latency)
+	res.Prompt = promptStats(e.llm.RequestsFor(agentModel), turnStarts)
+	if floor := time.Duration(res.SequentialLLM)*latency + time.Duration(res.TelegramTrips)*rtt; floor > 0 {
+		res.Overhead = float64(res.Latency) / float64(floor)
 	}
 	res.Errors = append(res.Errors, r.errs...)
 	return res
+}
+
+// visibleCalls counts the calls that change what the person sees.
+func visibleCalls(calls []telegramtest.Call) int {
+	n := 0
+	for _, c := range calls {
+		switch c.Method {
+		case "sendMessage", "editMessageText", "editMessageReplyMarkup", "answerCallbackQuery":
+			n++
+		}
+	}
+	return n
 }
 
 func withDelay(rs []openaitest.Response, d time.Duration) []openaitest.Response {

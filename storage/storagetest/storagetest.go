@@ -99,8 +99,27 @@ func OpenDSN(t testing.TB, dsn string, now func() time.Time) *storage.DB {
 // trigger in the database: the failure a confirmation must roll back from.
 func FailInserts(t testing.TB, db *storage.DB, table string) {
 	t.Helper()
-	if err := db.ExecForTest(t.Context(), failTrigger(db.Postgres(), table)...); err != nil {
-		t.Fatalf("install failing trigger on %s: %v", table, err)
+	Exec(t, db.DSN(), failTrigger(db.Postgres(), table)...)
+}
+
+// Exec runs statements on the database at dsn over a connection of its
+// own, for tests that must put it in a state nod itself never makes (a
+// failing trigger, a tampered row, a task gone behind nod's back).
+func Exec(t testing.TB, dsn string, stmts ...string) {
+	t.Helper()
+	driver, src := "pgx", dsn
+	if !storage.IsPostgres(dsn) {
+		driver, src = "sqlite", "file:"+dsn+"?_pragma=busy_timeout(5000)"
+	}
+	raw, err := sql.Open(driver, src)
+	if err != nil {
+		t.Fatalf("open %s: %v", dsn, err)
+	}
+	defer raw.Close()
+	for _, s := range stmts {
+		if _, err := raw.ExecContext(t.Context(), s); err != nil {
+			t.Fatalf("exec %q: %v", s, err)
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/nodbot/nod/agent"
@@ -22,16 +23,21 @@ import (
 	"go.uber.org/fx/fxevent"
 )
 
-// clock is the time source of the whole process; tests replace it.
-type clock func() time.Time
+// Clock is the time source of the whole process; tests replace it.
+type Clock func() time.Time
 
 var (
-	_ agent.Store         = (*storage.DB)(nil)
-	_ agent.DecisionStore = (*storage.DB)(nil)
-	_ bot.Store           = (*storage.DB)(nil)
-	_ bot.Turner          = (*agent.Agent)(nil)
-	_ agent.Classifier    = (*confidence.Classifier)(nil)
-	_ bot.Decider         = (*agent.Confirmations)(nil)
+	_ agent.Tasks        = (*storage.DB)(nil)
+	_ agent.Editor       = (*storage.DB)(nil)
+	_ agent.Conversation = (*storage.DB)(nil)
+	_ agent.Proposals    = (*storage.DB)(nil)
+	_ agent.Memory       = (*storage.DB)(nil)
+	_ agent.Decisions    = (*storage.DB)(nil)
+	_ agent.Undos        = (*storage.DB)(nil)
+	_ agent.Rules        = (*storage.DB)(nil)
+	_ agent.Classifier   = (*confidence.Classifier)(nil)
+	_ agent.Answerer     = (*agent.Confirmations)(nil)
+	_ bot.Turner         = (*agent.Agent)(nil)
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -58,7 +64,7 @@ func newLogger(cfg config, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-func newDB(cfg config, now clock, log *slog.Logger) *storage.DB {
+func newDB(cfg config, now Clock, log *slog.Logger) *storage.DB {
 	return storage.New(storage.Options{DSN: cfg.DB, UndoWindow: cfg.UndoWindow, ChangeSetTTL: cfg.ChangeSetTTL, AuditKey: []byte(cfg.AuditKey)},
 		now, log.With("component", "storage"))
 }
@@ -76,28 +82,28 @@ func newRegistry() *prometheus.Registry {
 	return reg
 }
 
-func newClassifier(cfg config, reg *prometheus.Registry, log *slog.Logger) *confidence.Classifier {
+func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Logger) *confidence.Classifier {
 	return confidence.New(confidence.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.ClassifierModel,
-		Timeout: cfg.ClassifierTimeout, Metrics: reg}, log.With("component", "classifier"))
+		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now}, log.With("component", "classifier"))
 }
 
-func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now clock, log *slog.Logger) *agent.Agent {
-	a := agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg}, db, clf, now, log.With("component", "agent"))
-	a.DecideWith(c)
-	return a
+func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
+	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg},
+		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c}, now, log.With("component", "agent"))
 }
 
-func newConfirmations(db *storage.DB, reg *prometheus.Registry, now clock, log *slog.Logger) *agent.Confirmations {
-	return agent.NewConfirmations(db, now, log.With("component", "confirm"), reg)
+func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Confirmations {
+	return agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, now, log.With("component", "confirm"), reg)
 }
 
-func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, reg *prometheus.Registry, now clock, log *slog.Logger) *bot.Bot {
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
 		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
-		db, a, c, now, log.With("component", "bot"))
+		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Answers: db, Sweeps: db, Outbox: db,
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
@@ -126,8 +132,12 @@ func newHTTPServer(cfg config, db *storage.DB, b *bot.Bot, reg *prometheus.Regis
 
 func (h *httpServer) start(context.Context) error {
 	ln, err := net.Listen("tcp", h.srv.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("NOD_HTTP_ADDR %s is in use (another nod? Prometheus listens on 9090 too): "+
+			"set NOD_HTTP_ADDR or -http-addr to a free port, or 127.0.0.1:0 for any", h.srv.Addr)
+	}
 	if err != nil {
-		return fmt.Errorf("listen on %s: %w", h.srv.Addr, err)
+		return fmt.Errorf("listen on NOD_HTTP_ADDR %s: %w", h.srv.Addr, err)
 	}
 	h.ln = ln
 	h.log.Info("listening", "addr", ln.Addr().String())
@@ -147,16 +157,21 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 		fx.WithLogger(func() fxevent.Logger {
 			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
 			l.UseLogLevel(slog.LevelDebug)
+			// A failed start is reported once, by Run's caller.
+			l.UseErrorLevel(slog.LevelDebug)
 			return l
 		}),
 		fx.Supply(cfg, log),
 		fx.Provide(
-			func() clock { return time.Now },
+			func() Clock { return time.Now },
 			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, db *storage.DB, h *httpServer, b *bot.Bot) {
-			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
+			// What a person can get wrong is checked before the database
+			// is opened, so that a failed start leaves no file behind.
+			lc.Append(fx.Hook{OnStart: b.Check})
 			lc.Append(fx.Hook{OnStart: h.start, OnStop: h.stop})
+			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
 			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
 			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})

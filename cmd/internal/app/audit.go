@@ -1,4 +1,4 @@
-package main
+package app
 
 import (
 	"context"
@@ -22,9 +22,9 @@ import (
 func auditExport(ctx context.Context, args []string, getenv func(string) string, out, errw io.Writer) error {
 	fs := flag.NewFlagSet("nod audit export", flag.ContinueOnError)
 	fs.SetOutput(errw)
-	chat := fs.Int64("chat", 0, "only this chat (default: every chat)")
-	since := fs.String("since", "", "only entries from this date on (YYYY-MM-DD)")
-	dsn := fs.String("db", "", "SQLite file or postgres:// URL (env NOD_DB, default nod.db)")
+	chat := fs.Int64("chat", 0, "only this chat `id` (default: every chat)")
+	since := fs.String("since", "", "only entries from this `date` on (YYYY-MM-DD)")
+	dsn := fs.String("db", "", "SQLite file `path` or postgres:// URL (NOD_DB, default nod.db)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -63,16 +63,16 @@ func writeAuditCSV(out io.Writer, entries []nod.AuditEntry) error {
 
 var errUsage = errors.New("usage: nod audit export [-chat ID] [-since YYYY-MM-DD] [-db DSN] | nod audit verify [-db DSN] [-head HEAD] | nod audit head [-db DSN]")
 
-// errBroken makes `nod audit verify` exit 1 when a chain is broken.
-var errBroken = errors.New("the audit log was changed")
+// ErrBroken makes `nod audit verify` exit 1 when a chain is broken.
+var ErrBroken = errors.New("the audit log was changed")
 
 // auditVerify checks every chat's audit hash chain and prints the first
 // broken link.
 func auditVerify(ctx context.Context, args []string, getenv func(string) string, out, errw io.Writer) error {
 	fs := flag.NewFlagSet("nod audit verify", flag.ContinueOnError)
 	fs.SetOutput(errw)
-	dsn := fs.String("db", "", "SQLite file or postgres:// URL (env NOD_DB, default nod.db)")
-	headArg := fs.String("head", "", "a head `nod audit head` printed (or nod logged) earlier: also check nothing up to it was removed")
+	dsn := fs.String("db", "", "SQLite file `path` or postgres:// URL (NOD_DB, default nod.db)")
+	headArg := fs.String("head", "", "a `head` that nod audit head printed (or nod logged) earlier: also check nothing up to it was removed")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 	}
 	if broken != nil {
 		fmt.Fprintf(out, "broken: chat %d, audit row %d %s (%d rows checked)\n", broken.ChatID, broken.ID, broken.Why, checked)
-		return errBroken
+		return ErrBroken
 	}
 	if head != nil {
 		why, err := db.VerifyHead(ctx, *head)
@@ -104,7 +104,7 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 		}
 		if why != "" {
 			fmt.Fprintf(out, "broken: %s (%d rows checked)\n", why, checked)
-			return errBroken
+			return ErrBroken
 		}
 		fmt.Fprintf(out, "ok: %d audit rows, every chain intact, and all %d rows up to the head's row %d still there\n", checked, head.Rows, head.MaxID)
 		return nil
@@ -118,7 +118,7 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 func auditHead(ctx context.Context, args []string, getenv func(string) string, out, errw io.Writer) error {
 	fs := flag.NewFlagSet("nod audit head", flag.ContinueOnError)
 	fs.SetOutput(errw)
-	dsn := fs.String("db", "", "SQLite file or postgres:// URL (env NOD_DB, default nod.db)")
+	dsn := fs.String("db", "", "SQLite file `path` or postgres:// URL (NOD_DB, default nod.db)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

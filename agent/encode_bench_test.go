@@ -1,0 +1,117 @@
+package agent
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/nodbot/nod"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// conversation is a short turn with history, as the benchmark and the
+// test encode it.
+func conversation() (string, []nod.ChatMessage) {
+	system := rules + strings.Repeat("\n- T1 \"Fix login bug\" OPEN P2 <b>&</b>", 10)
+	return system, []nod.ChatMessage{
+		{Role: nod.RoleUser, Content: "what's on my list?"},
+		{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "c1", Name: "list_tasks", Arguments: "{}"}}},
+		{Role: nod.RoleTool, ToolCallID: "c1", Content: `{"tasks":[]}`},
+		{Role: nod.RoleAssistant, Content: "You have no tasks yet."},
+		{Role: nod.RoleEvent, Content: "The user undid a change."},
+		{Role: nod.RoleUser, Content: ""},
+		{Role: nod.RoleAssistant, Content: "Adding it.", ToolCalls: []nod.ToolCall{{ID: "c2", Name: "create_task", Arguments: `{"title":"x"}`}}},
+	}
+}
+
+// BenchmarkRequestEncoding encodes one agent request: as the agent does,
+// with the tool schemas encoded once, and, for comparison, through
+// openai-go's parameter types with the schemas built each time.
+func BenchmarkRequestEncoding(b *testing.B) {
+	system, msgs := conversation()
+	b.Run("own encoding, tools encoded once", func(b *testing.B) {
+		tools := encodeTools()
+		b.ReportAllocs()
+		for b.Loop() {
+			requestBody("m", system, msgs, tools)
+		}
+	})
+	b.Run("openai-go params, tools each time", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p := openai.ChatCompletionNewParams{Model: shared.ChatModel("m"), Messages: toParams(system, msgs), Tools: toolParams()}
+			if _, err := p.MarshalJSON(); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// The request the agent writes itself says what openai-go would have
+// written from the same messages and tools.
+func TestRequestBodyMatchesOpenAIGo(t *testing.T) {
+	t.Parallel()
+	system, msgs := conversation()
+	want, err := openai.ChatCompletionNewParams{Model: shared.ChatModel("m"), Messages: toParams(system, msgs), Tools: toolParams()}.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := requestBody("m", system, msgs, encodeTools())
+	var g, w any
+	if err := json.Unmarshal(got, &g); err != nil {
+		t.Fatalf("request body is not JSON: %v\n%s", err, got)
+	}
+	if err := json.Unmarshal(want, &w); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(w, g); diff != "" {
+		t.Errorf("request body (-openai-go +own):\n%s", diff)
+	}
+}
+
+// toolParams builds the tool parameters from the schema maps, as every
+// request did before they were encoded once.
+func toolParams() []openai.ChatCompletionToolUnionParam {
+	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
+			Name: t.Name, Description: openai.String(t.Description), Parameters: shared.FunctionParameters(t.Params),
+		}))
+	}
+	return out
+}
+
+// toParams builds the request messages with openai-go's parameter types,
+// as the agent did before it wrote requests itself: the reference its
+// encoding must agree with.
+func toParams(system string, msgs []nod.ChatMessage) []openai.ChatCompletionMessageParamUnion {
+	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(msgs)+1)
+	out = append(out, openai.SystemMessage(system))
+	for _, m := range msgs {
+		switch m.Role {
+		case nod.RoleUser:
+			out = append(out, openai.UserMessage(m.Content))
+		case nod.RoleTool:
+			out = append(out, openai.ToolMessage(m.Content, m.ToolCallID))
+		case nod.RoleEvent:
+			out = append(out, openai.SystemMessage(m.Content))
+		case nod.RoleAssistant:
+			p := openai.ChatCompletionAssistantMessageParam{}
+			if m.Content != "" {
+				p.Content.OfString = openai.String(m.Content)
+			}
+			for _, tc := range m.ToolCalls {
+				p.ToolCalls = append(p.ToolCalls, openai.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &openai.ChatCompletionMessageFunctionToolCallParam{
+						ID:       tc.ID,
+						Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: tc.Name, Arguments: tc.Arguments},
+					},
+				})
+			}
+			out = append(out, openai.ChatCompletionMessageParamUnion{OfAssistant: &p})
+		}
+	}
+	return out
+}

@@ -1,0 +1,22 @@
+package agent
+
+import "slices"
+
+// What the registry's tests read of it, exported to them alone.
+
+// Tools returns every tool, in the order the model sees them.
+func Tools() []Tool { return slices.Clone(tools) }
+
+// Explodes reports whether a call of the tool with two elements in its
+// array argument becomes two changes, as its parser says.
+func (t Tool) Explodes() bool {
+	if t.parse == nil {
+		return false
+	}
+	a, err := decodeArgs(t.Name, `{"task_id": "T1", "items": [{"id": "c1", "title": "One"}, {"id": "c2", "title": "Two"}]}`)
+	if err != nil {
+		return false
+	}
+	changes, _, err := t.parse(a)
+	return err == nil && len(changes) == 2
+}

@@ -1,0 +1,260 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// proposal is a mutating call, validated and compared with the tasks as
+// they are, waiting to be routed.
+type proposal struct {
+	idx     int
+	start   time.Time
+	tool    Tool
+	args    args
+	changes []prepared
+	dropped []string    // one line per kind of dropped element
+	answer  *answerCall // answer_proposals: a decision stated in words
+}
+
+// prepared is one change of a proposal with the values it was read with.
+type prepared struct {
+	c           change
+	task        *nod.Task // nil for create_task
+	cur, target string
+	rule        *nod.Rule // the learned rule that applies it without asking
+}
+
+// prepare runs a call that needs no routing and returns its result, or
+// returns the proposal a mutating call makes. It never fails: every
+// problem becomes a result the model can act on.
+func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, string) {
+	start := time.Now()
+	tool, ok := Lookup(call.Name)
+	if !ok {
+		err := fmt.Sprintf("unknown tool %q: it does not exist and nothing was done; use only the tools you were given", call.Name)
+		t.record(start, call.Name, nil, nod.OutcomeFailed, err)
+		return nil, errorJSON(errors.New(err))
+	}
+	a, err := decodeArgs(tool.Name, call.Arguments)
+	if err != nil {
+		t.record(start, tool.Name, nil, nod.OutcomeFailed, userError(err))
+		return nil, errorJSON(err)
+	}
+	switch tool.Risk {
+	case nod.ReadOnly:
+		out, err := t.read(ctx, tool, a)
+		if err != nil {
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			return nil, errorJSON(err)
+		}
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeExecuted, "")
+		return nil, out
+	case nod.Decides:
+		call, err := t.prepareAnswer(ctx, a)
+		if err != nil {
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			return nil, errorJSON(err)
+		}
+		return &proposal{start: start, tool: tool, args: a, answer: call}, ""
+	case nod.Destructive:
+		out, err := t.askDeletion(ctx, a)
+		if err != nil {
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			return nil, errorJSON(err)
+		}
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeQueued, "")
+		return nil, out
+	}
+	p, err := t.validate(ctx, tool, a)
+	if err != nil {
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+		return nil, errorJSON(err)
+	}
+	p.start = start
+	if len(p.changes) == 0 {
+		out := strings.Join(p.dropped, "\n")
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
+		return nil, out
+	}
+	return p, ""
+}
+
+// askDeletion never deletes: it asks the person to type the task's title,
+// whatever the mode and whatever the classifier would say.
+func (t *turn) askDeletion(ctx context.Context, a args) (string, error) {
+	id, _, err := a.str("task_id", true)
+	if err != nil {
+		return "", err
+	}
+	task, err := t.a.tasks.Task(ctx, t.req.ChatID, strings.TrimSpace(id))
+	if errors.Is(err, nod.ErrNotFound) {
+		return "", fmt.Errorf("delete_task: task %q does not exist; use only ids from list_tasks or get_task, never invent them: %w", id, nod.ErrInvalid)
+	}
+	if err != nil {
+		return "", err
+	}
+	t.deletion = &nod.PendingDeletion{ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: task.ID, Title: task.Title,
+		Checklist: len(task.Checklist), ExpiresAt: t.a.now().Add(t.a.opts.ConfirmWindow)}
+	return resultDeletion, nil
+}
+
+// validate parses a mutating call and compares each of its changes with
+// the task as it is, dropping no-ops, repeats and invented item ids.
+func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, error) {
+	changes, notes, err := tool.parse(a)
+	if err != nil {
+		return nil, err
+	}
+	p := &proposal{tool: tool, args: a}
+	var missing, redundant []string
+	tasks := map[string]*nod.Task{}
+	for _, c := range changes {
+		var task *nod.Task
+		if id := c.task(); id != "" {
+			if task = tasks[id]; task == nil {
+				got, err := t.a.tasks.Task(ctx, t.req.ChatID, id)
+				if errors.Is(err, nod.ErrNotFound) {
+					return nil, fmt.Errorf("%s: task %q does not exist; use only ids from list_tasks or get_task, never invent them: %w", tool.Name, id, nod.ErrInvalid)
+				}
+				if err != nil {
+					return nil, err
+				}
+				task = &got
+				tasks[id] = task
+			}
+		}
+		cur, err := c.current(task)
+		if errors.Is(err, nod.ErrNotFound) {
+			missing = append(missing, itemIDOf(c))
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		target, err := c.target(task)
+		if err != nil {
+			return nil, err
+		}
+		if cur == target {
+			redundant = append(redundant, noopReason(c, task))
+			continue
+		}
+		seen := c.tool() + "/" + c.task() + "/" + nod.FoldText(c.summary(task))
+		if t.seen[seen] {
+			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.summary(task), "Add: ")))
+			continue
+		}
+		key := fieldKey(c)
+		if key != "" && t.fields[key] {
+			return nil, fmt.Errorf("%s: a %s change for %q is already proposed in this turn; propose each field once: %w", tool.Name, c.field(), task.Title, nod.ErrInvalid)
+		}
+		// Reserved now, so that later calls of the same step see them; not a
+		// check the guard may still block, so the agent can retry it with a
+		// reason.
+		if u, ok := c.(updateItem); !ok || u.sovereign(task) == "" {
+			t.seen[seen] = true
+		}
+		if key != "" {
+			t.fields[key] = true
+		}
+		p.changes = append(p.changes, prepared{c: c, task: task, cur: cur, target: target})
+	}
+	if len(redundant) == 1 && len(changes) == 1 {
+		p.dropped = append(p.dropped, redundant[0])
+		if !t.req.Review {
+			t.notices = append(t.notices, noopNote(changes[0], tasks[changes[0].task()]))
+		}
+	} else if len(redundant) > 0 {
+		p.dropped = append(p.dropped, fmt.Sprintf("Skipped %d redundant item(s): %s.", len(redundant), strings.Join(redundant, "; ")))
+	}
+	if len(missing) > 0 {
+		p.dropped = append(p.dropped, fmt.Sprintf("Not queued: %s are not checklist items of this task; use only item ids from get_task, never invent them.", strings.Join(missing, ", ")))
+	}
+	p.dropped = append(p.dropped, notes...)
+	return p, nil
+}
+
+// fieldKey names the scalar field a change sets; checklist changes and new
+// tasks have none, since several of them in one turn are fine.
+func fieldKey(c change) string {
+	switch c.field() {
+	case nod.FieldChecklist, nod.FieldTask:
+		return ""
+	}
+	return c.task() + "/" + string(c.field())
+}
+
+func itemIDOf(c change) string {
+	if u, ok := c.(updateItem); ok {
+		return u.itemID
+	}
+	return c.task()
+}
+
+// noopReason says why a change would change nothing.
+func noopReason(c change, task *nod.Task) string {
+	switch c.field() {
+	case nod.FieldTitle:
+		return fmt.Sprintf("Skipped: title is already %q.", task.Title)
+	case nod.FieldDescription:
+		return "Skipped: description is already that text."
+	case nod.FieldStatus:
+		return fmt.Sprintf("Skipped: status is already %s.", task.Status)
+	case nod.FieldPriority:
+		return fmt.Sprintf("Skipped: priority is already %s.", task.Priority)
+	case nod.FieldEstimate:
+		return fmt.Sprintf("Skipped: estimate is already %s minutes.", estimateString(task.EstimateMinutes))
+	case nod.FieldDue:
+		if task.DueDate == "" {
+			return "Skipped: due date is already none."
+		}
+		return fmt.Sprintf("Skipped: due date is already %s.", task.DueDate)
+	case nod.FieldLabels:
+		ls := strings.Join(nod.NormalizeLabels(task.Labels), ", ")
+		if ls == "" {
+			ls = "none"
+		}
+		return fmt.Sprintf("Skipped: labels are already %s.", ls)
+	}
+	switch c := c.(type) {
+	case addItem:
+		return fmt.Sprintf("%q is already on the task", c.title)
+	case updateItem:
+		it, _ := task.Item(c.itemID)
+		if c.checked != nil && c.title == nil {
+			state := "unchecked"
+			if *c.checked {
+				state = "checked"
+			}
+			return fmt.Sprintf("%q is already %s", it.Title, state)
+		}
+		return fmt.Sprintf("%q already reads like that", it.Title)
+	}
+	return "Skipped: nothing would change."
+}
+
+// noopNote tells the person why a change they asked for changes nothing.
+func noopNote(c change, task *nod.Task) nod.Note {
+	switch c := c.(type) {
+	case addItem:
+		return nod.Note{Key: nod.NoteNoopItem, Args: []string{c.title, "present"}}
+	case updateItem:
+		it, _ := task.Item(c.itemID)
+		state := "same"
+		if c.checked != nil && c.title == nil {
+			state = checkState(*c.checked)
+		}
+		return nod.Note{Key: nod.NoteNoopItem, Args: []string{it.Title, state}}
+	}
+	if task == nil {
+		return nod.Note{Key: nod.NoteAlready}
+	}
+	cur, _ := c.current(task)
+	return nod.Note{Key: nod.NoteNoop, Args: []string{string(c.field()), cur}}
+}

@@ -1,0 +1,70 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+// read runs a read-only tool.
+func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
+	switch tool.Name {
+	case "get_task":
+		id, _, err := a.str("task_id", true)
+		if err != nil {
+			return "", err
+		}
+		task, err := t.a.tasks.Task(ctx, t.req.ChatID, strings.TrimSpace(id))
+		if errors.Is(err, nod.ErrNotFound) {
+			return errorJSON(fmt.Errorf("task %q does not exist; use only ids from list_tasks, never invent them", id)), nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return TaskJSON(task), nil
+	case "list_tasks":
+		var f nod.TaskFilter
+		q, _, err := a.str("query", false)
+		if err != nil {
+			return "", err
+		}
+		f.Query = q
+		if s, ok, err := a.str("status", false); err != nil {
+			return "", err
+		} else if ok && strings.TrimSpace(s) != "" {
+			if f.Status, err = a.status("status"); err != nil {
+				return "", err
+			}
+		}
+		tasks, err := t.listTasks(ctx, f)
+		if err != nil {
+			return "", err
+		}
+		out := struct {
+			Tasks []taskJSON `json:"tasks"`
+		}{Tasks: make([]taskJSON, 0, len(tasks))}
+		for _, task := range tasks {
+			out.Tasks = append(out.Tasks, toJSON(task))
+		}
+		return string(mustJSON(out)), nil
+	}
+	return "", fmt.Errorf("%s is not a read-only tool", tool.Name)
+}
+
+// listTasks lists the chat's tasks, from the system prompt's listing while
+// the turn has changed nothing.
+func (t *turn) listTasks(ctx context.Context, f nod.TaskFilter) ([]nod.Task, error) {
+	if !t.listed {
+		return t.a.tasks.ListTasks(ctx, t.req.ChatID, f)
+	}
+	var out []nod.Task
+	for _, task := range t.tasks {
+		if f.Match(task) {
+			out = append(out, task)
+		}
+	}
+	return out, nil
+}

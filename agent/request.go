@@ -1,0 +1,96 @@
+package agent
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/nodbot/nod"
+)
+
+// The agent writes its chat completion requests itself, in the wire format
+// of the Chat Completions API, and hands openai-go the bytes: its
+// reflective encoder of parameter unions cost a third of a turn's own CPU,
+// most of it the same tool schemas every time. openai-go still sends,
+// retries and decodes.
+
+// wireMessage is one message of a request.
+type wireMessage struct {
+	Role string `json:"role"`
+	// Content is left out only for an assistant message that only calls
+	// tools.
+	Content    *string        `json:"content,omitempty"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+// wireToolCall is built by hand rather than from the model's answer:
+// some servers leave out "type":"function".
+type wireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// encodeTools renders the tool schemas as a request carries them, once:
+// they never change while the process runs.
+func encodeTools() json.RawMessage {
+	type function struct {
+		Name        string         `json:"name"`
+		Description string         `json:"description"`
+		Parameters  map[string]any `json:"parameters"`
+	}
+	type tool struct {
+		Type     string   `json:"type"`
+		Function function `json:"function"`
+	}
+	out := make([]tool, 0, len(tools))
+	for _, t := range tools {
+		out = append(out, tool{"function", function{t.Name, t.Description, t.Params}})
+	}
+	return mustJSON(out)
+}
+
+// requestBody is the JSON of a chat completion request of model with the
+// system prompt, the messages and the tools (already encoded).
+func requestBody(model, system string, msgs []nod.ChatMessage, tools json.RawMessage) []byte {
+	wire := make([]wireMessage, 0, len(msgs)+1)
+	wire = append(wire, wireMessage{Role: "system", Content: &system})
+	for _, m := range msgs {
+		switch m.Role {
+		case nod.RoleUser:
+			wire = append(wire, wireMessage{Role: "user", Content: &m.Content})
+		case nod.RoleTool:
+			wire = append(wire, wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
+		case nod.RoleEvent:
+			wire = append(wire, wireMessage{Role: "system", Content: &m.Content})
+		case nod.RoleAssistant:
+			w := wireMessage{Role: "assistant"}
+			if m.Content != "" {
+				w.Content = &m.Content
+			}
+			for _, tc := range m.ToolCalls {
+				w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
+			}
+			wire = append(wire, w)
+		}
+	}
+	var b bytes.Buffer
+	b.Grow(len(tools) + 4096)
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // "<" as itself, not \u003c: the same text in fewer tokens
+	b.WriteString(`{"model":`)
+	enc.Encode(model)
+	b.WriteString(`,"messages":`)
+	enc.Encode(wire) // plain strings and structs: cannot fail
+	if len(tools) > 0 {
+		b.WriteString(`,"tools":`)
+		b.Write(tools)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}

@@ -1,0 +1,69 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/nodbot/nod"
+)
+
+type revision struct {
+	ref  nod.ItemRef
+	item nod.ChangeItem
+	key  string // what the item sets, as supersedeKey names it
+	done bool
+}
+
+// loadRevision reads the item the person's reply revises.
+func (t *turn) loadRevision(ctx context.Context) error {
+	set, err := t.a.sets.ChangeSet(ctx, t.req.ChatID, t.req.Revise.SetID)
+	if err != nil {
+		return err
+	}
+	it, ok := set.Item(t.req.Revise.N)
+	if !ok || it.Status != nod.ItemPending {
+		return fmt.Errorf("revise item %d of %s: %w", t.req.Revise.N, set.ID, nod.ErrDecided)
+	}
+	c, err := parseChange(it.Tool, it.Args)
+	if err != nil {
+		return err
+	}
+	t.revise = &revision{ref: *t.req.Revise, item: *it, key: supersedeKey(c)}
+	return nil
+}
+
+// revisionNote tells the agent which proposal the person's reply revises.
+func revisionNote(it nod.ChangeItem) string {
+	return fmt.Sprintf("\nThe user's message is a reply to your pending proposal %q (tool %s, task %s). Revise it as they say: call %s once more with the corrected arguments for the same task. The revision replaces the proposal; do not propose anything else in this turn.\n",
+		it.Summary, it.Tool, it.TaskID, batchTool(it.Tool))
+}
+
+// batchTool is the tool the model calls for an exploded item.
+func batchTool(tool string) string {
+	switch tool {
+	case "add_checklist_item":
+		return "add_multiple_checklist_items"
+	case "update_checklist_item":
+		return "update_checklist_items"
+	}
+	return tool
+}
+
+// reviseWith revises the pending item in place with pc, if pc is the
+// revision the person asked for; it returns the call's result and true.
+func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
+	r := t.revise
+	if r == nil || r.done || pc.c.tool() != r.item.Tool || pc.c.task() != r.item.TaskID ||
+		(r.key != "" && supersedeKey(pc.c) != r.key) {
+		return "", false
+	}
+	r.done = true
+	set, err := t.a.sets.ReviseItem(ctx, t.req.ChatID, r.ref.SetID, r.ref.N, t.req.UserID, typed(pc.c, pc.task, nod.ChangeItem{
+		Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task), Field: pc.c.field(), Before: pc.cur, After: pc.target,
+	}))
+	if err != nil {
+		return errorJSON(fmt.Errorf("the proposal could not be revised: %s", userError(err))), true
+	}
+	t.revised = &set
+	return fmt.Sprintf("Proposal revised: item %d now reads %q and awaits the user's decision.", r.ref.N, pc.c.summary(pc.task)), true
+}

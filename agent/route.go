@@ -1,0 +1,241 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/confidence"
+)
+
+// commit applies or queues a proposal's changes and returns the call's
+// result. Explicit and trusted changes apply at once; the rest is queued.
+// The checklist guard runs here, because who decides depends on the route.
+func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) string {
+	if p.answer != nil {
+		return t.commitAnswer(ctx, p, v)
+	}
+	var now, later []prepared
+	var guarded, revised, left []string // left: titles of the person's items the guard kept
+	for _, pc := range p.changes {
+		if t.revise != nil && !t.revise.done && v.Explicit() {
+			// An explicit edit applies at once; its old proposal closes.
+			if pc.c.tool() == t.revise.item.Tool && pc.c.task() == t.revise.item.TaskID {
+				t.revise.done = true
+				t.supersede = append(t.supersede, t.revise.ref)
+			}
+		} else if out, ok := t.reviseWith(ctx, pc); ok {
+			revised = append(revised, out)
+			continue
+		}
+		route, why, kept := t.route(pc, v)
+		if why != "" {
+			guarded = append(guarded, why)
+			if u, ok := pc.c.(updateItem); ok && u.reason == "" {
+				if it, err := u.item(pc.task); err == nil {
+					left = append(left, it.Title)
+				}
+			}
+		}
+		if !kept {
+			continue
+		}
+		pc = route.pc
+		if route.now {
+			now = append(now, pc)
+		} else {
+			later = append(later, pc)
+		}
+	}
+	queued, ruled, lines := t.queue(ctx, later)
+	now = append(now, ruled...)
+	notes := append(append(append(revised, lines...), guarded...), p.dropped...)
+	if len(now) > 0 {
+		if len(guarded) > 0 {
+			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, strings.Join(guarded, " "))
+		}
+		if queued > 0 {
+			// Part of the call applies (explicit, or by a rule), part waits.
+			notes = append([]string{fmt.Sprintf("%d change(s) of this call were queued for user review; the rest was applied.", queued)}, notes...)
+			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeQueued, "")
+		}
+		return t.apply(ctx, p, v, now, notes, left)
+	}
+	var out []string
+	if queued > 0 {
+		out = append(out, resultQueued)
+	}
+	out = append(out, notes...)
+	outcome := nod.OutcomeQueued
+	if queued == 0 && len(revised) == 0 {
+		outcome = nod.OutcomeBlocked
+	}
+	t.a.metrics.proposals.WithLabelValues("blocked").Add(float64(len(p.changes) - queued + len(guarded)))
+	t.recordEntry(p.start, nod.AuditEntry{Tool: p.tool.Name, Args: p.args.JSON(), Outcome: outcome, Error: strings.Join(guarded, " "),
+		Verdict: verdictName(v), Reason: reasonOf(p.changes)})
+	return strings.Join(out, "\n")
+}
+
+// routed is where one change goes.
+type routed struct {
+	pc  prepared
+	now bool
+}
+
+// route decides whether a change applies now or is queued, and applies the
+// checklist guard (DESIGN §5): flipping the checked state of the person's
+// item needs their own words sent at or after they set it, or, from the
+// agent on its own, a reason of minReason characters. A blocked check
+// change keeps a rename of the same item; kept is false if nothing is left.
+func (t *turn) route(pc prepared, v confidence.Verdict) (r routed, why string, kept bool) {
+	auto := v.Explicit()
+	u, ok := pc.c.(updateItem)
+	if !ok || !u.changesCheck(pc.task) {
+		return routed{pc, auto}, "", true
+	}
+	it, _ := u.item(pc.task)
+	if it.CheckedBy.Normalize() != nod.ActorUser {
+		return routed{pc, auto}, "", true // the agent's own item changes freely
+	}
+	fresh := auto && t.mode != nod.ModeTrusted && !v.QuoteAt.IsZero() && (it.CheckedAt == nil || !v.QuoteAt.Before(*it.CheckedAt))
+	if fresh {
+		return routed{pc, true}, "", true
+	}
+	if why = u.sovereign(pc.task); why == "" {
+		// A reason: trusted mode applies it (stamped agent); otherwise the
+		// person decides, even when a stale quote called it explicit.
+		return routed{pc, t.mode == nod.ModeTrusted && auto}, "", true
+	}
+	rest, ok := u.titleOnly()
+	if !ok {
+		return routed{}, why, false
+	}
+	cur, err1 := rest.current(pc.task)
+	target, err2 := rest.target(pc.task)
+	if err1 != nil || err2 != nil || cur == target {
+		return routed{}, why, false
+	}
+	return routed{prepared{c: rest, task: pc.task, cur: cur, target: target}, auto}, why, true
+}
+
+// queue adds changes to the turn's change set, unless they repeat a
+// rejected or waiting proposal or the set is full; it returns how many it
+// queued, the changes a learned rule applies instead, and a line per kind
+// of change it did not queue.
+func (t *turn) queue(ctx context.Context, changes []prepared) (int, []prepared, []string) {
+	var (
+		queued            int
+		ruled             []prepared
+		overflow, blocked []string
+	)
+	for _, pc := range changes {
+		if why := t.repeated(ctx, pc); why != "" {
+			blocked = append(blocked, why)
+			continue
+		}
+		if pc.rule = t.ruleFor(ctx, pc); pc.rule != nil {
+			ruled = append(ruled, pc)
+			continue
+		}
+		if len(t.items) >= nod.MaxItems {
+			overflow = append(overflow, pc.c.summary(pc.task))
+			continue
+		}
+		t.items = append(t.items, typed(pc.c, pc.task, nod.ChangeItem{
+			Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
+			Field: pc.c.field(), Before: pc.cur, After: pc.target,
+		}))
+		queued++
+	}
+	if len(overflow) > 0 {
+		blocked = append(blocked, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
+	}
+	return queued, ruled, blocked
+}
+
+// reasonOf is the reasons the changes carry, for the audit log.
+func reasonOf(changes []prepared) string {
+	var rs []string
+	for _, pc := range changes {
+		if u, ok := pc.c.(updateItem); ok && u.reason != "" {
+			rs = append(rs, u.reason)
+		}
+	}
+	return strings.Join(rs, "; ")
+}
+
+// apply runs changes at once, each through the same transactional path as
+// a confirmation, and returns the task as it is now, with notes on what of
+// the call was not applied. left names the person's items the guard kept
+// as they set them, to tell them so.
+func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, changes []prepared, notes, left []string) string {
+	by := nod.ActorUser // the person's own words asked for it
+	if t.mode == nod.ModeTrusted {
+		by = nod.ActorAgent
+	}
+	now := t.a.now()
+	var last nod.Task
+	for _, pc := range changes {
+		actor, verdict, why, quote := by, verdictName(v), firstNonEmpty(v.Quote, reasonOf([]prepared{pc})), v.Quote
+		if pc.rule != nil {
+			// The person's standing permission, not their words this time.
+			actor, verdict, why, quote = nod.ActorAgent, "rule", "rule "+pc.rule.ID+" ("+pc.rule.Kind+")", ""
+		}
+		item := typed(pc.c, pc.task, nod.ChangeItem{N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
+			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed})
+		rule := ""
+		if pc.rule != nil {
+			rule = pc.rule.ID
+		}
+		applied, err := t.a.editor.Apply(ctx, nod.Edit{
+			ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
+			Summary: pc.c.summary(pc.task), Auto: true,
+			Mutate: func(cur *nod.Task) (nod.Task, error) {
+				var tk nod.Task
+				if cur != nil {
+					tk = *cur
+				}
+				err := pc.c.apply(&tk, applyCtx{now: now, by: actor})
+				return tk, err
+			},
+			Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdict, Reason: why, Duration: time.Since(p.start)},
+			Receipt: &nod.Receipt{Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, RuleID: rule},
+		})
+		if err != nil {
+			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
+			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, userError(err)))
+		}
+		last = applied.After
+		item.TaskID, item.UndoID = applied.After.ID, applied.Undo.ID
+		t.receipts = append(t.receipts, nod.TurnReceipt{TaskTitle: applied.After.Title, Quote: quote, Mode: t.mode, Rule: pc.rule, Item: item})
+	}
+	if !t.req.Review {
+		for _, title := range left {
+			t.notices = append(t.notices, nod.Note{Key: nod.NoteLeftAsSet, Args: []string{title}})
+		}
+	}
+	j := toJSON(last)
+	j.Notes = notes
+	return string(mustJSON(j))
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func verdictName(v confidence.Verdict) string {
+	if v.Level == "" {
+		return ""
+	}
+	if v.Default != "" {
+		return string(v.Level) + " (" + v.Default + ")"
+	}
+	return string(v.Level)
+}

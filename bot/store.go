@@ -1,0 +1,145 @@
+package bot
+
+import (
+	"context"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// Updates records the updates handled, so that a redelivered one is handled once.
+type Updates interface {
+	// MarkUpdate records an update id; false means it was handled before.
+	MarkUpdate(ctx context.Context, id int64) (bool, error)
+	LastUpdateID(ctx context.Context) (int64, error)
+}
+
+// Tasks reads a chat's tasks, its trash and its audit log.
+type Tasks interface {
+	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
+	ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error)
+	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
+	// Audit returns the latest entries, newest first.
+	Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error)
+}
+
+// Sets reads change sets and the undo entries of their changes.
+type Sets interface {
+	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
+	ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error)
+	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
+	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
+	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
+	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
+	LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error)
+}
+
+// Chats keeps a chat's settings (mode, language) and reads its learned rules.
+type Chats interface {
+	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
+	SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error
+	// SetLanguage sets the chat's chosen language; empty follows Telegram.
+	SetLanguage(ctx context.Context, chatID int64, code string) error
+	// SeeLanguage remembers the language_code Telegram reported in a chat.
+	SeeLanguage(ctx context.Context, chatID int64, code string) error
+	// Rules returns the chat's learned rules in force at now.
+	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
+	Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error)
+}
+
+// Messages remembers which Telegram message shows what, to edit it later.
+type Messages interface {
+	SetMessageID(ctx context.Context, setID string, messageID int) error
+	// SetCardMessage and CardMessage remember the latest card of a task.
+	SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
+	CardMessage(ctx context.Context, chatID int64, taskID string) (int, error)
+	SetRuleMessage(ctx context.Context, id string, messageID int) error
+	// SetDeletionMessage records the prompt of the chat's pending deletion.
+	SetDeletionMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
+}
+
+// Answers takes what waits for the person's next words: a typed deletion, a reading of their answer, a rejection's reason.
+type Answers interface {
+	// TakeDeletion removes and returns the person's waiting deletion.
+	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
+	// KeepDeletion puts a taken deletion back to wait for another answer.
+	KeepDeletion(ctx context.Context, d nod.PendingDeletion) error
+	// TakeReading uses a reading of the person's words, once.
+	TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error)
+	// SetReason stores a rejection's reason once.
+	SetReason(ctx context.Context, decisionID, reason string) error
+}
+
+// Sweeps moves time on: sets expire or are kept, and old trash goes.
+type Sweeps interface {
+	// ExpireSets expires the open sets whose time is up at now, each once.
+	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)
+	// WarnSets marks the open sets past their warning time, each once.
+	WarnSets(ctx context.Context, now time.Time, warnAt func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error)
+	// KeepSet gives an open set another TTL, for a person who may decide
+	// it; nod.ErrForbidden if they may not, nod.ErrExpired if it is not
+	// open.
+	KeepSet(ctx context.Context, chatID int64, id string, userID int64) (nod.ChangeSet, error)
+	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
+}
+
+// Outbox holds the messages owed for changes until they are delivered.
+type Outbox interface {
+	// Delivered marks owed messages as sent; TakeOwed takes for this
+	// process those that nobody delivered (see storage.DB.TakeOwed).
+	Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, refs ...string) error
+	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
+	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
+	OwedRefreshes(ctx context.Context, chatID int64) ([]string, error)
+}
+
+// Decider decides a change set's items for a person; see agent.Confirmations for the errors.
+type Decider interface {
+	Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
+	Reject(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
+	ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error)
+	ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (nod.Decided, error)
+	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (nod.Decided, int, error)
+	RejectAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error)
+}
+
+// Mender settles items that could not simply apply: stale, failed or expired ones.
+type Mender interface {
+	ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
+	Skip(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
+	Retry(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
+	Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error)
+}
+
+// Changer makes the person's own changes: undo, a tick on a task card, a typed deletion, a restore.
+type Changer interface {
+	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.Undone, error)
+	Toggle(ctx context.Context, chatID, userID int64, itemID string, want int) (nod.Applied, error)
+	Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error)
+	Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
+}
+
+// RuleDecider answers a learned rule's offer and revokes rules.
+type RuleDecider interface {
+	DecideRule(ctx context.Context, chatID, userID int64, id string, accept bool) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error)
+}
+
+// Deps are what a Bot works with, each a small interface of its own:
+// *storage.DB provides the reading and bookkeeping ones, the agent and
+// agent.Confirmations the deciding ones.
+type Deps struct {
+	Updates  Updates
+	Tasks    Tasks
+	Sets     Sets
+	Chats    Chats
+	Messages Messages
+	Answers  Answers
+	Sweeps   Sweeps
+	Outbox   Outbox
+	Turner   Turner
+	Decider  Decider
+	Mender   Mender
+	Changer  Changer
+	Rules    RuleDecider
+}

@@ -1,0 +1,192 @@
+package app
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is nod's configuration: flags override environment variables,
+// which override defaults (DESIGN.md §9).
+type config struct {
+	Token             string
+	TelegramURL       string
+	APIKey            string
+	BaseURL           string
+	Model             string
+	ClassifierModel   string
+	DB                string
+	AllowedUsers      []int64
+	HTTPAddr          string
+	WebhookURL        string
+	WebhookSecret     string
+	StepTimeout       time.Duration
+	ClassifierTimeout time.Duration
+	MaxSteps          int
+	ChangeSetTTL      time.Duration
+	UndoWindow        time.Duration
+	ConfirmWindow     time.Duration
+	TrashRetention    time.Duration
+	LogFormat         string
+	SweepInterval     time.Duration
+	UpdateTimeout     time.Duration
+	AuditKey          string
+	RateChat          float64
+	RateChatBurst     float64
+	RateGroup         float64
+	RateGlobal        float64
+}
+
+// setting is one configuration value: its flag, the kind of value it
+// takes (for help), its variable and default.
+type setting struct {
+	flag, kind, env, def, help string
+	secret                     bool
+	set                        func(c *config, v string) error
+}
+
+func str(p func(*config) *string) func(*config, string) error {
+	return func(c *config, v string) error { *p(c) = v; return nil }
+}
+
+func rate(p func(*config) *float64) func(*config, string) error {
+	return func(c *config, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f <= 0 {
+			return fmt.Errorf("%q is not a positive number", v)
+		}
+		*p(c) = f
+		return nil
+	}
+}
+
+func dur(p func(*config) *time.Duration) func(*config, string) error {
+	return func(c *config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("%q is not a positive duration such as 60s or 24h", v)
+		}
+		*p(c) = d
+		return nil
+	}
+}
+
+var settings = []setting{
+	{"token", "token", "TELEGRAM_BOT_TOKEN", "", "Telegram bot token", true, str(func(c *config) *string { return &c.Token })},
+	{"telegram-url", "url", "TELEGRAM_API_URL", "https://api.telegram.org", "Telegram Bot API base URL", false, str(func(c *config) *string { return &c.TelegramURL })},
+	{"openai-key", "key", "OPENAI_API_KEY", "", "key for the LLM endpoint; empty for local servers", true, str(func(c *config) *string { return &c.APIKey })},
+	{"openai-url", "url", "OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible endpoint", false, str(func(c *config) *string { return &c.BaseURL })},
+	{"model", "name", "NOD_MODEL", "gpt-4.1-mini", "agent model", false, str(func(c *config) *string { return &c.Model })},
+	{"classifier-model", "name", "NOD_CLASSIFIER_MODEL", "", "classifier model; unset, the agent model", false, str(func(c *config) *string { return &c.ClassifierModel })},
+	{"db", "path|url", "NOD_DB", "nod.db", "SQLite file path, or a postgres:// URL", false, str(func(c *config) *string { return &c.DB })},
+	{"allowed-users", "ids", "NOD_ALLOWED_USERS", "", "comma-separated Telegram user ids allowed to use the bot", false, func(c *config, v string) error {
+		c.AllowedUsers = nil
+		for _, f := range strings.Split(v, ",") {
+			if f = strings.TrimSpace(f); f == "" {
+				continue
+			}
+			id, err := strconv.ParseInt(f, 10, 64)
+			if err != nil {
+				return fmt.Errorf("%q is not a Telegram user id", f)
+			}
+			c.AllowedUsers = append(c.AllowedUsers, id)
+		}
+		return nil
+	}},
+	{"http-addr", "host:port", "NOD_HTTP_ADDR", "127.0.0.1:9090", "health, metrics and webhook listener (127.0.0.1:0 picks a free port)", false, str(func(c *config) *string { return &c.HTTPAddr })},
+	{"webhook-url", "url", "NOD_WEBHOOK_URL", "", "webhook URL (unset: long polling)", false, str(func(c *config) *string { return &c.WebhookURL })},
+	{"webhook-secret", "secret", "NOD_WEBHOOK_SECRET", "", "webhook secret token", true, str(func(c *config) *string { return &c.WebhookSecret })},
+	{"step-timeout", "duration", "NOD_STEP_TIMEOUT", "60s", "deadline of one agent LLM step", false, dur(func(c *config) *time.Duration { return &c.StepTimeout })},
+	{"classifier-timeout", "duration", "NOD_CLASSIFIER_TIMEOUT", "5s", "deadline of one classifier request; past it, the change asks", false, dur(func(c *config) *time.Duration { return &c.ClassifierTimeout })},
+	{"max-steps", "n", "NOD_MAX_STEPS", "8", "agent steps per turn", false, func(c *config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return fmt.Errorf("%q is not a positive number", v)
+		}
+		c.MaxSteps = n
+		return nil
+	}},
+	{"changeset-ttl", "duration", "NOD_CHANGESET_TTL", "168h", "pending change sets expire after", false, dur(func(c *config) *time.Duration { return &c.ChangeSetTTL })},
+	{"undo-window", "duration", "NOD_UNDO_WINDOW", "24h", "Undo stays possible for", false, dur(func(c *config) *time.Duration { return &c.UndoWindow })},
+	{"confirm-window", "duration", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
+	{"trash-retention", "duration", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
+	{"sweep-interval", "duration", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets and old trash are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
+	{"audit-key", "secret", "NOD_AUDIT_KEY", "", "secret that keys the audit chain (HMAC) and signs its heads", true, str(func(c *config) *string { return &c.AuditKey })},
+	{"update-timeout", "duration", "NOD_UPDATE_TIMEOUT", "5m", "deadline for handling one update, all steps included", false, dur(func(c *config) *time.Duration { return &c.UpdateTimeout })},
+	{"rate-chat", "number", "NOD_RATE_CHAT", "1", "messages a second to one chat", false, rate(func(c *config) *float64 { return &c.RateChat })},
+	{"rate-chat-burst", "number", "NOD_RATE_CHAT_BURST", "3", "messages to one chat in a burst", false, rate(func(c *config) *float64 { return &c.RateChatBurst })},
+	{"rate-group", "number", "NOD_RATE_GROUP", "20", "messages a minute to one group", false, rate(func(c *config) *float64 { return &c.RateGroup })},
+	{"rate-global", "number", "NOD_RATE_GLOBAL", "30", "messages a second in all", false, rate(func(c *config) *float64 { return &c.RateGlobal })},
+	{"log-format", "text|json", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
+		if v != "text" && v != "json" {
+			return fmt.Errorf("%q is not text or json", v)
+		}
+		c.LogFormat = v
+		return nil
+	}},
+}
+
+// loadConfig reads flags from args and the environment through getenv.
+// Secrets never appear as flag defaults, so -h cannot print them.
+func loadConfig(name string, args []string, getenv func(string) string, out io.Writer) (config, []string, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(out)
+	fs.Usage = func() { printFlags(out, name) }
+	vals := make([]string, len(settings))
+	for i, s := range settings {
+		fs.StringVar(&vals[i], s.flag, "", s.help)
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, nil, err
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var (
+		c    config
+		errs []error
+	)
+	for i, s := range settings {
+		v := s.def
+		if e := getenv(s.env); e != "" {
+			v = e
+		}
+		if given[s.flag] {
+			v = vals[i]
+		}
+		if err := s.set(&c, v); err != nil {
+			errs = append(errs, fmt.Errorf("-%s / %s: %w", s.flag, s.env, err))
+		}
+	}
+	if c.ClassifierModel == "" {
+		c.ClassifierModel = c.Model
+	}
+	return c, fs.Args(), errors.Join(errs...)
+}
+
+// secrets are the values logs must never show.
+func (c config) secrets() []string {
+	var out []string
+	for _, s := range []string{c.Token, c.APIKey, c.WebhookSecret, c.AuditKey} {
+		if len(s) >= 4 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// printFlags lists the settings as flags, each with the kind of value it
+// takes, its variable and its default (never a secret's).
+func printFlags(w io.Writer, name string) {
+	fmt.Fprintf(w, "Flags of %s (each may be set by the variable named instead; a flag wins):\n", name)
+	for _, s := range settings {
+		fmt.Fprintf(w, "  -%s %s\n    \t%s (%s", s.flag, s.kind, s.help, s.env)
+		if s.def != "" && !s.secret {
+			fmt.Fprintf(w, ", default %s", s.def)
+		}
+		fmt.Fprintln(w, ")")
+	}
+}

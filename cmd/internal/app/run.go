@@ -1,0 +1,139 @@
+// Package app is nod's process: configuration, the fx wiring and the
+// subcommands. cmd/nod runs it as the nod binary; cmd/nodplay runs the very
+// same wiring against a Bot API stand-in, so the playground is nod as
+// `nod serve` runs it.
+package app
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+
+	"go.uber.org/fx"
+)
+
+// usage is what `nod help` prints above serve's flags.
+const usage = `nod is a Telegram bot whose LLM agent manages your tasks and never changes
+them behind your back.
+
+Usage:
+  nod [serve] [flags]        run the bot (the default)
+  nod migrate [flags]        apply the database migrations and exit
+  nod audit export [flags]   write the audit log as CSV to stdout
+  nod audit verify [flags]   check the audit log's hash chains; exit 1 if broken
+  nod audit head [flags]     print the audit log's head, to keep elsewhere
+  nod version                print the version
+  nod help [command]         this help, or a command's flags
+
+`
+
+// Run is nod without the process: the binary and the tests call it with
+// their own arguments, environment and outputs. extra fx options replace
+// parts of the wiring in tests (the Clock). A request for help returns an
+// error wrapping flag.ErrHelp after printing it; a broken audit chain
+// returns ErrBroken after saying where.
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, extra ...fx.Option) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "help":
+		return help(ctx, args, getenv, stdout)
+	case "version":
+		fmt.Fprintln(stdout, "nod", Version())
+		return nil
+	case "audit":
+		if len(args) == 0 {
+			return errUsage
+		}
+		switch args[0] {
+		case "export":
+			return auditExport(ctx, args[1:], getenv, stdout, stderr)
+		case "verify":
+			return auditVerify(ctx, args[1:], getenv, stdout, stderr)
+		case "head":
+			return auditHead(ctx, args[1:], getenv, stdout, stderr)
+		}
+		return errUsage
+	case "serve", "migrate":
+	default:
+		return fmt.Errorf("unknown command %q: `nod help` lists the commands", cmd)
+	}
+	if isHelp(args) {
+		// Help goes to stdout, so that `nod -h | less` works.
+		if cmd == "serve" {
+			fmt.Fprint(stdout, usage)
+		}
+		printFlags(stdout, "nod "+cmd)
+		return flag.ErrHelp
+	}
+	cfg, rest, err := loadConfig("nod "+cmd, args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q: `nod help` lists the commands", rest)
+	}
+	log := newLogger(cfg, stderr)
+	if cmd == "migrate" {
+		return migrate(ctx, cfg, log)
+	}
+	if cfg.Token == "" {
+		return errors.New("TELEGRAM_BOT_TOKEN (or -token) is required to serve: ask @BotFather for one")
+	}
+	if cfg.WebhookURL != "" && cfg.WebhookSecret == "" {
+		return errors.New("NOD_WEBHOOK_SECRET is required with NOD_WEBHOOK_URL: without it anyone could send updates")
+	}
+	if len(cfg.AllowedUsers) == 0 {
+		log.Warn("NOD_ALLOWED_USERS is empty, so nod refuses everyone, you too; " +
+			"send the bot a message: its refusal names your Telegram user id, which goes into NOD_ALLOWED_USERS")
+	}
+	return serve(ctx, cfg, log, extra...)
+}
+
+// help prints the overview, or one command's flags.
+func help(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
+	switch strings.Join(args, " ") {
+	case "", "serve":
+		fmt.Fprint(stdout, usage)
+		printFlags(stdout, "nod serve")
+	case "migrate":
+		printFlags(stdout, "nod migrate")
+	case "audit export", "audit verify", "audit head":
+		return Run(ctx, append(args, "-h"), getenv, stdout, stdout)
+	case "audit":
+		fmt.Fprintln(stdout, errUsage)
+	case "version", "help":
+		fmt.Fprint(stdout, usage)
+	default:
+		return fmt.Errorf("no command %q: `nod help` lists the commands", strings.Join(args, " "))
+	}
+	return nil
+}
+
+func isHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "-h", "-help", "--help", "--h":
+			return true
+		case "--":
+			return false
+		}
+	}
+	return false
+}
+
+// Version is the version nod was built as: the module's (`go install
+// …@v1.2.3` records it), or one the go command derived from the git
+// checkout, else "dev".
+func Version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}

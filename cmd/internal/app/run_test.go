@@ -1,0 +1,154 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod/fixtures"
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+func TestConfig(t *testing.T) {
+	env := map[string]string{"NOD_MODEL": "env-model", "NOD_ALLOWED_USERS": "1, 2", "TELEGRAM_BOT_TOKEN": "secret-token"}
+	var help bytes.Buffer
+	c, _, err := loadConfig("nod", []string{"-model", "flag-model"}, func(k string) string { return env[k] }, &help)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "flag-model" || c.ClassifierModel != "flag-model" || len(c.AllowedUsers) != 2 || c.Token != "secret-token" ||
+		c.StepTimeout != 60*time.Second || c.MaxSteps != 8 || c.HTTPAddr != "127.0.0.1:9090" || c.DB != "nod.db" {
+		t.Errorf("config = %+v", c)
+	}
+	env["NOD_STEP_TIMEOUT"] = "soon"
+	if _, _, err := loadConfig("nod", nil, func(k string) string { return env[k] }, &help); err == nil || !strings.Contains(err.Error(), "NOD_STEP_TIMEOUT") {
+		t.Errorf("bad duration: %v", err)
+	}
+}
+
+// cli runs nod with args and env, as main does.
+func cli(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err = Run(t.Context(), args, func(k string) string { return env[k] }, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// Help lists the commands and every flag with the kind of value it takes,
+// its variable and default, and never a secret; main exits 0 on it.
+func TestHelp(t *testing.T) {
+	env := map[string]string{"TELEGRAM_BOT_TOKEN": "secret-token", "OPENAI_API_KEY": "sk-secret"}
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"serve", "-h"}, {"help"}} {
+		out, _, err := cli(t, env, args...)
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("nod %v: %v", args, err)
+		}
+		for _, want := range []string{"nod migrate", "nod audit verify", "nod version", "nod help",
+			"-step-timeout duration", "-db path|url", "-allowed-users ids", "(NOD_DB, default nod.db)", "-max-steps n", "(TELEGRAM_BOT_TOKEN)"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("nod %v lacks %q:\n%s", args, want, out)
+			}
+		}
+		if strings.Contains(out, " string\n") || strings.Contains(out, "secret-token") || strings.Contains(out, "sk-secret") {
+			t.Errorf("nod %v shows a bare string kind or a secret:\n%s", args, out)
+		}
+	}
+	if out, _, err := cli(t, nil, "help", "audit", "verify"); err != nil && !errors.Is(err, flag.ErrHelp) || !strings.Contains(out, "-head") {
+		t.Errorf("nod help audit verify = %q, %v", out, err)
+	}
+	if _, _, err := cli(t, nil, "frobnicate"); err == nil || !strings.Contains(err.Error(), "nod help") {
+		t.Errorf("an unknown command: %v", err)
+	}
+	if _, _, err := cli(t, nil, "help", "frobnicate"); err == nil {
+		t.Errorf("help for an unknown command: no error")
+	}
+}
+
+func TestVersion(t *testing.T) {
+	out, _, err := cli(t, nil, "version")
+	if err != nil || out != "nod "+Version()+"\n" || Version() == "" {
+		t.Errorf("nod version = %q, %v", out, err)
+	}
+}
+
+// serveEnv is what nod serve needs against the fake Bot API, with a
+// database in a directory of its own.
+func serveEnv(t *testing.T, tg *telegramtest.Server) (map[string]string, string) {
+	dir := t.TempDir()
+	return map[string]string{
+		"TELEGRAM_BOT_TOKEN": telegramtest.Token, "TELEGRAM_API_URL": tg.URL, "OPENAI_BASE_URL": "http://127.0.0.1:1/v1",
+		"NOD_DB": filepath.Join(dir, "nod.db"), "NOD_HTTP_ADDR": "127.0.0.1:0", "NOD_ALLOWED_USERS": "42",
+	}, dir
+}
+
+// A refused token fails the start in one line that names the variable to
+// fix, before any database file exists.
+func TestWrongToken(t *testing.T) {
+	tg := telegramtest.New(t)
+	tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
+		return &telegramtest.Error{Code: 401, Description: "Unauthorized"}
+	})
+	env, dir := serveEnv(t, tg)
+	_, logs, err := cli(t, env)
+	if err == nil || !strings.Contains(err.Error(), "check TELEGRAM_BOT_TOKEN") || strings.Contains(err.Error(), telegramtest.Token) {
+		t.Fatalf("serve with a refused token: %v", err)
+	}
+	if strings.Contains(strings.ToLower(logs), "unauthorized") || strings.Contains(logs, "level=ERROR") {
+		t.Errorf("the failure is logged besides being returned:\n%s", logs)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("a failed start left %v behind", files)
+	}
+}
+
+// A health port in use is said as such, with what to set, and leaves no
+// database behind.
+func TestHTTPAddrInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	env, dir := serveEnv(t, telegramtest.New(t))
+	env["NOD_HTTP_ADDR"] = ln.Addr().String()
+	_, _, err = cli(t, env)
+	if err == nil || !strings.Contains(err.Error(), "is in use") || !strings.Contains(err.Error(), "set NOD_HTTP_ADDR") {
+		t.Fatalf("serve on a port in use: %v", err)
+	}
+	if files, _ := os.ReadDir(dir); len(files) != 0 {
+		t.Errorf("a failed start left %v behind", files)
+	}
+}
+
+// With nobody allowed, nod still starts (the owner learns their id from
+// its refusal) but warns that it will refuse everyone.
+func TestEmptyAllowedUsersWarns(t *testing.T) {
+	tg := telegramtest.New(t)
+	env, _ := serveEnv(t, tg)
+	delete(env, "NOD_ALLOWED_USERS")
+	ctx, cancel := context.WithCancel(t.Context())
+	logs := &fixtures.LogBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, nil, func(k string) string { return env[k] }, logs, logs) }()
+	tg.Wait("nod to poll", func() bool { return len(tg.Calls("getUpdates")) > 0 })
+	tg.SendText(777, 777, "hello")
+	if m := tg.WaitBotMessages(777, 1)[0]; !strings.Contains(m.Text, "777") {
+		t.Errorf("the refusal does not name the id: %q", m.Text)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("serve: %v\n%s", err, logs)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "NOD_ALLOWED_USERS is empty") {
+		t.Errorf("no warning about the empty allowlist:\n%s", logs)
+	}
+}

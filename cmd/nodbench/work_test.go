@@ -1,0 +1,141 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+// work is what one operation cost the database.
+type work struct{ statements, transactions int64 }
+
+// measureWork runs op on nod started fresh on dialect's database and
+// returns the statements and transactions it ran, counted until nod has
+// stopped (so that nothing of op is still in flight). prepare runs first,
+// uncounted.
+func measureWork(t *testing.T, dialect string, prepare func(e *env), op func(e *env)) work {
+	t.Helper()
+	r := &reporter{}
+	t.Cleanup(r.close)
+	dsn := ""
+	if dialect == "postgres" {
+		dsn = storagetest.PostgresURL()
+	}
+	e, err := start(r, dsn, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prepare(e)
+	e.tg.Wait("nod to settle", e.tg.Idle)
+	settle(e)
+	s0, t0 := e.db.Work()
+	op(e)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.bot.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s1, t1 := e.db.Work()
+	if err := firstErr(r); err != nil {
+		t.Fatal(err)
+	}
+	return work{s1 - s0, t1 - t0}
+}
+
+// settle waits until the database has been quiet for a moment: the
+// sweep that starts with nod, and the writes after a turn's last
+// message, are done.
+func settle(e *env) {
+	last, quiet := int64(-1), 0
+	for quiet < 3 {
+		time.Sleep(20 * time.Millisecond)
+		if s, _ := e.db.Work(); s == last {
+			quiet++
+		} else {
+			last, quiet = s, 0
+		}
+	}
+}
+
+// A read-only turn, a confirm tap and a confirm-all run a bounded number
+// of statements, on both databases, counted end to end (bot, agent and
+// storage): the bounds keep redundant reads and writes out.
+func TestWorkPerOperation(t *testing.T) {
+	for _, dialect := range storagetest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			turn := measureWork(t, dialect, func(e *env) {
+				seedLogin(e)
+				e.llm.Handler = readOnlyLLM
+				e.tg.SendText(benchChat, 42, "hi")
+				e.tg.WaitBotMessages(benchChat, 1)
+			}, func(e *env) {
+				e.tg.SendText(benchChat, 42, "what's on my list?")
+				e.tg.WaitBotMessages(benchChat, 2)
+			})
+			tap := measureWork(t, dialect, func(e *env) {
+				proposeItems(e, 1)
+			}, func(e *env) {
+				tapSet(e, "✓ 1")
+			})
+			const k = 10
+			all := measureWork(t, dialect, func(e *env) {
+				proposeItems(e, k)
+			}, func(e *env) {
+				tapSet(e, "✓ All")
+			})
+			t.Logf("read-only turn %+v, tap %+v, confirm-all of %d %+v", turn, tap, k, all)
+			// Bounds with a statement or two to spare for PostgreSQL's locks:
+			// a turn reads settings, history, events, tasks, open sets and
+			// decisions once each and writes in two transactions (the
+			// update's mark and the turn); a tap reads its set once.
+			for _, c := range []struct {
+				what      string
+				got, most work
+			}{
+				{"read-only turn", turn, work{13, 2}},
+				{"confirm tap", tap, work{20, 3}},
+				{fmt.Sprintf("confirm-all of %d items", k), all, work{7 * k, 3}},
+			} {
+				if c.got.statements > c.most.statements || c.got.transactions > c.most.transactions {
+					t.Errorf("%s ran %d statements in %d write transactions, want at most %d in %d",
+						c.what, c.got.statements, c.got.transactions, c.most.statements, c.most.transactions)
+				}
+			}
+		})
+	}
+}
+
+// proposeItems makes the agent propose n checklist items of T2 in one
+// set, all needing confirmation.
+func proposeItems(e *env, n int) {
+	seedLogin(e)
+	var items []map[string]string
+	for i := range n {
+		items = append(items, map[string]string{"title": fmt.Sprintf("Step %d", i+1)})
+	}
+	e.llm.Handler = func(q openaitest.Request) openaitest.Response {
+		if q.Model == clfModel {
+			return openaitest.Text(`{"actions":[]}`)
+		}
+		if len(q.ToolResults()) == 0 {
+			return calls(call("add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": items}))
+		}
+		return openaitest.Text("Here is a plan.")
+	}
+	e.tg.SendText(benchChat, 42, "plan the launch")
+	e.tg.WaitBotMessages(benchChat, 2)
+}
+
+// tapSet taps a button of the chat's latest message and waits for the
+// message's edit.
+func tapSet(e *env, button string) {
+	msgs := e.tg.BotMessages(benchChat)
+	set := msgs[len(msgs)-1]
+	e.tg.WaitAnswer(e.tg.Tap(benchChat, 42, set.ID, button))
+	e.tg.WaitMessage(benchChat, set.ID, "the set to be edited", func(m telegramtest.Message) bool { return m.Edits > 0 })
+}

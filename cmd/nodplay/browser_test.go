@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/storage"
+)
+
+// chromium finds a Chromium to drive: $CHROME, else Debian's. Without one
+// the browser test is skipped, except under CI, which installs it.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{os.Getenv("CHROME"), "chromium", "chromium-browser", "google-chrome"} {
+		if name == "" {
+			continue
+		}
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("no Chromium: .ci/run installs Debian's chromium package")
+	}
+	t.Skip("no Chromium on this machine (apt-get install chromium); CI runs this test")
+	return ""
+}
+
+// button finds a chat button whose text starts with prefix.
+func button(prefix string) chromedp.Search {
+	return chromedp.Search(`//div[contains(@class,"keyboard")]//button[starts-with(normalize-space(.), "` + prefix + `")]`)
+}
+
+// A person on a phone-sized page: sends a message, sees the change set,
+// presses ✓ 1, sees the message edited in place, presses Undo 1.
+func TestPlaygroundInBrowser(t *testing.T) {
+	t.Parallel()
+	chrome := chromium(t)
+	tp := newPlayground(t, nil, options{})
+	alloc, cancel := chromedp.NewExecAllocator(t.Context(), append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(412, 915),
+		chromedp.UserDataDir(t.TempDir()),
+		// This machine has no network: Chromium's own background fetches
+		// would fail, noisily, at every start.
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
+	)...)
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
+	defer cancel()
+	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	launch := func() nod.Task {
+		db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
+		if err := db.Open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ts, err := db.ListTasks(t.Context(), player, nod.TaskFilter{Query: "Launch plan"})
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("Launch plan: %v, %v", ts, err)
+		}
+		return ts[0]
+	}
+	const set = chromedp.Search(`//div[contains(@class,"row") and .//b[normalize-space(.)="Proposed changes" or normalize-space(.)="Changes you decided"]]`)
+	step := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("%s: %v\nthe chat:\n%s", what, err, transcript(tp.view()))
+		}
+	}
+	step("send a message", chromedp.Do(ctx,
+		chromedp.EmulateViewport(412, 915, chromedp.EmulateMobile, chromedp.EmulateTouch),
+		chromedp.Navigate("http://"+tp.addr+"/"),
+		chromedp.WaitVisible(chromedp.ID("text")),
+		// A tour suggestion sends itself: an explicit change and its receipt.
+		chromedp.Click(chromedp.Search(`//button[@data-try="raise the login bug to P1"]`)),
+		chromedp.WaitVisible(chromedp.Search(`//div[@class="text" and contains(., "because you said")]`)),
+		chromedp.WaitVisible(button("↩️ Undo")),
+		chromedp.SendKeys(chromedp.ID("text"), "help me plan the launch"),
+		chromedp.Click(chromedp.ID("sendButton")),
+		chromedp.WaitVisible(button("✓ 1")),
+	))
+	before, err := chromedp.Run(ctx, chromedp.AttributeValue(set, "data-id"))
+	step("the change set's id", err)
+	step("press ✓ 1", chromedp.Do(ctx,
+		chromedp.Click(button("✓ 1")),
+		chromedp.WaitVisible(button("↩️ Undo 1")),
+		chromedp.WaitNotPresent(button("✓ 1")),
+	))
+	after, err := chromedp.Run(ctx, chromedp.AttributeValue(set, "data-id"))
+	step("the edited set's id", err)
+	toast, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("toast")))
+	step("the press's notice", err)
+	setID, editedID := before.Value, after.Value
+	if setID == "" || editedID != setID {
+		t.Errorf("the change set was message %q, the edited one %q: not edited in place", setID, editedID)
+	}
+	if !strings.Contains(toast, "Applied item 1") {
+		t.Errorf("the press's notice = %q", toast)
+	}
+	if lp := launch(); len(lp.Checklist) != 1 || lp.Checklist[0].Title != "Draft announcement" {
+		t.Errorf("after ✓ 1 the Launch plan is %+v", lp)
+	}
+	if shot := os.Getenv("NODPLAY_SCREENSHOT"); shot != "" {
+		// Taller than a phone, to show the whole conversation.
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(412, 1350, chromedp.EmulateMobile), chromedp.Sleep(300*time.Millisecond))
+		step("a taller viewport", err)
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err == nil {
+			err = os.WriteFile(shot, png, 0o644)
+		}
+		if err != nil {
+			t.Errorf("screenshot: %v", err)
+		}
+	}
+
+	const report = chromedp.Search(`//div[contains(@class,"bot")]//div[@class="text" and contains(., "Undone")]`)
+	step("press Undo 1", chromedp.Do(ctx, chromedp.Click(button("↩️ Undo 1")), chromedp.WaitVisible(report)))
+	undone, err := chromedp.Run(ctx, chromedp.Text(report))
+	step("the undo report", err)
+	if !strings.Contains(undone, "Draft announcement") {
+		t.Errorf("the undo report = %q", undone)
+	}
+	if lp := launch(); len(lp.Checklist) != 0 {
+		t.Errorf("after Undo 1 the Launch plan is %+v", lp)
+	}
+}

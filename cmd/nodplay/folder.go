@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"html"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A relay folder also carries the chat, so that a second player or a
+// script can play the person without the browser:
+//
+//	commands.txt  appended to, one command a line, each run once:
+//	              say TEXT · reply MSGID TEXT · press MSGID BUTTON
+//	              (BUTTON is the button's text, or its start: "✓ 1")
+//	commands.log  what each command did, or why it failed
+//	chat.txt      the chat as the person sees it, rewritten on every change
+const commandPoll = 100 * time.Millisecond
+
+// followCommands runs the lines appended to dir/commands.txt until ctx is
+// done; a line counts once it ends in a newline.
+func (p *playground) followCommands(ctx context.Context, dir string) {
+	path := filepath.Join(dir, "commands.txt")
+	tick := time.NewTicker(commandPoll)
+	defer tick.Stop()
+	var done int
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		data, err := os.ReadFile(path)
+		if err != nil || len(data) <= done {
+			continue
+		}
+		fresh := data[done:]
+		end := bytes.LastIndexByte(fresh, '\n')
+		if end < 0 {
+			continue
+		}
+		done += end + 1
+		for _, line := range strings.Split(string(fresh[:end]), "\n") {
+			line = strings.TrimSpace(line)
+			if line == "" || strings.HasPrefix(line, "#") {
+				continue
+			}
+			outcome := "ok"
+			if err := p.command(line); err != nil {
+				outcome = "error: " + err.Error()
+			}
+			appendLine(filepath.Join(dir, "commands.log"), fmt.Sprintf("%s → %s", line, outcome))
+		}
+	}
+}
+
+// command runs one line of commands.txt.
+func (p *playground) command(line string) error {
+	verb, rest, _ := strings.Cut(line, " ")
+	switch verb {
+	case "say":
+		return p.say(rest, 0)
+	case "reply", "press":
+		idText, arg, _ := strings.Cut(rest, " ")
+		id, err := strconv.Atoi(idText)
+		if err != nil || arg == "" {
+			return fmt.Errorf("want %s MSGID %s", verb, map[string]string{"reply": "TEXT", "press": "BUTTON"}[verb])
+		}
+		if verb == "reply" {
+			return p.say(arg, id)
+		}
+		return p.pressLabel(id, arg)
+	}
+	return fmt.Errorf("unknown command %q: say, reply or press", verb)
+}
+
+// pressLabel presses the button of message id whose text is label, or
+// starts with it.
+func (p *playground) pressLabel(id int, label string) error {
+	for _, m := range p.tg.ChatMessages(player) {
+		if m.ID != id {
+			continue
+		}
+		if b, ok := m.Button(label); ok {
+			p.pressData(id, b.Data)
+			return nil
+		}
+		var labels []string
+		for _, b := range m.Buttons() {
+			labels = append(labels, b.Text)
+		}
+		return fmt.Errorf("message %d has no button %q; it has %q", id, label, labels)
+	}
+	return fmt.Errorf("no message %d", id)
+}
+
+func appendLine(path, line string) {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	fmt.Fprintln(f, line)
+}
+
+// keepChatFile rewrites dir/chat.txt whenever the view changes.
+func (p *playground) keepChatFile(ctx context.Context, dir string) {
+	path := filepath.Join(dir, "chat.txt")
+	for {
+		p.mu.Lock()
+		changed := p.changed
+		p.mu.Unlock()
+		if err := writeAtomic(path, []byte(chatText(p.view()))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			p.log.Warn("chat file", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		}
+	}
+}
+
+var tags = regexp.MustCompile(`<[^>]*>`)
+
+// chatText is the chat as plain text: who said what, buttons in brackets,
+// then what is going on (typing, waiting for the model, the last notice).
+func chatText(v view) string {
+	var b strings.Builder
+	for _, m := range v.Msgs {
+		who, arrow := "you", "›"
+		if m.Bot {
+			who, arrow = "nod", "‹"
+		}
+		head := fmt.Sprintf("%s (%d)", who, m.ID)
+		if m.ReplyTo > 0 {
+			head += fmt.Sprintf(" ↩ %d", m.ReplyTo)
+		}
+		if m.Edited {
+			head += " (edited)"
+		}
+		text := html.UnescapeString(tags.ReplaceAllString(m.HTML, ""))
+		indent := strings.Repeat(" ", len([]rune(head))+3)
+		fmt.Fprintf(&b, "%s %s %s\n", head, arrow, strings.ReplaceAll(text, "\n", "\n"+indent))
+		for _, row := range m.Buttons {
+			b.WriteString(indent)
+			for _, btn := range row {
+				fmt.Fprintf(&b, "[%s] ", btn.Text)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if v.Typing {
+		b.WriteString("· nod is typing…\n")
+	}
+	if v.Waiting != "" {
+		b.WriteString("· " + v.Waiting + "\n")
+	}
+	if v.Notice != nil {
+		fmt.Fprintf(&b, "· notice %d: %s\n", v.Notice.Seq, v.Notice.Text)
+	}
+	return b.String()
+}

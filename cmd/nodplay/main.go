@@ -1,0 +1,86 @@
+// Command nodplay is nod in a browser: it runs nod exactly as `nod serve`
+// does (the same wiring, a SQLite file), against a Telegram-compatible Bot
+// API server on loopback, and serves a web page that is the chat. With
+// OPENAI_BASE_URL set it talks to that model; without, a guided tour's
+// scripted model walks through what nod does.
+//
+//	go run ./cmd/nodplay            then open http://127.0.0.1:8080
+//
+// The Bot API stand-in lives here and in fixtures, never in the nod binary.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"slices"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Environ, os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, "nodplay:", err)
+		os.Exit(1)
+	}
+}
+
+// options are nodplay's own settings; nod's come from the environment as
+// they would for nod serve.
+type options struct {
+	addr     string // the page's listener
+	db       string // SQLite file; empty: a temporary one
+	model    string // "tour", "endpoint" for OPENAI_BASE_URL, or "relay"
+	relayDir string // with "relay": the folder of requests and replies
+	lang     string // the player's Telegram app language
+	seed     bool   // start with a few example tasks
+}
+
+func run(ctx context.Context, args []string, environ func() []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("nodplay", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "`host:port` of the page")
+	fs.StringVar(&o.db, "db", "", "SQLite file `path` to keep the chat in (default: a temporary file)")
+	fs.StringVar(&o.model, "model", "", "which model answers, a `mode`: tour (a scripted guided tour), endpoint (OPENAI_BASE_URL), or relay:DIR (you, or another program, play the model through files in DIR; see PLAYTEST.md); default: endpoint when OPENAI_BASE_URL is set")
+	fs.StringVar(&o.lang, "lang", "en", "the `language` your Telegram app reports (en, de)")
+	fs.BoolVar(&o.seed, "seed", true, "start an empty database with a few example tasks")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if o.model == "" {
+		o.model = "tour"
+		if slices.ContainsFunc(environ(), func(kv string) bool {
+			return strings.HasPrefix(kv, "OPENAI_BASE_URL=") && len(kv) > len("OPENAI_BASE_URL=")
+		}) {
+			o.model = "endpoint"
+		}
+	}
+	if dir, ok := strings.CutPrefix(o.model, "relay:"); ok {
+		if dir == "" {
+			return errors.New("-model relay:DIR needs a folder")
+		}
+		o.model, o.relayDir = "relay", dir
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	env := map[string]string{}
+	for _, kv := range environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "NOD_") || strings.HasPrefix(k, "OPENAI_") {
+			env[k] = v
+		}
+	}
+	p, err := start(ctx, o, env, stderr, log)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "nod playground (%s): open http://%s\n", p.modelName(), p.addr)
+	<-ctx.Done()
+	return p.close()
+}

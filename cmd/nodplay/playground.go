@@ -1,0 +1,489 @@
+package main
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"log/slog"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/cmd/internal/app"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage"
+)
+
+// player is the person at the page: a private chat, so chat id = user id.
+const player = int64(4242)
+
+// typingFor is how long Telegram shows "typing…" after a chat action.
+const typingFor = 5 * time.Second
+
+//go:embed page.html
+var pageFS embed.FS
+
+var page = template.Must(template.ParseFS(pageFS, "page.html"))
+
+// playground is nod on the Bot API stand-in, and the page that is its chat.
+type playground struct {
+	addr  string
+	model string
+	log   *slog.Logger
+	fakes *logTB
+	tg    *telegramtest.Server
+	llm   *openaitest.Server // the tour's or the relay's; nil with a real endpoint
+	tour  bool
+	relay *relay
+	srv   *http.Server
+	stop  context.CancelFunc // stops nod and the view
+	done  chan error         // nod's result
+	quit  chan struct{}      // closed by close: ends long polls
+	tmp   string             // a temporary directory to remove, if any
+
+	mu       sync.Mutex
+	version  uint64
+	changed  chan struct{} // closed and replaced on every change of the view
+	typingAt time.Time     // the latest chat action not followed by a message
+	actions  int           // chat actions seen
+	botMsgs  int           // bot messages seen
+	presses  []string      // callback queries whose answer is not shown yet
+	notices  []notice
+}
+
+// notice is the text of an answered button press: Telegram shows it as a
+// toast.
+type notice struct {
+	Seq  int    `json:"seq"`
+	Text string `json:"text"`
+}
+
+func (p *playground) modelName() string {
+	switch {
+	case p.tour:
+		return "guided tour"
+	case p.relay != nil:
+		return "model relayed through " + p.relay.dir
+	}
+	return "model " + p.model
+}
+
+// start runs the Bot API stand-in, the tour's models if wanted, nod, and
+// the page; it returns once nod polls and the page listens.
+// environ holds nod's settings from the environment (NOD_*, OPENAI_*);
+// those of the Bot API stand-in replace any given.
+func start(ctx context.Context, o options, environ map[string]string, nodLog io.Writer, log *slog.Logger) (*playground, error) {
+	p := &playground{log: log, fakes: &logTB{log: log.With("component", "fake")}, changed: make(chan struct{}), quit: make(chan struct{}), done: make(chan error, 1)}
+	ok := false
+	defer func() {
+		if !ok {
+			p.close()
+		}
+	}()
+	p.tg = telegramtest.New(p.fakes)
+	p.tg.SetLanguage(player, o.lang)
+	if o.db == "" {
+		dir, err := os.MkdirTemp("", "nodplay")
+		if err != nil {
+			return nil, err
+		}
+		p.tmp, o.db = dir, filepath.Join(dir, "nod.db")
+	}
+	env := maps.Clone(environ)
+	if env == nil {
+		env = map[string]string{}
+	}
+	for k, v := range map[string]string{
+		"TELEGRAM_BOT_TOKEN": telegramtest.Token, "TELEGRAM_API_URL": p.tg.URL,
+		"NOD_DB": o.db, "NOD_ALLOWED_USERS": strconv.FormatInt(player, 10), "NOD_HTTP_ADDR": "127.0.0.1:0",
+	} {
+		env[k] = v
+	}
+	switch o.model {
+	case "tour":
+		p.tour, p.llm = true, openaitest.New(p.fakes)
+		p.llm.Handler = tour{now: time.Now}.answer
+		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
+		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = tourModel, tourClassifierModel
+	case "endpoint":
+		if env["OPENAI_BASE_URL"] == "" {
+			return nil, errors.New("-model endpoint needs OPENAI_BASE_URL (and NOD_MODEL, OPENAI_API_KEY as nod serve reads them)")
+		}
+	case "relay":
+		rl, err := newRelay(o.relayDir, log, p.changedElsewhere)
+		if err != nil {
+			return nil, err
+		}
+		p.relay, p.llm = rl, openaitest.New(p.fakes)
+		p.llm.Handler = rl.answer
+		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
+		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = relayAgentModel, relayClassifierModel
+		// Whoever plays the model takes minutes, not seconds: nod waits for
+		// them unless told otherwise.
+		for k, v := range map[string]string{"NOD_STEP_TIMEOUT": "15m", "NOD_CLASSIFIER_TIMEOUT": "15m", "NOD_UPDATE_TIMEOUT": "2h"} {
+			if env[k] == "" {
+				env[k] = v
+			}
+		}
+	default:
+		return nil, fmt.Errorf("-model %q: want tour, endpoint or relay:DIR", o.model)
+	}
+	p.model = env["NOD_MODEL"]
+	if o.seed {
+		if err := seed(ctx, o.db, log); err != nil {
+			return nil, err
+		}
+	}
+
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return nil, fmt.Errorf("the page's address: %w (choose another with -addr)", err)
+	}
+	p.addr = ln.Addr().String()
+	run, cancel := context.WithCancel(context.Background())
+	p.stop = cancel
+	polls := len(p.tg.Calls("getUpdates"))
+	go func() {
+		p.done <- app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog)
+	}()
+	if err := p.waitPolling(ctx, polls); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	go p.watch(run)
+	if p.relay != nil {
+		go p.followCommands(run, p.relay.dir)
+		go p.keepChatFile(run, p.relay.dir)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", p.page)
+	mux.HandleFunc("GET /chat", p.chat)
+	mux.HandleFunc("POST /send", p.send)
+	mux.HandleFunc("POST /press", p.press)
+	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("page server", "err", err)
+		}
+	}()
+	ok = true
+	return p, nil
+}
+
+// waitPolling waits until nod asks the stand-in for updates, or fails.
+func (p *playground) waitPolling(ctx context.Context, polls int) error {
+	for {
+		_, changed := p.tg.Changes()
+		if len(p.tg.Calls("getUpdates")) > polls {
+			return nil
+		}
+		select {
+		case err := <-p.done:
+			return fmt.Errorf("nod did not start: %w", err)
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
+// close stops the page, nod and the fakes; safe to call once start began.
+func (p *playground) close() error {
+	var err error
+	close(p.quit)
+	if p.srv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		p.srv.Shutdown(ctx)
+	}
+	if p.stop != nil {
+		p.stop()
+		err = <-p.done
+	}
+	p.fakes.cleanup()
+	if p.tmp != "" {
+		os.RemoveAll(p.tmp)
+	}
+	return err
+}
+
+// watch follows the stand-in's changes: chat actions, new bot messages
+// and answered presses change the view.
+func (p *playground) watch(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	defer timer.Stop()
+	for {
+		_, changed := p.tg.Changes()
+		p.mu.Lock()
+		if n := p.countActions(); n > p.actions {
+			p.actions, p.typingAt = n, time.Now()
+			timer.Reset(typingFor)
+		}
+		if n := len(p.tg.BotMessages(player)); n > p.botMsgs {
+			p.botMsgs, p.typingAt = n, time.Time{}
+		}
+		waiting := p.presses[:0]
+		for _, id := range p.presses {
+			text, answered := p.tg.Answer(id)
+			switch {
+			case !answered:
+				waiting = append(waiting, id)
+			case text != "":
+				p.notices = append(p.notices, notice{Seq: len(p.notices) + 1, Text: text})
+			}
+		}
+		p.presses = waiting
+		p.bump()
+		p.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return
+		case <-changed:
+		case <-timer.C: // typing… has run out
+		}
+	}
+}
+
+// countActions counts the chat actions nod sent to the player's chat.
+func (p *playground) countActions() int {
+	n := 0
+	for _, c := range p.tg.Calls("sendChatAction") {
+		if c.Params.Get("chat_id") == strconv.FormatInt(player, 10) {
+			n++
+		}
+	}
+	return n
+}
+
+// changedElsewhere marks a change of the view that the stand-in did not
+// see (the relay's waiting).
+func (p *playground) changedElsewhere() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.bump()
+}
+
+// bump marks a change of the view; p.mu must be held.
+func (p *playground) bump() {
+	p.version++
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+func (p *playground) page(w http.ResponseWriter, r *http.Request) {
+	data := struct {
+		Model string
+		Steps []step
+	}{Model: p.modelName()}
+	if p.tour {
+		data.Steps = tourSteps
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	if err := page.Execute(w, data); err != nil {
+		p.log.Error("page", "err", err)
+	}
+}
+
+// view is the chat as the page shows it.
+type view struct {
+	Version uint64        `json:"version"`
+	Typing  bool          `json:"typing"`
+	Waiting string        `json:"waiting,omitempty"` // for the relayed model
+	Notice  *notice       `json:"notice,omitempty"`
+	Msgs    []viewMessage `json:"messages"`
+}
+
+type viewMessage struct {
+	ID      int            `json:"id"`
+	Bot     bool           `json:"bot"`
+	HTML    string         `json:"html"`
+	ReplyTo int            `json:"reply_to,omitempty"`
+	Edited  bool           `json:"edited"`
+	Buttons [][]viewButton `json:"buttons,omitempty"`
+}
+
+type viewButton struct {
+	Text string `json:"text"`
+	Data string `json:"data"`
+}
+
+// chat answers the view once it is newer than ?after=, waiting up to 25 s
+// for a change (a long poll).
+func (p *playground) chat(w http.ResponseWriter, r *http.Request) {
+	after, _ := strconv.ParseUint(r.URL.Query().Get("after"), 10, 64)
+	timeout := time.NewTimer(25 * time.Second)
+	defer timeout.Stop()
+wait:
+	for {
+		p.mu.Lock()
+		version, changed := p.version, p.changed
+		p.mu.Unlock()
+		if version > after {
+			break
+		}
+		select {
+		case <-changed:
+		case <-timeout.C:
+			break wait
+		case <-p.quit:
+			break wait
+		case <-r.Context().Done():
+			return
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(p.view())
+}
+
+func (p *playground) view() view {
+	p.mu.Lock()
+	v := view{Version: p.version, Typing: !p.typingAt.IsZero() && time.Since(p.typingAt) < typingFor}
+	if n := len(p.notices); n > 0 {
+		v.Notice = &p.notices[n-1]
+	}
+	p.mu.Unlock()
+	if p.relay != nil {
+		v.Waiting = p.relay.Waiting()
+	}
+	for _, m := range p.tg.ChatMessages(player) {
+		vm := viewMessage{ID: m.ID, Bot: m.FromBot, ReplyTo: m.ReplyTo, Edited: m.Edits > 0}
+		if m.HTML {
+			vm.HTML = browserHTML(m.Text)
+		} else {
+			vm.HTML = template.HTMLEscapeString(m.Text)
+		}
+		for _, row := range m.Keyboard {
+			var vr []viewButton
+			for _, b := range row {
+				vr = append(vr, viewButton{Text: b.Text, Data: b.Data})
+			}
+			vm.Buttons = append(vm.Buttons, vr)
+		}
+		v.Msgs = append(v.Msgs, vm)
+	}
+	return v
+}
+
+// maxText is Telegram's limit on a message the person sends.
+const maxText = 4096
+
+func (p *playground) send(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Text    string `json:"text"`
+		ReplyTo int    `json:"reply_to"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
+		http.Error(w, "want JSON {text, reply_to}", http.StatusBadRequest)
+		return
+	}
+	if err := p.say(in.Text, in.ReplyTo); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// say sends text as the person, as a reply to message replyTo if not 0.
+func (p *playground) say(text string, replyTo int) error {
+	text = strings.TrimSpace(text)
+	if text == "" || len([]rune(text)) > maxText {
+		return errors.New("a message is 1 to 4096 characters")
+	}
+	if replyTo > 0 {
+		p.tg.ReplyText(player, player, replyTo, text)
+	} else {
+		p.tg.SendText(player, player, text)
+	}
+	return nil
+}
+
+func (p *playground) press(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Message int    `json:"message"`
+		Data    string `json:"data"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&in); err != nil || in.Data == "" {
+		http.Error(w, "want JSON {message, data}", http.StatusBadRequest)
+		return
+	}
+	p.pressData(in.Message, in.Data)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// pressData presses the button with data on message msg, as Telegram
+// would deliver it: whether it is a real button is nod's to check.
+func (p *playground) pressData(msg int, data string) {
+	id := p.tg.Press(player, player, msg, data)
+	p.mu.Lock()
+	p.presses = append(p.presses, id)
+	p.mu.Unlock()
+}
+
+// seed gives an empty database a few example tasks, as the person's own.
+func seed(ctx context.Context, dsn string, log *slog.Logger) error {
+	db := storage.New(storage.Options{DSN: dsn}, time.Now, log)
+	if err := db.Open(ctx); err != nil {
+		return err
+	}
+	defer db.Close()
+	have, err := db.ListTasks(ctx, player, nod.TaskFilter{})
+	if err != nil || len(have) > 0 {
+		return err
+	}
+	for _, t := range []nod.Task{
+		{Title: "Fix login bug", Description: "Safari users are logged out after a minute.", Priority: nod.P3, Labels: []string{"bug"}},
+		{Title: "Launch plan", Description: "Everything for the launch of version 2."},
+		{Title: "Write release notes", Description: "What changed in version 2, for the blog."},
+	} {
+		t.ID, t.Status = nod.NewID(), nod.StatusOpen
+		if t.Priority == "" {
+			t.Priority = nod.P2
+		}
+		if _, err := db.Apply(ctx, nod.Edit{ChatID: player, UserID: player, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+			Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
+			return fmt.Errorf("seed %q: %w", t.Title, err)
+		}
+	}
+	return nil
+}
+
+// logTB is what the fakes need of a test, outside one: what they would
+// fail a test for (a message Telegram would reject, say) is logged.
+type logTB struct {
+	log      *slog.Logger
+	mu       sync.Mutex
+	cleanups []func()
+}
+
+func (l *logTB) Helper()                           {}
+func (l *logTB) Errorf(format string, args ...any) { l.log.Error(fmt.Sprintf(format, args...)) }
+func (l *logTB) Error(args ...any)                 { l.log.Error(fmt.Sprint(args...)) }
+func (l *logTB) Fatalf(format string, args ...any) { l.Errorf(format, args...) }
+
+func (l *logTB) Cleanup(f func()) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.cleanups = append(l.cleanups, f)
+}
+
+func (l *logTB) cleanup() {
+	l.mu.Lock()
+	fs := l.cleanups
+	l.cleanups = nil
+	l.mu.Unlock()
+	for i := len(fs) - 1; i >= 0; i-- {
+		fs[i]()
+	}
+}

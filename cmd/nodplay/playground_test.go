@@ -1,0 +1,308 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage"
+)
+
+// testPlayground runs the playground on a free port with the guided tour,
+// stopped when the test ends; the database file is the test's.
+type testPlayground struct {
+	*playground
+	t    *testing.T
+	db   string
+	logs *fixtures.LogBuffer
+}
+
+func newPlayground(t *testing.T, env map[string]string, o options) *testPlayground {
+	t.Helper()
+	if o.addr == "" {
+		o.addr = "127.0.0.1:0"
+	}
+	if o.model == "" {
+		o.model = "tour"
+	}
+	if o.lang == "" {
+		o.lang = "en"
+	}
+	if o.db == "" {
+		o.db = filepath.Join(t.TempDir(), "nod.db")
+	}
+	o.seed = true
+	logs := &fixtures.LogBuffer{}
+	if env == nil {
+		// The person's pace is not the test's: Telegram's limits are
+		// nod's to keep, and TestRateLimits tests them.
+		env = map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000"}
+	}
+	p, err := start(t.Context(), o, env, logs, slog.New(slog.NewTextHandler(logs, nil)))
+	if err != nil {
+		t.Fatalf("start: %v\n%s", err, logs)
+	}
+	t.Cleanup(func() {
+		if err := p.close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if strings.Contains(logs.String(), "level=ERROR") {
+			t.Errorf("the playground logged an error:\n%s", logs)
+		}
+	})
+	return &testPlayground{playground: p, t: t, db: o.db, logs: logs}
+}
+
+func (tp *testPlayground) post(path string, body any) {
+	tp.t.Helper()
+	b, _ := json.Marshal(body)
+	resp, err := http.Post("http://"+tp.addr+path, "application/json", bytes.NewReader(b))
+	if err != nil {
+		tp.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		msg, _ := io.ReadAll(resp.Body)
+		tp.t.Fatalf("POST %s %s: %d %s", path, b, resp.StatusCode, msg)
+	}
+}
+
+// viewAfter long-polls the page's view newer than version.
+func (tp *testPlayground) viewAfter(version uint64) view {
+	tp.t.Helper()
+	resp, err := http.Get(fmt.Sprintf("http://%s/chat?after=%d", tp.addr, version))
+	if err != nil {
+		tp.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var v view
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		tp.t.Fatal(err)
+	}
+	return v
+}
+
+// waitView waits, through the page's long poll, until cond holds.
+func (tp *testPlayground) waitView(what string, cond func(view) bool) view {
+	tp.t.Helper()
+	deadline := time.Now().Add(telegramtest.WaitTimeout)
+	var v view
+	for version := uint64(0); time.Now().Before(deadline); version = v.Version {
+		if v = tp.viewAfter(version); cond(v) {
+			return v
+		}
+	}
+	tp.t.Fatalf("timed out waiting for %s; the chat:\n%s", what, transcript(v))
+	return v
+}
+
+// botSays waits for a message of nod's containing text.
+func (tp *testPlayground) botSays(text string) viewMessage {
+	tp.t.Helper()
+	var found viewMessage
+	tp.waitView(fmt.Sprintf("nod to say %q", text), func(v view) bool {
+		for _, m := range v.Msgs {
+			if m.Bot && strings.Contains(m.HTML, text) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+func (m viewMessage) button(prefix string) (viewButton, bool) {
+	for _, row := range m.Buttons {
+		for _, b := range row {
+			if strings.HasPrefix(b.Text, prefix) {
+				return b, true
+			}
+		}
+	}
+	return viewButton{}, false
+}
+
+func transcript(v view) string {
+	var b strings.Builder
+	for _, m := range v.Msgs {
+		who := "you"
+		if m.Bot {
+			who = "nod"
+		}
+		fmt.Fprintf(&b, "%s (%d) › %s\n", who, m.ID, m.HTML)
+		for _, row := range m.Buttons {
+			for _, btn := range row {
+				fmt.Fprintf(&b, "  [%s]", btn.Text)
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// The guided tour runs against nod's real requests: every step does what
+// the page says it does, and the store shows it.
+func TestTourWalksThrough(t *testing.T) {
+	t.Parallel()
+	tp := newPlayground(t, nil, options{})
+	task := func(title string) nod.Task {
+		db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
+		if err := db.Open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		ts, err := db.ListTasks(t.Context(), player, nod.TaskFilter{Query: title})
+		if err != nil || len(ts) != 1 {
+			t.Fatalf("task %q: %v, %v", title, ts, err)
+		}
+		return ts[0]
+	}
+
+	tp.post("/send", map[string]any{"text": tourSteps[0].Try[0]})
+	receipt := tp.botSays("because you said")
+	if got := task("login").Priority; got != nod.P1 {
+		t.Errorf("priority after the explicit request = %s, want P1", got)
+	}
+	undo, ok := receipt.button("↩️ Undo")
+	if !ok {
+		t.Fatalf("the receipt has no Undo: %+v", receipt)
+	}
+	tp.post("/press", map[string]any{"message": receipt.ID, "data": undo.Data})
+	tp.waitView("the Undo's notice", func(v view) bool { return v.Notice != nil })
+	tp.botSays("Undone")
+	if got := task("login").Priority; got != nod.P3 {
+		t.Errorf("priority after Undo = %s, want P3", got)
+	}
+
+	tp.post("/send", map[string]any{"text": tourSteps[2].Try[0]})
+	set := tp.botSays("Proposed changes")
+	for _, n := range []string{"1", "2"} {
+		verb := map[string]string{"1": "✓ ", "2": "✗ "}[n]
+		b, ok := set.button(verb + n)
+		if !ok {
+			t.Fatalf("no %s%s on %+v", verb, n, set)
+		}
+		tp.post("/press", map[string]any{"message": set.ID, "data": b.Data})
+	}
+	tp.waitView("items 1 and 2 decided", func(v view) bool {
+		for _, m := range v.Msgs {
+			_, undo1 := m.button("↩️ Undo 1")
+			_, reject2 := m.button("✗ 2")
+			if m.ID == set.ID && undo1 && !reject2 {
+				return true
+			}
+		}
+		return false
+	})
+	tp.post("/send", map[string]any{"text": strings.TrimPrefix(tourSteps[4].Try[0], "↩ "), "reply_to": set.ID})
+	tp.botSays("we already did that last week")
+	tp.post("/send", map[string]any{"text": tourSteps[5].Try[0]})
+	tp.botSays("Rejected 1")
+	lp := task("Launch plan")
+	if len(lp.Checklist) != 2 || lp.Checklist[0].Title != "Draft announcement" || lp.DueDate != "" {
+		t.Errorf("Launch plan after ✓ 1, ✗ 2, yes to 3, no to 4 = %+v", lp)
+	}
+
+	tp.post("/send", map[string]any{"text": tourSteps[6].Try[0]})
+	tp.botSays("To confirm, reply with the task")
+	tp.post("/send", map[string]any{"text": tourSteps[6].Try[1]})
+	tp.botSays("to the trash")
+
+	tp.post("/send", map[string]any{"text": "/review"})
+	review := tp.botSays("review of your tasks")
+	if _, ok := review.button("✓ 1"); !ok {
+		t.Errorf("the review's suggestions have no buttons: %+v", review)
+	}
+
+	tp.post("/send", map[string]any{"text": "what is the weather?"})
+	tp.botSays("guided tour")
+
+	// What the tour's classifier was told is nod's own: it saw the person's
+	// words and the action list, and judged from them.
+	var told bool
+	for _, r := range tp.llm.RequestsFor(tourClassifierModel) {
+		told = told || strings.Contains(r.LastUser(), "set_task_priority") && strings.Contains(r.Messages[1].Content, "raise the login bug to P1")
+	}
+	if !told {
+		t.Errorf("no classifier request showed the priority change with the person's words")
+	}
+}
+
+// The page answers bad input with a clear status and changes nothing.
+func TestPlaygroundBadInput(t *testing.T) {
+	t.Parallel()
+	tp := newPlayground(t, nil, options{})
+	for _, c := range []struct{ path, body string }{
+		{"/send", `not json`},
+		{"/send", `{"text": "   "}`},
+		{"/send", `{"text": "` + strings.Repeat("x", maxText+1) + `"}`},
+		{"/press", `{"message": 1}`},
+	} {
+		resp, err := http.Post("http://"+tp.addr+c.path, "application/json", strings.NewReader(c.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("POST %s %.40s: %d, want 400", c.path, c.body, resp.StatusCode)
+		}
+	}
+	if n := len(tp.tg.ChatMessages(player)); n != 0 {
+		t.Errorf("bad input reached the chat: %d messages", n)
+	}
+	// A forged press is nod's to refuse, as Telegram would deliver it.
+	tp.post("/press", map[string]any{"message": 1, "data": "1c.forged.1"})
+	v := tp.waitView("the refusal", func(v view) bool { return v.Notice != nil })
+	if v.Notice.Text == "" {
+		t.Errorf("no refusal notice")
+	}
+}
+
+func TestBrowserHTML(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ in, want string }{
+		{"<b>Done</b> &amp; &lt;ok&gt;", "<b>Done</b> &amp; &lt;ok&gt;"},
+		{"<strong>a</strong><em>b</em><del>c</del>", "<b>a</b><i>b</i><s>c</s>"},
+		{`<a href="https://example.org/?a=1&amp;b=2">x</a>`, `<a href="https://example.org/?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">x</a>`},
+		{`<a href="javascript:alert(1)">x</a>`, `<a href="#" target="_blank" rel="noopener noreferrer">x</a>`},
+		{`<pre><code class="language-go">x := 1</code></pre>`, `<pre><code>x := 1</code></pre>`},
+		{`<tg-spoiler>s</tg-spoiler>`, `<span class="spoiler">s</span>`},
+		{`<script>alert(1)</script>`, `alert(1)`},
+		{`<b onclick="x()">bold`, `<b>bold</b>`},
+		{`&#34;quoted&#34; it's`, `&#34;quoted&#34; it&#39;s`},
+	} {
+		if got := browserHTML(c.in); got != c.want {
+			t.Errorf("browserHTML(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// With an endpoint, nod talks to it as nod serve would: the model and the
+// classifier named in the environment, the person's words in the request.
+func TestPlaygroundOnEndpoint(t *testing.T) {
+	t.Parallel()
+	llm := openaitest.New(t)
+	llm.Handler = openaitest.Script("my-model", nil, openaitest.Text("Hello from the endpoint."))
+	tp := newPlayground(t, map[string]string{"OPENAI_BASE_URL": llm.URL, "NOD_MODEL": "my-model", "NOD_RATE_CHAT": "1000"}, options{model: "endpoint"})
+	if got := tp.modelName(); got != "model my-model" {
+		t.Errorf("the page names the model %q", got)
+	}
+	tp.post("/send", map[string]any{"text": "hi there"})
+	tp.botSays("Hello from the endpoint.")
+	if reqs := llm.RequestsFor("my-model"); len(reqs) != 1 || reqs[0].LastUser() != "hi there" {
+		t.Errorf("the endpoint was asked %+v", reqs)
+	}
+}

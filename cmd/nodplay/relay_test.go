@@ -1,0 +1,122 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// waitFile waits until the file at path exists and cond holds for it.
+func waitFile(t *testing.T, path string, cond func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(telegramtest.WaitTimeout)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && cond(string(b)) {
+			return string(b)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	b, _ := os.ReadFile(path)
+	t.Fatalf("timed out waiting for %s; it holds:\n%s", filepath.Base(path), b)
+	return ""
+}
+
+func has(s string) func(string) bool { return func(x string) bool { return strings.Contains(x, s) } }
+
+// writeReply answers a request as a player does: to a temporary name, then
+// renamed, so that the relay reads it whole.
+func writeReply(t *testing.T, dir, name, body string) {
+	t.Helper()
+	if err := writeAtomic(filepath.Join(dir, name), []byte(body)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// command appends a line to the folder's commands.txt, as the person.
+func command(t *testing.T, dir, line string) {
+	t.Helper()
+	appendLine(filepath.Join(dir, "commands.txt"), line)
+}
+
+// A relay conversation end to end: the person plays through commands.txt,
+// a goroutine plays the model from the request files alone, and the chat
+// file shows what the person would see.
+func TestRelayConversation(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tp := newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000"}, options{model: "relay", relayDir: dir})
+	played := make(chan error, 1)
+	go func() {
+		defer close(played)
+		// The model reads the task's id off the request, as a model would.
+		req := waitFile(t, filepath.Join(dir, "0001-agent.request.txt"), has("raise the login bug"))
+		id := regexp.MustCompile(`- (\S+) "Fix login bug"`).FindStringSubmatch(req)
+		if id == nil {
+			t.Errorf("the request does not list the task:\n%s", req)
+			return
+		}
+		// A malformed reply is refused beside it, and waited for again.
+		writeReply(t, dir, "0001-agent.reply.json", `{"content": "On it", "tool_cals": []}`)
+		waitFile(t, filepath.Join(dir, "0001-agent.reply.error.txt"), has("tool_cals"))
+		writeReply(t, dir, "0001-agent.reply.json", `{"content": "On it.", "tool_calls": [{"name": "set_task_priority", "arguments": {"task_id": "`+id[1]+`", "priority": "P1"}}]}`)
+		waitFile(t, filepath.Join(dir, "0002-classifier.request.txt"), has("set_task_priority"))
+		writeReply(t, dir, "0002-classifier.reply.json", `{"content": "{\"actions\":[{\"index\":0,\"level\":\"explicit\",\"quote\":\"raise the login bug to P1\",\"reasoning\":\"asked\"}]}"}`)
+		waitFile(t, filepath.Join(dir, "0003-agent.request.txt"), has("=== tool · result of call_1_1 ==="))
+		writeReply(t, dir, "0003-agent.reply.json", `{"content": "Raised it to P1."}`)
+	}()
+
+	command(t, dir, "say raise the login bug to P1")
+	tp.waitView("the relay to wait", func(v view) bool { return strings.Contains(v.Waiting, "0001-agent.request.txt") })
+	<-played
+	chat := waitFile(t, filepath.Join(dir, "chat.txt"), has("Raised it to P1."))
+	for _, want := range []string{"you (1) › raise the login bug to P1", "Priority: P3 → P1", "because you said", "[↩️ Undo]"} {
+		if !strings.Contains(chat, want) {
+			t.Errorf("chat.txt lacks %q:\n%s", want, chat)
+		}
+	}
+	req, _ := os.ReadFile(filepath.Join(dir, "0001-agent.request.txt"))
+	for _, want := range []string{"model relay-agent", "tools: list_tasks", "=== system ===", "=== user ===\nraise the login bug to P1", "0001-agent.reply.json"} {
+		if !strings.Contains(string(req), want) {
+			t.Errorf("the readable request lacks %q:\n%s", want, req)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "0001-agent.request.json")); err != nil {
+		t.Errorf("no raw request: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "0001-agent.reply.rejected-1.json")); err != nil {
+		t.Errorf("the refused reply was not kept: %v", err)
+	}
+
+	receipt := regexp.MustCompile(`nod \((\d+)\) ‹ ✅ Done`).FindStringSubmatch(chat)
+	command(t, dir, "press 99 ✓ 1")
+	command(t, dir, "press "+receipt[1]+" ↩️ Undo")
+	// The notice (the press's answer) comes first and the receipt's edit
+	// after it: wait for both.
+	chat = waitFile(t, filepath.Join(dir, "chat.txt"), func(s string) bool { return has("Undone")(s) && has("(edited)")(s) })
+	log := waitFile(t, filepath.Join(dir, "commands.log"), has("↩️ Undo → ok"))
+	if !strings.Contains(log, "press 99 ✓ 1 → error: no message 99") || !strings.Contains(log, "say raise the login bug to P1 → ok") {
+		t.Errorf("commands.log:\n%s", log)
+	}
+	if !strings.Contains(chat, "(edited)") {
+		t.Errorf("the undone receipt is not shown edited:\n%s", chat)
+	}
+}
+
+// A request nobody answers fails as a model timeout would, and says so in
+// the folder.
+func TestRelayTimeout(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	newPlayground(t, map[string]string{"NOD_STEP_TIMEOUT": "1s"}, options{model: "relay", relayDir: dir})
+	command(t, dir, "say hello")
+	waitFile(t, filepath.Join(dir, "0001-agent.timeout.txt"), has("stopped waiting"))
+	chat := waitFile(t, filepath.Join(dir, "chat.txt"), has("language model"))
+	if strings.Contains(chat, "waiting for the model") {
+		t.Errorf("still shown as waiting:\n%s", chat)
+	}
+}

@@ -1,0 +1,277 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// conn is where a statement runs: a pool, a PostgreSQL transaction, or
+// SQLite's writer connection held by the caller.
+//
+// On SQLite every statement runs prepared, from caches kept for the DB's
+// life: modernc would otherwise parse and plan the SQL text again on every
+// call. PostgreSQL's driver (pgx) caches prepared statements per
+// connection itself, so there the text goes straight through.
+type conn struct {
+	db   *DB
+	pool *sql.DB // PostgreSQL's pool or SQLite's read pool
+	tx   *sql.Tx // a PostgreSQL transaction
+	w    *writer // SQLite's writer, held
+	// memo is what a transaction knows of its own writes; nil outside one.
+	memo *txMemo
+}
+
+// txMemo spares a transaction statements whose answer it wrote itself.
+// Nobody else writes the same rows before it ends: SQLite's writer is
+// exclusive, and on PostgreSQL the chat's advisory lock is held to the end.
+type txMemo struct {
+	// auditHead is the hash of the chat's latest audit row, once this
+	// transaction inserted one.
+	auditHead map[int64]string
+	// touched is when the transaction last stamped a task's updated_at.
+	touched map[string]time.Time
+}
+
+func newTxMemo() *txMemo {
+	return &txMemo{auditHead: map[int64]string{}, touched: map[string]time.Time{}}
+}
+
+// reader runs reads outside a transaction.
+func (db *DB) reader() conn { return conn{db: db, pool: db.rdb} }
+
+// prepared returns query prepared where c runs it, or nil where it runs
+// as text (PostgreSQL, or a read whose preparing failed: the text then
+// reports the error).
+func (c conn) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	c.db.counts.stmts.Add(1)
+	switch {
+	case c.w != nil:
+		return c.w.stmt(ctx, query)
+	case c.tx != nil || c.db.postgres:
+		return nil, nil
+	}
+	return c.db.stmts.get(ctx, c.pool, query), nil
+}
+
+// textRunner is what *sql.DB, *sql.Tx and *sql.Conn share.
+type textRunner interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// text is where c runs a statement unprepared.
+func (c conn) text() textRunner {
+	switch {
+	case c.w != nil:
+		return c.w.conn
+	case c.tx != nil:
+		return c.tx
+	}
+	return c.pool
+}
+
+func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := c.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return c.text().ExecContext(ctx, query, args...)
+}
+
+func (c conn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := c.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return c.text().QueryContext(ctx, query, args...)
+}
+
+func (c conn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	if st, err := c.prepared(ctx, query); st != nil && err == nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return c.text().QueryRowContext(ctx, query, args...) // unprepared: or to carry the error
+}
+
+// stmtCache keeps the read pool's prepared statements by their text.
+// database/sql prepares a Stmt again on each connection it runs on, once.
+type stmtCache struct {
+	m sync.Map // query → *sql.Stmt
+}
+
+// get returns query prepared on pool, or nil when preparing failed.
+func (c *stmtCache) get(ctx context.Context, pool *sql.DB, query string) *sql.Stmt {
+	if st, ok := c.m.Load(query); ok {
+		return st.(*sql.Stmt)
+	}
+	st, err := pool.PrepareContext(ctx, query)
+	if err != nil {
+		return nil
+	}
+	if old, loaded := c.m.LoadOrStore(query, st); loaded {
+		st.Close()
+		return old.(*sql.Stmt)
+	}
+	return st
+}
+
+func (c *stmtCache) close() {
+	c.m.Range(func(k, v any) bool {
+		v.(*sql.Stmt).Close()
+		c.m.Delete(k)
+		return true
+	})
+}
+
+// writer is SQLite's one writer connection. Holding it is holding the
+// database's write lock in this process: transactions queue for it here,
+// cheaply, instead of on SQLite's busy_timeout. Statements are prepared
+// on it once and kept.
+type writer struct {
+	pool  *sql.DB
+	sem   chan struct{} // one holder at a time
+	conn  *sql.Conn     // while held; taken from pool on first use
+	stmts map[string]*sql.Stmt
+}
+
+func newWriter(pool *sql.DB) *writer {
+	return &writer{pool: pool, sem: make(chan struct{}, 1), stmts: map[string]*sql.Stmt{}}
+}
+
+// hold waits for the writer; release gives it back.
+func (w *writer) hold(ctx context.Context) error {
+	select {
+	case w.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if w.conn == nil {
+		c, err := w.pool.Conn(ctx)
+		if err != nil {
+			<-w.sem
+			return fmt.Errorf("writer connection: %w", err)
+		}
+		w.conn = c
+	}
+	return nil
+}
+
+func (w *writer) release() { <-w.sem }
+
+// stmt returns query prepared on the writer connection; w is held.
+func (w *writer) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := w.stmts[query]; ok {
+		return st, nil
+	}
+	st, err := w.conn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	w.stmts[query] = st
+	return st, nil
+}
+
+// reset discards the connection after an error that may have left it
+// in a transaction, so that the next holder starts clean; w is held.
+func (w *writer) reset() { w.drop(true) }
+
+// drop gives the connection back to the pool (or discards it) with its
+// statements; w is held.
+func (w *writer) drop(discard bool) {
+	for q, st := range w.stmts {
+		st.Close()
+		delete(w.stmts, q)
+	}
+	if w.conn != nil {
+		if discard {
+			w.conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		w.conn.Close()
+		w.conn = nil
+	}
+}
+
+// lend runs f with the writer's connection back in its pool, for what
+// needs the *sql.DB itself (migrations, a test's raw statements).
+func (w *writer) lend(ctx context.Context, f func() error) error {
+	select {
+	case w.sem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer w.release()
+	w.drop(false)
+	return f()
+}
+
+// tx runs fn in one SQLite transaction on the writer: BEGIN IMMEDIATE, so
+// that no other process's writer can slip in between a read and the write
+// that depends on it.
+func (w *writer) tx(ctx context.Context, db *DB, fn func(tx conn) error) error {
+	if err := w.hold(ctx); err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer w.release()
+	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		w.reset()
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(conn{db: db, w: w, memo: newTxMemo()}); err != nil {
+		// The rollback must run even when ctx is done, or the connection
+		// would stay in the transaction.
+		if _, rerr := w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
+			w.reset()
+		}
+		return err
+	}
+	if _, err := w.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
+		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
+		w.reset()
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// exec runs one write outside a transaction, as its own.
+func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	db.counts.txs.Add(1)
+	if db.postgres {
+		return db.reader().ExecContext(ctx, query, args...)
+	}
+	if err := db.w.hold(ctx); err != nil {
+		return nil, err
+	}
+	defer db.w.release()
+	return conn{db: db, w: db.w}.ExecContext(ctx, query, args...)
+}
+
+// limitSQL is a LIMIT clause with n written in: SQLite plans a bound
+// LIMIT for its value and prepares the statement again whenever the value
+// changes, which would undo the statement cache.
+func limitSQL(n int) string { return " LIMIT " + strconv.Itoa(n) }
+
+// counts are the statements and transactions the DB ran, for tests that
+// pin how much work an operation does.
+type counts struct {
+	stmts, txs atomic.Int64
+}
+
+// Work returns how many statements and write transactions (a write
+// outside a transaction counts as one) the DB has run since it opened.
+// BEGIN and COMMIT are not counted as statements.
+func (db *DB) Work() (statements, transactions int64) {
+	return db.counts.stmts.Load(), db.counts.txs.Load()
+}

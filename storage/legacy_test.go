@@ -1,0 +1,163 @@
+package storage_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+// legacySnapshot is T1 as undo entries before migration 00008 stored it:
+// nod.Task marshalled without tags, keyed by its Go field names.
+func legacySnapshot(priority, firstItem string) string {
+	s := `{"ID":"T1","ChatID":100,"Title":"Fix login bug","Description":"Users are logged out after 5 minutes.",
+		"Status":"IN_PROGRESS","Priority":"%s","EstimateMinutes":120,"DueDate":"2026-03-15","Labels":["backend","bug"],
+		"Checklist":[{"ID":"c1","Title":"%s","Checked":false,"CheckedBy":"user","CheckedAt":null},
+			{"ID":"c2","Title":"Update docs","Checked":true,"CheckedBy":"agent","CheckedAt":"2026-03-09T18:00:00Z"},
+			{"ID":"c3","Title":"Write migration notes","Checked":true,"CheckedBy":"user","CheckedAt":"2026-03-10T09:00:00Z"}],
+		"CreatedAt":"2026-03-11T10:00:00Z","UpdatedAt":"2026-03-11T10:00:00Z","DeletedAt":null}`
+	return strings.Join(strings.Fields(fmt.Sprintf(s, priority, firstItem)), " ")
+}
+
+func TestUndoLegacySnapshot(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		now := clock.Now()
+		// The entry of a change that set priority P3 and renamed c1, written
+		// before changes were recorded (delta NULL).
+		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at)
+			VALUES ('U1', %d, 42, 'T1', 'set_task_priority', 'Set priority to P3', '%s', '%s', %d, %d)`,
+			chat, legacySnapshot("P1", "Write unit tests"), legacySnapshot("P3", "Write tests"), now.UnixMicro(), now.Add(time.Hour).UnixMicro()))
+		u, err := db.LatestUndo(ctx, chat, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u.ID != "U1" || !u.Change.Touches(nod.FieldPriority) || len(u.Change.Items) != 1 || u.Change.Items[0].Before.Title != "Write unit tests" {
+			t.Fatalf("legacy entry read as %+v", u)
+		}
+		if _, err := db.Undo(ctx, chat, "U1", 42, false); err != nil {
+			t.Fatalf("undo legacy entry: %v", err)
+		}
+		task, err := db.Task(ctx, chat, "T1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if task.Priority != nod.P1 || task.Checklist[0].Title != "Write unit tests" || task.Checklist[2].CheckedBy != nod.ActorUser {
+			t.Errorf("after undoing the legacy entry: %+v", task)
+		}
+	})
+}
+
+// TestItemDetailMigration stores change items as nod wrote them before
+// migration 00013 (their typed values only inside the tool's arguments
+// and the agent's before/after values), runs the migration, and reads
+// them back typed; items written since read back the same.
+func TestItemDetailMigration(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			ctx := t.Context()
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			dsn := storagetest.DSN(t, d)
+			db := storagetest.OpenDSN(t, dsn, clock.Now)
+			seedT1(t, db)
+			fifteen := 15
+			checkedAt := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+			want := []nod.ChangeItem{
+				{Tool: "create_task", Field: nod.FieldTask, Summary: `Create task "Buy milk"`, After: "Buy milk",
+					Args: []byte(`{"title":"Buy milk","priority":"P1","due_date":"2026-03-20","estimate_minutes":15,"labels":["home"],"description":"2 litres"}`),
+					NewTask: &nod.Task{Title: "Buy milk", Status: nod.StatusOpen, Priority: nod.P1, DueDate: "2026-03-20", EstimateMinutes: &fifteen,
+						Labels: []string{"home"}, Description: "2 litres"}},
+				{Tool: "update_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Uncheck: "Write migration notes"`,
+					Args:       []byte(`{"task_id":"T1","id":"c3","isChecked":false,"reason":"The notes were rewritten after the review"}`),
+					Before:     `{"title":"Write migration notes","checked":true,"by":"user","at":"2026-03-10T09:00:00Z"}`,
+					After:      `{"title":"Write migration notes","checked":false,"by":"user","at":"2026-03-10T09:00:00Z"}`,
+					Reason:     "The notes were rewritten after the review",
+					ItemBefore: &nod.ChecklistItem{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &checkedAt},
+					ItemAfter:  &nod.ChecklistItem{ID: "c3", Title: "Write migration notes", CheckedBy: nod.ActorUser, CheckedAt: &checkedAt}},
+				{Tool: "remove_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Remove from the checklist: "Write tests"`,
+					Args:       []byte(`{"task_id":"T1","id":"c1"}`),
+					Before:     `{"title":"Write tests","checked":false,"by":"user"}`,
+					ItemBefore: &nod.ChecklistItem{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser}},
+				{Tool: "add_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Add: "Load test"`, After: "Load test",
+					Args: []byte(`{"task_id":"T1","title":"Load test"}`)},
+			}
+			set := &nod.ChangeSet{Items: slices.Clone(want)}
+			if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+				t.Fatal(err)
+			}
+			check := func(db *storage.DB, when string) {
+				t.Helper()
+				got, err := db.ChangeSet(ctx, chat, set.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range got.Items {
+					got.Items[i].ID, got.Items[i].N, got.Items[i].Status = "", 0, ""
+				}
+				if diff := cmp.Diff(want, got.Items); diff != "" {
+					t.Errorf("items %s (-want +got):\n%s", when, diff)
+				}
+			}
+			check(db, "as written")
+			// Back to the shape of before 00013: no detail column, and
+			// receipts owed in the shape of then.
+			receipt := func(it nod.ChangeItem) string {
+				after, _ := json.Marshal(it.After)
+				before, _ := json.Marshal(it.Before)
+				return fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-%[1]s', %[2]d, 'receipt', 'u-%[1]s', '{"task_title":"Fix login bug","n":1,"tool":"%[1]s","task_id":"%[3]s","args":%[4]s,"summary":"%[5]s","field":"%[6]s","before":%[7]s,"after":%[8]s,"undo_id":"u-%[1]s"}', 'old', 0)`,
+					it.Tool, chat, it.TaskID, it.Args, strings.ReplaceAll(it.Summary, `"`, `\"`), it.Field, before, after)
+			}
+			storagetest.Exec(t, dsn, `ALTER TABLE change_items DROP COLUMN detail`, `DELETE FROM goose_db_version WHERE version_id = 13`,
+				receipt(want[0]), receipt(want[1]), receipt(want[2]),
+				fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-refresh', %d, 'refresh', 's1', '', 'old', 0)`, chat))
+			migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+			check(migrated, "after the migration")
+			owed, err := migrated.TakeOwed(ctx, time.Minute)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var receipts []nod.ChangeItem
+			for _, o := range owed {
+				if o.Receipt != nil {
+					it := o.Receipt.Item
+					it.N, it.Status, it.UndoID = 0, "", ""
+					receipts = append(receipts, it)
+				}
+			}
+			// PostgreSQL rewrites the payload's JSON: its args are equal, not
+			// byte for byte the same, and no one reads a receipt's args.
+			if diff := cmp.Diff(want[:3], receipts, cmpopts.IgnoreFields(nod.ChangeItem{}, "Args")); len(owed) != 4 || diff != "" {
+				t.Errorf("%d owed; receipts after the migration (-want +got):\n%s", len(owed), diff)
+			}
+		})
+	}
+}
+
+// A conversation message stored as nod has always written it reads back
+// through storage's own record.
+func TestHistoryStoredShape(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		ctx := t.Context()
+		body := `{"role":"assistant","tool_calls":[{"id":"call_1","name":"set_task_priority","arguments":"{\"task_id\":\"T1\",\"priority\":\"P1\"}"}],"at":"2026-03-11T10:00:00Z"}`
+		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO messages (chat_id, body, created_at) VALUES (%d, '%s', %d)`, chat, body, fixtures.DefaultNow.UnixMicro()))
+		got, err := db.History(ctx, chat, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []nod.ChatMessage{{Role: nod.RoleAssistant, At: fixtures.DefaultNow,
+			ToolCalls: []nod.ToolCall{{ID: "call_1", Name: "set_task_priority", Arguments: `{"task_id":"T1","priority":"P1"}`}}}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("History (-want +got):\n%s", diff)
+		}
+	})
+}

@@ -1,0 +1,79 @@
+package nod
+
+// TurnRequest is one turn's input: a message of the person's, or a
+// /review.
+type TurnRequest struct {
+	ChatID int64
+	UserID int64
+	Text   string
+	// Review makes a proactive turn: the agent looks over the tasks with no
+	// request of the person's, and everything it proposes needs confirmation.
+	Review bool
+	// Revise, if set, is the pending item the person's reply revises.
+	Revise *ItemRef
+	// ReplySet is the change set whose message the person's message
+	// replies to, if it does.
+	ReplySet string
+	// Lang is the language nod writes to the chat in, for the agent's own
+	// replies.
+	Lang string
+	// Settings are the chat's settings as the caller read them for this
+	// update; nil: the turn reads them.
+	Settings *ChatSettings
+}
+
+// TurnReceipt is a change a turn applied without asking.
+type TurnReceipt struct {
+	TaskTitle string
+	Item      ChangeItem // what changed, with its undo entry
+	Quote     string     // the person's words that asked for it
+	Mode      Mode       // trusted: applied because the chat trusts the agent
+	Rule      *Rule      // the learned rule that applied it, if one did
+}
+
+// TurnResult is what a turn produced for the person.
+type TurnResult struct {
+	Receipts []TurnReceipt // changes applied at once
+	Notices  []Note        // what needed no change, or was left as the person set it
+	Text     string        // the agent's final reply; may be empty
+	Set      *ChangeSet    // proposals to show; nil if none
+	// Deletion asks the person to type a task's title to delete it.
+	Deletion *PendingDeletion
+	// Superseded are the older sets whose items this turn replaced; their
+	// messages need refreshing.
+	Superseded []string
+	// Revised is the set whose item the turn revised in place, if any.
+	Revised *ChangeSet
+	// Answered are the sets the turn decided items of, in the person's
+	// words; Readings wait for the person's tap.
+	Answered       []string
+	Readings       []Reading
+	StepsExhausted bool // the turn was cut at MaxSteps
+	Steps          int
+}
+
+// Decided is the outcome of deciding change-set items: the set as it is
+// now, and what was applied.
+type Decided struct {
+	Set     ChangeSet
+	Applied map[int]Applied // by item number
+	// Failed is the number of the item confirm-all stopped at, or 0.
+	Failed int
+	// Stale is the number of an item that was not applied because its task
+	// changed since; it waits for Apply anyway or Skip.
+	Stale int
+	// Offer is a learned rule these confirmations earned, to offer.
+	Offer *Rule
+}
+
+// Undone is the outcome of an undo.
+type Undone struct {
+	Redo UndoEntry // undoes the undo
+	// Redone is set when the entry undone was itself an undo: the change
+	// is applied again, and Redo takes it back once more.
+	Redone bool
+	// Breaker is set when this undo tripped the circuit breaker: the chat
+	// now asks for everything, and Previous is the mode to go back to.
+	Breaker  bool
+	Previous Mode
+}
