@@ -181,7 +181,23 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 // refresh edits the set's message to show it as it is now. msgID is the
 // message a button was pressed on, which is the set's message even when a
 // tap beat the bot to storing its id; 0 uses the stored id.
+//
+// Taps on one set run at once, so set may be older than another tap's
+// decision by the time its edit goes out: under the set's lock the set is
+// read again, and the last edit to go out shows every decision. applied
+// and failed, which come with the caller's snapshot, count only while
+// the set is still as that snapshot has it.
 func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int, applied map[int]nod.Applied) {
+	defer b.setLocks.lock(set.ID)()
+	now, err := b.sets.ChangeSet(ctx, set.ChatID, set.ID)
+	if err != nil {
+		b.log.Warn("refresh change set", "set", set.ID, "err", err)
+		return
+	}
+	if !sameDecisions(set, now) {
+		failed, applied = 0, nil
+	}
+	set = now
 	if msgID == 0 {
 		msgID = set.MessageID
 	}
@@ -195,6 +211,14 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 		return
 	}
 	b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
+}
+
+// sameDecisions reports whether two reads of a set agree on its status and
+// on every item's status, note and undo entry.
+func sameDecisions(a, b nod.ChangeSet) bool {
+	return a.Status == b.Status && a.Warned == b.Warned && slices.EqualFunc(a.Items, b.Items, func(x, y nod.ChangeItem) bool {
+		return x.Status == y.Status && x.Note == y.Note && x.UndoID == y.UndoID
+	})
 }
 
 // decided answers a decision on a change set and refreshes its message.

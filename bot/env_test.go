@@ -3,7 +3,9 @@ package bot_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -226,4 +228,48 @@ func setID(t *testing.T, e *env, msgID int) string {
 		t.Fatal(err)
 	}
 	return s.ID
+}
+
+// Taps on one set run at once, each on its own goroutine. Whichever tap's
+// edit reaches Telegram last, the message ends showing every decision:
+// no ✓ or ✗ stays on an item already decided.
+func TestConcurrentTapsLeaveTheMessageCurrent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	for round := range 10 {
+		var tasks []nod.Task
+		for _, title := range []string{"Fix login bug", "Write docs", "Pay invoice", "Book venue", "Call Anna", "Plan sprint"} {
+			tasks = append(tasks, e.task(fmt.Sprintf("%s %d", title, round), nod.P3))
+		}
+		set := e.propose("raise them all", tasks...)
+		for n := 1; n <= len(tasks); n++ {
+			verb := "✓ "
+			if n%2 == 0 {
+				verb = "✗ "
+			}
+			b, ok := set.Button(fmt.Sprintf("%s%d", verb, n))
+			if !ok {
+				t.Fatalf("round %d: no %s%d on %q", round, verb, n, set.Text)
+			}
+			e.tg.Press(chat, user, set.ID, b.Data)
+		}
+		e.tg.Wait("each tap's edit", func() bool { return len(edits(e.tg, set.ID)) >= len(tasks) && e.tg.Idle() })
+		m, _ := e.tg.Message(chat, set.ID)
+		for _, b := range m.Buttons() {
+			if strings.HasPrefix(b.Text, "✓") || strings.HasPrefix(b.Text, "✗") {
+				t.Errorf("round %d: %q is still offered after every item was decided:\n%s", round, b.Text, m.Text)
+			}
+		}
+	}
+}
+
+// edits returns the edits of message msgID's text.
+func edits(tg *telegramtest.Server, msgID int) []telegramtest.Call {
+	var out []telegramtest.Call
+	for _, c := range tg.Calls("editMessageText") {
+		if c.Params.Get("message_id") == strconv.Itoa(msgID) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
