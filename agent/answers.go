@@ -213,6 +213,12 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 		if n := d.Stale + d.Failed; n != 0 {
 			out += fmt.Sprintf(" Item %d was not applied: its task changed; the proposal's message shows why.", n)
 		}
+		// The pending list in the system message was read before this call.
+		if left := d.Set.Pending(); len(left) > 0 {
+			out += fmt.Sprintf(" Still waiting for the user in that proposal: %s.", itemNumbers(left))
+		} else {
+			out += " Nothing of that proposal waits for the user any more."
+		}
 		return out
 	}
 	t.readings = append(t.readings, nod.Reading{ID: nod.NewID(), ChatID: t.req.ChatID, UserID: t.req.UserID, SetID: c.set.ID,

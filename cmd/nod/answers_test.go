@@ -24,6 +24,30 @@ func (h *harness) threeIdeas() telegramtest.Message {
 	return h.changeSetMessage(chat, 2)
 }
 
+// A partial answer in words tells the agent what still waits: the pending
+// list in its system message was read before the call, and a model that
+// trusts it would ask again about items already decided.
+func TestAnswerProposalsTellsWhatStillWaits(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.threeIdeas()
+	h.clf = answer("explicit:the estimate is fine")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{2}})),
+		openaitest.Text("Applied the estimate; the priority and the date still wait for you."))
+	h.tg.ReplyText(chat, user, set.ID, "the estimate is fine")
+	h.tg.WaitMessage(chat, set.ID, "item 2 to be applied", func(m telegramtest.Message) bool {
+		_, undo := m.Button("↩️ Undo 2")
+		return undo
+	})
+	want := "Decided as the user said: item 2 applied. Still waiting for the user in that proposal: items 1 and 3."
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; r != want {
+		t.Errorf("tool result = %q, want %q", r, want)
+	}
+	if task := h.task("T1"); task.Priority == nod.P1 || task.DueDate == "2026-03-20" {
+		t.Errorf("items the person did not name were applied: %+v", task)
+	}
+}
+
 // answer_proposals (DESIGN §2, §3): a decision in words nod cannot parse
 // itself is passed on by the agent; with the person's words verified it
 // decides exactly the items named, as taps would, and the set's message
@@ -46,7 +70,7 @@ func TestAnswerProposalsApplied(t *testing.T) {
 	if sys := req.System(); !strings.Contains(sys, "proposal "+id+", item 3: Set due date to 2026-03-20") {
 		t.Errorf("the agent was not told the set's items as numbered:\n%s", sys)
 	}
-	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; r != "Decided as the user said: items 1 and 2 applied; item 3 rejected." {
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; r != "Decided as the user said: items 1 and 2 applied; item 3 rejected. Nothing of that proposal waits for the user any more." {
 		t.Errorf("tool result = %q", r)
 	}
 	clf := h.llm.RequestsFor(clfM)
