@@ -66,6 +66,23 @@ func (a AuditEntry) ArgList(name string) []string {
 	return ls
 }
 
+// ArgTitles is the recorded call's argument name as a list of objects
+// (checklist items), each one's title, "" where it has none; nil when it
+// is not such a list.
+func (a AuditEntry) ArgTitles(name string) []string {
+	var items []struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(a.arg(name), &items) != nil {
+		return nil
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = it.Title
+	}
+	return out
+}
+
 func (a AuditEntry) arg(name string) json.RawMessage {
 	var args map[string]json.RawMessage
 	json.Unmarshal(a.Args, &args)

@@ -69,13 +69,17 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 			value = v
 		}
 	case "assign_task_labels":
-		value = strings.Join(a.ArgList("labels"), ", ")
+		// As every other message shows a label set, whatever order the call gave.
+		value = strings.Join(nod.NormalizeLabels(a.ArgList("labels")), ", ")
 	case "update_task_description":
 		value = str("description")
 	}
 	switch a.Tool {
-	case "delete_task", "restore_task", "toggle_checklist_item", "update_checklist_item", "remove_checklist_item", "update_checklist_items",
-		"add_multiple_checklist_items", "remove_checklist_items", "answer_proposals", "rule", "seed":
+	case "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items":
+		titles := a.ArgTitles("items")
+		shown := titles[:min(len(titles), 3)]
+		line.Change = l.Render("audit_items", map[string]any{"Tool": a.Tool, "N": len(titles), "Titles": shown, "More": len(titles) - len(shown)})
+	case "delete_task", "restore_task", "toggle_checklist_item", "update_checklist_item", "remove_checklist_item", "answer_proposals", "rule", "seed":
 		line.Change = l.Render("audit_change", map[string]string{"Tool": a.Tool, "Checked": str("isChecked")})
 	default:
 		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: a.Tool})
