@@ -732,3 +732,30 @@ func TestToolSchemasRequiredIsAList(t *testing.T) {
 		}
 	}
 }
+
+// A turn's set holds nod.MaxItems items. The agent is told so up front,
+// and a call past it is answered with what was left out and when to
+// propose it again, not queued.
+func TestFullSetTellsTheAgent(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		var items []map[string]string
+		for i := range nod.MaxItems {
+			items = append(items, map[string]string{"title": fmt.Sprintf("Step %d", i+1)})
+		}
+		res, results := e.turn(t, call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": items}),
+			call("b", "set_task_priority", map[string]string{"task_id": "T2", "priority": "P1"}))
+		if res.Set == nil || len(res.Set.Items) != nod.MaxItems {
+			t.Fatalf("set = %+v", res.Set)
+		}
+		want := fmt.Sprintf("The change set is full (%d items); not queued: Set priority to P1. Propose it again in a later turn, once the user has decided some of the waiting items.", nod.MaxItems)
+		if results["b"] != want {
+			t.Errorf("result of the call past the cap = %q, want %q", results["b"], want)
+		}
+		sys := e.llm.RequestsFor(agentM)[0].System()
+		if !strings.Contains(sys, fmt.Sprintf("at most %d items, each checklist item counting as one", nod.MaxItems)) {
+			t.Errorf("the agent was not told the cap:\n%s", sys)
+		}
+	})
+}

@@ -146,7 +146,16 @@ func (c *answerCall) summary() string {
 	if len(c.reject) > 0 {
 		parts = append(parts, part("reject", c.reject))
 	}
-	return strings.Join(parts, " and ") + " of the pending proposal"
+	// "the rest" or "all the others" can be checked only against what waited.
+	return strings.Join(parts, " and ") + " of the pending proposal (waiting for the person's decision: " + waiting(c.set.Pending()) + ")"
+}
+
+// waiting names the items still to decide: "item 4 only", "items 1, 2 and 5".
+func waiting(ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("item %d only", ns[0])
+	}
+	return itemNumbers(ns)
 }
 
 // reading says what was read, in the tool result.

@@ -27,6 +27,7 @@ Rules:
 - Checklist items carry checked_by and checked_at. Never change the checked state of an item the user set (checked_by "user") on your own without a reason of at least 20 characters citing evidence from after its checked_at (null: never ticked, so any evidence counts). Items you added count as the user's once they confirmed them.
 - delete_task always needs the user's typed confirmation. Deleting a task closes your waiting proposals for it.
 - Where things appear: receipts of changes applied at once come first, then your reply, then one message with the proposals you queued in this turn, numbered, with buttons: say "below" for those. Proposals from earlier turns are in earlier messages, above.
+- The tasks and waiting proposals listed below are as they were when this turn began; tool results in this turn are newer.
 - Text you write beside tool calls is shown to the user before your final reply: do not say it again in the reply.
 - When the user answers a waiting proposal in words and nod did not act on it itself (e.g. "3 to 5 fine, 7 too"), pass their decision on with answer_proposals, naming items by the numbers the user sees. Never decide items the user did not name.
 - Keep replies short and plain; the user reads them on a phone.`
@@ -36,6 +37,7 @@ Rules:
 func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (string, []nod.Task, error) {
 	var b strings.Builder
 	b.WriteString(rules)
+	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first.", nod.MaxItems)
 	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
 	if lang == "" {
 		lang = "en"

@@ -150,7 +150,7 @@ func (t *turn) queue(ctx context.Context, changes []prepared) (int, []prepared, 
 		queued++
 	}
 	if len(overflow) > 0 {
-		blocked = append(blocked, fmt.Sprintf("The change set is full (%d items); not queued: %s.", nod.MaxItems, strings.Join(overflow, "; ")))
+		blocked = append(blocked, fmt.Sprintf("The change set is full (%d items); not queued: %s. Propose it again in a later turn, once the user has decided some of the waiting items.", nod.MaxItems, strings.Join(overflow, "; ")))
 	}
 	return queued, ruled, blocked
 }

@@ -43,6 +43,11 @@ func TestAnswerProposalsTellsWhatStillWaits(t *testing.T) {
 	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; r != want {
 		t.Errorf("tool result = %q, want %q", r, want)
 	}
+	// The classifier can check "the rest" only against what waited.
+	clf := h.llm.RequestsFor(clfM)
+	if last := clf[len(clf)-1].LastUser(); !strings.Contains(last, "(waiting for the person's decision: items 1, 2 and 3)") {
+		t.Errorf("the classifier was not told which items waited:\n%s", last)
+	}
 	if task := h.task("T1"); task.Priority == nod.P1 || task.DueDate == "2026-03-20" {
 		t.Errorf("items the person did not name were applied: %+v", task)
 	}
