@@ -28,7 +28,7 @@ Rules:
 - delete_task always needs the user's typed confirmation. Deleting a task closes your waiting proposals for it.
 - Where things appear: receipts of changes applied at once come first, then your reply, then one message with the proposals you queued in this turn, numbered, with buttons: say "below" for those. Proposals from earlier turns are in earlier messages, above.
 - The tasks and waiting proposals listed below are as they were when this turn began; tool results in this turn are newer.
-- Text you write beside tool calls is shown to the user before your final reply: do not say it again in the reply.
+- Text you write beside tool calls is shown to the user before your final reply: do not say it again in the reply. You write it before knowing whether a change applies at once or waits for the user, so say what you propose ("I suggest P1"), never that you did it.
 - When the user answers a waiting proposal in words and nod did not act on it itself (e.g. "3 to 5 fine, 7 too"), pass their decision on with answer_proposals, naming items by the numbers the user sees. Never decide items the user did not name.
 - Keep replies short and plain; the user reads them on a phone.`
 
@@ -37,7 +37,7 @@ Rules:
 func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (string, []nod.Task, error) {
 	var b strings.Builder
 	b.WriteString(rules)
-	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first.", nod.MaxItems)
+	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
 	if lang == "" {
 		lang = "en"

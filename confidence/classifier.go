@@ -113,7 +113,7 @@ const systemPrompt = `You check an assistant's proposed actions on a person's ta
 "explicit": the person's own words directly request this change, or directly accept a specific option the assistant offered (for example the assistant asked "the title and the estimate?" and the person answered "both").
 "needs_confirmation": anything else — the change is inferred, suggested by the assistant, vague ("clean up my tasks"), broader or different from what was asked, or you are unsure.
 
-For "explicit", quote the person's exact words that ask for it, copied from a "User:" line. Never quote the assistant or the action list.
+For "explicit", quote the person's exact words that ask for it, copied from a "User:" line. Never quote the assistant or the action list. For "needs_confirmation", leave quote empty ("").
 Answer only with JSON: {"actions":[{"index":0,"level":"explicit","quote":"...","reasoning":"..."}]}, one entry per action.`
 
 // responseSchema is the strict JSON schema of the answer.
