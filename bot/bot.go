@@ -80,8 +80,6 @@ type Bot struct {
 	work     context.Context
 	stopWork context.CancelFunc
 
-	setLocks keyedMutex // one refresh of a change set's message at a time
-
 	mu      sync.Mutex
 	refused map[[2]int64]time.Time // chat, user → last refusal
 	metrics *metrics

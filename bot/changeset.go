@@ -182,22 +182,13 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 // message a button was pressed on, which is the set's message even when a
 // tap beat the bot to storing its id; 0 uses the stored id.
 //
-// Taps on one set run at once, so set may be older than another tap's
-// decision by the time its edit goes out: under the set's lock the set is
-// read again, and the last edit to go out shows every decision. applied
-// and failed, which come with the caller's snapshot, count only while
-// the set is still as that snapshot has it.
+// Taps on one set run at once, in this process and on other replicas, and
+// their edits reach Telegram in any order. So once an edit has landed the
+// set is read again, and drawn again if a decision came in meanwhile: an
+// edit that lands after a newer one is always followed by another, and
+// the message ends showing every decision. applied and failed come with
+// the caller's snapshot and count only for it.
 func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int, applied map[int]nod.Applied) {
-	defer b.setLocks.lock(set.ID)()
-	now, err := b.sets.ChangeSet(ctx, set.ChatID, set.ID)
-	if err != nil {
-		b.log.Warn("refresh change set", "set", set.ID, "err", err)
-		return
-	}
-	if !sameDecisions(set, now) {
-		failed, applied = 0, nil
-	}
-	set = now
 	if msgID == 0 {
 		msgID = set.MessageID
 	}
@@ -206,12 +197,27 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 		b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
 		return
 	}
-	if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
-		b.log.Warn("refresh change set", "set", set.ID, "err", err)
-		return
+	for range maxRedraws {
+		if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
+			b.log.Warn("refresh change set", "set", set.ID, "err", err)
+			return
+		}
+		now, err := b.sets.ChangeSet(ctx, set.ChatID, set.ID)
+		if err != nil {
+			b.log.Warn("refresh change set", "set", set.ID, "err", err)
+			break
+		}
+		if sameDecisions(set, now) {
+			break
+		}
+		set, failed, applied = now, 0, nil
 	}
 	b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
 }
+
+// maxRedraws bounds one refresh's edits; a decision still coming in after
+// that many brings its own refresh.
+const maxRedraws = 4
 
 // sameDecisions reports whether two reads of a set agree on its status and
 // on every item's status, note and undo entry.

@@ -273,6 +273,13 @@ func (h *harness) metric(name string) (float64, bool) {
 	if h.proc != nil {
 		logs = h.proc.logs.String()
 	}
+	return h.metricOf(logs, name)
+}
+
+// metricOf reads one unlabelled metric from the /metrics of the nod that
+// wrote logs.
+func (h *harness) metricOf(logs, name string) (float64, bool) {
+	h.t.Helper()
 	all := addrRE.FindAllStringSubmatch(logs, -1)
 	if all == nil {
 		h.t.Fatalf("nod has not logged its address")

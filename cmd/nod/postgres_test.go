@@ -123,7 +123,8 @@ func (h *harness) replicas() (first, second string, logs2 *fixtures.LogBuffer) {
 // Fifty taps on different checklist items of one task, each pressed twice
 // and delivered to both replicas at once, and ✓ All racing every ✓ n of a
 // sixth set: every confirmed change is on the task, exactly once, with
-// one decision, audit row and undo entry each.
+// one decision, audit row and undo entry each, and every set's message
+// ends showing it.
 func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 	t.Parallel()
 	firstPassOnly(t, "it sets up PostgreSQL itself")
@@ -146,7 +147,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 	}
 	h.script(turns...)
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
-	first, second, _ := h.replicas()
+	first, second, logs2 := h.replicas()
 	h.tg.SetWebhookTarget(first)
 	var sets []telegramtest.Message
 	for s := range items / 10 {
@@ -195,6 +196,22 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 	wg.Wait()
 	for _, id := range answers {
 		h.tg.WaitAnswer(id)
+	}
+	// Each replica edits the messages after its taps, in whatever order
+	// their edits land: once both are done, every message shows its set
+	// as it is, with no ✓ or ✗ left on a decided item.
+	h.tg.Wait("both replicas' presses to settle", func() bool {
+		one, ok1 := h.metricOf(h.logs.String(), "nod_presses_in_flight")
+		two, ok2 := h.metricOf(logs2.String(), "nod_presses_in_flight")
+		return ok1 && ok2 && one == 0 && two == 0
+	})
+	for _, m := range sets {
+		now, _ := h.tg.Message(chat, m.ID)
+		for _, b := range now.Buttons() {
+			if strings.HasPrefix(b.Text, "✓") || strings.HasPrefix(b.Text, "✗") {
+				t.Errorf("message %d still offers %q after every item was decided:\n%s", m.ID, b.Text, now.Text)
+			}
+		}
 	}
 
 	task := h.task("T5")

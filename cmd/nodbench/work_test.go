@@ -93,8 +93,8 @@ func TestWorkPerOperation(t *testing.T) {
 			// a turn reads settings, history, events, tasks, open sets and
 			// decisions once each and writes in two transactions (the
 			// update's mark and the turn); a tap reads its set twice: to
-			// decide, and again under the set's lock to show it (another
-			// tap may have decided meanwhile).
+			// decide, and again once its message is edited (another tap
+			// may have decided meanwhile).
 			for _, c := range []struct {
 				what      string
 				got, most work
