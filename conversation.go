@@ -64,3 +64,26 @@ type Event struct {
 	Reason  string // a rejection's reason, or why a mode changed
 	Value   string // a mode, or a checklist item's title
 }
+
+// Window is how much of a chat's history a turn sends the model: the
+// latest Keep messages at least, from a start that moves Step messages at
+// a time, so that the history is a stable prefix of the request for many
+// turns in a row (a provider's prompt cache reuses only an unchanged
+// prefix). It holds fewer than Keep+Step messages; Step ≤ 1 slides the
+// start with every message.
+type Window struct {
+	Keep, Step int
+}
+
+// Start returns how many of a chat's first n messages the window leaves
+// out.
+func (w Window) Start(n int) int {
+	step := max(w.Step, 1)
+	if n <= w.Keep {
+		return 0
+	}
+	return (n - w.Keep) / step * step
+}
+
+// Max is the most messages the window holds.
+func (w Window) Max() int { return w.Keep + max(w.Step, 1) - 1 }

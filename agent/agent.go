@@ -21,11 +21,13 @@ type Options struct {
 	APIKey  string // empty sends no Authorization header
 	// MaxRetries retries a failed step (connection errors, 408, 409, 429,
 	// 5xx) within its deadline.
-	MaxRetries   int
-	Model        string
-	StepTimeout  time.Duration // deadline of one LLM step, retries included
-	MaxSteps     int           // LLM steps per turn
-	HistoryLimit int           // stored messages sent back to the model
+	MaxRetries  int
+	Model       string
+	StepTimeout time.Duration // deadline of one LLM step, retries included
+	MaxSteps    int           // LLM steps per turn
+	// History is how much of the stored conversation goes back to the
+	// model (default 40 messages, its start moving 20 at a time).
+	History nod.Window
 	// ConfirmWindow is how long a typed confirmation of a deletion waits.
 	ConfirmWindow time.Duration
 	// MaxConns is how many idle connections to the endpoint are kept
@@ -68,8 +70,8 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	if opts.MaxSteps <= 0 {
 		opts.MaxSteps = 8
 	}
-	if opts.HistoryLimit <= 0 {
-		opts.HistoryLimit = 40
+	if opts.History.Keep <= 0 {
+		opts.History = nod.Window{Keep: 40, Step: 20}
 	}
 	if opts.ConfirmWindow <= 0 {
 		opts.ConfirmWindow = 10 * time.Minute

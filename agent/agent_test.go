@@ -224,7 +224,7 @@ func TestQueuedTitle(t *testing.T) {
 		if err != nil || stored.Status != nod.SetPending || stored.UserID != user {
 			t.Errorf("stored set = %+v, %v", stored, err)
 		}
-		hist, _ := e.db.History(t.Context(), chat, 100)
+		hist, _ := e.db.History(t.Context(), chat, nod.Window{Keep: 100})
 		calls, answers := 0, 0
 		for _, m := range hist {
 			for _, tc := range m.ToolCalls {
@@ -758,4 +758,40 @@ func TestFullSetTellsTheAgent(t *testing.T) {
 			t.Errorf("the agent was not told the cap:\n%s", sys)
 		}
 	})
+}
+
+// In a chat longer than the history window, a turn's history is the
+// previous turn's history plus what came since, except when the window's
+// start moves, every Step messages: a provider's prompt cache keeps
+// reusing it. (Sliding the start with every message broke it every turn.)
+func TestHistoryStaysAPrefixAcrossTurns(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		const turns = 40 // four messages each: the person, the call, its result, the reply
+		var prev []openaitest.Message
+		breaks := 0
+		for i := range turns {
+			e.turnSaying(t, fmt.Sprintf("what is on my list? (%d)", i), call("l", "list_tasks", `{}`))
+			reqs := e.llm.RequestsFor(agentM)
+			first := reqs[len(reqs)-2].Messages[1:] // the turn's first request, after the system prompt
+			if prev != nil && !slices.EqualFunc(prev, first[:min(len(prev), len(first))], sameMessage) {
+				breaks++
+			}
+			prev = first
+		}
+		// 160 messages against a window of 40 moving 20 at a time: the start
+		// moves at 60, 80, … 160.
+		t.Logf("%d turns, the history not a prefix of the next turn's %d times", turns, breaks)
+		if breaks > 6 {
+			t.Errorf("the history was not a prefix of the next turn's %d times in %d turns, want at most 6", breaks, turns)
+		}
+		if n := len(prev); n < 40 || n >= 60 {
+			t.Errorf("the last turn sent %d messages of history, want 40 to 59", n)
+		}
+	})
+}
+
+func sameMessage(a, b openaitest.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && slices.Equal(a.ToolCalls, b.ToolCalls)
 }

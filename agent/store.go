@@ -40,8 +40,8 @@ type Conversation interface {
 	// ChatSettings returns the chat's mode and circuit breaker; a chat
 	// never configured has the defaults.
 	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
-	// History returns up to limit of the latest messages, oldest first.
-	History(ctx context.Context, chatID int64, limit int) ([]nod.ChatMessage, error)
+	// History returns the latest messages in window w, oldest first.
+	History(ctx context.Context, chatID int64, w nod.Window) ([]nod.ChatMessage, error)
 	// Events returns what happened outside the conversation after since,
 	// oldest first.
 	Events(ctx context.Context, chatID int64, since time.Time) ([]nod.Event, error)

@@ -36,7 +36,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		settings = &s
 	}
 	t.mode = settings.Effective(t.started)
-	history, err := a.conv.History(ctx, req.ChatID, a.opts.HistoryLimit)
+	history, err := a.conv.History(ctx, req.ChatID, a.opts.History)
 	if err != nil {
 		return nod.TurnResult{}, err
 	}

@@ -60,9 +60,12 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 	if len(msgs) == 0 {
 		return nil
 	}
+	// Numbered on from the chat's last message, in one statement; the
+	// chat's writers are serialised, so the numbers are the chat's own.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO messages (chat_id, body, created_at) VALUES `)
-	args := make([]any, 0, 3*len(msgs))
+	q.WriteString(`INSERT INTO messages (chat_id, seq, body, created_at) SELECT $1, last.seq + v.column1, v.column2, v.column3 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1) AS last, (VALUES `)
+	args := make([]any, 1, 1+3*len(msgs))
+	args[0] = chatID
 	for i, m := range msgs {
 		if m.At.IsZero() {
 			m.At = now
@@ -75,27 +78,41 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 		if i > 0 {
 			q.WriteByte(',')
 		}
-		fmt.Fprintf(&q, "($%d,$%d,$%d)", 3*i+1, 3*i+2, 3*i+3)
-		args = append(args, chatID, string(body), micros(m.At))
+		// Typed, for PostgreSQL: a VALUES list's parameters are text otherwise.
+		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT))", i+1, 2*i+2, 2*i+3)
+		args = append(args, string(body), micros(m.At))
 	}
+	q.WriteString(`) AS v ORDER BY v.column1`)
 	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 		return fmt.Errorf("save messages: %w", err)
 	}
 	return nil
 }
 
-// History returns up to limit of the chat's latest messages, oldest first.
-func (db *DB) History(ctx context.Context, chatID int64, limit int) ([]nod.ChatMessage, error) {
-	rows, err := db.reader().QueryContext(ctx, `SELECT body FROM messages WHERE chat_id = $1 ORDER BY id DESC`+limitSQL(limit), chatID)
+// History returns the chat's latest messages in window w, oldest first.
+func (db *DB) History(ctx context.Context, chatID int64, w nod.Window) ([]nod.ChatMessage, error) {
+	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 ORDER BY id DESC`+limitSQL(w.Max()), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	defer rows.Close()
-	var out []nod.ChatMessage
+	var (
+		out   []nod.ChatMessage
+		start int64 = -1
+	)
 	for rows.Next() {
-		var body string
-		if err := rows.Scan(&body); err != nil {
+		var (
+			seq  int64
+			body string
+		)
+		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
+		}
+		if start < 0 { // the newest message: its number is the chat's count
+			start = int64(w.Start(int(seq)))
+		}
+		if seq <= start {
+			break
 		}
 		var m messageRecord
 		if err := json.Unmarshal([]byte(body), &m); err != nil {

@@ -117,7 +117,8 @@ func TestItemDetailMigration(t *testing.T) {
 				return fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-%[1]s', %[2]d, 'receipt', 'u-%[1]s', '{"task_title":"Fix login bug","n":1,"tool":"%[1]s","task_id":"%[3]s","args":%[4]s,"summary":"%[5]s","field":"%[6]s","before":%[7]s,"after":%[8]s,"undo_id":"u-%[1]s"}', 'old', 0)`,
 					it.Tool, chat, it.TaskID, it.Args, strings.ReplaceAll(it.Summary, `"`, `\"`), it.Field, before, after)
 			}
-			storagetest.Exec(t, dsn, `ALTER TABLE change_items DROP COLUMN detail`, `DELETE FROM goose_db_version WHERE version_id = 13`,
+			storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`,
+				`ALTER TABLE change_items DROP COLUMN detail`, `DELETE FROM goose_db_version WHERE version_id = 13`,
 				receipt(want[0]), receipt(want[1]), receipt(want[2]),
 				fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-refresh', %d, 'refresh', 's1', '', 'old', 0)`, chat))
 			migrated := storagetest.OpenDSN(t, dsn, clock.Now)
@@ -149,8 +150,8 @@ func TestHistoryStoredShape(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		body := `{"role":"assistant","tool_calls":[{"id":"call_1","name":"set_task_priority","arguments":"{\"task_id\":\"T1\",\"priority\":\"P1\"}"}],"at":"2026-03-11T10:00:00Z"}`
-		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO messages (chat_id, body, created_at) VALUES (%d, '%s', %d)`, chat, body, fixtures.DefaultNow.UnixMicro()))
-		got, err := db.History(ctx, chat, 10)
+		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO messages (chat_id, seq, body, created_at) VALUES (%d, 1, '%s', %d)`, chat, body, fixtures.DefaultNow.UnixMicro()))
+		got, err := db.History(ctx, chat, nod.Window{Keep: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -160,4 +161,43 @@ func TestHistoryStoredShape(t *testing.T) {
 			t.Errorf("History (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// Migration 00014 numbers each chat's stored messages 1, 2, 3, … in the
+// order they were written, interleaved chats apart, as nod numbers new ones.
+func TestMessageSeqMigration(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			ctx := t.Context()
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			dsn := storagetest.DSN(t, d)
+			db := storagetest.OpenDSN(t, dsn, clock.Now)
+			for _, m := range []struct {
+				chat int64
+				text string
+			}{{chat, "A1"}, {200, "B1"}, {chat, "A2"}, {chat, "A3"}, {200, "B2"}} {
+				if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`)
+			migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+			// Keep 2, step 2: a chat of 3 or fewer messages is sent whole; had
+			// the numbers run across chats (A3 = 4, B2 = 5), its start would
+			// have moved.
+			for c, want := range map[int64]string{chat: "A1 A2 A3", 200: "B1 B2"} {
+				got, err := migrated.History(ctx, c, nod.Window{Keep: 2, Step: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var texts []string
+				for _, m := range got {
+					texts = append(texts, m.Content)
+				}
+				if strings.Join(texts, " ") != want {
+					t.Errorf("chat %d after the migration: %q, want %q", c, texts, want)
+				}
+			}
+		})
+	}
 }

@@ -334,7 +334,7 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
-		got, err := db.History(t.Context(), chat, 3)
+		got, err := db.History(t.Context(), chat, nod.Window{Keep: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -686,6 +686,42 @@ func BenchmarkStatementReuse(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
+		}
+	})
+}
+
+// The history window's start moves Step messages at a time: between moves
+// the history a turn sends is a prefix of the next turn's, whatever the
+// sizes of the turns and however other chats' messages interleave.
+func TestHistoryWindowMovesInSteps(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		w := nod.Window{Keep: 10, Step: 5}
+		n, starts := 0, map[string]bool{}
+		for turn := range 30 {
+			var msgs []nod.ChatMessage
+			for range turn%3 + 1 {
+				n++
+				msgs = append(msgs, nod.ChatMessage{Role: nod.RoleUser, Content: fmt.Sprintf("m%d", n)})
+			}
+			if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+				t.Fatal(err)
+			}
+			db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
+			got, err := db.History(t.Context(), chat, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			start := 0 // messages left out, worked out by hand
+			if n > 10 {
+				start = n - 10 - (n-10)%5
+			}
+			if len(got) != n-start || got[0].Content != fmt.Sprintf("m%d", start+1) || got[len(got)-1].Content != fmt.Sprintf("m%d", n) {
+				t.Fatalf("after %d messages: %d from %q, want %d from m%d", n, len(got), got[0].Content, n-start, start+1)
+			}
+			starts[got[0].Content] = true
+		}
+		if n != 60 || len(starts) != 11 { // m1, then m6, m11, … m51
+			t.Errorf("%d messages, %d different starts, want 60 and 11", n, len(starts))
 		}
 	})
 }

@@ -144,7 +144,7 @@ func TestFullDisk(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "went wrong on my side") {
 		t.Errorf("reply = %q", m.Text)
 	}
-	if hist, _ := h.db.History(t.Context(), chat, 10); len(hist) != 0 {
+	if hist, _ := h.db.History(t.Context(), chat, nod.Window{Keep: 10}); len(hist) != 0 {
 		t.Errorf("a full disk left %d messages of the turn", len(hist))
 	}
 	h.stop()

@@ -138,7 +138,7 @@ func TestKilledAndRestarted(t *testing.T) {
 	if task.Priority != nod.P1 || *task.EstimateMinutes != 90 || len(task.Checklist) != 4 {
 		t.Errorf("T1 = %s, %d, %d items", task.Priority, *task.EstimateMinutes, len(task.Checklist))
 	}
-	hist, _ := h.db.History(t.Context(), chat, 100)
+	hist, _ := h.db.History(t.Context(), chat, nod.Window{Keep: 100})
 	for _, m := range hist {
 		if m.Content == "a question" || m.Content == "never delivered" {
 			t.Errorf("the killed turn left %q in the history", m.Content)
