@@ -33,10 +33,8 @@ func (db *DB) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error {
 		prev, known = q.memo.auditHead[a.ChatID]
 	}
 	if !known {
-		if db.postgres {
-			if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, a.ChatID); err != nil {
-				return fmt.Errorf("audit lock: %w", err)
-			}
+		if err := db.lockChat(ctx, q, a.ChatID); err != nil {
+			return fmt.Errorf("audit: %w", err)
 		}
 		err := q.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID).Scan(&prev)
 		if err != nil && !noRows(err) {

@@ -340,11 +340,14 @@ func (s *itemState) item() *nod.ChecklistItem {
 // applies, it orders them all the same way, so they cannot deadlock; the
 // audit chain takes the same lock.
 func (db *DB) lockChat(ctx context.Context, q conn, chatID int64) error {
-	if !db.postgres {
+	if !db.postgres || q.memo != nil && q.memo.locked[chatID] {
 		return nil
 	}
 	if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, chatID); err != nil {
 		return fmt.Errorf("lock chat %d: %w", chatID, err)
+	}
+	if q.memo != nil {
+		q.memo.locked[chatID] = true
 	}
 	return nil
 }

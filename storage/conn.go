@@ -36,10 +36,12 @@ type txMemo struct {
 	auditHead map[int64]string
 	// touched is when the transaction last stamped a task's updated_at.
 	touched map[string]time.Time
+	// locked holds the chats whose lock the transaction took.
+	locked map[int64]bool
 }
 
 func newTxMemo() *txMemo {
-	return &txMemo{auditHead: map[int64]string{}, touched: map[string]time.Time{}}
+	return &txMemo{auditHead: map[int64]string{}, touched: map[string]time.Time{}, locked: map[int64]bool{}}
 }
 
 // reader runs reads outside a transaction.

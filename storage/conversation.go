@@ -17,6 +17,11 @@ import (
 func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
+		if len(t.Messages) > 0 { // the messages are numbered on from the chat's last
+			if err := db.lockChat(ctx, tx, t.ChatID); err != nil {
+				return err
+			}
+		}
 		if err := insertMessages(ctx, tx, t.ChatID, t.Messages, now); err != nil {
 			return err
 		}
@@ -60,8 +65,8 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 	if len(msgs) == 0 {
 		return nil
 	}
-	// Numbered on from the chat's last message, in one statement; the
-	// chat's writers are serialised, so the numbers are the chat's own.
+	// Numbered on from the chat's last message, in one statement, under
+	// the chat's lock: the numbers are the chat's own.
 	var q strings.Builder
 	q.WriteString(`INSERT INTO messages (chat_id, seq, body, created_at) SELECT $1, last.seq + v.column1, v.column2, v.column3 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1) AS last, (VALUES `)
 	args := make([]any, 1, 1+3*len(msgs))

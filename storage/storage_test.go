@@ -725,3 +725,32 @@ func TestHistoryWindowMovesInSteps(t *testing.T) {
 		}
 	})
 }
+
+// Turns of one chat saved at once (two replicas, say) number their
+// messages one after the other: no number twice, none skipped.
+func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		const turns = 8
+		var wg sync.WaitGroup
+		for i := range turns {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				msgs := []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprintf("q%d", i)}, {Role: nod.RoleAssistant, Content: fmt.Sprintf("a%d", i)}}
+				if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		// Numbered 1 to 16, a window of 4 moving 4 at a time holds the
+		// last four; a number given twice would leave it holding more.
+		got, err := db.History(t.Context(), chat, nod.Window{Keep: 4, Step: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 4 {
+			t.Errorf("window of 2×%d messages holds %d, want 4", turns, len(got))
+		}
+	})
+}
