@@ -63,85 +63,80 @@ func TestUndoLegacySnapshot(t *testing.T) {
 // and the agent's before/after values), runs the migration, and reads
 // them back typed; items written since read back the same.
 func TestItemDetailMigration(t *testing.T) {
-	for _, d := range storagetest.Dialects(t) {
-		t.Run(d, func(t *testing.T) {
-			ctx := t.Context()
-			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.DSN(t, d)
-			db := storagetest.OpenDSN(t, dsn, clock.Now)
-			seedT1(t, db)
-			fifteen := 15
-			checkedAt := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
-			want := []nod.ChangeItem{
-				{Tool: "create_task", Field: nod.FieldTask, Summary: `Create task "Buy milk"`, After: "Buy milk",
-					Args: []byte(`{"title":"Buy milk","priority":"P1","due_date":"2026-03-20","estimate_minutes":15,"labels":["home"],"description":"2 litres"}`),
-					NewTask: &nod.Task{Title: "Buy milk", Status: nod.StatusOpen, Priority: nod.P1, DueDate: "2026-03-20", EstimateMinutes: &fifteen,
-						Labels: []string{"home"}, Description: "2 litres"}},
-				{Tool: "update_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Uncheck: "Write migration notes"`,
-					Args:       []byte(`{"task_id":"T1","id":"c3","isChecked":false,"reason":"The notes were rewritten after the review"}`),
-					Before:     `{"title":"Write migration notes","checked":true,"by":"user","at":"2026-03-10T09:00:00Z"}`,
-					After:      `{"title":"Write migration notes","checked":false,"by":"user","at":"2026-03-10T09:00:00Z"}`,
-					Reason:     "The notes were rewritten after the review",
-					ItemBefore: &nod.ChecklistItem{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &checkedAt},
-					ItemAfter:  &nod.ChecklistItem{ID: "c3", Title: "Write migration notes", CheckedBy: nod.ActorUser, CheckedAt: &checkedAt}},
-				{Tool: "remove_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Remove from the checklist: "Write tests"`,
-					Args:       []byte(`{"task_id":"T1","id":"c1"}`),
-					Before:     `{"title":"Write tests","checked":false,"by":"user"}`,
-					ItemBefore: &nod.ChecklistItem{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser}},
-				{Tool: "add_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Add: "Load test"`, After: "Load test",
-					Args: []byte(`{"task_id":"T1","title":"Load test"}`)},
-			}
-			set := &nod.ChangeSet{Items: slices.Clone(want)}
-			if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
-				t.Fatal(err)
-			}
-			check := func(db *storage.DB, when string) {
-				t.Helper()
-				got, err := db.ChangeSet(ctx, chat, set.ID)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for i := range got.Items {
-					got.Items[i].ID, got.Items[i].N, got.Items[i].Status = "", 0, ""
-				}
-				if diff := cmp.Diff(want, got.Items); diff != "" {
-					t.Errorf("items %s (-want +got):\n%s", when, diff)
-				}
-			}
-			check(db, "as written")
-			// Back to the shape of before 00013: no detail column, and
-			// receipts owed in the shape of then.
-			receipt := func(it nod.ChangeItem) string {
-				after, _ := json.Marshal(it.After)
-				before, _ := json.Marshal(it.Before)
-				return fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-%[1]s', %[2]d, 'receipt', 'u-%[1]s', '{"task_title":"Fix login bug","n":1,"tool":"%[1]s","task_id":"%[3]s","args":%[4]s,"summary":"%[5]s","field":"%[6]s","before":%[7]s,"after":%[8]s,"undo_id":"u-%[1]s"}', 'old', 0)`,
-					it.Tool, chat, it.TaskID, it.Args, strings.ReplaceAll(it.Summary, `"`, `\"`), it.Field, before, after)
-			}
-			storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`,
-				`ALTER TABLE change_items DROP COLUMN detail`, `DELETE FROM goose_db_version WHERE version_id = 13`,
-				receipt(want[0]), receipt(want[1]), receipt(want[2]),
-				fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-refresh', %d, 'refresh', 's1', '', 'old', 0)`, chat))
-			migrated := storagetest.OpenDSN(t, dsn, clock.Now)
-			check(migrated, "after the migration")
-			owed, err := migrated.TakeOwed(ctx, time.Minute)
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		fifteen := 15
+		checkedAt := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+		want := []nod.ChangeItem{
+			{Tool: "create_task", Field: nod.FieldTask, Summary: `Create task "Buy milk"`, After: "Buy milk",
+				Args: []byte(`{"title":"Buy milk","priority":"P1","due_date":"2026-03-20","estimate_minutes":15,"labels":["home"],"description":"2 litres"}`),
+				NewTask: &nod.Task{Title: "Buy milk", Status: nod.StatusOpen, Priority: nod.P1, DueDate: "2026-03-20", EstimateMinutes: &fifteen,
+					Labels: []string{"home"}, Description: "2 litres"}},
+			{Tool: "update_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Uncheck: "Write migration notes"`,
+				Args:       []byte(`{"task_id":"T1","id":"c3","isChecked":false,"reason":"The notes were rewritten after the review"}`),
+				Before:     `{"title":"Write migration notes","checked":true,"by":"user","at":"2026-03-10T09:00:00Z"}`,
+				After:      `{"title":"Write migration notes","checked":false,"by":"user","at":"2026-03-10T09:00:00Z"}`,
+				Reason:     "The notes were rewritten after the review",
+				ItemBefore: &nod.ChecklistItem{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &checkedAt},
+				ItemAfter:  &nod.ChecklistItem{ID: "c3", Title: "Write migration notes", CheckedBy: nod.ActorUser, CheckedAt: &checkedAt}},
+			{Tool: "remove_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Remove from the checklist: "Write tests"`,
+				Args:       []byte(`{"task_id":"T1","id":"c1"}`),
+				Before:     `{"title":"Write tests","checked":false,"by":"user"}`,
+				ItemBefore: &nod.ChecklistItem{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser}},
+			{Tool: "add_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Add: "Load test"`, After: "Load test",
+				Args: []byte(`{"task_id":"T1","title":"Load test"}`)},
+		}
+		set := &nod.ChangeSet{Items: slices.Clone(want)}
+		if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+			t.Fatal(err)
+		}
+		check := func(db *storage.DB, when string) {
+			t.Helper()
+			got, err := db.ChangeSet(ctx, chat, set.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var receipts []nod.ChangeItem
-			for _, o := range owed {
-				if o.Receipt != nil {
-					it := o.Receipt.Item
-					it.N, it.Status, it.UndoID = 0, "", ""
-					receipts = append(receipts, it)
-				}
+			for i := range got.Items {
+				got.Items[i].ID, got.Items[i].N, got.Items[i].Status = "", 0, ""
 			}
-			// PostgreSQL rewrites the payload's JSON: its args are equal, not
-			// byte for byte the same, and no one reads a receipt's args.
-			if diff := cmp.Diff(want[:3], receipts, cmpopts.IgnoreFields(nod.ChangeItem{}, "Args")); len(owed) != 4 || diff != "" {
-				t.Errorf("%d owed; receipts after the migration (-want +got):\n%s", len(owed), diff)
+			if diff := cmp.Diff(want, got.Items); diff != "" {
+				t.Errorf("items %s (-want +got):\n%s", when, diff)
 			}
-		})
-	}
+		}
+		check(db, "as written")
+		// Back to the shape of before 00013: no detail column, and
+		// receipts owed in the shape of then.
+		receipt := func(it nod.ChangeItem) string {
+			after, _ := json.Marshal(it.After)
+			before, _ := json.Marshal(it.Before)
+			return fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-%[1]s', %[2]d, 'receipt', 'u-%[1]s', '{"task_title":"Fix login bug","n":1,"tool":"%[1]s","task_id":"%[3]s","args":%[4]s,"summary":"%[5]s","field":"%[6]s","before":%[7]s,"after":%[8]s,"undo_id":"u-%[1]s"}', 'old', 0)`,
+				it.Tool, chat, it.TaskID, it.Args, strings.ReplaceAll(it.Summary, `"`, `\"`), it.Field, before, after)
+		}
+		storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`,
+			`ALTER TABLE change_items DROP COLUMN detail`, `DELETE FROM goose_db_version WHERE version_id = 13`,
+			receipt(want[0]), receipt(want[1]), receipt(want[2]),
+			fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-refresh', %d, 'refresh', 's1', '', 'old', 0)`, chat))
+		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+		check(migrated, "after the migration")
+		owed, err := migrated.TakeOwed(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var receipts []nod.ChangeItem
+		for _, o := range owed {
+			if o.Receipt != nil {
+				it := o.Receipt.Item
+				it.N, it.Status, it.UndoID = 0, "", ""
+				receipts = append(receipts, it)
+			}
+		}
+		// PostgreSQL rewrites the payload's JSON: its args are equal, not
+		// byte for byte the same, and no one reads a receipt's args.
+		if diff := cmp.Diff(want[:3], receipts, cmpopts.IgnoreFields(nod.ChangeItem{}, "Args")); len(owed) != 4 || diff != "" {
+			t.Errorf("%d owed; receipts after the migration (-want +got):\n%s", len(owed), diff)
+		}
+	})
 }
 
 // A conversation message stored as nod has always written it reads back
@@ -166,38 +161,45 @@ func TestHistoryStoredShape(t *testing.T) {
 // Migration 00014 numbers each chat's stored messages 1, 2, 3, … in the
 // order they were written, interleaved chats apart, as nod numbers new ones.
 func TestMessageSeqMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		for _, m := range []struct {
+			chat int64
+			text string
+		}{{chat, "A1"}, {200, "B1"}, {chat, "A2"}, {chat, "A3"}, {200, "B2"}} {
+			if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`)
+		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+		// Keep 2, step 2: a chat of 3 or fewer messages is sent whole; had
+		// the numbers run across chats (A3 = 4, B2 = 5), its start would
+		// have moved.
+		for c, want := range map[int64]string{chat: "A1 A2 A3", 200: "B1 B2"} {
+			got, err := migrated.History(ctx, c, nod.Window{Keep: 2, Step: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var texts []string
+			for _, m := range got {
+				texts = append(texts, m.Content)
+			}
+			if strings.Join(texts, " ") != want {
+				t.Errorf("chat %d after the migration: %q, want %q", c, texts, want)
+			}
+		}
+	})
+}
+
+// reopenable runs fn on a new database of each dialect, with the DSN that
+// opens it again (after a test has rolled a migration back, say).
+func reopenable(t *testing.T, fn func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock)) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := t.Context()
 			clock := fixtures.NewClock(fixtures.DefaultNow)
 			dsn := storagetest.DSN(t, d)
-			db := storagetest.OpenDSN(t, dsn, clock.Now)
-			for _, m := range []struct {
-				chat int64
-				text string
-			}{{chat, "A1"}, {200, "B1"}, {chat, "A2"}, {chat, "A3"}, {200, "B2"}} {
-				if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`)
-			migrated := storagetest.OpenDSN(t, dsn, clock.Now)
-			// Keep 2, step 2: a chat of 3 or fewer messages is sent whole; had
-			// the numbers run across chats (A3 = 4, B2 = 5), its start would
-			// have moved.
-			for c, want := range map[int64]string{chat: "A1 A2 A3", 200: "B1 B2"} {
-				got, err := migrated.History(ctx, c, nod.Window{Keep: 2, Step: 2})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var texts []string
-				for _, m := range got {
-					texts = append(texts, m.Content)
-				}
-				if strings.Join(texts, " ") != want {
-					t.Errorf("chat %d after the migration: %q, want %q", c, texts, want)
-				}
-			}
+			fn(t, dsn, storagetest.OpenDSN(t, dsn, clock.Now), clock)
 		})
 	}
 }
