@@ -69,7 +69,7 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 	// the chat's lock: the numbers are the chat's own.
 	var q strings.Builder
 	q.WriteString(`INSERT INTO messages (chat_id, seq, body, created_at) SELECT $1, last.seq + v.column1, v.column2, v.column3 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1) AS last, (VALUES `)
-	args := make([]any, 1, 1+3*len(msgs))
+	args := make([]any, 1, 1+2*len(msgs))
 	args[0] = chatID
 	for i, m := range msgs {
 		if m.At.IsZero() {
@@ -96,7 +96,7 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 
 // History returns the chat's latest messages in window w, oldest first.
 func (db *DB) History(ctx context.Context, chatID int64, w nod.Window) ([]nod.ChatMessage, error) {
-	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 ORDER BY id DESC`+limitSQL(w.Max()), chatID)
+	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 ORDER BY seq DESC`+limitSQL(w.Max()), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

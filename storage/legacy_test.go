@@ -113,7 +113,7 @@ func TestItemDetailMigration(t *testing.T) {
 			return fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-%[1]s', %[2]d, 'receipt', 'u-%[1]s', '{"task_title":"Fix login bug","n":1,"tool":"%[1]s","task_id":"%[3]s","args":%[4]s,"summary":"%[5]s","field":"%[6]s","before":%[7]s,"after":%[8]s,"undo_id":"u-%[1]s"}', 'old', 0)`,
 				it.Tool, chat, it.TaskID, it.Args, strings.ReplaceAll(it.Summary, `"`, `\"`), it.Field, before, after)
 		}
-		storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`,
+		storagetest.Exec(t, dsn, `DROP INDEX messages_chat_seq`, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`,
 			`ALTER TABLE change_items DROP COLUMN detail`, `DELETE FROM goose_db_version WHERE version_id = 13`,
 			receipt(want[0]), receipt(want[1]), receipt(want[2]),
 			fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-refresh', %d, 'refresh', 's1', '', 'old', 0)`, chat))
@@ -171,7 +171,7 @@ func TestMessageSeqMigration(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		storagetest.Exec(t, dsn, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`)
+		storagetest.Exec(t, dsn, `DROP INDEX messages_chat_seq`, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`)
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
 		// Keep 2, step 2: a chat of 3 or fewer messages is sent whole; had
 		// the numbers run across chats (A3 = 4, B2 = 5), its start would

@@ -6,6 +6,9 @@ ALTER TABLE messages ADD COLUMN seq BIGINT NOT NULL DEFAULT 0;
 UPDATE messages SET seq = numbered.n
     FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY chat_id ORDER BY id) AS n FROM messages) AS numbered
     WHERE messages.id = numbered.id;
+-- A turn reads the chat's last number, and its history, by it.
+CREATE INDEX messages_chat_seq ON messages (chat_id, seq);
 
 -- +goose Down
+DROP INDEX messages_chat_seq;
 ALTER TABLE messages DROP COLUMN seq;
