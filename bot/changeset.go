@@ -186,8 +186,10 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 // their edits reach Telegram in any order. So once an edit has landed the
 // set is read again, and drawn again if a decision came in meanwhile: an
 // edit that lands after a newer one is always followed by another, and
-// the message ends showing every decision. applied and failed come with
-// the caller's snapshot and count only for it.
+// the message ends showing every decision. (Stopping after a fixed number
+// of redraws would break that: the decision seen last might have had its
+// own edit land first.) applied and failed come with the caller's
+// snapshot and count only for it.
 func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int, applied map[int]nod.Applied) {
 	if msgID == 0 {
 		msgID = set.MessageID
@@ -197,7 +199,9 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 		b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
 		return
 	}
-	for range maxRedraws {
+	// Each redraw needs a decision that came in since the last: a set has
+	// that many only so often, so this ends; the bound is a guard.
+	for range 2*len(set.Items) + 2 {
 		if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
 			b.log.Warn("refresh change set", "set", set.ID, "err", err)
 			return
@@ -214,10 +218,6 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 	}
 	b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
 }
-
-// maxRedraws bounds one refresh's edits; a decision still coming in after
-// that many brings its own refresh.
-const maxRedraws = 4
 
 // sameDecisions reports whether two reads of a set agree on its status and
 // on every item's status, note and undo entry.
