@@ -108,7 +108,7 @@ var scenarios = []scenario{
 			calls(call("update_task_due_date", map[string]any{"task_id": "T2", "due_date": "2026-12-20"})),
 			openaitest.Text("Done."),
 			calls(call("delete_task", map[string]any{"task_id": "T2"})),
-			openaitest.Text("Please type its title to confirm."),
+			openaitest.Text("Once you confirm, it goes to the trash."),
 		},
 		clfs: []string{verdict("needs_confirmation", "needs_confirmation"), verdict("explicit:set the launch due date to 20 Dec after all")},
 		steps: []step{

@@ -144,7 +144,7 @@ func (t tour) afterTools(r openaitest.Request) openaitest.Response {
 	all := strings.Join(results, "\n")
 	switch {
 	case strings.Contains(all, "typed confirmation"):
-		return openaitest.Text("Please type the task's title to confirm.")
+		return openaitest.Text("Once you confirm, it goes to the trash; /trash brings it back for 30 days.")
 	case strings.Contains(all, "Proposal queued"):
 		return openaitest.Text("Tap ✓ or ✗ below for each.")
 	case strings.Contains(all, `"error"`):
