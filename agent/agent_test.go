@@ -795,3 +795,29 @@ func TestHistoryStaysAPrefixAcrossTurns(t *testing.T) {
 func sameMessage(a, b openaitest.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID && slices.Equal(a.ToolCalls, b.ToolCalls)
 }
+
+// A task in the trash is not an invented id: get_task, a change and a
+// deletion of it say where it is and who can bring it back, so that the
+// agent points the person to /trash instead of recreating the task.
+func TestTrashedTaskToldAsTrashed(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		if _, err := e.confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{ChatID: chat, UserID: user, TaskID: "T2", Title: "Update README"}); err != nil {
+			t.Fatal(err)
+		}
+		res, results := e.turn(t, call("g", "get_task", `{"task_id":"T2"}`), call("p", "set_task_priority", `{"task_id":"T2","priority":"P1"}`),
+			call("d", "delete_task", `{"task_id":"T2"}`), call("x", "get_task", `{"task_id":"T-404"}`))
+		for _, id := range []string{"g", "p", "d"} {
+			if r := results[id]; !strings.Contains(r, `"error"`) || !strings.Contains(r, "is in the trash") || !strings.Contains(r, "/trash") || strings.Contains(r, "invent") {
+				t.Errorf("call %s on a trashed task: %q", id, r)
+			}
+		}
+		if r := results["x"]; !strings.Contains(r, "does not exist") || !strings.Contains(r, "never invent") {
+			t.Errorf("get_task of an invented id: %q", r)
+		}
+		if res.Set != nil || res.Deletion != nil {
+			t.Errorf("a call on a trashed task was queued: set %v, deletion %v", res.Set, res.Deletion)
+		}
+	})
+}

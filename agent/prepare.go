@@ -94,7 +94,7 @@ func (t *turn) askDeletion(ctx context.Context, a args) (string, error) {
 	}
 	task, err := t.a.tasks.Task(ctx, t.req.ChatID, strings.TrimSpace(id))
 	if errors.Is(err, nod.ErrNotFound) {
-		return "", fmt.Errorf("delete_task: task %q does not exist; use only ids from list_tasks or get_task, never invent them: %w", id, nod.ErrInvalid)
+		return "", fmt.Errorf("delete_task: %w: %w", missingTask(id, err), nod.ErrInvalid)
 	}
 	if err != nil {
 		return "", err
@@ -120,7 +120,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 			if task = tasks[id]; task == nil {
 				got, err := t.a.tasks.Task(ctx, t.req.ChatID, id)
 				if errors.Is(err, nod.ErrNotFound) {
-					return nil, fmt.Errorf("%s: task %q does not exist; use only ids from list_tasks or get_task, never invent them: %w", tool.Name, id, nod.ErrInvalid)
+					return nil, fmt.Errorf("%s: %w: %w", tool.Name, missingTask(id, err), nod.ErrInvalid)
 				}
 				if err != nil {
 					return nil, err

@@ -19,7 +19,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 		}
 		task, err := t.a.tasks.Task(ctx, t.req.ChatID, strings.TrimSpace(id))
 		if errors.Is(err, nod.ErrNotFound) {
-			return errorJSON(fmt.Errorf("task %q does not exist; use only ids from list_tasks, never invent them", id)), nil
+			return errorJSON(missingTask(id, err)), nil
 		}
 		if err != nil {
 			return "", err
@@ -67,4 +67,13 @@ func (t *turn) listTasks(ctx context.Context, f nod.TaskFilter) ([]nod.Task, err
 		}
 	}
 	return out, nil
+}
+
+// missingTask says why the task with id cannot be read or changed: in the
+// trash, which only the user can undo, or never there (an invented id).
+func missingTask(id string, err error) error {
+	if errors.Is(err, nod.ErrTrashed) {
+		return fmt.Errorf("task %q is in the trash: you cannot read, change or restore it; the user can restore it with /trash or the Undo button on the deletion's message", id)
+	}
+	return fmt.Errorf("task %q does not exist; use only ids from list_tasks or get_task, never invent them", id)
 }

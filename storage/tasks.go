@@ -21,7 +21,9 @@ func (db *DB) Task(ctx context.Context, chatID int64, id string) (nod.Task, erro
 		return nod.Task{}, err
 	}
 	if t.DeletedAt != nil {
-		return nod.Task{}, fmt.Errorf("task %s is in the trash: %w", id, nod.ErrNotFound)
+		// Not found for whoever only changes live tasks; the trash for
+		// whoever says why.
+		return nod.Task{}, fmt.Errorf("task %s: %w (%w)", id, nod.ErrTrashed, nod.ErrNotFound)
 	}
 	return t, nil
 }

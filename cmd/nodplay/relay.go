@@ -49,6 +49,11 @@ func newRelay(dir string, log *slog.Logger, changed func()) (*relay, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("relay folder: %w", err)
 	}
+	// A folder holds one play: a second run would number its requests
+	// from 1 again over the first's, and replay its commands.txt.
+	if old, _ := filepath.Glob(filepath.Join(dir, "*.request.txt")); len(old) > 0 {
+		return nil, fmt.Errorf("relay folder %s already holds a play (%s and %d more): give each play a folder of its own", dir, filepath.Base(old[0]), len(old)-1)
+	}
 	return &relay{dir: dir, log: log, changed: changed, waiting: map[int]string{}}, nil
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
@@ -120,4 +122,29 @@ func TestRelayTimeout(t *testing.T) {
 	waitFile(t, filepath.Join(dir, "chat.txt"), func(s string) bool {
 		return has("language model")(s) && !strings.Contains(s, "waiting for the model")
 	})
+}
+
+// A folder holds one play: starting on one that holds requests already is
+// refused, where it would renumber over them and replay commands.txt.
+func TestRelayFolderHoldsOnePlay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"0001-agent.request.txt", "commands.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("from an earlier play\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	logs := &fixtures.LogBuffer{}
+	o := options{addr: "127.0.0.1:0", model: "relay", relayDir: dir, lang: "en", db: filepath.Join(t.TempDir(), "nod.db")}
+	p, err := start(t.Context(), o, nil, logs, slog.New(slog.NewTextHandler(logs, nil)))
+	if err == nil {
+		p.close()
+		t.Fatal("a relay folder holding a play was taken for a new one")
+	}
+	if !strings.Contains(err.Error(), "already holds a play (0001-agent.request.txt") {
+		t.Errorf("error = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "0001-agent.request.txt")); string(b) != "from an earlier play\n" {
+		t.Errorf("the earlier play's request was overwritten: %q", b)
+	}
 }
