@@ -347,7 +347,12 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
 		return
 	}
-	m := p.loc.Text("receipt_undone", map[string]string{"Title": u.Redo.Title, "Summary": strings.TrimPrefix(u.Redo.Summary, "Undo: ")})
+	summary := strings.TrimPrefix(u.Redo.Summary, "Undo: ")
+	named := "" // a deletion's summary names its task already
+	if u.Redo.Title != "" && strings.Contains(summary, u.Redo.Title) {
+		named = "yes"
+	}
+	m := p.loc.Text("receipt_undone", map[string]string{"Title": u.Redo.Title, "Summary": summary, "Named": named})
 	for _, row := range kb.InlineKeyboard { // keep other buttons (a rule's Stop)
 		var keep []formatting.Button
 		for _, btn := range row {

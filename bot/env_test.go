@@ -286,3 +286,23 @@ func TestConcurrentTapsLeaveTheMessageCurrent(t *testing.T) {
 		}
 	}
 }
+
+// A reply after ✗ 1 is its reason even when ✓ 2 was decided after it:
+// two quick taps land in either order, and the reason is the rejection's.
+func TestReasonAfterALaterConfirmation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	t1, t2 := e.task("Fix login bug", nod.P3), e.task("Write docs", nod.P3)
+	set := e.propose("raise both", t1, t2)
+	e.tg.WaitAnswer(e.tg.Tap(chat, user, set.ID, "✗ 1"))
+	e.tg.WaitAnswer(e.tg.Tap(chat, user, set.ID, "✓ 2"))
+	requests := len(e.llm.Requests())
+	e.tg.ReplyText(chat, user, set.ID, "the login bug can wait")
+	e.tg.Wait("the reason", func() bool {
+		d, err := e.db.LatestRejection(t.Context(), setID(t, e, set.ID))
+		return err == nil && d.Reason == "the login bug can wait" && d.N == 1
+	})
+	if len(e.llm.Requests()) != requests {
+		t.Errorf("the reason went to the model")
+	}
+}

@@ -257,8 +257,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"answered_rejected": loc.Text("answered", map[string]int{"Rejected": 2}),
 		"answer_unknown":    loc.Text("answer_unknown", map[string]int{"N": 12, "Total": 6}),
 		"delete_again":      loc.Text("delete_again", "Fix <login> bug"), "turn_timeout_after_one": loc.Text("turn_timeout", 1),
-		"redone":         loc.Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
-		"receipt_undone": loc.Text("receipt_undone", map[string]string{"Title": "Fix <login> bug", "Summary": "Set priority to P1"}),
+		"redone":               loc.Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
+		"receipt_undone":       loc.Text("receipt_undone", map[string]string{"Title": "Fix <login> bug", "Summary": "Set priority to P1"}),
+		"receipt_undone_named": loc.Text("receipt_undone", map[string]string{"Title": "Fix <login> bug", "Summary": `Delete "Fix <login> bug"`, "Named": "yes"}),
 		"reading": loc.Reading(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}, Reason: "not <now>"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),

@@ -521,14 +521,15 @@ func (db *DB) ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (
 	return db.ChangeSet(ctx, chatID, id)
 }
 
-// LatestRejection returns the newest decision on the set if it is a
-// rejection, or nod.ErrNotFound.
+// LatestRejection returns the newest rejection on the set, or
+// nod.ErrNotFound. A confirmation decided after it (two taps in quick
+// succession land in either order) leaves it the one a reason is for.
 func (db *DB) LatestRejection(ctx context.Context, setID string) (nod.Decision, error) {
-	ds, err := queryDecisions(ctx, db.reader(), `WHERE set_id = $1 ORDER BY seq DESC LIMIT 1`, setID)
+	ds, err := queryDecisions(ctx, db.reader(), `WHERE set_id = $1 AND verdict = 'rejected' ORDER BY seq DESC LIMIT 1`, setID)
 	if err != nil {
 		return nod.Decision{}, fmt.Errorf("latest rejection: %w", err)
 	}
-	if len(ds) == 0 || ds[0].Verdict != nod.Rejected {
+	if len(ds) == 0 {
 		return nod.Decision{}, fmt.Errorf("rejection in set %s: %w", setID, nod.ErrNotFound)
 	}
 	return ds[0], nil
