@@ -18,32 +18,34 @@ func eventNotes(events []nod.Event) string {
 	return b.String()
 }
 
+// eventNote says what happened in a line; texts are quoted typographically,
+// so that a summary with quotes of its own reads without escapes.
 func eventNote(e nod.Event) string {
 	on := ""
 	if e.Task != "" {
-		on = fmt.Sprintf(" on task %q", e.Task)
+		on = fmt.Sprintf(" on task “%s”", e.Task)
 	}
 	switch e.Kind {
 	case nod.EventConfirmed:
-		return fmt.Sprintf("the user confirmed your proposal %q%s; it is applied", e.Summary, on)
+		return fmt.Sprintf("the user confirmed your proposal “%s”%s; it is applied", e.Summary, on)
 	case nod.EventRejected:
-		s := fmt.Sprintf("the user rejected your proposal %q%s", e.Summary, on)
+		s := fmt.Sprintf("the user rejected your proposal “%s”%s", e.Summary, on)
 		if r := strings.Join(strings.Fields(e.Reason), " "); r != "" {
-			s += fmt.Sprintf(", saying %q", r)
+			s += fmt.Sprintf(", saying “%s”", r)
 		}
 		return s
 	case nod.EventUndone:
-		return fmt.Sprintf("the user undid %q%s: that change is taken back; do not make it again unless the user asks anew", strings.TrimPrefix(e.Summary, "Undo: "), on)
+		return fmt.Sprintf("the user undid “%s”%s: that change is taken back; do not make it again unless the user asks anew", strings.TrimPrefix(e.Summary, "Undo: "), on)
 	case nod.EventRedone:
-		return fmt.Sprintf("the user redid %q%s after undoing it", strings.TrimPrefix(e.Summary, "Undo: "), on)
+		return fmt.Sprintf("the user redid “%s”%s after undoing it", strings.TrimPrefix(e.Summary, "Undo: "), on)
 	case nod.EventDeleted:
-		return fmt.Sprintf("the user deleted the task %q (it is in the trash)", e.Task)
+		return fmt.Sprintf("the user deleted the task “%s” (it is in the trash)", e.Task)
 	case nod.EventRestored:
-		return fmt.Sprintf("the user restored the task %q from the trash", e.Task)
+		return fmt.Sprintf("the user restored the task “%s” from the trash", e.Task)
 	case nod.EventTicked:
-		return fmt.Sprintf("the user ticked %q%s", e.Value, on)
+		return fmt.Sprintf("the user ticked “%s”%s", e.Value, on)
 	case nod.EventUnticked:
-		return fmt.Sprintf("the user unticked %q%s", e.Value, on)
+		return fmt.Sprintf("the user unticked “%s”%s", e.Value, on)
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)

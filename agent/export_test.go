@@ -20,3 +20,6 @@ func (t Tool) Explodes() bool {
 	changes, _, err := t.parse(a)
 	return err == nil && len(changes) == 2
 }
+
+// EventNotes is what the agent is told of events outside the conversation.
+var EventNotes = eventNotes
