@@ -637,12 +637,7 @@ func TestDeletionClosesProposals(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("raise it")
-	h.clf = answer("explicit:delete Fix login bug")
-	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Type its title."))
-	h.tg.SendText(chat, user, "delete Fix login bug")
-	h.tg.WaitBotMessages(chat, 4)
-	h.tg.SendText(chat, user, "Fix login bug")
-	h.tg.WaitBotMessages(chat, 5)
+	h.deleteT1("delete Fix login bug", 2)
 	m := h.tg.WaitMessage(chat, set.ID, "the proposal closed", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 1") })
 	if !strings.Contains(m.Text, "Fix login bug (in the trash)") || !strings.Contains(m.Text, "The task is in the trash or deleted") {
 		t.Errorf("the closed proposal reads %q", m.Text)

@@ -356,3 +356,17 @@ func grepLines(s, sub string) string {
 	}
 	return strings.Join(out, "\n")
 }
+
+// deleteT1 has the person ask to delete T1 in words, the model call
+// delete_task as a real one does (saying only that it goes to the trash
+// once confirmed), and the person type the title back; msgs is how many
+// messages the bot has sent before.
+func (h *harness) deleteT1(words string, msgs int) {
+	h.t.Helper()
+	h.clf = answer("explicit:" + words)
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("It goes to the trash once you confirm."))
+	h.tg.SendText(chat, user, words)
+	h.tg.WaitBotMessages(chat, msgs+2) // the reply and nod's question
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.WaitBotMessages(chat, msgs+3)
+}

@@ -115,12 +115,7 @@ func TestRedoAfterDeleteRefused(t *testing.T) {
 	if !hasButton(undone, "↪️ Redo") || h.task("T1").Priority != nod.P3 {
 		t.Fatalf("undo: %q %v, priority %s", undone.Text, buttonTexts(undone), h.task("T1").Priority)
 	}
-	h.clf = answer("explicit:delete the login bug")
-	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Please confirm."))
-	h.tg.SendText(chat, user, "delete the login bug")
-	h.tg.WaitBotMessages(chat, 5)
-	h.tg.SendText(chat, user, "Fix login bug")
-	h.tg.WaitBotMessages(chat, 6)
+	h.deleteT1("delete the login bug", 3)
 	ans := h.tap(chat, user, undone.ID, "↪️ Redo")
 	if !strings.Contains(ans, "trash") || !strings.Contains(ans, "/trash") {
 		t.Errorf("Redo on a trashed task answered %q", ans)
