@@ -58,6 +58,9 @@ type ChangeSet struct {
 	UserID     int64 // who asked; 0 for a proactive review
 	Status     SetStatus
 	MessageID  int // the Telegram message showing the set; 0 until sent
+	// AfterSeq is the chat's last message number when the set was made:
+	// only the person's messages numbered after it can answer the set.
+	AfterSeq   int64
 	Items      []ChangeItem
 	CreatedAt  time.Time
 	ResolvedAt *time.Time

@@ -23,6 +23,30 @@ type ChatMessage struct {
 	// sent as a user message but is not the person's words.
 	Review bool      `json:"review,omitempty"`
 	At     time.Time `json:"at"`
+	// UserID is who wrote a user message. Speaker names them in a group
+	// ("Alice (1001)"), where every line says who spoke; it is empty in a
+	// private chat, whose every user line is the one person's.
+	UserID  int64  `json:"user_id,omitempty"`
+	Speaker string `json:"speaker,omitempty"`
+	// ReplyTo is the message a user message replies to, shortened and
+	// said as whose it was: "nod's message “…”".
+	ReplyTo string `json:"reply_to,omitempty"`
+	// Seq is the message's number in its chat, once stored; 0 for a
+	// message of the turn in progress, newer than every stored one.
+	Seq int64 `json:"-"`
+}
+
+// Said is what the model reads of a user message: who spoke, in a group,
+// and what the message replies to.
+func (m ChatMessage) Said() string {
+	s := m.Content
+	if m.ReplyTo != "" {
+		s = "(replying to " + m.ReplyTo + ") " + s
+	}
+	if m.Speaker != "" {
+		s = m.Speaker + ": " + s
+	}
+	return s
 }
 
 // ToolCall is one function call the agent asked for.

@@ -25,12 +25,15 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("mode %q is not smart, always or trusted: %w", s, ErrInvalid)
 }
 
-// ChatSettings are a chat's stored preferences.
+// ChatSettings are a chat's stored preferences, with those of the person
+// they were read for: in a group, a mode and a circuit breaker are each
+// member's own.
 type ChatSettings struct {
 	ChatID int64
+	UserID int64
 	Mode   Mode
-	// BreakerUntil is set while the circuit breaker makes the chat ask for
-	// everything, after the person undid auto-applied changes.
+	// BreakerUntil is set while the circuit breaker makes nod ask the
+	// person for everything, after they undid auto-applied changes.
 	BreakerUntil *time.Time
 	// Language is the code chosen with /lang; empty follows LanguageSeen,
 	// the language_code Telegram last reported in the chat.

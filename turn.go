@@ -6,6 +6,12 @@ type TurnRequest struct {
 	ChatID int64
 	UserID int64
 	Text   string
+	// Speaker names the person in a group ("Alice (1001)"), where every
+	// line of the conversation says who spoke; empty in a private chat.
+	Speaker string
+	// ReplyTo says what the message replies to, if it replies to one:
+	// "nod's message “…”", shortened.
+	ReplyTo string
 	// Review makes a proactive turn: the agent looks over the tasks with no
 	// request of the person's, and everything it proposes needs confirmation.
 	Review bool

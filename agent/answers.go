@@ -65,6 +65,8 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 		switch {
 		case !ok:
 			return nil, fmt.Errorf("proposal %s has no item %d; its items are numbered 1 to %d", set.ID, n, len(set.Items))
+		case it.Status == nod.ItemRejected && slices.Contains(c.confirm, n):
+			return nil, fmt.Errorf("item %d of proposal %s was rejected; if the user now wants it after all, make the change again with its own tool: it is checked against their words", n, set.ID)
 		case it.Status != nod.ItemPending:
 			return nil, fmt.Errorf("item %d of proposal %s is already %s", n, set.ID, it.Status)
 		case slices.Contains(c.confirm, n) && slices.Contains(c.reject, n):

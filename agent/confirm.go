@@ -298,8 +298,8 @@ func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, set
 	return d, nil
 }
 
-// breakerUndos auto-applied changes undone within breakerWindow make the
-// chat ask for everything for breakerFor (DESIGN §3).
+// breakerUndos of a person's auto-applied changes undone within
+// breakerWindow make nod ask them for everything for breakerFor.
 const (
 	breakerUndos  = 2
 	breakerWindow = time.Hour
@@ -324,7 +324,7 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 		return out, nil
 	}
 	now := c.now()
-	settings, err := c.undos.ChatSettings(ctx, chatID)
+	settings, err := c.undos.ChatSettings(ctx, chatID, u.UserID)
 	if err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
@@ -332,11 +332,11 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 	if settings.Effective(now) == nod.ModeAlways {
 		return out, nil
 	}
-	n, err := c.undos.AutoUndosSince(ctx, chatID, now.Add(-breakerWindow))
+	n, err := c.undos.AutoUndosSince(ctx, chatID, u.UserID, now.Add(-breakerWindow))
 	if err != nil || n < breakerUndos {
 		return out, nil
 	}
-	if err := c.undos.TripBreaker(ctx, chatID, now.Add(breakerFor)); err != nil {
+	if err := c.undos.TripBreaker(ctx, chatID, u.UserID, now.Add(breakerFor)); err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
 	}

@@ -112,19 +112,17 @@ const rejectionMemory = 30 * 24 * time.Hour
 // as nod renders it. Lookup failures are logged and let the change through:
 // the person still decides it.
 func (t *turn) repeated(ctx context.Context, pc prepared) string {
+	if r := t.rejection(ctx, pc); r != nil {
+		why := fmt.Sprintf("Not queued: the user rejected this exact change (%s) on %s", r.Summary, r.At.Format(nod.DateLayout))
+		if reason := strings.Join(strings.Fields(r.Reason), " "); reason != "" {
+			why += fmt.Sprintf(" with the reason %q", reason)
+		}
+		return why + ". It is made again only when the user's own words since then clearly ask for this change; if they seem to want it after all, ask them to say so plainly."
+	}
 	seen := t.repeats(ctx)
 	args, summary := canonical(pc.c.args()), nod.FoldText(pc.c.summary(pc.task))
 	same := func(tool, task string, a []byte, sum string) bool {
 		return tool == pc.c.tool() && task == pc.c.task() && (canonical(a) == args || nod.FoldText(sum) == summary)
-	}
-	for _, r := range seen.rejections {
-		if same(r.Tool, r.TaskID, r.Args, r.Summary) {
-			why := fmt.Sprintf("Not queued: the user rejected this exact change (%s) on %s", r.Summary, r.At.Format(nod.DateLayout))
-			if reason := strings.Join(strings.Fields(r.Reason), " "); reason != "" {
-				why += fmt.Sprintf(" with the reason %q", reason)
-			}
-			return why + ". Do not propose it again unless the task has changed or the user asks for it."
-		}
 	}
 	for _, it := range seen.waiting {
 		if same(it.Tool, it.TaskID, it.Args, it.Summary) {
@@ -177,6 +175,31 @@ func canonical(raw []byte) string {
 	}
 	b, _ := json.Marshal(fold(v))
 	return string(b)
+}
+
+// revivesRejected reports whether p repeats a change the person rejected
+// after quoteAt: words from before they said no prove nothing now. Unknown
+// quote times count as before.
+func (t *turn) revivesRejected(ctx context.Context, p *proposal, quoteAt time.Time) bool {
+	for _, pc := range p.changes {
+		if r := t.rejection(ctx, pc); r != nil && !quoteAt.After(r.At) {
+			return true
+		}
+	}
+	return false
+}
+
+// rejection returns the person's recent rejection of the same change as
+// pc, or nil.
+func (t *turn) rejection(ctx context.Context, pc prepared) *nod.Rejection {
+	seen := t.repeats(ctx)
+	args, summary := canonical(pc.c.args()), nod.FoldText(pc.c.summary(pc.task))
+	for i, r := range seen.rejections {
+		if r.Tool == pc.c.tool() && r.TaskID == pc.c.task() && (canonical(r.Args) == args || nod.FoldText(r.Summary) == summary) {
+			return &seen.rejections[i]
+		}
+	}
+	return nil
 }
 
 // undoMemory is how far back an undo keeps an old quote from bringing the

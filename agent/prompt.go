@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -32,13 +33,19 @@ Rules:
 - When the user answers a waiting proposal in words and nod did not act on it itself (e.g. "3 to 5 fine, 7 too"), pass their decision on with answer_proposals, naming items by the numbers the user sees. Never decide items the user did not name.
 - Keep replies short and plain; the user reads them on a phone.`
 
-// systemPrompt tells the agent today's date, the rules, the chat's tasks
-// and its latest decisions. It returns the tasks it listed too.
-func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (string, []nod.Task, error) {
+// systemPrompt tells the agent today's date, the rules and the mode it
+// works under, the chat's tasks and its latest decisions. It returns the
+// tasks it listed too.
+func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings) (string, []nod.Task, error) {
+	chatID, lang := req.ChatID, req.Lang
 	var b strings.Builder
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
+	if req.Speaker != "" {
+		fmt.Fprintf(&b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
+	}
+	b.WriteString(modeNote(settings, a.now()))
 	if lang == "" {
 		lang = "en"
 	}
@@ -115,10 +122,35 @@ func (a *Agent) systemPrompt(ctx context.Context, chatID int64, lang string) (st
 			b.WriteString(line)
 		}
 	}
-	if kinds := avoidedKinds(ds, a.now().Add(-rejectionMemory)); len(kinds) > 0 {
-		fmt.Fprintf(&b, "\nThe user rejected these kinds of change at least twice: %s. Do not propose changes of these kinds again unless the user asks for one.\n", strings.Join(kinds, "; "))
+	user := int64(0)
+	if req.Speaker != "" {
+		user = req.UserID // in a group, what this person turned down
+	}
+	if kinds := avoidedKinds(ds, a.now().Add(-rejectionMemory), user); len(kinds) > 0 {
+		fmt.Fprintf(&b, "\nThe user rejected these kinds of change at least twice: %s. Do not propose changes of these kinds on your own; when the user asks for one in their own words, make it: their request overrides the rejections.\n", strings.Join(kinds, "; "))
 	}
 	return b.String(), tasks, nil
+}
+
+// modeNote tells the agent the mode it works under for this person, what
+// it means, and why it is in force when the circuit breaker set it.
+func modeNote(s nod.ChatSettings, now time.Time) string {
+	var b strings.Builder
+	switch s.Effective(now) {
+	case nod.ModeAlways:
+		if s.Mode != nod.ModeAlways {
+			fmt.Fprintf(&b, "Mode: ask for everything, until %s. The user undid %d changes that applied without asking within %s, so nod now asks them to confirm every change, even one they ask for plainly; their chosen mode, %s, comes back then, or earlier with /mode. If they wonder why you ask, say so.\n",
+				s.BreakerUntil.UTC().Format("Monday 15:04 UTC"), breakerUndos, breakerWindow, s.Mode)
+		} else {
+			b.WriteString("Mode: always. The user chose to confirm every change: everything you change waits for their tap, even what they ask for plainly.\n")
+		}
+	case nod.ModeTrusted:
+		b.WriteString("Mode: trusted. The user chose to let your changes apply at once without asking; deletions still need their typed confirmation.\n")
+	default:
+		b.WriteString("Mode: smart. A change the user plainly asks for in their own words applies at once, with a receipt and Undo; what you infer or suggest waits for their confirmation.\n")
+	}
+	b.WriteString("A change the user rejected or undid is not made again on your own; when they now ask for it in their own words, make it.\n")
+	return b.String()
 }
 
 // decisionLine renders one decision for the prompt (seed 000 §8.2), naming

@@ -63,7 +63,8 @@ func requestBody(model, system string, msgs []nod.ChatMessage, tools json.RawMes
 	for _, m := range msgs {
 		switch m.Role {
 		case nod.RoleUser:
-			wire = append(wire, wireMessage{Role: "user", Content: &m.Content})
+			said := m.Said()
+			wire = append(wire, wireMessage{Role: "user", Content: &said})
 		case nod.RoleTool:
 			wire = append(wire, wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
 		case nod.RoleEvent:

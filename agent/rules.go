@@ -115,18 +115,29 @@ func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
 	return nil
 }
 
-// avoidedKinds are the kinds of change the person rejected at least twice
-// since they last confirmed one, among ds (newest first), rendered for the
-// prompt.
-func avoidedKinds(ds []nod.Decision, since time.Time) []string {
+// avoidedKinds are the kinds of change user rejected at least twice since
+// they last confirmed one, among ds (newest first), rendered for the
+// prompt. Rejections in a set where the person also confirmed that kind
+// do not count: they picked among items, and did not turn the kind down.
+// In a group (user set) only the person's own decisions count.
+func avoidedKinds(ds []nod.Decision, since time.Time, user int64) []string {
+	picked := map[[2]string]bool{} // kind, set: confirmed there
+	for _, d := range ds {
+		if d.Verdict == nod.Confirmed {
+			picked[[2]string{d.Kind, d.SetID}] = true
+		}
+	}
 	rejected, settled := map[string]int{}, map[string]bool{}
 	var out []string
 	for _, d := range ds {
-		if d.Kind == "" || settled[d.Kind] || d.At.Before(since) {
+		if d.Kind == "" || settled[d.Kind] || d.At.Before(since) || (user != 0 && d.UserID != user) {
 			continue
 		}
 		if d.Verdict == nod.Confirmed {
 			settled[d.Kind] = true
+			continue
+		}
+		if picked[[2]string{d.Kind, d.SetID}] {
 			continue
 		}
 		if rejected[d.Kind]++; rejected[d.Kind] == 2 {

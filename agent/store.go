@@ -37,9 +37,9 @@ type Editor interface {
 
 // Conversation is what a turn starts from and what it leaves behind.
 type Conversation interface {
-	// ChatSettings returns the chat's mode and circuit breaker; a chat
-	// never configured has the defaults.
-	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
+	// ChatSettings returns the chat's settings with userID's mode and
+	// circuit breaker; a chat never configured has the defaults.
+	ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error)
 	// History returns the latest messages in window w, oldest first.
 	History(ctx context.Context, chatID int64, w nod.Window) ([]nod.ChatMessage, error)
 	// Events returns what happened outside the conversation after since,
@@ -125,14 +125,15 @@ type Undos interface {
 	// person's change), nod.ErrDecided (already undone), nod.ErrExpired or
 	// nod.ErrTrashed.
 	Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error)
-	// ChatSettings returns the chat's mode and circuit breaker; a chat
-	// never configured has the defaults.
-	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
-	// AutoUndosSince counts auto-applied changes undone at or after since.
-	AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error)
-	// TripBreaker makes the chat ask for everything until until, audited
-	// as a mode change in one transaction.
-	TripBreaker(ctx context.Context, chatID int64, until time.Time) error
+	// ChatSettings returns the chat's settings with userID's mode and
+	// circuit breaker; a chat never configured has the defaults.
+	ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error)
+	// AutoUndosSince counts userID's auto-applied changes undone at or
+	// after since.
+	AutoUndosSince(ctx context.Context, chatID, userID int64, since time.Time) (int, error)
+	// TripBreaker makes nod ask userID for everything until until,
+	// audited as a mode change in one transaction.
+	TripBreaker(ctx context.Context, chatID, userID int64, until time.Time) error
 }
 
 // Rules offers, decides and revokes the rules learned from a person's

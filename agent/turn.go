@@ -29,7 +29,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	t := &turn{a: a, req: req, started: a.now(), wall: time.Now(), fields: map[string]bool{}, seen: map[string]bool{}}
 	settings := req.Settings
 	if settings == nil {
-		s, err := a.conv.ChatSettings(ctx, req.ChatID)
+		s, err := a.conv.ChatSettings(ctx, req.ChatID, req.UserID)
 		if err != nil {
 			return nod.TurnResult{}, err
 		}
@@ -48,7 +48,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	history = fromUserMessage(history)
 	t.history = history
-	system, tasks, err := a.systemPrompt(ctx, req.ChatID, req.Lang)
+	system, tasks, err := a.systemPrompt(ctx, req, *settings)
 	if err != nil {
 		return nod.TurnResult{}, err
 	}
@@ -73,7 +73,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		// order, so that the agent never re-applies what they took back.
 		t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleEvent, Content: eventNotes(events), At: t.started})
 	}
-	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started}
+	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo}
 	if req.Review {
 		user.Content, user.Review = "/review", true
 		system += reviewInstruction
@@ -252,6 +252,10 @@ func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
 			verdicts[i] = confidence.Verdict{Level: confidence.NeedsConfirmation, Reasoning: verdicts[i].Reasoning,
 				Default: "the quote predates the person's undo of this change"}
 		}
+		if verdicts[i].Explicit() && t.mode != nod.ModeTrusted && t.revivesRejected(ctx, p, verdicts[i].QuoteAt) {
+			verdicts[i] = confidence.Verdict{Level: confidence.NeedsConfirmation, Reasoning: verdicts[i].Reasoning,
+				Default: "the quote predates the person's rejection of this change"}
+		}
 		results[p.idx] = t.commit(ctx, p, verdicts[i])
 	}
 	return results
@@ -294,6 +298,12 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 			summary = p.answer.summary()
 		}
 		actions[i] = confidence.Action{Tool: p.tool.Name, Summary: summary}
+		if t.req.Speaker != "" { // a group: only the requester's words count
+			actions[i].For, actions[i].ForSpeaker = t.req.UserID, t.req.Speaker
+		}
+		if p.answer != nil { // only words sent after the set was shown answer it
+			actions[i].Answer, actions[i].After = true, p.answer.set.AfterSeq
+		}
 	}
 	t.classified++
 	return t.a.classifier.Classify(ctx, conv, actions)
@@ -315,11 +325,11 @@ func (t *turn) conversation() []confidence.Entry {
 		if size += len(text); size > maxChars && len(out) > 0 {
 			break
 		}
-		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At})
+		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At, UserID: m.UserID, Speaker: m.Speaker, Seq: m.Seq, ReplyTo: m.ReplyTo})
 	}
 	slices.Reverse(out)
 	if t.replyItems != "" && len(out) > 0 && out[len(out)-1].Role == nod.RoleUser && !t.req.Review {
-		out[len(out)-1].ReplyTo = t.replyItems
+		out[len(out)-1].ReplyTo = "nod's proposals: " + t.replyItems
 	}
 	return out
 }

@@ -99,7 +99,7 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 	arg := strings.TrimSpace(strings.TrimPrefix(in.text, "/"+strings.SplitN(in.text[1:], " ", 2)[0]))
 	if arg == "" {
-		s, err := b.chats.ChatSettings(ctx, in.chat)
+		s, err := b.chats.ChatSettings(ctx, in.chat, in.user)
 		if err != nil {
 			b.log.Error("mode", "chat", in.chat, "err", err)
 			b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
@@ -110,7 +110,7 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 	}
 	m, err := nod.ParseMode(arg)
 	if err != nil {
-		s, _ := b.chats.ChatSettings(ctx, in.chat)
+		s, _ := b.chats.ChatSettings(ctx, in.chat, in.user)
 		b.reply(ctx, in.chat, in.loc.ModeChoice(s, b.now()))
 		return
 	}

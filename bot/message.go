@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,6 +26,12 @@ type incoming struct {
 	msgID      int
 	text       string
 	replyTo    int
+	// speaker names the sender in a group ("Alice (1001)"); empty in a
+	// private chat.
+	speaker string
+	// quoted says what the message replies to, for the agent: "nod's
+	// message “…”", shortened; empty if it replies to none.
+	quoted string
 	loc        *formatting.Locale // the language to answer in
 	// settings are the chat's as the update found them; nil if unknown.
 	settings *nod.ChatSettings
@@ -41,9 +48,13 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		return
 	}
 	in := incoming{chat: chat, user: user, msgID: m.ID, text: strings.TrimSpace(m.Text)}
-	in.loc, in.settings = b.settings(ctx, chat, m.From.LanguageCode)
-	if m.ReplyToMessage != nil {
-		in.replyTo = m.ReplyToMessage.ID
+	in.loc, in.settings = b.settings(ctx, chat, user, m.From.LanguageCode)
+	if m.Chat.Type != models.ChatTypePrivate {
+		in.speaker = speaker(m.From)
+	}
+	if r := m.ReplyToMessage; r != nil {
+		in.replyTo = r.ID
+		in.quoted = replied(r, in.speaker != "")
 	}
 	b.onText(ctx, in)
 	b.refreshOwed(ctx, chat, in.loc)
@@ -75,13 +86,62 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if b.yesNo(ctx, in) || b.reason(ctx, in) {
 		return
 	}
-	req := nod.TurnRequest{ChatID: in.chat, UserID: in.user, Text: in.text, Revise: b.revision(ctx, in), Lang: in.loc.Code(), Settings: in.settings}
+	req := nod.TurnRequest{ChatID: in.chat, UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
+		Revise: b.revision(ctx, in), Lang: in.loc.Code(), Settings: in.settings}
 	if in.replyTo != 0 {
 		if set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {
 			req.ReplySet = set.ID
 		}
 	}
 	b.turn(ctx, in, req)
+}
+
+// speaker names a person as every line of a group's conversation does:
+// their first name, cut short and on one line, and their id, which no one
+// else shares.
+func speaker(u *models.User) string {
+	name := strings.Join(strings.Fields(nod.CleanText(u.FirstName)), " ")
+	if r := []rune(name); len(r) > maxSpeaker {
+		name = string(r[:maxSpeaker]) + "…"
+	}
+	if name == "" {
+		name = "User"
+	}
+	return fmt.Sprintf("%s (%d)", name, u.ID)
+}
+
+// maxSpeaker and maxQuoted bound what a name and a replied-to text add to
+// every request that carries them.
+const (
+	maxSpeaker = 32
+	maxQuoted  = 300
+)
+
+// replied says what a message replies to: whose message it was and its
+// text, shortened. nod's own messages are said to be nod's, so the agent
+// knows it is asked about what it wrote.
+func replied(r *models.Message, group bool) string {
+	text := r.Text
+	if text == "" {
+		text = r.Caption
+	}
+	text = strings.Join(strings.Fields(nod.CleanText(text)), " ")
+	if rs := []rune(text); len(rs) > maxQuoted {
+		text = string(rs[:maxQuoted]) + "…"
+	}
+	whose := "an earlier message"
+	switch {
+	case r.From != nil && r.From.IsBot:
+		whose = "nod's message"
+	case r.From != nil && group:
+		whose = speaker(r.From) + "'s message"
+	case r.From != nil:
+		whose = "their own earlier message"
+	}
+	if text == "" {
+		return whose
+	}
+	return whose + " “" + text + "”"
 }
 
 // commandName returns "tasks" for "/tasks" or "/tasks@nod_bot args".

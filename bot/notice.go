@@ -51,14 +51,14 @@ func strangerNotice(lang string, user int64) string {
 // /lang, else the one Telegram reports for this update (seen; remembered
 // for messages sent without an update), else the last one seen.
 func (b *Bot) locale(ctx context.Context, chat int64, seen string) *formatting.Locale {
-	loc, _ := b.settings(ctx, chat, seen)
+	loc, _ := b.settings(ctx, chat, 0, seen)
 	return loc
 }
 
-// settings is locale with the chat's settings it read, nil if they could
-// not be read.
-func (b *Bot) settings(ctx context.Context, chat int64, seen string) (*formatting.Locale, *nod.ChatSettings) {
-	s, err := b.chats.ChatSettings(ctx, chat)
+// settings is locale with the chat's settings it read, user's mode among
+// them, nil if they could not be read.
+func (b *Bot) settings(ctx context.Context, chat, user int64, seen string) (*formatting.Locale, *nod.ChatSettings) {
+	s, err := b.chats.ChatSettings(ctx, chat, user)
 	if err != nil {
 		b.log.Warn("chat language", "chat", chat, "err", err)
 		return formatting.For(seen), nil

@@ -36,7 +36,7 @@ type Sets interface {
 
 // Chats keeps a chat's settings (mode, language) and reads its learned rules.
 type Chats interface {
-	ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error)
+	ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error)
 	SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error
 	// SetLanguage sets the chat's chosen language; empty follows Telegram.
 	SetLanguage(ctx context.Context, chatID int64, code string) error

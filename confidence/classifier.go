@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/nodbot/nod"
 	"github.com/openai/openai-go/v3"
@@ -32,8 +33,17 @@ type Entry struct {
 	Role nod.Role // RoleUser or RoleAssistant
 	Text string
 	At   time.Time
-	// ReplyTo, for a message of the person's that replies to a change-set
-	// message, lists the numbered items that message showed.
+	// UserID is who wrote a user line; Speaker names them in a group,
+	// where every line says who spoke ("Alice (1001)"), and is empty in a
+	// private chat.
+	UserID  int64
+	Speaker string
+	// Seq is the line's number in the chat; 0 for a message of the turn
+	// in progress, newer than every numbered one.
+	Seq int64
+	// ReplyTo, for a message of the person's that replies to another,
+	// says what it replies to: the text, or the numbered items a
+	// change-set message showed.
 	ReplyTo string
 }
 
@@ -41,6 +51,29 @@ type Entry struct {
 type Action struct {
 	Tool    string
 	Summary string
+	// For is the person whose words alone may ask for the action, in a
+	// group (0: any user line, as in a private chat). Who it is for is
+	// named to the classifier as Speaker names them.
+	For        int64
+	ForSpeaker string
+	// Answer marks a decision on a shown proposal (answer_proposals):
+	// a question decides nothing. After, if set, is the number of the last
+	// line before that proposal was shown: only later lines may answer it.
+	Answer bool
+	After  int64
+}
+
+// quotable reports whether e's words may be quoted for a.
+func (a Action) quotable(e Entry) bool {
+	switch {
+	case e.Role != nod.RoleUser:
+		return false
+	case a.For != 0 && e.UserID != a.For:
+		return false // another member's words never ask for someone's change
+	case a.After != 0 && e.Seq != 0 && e.Seq <= a.After:
+		return false // said before the proposal was shown: it cannot answer it
+	}
+	return true
 }
 
 // Verdict is the decision on one action.
@@ -113,7 +146,11 @@ const systemPrompt = `You check an assistant's proposed actions on a person's ta
 "explicit": the person's own words directly request this change, or directly accept a specific option the assistant offered (for example the assistant asked "the title and the estimate?" and the person answered "both").
 "needs_confirmation": anything else — the change is inferred, suggested by the assistant, vague ("clean up my tasks"), broader or different from what was asked, or you are unsure.
 
-For "explicit", quote the person's exact words that ask for it, copied from a "User:" line. Never quote the assistant or the action list. For "needs_confirmation", leave quote empty ("").
+Negations ("don't raise it", "I won't say yes to all") and questions ("what is item 2?", "why P1?") ask for nothing: "needs_confirmation".
+An answer to a proposal counts only from what the person wrote after the proposal was shown (a line marks where); the request the proposal came from does not answer it.
+In a group chat each line names its speaker; an action is for the one person the action list names, and only that person's own words can ask for it: another member's words never do.
+
+For "explicit", quote the person's exact words that ask for it, copied from one of their lines ("User:", or their name in a group). Never quote the assistant (nod) or the action list. For "needs_confirmation", leave quote empty ("").
 Answer only with JSON: {"actions":[{"index":0,"level":"explicit","quote":"...","reasoning":"..."}]}, one entry per action.`
 
 // responseSchema is the strict JSON schema of the answer.
@@ -187,10 +224,10 @@ func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Actio
 		v := Verdict{Level: NeedsConfirmation, Reasoning: nod.CleanText(a.Reasoning)}
 		switch strings.ToLower(strings.TrimSpace(a.Level)) {
 		case string(Explicit):
-			if at, ok := quoted(conv, a.Quote); ok {
+			if at, why := quoted(conv, actions[a.Index], a.Quote); why == "" {
 				v.Level, v.Quote, v.QuoteAt = Explicit, strings.TrimSpace(a.Quote), at
 			} else {
-				v.Default = "quote not found in the person's messages"
+				v.Default = why
 			}
 		case string(NeedsConfirmation):
 		default:
@@ -207,7 +244,7 @@ func (c *Classifier) ask(ctx context.Context, conv []Entry, actions []Action) (s
 		Model: shared.ChatModel(c.opts.Model),
 		Messages: []openai.ChatCompletionMessageParamUnion{
 			openai.SystemMessage(systemPrompt + "\n\nToday is " + c.opts.Now().UTC().Format("Monday, 2006-01-02") + `: read dates such as "next Friday" from it.`),
-			openai.UserMessage(Transcript(conv)),
+			openai.UserMessage(Transcript(conv, after(actions))),
 			openai.UserMessage(ActionList(actions)),
 		},
 	}
@@ -240,29 +277,68 @@ func (c *Classifier) ask(ctx context.Context, conv []Entry, actions []Action) (s
 	return resp.Choices[0].Message.Content, nil
 }
 
-// Transcript renders the conversation one entry per line with its role.
-func Transcript(conv []Entry) string {
+// after is where the transcript marks that a proposal was shown: the
+// latest such point among the actions that answer one, 0 for none.
+func after(actions []Action) int64 {
+	var n int64
+	for _, a := range actions {
+		n = max(n, a.After)
+	}
+	return n
+}
+
+// Transcript renders the conversation one entry per line with its
+// speaker: "User" and "Assistant" in a private chat, names in a group.
+// When shownAfter is set, a line marks where the proposal being answered
+// was shown: after the last entry numbered up to it.
+func Transcript(conv []Entry, shownAfter int64) string {
 	var b strings.Builder
-	b.WriteString("Conversation:\n")
+	group := false
 	for _, e := range conv {
+		group = group || e.Speaker != ""
+	}
+	if group {
+		b.WriteString("Conversation (a group chat: each line names its speaker; nod is the assistant):\n")
+	} else {
+		b.WriteString("Conversation:\n")
+	}
+	marked := shownAfter == 0
+	for _, e := range conv {
+		if !marked && (e.Seq == 0 || e.Seq > shownAfter) {
+			b.WriteString("--- nod showed the proposal here; only what follows can answer it ---\n")
+			marked = true
+		}
 		role := "User"
-		if e.Role == nod.RoleAssistant {
+		switch {
+		case e.Role == nod.RoleAssistant && group:
+			role = "nod"
+		case e.Role == nod.RoleAssistant:
 			role = "Assistant"
+		case e.Speaker != "":
+			role = e.Speaker
 		}
 		if e.ReplyTo != "" {
-			role += " (replying to nod's proposals: " + e.ReplyTo + ")"
+			role += " (replying to " + strings.Join(strings.Fields(e.ReplyTo), " ") + ")"
 		}
 		fmt.Fprintf(&b, "%s: %s\n", role, strings.Join(strings.Fields(e.Text), " "))
+	}
+	if !marked {
+		b.WriteString("--- nod showed the proposal here; nothing follows that answers it ---\n")
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// ActionList renders the proposed actions numbered from 0.
+// ActionList renders the proposed actions numbered from 0, saying whose
+// words may ask for them in a group.
 func ActionList(actions []Action) string {
 	var b strings.Builder
 	b.WriteString("Proposed actions:\n")
 	for i, a := range actions {
-		fmt.Fprintf(&b, "%d. %s: %s\n", i, a.Tool, a.Summary)
+		fmt.Fprintf(&b, "%d. %s: %s", i, a.Tool, a.Summary)
+		if a.ForSpeaker != "" {
+			fmt.Fprintf(&b, " [for %s: only their own words count]", a.ForSpeaker)
+		}
+		b.WriteByte('\n')
 	}
 	b.WriteString("\nFor each action, was it explicitly requested by the person? Answer with the JSON object only.")
 	return b.String()
@@ -303,28 +379,70 @@ func parse(content string) ([]answerAction, error) {
 	return out, nil
 }
 
-// quoted reports whether quote occurs in one of the person's messages,
-// ignoring case and runs of white space, and when that message was sent.
+// quoted checks an explicit verdict's quote for action a: it must occur
+// in one of the messages a may be quoted from, ignoring case and runs of
+// white space. It returns when that message was sent, or why the quote
+// does not count.
 //
 // A quote proves something only if it is a whole message of the person's,
 // or at least two words of one: a fragment such as "t" occurs almost
-// anywhere (DESIGN §3).
-func quoted(conv []Entry, quote string) (time.Time, bool) {
+// anywhere.
+func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 	q := nod.FoldText(quote)
 	if q == "" {
-		return time.Time{}, false
+		return time.Time{}, "quote not found in the person's messages"
 	}
 	words := len(strings.Fields(q))
+	why := "quote not found in the person's messages"
 	for i := len(conv) - 1; i >= 0; i-- {
-		if conv[i].Role != nod.RoleUser {
+		e := conv[i]
+		if e.Role != nod.RoleUser {
 			continue
 		}
-		m := nod.FoldText(conv[i].Text)
-		if m == q || (words >= 2 && strings.Contains(m, q)) {
-			return conv[i].At, true
+		m := nod.FoldText(e.Text)
+		if m != q && (words < 2 || !strings.Contains(m, q)) {
+			continue
+		}
+		if a.quotable(e) {
+			switch {
+			case negated(e.Text):
+				return time.Time{}, "the person's message says no or not"
+			case a.Answer && strings.Contains(e.Text, "?"):
+				return time.Time{}, "a question decides nothing"
+			}
+			return e.At, ""
+		}
+		switch {
+		case a.For != 0 && e.UserID != a.For:
+			why = "quote is another person's words"
+		default:
+			why = "quote predates the proposal it answers"
 		}
 	}
-	return time.Time{}, false
+	return time.Time{}, why
+}
+
+// negated reports whether a message says no or not anywhere: "don't raise
+// it" holds the words "raise it", and "I won't say yes to all" the words
+// "yes to all". Such a message makes nothing explicit, whichever part of
+// it the classifier quotes; the person is asked instead.
+func negated(text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	}) {
+		w = strings.ReplaceAll(w, "’", "'")
+		if negations[w] || strings.HasSuffix(w, "n't") {
+			return true
+		}
+	}
+	return false
+}
+
+// negations are the words that say no, in the languages nod speaks.
+var negations = map[string]bool{
+	"no": true, "not": true, "nope": true, "never": true, "dont": true, "wont": true, "cant": true, "nothing": true, "none": true,
+	"nein": true, "nicht": true, "nee": true, "nö": true, "nie": true, "niemals": true, "nichts": true,
+	"kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "keines": true,
 }
 
 // PooledClient returns a client for one OpenAI-compatible endpoint that

@@ -428,8 +428,8 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 		expires  int64
 		warned   int
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, status, message_id, created_at, resolved_at, expires_at, warned FROM change_sets WHERE id = $1`, id).
-		Scan(&s.ID, &s.ChatID, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned)
+	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, status, message_id, created_at, resolved_at, expires_at, warned, after_seq FROM change_sets WHERE id = $1`, id).
+		Scan(&s.ID, &s.ChatID, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq)
 	if noRows(err) {
 		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
 	}
@@ -463,8 +463,12 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 
 func (db *DB) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {
 	s.ID, s.Status, s.CreatedAt, s.ExpiresAt = nod.NewID(), nod.SetPending, now, now.Add(db.opts.ChangeSetTTL)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at, expires_at) VALUES ($1,$2,$3,$4,$5,$6)`,
-		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now), micros(s.ExpiresAt)); err != nil {
+	// Numbered after the chat's messages so far, the turn's own included:
+	// an answer to the set must come later.
+	err := tx.QueryRowContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at, expires_at, after_seq)
+		VALUES ($1,$2,$3,$4,$5,$6,(SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = $2)) RETURNING after_seq`,
+		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now), micros(s.ExpiresAt)).Scan(&s.AfterSeq)
+	if err != nil {
 		return fmt.Errorf("insert change set: %w", err)
 	}
 	for i := range s.Items {

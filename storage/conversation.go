@@ -123,7 +123,7 @@ func (db *DB) History(ctx context.Context, chatID int64, w nod.Window) ([]nod.Ch
 		if err := json.Unmarshal([]byte(body), &m); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
-		out = append(out, m.message())
+		out = append(out, m.message(seq))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -184,6 +184,9 @@ type (
 		ToolCallID string       `json:"tool_call_id,omitempty"`
 		Review     bool         `json:"review,omitempty"`
 		At         time.Time    `json:"at"`
+		UserID     int64        `json:"user_id,omitempty"`
+		Speaker    string       `json:"speaker,omitempty"`
+		ReplyTo    string       `json:"reply_to,omitempty"`
 	}
 	callRecord struct {
 		ID        string `json:"id"`
@@ -193,15 +196,17 @@ type (
 )
 
 func recordMessage(m nod.ChatMessage) messageRecord {
-	r := messageRecord{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Review: m.Review, At: m.At}
+	r := messageRecord{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Review: m.Review, At: m.At,
+		UserID: m.UserID, Speaker: m.Speaker, ReplyTo: m.ReplyTo}
 	for _, c := range m.ToolCalls {
 		r.ToolCalls = append(r.ToolCalls, callRecord{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	return r
 }
 
-func (r messageRecord) message() nod.ChatMessage {
-	m := nod.ChatMessage{Role: nod.Role(r.Role), Content: r.Content, ToolCallID: r.ToolCallID, Review: r.Review, At: r.At}
+func (r messageRecord) message(seq int64) nod.ChatMessage {
+	m := nod.ChatMessage{Role: nod.Role(r.Role), Content: r.Content, ToolCallID: r.ToolCallID, Review: r.Review, At: r.At,
+		UserID: r.UserID, Speaker: r.Speaker, ReplyTo: r.ReplyTo, Seq: seq}
 	for _, c := range r.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, nod.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}

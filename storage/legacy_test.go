@@ -113,6 +113,9 @@ func TestItemDetailMigration(t *testing.T) {
 			return fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-%[1]s', %[2]d, 'receipt', 'u-%[1]s', '{"task_title":"Fix login bug","n":1,"tool":"%[1]s","task_id":"%[3]s","args":%[4]s,"summary":"%[5]s","field":"%[6]s","before":%[7]s,"after":%[8]s,"undo_id":"u-%[1]s"}', 'old', 0)`,
 				it.Tool, chat, it.TaskID, it.Args, strings.ReplaceAll(it.Summary, `"`, `\"`), it.Field, before, after)
 		}
+		if err := db.MigrateDownTo(ctx, 14); err != nil {
+			t.Fatal(err)
+		}
 		storagetest.Exec(t, dsn, `DROP INDEX messages_chat_seq`, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`,
 			`ALTER TABLE change_items DROP COLUMN detail`, `DELETE FROM goose_db_version WHERE version_id = 13`,
 			receipt(want[0]), receipt(want[1]), receipt(want[2]),
@@ -150,7 +153,7 @@ func TestHistoryStoredShape(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []nod.ChatMessage{{Role: nod.RoleAssistant, At: fixtures.DefaultNow,
+		want := []nod.ChatMessage{{Role: nod.RoleAssistant, At: fixtures.DefaultNow, Seq: 1,
 			ToolCalls: []nod.ToolCall{{ID: "call_1", Name: "set_task_priority", Arguments: `{"task_id":"T1","priority":"P1"}`}}}}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("History (-want +got):\n%s", diff)
@@ -170,6 +173,9 @@ func TestMessageSeqMigration(t *testing.T) {
 			if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
 				t.Fatal(err)
 			}
+		}
+		if err := db.MigrateDownTo(ctx, 14); err != nil {
+			t.Fatal(err)
 		}
 		storagetest.Exec(t, dsn, `DROP INDEX messages_chat_seq`, `ALTER TABLE messages DROP COLUMN seq`, `DELETE FROM goose_db_version WHERE version_id = 14`)
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)

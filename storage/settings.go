@@ -10,18 +10,20 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// ChatSettings returns the chat's settings, and who has a deletion
-// waiting in it; a chat never configured has the defaults.
-func (db *DB) ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings, error) {
-	s := nod.ChatSettings{ChatID: chatID, Mode: nod.ModeSmart}
+// ChatSettings returns the chat's settings with userID's mode and
+// circuit breaker, and who has a deletion waiting in it; a chat never
+// configured has the defaults.
+func (db *DB) ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error) {
+	s := nod.ChatSettings{ChatID: chatID, UserID: userID, Mode: nod.ModeSmart}
 	var (
 		mode    string
 		breaker sql.NullInt64
 	)
 	// One row whether or not the chat has settings or a waiting deletion.
-	err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(s.mode, ''), s.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''), COALESCE(d.user_id, 0)
-		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id LEFT JOIN pending_deletions d ON d.chat_id = c.chat_id`,
-		chatID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionBy)
+	err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''), COALESCE(d.user_id, 0)
+		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id LEFT JOIN pending_deletions d ON d.chat_id = c.chat_id
+		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`,
+		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionBy)
 	if err != nil {
 		return s, fmt.Errorf("chat settings: %w", err)
 	}
@@ -32,14 +34,14 @@ func (db *DB) ChatSettings(ctx context.Context, chatID int64) (nod.ChatSettings,
 	return s, nil
 }
 
-// SetMode sets the chat's mode for userID and ends any circuit breaker,
+// SetMode sets userID's mode in the chat and ends their circuit breaker,
 // with its audit row (tool "mode"), in one transaction.
 func (db *DB) SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, $2, NULL, $3)
-			ON CONFLICT (chat_id) DO UPDATE SET mode = excluded.mode, breaker_until = NULL, updated_at = excluded.updated_at`,
-			chatID, string(m), micros(now))
+		_, err := tx.ExecContext(ctx, `INSERT INTO member_modes (chat_id, user_id, mode, breaker_until, updated_at) VALUES ($1, $2, $3, NULL, $4)
+			ON CONFLICT (chat_id, user_id) DO UPDATE SET mode = excluded.mode, breaker_until = NULL, updated_at = excluded.updated_at`,
+			chatID, userID, string(m), micros(now))
 		if err != nil {
 			return fmt.Errorf("set mode: %w", err)
 		}
@@ -48,19 +50,19 @@ func (db *DB) SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) err
 	})
 }
 
-// TripBreaker makes the chat ask for everything until until, keeping its
-// chosen mode to return to; audited as a mode change.
-func (db *DB) TripBreaker(ctx context.Context, chatID int64, until time.Time) error {
+// TripBreaker makes nod ask userID for everything in the chat until
+// until, keeping their chosen mode to return to; audited as a mode change.
+func (db *DB) TripBreaker(ctx context.Context, chatID, userID int64, until time.Time) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, mode, breaker_until, updated_at) VALUES ($1, 'smart', $2, $3)
-			ON CONFLICT (chat_id) DO UPDATE SET breaker_until = excluded.breaker_until, updated_at = excluded.updated_at`,
-			chatID, micros(until), micros(now))
+		_, err := tx.ExecContext(ctx, `INSERT INTO member_modes (chat_id, user_id, mode, breaker_until, updated_at) VALUES ($1, $2, 'smart', $3, $4)
+			ON CONFLICT (chat_id, user_id) DO UPDATE SET breaker_until = excluded.breaker_until, updated_at = excluded.updated_at`,
+			chatID, userID, micros(until), micros(now))
 		if err != nil {
 			return fmt.Errorf("trip breaker: %w", err)
 		}
 		args, _ := json.Marshal(map[string]string{"mode": string(nod.ModeAlways), "until": nod.Stamp(until).Format(time.RFC3339)})
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, Tool: "mode", Args: args, Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "mode", Args: args, Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: now})
 	})
 }
 

@@ -147,26 +147,9 @@ func sqliteDSN(path string, readOnly bool) string {
 // Migrate applies pending migrations. PostgreSQL replicas that start
 // together migrate once, serialised by a session lock.
 func (db *DB) Migrate(ctx context.Context) error {
-	if err := db.connect(); err != nil {
+	p, err := db.migrations()
+	if err != nil {
 		return err
-	}
-	dialect, dir := goose.DialectSQLite3, "migrations/sqlite"
-	var opts []goose.ProviderOption
-	if db.postgres {
-		dialect, dir = goose.DialectPostgres, "migrations/postgres"
-		locker, err := lock.NewPostgresSessionLocker()
-		if err != nil {
-			return fmt.Errorf("migration lock: %w", err)
-		}
-		opts = append(opts, goose.WithSessionLocker(locker))
-	}
-	fsys, err := fs.Sub(migrations, dir)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
-	}
-	p, err := goose.NewProvider(dialect, db.wdb, fsys, opts...)
-	if err != nil {
-		return fmt.Errorf("migrations: %w", err)
 	}
 	var res []*goose.MigrationResult
 	err = db.withPool(ctx, func() (err error) {
@@ -180,6 +163,32 @@ func (db *DB) Migrate(ctx context.Context) error {
 		db.log.Info("migrated", "version", r.Source.Version, "duration_ms", r.Duration.Milliseconds())
 	}
 	return nil
+}
+
+// migrations returns the migration provider of the database's dialect.
+func (db *DB) migrations() (*goose.Provider, error) {
+	if err := db.connect(); err != nil {
+		return nil, err
+	}
+	dialect, dir := goose.DialectSQLite3, "migrations/sqlite"
+	var opts []goose.ProviderOption
+	if db.postgres {
+		dialect, dir = goose.DialectPostgres, "migrations/postgres"
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return nil, fmt.Errorf("migration lock: %w", err)
+		}
+		opts = append(opts, goose.WithSessionLocker(locker))
+	}
+	fsys, err := fs.Sub(migrations, dir)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	p, err := goose.NewProvider(dialect, db.wdb, fsys, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
 }
 
 // Close closes the database. It is safe to call more than once.

@@ -663,7 +663,7 @@ func BenchmarkStatementReuse(b *testing.B) {
 	}
 	b.Run("prepared once", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := db.ChatSettings(b.Context(), chat); err != nil {
+			if _, err := db.ChatSettings(b.Context(), chat, chat); err != nil {
 				b.Fatal(err)
 			}
 		}

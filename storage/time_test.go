@@ -102,10 +102,10 @@ func TestTimestampsRoundTrip(t *testing.T) {
 		same("trashed task", trash[0], trashed.After)
 
 		until := clock.Now().Add(24 * time.Hour)
-		if err := db.TripBreaker(ctx, chat, until); err != nil {
+		if err := db.TripBreaker(ctx, chat, chat, until); err != nil {
 			t.Fatal(err)
 		}
-		settings, _ := db.ChatSettings(ctx, chat)
+		settings, _ := db.ChatSettings(ctx, chat, chat)
 		if settings.BreakerUntil == nil || !settings.BreakerUntil.Equal(nod.Stamp(until)) {
 			t.Errorf("breaker until %v, want %v", settings.BreakerUntil, nod.Stamp(until))
 		}

@@ -213,11 +213,11 @@ func (db *DB) UndoneSince(ctx context.Context, chatID int64, since time.Time) ([
 	return out, nil
 }
 
-// AutoUndosSince counts the chat's undone auto-applied changes undone at
-// or after since: what the circuit breaker watches.
-func (db *DB) AutoUndosSince(ctx context.Context, chatID int64, since time.Time) (int, error) {
+// AutoUndosSince counts userID's auto-applied changes in the chat undone
+// at or after since: what the circuit breaker watches.
+func (db *DB) AutoUndosSince(ctx context.Context, chatID, userID int64, since time.Time) (int, error) {
 	var n int
-	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND auto = 1 AND undone_at >= $2`, chatID, micros(since)).Scan(&n)
+	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND auto = 1 AND undone_at >= $3`, chatID, userID, micros(since)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count undos: %w", err)
 	}

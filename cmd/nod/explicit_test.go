@@ -249,7 +249,7 @@ func TestModes(t *testing.T) {
 	h.tg.SendText(chat, user, "/mode")
 	choice := h.tg.WaitBotMessages(chat, 9)[8]
 	h.tap(chat, user, choice.ID, "🧠 Smart")
-	if s, _ := h.db.ChatSettings(t.Context(), chat); s.Mode != nod.ModeSmart {
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.Mode != nod.ModeSmart {
 		t.Errorf("mode after tapping Smart = %s", s.Mode)
 	}
 }
@@ -338,7 +338,7 @@ func TestCircuitBreaker(t *testing.T) {
 		t.Errorf("during the breaker: %d new classifier requests, priority %s", n-clfBefore, h.task("T1").Priority)
 	}
 	h.tap(chat, user, breaker.ID, "🧠 Back to Smart")
-	if s, _ := h.db.ChatSettings(t.Context(), chat); s.Effective(h.clock.Now()) != nod.ModeSmart {
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.Effective(h.clock.Now()) != nod.ModeSmart {
 		t.Errorf("after the button: %+v", s)
 	}
 }

@@ -343,7 +343,7 @@ func TestAgentToldWhatHappened(t *testing.T) {
 	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	h.clock.Advance(time.Minute)
 	h.tg.SendText(chat, user, "/mode always")
-	h.tg.Wait("the mode to change", func() bool { s, _ := h.db.ChatSettings(t.Context(), chat); return s.Mode == nod.ModeAlways })
+	h.tg.Wait("the mode to change", func() bool { s, _ := h.db.ChatSettings(t.Context(), chat, user); return s.Mode == nod.ModeAlways })
 	h.clock.Advance(time.Minute)
 
 	h.script(openaitest.Text("Noted."))
