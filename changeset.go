@@ -53,11 +53,11 @@ const (
 
 // ChangeSet is one turn's proposals, shown to the person as one message.
 type ChangeSet struct {
-	ID         string
-	ChatID     int64
-	UserID     int64 // who asked; 0 for a proactive review
-	Status     SetStatus
-	MessageID  int // the Telegram message showing the set; 0 until sent
+	ID        string
+	ChatID    int64
+	UserID    int64 // who asked; 0 for a proactive review
+	Status    SetStatus
+	MessageID int // the Telegram message showing the set; 0 until sent
 	// AfterSeq is the chat's last message number when the set was made:
 	// only the person's messages numbered after it can answer the set.
 	AfterSeq   int64

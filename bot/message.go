@@ -32,7 +32,7 @@ type incoming struct {
 	// quoted says what the message replies to, for the agent: "nod's
 	// message “…”", shortened; empty if it replies to none.
 	quoted string
-	loc        *formatting.Locale // the language to answer in
+	loc    *formatting.Locale // the language to answer in
 	// settings are the chat's as the update found them; nil if unknown.
 	settings *nod.ChatSettings
 }
