@@ -76,6 +76,9 @@ const (
 	EventTicked    EventKind = "ticked" // on the task card
 	EventUnticked  EventKind = "unticked"
 	EventMode      EventKind = "mode"
+	// nod stopped (a crash, a restart) before it answered the person's
+	// message, and told them so
+	EventInterrupted EventKind = "interrupted"
 )
 
 // Event is one thing the person did, or nod did for them, outside the

@@ -18,6 +18,10 @@ const (
 	// OwedUndone: the report of an undo, with its Redo. Ref is the redo's
 	// undo entry.
 	OwedUndone OwedKind = "undone"
+	// OwedAnswer: an answer to the person's message, owed from the moment
+	// a turn starts until it ends. Ref is the turn; Text what they said.
+	// Still owed after a crash, it becomes a message saying nod stopped.
+	OwedAnswer OwedKind = "answer"
 )
 
 // Owed is a message nod owes a person because of a change. It is written
@@ -30,6 +34,7 @@ type Owed struct {
 	Kind    OwedKind
 	Ref     string
 	Receipt *Receipt // for OwedReceipt
+	Text    string   // for OwedAnswer
 	At      time.Time
 }
 

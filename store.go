@@ -87,11 +87,18 @@ type Confirmation struct {
 // TurnRecord is what one agent turn leaves behind, written at once so that
 // a crash mid-turn leaves no half of it.
 type TurnRecord struct {
-	ChatID   int64
-	UserID   int64
-	Messages []ChatMessage
-	Audit    []AuditEntry
-	Set      *ChangeSet // nil: nothing was proposed
+	ChatID int64
+	UserID int64
+	// Turn names the turn the record belongs to; a turn is saved in parts
+	// as it goes, so that a crash keeps what the person said. The part
+	// that Opens it owes the person an answer to Said; the part that
+	// Closes it settles that.
+	Turn          string
+	Opens, Closes bool
+	Said          string
+	Messages      []ChatMessage
+	Audit         []AuditEntry
+	Set           *ChangeSet // nil: nothing was proposed
 	// Deletion, if set, replaces the chat's pending typed confirmation.
 	Deletion *PendingDeletion
 	// Readings are decisions nod read from the person's words but could

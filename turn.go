@@ -1,5 +1,7 @@
 package nod
 
+import "context"
+
 // TurnRequest is one turn's input: a message of the person's, or a
 // /review.
 type TurnRequest struct {
@@ -26,6 +28,11 @@ type TurnRequest struct {
 	// Settings are the chat's settings as the caller read them for this
 	// update; nil: the turn reads them.
 	Settings *ChatSettings
+	// More, if set, returns the person's messages that arrived since the
+	// turn last asked, in order, for the turn to take in before its next
+	// step. Once it returns none, the turn takes no more: later messages
+	// start a turn of their own.
+	More func(ctx context.Context) []ChatMessage
 }
 
 // TurnReceipt is a change a turn applied without asking.
@@ -56,6 +63,9 @@ type TurnResult struct {
 	Readings       []Reading
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
+	// Turn names the turn once it started, also when it failed: the
+	// person is owed an answer until told (nod.OwedAnswer).
+	Turn string
 }
 
 // Decided is the outcome of deciding change-set items: the set as it is

@@ -46,6 +46,8 @@ func eventNote(e nod.Event) string {
 		return fmt.Sprintf("the user ticked “%s”%s", e.Value, on)
 	case nod.EventUnticked:
 		return fmt.Sprintf("the user unticked “%s”%s", e.Value, on)
+	case nod.EventInterrupted:
+		return fmt.Sprintf("nod stopped (it was restarted) before it answered the user's message “%s”; it told them so, with a receipt for any change already made, and asked them to send it again", e.Value)
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)

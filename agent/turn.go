@@ -26,7 +26,7 @@ const reviewInstruction = "\nThe user sent /review: review their tasks on your o
 // the model answers in plain text or MaxSteps is reached. What the turn
 // proposes is stored as one change set together with the conversation.
 func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, error) {
-	t := &turn{a: a, req: req, started: a.now(), wall: time.Now(), fields: map[string]bool{}, seen: map[string]bool{}}
+	t := &turn{a: a, req: req, id: nod.NewID(), started: a.now(), wall: time.Now(), fields: map[string]bool{}, seen: map[string]bool{}}
 	settings := req.Settings
 	if settings == nil {
 		s, err := a.conv.ChatSettings(ctx, req.ChatID, req.UserID)
@@ -79,22 +79,39 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		system += reviewInstruction
 	}
 	t.msgs = append(t.msgs, user)
+	// What the person said is kept before the model is asked: a crash
+	// from here on leaves it in the conversation, and an answer owed.
+	if err := t.flush(ctx, true); err != nil {
+		return nod.TurnResult{}, err
+	}
 
 	var res nod.TurnResult
 	for res.Steps = 1; ; res.Steps++ {
+		t.takeMore(ctx)
 		msg, err := a.complete(ctx, system, append(history, t.msgs...))
 		if err != nil {
 			// Keep the person's words so the conversation can go on; drop
-			// whatever else the failed turn produced.
-			if serr := a.conv.SaveTurn(ctx, nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs[:firstUser(t.msgs)+1]}); serr != nil {
+			// whatever else the failed turn produced. The update's time may
+			// be up: the save has its own.
+			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
+			if serr := a.conv.SaveTurn(sctx, nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); serr != nil {
 				a.log.Error("save failed turn", "chat", req.ChatID, "err", serr)
 			}
+			cancel()
 			// Changes applied before the failure stand, with their receipts.
 			a.metrics.turns.WithLabelValues("model_error").Inc()
-			return nod.TurnResult{Receipts: t.receipts}, err
+			return nod.TurnResult{Receipts: t.receipts, Turn: t.id}, err
 		}
 		t.msgs = append(t.msgs, msg)
 		if len(msg.ToolCalls) == 0 {
+			if res.Steps < a.opts.MaxSteps && t.takeMore(ctx) {
+				// The person wrote again while the model answered: what it
+				// said goes out beside its answer to the new words.
+				if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) {
+					t.asides = append(t.asides, s)
+				}
+				continue
+			}
 			res.Text = msg.Content
 			break
 		}
@@ -109,7 +126,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			break
 		}
 	}
-	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Messages: t.msgs, Audit: t.audit, Deletion: t.deletion, Supersede: t.supersede, Readings: t.readings}
+	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletion: t.deletion, Supersede: t.supersede, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -117,7 +134,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		}
 	}
 	if err := a.conv.SaveTurn(ctx, rec); err != nil {
-		return nod.TurnResult{}, err
+		return nod.TurnResult{Receipts: t.receipts, Turn: t.id}, err
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletion, res.Revised = rec.Set, t.receipts, t.notices, t.deletion, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
@@ -160,14 +177,53 @@ func groupByTask(items []nod.ChangeItem) []nod.ChangeItem {
 	return out
 }
 
-// firstUser is the index of the first user message of msgs.
-func firstUser(msgs []nod.ChatMessage) int {
-	for i, m := range msgs {
-		if m.Role == nod.RoleUser {
-			return i
+// failedSaveTimeout bounds saving what a failed turn keeps, after the
+// update's own time may have run out.
+const failedSaveTimeout = 5 * time.Second
+
+// words are the person's messages and nod's notes among msgs: what a
+// failed turn keeps of its unsaved part.
+func words(msgs []nod.ChatMessage) []nod.ChatMessage {
+	var out []nod.ChatMessage
+	for _, m := range msgs {
+		if m.Role == nod.RoleUser || m.Role == nod.RoleEvent {
+			out = append(out, m)
 		}
 	}
-	return 0
+	return out
+}
+
+// flush saves the turn's messages so far, so that a crash keeps them;
+// the first flush opens the turn: the person is owed an answer until its
+// end is saved.
+func (t *turn) flush(ctx context.Context, opens bool) error {
+	rec := nod.TurnRecord{ChatID: t.req.ChatID, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
+	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
+		return err
+	}
+	t.saved = len(t.msgs)
+	return nil
+}
+
+// takeMore takes in the messages the person sent since the turn last
+// looked, in order, and reports whether there were any. They are saved
+// at once, tool results before them included, so a crash keeps them.
+func (t *turn) takeMore(ctx context.Context) bool {
+	if t.req.More == nil {
+		return false
+	}
+	more := t.req.More(ctx)
+	if len(more) == 0 {
+		return false
+	}
+	for _, m := range more {
+		m.Role, m.At = nod.RoleUser, t.a.now()
+		t.msgs = append(t.msgs, m)
+	}
+	if err := t.flush(ctx, false); err != nil {
+		t.a.log.Error("save the person's messages", "chat", t.req.ChatID, "err", err) // saved with the turn's end
+	}
+	return true
 }
 
 // fromUserMessage drops leading messages until the first user message, so
@@ -188,6 +244,7 @@ type turn struct {
 	// what the turn started from
 	a       *Agent
 	req     nod.TurnRequest
+	id      string    // names the turn's parts as they are saved
 	started time.Time // on the injected clock
 	wall    time.Time // for the log line's duration
 	mode    nod.Mode
@@ -209,8 +266,9 @@ type turn struct {
 	fields map[string]bool
 	seen   map[string]bool
 
-	// what the turn has made so far
+	// what the turn has made so far; msgs[:saved] are stored
 	msgs       []nod.ChatMessage
+	saved      int
 	audit      []nod.AuditEntry
 	classified int // classifier requests
 	items      []nod.ChangeItem

@@ -272,6 +272,10 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 	switch {
 	case u.Message != nil:
 		chat := u.Message.Chat.ID
+		if b.joinable(u.Message) && b.queue.join(chat, u.Message.From.ID, u) {
+			b.metrics.joined.Inc()
+			return // the person's turn in progress takes it in
+		}
 		b.queue.push(ctx, chat, func(ctx context.Context) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()

@@ -35,6 +35,9 @@ type incoming struct {
 	loc    *formatting.Locale // the language to answer in
 	// settings are the chat's as the update found them; nil if unknown.
 	settings *nod.ChatSettings
+	// more are the person's messages that came right after this one and
+	// join its turn.
+	more []*models.Update
 }
 
 // onMessage handles a message in its chat's queue.
@@ -47,8 +50,15 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		b.refuse(ctx, chat, user, m.From.LanguageCode)
 		return
 	}
-	in := incoming{chat: chat, user: user, msgID: m.ID, text: strings.TrimSpace(m.Text)}
-	in.loc, in.settings = b.settings(ctx, chat, user, m.From.LanguageCode)
+	in := b.incoming(ctx, m)
+	b.onText(ctx, in)
+	b.refreshOwed(ctx, chat, in.loc)
+}
+
+// incoming reads a message of an allowed person.
+func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
+	in := incoming{chat: m.Chat.ID, user: m.From.ID, msgID: m.ID, text: strings.TrimSpace(m.Text)}
+	in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
 	}
@@ -56,8 +66,51 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		in.replyTo = r.ID
 		in.quoted = replied(r, in.speaker != "")
 	}
-	b.onText(ctx, in)
-	b.refreshOwed(ctx, chat, in.loc)
+	return in
+}
+
+// joinable reports whether a message may join its sender's turn in
+// progress: plain text of an allowed person, to be sent to the agent as
+// it is. Commands, answers ("yes", "no to 2"), replies (a reason, a
+// revision) and anything too long wait for the turn to end and are
+// handled in order then. It reads nothing: it runs as updates arrive.
+func (b *Bot) joinable(m *models.Message) bool {
+	text := strings.TrimSpace(m.Text)
+	if m.From == nil || m.From.IsBot || !b.allowed[m.From.ID] || text == "" || strings.HasPrefix(text, "/") ||
+		m.ReplyToMessage != nil || utf8.RuneCountInString(text) > maxInput {
+		return false
+	}
+	_, answer := parseAnswer(text)
+	return !answer
+}
+
+// joined reads the messages that joined a turn, dropping redeliveries.
+func (b *Bot) joined(ctx context.Context, in incoming, us []*models.Update) []nod.ChatMessage {
+	var out []nod.ChatMessage
+	for _, u := range us {
+		if first, _ := b.firstDelivery(ctx, u.ID); !first {
+			continue
+		}
+		out = append(out, nod.ChatMessage{Role: nod.RoleUser, Content: nod.CleanText(strings.TrimSpace(u.Message.Text)), UserID: in.user, Speaker: in.speaker})
+	}
+	return out
+}
+
+// burst runs the messages that joined a turn after it last looked: they
+// start the next turn together, in order, before anything queued behind.
+func (b *Bot) burst(ctx context.Context, left []*models.Update) {
+	ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
+	defer cancel()
+	for i, u := range left {
+		if first, _ := b.firstDelivery(ctx, u.ID); !first {
+			continue
+		}
+		in := b.incoming(ctx, u.Message)
+		in.text, in.more = nod.CleanText(in.text), left[i+1:]
+		b.turn(ctx, in, b.request(ctx, in))
+		b.refreshOwed(ctx, in.chat, in.loc)
+		return
+	}
 }
 
 // onText handles one text message, in the chat's order.
@@ -86,6 +139,11 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if b.yesNo(ctx, in) || b.reason(ctx, in) {
 		return
 	}
+	b.turn(ctx, in, b.request(ctx, in))
+}
+
+// request is the agent turn a message of the person's starts.
+func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
 	req := nod.TurnRequest{ChatID: in.chat, UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
 		Revise: b.revision(ctx, in), Lang: in.loc.Code(), Settings: in.settings}
 	if in.replyTo != 0 {
@@ -93,7 +151,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 			req.ReplySet = set.ID
 		}
 	}
-	b.turn(ctx, in, req)
+	return req
 }
 
 // speaker names a person as every line of a group's conversation does:
@@ -160,12 +218,24 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	// "typing…" goes out beside the model's first call rather than
 	// before it, where Telegram's round trip would add to every turn; it
 	// is through before any message, or it would show after the reply.
+	if !req.Review {
+		// The person's next plain messages join this turn (chatQueue).
+		b.queue.open(in.chat, in.user, in.more)
+		req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
+		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
+	}
 	typed := make(chan struct{})
 	go func() {
 		defer close(typed)
 		b.send.typing(ctx, in.chat)
 	}()
 	res, err := b.agent.Turn(ctx, req)
+	if !req.Review {
+		// The agent is done: what the person sends from now on is routed
+		// as usual (it may answer what this turn asks); what joined since
+		// its last look runs next, as a turn of its own.
+		b.queue.close(in.chat, b.burst)
+	}
 	<-typed
 	if err != nil {
 		tmpl := "internal_error"
@@ -182,7 +252,9 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		b.log.Warn("turn failed", "chat", in.chat, "applied", len(res.Receipts), "err", err)
 		// One message that says what did apply (the receipts above) and
 		// that nothing else did.
-		b.reply(ctx, in.chat, in.loc.Text(tmpl, len(res.Receipts)))
+		if b.reply(ctx, in.chat, in.loc.Text(tmpl, len(res.Receipts))) != 0 && res.Turn != "" {
+			b.delivered(ctx, in.chat, nod.OwedAnswer, res.Turn) // told now: no "I stopped" later
+		}
 		return
 	}
 	b.sendReceipts(ctx, in.loc, in.chat, res)

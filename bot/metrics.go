@@ -10,6 +10,7 @@ type metrics struct {
 	presses  prometheus.Gauge       // button presses being handled, follow-up edits included
 	sweeps   prometheus.Counter     // sweeps run
 	paced    prometheus.Counter     // messages held back for Telegram's rate limits
+	joined   prometheus.Counter     // messages that joined their sender's turn in progress
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -20,9 +21,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		presses:  prometheus.NewGauge(prometheus.GaugeOpts{Name: "nod_presses_in_flight", Help: "Button presses being handled, their edits after the answer included."}),
 		sweeps:   prometheus.NewCounter(prometheus.CounterOpts{Name: "nod_sweeps_total", Help: "Sweeps run: owed messages, expiry, trash."}),
 		paced:    prometheus.NewCounter(prometheus.CounterOpts{Name: "nod_messages_paced_total", Help: "Messages held back to keep within Telegram's rate limits."}),
+		joined:   prometheus.NewCounter(prometheus.CounterOpts{Name: "nod_messages_joined_total", Help: "Messages that joined their sender's agent turn in progress."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.updates, m.apiError, m.retries, m.presses, m.sweeps, m.paced)
+		reg.MustRegister(m.updates, m.apiError, m.retries, m.presses, m.sweeps, m.paced, m.joined)
 	}
 	return m
 }

@@ -57,6 +57,15 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 				continue
 			}
 			b.refresh(ctx, loc, set, 0, 0, nil)
+		case nod.OwedAnswer:
+			// The turn that owed it stopped before its end was saved.
+			if b.reply(ctx, o.ChatID, loc.Text("answer_late", o.Text)) == 0 {
+				continue
+			}
+			if err := b.outbox.Interrupted(ctx, o.ChatID, o.Text); err != nil {
+				b.log.Warn("record interruption", "chat", o.ChatID, "err", err)
+			}
+			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
 		case nod.OwedUndone:
 			redo, err := b.sets.UndoEntry(ctx, o.ChatID, o.Ref)
 			if err != nil {

@@ -91,6 +91,9 @@ type Outbox interface {
 	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
 	OwedRefreshes(ctx context.Context, chatID int64) ([]string, error)
+	// Interrupted records, for the agent's next turn, that nod stopped
+	// before answering said and told the person so.
+	Interrupted(ctx context.Context, chatID int64, said string) error
 }
 
 // Decider decides a change set's items for a person; see agent.Confirmations for the errors.

@@ -25,6 +25,16 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 		if err := insertMessages(ctx, tx, t.ChatID, t.Messages, now); err != nil {
 			return err
 		}
+		if t.Opens {
+			if err := db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Kind: nod.OwedAnswer, Ref: t.Turn, Text: t.Said}, now); err != nil {
+				return err
+			}
+		}
+		if t.Closes {
+			if err := delivered(ctx, tx, t.ChatID, nod.OwedAnswer, now, t.Turn); err != nil {
+				return err
+			}
+		}
 		for _, a := range t.Audit {
 			a.ChatID = t.ChatID
 			if a.At.IsZero() {

@@ -23,7 +23,7 @@ func (db *DB) Events(ctx context.Context, chatID int64, since time.Time) ([]nod.
 		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, '') FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.undone_at > $2
 		UNION ALL SELECT 'a', tool, args, reason, created_at, '' FROM audit_log WHERE chat_id = $1 AND created_at > $2
-		AND outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode')`, chatID, micros(since))
+		AND outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted')`, chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
@@ -92,6 +92,8 @@ func (db *DB) Events(ctx context.Context, chatID int64, since time.Time) ([]nod.
 				}
 			case "mode":
 				e.Kind, e.Value = nod.EventMode, a.Arg("mode")
+			case "interrupted":
+				e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
 			}
 		}
 		out = append(out, e)

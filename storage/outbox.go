@@ -28,6 +28,22 @@ type receiptRecord struct {
 	Detail    *detailRecord   `json:"detail,omitempty"`
 }
 
+// Interrupted records that nod stopped before it answered said, and told
+// the person so: an audit row, which the agent's next turn reads as an
+// event.
+func (db *DB) Interrupted(ctx context.Context, chatID int64, said string) error {
+	args, _ := json.Marshal(map[string]string{"text": said}) // a string: cannot fail
+	now := db.now()
+	return db.inTx(ctx, func(tx conn) error {
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, Tool: "interrupted", Args: args, Outcome: nod.OutcomeExecuted, At: now})
+	})
+}
+
+// answerRecord is the stored form of an owed answer.
+type answerRecord struct {
+	Text string `json:"text"`
+}
+
 // owe records, inside the transaction of the change it reports, a message
 // the person is owed, as written by this process.
 func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error {
@@ -40,6 +56,10 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 		if err != nil {
 			return fmt.Errorf("owe receipt: %w", err)
 		}
+		payload = string(b)
+	}
+	if o.Kind == nod.OwedAnswer {
+		b, _ := json.Marshal(answerRecord{Text: o.Text}) // a string: cannot fail
 		payload = string(b)
 	}
 	_, err := q.ExecContext(ctx, `INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
@@ -55,17 +75,30 @@ func (db *DB) Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, re
 	if len(refs) == 0 {
 		return nil
 	}
-	args := []any{micros(db.now()), chatID, string(kind)}
+	query, args := deliveredSQL(chatID, kind, db.now(), refs)
+	if _, err := db.exec(ctx, query, args...); err != nil {
+		return fmt.Errorf("mark %s delivered: %w", kind, err)
+	}
+	return nil
+}
+
+// delivered is Delivered inside a transaction.
+func delivered(ctx context.Context, tx conn, chatID int64, kind nod.OwedKind, now time.Time, refs ...string) error {
+	query, args := deliveredSQL(chatID, kind, now, refs)
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("mark %s delivered: %w", kind, err)
+	}
+	return nil
+}
+
+func deliveredSQL(chatID int64, kind nod.OwedKind, now time.Time, refs []string) (string, []any) {
+	args := []any{micros(now), chatID, string(kind)}
 	marks := make([]string, len(refs))
 	for i, r := range refs {
 		args = append(args, r)
 		marks[i] = fmt.Sprintf("$%d", len(args))
 	}
-	_, err := db.exec(ctx, `UPDATE outbox SET delivered_at = $1 WHERE chat_id = $2 AND kind = $3 AND ref IN (`+strings.Join(marks, ",")+`) AND delivered_at IS NULL`, args...)
-	if err != nil {
-		return fmt.Errorf("mark %s delivered: %w", kind, err)
-	}
-	return nil
+	return `UPDATE outbox SET delivered_at = $1 WHERE chat_id = $2 AND kind = $3 AND ref IN (` + strings.Join(marks, ",") + `) AND delivered_at IS NULL`, args
 }
 
 // TakeOwed takes for this process the owed messages nobody delivered, so
@@ -112,6 +145,13 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 		}
 		if k, _ := res.RowsAffected(); k != 1 {
 			continue // another replica took it
+		}
+		if r.o.Kind == nod.OwedAnswer {
+			var rec answerRecord
+			if err := json.Unmarshal([]byte(r.payload), &rec); err != nil {
+				db.log.Error("owed answer unreadable", "id", r.o.ID, "err", err)
+			}
+			r.o.Text = rec.Text
 		}
 		if r.o.Kind == nod.OwedReceipt {
 			var rec receiptRecord

@@ -144,8 +144,10 @@ func TestFullDisk(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "went wrong on my side") {
 		t.Errorf("reply = %q", m.Text)
 	}
-	if hist, _ := h.db.History(t.Context(), chat, nod.Window{Keep: 10}); len(hist) != 0 {
-		t.Errorf("a full disk left %d messages of the turn", len(hist))
+	// The person's words were kept before the model was asked; nothing
+	// of what the turn could not store was.
+	if hist, _ := h.db.History(t.Context(), chat, nod.Window{Keep: 10}); len(hist) != 1 || hist[0].Role != nod.RoleUser {
+		t.Errorf("a full disk left %d messages of the turn: %+v", len(hist), hist)
 	}
 	h.stop()
 	h.env["NOD_DB"] = h.dsn
@@ -156,6 +158,12 @@ func TestFullDisk(t *testing.T) {
 		msgs := h.tg.BotMessages(chat)
 		return len(msgs) > 1 && msgs[len(msgs)-1].Text == "room again"
 	})
+	// The person was told at the time: no "I stopped" after the restart.
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.Contains(m.Text, "I stopped before I could answer") {
+			t.Errorf("told twice: %q", m.Text)
+		}
+	}
 }
 
 // Model faults end to end: a 429 that persists through the retries and an

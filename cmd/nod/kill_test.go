@@ -138,11 +138,18 @@ func TestKilledAndRestarted(t *testing.T) {
 	if task.Priority != nod.P1 || *task.EstimateMinutes != 90 || len(task.Checklist) != 4 {
 		t.Errorf("T1 = %s, %d, %d items", task.Priority, *task.EstimateMinutes, len(task.Checklist))
 	}
+	// The killed turn keeps the person's words, and nothing the model
+	// never delivered.
 	hist, _ := h.db.History(t.Context(), chat, nod.Window{Keep: 100})
+	kept := false
 	for _, m := range hist {
-		if m.Content == "a question" || m.Content == "never delivered" {
+		kept = kept || m.Content == "a question"
+		if m.Content == "never delivered" {
 			t.Errorf("the killed turn left %q in the history", m.Content)
 		}
+	}
+	if !kept {
+		t.Errorf("the killed turn lost the person's message")
 	}
 	// The pending set still works, and the next message is answered.
 	if ans := h.tap(chat, user, other.ID, "✓ 1"); !strings.Contains(ans, "Applied") || h.task("T1").DueDate != "2026-04-01" {
@@ -186,7 +193,16 @@ func TestReceiptAfterKill(t *testing.T) {
 	}
 
 	h.startProcess(t)
-	late := h.tg.WaitBotMessages(chat, 1)[0]
+	var late telegramtest.Message
+	h.tg.Wait("the late receipt", func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if strings.Contains(m.Text, "I stopped before I could tell you") {
+				late = m
+				return true
+			}
+		}
+		return false
+	})
 	if !strings.Contains(late.Text, "I stopped before I could tell you") || !strings.Contains(late.Text, "Priority: P3 → P1") || !hasButton(late, "↩️ Undo") {
 		t.Errorf("late receipt = %q %v", late.Text, buttonTexts(late))
 	}
@@ -202,7 +218,7 @@ func TestReceiptAfterKill(t *testing.T) {
 	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, late.ID, "↩️ Undo")); ans != "Undone." || h.task("T1").Priority != nod.P3 {
 		t.Errorf("Undo on the late receipt: %q, priority %s", ans, h.task("T1").Priority)
 	}
-	h.tg.WaitBotMessages(chat, 2) // the undo's report
+	h.tg.WaitBotMessages(chat, 3) // the undo's report, after the two late lines
 }
 
 // SIGKILL after a turn stored its change set and before the set's message
@@ -254,5 +270,51 @@ func TestChangeSetAfterKill(t *testing.T) {
 	}
 	if shown != 1 {
 		t.Errorf("the set was shown %d times", shown)
+	}
+}
+
+// SIGKILL in the middle of a turn: the person's message stays in the
+// conversation, nod says after the restart that it stopped before
+// answering (with the late receipt of what it had done), and the next
+// request holds both the cut-off message and what nod said.
+func TestKilledTurnStaysInTheConversation(t *testing.T) {
+	t.Parallel()
+	firstPassOnly(t, "SQLite hands a stopped process's owed messages over at once; on PostgreSQL after the dead process's time (TestOwedTakenOverOnPostgres)")
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
+		openaitest.Response{Text: "never delivered", Delay: time.Minute},
+		openaitest.Text("Welcome back."))
+	p := h.startProcess(t)
+	h.tg.SendText(chat, user, "make the login bug P1 and tell me what else matters")
+	h.tg.Wait("the model to be asked again", func() bool { return len(h.llm.RequestsFor(agentM)) == 2 })
+	p.kill()
+
+	h.startProcess(t)
+	said := h.tg.WaitBotMessages(chat, 2)
+	if !strings.Contains(said[0].Text, "I stopped before I could answer “make the login bug P1 and tell me what else matters”") {
+		t.Errorf("after the restart nod said %q", said[0].Text)
+	}
+	if !strings.Contains(said[1].Text, "Priority: P3 → P1") {
+		t.Errorf("late receipt = %q", said[1].Text)
+	}
+	h.tg.SendText(chat, user, "so?")
+	h.tg.Wait("the answer", func() bool { return len(h.tg.BotMessages(chat)) == 3 })
+	req := h.llm.RequestsFor(agentM)[2]
+	var users, notes []string
+	for _, m := range req.Messages[1:] {
+		switch m.Role {
+		case "user":
+			users = append(users, m.Content)
+		case "system":
+			notes = append(notes, m.Content)
+		}
+	}
+	if want := []string{"make the login bug P1 and tell me what else matters", "so?"}; !slices.Equal(users, want) {
+		t.Errorf("the person's messages in the next request = %q, want %q", users, want)
+	}
+	if n := strings.Join(notes, "\n"); !strings.Contains(n, "nod stopped (it was restarted) before it answered the user's message “make the login bug P1 and tell me what else matters”") {
+		t.Errorf("the next request does not say what nod told the person:\n%s", n)
 	}
 }
