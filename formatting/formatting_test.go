@@ -251,7 +251,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"start": loc.Text("start", nil), "help": loc.Text("help", nil), "refusal": loc.Text("refusal", int64(666)),
 		"model_error": loc.Text("model_error", nil), "internal_error": loc.Text("internal_error", nil),
 		"model_error_after_one": loc.Text("model_error", 1), "internal_error_after_two": loc.Text("internal_error", 2),
-		"turn_timeout": loc.Text("turn_timeout", 0), "receipts_late": loc.Text("receipts_late", nil),
+		"turn_timeout": loc.Text("turn_timeout", 0), "receipts_late": loc.Text("receipts_late", nil), "answer_late": loc.Text("answer_late", "make the <login> bug P1"),
 		"answered_mixed":    loc.Text("answered", map[string]int{"Applied": 2, "Rejected": 1, "Pending": 3}),
 		"answered_one":      loc.Text("answered", map[string]int{"Applied": 1}),
 		"answered_rejected": loc.Text("answered", map[string]int{"Rejected": 2}),
