@@ -19,7 +19,9 @@ import (
 //
 //	commands.txt  appended to, one command a line, each run once:
 //	              say TEXT · reply MSGID TEXT · press MSGID BUTTON
-//	              (BUTTON is the button's text, or its start: "✓ 1")
+//	              (BUTTON is the button's text, or its start: "✓ 1");
+//	              in a group play, "as bob " before one makes Bob do it
+//	              (Alice otherwise)
 //	commands.log  what each command did, or why it failed
 //	chat.txt      the chat as the person sees it, rewritten on every change
 const commandPoll = 100 * time.Millisecond
@@ -63,10 +65,19 @@ func (p *playground) followCommands(ctx context.Context, dir string) {
 
 // command runs one line of commands.txt.
 func (p *playground) command(line string) error {
+	user := player
+	if rest, ok := strings.CutPrefix(line, "as "); ok {
+		name, cmd, _ := strings.Cut(rest, " ")
+		id, known := members[strings.ToLower(name)]
+		if !known || p.chatID != group {
+			return fmt.Errorf("%q is no member of this play (as works in a -group play: alice, bob)", name)
+		}
+		user, line = id, cmd
+	}
 	verb, rest, _ := strings.Cut(line, " ")
 	switch verb {
 	case "say":
-		return p.say(rest, 0)
+		return p.sayAs(user, rest, 0)
 	case "reply", "press":
 		idText, arg, _ := strings.Cut(rest, " ")
 		id, err := strconv.Atoi(idText)
@@ -74,22 +85,22 @@ func (p *playground) command(line string) error {
 			return fmt.Errorf("want %s MSGID %s", verb, map[string]string{"reply": "TEXT", "press": "BUTTON"}[verb])
 		}
 		if verb == "reply" {
-			return p.say(arg, id)
+			return p.sayAs(user, arg, id)
 		}
-		return p.pressLabel(id, arg)
+		return p.pressLabel(user, id, arg)
 	}
 	return fmt.Errorf("unknown command %q: say, reply or press", verb)
 }
 
-// pressLabel presses the button of message id whose text is label, or
-// starts with it.
-func (p *playground) pressLabel(id int, label string) error {
-	for _, m := range p.tg.ChatMessages(player) {
+// pressLabel presses, as user, the button of message id whose text is
+// label, or starts with it.
+func (p *playground) pressLabel(user int64, id int, label string) error {
+	for _, m := range p.tg.ChatMessages(p.chatID) {
 		if m.ID != id {
 			continue
 		}
 		if b, ok := m.Button(label); ok {
-			p.pressData(id, b.Data)
+			p.pressAs(user, id, b.Data)
 			return nil
 		}
 		var labels []string
@@ -136,6 +147,9 @@ func chatText(v view) string {
 	var b strings.Builder
 	for _, m := range v.Msgs {
 		who, arrow := "you", "›"
+		if m.From != "" {
+			who = m.From
+		}
 		if m.Bot {
 			who, arrow = "nod", "‹"
 		}

@@ -26,8 +26,16 @@ import (
 	"github.com/nodbot/nod/storage"
 )
 
-// player is the person at the page: a private chat, so chat id = user id.
-const player = int64(4242)
+// player is the person at the page: in a private chat, whose id is the
+// person's; with -group, Alice in a group chat with Bob.
+const (
+	player = int64(4242)
+	bob    = int64(4343)
+	group  = -player
+)
+
+// members are the people of a group play, by the names commands use.
+var members = map[string]int64{"alice": player, "bob": bob}
 
 // typingFor is how long Telegram shows "typing…" after a chat action.
 const typingFor = 5 * time.Second
@@ -39,19 +47,20 @@ var page = template.Must(template.ParseFS(pageFS, "page.html"))
 
 // playground is nod on the Bot API stand-in, and the page that is its chat.
 type playground struct {
-	addr  string
-	model string
-	log   *slog.Logger
-	fakes *logTB
-	tg    *telegramtest.Server
-	llm   *openaitest.Server // the tour's or the relay's; nil with a real endpoint
-	tour  bool
-	relay *relay
-	srv   *http.Server
-	stop  context.CancelFunc // stops nod and the view
-	done  chan error         // nod's result
-	quit  chan struct{}      // closed by close: ends long polls
-	tmp   string             // a temporary directory to remove, if any
+	addr   string
+	model  string
+	chatID int64 // the chat played: the player's private chat, or the group
+	log    *slog.Logger
+	fakes  *logTB
+	tg     *telegramtest.Server
+	llm    *openaitest.Server // the tour's or the relay's; nil with a real endpoint
+	tour   bool
+	relay  *relay
+	srv    *http.Server
+	stop   context.CancelFunc // stops nod and the view
+	done   chan error         // nod's result
+	quit   chan struct{}      // closed by close: ends long polls
+	tmp    string             // a temporary directory to remove, if any
 
 	mu       sync.Mutex
 	version  uint64
@@ -93,6 +102,14 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		}
 	}()
 	p.tg = telegramtest.New(p.fakes)
+	p.chatID = player
+	allowed := strconv.FormatInt(player, 10)
+	if o.group {
+		p.chatID, allowed = group, allowed+","+strconv.FormatInt(bob, 10)
+		p.tg.SetName(player, "Alice")
+		p.tg.SetName(bob, "Bob")
+		p.tg.SetLanguage(bob, o.lang)
+	}
 	p.tg.SetLanguage(player, o.lang)
 	if o.db == "" {
 		dir, err := os.MkdirTemp("", "nodplay")
@@ -107,7 +124,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	}
 	for k, v := range map[string]string{
 		"TELEGRAM_BOT_TOKEN": telegramtest.Token, "TELEGRAM_API_URL": p.tg.URL,
-		"NOD_DB": o.db, "NOD_ALLOWED_USERS": strconv.FormatInt(player, 10), "NOD_HTTP_ADDR": "127.0.0.1:0",
+		"NOD_DB": o.db, "NOD_ALLOWED_USERS": allowed, "NOD_HTTP_ADDR": "127.0.0.1:0",
 	} {
 		env[k] = v
 	}
@@ -142,7 +159,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	}
 	p.model = env["NOD_MODEL"]
 	if o.seed {
-		if err := seed(ctx, o.db, log); err != nil {
+		if err := seed(ctx, o.db, p.chatID, log); err != nil {
 			return nil, err
 		}
 	}
@@ -231,7 +248,7 @@ func (p *playground) watch(ctx context.Context) {
 			p.actions, p.typingAt = n, time.Now()
 			timer.Reset(typingFor)
 		}
-		if n := len(p.tg.BotMessages(player)); n > p.botMsgs {
+		if n := len(p.tg.BotMessages(p.chatID)); n > p.botMsgs {
 			p.botMsgs, p.typingAt = n, time.Time{}
 		}
 		waiting := p.presses[:0]
@@ -260,7 +277,7 @@ func (p *playground) watch(ctx context.Context) {
 func (p *playground) countActions() int {
 	n := 0
 	for _, c := range p.tg.Calls("sendChatAction") {
-		if c.Params.Get("chat_id") == strconv.FormatInt(player, 10) {
+		if c.Params.Get("chat_id") == strconv.FormatInt(p.chatID, 10) {
 			n++
 		}
 	}
@@ -308,6 +325,7 @@ type view struct {
 type viewMessage struct {
 	ID      int            `json:"id"`
 	Bot     bool           `json:"bot"`
+	From    string         `json:"from,omitempty"` // in a group play: who wrote it
 	HTML    string         `json:"html"`
 	ReplyTo int            `json:"reply_to,omitempty"`
 	Edited  bool           `json:"edited"`
@@ -357,8 +375,14 @@ func (p *playground) view() view {
 	if p.relay != nil {
 		v.Waiting = p.relay.Waiting()
 	}
-	for _, m := range p.tg.ChatMessages(player) {
+	for _, m := range p.tg.ChatMessages(p.chatID) {
 		vm := viewMessage{ID: m.ID, Bot: m.FromBot, ReplyTo: m.ReplyTo, Edited: m.Edits > 0}
+		if p.chatID == group && !m.FromBot {
+			vm.From = "alice"
+			if m.UserID == bob {
+				vm.From = "bob"
+			}
+		}
 		if m.HTML {
 			vm.HTML = browserHTML(m.Text)
 		} else {
@@ -396,15 +420,18 @@ func (p *playground) send(w http.ResponseWriter, r *http.Request) {
 }
 
 // say sends text as the person, as a reply to message replyTo if not 0.
-func (p *playground) say(text string, replyTo int) error {
+func (p *playground) say(text string, replyTo int) error { return p.sayAs(player, text, replyTo) }
+
+// sayAs sends text as user.
+func (p *playground) sayAs(user int64, text string, replyTo int) error {
 	text = strings.TrimSpace(text)
 	if text == "" || len([]rune(text)) > maxText {
 		return errors.New("a message is 1 to 4096 characters")
 	}
 	if replyTo > 0 {
-		p.tg.ReplyText(player, player, replyTo, text)
+		p.tg.ReplyText(p.chatID, user, replyTo, text)
 	} else {
-		p.tg.SendText(player, player, text)
+		p.tg.SendText(p.chatID, user, text)
 	}
 	return nil
 }
@@ -424,21 +451,24 @@ func (p *playground) press(w http.ResponseWriter, r *http.Request) {
 
 // pressData presses the button with data on message msg, as Telegram
 // would deliver it: whether it is a real button is nod's to check.
-func (p *playground) pressData(msg int, data string) {
-	id := p.tg.Press(player, player, msg, data)
+func (p *playground) pressData(msg int, data string) { p.pressAs(player, msg, data) }
+
+// pressAs presses as user.
+func (p *playground) pressAs(user int64, msg int, data string) {
+	id := p.tg.Press(p.chatID, user, msg, data)
 	p.mu.Lock()
 	p.presses = append(p.presses, id)
 	p.mu.Unlock()
 }
 
 // seed gives an empty database a few example tasks, as the person's own.
-func seed(ctx context.Context, dsn string, log *slog.Logger) error {
+func seed(ctx context.Context, dsn string, chat int64, log *slog.Logger) error {
 	db := storage.New(storage.Options{DSN: dsn}, time.Now, log)
 	if err := db.Open(ctx); err != nil {
 		return err
 	}
 	defer db.Close()
-	have, err := db.ListTasks(ctx, player, nod.TaskFilter{})
+	have, err := db.ListTasks(ctx, chat, nod.TaskFilter{})
 	if err != nil || len(have) > 0 {
 		return err
 	}
@@ -451,7 +481,7 @@ func seed(ctx context.Context, dsn string, log *slog.Logger) error {
 		if t.Priority == "" {
 			t.Priority = nod.P2
 		}
-		if _, err := db.Apply(ctx, nod.Edit{ChatID: player, UserID: player, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: player, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
 			return fmt.Errorf("seed %q: %w", t.Title, err)
 		}
