@@ -152,3 +152,51 @@ func TestToldToday(t *testing.T) {
 		t.Errorf("the classifier was not told today's date:\n%s", sys)
 	}
 }
+
+// An explicit verdict counts only from words that can ask for the action:
+// the person it is for (in a group), after the proposal it answers was
+// shown, never a message that says no or not, and, for an answer, never
+// a question.
+func TestQuoteMustBeTheRightWords(t *testing.T) {
+	group := []confidence.Entry{
+		{Role: nod.RoleUser, Text: "raise it to P1 and set 2 h", UserID: 1001, Speaker: "Alice (1001)", Seq: 4},
+		{Role: nod.RoleUser, Text: "make the launch post P1, right now", UserID: 1002, Speaker: "Bob (1002)", Seq: 6},
+		{Role: nod.RoleUser, Text: "I won't say yes to all", UserID: 1001, Speaker: "Alice (1001)", Seq: 7},
+		{Role: nod.RoleUser, Text: "what is item 2, can I confirm all?", UserID: 1001, Speaker: "Alice (1001)", Seq: 8},
+		{Role: nod.RoleUser, Text: "don't raise the press kit", UserID: 1001, Speaker: "Alice (1001)", Seq: 9},
+		{Role: nod.RoleUser, Text: "items 1 and 2 are fine", UserID: 1001, Speaker: "Alice (1001)"},
+	}
+	forAlice := confidence.Action{Tool: "set_task_priority", Summary: "Set priority to P1 (task “Launch post”)", For: 1001, ForSpeaker: "Alice (1001)"}
+	answer := confidence.Action{Tool: "answer_proposals", Summary: "confirm items 1, 2", For: 1001, ForSpeaker: "Alice (1001)", Answer: true, After: 5}
+	for _, c := range []struct {
+		name   string
+		action confidence.Action
+		quote  string
+		want   confidence.Level
+	}{
+		{"another member's words", forAlice, "make the launch post P1, right now", confidence.NeedsConfirmation},
+		{"a negation, quoted in part", forAlice, "raise the press kit", confidence.NeedsConfirmation},
+		{"the request the set came from", answer, "raise it to P1 and set 2 h", confidence.NeedsConfirmation},
+		{"a negation as an answer", answer, "yes to all", confidence.NeedsConfirmation},
+		{"a question as an answer", answer, "can I confirm all", confidence.NeedsConfirmation},
+		{"an answer after the set", answer, "items 1 and 2 are fine", confidence.Explicit},
+		{"the person's own request", forAlice, "raise it to P1", confidence.Explicit},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {
+				return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"` + c.quote + `","reasoning":"x"}]}`)
+			})
+			v := cl.Classify(t.Context(), group, []confidence.Action{c.action})
+			if v[0].Level != c.want {
+				t.Errorf("%q: %s (%s), want %s", c.quote, v[0].Level, v[0].Default, c.want)
+			}
+			conv := llm.Requests()[0].Messages[1].Content
+			if !strings.Contains(conv, "Bob (1002): make the launch post P1, right now") {
+				t.Errorf("transcript does not name speakers:\n%s", conv)
+			}
+			if c.action.Answer && !strings.Contains(conv, "Alice (1001): raise it to P1 and set 2 h\n--- nod showed the proposal here") {
+				t.Errorf("transcript does not mark where the proposal was shown:\n%s", conv)
+			}
+		})
+	}
+}
