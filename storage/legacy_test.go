@@ -209,3 +209,29 @@ func reopenable(t *testing.T, fn func(t *testing.T, dsn string, db *storage.DB, 
 		})
 	}
 }
+
+// Migration 00015 makes a mode each person's own: a private chat's mode
+// is its person's; a group's chat-wide mode, set by one member for all,
+// is dropped.
+func TestMemberModesMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		if err := db.MigrateDownTo(ctx, 14); err != nil {
+			t.Fatal(err)
+		}
+		storagetest.Exec(t, dsn, fmt.Sprintf(`INSERT INTO chat_settings (chat_id, mode, updated_at) VALUES (%d, 'trusted', 1), (-500, 'trusted', 1)`, chat))
+		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+		for _, c := range []struct {
+			chat, user int64
+			want       nod.Mode
+		}{{chat, chat, nod.ModeTrusted}, {-500, 42, nod.ModeSmart}, {-500, 43, nod.ModeSmart}} {
+			s, err := migrated.ChatSettings(ctx, c.chat, c.user)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Mode != c.want {
+				t.Errorf("chat %d, user %d: mode %s, want %s", c.chat, c.user, s.Mode, c.want)
+			}
+		}
+	})
+}
