@@ -440,8 +440,8 @@ func negated(text string) bool {
 
 // negations are the words that say no, in the languages nod speaks.
 var negations = map[string]bool{
-	"no": true, "not": true, "nope": true, "never": true, "dont": true, "wont": true, "cant": true, "nothing": true, "none": true,
-	"nein": true, "nicht": true, "nee": true, "nö": true, "nie": true, "niemals": true, "nichts": true,
+	"no": true, "not": true, "nope": true, "never": true, "dont": true, "wont": true, "cant": true,
+	"nein": true, "nicht": true, "nee": true, "nö": true, "nie": true, "niemals": true,
 	"kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "keines": true,
 }
 
