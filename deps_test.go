@@ -67,9 +67,11 @@ func TestLayers(t *testing.T) {
 		"agent":      {"", "confidence"},
 		// bot sees agent's Request, Result and Decision: issue 16 moves the
 		// types that cross bot and agent to the root package.
-		"bot":              {"", "agent", "confidence", "formatting"},
-		"cmd/internal/app": {"", "agent", "bot", "confidence", "formatting", "storage"},
-		"cmd/nod":          {"", "agent", "bot", "confidence", "formatting", "storage", "cmd/internal/app"},
+		"bot": {"", "agent", "confidence", "formatting"},
+		// eval plays its cases through the agent on a storage of its own.
+		"cmd/internal/eval": {"", "agent", "confidence", "storage"},
+		"cmd/internal/app":  {"", "agent", "bot", "confidence", "formatting", "storage", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "bot", "confidence", "formatting", "storage", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()

@@ -84,6 +84,8 @@ type Verdict struct {
 	Reasoning string
 	// Default says why the conservative default was taken, if it was.
 	Default string
+	// Answered is the level the model answered, before nod checked it.
+	Answered Level
 }
 
 // Explicit reports whether the action may run without asking.
@@ -208,6 +210,9 @@ func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Actio
 	c.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		c.log.Warn("classifier failed; asking the person", "err", err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fallback("timeout")
+		}
 		return fallback("classifier unavailable")
 	}
 	answer, err := parse(content)
@@ -221,15 +226,15 @@ func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Actio
 			continue // out of range or repeated: ignored
 		}
 		seen[a.Index] = true
-		v := Verdict{Level: NeedsConfirmation, Reasoning: nod.CleanText(a.Reasoning)}
-		switch strings.ToLower(strings.TrimSpace(a.Level)) {
-		case string(Explicit):
+		v := Verdict{Level: NeedsConfirmation, Reasoning: nod.CleanText(a.Reasoning), Answered: Level(strings.ToLower(strings.TrimSpace(a.Level)))}
+		switch v.Answered {
+		case Explicit:
 			if at, why := quoted(conv, actions[a.Index], a.Quote); why == "" {
 				v.Level, v.Quote, v.QuoteAt = Explicit, strings.TrimSpace(a.Quote), at
 			} else {
 				v.Default = why
 			}
-		case string(NeedsConfirmation):
+		case NeedsConfirmation:
 		default:
 			v.Default = "unknown level"
 		}

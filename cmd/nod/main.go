@@ -19,7 +19,7 @@ func main() {
 	err := app.Run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
-	case errors.Is(err, app.ErrBroken): // verify has said where
+	case errors.Is(err, app.ErrBroken), errors.Is(err, app.ErrUnsafe): // the report has said why
 		os.Exit(1)
 	default:
 		fmt.Fprintln(os.Stderr, "nod:", err)

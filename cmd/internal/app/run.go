@@ -23,6 +23,8 @@ them behind your back.
 Usage:
   nod [serve] [flags]        run the bot (the default)
   nod migrate [flags]        apply the database migrations and exit
+  nod eval [-json] [-run RE] measure the classifier model on nod's cases;
+                             exit 1 if it would apply what nobody asked for
   nod audit export [flags]   write the audit log as CSV to stdout
   nod audit verify [flags]   check the audit log's hash chains; exit 1 if broken
   nod audit head [flags]     print the audit log's head, to keep elsewhere
@@ -60,6 +62,13 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return auditHead(ctx, args[1:], getenv, stdout, stderr)
 		}
 		return errUsage
+	case "eval":
+		if isHelp(args) {
+			fmt.Fprintln(stdout, "nod eval [-json] [-run REGEXP] [flags]: plays nod's classifier cases against OPENAI_BASE_URL and NOD_CLASSIFIER_MODEL")
+			printFlags(stdout, "nod eval")
+			return flag.ErrHelp
+		}
+		return evalCmd(ctx, args, getenv, stdout, stderr)
 	case "serve", "migrate":
 	default:
 		return fmt.Errorf("unknown command %q: `nod help` lists the commands", cmd)
@@ -104,6 +113,8 @@ func help(ctx context.Context, args []string, getenv func(string) string, stdout
 		printFlags(stdout, "nod serve")
 	case "migrate":
 		printFlags(stdout, "nod migrate")
+	case "eval":
+		return Run(ctx, []string{"eval", "-h"}, getenv, stdout, stdout)
 	case "audit export", "audit verify", "audit head":
 		return Run(ctx, append(args, "-h"), getenv, stdout, stdout)
 	case "audit":

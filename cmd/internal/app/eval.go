@@ -1,0 +1,148 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nodbot/nod/cmd/internal/eval"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// ErrUnsafe makes `nod eval` exit 1: the model made a false explicit.
+var ErrUnsafe = errors.New("the classifier model would have applied changes nobody asked for")
+
+// evalFlags are nod eval's own flags; the rest are serve's configuration.
+type evalFlags struct {
+	json bool
+	run  *regexp.Regexp
+}
+
+// cutEvalFlags takes -json and -run out of args.
+func cutEvalFlags(args []string) (evalFlags, []string, error) {
+	var (
+		f    evalFlags
+		rest []string
+	)
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimPrefix(args[i], "-")
+		a = strings.TrimPrefix(a, "-")
+		name, val, hasVal := strings.Cut(a, "=")
+		switch name {
+		case "json":
+			f.json = !hasVal || val == "true"
+		case "run":
+			if !hasVal {
+				if i+1 >= len(args) {
+					return f, nil, errors.New("-run needs a regular expression")
+				}
+				i++
+				val = args[i]
+			}
+			re, err := regexp.Compile(val)
+			if err != nil {
+				return f, nil, fmt.Errorf("-run: %w", err)
+			}
+			f.run = re
+		default:
+			rest = append(rest, args[i])
+		}
+	}
+	return f, rest, nil
+}
+
+// evalCmd plays nod's classifier cases against the configured endpoint
+// and classifier model, and says whether the model is safe for smart mode.
+func evalCmd(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	f, args, err := cutEvalFlags(args)
+	if err != nil {
+		return err
+	}
+	cfg, rest, err := loadConfig("nod eval", args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected arguments %q: `nod help eval` lists the flags", rest)
+	}
+	log := newLogger(cfg, io.Discard) // the report says what matters
+	cases, err := eval.Cases()
+	if err != nil {
+		return err
+	}
+	clf := newClassifier(cfg, prometheus.NewRegistry(), time.Now, log)
+	rep, err := eval.Run(ctx, cases, eval.Options{Classifier: clf, Model: cfg.ClassifierModel, Timeout: cfg.ClassifierTimeout,
+		Run: f.run, Progress: stderr, Log: log})
+	if err != nil {
+		return err
+	}
+	if f.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printReport(stdout, rep)
+	}
+	if !rep.Safe {
+		return ErrUnsafe
+	}
+	return nil
+}
+
+// printReport writes the report for a person: a line per call, the
+// totals, the latency, and the verdict.
+func printReport(w io.Writer, r eval.Report) {
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "case\tcall\twant\tgot\tmodel said\tquote")
+	for _, c := range r.Cases {
+		if c.Error != "" {
+			fmt.Fprintf(tw, "%s\t\t\tERROR\t\t%s\n", c.Name, c.Error)
+			continue
+		}
+		for _, call := range c.Calls {
+			flag := ""
+			switch {
+			case call.Got == eval.Explicit && call.Expect != eval.Explicit:
+				flag = "  ← FALSE EXPLICIT"
+			case call.Got != call.Expect:
+				flag = "  ← miss"
+			}
+			quote := ""
+			if call.Quote != "" {
+				mark := "✓"
+				if !call.Verified {
+					mark = "✗ " + call.Why
+				}
+				quote = fmt.Sprintf("“%s” %s", cutText(call.Quote, 50), mark)
+			} else if call.Why != "" {
+				quote = "(" + call.Why + ")"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", c.Name, call.Tool, call.Expect, call.Got, call.Model, quote, flag)
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\n%d calls in %d cases: %d right, %d false explicit, %d false confirm; %d invalid quotes, %d errors, %d timeouts\n",
+		r.Calls, len(r.Cases), r.Correct, r.FalseExplicit, r.FalseConfirm, r.InvalidQuotes, r.Errors, r.Timeouts)
+	fmt.Fprintf(w, "latency per classifier request: p50 %s, p95 %s (NOD_CLASSIFIER_TIMEOUT %s)\n",
+		r.P50.Round(time.Millisecond), r.P95.Round(time.Millisecond), r.Timeout)
+	if r.Safe {
+		fmt.Fprintf(w, "verdict: %s made no false explicit here; smart mode may trust it (false confirms cost a tap each).\n", r.Model)
+	} else {
+		fmt.Fprintf(w, "verdict: NOT SAFE for smart mode: %s called %d change(s) explicit that the person did not ask for. Use /mode always, or another classifier model.\n", r.Model, r.FalseExplicit)
+	}
+}
+
+func cutText(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
