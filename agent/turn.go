@@ -360,7 +360,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 			actions[i].For, actions[i].ForSpeaker = t.req.UserID, t.req.Speaker
 		}
 		if p.answer != nil { // only words sent after the set was shown answer it
-			actions[i].Answer, actions[i].After = true, p.answer.set.AfterSeq
+			actions[i].Answer, actions[i].After, actions[i].Rejects = true, p.answer.set.AfterSeq, len(p.answer.reject) > 0
 		}
 	}
 	t.classified++

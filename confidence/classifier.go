@@ -59,8 +59,11 @@ type Action struct {
 	// Answer marks a decision on a shown proposal (answer_proposals):
 	// a question decides nothing. After, if set, is the number of the last
 	// line before that proposal was shown: only later lines may answer it.
-	Answer bool
-	After  int64
+	// Rejects is set when the answer rejects items: "2 and 4 not" says
+	// no to them, and its "not" does not void it.
+	Answer  bool
+	After   int64
+	Rejects bool
 }
 
 // quotable reports whether e's words may be quoted for a.
@@ -409,10 +412,11 @@ func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 			continue
 		}
 		if a.quotable(e) {
+			said := clause(m, q)
 			switch {
-			case negated(e.Text):
-				return time.Time{}, "the person's message says no or not"
-			case a.Answer && strings.Contains(e.Text, "?"):
+			case negated(said) && !a.Rejects:
+				return time.Time{}, "the person's words say no or not"
+			case a.Answer && strings.Contains(said, "?"):
 				return time.Time{}, "a question decides nothing"
 			}
 			return e.At, ""
@@ -427,10 +431,43 @@ func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 	return time.Time{}, why
 }
 
-// negated reports whether a message says no or not anywhere: "don't raise
-// it" holds the words "raise it", and "I won't say yes to all" the words
-// "yes to all". Such a message makes nothing explicit, whichever part of
-// it the classifier quotes; the person is asked instead.
+// clause returns the part of message m (folded) that quote q stands in,
+// widened to the clauses around it: "don't raise it" holds the words
+// "raise it", and "I won't say yes to all" the words "yes to all", so a
+// quote is judged with the words that turn it around; but in "nee, keine
+// anderen. aber nimm das doch rein" the "nee" answers something else.
+func clause(m, q string) string {
+	at := strings.Index(m, q)
+	if at < 0 {
+		return m
+	}
+	start, end := at, at+len(q)
+	for start > 0 && !boundary(m, start) {
+		start--
+	}
+	for end < len(m) && !boundary(m, end) {
+		end++
+	}
+	if end < len(m) && m[end] == '?' {
+		end++ // a question stays one
+	}
+	return m[start:end]
+}
+
+// boundary reports whether a clause ends at byte i of m: a sentence's or
+// a clause's punctuation, or "but" and "aber" starting a new one.
+func boundary(m string, i int) bool {
+	switch m[i] {
+	case '.', '!', '?', ';', ',', '\n':
+		return true
+	}
+	rest := m[i:]
+	return strings.HasPrefix(rest, " but ") || strings.HasPrefix(rest, " aber ") || strings.HasPrefix(rest, " sondern ")
+}
+
+// negated reports whether words say no or not. Such words make nothing
+// explicit, whichever part of them the classifier quotes: the person is
+// asked instead.
 func negated(text string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && r != '\'' && r != '’'

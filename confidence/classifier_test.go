@@ -164,10 +164,14 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{Role: nod.RoleUser, Text: "I won't say yes to all", UserID: 1001, Speaker: "Alice (1001)", Seq: 7},
 		{Role: nod.RoleUser, Text: "what is item 2, can I confirm all?", UserID: 1001, Speaker: "Alice (1001)", Seq: 8},
 		{Role: nod.RoleUser, Text: "don't raise the press kit", UserID: 1001, Speaker: "Alice (1001)", Seq: 9},
+		{Role: nod.RoleUser, Text: "nee, keine anderen. aber nimm das mit dem Release-Build doch rein", UserID: 1001, Speaker: "Alice (1001)", Seq: 10},
+		{Role: nod.RoleUser, Text: "1 und 3 passen, 2 und 4 nicht", UserID: 1001, Speaker: "Alice (1001)", Seq: 11},
 		{Role: nod.RoleUser, Text: "items 1 and 2 are fine", UserID: 1001, Speaker: "Alice (1001)"},
 	}
 	forAlice := confidence.Action{Tool: "set_task_priority", Summary: "Set priority to P1 (task “Launch post”)", For: 1001, ForSpeaker: "Alice (1001)"}
 	answer := confidence.Action{Tool: "answer_proposals", Summary: "confirm items 1, 2", For: 1001, ForSpeaker: "Alice (1001)", Answer: true, After: 5}
+	mixed := answer
+	mixed.Rejects = true
 	for _, c := range []struct {
 		name   string
 		action confidence.Action
@@ -181,6 +185,9 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{"a question as an answer", answer, "can I confirm all", confidence.NeedsConfirmation},
 		{"an answer after the set", answer, "items 1 and 2 are fine", confidence.Explicit},
 		{"the person's own request", forAlice, "raise it to P1", confidence.Explicit},
+		{"a no that answers something else", forAlice, "aber nimm das mit dem Release-Build doch rein", confidence.Explicit},
+		{"a no that rejects items", mixed, "1 und 3 passen, 2 und 4 nicht", confidence.Explicit},
+		{"a no without rejected items", answer, "1 und 3 passen, 2 und 4 nicht", confidence.NeedsConfirmation},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {

@@ -21,6 +21,9 @@ import (
 	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/nodbot/nod/cmd/internal/app"
+	"github.com/nodbot/nod/fixtures/openaitest"
 )
 
 func main() {
@@ -42,6 +45,7 @@ type options struct {
 	lang     string // the player's Telegram app language
 	seed     bool   // start with a few example tasks
 	group    bool   // play a group chat: Alice at the page, Bob by commands
+	eval     string // relay:DIR: answer nod eval's classifier requests by hand
 }
 
 func run(ctx context.Context, args []string, environ func() []string, stdout, stderr io.Writer) error {
@@ -54,8 +58,12 @@ func run(ctx context.Context, args []string, environ func() []string, stdout, st
 	fs.StringVar(&o.lang, "lang", "en", "the `language` your Telegram app reports (en, de)")
 	fs.BoolVar(&o.seed, "seed", true, "start an empty database with a few example tasks")
 	fs.BoolVar(&o.group, "group", false, "play a group chat of two: you are Alice at the page; Bob acts through the relay folder's commands (as bob say …)")
+	fs.StringVar(&o.eval, "eval", "", "run nod eval with its classifier requests relayed through files: relay:`DIR` (see PLAYTEST.md); extra arguments go to nod eval (-run, -json)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if o.eval != "" {
+		return relayEval(ctx, o.eval, fs.Args(), environ, stdout, stderr)
 	}
 	if o.model == "" {
 		o.model = "tour"
@@ -85,4 +93,34 @@ func run(ctx context.Context, args []string, environ func() []string, stdout, st
 	fmt.Fprintf(stdout, "nod playground (%s): open http://%s\n", p.modelName(), p.addr)
 	<-ctx.Done()
 	return p.close()
+}
+
+// relayEval runs nod eval with its classifier played through a relay
+// folder, so that a person or a model player answers the case set.
+func relayEval(ctx context.Context, target string, args []string, environ func() []string, stdout, stderr io.Writer) error {
+	dir, ok := strings.CutPrefix(target, "relay:")
+	if !ok || dir == "" {
+		return errors.New("-eval wants relay:DIR")
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rl, err := newRelay(dir, log, func() {})
+	if err != nil {
+		return err
+	}
+	fakes := &logTB{log: log.With("component", "fake")}
+	defer fakes.cleanup()
+	llm := openaitest.New(fakes)
+	llm.Handler = rl.answer
+	env := map[string]string{}
+	for _, kv := range environ() {
+		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "NOD_") {
+			env[k] = v
+		}
+	}
+	env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"], env["NOD_CLASSIFIER_MODEL"] = llm.URL, "", relayClassifierModel
+	if env["NOD_CLASSIFIER_TIMEOUT"] == "" {
+		env["NOD_CLASSIFIER_TIMEOUT"] = "15m"
+	}
+	fmt.Fprintf(stderr, "nod eval: answer the classifier requests in %s (see PLAYTEST.md)\n", dir)
+	return app.Run(ctx, append([]string{"eval"}, args...), func(k string) string { return env[k] }, stdout, stderr)
 }

@@ -148,3 +148,23 @@ func TestRelayFolderHoldsOnePlay(t *testing.T) {
 		t.Errorf("the earlier play's request was overwritten: %q", b)
 	}
 }
+
+// nodplay -eval relay:DIR: nod eval's classifier requests come out as
+// files, a player's answers go back, and the report comes out.
+func TestRelayEval(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var out, errb strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		done <- run(t.Context(), []string{"-eval", "relay:" + dir, "-run", "^en/plain-explicit$"}, func() []string { return nil }, &out, &errb)
+	}()
+	waitFile(t, filepath.Join(dir, "0001-classifier.request.txt"), has("raise the login bug to P1"))
+	writeReply(t, dir, "0001-classifier.reply.json", `{"content": "{\"actions\":[{\"index\":0,\"level\":\"explicit\",\"quote\":\"raise the login bug to P1\",\"reasoning\":\"asked\"}]}"}`)
+	if err := <-done; err != nil {
+		t.Fatalf("nod eval through the relay: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "1 calls in 1 cases: 1 right, 0 false explicit") {
+		t.Errorf("report:\n%s", out.String())
+	}
+}
