@@ -157,7 +157,7 @@ func TestRelayEval(t *testing.T) {
 	var out, errb strings.Builder
 	done := make(chan error, 1)
 	go func() {
-		done <- run(t.Context(), []string{"-eval", "relay:" + dir, "-run", "^en/plain-explicit$"}, func() []string { return nil }, &out, &errb)
+		done <- run(t.Context(), []string{"-eval", "relay:" + dir, "--", "-run", "^en/plain-explicit$"}, func() []string { return nil }, &out, &errb)
 	}()
 	waitFile(t, filepath.Join(dir, "0001-classifier.request.txt"), has("raise the login bug to P1"))
 	writeReply(t, dir, "0001-classifier.reply.json", `{"content": "{\"actions\":[{\"index\":0,\"level\":\"explicit\",\"quote\":\"raise the login bug to P1\",\"reasoning\":\"asked\"}]}"}`)

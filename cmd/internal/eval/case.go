@@ -82,6 +82,9 @@ type Call struct {
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
 	Expect string          `json:"expect,omitempty"`
+	// Quote, for an explicit call, is the words a right classifier
+	// quotes, when not the whole message.
+	Quote string `json:"quote,omitempty"`
 }
 
 //go:embed cases/*.json

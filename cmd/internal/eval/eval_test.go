@@ -65,6 +65,9 @@ func answering(t *testing.T, cases []Case, level string) func(openaitest.Request
 					return openaitest.Text(`{"actions":[]}`)
 				}
 				l = c.Calls[i].Expect
+				if c.Calls[i].Quote != "" {
+					quote = c.Calls[i].Quote
+				}
 			}
 			q, _ := json.Marshal(quote)
 			acts = append(acts, fmt.Sprintf(`{"index":%d,"level":%q,"quote":%s,"reasoning":"test"}`, i, l, q))
