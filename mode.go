@@ -68,3 +68,12 @@ func (s ChatSettings) Effective(now time.Time) Mode {
 	}
 	return s.Mode
 }
+
+// EvalRun is what nod eval found for a classifier model: how many of the
+// changes its verdicts would have applied were not asked for.
+type EvalRun struct {
+	Model                       string
+	At                          time.Time
+	Cases, Calls                int
+	FalseExplicit, FalseConfirm int
+}

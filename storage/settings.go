@@ -88,3 +88,29 @@ func (db *DB) setText(ctx context.Context, chatID int64, column, value string) e
 	}
 	return nil
 }
+
+// RecordEval keeps what nod eval found for a classifier model.
+func (db *DB) RecordEval(ctx context.Context, e nod.EvalRun) error {
+	_, err := db.exec(ctx, `INSERT INTO evals (model, at, cases, calls, false_explicit, false_confirm) VALUES ($1, $2, $3, $4, $5, $6)`,
+		e.Model, micros(e.At), e.Cases, e.Calls, e.FalseExplicit, e.FalseConfirm)
+	if err != nil {
+		return fmt.Errorf("record eval: %w", err)
+	}
+	return nil
+}
+
+// LastEval returns the latest eval of model; nod.ErrNotFound if none.
+func (db *DB) LastEval(ctx context.Context, model string) (nod.EvalRun, error) {
+	e := nod.EvalRun{Model: model}
+	var at int64
+	err := db.reader().QueryRowContext(ctx, `SELECT at, cases, calls, false_explicit, false_confirm FROM evals WHERE model = $1 ORDER BY at DESC LIMIT 1`, model).
+		Scan(&at, &e.Cases, &e.Calls, &e.FalseExplicit, &e.FalseConfirm)
+	if noRows(err) {
+		return e, fmt.Errorf("eval of %s: %w", model, nod.ErrNotFound)
+	}
+	if err != nil {
+		return e, fmt.Errorf("eval of %s: %w", model, err)
+	}
+	e.At = fromMicros(at)
+	return e, nil
+}

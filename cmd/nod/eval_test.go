@@ -48,6 +48,15 @@ func TestEvalEndToEnd(t *testing.T) {
 	if !strings.Contains(errb.String(), "[1/") {
 		t.Errorf("no progress lines: %q", errb.String())
 	}
+	// The whole run is kept, and nod serve says at start what it found.
+	if e, err := h.db.LastEval(t.Context(), clfM); err != nil || e.FalseExplicit == 0 || e.Cases < 60 {
+		t.Errorf("recorded eval: %+v, %v", e, err)
+	}
+	h.start()
+	if !strings.Contains(h.logs.String(), "made false explicits in its last eval") {
+		t.Errorf("nod serve did not warn about its classifier's eval:\n%s", h.logs)
+	}
+	h.stop()
 
 	level = "needs_confirmation"
 	out.Reset()

@@ -166,12 +166,13 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 			func() Clock { return time.Now },
 			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newBot, newHTTPServer,
 		),
-		fx.Invoke(func(lc fx.Lifecycle, db *storage.DB, h *httpServer, b *bot.Bot) {
+		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
 			// What a person can get wrong is checked before the database
 			// is opened, so that a failed start leaves no file behind.
 			lc.Append(fx.Hook{OnStart: b.Check})
 			lc.Append(fx.Hook{OnStart: h.start, OnStop: h.stop})
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
+			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})
 			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
 			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})

@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"regexp"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/cmd/internal/eval"
+	"github.com/nodbot/nod/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -82,6 +85,13 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
+	// Kept with nod's data, so that nod serve can say at start whether the
+	// model it trusts was measured. A whole run only: a subset proves less.
+	if f.run == nil {
+		if err := recordEval(ctx, cfg, rep, len(cases), log); err != nil {
+			fmt.Fprintf(stderr, "nod eval: not recorded in %s: %v\n", cfg.DB, err)
+		}
+	}
 	if f.json {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -95,6 +105,34 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 		return ErrUnsafe
 	}
 	return nil
+}
+
+// recordEval keeps the run's totals in the configured database.
+func recordEval(ctx context.Context, cfg config, rep eval.Report, cases int, log *slog.Logger) error {
+	db := newDB(cfg, time.Now, log)
+	if err := db.Open(ctx); err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.RecordEval(ctx, nod.EvalRun{Model: rep.Model, At: time.Now(), Cases: cases, Calls: rep.Calls,
+		FalseExplicit: rep.FalseExplicit, FalseConfirm: rep.FalseConfirm})
+}
+
+// logLastEval says at start what nod eval last found for the classifier
+// model smart mode trusts, or warns that it was never measured.
+func logLastEval(ctx context.Context, db *storage.DB, model string, log *slog.Logger) {
+	e, err := db.LastEval(ctx, model)
+	switch {
+	case errors.Is(err, nod.ErrNotFound):
+		log.Warn("the classifier model was never measured: run `nod eval` before trusting smart mode with it", "classifier_model", model)
+	case err != nil:
+		log.Warn("last eval", "err", err)
+	case e.FalseExplicit > 0:
+		log.Warn("the classifier model made false explicits in its last eval: smart mode may apply what nobody asked for", "classifier_model", model,
+			"eval_at", e.At.Format(time.DateOnly), "false_explicit", e.FalseExplicit, "calls", e.Calls)
+	default:
+		log.Info("classifier model measured", "classifier_model", model, "eval_at", e.At.Format(time.DateOnly), "false_explicit", 0, "calls", e.Calls)
+	}
 }
 
 // printReport writes the report for a person: a line per call, the
