@@ -16,9 +16,9 @@ type model struct {
 	url string
 	srv *http.Server
 
-	mu      sync.Mutex
-	queue   []completion
-	told    map[string]string // tool results by call id, of the latest request
+	mu    sync.Mutex
+	queue []completion
+	told  map[string]string // tool results by call id, of the latest request
 }
 
 // completion is one answer of the chat completions API.
