@@ -90,6 +90,7 @@ type Event struct {
 	Task    string // the task's title
 	Reason  string // a rejection's reason, or why a mode changed
 	Value   string // a mode, or a checklist item's title
+	UserID  int64  // who did it, if a person did
 }
 
 // Window is how much of a chat's history a turn sends the model: the

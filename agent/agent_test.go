@@ -826,9 +826,22 @@ func TestTrashedTaskToldAsTrashed(t *testing.T) {
 // even when a summary quotes a title itself.
 func TestEventNotesQuoteTypographically(t *testing.T) {
 	at := time.Date(2026, 11, 24, 6, 33, 0, 0, time.UTC)
-	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventUndone, Summary: `Undo: Delete "Write release notes"`, Task: "Write release notes"}})
+	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventUndone, Summary: `Undo: Delete "Write release notes"`, Task: "Write release notes"}}, 42, false)
 	want := `the user undid “Delete "Write release notes"” on task “Write release notes”: that change is taken back`
 	if !strings.Contains(got, want) || strings.Contains(got, `\"`) {
 		t.Errorf("notes = %q, want them to hold %q", got, want)
+	}
+}
+
+// In a group another member's mode change is told as theirs: modes are per
+// person, and the turn's own mode is the one the prompt states.
+func TestEventNotesModeIsThePersons(t *testing.T) {
+	at := time.Date(2026, 11, 24, 6, 33, 0, 0, time.UTC)
+	events := []nod.Event{{At: at, Kind: nod.EventMode, Value: "trusted", UserID: 43}}
+	if got := agent.EventNotes(events, 42, true); !strings.Contains(got, "member 43 switched their own mode to trusted") {
+		t.Errorf("a group: %q", got)
+	}
+	if got := agent.EventNotes(events, 43, true); !strings.Contains(got, "the user switched the chat to mode trusted") {
+		t.Errorf("the person's own: %q", got)
 	}
 }

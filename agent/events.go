@@ -9,11 +9,17 @@ import (
 
 // eventNotes tells the agent, in order, what the person did outside the
 // conversation since its last turn (DESIGN §6).
-func eventNotes(events []nod.Event) string {
+// In a group (group set), a mode change of another member than self is
+// said to be theirs: modes are per person.
+func eventNotes(events []nod.Event, self int64, group bool) string {
 	var b strings.Builder
 	b.WriteString("Meanwhile, outside this conversation (oldest first):")
 	for _, e := range events {
-		fmt.Fprintf(&b, "\n- %s %s", e.At.UTC().Format("2006-01-02 15:04"), eventNote(e))
+		note := eventNote(e)
+		if group && e.Kind == nod.EventMode && e.UserID != 0 && e.UserID != self {
+			note = fmt.Sprintf("member %d switched their own mode to %s (modes are per person: the mode you work under in this turn is the one stated above)", e.UserID, e.Value)
+		}
+		fmt.Fprintf(&b, "\n- %s %s", e.At.UTC().Format("2006-01-02 15:04"), note)
 	}
 	return b.String()
 }

@@ -46,6 +46,9 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		fmt.Fprintf(&b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
 	}
 	b.WriteString(modeNote(settings, a.now()))
+	if req.Speaker != "" {
+		b.WriteString("Modes are per person in this group: this is the mode of the person this turn is for.\n")
+	}
 	if lang == "" {
 		lang = "en"
 	}

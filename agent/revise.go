@@ -34,8 +34,12 @@ func (t *turn) loadRevision(ctx context.Context) error {
 
 // revisionNote tells the agent which proposal the person's reply revises.
 func revisionNote(it nod.ChangeItem) string {
-	return fmt.Sprintf("\nThe user's message is a reply to your pending proposal %q (tool %s, task %s). Revise it as they say: call %s once more with the corrected arguments for the same task. The revision replaces the proposal; do not propose anything else in this turn.\n",
-		it.Summary, it.Tool, it.TaskID, batchTool(it.Tool))
+	task := it.TaskID
+	if task == "" {
+		task = "a new one"
+	}
+	return fmt.Sprintf("\nThe user's message is a reply to your pending proposal %q (tool %s, task %s). If they ask to change it, revise it as they say: call %s once more with the corrected arguments for the same task, every argument it should keep included. The revision replaces the proposal; do not propose anything else in this turn. If they only ask about it, answer and change nothing.\n",
+		it.Summary, it.Tool, task, batchTool(it.Tool))
 }
 
 // batchTool is the tool the model calls for an exploded item.

@@ -276,7 +276,7 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 			b.metrics.joined.Inc()
 			return // the person's turn in progress takes it in
 		}
-		b.queue.push(ctx, chat, func(ctx context.Context) {
+		b.queue.push(ctx, chat, u, func(ctx context.Context) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, chat)

@@ -220,7 +220,8 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	// is through before any message, or it would show after the reply.
 	if !req.Review {
 		// The person's next plain messages join this turn (chatQueue).
-		b.queue.open(in.chat, in.user, in.more)
+		joins := func(u *models.Update) bool { return b.joinable(u.Message) }
+		b.metrics.joined.Add(float64(b.queue.open(in.chat, in.user, in.more, joins)))
 		req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
 		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
 	}

@@ -18,9 +18,16 @@ import (
 // was seen.
 type chatQueue struct {
 	mu    sync.Mutex
-	queue map[int64][]func(context.Context)
+	queue map[int64][]job
 	live  map[int64]*live
 	wg    sync.WaitGroup
+}
+
+// job is a queued piece of a chat's work; u is the message it handles,
+// if it handles one.
+type job struct {
+	run func(context.Context)
+	u   *models.Update
 }
 
 // live is a turn in progress in a chat, taking its person's messages.
@@ -30,15 +37,16 @@ type live struct {
 }
 
 func newChatQueue() *chatQueue {
-	return &chatQueue{queue: map[int64][]func(context.Context){}, live: map[int64]*live{}}
+	return &chatQueue{queue: map[int64][]job{}, live: map[int64]*live{}}
 }
 
-// push queues job for chat, starting the chat's worker if it is idle.
-func (q *chatQueue) push(ctx context.Context, chat int64, job func(context.Context)) {
+// push queues run for chat, starting the chat's worker if it is idle; u
+// is the message it handles, if any.
+func (q *chatQueue) push(ctx context.Context, chat int64, u *models.Update, run func(context.Context)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	pending, running := q.queue[chat]
-	q.queue[chat] = append(pending, job)
+	q.queue[chat] = append(pending, job{run, u})
 	if running {
 		return
 	}
@@ -56,10 +64,10 @@ func (q *chatQueue) work(ctx context.Context, chat int64) {
 			q.mu.Unlock()
 			return
 		}
-		job := jobs[0]
+		next := jobs[0]
 		q.queue[chat] = jobs[1:]
 		q.mu.Unlock()
-		job(ctx)
+		next.run(ctx)
 	}
 }
 
@@ -78,11 +86,24 @@ func (q *chatQueue) join(chat, user int64, u *models.Update) bool {
 }
 
 // open makes the chat's running job a live turn of user's, with the
-// messages that already wait to join it.
-func (q *chatQueue) open(chat, user int64, waiting []*models.Update) {
+// messages that already wait to join it: those given, and those of user's
+// queued right behind it that may join (a burst that arrived before the
+// turn began). It returns how many it took from the queue.
+func (q *chatQueue) open(chat, user int64, waiting []*models.Update, joins func(*models.Update) bool) int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	q.live[chat] = &live{user: user, inbox: waiting}
+	l := &live{user: user, inbox: waiting}
+	q.live[chat] = l
+	taken := 0
+	for _, j := range q.queue[chat] {
+		if j.u == nil || j.u.Message == nil || j.u.Message.From == nil || j.u.Message.From.ID != user || !joins(j.u) {
+			break
+		}
+		l.inbox = append(l.inbox, j.u)
+		taken++
+	}
+	q.queue[chat] = q.queue[chat][taken:]
+	return taken
 }
 
 // take returns the messages that joined the chat's live turn since the
@@ -110,10 +131,9 @@ func (q *chatQueue) close(chat int64, then func(context.Context, []*models.Updat
 		return
 	}
 	left := l.inbox
-	job := func(ctx context.Context) { then(ctx, left) }
 	// The worker is running this chat (it ran the turn): the job goes
 	// first among what waits.
-	q.queue[chat] = append([]func(context.Context){job}, q.queue[chat]...)
+	q.queue[chat] = append([]job{{run: func(ctx context.Context) { then(ctx, left) }}}, q.queue[chat]...)
 }
 
 // wait blocks until every queued job has run.

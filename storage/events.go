@@ -17,24 +17,24 @@ import (
 func (db *DB) Events(ctx context.Context, chatID int64, since time.Time) ([]nod.Event, error) {
 	// One statement for the three sources: it runs on nearly every turn.
 	// Each row is its source, two texts, a reason, a time and a title.
-	rows, err := db.reader().QueryContext(ctx, `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, '') FROM decisions d
+	rows, err := db.reader().QueryContext(ctx, `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id FROM decisions d
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
 		WHERE d.chat_id = $1 AND d.created_at > $2
-		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, '') FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
+		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.undone_at > $2
-		UNION ALL SELECT 'a', tool, args, reason, created_at, '' FROM audit_log WHERE chat_id = $1 AND created_at > $2
+		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id FROM audit_log WHERE chat_id = $1 AND created_at > $2
 		AND outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted')`, chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
 	type row struct {
 		source, a, b, reason, title string
-		at                          int64
+		at, user                    int64
 	}
 	var rs []row // by source as the query lists them, then by time
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title); err != nil {
+		if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title, &r.user); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("events: %w", err)
 		}
@@ -58,7 +58,7 @@ func (db *DB) Events(ctx context.Context, chatID int64, since time.Time) ([]nod.
 	}
 	out := make([]nod.Event, 0, len(rs))
 	for _, r := range rs {
-		e := nod.Event{Reason: r.reason, At: fromMicros(r.at), Task: r.title}
+		e := nod.Event{Reason: r.reason, At: fromMicros(r.at), Task: r.title, UserID: r.user}
 		switch r.source {
 		case "d": // a decision: verdict, summary
 			e.Kind, e.Summary = nod.EventConfirmed, r.b

@@ -183,3 +183,27 @@ func TestEventNotesStay(t *testing.T) {
 		t.Errorf("three turns later the undo is no longer told:\n%+v", last.Messages)
 	}
 }
+
+// Three messages sent at once, before nod has begun on the first: the two
+// that queue behind it join its turn, and one answer covers all three.
+func TestBurstAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	release := make(chan struct{})
+	h.slowFirst(release, openaitest.Text("All three: noted."), openaitest.Text("All three: noted."))
+	h.start()
+	h.tg.SendText(chat, user, "the launch")
+	h.tg.SendText(chat, user, "and the pricing page")
+	h.tg.SendText(chat, user, "oh, and support")
+	h.tg.Wait("both to join the turn", func() bool { v, _ := h.metric("nod_messages_joined_total"); return v == 2 })
+	close(release)
+	h.tg.WaitBotMessages(chat, 1)
+	h.settle()
+	reqs := h.llm.RequestsFor(agentM)
+	if got, want := userLines(reqs[len(reqs)-1]), []string{"the launch", "and the pricing page", "oh, and support"}; !slices.Equal(got, want) {
+		t.Errorf("the model saw %q, want %q", got, want)
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 1 {
+		t.Errorf("%d answers to one burst", n)
+	}
+}
