@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -133,5 +135,64 @@ func TestExecutableKind(t *testing.T) {
 		if got := executableKind(t, name); got != tc.want {
 			t.Errorf("executableKind(%s) = %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// outsideRefs are ways of pointing at documents a person who clones nod
+// does not have (the design notes it was built from, its issue tracker,
+// the steps of its development). The design is docs/design.md; cite its
+// sections instead, or say the thing itself.
+var outsideRefs = regexp.MustCompile(`\.\./shared|DESIGN(\.md)? §|SEED[-]CASES|(?i:\bseeds? 00[0-9]|\bissue [0-9]|\bstop [0-9])`)
+
+// designHeading matches a numbered heading of docs/design.md, designCite
+// a citation of one.
+var (
+	designHeading = regexp.MustCompile(`(?m)^#{2,3} ([0-9]+(?:\.[0-9]+)?)\.? `)
+	designCite    = regexp.MustCompile(`design\.md §([0-9]+(?:\.[0-9]+)?)`)
+)
+
+// TestReferencesStayInside keeps Go files and Markdown documents free of
+// pointers outside the repository, and their citations of docs/design.md
+// pointing at sections it has.
+func TestReferencesStayInside(t *testing.T) {
+	design, err := os.ReadFile("docs/design.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sections := map[string]bool{}
+	for _, m := range designHeading.FindAllStringSubmatch(string(design), -1) {
+		sections[m[1]] = true
+	}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if path != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(b), "\n") {
+			if m := outsideRefs.FindString(line); m != "" {
+				t.Errorf("%s:%d refers to %q, outside the repository: point into docs/design.md or say it here", path, i+1, m)
+			}
+			for _, m := range designCite.FindAllStringSubmatch(line, -1) {
+				if !sections[strings.TrimSuffix(m[1], ".")] {
+					t.Errorf("%s:%d cites docs/design.md §%s, which has no such section", path, i+1, m[1])
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // eventNotes tells the agent, in order, what the person did outside the
-// conversation since its last turn (DESIGN §6).
+// conversation since its last turn (docs/design.md §6).
 func eventNotes(events []nod.Event) string {
 	var b strings.Builder
 	b.WriteString("Meanwhile, outside this conversation (oldest first):")

@@ -181,7 +181,7 @@ func TestChangeSetGolden(t *testing.T) {
 	}
 }
 
-// F1: scalar lines read as the seed cases say.
+// Scalar changes read as one line each (docs/design.md §7).
 func TestScalarLines(t *testing.T) {
 	m := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1"),
@@ -201,7 +201,7 @@ func TestScalarLines(t *testing.T) {
 	}
 }
 
-// F2: only the changed word is marked.
+// Only the changed word is marked.
 func TestContentDiffMarksChangedWords(t *testing.T) {
 	got := en.ContentDiff("Users are logged out after 5 minutes.", "Users are logged out after 30 minutes.", 1000)
 	want := "Before: Users are logged out after <s>5</s> minutes.\nAfter: Users are logged out after <b>30</b> minutes."
@@ -210,7 +210,7 @@ func TestContentDiffMarksChangedWords(t *testing.T) {
 	}
 }
 
-// F3: buttons of one- and three-item sets; callback-relevant ids stay short.
+// Buttons of one- and three-item sets; callback-relevant ids stay short.
 func TestChangeSetButtons(t *testing.T) {
 	one := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1")}}, Titles: titles})

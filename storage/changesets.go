@@ -757,8 +757,8 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 }
 
 // supersedeBy closes, as superseded, every pending proposal of an open set
-// that would set a field or checklist item that change ch just set (DESIGN
-// §4): the person's applied change answers it. A deletion closes every
+// that would set a field or checklist item that change ch just set
+// (docs/design.md §4): the person's applied change answers it. A deletion closes every
 // proposal for its task. The sets' messages are owed a refresh.
 func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID int64, ch nod.Change, self string, now time.Time) error {
 	if ch.Created {
