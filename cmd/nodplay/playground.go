@@ -58,9 +58,13 @@ type playground struct {
 	relay  *relay
 	srv    *http.Server
 	stop   context.CancelFunc // stops nod and the view
-	done   chan error         // nod's result
-	quit   chan struct{}      // closed by close: ends long polls
-	tmp    string             // a temporary directory to remove, if any
+	// exited is closed once nod has returned, with its result in runErr:
+	// both a failed start and close wait for it, so it is closed rather
+	// than sent on, which only one of them would receive.
+	exited chan struct{}
+	runErr error
+	quit   chan struct{} // closed by close: ends long polls
+	tmp    string        // a temporary directory to remove, if any
 
 	mu       sync.Mutex
 	version  uint64
@@ -94,7 +98,7 @@ func (p *playground) modelName() string {
 // environ holds nod's settings from the environment (NOD_*, OPENAI_*);
 // those of the Bot API stand-in replace any given.
 func start(ctx context.Context, o options, environ map[string]string, nodLog io.Writer, log *slog.Logger) (*playground, error) {
-	p := &playground{log: log, fakes: &logTB{log: log.With("component", "fake")}, changed: make(chan struct{}), quit: make(chan struct{}), done: make(chan error, 1)}
+	p := &playground{log: log, fakes: &logTB{log: log.With("component", "fake")}, changed: make(chan struct{}), quit: make(chan struct{}), exited: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
@@ -173,7 +177,8 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	p.stop = cancel
 	polls := len(p.tg.Calls("getUpdates"))
 	go func() {
-		p.done <- app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog)
+		defer close(p.exited)
+		p.runErr = app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog)
 	}()
 	if err := p.waitPolling(ctx, polls); err != nil {
 		ln.Close()
@@ -207,8 +212,8 @@ func (p *playground) waitPolling(ctx context.Context, polls int) error {
 			return nil
 		}
 		select {
-		case err := <-p.done:
-			return fmt.Errorf("nod did not start: %w", err)
+		case <-p.exited:
+			return fmt.Errorf("nod did not start: %w", p.runErr)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-changed:
@@ -227,7 +232,8 @@ func (p *playground) close() error {
 	}
 	if p.stop != nil {
 		p.stop()
-		err = <-p.done
+		<-p.exited
+		err = p.runErr
 	}
 	p.fakes.cleanup()
 	if p.tmp != "" {
