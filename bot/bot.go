@@ -276,7 +276,9 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 			b.metrics.joined.Inc()
 			return // the person's turn in progress takes it in
 		}
+		b.metrics.messages.Inc()
 		b.queue.push(ctx, chat, func(ctx context.Context) {
+			defer b.metrics.messages.Dec()
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, chat)
