@@ -297,8 +297,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"rules":           loc.Rules([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
 		"rules_none":      loc.Rules(nil),
 		"trash":           loc.Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
-		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Summary: "Set priority to P1", Title: "Fix login bug"}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
-		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Summary: `Add: "Load <test>"`, Title: "Fix login bug"}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
+		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
+		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
 		"delete_ask":      loc.DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
 		"audit": loc.Audit([]nod.AuditEntry{
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
