@@ -32,7 +32,7 @@ const (
 	ItemFailed    ItemStatus = "failed"
 )
 
-// MaxItems is how many items one change set holds at most (seed 000).
+// MaxItems is how many items one change set holds at most (docs/design.md §4).
 const MaxItems = 10
 
 // Field names what a change touches; formatting renders each its own way.
@@ -93,7 +93,7 @@ type ChangeItem struct {
 	// proposed item keeps its old provenance until it is applied.
 	ItemBefore, ItemAfter *ChecklistItem
 	// Reason is why the agent changes or removes a checklist item: what
-	// it must give to override the person's tick (seed 003).
+	// it must give to override the person's tick (docs/design.md §5).
 	Reason string
 	// NewTask is the task a create_task would create (without an id).
 	NewTask *Task

@@ -53,7 +53,7 @@ func TestDependencyBoundaries(t *testing.T) {
 	}
 }
 
-// TestLayers keeps DESIGN §1's picture true over full dependency sets (a
+// TestLayers keeps docs/design.md §1's picture true over full dependency sets (a
 // package's imports and theirs): each package may depend on the nod
 // packages listed and no other, so that a new edge fails here until
 // someone decides it belongs. fixtures, cmd/nodbench and cmd/nodplay are
@@ -65,9 +65,9 @@ func TestLayers(t *testing.T) {
 		"storage":    {""},
 		"confidence": {""},
 		"agent":      {"", "confidence"},
-		// bot sees agent's Request, Result and Decision: issue 16 moves the
-		// types that cross bot and agent to the root package.
-		"bot": {"", "agent", "confidence", "formatting"},
+		// bot reaches the agent and storage through interfaces of its own
+		// (bot/store.go), never through their packages.
+		"bot": {"", "formatting"},
 		// eval plays its cases through the agent on a storage of its own.
 		"cmd/internal/eval": {"", "agent", "confidence", "storage"},
 		"cmd/internal/app":  {"", "agent", "bot", "confidence", "formatting", "storage", "cmd/internal/eval"},

@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// maxMethods bounds every interface of bot and agent (issue 16): a
-// consumer asks for the few methods it uses, grouped by what it does with
+// maxMethods bounds every interface of bot and agent: a consumer asks
+// for the few methods it uses, grouped by what it does with
 // them.
 const maxMethods = 8
 

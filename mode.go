@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Mode is how much a chat wants to be asked (DESIGN §3).
+// Mode is how much a chat wants to be asked (docs/design.md §3.1).
 type Mode string
 
 // Chat modes.

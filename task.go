@@ -80,7 +80,7 @@ func ParseDate(s string) (string, error) {
 type Actor string
 
 // Checklist provenance. Anything else, including empty, reads as ActorUser
-// (seed 003: unknown provenance must be treated as the user's).
+// (docs/design.md §5: unknown provenance must be treated as the person's).
 const (
 	ActorUser  Actor = "user"
 	ActorAgent Actor = "agent"

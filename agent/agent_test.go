@@ -140,8 +140,7 @@ func (e *env) audit(t *testing.T) []nod.AuditEntry {
 
 func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
 
-// R1 (with DESIGN §2's remove_checklist_items): the registry's risks and
-// batch tools.
+// The registry's risks and batch tools (docs/design.md §2.1).
 func TestRegistry(t *testing.T) {
 	t.Parallel()
 	want := map[string]nod.Risk{"list_tasks": nod.ReadOnly, "get_task": nod.ReadOnly, "delete_task": nod.Destructive, "answer_proposals": nod.Decides}
@@ -181,7 +180,7 @@ func TestRegistry(t *testing.T) {
 	}
 }
 
-// R2: an unknown tool never runs, is answered with an error naming it and
+// An unknown tool never runs, is answered with an error naming it and
 // audited as failed.
 func TestUnknownTool(t *testing.T) {
 	t.Parallel()
@@ -201,7 +200,7 @@ func TestUnknownTool(t *testing.T) {
 	})
 }
 
-// R3: a queued call's result, its item, and the stored conversation.
+// A queued call's result, its item, and the stored conversation.
 func TestQueuedTitle(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -242,7 +241,7 @@ func TestQueuedTitle(t *testing.T) {
 	})
 }
 
-// R5: arguments sent as a string, in a fence or encoded twice are read
+// Arguments sent as a string, in a fence or encoded twice are read
 // as if sent plainly.
 func TestArgumentRecovery(t *testing.T) {
 	t.Parallel()
@@ -271,7 +270,7 @@ func TestArgumentRecovery(t *testing.T) {
 	})
 }
 
-// R5 (c): the argument object encoded once more as a JSON string.
+// The argument object encoded once more as a JSON string.
 func TestArgumentsEncodedTwice(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -284,7 +283,7 @@ func TestArgumentsEncodedTwice(t *testing.T) {
 	})
 }
 
-// R6: bad arguments get an error naming tool and field, never echoing the
+// Bad arguments get an error naming tool and field, never echoing the
 // arguments; nothing is queued and the loop goes on.
 func TestInvalidArguments(t *testing.T) {
 	t.Parallel()
@@ -329,7 +328,7 @@ func TestInvalidArguments(t *testing.T) {
 	})
 }
 
-// B11, R7 in part: no-ops are dropped with an exact reason.
+// No-ops are dropped with an exact reason.
 func TestNoOps(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -359,7 +358,7 @@ func TestNoOps(t *testing.T) {
 	})
 }
 
-// R7: a skipped call does not use up the field; a second change of it in
+// A skipped call does not use up the field; a second change of it in
 // the same turn is an error.
 func TestOneProposalPerFieldPerTurn(t *testing.T) {
 	t.Parallel()
@@ -420,7 +419,7 @@ func TestReadOnlyTurn(t *testing.T) {
 	})
 }
 
-// proposeCS queues the seed cases' CS: estimate 90, then the title.
+// proposeCS queues a two-item set on T1: estimate 90, then the title.
 func (e *env) proposeCS(t *testing.T) nod.ChangeSet {
 	t.Helper()
 	res, _ := e.turn(t,
@@ -433,7 +432,7 @@ func (e *env) proposeCS(t *testing.T) nod.ChangeSet {
 	return *res.Set
 }
 
-// C1: ✓ 1 applies item 1 alone, with every record, from storage alone.
+// ✓ 1 applies item 1 alone, with every record, from storage alone.
 func TestConfirmOne(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -463,7 +462,7 @@ func TestConfirmOne(t *testing.T) {
 	})
 }
 
-// C2, C3: a decided item cannot be decided again; the last decision
+// A decided item cannot be decided again; the last decision
 // resolves the set.
 func TestDecidedItemsStayDecided(t *testing.T) {
 	t.Parallel()
@@ -500,7 +499,7 @@ func TestDecidedItemsStayDecided(t *testing.T) {
 	})
 }
 
-// C4: out-of-range items, another chat, another user, unknown sets.
+// Out-of-range items, another chat, another user, unknown sets.
 func TestDecisionsRefused(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -535,7 +534,7 @@ func TestDecisionsRefused(t *testing.T) {
 	})
 }
 
-// B7, B8, B9, B10: rejected and already pending proposals are not queued
+// Rejected and already pending proposals are not queued
 // again; a confirmed one does not block.
 func TestRepeatsFiltered(t *testing.T) {
 	t.Parallel()
@@ -587,7 +586,7 @@ func TestRepeatsFiltered(t *testing.T) {
 		if blocked != 2 {
 			t.Errorf("%d blocked audit rows, want 2 (priority, title)", blocked)
 		}
-		// B10: after 30 days a rejection no longer blocks.
+		// After 30 days a rejection no longer blocks.
 		e.clock.Advance(31 * 24 * time.Hour)
 		if _, results := e.turn(t, call("a", "set_task_priority", `{"task_id":"T1","priority":"P1"}`)); results["a"] != "Proposal queued for user review." {
 			t.Errorf("after 31 days: %q", results["a"])
@@ -623,7 +622,7 @@ func TestUndoEveryTool(t *testing.T) {
 			if e.task(t, "T1").SameContent(before) {
 				t.Fatalf("%s changed nothing", c.Name)
 			}
-			// A6: batch items undo one by one, newest first.
+			// Batch items undo one by one, newest first.
 			for i := len(res.Set.Items) - 1; i >= 0; i-- {
 				if _, err := e.confirm.Undo(t.Context(), chat, user, d.Applied[res.Set.Items[i].N].Undo.ID, false); err != nil {
 					t.Fatalf("%s: undo item %d: %v", c.Name, i+1, err)
@@ -633,7 +632,7 @@ func TestUndoEveryTool(t *testing.T) {
 				t.Errorf("%s: undo left %+v, want %+v", c.Name, after, before)
 			}
 		}
-		// A7: undoing a create sends the task to the trash; redoing brings it back.
+		// Undoing a create sends the task to the trash; redoing brings it back.
 		res, _ := e.turn(t, call("c", "create_task", `{"title":"Write postmortem","priority":"P2"}`))
 		d, _ := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		id := d.Applied[1].After.ID
@@ -653,7 +652,7 @@ func TestUndoEveryTool(t *testing.T) {
 	})
 }
 
-// A11: the latest 20 decisions reach the prompt, newest first, reasons on
+// The latest 20 decisions reach the prompt, newest first, reasons on
 // one line.
 func TestDecisionHistoryInPrompt(t *testing.T) {
 	t.Parallel()
@@ -695,7 +694,7 @@ func TestDecisionHistoryInPrompt(t *testing.T) {
 	})
 }
 
-// Issue 8: a new value for a field an open set proposes supersedes it:
+// A new value for a field an open set proposes supersedes it:
 // never two open items for one field.
 func TestSupersede(t *testing.T) {
 	t.Parallel()

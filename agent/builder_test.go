@@ -20,7 +20,7 @@ func summaries(s *nod.ChangeSet) []string {
 	return out
 }
 
-// B1, B2, B3: items in call order; batches explode with their own summaries.
+// Items in call order; batches explode with their own summaries.
 func TestBatchExplosion(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -65,7 +65,7 @@ func TestBatchExplosion(t *testing.T) {
 	})
 }
 
-// B4, B5, B6: invented item ids, redundant and malformed elements.
+// Invented item ids, redundant and malformed elements.
 func TestBatchFilters(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -92,7 +92,7 @@ func TestBatchFilters(t *testing.T) {
 		if got := summaries(res.Set); !slices.Equal(got, want) {
 			t.Errorf("items %q, want %q", got, want)
 		}
-		// B5: a later step of another turn with "Deploy app" queues it? It
+		// A later step of another turn with "Deploy app" queues it? It
 		// is already pending: not queued twice.
 		_, results = e.turn(t, call("e", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Deploy app"},{"title":"Rollback plan"}]}`))
 		if r := results["e"]; !strings.Contains(r, "already awaits") {
@@ -101,7 +101,7 @@ func TestBatchFilters(t *testing.T) {
 	})
 }
 
-// B12: the set holds ten items; the rest is named, not queued.
+// The set holds ten items; the rest is named, not queued.
 func TestSetCap(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {

@@ -367,14 +367,14 @@ func (c addItem) apply(t *nod.Task, _ applyCtx) error {
 	if len(t.Checklist) >= nod.MaxChecklist {
 		return fmt.Errorf("task %q already has %d checklist items: %w", t.Title, nod.MaxChecklist, nod.ErrInvalid)
 	}
-	// Seed 003: a new item is the user's until someone checks it.
+	// A new item is the person's until someone checks it (docs/design.md §2.3).
 	t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: c.title, CheckedBy: nod.ActorUser})
 	return nil
 }
 
 // updateItem is one element of update_checklist_items, or, with remove
 // set, of remove_checklist_items: removing an item the person ticked is
-// guarded like unticking it (DESIGN §2, §5).
+// guarded like unticking it (docs/design.md §5).
 type updateItem struct {
 	id      string
 	itemID  string
@@ -561,7 +561,7 @@ func (c updateItem) changesCheck(t *nod.Task) bool {
 }
 
 // minReason is the shortest reason that lets the agent on its own change
-// the checked state of an item the person set (seed 003).
+// the checked state of an item the person set (docs/design.md §5).
 const minReason = 20
 
 // sovereign returns why the agent on its own may not flip the checked

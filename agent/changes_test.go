@@ -6,7 +6,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// F4: checklist lines, and the fallback to a shortened id when the item
+// Checklist lines, and the fallback to a shortened id when the item
 // cannot be looked up.
 func TestChecklistSummaries(t *testing.T) {
 	t.Parallel()

@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// DESIGN §2: remove_checklist_items explodes like the other batch tools;
+// docs/design.md §2.1: remove_checklist_items explodes like the other batch tools;
 // removing an unticked item is proposed as is, removing one the person
 // ticked needs a reason from the agent on its own (like unticking it);
 // confirmed, the item is gone, and Undo puts it back in its place.
@@ -64,7 +64,7 @@ func TestCheckedAlias(t *testing.T) {
 	})
 }
 
-// DESIGN §3: the classifier's action list names the task by its title and
+// docs/design.md §3.3: the classifier's action list names the task by its title and
 // covers every field a call sets; a checklist item is named by its title
 // only when the person said it.
 func TestClassifierSeesTitlesAndEveryField(t *testing.T) {

@@ -299,7 +299,8 @@ func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, set
 }
 
 // breakerUndos of a person's auto-applied changes undone within
-// breakerWindow make nod ask them for everything for breakerFor.
+// breakerWindow make nod ask them for everything for breakerFor
+// (docs/design.md §3.1).
 const (
 	breakerUndos  = 2
 	breakerWindow = time.Hour

@@ -8,7 +8,7 @@ import (
 )
 
 // eventNotes tells the agent, in order, what the person did outside the
-// conversation since its last turn (DESIGN §6).
+// conversation since its last turn (docs/design.md §6).
 // In a group (group set), a mode change of another member than self is
 // said to be theirs: modes are per person.
 func eventNotes(events []nod.Event, self int64, group bool) string {

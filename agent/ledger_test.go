@@ -33,7 +33,7 @@ func (e *env) addFive(t *testing.T) nod.Decided {
 	return d
 }
 
-// A6 and DESIGN §6: after ✓ All of five checklist items, each Undo n
+// docs/design.md §6: after ✓ All of five checklist items, each Undo n
 // removes exactly item n, in any order, and Redo puts it back in its place.
 func TestUndoEachItemOfConfirmAll(t *testing.T) {
 	t.Parallel()

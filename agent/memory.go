@@ -210,8 +210,8 @@ const undoMemory = 30 * 24 * time.Hour
 
 // revivesUndone reports whether p would set a field or checklist item of a
 // task to the value of a change the person undid after quoteAt: the
-// person's words from before they took it back prove nothing now (DESIGN
-// §3). Unknown quote times count as before.
+// person's words from before they took it back prove nothing now
+// (docs/design.md §3.3). Unknown quote times count as before.
 func (t *turn) revivesUndone(ctx context.Context, p *proposal, quoteAt time.Time) bool {
 	undone := t.undone(ctx)
 	for _, pc := range p.changes {

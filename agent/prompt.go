@@ -156,8 +156,8 @@ func modeNote(s nod.ChatSettings, now time.Time) string {
 	return b.String()
 }
 
-// decisionLine renders one decision for the prompt (seed 000 §8.2), naming
-// the task it was about.
+// decisionLine renders one decision for the prompt's decision
+// history (docs/design.md §4), naming the task it was about.
 func decisionLine(d nod.Decision, task string) string {
 	line := fmt.Sprintf("- %s: %s", d.Verdict, d.Summary)
 	if task != "" {

@@ -85,7 +85,7 @@ type routed struct {
 }
 
 // route decides whether a change applies now or is queued, and applies the
-// checklist guard (DESIGN §5): flipping the checked state of the person's
+// checklist guard (docs/design.md §5): flipping the checked state of the person's
 // item needs their own words sent at or after they set it, or, from the
 // agent on its own, a reason of minReason characters. A blocked check
 // change keeps a rename of the same item; kept is false if nothing is left.

@@ -36,7 +36,7 @@ func (e *env) item(t *testing.T, id string) nod.ChecklistItem {
 
 var c3At = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 
-// S1, S2, S3: without a reason of 20 characters the agent on its own does
+// Without a reason of 20 characters the agent on its own does
 // not touch the person's items.
 func TestSovereigntyNeedsAReason(t *testing.T) {
 	t.Parallel()
@@ -73,7 +73,7 @@ func TestSovereigntyNeedsAReason(t *testing.T) {
 		if audit[len(audit)-1].Outcome != nod.OutcomeBlocked || !strings.Contains(audit[len(audit)-1].Error, "Write migration notes") {
 			t.Errorf("first audit row = %+v", audit[len(audit)-1])
 		}
-		// S3: twenty characters are enough.
+		// Twenty characters are enough.
 		res, results = e.review(t, call("5", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false,"reason":"Said not done today."}]}`))
 		if results["5"] != "Proposal queued for user review." || res.Set == nil {
 			t.Errorf("a 20-character reason: %q", results["5"])
@@ -81,7 +81,7 @@ func TestSovereigntyNeedsAReason(t *testing.T) {
 	})
 }
 
-// S4: a review's override with a reason, confirmed by the person, stamps
+// A review's override with a reason, confirmed by the person, stamps
 // the person; its audit row carries the reason; Undo restores provenance.
 func TestSovereigntyOverrideConfirmed(t *testing.T) {
 	t.Parallel()
@@ -125,7 +125,7 @@ func TestSovereigntyOverrideConfirmed(t *testing.T) {
 
 var fixturesNow = time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
 
-// S5: trusted mode skips the question, not the guard.
+// Trusted mode skips the question, not the guard.
 func TestSovereigntyTrusted(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -152,7 +152,7 @@ func TestSovereigntyTrusted(t *testing.T) {
 	})
 }
 
-// S6: a rename alone leaves provenance; a blocked check keeps the rename.
+// A rename alone leaves provenance; a blocked check keeps the rename.
 func TestSovereigntyRename(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
@@ -172,13 +172,13 @@ func TestSovereigntyRename(t *testing.T) {
 	})
 }
 
-// S7, S8: the person's words count only if sent at or after the item was
+// The person's words count only if sent at or after the item was
 // set.
 func TestSovereigntyExplicitQuote(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
-		// S8: the request came before the person re-checked c3 at 09:00.
+		// The request came before the person re-checked c3 at 09:00.
 		e.clock.Set(time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC))
 		e.llm.Handler = openaitest.Script(agentM, nil, openaitest.Text("Later."))
 		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "uncheck write migration notes"}); err != nil {
@@ -192,7 +192,7 @@ func TestSovereigntyExplicitQuote(t *testing.T) {
 		if !e.item(t, "c3").Checked || len(res.Receipts) != 0 || res.Set != nil || !strings.Contains(results["1"], "Not changed") {
 			t.Errorf("an old quote unchecked c3: %q, %d receipts", results["1"], len(res.Receipts))
 		}
-		// S7: the same words, now.
+		// The same words, now.
 		res, _ = e.turnSaying(t, "uncheck write migration notes, the reviewer found gaps", call("2", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`))
 		c3 := e.item(t, "c3")
 		if c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(fixturesNow) || len(res.Receipts) != 1 || res.Receipts[0].Quote != "uncheck write migration notes" {

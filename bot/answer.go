@@ -13,7 +13,7 @@ import (
 	"github.com/nodbot/nod/formatting"
 )
 
-// The order in which a text message is read (DESIGN §3, first match wins):
+// The order in which a text message is read (docs/design.md §3.4, first match wins):
 // the answer to a waiting typed confirmation; a command; yes/no to a change
 // set; a rejection's reason; anything else goes to the agent.
 

@@ -81,7 +81,7 @@ type Bot struct {
 	stopWork context.CancelFunc
 
 	mu      sync.Mutex
-	refused map[[2]int64]time.Time // chat, user → last refusal
+	refused refusals
 	metrics *metrics
 
 	gate      sync.RWMutex // held while a webhook update is queued
@@ -117,7 +117,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
 		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, now: now, log: log,
-		allowed: allowed, queue: newChatQueue(), refused: map[[2]int64]time.Time{}, metrics: newMetrics(opts.Metrics)}
+		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 
 // Check asks Telegram who the bot is, so that a wrong token or address
@@ -276,7 +276,9 @@ func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
 			b.metrics.joined.Inc()
 			return // the person's turn in progress takes it in
 		}
+		b.metrics.messages.Inc()
 		b.queue.push(ctx, chat, u, func(ctx context.Context) {
+			defer b.metrics.messages.Dec()
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, chat)
@@ -367,15 +369,11 @@ func updateChat(u *models.Update) int64 {
 // first message in a chat, then at most once an hour.
 func (b *Bot) refuse(ctx context.Context, chat, user int64, lang string) {
 	b.mu.Lock()
-	key := [2]int64{chat, user}
-	last, seen := b.refused[key]
-	now := b.now()
-	if seen && now.Sub(last) < time.Hour {
-		b.mu.Unlock()
+	due := b.refused.due(chat, user, b.now())
+	b.mu.Unlock()
+	if !due {
 		return
 	}
-	b.refused[key] = now
-	b.mu.Unlock()
 	b.log.Info("stranger refused", "chat", chat, "user", user)
 	if _, err := b.send.send(ctx, chat, formatting.For(lang).Text("refusal", user), 0); err != nil {
 		b.log.Warn("refuse", "err", err)

@@ -221,7 +221,9 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	if !req.Review {
 		// The person's next plain messages join this turn (chatQueue).
 		joins := func(u *models.Update) bool { return b.joinable(u.Message) }
-		b.metrics.joined.Add(float64(b.queue.open(in.chat, in.user, in.more, joins)))
+		taken := float64(b.queue.open(in.chat, in.user, in.more, joins))
+		b.metrics.joined.Add(taken)
+		b.metrics.messages.Sub(taken) // handled by this turn now, not by jobs of their own
 		req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
 		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
 	}

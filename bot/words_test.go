@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// DESIGN §3, rule 2: the answers nod reads itself, in every language it
+// docs/design.md §3.4, rule 2: the answers nod reads itself, in every language it
 // speaks; what it cannot read in full goes to the agent.
 func TestParseAnswer(t *testing.T) {
 	t.Parallel()

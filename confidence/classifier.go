@@ -122,7 +122,7 @@ type Classifier struct {
 	latency  prometheus.Histogram
 }
 
-// New returns a classifier. Its requests are never retried (DESIGN §3).
+// New returns a classifier. Its requests are never retried (docs/design.md §3.2).
 func New(opts Options, log *slog.Logger) *Classifier {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
@@ -394,7 +394,7 @@ func parse(content string) ([]answerAction, error) {
 //
 // A quote proves something only if it is a whole message of the person's,
 // or at least two words of one: a fragment such as "t" occurs almost
-// anywhere.
+// anywhere (docs/design.md §3.3).
 func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 	q := nod.FoldText(quote)
 	if q == "" {

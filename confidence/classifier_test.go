@@ -36,7 +36,7 @@ func levels(vs []confidence.Verdict) string {
 	return strings.Join(out, ",")
 }
 
-// K4, K2: the request's model, no tools, the transcript and the numbered
+// The request's model, no tools, the transcript and the numbered
 // action list last.
 func TestRequestShape(t *testing.T) {
 	c, llm := classifier(t, func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
@@ -59,7 +59,7 @@ func TestRequestShape(t *testing.T) {
 	}
 }
 
-// K6, K8: answers that count as explicit, and quotes that do not.
+// Answers that count as explicit, and quotes that do not.
 func TestExplicitAnswers(t *testing.T) {
 	for name, content := range map[string]string{
 		"plain":        `{"actions":[{"index":0,"level":"explicit","quote":"set the priority to p1","reasoning":"asked"}]}`,
@@ -90,7 +90,7 @@ func TestExplicitAnswers(t *testing.T) {
 	}
 }
 
-// K7: every failure leaves the actions needing confirmation, after one
+// Every failure leaves the actions needing confirmation, after one
 // request.
 func TestFailuresNeedConfirmation(t *testing.T) {
 	for name, resp := range map[string]openaitest.Response{

@@ -181,7 +181,7 @@ func TestChangeSetGolden(t *testing.T) {
 	}
 }
 
-// F1: scalar lines read as the seed cases say.
+// Scalar changes read as one line each (docs/design.md §7).
 func TestScalarLines(t *testing.T) {
 	m := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1"),
@@ -201,7 +201,7 @@ func TestScalarLines(t *testing.T) {
 	}
 }
 
-// F2: only the changed word is marked.
+// Only the changed word is marked.
 func TestContentDiffMarksChangedWords(t *testing.T) {
 	got := en.ContentDiff("Users are logged out after 5 minutes.", "Users are logged out after 30 minutes.", 1000)
 	want := "Before: Users are logged out after <s>5</s> minutes.\nAfter: Users are logged out after <b>30</b> minutes."
@@ -210,7 +210,7 @@ func TestContentDiffMarksChangedWords(t *testing.T) {
 	}
 }
 
-// F3: buttons of one- and three-item sets; callback-relevant ids stay short.
+// Buttons of one- and three-item sets; callback-relevant ids stay short.
 func TestChangeSetButtons(t *testing.T) {
 	one := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1")}}, Titles: titles})
@@ -297,8 +297,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"rules":           loc.Rules([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
 		"rules_none":      loc.Rules(nil),
 		"trash":           loc.Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
-		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Summary: "Set priority to P1", Title: "Fix login bug"}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
-		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Summary: `Add: "Load <test>"`, Title: "Fix login bug"}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
+		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
+		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
 		"delete_ask":      loc.DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
 		"audit": loc.Audit([]nod.AuditEntry{
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},

@@ -7,8 +7,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 // englishWords are words nod's English templates use that German output
@@ -28,7 +32,7 @@ var buttonLabels = regexp.MustCompile(` → [^\]]*\]`)
 var fixtureText = []string{"users are logged out", "explain setup", "across reloads"}
 
 // TestGermanGoldensAreGerman scans every German golden file's text for
-// English words outside quotes (issue: English in German output).
+// English words outside quotes.
 func TestGermanGoldensAreGerman(t *testing.T) {
 	files, err := filepath.Glob("../fixtures/golden/de/*/*.txtar")
 	if err != nil {
@@ -76,6 +80,38 @@ func TestGermanGoldensAreGerman(t *testing.T) {
 				if m := word.FindString(rest); m != "" {
 					t.Errorf("%s (%s line %d): English %q in %q", filepath.Base(f), file.Name, i+1, m, line)
 				}
+			}
+		}
+	}
+}
+
+// Undo entries keep the English summary nod wrote when the change was
+// made; German messages about them say what the change did in German,
+// from the typed change, and never show the stored English.
+func TestGermanUndoMessagesShowNoStoredEnglish(t *testing.T) {
+	de := formatting.For("de")
+	const stored = "STORED ENGLISH"
+	at := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	item := &nod.ChecklistItem{ID: "c1", Title: "Tests schreiben", CheckedBy: nod.ActorUser}
+	ticked := &nod.ChecklistItem{ID: "c1", Title: "Tests schreiben", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &at}
+	changes := map[string]nod.UndoEntry{
+		"priority": {Tool: "set_task_priority", Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}},
+		"labels":   {Tool: "assign_task_labels", Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldLabels, Before: `["bug"]`, After: `["auth","bug"]`}}}},
+		"add":      {Tool: "add_checklist_item", Change: nod.Change{Items: []nod.ItemChange{{After: item}}}},
+		"tick":     {Tool: "update_checklist_item", Change: nod.Change{Items: []nod.ItemChange{{Before: item, After: ticked}}}},
+		"remove":   {Tool: "remove_checklist_item", Change: nod.Change{Items: []nod.ItemChange{{Before: item}}}},
+	}
+	for name, u := range changes {
+		u.ID, u.Title, u.Summary = "u1", "Login reparieren", stored
+		redo := u
+		redo.Summary = "Undo: " + stored
+		for what, m := range map[string]formatting.Message{
+			"undo_stale": de.UndoStale(u, nod.Conflict{Field: nod.FieldPriority}),
+			"undone":     de.Undone(redo),
+			"redone":     de.Redone(u),
+		} {
+			if strings.Contains(m.HTML, stored) {
+				t.Errorf("%s of a %s change shows the stored English summary: %s", what, name, m.HTML)
 			}
 		}
 	}

@@ -142,7 +142,10 @@ func (l *Locale) Redone(again nod.UndoEntry) Message {
 // offers to undo anyway.
 // cf names what changed.
 func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
-	m := l.Text("undo_stale", map[string]string{"Title": u.Title, "Summary": u.Summary, "Field": string(cf.Field), "Item": cf.Item})
+	// Summary is in the reader's words when nod can say what the change
+	// did; Stored is the English summary kept with the entry.
+	m := l.Text("undo_stale", map[string]string{"Title": u.Title, "Summary": l.appliedSummary(u), "Stored": strings.TrimPrefix(u.Summary, "Undo: "),
+		"Field": string(cf.Field), "Item": cf.Item})
 	m.Keyboard = [][]Button{{l.button("b_undo_anyway", nil, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
 	return m
 }

@@ -61,6 +61,35 @@ func (l *Locale) Note(s string) string {
 // Remark renders a note.
 func (l *Locale) Remark(n nod.Note) string { return l.Render("note", n) }
 
+// appliedSummary says in the locale's words what the change of undo entry
+// u did, from its typed change rather than the English summary stored
+// with it; "" when the change is not one summaries know.
+func (l *Locale) appliedSummary(u nod.UndoEntry) string {
+	ch := u.Change
+	switch {
+	case ch.Created:
+		return ""
+	case len(ch.Fields) == 1 && ch.Fields[0].Field != nod.FieldTrash:
+		f := ch.Fields[0]
+		value := f.After
+		if f.Field == nod.FieldLabels {
+			value = strings.Join(nod.ParseLabels(value), ", ")
+		}
+		return l.DoneSummary(nod.ChangeItem{Tool: u.Tool, After: value})
+	case len(ch.Fields) == 0 && len(ch.Items) == 1:
+		ic := ch.Items[0]
+		switch {
+		case ic.Before == nil && ic.After != nil:
+			return l.DoneSummary(nod.ChangeItem{Tool: "add_checklist_item", After: ic.After.Title})
+		case ic.After == nil && ic.Before != nil:
+			return l.DoneSummary(nod.ChangeItem{Tool: "remove_checklist_item", ItemBefore: ic.Before})
+		case ic.Before != nil:
+			return l.DoneSummary(nod.ChangeItem{Tool: "update_checklist_item", ItemBefore: ic.Before, ItemAfter: ic.After})
+		}
+	}
+	return ""
+}
+
 // undoneSummary says in the locale's words what change an undo took back,
 // from the undo's own change (the inverse of the one undone); "" when the
 // change is not one summaries know.

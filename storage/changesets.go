@@ -647,6 +647,10 @@ func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID 
 	var fresh *nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
+		// The chat's lock before any row's, as every writer takes them.
+		if err := db.lockChat(ctx, tx, chatID); err != nil {
+			return err
+		}
 		old, err := chatSet(ctx, tx, chatID, oldID)
 		if err != nil {
 			return err
@@ -726,6 +730,12 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
+		// The chat's lock before the item's row: the audit row below takes
+		// it anyway, and taken after the row it deadlocks with a decision,
+		// which takes the chat's lock first.
+		if err := db.lockChat(ctx, tx, chatID); err != nil {
+			return err
+		}
 		old, err := chatSet(ctx, tx, chatID, setID)
 		if err != nil {
 			return err
@@ -757,8 +767,8 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 }
 
 // supersedeBy closes, as superseded, every pending proposal of an open set
-// that would set a field or checklist item that change ch just set (DESIGN
-// §4): the person's applied change answers it. A deletion closes every
+// that would set a field or checklist item that change ch just set
+// (docs/design.md §4): the person's applied change answers it. A deletion closes every
 // proposal for its task. The sets' messages are owed a refresh.
 func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID int64, ch nod.Change, self string, now time.Time) error {
 	if ch.Created {

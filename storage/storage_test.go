@@ -117,7 +117,7 @@ func TestTaskRoundTrip(t *testing.T) {
 	})
 }
 
-// C1: confirming writes task, item, set, decision, audit and undo together.
+// Confirming writes task, item, set, decision, audit and undo together.
 func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
@@ -148,14 +148,14 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if want := []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}; err != nil || !slices.Equal(u.Change.Fields, want) {
 			t.Errorf("undo entry = %+v, %v", u, err)
 		}
-		// C3: a second confirm of the same item, and a reject of it, change nothing.
+		// A second confirm of the same item, and a reject of it, change nothing.
 		if _, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("second ConfirmItem error = %v, want ErrDecided", err)
 		}
 		if _, err := db.RejectItem(t.Context(), chat, cs.ID, 1, 42); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("RejectItem of confirmed item error = %v, want ErrDecided", err)
 		}
-		// C4: out of range, another chat.
+		// Out of range, another chat.
 		for _, n := range []int{0, -1, 5} {
 			if _, _, err := confirmItem(t.Context(), db, chat, cs.ID, n, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
 				t.Errorf("ConfirmItem(n=%d) error = %v, want ErrNotFound", n, err)
@@ -164,7 +164,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if _, _, err := confirmItem(t.Context(), db, 200, cs.ID, 2, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("ConfirmItem from chat 200 error = %v, want ErrNotFound", err)
 		}
-		// C2: rejecting the rest resolves the set.
+		// Rejecting the rest resolves the set.
 		set, err = db.RejectItem(t.Context(), chat, cs.ID, 2, 42)
 		if err != nil || set.Status != nod.SetResolved || set.ResolvedAt == nil {
 			t.Errorf("after ✗ 2: %s, %v", set.Status, err)
@@ -216,7 +216,7 @@ func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
 	})
 }
 
-// C8: when the undo entry cannot be written, nothing of the confirmation is.
+// When the undo entry cannot be written, nothing of the confirmation is.
 func TestConfirmItemRollsBackWhole(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
@@ -239,7 +239,7 @@ func TestConfirmItemRollsBackWhole(t *testing.T) {
 	})
 }
 
-// A4, A5, A7, A8: undo restores, refuses when stale or expired, and is undoable.
+// Undo restores, refuses when stale or expired, and is undoable.
 func TestUndo(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
@@ -264,7 +264,7 @@ func TestUndo(t *testing.T) {
 		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P1 {
 			t.Errorf("after redo priority %s, want P1", task.Priority)
 		}
-		// A5: a later change makes the first undo stale.
+		// A later change makes the first undo stale.
 		b, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2), Audit: executed})
 		c, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0), Audit: executed})
 		if _, err := db.Undo(ctx, chat, b.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
@@ -276,7 +276,7 @@ func TestUndo(t *testing.T) {
 		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P1 {
 			t.Errorf("after forced undo priority %s, want P1", task.Priority)
 		}
-		// A8: expired after the window.
+		// Expired after the window.
 		clock.Advance(24*time.Hour + time.Minute)
 		if _, err := db.Undo(ctx, chat, c.Undo.ID, 42, true); !errors.Is(err, nod.ErrExpired) {
 			t.Errorf("expired undo error = %v, want ErrExpired", err)
@@ -284,7 +284,7 @@ func TestUndo(t *testing.T) {
 		if _, err := db.LatestUndo(ctx, chat, 42); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
 		}
-		// A7: undoing a create moves the task to the trash.
+		// Undoing a create moves the task to the trash.
 		cr, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T9", Title: "Write postmortem", Status: nod.StatusOpen, Priority: nod.P2}, nil
 		}})

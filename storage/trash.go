@@ -24,18 +24,6 @@ func (db *DB) Trash(ctx context.Context, chatID int64) ([]nod.Task, error) {
 	return tasks, nil
 }
 
-// TrashedTask returns a task of the chat that is in the trash.
-func (db *DB) TrashedTask(ctx context.Context, chatID int64, id string) (nod.Task, error) {
-	t, err := getTask(ctx, db.reader(), chatID, id)
-	if err != nil {
-		return t, err
-	}
-	if t.DeletedAt == nil {
-		return nod.Task{}, fmt.Errorf("task %s is not in the trash: %w", id, nod.ErrNotFound)
-	}
-	return t, nil
-}
-
 // PurgeTrash deletes for good the tasks trashed before cutoff, with their
 // checklists, and returns how many.
 func (db *DB) PurgeTrash(ctx context.Context, cutoff time.Time) (int, error) {

@@ -53,7 +53,7 @@ func TestAnswerProposalsTellsWhatStillWaits(t *testing.T) {
 	}
 }
 
-// answer_proposals (DESIGN §2, §3): a decision in words nod cannot parse
+// answer_proposals (docs/design.md §3.4): a decision in words nod cannot parse
 // itself is passed on by the agent; with the person's words verified it
 // decides exactly the items named, as taps would, and the set's message
 // shows it. The agent is told the set's id and its items as numbered.
@@ -151,7 +151,7 @@ func TestAnswerProposalsRefused(t *testing.T) {
 	}
 }
 
-// DESIGN §3: when the person's message replies to a change-set message,
+// docs/design.md §3.3: when the person's message replies to a change-set message,
 // the classifier is told which numbered items that message showed.
 func TestClassifierToldWhatAReplyAnswers(t *testing.T) {
 	t.Parallel()
@@ -169,7 +169,7 @@ func TestClassifierToldWhatAReplyAnswers(t *testing.T) {
 	}
 }
 
-// DESIGN §4: an applied change closes every open proposal that would set
+// docs/design.md §4: an applied change closes every open proposal that would set
 // the same field or checklist item of the same task, marked superseded,
 // and the proposal's message shows it.
 func TestAppliedChangeSupersedes(t *testing.T) {
@@ -192,7 +192,7 @@ func TestAppliedChangeSupersedes(t *testing.T) {
 	})
 }
 
-// DESIGN §3, end to end: the classifier sees the task's title and every
+// docs/design.md §3.3, end to end: the classifier sees the task's title and every
 // field a call sets (labels and a description the model made up ride
 // along visibly), and a one-letter quote proves nothing.
 func TestClassifierSeesWhatACallSets(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
-// A2, A3: a scripted session writes exactly the expected audit rows;
+// A scripted session writes exactly the expected audit rows;
 // /audit shows them newest first; the CSV export reads back.
 func TestAuditSessionAndExport(t *testing.T) {
 	t.Parallel()
@@ -85,7 +85,7 @@ func TestAuditSessionAndExport(t *testing.T) {
 	}
 }
 
-// A5: Undo refuses when the task changed since; Undo anyway restores.
+// Undo refuses when the task changed since; Undo anyway restores.
 func TestUndoAnyway(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

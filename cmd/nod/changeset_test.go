@@ -13,7 +13,7 @@ import (
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
-// C13, A9: delete_task asks for the typed title in every mode; "yes"
+// delete_task asks for the typed title in every mode; "yes"
 // cancels; the title moves the task to the trash with Undo; /trash
 // restores it whole; 30 days later it is purged.
 func TestTypedDeletionTrashRestorePurge(t *testing.T) {
@@ -79,7 +79,7 @@ func TestTypedDeletionTrashRestorePurge(t *testing.T) {
 	})
 }
 
-// C12, partial answers: "ok" confirms the newest set only; "yes to 2"
+// Partial answers: "ok" confirms the newest set only; "yes to 2"
 // confirms only item 2; "no" rejects.
 func TestTextAnswers(t *testing.T) {
 	t.Parallel()
@@ -117,7 +117,7 @@ func TestTextAnswers(t *testing.T) {
 	}
 }
 
-// C11, A11: a reply after a rejection is its reason, stored and fed back
+// A reply after a rejection is its reason, stored and fed back
 // to the agent in the next request.
 func TestRejectionReason(t *testing.T) {
 	t.Parallel()
@@ -204,7 +204,7 @@ func TestExpiry(t *testing.T) {
 	}
 }
 
-// K9, F3: /review asks everything without a classifier; any allowed user
+// /review asks everything without a classifier; any allowed user
 // of the chat may decide; lines grouped by task.
 func TestReview(t *testing.T) {
 	t.Parallel()
@@ -240,7 +240,7 @@ func TestReview(t *testing.T) {
 	}
 }
 
-// C5 (issue test 2): a proposal whose field changed since it was proposed
+// A proposal whose field changed since it was proposed
 // is not applied silently: "now 90" is shown with Apply anyway and Skip.
 func TestStaleProposal(t *testing.T) {
 	t.Parallel()
@@ -260,7 +260,7 @@ func TestStaleProposal(t *testing.T) {
 		return h.tg.WaitBotMessages(chat, n)[n-2]
 	}
 	// An applied change supersedes a waiting proposal of the same field
-	// (DESIGN §4), so staleness comes from elsewhere: an undo of the change
+	// (docs/design.md §4), so staleness comes from elsewhere: an undo of the change
 	// the proposal was made against.
 	receipt := explicit(2, 90)
 	first := propose(4, 60)
@@ -296,7 +296,7 @@ func TestStaleProposal(t *testing.T) {
 	}
 }
 
-// C6: an item already in its target state is stale, not "applied".
+// An item already in its target state is stale, not "applied".
 func TestAlreadyDone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -309,7 +309,7 @@ func TestAlreadyDone(t *testing.T) {
 	list := h.tg.WaitBotMessages(chat, 3)[2]
 	h.tap(chat, user, list.ID, "🔄 Fix login bug")
 	card := h.tg.WaitBotMessages(chat, 4)[3]
-	// The person's own tick supersedes the proposal (DESIGN §4): the set
+	// The person's own tick supersedes the proposal (docs/design.md §4): the set
 	// says so, and a late ✓ 1 decides nothing.
 	h.tap(chat, user, card.ID, "⬜ Write tests")
 	b, _ := set.Button("✓ 1")
@@ -323,7 +323,7 @@ func TestAlreadyDone(t *testing.T) {
 	}
 }
 
-// C10: confirm-all stops at a failure and offers Retry, Skip and Abort.
+// Confirm-all stops at a failure and offers Retry, Skip and Abort.
 func TestConfirmAllStopsAtFailure(t *testing.T) {
 	t.Parallel()
 	for _, choice := range []string{"⏭ Skip", "⛔ Abort"} {
@@ -367,7 +367,7 @@ func TestConfirmAllStopsAtFailure(t *testing.T) {
 	}
 }
 
-// Issue 5, end to end: the person ticks an item on the card; a review that
+// End to end: the person ticks an item on the card; a review that
 // would untick it without a reason queues nothing and names the time; with
 // a reason it is shown with the reason and, confirmed, stamps the person.
 func TestSovereigntyEndToEnd(t *testing.T) {
@@ -408,7 +408,7 @@ func TestSovereigntyEndToEnd(t *testing.T) {
 	}
 }
 
-// Issue 4, test 5 and A10: a rejected proposal is not proposed again; no
+// A rejected proposal is not proposed again; no
 // new set message is sent. /pending lists only open sets.
 func TestRejectedNotReproposed(t *testing.T) {
 	t.Parallel()
@@ -456,7 +456,7 @@ func TestSupersedeEndToEnd(t *testing.T) {
 	}
 }
 
-// Issue 8: a day before it expires, a set says so and offers to keep it;
+// A day before it expires, a set says so and offers to keep it;
 // Keep gives it another week.
 func TestExpiryWarningAndKeep(t *testing.T) {
 	t.Parallel()
@@ -492,7 +492,7 @@ func TestExpiryWarningAndKeep(t *testing.T) {
 	}
 }
 
-// Issue 8, edit by reply: a reply in plain words revises the pending item
+// Edit by reply: a reply in plain words revises the pending item
 // under its number, the old version is audited as superseded, and ✓
 // applies the edited value; an edit classified explicit applies at once.
 func TestEditByReply(t *testing.T) {
@@ -537,7 +537,7 @@ func TestEditByReply(t *testing.T) {
 	}
 }
 
-// DESIGN §3 rule 2: mixed answers, ranges and "all but", as a reply and as
+// docs/design.md §3.4 rule 2: mixed answers, ranges and "all but", as a reply and as
 // a plain message; items named in neither part stay pending.
 func TestMixedTextAnswers(t *testing.T) {
 	t.Parallel()
@@ -592,7 +592,7 @@ func TestMixedTextAnswers(t *testing.T) {
 	}
 }
 
-// DESIGN §3: a typed confirmation a letter or two off asks again; other
+// docs/design.md §3.4: a typed confirmation a letter or two off asks again; other
 // text cancels and is then handled as any message, so "actually keep it,
 // but make it P3" cancels the deletion and still sets P3.
 func TestTypedConfirmationNearMissAndCarryOn(t *testing.T) {

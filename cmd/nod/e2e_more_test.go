@@ -178,7 +178,7 @@ func TestCommandsAndTaskCard(t *testing.T) {
 	if !c1.Checked || c1.CheckedBy != nod.ActorUser || c1.CheckedAt == nil || !c1.CheckedAt.Equal(h.clock.Now()) {
 		t.Errorf("c1 after the tap = %+v", c1)
 	}
-	// S9: a tap on an agent-checked item stamps the user.
+	// A tap on an agent-checked item stamps the user.
 	h.tap(chat, user, card.ID, "☑️ Update docs")
 	t1 = h.task("T1")
 	c2, _ := t1.Item("c2")

@@ -254,7 +254,7 @@ func TestModes(t *testing.T) {
 	}
 }
 
-// K5, F5: one explicit and one queued call in a step: a receipt, then the
+// One explicit and one queued call in a step: a receipt, then the
 // reply, then the set.
 func TestMixedStepOrder(t *testing.T) {
 	t.Parallel()
@@ -286,7 +286,7 @@ func TestMixedStepOrder(t *testing.T) {
 	}
 }
 
-// F6: an explicit request for what already is: "no change needed", no Undo.
+// An explicit request for what already is: "no change needed", no Undo.
 func TestExplicitNoOp(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -23,7 +23,9 @@ import (
 	"go.uber.org/fx"
 )
 
-// The default fixture of SEED-CASES.md.
+// The fixture the end-to-end tests share: one chat, its allowed person, a
+// stranger, and the two models (named apart, so that a test can tell an
+// agent request from a classifier request). seedT1 stores the usual task.
 const (
 	chat     = int64(100)
 	user     = int64(42)

@@ -28,7 +28,7 @@ func (h *harness) startWithExplicitP1() telegramtest.Message {
 	return h.tg.WaitBotMessages(chat, 2)[0]
 }
 
-// A6, end to end: ✓ All of five checklist items, then Undo n of each, in
+// End to end: ✓ All of five checklist items, then Undo n of each, in
 // an order of its own; each removes exactly its item and loses its button.
 func TestUndoEveryItemOfConfirmAll(t *testing.T) {
 	t.Parallel()
@@ -194,9 +194,9 @@ func mustSet(t *testing.T, h *harness, msgID int) nod.ChangeSet {
 	return s
 }
 
-// A4: Undo reverts an explicit change and is itself undoable by /undo
+// Undo reverts an explicit change and is itself undoable by /undo
 // (audited as redone); the used Undo and an unknown entry are refused.
-// A8: after the undo window, Undo is refused and /undo has nothing to undo.
+// After the undo window, Undo is refused and /undo has nothing to undo.
 func TestUndoRedoAndWindow(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -206,7 +206,7 @@ func TestUndoRedoAndWindow(t *testing.T) {
 	if h.task("T1").Priority != nod.P3 {
 		t.Fatalf("Undo left priority %s", h.task("T1").Priority)
 	}
-	// DESIGN §6: the receipt no longer reads as in force.
+	// docs/design.md §6: the receipt no longer reads as in force.
 	if m, _ := h.tg.Message(chat, receipt.ID); !strings.Contains(m.Text, "undone") || hasButton(m, "↩️ Undo") || strings.Contains(m.Text, "Done") {
 		t.Errorf("receipt after its Undo = %q %v", m.Text, buttonTexts(m))
 	}
@@ -241,7 +241,7 @@ func TestUndoRedoAndWindow(t *testing.T) {
 	}
 }
 
-// A7: Undo of a confirmed create_task takes the task away (the agent's
+// Undo of a confirmed create_task takes the task away (the agent's
 // get_task says so); Redo brings it back with the same id and fields.
 func TestUndoCreateAndRedo(t *testing.T) {
 	t.Parallel()
@@ -285,7 +285,7 @@ func TestUndoCreateAndRedo(t *testing.T) {
 	}
 }
 
-// DESIGN §3: a quote never revives what the person took back. After Undo
+// docs/design.md §3.3: a quote never revives what the person took back. After Undo
 // of "P1", the classifier quoting the old request calls a new P1 explicit:
 // it is proposed instead, and only words sent after the undo apply it.
 func TestOldQuoteDoesNotReviveAnUndo(t *testing.T) {
@@ -318,7 +318,7 @@ func TestOldQuoteDoesNotReviveAnUndo(t *testing.T) {
 	h.tg.Wait("P1 to apply", func() bool { return h.task("T1").Priority == nod.P1 })
 }
 
-// DESIGN §6: what the person did outside the conversation reaches the
+// docs/design.md §6: what the person did outside the conversation reaches the
 // agent's next request as notes in order: decisions by tap, an undo, a
 // mode change. The classifier never sees them.
 func TestAgentToldWhatHappened(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/bot"
@@ -59,6 +61,7 @@ type env struct {
 	llm *openaitest.Server
 	db  *storage.DB
 	bot *bot.Bot
+	reg *prometheus.Registry // the bot's metrics
 }
 
 const (
@@ -113,7 +116,8 @@ func (e *env) open(dsn string, users int) error {
 	// caps (which the bot's limiter would enforce at 30 messages a second).
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: e.db, Tasks: e.db, Editor: e.db, Undos: e.db, Rules: e.db}, time.Now, log, nil)
-	e.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited},
+	e.reg = prometheus.NewRegistry()
+	e.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: e.reg},
 		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Answers: e.db, Sweeps: e.db, Outbox: e.db,
 			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
 	if err := e.bot.Start(context.Background()); err != nil {

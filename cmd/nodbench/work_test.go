@@ -32,7 +32,7 @@ func measureWork(t *testing.T, dialect string, prepare func(e *env), op func(e *
 	}
 	prepare(e)
 	e.tg.Wait("nod to settle", e.tg.Idle)
-	settle(e)
+	settle(t, e)
 	s0, t0 := e.db.Work()
 	op(e)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -47,19 +47,45 @@ func measureWork(t *testing.T, dialect string, prepare func(e *env), op func(e *
 	return work{s1 - s0, t1 - t0}
 }
 
-// settle waits until the database has been quiet for a moment: the
-// sweep that starts with nod, and the writes after a turn's last
-// message, are done.
-func settle(e *env) {
-	last, quiet := int64(-1), 0
-	for quiet < 3 {
-		time.Sleep(20 * time.Millisecond)
-		if s, _ := e.db.Work(); s == last {
-			quiet++
-		} else {
-			last, quiet = s, 0
+// settle waits until nothing of nod's is in flight: the sweep that starts
+// with nod has run, and every message and press is handled, writes after
+// its last reply included. It watches the bot's own metrics rather than
+// waiting for the database to fall quiet, which a slow machine can fake.
+func settle(t *testing.T, e *env) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sweeps, messages, presses := metric(t, e, "nod_sweeps_total"), metric(t, e, "nod_messages_in_flight"), metric(t, e, "nod_presses_in_flight")
+		if sweeps >= 1 && messages == 0 && presses == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nod did not settle: %v sweeps, %v messages and %v presses in flight", sweeps, messages, presses)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// metric reads a counter or gauge of the bot's.
+func metric(t *testing.T, e *env, name string) float64 {
+	t.Helper()
+	mfs, err := e.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			if c := m.GetCounter(); c != nil {
+				return c.GetValue()
+			}
+			return m.GetGauge().GetValue()
 		}
 	}
+	t.Fatalf("no metric %s", name)
+	return 0
 }
 
 // A read-only turn, a confirm tap and a confirm-all run a bounded number

@@ -107,9 +107,9 @@ func relayEval(ctx context.Context, target string, args []string, environ func()
 	if err != nil {
 		return err
 	}
-	fakes := &logTB{log: log.With("component", "fake")}
-	defer fakes.cleanup()
-	llm := openaitest.New(fakes)
+	fakeLog := log.With("component", "fake")
+	llm := openaitest.NewLogged(func(format string, args ...any) { fakeLog.Error(fmt.Sprintf(format, args...)) })
+	defer llm.Close()
 	llm.Handler = rl.answer
 	env := map[string]string{}
 	for _, kv := range environ() {

@@ -51,16 +51,19 @@ type playground struct {
 	model  string
 	chatID int64 // the chat played: the player's private chat, or the group
 	log    *slog.Logger
-	fakes  *logTB
 	tg     *telegramtest.Server
 	llm    *openaitest.Server // the tour's or the relay's; nil with a real endpoint
 	tour   bool
 	relay  *relay
 	srv    *http.Server
 	stop   context.CancelFunc // stops nod and the view
-	done   chan error         // nod's result
-	quit   chan struct{}      // closed by close: ends long polls
-	tmp    string             // a temporary directory to remove, if any
+	// exited is closed once nod has returned, with its result in runErr:
+	// both a failed start and close wait for it, so it is closed rather
+	// than sent on, which only one of them would receive.
+	exited chan struct{}
+	runErr error
+	quit   chan struct{} // closed by close: ends long polls
+	tmp    string        // a temporary directory to remove, if any
 
 	mu       sync.Mutex
 	version  uint64
@@ -94,14 +97,18 @@ func (p *playground) modelName() string {
 // environ holds nod's settings from the environment (NOD_*, OPENAI_*);
 // those of the Bot API stand-in replace any given.
 func start(ctx context.Context, o options, environ map[string]string, nodLog io.Writer, log *slog.Logger) (*playground, error) {
-	p := &playground{log: log, fakes: &logTB{log: log.With("component", "fake")}, changed: make(chan struct{}), quit: make(chan struct{}), done: make(chan error, 1)}
+	p := &playground{log: log, changed: make(chan struct{}), quit: make(chan struct{}), exited: make(chan struct{})}
 	ok := false
 	defer func() {
 		if !ok {
 			p.close()
 		}
 	}()
-	p.tg = telegramtest.New(p.fakes)
+	// What would fail a test of the fakes (a message Telegram would
+	// reject, say) is logged.
+	fakeLog := log.With("component", "fake")
+	logf := func(format string, args ...any) { fakeLog.Error(fmt.Sprintf(format, args...)) }
+	p.tg = telegramtest.NewLogged(logf)
 	p.chatID = player
 	allowed := strconv.FormatInt(player, 10)
 	if o.group {
@@ -130,7 +137,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	}
 	switch o.model {
 	case "tour":
-		p.tour, p.llm = true, openaitest.New(p.fakes)
+		p.tour, p.llm = true, openaitest.NewLogged(logf)
 		p.llm.Handler = tour{now: time.Now}.answer
 		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
 		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = tourModel, tourClassifierModel
@@ -143,7 +150,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		if err != nil {
 			return nil, err
 		}
-		p.relay, p.llm = rl, openaitest.New(p.fakes)
+		p.relay, p.llm = rl, openaitest.NewLogged(logf)
 		p.llm.Handler = rl.answer
 		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
 		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = relayAgentModel, relayClassifierModel
@@ -173,7 +180,8 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	p.stop = cancel
 	polls := len(p.tg.Calls("getUpdates"))
 	go func() {
-		p.done <- app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog)
+		defer close(p.exited)
+		p.runErr = app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog)
 	}()
 	if err := p.waitPolling(ctx, polls); err != nil {
 		ln.Close()
@@ -207,8 +215,8 @@ func (p *playground) waitPolling(ctx context.Context, polls int) error {
 			return nil
 		}
 		select {
-		case err := <-p.done:
-			return fmt.Errorf("nod did not start: %w", err)
+		case <-p.exited:
+			return fmt.Errorf("nod did not start: %w", p.runErr)
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-changed:
@@ -227,9 +235,15 @@ func (p *playground) close() error {
 	}
 	if p.stop != nil {
 		p.stop()
-		err = <-p.done
+		<-p.exited
+		err = p.runErr
 	}
-	p.fakes.cleanup()
+	if p.llm != nil {
+		p.llm.Close()
+	}
+	if p.tg != nil {
+		p.tg.Close()
+	}
 	if p.tmp != "" {
 		os.RemoveAll(p.tmp)
 	}
@@ -487,33 +501,4 @@ func seed(ctx context.Context, dsn string, chat int64, log *slog.Logger) error {
 		}
 	}
 	return nil
-}
-
-// logTB is what the fakes need of a test, outside one: what they would
-// fail a test for (a message Telegram would reject, say) is logged.
-type logTB struct {
-	log      *slog.Logger
-	mu       sync.Mutex
-	cleanups []func()
-}
-
-func (l *logTB) Helper()                           {}
-func (l *logTB) Errorf(format string, args ...any) { l.log.Error(fmt.Sprintf(format, args...)) }
-func (l *logTB) Error(args ...any)                 { l.log.Error(fmt.Sprint(args...)) }
-func (l *logTB) Fatalf(format string, args ...any) { l.Errorf(format, args...) }
-
-func (l *logTB) Cleanup(f func()) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.cleanups = append(l.cleanups, f)
-}
-
-func (l *logTB) cleanup() {
-	l.mu.Lock()
-	fs := l.cleanups
-	l.cleanups = nil
-	l.mu.Unlock()
-	for i := len(fs) - 1; i >= 0; i-- {
-		fs[i]()
-	}
 }

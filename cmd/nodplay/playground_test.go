@@ -306,3 +306,22 @@ func TestPlaygroundOnEndpoint(t *testing.T) {
 		t.Errorf("the endpoint was asked %+v", reqs)
 	}
 }
+
+// A nod that fails to start ends nodplay with its error; it used to wait
+// forever for a result the failed start had already taken, deaf to
+// SIGTERM.
+func TestNodFailsToStart(t *testing.T) {
+	t.Parallel()
+	args := []string{"-addr", "127.0.0.1:0", "-db", filepath.Join(t.TempDir(), "nod.db")}
+	environ := func() []string { return []string{"NOD_STEP_TIMEOUT=abc"} }
+	res := make(chan error, 1)
+	go func() { res <- run(t.Context(), args, environ, io.Discard, io.Discard) }()
+	select {
+	case err := <-res:
+		if err == nil || !strings.Contains(err.Error(), "nod did not start") || !strings.Contains(err.Error(), "NOD_STEP_TIMEOUT") {
+			t.Errorf("run = %v, want nod's start failure naming NOD_STEP_TIMEOUT", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("nodplay hangs when nod fails to start")
+	}
+}

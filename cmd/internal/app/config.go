@@ -11,7 +11,7 @@ import (
 )
 
 // config is nod's configuration: flags override environment variables,
-// which override defaults (DESIGN.md §9).
+// which override defaults (docs/design.md §9.1).
 type config struct {
 	Token             string
 	TelegramURL       string
