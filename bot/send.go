@@ -22,6 +22,9 @@ type sender struct {
 	log     *slog.Logger
 	metrics *metrics
 	limit   *limiter
+	// bind records the callback data a message carries once it is sent
+	// or edited: a press counts only on a message that carries its data.
+	bind func(ctx context.Context, chat int64, id int, data []string)
 }
 
 const maxRetries = 3
@@ -112,8 +115,24 @@ func (s *sender) send(ctx context.Context, chat int64, m formatting.Message, rep
 			return id, fmt.Errorf("send message to chat %d: %w", chat, err)
 		}
 		id = sent.ID
+		if p.ReplyMarkup != nil {
+			s.bind(ctx, chat, id, callbackData(kb))
+		}
 	}
 	return id, nil
+}
+
+// callbackData lists the data of a keyboard's buttons.
+func callbackData(kb *models.InlineKeyboardMarkup) []string {
+	var out []string
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			if b.CallbackData != "" {
+				out = append(out, b.CallbackData)
+			}
+		}
+	}
+	return out
 }
 
 // edit replaces message id's text and buttons.
@@ -127,12 +146,10 @@ func (s *sender) edit(ctx context.Context, chat int64, id int, m formatting.Mess
 		_, err := s.tg.EditMessageText(ctx, p)
 		return err
 	})
-	if err != nil && strings.Contains(err.Error(), "message is not modified") {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !strings.Contains(err.Error(), "message is not modified") {
 		return fmt.Errorf("edit message %d in chat %d: %w", id, chat, err)
 	}
+	s.bind(ctx, chat, id, callbackData(kb))
 	return nil
 }
 
@@ -163,7 +180,9 @@ func (s *sender) editKeyboard(ctx context.Context, chat int64, id int, kb *model
 	})
 	if err != nil && !strings.Contains(err.Error(), "message is not modified") {
 		s.log.Warn("edit keyboard", "chat", chat, "err", err)
+		return
 	}
+	s.bind(ctx, chat, id, callbackData(kb))
 }
 
 // errorKind names a Bot API error for the metrics.

@@ -57,6 +57,12 @@ type Messages interface {
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
 	SetDeletionMessage(ctx context.Context, chatID int64, id string, msgID int) error
+	// BindButtons records which callback data a message carries, sent
+	// with it or edited into it.
+	BindButtons(ctx context.Context, chatID int64, msgID int, data []string) error
+	// ButtonSentWith reports whether data was recorded with message msgID,
+	// and whether it was recorded with any message of the chat.
+	ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, known bool, err error)
 }
 
 // Answers takes what waits for the person's next words: a typed deletion, a reading of their answer, a rejection's reason.
