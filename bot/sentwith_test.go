@@ -9,10 +9,10 @@ import (
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
-// Callback data counts only on a message it was sent with: recorded data
-// pressed anywhere else is refused, whatever the pressed message carries;
-// data never recorded (sent before nod kept the record) must be on the
-// pressed message as Telegram reports it.
+// Callback data counts only on a message it was sent with: on a message
+// whose buttons nod recorded, only their data counts, whatever Telegram
+// says the message carries; on one it has no record of (sent before it
+// kept the record) the data must be among the buttons Telegram reports.
 func TestSentWith(t *testing.T) {
 	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -41,6 +41,7 @@ func TestSentWith(t *testing.T) {
 		{"on another message that claims to carry it", 9, "1u.mine", carrying("1u.mine"), false},
 		{"on a message it was never sent with", 7, "1u.theirs", nil, false},
 		{"older than the record, on its message", 3, "1u.old", carrying("1u.old"), true},
+		{"recorded data on a message older than the record", 3, "1u.mine", carrying("1u.old"), false},
 		{"older than the record, elsewhere", 3, "1u.old", carrying("1u.other"), false},
 		{"older than the record, inaccessible message", 3, "1u.old", nil, false},
 	} {

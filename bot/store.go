@@ -61,8 +61,8 @@ type Messages interface {
 	// with it or edited into it.
 	BindButtons(ctx context.Context, chatID int64, msgID int, data []string) error
 	// ButtonSentWith reports whether data was recorded with message msgID,
-	// and whether it was recorded with any message of the chat.
-	ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, known bool, err error)
+	// and whether any button of that message was recorded.
+	ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, recorded bool, err error)
 }
 
 // Answers takes what waits for the person's next words: a typed deletion, a reading of their answer, a rejection's reason.

@@ -15,7 +15,7 @@ func (db *DB) BindButtons(ctx context.Context, chatID int64, msgID int, data []s
 		return nil
 	}
 	var q strings.Builder
-	q.WriteString(`INSERT INTO button_messages (chat_id, data, message_id, created_at) VALUES `)
+	q.WriteString(`INSERT INTO button_messages (chat_id, message_id, data, created_at) VALUES `)
 	args := []any{chatID, msgID, micros(db.now())}
 	seen := map[string]bool{}
 	for _, d := range data {
@@ -27,9 +27,9 @@ func (db *DB) BindButtons(ctx context.Context, chatID int64, msgID int, data []s
 			q.WriteByte(',')
 		}
 		args = append(args, d)
-		fmt.Fprintf(&q, "(CAST($1 AS BIGINT),CAST($%d AS TEXT),CAST($2 AS BIGINT),CAST($3 AS BIGINT))", len(args))
+		fmt.Fprintf(&q, "(CAST($1 AS BIGINT),CAST($2 AS BIGINT),CAST($%d AS TEXT),CAST($3 AS BIGINT))", len(args))
 	}
-	q.WriteString(` ON CONFLICT (chat_id, data, message_id) DO NOTHING`)
+	q.WriteString(` ON CONFLICT (chat_id, message_id, data) DO NOTHING`)
 	if _, err := db.exec(ctx, q.String(), args...); err != nil {
 		return fmt.Errorf("bind buttons of message %d: %w", msgID, err)
 	}
@@ -37,15 +37,15 @@ func (db *DB) BindButtons(ctx context.Context, chatID int64, msgID int, data []s
 }
 
 // ButtonSentWith reports whether callback data was sent with (or edited
-// into) message msgID of the chat, and whether it was recorded with any
-// message of the chat at all: data never recorded comes from a message
-// sent before nod kept this record, or whose record failed.
-func (db *DB) ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, known bool, err error) {
+// into) message msgID of the chat, and whether any button of that message
+// was recorded at all: one that was not was sent before nod kept this
+// record, or its record failed.
+func (db *DB) ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, recorded bool, err error) {
 	var on, all int64
-	err = db.reader().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN message_id = $3 THEN 1 ELSE 0 END), 0)
-		FROM button_messages WHERE chat_id = $1 AND data = $2`, chatID, data, msgID).Scan(&all, &on)
+	err = db.reader().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN data = $3 THEN 1 ELSE 0 END), 0)
+		FROM button_messages WHERE chat_id = $1 AND message_id = $2`, chatID, msgID, data).Scan(&all, &on)
 	if err != nil {
-		return false, false, fmt.Errorf("button of message %d: %w", msgID, err)
+		return false, false, fmt.Errorf("buttons of message %d: %w", msgID, err)
 	}
 	return on > 0, all > 0, nil
 }

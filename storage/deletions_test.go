@@ -186,7 +186,7 @@ func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
 }
 
 // Callback data counts on the messages it was sent with or edited into,
-// in its own chat only.
+// in its own chat only; a message with no record is told apart.
 func TestButtonMessages(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
@@ -196,24 +196,28 @@ func TestButtonMessages(t *testing.T) {
 		if err := db.BindButtons(ctx, chat, 5, []string{"1u.a"}); err != nil {
 			t.Fatalf("binding again: %v", err)
 		}
+		if err := db.BindButtons(ctx, chat, 6, []string{"1u.b"}); err != nil {
+			t.Fatal(err)
+		}
 		if err := db.BindButtons(ctx, chat, 8, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
-			chat        int64
-			msg         int
-			data        string
-			sent, known bool
+			chat           int64
+			msg            int
+			data           string
+			sent, recorded bool
 		}{
 			{chat, 5, "1u.a", true, true},
 			{chat, 5, "1c.s.1", true, true},
 			{chat, 6, "1u.a", false, true},      // another message of the chat
 			{chat + 1, 5, "1u.a", false, false}, // another chat
-			{chat, 5, "1u.b", false, false},     // never sent
+			{chat, 7, "1u.a", false, false},     // a message with no buttons recorded
+			{chat, 8, "1u.a", false, false},     // nor any to record
 		} {
-			sent, known, err := db.ButtonSentWith(ctx, c.chat, c.msg, c.data)
-			if err != nil || sent != c.sent || known != c.known {
-				t.Errorf("ButtonSentWith(%d, %d, %q) = %v, %v, %v; want %v, %v", c.chat, c.msg, c.data, sent, known, err, c.sent, c.known)
+			sent, recorded, err := db.ButtonSentWith(ctx, c.chat, c.msg, c.data)
+			if err != nil || sent != c.sent || recorded != c.recorded {
+				t.Errorf("ButtonSentWith(%d, %d, %q) = %v, %v, %v; want %v, %v", c.chat, c.msg, c.data, sent, recorded, err, c.sent, c.recorded)
 			}
 		}
 		// Edited into message 6 as well: it counts on both.

@@ -1,12 +1,13 @@
 -- +goose Up
--- The message each button's callback data was sent with (or edited into):
--- data pressed on any other message is refused.
+-- The callback data of the buttons each message was sent with (or had
+-- edited into it): data pressed on a message that did not carry it is
+-- refused.
 CREATE TABLE button_messages (
     chat_id    BIGINT NOT NULL,
-    data       TEXT NOT NULL,
     message_id BIGINT NOT NULL,
+    data       TEXT NOT NULL,
     created_at BIGINT NOT NULL,
-    PRIMARY KEY (chat_id, data, message_id)
+    PRIMARY KEY (chat_id, message_id, data)
 );
 
 -- +goose Down
