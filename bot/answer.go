@@ -26,7 +26,7 @@ import (
 // deletion is asked once this message has been handled.
 func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, moveOn bool) {
 	if in.settings != nil && !in.settings.DeletionAsked {
-		return false, false // no question waits in this chat: nothing to look for
+		return false, false // no question of theirs waits: nothing to look for
 	}
 	d, ok, err := b.answers.WaitingDeletion(ctx, in.chat, in.user)
 	if err != nil {

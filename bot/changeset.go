@@ -78,8 +78,8 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 
 // sentWith reports whether callback data was pressed on a message it was
 // sent with (or edited into). On a message nod has no record of (sent
-// before it kept one, or whose record failed) the data must be among the
-// buttons Telegram reports the message with.
+// before it kept one, not recorded yet, or whose record failed) the data
+// must be among the buttons Telegram reports the message with.
 func (b *Bot) sentWith(ctx context.Context, chat int64, msgID int, data string, kb *models.InlineKeyboardMarkup) (bool, error) {
 	sent, recorded, err := b.messages.ButtonSentWith(ctx, chat, msgID, data)
 	if err != nil || recorded {

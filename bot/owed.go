@@ -18,8 +18,8 @@ func (b *Bot) delivered(ctx context.Context, chat int64, kind nod.OwedKind, refs
 
 // deliverOwed sends what people are owed because of changes that a
 // stopped process (or a failed send) never reported: receipts, change-set
-// messages and their edits, undo reports, deletions' questions. It runs at start and with every
-// sweep.
+// messages and their edits, undo reports, deletions' questions. It runs
+// at start and with every sweep.
 func (b *Bot) deliverOwed(ctx context.Context) {
 	owed, err := b.outbox.TakeOwed(ctx, b.opts.UpdateTimeout+lateReplyTimeout)
 	if err != nil {

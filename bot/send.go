@@ -22,8 +22,9 @@ type sender struct {
 	log     *slog.Logger
 	metrics *metrics
 	limit   *limiter
-	// bind records the callback data a message carries once it is sent
-	// or edited: a press counts only on a message that carries its data.
+	// bind records the callback data a message carries, once it is sent
+	// and before it is edited: a press counts only on a message that
+	// carries its data.
 	bind func(ctx context.Context, chat int64, id int, data []string)
 }
 
@@ -116,6 +117,8 @@ func (s *sender) send(ctx context.Context, chat int64, m formatting.Message, rep
 		}
 		id = sent.ID
 		if p.ReplyMarkup != nil {
+			// A press before this lands finds the message unrecorded and
+			// is checked against Telegram's copy of its buttons.
 			s.bind(ctx, chat, id, callbackData(kb))
 		}
 	}
@@ -141,6 +144,8 @@ func (s *sender) edit(ctx context.Context, chat int64, id int, m formatting.Mess
 	if err != nil {
 		return err
 	}
+	// Recorded first: a button shown by the edit may be pressed at once.
+	s.bind(ctx, chat, id, callbackData(kb))
 	p := &tgbot.EditMessageTextParams{ChatID: chat, MessageID: id, Text: m.HTML, ParseMode: models.ParseModeHTML, ReplyMarkup: kb}
 	err = s.retry(ctx, "editMessageText", func() error {
 		_, err := s.tg.EditMessageText(ctx, p)
@@ -149,7 +154,6 @@ func (s *sender) edit(ctx context.Context, chat int64, id int, m formatting.Mess
 	if err != nil && !strings.Contains(err.Error(), "message is not modified") {
 		return fmt.Errorf("edit message %d in chat %d: %w", id, chat, err)
 	}
-	s.bind(ctx, chat, id, callbackData(kb))
 	return nil
 }
 
@@ -174,15 +178,14 @@ func (s *sender) typing(ctx context.Context, chat int64) {
 
 // editKeyboard replaces message id's buttons.
 func (s *sender) editKeyboard(ctx context.Context, chat int64, id int, kb *models.InlineKeyboardMarkup) {
+	s.bind(ctx, chat, id, callbackData(kb))
 	err := s.retry(ctx, "editMessageReplyMarkup", func() error {
 		_, err := s.tg.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: chat, MessageID: id, ReplyMarkup: kb})
 		return err
 	})
 	if err != nil && !strings.Contains(err.Error(), "message is not modified") {
 		s.log.Warn("edit keyboard", "chat", chat, "err", err)
-		return
 	}
-	s.bind(ctx, chat, id, callbackData(kb))
 }
 
 // errorKind names a Bot API error for the metrics.

@@ -11,8 +11,8 @@ import (
 
 // sweep expires old change sets (their messages say so and lose their
 // buttons), moves on lines of deletions whose question expired, and
-// purges the trash. Safe on several replicas at once: each set
-// is expired, and each message edited, by one of them.
+// purges the trash. Safe on several replicas at once: each set is
+// expired, and each message edited, by one of them.
 func (b *Bot) sweep(ctx context.Context) {
 	b.deliverOwed(ctx)
 	now := b.now()
