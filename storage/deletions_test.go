@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
 )
 
 // seedTask stores a plain task of the chat.
@@ -228,6 +230,40 @@ func TestButtonMessages(t *testing.T) {
 			if sent, _, _ := db.ButtonSentWith(ctx, chat, msg, "1u.a"); !sent {
 				t.Errorf("1u.a does not count on message %d", msg)
 			}
+		}
+	})
+}
+
+// Migration 00017 keeps a deletion that waited for its title before: it
+// is the first of its person's line, asked, with its message and time,
+// and a new deletion waits behind it.
+func TestDeletionLineMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		seedTask(t, db, "T2", "Update README")
+		if err := db.MigrateDownTo(ctx, 16); err != nil {
+			t.Fatal(err)
+		}
+		now := clock.Now()
+		storagetest.Exec(t, dsn, fmt.Sprintf(`INSERT INTO pending_deletions (chat_id, user_id, task_id, title, created_at, expires_at, message_id)
+			VALUES (%d, 42, 'T1', 'Fix login bug', %d, %d, 7)`, chat, now.UnixMicro(), now.Add(10*time.Minute).UnixMicro()))
+		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+		d, ok, err := migrated.WaitingDeletion(ctx, chat, 42)
+		if err != nil || !ok || d.TaskID != "T1" || d.MessageID != 7 || d.Wait != 10*time.Minute || !d.ExpiresAt.Equal(now.Add(10*time.Minute)) {
+			t.Fatalf("after the migration: %+v, %v, %v", d, ok, err)
+		}
+		if err := migrated.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T2", "Update README")}}); err != nil {
+			t.Fatal(err)
+		}
+		if step := asked(t, migrated, 42); step.Ask != nil {
+			t.Errorf("asked %s while the migrated question waits", step.Ask.TaskID)
+		}
+		if ended, err := migrated.EndDeletion(ctx, chat, d.ID); !ended || err != nil {
+			t.Fatalf("EndDeletion: %v, %v", ended, err)
+		}
+		if step := asked(t, migrated, 42); askedTask(step) != "T2" {
+			t.Errorf("after the migrated question: %+v", step)
 		}
 	})
 }
