@@ -224,11 +224,11 @@ func TestExpiredDeletionWithoutSweep(t *testing.T) {
 	h.env["NOD_SWEEP_INTERVAL"] = "1000h"
 	h.seedTwo(chat)
 	h.start()
-	msgs := h.askTwo(chat, user)
+	h.askTwo(chat, user)
 	h.clock.Advance(10 * time.Minute)
 	h.script(openaitest.Text("That question had expired."))
 	h.tg.SendText(chat, user, "Fix login bug")
-	msgs = h.tg.WaitBotMessages(chat, 4)
+	msgs := h.tg.WaitBotMessages(chat, 4)
 	if msgs[2].Text != "That question had expired." || !isQuestion(msgs[3], "Update README") || h.trashed(chat, "T1") {
 		t.Fatalf("after the late title: %q, T1 trashed %v", messageTexts(msgs[2:]), h.trashed(chat, "T1"))
 	}
