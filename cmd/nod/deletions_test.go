@@ -224,6 +224,8 @@ func TestExpiredDeletionWithoutSweep(t *testing.T) {
 	h.env["NOD_SWEEP_INTERVAL"] = "1000h"
 	h.seedTwo(chat)
 	h.start()
+	// The one sweep, at start, is over before the time runs out.
+	h.tg.Wait("the start's sweep", func() bool { v, _ := h.metric("nod_sweeps_total"); return v >= 1 })
 	h.askTwo(chat, user)
 	h.clock.Advance(10 * time.Minute)
 	h.script(openaitest.Text("That question had expired."))
