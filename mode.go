@@ -39,10 +39,10 @@ type ChatSettings struct {
 	// the language_code Telegram last reported in the chat.
 	Language     string
 	LanguageSeen string
-	// DeletionBy is the person whose deletion in the chat waits for their
-	// typed confirmation, 0 if none: read with the settings, so that an
-	// ordinary message costs no look for one.
-	DeletionBy int64
+	// DeletionAsked is set when the question of one of the person's
+	// deletions waits for their typed answer: read with the settings, so
+	// that an ordinary message costs no look for one.
+	DeletionAsked bool
 }
 
 // Lang is the language code to write in: the chosen one, else the one

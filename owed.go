@@ -22,6 +22,9 @@ const (
 	// a turn starts until it ends. Ref is the turn; Text what they said.
 	// Still owed after a crash, it becomes a message saying nod stopped.
 	OwedAnswer OwedKind = "answer"
+	// OwedDeletion: the question that asks for a task's title, asked when
+	// the deletion came first in its person's line. Ref is the deletion.
+	OwedDeletion OwedKind = "deletion"
 )
 
 // Owed is a message nod owes a person because of a change. It is written

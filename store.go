@@ -99,8 +99,9 @@ type TurnRecord struct {
 	Messages      []ChatMessage
 	Audit         []AuditEntry
 	Set           *ChangeSet // nil: nothing was proposed
-	// Deletion, if set, replaces the chat's pending typed confirmation.
-	Deletion *PendingDeletion
+	// Deletions join the end of the person's line of typed questions, in
+	// call order; saving asks none of them (see PendingDeletion).
+	Deletions []PendingDeletion
 	// Readings are decisions nod read from the person's words but could
 	// not verify: each waits for the person's tap to apply.
 	Readings []Reading
@@ -116,15 +117,32 @@ type ItemRef struct {
 }
 
 // PendingDeletion is a delete_task waiting for the person who asked to
-// type the task's title.
+// type the task's title. Each person's deletions wait in line and are
+// asked one at a time, in the order the agent called them: the next is
+// asked once the one before is answered, cancelled or expired.
 type PendingDeletion struct {
+	ID        string // given when it joins the line
 	ChatID    int64
 	UserID    int64
 	TaskID    string
 	Title     string
 	Checklist int // items that go with the task
+	// Wait is how long the question waits for the title once asked.
+	Wait time.Duration
+	// ExpiresAt is when the asked question stops waiting; zero while the
+	// deletion waits in line.
 	ExpiresAt time.Time
 	MessageID int // the prompt that asks for the title; 0 until sent
+}
+
+// Asked reports whether the deletion's question has been asked.
+func (d PendingDeletion) Asked() bool { return !d.ExpiresAt.IsZero() }
+
+// DeletionStep is what moving a person's line of deletions on did: the
+// questions whose time ran out, and the one asked now, if any.
+type DeletionStep struct {
+	Expired []PendingDeletion
+	Ask     *PendingDeletion
 }
 
 // Reading is nod's reading of a decision the person stated in words on a

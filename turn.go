@@ -50,8 +50,9 @@ type TurnResult struct {
 	Notices  []Note        // what needed no change, or was left as the person set it
 	Text     string        // the agent's final reply; may be empty
 	Set      *ChangeSet    // proposals to show; nil if none
-	// Deletion asks the person to type a task's title to delete it.
-	Deletion *PendingDeletion
+	// Deletions each wait for the person to type a task's title to
+	// delete it; they are asked one at a time, in this order.
+	Deletions []PendingDeletion
 	// Superseded are the older sets whose items this turn replaced; their
 	// messages need refreshing.
 	Superseded []string

@@ -815,8 +815,8 @@ func TestTrashedTaskToldAsTrashed(t *testing.T) {
 		if r := results["x"]; !strings.Contains(r, "does not exist") || !strings.Contains(r, "never invent") {
 			t.Errorf("get_task of an invented id: %q", r)
 		}
-		if res.Set != nil || res.Deletion != nil {
-			t.Errorf("a call on a trashed task was queued: set %v, deletion %v", res.Set, res.Deletion)
+		if res.Set != nil || len(res.Deletions) != 0 {
+			t.Errorf("a call on a trashed task was queued: set %v, deletions %v", res.Set, res.Deletions)
 		}
 	})
 }

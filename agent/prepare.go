@@ -99,8 +99,14 @@ func (t *turn) askDeletion(ctx context.Context, a args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t.deletion = &nod.PendingDeletion{ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: task.ID, Title: task.Title,
-		Checklist: len(task.Checklist), ExpiresAt: t.a.now().Add(t.a.opts.ConfirmWindow)}
+	for _, d := range t.deletions {
+		if d.TaskID == task.ID {
+			return resultDeletion, nil // its question is asked once
+		}
+	}
+	// Each call gets its own question, asked after the ones before it.
+	t.deletions = append(t.deletions, nod.PendingDeletion{ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: task.ID, Title: task.Title,
+		Checklist: len(task.Checklist), Wait: t.a.opts.ConfirmWindow})
 	return resultDeletion, nil
 }
 

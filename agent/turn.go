@@ -126,7 +126,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			break
 		}
 	}
-	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletion: t.deletion, Supersede: t.supersede, Readings: t.readings}
+	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -136,7 +136,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	if err := a.conv.SaveTurn(ctx, rec); err != nil {
 		return nod.TurnResult{Receipts: t.receipts, Turn: t.id}, err
 	}
-	res.Set, res.Receipts, res.Notices, res.Deletion, res.Revised = rec.Set, t.receipts, t.notices, t.deletion, t.revised
+	res.Set, res.Receipts, res.Notices, res.Deletions, res.Revised = rec.Set, t.receipts, t.notices, t.deletions, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
 	if final := strings.TrimSpace(res.Text); len(t.asides) > 0 {
 		if !slices.Contains(t.asides, final) && final != "" {
@@ -275,7 +275,7 @@ type turn struct {
 	supersede  []nod.ItemRef // open items the turn's proposals replace
 	receipts   []nod.TurnReceipt
 	notices    []nod.Note // what the person is told beside receipts
-	deletion   *nod.PendingDeletion
+	deletions  []nod.PendingDeletion
 	asides     []string // what the model wrote beside its tool calls
 	// decisions passed on in the person's words, and readings shown instead
 	answered []string

@@ -17,45 +17,85 @@ import (
 // the answer to a waiting typed confirmation; a command; yes/no to a change
 // set; a rejection's reason; anything else goes to the agent.
 
-// typedConfirmation answers a waiting deletion, if the person has one:
-// the task's title deletes it; a near miss (a typo or two) asks again;
-// anything else cancels it, and unless it was a bare yes or no, the
-// message is then read as any other (false), so that "actually keep it,
-// but make it P3" is not lost.
-func (b *Bot) typedConfirmation(ctx context.Context, in incoming) bool {
-	if in.settings != nil && in.settings.DeletionBy != in.user {
-		return false // none waits for this person: nothing to take
+// typedConfirmation answers the person's asked deletion, if they have
+// one: the task's title deletes it; a near miss (a typo or two) asks
+// again; anything else cancels it, and unless it was a bare yes or no, the
+// message is then read as any other (consumed is false), so that
+// "actually keep it, but make it P3" is not lost. moveOn is set when the
+// question ended (answered, cancelled or expired): the person's next
+// deletion is asked once this message has been handled.
+func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, moveOn bool) {
+	if in.settings != nil && !in.settings.DeletionAsked {
+		return false, false // no question of theirs waits: nothing to look for
 	}
-	d, ok, err := b.answers.TakeDeletion(ctx, in.chat, in.user)
+	d, ok, err := b.answers.WaitingDeletion(ctx, in.chat, in.user)
 	if err != nil {
 		b.log.Error("typed confirmation", "chat", in.chat, "err", err)
-		return false
+		return false, false
 	}
 	if !ok {
-		return false
+		return false, false
+	}
+	if !b.now().Before(d.ExpiresAt) {
+		return false, true // expired: the message is an ordinary one
 	}
 	typed, title := strings.ToLower(strings.TrimSpace(in.text)), strings.ToLower(strings.TrimSpace(d.Title))
+	if typed != title && editDistance(typed, title, nearMiss) <= nearMiss {
+		b.reply(ctx, in.chat, in.loc.Text("delete_again", d.Title))
+		return true, false // the question stays open
+	}
+	ended, err := b.answers.EndDeletion(ctx, in.chat, d.ID)
+	if err != nil {
+		b.log.Error("typed confirmation", "chat", in.chat, "err", err)
+	}
+	if !ended {
+		return false, false // ended meanwhile by another delivery of the answer
+	}
 	if typed != title {
-		if editDistance(typed, title, nearMiss) <= nearMiss {
-			if err := b.answers.KeepDeletion(ctx, d); err != nil {
-				b.log.Error("typed confirmation", "chat", in.chat, "err", err)
-			}
-			b.reply(ctx, in.chat, in.loc.Text("delete_again", d.Title))
-			return true
-		}
-		b.closePrompt(ctx, in, d, "delete_prompt_cancelled")
+		b.closePrompt(ctx, in.chat, in.loc, d, "delete_prompt_cancelled")
 		b.reply(ctx, in.chat, in.loc.Text("delete_cancelled", d.Title))
 		a, ok := parseAnswer(in.text)
-		return ok && a.all // a bare "yes" or "no" ends there
+		return ok && a.all, true // a bare "yes" or "no" ends there
 	}
-	b.closePrompt(ctx, in, d, "delete_prompt_done")
+	b.closePrompt(ctx, in.chat, in.loc, d, "delete_prompt_done")
 	applied, err := b.change.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
-		return true
+		return true, true
 	}
 	b.reply(ctx, in.chat, in.loc.WithUndo(in.loc.Text("deleted", d.Title), applied.Undo.ID))
-	return true
+	return true, true
+}
+
+// askDeletion moves the person's line of deletions on: a question whose
+// time ran out says so, and the next deletion in line is asked.
+func (b *Bot) askDeletion(ctx context.Context, chat, user int64, loc *formatting.Locale) {
+	step, err := b.answers.AskDeletion(ctx, chat, user)
+	if err != nil {
+		b.log.Error("ask deletion", "chat", chat, "err", err)
+		return
+	}
+	for _, d := range step.Expired {
+		b.closePrompt(ctx, chat, loc, d, "delete_prompt_expired")
+	}
+	if step.Ask != nil {
+		b.showDeletion(ctx, chat, loc, *step.Ask)
+	}
+}
+
+// showDeletion sends an asked deletion's question and records its
+// message; until then the question is owed, and the person's words are
+// not its answer.
+func (b *Bot) showDeletion(ctx context.Context, chat int64, loc *formatting.Locale, d nod.PendingDeletion) {
+	id := b.reply(ctx, chat, loc.DeleteAsk(d))
+	if id == 0 {
+		return
+	}
+	if err := b.messages.SetDeletionMessage(ctx, chat, d.ID, id); err != nil {
+		b.log.Warn("remember deletion prompt", "chat", chat, "err", err)
+		return
+	}
+	b.delivered(ctx, chat, nod.OwedDeletion, d.ID)
 }
 
 // answerTarget is the set a yes/no or a reason is about: the replied-to
@@ -273,11 +313,11 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 
 // closePrompt edits the message that asked for the task's title, so that
 // it no longer reads as waiting.
-func (b *Bot) closePrompt(ctx context.Context, in incoming, d nod.PendingDeletion, tmpl string) {
+func (b *Bot) closePrompt(ctx context.Context, chat int64, loc *formatting.Locale, d nod.PendingDeletion, tmpl string) {
 	if d.MessageID == 0 {
 		return
 	}
-	if err := b.send.edit(ctx, in.chat, d.MessageID, in.loc.Text(tmpl, d.Title)); err != nil {
-		b.log.Warn("close deletion prompt", "chat", in.chat, "err", err)
+	if err := b.send.edit(ctx, chat, d.MessageID, loc.Text(tmpl, d.Title)); err != nil {
+		b.log.Warn("close deletion prompt", "chat", chat, "err", err)
 	}
 }

@@ -169,7 +169,7 @@ func (b *Bot) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect to telegram: %w", redactErr(err, b.opts.Token))
 	}
-	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics, limit: newLimiter(b.opts.Limits, b.now, b.metrics.paced.Inc)}
+	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics, limit: newLimiter(b.opts.Limits, b.now, b.metrics.paced.Inc), bind: b.bindButtons}
 	b.setCommands(ctx)
 	// Updates are received until Stop, beyond Start's context.
 	run, cancel := context.WithCancel(context.Background())

@@ -55,6 +55,18 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		b.send.answer(ctx, q.ID, text)
 		return
 	}
+	switch sent, err := b.sentWith(ctx, chat, msgID, q.Data, kb); {
+	case err != nil:
+		b.log.Error("button check", "chat", chat, "err", err)
+		b.send.answer(ctx, q.ID, loc.Notice("n_failed", nil))
+		return
+	case !sent:
+		// Valid data pressed on another message (another person's
+		// receipt, say): whatever it names, that message is not its own.
+		b.log.Warn("button pressed on a message it was not sent with", "chat", chat, "user", q.From.ID, "message", msgID)
+		b.send.answer(ctx, q.ID, loc.Notice("n_not_here", nil))
+		return
+	}
 	var later []func(context.Context)
 	p := press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
 	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, p))
@@ -62,6 +74,26 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		fn(ctx)
 	}
 	b.refreshOwed(ctx, chat, loc)
+}
+
+// sentWith reports whether callback data was pressed on a message it was
+// sent with (or edited into). On a message nod has no record of (sent
+// before it kept one, not recorded yet, or whose record failed) the data
+// must be among the buttons Telegram reports the message with.
+func (b *Bot) sentWith(ctx context.Context, chat int64, msgID int, data string, kb *models.InlineKeyboardMarkup) (bool, error) {
+	sent, recorded, err := b.messages.ButtonSentWith(ctx, chat, msgID, data)
+	if err != nil || recorded {
+		return sent, err
+	}
+	return kb != nil && slices.Contains(callbackData(kb), data), nil
+}
+
+// bindButtons records which callback data message id carries; a failure
+// leaves its buttons checked against the message as Telegram reports it.
+func (b *Bot) bindButtons(ctx context.Context, chat int64, id int, data []string) {
+	if err := b.messages.BindButtons(ctx, chat, id, data); err != nil {
+		b.log.Warn("record buttons", "chat", chat, "message", id, "err", err)
+	}
 }
 
 // withoutButton returns kb without the button whose data is data.

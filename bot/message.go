@@ -125,7 +125,17 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 		b.reply(ctx, in.chat, in.loc.Text("too_long", n))
 		return
 	}
-	if b.typedConfirmation(ctx, in) {
+	consumed, moveOn := b.typedConfirmation(ctx, in)
+	if moveOn {
+		// Once this message is handled, so that its replies come first;
+		// even when its time ran out, or the next question waits a sweep.
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
+			defer cancel()
+			b.askDeletion(ctx, in.chat, in.user, in.loc)
+		}()
+	}
+	if consumed {
 		return
 	}
 	if name, ok := commandName(in.text); ok {
@@ -265,7 +275,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	switch {
 	case text != "":
 		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
-	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && res.Deletion == nil:
+	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && len(res.Deletions) == 0:
 		b.reply(ctx, in.chat, in.loc.Text("empty_reply", nil))
 	}
 	if res.StepsExhausted {
@@ -292,12 +302,8 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	if res.Set != nil {
 		b.showChangeSet(ctx, in.loc, *res.Set)
 	}
-	if res.Deletion != nil {
-		if id := b.reply(ctx, in.chat, in.loc.DeleteAsk(*res.Deletion)); id != 0 {
-			if err := b.messages.SetDeletionMessage(ctx, in.chat, res.Deletion.TaskID, id); err != nil {
-				b.log.Warn("remember deletion prompt", "chat", in.chat, "err", err)
-			}
-		}
+	if len(res.Deletions) > 0 {
+		b.askDeletion(ctx, in.chat, in.user, in.loc) // the first; the others once it ends
 	}
 }
 

@@ -18,8 +18,8 @@ func (b *Bot) delivered(ctx context.Context, chat int64, kind nod.OwedKind, refs
 
 // deliverOwed sends what people are owed because of changes that a
 // stopped process (or a failed send) never reported: receipts, change-set
-// messages and their edits, undo reports. It runs at start and with every
-// sweep.
+// messages and their edits, undo reports, deletions' questions. It runs
+// at start and with every sweep.
 func (b *Bot) deliverOwed(ctx context.Context) {
 	owed, err := b.outbox.TakeOwed(ctx, b.opts.UpdateTimeout+lateReplyTimeout)
 	if err != nil {
@@ -66,6 +66,17 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 				b.log.Warn("record interruption", "chat", o.ChatID, "err", err)
 			}
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
+		case nod.OwedDeletion:
+			d, err := b.answers.Deletion(ctx, o.ChatID, o.Ref)
+			switch {
+			case err != nil:
+				b.owedGone(ctx, o, err)
+			case d.MessageID != 0 || !d.Asked() || !b.now().Before(d.ExpiresAt):
+				// Shown already, or its time is up: the sweep moves its line on.
+				b.delivered(ctx, o.ChatID, nod.OwedDeletion, o.Ref)
+			default:
+				b.showDeletion(ctx, o.ChatID, loc, d)
+			}
 		case nod.OwedUndone:
 			redo, err := b.sets.UndoEntry(ctx, o.ChatID, o.Ref)
 			if err != nil {

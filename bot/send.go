@@ -22,6 +22,10 @@ type sender struct {
 	log     *slog.Logger
 	metrics *metrics
 	limit   *limiter
+	// bind records the callback data a message carries, once it is sent
+	// and before it is edited: a press counts only on a message that
+	// carries its data.
+	bind func(ctx context.Context, chat int64, id int, data []string)
 }
 
 const maxRetries = 3
@@ -112,8 +116,26 @@ func (s *sender) send(ctx context.Context, chat int64, m formatting.Message, rep
 			return id, fmt.Errorf("send message to chat %d: %w", chat, err)
 		}
 		id = sent.ID
+		if p.ReplyMarkup != nil {
+			// A press before this lands finds the message unrecorded and
+			// is checked against Telegram's copy of its buttons.
+			s.bind(ctx, chat, id, callbackData(kb))
+		}
 	}
 	return id, nil
+}
+
+// callbackData lists the data of a keyboard's buttons.
+func callbackData(kb *models.InlineKeyboardMarkup) []string {
+	var out []string
+	for _, row := range kb.InlineKeyboard {
+		for _, b := range row {
+			if b.CallbackData != "" {
+				out = append(out, b.CallbackData)
+			}
+		}
+	}
+	return out
 }
 
 // edit replaces message id's text and buttons.
@@ -122,15 +144,14 @@ func (s *sender) edit(ctx context.Context, chat int64, id int, m formatting.Mess
 	if err != nil {
 		return err
 	}
+	// Recorded first: a button shown by the edit may be pressed at once.
+	s.bind(ctx, chat, id, callbackData(kb))
 	p := &tgbot.EditMessageTextParams{ChatID: chat, MessageID: id, Text: m.HTML, ParseMode: models.ParseModeHTML, ReplyMarkup: kb}
 	err = s.retry(ctx, "editMessageText", func() error {
 		_, err := s.tg.EditMessageText(ctx, p)
 		return err
 	})
-	if err != nil && strings.Contains(err.Error(), "message is not modified") {
-		return nil
-	}
-	if err != nil {
+	if err != nil && !strings.Contains(err.Error(), "message is not modified") {
 		return fmt.Errorf("edit message %d in chat %d: %w", id, chat, err)
 	}
 	return nil
@@ -157,6 +178,7 @@ func (s *sender) typing(ctx context.Context, chat int64) {
 
 // editKeyboard replaces message id's buttons.
 func (s *sender) editKeyboard(ctx context.Context, chat int64, id int, kb *models.InlineKeyboardMarkup) {
+	s.bind(ctx, chat, id, callbackData(kb))
 	err := s.retry(ctx, "editMessageReplyMarkup", func() error {
 		_, err := s.tg.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: chat, MessageID: id, ReplyMarkup: kb})
 		return err

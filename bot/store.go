@@ -54,16 +54,31 @@ type Messages interface {
 	SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
 	CardMessage(ctx context.Context, chatID int64, taskID string) (int, error)
 	SetRuleMessage(ctx context.Context, id string, messageID int) error
-	// SetDeletionMessage records the prompt of the chat's pending deletion.
-	SetDeletionMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
+	// SetDeletionMessage records the message that asks a deletion's
+	// question; the question waits its full time from then.
+	SetDeletionMessage(ctx context.Context, chatID int64, id string, msgID int) error
+	// BindButtons records which callback data a message carries, sent
+	// with it or edited into it.
+	BindButtons(ctx context.Context, chatID int64, msgID int, data []string) error
+	// ButtonSentWith reports whether data was recorded with message msgID,
+	// and whether any button of that message was recorded.
+	ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, recorded bool, err error)
 }
 
 // Answers takes what waits for the person's next words: a typed deletion, a reading of their answer, a rejection's reason.
 type Answers interface {
-	// TakeDeletion removes and returns the person's waiting deletion.
-	TakeDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
-	// KeepDeletion puts a taken deletion back to wait for another answer.
-	KeepDeletion(ctx context.Context, d nod.PendingDeletion) error
+	// WaitingDeletion returns the person's deletion whose question was
+	// asked and shown, expired or not; false if none is.
+	WaitingDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
+	// EndDeletion takes an answered or cancelled deletion out of its line;
+	// false if another caller already did.
+	EndDeletion(ctx context.Context, chatID int64, id string) (bool, error)
+	// AskDeletion drops the person's expired question and asks the next
+	// in line when none waits (see storage.DB.AskDeletion).
+	AskDeletion(ctx context.Context, chatID, userID int64) (nod.DeletionStep, error)
+	// Deletion returns a deletion still in its line; nod.ErrNotFound once
+	// it has left.
+	Deletion(ctx context.Context, chatID int64, id string) (nod.PendingDeletion, error)
 	// TakeReading uses a reading of the person's words, once.
 	TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error)
 	// SetReason stores a rejection's reason once.
@@ -81,6 +96,9 @@ type Sweeps interface {
 	// open.
 	KeepSet(ctx context.Context, chatID int64, id string, userID int64) (nod.ChangeSet, error)
 	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
+	// DeletionsDue returns one deletion per person whose line must move
+	// on at now: its question expired, or its first was never asked.
+	DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error)
 }
 
 // Outbox holds the messages owed for changes until they are delivered.

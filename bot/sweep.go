@@ -10,8 +10,9 @@ import (
 )
 
 // sweep expires old change sets (their messages say so and lose their
-// buttons) and purges the trash. Safe on several replicas at once: each set
-// is expired, and each message edited, by one of them.
+// buttons), moves on lines of deletions whose question expired, and
+// purges the trash. Safe on several replicas at once: each set is
+// expired, and each message edited, by one of them.
 func (b *Bot) sweep(ctx context.Context) {
 	b.deliverOwed(ctx)
 	now := b.now()
@@ -37,6 +38,21 @@ func (b *Bot) sweep(ctx context.Context) {
 	}
 	for _, s := range warned {
 		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0, nil)
+	}
+	due, err := b.sweeps.DeletionsDue(ctx, now)
+	if err != nil {
+		failed("deletions due", err)
+	}
+	for _, d := range due {
+		chat, user := d.ChatID, d.UserID
+		// In the chat's queue, behind the message being handled, whose
+		// replies come before the next question.
+		b.queue.push(b.work, chat, func(ctx context.Context) {
+			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
+			defer cancel()
+			defer b.recover(ctx, chat)
+			b.askDeletion(ctx, chat, user, b.locale(ctx, chat, ""))
+		})
 	}
 	n, err := b.sweeps.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
 	if err != nil {

@@ -49,8 +49,8 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 				return err
 			}
 		}
-		if t.Deletion != nil {
-			if err := savePendingDeletion(ctx, tx, *t.Deletion, now); err != nil {
+		for _, d := range t.Deletions {
+			if err := queueDeletion(ctx, tx, d, now); err != nil {
 				return err
 			}
 		}

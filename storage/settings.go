@@ -11,8 +11,8 @@ import (
 )
 
 // ChatSettings returns the chat's settings with userID's mode and
-// circuit breaker, and who has a deletion waiting in it; a chat never
-// configured has the defaults.
+// circuit breaker, and whether userID's deletion question waits in it; a
+// chat never configured has the defaults.
 func (db *DB) ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error) {
 	s := nod.ChatSettings{ChatID: chatID, UserID: userID, Mode: nod.ModeSmart}
 	var (
@@ -20,10 +20,11 @@ func (db *DB) ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatS
 		breaker sql.NullInt64
 	)
 	// One row whether or not the chat has settings or a waiting deletion.
-	err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''), COALESCE(d.user_id, 0)
-		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id LEFT JOIN pending_deletions d ON d.chat_id = c.chat_id
+	err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
+		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0)
+		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
 		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`,
-		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionBy)
+		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked)
 	if err != nil {
 		return s, fmt.Errorf("chat settings: %w", err)
 	}

@@ -1,0 +1,51 @@
+package storage
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// BindButtons records that message msgID of the chat carries buttons with
+// these callback data, sent with it or edited into it, so that the data
+// pressed on any other message can be refused. Recording a pair twice is
+// harmless.
+func (db *DB) BindButtons(ctx context.Context, chatID int64, msgID int, data []string) error {
+	if len(data) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString(`INSERT INTO button_messages (chat_id, message_id, data, created_at) VALUES `)
+	args := []any{chatID, msgID, micros(db.now())}
+	seen := map[string]bool{}
+	for _, d := range data {
+		if seen[d] {
+			continue // one statement may not insert a row twice
+		}
+		seen[d] = true
+		if len(args) > 3 {
+			q.WriteByte(',')
+		}
+		args = append(args, d)
+		fmt.Fprintf(&q, "(CAST($1 AS BIGINT),CAST($2 AS BIGINT),CAST($%d AS TEXT),CAST($3 AS BIGINT))", len(args))
+	}
+	q.WriteString(` ON CONFLICT (chat_id, message_id, data) DO NOTHING`)
+	if _, err := db.exec(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("bind buttons of message %d: %w", msgID, err)
+	}
+	return nil
+}
+
+// ButtonSentWith reports whether callback data was sent with (or edited
+// into) message msgID of the chat, and whether any button of that message
+// was recorded at all: one that was not was sent before nod kept this
+// record, or its record failed.
+func (db *DB) ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, recorded bool, err error) {
+	var on, all int64
+	err = db.reader().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN data = $3 THEN 1 ELSE 0 END), 0)
+		FROM button_messages WHERE chat_id = $1 AND message_id = $2`, chatID, msgID, data).Scan(&all, &on)
+	if err != nil {
+		return false, false, fmt.Errorf("buttons of message %d: %w", msgID, err)
+	}
+	return on > 0, all > 0, nil
+}
