@@ -47,7 +47,7 @@ func (b *Bot) sweep(ctx context.Context) {
 		chat, user := d.ChatID, d.UserID
 		// In the chat's queue, behind the message being handled, whose
 		// replies come before the next question.
-		b.queue.push(b.work, chat, func(ctx context.Context) {
+		b.queue.push(b.work, chat, nil, func(ctx context.Context) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, chat)

@@ -51,8 +51,11 @@ func isQuestion(m telegramtest.Message, title string) bool {
 // trashed reports whether task id of chatID is in the trash.
 func (h *harness) trashed(chatID int64, id string) bool {
 	h.t.Helper()
-	_, err := h.db.TrashedTask(h.t.Context(), chatID, id)
-	return err == nil
+	trash, err := h.db.Trash(h.t.Context(), chatID)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return slices.ContainsFunc(trash, func(t nod.Task) bool { return t.ID == id })
 }
 
 // quiet checks that the bot sent chatID exactly n messages, once its
