@@ -79,7 +79,7 @@ func messageTexts(msgs []telegramtest.Message) []string {
 	return out
 }
 
-// DESIGN §12: two delete_task calls in one step get a question each,
+// docs/design.md §12: two delete_task calls in one step get a question each,
 // asked one at a time in call order; each title typed deletes only its
 // own task; both calls were told the truth.
 func TestTwoDeletionsInOneTurn(t *testing.T) {

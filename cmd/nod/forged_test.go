@@ -22,7 +22,7 @@ func (h *harness) editsOf(chatID int64, id int) int {
 	return n
 }
 
-// DESIGN §7: callback data pressed on a message other than the one it was
+// docs/design.md §7: callback data pressed on a message other than the one it was
 // sent with is refused and changes nothing. Two members of a group each
 // have an applied change with its receipt; the Undo of one, pressed on
 // the other's receipt, undoes nothing and leaves that receipt as it was;
