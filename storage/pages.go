@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -140,46 +139,38 @@ func scanPage(rows *sql.Rows, page *nod.TaskPage, total *int) ([]int64, error) {
 	return seqs, rows.Err()
 }
 
-// The system prompt's picks, in the order they come: open tasks overdue
-// (the latest due first), open tasks due within focusSoon days (the
-// soonest first), tasks in progress (the newest first), then the tasks
-// changed most recently.
-const (
-	focusOverdue = iota
-	focusSoon
-	focusInProgress
-	focusRecent
-)
-
+// focusSoonDays is how far ahead a due date counts as soon.
 const focusSoonDays = 7
 
-// focusSQL picks up to focusLimit candidates of each kind, reading seqs
-// and sort keys from indexes only; every live task is at least a
-// candidate of focusRecent, so no row means no task.
+// focusLimit bounds the candidates of each kind the system prompt's
+// tasks are picked from, and the tasks picked.
 const focusLimit = 50
 
+// focusSQL picks the system prompt's tasks in one statement: up to
+// focusLimit candidates of each kind, each an index range (open tasks
+// overdue, the latest due first; open tasks due within focusSoonDays, the
+// soonest first; tasks in progress, the newest first; the tasks changed
+// most recently), each task under its first kind, then the first $4 of
+// them in that order, with the chat's count of tasks. Every live task is
+// a candidate of the last kind, so no row means no task.
 var focusSQL = func() string {
 	open := `chat_id = $1 AND deleted_at IS NULL AND due_date IS NOT NULL AND status NOT IN ('DONE', 'REJECTED')`
 	parts := []string{
 		`SELECT 0 AS b, seq, due_date AS d, CAST(0 AS BIGINT) AS u FROM tasks WHERE ` + open + ` AND due_date < $2 ORDER BY due_date DESC`,
 		`SELECT 1 AS b, seq, due_date AS d, CAST(0 AS BIGINT) AS u FROM tasks WHERE ` + open + ` AND due_date >= $2 AND due_date <= $3 ORDER BY due_date`,
-		`SELECT 2 AS b, seq, '' AS d, updated_at AS u FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND status = 'IN_PROGRESS' ORDER BY seq DESC`,
+		`SELECT 2 AS b, seq, '' AS d, seq AS u FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND status = 'IN_PROGRESS' ORDER BY seq DESC`,
 		`SELECT 3 AS b, seq, '' AS d, updated_at AS u FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC`,
 	}
 	for i, p := range parts {
 		parts[i] = fmt.Sprintf(`SELECT b, seq, d, u FROM (%s%s) AS k%d`, p, limitSQL(focusLimit), i)
 	}
-	return `SELECT b, seq, d, u, (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM task_counts WHERE chat_id = $1) FROM (` +
-		strings.Join(parts, " UNION ALL ") + `) AS f`
-}()
-
-// focusRowsSQL reads the picked tasks: focusLimit seqs, padded with 0.
-var focusRowsSQL = func() string {
-	marks := make([]string, focusLimit)
-	for i := range marks {
-		marks[i] = fmt.Sprintf("$%d", i+2)
-	}
-	return `SELECT seq, ` + taskColumns + ` FROM tasks WHERE chat_id = $1 AND seq IN (` + strings.Join(marks, ",") + `)`
+	cols := strings.ReplaceAll("t."+taskColumns, ", ", ", t.")
+	return `SELECT f.seq, ` + cols + `, (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM task_counts WHERE chat_id = $1)
+		FROM (SELECT b, seq, d, u, ROW_NUMBER() OVER (PARTITION BY seq ORDER BY b) AS nth FROM (` + strings.Join(parts, " UNION ALL ") + `) AS c) AS f
+		JOIN tasks t ON t.seq = f.seq
+		WHERE f.nth = 1
+		ORDER BY f.b, CASE WHEN f.b = 0 THEN f.d END DESC, CASE WHEN f.b = 1 THEN f.d END, CASE WHEN f.b >= 2 THEN f.u END DESC, f.seq DESC
+		LIMIT $4`
 }()
 
 // FocusTasks returns up to limit (at most 50) of the chat's tasks outside
@@ -194,90 +185,17 @@ func (db *DB) FocusTasks(ctx context.Context, chatID int64, today string, limit 
 		soon = t.AddDate(0, 0, focusSoonDays).Format(nod.DateLayout)
 	}
 	q := db.reader()
-	rows, err := q.QueryContext(ctx, focusSQL, chatID, today, soon)
+	rows, err := q.QueryContext(ctx, focusSQL, chatID, today, soon, limit)
 	if err != nil {
 		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
 	}
-	type pick struct {
-		kind int
-		seq  int64
-		due  string
-		at   int64
-	}
-	best := map[int64]pick{}
 	var page nod.TaskPage
-	err = func() error {
-		defer rows.Close()
-		for rows.Next() {
-			var p pick
-			if err := rows.Scan(&p.kind, &p.seq, &p.due, &p.at, &page.Total); err != nil {
-				return err
-			}
-			if b, ok := best[p.seq]; !ok || p.kind < b.kind {
-				best[p.seq] = p
-			}
-		}
-		return rows.Err()
-	}()
+	seqs, err := scanPage(rows, &page, &page.Total)
 	if err != nil {
 		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
 	}
-	picks := make([]pick, 0, len(best))
-	for _, p := range best {
-		picks = append(picks, p)
-	}
-	slices.SortFunc(picks, func(a, b pick) int {
-		if a.kind != b.kind {
-			return a.kind - b.kind
-		}
-		switch a.kind {
-		case focusOverdue:
-			return cmp.Or(strings.Compare(b.due, a.due), cmp.Compare(b.seq, a.seq))
-		case focusSoon:
-			return cmp.Or(strings.Compare(a.due, b.due), cmp.Compare(a.seq, b.seq))
-		case focusRecent:
-			return cmp.Or(cmp.Compare(b.at, a.at), cmp.Compare(b.seq, a.seq))
-		}
-		return cmp.Compare(b.seq, a.seq)
-	})
-	picks = picks[:min(len(picks), limit)]
-	if len(picks) == 0 {
-		return page, nil
-	}
-	args := make([]any, focusLimit+1)
-	args[0] = chatID
-	rank := make(map[int64]int, len(picks))
-	for i := range focusLimit {
-		args[i+1] = int64(0)
-		if i < len(picks) {
-			args[i+1], rank[picks[i].seq] = picks[i].seq, i
-		}
-	}
-	rows, err = q.QueryContext(ctx, focusRowsSQL, args...)
-	if err != nil {
-		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
-	}
-	var read nod.TaskPage
-	seqs, err := scanPage(rows, &read, nil)
-	if err != nil {
-		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
-	}
-	page.Tasks, page.Cursors = make([]nod.Task, len(picks)), make([]string, len(picks))
-	n := 0
-	for i, t := range read.Tasks {
-		r := rank[seqs[i]]
-		page.Tasks[r], page.Cursors[r] = t, cursor(seqs[i])
-		n++
-	}
-	if n != len(picks) { // a task went to the trash between the reads
-		keep := page.Tasks[:0]
-		var cursors []string
-		for i, t := range page.Tasks {
-			if t.ID != "" {
-				keep, cursors = append(keep, t), append(cursors, page.Cursors[i])
-			}
-		}
-		page.Tasks, page.Cursors = keep, cursors
+	for _, s := range seqs {
+		page.Cursors = append(page.Cursors, cursor(s))
 	}
 	page.Later = page.Total > len(page.Tasks)
 	if err := loadChecklists(ctx, q, page.Tasks); err != nil {
