@@ -324,6 +324,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "remove_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1"}]}`), Outcome: nod.OutcomeRejected, UserConfirmed: true, At: at},
 		}, map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}),
 		"lang_show": loc.Text("lang_show", formatting.Languages()),
+		"pending_item_one":  loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 1}),
+		"pending_item_1_of": loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 3}),
+		"pending_item_2_of": loc.Text("pending_item", map[string]int{"Pending": 2, "Total": 3}),
 		"lang_set":  loc.Text("lang_set", nil),
 	}
 }
