@@ -43,6 +43,15 @@ func (b *Bot) onTaskPage(ctx context.Context, p press) string {
 
 func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	if errors.Is(err, nod.ErrTrashed) {
+		// Deleted since the list was shown: say so, and offer it back.
+		titles, err := b.tasks.TaskTitles(ctx, p.chat, []string{p.action.ID})
+		if err != nil {
+			return b.explain(p.loc, err, "open task", "chat", p.chat)
+		}
+		p.then(func(ctx context.Context) { b.reply(ctx, p.chat, p.loc.TaskInTrash(p.action.ID, titles[p.action.ID])) })
+		return p.loc.Notice("n_in_trash", nil)
+	}
 	if err != nil {
 		text, _ := notice(p.loc, err)
 		return text

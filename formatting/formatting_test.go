@@ -304,6 +304,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"rules_none":      loc.Rules(nil),
 		"trash":           loc.Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
 		"trash_long":      loc.Trash(trashed(1234, at)),
+		"task_in_trash":   loc.TaskInTrash("T1", "Fix <login> bug"),
 		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Summary: "Set priority to P1", Title: "Fix login bug"}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Summary: `Add: "Load <test>"`, Title: "Fix login bug"}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
 		"delete_ask":      loc.DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
@@ -323,11 +324,11 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "update_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1","checked":true},{"id":"c2","checked":true}]}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "remove_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1"}]}`), Outcome: nod.OutcomeRejected, UserConfirmed: true, At: at},
 		}, map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}),
-		"lang_show": loc.Text("lang_show", formatting.Languages()),
+		"lang_show":         loc.Text("lang_show", formatting.Languages()),
 		"pending_item_one":  loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 1}),
 		"pending_item_1_of": loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 3}),
 		"pending_item_2_of": loc.Text("pending_item", map[string]int{"Pending": 2, "Total": 3}),
-		"lang_set":  loc.Text("lang_set", nil),
+		"lang_set":          loc.Text("lang_set", nil),
 	}
 }
 

@@ -137,6 +137,14 @@ func (l *Locale) Trash(tasks []nod.Task) Message {
 	return m
 }
 
+// TaskInTrash says a task tapped in a list is in the trash now, with a
+// button that restores it.
+func (l *Locale) TaskInTrash(id, title string) Message {
+	m := l.Text("task_in_trash", title)
+	m.Keyboard = [][]Button{{l.button("b_restore", title, nod.Action{Kind: nod.ActRestore, ID: id})}}
+	return m
+}
+
 // WithUndo adds an Undo button for undo entry id to m.
 func (l *Locale) WithUndo(m Message, id string) Message {
 	m.Keyboard = append(m.Keyboard, []Button{l.button("b_undo", 0, nod.Action{Kind: nod.ActUndo, ID: id})})

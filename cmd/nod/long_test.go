@@ -11,6 +11,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage/storagetest"
 )
 
 // seedMany stores n tasks of chat at once (no audit rows, no undo
@@ -163,5 +164,18 @@ func TestTasksPagesInPlace(t *testing.T) {
 	h.tap(chat, user, list.ID, "▫️ Task 25")
 	if msgs := h.tg.WaitBotMessages(chat, 2); !strings.Contains(msgs[1].Text, "Task 25") {
 		t.Errorf("the card reads %q", msgs[1].Text)
+	}
+	// A task deleted since the list was shown says so and comes back.
+	storagetest.Exec(t, h.dsn, `UPDATE tasks SET deleted_at = 1 WHERE id = 'k00026'`)
+	if ans := h.tap(chat, user, list.ID, "▫️ Task 26"); ans != "That task is in the trash." {
+		t.Errorf("tapping a trashed task answers %q", ans)
+	}
+	trashed := h.tg.WaitBotMessages(chat, 3)[2]
+	if trashed.Text != "🗑 “Task 26” is in the trash. Restore it to open it again." {
+		t.Errorf("a trashed task reads %q", trashed.Text)
+	}
+	h.tap(chat, user, trashed.ID, "♻️ Restore Task 26")
+	if _, err := h.db.Task(t.Context(), chat, "k00026"); err != nil {
+		t.Errorf("Task 26 after Restore: %v", err)
 	}
 }
