@@ -30,6 +30,10 @@ func (b *Bot) onTaskPage(ctx context.Context, p press) string {
 		req = nod.PageRequest{Limit: taskPage, Before: p.action.ID}
 	}
 	page, err := b.tasks.TaskPage(ctx, p.chat, nod.TaskFilter{}, req)
+	if err == nil && len(page.Tasks) == 0 && page.Total > 0 {
+		// The tasks after the button's went to the trash since: start over.
+		page, err = b.tasks.TaskPage(ctx, p.chat, nod.TaskFilter{}, nod.PageRequest{Limit: taskPage})
+	}
 	if err != nil {
 		return b.explain(p.loc, err, "task page", "chat", p.chat)
 	}

@@ -115,7 +115,8 @@ func TestModelPagesThroughTenThousandTasks(t *testing.T) {
 }
 
 // /tasks shows 20 tasks a message; ◀ and ▶ edit it in place to the page
-// before and after, and a keyboard never holds more than 22 buttons.
+// before and after, and a keyboard never holds more than 22 buttons. A
+// task tapped after it went to the trash says so and offers Restore.
 func TestTasksPagesInPlace(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -123,6 +124,7 @@ func TestTasksPagesInPlace(t *testing.T) {
 	h.start()
 	h.tg.SendText(chat, user, "/tasks")
 	list := h.tg.WaitBotMessages(chat, 1)[0]
+	total := 45
 	shows := func(m telegramtest.Message, from, to int, back, on bool) {
 		t.Helper()
 		var tasks []string
@@ -137,7 +139,7 @@ func TestTasksPagesInPlace(t *testing.T) {
 		}
 		_, hasBack := m.Button("◀")
 		_, hasOn := m.Button("▶")
-		if !slices.Equal(tasks, want) || hasBack != back || hasOn != on || len(m.Buttons()) > 22 || !strings.Contains(m.Text, "<b>Your tasks</b> (45)") {
+		if !slices.Equal(tasks, want) || hasBack != back || hasOn != on || len(m.Buttons()) > 22 || !strings.Contains(m.Text, fmt.Sprintf("<b>Your tasks</b> (%d)", total)) {
 			t.Errorf("shows %v with ◀ %v ▶ %v (%d buttons), want tasks %d–%d with ◀ %v ▶ %v:\n%s", tasks, hasBack, hasOn, len(m.Buttons()), from, to-1, back, on, m.Text)
 		}
 		for i, b := range m.Buttons()[:len(tasks)] {
@@ -165,7 +167,15 @@ func TestTasksPagesInPlace(t *testing.T) {
 	if msgs := h.tg.WaitBotMessages(chat, 2); !strings.Contains(msgs[1].Text, "Task 25") {
 		t.Errorf("the card reads %q", msgs[1].Text)
 	}
+	// Once the last page's tasks have gone to the trash, ◀ still leads
+	// back, and ▶ from there, finding nothing after, starts over.
+	shows(page("▶", 6), 40, 45, true, false)
+	storagetest.Exec(t, h.dsn, `UPDATE tasks SET deleted_at = 1 WHERE id IN ('k00040', 'k00041', 'k00042', 'k00043', 'k00044')`)
+	total = 40
+	shows(page("◀", 7), 20, 40, true, true)
+	shows(page("▶", 8), 0, 20, false, true)
 	// A task deleted since the list was shown says so and comes back.
+	page("▶", 9)
 	storagetest.Exec(t, h.dsn, `UPDATE tasks SET deleted_at = 1 WHERE id = 'k00026'`)
 	if ans := h.tap(chat, user, list.ID, "▫️ Task 26"); ans != "That task is in the trash." {
 		t.Errorf("tapping a trashed task answers %q", ans)
