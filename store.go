@@ -47,7 +47,10 @@ type TaskPage struct {
 	// Total counts every task the listing holds, on every page.
 	Total int
 	// Earlier and Later say whether the listing holds tasks before the
-	// page's first task and after its last.
+	// page's first task and after its last, as far as the read could
+	// tell: a page read after a cursor has tasks before it, and one read
+	// before a cursor has tasks after it, though they may have gone to
+	// the trash since.
 	Earlier, Later bool
 }
 

@@ -42,6 +42,7 @@ func TestModelPagesThroughTenThousandTasks(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_MAX_STEPS"] = "80"
+	h.env["NOD_STEP_TIMEOUT"] = "2m" // a race-enabled build is slow to encode a request of megabytes
 	const n = 10000
 	want := h.seedMany(n, func(i int, t *nod.Task) {
 		if i%2500 == 1234 {
@@ -94,7 +95,16 @@ func TestModelPagesThroughTenThousandTasks(t *testing.T) {
 	}
 	h.start()
 	h.tg.SendText(chat, user, "list all my tasks")
-	if got := h.tg.WaitBotMessages(chat, 1)[0].Text; got != "You have 10000 tasks." {
+	// The turn runs some 60 steps, each resending the pages before it:
+	// wait for it step by step, each as long as any wait of the fakes.
+	for steps := 0; len(h.tg.BotMessages(chat)) == 0; {
+		h.tg.Wait("the model's next step or nod's answer", func() bool {
+			n := len(h.llm.RequestsFor(agentM))
+			return len(h.tg.BotMessages(chat)) > 0 || n > steps
+		})
+		steps = len(h.llm.RequestsFor(agentM))
+	}
+	if got := h.tg.BotMessages(chat)[0].Text; got != "You have 10000 tasks." {
 		t.Errorf("reply %q", got)
 	}
 	mu.Lock()
