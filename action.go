@@ -27,6 +27,7 @@ const (
 	ActRevokeRule                          // revoke rule ID from the /rules list
 	ActStopRule                            // revoke rule ID from a receipt of its change
 	ActAcceptReading                       // apply reading ID of a decision stated in words
+	ActTaskPage                            // show the chat's tasks after cursor ID (N PageLater) or before it (N PageEarlier)
 )
 
 // Action is what a button names: a kind and a server-side record. It
@@ -43,4 +44,10 @@ const (
 	ToggleFlip   = 0 // buttons of older cards: the opposite of now
 	ToggleTick   = 1
 	ToggleUntick = 2
+)
+
+// Which way a task page button (ActTaskPage's N) leafs from its cursor.
+const (
+	PageLater   = 1
+	PageEarlier = 2
 )

@@ -21,6 +21,48 @@ func (f TaskFilter) Match(t Task) bool {
 	return q == "" || strings.Contains(strings.ToLower(t.Title), q) || strings.Contains(strings.ToLower(t.Description), q)
 }
 
+// Listing limits: a page of list_tasks holds DefaultPage tasks unless the
+// agent asks for fewer or more, and never more than MaxPage.
+const (
+	DefaultPage = 50
+	MaxPage     = 200
+)
+
+// PageRequest says which page of a listing to read: the Limit tasks after
+// cursor After ("" from the first task), or, when Before is set, the
+// Limit tasks before cursor Before.
+type PageRequest struct {
+	After, Before string
+	Limit         int
+}
+
+// TaskPage is part of a listing of a chat's tasks, in listing order (the
+// order tasks were created in) unless its reader says otherwise.
+type TaskPage struct {
+	Tasks []Task
+	// Cursors[i] marks Tasks[i]'s place in the listing: a page read after
+	// it starts with the task that follows. Cursors are opaque; they
+	// compare with CompareCursors as their tasks are listed.
+	Cursors []string
+	// Total counts every task the listing holds, on every page.
+	Total int
+	// Earlier and Later say whether the listing holds tasks before the
+	// page's first task and after its last, as far as the read could
+	// tell: a page read after a cursor has tasks before it, and one read
+	// before a cursor has tasks after it, though they may have gone to
+	// the trash since.
+	Earlier, Later bool
+}
+
+// CompareCursors orders two cursors as their tasks are listed: cursors
+// are digits of one base, written without leading zeros.
+func CompareCursors(a, b string) int {
+	if len(a) != len(b) {
+		return len(a) - len(b)
+	}
+	return strings.Compare(a, b)
+}
+
 // Mutate computes a task's new state inside the transaction that stores
 // it. current is the task as stored now, or nil when the edit creates a
 // task. An error aborts the whole transaction.

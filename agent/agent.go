@@ -129,7 +129,8 @@ type taskJSON struct {
 	DueDate         *string      `json:"due_date"`
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
-	Notes           []string     `json:"notes,omitempty"` // elements of the call that were dropped
+	Notes           []string     `json:"notes,omitempty"`     // elements of the call that were dropped
+	Truncated       string       `json:"truncated,omitempty"` // why a listing shows less of the task
 }
 
 type itemJSON struct {

@@ -34,9 +34,9 @@ Rules:
 - Keep replies short and plain; the user reads them on a phone.`
 
 // systemPrompt tells the agent today's date, the rules and the mode it
-// works under, the chat's tasks and its latest decisions. It returns the
-// tasks it listed too.
-func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings) (string, []nod.Task, error) {
+// works under, the chat's tasks that matter most and how many it has, and
+// its latest decisions. It returns the tasks it listed too.
+func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings) (string, nod.TaskPage, error) {
 	chatID, lang := req.ChatID, req.Lang
 	var b strings.Builder
 	b.WriteString(rules)
@@ -54,43 +54,70 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	}
 	fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too.\n", lang)
 
-	tasks, err := a.tasks.ListTasks(ctx, chatID, nod.TaskFilter{})
+	focus, err := a.tasks.FocusTasks(ctx, chatID, a.now().UTC().Format(nod.DateLayout), promptTasks)
 	if err != nil {
-		return "", nil, fmt.Errorf("system prompt: %w", err)
+		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
 	}
-	if len(tasks) == 0 {
+	tasks := focus.Tasks
+	switch {
+	case focus.Total == 0:
 		b.WriteString("\nThe user has no tasks yet.\n")
-	} else {
-		fmt.Fprintf(&b, "\nThe user's tasks (%d; call get_task for details):\n", len(tasks))
-		for i, t := range tasks {
-			if i == promptTasks {
-				fmt.Fprintf(&b, "- … and %d more (use list_tasks with a query)\n", len(tasks)-i)
-				break
-			}
-			fmt.Fprintf(&b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
-			if t.DueDate != "" {
-				fmt.Fprintf(&b, " due %s", t.DueDate)
-			}
-			if n := len(t.Checklist); n > 0 {
-				done := 0
-				for _, it := range t.Checklist {
-					if it.Checked {
-						done++
-					}
-				}
-				fmt.Fprintf(&b, " checklist %d/%d", done, n)
-			}
-			b.WriteByte('\n')
+	case focus.Total == len(tasks):
+		fmt.Fprintf(&b, "\nThe user's tasks (%d, those that matter most now first; call get_task for details):\n", len(tasks))
+	default:
+		fmt.Fprintf(&b, "\nThe user has %d tasks. These %d matter most now (overdue, due within a week, in progress, then recently changed); list_tasks finds the others by query or status, or pages through all of them (pass its next_cursor as cursor); call get_task for details:\n", focus.Total, len(tasks))
+	}
+	for _, t := range tasks {
+		fmt.Fprintf(&b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
+		if t.DueDate != "" {
+			fmt.Fprintf(&b, " due %s", t.DueDate)
 		}
+		if n := len(t.Checklist); n > 0 {
+			done := 0
+			for _, it := range t.Checklist {
+				if it.Checked {
+					done++
+				}
+			}
+			fmt.Fprintf(&b, " checklist %d/%d", done, n)
+		}
+		b.WriteByte('\n')
 	}
 
 	open, err := a.sets.OpenChangeSets(ctx, chatID)
 	if err != nil {
-		return "", nil, fmt.Errorf("system prompt: %w", err)
+		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+	}
+	ds, err := a.memory.RecentDecisions(ctx, chatID, promptKinds)
+	if err != nil {
+		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
 	}
 	titles := make(map[string]string, len(tasks))
 	for _, t := range tasks {
 		titles[t.ID] = t.Title
+	}
+	// Proposals and decisions name tasks the listing may leave out.
+	var missing []string
+	for _, s := range open {
+		for _, it := range s.Items {
+			if _, ok := titles[it.TaskID]; !ok && it.Status == nod.ItemPending && it.TaskID != "" {
+				missing = append(missing, it.TaskID)
+			}
+		}
+	}
+	for _, d := range ds[:min(len(ds), promptDecisions)] {
+		if _, ok := titles[d.TaskID]; !ok && d.TaskID != "" {
+			missing = append(missing, d.TaskID)
+		}
+	}
+	if len(missing) > 0 {
+		more, err := a.tasks.TaskTitles(ctx, chatID, missing)
+		if err != nil {
+			return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+		}
+		for id, title := range more {
+			titles[id] = title
+		}
 	}
 	lines := 0
 	for _, s := range open {
@@ -110,10 +137,6 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		}
 	}
 
-	ds, err := a.memory.RecentDecisions(ctx, chatID, promptKinds)
-	if err != nil {
-		return "", nil, fmt.Errorf("system prompt: %w", err)
-	}
 	if len(ds) > 0 {
 		b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")
 		size := 0
@@ -132,7 +155,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	if kinds := avoidedKinds(ds, a.now().Add(-rejectionMemory), user); len(kinds) > 0 {
 		fmt.Fprintf(&b, "\nThe user rejected these kinds of change at least twice: %s. Do not propose changes of these kinds on your own; when the user asks for one in their own words, make it: their request overrides the rejections.\n", strings.Join(kinds, "; "))
 	}
-	return b.String(), tasks, nil
+	return b.String(), focus, nil
 }
 
 // modeNote tells the agent the mode it works under for this person, what

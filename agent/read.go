@@ -39,34 +39,26 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 				return "", err
 			}
 		}
-		tasks, err := t.listTasks(ctx, f)
+		req := nod.PageRequest{Limit: nod.DefaultPage}
+		if n, ok, err := a.integer("limit", false); err != nil {
+			return "", err
+		} else if ok {
+			if n < 1 {
+				return "", a.errorf("limit", "must be at least 1")
+			}
+			req.Limit = min(n, nod.MaxPage)
+		}
+		if req.After, _, err = a.str("cursor", false); err != nil {
+			return "", err
+		}
+		req.After = strings.TrimSpace(req.After)
+		page, err := t.listTasks(ctx, f, req)
 		if err != nil {
 			return "", err
 		}
-		out := struct {
-			Tasks []taskJSON `json:"tasks"`
-		}{Tasks: make([]taskJSON, 0, len(tasks))}
-		for _, task := range tasks {
-			out.Tasks = append(out.Tasks, toJSON(task))
-		}
-		return string(mustJSON(out)), nil
+		return listJSON(page), nil
 	}
 	return "", fmt.Errorf("%s is not a read-only tool", tool.Name)
-}
-
-// listTasks lists the chat's tasks, from the system prompt's listing while
-// the turn has changed nothing.
-func (t *turn) listTasks(ctx context.Context, f nod.TaskFilter) ([]nod.Task, error) {
-	if !t.listed {
-		return t.a.tasks.ListTasks(ctx, t.req.ChatID, f)
-	}
-	var out []nod.Task
-	for _, task := range t.tasks {
-		if f.Match(task) {
-			out = append(out, task)
-		}
-	}
-	return out, nil
 }
 
 // missingTask says why the task with id cannot be read or changed: in the

@@ -18,9 +18,17 @@ type Tasks interface {
 	// Task returns a task outside the trash; nod.ErrNotFound if there is
 	// none (or it is in the trash).
 	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
-	// ListTasks returns the tasks outside the trash that f matches, oldest
-	// first.
-	ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error)
+	// TaskPage returns a page of the tasks outside the trash that f
+	// matches, oldest first, with how many it matches in all; a malformed
+	// cursor is nod.ErrInvalid.
+	TaskPage(ctx context.Context, chatID int64, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
+	// FocusTasks returns up to limit tasks outside the trash that matter
+	// most on day today (YYYY-MM-DD), most first, with how many tasks the
+	// chat has; it reads no more however many that is.
+	FocusTasks(ctx context.Context, chatID int64, today string, limit int) (nod.TaskPage, error)
+	// TaskTitles returns the titles of those of ids that name the chat's
+	// tasks, in the trash or not.
+	TaskTitles(ctx context.Context, chatID int64, ids []string) (map[string]string, error)
 	// ChecklistOwner returns the task holding checklist item itemID;
 	// nod.ErrNotFound if no task of the chat holds it.
 	ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error)

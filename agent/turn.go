@@ -254,10 +254,10 @@ type turn struct {
 	replyItems string
 	// the pending item the person's reply revises (revise.go)
 	revise *revision
-	// tasks are the chat's tasks as the system prompt listed them; list_tasks
-	// answers from them while listed holds: until a step calls a tool that
-	// may change a task (read.go).
-	tasks  []nod.Task
+	// tasks are the tasks the system prompt listed; when they are all the
+	// chat's, list_tasks answers from them while listed holds: until a
+	// step calls a tool that may change a task (read.go).
+	tasks  nod.TaskPage
 	listed bool
 	// what new proposals are checked against, read on first use (memory.go)
 	mem memory

@@ -495,29 +495,17 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
-	titles := map[string]string{}
-	for _, list := range [][]nod.Task{b.tasksOrNil(ctx, in.chat), b.trashOrNil(ctx, in.chat)} {
-		for _, t := range list {
-			titles[t.ID] = t.Title
+	var ids []string
+	for _, e := range entries {
+		if id := e.Arg("task_id"); id != "" {
+			ids = append(ids, id)
 		}
 	}
+	titles, err := b.tasks.TaskTitles(ctx, in.chat, ids)
+	if err != nil {
+		b.log.Warn("audit titles", "chat", in.chat, "err", err)
+	}
 	b.reply(ctx, in.chat, in.loc.Audit(entries, titles))
-}
-
-func (b *Bot) tasksOrNil(ctx context.Context, chat int64) []nod.Task {
-	ts, err := b.tasks.ListTasks(ctx, chat, nod.TaskFilter{})
-	if err != nil {
-		b.log.Warn("audit titles", "chat", chat, "err", err)
-	}
-	return ts
-}
-
-func (b *Bot) trashOrNil(ctx context.Context, chat int64) []nod.Task {
-	ts, err := b.tasks.Trash(ctx, chat)
-	if err != nil {
-		b.log.Warn("audit titles", "chat", chat, "err", err)
-	}
-	return ts
 }
 
 func (b *Bot) onRepropose(ctx context.Context, p press) string {

@@ -48,6 +48,7 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActAbort:         (*Bot).onAbort,
 	nod.ActUndoForce:     (*Bot).onUndoForce,
 	nod.ActAcceptReading: (*Bot).onAcceptReading,
+	nod.ActTaskPage:      (*Bot).onTaskPage,
 	nod.ActRepropose:     (*Bot).onRepropose,
 	nod.ActKeep:          (*Bot).onKeep,
 	nod.ActAcceptRule:    (*Bot).onAcceptRule,

@@ -17,7 +17,12 @@ type Updates interface {
 // Tasks reads a chat's tasks, its trash and its audit log.
 type Tasks interface {
 	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
-	ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error)
+	// TaskPage returns a page of the tasks outside the trash, oldest
+	// first, with how many there are.
+	TaskPage(ctx context.Context, chatID int64, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
+	// TaskTitles returns the titles of those of ids that name the chat's
+	// tasks, in the trash or not.
+	TaskTitles(ctx context.Context, chatID int64, ids []string) (map[string]string, error)
 	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
 	// Audit returns the latest entries, newest first.
 	Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error)

@@ -8,18 +8,54 @@ import (
 	"github.com/nodbot/nod/formatting"
 )
 
+// taskPage is how many tasks /tasks shows a message: with their buttons
+// and ◀ ▶, a keyboard far below Telegram's 100 buttons.
+const taskPage = 20
+
 func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
-	tasks, err := b.tasks.ListTasks(ctx, in.chat, nod.TaskFilter{})
+	page, err := b.tasks.TaskPage(ctx, in.chat, nod.TaskFilter{}, nod.PageRequest{Limit: taskPage})
 	if err != nil {
 		b.log.Error("list tasks", "chat", in.chat, "err", err)
 		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.TaskList(tasks))
+	b.reply(ctx, in.chat, in.loc.TaskList(page))
+}
+
+// onTaskPage leafs the /tasks message it was pressed on to the page
+// before or after the task its button names, editing it in place.
+func (b *Bot) onTaskPage(ctx context.Context, p press) string {
+	req := nod.PageRequest{Limit: taskPage, After: p.action.ID}
+	if p.action.N == nod.PageEarlier {
+		req = nod.PageRequest{Limit: taskPage, Before: p.action.ID}
+	}
+	page, err := b.tasks.TaskPage(ctx, p.chat, nod.TaskFilter{}, req)
+	if err == nil && len(page.Tasks) == 0 && page.Total > 0 {
+		// The tasks after the button's went to the trash since: start over.
+		page, err = b.tasks.TaskPage(ctx, p.chat, nod.TaskFilter{}, nod.PageRequest{Limit: taskPage})
+	}
+	if err != nil {
+		return b.explain(p.loc, err, "task page", "chat", p.chat)
+	}
+	p.then(func(ctx context.Context) {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskList(page)); err != nil {
+			b.log.Warn("task page", "chat", p.chat, "err", err)
+		}
+	})
+	return ""
 }
 
 func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	if errors.Is(err, nod.ErrTrashed) {
+		// Deleted since the list was shown: say so, and offer it back.
+		titles, err := b.tasks.TaskTitles(ctx, p.chat, []string{p.action.ID})
+		if err != nil {
+			return b.explain(p.loc, err, "open task", "chat", p.chat)
+		}
+		p.then(func(ctx context.Context) { b.reply(ctx, p.chat, p.loc.TaskInTrash(p.action.ID, titles[p.action.ID])) })
+		return p.loc.Notice("n_in_trash", nil)
+	}
 	if err != nil {
 		text, _ := notice(p.loc, err)
 		return text

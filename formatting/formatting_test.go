@@ -2,6 +2,7 @@ package formatting_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,9 @@ func checkValid(t *testing.T, name string, m formatting.Message) {
 	}
 	if !utf8.ValidString(m.HTML) {
 		t.Errorf("%s: invalid UTF-8", name)
+	}
+	if n := len(slices.Concat(m.Keyboard...)); n > formatting.MaxButtons {
+		t.Errorf("%s: %d buttons", name, n)
 	}
 }
 
@@ -264,13 +268,15 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
 		"steps_exhausted": loc.Text("steps_exhausted", 8), "empty_reply": loc.Text("empty_reply", nil),
-		"no_tasks": loc.TaskList(nil), "pending_none": loc.Text("pending_none", nil),
+		"no_tasks": loc.TaskList(nod.TaskPage{}), "pending_none": loc.Text("pending_none", nil),
 		"undone": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "set_task_priority", Summary: "Undo: Set priority to P1", Title: "Fix <login> bug",
 			Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}),
 		"undone_unknown": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Undo: Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text("nothing_to_undo", nil),
 		"toggled": loc.Text("toggled", nod.ChecklistItem{Title: "Write <tests>", Checked: true}),
 		"panic":   loc.Text("panic", nil), "too_long": loc.Text("too_long", 5000), "not_text": loc.Text("not_text", nil),
-		"task_list": loc.TaskList([]nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}),
+		"task_list": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
+		"task_list_paged": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
+			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),
 		"task_card": loc.TaskCard(t1),
 		"receipt_explicit": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
@@ -297,6 +303,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"rules":           loc.Rules([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
 		"rules_none":      loc.Rules(nil),
 		"trash":           loc.Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
+		"trash_long":      loc.Trash(trashed(1234, at)),
+		"task_in_trash":   loc.TaskInTrash("T1", "Fix <login> bug"),
 		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
 		"delete_ask":      loc.DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
@@ -316,8 +324,11 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "update_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1","checked":true},{"id":"c2","checked":true}]}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "remove_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1"}]}`), Outcome: nod.OutcomeRejected, UserConfirmed: true, At: at},
 		}, map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}),
-		"lang_show": loc.Text("lang_show", formatting.Languages()),
-		"lang_set":  loc.Text("lang_set", nil),
+		"lang_show":         loc.Text("lang_show", formatting.Languages()),
+		"pending_item_one":  loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 1}),
+		"pending_item_1_of": loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 3}),
+		"pending_item_2_of": loc.Text("pending_item", map[string]int{"Pending": 2, "Total": 3}),
+		"lang_set":          loc.Text("lang_set", nil),
 	}
 }
 
@@ -479,4 +490,13 @@ func TestWordDiffEmptySides(t *testing.T) {
 func longText(a, b string) string {
 	filler := strings.Repeat("The login page keeps its state across reloads. ", 40)
 	return filler + "The " + a + " expires after five minutes. " + filler + "Users are " + b + " too early. The end."
+}
+
+// trashed returns n tasks deleted at.
+func trashed(n int, at time.Time) []nod.Task {
+	out := make([]nod.Task, n)
+	for i := range out {
+		out[i] = nod.Task{ID: fmt.Sprintf("T%d", i), Title: fmt.Sprintf("Idee %d", i), DeletedAt: &at}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -111,6 +112,7 @@ func (l *Locale) funcs() template.FuncMap {
 		"q":          l.Quote,
 		"join":       func(ls []string) string { return strings.Join(ls, ", ") },
 		"inc":        func(i int) int { return i + 1 },
+		"count":      l.count,
 		"cut": func(s string, n int) string {
 			t, left := truncate(s, n)
 			if left > 0 {
@@ -215,3 +217,17 @@ func (l *Locale) Field(f nod.Field) string { return l.Render("field", string(f))
 
 // Quote quotes a text as the language does.
 func (l *Locale) Quote(s string) string { return l.Render("quote", s) }
+
+// count writes a number with the language's thousands separator: 10,000
+// in English, 10.000 in German.
+func (l *Locale) count(n int) string {
+	s := strconv.Itoa(n)
+	if n < 0 {
+		return s
+	}
+	sep := l.Render("thousands", nil)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + sep + s[i:]
+	}
+	return s
+}

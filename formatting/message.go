@@ -64,14 +64,30 @@ func (l *Locale) button(name string, data any, a nod.Action) Button {
 	return Button{Text: buttonText(l.Render(name, data)), Action: a}
 }
 
-// TaskList renders /tasks: one button per task.
-func (l *Locale) TaskList(tasks []nod.Task) Message {
-	if len(tasks) == 0 {
+// MaxButtons is the most buttons a keyboard may hold: Telegram refuses
+// more.
+const MaxButtons = 100
+
+// TaskList renders a page of /tasks: one button per task, and ◀ / ▶ to
+// the pages before and after it. A page holds at most MaxButtons-2 tasks.
+func (l *Locale) TaskList(p nod.TaskPage) Message {
+	if len(p.Tasks) == 0 {
 		return l.Text("no_tasks", nil)
 	}
-	m := Message{HTML: l.Render("task_list", tasks)}
+	tasks := p.Tasks[:min(len(p.Tasks), MaxButtons-2)]
+	m := Message{HTML: l.Render("task_list", map[string]any{"Tasks": tasks, "Total": p.Total})}
 	for _, t := range tasks {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: t.ID}}})
+	}
+	var nav []Button
+	if p.Earlier {
+		nav = append(nav, Button{Text: "◀", Action: nod.Action{Kind: nod.ActTaskPage, ID: p.Cursors[0], N: nod.PageEarlier}})
+	}
+	if p.Later || len(tasks) < len(p.Tasks) {
+		nav = append(nav, Button{Text: "▶", Action: nod.Action{Kind: nod.ActTaskPage, ID: p.Cursors[len(tasks)-1], N: nod.PageLater}})
+	}
+	if len(nav) > 0 {
+		m.Keyboard = append(m.Keyboard, nav)
 	}
 	return m
 }
@@ -103,15 +119,29 @@ func buttonText(s string) string {
 // DeleteAsk asks the person to type a task's title to delete it.
 func (l *Locale) DeleteAsk(d nod.PendingDeletion) Message { return l.Text("delete_ask", d) }
 
-// Trash lists the trash with a Restore button per task.
+// trashShown is how many trashed tasks /trash shows, newest first: each
+// has a button, and a keyboard holds 100 at most.
+const trashShown = 20
+
+// Trash lists the trash with a Restore button per task, the latest
+// deleted first.
 func (l *Locale) Trash(tasks []nod.Task) Message {
 	if len(tasks) == 0 {
 		return l.Text("trash_empty", nil)
 	}
-	m := l.Text("trash_list", tasks)
-	for _, t := range tasks {
+	shown := tasks[:min(len(tasks), trashShown)]
+	m := l.Text("trash_list", map[string]any{"Tasks": shown, "Total": len(tasks), "More": len(tasks) - len(shown)})
+	for _, t := range shown {
 		m.Keyboard = append(m.Keyboard, []Button{l.button("b_restore", t.Title, nod.Action{Kind: nod.ActRestore, ID: t.ID})})
 	}
+	return m
+}
+
+// TaskInTrash says a task tapped in a list is in the trash now, with a
+// button that restores it.
+func (l *Locale) TaskInTrash(id, title string) Message {
+	m := l.Text("task_in_trash", title)
+	m.Keyboard = [][]Button{{l.button("b_restore", title, nod.Action{Kind: nod.ActRestore, ID: id})}}
 	return m
 }
 

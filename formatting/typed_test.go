@@ -23,10 +23,10 @@ func TestChecklistItemsFromTypedValues(t *testing.T) {
 	}{
 		{"uncheck", nod.ChangeItem{Tool: "update_checklist_item", Summary: "stored", ItemBefore: ticked,
 			ItemAfter: &nod.ChecklistItem{ID: "c3", Title: ticked.Title, CheckedBy: nod.ActorUser, CheckedAt: &at}},
-			`Uncheck: "Write migration notes"`},
+			`Uncheck: “Write migration notes”`},
 		{"rename and uncheck", nod.ChangeItem{Tool: "update_checklist_item", Summary: "stored", ItemBefore: ticked, ItemAfter: renamed},
-			`Rename: "Write migration notes" → "Write release notes" and uncheck`},
-		{"remove", nod.ChangeItem{Tool: "remove_checklist_item", Summary: "stored", ItemBefore: ticked}, `Remove from the checklist: "Write migration notes"`},
+			`Rename: “Write migration notes” → “Write release notes” and uncheck`},
+		{"remove", nod.ChangeItem{Tool: "remove_checklist_item", Summary: "stored", ItemBefore: ticked}, `Remove from the checklist: “Write migration notes”`},
 		{"no item", nod.ChangeItem{Tool: "update_checklist_item", Summary: "stored"}, "stored"},
 	} {
 		if got := loc.Summary(tc.it); !strings.Contains(got, tc.want) {
@@ -41,6 +41,17 @@ func TestChecklistItemsFromTypedValues(t *testing.T) {
 	for _, want := range []string{"Reason: “The notes were rewritten after the review”", "You set this item on " + loc.Stamp(at)} {
 		if !strings.Contains(html, want) {
 			t.Errorf("change set lacks %q:\n%s", want, html)
+		}
+	}
+}
+
+// Titles read in the language's quotes, as typed: a double quote inside
+// stays one, never a backslash escape.
+func TestTitlesQuotedAsTyped(t *testing.T) {
+	for lang, want := range map[string]string{"en": `Create task “Fix <login> & "bug"”`, "de": `„Fix <login> & "bug"“`} {
+		got := formatting.For(lang).Summary(nod.ChangeItem{Tool: "create_task", Summary: "stored", Field: nod.FieldTask, After: `Fix <login> & "bug"`})
+		if !strings.Contains(got, want) || strings.Contains(got, `\`) {
+			t.Errorf("%s: Summary = %s, want it to contain %s", lang, got, want)
 		}
 	}
 }

@@ -235,3 +235,25 @@ func TestMemberModesMigration(t *testing.T) {
 		}
 	})
 }
+
+// Migration 00019 counts the tasks a chat already has, outside the trash.
+func TestTaskCountsMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		tasks := manyTasks(chat, 30)
+		gone := clock.Now()
+		tasks[3].DeletedAt = &gone
+		if err := db.ImportTasks(ctx, tasks); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.MigrateDownTo(ctx, 18); err != nil {
+			t.Fatal(err)
+		}
+		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+		for f, want := range map[nod.TaskFilter]int{{}: 29, {Status: nod.StatusDone}: 6} {
+			if p, err := migrated.TaskPage(ctx, chat, f, nod.PageRequest{Limit: 1}); err != nil || p.Total != want {
+				t.Errorf("total of %+v after the migration = %d, want %d (%v)", f, p.Total, want, err)
+			}
+		}
+	})
+}

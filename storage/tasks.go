@@ -28,7 +28,9 @@ func (db *DB) Task(ctx context.Context, chatID int64, id string) (nod.Task, erro
 	return t, nil
 }
 
-// ListTasks returns the chat's tasks outside the trash, oldest first.
+// ListTasks returns the chat's tasks outside the trash, oldest first: all
+// of them, read whole, for tools and tests. Whatever serves a person or
+// the agent reads a page (TaskPage, FocusTasks).
 func (db *DB) ListTasks(ctx context.Context, chatID int64, f nod.TaskFilter) ([]nod.Task, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY seq`, chatID)
 	if err != nil {
@@ -68,31 +70,49 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 	defer rows.Close()
 	var tasks []nod.Task
 	for rows.Next() {
-		var (
-			t                nod.Task
-			est              sql.NullInt64
-			due              sql.NullString
-			labels           string
-			created, updated int64
-			deleted          sql.NullInt64
-			status, priority string
-		)
-		if err := rows.Scan(&t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted); err != nil {
+		t, err := scanTask(rows, nil, nil)
+		if err != nil {
 			return nil, err
 		}
-		t.Status, t.Priority = nod.Status(status), nod.Priority(priority)
-		if est.Valid {
-			v := int(est.Int64)
-			t.EstimateMinutes = &v
-		}
-		t.DueDate = due.String
-		if err := json.Unmarshal([]byte(labels), &t.Labels); err != nil {
-			return nil, fmt.Errorf("task %s labels: %w", t.ID, err)
-		}
-		t.CreatedAt, t.UpdatedAt, t.DeletedAt = fromMicros(created), fromMicros(updated), timePtr(deleted)
 		tasks = append(tasks, t)
 	}
 	return tasks, rows.Err()
+}
+
+// scanTask scans taskColumns, after a row's seq and before its total
+// where those are read too (non-nil).
+func scanTask(rows *sql.Rows, seq *int64, total *int) (nod.Task, error) {
+	var (
+		t                nod.Task
+		est              sql.NullInt64
+		due              sql.NullString
+		labels           string
+		created, updated int64
+		deleted          sql.NullInt64
+		status, priority string
+	)
+	var dest []any
+	if seq != nil {
+		dest = append(dest, seq)
+	}
+	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted)
+	if total != nil {
+		dest = append(dest, total)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return nod.Task{}, err
+	}
+	t.Status, t.Priority = nod.Status(status), nod.Priority(priority)
+	if est.Valid {
+		v := int(est.Int64)
+		t.EstimateMinutes = &v
+	}
+	t.DueDate = due.String
+	if err := json.Unmarshal([]byte(labels), &t.Labels); err != nil {
+		return nod.Task{}, fmt.Errorf("task %s labels: %w", t.ID, err)
+	}
+	t.CreatedAt, t.UpdatedAt, t.DeletedAt = fromMicros(created), fromMicros(updated), timePtr(deleted)
+	return t, nil
 }
 
 // loadChecklists fills the checklists of tasks with one query.

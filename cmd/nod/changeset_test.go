@@ -431,7 +431,7 @@ func TestRejectedNotReproposed(t *testing.T) {
 	open := h.changeSetMessage(chat, 6)
 	h.tg.SendText(chat, user, "/pending")
 	p := h.tg.WaitBotMessages(chat, 7)[6]
-	if p.ReplyTo != open.ID || !strings.Contains(p.Text, "1 of 1") {
+	if p.ReplyTo != open.ID || !strings.Contains(p.Text, "The change here is waiting") {
 		t.Errorf("/pending = %q replying to %d, want %d", p.Text, p.ReplyTo, open.ID)
 	}
 }

@@ -132,7 +132,7 @@ func TestVagueRequestAsks(t *testing.T) {
 	h.start()
 	h.tg.SendText(chat, user, "clean up my tasks")
 	set := h.changeSetMessage(chat, 2)
-	for _, want := range []string{"Priority: P3 → P1", "Before: Users are logged out after <s>5</s> minutes.", "After: Users are logged out after <b>30</b> minutes.", `Add to the checklist: &quot;Load test&quot;`} {
+	for _, want := range []string{"Priority: P3 → P1", "Before: Users are logged out after <s>5</s> minutes.", "After: Users are logged out after <b>30</b> minutes.", "Add to the checklist: “Load test”"} {
 		if !strings.Contains(set.Text, want) {
 			t.Errorf("set lacks %q:\n%s", want, set.Text)
 		}

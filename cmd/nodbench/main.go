@@ -2,8 +2,9 @@
 // fake Telegram and LLM servers (real HTTP on loopback, a real SQLite file
 // or a PostgreSQL database), printed as one table or as JSON.
 //
-//	nodbench [-latency 200ms] [-rtt 50ms] [-chats 200] [-rounds 20] [-memchats 10000] [-db postgres://…] [-json]
+//	nodbench [-latency 200ms] [-rtt 50ms] [-chats 200] [-rounds 20] [-memchats 10000] [-sizes 100,1000,10000] [-db postgres://…] [-json]
 //	nodbench -transcript      the scenarios' conversations as a person sees them
+//	nodbench -sizesonly       only the size axis: a turn and a tap with 100, 1,000 and 10,000 tasks in the chat
 //
 // The headline is nod's own CPU per read-only turn and per confirm tap
 // beside a bare go-telegram/bot echo bot's per update, from the same run:
@@ -19,6 +20,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -50,6 +53,9 @@ type report struct {
 	Baseline     load          `json:"baseline_echo"`
 	Fraction     float64       `json:"turns_vs_baseline"`
 	Memory       load          `json:"memory"`
+	// Sizes is the size axis: a read-only turn and a confirm tap with
+	// more and more tasks in the chat.
+	Sizes []sized `json:"sizes,omitempty"`
 }
 
 func run(args []string, stdout, stderr io.Writer) (err error) {
@@ -73,10 +79,35 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	asJSON := fs.Bool("json", false, "print JSON")
 	transcript := fs.Bool("transcript", false, "print each scenario's conversation and nothing else")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the load runs to this file")
+	sizeList := fs.String("sizes", "100,1000,10000", "tasks in the chat for the size axis, comma-separated (empty skips it)")
+	sizeChats := fs.Int("sizechats", 10, "concurrent chats in the size axis' runs, each with its tasks")
+	sizeRounds := fs.Int("sizerounds", 30, "rounds of turns and of taps in each size")
+	sizesOnly := fs.Bool("sizesonly", false, "run the size axis only")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	var sizes []int
+	for _, f := range strings.FieldsFunc(*sizeList, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return fmt.Errorf("-sizes: %q is not a number of tasks", f)
+		}
+		sizes = append(sizes, n)
+	}
 	rep := report{Latency: *latency, RoundTrip: *rtt}
+	var profs []*profile.Profile
+	if *sizesOnly {
+		if err := runSizes(&rep, &profs, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rep)
+		}
+		printSizes(stdout, rep.Sizes)
+		return nil
+	}
 	for _, sc := range scenarios {
 		res := runScenario(sc, *dsn, *latency, *rtt)
 		if len(res.Errors) > 0 {
@@ -92,7 +123,6 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		return nil
 	}
-	var profs []*profile.Profile
 	if rep.Turns, err = collect(&profs)(turnLoad(*dsn, *chats, *rounds)); err != nil {
 		return fmt.Errorf("turn load: %w", err)
 	}
@@ -114,12 +144,29 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 			return fmt.Errorf("memory: %w", err)
 		}
 	}
+	if err := runSizes(&rep, &profs, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
+		return err
+	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)
 	}
 	printTable(stdout, rep)
+	printSizes(stdout, rep.Sizes)
+	return nil
+}
+
+// runSizes runs the size axis into rep.
+func runSizes(rep *report, profs *[]*profile.Profile, dsn string, sizes []int, chats, rounds int) error {
+	for _, n := range sizes {
+		s, ps, err := sizeLoad(dsn, n, chats, rounds)
+		if err != nil {
+			return fmt.Errorf("size %d: %w", n, err)
+		}
+		rep.Sizes = append(rep.Sizes, s)
+		*profs = append(*profs, ps...)
+	}
 	return nil
 }
 

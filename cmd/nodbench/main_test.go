@@ -14,7 +14,7 @@ import (
 // calls, none otherwise.
 func TestBenchSmoke(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-json"}, &out, &errb); err != nil {
+	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-sizes", "20,60", "-sizechats", "2", "-sizerounds", "2", "-json"}, &out, &errb); err != nil {
 		t.Fatalf("nodbench: %v\n%s", err, errb.String())
 	}
 	var rep report
@@ -44,6 +44,9 @@ func TestBenchSmoke(t *testing.T) {
 	}
 	if rep.Turns.Chats != 5 || rep.Turns.Ops != 10 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 || rep.Memory.PeakHeapMiB <= 0 {
 		t.Errorf("load figures missing: %+v", rep)
+	}
+	if len(rep.Sizes) != 2 || rep.Sizes[1].Tasks != 60 || rep.Sizes[1].TurnStatements == 0 || rep.Sizes[1].TapStatements == 0 || rep.Sizes[1].TurnModelBytes == 0 {
+		t.Errorf("size figures missing: %+v", rep.Sizes)
 	}
 	out.Reset()
 	if err := run([]string{"-latency", "1ms", "-transcript"}, &out, &errb); err != nil || !strings.Contains(out.String(), "because you said “raise the login bug to P1”") {

@@ -32,7 +32,7 @@ func measureWork(t *testing.T, dialect string, prepare func(e *env), op func(e *
 	}
 	prepare(e)
 	e.tg.Wait("nod to settle", e.tg.Idle)
-	settle(t, e)
+	settled(t, e)
 	s0, t0 := e.db.Work()
 	op(e)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -47,11 +47,11 @@ func measureWork(t *testing.T, dialect string, prepare func(e *env), op func(e *
 	return work{s1 - s0, t1 - t0}
 }
 
-// settle waits until nothing of nod's is in flight: the sweep that starts
+// settled waits until nothing of nod's is in flight: the sweep that starts
 // with nod has run, and every message and press is handled, writes after
 // its last reply included. It watches the bot's own metrics rather than
 // waiting for the database to fall quiet, which a slow machine can fake.
-func settle(t *testing.T, e *env) {
+func settled(t *testing.T, e *env) {
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
@@ -114,15 +114,38 @@ func TestWorkPerOperation(t *testing.T) {
 			}, func(e *env) {
 				tapSet(e, "✓ All")
 			})
-			t.Logf("read-only turn %+v, tap %+v, confirm-all of %d %+v", turn, tap, k, all)
+			// The same with 10,000 tasks in the chat: the prompt's tasks
+			// and a page of list_tasks are read an index range at a time.
+			const many = 10000
+			bigTurn := measureWork(t, dialect, func(e *env) {
+				seedSize(e, benchChat, many)
+				seedLogin(e)
+				e.llm.Handler = readOnlyLLM
+				e.tg.SendText(benchChat, 42, "hi")
+				e.tg.WaitBotMessages(benchChat, 1)
+			}, func(e *env) {
+				e.tg.SendText(benchChat, 42, "what's on my list?")
+				e.tg.WaitBotMessages(benchChat, 2)
+			})
+			bigTap := measureWork(t, dialect, func(e *env) {
+				seedSize(e, benchChat, many)
+				proposeItems(e, 1)
+			}, func(e *env) {
+				tapSet(e, "✓ 1")
+			})
+			t.Logf("read-only turn %+v, tap %+v, confirm-all of %d %+v; with %d tasks: turn %+v, tap %+v", turn, tap, k, all, many, bigTurn, bigTap)
 			// Bounds with a statement or two to spare for PostgreSQL's locks:
-			// a turn reads settings, history, events, tasks, open sets and
-			// decisions once each and writes in three transactions (the
-			// update's mark, the person's words kept before the model is
-			// asked so that a crash loses none, and the turn); a tap reads its set twice: to
-			// decide, and again once its message is edited (another tap
-			// may have decided meanwhile), reads the buttons its message
-			// was sent with, and records those its edit adds (Undo n).
+			// a turn reads settings, history, events, the prompt's tasks
+			// (and their checklists), open sets and decisions once each
+			// and writes in three transactions (the update's mark, the
+			// person's words kept before the model is asked so that a crash
+			// loses none, and the turn); a tap reads its set twice: to
+			// decide, and again once its message is edited (another tap may
+			// have decided meanwhile), reads the buttons its message was sent
+			// with, and records those its edit adds (Undo n). With 10,000 tasks, list_tasks reads
+			// its page (rows and checklists) instead of answering from the
+			// prompt's listing, which no longer holds every task; nothing
+			// else grows.
 			for _, c := range []struct {
 				what      string
 				got, most work
@@ -130,11 +153,16 @@ func TestWorkPerOperation(t *testing.T) {
 				{"read-only turn", turn, work{17, 3}},
 				{"confirm tap", tap, work{24, 4}},
 				{fmt.Sprintf("confirm-all of %d items", k), all, work{7 * k, 4}},
+				{fmt.Sprintf("read-only turn with %d tasks", many), bigTurn, work{19, 3}},
+				{fmt.Sprintf("confirm tap with %d tasks", many), bigTap, work{24, 4}},
 			} {
 				if c.got.statements > c.most.statements || c.got.transactions > c.most.transactions {
 					t.Errorf("%s ran %d statements in %d write transactions, want at most %d in %d",
 						c.what, c.got.statements, c.got.transactions, c.most.statements, c.most.transactions)
 				}
+			}
+			if bigTurn.statements > turn.statements+2 || bigTap.statements > tap.statements {
+				t.Errorf("with %d tasks a turn ran %d statements (%d with 2 tasks), a tap %d (%d)", many, bigTurn.statements, turn.statements, bigTap.statements, tap.statements)
 			}
 		})
 	}

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/pprof/profile"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+)
+
+// sized is what a read-only turn and a confirm tap cost with Tasks tasks
+// in the chat.
+type sized struct {
+	Tasks int  `json:"tasks"`
+	Turns load `json:"turns"`
+	Taps  load `json:"confirm_taps"`
+	// Statements run per operation (bot, agent and storage), and bytes of
+	// the requests sent to the agent model per turn.
+	TurnStatements float64 `json:"statements_per_turn"`
+	TapStatements  float64 `json:"statements_per_tap"`
+	TurnModelBytes float64 `json:"model_bytes_per_turn"`
+}
+
+// seedSize stores size tasks in chat at once, shaped like a long-used
+// list: a tenth done, some in progress, a sixth with due dates from two
+// months back to two months ahead, a fifth with a checklist.
+func seedSize(e *env, chat int64, size int) {
+	today := time.Now().UTC()
+	tasks := make([]nod.Task, size)
+	for i := range tasks {
+		t := nod.Task{ID: fmt.Sprintf("s%d-%d", chat, i), ChatID: chat, Title: fmt.Sprintf("Task %d of a long list", i),
+			Description: "Something to do, with a few words on why.", Status: nod.StatusOpen, Priority: nod.Priorities[i%4]}
+		switch {
+		case i%10 == 0:
+			t.Status = nod.StatusDone
+		case i%13 == 0:
+			t.Status = nod.StatusInProgress
+		}
+		if i%6 == 0 {
+			t.DueDate = today.AddDate(0, 0, i%120-60).Format(nod.DateLayout)
+		}
+		if i%5 == 0 {
+			t.Checklist = []nod.ChecklistItem{{ID: t.ID + "-a", Title: "First step", Checked: true, CheckedBy: nod.ActorUser},
+				{ID: t.ID + "-b", Title: "Second step", CheckedBy: nod.ActorUser}}
+		}
+		tasks[i] = t
+	}
+	var err error
+	labeled(partBench, func() { err = e.db.ImportTasks(context.Background(), tasks) })
+	if err != nil {
+		e.r.Fatalf("seed %d tasks: %v", size, err)
+	}
+}
+
+// sizeLoad measures read-only turns and confirm taps in chats of size
+// tasks each: n chats at once, rounds times.
+func sizeLoad(dsn string, size, n, rounds int) (sized, []*profile.Profile, error) {
+	out := sized{Tasks: size}
+	var profs []*profile.Profile
+	r := &reporter{}
+	defer r.close()
+	e, err := start(r, dsn, n, 0)
+	if err != nil {
+		return out, nil, err
+	}
+	chats := chatRange(0, n)
+	for _, chat := range chats {
+		seedSize(e, chat, size)
+	}
+	// Turns: list_tasks, then text.
+	e.llm.Handler = readOnlyLLM
+	e.tg.Wait("nod to settle", e.tg.Idle)
+	settle(e)
+	reqs := len(e.llm.RequestsFor(agentModel))
+	s0, _ := e.db.Work()
+	var prof *profile.Profile
+	out.Turns, prof, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
+		return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, "what's on my list?") },
+			func(chat int64) bool { return len(e.tg.BotMessages(chat)) > r }, e.tg.Wait)
+	}}.measure()
+	if err != nil {
+		return out, nil, err
+	}
+	profs = append(profs, prof)
+	e.tg.Wait("nod to settle", e.tg.Idle)
+	settle(e)
+	s1, _ := e.db.Work()
+	bytes := 0
+	for _, q := range e.llm.RequestsFor(agentModel)[reqs:] {
+		bytes += len(q.Raw)
+	}
+	ops := float64(n * rounds)
+	out.TurnStatements, out.TurnModelBytes = float64(s1-s0)/ops, float64(bytes)/ops
+
+	// Taps: each chat gets rounds sets of one proposal, then taps ✓ 1 on
+	// one set a round.
+	var asked atomic.Int64
+	e.llm.Handler = func(q openaitest.Request) openaitest.Response {
+		if q.Model == clfModel {
+			return openaitest.Text(`{"actions":[]}`)
+		}
+		if q.Messages[len(q.Messages)-1].Role != "tool" {
+			// A title of its own: a proposal like a waiting one is dropped.
+			title := fmt.Sprintf("Buy milk %d", asked.Add(1))
+			return openaitest.Calls(openaitest.Call("c", "create_task", map[string]string{"title": title}))
+		}
+		return openaitest.Text("Add it?")
+	}
+	before := make(map[int64]int, n)
+	for _, chat := range chats {
+		before[chat] = len(e.tg.BotMessages(chat))
+	}
+	var sets sync.Map // chat → the message ids of its sets, in order
+	for i := range rounds {
+		for _, chat := range chats {
+			e.tg.SendText(chat, chat, "add a task Buy milk")
+		}
+		e.tg.Wait("the sets", func() bool {
+			for _, chat := range chats {
+				if len(e.tg.BotMessages(chat)) < before[chat]+2*(i+1) {
+					return false
+				}
+			}
+			return true
+		})
+	}
+	for _, chat := range chats {
+		var ids []int
+		for _, m := range e.tg.BotMessages(chat)[before[chat]:] {
+			if _, ok := m.Button("✓ 1"); ok {
+				ids = append(ids, m.ID)
+			}
+		}
+		if len(ids) != rounds {
+			return out, nil, fmt.Errorf("chat %d shows %d sets, want %d", chat, len(ids), rounds)
+		}
+		sets.Store(chat, ids)
+	}
+	e.tg.Wait("nod to settle", e.tg.Idle)
+	settle(e)
+	s0, _ = e.db.Work()
+	var presses sync.Map // chat and round → callback query id
+	out.Taps, prof, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
+		return concurrently(chats, func(chat int64) {
+			ids, _ := sets.Load(chat)
+			id := ids.([]int)[r]
+			m, _ := e.tg.Message(chat, id)
+			b, _ := m.Button("✓ 1")
+			presses.Store([2]int64{chat, int64(r)}, e.tg.Press(chat, chat, id, b.Data))
+		}, func(chat int64) bool {
+			id, ok := presses.Load([2]int64{chat, int64(r)})
+			if !ok {
+				return false
+			}
+			_, answered := e.tg.Answer(id.(string))
+			return answered
+		}, e.tg.Wait)
+	}}.measure()
+	if err != nil {
+		return out, nil, err
+	}
+	profs = append(profs, prof)
+	// What a tap does after its answer (the set's edit) counts too.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := e.bot.Stop(ctx); err != nil {
+		return out, nil, err
+	}
+	s1, _ = e.db.Work()
+	out.TapStatements = float64(s1-s0) / ops
+	return out, profs, firstErr(r)
+}
+
+func printSizes(w io.Writer, sizes []sized) {
+	if len(sizes) == 0 {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "\ntasks in the chat\tturn own CPU\tturn statements\tturn bytes to the model\ttap own CPU\ttap statements\n")
+	row := func(name string, s sized) {
+		fmt.Fprintf(tw, "%s\t%.0f µs\t%.1f\t%.0f\t%.0f µs\t%.1f\n", name, us(s.Turns.OwnCPU), s.TurnStatements, s.TurnModelBytes, us(s.Taps.OwnCPU), s.TapStatements)
+	}
+	for _, s := range sizes {
+		row(fmt.Sprint(s.Tasks), s)
+	}
+	first, last := sizes[0], sizes[len(sizes)-1]
+	fmt.Fprintf(tw, "%d ÷ %d\t%.2f×\t%.2f×\t%.2f×\t%.2f×\t%.2f×\n", last.Tasks, first.Tasks,
+		ratio(us(last.Turns.OwnCPU), us(first.Turns.OwnCPU)), ratio(last.TurnStatements, first.TurnStatements), ratio(last.TurnModelBytes, first.TurnModelBytes),
+		ratio(us(last.Taps.OwnCPU), us(first.Taps.OwnCPU)), ratio(last.TapStatements, first.TapStatements))
+	tw.Flush()
+}
+
+// settle waits until the database has been quiet for a moment: the
+// sweep that starts with nod, and the writes after a turn's last
+// message, are done.
+func settle(e *env) {
+	last, quiet := int64(-1), 0
+	for quiet < 3 {
+		time.Sleep(20 * time.Millisecond)
+		if s, _ := e.db.Work(); s == last {
+			quiet++
+		} else {
+			last, quiet = s, 0
+		}
+	}
+}

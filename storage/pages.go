@@ -1,0 +1,308 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+	"modernc.org/sqlite"
+)
+
+// SQLite's lower() folds ASCII only: nod_fold is Go's strings.ToLower, so
+// that a query matches on SQLite exactly as nod.TaskFilter.Match does.
+func init() {
+	sqlite.MustRegisterDeterministicScalarFunction("nod_fold", 1, func(_ *sqlite.FunctionContext, args []driver.Value) (driver.Value, error) {
+		switch v := args[0].(type) {
+		case string:
+			return strings.ToLower(v), nil
+		case []byte:
+			return strings.ToLower(string(v)), nil
+		}
+		return args[0], nil
+	})
+}
+
+// A cursor is a task's seq in base 36: short for a model to copy, and
+// ordered by length first, then as a string (nod.CompareCursors).
+func cursor(seq int64) string { return strconv.FormatInt(seq, 36) }
+
+func parseCursor(s string) (int64, error) {
+	seq, err := strconv.ParseInt(strings.TrimSpace(s), 36, 64)
+	if err != nil || seq <= 0 {
+		return 0, fmt.Errorf("cursor %q is not one a listing gave: %w", s, nod.ErrInvalid)
+	}
+	return seq, nil
+}
+
+// TaskPage returns a page of the chat's tasks outside the trash that f
+// matches, oldest first, and how many f matches in all. A page read
+// before a cursor that has nothing before it any more is the first page.
+// Every read is an index range of the page's length, but a text query
+// has the database look through the chat's tasks (the query is a
+// substring, which no index serves). A malformed cursor is nod.ErrInvalid.
+func (db *DB) TaskPage(ctx context.Context, chatID int64, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error) {
+	limit := min(max(p.Limit, 1), nod.MaxPage)
+	conds, args := []string{"chat_id = $1", "deleted_at IS NULL"}, []any{chatID}
+	counts := []string{"chat_id = $1"}
+	if f.Status != "" {
+		args = append(args, string(f.Status))
+		conds = append(conds, fmt.Sprintf("status = $%d", len(args)))
+		counts = append(counts, fmt.Sprintf("status = $%d", len(args)))
+	}
+	total := `(SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM task_counts WHERE ` + strings.Join(counts, " AND ") + `)`
+	if q := strings.ToLower(strings.TrimSpace(f.Query)); q != "" {
+		args = append(args, q, q)
+		match := fmt.Sprintf("(instr(nod_fold(title), $%d) > 0 OR instr(nod_fold(description), $%d) > 0)", len(args)-1, len(args))
+		if db.postgres {
+			match = fmt.Sprintf("(strpos(lower(title), $%d) > 0 OR strpos(lower(description), $%d) > 0)", len(args)-1, len(args))
+		}
+		conds = append(conds, match)
+		total = `(SELECT COUNT(*) FROM tasks WHERE ` + strings.Join(conds, " AND ") + `)`
+	}
+	order, before := "seq", p.Before != ""
+	switch {
+	case before:
+		seq, err := parseCursor(p.Before)
+		if err != nil {
+			return nod.TaskPage{}, err
+		}
+		args = append(args, seq)
+		conds, order = append(slices.Clip(conds), fmt.Sprintf("seq < $%d", len(args))), "seq DESC"
+	case p.After != "":
+		seq, err := parseCursor(p.After)
+		if err != nil {
+			return nod.TaskPage{}, err
+		}
+		args = append(args, seq)
+		conds = append(slices.Clip(conds), fmt.Sprintf("seq > $%d", len(args)))
+	}
+	q := db.reader()
+	rows, err := q.QueryContext(ctx, `SELECT seq, `+taskColumns+`, `+total+` FROM tasks WHERE `+strings.Join(conds, " AND ")+
+		` ORDER BY `+order+limitSQL(limit+1), args...)
+	if err != nil {
+		return nod.TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	var page nod.TaskPage
+	seqs, err := scanPage(rows, &page, &page.Total)
+	if err != nil {
+		return nod.TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	more := len(page.Tasks) > limit
+	if more {
+		page.Tasks, seqs = page.Tasks[:limit], seqs[:limit]
+	}
+	if before {
+		if len(page.Tasks) == 0 {
+			return db.TaskPage(ctx, chatID, f, nod.PageRequest{Limit: p.Limit})
+		}
+		slices.Reverse(page.Tasks)
+		slices.Reverse(seqs)
+		page.Earlier, page.Later = more, true
+	} else {
+		page.Earlier, page.Later = p.After != "", more
+	}
+	if len(page.Tasks) == 0 {
+		// No row carried the total.
+		if err := q.QueryRowContext(ctx, `SELECT `+total, args[:len(args)-boolInt(p.After != "")]...).Scan(&page.Total); err != nil {
+			return nod.TaskPage{}, fmt.Errorf("count tasks: %w", err)
+		}
+	}
+	for _, s := range seqs {
+		page.Cursors = append(page.Cursors, cursor(s))
+	}
+	if err := loadChecklists(ctx, q, page.Tasks); err != nil {
+		return nod.TaskPage{}, fmt.Errorf("list tasks: %w", err)
+	}
+	return page, nil
+}
+
+// scanPage reads rows of seq and taskColumns (and a total, if total is
+// not nil) into page and returns the tasks' seqs.
+func scanPage(rows *sql.Rows, page *nod.TaskPage, total *int) ([]int64, error) {
+	defer rows.Close()
+	var seqs []int64
+	for rows.Next() {
+		var seq int64
+		t, err := scanTask(rows, &seq, total)
+		if err != nil {
+			return nil, err
+		}
+		page.Tasks, seqs = append(page.Tasks, t), append(seqs, seq)
+	}
+	return seqs, rows.Err()
+}
+
+// focusSoonDays is how far ahead a due date counts as soon.
+const focusSoonDays = 7
+
+// focusLimit bounds the candidates of each kind the system prompt's
+// tasks are picked from, and the tasks picked.
+const focusLimit = 50
+
+// focusSQL picks the system prompt's tasks in one statement: up to
+// focusLimit candidates of each kind, each an index range (open tasks
+// overdue, the latest due first; open tasks due within focusSoonDays, the
+// soonest first; tasks in progress, the newest first; the tasks changed
+// most recently), each task under its first kind, then the first $4 of
+// them in that order, with the chat's count of tasks. Every live task is
+// a candidate of the last kind, so no row means no task.
+var focusSQL = func() string {
+	open := `chat_id = $1 AND deleted_at IS NULL AND due_date IS NOT NULL AND status NOT IN ('DONE', 'REJECTED')`
+	parts := []string{
+		`SELECT 0 AS b, seq, due_date AS d, CAST(0 AS BIGINT) AS u FROM tasks WHERE ` + open + ` AND due_date < $2 ORDER BY due_date DESC`,
+		`SELECT 1 AS b, seq, due_date AS d, CAST(0 AS BIGINT) AS u FROM tasks WHERE ` + open + ` AND due_date >= $2 AND due_date <= $3 ORDER BY due_date`,
+		`SELECT 2 AS b, seq, '' AS d, seq AS u FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND status = 'IN_PROGRESS' ORDER BY seq DESC`,
+		`SELECT 3 AS b, seq, '' AS d, updated_at AS u FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY updated_at DESC`,
+	}
+	for i, p := range parts {
+		parts[i] = fmt.Sprintf(`SELECT b, seq, d, u FROM (%s%s) AS k%d`, p, limitSQL(focusLimit), i)
+	}
+	cols := strings.ReplaceAll("t."+taskColumns, ", ", ", t.")
+	return `SELECT f.seq, ` + cols + `, (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM task_counts WHERE chat_id = $1)
+		FROM (SELECT b, seq, d, u, ROW_NUMBER() OVER (PARTITION BY seq ORDER BY b) AS nth FROM (` + strings.Join(parts, " UNION ALL ") + `) AS c) AS f
+		JOIN tasks t ON t.seq = f.seq
+		WHERE f.nth = 1
+		ORDER BY f.b, CASE WHEN f.b = 0 THEN f.d END DESC, CASE WHEN f.b = 1 THEN f.d END, CASE WHEN f.b >= 2 THEN f.u END DESC, f.seq DESC
+		LIMIT $4`
+}()
+
+// FocusTasks returns up to limit (at most 50) of the chat's tasks outside
+// the trash that matter most on day today (YYYY-MM-DD), in that order:
+// open tasks overdue, then due within a week, tasks in progress, then the
+// most recently changed; and how many tasks the chat has in all. It reads
+// at most 200 index entries and limit tasks, however many the chat has.
+func (db *DB) FocusTasks(ctx context.Context, chatID int64, today string, limit int) (nod.TaskPage, error) {
+	limit = min(max(limit, 1), focusLimit)
+	soon := today
+	if t, err := time.Parse(nod.DateLayout, today); err == nil {
+		soon = t.AddDate(0, 0, focusSoonDays).Format(nod.DateLayout)
+	}
+	q := db.reader()
+	rows, err := q.QueryContext(ctx, focusSQL, chatID, today, soon, limit)
+	if err != nil {
+		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
+	}
+	var page nod.TaskPage
+	seqs, err := scanPage(rows, &page, &page.Total)
+	if err != nil {
+		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
+	}
+	for _, s := range seqs {
+		page.Cursors = append(page.Cursors, cursor(s))
+	}
+	page.Later = page.Total > len(page.Tasks)
+	if err := loadChecklists(ctx, q, page.Tasks); err != nil {
+		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
+	}
+	return page, nil
+}
+
+// TaskTitles returns the titles of those of ids that name tasks of the
+// chat, in the trash or not, in one read.
+func (db *DB) TaskTitles(ctx context.Context, chatID int64, ids []string) (map[string]string, error) {
+	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	args := []any{chatID}
+	marks := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, id)
+		marks[i] = fmt.Sprintf("$%d", i+2)
+	}
+	rows, err := db.reader().QueryContext(ctx, `SELECT id, title FROM tasks WHERE chat_id = $1 AND id IN (`+strings.Join(marks, ",")+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("task titles: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, title string
+		if err := rows.Scan(&id, &title); err != nil {
+			return nil, fmt.Errorf("task titles: %w", err)
+		}
+		out[id] = title
+	}
+	return out, rows.Err()
+}
+
+// ImportTasks stores tasks as they are, in one transaction, a few hundred
+// rows a statement: no audit rows, no undo entries. It is for seeding (the
+// tests and the bench load chats of thousands of tasks); a task without a
+// creation time is created now.
+func (db *DB) ImportTasks(ctx context.Context, tasks []nod.Task) error {
+	now := db.now()
+	rows := make([][]any, 0, len(tasks))
+	var items [][]any
+	for _, t := range tasks {
+		if err := t.Validate(); err != nil {
+			return fmt.Errorf("import task %q: %w", t.Title, err)
+		}
+		if t.CreatedAt.IsZero() {
+			t.CreatedAt = now
+		}
+		if t.UpdatedAt.IsZero() {
+			t.UpdatedAt = t.CreatedAt
+		}
+		labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
+		if err != nil {
+			return err
+		}
+		var est sql.NullInt64
+		if t.EstimateMinutes != nil {
+			est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
+		}
+		rows = append(rows, []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est,
+			sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}, string(labels), micros(nod.Stamp(t.CreatedAt)), micros(nod.Stamp(t.UpdatedAt)), nullMicros(t.DeletedAt)})
+		for i, it := range t.Checklist {
+			items = append(items, append([]any{it.ID, t.ID, i}, itemValues(&it)...))
+		}
+	}
+	return db.inTx(ctx, func(tx conn) error {
+		if err := insertRows(ctx, tx, `INSERT INTO tasks (`+taskColumns+`) VALUES `, rows); err != nil {
+			return fmt.Errorf("import tasks: %w", err)
+		}
+		if err := insertRows(ctx, tx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES `, items); err != nil {
+			return fmt.Errorf("import checklist items: %w", err)
+		}
+		return nil
+	})
+}
+
+// insertRows inserts rows of equal width with prefix, many a statement.
+func insertRows(ctx context.Context, q conn, prefix string, rows [][]any) error {
+	const perStatement = 400
+	for len(rows) > 0 {
+		batch := rows[:min(len(rows), perStatement)]
+		rows = rows[len(batch):]
+		var b strings.Builder
+		b.WriteString(prefix)
+		var args []any
+		for i, r := range batch {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('(')
+			for j, v := range r {
+				if j > 0 {
+					b.WriteByte(',')
+				}
+				args = append(args, v)
+				fmt.Fprintf(&b, "$%d", len(args))
+			}
+			b.WriteByte(')')
+		}
+		if _, err := q.text().ExecContext(ctx, b.String(), args...); err != nil {
+			return err
+		}
+		q.db.counts.stmts.Add(1)
+	}
+	return nil
+}
