@@ -27,6 +27,15 @@ const (
 	ActRevokeRule                          // revoke rule ID from the /rules list
 	ActStopRule                            // revoke rule ID from a receipt of its change
 	ActAcceptReading                       // apply reading ID of a decision stated in words
+	ActUndoZone                            // undo time zone change ID
+	ActRemindDone                          // mark task ID done, from its reminder
+	ActSnooze                              // remind of task ID again: N is SnoozeHour or SnoozeTomorrow
+)
+
+// What a reminder's snooze (ActSnooze's N) asks for.
+const (
+	SnoozeHour     = 1 // an hour from now
+	SnoozeTomorrow = 2 // tomorrow at the reminder's local time
 )
 
 // Action is what a button names: a kind and a server-side record. It

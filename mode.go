@@ -43,6 +43,12 @@ type ChatSettings struct {
 	// typed confirmation, 0 if none: read with the settings, so that an
 	// ordinary message costs no look for one.
 	DeletionBy int64
+	// TimeZone is the chat's IANA zone; empty: the operator's default.
+	TimeZone string
+	// Daily is the local HH:MM of the chat's daily review, empty while
+	// off; DailyQuiet says nothing when the review finds nothing.
+	Daily      string
+	DailyQuiet bool
 }
 
 // Lang is the language code to write in: the chosen one, else the one

@@ -22,6 +22,11 @@ const (
 	// a turn starts until it ends. Ref is the turn; Text what they said.
 	// Still owed after a crash, it becomes a message saying nod stopped.
 	OwedAnswer OwedKind = "answer"
+	// OwedReminder: a task's reminder fell due. Ref is the task's id.
+	OwedReminder OwedKind = "reminder"
+	// OwedDaily: the chat's daily review fell due. Ref is the local date
+	// it is for.
+	OwedDaily OwedKind = "daily"
 )
 
 // Owed is a message nod owes a person because of a change. It is written
@@ -36,6 +41,9 @@ type Owed struct {
 	Receipt *Receipt // for OwedReceipt
 	Text    string   // for OwedAnswer
 	At      time.Time
+	// Due is when a reminder or daily review was due: what it is late
+	// against.
+	Due time.Time
 }
 
 // Receipt is what a receipt shows of one change applied without a tap.

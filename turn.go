@@ -59,8 +59,12 @@ type TurnResult struct {
 	Revised *ChangeSet
 	// Answered are the sets the turn decided items of, in the person's
 	// words; Readings wait for the person's tap.
-	Answered       []string
-	Readings       []Reading
+	Answered []string
+	Readings []Reading
+	// Zone is the chat's time zone change the turn applied, if any, and
+	// ZoneQuote the person's words that asked for it.
+	Zone           *ZoneChange
+	ZoneQuote      string
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 	// Turn names the turn once it started, also when it failed: the

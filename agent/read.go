@@ -24,7 +24,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return TaskJSON(task), nil
+		return TaskJSON(task, t.zone), nil
 	case "list_tasks":
 		var f nod.TaskFilter
 		q, _, err := a.str("query", false)
@@ -47,7 +47,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 			Tasks []taskJSON `json:"tasks"`
 		}{Tasks: make([]taskJSON, 0, len(tasks))}
 		for _, task := range tasks {
-			out.Tasks = append(out.Tasks, toJSON(task))
+			out.Tasks = append(out.Tasks, toJSON(task, t.zone))
 		}
 		return string(mustJSON(out)), nil
 	}

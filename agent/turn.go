@@ -36,6 +36,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		settings = &s
 	}
 	t.mode = settings.Effective(t.started)
+	t.zone = settings.Zone(a.opts.TimeZone)
 	history, err := a.conv.History(ctx, req.ChatID, a.opts.History)
 	if err != nil {
 		return nod.TurnResult{}, err
@@ -48,7 +49,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	history = fromUserMessage(history)
 	t.history = history
-	system, tasks, err := a.systemPrompt(ctx, req, *settings)
+	system, tasks, err := a.systemPrompt(ctx, req, *settings, t.zone)
 	if err != nil {
 		return nod.TurnResult{}, err
 	}
@@ -76,7 +77,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo}
 	if req.Review {
 		user.Content, user.Review = "/review", true
-		system += reviewInstruction
+		system += reviewInstruction + dueNote(tasks, t.started, t.zone)
 	}
 	t.msgs = append(t.msgs, user)
 	// What the person said is kept before the model is asked: a crash
@@ -138,6 +139,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletion, res.Revised = rec.Set, t.receipts, t.notices, t.deletion, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
+	res.Zone, res.ZoneQuote = t.zoneChange, t.zoneQuote
 	if final := strings.TrimSpace(res.Text); len(t.asides) > 0 {
 		if !slices.Contains(t.asides, final) && final != "" {
 			t.asides = append(t.asides, final)
@@ -248,6 +250,7 @@ type turn struct {
 	started time.Time // on the injected clock
 	wall    time.Time // for the log line's duration
 	mode    nod.Mode
+	zone    *time.Location // the chat's: what today and a reminder's time mean
 	history []nod.ChatMessage
 	// replyItems lists the numbered items of the set the person's message
 	// replies to, for the classifier
@@ -281,6 +284,9 @@ type turn struct {
 	answered []string
 	readings []nod.Reading
 	revised  *nod.ChangeSet // the set once the pending item was revised
+	// the chat's time zone as the person set it in this turn
+	zoneChange *nod.ZoneChange
+	zoneQuote  string
 }
 
 // step runs the tool calls of one model step and returns their results in
@@ -364,7 +370,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 		}
 	}
 	t.classified++
-	return t.a.classifier.Classify(ctx, conv, actions)
+	return t.a.classifier.Classify(confidence.WithZone(ctx, t.zone), conv, actions)
 }
 
 // conversation is what the classifier may see: the person's messages and

@@ -314,6 +314,9 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int
 			b.delivered(ctx, chat, nod.OwedReceipt, ids...)
 		}
 	}
+	if z := res.Zone; z != nil {
+		b.reply(ctx, chat, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
+	}
 	for _, n := range res.Notices {
 		b.reply(ctx, chat, loc.Text("notice", loc.Remark(n)))
 	}

@@ -66,6 +66,8 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 				b.log.Warn("record interruption", "chat", o.ChatID, "err", err)
 			}
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
+		case nod.OwedReminder, nod.OwedDaily:
+			b.deliverDue(ctx, o)
 		case nod.OwedUndone:
 			redo, err := b.sets.UndoEntry(ctx, o.ChatID, o.Ref)
 			if err != nil {

@@ -28,6 +28,22 @@ type Locale struct {
 	code   string
 	t      *template.Template
 	months []string
+	zone   *time.Location // where dates and times are shown; nil: UTC
+}
+
+// In returns the locale showing times in zone, the chat's.
+func (l *Locale) In(zone *time.Location) *Locale {
+	c := *l
+	c.zone = zone
+	return &c
+}
+
+// Zone is where the locale shows times.
+func (l *Locale) Zone() *time.Location {
+	if l.zone == nil {
+		return time.UTC
+	}
+	return l.zone
 }
 
 // locales are parsed once from the embedded files; a file that does not
@@ -162,7 +178,7 @@ type dateParts struct {
 }
 
 func (l *Locale) parts(t time.Time) dateParts {
-	t = t.UTC()
+	t = t.In(l.Zone())
 	return dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year(), Clock: t.Format("15:04")}
 }
 
@@ -176,10 +192,11 @@ func (l *Locale) Date(d string) string {
 	if err != nil {
 		return d
 	}
-	return l.Render("date", l.parts(t))
+	// A date is a day of the calendar, in no zone.
+	return l.Render("date", dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year()})
 }
 
-// Stamp renders a moment, to the minute, in UTC.
+// Stamp renders a moment, to the minute, in the locale's zone.
 func (l *Locale) Stamp(t time.Time) string { return l.Render("stamp", l.parts(t)) }
 
 func (l *Locale) stampAny(t any) string {

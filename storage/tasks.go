@@ -11,7 +11,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at`
+const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at`
 
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
@@ -74,10 +74,10 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 			due              sql.NullString
 			labels           string
 			created, updated int64
-			deleted          sql.NullInt64
+			deleted, remind  sql.NullInt64
 			status, priority string
 		)
-		if err := rows.Scan(&t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted); err != nil {
+		if err := rows.Scan(&t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind); err != nil {
 			return nil, err
 		}
 		t.Status, t.Priority = nod.Status(status), nod.Priority(priority)
@@ -89,7 +89,7 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 		if err := json.Unmarshal([]byte(labels), &t.Labels); err != nil {
 			return nil, fmt.Errorf("task %s labels: %w", t.ID, err)
 		}
-		t.CreatedAt, t.UpdatedAt, t.DeletedAt = fromMicros(created), fromMicros(updated), timePtr(deleted)
+		t.CreatedAt, t.UpdatedAt, t.DeletedAt, t.RemindAt = fromMicros(created), fromMicros(updated), timePtr(deleted), timePtr(remind)
 		tasks = append(tasks, t)
 	}
 	return tasks, rows.Err()
