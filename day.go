@@ -49,13 +49,12 @@ const ReminderLayout = "2006-01-02T15:04"
 // twice (autumn) is the later one, as Go picks it.
 func ParseLocal(s string, loc *time.Location) (time.Time, error) {
 	s = strings.TrimSpace(s)
-	t, err := time.Parse(ReminderLayout, strings.TrimSuffix(s, ":00")) // tolerate seconds
-	if err != nil {
-		if t, err = time.Parse("2006-01-02 15:04", s); err != nil {
-			return time.Time{}, fmt.Errorf("%q is not a YYYY-MM-DDTHH:MM local time: %w", s, ErrInvalid)
+	for _, layout := range []string{ReminderLayout, "2006-01-02T15:04:05", "2006-01-02 15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, loc), nil
 		}
 	}
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, loc), nil
+	return time.Time{}, fmt.Errorf("%q is not a YYYY-MM-DDTHH:MM local time: %w", s, ErrInvalid)
 }
 
 // ParseClock reads an HH:MM time of day (H:MM too).

@@ -220,6 +220,11 @@ func noopReason(c change, task *nod.Task) string {
 			return "Skipped: due date is already none."
 		}
 		return fmt.Sprintf("Skipped: due date is already %s.", task.DueDate)
+	case nod.FieldReminder:
+		if task.RemindAt == nil {
+			return "Skipped: the task has no reminder already."
+		}
+		return fmt.Sprintf("Skipped: the reminder is already at %s.", task.Value(nod.FieldReminder))
 	case nod.FieldLabels:
 		ls := strings.Join(nod.NormalizeLabels(task.Labels), ", ")
 		if ls == "" {

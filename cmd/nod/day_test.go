@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
 // board is a group chat of the day tests: Telegram gives groups
@@ -137,3 +139,166 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 		t.Errorf("an inferred zone was set: %q", s.TimeZone)
 	}
 }
+
+// berlin is the zone of the reminder tests.
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+// inBerlin sets the chat's zone before nod starts.
+func (h *harness) inBerlin(chatID int64) {
+	h.t.Helper()
+	if _, err := h.db.SetTimeZone(h.t.Context(), chatID, user, "Europe/Berlin", time.UTC, "tz"); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// reminders returns the bot's reminder messages in chat.
+func (h *harness) reminders(chatID int64) []telegramtest.Message {
+	var out []telegramtest.Message
+	for _, m := range h.tg.BotMessages(chatID) {
+		if hasButton(m, "⏰ Tomorrow") || strings.Contains(m.Text, "I'll remind you again") || strings.Contains(m.Text, "✅ Done") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// A reminder asked for in words is set with a receipt (local time) and
+// fires once at its time, across a restart; ⏰ 1 h moves it, ✓ Done
+// closes the task, each with Undo; the reminder's message says what was
+// done.
+func TestReminderSetFiredTappedUndone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.inBerlin(chat)
+	h.clf = answer("explicit:remind me tomorrow at 9 about the login bug")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("I'll remind you."))
+	h.start()
+	h.tg.SendText(chat, user, "remind me tomorrow at 9 about the login bug")
+	rcpt := h.tg.WaitBotMessages(chat, 2)[0]
+	if !strings.Contains(rcpt.Text, "Reminder: none → 12 Mar 2026, 09:00") || !hasButton(rcpt, "↩️ Undo") {
+		t.Fatalf("receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; !strings.Contains(r, `"remind_at":"2026-03-12T09:00:00+01:00"`) {
+		t.Errorf("tool result = %s", r)
+	}
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)) {
+		t.Fatalf("remind_at = %v", at)
+	}
+	h.sweeps(2)
+	if n := len(h.reminders(chat)); n != 0 {
+		t.Fatalf("%d reminders before their time", n)
+	}
+
+	h.clock.Set(time.Date(2026, 3, 12, 8, 0, 30, 0, time.UTC))
+	h.sweeps(3)
+	rs := h.reminders(chat)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders at their time, want 1", len(rs))
+	}
+	r := rs[0]
+	if !strings.Contains(r.Text, "⏰ <b>Fix login bug</b>") || !strings.Contains(r.Text, "Due 15 Mar 2026") || strings.Contains(r.Text, "late") ||
+		!strings.HasPrefix(buttonTexts(r)[0], "✓ Done") || !strings.HasPrefix(buttonTexts(r)[1], "⏰ 1 h") || !strings.HasPrefix(buttonTexts(r)[2], "⏰ Tomorrow") {
+		t.Errorf("reminder = %q %v", r.Text, buttonTexts(r))
+	}
+	h.stop()
+	h.start()
+	h.sweeps(3)
+	if n := len(h.reminders(chat)); n != 1 {
+		t.Fatalf("%d reminders after a restart, want 1", n)
+	}
+
+	h.tap(chat, user, r.ID, "⏰ 1 h")
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)) {
+		t.Fatalf("remind_at after ⏰ 1 h = %v", at)
+	}
+	if m, _ := h.tg.Message(chat, r.ID); !strings.Contains(m.Text, "I'll remind you again at 12 Mar 2026, 10:00") || !hasButton(m, "↩️ Undo") || hasButton(m, "✓ Done") {
+		t.Errorf("reminder after ⏰ 1 h = %q %v", m.Text, buttonTexts(m))
+	}
+	h.clock.Set(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC))
+	h.sweeps(3)
+	rs = h.reminders(chat)
+	if len(rs) != 2 {
+		t.Fatalf("%d reminders after the snooze's hour, want 2", len(rs))
+	}
+	second := rs[1]
+	h.tap(chat, user, second.ID, "✓ Done")
+	if st := h.task("T1").Status; st != nod.StatusDone {
+		t.Fatalf("status after ✓ Done = %s", st)
+	}
+	if m, _ := h.tg.Message(chat, second.ID); !strings.Contains(m.Text, "✅ Done: <b>Fix login bug</b>") || !hasButton(m, "↩️ Undo") {
+		t.Errorf("reminder after ✓ Done = %q %v", m.Text, buttonTexts(m))
+	}
+	h.tap(chat, user, second.ID, "↩️ Undo")
+	if st := h.task("T1").Status; st != nod.StatusInProgress {
+		t.Errorf("status after undoing ✓ Done = %s", st)
+	}
+	got := strings.Join(outcomes(h.audit(chat)), " ")
+	for _, want := range []string{"set_task_reminder:executed set_task_reminder:executed", "set_task_status:executed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("audit %s lacks %s", got, want)
+		}
+	}
+}
+
+// ⏰ Tomorrow keeps the local wall time across the night clocks go
+// forward (23 hours later); a reminder at a local time that does not
+// exist that night fires at the time Go moves it to (02:30 → 03:30).
+func TestReminderAcrossDaylightSaving(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.inBerlin(chat)
+	h.clock.Set(time.Date(2026, 3, 28, 7, 0, 0, 0, time.UTC))
+	at := time.Date(2026, 3, 28, 9, 0, 0, 0, berlin)
+	h.seed(chat, nod.Task{ID: "T9", Title: "Call the tax office", RemindAt: &at})
+	h.start()
+	h.clock.Set(at)
+	h.sweeps(3)
+	r := h.reminders(chat)[0]
+	h.tap(chat, user, r.ID, "⏰ Tomorrow")
+	want := time.Date(2026, 3, 29, 9, 0, 0, 0, berlin)
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(want) || want.Sub(at) != 23*time.Hour {
+		t.Fatalf("⏰ Tomorrow across the change = %v, want %v (23 h later)", got, want)
+	}
+	if m, _ := h.tg.Message(chat, r.ID); !strings.Contains(m.Text, "29 Mar 2026, 09:00") {
+		t.Errorf("reminder after ⏰ Tomorrow = %q", m.Text)
+	}
+
+	h.clf = answer("explicit:remind me at half past two tonight")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-29T02:30"})), openaitest.Text("OK."))
+	h.tg.SendText(chat, user, "remind me at half past two tonight")
+	h.tg.WaitBotMessages(chat, 3)
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC)) {
+		t.Errorf("02:30 on the night clocks skip = %v, want 03:30 CEST", got)
+	}
+}
+
+// A reminder due while nod was down fires once when it is back and says
+// how late it is; a task in the trash or done gets none.
+func TestReminderLateAfterDowntimeNotForTrashOrDone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 11, 12, 0, 0, 0, time.UTC)
+	trashed := fixturesNow()
+	h.seed(chat, nod.Task{ID: "A", Title: "Renew passport", DueDate: "2026-03-20", RemindAt: &at})
+	h.seed(chat, nod.Task{ID: "B", Title: "Old idea", RemindAt: &at, DeletedAt: &trashed})
+	h.seed(chat, nod.Task{ID: "C", Title: "Finished thing", Status: nod.StatusDone, RemindAt: &at})
+	h.start()
+	h.sweeps(2)
+	h.stop()
+	h.clock.Set(at.Add(3*time.Hour + 10*time.Minute))
+	h.start()
+	h.sweeps(3)
+	rs := h.reminders(chat)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders, want 1 (not for the trash or a done task)", len(rs))
+	}
+	if !strings.Contains(rs[0].Text, "Renew passport") || !strings.Contains(rs[0].Text, "was due at 11 Mar 2026, 12:00; it comes 3 h 10 min late") {
+		t.Errorf("late reminder = %q", rs[0].Text)
+	}
+}
+
+func fixturesNow() time.Time { return time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC) }
