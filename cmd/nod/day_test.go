@@ -302,3 +302,81 @@ func TestReminderLateAfterDowntimeNotForTrashOrDone(t *testing.T) {
 }
 
 func fixturesNow() time.Time { return time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC) }
+
+// /daily 08:00 runs the review at 08:00 local time, once a day across a
+// restart: it only proposes (no classifier call, nothing applied, even
+// with a classifier that would say explicit); days missed while nod was
+// down are caught up once; nothing to say is one line, or nothing when
+// quiet.
+func TestDailyReview(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.seed(chat, nod.Task{ID: "T2", Title: "Book flights", DueDate: "2026-03-12"})
+	h.inBerlin(chat)
+	h.clf = answer("explicit:make it P1")
+	h.start()
+	h.tg.SendText(chat, user, "/daily")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "No daily review") {
+		t.Errorf("/daily = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/daily 8:00")
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "Every day at <b>08:00</b> (Europe/Berlin)") {
+		t.Errorf("/daily 8:00 = %q", m.Text)
+	}
+	h.sweeps(2)
+	if n := len(h.llm.RequestsFor(agentM)); n != 0 {
+		t.Fatalf("the review ran before its time (%d requests)", n)
+	}
+
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"})), openaitest.Text("Book flights is due today; raise it?"))
+	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
+	set := h.changeSetMessage(chat, 4)
+	if !strings.Contains(set.Text, "Priority: P2 → P1") {
+		t.Errorf("review's set = %q", set.Text)
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if len(reqs) != 2 || reqs[0].LastUser() != "/review" || !strings.Contains(reqs[0].System(), "Today is Thursday, 2026-03-12, 08:00 (Europe/Berlin).") ||
+		!strings.Contains(reqs[0].System(), `Due within a week: T1 "Fix login bug"`) || !strings.Contains(reqs[0].System(), `Due today: T2 "Book flights"`) {
+		t.Fatalf("review request: %d requests, last user %q\n%s", len(reqs), reqs[0].LastUser(), grepLines(reqs[0].System(), ":"))
+	}
+	if n := len(h.llm.RequestsFor(clfM)); n != 0 || h.task("T2").Priority != nod.P2 {
+		t.Fatalf("the daily review applied something: %d classifier calls, T2 %s", n, h.task("T2").Priority)
+	}
+	h.sweeps(3)
+	h.stop()
+	h.start()
+	h.sweeps(3)
+	if n := len(h.llm.RequestsFor(agentM)); n != 2 {
+		t.Fatalf("%d agent requests after more sweeps and a restart, want 2 (one review a day)", n)
+	}
+
+	// Down for three days: one review when back, not three.
+	h.stop()
+	h.script(openaitest.Text("All good."))
+	h.clock.Set(time.Date(2026, 3, 15, 9, 0, 0, 0, time.UTC))
+	h.start()
+	h.tg.WaitBotMessages(chat, 5)
+	h.sweeps(3)
+	if n := len(h.llm.RequestsFor(agentM)); n != 3 {
+		t.Fatalf("%d agent requests after three missed days, want 3", n)
+	}
+	if m := h.tg.BotMessages(chat)[4]; !strings.Contains(m.Text, "nothing needs you today") {
+		t.Errorf("nothing-to-say line = %q", m.Text)
+	}
+
+	h.tg.SendText(chat, user, "/daily 08:00 quiet")
+	h.tg.WaitBotMessages(chat, 6)
+	h.script(openaitest.Text("All good."))
+	h.clock.Set(time.Date(2026, 3, 16, 7, 0, 0, 0, time.UTC))
+	h.tg.Wait("the quiet review", func() bool { return len(h.llm.RequestsFor(agentM)) == 4 })
+	h.sweeps(3)
+	if n := len(h.tg.BotMessages(chat)); n != 6 {
+		t.Errorf("a quiet review with nothing to say sent %d messages", n-6)
+	}
+	h.tg.SendText(chat, user, "/daily off")
+	if m := h.tg.WaitBotMessages(chat, 7)[6]; !strings.Contains(m.Text, "Daily review off") {
+		t.Errorf("/daily off = %q", m.Text)
+	}
+}
