@@ -42,6 +42,9 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(&b, "\n\n%s\n", todayLine(a.now(), zone))
+	if settings.TimeZone == "" {
+		b.WriteString("The user has not said where they are; this is nod's default zone. When they give a date or time (a reminder, \"tomorrow\"), ask once where they are before relying on it, and set it with set_chat_timezone when they say; never guess it.\n")
+	}
 	if req.Speaker != "" {
 		fmt.Fprintf(&b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
 	}
