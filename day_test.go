@@ -19,7 +19,7 @@ func TestLocalTimesAcrossDaylightSaving(t *testing.T) {
 		in   string
 		want time.Time
 	}{
-		{"2026-03-29T02:30", time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC)}, // 03:30 CEST
+		{"2026-03-29T02:30", time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC)},  // 03:30 CEST
 		{"2026-10-25T02:30", time.Date(2026, 10, 25, 1, 30, 0, 0, time.UTC)}, // the later 02:30, CET
 		{"2026-11-25T09:00", time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)},
 	} {

@@ -71,6 +71,7 @@ type Bot struct {
 	rules     RuleDecider
 	days      Days
 	reminders Reminders
+	places    Places
 	now       func() time.Time
 	log       *slog.Logger
 	allowed   map[int64]bool
@@ -123,7 +124,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 		allowed[id] = true
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
-		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, now: now, log: log,
+		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), refused: map[[2]int64]time.Time{}, metrics: newMetrics(opts.Metrics)}
 }
 

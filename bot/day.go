@@ -282,3 +282,33 @@ func (b *Bot) reminderRefusal(p press, err error) string {
 	}
 	return b.explain(p.loc, err, "reminder", "chat", p.chat)
 }
+
+// onLocation sets the chat's zone from a shared location, offline, with
+// a receipt and Undo; a point at sea is asked about, not set.
+func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
+	zone, sea, err := b.places.Zone(lat, lng)
+	switch {
+	case err != nil:
+		b.log.Error("time zone of a location", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		return
+	case sea:
+		b.reply(ctx, in.chat, in.loc.Text("tz_sea", nil))
+		return
+	}
+	before := b.zoneName(in.settings)
+	if zone == before && in.settings != nil && in.settings.TimeZone != "" {
+		b.reply(ctx, in.chat, in.loc.TimeZoneShow(zone, true, b.now()))
+		return
+	}
+	if !b.mayChangeChat(ctx, in, "tz") {
+		return
+	}
+	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, "location")
+	if err != nil {
+		b.log.Error("set time zone", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
+}

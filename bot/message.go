@@ -62,6 +62,10 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
 	}
+	if m.Location != nil && b.places != nil {
+		b.onLocation(ctx, in, m.Location.Latitude, m.Location.Longitude)
+		return
+	}
 	if r := m.ReplyToMessage; r != nil {
 		in.replyTo = r.ID
 		in.quoted = replied(r, in.speaker != "")

@@ -152,6 +152,12 @@ type Reminders interface {
 	Remind(ctx context.Context, chatID, userID int64, taskID string, at time.Time) (nod.Applied, error)
 }
 
+// Places maps a shared location to its time zone, offline; sea is true
+// for a point where no country's time applies.
+type Places interface {
+	Zone(lat, lng float64) (zone string, sea bool, err error)
+}
+
 // Deps are what a Bot works with, each a small interface of its own:
 // *storage.DB provides the reading and bookkeeping ones, the agent and
 // agent.Confirmations the deciding ones.
@@ -171,4 +177,5 @@ type Deps struct {
 	Rules     RuleDecider
 	Days      Days
 	Reminders Reminders
+	Places    Places // nil: a shared location is not read
 }

@@ -380,3 +380,38 @@ func TestDailyReview(t *testing.T) {
 		t.Errorf("/daily off = %q", m.Text)
 	}
 }
+
+// A shared location sets the chat's zone offline, with a receipt and
+// Undo; a point at sea is asked about and sets nothing; in a group only
+// an administrator's location counts.
+func TestLocationSetsTimeZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start()
+	h.tg.SendLocation(chat, user, 50.94, 6.96) // Cologne
+	rcpt := h.tg.WaitBotMessages(chat, 1)[0]
+	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Europe/Berlin</b>") || !hasButton(rcpt, "↩️ Undo") {
+		t.Fatalf("location receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+		t.Fatalf("zone = %q", s.TimeZone)
+	}
+	h.tap(chat, user, rcpt.ID, "↩️ Undo")
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("zone after undo = %q", s.TimeZone)
+	}
+	h.tg.SendLocation(chat, user, 0, -30) // the Atlantic
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "at sea") || !strings.Contains(m.Text, "?") {
+		t.Errorf("sea point = %q", m.Text)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("a sea point set the zone to %q", s.TimeZone)
+	}
+	h.tg.SendLocation(board, user, 35.68, 139.69)
+	if m := h.tg.WaitBotMessages(board, 1)[0]; !strings.Contains(m.Text, "only its administrators") {
+		t.Errorf("member's location in a group = %q", m.Text)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), board, user); s.TimeZone != "" {
+		t.Errorf("a member's location set the group's zone to %q", s.TimeZone)
+	}
+}

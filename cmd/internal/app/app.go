@@ -15,6 +15,7 @@ import (
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -41,6 +42,7 @@ var (
 	_ bot.Days           = (*storage.DB)(nil)
 	_ bot.Reminders      = (*agent.Confirmations)(nil)
 	_ agent.Zones        = (*storage.DB)(nil)
+	_ bot.Places         = (*place.Finder)(nil)
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -106,7 +108,7 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, 
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Answers: db, Sweeps: db, Outbox: db,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c}, now, log.With("component", "bot"))
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c, Places: &place.Finder{}}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
