@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -31,12 +32,26 @@ type Locale struct {
 	zone   *time.Location // where dates and times are shown; nil: UTC
 }
 
-// In returns the locale showing times in zone, the chat's.
+// In returns the locale showing times in zone, the chat's. Locales are
+// kept per language and zone, so a chat's messages cost no parsing.
 func (l *Locale) In(zone *time.Location) *Locale {
+	if zone == nil || zone.String() == l.Zone().String() {
+		return l
+	}
+	key := l.code + " " + zone.String()
+	if c, ok := zoned.Load(key); ok {
+		return c.(*Locale)
+	}
 	c := *l
 	c.zone = zone
-	return &c
+	// The templates' functions (stamp) must see this locale's zone.
+	c.t = template.Must(l.t.Clone()).Funcs(c.funcs())
+	actual, _ := zoned.LoadOrStore(key, &c)
+	return actual.(*Locale)
 }
+
+// zoned holds the locales In made, by language and zone.
+var zoned sync.Map
 
 // Zone is where the locale shows times.
 func (l *Locale) Zone() *time.Location {
