@@ -155,7 +155,7 @@ func (h *harness) inBerlin(chatID int64) {
 func (h *harness) reminders(chatID int64) []telegramtest.Message {
 	var out []telegramtest.Message
 	for _, m := range h.tg.BotMessages(chatID) {
-		if hasButton(m, "⏰ Tomorrow") || strings.Contains(m.Text, "I'll remind you again") || strings.Contains(m.Text, "✅ Done") {
+		if hasButton(m, "⏰ Tomorrow") || hasButton(m, "⏰ Morgen") || strings.Contains(m.Text, "I'll remind you again") || strings.Contains(m.Text, "✅ Done") {
 			out = append(out, m)
 		}
 	}
@@ -413,5 +413,40 @@ func TestLocationSetsTimeZone(t *testing.T) {
 	}
 	if s, _ := h.db.ChatSettings(t.Context(), board, user); s.TimeZone != "" {
 		t.Errorf("a member's location set the group's zone to %q", s.TimeZone)
+	}
+}
+
+// A reminder the agent only infers is proposed in a change set like any
+// field (in German for a German chat); confirmed, it fires in German.
+func TestReminderProposedInGerman(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.tg.SetLanguage(user, "de")
+	h.seedT1()
+	h.inBerlin(chat)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("Soll ich dich erinnern?"))
+	h.start()
+	h.tg.SendText(chat, user, "der Login-Fehler ist wichtig")
+	set := h.changeSetMessage(chat, 2)
+	if !strings.Contains(set.Text, "Erinnerung: keine → 12. März 2026, 09:00 Uhr") {
+		t.Fatalf("change set = %q", set.Text)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; r != "Proposal queued for user review." {
+		t.Errorf("tool result = %q", r)
+	}
+	if h.task("T1").RemindAt != nil {
+		t.Fatal("an inferred reminder was set without asking")
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	h.clock.Set(time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC))
+	h.sweeps(3)
+	rs := h.reminders(chat)
+	if len(rs) != 1 || !strings.Contains(rs[0].Text, "Fällig am 15. März 2026") || !hasButton(rs[0], "✓ Erledigt") || !hasButton(rs[0], "⏰ Morgen") {
+		t.Fatalf("German reminder: %d, %v", len(rs), rs)
+	}
+	h.tap(chat, user, rs[0].ID, "⏰ Morgen")
+	if m, _ := h.tg.Message(chat, rs[0].ID); !strings.Contains(m.Text, "Ich erinnere dich wieder am 13. März 2026, 09:00 Uhr") || !hasButton(m, "↩️ Rückgängig") {
+		t.Errorf("after ⏰ Morgen: %q %v", m.Text, buttonTexts(m))
 	}
 }
