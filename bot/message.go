@@ -51,6 +51,10 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		return
 	}
 	in := b.incoming(ctx, m)
+	if m.Location != nil && b.places != nil {
+		b.onLocation(ctx, in, m.Location.Latitude, m.Location.Longitude)
+		return
+	}
 	b.onText(ctx, in)
 	b.refreshOwed(ctx, chat, in.loc)
 }
@@ -61,10 +65,6 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 	in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
-	}
-	if m.Location != nil && b.places != nil {
-		b.onLocation(ctx, in, m.Location.Latitude, m.Location.Longitude)
-		return
 	}
 	if r := m.ReplyToMessage; r != nil {
 		in.replyTo = r.ID
