@@ -146,6 +146,9 @@ func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 // delivers them; what it claims is owed in the outbox first, so that a
 // stop in between delivers it on the next start, once.
 func (b *Bot) schedule(ctx context.Context, now time.Time) {
+	if b.days == nil {
+		return // built without them (a bench of other things)
+	}
 	for range 50 { // bounded: the next sweep goes on
 		owed, err := b.days.ClaimDue(ctx, now, b.opts.TimeZone, claimBatch)
 		if err != nil {

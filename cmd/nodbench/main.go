@@ -4,6 +4,7 @@
 //
 //	nodbench [-latency 200ms] [-rtt 50ms] [-chats 200] [-rounds 20] [-memchats 10000] [-db postgres://…] [-json]
 //	nodbench -transcript      the scenarios' conversations as a person sees them
+//	nodbench -reminders 10000 [-replicas 2 -db postgres://…]   reminders due at once, each fired once
 //
 // The headline is nod's own CPU per read-only turn and per confirm tap
 // beside a bare go-telegram/bot echo bot's per update, from the same run:
@@ -73,7 +74,18 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	asJSON := fs.Bool("json", false, "print JSON")
 	transcript := fs.Bool("transcript", false, "print each scenario's conversation and nothing else")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the load runs to this file")
+	remind := fs.Int("reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
+	replicas := fs.Int("replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *remind > 0 {
+		rep, err := reminderBench(*dsn, *remind, *replicas)
+		if *asJSON {
+			json.NewEncoder(stdout).Encode(rep)
+		} else {
+			printReminders(stdout, rep)
+		}
 		return err
 	}
 	rep := report{Latency: *latency, RoundTrip: *rtt}
