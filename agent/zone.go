@@ -38,7 +38,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	entry := nod.AuditEntry{Tool: p.tool.Name, Args: p.args.JSON(), Verdict: verdictName(v)}
 	var why string
 	switch {
-	case t.req.ChatID < 0:
+	case t.req.Speaker != "": // a group
 		why = "Not changed: in a group only its administrators can change the time zone, with /tz " + p.zone.String() + ". Tell the user so."
 	case !v.Explicit() || t.req.Review:
 		why = "Not changed: the user did not clearly ask for it. Ask them whether to set the time zone to " + p.zone.String() + " (or they can send /tz " + p.zone.String() + ")."

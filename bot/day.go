@@ -3,7 +3,10 @@ package bot
 import (
 	"context"
 	"errors"
+	"fmt"
+	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
@@ -31,7 +34,7 @@ func (b *Bot) zoneName(s *nod.ChatSettings) string { return b.zone(s).String() }
 // setting: anyone in a private chat, only administrators in a group.
 // Telegram's answer decides; when it cannot be had, nothing changes.
 func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool {
-	if in.chat > 0 { // private chats have positive ids, groups negative
+	if in.speaker == "" { // a private chat
 		return true
 	}
 	cm, err := b.tg.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: in.chat, UserID: in.user})
@@ -157,13 +160,40 @@ func (b *Bot) schedule(ctx context.Context, now time.Time) {
 			}
 			return
 		}
-		for _, o := range owed {
-			b.deliverDue(ctx, o)
-		}
+		b.deliverAll(ctx, owed)
 		if len(owed) < claimBatch {
 			return
 		}
 	}
+}
+
+// deliverers is how many reminders one process sends at once: each send
+// waits on Telegram, and the rate limiter paces them all.
+const deliverers = 16
+
+// deliverAll delivers claimed reminders, several at once, and returns
+// when all are sent: the next claim waits, so that one sweep never holds
+// more than a batch.
+func (b *Bot) deliverAll(ctx context.Context, owed []nod.Owed) {
+	sem := make(chan struct{}, deliverers)
+	var wg sync.WaitGroup
+	for _, o := range owed {
+		if o.Kind != nod.OwedReminder {
+			b.deliverDue(ctx, o)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					b.log.Error("reminder panic", "chat", o.ChatID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				}
+				<-sem
+			}()
+			b.remind(ctx, o)
+		})
+	}
+	wg.Wait()
 }
 
 // deliverDue sends one claimed reminder, or runs one daily review, and

@@ -13,6 +13,10 @@ import (
 	"github.com/ringsaturn/tzf"
 )
 
+// Shared is the process's finder: the data is the same for every user of
+// it, so it is read once however many nods a process runs.
+var Shared = &Finder{}
+
 // Finder looks zones up. The zero value is ready; it loads its data on
 // first use, once, and is safe for concurrent use.
 type Finder struct {

@@ -8,6 +8,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/place"
 )
 
 // board is a group chat of the day tests: Telegram gives groups
@@ -386,6 +387,11 @@ func TestDailyReview(t *testing.T) {
 // an administrator's location counts.
 func TestLocationSetsTimeZone(t *testing.T) {
 	t.Parallel()
+	// The data takes seconds to read under the race detector: read here,
+	// not within the wait for nod's answer.
+	if _, _, err := place.Shared.Zone(0, 0); err != nil {
+		t.Fatal(err)
+	}
 	h := newHarness(t)
 	h.start()
 	h.tg.SendLocation(chat, user, 50.94, 6.96) // Cologne

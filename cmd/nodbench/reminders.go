@@ -163,8 +163,8 @@ func seedReminders(dsn string, n int, due time.Time) error {
 	defer db.Close()
 	now := time.Now().UnixMicro()
 	_, err = db.Exec(series+`INSERT INTO tasks (id, chat_id, title, description, status, priority, labels, created_at, updated_at, remind_at, remind_due)
-		SELECT 'R' || x, 1000000 + x % `+fmt.Sprint(reminderChats)+`, 'Reminder ' || x, '', 'OPEN', 'P2', '[]', $1, $1,
-			CASE WHEN x <= $2 THEN $3 END, CASE WHEN x <= $2 THEN $3 END FROM `+from, now, n, due.UnixMicro())
+		SELECT 'R' || x, 1000000 + x % `+fmt.Sprint(reminderChats)+`, 'Reminder ' || x, '', 'OPEN', 'P2', '[]', CAST($1 AS BIGINT), CAST($1 AS BIGINT),
+			CASE WHEN x <= $2 THEN CAST($3 AS BIGINT) END, CASE WHEN x <= $2 THEN CAST($3 AS BIGINT) END FROM `+from, now, n, due.UnixMicro())
 	return err
 }
 
