@@ -17,6 +17,9 @@ type TurnRequest struct {
 	// Review makes a proactive turn: the agent looks over the tasks with no
 	// request of the person's, and everything it proposes needs confirmation.
 	Review bool
+	// Daily marks a review nod started itself at the time the person set
+	// with /daily: nobody sent anything.
+	Daily bool
 	// Revise, if set, is the pending item the person's reply revises.
 	Revise *ItemRef
 	// ReplySet is the change set whose message the person's message

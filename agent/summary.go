@@ -52,7 +52,7 @@ func classifierSummary(tool string, a args, task *nod.Task, said string) string 
 		return fmt.Sprintf("clear the due date of %s", name)
 	case "set_task_reminder":
 		if r := a.text("remind_at"); r != "" && r != "null" {
-			return fmt.Sprintf("set a reminder on %s for %s", name, cut(r))
+			return fmt.Sprintf("set a reminder on %s for %s (%s)", name, cut(r), zoneOr(a.zone))
 		}
 		return fmt.Sprintf("clear the reminder of %s", name)
 	case "set_chat_timezone":

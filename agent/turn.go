@@ -22,6 +22,10 @@ const (
 // the system prompt: the person's message is only the /review they sent.
 const reviewInstruction = "\nThe user sent /review: review their tasks on your own. Look for missing estimates, due dates, priorities or checklist items, stale statuses, and unclear titles. Propose only changes that clearly help; every change you propose is shown to the user for confirmation. Reply in the chat's language.\n"
 
+// dailyInstruction starts the daily review nod runs at the time the
+// person chose with /daily; they sent nothing, and may not be reading.
+const dailyInstruction = "\nThis is the daily review the user turned on with /daily: nod started it at that time; the user sent nothing. Review their tasks on your own, overdue and due today first. Propose only changes that clearly help; every change you propose is shown to the user for confirmation. If nothing needs them today, answer in one short line. Reply in the chat's language.\n"
+
 // Turn runs one turn: the request, then model steps and tool calls until
 // the model answers in plain text or MaxSteps is reached. What the turn
 // proposes is stored as one change set together with the conversation.
@@ -77,7 +81,11 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo}
 	if req.Review {
 		user.Content, user.Review = "/review", true
-		system += reviewInstruction + dueNote(tasks, t.started, t.zone)
+		instruction := reviewInstruction
+		if req.Daily {
+			user.Content, instruction = "/daily", dailyInstruction
+		}
+		system += instruction + dueNote(tasks, t.started, t.zone)
 	}
 	t.msgs = append(t.msgs, user)
 	// What the person said is kept before the model is asked: a crash

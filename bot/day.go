@@ -240,7 +240,7 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // turned off since
 		return
 	}
-	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Review: true, Lang: loc.Code(), Settings: s})
+	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Review: true, Daily: true, Lang: loc.Code(), Settings: s})
 	if err != nil {
 		b.log.Warn("daily review failed", "chat", o.ChatID, "err", err)
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // tomorrow's comes as usual
