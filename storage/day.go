@@ -216,7 +216,18 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 			if k, _ := res.RowsAffected(); k != 1 {
 				continue
 			}
-			out = append(out, nod.Owed{ChatID: d.chat, Kind: nod.OwedDaily, Ref: nod.LocalDate(now, loc), Due: fromMicros(d.due), At: now})
+			// A review time moved later on a day that had its review
+			// already does not bring a second one.
+			day := nod.LocalDate(now, loc)
+			var ran int
+			err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE chat_id = $1 AND kind = 'daily' AND ref = $2`, d.chat, day).Scan(&ran)
+			if err != nil {
+				return fmt.Errorf("claim daily review: %w", err)
+			}
+			if ran > 0 {
+				continue
+			}
+			out = append(out, nod.Owed{ChatID: d.chat, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now})
 		}
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {

@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -100,6 +101,41 @@ func TestClaimDueOnce(t *testing.T) {
 		}
 		if owed, _ := db.ClaimDue(ctx, next, time.UTC, 7); len(owed) != 1 || owed[0].Kind != nod.OwedDaily {
 			t.Errorf("the next day's review: %v", owed)
+		}
+		// Moved to later the same day, after that day's review ran: none
+		// more that day.
+		clock.Set(next.Add(time.Minute))
+		if err := db.SetDaily(ctx, chat, 42, "09:30", false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		if owed, _ := db.ClaimDue(ctx, next.Add(2*time.Hour), time.UTC, 7); len(owed) != 0 {
+			t.Errorf("a second review on one day: %v", owed)
+		}
+		if owed, _ := db.ClaimDue(ctx, nod.NextDaily(9, 30, berlin, next.Add(2*time.Hour)), time.UTC, 7); len(owed) != 1 {
+			t.Errorf("the day after's review at its new time: %v", owed)
+		}
+
+		// A zone change is undone once, by whoever made it, while the
+		// zone is still what it set.
+		zc, err := db.SetTimeZone(ctx, chat, 42, "Asia/Tokyo", time.UTC, "tz")
+		if err != nil || zc.Before != "Europe/Berlin" || zc.After != "Asia/Tokyo" {
+			t.Fatalf("SetTimeZone = %+v, %v", zc, err)
+		}
+		if _, err := db.UndoZone(ctx, chat, 43, zc.ID, time.UTC); !errors.Is(err, nod.ErrForbidden) {
+			t.Errorf("another person's undo: %v", err)
+		}
+		later, _ := db.SetTimeZone(ctx, chat, 42, "America/New_York", time.UTC, "tz")
+		if _, err := db.UndoZone(ctx, chat, 42, zc.ID, time.UTC); !errors.Is(err, nod.ErrStale) {
+			t.Errorf("undo after a later change: %v", err)
+		}
+		if _, err := db.UndoZone(ctx, chat, 42, later.ID, time.UTC); err != nil {
+			t.Errorf("undo of the latest: %v", err)
+		}
+		if _, err := db.UndoZone(ctx, chat, 42, later.ID, time.UTC); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("a second undo: %v", err)
+		}
+		if s, _ := db.ChatSettings(ctx, chat, 42); s.TimeZone != "Asia/Tokyo" {
+			t.Errorf("zone after undo = %q", s.TimeZone)
 		}
 	})
 }

@@ -457,3 +457,27 @@ func TestReminderProposedInGerman(t *testing.T) {
 		t.Errorf("after ⏰ Morgen: %q %v", m.Text, buttonTexts(m))
 	}
 }
+
+// In a group the agent never changes the chat's zone, even on the
+// person's explicit words: it is told to point to /tz, which only
+// administrators may use.
+func TestSetChatTimezoneNotInGroup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:we are all in Tokyo this week")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("An admin can set it with /tz Asia/Tokyo."))
+	h.start()
+	h.tg.SendText(board, user, "we are all in Tokyo this week")
+	h.tg.WaitBotMessages(board, 1)
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in a group only its administrators") {
+		t.Errorf("tool result in a group = %q", r)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), board, user); s.TimeZone != "" {
+		t.Errorf("the agent set a group's zone to %q", s.TimeZone)
+	}
+	for _, m := range h.tg.BotMessages(board) {
+		if strings.Contains(m.Text, "Time zone:") {
+			t.Errorf("a zone receipt in a group: %q", m.Text)
+		}
+	}
+}
