@@ -30,6 +30,8 @@ const (
 	ActUndoZone                            // undo time zone change ID
 	ActRemindDone                          // mark task ID done, from its reminder
 	ActSnooze                              // remind of task ID again: N is SnoozeHour or SnoozeTomorrow
+	ActZoneAccept                          // set the time zone proposed as ID
+	ActZoneDecline                         // keep the time zone, declining proposal ID
 )
 
 // What a reminder's snooze (ActSnooze's N) asks for.

@@ -66,8 +66,10 @@ type TurnResult struct {
 	Readings []Reading
 	// Zone is the chat's time zone change the turn applied, if any, and
 	// ZoneQuote the person's words that asked for it.
-	Zone           *ZoneChange
-	ZoneQuote      string
+	Zone      *ZoneChange
+	ZoneQuote string
+	// ZoneOffer is a zone change the turn proposed: it waits for a tap.
+	ZoneOffer      *ZoneChange
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 	// Turn names the turn once it started, also when it failed: the

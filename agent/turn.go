@@ -147,7 +147,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletion, res.Revised = rec.Set, t.receipts, t.notices, t.deletion, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
-	res.Zone, res.ZoneQuote = t.zoneChange, t.zoneQuote
+	res.Zone, res.ZoneQuote, res.ZoneOffer = t.zoneChange, t.zoneQuote, t.zoneOffer
 	if final := strings.TrimSpace(res.Text); len(t.asides) > 0 {
 		if !slices.Contains(t.asides, final) && final != "" {
 			t.asides = append(t.asides, final)
@@ -295,6 +295,7 @@ type turn struct {
 	// the chat's time zone as the person set it in this turn
 	zoneChange *nod.ZoneChange
 	zoneQuote  string
+	zoneOffer  *nod.ZoneChange // proposed, waiting for a tap
 }
 
 // step runs the tool calls of one model step and returns their results in

@@ -31,17 +31,16 @@ func (t *turn) prepareZone(start time.Time, tool Tool, a args) (*proposal, strin
 
 // commitZone sets the chat's zone when the person asked for it in their
 // own words (or the chat trusts the agent); it has a receipt with Undo.
-// A zone is a setting of the whole chat, not a task's field, so it is
-// never a change-set item: otherwise the agent is told to ask, and in a
-// group, where only administrators may change it, to point to /tz.
+// Otherwise it is proposed: a zone is a setting of the whole chat, not a
+// task's field, so the proposal is a message of its own with a button to
+// set it, beside the turn's change set. In a group, where only
+// administrators may change it, the agent is told to point to /tz.
 func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict) string {
 	entry := nod.AuditEntry{Tool: p.tool.Name, Args: p.args.JSON(), Verdict: verdictName(v)}
 	var why string
 	switch {
 	case t.req.Speaker != "": // a group
 		why = "Not changed: in a group only its administrators can change the time zone, with /tz " + p.zone.String() + ". Tell the user so."
-	case !v.Explicit() || t.req.Review:
-		why = "Not changed: the user did not clearly ask for it. Ask them whether to set the time zone to " + p.zone.String() + " (or they can send /tz " + p.zone.String() + ")."
 	case t.a.zones == nil:
 		why = "Not changed: setting the time zone is unavailable; the user can send /tz " + p.zone.String() + "."
 	}
@@ -49,6 +48,25 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		entry.Outcome, entry.Error = nod.OutcomeBlocked, why
 		t.recordEntry(p.start, entry)
 		return why
+	}
+	if !v.Explicit() || t.req.Review {
+		if t.zoneOffer != nil {
+			return "Not queued: a time zone is already proposed in this turn."
+		}
+		by := t.req.UserID
+		if t.req.Review {
+			by = 0 // whoever of the chat reads it first
+		}
+		zc, err := t.a.zones.ProposeZone(ctx, t.req.ChatID, by, p.zone.String())
+		if err != nil {
+			t.a.log.Error("propose time zone", "chat", t.req.ChatID, "err", err)
+			return errorJSON(fmt.Errorf("set_chat_timezone could not be proposed: %s", userError(err)))
+		}
+		if zc.Before == "" {
+			zc.Before = t.a.opts.TimeZone.String()
+		}
+		t.zoneOffer = &zc
+		return resultQueued
 	}
 	zc, err := t.a.zones.SetTimeZone(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name)
 	if err != nil {

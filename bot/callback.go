@@ -19,7 +19,7 @@ var kindLetters = map[nod.ActionKind]byte{
 	nod.ActUndo: 'u', nod.ActOpenTask: 't', nod.ActToggle: 'x', nod.ActSetMode: 'm', nod.ActRestore: 'o',
 	nod.ActApplyAnyway: 'a', nod.ActSkip: 's', nod.ActRetry: 'y', nod.ActSkipRest: 'k', nod.ActAbort: 'b', nod.ActUndoForce: 'f', nod.ActRepropose: 'p', nod.ActKeep: 'e',
 	nod.ActAcceptRule: 'A', nod.ActDeclineRule: 'D', nod.ActRevokeRule: 'V', nod.ActStopRule: 'S', nod.ActAcceptReading: 'g',
-	nod.ActUndoZone: 'z', nod.ActRemindDone: 'd', nod.ActSnooze: 'h',
+	nod.ActUndoZone: 'z', nod.ActRemindDone: 'd', nod.ActSnooze: 'h', nod.ActZoneAccept: 'T', nod.ActZoneDecline: 'N',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

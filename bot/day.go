@@ -249,11 +249,14 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref)
 	text := strings.TrimSpace(res.Text)
 	switch {
-	case res.Set != nil:
+	case res.Set != nil || res.ZoneOffer != nil:
 		if text != "" {
 			b.reply(ctx, o.ChatID, formatting.Message{HTML: formatting.Escape(text)})
 		}
-		b.showChangeSet(ctx, loc, *res.Set)
+		if res.Set != nil {
+			b.showChangeSet(ctx, loc, *res.Set)
+		}
+		b.offerZone(ctx, loc, o.ChatID, res.ZoneOffer)
 	case s.DailyQuiet:
 	default:
 		b.reply(ctx, o.ChatID, loc.Text("daily_nothing", nil))
@@ -344,4 +347,45 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		return
 	}
 	b.reply(ctx, in.chat, in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
+}
+
+// offerZone shows a time zone the agent proposed, with a button to set
+// it and one to keep the zone; nil shows nothing.
+func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, chat int64, zc *nod.ZoneChange) {
+	if zc != nil {
+		b.reply(ctx, chat, loc.TimeZoneOffer(zc.Before, zc.After, zc.ID))
+	}
+}
+
+// onZoneAccept sets the zone a proposal named: the person's tap, with a
+// receipt and Undo in its place.
+func (b *Bot) onZoneAccept(ctx context.Context, p press) string { return b.decideZone(ctx, p, true) }
+
+// onZoneDecline keeps the chat's zone.
+func (b *Bot) onZoneDecline(ctx context.Context, p press) string { return b.decideZone(ctx, p, false) }
+
+func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
+	zc, err := b.days.DecideZone(ctx, p.chat, p.user, p.action.ID, accept, b.opts.TimeZone)
+	switch {
+	case errors.Is(err, nod.ErrForbidden):
+		return p.loc.Notice("n_forbidden", nil)
+	case errors.Is(err, nod.ErrDecided):
+		return p.loc.Notice("n_zone_stale", nil)
+	case err != nil:
+		return b.explain(p.loc, err, "decide time zone", "chat", p.chat)
+	}
+	before := zc.Before
+	if before == "" {
+		before = b.opts.TimeZone.String()
+	}
+	p.then(func(ctx context.Context) {
+		m := p.loc.Text("tz_kept", nil)
+		if accept {
+			m = p.loc.TimeZoneReceipt(before, zc.After, zc.ID, "")
+		}
+		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)
+		}
+	})
+	return ""
 }

@@ -293,6 +293,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	if res.Set != nil {
 		b.showChangeSet(ctx, in.loc, *res.Set)
 	}
+	b.offerZone(ctx, in.loc, in.chat, res.ZoneOffer)
 	if res.Deletion != nil {
 		if id := b.reply(ctx, in.chat, in.loc.DeleteAsk(*res.Deletion)); id != 0 {
 			if err := b.messages.SetDeletionMessage(ctx, in.chat, res.Deletion.TaskID, id); err != nil {

@@ -59,4 +59,6 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActUndoZone:      (*Bot).onUndoZone,
 	nod.ActRemindDone:    (*Bot).onRemindDone,
 	nod.ActSnooze:        (*Bot).onSnooze,
+	nod.ActZoneAccept:    (*Bot).onZoneAccept,
+	nod.ActZoneDecline:   (*Bot).onZoneDecline,
 }

@@ -136,6 +136,8 @@ type Days interface {
 	// back (see storage.DB.UndoZone for the errors).
 	SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool string) (nod.ZoneChange, error)
 	UndoZone(ctx context.Context, chatID, userID int64, id string, def *time.Location) (nod.ZoneChange, error)
+	// DecideZone sets or declines a zone the agent proposed, once.
+	DecideZone(ctx context.Context, chatID, userID int64, id string, accept bool, def *time.Location) (nod.ZoneChange, error)
 	// SetDaily turns the daily review on at a local HH:MM, or off ("").
 	SetDaily(ctx context.Context, chatID, userID int64, hhmm string, quiet bool, def *time.Location) error
 	// ClaimDue claims what is due at now, each once across replicas, and

@@ -78,3 +78,14 @@ func (l *Locale) ReminderSnoozed(t nod.Task, undoID string) Message {
 	m.Keyboard = [][]Button{{l.button("b_undo", nil, nod.Action{Kind: nod.ActUndo, ID: undoID})}}
 	return m
 }
+
+// TimeZoneOffer asks whether to set the zone the agent proposed: a
+// button to set it and one to keep the zone the chat has.
+func (l *Locale) TimeZoneOffer(before, after, id string) Message {
+	m := l.Text("tz_offer", map[string]string{"Before": before, "After": after})
+	m.Keyboard = [][]Button{{
+		l.button("b_zone_set", after, nod.Action{Kind: nod.ActZoneAccept, ID: id}),
+		l.button("b_zone_keep", before, nod.Action{Kind: nod.ActZoneDecline, ID: id}),
+	}}
+	return m
+}

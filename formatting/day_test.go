@@ -27,6 +27,8 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"tz_receipt":      loc.TimeZoneReceipt("UTC", "Asia/Tokyo", "z1", "I'm in Tokyo this week"),
 		"tz_receipt_map":  loc.TimeZoneReceipt("UTC", "Europe/Berlin", "z1", ""),
 		"tz_undone":       loc.Text("tz_undone", "UTC"),
+		"tz_offer":        loc.TimeZoneOffer("UTC", "Asia/Tokyo", "z1"),
+		"tz_kept":         loc.Text("tz_kept", nil),
 		"tz_sea":          loc.Text("tz_sea", nil),
 		"admin_only_tz":   loc.Text("admin_only", "tz"),
 		"admin_daily":     loc.Text("admin_only", "daily"),

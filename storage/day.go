@@ -39,9 +39,12 @@ func (db *DB) SetTimeZone(ctx context.Context, chatID, userID int64, zone string
 func (db *DB) UndoZone(ctx context.Context, chatID, userID int64, id string, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
-		var undone sql.NullInt64
-		err := tx.QueryRowContext(ctx, `SELECT user_id, before_tz, after_tz, undone_at FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
-			Scan(&zc.UserID, &zc.Before, &zc.After, &undone)
+		var (
+			undone sql.NullInt64
+			status string
+		)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, before_tz, after_tz, undone_at, status FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
+			Scan(&zc.UserID, &zc.Before, &zc.After, &undone, &status)
 		switch {
 		case noRows(err):
 			return fmt.Errorf("time zone change %s: %w", id, nod.ErrNotFound)
@@ -49,8 +52,8 @@ func (db *DB) UndoZone(ctx context.Context, chatID, userID int64, id string, def
 			return fmt.Errorf("undo time zone: %w", err)
 		case zc.UserID != userID:
 			return fmt.Errorf("time zone change %s: %w", id, nod.ErrForbidden)
-		case undone.Valid:
-			return fmt.Errorf("time zone change %s is undone already: %w", id, nod.ErrDecided)
+		case undone.Valid || status != "applied":
+			return fmt.Errorf("time zone change %s is undone already, or was never made: %w", id, nod.ErrDecided)
 		}
 		var now string
 		if err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&now); err != nil {
@@ -63,6 +66,72 @@ func (db *DB) UndoZone(ctx context.Context, chatID, userID int64, id string, def
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET undone_at = $1 WHERE id = $2`, micros(db.now()), id)
+		return err
+	})
+	return zc, err
+}
+
+// ProposeZone records a zone change the agent inferred, to wait for the
+// person's tap (DecideZone), with its audit row as queued.
+func (db *DB) ProposeZone(ctx context.Context, chatID, userID int64, zone string) (nod.ZoneChange, error) {
+	l, err := nod.LoadZone(zone)
+	if err != nil {
+		return nod.ZoneChange{}, err
+	}
+	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, After: l.String()}
+	now := db.now()
+	err = db.inTx(ctx, func(tx conn) error {
+		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&zc.Before)
+		if err != nil && !noRows(err) {
+			return fmt.Errorf("propose time zone: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, status) VALUES ($1,$2,$3,$4,$5,$6,'proposed')`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(now))
+		if err != nil {
+			return fmt.Errorf("propose time zone: %w", err)
+		}
+		args, _ := json.Marshal(map[string]string{"timezone": zc.After})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "set_chat_timezone", Args: args, Outcome: nod.OutcomeQueued, At: now})
+	})
+	return zc, err
+}
+
+// DecideZone applies (accept) or declines a proposed zone change, once,
+// for the person it was proposed to (anyone of the chat for a proposal of
+// nod's own review, userID 0 when proposed). Errors wrap nod.ErrNotFound,
+// nod.ErrForbidden or nod.ErrDecided; then nothing changed.
+func (db *DB) DecideZone(ctx context.Context, chatID, userID int64, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
+	zc := nod.ZoneChange{ID: id, ChatID: chatID}
+	err := db.inTx(ctx, func(tx conn) error {
+		var (
+			status string
+			owner  int64
+		)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status)
+		switch {
+		case noRows(err):
+			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("decide time zone: %w", err)
+		case owner != 0 && owner != userID:
+			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrForbidden)
+		case status != "proposed":
+			return fmt.Errorf("time zone proposal %s is %s: %w", id, status, nod.ErrDecided)
+		}
+		zc.UserID = userID
+		if !accept {
+			if _, err := tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'rejected' WHERE id = $1`, id); err != nil {
+				return fmt.Errorf("decline time zone: %w", err)
+			}
+			args, _ := json.Marshal(map[string]string{"timezone": zc.After})
+			return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "set_chat_timezone", Args: args, Outcome: nod.OutcomeRejected, UserConfirmed: true, At: db.now()})
+		}
+		if zc.Before, _, err = db.setZone(ctx, tx, chatID, userID, zc.After, def, "set_chat_timezone", nod.OutcomeConfirmed); err != nil {
+			return err
+		}
+		// The person who tapped may undo it; before is the zone as it was
+		// when they did.
+		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3 WHERE id = $4`, userID, zc.Before, micros(db.now()), id)
 		return err
 	})
 	return zc, err

@@ -132,12 +132,30 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 	h.clf = answer() // not explicit
 	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin"})), openaitest.Text("Shall I?"))
 	h.tg.SendText(chat, user, "flying to Cologne soon")
-	h.tg.WaitBotMessages(chat, 3)
-	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: the user did not clearly ask") {
+	offer := h.tg.WaitBotMessages(chat, 4)[3]
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["z"]; r != "Proposal queued for user review." {
 		t.Errorf("tool result of an inferred zone = %q", r)
 	}
+	if !strings.Contains(offer.Text, "Set this chat's time zone to <b>Europe/Berlin</b>?") || !hasButton(offer, "✓ Europe/Berlin") || !hasButton(offer, "✗ Keep UTC") {
+		t.Fatalf("zone offer = %q %v", offer.Text, buttonTexts(offer))
+	}
 	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
-		t.Errorf("an inferred zone was set: %q", s.TimeZone)
+		t.Fatalf("an inferred zone was set before the tap: %q", s.TimeZone)
+	}
+	if ans := h.tap(chat, stranger, offer.ID, "✓ Europe/Berlin"); ans == "" {
+		t.Errorf("a stranger's tap was not refused")
+	}
+	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+		t.Fatalf("zone after the tap = %q", s.TimeZone)
+	}
+	m, _ := h.tg.Message(chat, offer.ID)
+	if !strings.Contains(m.Text, "Time zone: UTC → <b>Europe/Berlin</b>") || !hasButton(m, "↩️ Undo") || hasButton(m, "✓ Europe/Berlin") {
+		t.Fatalf("offer after the tap = %q %v", m.Text, buttonTexts(m))
+	}
+	h.tap(chat, user, offer.ID, "↩️ Undo")
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("zone after undoing the tap = %q", s.TimeZone)
 	}
 }
 

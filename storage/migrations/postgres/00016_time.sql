@@ -12,7 +12,8 @@ CREATE INDEX chat_settings_daily_due ON chat_settings (daily_due) WHERE daily_du
 ALTER TABLE tasks ADD COLUMN remind_at BIGINT;
 ALTER TABLE tasks ADD COLUMN remind_due BIGINT;
 CREATE INDEX tasks_remind_due ON tasks (remind_due) WHERE remind_due IS NOT NULL;
--- A chat's zone changes, each undoable once (the Undo of its receipt).
+-- A chat's zone changes, each undoable once (the Undo of its receipt);
+-- status 'proposed' waits for the person's tap, 'rejected' was declined.
 CREATE TABLE zone_changes (
     id         TEXT PRIMARY KEY,
     chat_id    BIGINT NOT NULL,
@@ -20,7 +21,8 @@ CREATE TABLE zone_changes (
     before_tz  TEXT NOT NULL,
     after_tz   TEXT NOT NULL,
     created_at BIGINT NOT NULL,
-    undone_at  BIGINT
+    undone_at  BIGINT,
+    status     TEXT NOT NULL DEFAULT 'applied'
 );
 
 -- +goose Down
