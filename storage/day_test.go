@@ -139,3 +139,35 @@ func TestClaimDueOnce(t *testing.T) {
 		}
 	})
 }
+
+// A claim with nothing due costs the same two statements however many
+// tasks, reminders and reviews lie ahead: it reads the due-time indexes.
+func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		ahead := clock.Now().Add(24 * time.Hour)
+		cost := func() int64 {
+			before, _ := db.Work()
+			if owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 100); err != nil || len(owed) != 0 {
+				t.Fatalf("claimed %v, %v", owed, err)
+			}
+			after, _ := db.Work()
+			return after - before
+		}
+		empty := cost()
+		for i := range 300 {
+			_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: fmt.Sprintf("F%03d", i), Title: "later", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &ahead}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.SetDaily(ctx, chat, 42, "23:59", false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		if full := cost(); full != empty || full > 2 {
+			t.Errorf("a claim with nothing due ran %d statements with 300 reminders ahead, %d with none", full, empty)
+		}
+	})
+}
