@@ -28,6 +28,17 @@ const (
 	ActStopRule                            // revoke rule ID from a receipt of its change
 	ActAcceptReading                       // apply reading ID of a decision stated in words
 	ActTaskPage                            // show the chat's tasks after cursor ID (N PageLater) or before it (N PageEarlier)
+	ActUndoZone                            // undo time zone change ID
+	ActRemindDone                          // mark task ID done, from its reminder
+	ActSnooze                              // remind of task ID again: N is SnoozeHour or SnoozeTomorrow
+	ActZoneAccept                          // set the time zone proposed as ID
+	ActZoneDecline                         // keep the time zone, declining proposal ID
+)
+
+// What a reminder's snooze (ActSnooze's N) asks for.
+const (
+	SnoozeHour     = 1 // an hour from now
+	SnoozeTomorrow = 2 // tomorrow at the reminder's local time
 )
 
 // Action is what a button names: a kind and a server-side record. It

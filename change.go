@@ -189,7 +189,7 @@ func (c Change) ApplyTo(t Task, now time.Time) Task {
 
 // scalarFields are the fields a FieldChange may name, in the order
 // changes list them.
-var scalarFields = []Field{FieldTitle, FieldDescription, FieldStatus, FieldPriority, FieldEstimate, FieldDue, FieldLabels, FieldTrash}
+var scalarFields = []Field{FieldTitle, FieldDescription, FieldStatus, FieldPriority, FieldEstimate, FieldDue, FieldReminder, FieldLabels, FieldTrash}
 
 // Value is field f of t in canonical form: text as it is, an estimate in
 // minutes or "" for none, a due date or "", labels as a JSON array of the
@@ -211,6 +211,11 @@ func (t Task) Value(f Field) string {
 		return strconv.Itoa(*t.EstimateMinutes)
 	case FieldDue:
 		return t.DueDate
+	case FieldReminder:
+		if t.RemindAt == nil {
+			return ""
+		}
+		return Stamp(*t.RemindAt).Format(time.RFC3339)
 	case FieldLabels:
 		b, _ := json.Marshal(NormalizeLabels(t.Labels))
 		return string(b)
@@ -253,6 +258,12 @@ func (t *Task) SetValue(f Field, v string, now time.Time) {
 		}
 	case FieldDue:
 		t.DueDate = v
+	case FieldReminder:
+		t.RemindAt = nil
+		if at, err := time.Parse(time.RFC3339, v); err == nil {
+			at = Stamp(at)
+			t.RemindAt = &at
+		}
 	case FieldLabels:
 		t.Labels = NormalizeLabels(ParseLabels(v))
 	case FieldTrash:

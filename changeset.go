@@ -47,6 +47,7 @@ const (
 	FieldPriority    Field = "priority"
 	FieldEstimate    Field = "estimate"
 	FieldDue         Field = "due"
+	FieldReminder    Field = "reminder" // remind_at, RFC 3339 in UTC
 	FieldLabels      Field = "labels"
 	FieldChecklist   Field = "checklist"
 )

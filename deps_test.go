@@ -21,6 +21,7 @@ func TestDependencyBoundaries(t *testing.T) {
 		"github.com/jackc/pgx/v5":        {"storage"},
 		"github.com/pressly/goose/v3":    {"storage"},
 		"go.uber.org/fx":                 {"cmd/nod", "cmd/internal/app"},
+		"github.com/ringsaturn/tzf":      {"place"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
 	if err != nil {
@@ -67,11 +68,12 @@ func TestLayers(t *testing.T) {
 		"agent":      {"", "confidence"},
 		// bot reaches the agent and storage through interfaces of its own
 		// (bot/store.go), never through their packages.
-		"bot": {"", "formatting"},
+		"bot":   {"", "formatting"},
+		"place": {},
 		// eval plays its cases through the agent on a storage of its own.
 		"cmd/internal/eval": {"", "agent", "confidence", "storage"},
-		"cmd/internal/app":  {"", "agent", "bot", "confidence", "formatting", "storage", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "bot", "confidence", "formatting", "storage", "cmd/internal/app", "cmd/internal/eval"},
+		"cmd/internal/app":  {"", "agent", "bot", "confidence", "formatting", "storage", "place", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "bot", "confidence", "formatting", "storage", "place", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()

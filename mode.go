@@ -43,6 +43,12 @@ type ChatSettings struct {
 	// deletions waits for their typed answer: read with the settings, so
 	// that an ordinary message costs no look for one.
 	DeletionAsked bool
+	// TimeZone is the chat's IANA zone; empty: the operator's default.
+	TimeZone string
+	// Daily is the local HH:MM of the chat's daily review, empty while
+	// off; DailyQuiet says nothing when the review finds nothing.
+	Daily      string
+	DailyQuiet bool
 }
 
 // Lang is the language code to write in: the chosen one, else the one

@@ -25,6 +25,11 @@ const (
 	// OwedDeletion: the question that asks for a task's title, asked when
 	// the deletion came first in its person's line. Ref is the deletion.
 	OwedDeletion OwedKind = "deletion"
+	// OwedReminder: a task's reminder fell due. Ref is the task's id.
+	OwedReminder OwedKind = "reminder"
+	// OwedDaily: the chat's daily review fell due. Ref is the local date
+	// it is for.
+	OwedDaily OwedKind = "daily"
 )
 
 // Owed is a message nod owes a person because of a change. It is written
@@ -39,6 +44,9 @@ type Owed struct {
 	Receipt *Receipt // for OwedReceipt
 	Text    string   // for OwedAnswer
 	At      time.Time
+	// Due is when a reminder or daily review was due: what it is late
+	// against.
+	Due time.Time
 }
 
 // Receipt is what a receipt shows of one change applied without a tap.

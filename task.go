@@ -102,8 +102,9 @@ type Task struct {
 	Description     string // empty: none
 	Status          Status
 	Priority        Priority
-	EstimateMinutes *int   // nil: no estimate
-	DueDate         string // YYYY-MM-DD, empty: none
+	EstimateMinutes *int       // nil: no estimate
+	DueDate         string     // YYYY-MM-DD, empty: none
+	RemindAt        *time.Time // nil: no reminder
 	Labels          []string
 	Checklist       []ChecklistItem
 	CreatedAt       time.Time
@@ -137,6 +138,10 @@ func (t Task) Clone() Task {
 	if t.EstimateMinutes != nil {
 		v := *t.EstimateMinutes
 		c.EstimateMinutes = &v
+	}
+	if t.RemindAt != nil {
+		r := *t.RemindAt
+		c.RemindAt = &r
 	}
 	c.Labels = slices.Clone(t.Labels)
 	c.Checklist = make([]ChecklistItem, len(t.Checklist))
@@ -215,7 +220,7 @@ func NormalizeLabels(in []string) []string {
 // looks as a change left it.
 func (t Task) SameContent(o Task) bool {
 	if t.ID != o.ID || t.Title != o.Title || t.Description != o.Description ||
-		t.Status != o.Status || t.Priority != o.Priority || t.DueDate != o.DueDate ||
+		t.Status != o.Status || t.Priority != o.Priority || t.DueDate != o.DueDate || t.Value(FieldReminder) != o.Value(FieldReminder) ||
 		(t.DeletedAt == nil) != (o.DeletedAt == nil) ||
 		!slices.Equal(t.Labels, o.Labels) || len(t.Checklist) != len(o.Checklist) {
 		return false

@@ -17,6 +17,9 @@ type TurnRequest struct {
 	// Review makes a proactive turn: the agent looks over the tasks with no
 	// request of the person's, and everything it proposes needs confirmation.
 	Review bool
+	// Daily marks a review nod started itself at the time the person set
+	// with /daily: nobody sent anything.
+	Daily bool
 	// Revise, if set, is the pending item the person's reply revises.
 	Revise *ItemRef
 	// ReplySet is the change set whose message the person's message
@@ -60,8 +63,14 @@ type TurnResult struct {
 	Revised *ChangeSet
 	// Answered are the sets the turn decided items of, in the person's
 	// words; Readings wait for the person's tap.
-	Answered       []string
-	Readings       []Reading
+	Answered []string
+	Readings []Reading
+	// Zone is the chat's time zone change the turn applied, if any, and
+	// ZoneQuote the person's words that asked for it.
+	Zone      *ZoneChange
+	ZoneQuote string
+	// ZoneOffer is a zone change the turn proposed: it waits for a tap.
+	ZoneOffer      *ZoneChange
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 	// Turn names the turn once it started, also when it failed: the

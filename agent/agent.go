@@ -35,6 +35,8 @@ type Options struct {
 	MaxConns int
 	// Metrics, if set, receives the agent's metrics.
 	Metrics prometheus.Registerer
+	// TimeZone serves chats that set no zone of their own (default UTC).
+	TimeZone *time.Location
 }
 
 // Classifier decides which proposed actions the person explicitly asked
@@ -48,6 +50,7 @@ type Classifier interface {
 // Agent runs turns of the conversation between a chat and the model.
 type Agent struct {
 	answers    Answerer // passes on decisions stated in words; nil: unavailable
+	zones      Zones
 	opts       Options
 	llm        openai.Client
 	tasks      Tasks
@@ -79,11 +82,14 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = 256
 	}
+	if opts.TimeZone == nil {
+		opts.TimeZone = time.UTC
+	}
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(confidence.PooledClient(opts.MaxConns)))
 	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, conv: d.Conversation, sets: d.Proposals, memory: d.Memory,
-		classifier: d.Classifier, answers: d.Answers, now: now, log: log, metrics: newMetrics(opts.Metrics), tools: encodeTools()}
+		classifier: d.Classifier, answers: d.Answers, zones: d.Zones, now: now, log: log, metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
 
 // complete runs one model step within the step deadline.
@@ -127,6 +133,7 @@ type taskJSON struct {
 	Priority        nod.Priority `json:"priority"`
 	EstimateMinutes *int         `json:"estimate_minutes"`
 	DueDate         *string      `json:"due_date"`
+	RemindAt        *string      `json:"remind_at"`
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
 	Notes           []string     `json:"notes,omitempty"`     // elements of the call that were dropped
@@ -141,7 +148,8 @@ type itemJSON struct {
 	CheckedAt *string   `json:"checked_at"`
 }
 
-func toJSON(t nod.Task) taskJSON {
+// toJSON renders t with its reminder in zone, the chat's.
+func toJSON(t nod.Task, zone *time.Location) taskJSON {
 	j := taskJSON{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority, EstimateMinutes: t.EstimateMinutes,
 		Labels: t.Labels, Checklist: make([]itemJSON, 0, len(t.Checklist))}
 	if j.Labels == nil {
@@ -152,6 +160,10 @@ func toJSON(t nod.Task) taskJSON {
 	}
 	if t.DueDate != "" {
 		j.DueDate = &t.DueDate
+	}
+	if t.RemindAt != nil {
+		s := t.RemindAt.In(zone).Format(time.RFC3339)
+		j.RemindAt = &s
 	}
 	for _, it := range t.Checklist {
 		ij := itemJSON{ID: it.ID, Title: it.Title, Checked: it.Checked, CheckedBy: it.CheckedBy.Normalize()}
@@ -164,8 +176,9 @@ func toJSON(t nod.Task) taskJSON {
 	return j
 }
 
-// TaskJSON renders a task in the shape get_task returns.
-func TaskJSON(t nod.Task) string { return string(mustJSON(toJSON(t))) }
+// TaskJSON renders a task in the shape get_task returns, its reminder
+// in zone.
+func TaskJSON(t nod.Task, zone *time.Location) string { return string(mustJSON(toJSON(t, zone))) }
 
 func errorJSON(err error) string {
 	return string(mustJSON(map[string]string{"error": userError(err)}))

@@ -145,7 +145,7 @@ func TestRegistry(t *testing.T) {
 	t.Parallel()
 	want := map[string]nod.Risk{"list_tasks": nod.ReadOnly, "get_task": nod.ReadOnly, "delete_task": nod.Destructive, "answer_proposals": nod.Decides}
 	for _, n := range []string{"create_task", "set_task_title", "update_task_description", "set_task_status", "set_task_priority",
-		"update_task_estimate", "update_task_due_date", "assign_task_labels", "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items"} {
+		"update_task_estimate", "update_task_due_date", "set_task_reminder", "set_chat_timezone", "assign_task_labels", "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items"} {
 		want[n] = nod.Mutating
 	}
 	seen := map[string]bool{}

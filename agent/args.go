@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -13,6 +14,9 @@ import (
 type args struct {
 	tool string
 	m    map[string]json.RawMessage
+	// zone is the chat's, in which local times such as a reminder's are
+	// read; nil reads them in UTC.
+	zone *time.Location
 }
 
 // decodeArgs parses a tool call's argument string, recovering the forms

@@ -658,3 +658,56 @@ func typed(c change, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 	}
 	return it
 }
+
+// parseReminder reads set_task_reminder: a local YYYY-MM-DDTHH:MM in the
+// chat's zone (or RFC 3339, as a stored change keeps it), or null.
+func parseReminder(a args) ([]change, []string, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, ok := a.m["remind_at"]; !ok {
+		return nil, nil, a.errorf("remind_at", "is required (a YYYY-MM-DDTHH:MM local time, or null to clear it)")
+	}
+	var at *time.Time
+	if a.present("remind_at") {
+		s, _, err := a.str("remind_at", true)
+		if err != nil {
+			return nil, nil, err
+		}
+		zone := a.zone
+		if zone == nil {
+			zone = time.UTC
+		}
+		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
+		if err != nil {
+			if t, err = nod.ParseLocal(s, zone); err != nil {
+				return nil, nil, a.errorf("remind_at", "must be a YYYY-MM-DDTHH:MM local time, or null")
+			}
+		}
+		t = nod.Stamp(t)
+		at = &t
+	}
+	value, raw := "", any(nil)
+	if at != nil {
+		value = at.Format(time.RFC3339)
+		raw = at.In(zoneOr(a.zone)).Format(time.RFC3339)
+	}
+	return one(scalar{name: a.tool, id: id, fld: nod.FieldReminder, value: value,
+		raw: mustJSON(map[string]any{"task_id": id, "remind_at": raw}),
+		get: func(t *nod.Task) string { return t.Value(nod.FieldReminder) },
+		set: func(t *nod.Task) { t.SetValue(nod.FieldReminder, value, time.Time{}) },
+		render: func(v string) string {
+			if at == nil {
+				return "Clear the reminder"
+			}
+			return "Set reminder to " + at.In(zoneOr(a.zone)).Format("2006-01-02 15:04")
+		}})
+}
+
+func zoneOr(z *time.Location) *time.Location {
+	if z == nil {
+		return time.UTC
+	}
+	return z
+}

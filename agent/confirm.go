@@ -462,3 +462,46 @@ func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.Cha
 	}
 	return typed(ch, task, nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.summary(task), Field: it.Field, Before: cur, After: target}), true
 }
+
+// MarkDone sets a task's status to DONE from its reminder's button: the
+// person's own change, audited and undoable. nod.ErrDecided if it is
+// done already.
+func (c *Confirmations) MarkDone(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error) {
+	cs, _, err := parseStatus(args{tool: "set_task_status", m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "status": mustJSON(nod.StatusDone)}})
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	return c.tap(ctx, chatID, userID, cs[0], "the reminder's ✓ Done")
+}
+
+// Remind moves a task's reminder to at from its reminder's button: the
+// person's own change, audited and undoable.
+func (c *Confirmations) Remind(ctx context.Context, chatID, userID int64, taskID string, at time.Time) (nod.Applied, error) {
+	cs, _, err := parseReminder(args{tool: "set_task_reminder", m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "remind_at": mustJSON(at.Format(time.RFC3339))}, zone: at.Location()})
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	return c.tap(ctx, chatID, userID, cs[0], "the reminder's ⏰ button")
+}
+
+// tap applies ch as the person's tap; nod.ErrDecided if it changes
+// nothing.
+func (c *Confirmations) tap(ctx context.Context, chatID, userID int64, ch change, reason string) (nod.Applied, error) {
+	now := c.now()
+	return c.editor.Apply(ctx, nod.Edit{
+		ChatID: chatID, UserID: userID, TaskID: ch.task(), Tool: ch.tool(), Args: ch.args(),
+		Mutate: func(cur *nod.Task) (nod.Task, error) {
+			before, _ := ch.current(cur)
+			after, _ := ch.target(cur)
+			if before == after {
+				return nod.Task{}, fmt.Errorf("task %q: %w", cur.Title, nod.ErrDecided)
+			}
+			if err := ch.apply(cur, applyCtx{now: now, by: nod.ActorUser}); err != nil {
+				return nod.Task{}, err
+			}
+			return *cur, nil
+		},
+		Summary: ch.summary(nil),
+		Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true, Reason: reason},
+	})
+}

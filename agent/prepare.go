@@ -18,8 +18,9 @@ type proposal struct {
 	tool    Tool
 	args    args
 	changes []prepared
-	dropped []string    // one line per kind of dropped element
-	answer  *answerCall // answer_proposals: a decision stated in words
+	dropped []string       // one line per kind of dropped element
+	answer  *answerCall    // answer_proposals: a decision stated in words
+	zone    *time.Location // set_chat_timezone: the zone asked for
 }
 
 // prepared is one change of a proposal with the values it was read with.
@@ -45,6 +46,10 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 	if err != nil {
 		t.record(start, tool.Name, nil, nod.OutcomeFailed, userError(err))
 		return nil, errorJSON(err)
+	}
+	a.zone = t.zone
+	if tool.Name == "set_chat_timezone" {
+		return t.prepareZone(start, tool, a)
 	}
 	switch tool.Risk {
 	case nod.ReadOnly:
@@ -221,6 +226,11 @@ func noopReason(c change, task *nod.Task) string {
 			return "Skipped: due date is already none."
 		}
 		return fmt.Sprintf("Skipped: due date is already %s.", task.DueDate)
+	case nod.FieldReminder:
+		if task.RemindAt == nil {
+			return "Skipped: the task has no reminder already."
+		}
+		return fmt.Sprintf("Skipped: the reminder is already at %s.", task.Value(nod.FieldReminder))
 	case nod.FieldLabels:
 		ls := strings.Join(nod.NormalizeLabels(task.Labels), ", ")
 		if ls == "" {

@@ -36,12 +36,15 @@ Rules:
 // systemPrompt tells the agent today's date, the rules and the mode it
 // works under, the chat's tasks that matter most and how many it has, and
 // its latest decisions. It returns the tasks it listed too.
-func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings) (string, nod.TaskPage, error) {
+func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location) (string, nod.TaskPage, error) {
 	chatID, lang := req.ChatID, req.Lang
 	var b strings.Builder
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
-	fmt.Fprintf(&b, "\n\nToday is %s.\n", a.now().UTC().Format("Monday, 2006-01-02"))
+	fmt.Fprintf(&b, "\n\n%s\n", todayLine(a.now(), zone))
+	if settings.TimeZone == "" {
+		b.WriteString("The user has not said where they are; this is nod's default zone. When they give a date or time (a reminder, \"tomorrow\"), ask once where they are before relying on it, and set it with set_chat_timezone when they say; never guess it.\n")
+	}
 	if req.Speaker != "" {
 		fmt.Fprintf(&b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
 	}
@@ -54,7 +57,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	}
 	fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too.\n", lang)
 
-	focus, err := a.tasks.FocusTasks(ctx, chatID, a.now().UTC().Format(nod.DateLayout), promptTasks)
+	focus, err := a.tasks.FocusTasks(ctx, chatID, a.now().In(zone).Format(nod.DateLayout), promptTasks)
 	if err != nil {
 		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
 	}
@@ -71,6 +74,9 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		fmt.Fprintf(&b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
 		if t.DueDate != "" {
 			fmt.Fprintf(&b, " due %s", t.DueDate)
+		}
+		if t.RemindAt != nil {
+			fmt.Fprintf(&b, " reminder %s", t.RemindAt.In(zone).Format(nod.ReminderLayout))
 		}
 		if n := len(t.Checklist); n > 0 {
 			done := 0
@@ -190,4 +196,45 @@ func decisionLine(d nod.Decision, task string) string {
 		line += fmt.Sprintf(" (the user's reason: %q)", r)
 	}
 	return line + "\n"
+}
+
+// todayLine tells the agent where in its day the person is: local date,
+// weekday, time and zone, which "today", "tomorrow" and "Friday" mean.
+func todayLine(now time.Time, zone *time.Location) string {
+	return fmt.Sprintf("Today is %s (%s).", now.In(zone).Format("Monday, 2006-01-02, 15:04"), zone)
+}
+
+// dueNote lists, for a review, the tasks overdue, due today and due in
+// the coming week by the chat's local date: what it looks at first.
+func dueNote(tasks []nod.Task, now time.Time, zone *time.Location) string {
+	today := nod.LocalDate(now, zone)
+	week := now.In(zone).AddDate(0, 0, 7).Format(nod.DateLayout)
+	var overdue, due, soon []string
+	for _, t := range tasks {
+		if t.DueDate == "" || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+			continue
+		}
+		name := fmt.Sprintf("%s %q", t.ID, t.Title)
+		switch {
+		case t.DueDate < today:
+			overdue = append(overdue, name)
+		case t.DueDate == today:
+			due = append(due, name)
+		case t.DueDate <= week:
+			soon = append(soon, name)
+		}
+	}
+	var b strings.Builder
+	for _, g := range []struct {
+		what  string
+		tasks []string
+	}{{"Overdue", overdue}, {"Due today", due}, {"Due within a week", soon}} {
+		if len(g.tasks) > 0 {
+			fmt.Fprintf(&b, "%s: %s.\n", g.what, strings.Join(g.tasks, ", "))
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "Look at these first:\n" + b.String()
 }

@@ -17,6 +17,9 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	if p.answer != nil {
 		return t.commitAnswer(ctx, p, v)
 	}
+	if p.zone != nil {
+		return t.commitZone(ctx, p, v)
+	}
 	var now, later []prepared
 	var guarded, revised, left []string // left: titles of the person's items the guard kept
 	for _, pc := range p.changes {
@@ -216,7 +219,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			t.notices = append(t.notices, nod.Note{Key: nod.NoteLeftAsSet, Args: []string{title}})
 		}
 	}
-	j := toJSON(last)
+	j := toJSON(last, t.zone)
 	j.Notes = notes
 	return string(mustJSON(j))
 }

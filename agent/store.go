@@ -176,6 +176,19 @@ type Deps struct {
 	// Answers passes on decisions the person stated in words
 	// (answer_proposals); nil: the tool answers that it is unavailable.
 	Answers Answerer
+	// Zones sets the chat's time zone (set_chat_timezone); nil: the tool
+	// never applies.
+	Zones Zones
+}
+
+// Zones sets a chat's time zone.
+type Zones interface {
+	// SetTimeZone sets the chat's zone and records the change, with its
+	// audit row under tool, for its Undo; in one transaction.
+	SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool string) (nod.ZoneChange, error)
+	// ProposeZone records a zone change that waits for the person's tap,
+	// with its audit row.
+	ProposeZone(ctx context.Context, chatID, userID int64, zone string) (nod.ZoneChange, error)
 }
 
 // ConfirmDeps are what Confirmations work with; *storage.DB provides

@@ -50,6 +50,13 @@ func classifierSummary(tool string, a args, task *nod.Task, said string) string 
 			return fmt.Sprintf("set the due date of %s to %s", name, cut(d))
 		}
 		return fmt.Sprintf("clear the due date of %s", name)
+	case "set_task_reminder":
+		if r := a.text("remind_at"); r != "" && r != "null" {
+			return fmt.Sprintf("set a reminder on %s for %s (%s)", name, cut(r), zoneOr(a.zone))
+		}
+		return fmt.Sprintf("clear the reminder of %s", name)
+	case "set_chat_timezone":
+		return fmt.Sprintf("set the chat's time zone to %s", cut(a.text("timezone")))
 	case "assign_task_labels":
 		ls, _, _ := a.strings("labels", false)
 		return fmt.Sprintf("set the labels of %s to [%s]", name, cut(strings.Join(ls, ", ")))

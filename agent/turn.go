@@ -22,6 +22,10 @@ const (
 // the system prompt: the person's message is only the /review they sent.
 const reviewInstruction = "\nThe user sent /review: review their tasks on your own. Look for missing estimates, due dates, priorities or checklist items, stale statuses, and unclear titles. Propose only changes that clearly help; every change you propose is shown to the user for confirmation. Reply in the chat's language.\n"
 
+// dailyInstruction starts the daily review nod runs at the time the
+// person chose with /daily; they sent nothing, and may not be reading.
+const dailyInstruction = "\nThis is the daily review the user turned on with /daily: nod started it at that time; the user sent nothing. Review their tasks on your own, overdue and due today first. Propose only changes that clearly help; every change you propose is shown to the user for confirmation. If nothing needs them today, answer in one short line. Reply in the chat's language.\n"
+
 // Turn runs one turn: the request, then model steps and tool calls until
 // the model answers in plain text or MaxSteps is reached. What the turn
 // proposes is stored as one change set together with the conversation.
@@ -36,6 +40,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		settings = &s
 	}
 	t.mode = settings.Effective(t.started)
+	t.zone = settings.Zone(a.opts.TimeZone)
 	history, err := a.conv.History(ctx, req.ChatID, a.opts.History)
 	if err != nil {
 		return nod.TurnResult{}, err
@@ -48,7 +53,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	history = fromUserMessage(history)
 	t.history = history
-	system, tasks, err := a.systemPrompt(ctx, req, *settings)
+	system, tasks, err := a.systemPrompt(ctx, req, *settings, t.zone)
 	if err != nil {
 		return nod.TurnResult{}, err
 	}
@@ -76,7 +81,11 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo}
 	if req.Review {
 		user.Content, user.Review = "/review", true
-		system += reviewInstruction
+		instruction := reviewInstruction
+		if req.Daily {
+			user.Content, instruction = "/daily", dailyInstruction
+		}
+		system += instruction + dueNote(tasks.Tasks, t.started, t.zone)
 	}
 	t.msgs = append(t.msgs, user)
 	// What the person said is kept before the model is asked: a crash
@@ -138,6 +147,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletions, res.Revised = rec.Set, t.receipts, t.notices, t.deletions, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
+	res.Zone, res.ZoneQuote, res.ZoneOffer = t.zoneChange, t.zoneQuote, t.zoneOffer
 	if final := strings.TrimSpace(res.Text); len(t.asides) > 0 {
 		if !slices.Contains(t.asides, final) && final != "" {
 			t.asides = append(t.asides, final)
@@ -248,6 +258,7 @@ type turn struct {
 	started time.Time // on the injected clock
 	wall    time.Time // for the log line's duration
 	mode    nod.Mode
+	zone    *time.Location // the chat's: what today and a reminder's time mean
 	history []nod.ChatMessage
 	// replyItems lists the numbered items of the set the person's message
 	// replies to, for the classifier
@@ -281,6 +292,10 @@ type turn struct {
 	answered []string
 	readings []nod.Reading
 	revised  *nod.ChangeSet // the set once the pending item was revised
+	// the chat's time zone as the person set it in this turn
+	zoneChange *nod.ZoneChange
+	zoneQuote  string
+	zoneOffer  *nod.ZoneChange // proposed, waiting for a tap
 }
 
 // step runs the tool calls of one model step and returns their results in
@@ -364,7 +379,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 		}
 	}
 	t.classified++
-	return t.a.classifier.Classify(ctx, conv, actions)
+	return t.a.classifier.Classify(confidence.WithZone(ctx, t.zone), conv, actions)
 }
 
 // conversation is what the classifier may see: the person's messages and

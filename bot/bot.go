@@ -44,6 +44,8 @@ type Options struct {
 	Metrics prometheus.Registerer
 	// Limits pace outgoing messages; zero fields take Telegram's limits.
 	Limits Limits
+	// TimeZone serves chats that set no zone of their own (default UTC).
+	TimeZone *time.Location
 }
 
 // Turner runs agent turns.
@@ -53,23 +55,26 @@ type Turner interface {
 
 // Bot connects Telegram to the agent.
 type Bot struct {
-	opts     Options
-	updates  Updates
-	tasks    Tasks
-	sets     Sets
-	chats    Chats
-	messages Messages
-	answers  Answers
-	sweeps   Sweeps
-	outbox   Outbox
-	agent    Turner
-	decide   Decider
-	mend     Mender
-	change   Changer
-	rules    RuleDecider
-	now      func() time.Time
-	log      *slog.Logger
-	allowed  map[int64]bool
+	opts      Options
+	updates   Updates
+	tasks     Tasks
+	sets      Sets
+	chats     Chats
+	messages  Messages
+	answers   Answers
+	sweeps    Sweeps
+	outbox    Outbox
+	agent     Turner
+	decide    Decider
+	mend      Mender
+	change    Changer
+	rules     RuleDecider
+	days      Days
+	reminders Reminders
+	places    Places
+	now       func() time.Time
+	log       *slog.Logger
+	allowed   map[int64]bool
 
 	tg       *tgbot.Bot
 	send     *sender
@@ -111,12 +116,15 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = 256
 	}
+	if opts.TimeZone == nil {
+		opts.TimeZone = time.UTC
+	}
 	allowed := map[int64]bool{}
 	for _, id := range opts.AllowedUsers {
 		allowed[id] = true
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
-		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, now: now, log: log,
+		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 

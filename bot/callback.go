@@ -20,6 +20,7 @@ var kindLetters = map[nod.ActionKind]byte{
 	nod.ActApplyAnyway: 'a', nod.ActSkip: 's', nod.ActRetry: 'y', nod.ActSkipRest: 'k', nod.ActAbort: 'b', nod.ActUndoForce: 'f', nod.ActRepropose: 'p', nod.ActKeep: 'e',
 	nod.ActAcceptRule: 'A', nod.ActDeclineRule: 'D', nod.ActRevokeRule: 'V', nod.ActStopRule: 'S', nod.ActAcceptReading: 'g',
 	nod.ActTaskPage: 'P',
+	nod.ActUndoZone: 'z', nod.ActRemindDone: 'd', nod.ActSnooze: 'h', nod.ActZoneAccept: 'T', nod.ActZoneDecline: 'N',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

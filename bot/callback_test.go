@@ -30,7 +30,7 @@ func TestActionRoundTrip(t *testing.T) {
 
 func TestDecodeActionRejectsForgeries(t *testing.T) {
 	t.Parallel()
-	for _, s := range []string{"", "1", "1c.", "2c.abc.1", "1z.abc", "1c.abc.0", "1c.abc.-1", "1c.abc.01", "1c.a b", "1c.abc.1.2", "1c.<b>", "approve_all", "1c.abc.99999999999999999999"} {
+	for _, s := range []string{"", "1", "1c.", "2c.abc.1", "1Z.abc", "1c.abc.0", "1c.abc.-1", "1c.abc.01", "1c.a b", "1c.abc.1.2", "1c.<b>", "approve_all", "1c.abc.99999999999999999999"} {
 		if a, err := DecodeAction(s); !errors.Is(err, nod.ErrInvalid) {
 			t.Errorf("DecodeAction(%q) = %+v, %v; want ErrInvalid", s, a, err)
 		}

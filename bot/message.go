@@ -51,6 +51,10 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		return
 	}
 	in := b.incoming(ctx, m)
+	if m.Location != nil && b.places != nil {
+		b.onLocation(ctx, in, m.Location.Latitude, m.Location.Longitude)
+		return
+	}
 	b.onText(ctx, in)
 	b.refreshOwed(ctx, chat, in.loc)
 }
@@ -302,6 +306,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	if res.Set != nil {
 		b.showChangeSet(ctx, in.loc, *res.Set)
 	}
+	b.offerZone(ctx, in.loc, in.chat, res.ZoneOffer)
 	if len(res.Deletions) > 0 {
 		b.askDeletion(ctx, in.chat, in.user, in.loc) // the first; the others once it ends
 	}
@@ -322,6 +327,9 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int
 			}
 			b.delivered(ctx, chat, nod.OwedReceipt, ids...)
 		}
+	}
+	if z := res.Zone; z != nil {
+		b.reply(ctx, chat, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
 	}
 	for _, n := range res.Notices {
 		b.reply(ctx, chat, loc.Text("notice", loc.Remark(n)))

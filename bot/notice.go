@@ -61,7 +61,7 @@ func (b *Bot) settings(ctx context.Context, chat, user int64, seen string) (*for
 	s, err := b.chats.ChatSettings(ctx, chat, user)
 	if err != nil {
 		b.log.Warn("chat language", "chat", chat, "err", err)
-		return formatting.For(seen), nil
+		return formatting.For(seen).In(b.opts.TimeZone), nil
 	}
 	// Written only when it changes the language: most updates write nothing.
 	if seen != "" && formatting.For(seen) != formatting.For(s.LanguageSeen) {
@@ -69,7 +69,7 @@ func (b *Bot) settings(ctx context.Context, chat, user int64, seen string) (*for
 			b.log.Warn("remember chat language", "chat", chat, "err", err)
 		}
 	}
-	return formatting.For(s.Lang(seen)), &s
+	return formatting.For(s.Lang(seen)).In(b.zone(&s)), &s
 }
 
 // explain is the notice for a failed action; an error with no notice of

@@ -77,6 +77,8 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			default:
 				b.showDeletion(ctx, o.ChatID, loc, d)
 			}
+		case nod.OwedReminder, nod.OwedDaily:
+			b.deliverDue(ctx, o)
 		case nod.OwedUndone:
 			redo, err := b.sets.UndoEntry(ctx, o.ChatID, o.Ref)
 			if err != nil {

@@ -27,6 +27,8 @@ var commands = []command{
 	{"audit", (*Bot).cmdAudit},
 	{"rules", (*Bot).cmdRules},
 	{"lang", (*Bot).cmdLang},
+	{"tz", (*Bot).cmdTz},
+	{"daily", (*Bot).cmdDaily},
 }
 
 // actions maps every button kind to its handler; a handler returns the
@@ -55,4 +57,9 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActDeclineRule:   (*Bot).onDeclineRule,
 	nod.ActRevokeRule:    (*Bot).onRevokeRule,
 	nod.ActStopRule:      (*Bot).onStopRule,
+	nod.ActUndoZone:      (*Bot).onUndoZone,
+	nod.ActRemindDone:    (*Bot).onRemindDone,
+	nod.ActSnooze:        (*Bot).onSnooze,
+	nod.ActZoneAccept:    (*Bot).onZoneAccept,
+	nod.ActZoneDecline:   (*Bot).onZoneDecline,
 }

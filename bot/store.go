@@ -151,21 +151,56 @@ type RuleDecider interface {
 	RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error)
 }
 
+// Days keeps the chat's place in the day: its time zone, its daily
+// review, and the reminders and reviews that fall due.
+type Days interface {
+	// SetTimeZone sets the chat's zone (empty: the default def) and
+	// records the change for its Undo; UndoZone puts the zone before it
+	// back (see storage.DB.UndoZone for the errors).
+	SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool string) (nod.ZoneChange, error)
+	UndoZone(ctx context.Context, chatID, userID int64, id string, def *time.Location) (nod.ZoneChange, error)
+	// DecideZone sets or declines a zone the agent proposed, once.
+	DecideZone(ctx context.Context, chatID, userID int64, id string, accept bool, def *time.Location) (nod.ZoneChange, error)
+	// SetDaily turns the daily review on at a local HH:MM, or off ("").
+	SetDaily(ctx context.Context, chatID, userID int64, hhmm string, quiet bool, def *time.Location) error
+	// ClaimDue claims what is due at now, each once across replicas, and
+	// records it as owed in the same transaction.
+	ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error)
+}
+
+// Reminders makes the changes a reminder's buttons ask for, as the
+// person's own: applied at once, audited, undoable.
+type Reminders interface {
+	// MarkDone sets the task's status to DONE; nod.ErrDecided if it is.
+	MarkDone(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
+	// Remind sets the task's reminder to at.
+	Remind(ctx context.Context, chatID, userID int64, taskID string, at time.Time) (nod.Applied, error)
+}
+
+// Places maps a shared location to its time zone, offline; sea is true
+// for a point where no country's time applies.
+type Places interface {
+	Zone(lat, lng float64) (zone string, sea bool, err error)
+}
+
 // Deps are what a Bot works with, each a small interface of its own:
 // *storage.DB provides the reading and bookkeeping ones, the agent and
 // agent.Confirmations the deciding ones.
 type Deps struct {
-	Updates  Updates
-	Tasks    Tasks
-	Sets     Sets
-	Chats    Chats
-	Messages Messages
-	Answers  Answers
-	Sweeps   Sweeps
-	Outbox   Outbox
-	Turner   Turner
-	Decider  Decider
-	Mender   Mender
-	Changer  Changer
-	Rules    RuleDecider
+	Updates   Updates
+	Tasks     Tasks
+	Sets      Sets
+	Chats     Chats
+	Messages  Messages
+	Answers   Answers
+	Sweeps    Sweeps
+	Outbox    Outbox
+	Turner    Turner
+	Decider   Decider
+	Mender    Mender
+	Changer   Changer
+	Rules     RuleDecider
+	Days      Days
+	Reminders Reminders
+	Places    Places // nil: a shared location is not read
 }

@@ -16,6 +16,7 @@ import (
 func (b *Bot) sweep(ctx context.Context) {
 	b.deliverOwed(ctx)
 	now := b.now()
+	b.schedule(ctx, now)
 	// A sweep cut short by Stop has not failed: the next start sweeps again.
 	failed := func(what string, err error) {
 		if ctx.Err() == nil {

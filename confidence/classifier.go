@@ -251,7 +251,7 @@ func (c *Classifier) ask(ctx context.Context, conv []Entry, actions []Action) (s
 	params := openai.ChatCompletionNewParams{
 		Model: shared.ChatModel(c.opts.Model),
 		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(systemPrompt + "\n\nToday is " + c.opts.Now().UTC().Format("Monday, 2006-01-02") + `: read dates such as "next Friday" from it.`),
+			openai.SystemMessage(systemPrompt + "\n\nToday is " + c.opts.Now().In(zoneOf(ctx)).Format("Monday, 2006-01-02, 15:04") + " (" + zoneOf(ctx).String() + `): read dates such as "next Friday" from it.`),
 			openai.UserMessage(Transcript(conv, after(actions))),
 			openai.UserMessage(ActionList(actions)),
 		},
@@ -496,4 +496,19 @@ func PooledClient(conns int) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = conns, conns
 	return &http.Client{Transport: tr}
+}
+
+type zoneKey struct{}
+
+// WithZone says which time zone the person is in, for the classifier's
+// date line: a request's own value, carried with it.
+func WithZone(ctx context.Context, loc *time.Location) context.Context {
+	return context.WithValue(ctx, zoneKey{}, loc)
+}
+
+func zoneOf(ctx context.Context) *time.Location {
+	if loc, ok := ctx.Value(zoneKey{}).(*time.Location); ok && loc != nil {
+		return loc
+	}
+	return time.UTC
 }

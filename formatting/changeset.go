@@ -88,7 +88,7 @@ func (l *Locale) itemLines(it nod.ChangeItem, summary, diff string) (string, str
 	switch {
 	case diff == "":
 		return summary, ""
-	case it.Field == nod.FieldStatus || it.Field == nod.FieldPriority || it.Field == nod.FieldEstimate || it.Field == nod.FieldDue || it.Field == nod.FieldLabels:
+	case it.Field == nod.FieldStatus || it.Field == nod.FieldPriority || it.Field == nod.FieldEstimate || it.Field == nod.FieldDue || it.Field == nod.FieldReminder || it.Field == nod.FieldLabels:
 		return diff, ""
 	case it.Field == nod.FieldTitle:
 		return l.Render("field", string(nod.FieldTitle)), diff
@@ -113,7 +113,7 @@ func itemMark(it nod.ChangeItem) string {
 // word diff if it was computed before.
 func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string {
 	switch it.Field {
-	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldLabels:
+	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldReminder, nod.FieldLabels:
 		return l.Render("scalar_line", map[string]any{"Field": it.Field, "Before": l.scalarValue(it.Field, it.Before), "After": l.scalarValue(it.Field, it.After)})
 	case nod.FieldTitle, nod.FieldDescription:
 		if segs == nil {

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"text/template"
 	"time"
 
@@ -29,6 +30,36 @@ type Locale struct {
 	code   string
 	t      *template.Template
 	months []string
+	zone   *time.Location // where dates and times are shown; nil: UTC
+}
+
+// In returns the locale showing times in zone, the chat's. Locales are
+// kept per language and zone, so a chat's messages cost no parsing.
+func (l *Locale) In(zone *time.Location) *Locale {
+	if zone == nil || zone.String() == l.Zone().String() {
+		return l
+	}
+	key := l.code + " " + zone.String()
+	if c, ok := zoned.Load(key); ok {
+		return c.(*Locale)
+	}
+	c := *l
+	c.zone = zone
+	// The templates' functions (stamp) must see this locale's zone.
+	c.t = template.Must(l.t.Clone()).Funcs(c.funcs())
+	actual, _ := zoned.LoadOrStore(key, &c)
+	return actual.(*Locale)
+}
+
+// zoned holds the locales In made, by language and zone.
+var zoned sync.Map
+
+// Zone is where the locale shows times.
+func (l *Locale) Zone() *time.Location {
+	if l.zone == nil {
+		return time.UTC
+	}
+	return l.zone
 }
 
 // locales are parsed once from the embedded files; a file that does not
@@ -164,7 +195,7 @@ type dateParts struct {
 }
 
 func (l *Locale) parts(t time.Time) dateParts {
-	t = t.UTC()
+	t = t.In(l.Zone())
 	return dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year(), Clock: t.Format("15:04")}
 }
 
@@ -178,10 +209,11 @@ func (l *Locale) Date(d string) string {
 	if err != nil {
 		return d
 	}
-	return l.Render("date", l.parts(t))
+	// A date is a day of the calendar, in no zone.
+	return l.Render("date", dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year()})
 }
 
-// Stamp renders a moment, to the minute, in UTC.
+// Stamp renders a moment, to the minute, in the locale's zone.
 func (l *Locale) Stamp(t time.Time) string { return l.Render("stamp", l.parts(t)) }
 
 func (l *Locale) stampAny(t any) string {

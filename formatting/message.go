@@ -3,6 +3,7 @@ package formatting
 import (
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -51,6 +52,13 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 		return l.Minutes(&n)
 	case nod.FieldDue:
 		return l.Date(raw)
+	case nod.FieldReminder:
+		if raw == "" {
+			return l.Render("none", nil)
+		}
+		if t, err := time.Parse(time.RFC3339, raw); err == nil {
+			return l.Stamp(t)
+		}
 	case nod.FieldLabels:
 		if raw == "" {
 			return l.Render("none", nil)

@@ -17,7 +17,18 @@ import (
 var columns = map[nod.Field]string{
 	nod.FieldTitle: "title", nod.FieldDescription: "description", nod.FieldStatus: "status",
 	nod.FieldPriority: "priority", nod.FieldEstimate: "estimate_minutes", nod.FieldDue: "due_date",
-	nod.FieldLabels: "labels",
+	nod.FieldLabels: "labels", nod.FieldReminder: "remind_at",
+}
+
+// remindDue is what a task's remind_due holds for reminder at, written
+// at now: the moment itself while it is ahead, else nothing. A reminder
+// set in the past never fires, so that undoing a snooze does not fire
+// the reminder it followed a second time.
+func remindDue(at *time.Time, now time.Time) sql.NullInt64 {
+	if at == nil || !at.After(now) {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: micros(*at), Valid: true}
 }
 
 // sqlValue is a field's canonical value as its column stores it.
@@ -34,6 +45,15 @@ func sqlValue(f nod.Field, v string) (any, error) {
 		return sql.NullInt64{Int64: n, Valid: true}, nil
 	case nod.FieldDue:
 		return sql.NullString{String: v, Valid: v != ""}, nil
+	case nod.FieldReminder:
+		if v == "" {
+			return sql.NullInt64{}, nil
+		}
+		at, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return nil, fmt.Errorf("reminder %q: %w", v, nod.ErrInvalid)
+		}
+		return sql.NullInt64{Int64: micros(at), Valid: true}, nil
 	}
 	return v, nil
 }
@@ -108,6 +128,15 @@ func writeTaskRow(ctx context.Context, q conn, chatID int64, c nod.Change, now t
 		args = append(args, after, before)
 		sets = append(sets, fmt.Sprintf("%s = $%d", col, len(args)-1))
 		conds = append(conds, fmt.Sprintf("%s IS NOT DISTINCT FROM $%d", col, len(args)))
+		if f.Field == nod.FieldReminder {
+			var at *time.Time
+			if v := after.(sql.NullInt64); v.Valid {
+				t := fromMicros(v.Int64)
+				at = &t
+			}
+			args = append(args, remindDue(at, now))
+			sets = append(sets, fmt.Sprintf("remind_due = $%d", len(args)))
+		}
 	}
 	conds = append(conds, trash)
 	res, err := q.ExecContext(ctx, `UPDATE tasks SET `+strings.Join(sets, ", ")+` WHERE `+strings.Join(conds, " AND "), args...)
@@ -237,9 +266,9 @@ func insertTask(ctx context.Context, q conn, t nod.Task) error {
 		est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
 	}
 	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
-	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`, remind_due) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
 		t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt))
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), remindDue(t.RemindAt, t.UpdatedAt))
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

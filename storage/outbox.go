@@ -62,6 +62,9 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 		b, _ := json.Marshal(answerRecord{Text: o.Text}) // a string: cannot fail
 		payload = string(b)
 	}
+	if !o.Due.IsZero() {
+		payload = fmt.Sprintf(`{"due":%d}`, micros(o.Due))
+	}
 	_, err := q.ExecContext(ctx, `INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 		nod.NewID(), o.ChatID, string(o.Kind), o.Ref, payload, db.instance, micros(now))
 	if err != nil {
@@ -152,6 +155,12 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 				db.log.Error("owed answer unreadable", "id", r.o.ID, "err", err)
 			}
 			r.o.Text = rec.Text
+		}
+		if r.o.Kind == nod.OwedReminder || r.o.Kind == nod.OwedDaily {
+			var due struct{ Due int64 }
+			if err := json.Unmarshal([]byte(r.payload), &due); err == nil {
+				r.o.Due = fromMicros(due.Due)
+			}
 		}
 		if r.o.Kind == nod.OwedReceipt {
 			var rec receiptRecord

@@ -237,6 +237,7 @@ func (db *DB) TaskTitles(ctx context.Context, chatID int64, ids []string) (map[s
 // rows a statement: no audit rows, no undo entries. It is for seeding (the
 // tests and the bench load chats of thousands of tasks); a task without a
 // creation time is created now.
+// A task's reminder is imported as its value only: it does not fire.
 func (db *DB) ImportTasks(ctx context.Context, tasks []nod.Task) error {
 	now := db.now()
 	rows := make([][]any, 0, len(tasks))
@@ -260,7 +261,7 @@ func (db *DB) ImportTasks(ctx context.Context, tasks []nod.Task) error {
 			est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
 		}
 		rows = append(rows, []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est,
-			sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}, string(labels), micros(nod.Stamp(t.CreatedAt)), micros(nod.Stamp(t.UpdatedAt)), nullMicros(t.DeletedAt)})
+			sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}, string(labels), micros(nod.Stamp(t.CreatedAt)), micros(nod.Stamp(t.UpdatedAt)), nullMicros(t.DeletedAt), nullMicros(t.RemindAt)})
 		for i, it := range t.Checklist {
 			items = append(items, append([]any{it.ID, t.ID, i}, itemValues(&it)...))
 		}

@@ -11,7 +11,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at`
+const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at`
 
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
@@ -88,14 +88,14 @@ func scanTask(rows *sql.Rows, seq *int64, total *int) (nod.Task, error) {
 		due              sql.NullString
 		labels           string
 		created, updated int64
-		deleted          sql.NullInt64
+		deleted, remind  sql.NullInt64
 		status, priority string
 	)
 	var dest []any
 	if seq != nil {
 		dest = append(dest, seq)
 	}
-	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted)
+	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind)
 	if total != nil {
 		dest = append(dest, total)
 	}
@@ -111,7 +111,7 @@ func scanTask(rows *sql.Rows, seq *int64, total *int) (nod.Task, error) {
 	if err := json.Unmarshal([]byte(labels), &t.Labels); err != nil {
 		return nod.Task{}, fmt.Errorf("task %s labels: %w", t.ID, err)
 	}
-	t.CreatedAt, t.UpdatedAt, t.DeletedAt = fromMicros(created), fromMicros(updated), timePtr(deleted)
+	t.CreatedAt, t.UpdatedAt, t.DeletedAt, t.RemindAt = fromMicros(created), fromMicros(updated), timePtr(deleted), timePtr(remind)
 	return t, nil
 }
 

@@ -9,6 +9,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The zone database goes into the binary: a chat's zone must load in
+	// a container that has none.
+	_ "time/tzdata"
 
 	"github.com/nodbot/nod/cmd/internal/app"
 )

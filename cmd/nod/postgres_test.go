@@ -275,3 +275,35 @@ func TestOwedTakenOverOnPostgres(t *testing.T) {
 		t.Errorf("late receipt = %q %v", late.Text, buttonTexts(late))
 	}
 }
+
+// Two replicas sweeping one PostgreSQL at once: 300 reminders due in the
+// same minute each fire exactly once.
+func TestTwoReplicasRemindOnce(t *testing.T) {
+	t.Parallel()
+	firstPassOnly(t, "one PostgreSQL pass is enough")
+	h := postgresHarness(t)
+	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
+	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret"
+	h.env["NOD_SWEEP_INTERVAL"] = "5ms"
+	const n = 300
+	at := fixtures.DefaultNow.Add(time.Hour)
+	for i := range n {
+		h.seed(chat, nod.Task{ID: fmt.Sprintf("R%03d", i), Title: fmt.Sprintf("Reminder %03d", i), RemindAt: &at})
+	}
+	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
+	_, _, logs2 := h.replicas()
+	h.clock.Set(at.Add(30 * time.Second))
+	h.tg.Wait("every reminder", func() bool { return len(h.tg.BotMessages(chat)) >= n })
+	h.sweeps(5)
+	seen := map[string]int{}
+	for _, m := range h.tg.BotMessages(chat) {
+		if i := strings.Index(m.Text, "Reminder "); i >= 0 {
+			seen[m.Text[i:i+12]]++
+		}
+	}
+	if len(seen) != n || len(h.tg.BotMessages(chat)) != n {
+		t.Fatalf("%d reminders sent for %d tasks, want %d each once", len(h.tg.BotMessages(chat)), len(seen), n)
+	}
+	one, two := strings.Count(h.logs.String(), "reminder sent"), strings.Count(logs2.String(), "reminder sent")
+	t.Logf("replica 1 sent %d, replica 2 sent %d", one, two)
+}

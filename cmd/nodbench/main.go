@@ -5,6 +5,7 @@
 //	nodbench [-latency 200ms] [-rtt 50ms] [-chats 200] [-rounds 20] [-memchats 10000] [-sizes 100,1000,10000] [-db postgres://…] [-json]
 //	nodbench -transcript      the scenarios' conversations as a person sees them
 //	nodbench -sizesonly       only the size axis: a turn and a tap with 100, 1,000 and 10,000 tasks in the chat
+//	nodbench -reminders 10000 [-replicas 2 -db postgres://…]   reminders due at once, each fired once
 //
 // The headline is nod's own CPU per read-only turn and per confirm tap
 // beside a bare go-telegram/bot echo bot's per update, from the same run:
@@ -79,11 +80,22 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	asJSON := fs.Bool("json", false, "print JSON")
 	transcript := fs.Bool("transcript", false, "print each scenario's conversation and nothing else")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the load runs to this file")
+	remind := fs.Int("reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
+	replicas := fs.Int("replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
 	sizeList := fs.String("sizes", "100,1000,10000", "tasks in the chat for the size axis, comma-separated (empty skips it)")
 	sizeChats := fs.Int("sizechats", 10, "concurrent chats in the size axis' runs, each with its tasks")
 	sizeRounds := fs.Int("sizerounds", 30, "rounds of turns and of taps in each size")
 	sizesOnly := fs.Bool("sizesonly", false, "run the size axis only")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *remind > 0 {
+		rep, err := reminderBench(*dsn, *remind, *replicas)
+		if *asJSON {
+			json.NewEncoder(stdout).Encode(rep)
+		} else {
+			printReminders(stdout, rep)
+		}
 		return err
 	}
 	var sizes []int

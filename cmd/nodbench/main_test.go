@@ -53,3 +53,18 @@ func TestBenchSmoke(t *testing.T) {
 		t.Errorf("transcript: %v\n%s", err, out.String())
 	}
 }
+
+// The reminder bench on a few hundred: each fires once.
+func TestReminderBenchSmoke(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run([]string{"-reminders", "300", "-json"}, &out, &errb); err != nil {
+		t.Fatalf("nodbench -reminders: %v\n%s%s", err, errb.String(), out.String())
+	}
+	var rep reminders
+	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sent != 300 || rep.Duplicates != 0 || rep.PerSecond <= 0 || rep.Statements <= 0 {
+		t.Errorf("reminder bench: %+v", rep)
+	}
+}

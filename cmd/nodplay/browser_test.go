@@ -133,4 +133,19 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	if lp := launch(); len(lp.Checklist) != 0 {
 		t.Errorf("after Undo 1 the Launch plan is %+v", lp)
 	}
+
+	// The clock control: a reminder half an hour ahead fires after ⏩ +1 h.
+	db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	at := nod.Stamp(time.Now().Add(30 * time.Minute))
+	_, err = db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: launch().ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
+	db.Close()
+	step("set a reminder", err)
+	step("press ⏩ +1 h", chromedp.Do(ctx,
+		chromedp.Click(chromedp.Search(`//button[@data-clock="hour"]`)),
+		chromedp.WaitVisible(button("⏰ Tomorrow")),
+	))
 }

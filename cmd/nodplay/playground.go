@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -24,6 +25,7 @@ import (
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage"
+	"go.uber.org/fx"
 )
 
 // player is the person at the page: in a private chat, whose id is the
@@ -64,6 +66,12 @@ type playground struct {
 	runErr error
 	quit   chan struct{} // closed by close: ends long polls
 	tmp    string        // a temporary directory to remove, if any
+	db     string        // nod's database, for the chat's time zone
+	// ahead is how far the page's clock control moved nod's clock, in
+	// nanoseconds: reminders and daily reviews are seen without waiting.
+	ahead atomic.Int64
+	zone  *time.Location // NOD_TIMEZONE, for a chat that set none
+	shown *time.Location // the zone the page shows nod's time in; under mu
 
 	mu       sync.Mutex
 	version  uint64
@@ -165,6 +173,15 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		return nil, fmt.Errorf("-model %q: want tour, endpoint or relay:DIR", o.model)
 	}
 	p.model = env["NOD_MODEL"]
+	p.db = o.db
+	p.zone = time.UTC
+	if z, err := nod.LoadZone(env["NOD_TIMEZONE"]); err == nil {
+		p.zone = z
+	}
+	p.shown = p.zone
+	if env["NOD_SWEEP_INTERVAL"] == "" {
+		env["NOD_SWEEP_INTERVAL"] = "1s" // a moved clock shows its reminders at once
+	}
 	if o.seed {
 		if err := seed(ctx, o.db, p.chatID, log); err != nil {
 			return nil, err
@@ -181,7 +198,8 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	polls := len(p.tg.Calls("getUpdates"))
 	go func() {
 		defer close(p.exited)
-		p.runErr = app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog)
+		p.runErr = app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog,
+			fx.Decorate(func() app.Clock { return p.now }))
 	}()
 	if err := p.waitPolling(ctx, polls); err != nil {
 		ln.Close()
@@ -197,6 +215,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	mux.HandleFunc("GET /chat", p.chat)
 	mux.HandleFunc("POST /send", p.send)
 	mux.HandleFunc("POST /press", p.press)
+	mux.HandleFunc("POST /clock", p.clock)
 	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -334,6 +353,7 @@ type view struct {
 	Waiting string        `json:"waiting,omitempty"` // for the relayed model
 	Notice  *notice       `json:"notice,omitempty"`
 	Msgs    []viewMessage `json:"messages"`
+	Clock   string        `json:"clock"` // nod's time, in the chat's zone
 }
 
 type viewMessage struct {
@@ -381,7 +401,8 @@ wait:
 
 func (p *playground) view() view {
 	p.mu.Lock()
-	v := view{Version: p.version, Typing: !p.typingAt.IsZero() && time.Since(p.typingAt) < typingFor}
+	v := view{Version: p.version, Typing: !p.typingAt.IsZero() && time.Since(p.typingAt) < typingFor,
+		Clock: p.now().In(p.shown).Format("Mon 2 Jan 15:04 MST")}
 	if n := len(p.notices); n > 0 {
 		v.Notice = &p.notices[n-1]
 	}
@@ -501,4 +522,55 @@ func seed(ctx context.Context, dsn string, chat int64, log *slog.Logger) error {
 		}
 	}
 	return nil
+}
+
+// now is nod's clock: the real one, moved on by the page's clock control.
+func (p *playground) now() time.Time { return time.Now().Add(time.Duration(p.ahead.Load())) }
+
+// chatZone is the player's chat's time zone as nod keeps it.
+func (p *playground) chatZone() *time.Location {
+	db := storage.New(storage.Options{DSN: p.db}, time.Now, p.log)
+	if err := db.Open(context.Background()); err != nil {
+		return p.zone
+	}
+	defer db.Close()
+	s, err := db.ChatSettings(context.Background(), p.chatID, player)
+	if err != nil {
+		return p.zone
+	}
+	return s.Zone(p.zone)
+}
+
+// clock moves nod's clock on: {"by": "hour"} an hour, {"by": "morning"}
+// to 08:00 next in the chat's zone. Only forward, as time goes.
+func (p *playground) clock(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		By string `json:"by"`
+	}
+	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
+		http.Error(w, "bad request", http.StatusBadRequest)
+		return
+	}
+	now := p.now()
+	p.mu.Lock()
+	zone := p.shown
+	p.mu.Unlock()
+	var to time.Time
+	switch in.By {
+	case "hour":
+		to = now.Add(time.Hour)
+	case "morning":
+		zone = p.chatZone() // read only here: a second handle on nod's database
+		to = nod.NextDaily(8, 0, zone, now)
+	default:
+		http.Error(w, `by is "hour" or "morning"`, http.StatusBadRequest)
+		return
+	}
+	p.ahead.Add(int64(to.Sub(now)))
+	p.log.Info("clock moved", "by", in.By, "now", to)
+	p.mu.Lock()
+	p.shown = zone
+	p.bump()
+	p.mu.Unlock()
+	w.WriteHeader(http.StatusNoContent)
 }

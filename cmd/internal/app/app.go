@@ -15,6 +15,7 @@ import (
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -38,6 +39,10 @@ var (
 	_ agent.Classifier   = (*confidence.Classifier)(nil)
 	_ agent.Answerer     = (*agent.Confirmations)(nil)
 	_ bot.Turner         = (*agent.Agent)(nil)
+	_ bot.Days           = (*storage.DB)(nil)
+	_ bot.Reminders      = (*agent.Confirmations)(nil)
+	_ agent.Zones        = (*storage.DB)(nil)
+	_ bot.Places         = (*place.Finder)(nil)
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -89,8 +94,8 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg},
-		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c}, now, log.With("component", "agent"))
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone},
+		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c, Zones: db}, now, log.With("component", "agent"))
 }
 
 func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Confirmations {
@@ -100,10 +105,10 @@ func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *
 func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
 		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
-		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg,
+		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Answers: db, Sweeps: db, Outbox: db,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c}, now, log.With("component", "bot"))
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c, Places: place.Shared}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.

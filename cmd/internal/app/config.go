@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/nodbot/nod"
 	"io"
 	"strconv"
 	"strings"
@@ -39,6 +40,7 @@ type config struct {
 	RateChatBurst     float64
 	RateGroup         float64
 	RateGlobal        float64
+	TimeZone          *time.Location
 }
 
 // setting is one configuration value: its flag, the kind of value it
@@ -121,6 +123,14 @@ var settings = []setting{
 	{"rate-chat-burst", "number", "NOD_RATE_CHAT_BURST", "3", "messages to one chat in a burst", false, rate(func(c *config) *float64 { return &c.RateChatBurst })},
 	{"rate-group", "number", "NOD_RATE_GROUP", "20", "messages a minute to one group", false, rate(func(c *config) *float64 { return &c.RateGroup })},
 	{"rate-global", "number", "NOD_RATE_GLOBAL", "30", "messages a second in all", false, rate(func(c *config) *float64 { return &c.RateGlobal })},
+	{"timezone", "IANA name", "NOD_TIMEZONE", "UTC", "time zone of a chat that has not set one", false, func(c *config, v string) error {
+		loc, err := nod.LoadZone(v)
+		if err != nil {
+			return fmt.Errorf("%q is not an IANA time zone such as Europe/Berlin", v)
+		}
+		c.TimeZone = loc
+		return nil
+	}},
 	{"log-format", "text|json", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
 		if v != "text" && v != "json" {
 			return fmt.Errorf("%q is not text or json", v)

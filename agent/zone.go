@@ -1,0 +1,86 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/confidence"
+)
+
+// prepareZone validates set_chat_timezone: a zone that loads and is not
+// the chat's already.
+func (t *turn) prepareZone(start time.Time, tool Tool, a args) (*proposal, string) {
+	name, _, err := a.str("timezone", true)
+	if err == nil {
+		var zone *time.Location
+		if zone, err = nod.LoadZone(name); err == nil {
+			if zone.String() == t.zone.String() {
+				out := fmt.Sprintf("Skipped: the chat's time zone is already %s.", zone)
+				t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
+				return nil, out
+			}
+			return &proposal{start: start, tool: tool, args: a, zone: zone}, ""
+		}
+	}
+	t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+	return nil, errorJSON(err)
+}
+
+// commitZone sets the chat's zone when the person asked for it in their
+// own words (or the chat trusts the agent); it has a receipt with Undo.
+// Otherwise it is proposed: a zone is a setting of the whole chat, not a
+// task's field, so the proposal is a message of its own with a button to
+// set it, beside the turn's change set. In a group, where only
+// administrators may change it, the agent is told to point to /tz.
+func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict) string {
+	entry := nod.AuditEntry{Tool: p.tool.Name, Args: p.args.JSON(), Verdict: verdictName(v)}
+	var why string
+	switch {
+	case t.req.Speaker != "": // a group
+		why = "Not changed: in a group only its administrators can change the time zone, with /tz " + p.zone.String() + ". Tell the user so."
+	case t.a.zones == nil:
+		why = "Not changed: setting the time zone is unavailable; the user can send /tz " + p.zone.String() + "."
+	}
+	if why != "" {
+		entry.Outcome, entry.Error = nod.OutcomeBlocked, why
+		t.recordEntry(p.start, entry)
+		return why
+	}
+	if !v.Explicit() || t.req.Review {
+		if t.zoneOffer != nil {
+			return "Not queued: a time zone is already proposed in this turn."
+		}
+		by := t.req.UserID
+		if t.req.Review {
+			by = 0 // whoever of the chat reads it first
+		}
+		zc, err := t.a.zones.ProposeZone(ctx, t.req.ChatID, by, p.zone.String())
+		if err != nil {
+			t.a.log.Error("propose time zone", "chat", t.req.ChatID, "err", err)
+			return errorJSON(fmt.Errorf("set_chat_timezone could not be proposed: %s", userError(err)))
+		}
+		if zc.Before == "" {
+			zc.Before = t.a.opts.TimeZone.String()
+		}
+		t.zoneOffer = &zc
+		return resultQueued
+	}
+	zc, err := t.a.zones.SetTimeZone(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name)
+	if err != nil {
+		if !errors.Is(err, nod.ErrInvalid) {
+			t.a.log.Error("set time zone", "chat", t.req.ChatID, "err", err)
+		}
+		entry.Outcome, entry.Error = nod.OutcomeFailed, userError(err)
+		t.recordEntry(p.start, entry)
+		return errorJSON(fmt.Errorf("set_chat_timezone could not be applied: %s", userError(err)))
+	}
+	if zc.Before == "" {
+		zc.Before = t.a.opts.TimeZone.String()
+	}
+	t.zoneChange, t.zoneQuote = &zc, v.Quote
+	t.zone = p.zone
+	return fmt.Sprintf(`{"timezone":%q,"previous":%q,"now":%q}`, zc.After, zc.Before, todayLine(t.a.now(), p.zone))
+}

@@ -1,0 +1,391 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"sync"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
+)
+
+// claimBatch is how many reminders (and daily reviews) one claim takes;
+// a sweep claims batch after batch until less than one is due.
+const claimBatch = 100
+
+// zone is the chat's time zone, the operator's default if it set none.
+func (b *Bot) zone(s *nod.ChatSettings) *time.Location {
+	if s == nil {
+		return b.opts.TimeZone
+	}
+	return s.Zone(b.opts.TimeZone)
+}
+
+// zoneName is the name of the chat's zone as /tz shows it.
+func (b *Bot) zoneName(s *nod.ChatSettings) string { return b.zone(s).String() }
+
+// mayChangeChat reports whether the sender may change a chat-wide
+// setting: anyone in a private chat, only administrators in a group.
+// Telegram's answer decides; when it cannot be had, nothing changes.
+func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool {
+	if in.speaker == "" { // a private chat
+		return true
+	}
+	cm, err := b.tg.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: in.chat, UserID: in.user})
+	if err != nil {
+		b.log.Warn("get chat member", "chat", in.chat, "user", in.user, "err", redactErr(err, b.opts.Token))
+	}
+	if err == nil && (cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator) {
+		return true
+	}
+	b.reply(ctx, in.chat, in.loc.Text("admin_only", what))
+	return false
+}
+
+// cmdTz shows the chat's time zone, or sets it: "/tz Europe/Berlin".
+func (b *Bot) cmdTz(ctx context.Context, in incoming) {
+	_, arg, _ := strings.Cut(in.text, " ")
+	arg = strings.TrimSpace(arg)
+	if arg == "" {
+		b.reply(ctx, in.chat, in.loc.TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
+		return
+	}
+	zone, err := nod.LoadZone(arg)
+	if err != nil {
+		b.reply(ctx, in.chat, in.loc.Text("tz_bad", arg))
+		return
+	}
+	if !b.mayChangeChat(ctx, in, "tz") {
+		return
+	}
+	before := b.zoneName(in.settings)
+	if _, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, "tz"); err != nil {
+		b.log.Error("set time zone", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now()))
+}
+
+// cmdDaily shows, sets or stops the chat's daily review: "/daily",
+// "/daily 08:00", "/daily 08:00 quiet", "/daily off".
+func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
+	args := strings.Fields(strings.ToLower(in.text))[1:]
+	show := func(s *nod.ChatSettings) {
+		at, quiet := "", false
+		if s != nil {
+			at, quiet = s.Daily, s.DailyQuiet
+		}
+		b.reply(ctx, in.chat, in.loc.Daily(at, quiet, b.zoneName(s)))
+	}
+	if len(args) == 0 {
+		show(in.settings)
+		return
+	}
+	at, quiet := "", false
+	switch {
+	case len(args) == 1 && args[0] == "off":
+	case len(args) <= 2:
+		h, m, err := nod.ParseClock(args[0])
+		if err != nil || (len(args) == 2 && args[1] != "quiet") {
+			b.reply(ctx, in.chat, in.loc.Text("daily_bad", nil))
+			return
+		}
+		at, quiet = time.Date(0, 1, 1, h, m, 0, 0, time.UTC).Format("15:04"), len(args) == 2
+	default:
+		b.reply(ctx, in.chat, in.loc.Text("daily_bad", nil))
+		return
+	}
+	if !b.mayChangeChat(ctx, in, "daily") {
+		return
+	}
+	if err := b.days.SetDaily(ctx, in.chat, in.user, at, quiet, b.opts.TimeZone); err != nil {
+		b.log.Error("set daily review", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		return
+	}
+	if at == "" {
+		b.reply(ctx, in.chat, in.loc.Text("daily_off", nil))
+		return
+	}
+	s := nod.ChatSettings{}
+	if in.settings != nil {
+		s = *in.settings
+	}
+	s.Daily, s.DailyQuiet = at, quiet
+	show(&s)
+}
+
+// onUndoZone puts back the zone a receipt reported changing.
+func (b *Bot) onUndoZone(ctx context.Context, p press) string {
+	zc, err := b.days.UndoZone(ctx, p.chat, p.user, p.action.ID, b.opts.TimeZone)
+	switch {
+	case errors.Is(err, nod.ErrForbidden):
+		return p.loc.Notice("n_undo_forbidden", nil)
+	case errors.Is(err, nod.ErrStale), errors.Is(err, nod.ErrDecided):
+		return p.loc.Notice("n_zone_stale", nil)
+	case err != nil:
+		return b.explain(p.loc, err, "undo time zone", "chat", p.chat)
+	}
+	before := zc.Before
+	if before == "" {
+		before = b.opts.TimeZone.String()
+	}
+	p.then(func(ctx context.Context) {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Text("tz_undone", before)); err != nil {
+			b.log.Warn("mark zone undone", "chat", p.chat, "err", err)
+		}
+	})
+	return p.loc.Notice("n_undone", nil)
+}
+
+// schedule claims the reminders and daily reviews that are due and
+// delivers them; what it claims is owed in the outbox first, so that a
+// stop in between delivers it on the next start, once.
+func (b *Bot) schedule(ctx context.Context, now time.Time) {
+	if b.days == nil {
+		return // built without them (a bench of other things)
+	}
+	for range 50 { // bounded: the next sweep goes on
+		owed, err := b.days.ClaimDue(ctx, now, b.opts.TimeZone, claimBatch)
+		if err != nil {
+			if ctx.Err() == nil {
+				b.log.Error("claim due reminders", "err", err)
+			}
+			return
+		}
+		b.deliverAll(ctx, owed)
+		if len(owed) < claimBatch {
+			return
+		}
+	}
+}
+
+// deliverers is how many reminders one process sends at once: each send
+// waits on Telegram, and the rate limiter paces them all.
+const deliverers = 16
+
+// deliverAll delivers claimed reminders, several at once, and returns
+// when all are sent: the next claim waits, so that one sweep never holds
+// more than a batch.
+func (b *Bot) deliverAll(ctx context.Context, owed []nod.Owed) {
+	sem := make(chan struct{}, deliverers)
+	var wg sync.WaitGroup
+	for _, o := range owed {
+		if o.Kind != nod.OwedReminder {
+			b.deliverDue(ctx, o)
+			continue
+		}
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() {
+				if r := recover(); r != nil {
+					b.log.Error("reminder panic", "chat", o.ChatID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				}
+				<-sem
+			}()
+			b.remind(ctx, o)
+		})
+	}
+	wg.Wait()
+}
+
+// deliverDue sends one claimed reminder, or runs one daily review, and
+// marks it delivered.
+func (b *Bot) deliverDue(ctx context.Context, o nod.Owed) {
+	switch o.Kind {
+	case nod.OwedReminder:
+		b.remind(ctx, o)
+	case nod.OwedDaily:
+		b.queue.push(b.work, o.ChatID, nil, func(ctx context.Context) { b.dailyReview(ctx, o) })
+	}
+}
+
+// remind sends a task's reminder; a task gone or closed since it was
+// claimed gets none.
+func (b *Bot) remind(ctx context.Context, o nod.Owed) {
+	taskID, _, _ := strings.Cut(o.Ref, "@")
+	t, err := b.tasks.Task(ctx, o.ChatID, taskID)
+	if err != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+		if err != nil && !errors.Is(err, nod.ErrNotFound) {
+			b.log.Error("reminder", "chat", o.ChatID, "task", taskID, "err", err)
+			return // owed still: the next start sends it
+		}
+		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
+		return
+	}
+	loc := b.locale(ctx, o.ChatID, "")
+	late := b.now().Sub(o.Due)
+	if b.reply(ctx, o.ChatID, loc.Reminder(t, o.Due, late)) != 0 {
+		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
+		b.metrics.reminders.Inc()
+		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
+	}
+}
+
+// dailyReview runs the chat's daily review: the /review turn, started by
+// nod, so everything it proposes asks. Nothing worth saying is one short
+// line, or nothing in a quiet chat.
+func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
+	ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
+	defer cancel()
+	loc, s := b.settings(ctx, o.ChatID, 0, "")
+	if s == nil || s.Daily == "" {
+		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // turned off since
+		return
+	}
+	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Review: true, Daily: true, Lang: loc.Code(), Settings: s})
+	if err != nil {
+		b.log.Warn("daily review failed", "chat", o.ChatID, "err", err)
+		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // tomorrow's comes as usual
+		return
+	}
+	b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref)
+	text := strings.TrimSpace(res.Text)
+	switch {
+	case res.Set != nil || res.ZoneOffer != nil:
+		if text != "" {
+			b.reply(ctx, o.ChatID, formatting.Message{HTML: formatting.Escape(text)})
+		}
+		if res.Set != nil {
+			b.showChangeSet(ctx, loc, *res.Set)
+		}
+		b.offerZone(ctx, loc, o.ChatID, res.ZoneOffer)
+	case s.DailyQuiet:
+	default:
+		b.reply(ctx, o.ChatID, loc.Text("daily_nothing", nil))
+	}
+	b.log.Info("daily review", "chat", o.ChatID, "proposed", res.Set != nil)
+}
+
+// onRemindDone marks a reminded task done: the person's own change,
+// applied at once with its Undo on the reminder's message.
+func (b *Bot) onRemindDone(ctx context.Context, p press) string {
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.chat, p.user, p.action.ID) }, true)
+}
+
+// onSnooze moves a task's reminder an hour from now, or to tomorrow at
+// its local time.
+func (b *Bot) onSnooze(ctx context.Context, p press) string {
+	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	if err != nil {
+		return b.reminderRefusal(p, err)
+	}
+	now := b.now()
+	at := now.Add(time.Hour).Truncate(time.Minute)
+	if p.action.N == nod.SnoozeTomorrow {
+		zone := p.loc.Zone()
+		base := now
+		if t.RemindAt != nil {
+			base = *t.RemindAt
+		}
+		l, n := base.In(zone), now.In(zone)
+		// Tomorrow by today's date, at the reminder's wall time.
+		at = time.Date(n.Year(), n.Month(), n.Day()+1, l.Hour(), l.Minute(), 0, 0, zone)
+	}
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.chat, p.user, p.action.ID, at) }, false)
+}
+
+func (b *Bot) reminderTap(p press, apply func() (nod.Applied, error), done bool) string {
+	applied, err := apply()
+	if err != nil {
+		return b.reminderRefusal(p, err)
+	}
+	p.then(func(ctx context.Context) {
+		m := p.loc.ReminderSnoozed(applied.After, applied.Undo.ID)
+		if done {
+			m = p.loc.ReminderDone(applied.After, applied.Undo.ID)
+		}
+		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+			b.log.Warn("edit reminder", "chat", p.chat, "err", err)
+		}
+	})
+	return ""
+}
+
+func (b *Bot) reminderRefusal(p press, err error) string {
+	switch {
+	case errors.Is(err, nod.ErrNotFound):
+		return p.loc.Notice("n_remind_gone", nil)
+	case errors.Is(err, nod.ErrDecided):
+		return p.loc.Notice("n_remind_closed", nil)
+	}
+	return b.explain(p.loc, err, "reminder", "chat", p.chat)
+}
+
+// onLocation sets the chat's zone from a shared location, offline, with
+// a receipt and Undo; a point at sea is asked about, not set.
+func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
+	zone, sea, err := b.places.Zone(lat, lng)
+	switch {
+	case err != nil:
+		b.log.Error("time zone of a location", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		return
+	case sea:
+		b.reply(ctx, in.chat, in.loc.Text("tz_sea", nil))
+		return
+	}
+	before := b.zoneName(in.settings)
+	if zone == before && in.settings != nil && in.settings.TimeZone != "" {
+		b.reply(ctx, in.chat, in.loc.TimeZoneShow(zone, true, b.now()))
+		return
+	}
+	if !b.mayChangeChat(ctx, in, "tz") {
+		return
+	}
+	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, "location")
+	if err != nil {
+		b.log.Error("set time zone", "chat", in.chat, "err", err)
+		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.chat, in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
+}
+
+// offerZone shows a time zone the agent proposed, with a button to set
+// it and one to keep the zone; nil shows nothing.
+func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, chat int64, zc *nod.ZoneChange) {
+	if zc != nil {
+		b.reply(ctx, chat, loc.TimeZoneOffer(zc.Before, zc.After, zc.ID))
+	}
+}
+
+// onZoneAccept sets the zone a proposal named: the person's tap, with a
+// receipt and Undo in its place.
+func (b *Bot) onZoneAccept(ctx context.Context, p press) string { return b.decideZone(ctx, p, true) }
+
+// onZoneDecline keeps the chat's zone.
+func (b *Bot) onZoneDecline(ctx context.Context, p press) string { return b.decideZone(ctx, p, false) }
+
+func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
+	zc, err := b.days.DecideZone(ctx, p.chat, p.user, p.action.ID, accept, b.opts.TimeZone)
+	switch {
+	case errors.Is(err, nod.ErrForbidden):
+		return p.loc.Notice("n_forbidden", nil)
+	case errors.Is(err, nod.ErrDecided):
+		return p.loc.Notice("n_zone_stale", nil)
+	case err != nil:
+		return b.explain(p.loc, err, "decide time zone", "chat", p.chat)
+	}
+	before := zc.Before
+	if before == "" {
+		before = b.opts.TimeZone.String()
+	}
+	p.then(func(ctx context.Context) {
+		m := p.loc.Text("tz_kept", nil)
+		if accept {
+			m = p.loc.TimeZoneReceipt(before, zc.After, zc.ID, "")
+		}
+		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)
+		}
+	})
+	return ""
+}

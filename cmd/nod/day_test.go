@@ -1,0 +1,501 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/place"
+)
+
+// board is a group chat of the day tests: Telegram gives groups
+// negative ids.
+const board = int64(-500)
+
+// /tz shows the default zone until one is set, sets an IANA name, refuses
+// anything else; the agent's request states the local date, weekday,
+// time and zone, and the classifier's date line is local too.
+func TestTimeZoneCommandAndPromptLine(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.env["NOD_TIMEZONE"] = "America/Los_Angeles"
+	h.start()
+	h.tg.SendText(chat, user, "/tz")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "No time zone is set") || !strings.Contains(m.Text, "America/Los_Angeles") ||
+		!strings.Contains(m.Text, "11 Mar 2026, 03:00") {
+		t.Errorf("/tz = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/tz Mars/Olympus")
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "not a time zone I know") {
+		t.Errorf("/tz Mars/Olympus = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "America/Los_Angeles → <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 11:00") {
+		t.Errorf("/tz Europe/Berlin = %q", m.Text)
+	}
+	// 23:40 in Berlin is already tomorrow there.
+	h.clock.Set(time.Date(2026, 3, 11, 22, 40, 0, 0, time.UTC))
+	h.clf = answer("explicit:make it P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
+	h.tg.SendText(chat, user, "make it P1")
+	h.tg.WaitBotMessages(chat, 5)
+	if sys := h.llm.RequestsFor(agentM)[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11, 23:40 (Europe/Berlin).") {
+		t.Errorf("the agent's request does not state the local time:\n%s", grepLines(sys, "Today"))
+	}
+	if sys := h.llm.RequestsFor(clfM)[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11, 23:40 (Europe/Berlin)") {
+		t.Errorf("the classifier's date line is not local:\n%s", grepLines(sys, "Today"))
+	}
+	h.tg.SendText(chat, user, "/tz")
+	if m := h.tg.WaitBotMessages(chat, 6)[5]; !strings.Contains(m.Text, "time zone is <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 23:40") {
+		t.Errorf("/tz after setting = %q", m.Text)
+	}
+}
+
+// In a group, /tz and /daily change the chat only for its administrators:
+// a member is refused and nothing changes; the creator's works. In a
+// private chat nobody is asked.
+func TestChatSettingsAdminsOnlyInGroup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tg.SetMember(board, 43, "creator")
+	h.tg.SetMember(board, user, "member")
+	h.start()
+	h.tg.SendText(board, user, "/tz Europe/Berlin")
+	if m := h.tg.WaitBotMessages(board, 1)[0]; !strings.Contains(m.Text, "only its administrators can change the time zone") {
+		t.Errorf("member's /tz = %q", m.Text)
+	}
+	h.tg.SendText(board, user, "/daily 08:00")
+	if m := h.tg.WaitBotMessages(board, 2)[1]; !strings.Contains(m.Text, "only its administrators can change the daily review") {
+		t.Errorf("member's /daily = %q", m.Text)
+	}
+	s, err := h.db.ChatSettings(t.Context(), board, 0)
+	if err != nil || s.TimeZone != "" || s.Daily != "" {
+		t.Fatalf("a member's refused commands changed the chat: %+v %v", s, err)
+	}
+	h.tg.SendText(board, 43, "/tz Europe/Berlin")
+	if m := h.tg.WaitBotMessages(board, 3)[2]; !strings.Contains(m.Text, "UTC → <b>Europe/Berlin</b>") {
+		t.Errorf("creator's /tz = %q", m.Text)
+	}
+	h.tg.SendText(board, 43, "/daily 08:00")
+	if m := h.tg.WaitBotMessages(board, 4)[3]; !strings.Contains(m.Text, "Every day at <b>08:00</b> (Europe/Berlin)") {
+		t.Errorf("creator's /daily = %q", m.Text)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), board, 0); s.TimeZone != "Europe/Berlin" || s.Daily != "08:00" {
+		t.Errorf("settings after the creator's commands: %+v", s)
+	}
+	before := len(h.tg.Calls("getChatMember"))
+	h.tg.SendText(chat, user, "/tz Asia/Tokyo")
+	h.tg.WaitBotMessages(chat, 1)
+	if n := len(h.tg.Calls("getChatMember")); n != before {
+		t.Errorf("a private chat asked Telegram who may change it")
+	}
+}
+
+// set_chat_timezone from the person's own words applies at once with a
+// receipt and Undo; Undo puts the zone before back. Not asked for in
+// words, it changes nothing and the agent is told to ask.
+func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:I'm in Tokyo this week")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
+	h.start()
+	h.tg.SendText(chat, user, "I'm in Tokyo this week")
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	rcpt := msgs[0]
+	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "because you said") || !hasButton(rcpt, "↩️ Undo") {
+		t.Fatalf("receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Asia/Tokyo" {
+		t.Fatalf("zone = %q", s.TimeZone)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.Contains(r, `"timezone":"Asia/Tokyo"`) || !strings.Contains(r, "19:00 (Asia/Tokyo)") {
+		t.Errorf("tool result = %q", r)
+	}
+	if ans := h.tap(chat, user, rcpt.ID, "↩️ Undo"); ans != "Undone." {
+		t.Errorf("undo answer = %q", ans)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("zone after undo = %q", s.TimeZone)
+	}
+	if m, _ := h.tg.Message(chat, rcpt.ID); !strings.Contains(m.Text, "Time zone back to <b>UTC</b>") || hasButton(m, "↩️ Undo") {
+		t.Errorf("receipt after undo = %q %v", m.Text, buttonTexts(m))
+	}
+	if got := outcomes(h.audit(chat)); !strings.Contains(strings.Join(got, " "), "set_chat_timezone:executed") || got[len(got)-1] != "set_chat_timezone:undone" {
+		t.Errorf("audit = %v", got)
+	}
+
+	h.clf = answer() // not explicit
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin"})), openaitest.Text("Shall I?"))
+	h.tg.SendText(chat, user, "flying to Cologne soon")
+	offer := h.tg.WaitBotMessages(chat, 4)[3]
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["z"]; r != "Proposal queued for user review." {
+		t.Errorf("tool result of an inferred zone = %q", r)
+	}
+	if !strings.Contains(offer.Text, "Set this chat's time zone to <b>Europe/Berlin</b>?") || !hasButton(offer, "✓ Europe/Berlin") || !hasButton(offer, "✗ Keep UTC") {
+		t.Fatalf("zone offer = %q %v", offer.Text, buttonTexts(offer))
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Fatalf("an inferred zone was set before the tap: %q", s.TimeZone)
+	}
+	if ans := h.tap(chat, stranger, offer.ID, "✓ Europe/Berlin"); ans == "" {
+		t.Errorf("a stranger's tap was not refused")
+	}
+	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+		t.Fatalf("zone after the tap = %q", s.TimeZone)
+	}
+	m, _ := h.tg.Message(chat, offer.ID)
+	if !strings.Contains(m.Text, "Time zone: UTC → <b>Europe/Berlin</b>") || !hasButton(m, "↩️ Undo") || hasButton(m, "✓ Europe/Berlin") {
+		t.Fatalf("offer after the tap = %q %v", m.Text, buttonTexts(m))
+	}
+	h.tap(chat, user, offer.ID, "↩️ Undo")
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("zone after undoing the tap = %q", s.TimeZone)
+	}
+}
+
+// berlin is the zone of the reminder tests.
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+// inBerlin sets the chat's zone before nod starts.
+func (h *harness) inBerlin(chatID int64) {
+	h.t.Helper()
+	if _, err := h.db.SetTimeZone(h.t.Context(), chatID, user, "Europe/Berlin", time.UTC, "tz"); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// reminders returns the bot's reminder messages in chat.
+func (h *harness) reminders(chatID int64) []telegramtest.Message {
+	var out []telegramtest.Message
+	for _, m := range h.tg.BotMessages(chatID) {
+		if hasButton(m, "⏰ Tomorrow") || hasButton(m, "⏰ Morgen") || strings.Contains(m.Text, "I'll remind you again") || strings.Contains(m.Text, "✅ Done") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// A reminder asked for in words is set with a receipt (local time) and
+// fires once at its time, across a restart; ⏰ 1 h moves it, ✓ Done
+// closes the task, each with Undo; the reminder's message says what was
+// done.
+func TestReminderSetFiredTappedUndone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.inBerlin(chat)
+	h.clf = answer("explicit:remind me tomorrow at 9 about the login bug")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("I'll remind you."))
+	h.start()
+	h.tg.SendText(chat, user, "remind me tomorrow at 9 about the login bug")
+	rcpt := h.tg.WaitBotMessages(chat, 2)[0]
+	if !strings.Contains(rcpt.Text, "Reminder: none → 12 Mar 2026, 09:00") || !hasButton(rcpt, "↩️ Undo") {
+		t.Fatalf("receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; !strings.Contains(r, `"remind_at":"2026-03-12T09:00:00+01:00"`) {
+		t.Errorf("tool result = %s", r)
+	}
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)) {
+		t.Fatalf("remind_at = %v", at)
+	}
+	h.sweeps(2)
+	if n := len(h.reminders(chat)); n != 0 {
+		t.Fatalf("%d reminders before their time", n)
+	}
+
+	h.clock.Set(time.Date(2026, 3, 12, 8, 0, 30, 0, time.UTC))
+	h.sweeps(3)
+	rs := h.reminders(chat)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders at their time, want 1", len(rs))
+	}
+	r := rs[0]
+	if !strings.Contains(r.Text, "⏰ <b>Fix login bug</b>") || !strings.Contains(r.Text, "Due 15 Mar 2026") || strings.Contains(r.Text, "late") ||
+		!strings.HasPrefix(buttonTexts(r)[0], "✓ Done") || !strings.HasPrefix(buttonTexts(r)[1], "⏰ 1 h") || !strings.HasPrefix(buttonTexts(r)[2], "⏰ Tomorrow") {
+		t.Errorf("reminder = %q %v", r.Text, buttonTexts(r))
+	}
+	h.stop()
+	h.start()
+	h.sweeps(3)
+	if n := len(h.reminders(chat)); n != 1 {
+		t.Fatalf("%d reminders after a restart, want 1", n)
+	}
+
+	h.tap(chat, user, r.ID, "⏰ 1 h")
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)) {
+		t.Fatalf("remind_at after ⏰ 1 h = %v", at)
+	}
+	if m, _ := h.tg.Message(chat, r.ID); !strings.Contains(m.Text, "I'll remind you again at 12 Mar 2026, 10:00") || !hasButton(m, "↩️ Undo") || hasButton(m, "✓ Done") {
+		t.Errorf("reminder after ⏰ 1 h = %q %v", m.Text, buttonTexts(m))
+	}
+	h.clock.Set(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC))
+	h.sweeps(3)
+	rs = h.reminders(chat)
+	if len(rs) != 2 {
+		t.Fatalf("%d reminders after the snooze's hour, want 2", len(rs))
+	}
+	second := rs[1]
+	h.tap(chat, user, second.ID, "✓ Done")
+	if st := h.task("T1").Status; st != nod.StatusDone {
+		t.Fatalf("status after ✓ Done = %s", st)
+	}
+	if m, _ := h.tg.Message(chat, second.ID); !strings.Contains(m.Text, "✅ Done: <b>Fix login bug</b>") || !hasButton(m, "↩️ Undo") {
+		t.Errorf("reminder after ✓ Done = %q %v", m.Text, buttonTexts(m))
+	}
+	h.tap(chat, user, second.ID, "↩️ Undo")
+	if st := h.task("T1").Status; st != nod.StatusInProgress {
+		t.Errorf("status after undoing ✓ Done = %s", st)
+	}
+	got := strings.Join(outcomes(h.audit(chat)), " ")
+	for _, want := range []string{"set_task_reminder:executed set_task_reminder:executed", "set_task_status:executed"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("audit %s lacks %s", got, want)
+		}
+	}
+}
+
+// ⏰ Tomorrow keeps the local wall time across the night clocks go
+// forward (23 hours later); a reminder at a local time that does not
+// exist that night fires at the time Go moves it to (02:30 → 03:30).
+func TestReminderAcrossDaylightSaving(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.inBerlin(chat)
+	h.clock.Set(time.Date(2026, 3, 28, 7, 0, 0, 0, time.UTC))
+	at := time.Date(2026, 3, 28, 9, 0, 0, 0, berlin)
+	h.seed(chat, nod.Task{ID: "T9", Title: "Call the tax office", RemindAt: &at})
+	h.start()
+	h.clock.Set(at)
+	h.sweeps(3)
+	r := h.reminders(chat)[0]
+	h.tap(chat, user, r.ID, "⏰ Tomorrow")
+	want := time.Date(2026, 3, 29, 9, 0, 0, 0, berlin)
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(want) || want.Sub(at) != 23*time.Hour {
+		t.Fatalf("⏰ Tomorrow across the change = %v, want %v (23 h later)", got, want)
+	}
+	if m, _ := h.tg.Message(chat, r.ID); !strings.Contains(m.Text, "29 Mar 2026, 09:00") {
+		t.Errorf("reminder after ⏰ Tomorrow = %q", m.Text)
+	}
+
+	h.clf = answer("explicit:remind me at half past two tonight")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-29T02:30"})), openaitest.Text("OK."))
+	h.tg.SendText(chat, user, "remind me at half past two tonight")
+	h.tg.WaitBotMessages(chat, 3)
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC)) {
+		t.Errorf("02:30 on the night clocks skip = %v, want 03:30 CEST", got)
+	}
+}
+
+// A reminder due while nod was down fires once when it is back and says
+// how late it is; a task in the trash or done gets none.
+func TestReminderLateAfterDowntimeNotForTrashOrDone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 11, 12, 0, 0, 0, time.UTC)
+	trashed := fixturesNow()
+	h.seed(chat, nod.Task{ID: "A", Title: "Renew passport", DueDate: "2026-03-20", RemindAt: &at})
+	h.seed(chat, nod.Task{ID: "B", Title: "Old idea", RemindAt: &at, DeletedAt: &trashed})
+	h.seed(chat, nod.Task{ID: "C", Title: "Finished thing", Status: nod.StatusDone, RemindAt: &at})
+	h.start()
+	h.sweeps(2)
+	h.stop()
+	h.clock.Set(at.Add(3*time.Hour + 10*time.Minute))
+	h.start()
+	h.sweeps(3)
+	rs := h.reminders(chat)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders, want 1 (not for the trash or a done task)", len(rs))
+	}
+	if !strings.Contains(rs[0].Text, "Renew passport") || !strings.Contains(rs[0].Text, "was due at 11 Mar 2026, 12:00; it comes 3 h 10 min late") {
+		t.Errorf("late reminder = %q", rs[0].Text)
+	}
+}
+
+func fixturesNow() time.Time { return time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC) }
+
+// /daily 08:00 runs the review at 08:00 local time, once a day across a
+// restart: it only proposes (no classifier call, nothing applied, even
+// with a classifier that would say explicit); days missed while nod was
+// down are caught up once; nothing to say is one line, or nothing when
+// quiet.
+func TestDailyReview(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seedT1()
+	h.seed(chat, nod.Task{ID: "T2", Title: "Book flights", DueDate: "2026-03-12"})
+	h.inBerlin(chat)
+	h.clf = answer("explicit:make it P1")
+	h.start()
+	h.tg.SendText(chat, user, "/daily")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "No daily review") {
+		t.Errorf("/daily = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/daily 8:00")
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "Every day at <b>08:00</b> (Europe/Berlin)") {
+		t.Errorf("/daily 8:00 = %q", m.Text)
+	}
+	h.sweeps(2)
+	if n := len(h.llm.RequestsFor(agentM)); n != 0 {
+		t.Fatalf("the review ran before its time (%d requests)", n)
+	}
+
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"})), openaitest.Text("Book flights is due today; raise it?"))
+	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
+	set := h.changeSetMessage(chat, 4)
+	if !strings.Contains(set.Text, "Priority: P2 → P1") {
+		t.Errorf("review's set = %q", set.Text)
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if len(reqs) != 2 || reqs[0].LastUser() != "/daily" || !strings.Contains(reqs[0].System(), "Today is Thursday, 2026-03-12, 08:00 (Europe/Berlin).") ||
+		!strings.Contains(reqs[0].System(), "the daily review the user turned on with /daily") ||
+		!strings.Contains(reqs[0].System(), `Due within a week: T1 "Fix login bug"`) || !strings.Contains(reqs[0].System(), `Due today: T2 "Book flights"`) {
+		t.Fatalf("review request: %d requests, last user %q\n%s", len(reqs), reqs[0].LastUser(), grepLines(reqs[0].System(), ":"))
+	}
+	if n := len(h.llm.RequestsFor(clfM)); n != 0 || h.task("T2").Priority != nod.P2 {
+		t.Fatalf("the daily review applied something: %d classifier calls, T2 %s", n, h.task("T2").Priority)
+	}
+	h.sweeps(3)
+	h.stop()
+	h.start()
+	h.sweeps(3)
+	if n := len(h.llm.RequestsFor(agentM)); n != 2 {
+		t.Fatalf("%d agent requests after more sweeps and a restart, want 2 (one review a day)", n)
+	}
+
+	// Down for three days: one review when back, not three.
+	h.stop()
+	h.script(openaitest.Text("All good."))
+	h.clock.Set(time.Date(2026, 3, 15, 9, 0, 0, 0, time.UTC))
+	h.start()
+	h.tg.WaitBotMessages(chat, 5)
+	h.sweeps(3)
+	if n := len(h.llm.RequestsFor(agentM)); n != 3 {
+		t.Fatalf("%d agent requests after three missed days, want 3", n)
+	}
+	if m := h.tg.BotMessages(chat)[4]; !strings.Contains(m.Text, "nothing needs you today") {
+		t.Errorf("nothing-to-say line = %q", m.Text)
+	}
+
+	h.tg.SendText(chat, user, "/daily 08:00 quiet")
+	h.tg.WaitBotMessages(chat, 6)
+	h.script(openaitest.Text("All good."))
+	h.clock.Set(time.Date(2026, 3, 16, 7, 0, 0, 0, time.UTC))
+	h.tg.Wait("the quiet review", func() bool { return len(h.llm.RequestsFor(agentM)) == 4 })
+	h.sweeps(3)
+	if n := len(h.tg.BotMessages(chat)); n != 6 {
+		t.Errorf("a quiet review with nothing to say sent %d messages", n-6)
+	}
+	h.tg.SendText(chat, user, "/daily off")
+	if m := h.tg.WaitBotMessages(chat, 7)[6]; !strings.Contains(m.Text, "Daily review off") {
+		t.Errorf("/daily off = %q", m.Text)
+	}
+}
+
+// A shared location sets the chat's zone offline, with a receipt and
+// Undo; a point at sea is asked about and sets nothing; in a group only
+// an administrator's location counts.
+func TestLocationSetsTimeZone(t *testing.T) {
+	t.Parallel()
+	// The data takes seconds to read under the race detector: read here,
+	// not within the wait for nod's answer.
+	if _, _, err := place.Shared.Zone(0, 0); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.start()
+	h.tg.SendLocation(chat, user, 50.94, 6.96) // Cologne
+	rcpt := h.tg.WaitBotMessages(chat, 1)[0]
+	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Europe/Berlin</b>") || !hasButton(rcpt, "↩️ Undo") {
+		t.Fatalf("location receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+		t.Fatalf("zone = %q", s.TimeZone)
+	}
+	h.tap(chat, user, rcpt.ID, "↩️ Undo")
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("zone after undo = %q", s.TimeZone)
+	}
+	h.tg.SendLocation(chat, user, 0, -30) // the Atlantic
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "at sea") || !strings.Contains(m.Text, "?") {
+		t.Errorf("sea point = %q", m.Text)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("a sea point set the zone to %q", s.TimeZone)
+	}
+	h.tg.SendLocation(board, user, 35.68, 139.69)
+	if m := h.tg.WaitBotMessages(board, 1)[0]; !strings.Contains(m.Text, "only its administrators") {
+		t.Errorf("member's location in a group = %q", m.Text)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), board, user); s.TimeZone != "" {
+		t.Errorf("a member's location set the group's zone to %q", s.TimeZone)
+	}
+}
+
+// A reminder the agent only infers is proposed in a change set like any
+// field (in German for a German chat); confirmed, it fires in German.
+func TestReminderProposedInGerman(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.tg.SetLanguage(user, "de")
+	h.seedT1()
+	h.inBerlin(chat)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("Soll ich dich erinnern?"))
+	h.start()
+	h.tg.SendText(chat, user, "der Login-Fehler ist wichtig")
+	set := h.changeSetMessage(chat, 2)
+	if !strings.Contains(set.Text, "Erinnerung: keine → 12. März 2026, 09:00 Uhr") {
+		t.Fatalf("change set = %q", set.Text)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; r != "Proposal queued for user review." {
+		t.Errorf("tool result = %q", r)
+	}
+	if h.task("T1").RemindAt != nil {
+		t.Fatal("an inferred reminder was set without asking")
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	h.clock.Set(time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC))
+	h.sweeps(3)
+	rs := h.reminders(chat)
+	if len(rs) != 1 || !strings.Contains(rs[0].Text, "Fällig am 15. März 2026") || !hasButton(rs[0], "✓ Erledigt") || !hasButton(rs[0], "⏰ Morgen") {
+		t.Fatalf("German reminder: %d, %v", len(rs), rs)
+	}
+	h.tap(chat, user, rs[0].ID, "⏰ Morgen")
+	if m, _ := h.tg.Message(chat, rs[0].ID); !strings.Contains(m.Text, "Ich erinnere dich wieder am 13. März 2026, 09:00 Uhr") || !hasButton(m, "↩️ Rückgängig") {
+		t.Errorf("after ⏰ Morgen: %q %v", m.Text, buttonTexts(m))
+	}
+}
+
+// In a group the agent never changes the chat's zone, even on the
+// person's explicit words: it is told to point to /tz, which only
+// administrators may use.
+func TestSetChatTimezoneNotInGroup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:we are all in Tokyo this week")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("An admin can set it with /tz Asia/Tokyo."))
+	h.start()
+	h.tg.SendText(board, user, "we are all in Tokyo this week")
+	h.tg.WaitBotMessages(board, 1)
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in a group only its administrators") {
+		t.Errorf("tool result in a group = %q", r)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), board, user); s.TimeZone != "" {
+		t.Errorf("the agent set a group's zone to %q", s.TimeZone)
+	}
+	for _, m := range h.tg.BotMessages(board) {
+		if strings.Contains(m.Text, "Time zone:") {
+			t.Errorf("a zone receipt in a group: %q", m.Text)
+		}
+	}
+}

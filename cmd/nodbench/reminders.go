@@ -1,0 +1,176 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/bot"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage"
+)
+
+// reminders is what the reminder bench measured: n reminders due in the
+// same minute, among as many tasks without one, fired by replicas nods
+// sweeping one database.
+type reminders struct {
+	N          int           `json:"reminders"`
+	Tasks      int           `json:"tasks"`
+	Replicas   int           `json:"replicas"`
+	Database   string        `json:"database"`
+	Sent       int           `json:"sent"`
+	Duplicates int           `json:"duplicates"`
+	P50        time.Duration `json:"due_to_sent_p50_ns"`
+	P99        time.Duration `json:"due_to_sent_p99_ns"`
+	All        time.Duration `json:"due_to_last_sent_ns"`
+	PerSecond  float64       `json:"reminders_per_second"`
+	Statements float64       `json:"statements_per_reminder"`
+	BySweep    []int         `json:"sent_by_replica"`
+}
+
+// chatsOf spreads the bench's reminders over this many chats.
+const reminderChats = 1000
+
+// reminderBench seeds n tasks with a reminder due a few seconds ahead and
+// n without, starts replicas bots on the database with Telegram's rate
+// limits lifted, and waits until every reminder went out.
+func reminderBench(dsn string, n, replicas int) (reminders, error) {
+	r := &reporter{}
+	defer r.close()
+	rep := reminders{N: n, Tasks: 2 * n, Replicas: replicas, Database: "sqlite"}
+	if storage.IsPostgres(dsn) {
+		rep.Database = "postgres"
+		var err error
+		if dsn, err = freshSchema(r, dsn); err != nil {
+			return rep, err
+		}
+	} else {
+		if replicas > 1 {
+			return rep, fmt.Errorf("one process uses a SQLite file at a time: -replicas must be 1 without -db postgres://…")
+		}
+		dir, err := os.MkdirTemp("", "nodbench")
+		if err != nil {
+			return rep, err
+		}
+		r.Cleanup(func() { os.RemoveAll(dir) })
+		dsn = filepath.Join(dir, "nod.db")
+	}
+	log := slog.New(slog.DiscardHandler)
+	tg, llm := telegramtest.New(r), openaitest.New(r)
+	tg.Strict = false
+	var dbs []*storage.DB
+	for range replicas {
+		db := storage.New(storage.Options{DSN: dsn}, time.Now, log)
+		if err := db.Open(context.Background()); err != nil {
+			return rep, err
+		}
+		r.Cleanup(func() { db.Close() })
+		dbs = append(dbs, db)
+	}
+	due := time.Now().Add(5 * time.Second).Truncate(time.Microsecond)
+	if err := seedReminders(dsn, n, due); err != nil {
+		return rep, fmt.Errorf("seed: %w", err)
+	}
+	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
+	var logs []*fixtures.LogBuffer
+	for _, db := range dbs {
+		lb := &fixtures.LogBuffer{}
+		logs = append(logs, lb)
+		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
+		ag := agent.New(agent.Options{BaseURL: llm.URL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
+		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tg.URL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
+			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Answers: db, Sweeps: db, Outbox: db,
+				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c},
+			time.Now, slog.New(slog.NewTextHandler(lb, nil)))
+		if err := b.Start(context.Background()); err != nil {
+			return rep, err
+		}
+		r.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			b.Stop(ctx)
+		})
+	}
+	time.Sleep(time.Until(due) - time.Second) // the bots are up and sweeping before anything is due
+	var before int64
+	for _, db := range dbs {
+		s, _ := db.Work()
+		before += s
+	}
+	deadline := time.Now().Add(30*time.Minute + time.Duration(n)*time.Millisecond)
+	for tg.TotalBotMessages() < n && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // a few more sweeps: nothing fires twice
+	var after int64
+	for _, db := range dbs {
+		s, _ := db.Work()
+		after += s
+	}
+	seen := map[string]bool{}
+	var delays []time.Duration
+	for chat := range reminderChats {
+		for _, m := range tg.BotMessages(int64(1_000_000 + chat)) {
+			rep.Sent++
+			if seen[m.Text] {
+				rep.Duplicates++
+			}
+			seen[m.Text] = true
+			delays = append(delays, m.Sent.Sub(due))
+			rep.All = max(rep.All, m.Sent.Sub(due))
+		}
+	}
+	for _, l := range logs {
+		rep.BySweep = append(rep.BySweep, strings.Count(l.String(), "reminder sent"))
+	}
+	rep.P50, rep.P99 = percentile(delays, 50), percentile(delays, 99)
+	if rep.All > 0 {
+		rep.PerSecond = float64(rep.Sent) / rep.All.Seconds()
+	}
+	if rep.Sent > 0 {
+		rep.Statements = float64(after-before) / float64(rep.Sent)
+	}
+	if rep.Sent != n || rep.Duplicates != 0 || len(seen) != n {
+		return rep, fmt.Errorf("%d reminders sent for %d tasks, %d twice; want each of %d once", rep.Sent, len(seen), rep.Duplicates, n)
+	}
+	return rep, firstErr(r)
+}
+
+// seedReminders inserts n tasks with a reminder at due and n without,
+// over reminderChats chats, in a few statements: a person's tasks arrive
+// one by one, a bench's all at once.
+func seedReminders(dsn string, n int, due time.Time) error {
+	driver, series := "sqlite", `WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < %d) `
+	from := "g"
+	if storage.IsPostgres(dsn) {
+		driver, series, from = "pgx", "", fmt.Sprintf("generate_series(1, %d) AS g(x)", 2*n)
+	} else {
+		series = fmt.Sprintf(series, 2*n)
+	}
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	now := time.Now().UnixMicro()
+	_, err = db.Exec(series+`INSERT INTO tasks (id, chat_id, title, description, status, priority, labels, created_at, updated_at, remind_at, remind_due)
+		SELECT 'R' || x, 1000000 + x % `+fmt.Sprint(reminderChats)+`, 'Reminder ' || x, '', 'OPEN', 'P2', '[]', CAST($1 AS BIGINT), CAST($1 AS BIGINT),
+			CASE WHEN x <= $2 THEN CAST($3 AS BIGINT) END, CASE WHEN x <= $2 THEN CAST($3 AS BIGINT) END FROM `+from, now, n, due.UnixMicro())
+	return err
+}
+
+func printReminders(w io.Writer, rep reminders) {
+	fmt.Fprintf(w, "reminders on %s: %d due in the same minute among %d tasks, %d replica(s)\n", rep.Database, rep.N, rep.Tasks, rep.Replicas)
+	fmt.Fprintf(w, "  sent %d, twice %d; per replica %v\n", rep.Sent, rep.Duplicates, rep.BySweep)
+	fmt.Fprintf(w, "  due → sent: p50 %s, p99 %s, last %s\n", ms(rep.P50), ms(rep.P99), ms(rep.All))
+	fmt.Fprintf(w, "  %.0f reminders claimed and sent a second; %.2f database statements a reminder\n", rep.PerSecond, rep.Statements)
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/storage"
+)
+
+// The page's clock control moves nod's clock: a reminder an hour and a
+// half ahead fires after ⏩ +1 h twice, not after once.
+func TestClockControlFiresReminder(t *testing.T) {
+	tp := newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000", "NOD_SWEEP_INTERVAL": "20ms"}, options{})
+	db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := db.ListTasks(t.Context(), player, nod.TaskFilter{})
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("seeded tasks: %v %v", tasks, err)
+	}
+	at := nod.Stamp(time.Now().Add(90 * time.Minute))
+	if _, err := db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	reminded := func(v view) bool {
+		for _, m := range v.Msgs {
+			for _, row := range m.Buttons {
+				for _, b := range row {
+					if strings.HasPrefix(b.Text, "⏰ Tomorrow") {
+						return true
+					}
+				}
+			}
+		}
+		return false
+	}
+	tp.post("/clock", map[string]any{"by": "hour"})
+	v := tp.waitView("the clock to move", func(v view) bool { return v.Clock != "" })
+	if reminded(v) {
+		t.Fatal("the reminder fired an hour early")
+	}
+	tp.post("/clock", map[string]any{"by": "hour"})
+	tp.waitView("the reminder", reminded)
+}

@@ -1,0 +1,95 @@
+package nod
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// LoadZone loads an IANA time zone name for a chat. Unlike
+// time.LoadLocation it refuses "" and "Local": a chat's zone is a place,
+// never the machine nod happens to run on.
+func LoadZone(name string) (*time.Location, error) {
+	name = strings.TrimSpace(name)
+	if name == "" || name == "Local" || strings.EqualFold(name, "local") {
+		return nil, fmt.Errorf("time zone %q is not an IANA name such as Europe/Berlin: %w", name, ErrInvalid)
+	}
+	loc, err := time.LoadLocation(name)
+	if err != nil {
+		return nil, fmt.Errorf("time zone %q is not an IANA name such as Europe/Berlin: %w", name, ErrInvalid)
+	}
+	return loc, nil
+}
+
+// Zone is the chat's time zone, or def when it set none (or its stored
+// name no longer loads).
+func (s ChatSettings) Zone(def *time.Location) *time.Location {
+	if s.TimeZone != "" {
+		if loc, err := LoadZone(s.TimeZone); err == nil {
+			return loc
+		}
+	}
+	if def == nil {
+		return time.UTC
+	}
+	return def
+}
+
+// LocalDate is the date, YYYY-MM-DD, that it is at t in loc: what "today"
+// means for a person there.
+func LocalDate(t time.Time, loc *time.Location) string { return t.In(loc).Format(DateLayout) }
+
+// ReminderLayout is how the agent names a reminder's moment: local wall
+// time in the chat's zone, to the minute.
+const ReminderLayout = "2006-01-02T15:04"
+
+// ParseLocal reads a YYYY-MM-DDTHH:MM wall time in loc. A wall time that
+// does not exist there (the hour clocks skip in spring) moves forward by
+// the gap, as time.Date does: 02:30 becomes 03:30. A time that occurs
+// twice (autumn) is the later one, as Go picks it.
+func ParseLocal(s string, loc *time.Location) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	for _, layout := range []string{ReminderLayout, "2006-01-02T15:04:05", "2006-01-02 15:04"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), 0, 0, loc), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a YYYY-MM-DDTHH:MM local time: %w", s, ErrInvalid)
+}
+
+// ParseClock reads an HH:MM time of day (H:MM too).
+func ParseClock(s string) (hour, minute int, err error) {
+	t, err := time.Parse("15:04", strings.TrimSpace(s))
+	if err != nil {
+		return 0, 0, fmt.Errorf("%q is not a HH:MM time of day: %w", s, ErrInvalid)
+	}
+	return t.Hour(), t.Minute(), nil
+}
+
+// NextDaily is the first moment after after at which it is hh:mm in loc.
+// On a day whose hh:mm does not exist it is the moment time.Date moves it
+// to; a day never runs twice, since a day's moment is reckoned from its
+// date.
+func NextDaily(hour, minute int, loc *time.Location, after time.Time) time.Time {
+	l := after.In(loc)
+	for d := 0; ; d++ {
+		t := time.Date(l.Year(), l.Month(), l.Day()+d, hour, minute, 0, 0, loc)
+		if t.After(after) {
+			return t
+		}
+	}
+}
+
+// Tomorrow is the moment a day after at, at the same local wall time in
+// loc (23 or 25 hours across a change of the clocks), as a person means
+// "tomorrow at the same time".
+func Tomorrow(at time.Time, loc *time.Location) time.Time { return at.In(loc).AddDate(0, 0, 1) }
+
+// ZoneChange is one change of a chat's time zone, undoable once: by the
+// person who made it, while the zone is still what it set.
+type ZoneChange struct {
+	ID            string
+	ChatID        int64
+	UserID        int64
+	Before, After string // IANA names; empty: the default
+}

@@ -1,0 +1,46 @@
+package nod_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// The choices at a change of the clocks: a wall time the night skips
+// moves forward by the gap; one that occurs twice is the later; tomorrow
+// keeps the wall time; a daily time runs once on each local day.
+func TestLocalTimesAcrossDaylightSaving(t *testing.T) {
+	berlin, err := nod.LoadZone("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"2026-03-29T02:30", time.Date(2026, 3, 29, 1, 30, 0, 0, time.UTC)},  // 03:30 CEST
+		{"2026-10-25T02:30", time.Date(2026, 10, 25, 1, 30, 0, 0, time.UTC)}, // the later 02:30, CET
+		{"2026-11-25T09:00", time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)},
+	} {
+		got, err := nod.ParseLocal(c.in, berlin)
+		if err != nil || !got.Equal(c.want) {
+			t.Errorf("ParseLocal(%q) = %v, %v; want %v", c.in, got.UTC(), err, c.want)
+		}
+	}
+	nine := time.Date(2026, 3, 28, 9, 0, 0, 0, berlin)
+	if got := nod.Tomorrow(nine, berlin); got.Sub(nine) != 23*time.Hour || got.In(berlin).Hour() != 9 {
+		t.Errorf("Tomorrow(%v) = %v", nine, got)
+	}
+	after := time.Date(2026, 3, 28, 12, 0, 0, 0, berlin)
+	first := nod.NextDaily(2, 30, berlin, after)
+	second := nod.NextDaily(2, 30, berlin, first)
+	if first.In(berlin).Format("2006-01-02 15:04") != "2026-03-29 03:30" || second.In(berlin).Format("2006-01-02 15:04") != "2026-03-30 02:30" {
+		t.Errorf("daily at 02:30 across the change: %v, %v", first.In(berlin), second.In(berlin))
+	}
+	for _, bad := range []string{"", "Local", "Mars/Olympus", "europe/berlin"} {
+		if _, err := nod.LoadZone(bad); err == nil {
+			t.Errorf("LoadZone(%q) succeeded", bad)
+		}
+	}
+}

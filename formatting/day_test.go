@@ -1,0 +1,60 @@
+package formatting_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/golden"
+	"github.com/nodbot/nod/formatting"
+)
+
+// dayCases are the messages of the person's day, shown in Berlin.
+func dayCases(loc *formatting.Locale) map[string]formatting.Message {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	loc = loc.In(berlin)
+	now := time.Date(2026, 11, 24, 22, 40, 0, 0, time.UTC) // 23:40 in Berlin
+	due := time.Date(2026, 11, 25, 8, 0, 0, 0, time.UTC)
+	task := nod.Task{ID: "T1", Title: "Steuererklärung <2025>", DueDate: "2026-11-30", RemindAt: &due}
+	later := due.Add(time.Hour)
+	snoozed := task
+	snoozed.RemindAt = &later
+	return map[string]formatting.Message{
+		"tz_show":         loc.TimeZoneShow("Europe/Berlin", true, now),
+		"tz_show_default": loc.In(time.UTC).TimeZoneShow("UTC", false, now),
+		"tz_set":          loc.TimeZoneSet("UTC", "Europe/Berlin", now),
+		"tz_bad":          loc.Text("tz_bad", "Mars/Olympus"),
+		"tz_receipt":      loc.TimeZoneReceipt("UTC", "Asia/Tokyo", "z1", "I'm in Tokyo this week"),
+		"tz_receipt_map":  loc.TimeZoneReceipt("UTC", "Europe/Berlin", "z1", ""),
+		"tz_undone":       loc.Text("tz_undone", "UTC"),
+		"tz_offer":        loc.TimeZoneOffer("UTC", "Asia/Tokyo", "z1"),
+		"tz_kept":         loc.Text("tz_kept", nil),
+		"tz_sea":          loc.Text("tz_sea", nil),
+		"admin_only_tz":   loc.Text("admin_only", "tz"),
+		"admin_daily":     loc.Text("admin_only", "daily"),
+		"daily_on":        loc.Daily("08:00", false, "Europe/Berlin"),
+		"daily_quiet":     loc.Daily("08:00", true, "Europe/Berlin"),
+		"daily_none":      loc.Daily("", false, "Europe/Berlin"),
+		"daily_off":       loc.Text("daily_off", nil),
+		"daily_bad":       loc.Text("daily_bad", nil),
+		"daily_nothing":   loc.Text("daily_nothing", nil),
+		"reminder":        loc.Reminder(task, due, 30*time.Second),
+		"reminder_late":   loc.Reminder(task, due, 3*time.Hour+10*time.Minute),
+		"reminder_done":   loc.ReminderDone(task, "u1"),
+		"reminder_moved":  loc.ReminderSnoozed(snoozed, "u2"),
+		"task_card":       loc.TaskCard(task),
+		"receipt_reminder": loc.Receipts([]formatting.Receipt{{TaskTitle: "File the tax return", Quote: "remind me tomorrow at 9 about the tax return",
+			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 09:00", Field: nod.FieldReminder, Before: "", After: "2026-11-25T08:00:00Z", UndoID: "u1"}}}),
+	}
+}
+
+func TestDayGolden(t *testing.T) {
+	for _, lang := range formatting.Languages() {
+		for name, m := range dayCases(formatting.For(lang)) {
+			t.Run(lang+"/"+name, func(t *testing.T) {
+				checkValid(t, name, m)
+				golden.Check(t, lang+"/day/"+name, "day "+name, render(m)...)
+			})
+		}
+	}
+}

@@ -1,0 +1,316 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// SetTimeZone sets the chat's time zone (empty: back to the default def)
+// for userID, with its audit row under tool, and moves a daily review
+// that is on to its next local time, in one transaction. It returns the
+// change, recorded so that it can be undone.
+func (db *DB) SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool string) (nod.ZoneChange, error) {
+	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
+	err := db.inTx(ctx, func(tx conn) error {
+		var err error
+		zc.Before, zc.After, err = db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted)
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at) VALUES ($1,$2,$3,$4,$5,$6)`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()))
+		if err != nil {
+			return fmt.Errorf("record time zone change: %w", err)
+		}
+		return nil
+	})
+	return zc, err
+}
+
+// UndoZone puts back the zone the chat had before change id, once, for
+// the person who made it. Errors wrap nod.ErrNotFound, nod.ErrForbidden
+// (another person's change), nod.ErrDecided (undone already) or
+// nod.ErrStale (the zone changed since).
+func (db *DB) UndoZone(ctx context.Context, chatID, userID int64, id string, def *time.Location) (nod.ZoneChange, error) {
+	zc := nod.ZoneChange{ID: id, ChatID: chatID}
+	err := db.inTx(ctx, func(tx conn) error {
+		var (
+			undone sql.NullInt64
+			status string
+		)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, before_tz, after_tz, undone_at, status FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
+			Scan(&zc.UserID, &zc.Before, &zc.After, &undone, &status)
+		switch {
+		case noRows(err):
+			return fmt.Errorf("time zone change %s: %w", id, nod.ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("undo time zone: %w", err)
+		case zc.UserID != userID:
+			return fmt.Errorf("time zone change %s: %w", id, nod.ErrForbidden)
+		case undone.Valid || status != "applied":
+			return fmt.Errorf("time zone change %s is undone already, or was never made: %w", id, nod.ErrDecided)
+		}
+		var now string
+		if err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&now); err != nil {
+			return fmt.Errorf("undo time zone: %w", err)
+		}
+		if now != zc.After {
+			return fmt.Errorf("time zone is %q, not %q: %w", now, zc.After, nod.ErrStale)
+		}
+		if _, _, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, "set_chat_timezone", nod.OutcomeUndone); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET undone_at = $1 WHERE id = $2`, micros(db.now()), id)
+		return err
+	})
+	return zc, err
+}
+
+// ProposeZone records a zone change the agent inferred, to wait for the
+// person's tap (DecideZone), with its audit row as queued.
+func (db *DB) ProposeZone(ctx context.Context, chatID, userID int64, zone string) (nod.ZoneChange, error) {
+	l, err := nod.LoadZone(zone)
+	if err != nil {
+		return nod.ZoneChange{}, err
+	}
+	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, After: l.String()}
+	now := db.now()
+	err = db.inTx(ctx, func(tx conn) error {
+		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&zc.Before)
+		if err != nil && !noRows(err) {
+			return fmt.Errorf("propose time zone: %w", err)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, status) VALUES ($1,$2,$3,$4,$5,$6,'proposed')`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(now))
+		if err != nil {
+			return fmt.Errorf("propose time zone: %w", err)
+		}
+		args, _ := json.Marshal(map[string]string{"timezone": zc.After})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "set_chat_timezone", Args: args, Outcome: nod.OutcomeQueued, At: now})
+	})
+	return zc, err
+}
+
+// DecideZone applies (accept) or declines a proposed zone change, once,
+// for the person it was proposed to (anyone of the chat for a proposal of
+// nod's own review, userID 0 when proposed). Errors wrap nod.ErrNotFound,
+// nod.ErrForbidden or nod.ErrDecided; then nothing changed.
+func (db *DB) DecideZone(ctx context.Context, chatID, userID int64, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
+	zc := nod.ZoneChange{ID: id, ChatID: chatID}
+	err := db.inTx(ctx, func(tx conn) error {
+		var (
+			status string
+			owner  int64
+		)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status)
+		switch {
+		case noRows(err):
+			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrNotFound)
+		case err != nil:
+			return fmt.Errorf("decide time zone: %w", err)
+		case owner != 0 && owner != userID:
+			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrForbidden)
+		case status != "proposed":
+			return fmt.Errorf("time zone proposal %s is %s: %w", id, status, nod.ErrDecided)
+		}
+		zc.UserID = userID
+		if !accept {
+			if _, err := tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'rejected' WHERE id = $1`, id); err != nil {
+				return fmt.Errorf("decline time zone: %w", err)
+			}
+			args, _ := json.Marshal(map[string]string{"timezone": zc.After})
+			return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "set_chat_timezone", Args: args, Outcome: nod.OutcomeRejected, UserConfirmed: true, At: db.now()})
+		}
+		if zc.Before, _, err = db.setZone(ctx, tx, chatID, userID, zc.After, def, "set_chat_timezone", nod.OutcomeConfirmed); err != nil {
+			return err
+		}
+		// The person who tapped may undo it; before is the zone as it was
+		// when they did.
+		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3 WHERE id = $4`, userID, zc.Before, micros(db.now()), id)
+		return err
+	})
+	return zc, err
+}
+
+// setZone writes the chat's zone and moves its daily review with it,
+// audited under tool as outcome; it returns the zone before and after.
+func (db *DB) setZone(ctx context.Context, tx conn, chatID, userID int64, zone string, def *time.Location, tool string, outcome nod.Outcome) (string, string, error) {
+	loc := def
+	if zone != "" {
+		l, err := nod.LoadZone(zone)
+		if err != nil {
+			return "", "", err
+		}
+		loc, zone = l, l.String()
+	}
+	now := db.now()
+	var prev string
+	{
+		var daily string
+		err := tx.QueryRowContext(ctx, `SELECT tz, daily_at FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&prev, &daily)
+		if err != nil && !noRows(err) {
+			return "", "", fmt.Errorf("set time zone: %w", err)
+		}
+		var due sql.NullInt64
+		if h, m, err := nod.ParseClock(daily); err == nil && daily != "" {
+			due = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, loc, now)), Valid: true}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, tz, daily_due, updated_at) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (chat_id) DO UPDATE SET tz = excluded.tz, daily_due = excluded.daily_due, updated_at = excluded.updated_at`,
+			chatID, zone, due, micros(now))
+		if err != nil {
+			return "", "", fmt.Errorf("set time zone: %w", err)
+		}
+		args, _ := json.Marshal(map[string]string{"timezone": zone, "before": prev})
+		err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
+		return prev, zone, err
+	}
+}
+
+// SetDaily turns the chat's daily review on at the local time hh:mm
+// (empty: off), quiet or not, with its audit row; it is next due at that
+// time in the chat's zone (def when it set none).
+func (db *DB) SetDaily(ctx context.Context, chatID, userID int64, hhmm string, quiet bool, def *time.Location) error {
+	now := db.now()
+	return db.inTx(ctx, func(tx conn) error {
+		var zone string
+		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&zone)
+		if err != nil && !noRows(err) {
+			return fmt.Errorf("set daily review: %w", err)
+		}
+		var due sql.NullInt64
+		if hhmm != "" {
+			h, m, err := nod.ParseClock(hhmm)
+			if err != nil {
+				return err
+			}
+			hhmm = fmt.Sprintf("%02d:%02d", h, m)
+			due = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, nod.ChatSettings{TimeZone: zone}.Zone(def), now)), Valid: true}
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, daily_at, daily_quiet, daily_due, updated_at) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (chat_id) DO UPDATE SET daily_at = excluded.daily_at, daily_quiet = excluded.daily_quiet, daily_due = excluded.daily_due, updated_at = excluded.updated_at`,
+			chatID, hhmm, boolInt(quiet), due, micros(now))
+		if err != nil {
+			return fmt.Errorf("set daily review: %w", err)
+		}
+		args, _ := json.Marshal(map[string]any{"daily": hhmm, "quiet": quiet})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "daily", Args: args, Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: now})
+	})
+}
+
+// ClaimDue claims up to limit reminders and up to limit daily reviews
+// that are due at now, and records each as a message owed to its chat,
+// in one transaction: on PostgreSQL the rows are locked with SKIP LOCKED,
+// so replicas claiming at once each take others; SQLite has one writer.
+// A claimed reminder never fires again (its remind_due is cleared); a
+// reminder of a task in the trash, done or rejected is cleared without
+// firing. A claimed daily review moves to its next local time after now,
+// so that days missed while nod was down are caught up once. Returns the
+// owed messages, owned by this process, for it to deliver now.
+func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error) {
+	lock := ""
+	if db.postgres {
+		lock = " FOR UPDATE SKIP LOCKED"
+	}
+	var out []nod.Owed
+	err := db.inTx(ctx, func(tx conn) error {
+		out = out[:0]
+		rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
+			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due LIMIT $2`+lock+`)
+			RETURNING id, chat_id, remind_at, status, deleted_at`, micros(now), limit)
+		if err != nil {
+			return fmt.Errorf("claim reminders: %w", err)
+		}
+		for rows.Next() {
+			var (
+				o       nod.Owed
+				at      sql.NullInt64
+				status  string
+				deleted sql.NullInt64
+			)
+			if err := rows.Scan(&o.Ref, &o.ChatID, &at, &status, &deleted); err != nil {
+				rows.Close()
+				return fmt.Errorf("claim reminders: %w", err)
+			}
+			if !at.Valid || deleted.Valid || status == string(nod.StatusDone) || status == string(nod.StatusRejected) {
+				continue
+			}
+			o.Kind, o.Due, o.At = nod.OwedReminder, fromMicros(at.Int64), now
+			out = append(out, o)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("claim reminders: %w", err)
+		}
+		rows, err = tx.QueryContext(ctx, `SELECT chat_id, daily_at, tz, daily_due FROM chat_settings
+			WHERE daily_due IS NOT NULL AND daily_due <= $1 ORDER BY daily_due LIMIT $2`+lock, micros(now), limit)
+		if err != nil {
+			return fmt.Errorf("claim daily reviews: %w", err)
+		}
+		type daily struct {
+			chat     int64
+			at, zone string
+			due      int64
+		}
+		var ds []daily
+		for rows.Next() {
+			var d daily
+			if err := rows.Scan(&d.chat, &d.at, &d.zone, &d.due); err != nil {
+				rows.Close()
+				return fmt.Errorf("claim daily reviews: %w", err)
+			}
+			ds = append(ds, d)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("claim daily reviews: %w", err)
+		}
+		for _, d := range ds {
+			var next sql.NullInt64
+			loc := nod.ChatSettings{TimeZone: d.zone}.Zone(def)
+			if h, m, err := nod.ParseClock(d.at); err == nil {
+				next = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, loc, now)), Valid: true}
+			}
+			// The condition on daily_due makes a second claimer (SQLite
+			// has no row locks to skip) find nothing to do.
+			res, err := tx.ExecContext(ctx, `UPDATE chat_settings SET daily_due = $1 WHERE chat_id = $2 AND daily_due = $3`, next, d.chat, d.due)
+			if err != nil {
+				return fmt.Errorf("claim daily review: %w", err)
+			}
+			if k, _ := res.RowsAffected(); k != 1 {
+				continue
+			}
+			// A review time moved later on a day that had its review
+			// already does not bring a second one.
+			day := nod.LocalDate(now, loc)
+			var ran int
+			err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE chat_id = $1 AND kind = 'daily' AND ref = $2`, d.chat, day).Scan(&ran)
+			if err != nil {
+				return fmt.Errorf("claim daily review: %w", err)
+			}
+			if ran > 0 {
+				continue
+			}
+			out = append(out, nod.Owed{ChatID: d.chat, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now})
+		}
+		for i := range out {
+			if out[i].Kind == nod.OwedReminder {
+				out[i].Ref = fmt.Sprintf("%s@%d", out[i].Ref, micros(out[i].Due))
+			}
+			out[i].ID = nod.NewID()
+			if err := db.owe(ctx, tx, out[i], now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -1,0 +1,173 @@
+package storage_test
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/storage"
+)
+
+// Claims of what is due, four at once in batches of 7: every live,
+// open task's reminder is claimed exactly once and owed; the trash and
+// done tasks are passed over; a daily review is claimed once and moves
+// to the next local day; a reminder moved to the past never fires.
+func TestClaimDueOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		at := clock.Now().Add(time.Hour)
+		for i := range 40 {
+			status := nod.StatusOpen
+			if i%10 == 9 {
+				status = nod.StatusDone
+			}
+			_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: fmt.Sprintf("R%02d", i), Title: "r", Status: status, Priority: nod.P2, RemindAt: &at}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		past := clock.Now().Add(-time.Minute)
+		if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			return nod.Task{ID: "P", Title: "set in the past", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &past}, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.SetDaily(ctx, chat, 42, "08:00", false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		if owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 7); err != nil || len(owed) != 0 {
+			t.Fatalf("claimed before anything was due: %v %v", owed, err)
+		}
+		now := clock.Now().Add(48 * time.Hour)
+		var (
+			mu   sync.Mutex
+			got  = map[string]int{}
+			wg   sync.WaitGroup
+			errs []error
+		)
+		for range 4 {
+			wg.Go(func() {
+				for {
+					owed, err := db.ClaimDue(ctx, now, time.UTC, 7)
+					mu.Lock()
+					if err != nil {
+						errs = append(errs, err)
+					}
+					for _, o := range owed {
+						got[string(o.Kind)+" "+o.Ref]++
+					}
+					mu.Unlock()
+					if err != nil || len(owed) == 0 {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		reminders, daily := 0, 0
+		for k, n := range got {
+			if n != 1 {
+				t.Errorf("%s claimed %d times", k, n)
+			}
+			if k[:5] == "daily" {
+				daily++
+			} else {
+				reminders++
+			}
+		}
+		if reminders != 36 || daily != 1 {
+			t.Errorf("claimed %d reminders and %d daily reviews, want 36 and 1: %v", reminders, daily, got)
+		}
+		s, _ := db.ChatSettings(ctx, chat, 42)
+		if s.Daily != "08:00" || s.TimeZone != "Europe/Berlin" {
+			t.Errorf("settings after the claims: %+v", s)
+		}
+		berlin, _ := time.LoadLocation("Europe/Berlin")
+		next := nod.NextDaily(8, 0, berlin, now)
+		if owed, _ := db.ClaimDue(ctx, next.Add(-time.Second), time.UTC, 7); len(owed) != 0 {
+			t.Errorf("claimed again before the next day: %v", owed)
+		}
+		if owed, _ := db.ClaimDue(ctx, next, time.UTC, 7); len(owed) != 1 || owed[0].Kind != nod.OwedDaily {
+			t.Errorf("the next day's review: %v", owed)
+		}
+		// Moved to later the same day, after that day's review ran: none
+		// more that day.
+		clock.Set(next.Add(time.Minute))
+		if err := db.SetDaily(ctx, chat, 42, "09:30", false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		if owed, _ := db.ClaimDue(ctx, next.Add(2*time.Hour), time.UTC, 7); len(owed) != 0 {
+			t.Errorf("a second review on one day: %v", owed)
+		}
+		if owed, _ := db.ClaimDue(ctx, nod.NextDaily(9, 30, berlin, next.Add(2*time.Hour)), time.UTC, 7); len(owed) != 1 {
+			t.Errorf("the day after's review at its new time: %v", owed)
+		}
+
+		// A zone change is undone once, by whoever made it, while the
+		// zone is still what it set.
+		zc, err := db.SetTimeZone(ctx, chat, 42, "Asia/Tokyo", time.UTC, "tz")
+		if err != nil || zc.Before != "Europe/Berlin" || zc.After != "Asia/Tokyo" {
+			t.Fatalf("SetTimeZone = %+v, %v", zc, err)
+		}
+		if _, err := db.UndoZone(ctx, chat, 43, zc.ID, time.UTC); !errors.Is(err, nod.ErrForbidden) {
+			t.Errorf("another person's undo: %v", err)
+		}
+		later, _ := db.SetTimeZone(ctx, chat, 42, "America/New_York", time.UTC, "tz")
+		if _, err := db.UndoZone(ctx, chat, 42, zc.ID, time.UTC); !errors.Is(err, nod.ErrStale) {
+			t.Errorf("undo after a later change: %v", err)
+		}
+		if _, err := db.UndoZone(ctx, chat, 42, later.ID, time.UTC); err != nil {
+			t.Errorf("undo of the latest: %v", err)
+		}
+		if _, err := db.UndoZone(ctx, chat, 42, later.ID, time.UTC); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("a second undo: %v", err)
+		}
+		if s, _ := db.ChatSettings(ctx, chat, 42); s.TimeZone != "Asia/Tokyo" {
+			t.Errorf("zone after undo = %q", s.TimeZone)
+		}
+	})
+}
+
+// A claim with nothing due costs the same two statements however many
+// tasks, reminders and reviews lie ahead: it reads the due-time indexes.
+func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		ahead := clock.Now().Add(24 * time.Hour)
+		cost := func() int64 {
+			before, _ := db.Work()
+			if owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 100); err != nil || len(owed) != 0 {
+				t.Fatalf("claimed %v, %v", owed, err)
+			}
+			after, _ := db.Work()
+			return after - before
+		}
+		empty := cost()
+		for i := range 300 {
+			_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: fmt.Sprintf("F%03d", i), Title: "later", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &ahead}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.SetDaily(ctx, chat, 42, "23:59", false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		if full := cost(); full != empty || full > 2 {
+			t.Errorf("a claim with nothing due ran %d statements with 300 reminders ahead, %d with none", full, empty)
+		}
+	})
+}
