@@ -42,6 +42,20 @@ func (h *harness) slowFirst(release <-chan struct{}, responses ...openaitest.Res
 	}
 }
 
+// burstDuringTurn starts nod, sends a message, and two more once the
+// model holds the first turn's request; it releases the model once both
+// joined the turn.
+func (h *harness) burstDuringTurn(release chan struct{}) {
+	h.t.Helper()
+	h.start()
+	h.tg.SendText(chat, user, "the launch")
+	h.tg.Wait("the first request", func() bool { return len(h.llm.RequestsFor(agentM)) == 1 })
+	h.tg.SendText(chat, user, "and the pricing page")
+	h.tg.SendText(chat, user, "oh, and support")
+	h.tg.Wait("both to join the turn", func() bool { v, _ := h.metric("nod_messages_joined_total"); return v == 2 })
+	close(release)
+}
+
 // Three quick messages while nod thinks: the two that arrive during the
 // turn join it before its next step, so the model sees all three, in
 // order, and the person gets one answer.
@@ -50,13 +64,7 @@ func TestBurstJoinsTheTurn(t *testing.T) {
 	h := newHarness(t)
 	release := make(chan struct{})
 	h.slowFirst(release, openaitest.Text("Looking at the launch."), openaitest.Text("Launch, pricing and support: noted."))
-	h.start()
-	h.tg.SendText(chat, user, "the launch")
-	h.tg.Wait("the first request", func() bool { return len(h.llm.RequestsFor(agentM)) == 1 })
-	h.tg.SendText(chat, user, "and the pricing page")
-	h.tg.SendText(chat, user, "oh, and support")
-	h.tg.Wait("both to join the turn", func() bool { v, _ := h.metric("nod_messages_joined_total"); return v == 2 })
-	close(release)
+	h.burstDuringTurn(release)
 	msgs := h.tg.WaitBotMessages(chat, 1)
 	reqs := h.llm.RequestsFor(agentM)
 	if len(reqs) != 2 {
@@ -89,13 +97,7 @@ func TestBurstLeftOverStartsOneTurn(t *testing.T) {
 	h.env["NOD_MAX_STEPS"] = "1"
 	release := make(chan struct{})
 	h.slowFirst(release, openaitest.Text("The launch: noted."), openaitest.Text("Pricing and support: noted."))
-	h.start()
-	h.tg.SendText(chat, user, "the launch")
-	h.tg.Wait("the first request", func() bool { return len(h.llm.RequestsFor(agentM)) == 1 })
-	h.tg.SendText(chat, user, "and the pricing page")
-	h.tg.SendText(chat, user, "oh, and support")
-	h.tg.Wait("both to join the turn", func() bool { v, _ := h.metric("nod_messages_joined_total"); return v == 2 })
-	close(release)
+	h.burstDuringTurn(release)
 	h.tg.WaitBotMessages(chat, 2)
 	reqs := h.llm.RequestsFor(agentM)
 	if len(reqs) != 2 {
