@@ -79,7 +79,8 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	if err != nil {
 		return err
 	}
-	clf := newClassifier(cfg, prometheus.NewRegistry(), time.Now, log)
+	// The classifier reads dates from the cases' day, as the agent does.
+	clf := newClassifier(cfg, prometheus.NewRegistry(), func() time.Time { return eval.Today }, log)
 	rep, err := eval.Run(ctx, cases, eval.Options{Classifier: clf, Model: cfg.ClassifierModel, Timeout: cfg.ClassifierTimeout,
 		Run: f.run, Progress: stderr, Log: log})
 	if err != nil {

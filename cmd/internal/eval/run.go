@@ -81,6 +81,10 @@ type CallResult struct {
 	Why      string `json:"why,omitempty"`
 }
 
+// Today is the cases' day, a Tuesday: their dates ("tomorrow", "Friday")
+// are read from it, by the agent and by the measured classifier alike.
+var Today = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
+
 // The people of the cases.
 const (
 	alice     = int64(1001)
@@ -188,7 +192,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	clk := &clock{t: time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)}
+	clk := &clock{t: Today}
 	db := storage.New(storage.Options{DSN: filepath.Join(dir, "nod.db")}, clk.now, o.Log)
 	if err := db.Open(ctx); err != nil {
 		return fail(err)
