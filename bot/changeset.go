@@ -172,7 +172,7 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 // Changes just applied (by item number) bring their task and undo entry,
 // which then need no lookup: a tap's refresh reads less.
 func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied map[int]nod.Applied) formatting.ChangeSetView {
-	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[string]bool{}, Failed: failed,
+	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[string]bool{}, Undone: map[string]bool{}, Failed: failed,
 		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
 	var trash map[string]string // read once, if an item's task is not found
 	trashed := func(id string) string {
@@ -205,6 +205,7 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 		if _, known := v.Undoable[it.UndoID]; it.UndoID != "" && !known {
 			u, err := b.sets.UndoEntry(ctx, set.ChatID, it.UndoID)
 			v.Undoable[it.UndoID] = err == nil && u.UndoneAt == nil && b.now().Before(u.ExpiresAt)
+			v.Undone[it.UndoID] = err == nil && u.UndoneAt != nil
 		}
 	}
 	return v

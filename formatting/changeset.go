@@ -14,8 +14,10 @@ type ChangeSetView struct {
 	Titles map[string]string
 	// Trashed holds the tasks among them that are in the trash.
 	Trashed map[string]bool
-	// Undoable holds the undo entries that can still be undone.
+	// Undoable holds the undo entries that can still be undone; Undone
+	// those that were: their items were applied and taken back since.
 	Undoable map[string]bool
+	Undone   map[string]bool
 	// Failed is the item confirm-all stopped at, or 0.
 	Failed int
 	// KeepDays is how long Keep extends a set that warns of its expiry.
@@ -69,7 +71,7 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
 		line, diff := l.itemLines(it, Escape(l.Summary(it)), l.itemDiff(it, perItem, segs[it.N]))
-		b.WriteString("\n" + itemMark(it) + " " + line)
+		b.WriteString("\n" + itemMark(it, v.Undone[it.UndoID]) + " " + line)
 		if diff != "" {
 			b.WriteString("\n" + diff)
 		}
@@ -96,7 +98,11 @@ func (l *Locale) itemLines(it nod.ChangeItem, summary, diff string) (string, str
 	return summary, diff
 }
 
-func itemMark(it nod.ChangeItem) string {
+func itemMark(it nod.ChangeItem, undone bool) string {
+	switch {
+	case it.Status == nod.ItemConfirmed && undone:
+		return fmt.Sprintf("↩️ <s>%d.</s>", it.N)
+	}
 	switch it.Status {
 	case nod.ItemConfirmed:
 		return fmt.Sprintf("✅ <s>%d.</s>", it.N)
@@ -233,13 +239,16 @@ func (l *Locale) createDetails(a *nod.Task) string {
 
 func (l *Locale) changeSetFooter(v ChangeSetView) string {
 	s := v.Set
-	applied := 0
+	applied, undone := 0, 0
 	for _, it := range s.Items {
-		if it.Status == nod.ItemConfirmed {
+		switch {
+		case it.Status == nod.ItemConfirmed && v.Undone[it.UndoID]:
+			undone++
+		case it.Status == nod.ItemConfirmed:
 			applied++
 		}
 	}
-	data := map[string]any{"Status": string(s.Status), "Pending": len(s.Pending()), "Applied": applied, "Total": len(s.Items),
+	data := map[string]any{"Status": string(s.Status), "Pending": len(s.Pending()), "Applied": applied, "Undone": undone, "Total": len(s.Items),
 		"Failed": v.Failed, "Warned": s.Warned, "Expires": ""}
 	if s.Warned {
 		data["Expires"] = l.Stamp(s.ExpiresAt)

@@ -68,6 +68,10 @@ func TestUndoEveryItemOfConfirmAll(t *testing.T) {
 	if got := h.count(nod.OutcomeUndone); got != 5 {
 		t.Errorf("%d undone audit rows, want 5", got)
 	}
+	// The set's message no longer says they are applied.
+	h.tg.WaitMessage(chat, set.ID, "the set to say what was undone", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "Applied 0 of 5; 5 undone since") && strings.Count(m.Text, "↩️ <s>") == 5 && !strings.Contains(m.Text, "✅")
+	})
 }
 
 // Undoing a tick made on the task card works, although the clock has
