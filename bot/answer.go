@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
 )
@@ -306,7 +305,10 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 	}
 	p.then(func(ctx context.Context) {
 		b.refresh(ctx, p.loc, d.Set, d.Failed, 0, d.Applied)
-		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		// The reading says it is decided now, and keeps no button.
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.ReadingAccepted(r, d.Set)); err != nil {
+			b.log.Warn("edit reading", "chat", p.chat, "err", err)
+		}
 	})
 	return formatting.PlainText(p.loc.Render("answered", answered(d, rejected)))
 }

@@ -269,6 +269,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"reading": loc.Reading(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}, Reason: "not <now>"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
+		"reading_accepted": loc.ReadingAccepted(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
+			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
+			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
 		"steps_exhausted": loc.Text("steps_exhausted", 8), "empty_reply": loc.Text("empty_reply", nil),
 		"no_tasks": loc.TaskList(nod.TaskPage{}), "pending_none": loc.Text("pending_none", nil),
 		"undone": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "set_task_priority", Summary: "Undo: Set priority to P1", Title: "Fix <login> bug",

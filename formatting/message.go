@@ -191,6 +191,18 @@ func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
 // Reading shows nod's reading of a decision the person stated in words,
 // with one button that applies it.
 func (l *Locale) Reading(r nod.Reading, set nod.ChangeSet) Message {
+	m := l.reading(r, set, false)
+	m.Keyboard = [][]Button{{l.button("b_accept_reading", nil, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
+	return m
+}
+
+// ReadingAccepted is a reading once its button was tapped: decided as
+// read, with no button left.
+func (l *Locale) ReadingAccepted(r nod.Reading, set nod.ChangeSet) Message {
+	return l.reading(r, set, true)
+}
+
+func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) Message {
 	type line struct {
 		N       int
 		Confirm bool
@@ -207,7 +219,5 @@ func (l *Locale) Reading(r nod.Reading, set nod.ChangeSet) Message {
 			lines = append(lines, line{n, false, l.Summary(*it)})
 		}
 	}
-	m := l.Text("reading", map[string]any{"Lines": lines, "Reason": r.Reason})
-	m.Keyboard = [][]Button{{l.button("b_accept_reading", nil, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
-	return m
+	return l.Text("reading", map[string]any{"Lines": lines, "Reason": r.Reason, "Accepted": accepted})
 }

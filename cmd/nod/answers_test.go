@@ -125,6 +125,10 @@ func TestAnswerProposalsReading(t *testing.T) {
 	h.tg.WaitMessage(chat, set.ID, "the set to show it", func(m telegramtest.Message) bool {
 		return hasButton(m, "↩️ Undo 1") && hasButton(m, "↩️ Undo 3") && hasButton(m, "✓ 2")
 	})
+	// The reading no longer says nothing is decided.
+	h.tg.WaitMessage(chat, reading.ID, "the reading to say it is decided", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "You confirmed this reading") && !strings.Contains(m.Text, "Nothing is decided yet") && len(m.Buttons()) == 0
+	})
 }
 
 // A /review cannot call answer_proposals, and an item that does not exist
