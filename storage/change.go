@@ -255,20 +255,32 @@ func conflict(ctx context.Context, q conn, chatID int64, c nod.Change) error {
 // errRetry marks a transaction to run again from the start.
 var errRetry = errors.New("concurrent write; retry")
 
-// insertTask inserts a new task with its checklist.
-func insertTask(ctx context.Context, q conn, t nod.Task) error {
+// taskRow is a task's values for insertColumns, in their order.
+func taskRow(t nod.Task) ([]any, error) {
 	labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	var est sql.NullInt64
 	if t.EstimateMinutes != nil {
 		est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
 	}
 	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
-	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+taskColumns+`, remind_due) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
-		t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), remindDue(t.RemindAt, t.UpdatedAt))
+	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), remindDue(t.RemindAt, t.UpdatedAt)}, nil
+}
+
+// insertColumns are the columns a new task is written with: taskColumns
+// and when its reminder falls due.
+const insertColumns = taskColumns + `, remind_due`
+
+// insertTask inserts a new task with its checklist.
+func insertTask(ctx context.Context, q conn, t nod.Task) error {
+	row, err := taskRow(t)
+	if err != nil {
+		return err
+	}
+	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`, row...)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
@@ -237,7 +236,6 @@ func (db *DB) TaskTitles(ctx context.Context, chatID int64, ids []string) (map[s
 // rows a statement: no audit rows, no undo entries. It is for seeding (the
 // tests and the bench load chats of thousands of tasks); a task without a
 // creation time is created now.
-// A task's reminder is imported as its value only: it does not fire.
 func (db *DB) ImportTasks(ctx context.Context, tasks []nod.Task) error {
 	now := db.now()
 	rows := make([][]any, 0, len(tasks))
@@ -252,22 +250,18 @@ func (db *DB) ImportTasks(ctx context.Context, tasks []nod.Task) error {
 		if t.UpdatedAt.IsZero() {
 			t.UpdatedAt = t.CreatedAt
 		}
-		labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
+		t.CreatedAt, t.UpdatedAt = nod.Stamp(t.CreatedAt), nod.Stamp(t.UpdatedAt)
+		row, err := taskRow(t)
 		if err != nil {
 			return err
 		}
-		var est sql.NullInt64
-		if t.EstimateMinutes != nil {
-			est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
-		}
-		rows = append(rows, []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est,
-			sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}, string(labels), micros(nod.Stamp(t.CreatedAt)), micros(nod.Stamp(t.UpdatedAt)), nullMicros(t.DeletedAt), nullMicros(t.RemindAt)})
+		rows = append(rows, row)
 		for i, it := range t.Checklist {
 			items = append(items, append([]any{it.ID, t.ID, i}, itemValues(&it)...))
 		}
 	}
 	return db.inTx(ctx, func(tx conn) error {
-		if err := insertRows(ctx, tx, `INSERT INTO tasks (`+taskColumns+`) VALUES `, rows); err != nil {
+		if err := insertRows(ctx, tx, `INSERT INTO tasks (`+insertColumns+`) VALUES `, rows); err != nil {
 			return fmt.Errorf("import tasks: %w", err)
 		}
 		if err := insertRows(ctx, tx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES `, items); err != nil {

@@ -108,17 +108,25 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	rep := report{Latency: *latency, RoundTrip: *rtt}
 	var profs []*profile.Profile
-	if *sizesOnly {
-		if err := runSizes(&rep, &profs, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
-			return err
-		}
+	// emit writes the report as JSON, or as tables, printing all only
+	// when everything ran.
+	emit := func(all bool) error {
 		if *asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			return enc.Encode(rep)
 		}
+		if all {
+			printTable(stdout, rep)
+		}
 		printSizes(stdout, rep.Sizes)
 		return nil
+	}
+	if *sizesOnly {
+		if err := runSizes(&rep, &profs, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
+			return err
+		}
+		return emit(false)
 	}
 	for _, sc := range scenarios {
 		res := runScenario(sc, *dsn, *latency, *rtt)
@@ -159,14 +167,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if err := runSizes(&rep, &profs, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
 		return err
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
-	}
-	printTable(stdout, rep)
-	printSizes(stdout, rep.Sizes)
-	return nil
+	return emit(true)
 }
 
 // runSizes runs the size axis into rep.
