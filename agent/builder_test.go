@@ -82,7 +82,7 @@ func TestBatchFilters(t *testing.T) {
 		if r := results["b"]; !strings.Contains(r, "Skipped 2 redundant item(s)") || !strings.Contains(r, "already on the task") || !strings.Contains(r, "already proposed in this turn") {
 			t.Errorf("redundant: %q", r)
 		}
-		if r := results["c"]; !strings.Contains(r, "Skipped 3 malformed item(s)") {
+		if r := results["c"]; !strings.Contains(r, "Skipped 3 malformed item(s)") || !strings.Contains(r, `{"title": "…"}`) {
 			t.Errorf("malformed: %q", r)
 		}
 		if r := results["d"]; strings.Contains(r, "queued") || !strings.Contains(r, "malformed") {

@@ -197,14 +197,24 @@ func explode(a args, parse func(args) (change, error)) ([]change, []string, erro
 		}
 		out = append(out, c)
 	}
-	return out, malformedNote(malformed), nil
+	return out, malformedNote(a.tool, malformed), nil
 }
 
-func malformedNote(n int) []string {
+// malformedNote says how many elements were skipped, and the shape an
+// element has, so that a model can call again right.
+func malformedNote(tool string, n int) []string {
 	if n == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("Skipped %d malformed item(s): each must be an object with the fields of the tool's schema.", n)}
+	shape := map[string]string{
+		"add_multiple_checklist_items": `{"title": "…"}`,
+		"update_checklist_items":       `{"id": "…", "isChecked": true, "title": "…", "reason": "…"} (id and at least one change)`,
+		"remove_checklist_items":       `{"id": "…", "reason": "…"} (reason optional)`,
+	}[tool]
+	if shape == "" {
+		shape = "an object with the fields of the tool's schema"
+	}
+	return []string{fmt.Sprintf("Skipped %d malformed item(s): each must be an object like %s.", n, shape)}
 }
 
 // JSON is the decoded arguments as JSON, for the audit log.

@@ -38,8 +38,8 @@ func revisionNote(it nod.ChangeItem) string {
 	if task == "" {
 		task = "a new one"
 	}
-	return fmt.Sprintf("\nThe user's message is a reply to your pending proposal %q (tool %s, task %s). If they ask to change it, revise it as they say: call %s once more with the corrected arguments for the same task, every argument it should keep included. The revision replaces the proposal; do not propose anything else in this turn. If they only ask about it, answer and change nothing.\n",
-		it.Summary, it.Tool, task, batchTool(it.Tool))
+	return fmt.Sprintf("\nThe user's message is a reply to your pending proposal %q (made with %s, task %s). If they ask to change it, revise it as they say: call %s once more with the corrected arguments for the same task, every argument it should keep included. The revision replaces the proposal; do not propose anything else in this turn. If they only ask about it, answer and change nothing.\n",
+		it.Summary, batchTool(it.Tool), task, batchTool(it.Tool))
 }
 
 // batchTool is the tool the model calls for an exploded item.
