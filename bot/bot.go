@@ -167,10 +167,6 @@ func (b *Bot) Start(ctx context.Context) error {
 	tg, err := tgbot.New(b.opts.Token,
 		tgbot.WithServerURL(b.opts.APIURL),
 		tgbot.WithHTTPClient(b.opts.PollTimeout, sizedBodies{client}),
-		tgbot.WithInitialOffset(last),
-		tgbot.WithDefaultHandler(b.handle),
-		tgbot.WithNotAsyncHandlers(), // with the one default worker: update order
-		tgbot.WithWorkers(1),
 		tgbot.WithErrorsHandler(func(err error) { b.log.Warn("telegram", "err", excerpt(err.Error(), 300)) }),
 		tgbot.WithCheckInitTimeout(10*time.Second),
 	)
@@ -201,7 +197,7 @@ func (b *Bot) Start(ctx context.Context) error {
 		}
 		go func() {
 			defer close(b.polling)
-			tg.Start(run)
+			b.poll(run, sizedBodies{client}, last+1)
 		}()
 	}
 	b.handlers.Add(1)
@@ -269,12 +265,12 @@ func (b *Bot) setCommands(ctx context.Context) {
 	}
 }
 
-// handle receives every update, one at a time in update order (the library
-// runs it synchronously on a single worker). It does no I/O so that it never
+// handle receives every update, one at a time in update order (poll and
+// ServeHTTP call it in turn). It does no I/O so that it never
 // holds up the next update: a text message goes to its chat's queue, which
 // keeps the chat's order; a button press runs at once on its own goroutine,
 // never behind a turn. Both first drop redelivered updates.
-func (b *Bot) handle(_ context.Context, _ *tgbot.Bot, u *models.Update) {
+func (b *Bot) handle(u *models.Update) {
 	ctx := b.work
 	b.metrics.updates.WithLabelValues(updateKind(u)).Inc()
 	switch {

@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
 )
 
 // WebhookPath is the path webhook updates are served on: the path of
@@ -49,20 +47,20 @@ func (b *Bot) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "body too large or unreadable", http.StatusRequestEntityTooLarge)
 		return
 	}
-	var u models.Update
-	if err := json.Unmarshal(body, &u); err != nil {
-		// Delivered again, the same bytes would fail again: drop them, and
-		// log a bounded excerpt, never the whole body.
-		b.log.Warn("malformed webhook update dropped", "bytes", len(body), "excerpt", excerpt(string(body), 120), "err", excerpt(err.Error(), 200))
-		return
-	}
 	b.gate.RLock()
 	defer b.gate.RUnlock()
 	if !b.accepting {
 		http.Error(w, "not accepting updates now", http.StatusServiceUnavailable)
 		return
 	}
-	b.handle(b.work, b.tg, &u) // queues the work and returns at once
+	u, id, err := decodeUpdate(body)
+	if err != nil {
+		// Delivered again, the same bytes would fail again: answered 200,
+		// it costs only itself.
+		b.undecodable(body, id, err)
+		return
+	}
+	b.handle(u) // queues the work and returns at once
 }
 
 // maxWebhookBody bounds one webhook request; Telegram's updates are far
@@ -86,7 +84,7 @@ func (b *Bot) startWebhook(ctx context.Context) error {
 	// Ready before registering: Telegram may post right after setWebhook.
 	b.accept(true)
 	_, err := b.tg.SetWebhook(ctx, &tgbot.SetWebhookParams{URL: b.opts.WebhookURL, SecretToken: b.opts.WebhookSecret,
-		AllowedUpdates: []string{"message", "callback_query"}})
+		AllowedUpdates: allowedUpdates})
 	if err != nil {
 		b.accept(false)
 		return fmt.Errorf("set webhook: %w", redactErr(err, b.opts.Token))

@@ -120,7 +120,7 @@ func TestWebhookMalformedBodyLogBounded(t *testing.T) {
 	if st := h.tg.PostWebhook(target, "log-secret", body); st != 200 {
 		t.Errorf("malformed body got %d, want 200 (a redelivery would fail the same way)", st)
 	}
-	h.tg.Wait("the drop to be logged", func() bool { return strings.Contains(h.logs.String(), "malformed webhook update dropped") })
+	h.tg.Wait("the drop to be logged", func() bool { return strings.Contains(h.logs.String(), "update not decodable; skipped") })
 	if logged := len(h.logs.String()) - before; logged > 2000 {
 		t.Errorf("%d bytes logged for an %d-byte body", logged, len(body))
 	}
