@@ -34,12 +34,37 @@ type ChatMessage struct {
 	// Seq is the message's number in its chat, once stored; 0 for a
 	// message of the turn in progress, newer than every stored one.
 	Seq int64 `json:"-"`
+	// MsgID is the Telegram message a user line holds, so that an edit
+	// of it finds it; 0 if none.
+	MsgID int `json:"msg_id,omitempty"`
+	// Forwarded, on a forwarded message, says whose words it carries and
+	// when they were sent ("Bob (2002), 2026-11-24 09:00"): they are never
+	// the person's own, whoever forwards them.
+	Forwarded string `json:"forwarded,omitempty"`
+	// EditOf and Edits, on an edit of a message nod had already handled,
+	// are that message's MsgID and earlier text: this line replaces it.
+	EditOf int    `json:"edit_of,omitempty"`
+	Edits  string `json:"edits,omitempty"`
+	// Replaced marks a line the person has edited since: its words no
+	// longer count. MarkReplaced sets it; it is never stored.
+	Replaced bool `json:"-"`
 }
 
+
 // Said is what the model reads of a user message: who spoke, in a group,
-// and what the message replies to.
+// what the message replies to, and whose words a forwarded one carries.
+// An edit says what it replaces; a replaced line says it was edited.
 func (m ChatMessage) Said() string {
 	s := m.Content
+	if m.EditOf != 0 {
+		s = "The person edited their message “" + m.Edits + "” to: “" + s + "”"
+	}
+	if m.Replaced {
+		s = "(edited since, see below; these words no longer count) " + s
+	}
+	if m.Forwarded != "" {
+		s = "(forwarded: a message from " + m.Forwarded + ", not the person's own words) " + s
+	}
 	if m.ReplyTo != "" {
 		s = "(replying to " + m.ReplyTo + ") " + s
 	}
@@ -47,6 +72,30 @@ func (m ChatMessage) Said() string {
 		s = m.Speaker + ": " + s
 	}
 	return s
+}
+
+// MarkReplaced marks the user lines that a later line edits, across
+// parts taken as one conversation in order (a history, then a turn's own
+// lines).
+func MarkReplaced(parts ...[]ChatMessage) {
+	var edited map[int]bool
+	for p := len(parts) - 1; p >= 0; p-- {
+		for i := len(parts[p]) - 1; i >= 0; i-- {
+			m := &parts[p][i]
+			if m.Role != RoleUser {
+				continue
+			}
+			if m.MsgID != 0 && edited[m.MsgID] {
+				m.Replaced = true
+			}
+			if m.EditOf != 0 {
+				if edited == nil {
+					edited = map[int]bool{}
+				}
+				edited[m.EditOf] = true
+			}
+		}
+	}
 }
 
 // ToolCall is one function call the agent asked for.

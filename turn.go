@@ -14,6 +14,13 @@ type TurnRequest struct {
 	// ReplyTo says what the message replies to, if it replies to one:
 	// "nod's message “…”", shortened.
 	ReplyTo string
+	// MsgID is the person's Telegram message; Forwarded, EditOf and Edits
+	// say whose words a forwarded one carries and what an edit replaces,
+	// as ChatMessage has them.
+	MsgID     int
+	Forwarded string
+	EditOf    int
+	Edits     string
 	// Review makes a proactive turn: the agent looks over the tasks with no
 	// request of the person's, and everything it proposes needs confirmation.
 	Review bool

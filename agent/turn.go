@@ -78,7 +78,8 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		// order, so that the agent never re-applies what they took back.
 		t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleEvent, Content: eventNotes(events, req.UserID, req.Speaker != ""), At: t.started})
 	}
-	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo}
+	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo,
+		MsgID: req.MsgID, Forwarded: req.Forwarded, EditOf: req.EditOf, Edits: req.Edits}
 	if req.Review {
 		user.Content, user.Review = "/review", true
 		instruction := reviewInstruction
@@ -88,6 +89,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		system += instruction + dueNote(tasks.Tasks, t.started, t.zone)
 	}
 	t.msgs = append(t.msgs, user)
+	nod.MarkReplaced(history, t.msgs) // an edit's earlier words no longer count
 	// What the person said is kept before the model is asked: a crash
 	// from here on leaves it in the conversation, and an answer owed.
 	if err := t.flush(ctx, true); err != nil {
@@ -398,7 +400,8 @@ func (t *turn) conversation() []confidence.Entry {
 		if size += len(text); size > maxChars && len(out) > 0 {
 			break
 		}
-		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At, UserID: m.UserID, Speaker: m.Speaker, Seq: m.Seq, ReplyTo: m.ReplyTo})
+		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At, UserID: m.UserID, Speaker: m.Speaker, Seq: m.Seq, ReplyTo: m.ReplyTo,
+			Forwarded: m.Forwarded, Edited: m.EditOf != 0, Replaced: m.Replaced})
 	}
 	slices.Reverse(out)
 	if t.replyItems != "" && len(out) > 0 && out[len(out)-1].Role == nod.RoleUser && !t.req.Review {

@@ -295,6 +295,21 @@ func (b *Bot) handle(u *models.Update) {
 				b.onMessage(ctx, u.Message)
 			}
 		})
+	case u.EditedMessage != nil:
+		m := u.EditedMessage
+		if b.queue.edit(m.Chat.ID, m) {
+			return // nothing had started on it: only the edited text is handled
+		}
+		b.metrics.messages.Inc()
+		b.queue.push(ctx, m.Chat.ID, nil, func(ctx context.Context) {
+			defer b.metrics.messages.Dec()
+			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
+			defer cancel()
+			defer b.recover(ctx, m.Chat.ID)
+			if first, _ := b.firstDelivery(ctx, u.ID); first {
+				b.onEdit(ctx, m)
+			}
+		})
 	case u.CallbackQuery != nil:
 		b.handlers.Add(1)
 		b.metrics.presses.Inc()
@@ -324,6 +339,8 @@ func updateKind(u *models.Update) string {
 		return "text"
 	case u.Message != nil:
 		return "other_message"
+	case u.EditedMessage != nil:
+		return "edit"
 	case u.CallbackQuery != nil:
 		return "callback"
 	}
@@ -363,6 +380,8 @@ func updateChat(u *models.Update) int64 {
 	switch {
 	case u.Message != nil:
 		return u.Message.Chat.ID
+	case u.EditedMessage != nil:
+		return u.EditedMessage.Chat.ID
 	case u.CallbackQuery != nil && u.CallbackQuery.Message.Message != nil:
 		return u.CallbackQuery.Message.Message.Chat.ID
 	}

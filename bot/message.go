@@ -38,6 +38,12 @@ type incoming struct {
 	// more are the person's messages that came right after this one and
 	// join its turn.
 	more []*models.Update
+	// forwarded names whose words a forwarded message carries (empty for
+	// the person's own); editOf and edits are, for an edit of a message
+	// nod already handled, that message and its earlier text.
+	forwarded string
+	editOf    int
+	edits     string
 }
 
 // onMessage handles a message in its chat's queue.
@@ -70,6 +76,7 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 		in.replyTo = r.ID
 		in.quoted = replied(r, in.speaker != "")
 	}
+	in.forwarded = forwardedFrom(m.ForwardOrigin, b.zone(in.settings))
 	return in
 }
 
@@ -84,6 +91,9 @@ func (b *Bot) joinable(m *models.Message) bool {
 		m.ReplyToMessage != nil || utf8.RuneCountInString(text) > maxInput {
 		return false
 	}
+	if m.ForwardOrigin != nil {
+		return true // someone else's words for the agent, never an answer
+	}
 	_, answer := parseAnswer(text)
 	return !answer
 }
@@ -95,7 +105,8 @@ func (b *Bot) joined(ctx context.Context, in incoming, us []*models.Update) []no
 		if first, _ := b.firstDelivery(ctx, u.ID); !first {
 			continue
 		}
-		out = append(out, nod.ChatMessage{Role: nod.RoleUser, Content: nod.CleanText(strings.TrimSpace(u.Message.Text)), UserID: in.user, Speaker: in.speaker})
+		out = append(out, nod.ChatMessage{Role: nod.RoleUser, Content: nod.CleanText(strings.TrimSpace(u.Message.Text)), UserID: in.user, Speaker: in.speaker,
+			MsgID: u.Message.ID, Forwarded: forwardedFrom(u.Message.ForwardOrigin, b.zone(in.settings))})
 	}
 	return out
 }
@@ -129,6 +140,12 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 		b.reply(ctx, in.chat, in.loc.Text("too_long", n))
 		return
 	}
+	if in.forwarded != "" {
+		// Someone else's words: never a command, an answer or a
+		// confirmation, only something for the agent to read.
+		b.turn(ctx, in, b.request(ctx, in))
+		return
+	}
 	consumed, moveOn := b.typedConfirmation(ctx, in)
 	if moveOn {
 		// Once this message is handled, so that its replies come first;
@@ -159,7 +176,11 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 // request is the agent turn a message of the person's starts.
 func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
 	req := nod.TurnRequest{ChatID: in.chat, UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
-		Revise: b.revision(ctx, in), Lang: in.loc.Code(), Settings: in.settings}
+		MsgID: in.msgID, Forwarded: in.forwarded, EditOf: in.editOf, Edits: in.edits,
+		Lang: in.loc.Code(), Settings: in.settings}
+	if in.forwarded == "" {
+		req.Revise = b.revision(ctx, in)
+	}
 	if in.replyTo != 0 {
 		if set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {
 			req.ReplySet = set.ID
@@ -275,10 +296,14 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		return
 	}
 	b.sendReceipts(ctx, in.loc, in.chat, res)
-	text := strings.TrimSpace(res.Text)
+	text := formatting.Escape(strings.TrimSpace(res.Text))
+	if req.Forwarded != "" && res.Set != nil {
+		// Why nod asks though the person sent the words: they are not theirs.
+		text = strings.TrimSpace(text + "\n\n" + in.loc.Text("forwarded_asks", nil).HTML)
+	}
 	switch {
 	case text != "":
-		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(text)})
+		b.reply(ctx, in.chat, formatting.Message{HTML: text})
 	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && len(res.Deletions) == 0:
 		b.reply(ctx, in.chat, in.loc.Text("empty_reply", nil))
 	}

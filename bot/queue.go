@@ -24,10 +24,11 @@ type chatQueue struct {
 }
 
 // job is a queued piece of a chat's work; u is the message it handles,
-// if it handles one.
+// if it handles one, and burst the messages, if it runs a burst.
 type job struct {
-	run func(context.Context)
-	u   *models.Update
+	run   func(context.Context)
+	u     *models.Update
+	burst []*models.Update
 }
 
 // live is a turn in progress in a chat, taking its person's messages.
@@ -46,7 +47,7 @@ func (q *chatQueue) push(ctx context.Context, chat int64, u *models.Update, run 
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	pending, running := q.queue[chat]
-	q.queue[chat] = append(pending, job{run, u})
+	q.queue[chat] = append(pending, job{run: run, u: u})
 	if running {
 		return
 	}
@@ -133,7 +134,33 @@ func (q *chatQueue) close(chat int64, then func(context.Context, []*models.Updat
 	left := l.inbox
 	// The worker is running this chat (it ran the turn): the job goes
 	// first among what waits.
-	q.queue[chat] = append([]job{{run: func(ctx context.Context) { then(ctx, left) }}}, q.queue[chat]...)
+	q.queue[chat] = append([]job{{run: func(ctx context.Context) { then(ctx, left) }, burst: left}}, q.queue[chat]...)
+}
+
+// edit puts m, an edited message, in place of the message it edits if
+// that one waits in chat and nothing has started on it yet, and reports
+// whether it did: then only the edited text is handled.
+func (q *chatQueue) edit(chat int64, m *models.Message) bool {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	replace := func(us ...*models.Update) bool {
+		for _, u := range us {
+			if u != nil && u.Message != nil && u.Message.ID == m.ID {
+				*u.Message = *m // the job reads it once it runs, under the lock's order
+				return true
+			}
+		}
+		return false
+	}
+	for _, j := range q.queue[chat] {
+		if replace(j.u) || replace(j.burst...) {
+			return true
+		}
+	}
+	if l := q.live[chat]; l != nil {
+		return replace(l.inbox...)
+	}
+	return false
 }
 
 // wait blocks until every queued job has run.

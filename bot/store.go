@@ -54,6 +54,9 @@ type Chats interface {
 
 // Messages remembers which Telegram message shows what, to edit it later.
 type Messages interface {
+	// PersonMessage returns the latest conversation line that holds the
+	// person's message msgID, and whether there is one.
+	PersonMessage(ctx context.Context, chatID int64, msgID int) (nod.ChatMessage, bool, error)
 	SetMessageID(ctx context.Context, setID string, messageID int) error
 	// SetCardMessage and CardMessage remember the latest card of a task.
 	SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error

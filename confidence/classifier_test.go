@@ -166,6 +166,9 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{Role: nod.RoleUser, Text: "don't raise the press kit", UserID: 1001, Speaker: "Alice (1001)", Seq: 9},
 		{Role: nod.RoleUser, Text: "nee, keine anderen. aber nimm das mit dem Release-Build doch rein", UserID: 1001, Speaker: "Alice (1001)", Seq: 10},
 		{Role: nod.RoleUser, Text: "1 und 3 passen, 2 und 4 nicht", UserID: 1001, Speaker: "Alice (1001)", Seq: 11},
+		{Role: nod.RoleUser, Text: "set the press kit to P1", UserID: 1001, Speaker: "Alice (1001)", Seq: 12, Forwarded: "Boss (7007)"},
+		{Role: nod.RoleUser, Text: "move the release to P1", UserID: 1001, Speaker: "Alice (1001)", Seq: 13, Replaced: true},
+		{Role: nod.RoleUser, Text: "move the release to P2", UserID: 1001, Speaker: "Alice (1001)", Seq: 14, Edited: true},
 		{Role: nod.RoleUser, Text: "items 1 and 2 are fine", UserID: 1001, Speaker: "Alice (1001)"},
 	}
 	forAlice := confidence.Action{Tool: "set_task_priority", Summary: "Set priority to P1 (task “Launch post”)", For: 1001, ForSpeaker: "Alice (1001)"}
@@ -188,6 +191,9 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{"a no that answers something else", forAlice, "aber nimm das mit dem Release-Build doch rein", confidence.Explicit},
 		{"a no that rejects items", mixed, "1 und 3 passen, 2 und 4 nicht", confidence.Explicit},
 		{"a no without rejected items", answer, "1 und 3 passen, 2 und 4 nicht", confidence.NeedsConfirmation},
+		{"a forwarded message", forAlice, "set the press kit to P1", confidence.NeedsConfirmation},
+		{"words edited away", forAlice, "move the release to P1", confidence.NeedsConfirmation},
+		{"the edit's own words", forAlice, "move the release to P2", confidence.Explicit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {
@@ -200,6 +206,13 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 			conv := llm.Requests()[0].Messages[1].Content
 			if !strings.Contains(conv, "Bob (1002): make the launch post P1, right now") {
 				t.Errorf("transcript does not name speakers:\n%s", conv)
+			}
+			for _, want := range []string{"Alice (1001) (forwarding a message from Boss (7007); not their own words): set the press kit to P1",
+				"Alice (1001) (a message they edited since; these words no longer count): move the release to P1",
+				"Alice (1001) (edited an earlier message to): move the release to P2"} {
+				if !strings.Contains(conv, want) {
+					t.Errorf("transcript lacks %q:\n%s", want, conv)
+				}
 			}
 			if c.action.Answer && !strings.Contains(conv, "Alice (1001): raise it to P1 and set 2 h\n--- nod showed the proposal here") {
 				t.Errorf("transcript does not mark where the proposal was shown:\n%s", conv)

@@ -278,7 +278,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}),
 		"undone_unknown": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Undo: Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text("nothing_to_undo", nil),
 		"toggled": loc.Text("toggled", nod.ChecklistItem{Title: "Write <tests>", Checked: true}),
-		"panic":   loc.Text("panic", nil), "too_long": loc.Text("too_long", 5000), "not_text": loc.Text("not_text", nil), "unreadable": loc.Text("unreadable", nil),
+		"panic":   loc.Text("panic", nil), "too_long": loc.Text("too_long", 5000), "not_text": loc.Text("not_text", nil), "unreadable": loc.Text("unreadable", nil), "forwarded_asks": loc.Text("forwarded_asks", nil),
 		"task_list": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
 		"task_list_paged": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),

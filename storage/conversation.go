@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -78,8 +79,8 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 	// Numbered on from the chat's last message, in one statement, under
 	// the chat's lock: the numbers are the chat's own.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO messages (chat_id, seq, body, created_at) SELECT $1, last.seq + v.column1, v.column2, v.column3 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1) AS last, (VALUES `)
-	args := make([]any, 1, 1+2*len(msgs))
+	q.WriteString(`INSERT INTO messages (chat_id, seq, body, created_at, msg_id) SELECT $1, last.seq + v.column1, v.column2, v.column3, v.column4 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1) AS last, (VALUES `)
+	args := make([]any, 1, 1+3*len(msgs))
 	args[0] = chatID
 	for i, m := range msgs {
 		if m.At.IsZero() {
@@ -94,8 +95,8 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 			q.WriteByte(',')
 		}
 		// Typed, for PostgreSQL: a VALUES list's parameters are text otherwise.
-		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT))", i+1, 2*i+2, 2*i+3)
-		args = append(args, string(body), micros(m.At))
+		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT),CAST($%d AS BIGINT))", i+1, 3*i+2, 3*i+3, 3*i+4)
+		args = append(args, string(body), micros(m.At), m.MsgID)
 	}
 	q.WriteString(`) AS v ORDER BY v.column1`)
 	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
@@ -154,6 +155,28 @@ func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
 	return n == 1, err
 }
 
+// PersonMessage returns the latest line of chat's conversation that holds
+// the person's Telegram message msgID (an edit's line holds it too), and
+// whether there is one.
+func (db *DB) PersonMessage(ctx context.Context, chatID int64, msgID int) (nod.ChatMessage, bool, error) {
+	var (
+		seq  int64
+		body string
+	)
+	err := db.reader().QueryRowContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 AND msg_id = $2 ORDER BY seq DESC LIMIT 1`, chatID, msgID).Scan(&seq, &body)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nod.ChatMessage{}, false, nil
+	}
+	if err != nil {
+		return nod.ChatMessage{}, false, fmt.Errorf("person's message: %w", err)
+	}
+	var m messageRecord
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
+		return nod.ChatMessage{}, false, fmt.Errorf("person's message: %w", err)
+	}
+	return m.message(seq), true, nil
+}
+
 // LastUpdateID returns the highest update id handled, or 0.
 func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 	var id sql.NullInt64
@@ -197,6 +220,10 @@ type (
 		UserID     int64        `json:"user_id,omitempty"`
 		Speaker    string       `json:"speaker,omitempty"`
 		ReplyTo    string       `json:"reply_to,omitempty"`
+		MsgID      int          `json:"msg_id,omitempty"`
+		Forwarded  string       `json:"forwarded,omitempty"`
+		EditOf     int          `json:"edit_of,omitempty"`
+		Edits      string       `json:"edits,omitempty"`
 	}
 	callRecord struct {
 		ID        string `json:"id"`
@@ -207,7 +234,7 @@ type (
 
 func recordMessage(m nod.ChatMessage) messageRecord {
 	r := messageRecord{Role: string(m.Role), Content: m.Content, ToolCallID: m.ToolCallID, Review: m.Review, At: m.At,
-		UserID: m.UserID, Speaker: m.Speaker, ReplyTo: m.ReplyTo}
+		UserID: m.UserID, Speaker: m.Speaker, ReplyTo: m.ReplyTo, MsgID: m.MsgID, Forwarded: m.Forwarded, EditOf: m.EditOf, Edits: m.Edits}
 	for _, c := range m.ToolCalls {
 		r.ToolCalls = append(r.ToolCalls, callRecord{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
@@ -216,7 +243,7 @@ func recordMessage(m nod.ChatMessage) messageRecord {
 
 func (r messageRecord) message(seq int64) nod.ChatMessage {
 	m := nod.ChatMessage{Role: nod.Role(r.Role), Content: r.Content, ToolCallID: r.ToolCallID, Review: r.Review, At: r.At,
-		UserID: r.UserID, Speaker: r.Speaker, ReplyTo: r.ReplyTo, Seq: seq}
+		UserID: r.UserID, Speaker: r.Speaker, ReplyTo: r.ReplyTo, Seq: seq, MsgID: r.MsgID, Forwarded: r.Forwarded, EditOf: r.EditOf, Edits: r.Edits}
 	for _, c := range r.ToolCalls {
 		m.ToolCalls = append(m.ToolCalls, nod.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}

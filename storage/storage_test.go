@@ -344,6 +344,34 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 	})
 }
 
+// A person's message is found by its Telegram id, the latest line that
+// holds it (an edit's) first, in its own chat only.
+func TestPersonMessage(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		save := func(chatID int64, m nod.ChatMessage) {
+			t.Helper()
+			if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chatID, Messages: []nod.ChatMessage{m}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		save(chat, nod.ChatMessage{Role: nod.RoleUser, Content: "plan the launhc", MsgID: 7, Forwarded: "Boss (7007)"})
+		save(chat, nod.ChatMessage{Role: nod.RoleAssistant, Content: "Planned."})
+		save(chat, nod.ChatMessage{Role: nod.RoleUser, Content: "plan the launch", MsgID: 7, EditOf: 7, Edits: "plan the launhc"})
+		save(200, nod.ChatMessage{Role: nod.RoleUser, Content: "other chat", MsgID: 8})
+		m, ok, err := db.PersonMessage(t.Context(), chat, 7)
+		if err != nil || !ok || m.Content != "plan the launch" || m.EditOf != 7 || m.Edits != "plan the launhc" {
+			t.Errorf("PersonMessage(7) = %+v, %v, %v", m, ok, err)
+		}
+		if _, ok, err := db.PersonMessage(t.Context(), chat, 8); ok || err != nil {
+			t.Errorf("another chat's message found: %v, %v", ok, err)
+		}
+		hist, _ := db.History(t.Context(), chat, nod.Window{Keep: 10})
+		if len(hist) != 3 || hist[0].Forwarded != "Boss (7007)" || hist[0].MsgID != 7 {
+			t.Errorf("history lost the message's origin: %+v", hist)
+		}
+	})
+}
+
 // BenchmarkConfirmItem is the confirm transaction on SQLite: claim the
 // item, apply, record decision, audit and undo, update the set.
 func BenchmarkConfirmItem(b *testing.B) {

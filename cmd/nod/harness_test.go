@@ -261,6 +261,13 @@ func (h *harness) settle() {
 	h.tg.Wait("button presses to settle", func() bool { v, ok := h.metric("nod_presses_in_flight"); return ok && v == 0 })
 }
 
+// settleMessages waits until nod handles no message, as its own metric
+// nod_messages_in_flight says.
+func (h *harness) settleMessages() {
+	h.t.Helper()
+	h.tg.Wait("messages to settle", func() bool { v, ok := h.metric("nod_messages_in_flight"); return ok && v == 0 })
+}
+
 // sweeps waits until nod has run n more sweeps.
 func (h *harness) sweeps(n int) {
 	h.t.Helper()
