@@ -79,7 +79,7 @@ func TestTapDuringSlowTurnAndOrder(t *testing.T) {
 }
 
 // Non-text updates, empty text and oversized text get a clear answer and
-// never reach the model.
+// never reach the model. (Edits are words: telegram_test.go.)
 func TestNonTextAndOversizedMessages(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -87,8 +87,6 @@ func TestNonTextAndOversizedMessages(t *testing.T) {
 	h.tg.SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": time.Now().Unix(),
 		"chat": map[string]any{"id": chat, "type": "private"}, "from": map[string]any{"id": user, "first_name": "U"},
 		"sticker": map[string]any{"file_id": "x", "file_unique_id": "y", "type": "regular", "width": 1, "height": 1}}})
-	h.tg.SendUpdate(map[string]any{"edited_message": map[string]any{"message_id": 91, "date": time.Now().Unix(),
-		"chat": map[string]any{"id": chat, "type": "private"}, "from": map[string]any{"id": user, "first_name": "U"}, "text": "edited"}})
 	h.tg.SendUpdate(map[string]any{"channel_post": map[string]any{"message_id": 92, "date": time.Now().Unix(),
 		"chat": map[string]any{"id": -100, "type": "channel"}, "text": "post"}})
 	h.tg.SendText(chat, user, strings.Repeat("x", 5000))

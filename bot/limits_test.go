@@ -1,0 +1,96 @@
+package bot
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
+)
+
+// Telegram's limits hold for every message nod sends, in every language:
+// no part over 4096 characters as Telegram counts them (UTF-16 units of
+// the visible text), no keyboard over 100 buttons, no callback data over
+// 64 bytes. The inputs are change sets and receipts of up to ten items
+// of every kind, with long titles, long texts and German words.
+func FuzzMessageLimits(f *testing.F) {
+	f.Add("Fix login bug", "Users are logged out after 5 minutes.", "raise it to P1", 3, uint16(0))
+	f.Add(strings.Repeat("Überprüfe die Anmeldung für „Kunden“ (ß) ", 30), strings.Repeat("Änderungen an der Größe ", 400), strings.Repeat("mach das ", 200), 10, uint16(0xffff))
+	f.Add(strings.Repeat("🚀<b>&", 2000), strings.Repeat("\n", 5000), "", 10, uint16(0x5555))
+	f.Fuzz(func(t *testing.T, title, text, quote string, n int, applied uint16) {
+		n = 1 + (n%10+10)%10
+		// Long enough that ten items overflow a message many times over;
+		// bounded, so that an input's word diffs stay quick.
+		title, text, quote = cutBytes(title, 600), cutBytes(text, 8000), cutBytes(quote, 600)
+		set := nod.ChangeSet{ID: nod.NewID(), UserID: 42, Status: nod.SetPending, AfterSeq: 1}
+		titles := map[string]string{}
+		undoable := map[string]bool{}
+		var receipts []formatting.Receipt
+		for i := 1; i <= n; i++ {
+			task := fmt.Sprintf("t%03d%s", i, strings.Repeat("x", 6))
+			titles[task] = fmt.Sprintf("%d %s", i, title)
+			it := limitItem(i, task, title, text)
+			if applied&(1<<i) != 0 {
+				it.Status, it.UndoID = nod.ItemConfirmed, nod.NewID()
+				undoable[it.UndoID] = true
+			}
+			set.Items = append(set.Items, it)
+			done := it
+			done.Status, done.UndoID = nod.ItemConfirmed, nod.NewID() // a receipt's item is applied
+			receipts = append(receipts, formatting.Receipt{TaskTitle: titles[task], Item: done, Quote: quote})
+		}
+		for _, lang := range formatting.Languages() {
+			loc := formatting.For(lang)
+			checkLimits(t, lang+" change set", loc.ChangeSet(formatting.ChangeSetView{Set: set, Titles: titles, Undoable: undoable, KeepDays: 7}))
+			checkLimits(t, lang+" receipts", loc.Receipts(receipts))
+		}
+	})
+}
+
+// limitItem is item i of a fuzzed set: each of the kinds a set holds in
+// turn, made of title and text.
+func limitItem(i int, task, title, text string) nod.ChangeItem {
+	it := nod.ChangeItem{ID: nod.NewID(), N: i, TaskID: task, Status: nod.ItemPending}
+	switch i % 5 {
+	case 0:
+		args, _ := json.Marshal(map[string]any{"title": title, "description": text, "priority": "P2", "labels": []string{title, "de"}})
+		it.Tool, it.TaskID, it.Summary, it.Field, it.After, it.Args = "create_task", "", "Create "+title, nod.FieldTitle, title, args
+	case 1:
+		it.Tool, it.Summary, it.Field, it.Before, it.After = "set_task_title", "Rename to "+title, nod.FieldTitle, text, title
+	case 2:
+		it.Tool, it.Summary, it.Field, it.Before, it.After = "update_task_description", "Update the description", nod.FieldDescription, title+text, text+title
+	case 3:
+		it.Tool, it.Summary, it.Field, it.After = "add_checklist_item", "Add: "+title, nod.FieldChecklist, title
+	default:
+		it.Tool, it.Summary, it.Field, it.Before, it.After = "set_task_priority", "Set priority to P1", nod.FieldPriority, "P3", "P1"
+	}
+	return it
+}
+
+// checkLimits sends m through the sender's own steps, the keyboard's
+// encoding and the split, and checks each part against Telegram's limits.
+func checkLimits(t *testing.T, what string, m formatting.Message) {
+	t.Helper()
+	kb, err := keyboard(m)
+	if err != nil {
+		t.Fatalf("%s: keyboard: %v", what, err)
+	}
+	if n := len(slices.Concat(kb.InlineKeyboard...)); n > formatting.MaxButtons {
+		t.Errorf("%s: %d buttons", what, n)
+	}
+	for _, data := range callbackData(kb) {
+		if len(data) > 64 {
+			t.Errorf("%s: callback data %q is %d bytes", what, data, len(data))
+		}
+	}
+	for i, part := range formatting.Split(m.HTML) {
+		if n := formatting.VisibleLen(part); n > formatting.MaxLen || n == 0 {
+			t.Errorf("%s: part %d has %d characters as Telegram counts them", what, i, n)
+		}
+	}
+}
+
+func cutBytes(s string, n int) string { return s[:min(len(s), n)] }
