@@ -50,7 +50,6 @@ type ChatMessage struct {
 	Replaced bool `json:"-"`
 }
 
-
 // Said is what the model reads of a user message: who spoke, in a group,
 // what the message replies to, and whose words a forwarded one carries.
 // An edit says what it replaces; a replaced line says it was edited.

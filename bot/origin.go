@@ -76,4 +76,3 @@ func (b *Bot) onEdit(ctx context.Context, m *models.Message) {
 	b.onText(ctx, in)
 	b.refreshOwed(ctx, in.chat, in.loc)
 }
-

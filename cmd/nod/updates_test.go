@@ -13,8 +13,8 @@ import (
 func unknownKind(chatID, userID int64, text string) map[string]any {
 	return map[string]any{"message": map[string]any{
 		"message_id": 900, "date": 1, "text": text,
-		"chat": map[string]any{"id": chatID, "type": "private"},
-		"from": map[string]any{"id": userID, "first_name": "U"},
+		"chat":           map[string]any{"id": chatID, "type": "private"},
+		"from":           map[string]any{"id": userID, "first_name": "U"},
 		"forward_origin": map[string]any{"type": "story", "date": 1},
 	}}
 }

@@ -78,18 +78,27 @@ func (p *playground) command(line string) error {
 	switch verb {
 	case "say":
 		return p.sayAs(user, rest, 0)
-	case "reply", "press":
+	case "forward":
+		from, text, ok := strings.Cut(rest, ": ")
+		if !ok || strings.TrimSpace(from) == "" {
+			return errors.New("want forward NAME: TEXT")
+		}
+		return p.forwardAs(user, strings.TrimSpace(from), text)
+	case "reply", "press", "edit":
 		idText, arg, _ := strings.Cut(rest, " ")
 		id, err := strconv.Atoi(idText)
 		if err != nil || arg == "" {
-			return fmt.Errorf("want %s MSGID %s", verb, map[string]string{"reply": "TEXT", "press": "BUTTON"}[verb])
+			return fmt.Errorf("want %s MSGID %s", verb, map[string]string{"reply": "TEXT", "press": "BUTTON", "edit": "TEXT"}[verb])
 		}
-		if verb == "reply" {
+		switch verb {
+		case "reply":
 			return p.sayAs(user, arg, id)
+		case "edit":
+			return p.edit(id, arg)
 		}
 		return p.pressLabel(user, id, arg)
 	}
-	return fmt.Errorf("unknown command %q: say, reply or press", verb)
+	return fmt.Errorf("unknown command %q: say, reply, forward, edit or press", verb)
 }
 
 // pressLabel presses, as user, the button of message id whose text is
@@ -159,6 +168,9 @@ func chatText(v view) string {
 		}
 		if m.Edited {
 			head += " (edited)"
+		}
+		if m.Forwarded != "" {
+			head += " (forwarded from " + m.Forwarded + ")"
 		}
 		text := html.UnescapeString(tags.ReplaceAllString(m.HTML, ""))
 		indent := strings.Repeat(" ", len([]rune(head))+3)

@@ -357,13 +357,15 @@ type view struct {
 }
 
 type viewMessage struct {
-	ID      int            `json:"id"`
-	Bot     bool           `json:"bot"`
-	From    string         `json:"from,omitempty"` // in a group play: who wrote it
-	HTML    string         `json:"html"`
-	ReplyTo int            `json:"reply_to,omitempty"`
-	Edited  bool           `json:"edited"`
-	Buttons [][]viewButton `json:"buttons,omitempty"`
+	ID      int    `json:"id"`
+	Bot     bool   `json:"bot"`
+	From    string `json:"from,omitempty"` // in a group play: who wrote it
+	HTML    string `json:"html"`
+	ReplyTo int    `json:"reply_to,omitempty"`
+	Edited  bool   `json:"edited"`
+	// Forwarded names who first wrote a message the person forwarded.
+	Forwarded string         `json:"forwarded,omitempty"`
+	Buttons   [][]viewButton `json:"buttons,omitempty"`
 }
 
 type viewButton struct {
@@ -411,7 +413,7 @@ func (p *playground) view() view {
 		v.Waiting = p.relay.Waiting()
 	}
 	for _, m := range p.tg.ChatMessages(p.chatID) {
-		vm := viewMessage{ID: m.ID, Bot: m.FromBot, ReplyTo: m.ReplyTo, Edited: m.Edits > 0}
+		vm := viewMessage{ID: m.ID, Bot: m.FromBot, ReplyTo: m.ReplyTo, Edited: m.Edits > 0, Forwarded: m.Forwarded}
 		if p.chatID == group && !m.FromBot {
 			vm.From = "alice"
 			if m.UserID == bob {
@@ -438,6 +440,16 @@ func (p *playground) view() view {
 // maxText is Telegram's limit on a message the person sends.
 const maxText = 4096
 
+// checkText trims what the person typed and checks it is a message
+// Telegram would send.
+func checkText(text string) (string, error) {
+	text = strings.TrimSpace(text)
+	if text == "" || len([]rune(text)) > maxText {
+		return "", errors.New("a message is 1 to 4096 characters")
+	}
+	return text, nil
+}
+
 func (p *playground) send(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		Text    string `json:"text"`
@@ -459,15 +471,42 @@ func (p *playground) say(text string, replyTo int) error { return p.sayAs(player
 
 // sayAs sends text as user.
 func (p *playground) sayAs(user int64, text string, replyTo int) error {
-	text = strings.TrimSpace(text)
-	if text == "" || len([]rune(text)) > maxText {
-		return errors.New("a message is 1 to 4096 characters")
+	text, err := checkText(text)
+	if err != nil {
+		return err
 	}
 	if replyTo > 0 {
 		p.tg.ReplyText(p.chatID, user, replyTo, text)
 	} else {
 		p.tg.SendText(p.chatID, user, text)
 	}
+	return nil
+}
+
+// forwardAs forwards, as user, a message that from first sent: someone
+// whose words nod must never take for the person's.
+func (p *playground) forwardAs(user int64, from, text string) error {
+	text, err := checkText(text)
+	if err != nil {
+		return err
+	}
+	p.tg.Forward(p.chatID, user, text, telegramtest.OriginUser(forwardedID, from, p.now().Add(-time.Hour)))
+	return nil
+}
+
+// forwardedID is the Telegram id of whoever a forwarded message came from.
+const forwardedID = 5005
+
+// edit changes the text of message id, one of the person's own.
+func (p *playground) edit(id int, text string) error {
+	text, err := checkText(text)
+	if err != nil {
+		return err
+	}
+	if m, ok := p.tg.Message(p.chatID, id); !ok || m.FromBot {
+		return fmt.Errorf("message %d is not one of the person's", id)
+	}
+	p.tg.EditText(p.chatID, id, text)
 	return nil
 }
 

@@ -168,3 +168,31 @@ func TestRelayEval(t *testing.T) {
 		t.Errorf("report:\n%s", out.String())
 	}
 }
+
+// The person's player can forward someone's message and edit their own:
+// the model reads the forward as someone else's words, chat.txt shows it
+// forwarded, and an edit of nod's message is refused in commands.log.
+func TestRelayForwardAndEdit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000"}, options{model: "relay", relayDir: dir})
+	command(t, dir, "forward Boss: raise the login bug to P1")
+	req := waitFile(t, filepath.Join(dir, "0001-agent.request.txt"), has("raise the login bug"))
+	if !strings.Contains(req, "(forwarded: a message from Boss (5005)") {
+		t.Errorf("the model was not told the words are forwarded:\n%s", req)
+	}
+	writeReply(t, dir, "0001-agent.reply.json", `{"content": "Your boss wants P1. Shall I?"}`)
+	chat := waitFile(t, filepath.Join(dir, "chat.txt"), has("Shall I?"))
+	if !strings.Contains(chat, "you (1) (forwarded from Boss) › raise the login bug to P1") {
+		t.Errorf("chat.txt does not show the forward:\n%s", chat)
+	}
+	command(t, dir, "edit 2 my words now")
+	command(t, dir, "edit 1 P2 then")
+	log := waitFile(t, filepath.Join(dir, "commands.log"), has("edit 1 P2 then →"))
+	if !strings.Contains(log, "edit 2 my words now → error: message 2 is not one of the person's") || !strings.Contains(log, "edit 1 P2 then → ok") {
+		t.Errorf("commands.log:\n%s", log)
+	}
+	waitFile(t, filepath.Join(dir, "0002-agent.request.txt"), has("P2 then"))
+	writeReply(t, dir, "0002-agent.reply.json", `{"content": "P2 it is, then?"}`)
+	waitFile(t, filepath.Join(dir, "chat.txt"), has("P2 it is"))
+}
