@@ -59,6 +59,11 @@ type Message struct {
 	// ReplyToSet makes the message a reply to the latest change set's
 	// message.
 	ReplyToSet bool `json:"reply_to_set,omitempty"`
+	// Forwarded makes the message one the person forwarded, first written
+	// by the one it names: someone else's words.
+	Forwarded string `json:"forwarded,omitempty"`
+	// Edit makes the message an edit of the person's message before it.
+	Edit bool `json:"edit,omitempty"`
 }
 
 // Turn is a turn before the evaluated one.
@@ -130,7 +135,14 @@ func (c Case) check() error {
 	case len(c.Calls) == 0:
 		return fmt.Errorf("no calls to evaluate")
 	}
-	for _, m := range append([]Message{c.Said}, said(c.Before)...) {
+	all := append(said(c.Before), c.Said)
+	for i, m := range all {
+		switch {
+		case m.Edit && (i == 0 || all[i-1].From != m.From):
+			return fmt.Errorf("message %d edits no earlier message of its sender's", i+1)
+		case m.Edit && m.Forwarded != "":
+			return fmt.Errorf("message %d: a forwarded message cannot be edited", i+1)
+		}
 		if m.From != "" && m.From != "alice" && m.From != "bob" {
 			return fmt.Errorf("from %q: alice or bob", m.From)
 		}

@@ -32,7 +32,7 @@ func personLines(r openaitest.Request) []string {
 			continue
 		}
 		sep := strings.Index(line, ": ")
-		if strings.Contains(line, " (replying to ") {
+		if open := strings.Index(line, " ("); open >= 0 && open < sep { // "User (replying to …): ", "User (forwarding …): "
 			sep = strings.LastIndex(line, "): ") + 1
 		}
 		out = append(out, line[sep+2:])

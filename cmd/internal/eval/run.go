@@ -220,7 +220,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 		clk.tick()
 		model.script(t.Calls, firstNonEmpty(t.Reply, "OK."))
 		rec.stand(t.Applied, t.Said.Text)
-		out, err := a.Turn(ctx, request(c, chat, t.Said, lastSet))
+		out, err := a.Turn(ctx, request(c, chat, i, lastSet))
 		if err != nil {
 			return fail(fmt.Errorf("turn %d before: %w", i+1, err))
 		}
@@ -248,7 +248,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 	model.script(c.Calls, "OK.")
 	rec.measure()
 	start := time.Now()
-	if _, err := a.Turn(ctx, request(c, chat, c.Said, lastSet)); err != nil {
+	if _, err := a.Turn(ctx, request(c, chat, len(c.Before), lastSet)); err != nil {
 		return fail(err)
 	}
 	res.Latency = rec.took
@@ -302,9 +302,18 @@ func speaker(m Message) person {
 }
 
 // request is the turn a message starts, as the bot would make it.
-func request(c Case, chat int64, m Message, lastSet string) nod.TurnRequest {
+func request(c Case, chat int64, n int, lastSet string) nod.TurnRequest {
+	all := append(said(c.Before), c.Said)
+	m := all[n]
 	p := speaker(m)
-	req := nod.TurnRequest{ChatID: chat, UserID: p.id, Text: m.Text, Lang: firstNonEmpty(c.Lang, "en")}
+	// Messages are numbered as Telegram numbers a chat's: 1, 2, 3, …
+	req := nod.TurnRequest{ChatID: chat, UserID: p.id, Text: m.Text, Lang: firstNonEmpty(c.Lang, "en"), MsgID: n + 1}
+	if m.Forwarded != "" {
+		req.Forwarded = m.Forwarded + " (5005)"
+	}
+	if m.Edit { // check made sure there is an earlier message
+		req.MsgID, req.EditOf, req.Edits = n, n, all[n-1].Text
+	}
 	if c.Group {
 		req.Speaker = p.speaker
 	}
