@@ -26,6 +26,7 @@ const (
 	NoteNow         = "now"          // args: field, value now; the value changed since
 	NoteReproposed  = "reproposed"
 	NoteSuperseded  = "superseded"
+	NoteWithdrawn   = "withdrawn" // the person edited the words it came from
 	NoteNoop        = "noop"      // args: field, value; a change that changes nothing
 	NoteNoopItem    = "noop_item" // args: item title, "checked", "unchecked" or "same"
 	NoteLeftAsSet   = "left"      // args: item title; the agent left the person's item alone

@@ -150,6 +150,9 @@ type TurnRecord struct {
 	// Supersede closes these pending items of older sets: the turn proposes
 	// another value for the same field.
 	Supersede []ItemRef
+	// Withdraw closes these pending items: the person edited the message
+	// they were proposed from.
+	Withdraw []ItemRef
 }
 
 // ItemRef names item N of change set SetID.

@@ -58,6 +58,14 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		return nod.TurnResult{}, err
 	}
 	t.tasks, t.listed = tasks, true
+	withdraw, said, err := a.withdrawn(ctx, req, history)
+	if err != nil {
+		return nod.TurnResult{}, err
+	}
+	if len(withdraw) > 0 {
+		t.withdraw = withdraw
+		system += withdrawnNote(said)
+	}
 	if req.Revise != nil {
 		if err := t.loadRevision(ctx); err != nil {
 			return nod.TurnResult{}, err
@@ -137,7 +145,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			break
 		}
 	}
-	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Readings: t.readings}
+	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Withdraw: t.withdraw, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -156,7 +164,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		}
 		res.Text = strings.Join(t.asides, "\n\n")
 	}
-	for _, ref := range t.supersede {
+	for _, ref := range slices.Concat(t.supersede, t.withdraw) {
 		if !slices.Contains(res.Superseded, ref.SetID) {
 			res.Superseded = append(res.Superseded, ref.SetID)
 		}
@@ -286,6 +294,7 @@ type turn struct {
 	classified int // classifier requests
 	items      []nod.ChangeItem
 	supersede  []nod.ItemRef // open items the turn's proposals replace
+	withdraw   []nod.ItemRef // open items the person's edit took back
 	receipts   []nod.TurnReceipt
 	notices    []nod.Note // what the person is told beside receipts
 	deletions  []nod.PendingDeletion

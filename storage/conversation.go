@@ -46,7 +46,12 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 			}
 		}
 		for _, ref := range t.Supersede {
-			if err := supersede(ctx, tx, t.ChatID, ref, now); err != nil {
+			if err := supersede(ctx, tx, t.ChatID, ref, nod.NoteSuperseded, now); err != nil {
+				return err
+			}
+		}
+		for _, ref := range t.Withdraw {
+			if err := supersede(ctx, tx, t.ChatID, ref, nod.NoteWithdrawn, now); err != nil {
 				return err
 			}
 		}
@@ -186,11 +191,12 @@ func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 	return id.Int64, nil
 }
 
-// supersede closes a pending item replaced by a newer proposal; an item
+// supersede closes a pending item that no longer stands, saying why in
+// note (a newer proposal replaced it, or its words were edited); an item
 // decided meanwhile is left as it is.
-func supersede(ctx context.Context, tx conn, chatID int64, ref nod.ItemRef, now time.Time) error {
+func supersede(ctx context.Context, tx conn, chatID int64, ref nod.ItemRef, note string, now time.Time) error {
 	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $4
-		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID, nod.Note{Key: nod.NoteSuperseded}.String())
+		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID, nod.Note{Key: note}.String())
 	if err != nil {
 		return fmt.Errorf("supersede item %d of %s: %w", ref.N, ref.SetID, err)
 	}

@@ -180,3 +180,33 @@ func TestEditAfterHandling(t *testing.T) {
 		t.Errorf("a redelivered edit ran again: %d agent requests, want %d", n, len(reqs))
 	}
 }
+
+// An edit takes back what nod proposed from the earlier words: those
+// pending items are withdrawn (the set's message says why), the agent is
+// told, and only the edited words' proposal waits.
+func TestEditWithdrawsItsProposals(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.script(openaitest.Calls(call("a", "create_task", map[string]any{"title": "Write the FAQ", "due_date": "2026-03-20"})), openaitest.Text("Shall I add it?"),
+		openaitest.Calls(call("b", "create_task", map[string]any{"title": "Write the FAQ", "due_date": "2026-03-19"})), openaitest.Text("Thursday, then?"))
+	h.start()
+	id := h.tg.SendText(chat, user, "add a task: write the FAQ, due friday")
+	old := h.changeSetMessage(chat, 2)
+	h.tg.EditText(chat, id, "add a task: write the FAQ, due thursday")
+	h.changeSetMessage(chat, 4)
+	withdrawn := h.tg.WaitMessage(chat, old.ID, "the old set to be withdrawn", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "Withdrawn: you edited the message it came from.")
+	})
+	if len(withdrawn.Buttons()) != 0 {
+		t.Errorf("the withdrawn set still has buttons: %v", withdrawn.Buttons())
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if sys := reqs[len(reqs)-2].System(); !strings.Contains(sys, "The user edited the message these proposals of yours came from, so nod withdrew them") ||
+		!strings.Contains(sys, `item 1: Create task "Write the FAQ"`) {
+		t.Errorf("the agent was not told what the edit withdrew:\n%s", sys)
+	}
+	open, err := h.db.OpenChangeSets(t.Context(), chat)
+	if err != nil || len(open) != 1 || open[0].Items[0].After == "" || !strings.Contains(string(open[0].Items[0].Args), "2026-03-19") {
+		t.Errorf("open sets after the edit = %+v, %v; want only Thursday's", open, err)
+	}
+}
