@@ -1,0 +1,22 @@
+package formatting
+
+import (
+	"fmt"
+	"time"
+)
+
+// VoiceTooLong says that a voice message of length is longer than the
+// max nod transcribes, both as Telegram's player shows lengths (7:30).
+func (l *Locale) VoiceTooLong(length, max time.Duration) Message {
+	return l.Text("voice_too_long", map[string]string{"Length": clock(length), "Max": clock(max)})
+}
+
+// clock renders d as m:ss, or h:mm:ss from an hour on, rounded up to the
+// second: a message a moment over the limit never reads as equal to it.
+func clock(d time.Duration) string {
+	s := int((d + time.Second - 1) / time.Second)
+	if s >= 3600 {
+		return fmt.Sprintf("%d:%02d:%02d", s/3600, s/60%60, s%60)
+	}
+	return fmt.Sprintf("%d:%02d", s/60, s%60)
+}
