@@ -46,6 +46,9 @@ type Options struct {
 	Limits Limits
 	// TimeZone serves chats that set no zone of their own (default UTC).
 	TimeZone *time.Location
+	// VoiceMax is the longest voice message or audio file transcribed
+	// (default 5m).
+	VoiceMax time.Duration
 }
 
 // Turner runs agent turns.
@@ -72,11 +75,13 @@ type Bot struct {
 	days      Days
 	reminders Reminders
 	places    Places
+	ears      Transcriber
 	now       func() time.Time
 	log       *slog.Logger
 	allowed   map[int64]bool
 
 	tg       *tgbot.Bot
+	files    *http.Client // downloads what people send (voice messages)
 	send     *sender
 	queue    *chatQueue
 	handlers sync.WaitGroup // callback and update handlers in flight
@@ -119,12 +124,15 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.TimeZone == nil {
 		opts.TimeZone = time.UTC
 	}
+	if opts.VoiceMax <= 0 {
+		opts.VoiceMax = 5 * time.Minute
+	}
 	allowed := map[int64]bool{}
 	for _, id := range opts.AllowedUsers {
 		allowed[id] = true
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
-		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, now: now, log: log,
+		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, ears: d.Transcriber, now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 
@@ -173,7 +181,8 @@ func (b *Bot) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("connect to telegram: %w", redactErr(err, b.opts.Token))
 	}
-	b.tg, b.send = tg, &sender{tg: tg, log: b.log, metrics: b.metrics, limit: newLimiter(b.opts.Limits, b.now, b.metrics.paced.Inc), bind: b.bindButtons}
+	b.tg, b.files = tg, client
+	b.send = &sender{tg: tg, log: b.log, metrics: b.metrics, limit: newLimiter(b.opts.Limits, b.now, b.metrics.paced.Inc), bind: b.bindButtons}
 	b.setCommands(ctx)
 	// Updates are received until Stop, beyond Start's context.
 	run, cancel := context.WithCancel(context.Background())
@@ -337,6 +346,8 @@ func updateKind(u *models.Update) string {
 	switch {
 	case u.Message != nil && u.Message.Text != "":
 		return "text"
+	case u.Message != nil && (u.Message.Voice != nil || u.Message.Audio != nil):
+		return "voice"
 	case u.Message != nil:
 		return "other_message"
 	case u.EditedMessage != nil:

@@ -44,6 +44,11 @@ type incoming struct {
 	forwarded string
 	editOf    int
 	edits     string
+	// attached is set for a photo or file, whose caption is its text.
+	attached bool
+	// spoken is set for the transcript of a voice message: words, never
+	// a command.
+	spoken bool
 }
 
 // onMessage handles a message in its chat's queue.
@@ -61,13 +66,20 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 		b.onLocation(ctx, in, m.Location.Latitude, m.Location.Longitude)
 		return
 	}
+	if (m.Voice != nil || m.Audio != nil) && b.ears != nil {
+		text, ok := b.hear(ctx, in, m)
+		if !ok {
+			return
+		}
+		in.text, in.spoken = text, true
+	}
 	b.onText(ctx, in)
 	b.refreshOwed(ctx, chat, in.loc)
 }
 
 // incoming reads a message of an allowed person.
 func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
-	in := incoming{chat: m.Chat.ID, user: m.From.ID, msgID: m.ID, text: strings.TrimSpace(m.Text)}
+	in := incoming{chat: m.Chat.ID, user: m.From.ID, msgID: m.ID, text: words(m), attached: attached(m)}
 	in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
@@ -86,8 +98,8 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 // revision) and anything too long wait for the turn to end and are
 // handled in order then. It reads nothing: it runs as updates arrive.
 func (b *Bot) joinable(m *models.Message) bool {
-	text := strings.TrimSpace(m.Text)
-	if m.From == nil || m.From.IsBot || !b.allowed[m.From.ID] || text == "" || strings.HasPrefix(text, "/") ||
+	text := words(m)
+	if m.From == nil || m.From.IsBot || !b.allowed[m.From.ID] || text == "" || strings.HasPrefix(text, "/") || m.Voice != nil || m.Audio != nil ||
 		m.ReplyToMessage != nil || utf8.RuneCountInString(text) > maxInput {
 		return false
 	}
@@ -105,7 +117,7 @@ func (b *Bot) joined(ctx context.Context, in incoming, us []*models.Update) []no
 		if first, _ := b.firstDelivery(ctx, u.ID); !first {
 			continue
 		}
-		out = append(out, nod.ChatMessage{Role: nod.RoleUser, Content: nod.CleanText(strings.TrimSpace(u.Message.Text)), UserID: in.user, Speaker: in.speaker,
+		out = append(out, nod.ChatMessage{Role: nod.RoleUser, Content: nod.CleanText(words(u.Message)), UserID: in.user, Speaker: in.speaker,
 			MsgID: u.Message.ID, Forwarded: forwardedFrom(u.Message.ForwardOrigin, b.zone(in.settings))})
 	}
 	return out
@@ -131,6 +143,9 @@ func (b *Bot) burst(ctx context.Context, left []*models.Update) {
 // onText handles one text message, in the chat's order.
 func (b *Bot) onText(ctx context.Context, in incoming) {
 	switch {
+	case in.text == "" && in.attached:
+		b.reply(ctx, in.chat, in.loc.Text("no_caption", nil))
+		return
 	case in.text == "":
 		b.reply(ctx, in.chat, in.loc.Text("not_text", nil))
 		return
@@ -159,7 +174,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if consumed {
 		return
 	}
-	if name, ok := commandName(in.text); ok {
+	if name, ok := commandName(in.text); ok && !in.spoken {
 		for _, c := range commands {
 			if c.name == name {
 				c.run(b, ctx, in)
@@ -187,6 +202,21 @@ func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
 		}
 	}
 	return req
+}
+
+// words are what a message says in writing: its text, or the caption of
+// its photo or file (docs/design.md §11).
+func words(m *models.Message) string {
+	if t := strings.TrimSpace(m.Text); t != "" {
+		return t
+	}
+	return strings.TrimSpace(m.Caption)
+}
+
+// attached reports whether a message carries a photo or file, which nod
+// does not look at: it reads only the caption.
+func attached(m *models.Message) bool {
+	return len(m.Photo) > 0 || m.Document != nil || m.Video != nil || m.Animation != nil || m.VideoNote != nil
 }
 
 // speaker names a person as every line of a group's conversation does:

@@ -186,6 +186,15 @@ type Places interface {
 	Zone(lat, lng float64) (zone string, sea bool, err error)
 }
 
+// Transcriber turns a voice message into the person's words.
+type Transcriber interface {
+	// Transcribe returns what is said in audio, a file called name (its
+	// extension names the format) of type mimeType; "" when nothing is
+	// said. Any error means there is no transcript: the endpoint failed,
+	// timed out or answered nonsense.
+	Transcribe(ctx context.Context, audio []byte, name, mimeType string) (string, error)
+}
+
 // Deps are what a Bot works with, each a small interface of its own:
 // *storage.DB provides the reading and bookkeeping ones, the agent and
 // agent.Confirmations the deciding ones.
@@ -206,4 +215,7 @@ type Deps struct {
 	Days      Days
 	Reminders Reminders
 	Places    Places // nil: a shared location is not read
+	// Transcriber hears voice messages and audio files; nil: they are
+	// answered as messages nod cannot read.
+	Transcriber Transcriber
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/place"
+	"github.com/nodbot/nod/speech"
 	"github.com/nodbot/nod/storage"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -43,6 +44,7 @@ var (
 	_ bot.Reminders      = (*agent.Confirmations)(nil)
 	_ agent.Zones        = (*storage.DB)(nil)
 	_ bot.Places         = (*place.Finder)(nil)
+	_ bot.Transcriber    = (*speech.Transcriber)(nil)
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -102,13 +104,20 @@ func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *
 	return agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, now, log.With("component", "confirm"), reg)
 }
 
-func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
+// newTranscriber hears voice messages, at OPENAI_BASE_URL unless
+// NOD_TRANSCRIBE_URL names another endpoint (a local whisper server).
+func newTranscriber(cfg config, reg *prometheus.Registry, log *slog.Logger) *speech.Transcriber {
+	return speech.New(speech.Options{BaseURL: cfg.TranscribeURL, APIKey: cfg.APIKey, Model: cfg.TranscribeModel, Metrics: reg},
+		log.With("component", "speech"))
+}
+
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
 		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
-		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone,
+		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Answers: db, Sweeps: db, Outbox: db,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c, Places: place.Shared}, now, log.With("component", "bot"))
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c, Places: place.Shared, Transcriber: ears}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
@@ -169,7 +178,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func() Clock { return time.Now },
-			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newBot, newHTTPServer,
+			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
 			// What a person can get wrong is checked before the database

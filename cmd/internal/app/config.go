@@ -41,6 +41,9 @@ type config struct {
 	RateGroup         float64
 	RateGlobal        float64
 	TimeZone          *time.Location
+	TranscribeModel   string
+	TranscribeURL     string
+	VoiceMax          time.Duration
 }
 
 // setting is one configuration value: its flag, the kind of value it
@@ -131,6 +134,9 @@ var settings = []setting{
 		c.TimeZone = loc
 		return nil
 	}},
+	{"transcribe-model", "name", "NOD_TRANSCRIBE_MODEL", "whisper-1", "speech-to-text model for voice messages", false, str(func(c *config) *string { return &c.TranscribeModel })},
+	{"transcribe-url", "url", "NOD_TRANSCRIBE_URL", "", "OpenAI-compatible endpoint for speech-to-text only; unset, OPENAI_BASE_URL", false, str(func(c *config) *string { return &c.TranscribeURL })},
+	{"voice-max", "duration", "NOD_VOICE_MAX", "5m", "longest voice message transcribed", false, dur(func(c *config) *time.Duration { return &c.VoiceMax })},
 	{"log-format", "text|json", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
 		if v != "text" && v != "json" {
 			return fmt.Errorf("%q is not text or json", v)
@@ -173,6 +179,9 @@ func loadConfig(name string, args []string, getenv func(string) string, out io.W
 	}
 	if c.ClassifierModel == "" {
 		c.ClassifierModel = c.Model
+	}
+	if c.TranscribeURL == "" {
+		c.TranscribeURL = c.BaseURL
 	}
 	return c, fs.Args(), errors.Join(errs...)
 }

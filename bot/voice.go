@@ -1,0 +1,154 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	tgbot "github.com/go-telegram/bot"
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod/formatting"
+)
+
+// maxDownload is the largest file the Bot API lets a bot fetch; getFile
+// answers "file is too big" above it.
+const maxDownload = 20 << 20
+
+// errTooBig marks a file past maxDownload.
+var errTooBig = errors.New("file is too big to download")
+
+// sound is a voice message or an audio file as the message describes it.
+type sound struct {
+	fileID   string
+	length   time.Duration
+	size     int64 // 0 when Telegram did not say
+	mimeType string
+	name     string // what the transcriber is told the file is called
+}
+
+func soundOf(m *models.Message) sound {
+	if v := m.Voice; v != nil {
+		// Telegram's voice notes are Opus in Ogg, stored as .oga; some
+		// endpoints (Groq) refuse that extension but take .ogg.
+		return sound{fileID: v.FileID, length: time.Duration(v.Duration) * time.Second, size: v.FileSize, mimeType: orDefault(v.MimeType, "audio/ogg"), name: "voice.ogg"}
+	}
+	a := m.Audio
+	ext := strings.ToLower(path.Ext(a.FileName))
+	if ext == "" || ext == ".oga" {
+		ext = map[bool]string{true: ".ogg", false: ".mp3"}[strings.Contains(a.MimeType, "ogg")]
+	}
+	return sound{fileID: a.FileID, length: time.Duration(a.Duration) * time.Second, size: a.FileSize, mimeType: orDefault(a.MimeType, "audio/mpeg"), name: "audio" + ext}
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// hear transcribes a voice message or audio file and replies to it with
+// what nod heard (🎙 “…”); the transcript is then the person's words, as
+// if typed. Too long, too big, silent or not transcribed, the person gets
+// one line that says so (ok false) and nothing else happens. The length
+// and size are checked before anything is fetched.
+func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text string, ok bool) {
+	s := soundOf(m)
+	switch {
+	case s.length > b.opts.VoiceMax:
+		b.replyTo(ctx, in, in.loc.VoiceTooLong(s.length, b.opts.VoiceMax))
+		return "", false
+	case s.size > maxDownload:
+		b.replyTo(ctx, in, in.loc.Text("voice_too_big", nil))
+		return "", false
+	}
+	typed := make(chan struct{})
+	go func() {
+		defer close(typed)
+		b.send.typing(ctx, in.chat)
+	}()
+	text, err := b.transcribe(ctx, s)
+	<-typed
+	if err != nil {
+		// The update's time may be up: the person still hears why.
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
+		defer cancel()
+		b.log.Warn("voice message not transcribed", "chat", in.chat, "seconds", s.length.Seconds(), "err", err)
+		tmpl := "voice_failed"
+		if errors.Is(err, errTooBig) {
+			tmpl = "voice_too_big"
+		}
+		b.replyTo(ctx, in, in.loc.Text(tmpl, nil))
+		return "", false
+	}
+	if text == "" {
+		b.replyTo(ctx, in, in.loc.Text("voice_empty", nil))
+		return "", false
+	}
+	b.replyTo(ctx, in, in.loc.Text("heard", text))
+	return text, true
+}
+
+// transcribe fetches the sound's file and has it transcribed.
+func (b *Bot) transcribe(ctx context.Context, s sound) (string, error) {
+	audio, err := b.download(ctx, s.fileID)
+	if err != nil {
+		return "", err
+	}
+	return b.ears.Transcribe(ctx, audio, s.name, s.mimeType)
+}
+
+// download fetches a file a person sent: getFile, then its URL, which
+// holds the bot token and so never appears in an error or a log.
+func (b *Bot) download(ctx context.Context, fileID string) ([]byte, error) {
+	var f *models.File
+	err := b.send.retry(ctx, "getFile", func() (err error) {
+		f, err = b.tg.GetFile(ctx, &tgbot.GetFileParams{FileID: fileID})
+		return err
+	})
+	switch {
+	case err != nil && strings.Contains(err.Error(), "file is too big"):
+		return nil, fmt.Errorf("get file: %w", errTooBig)
+	case err != nil:
+		return nil, fmt.Errorf("get file: %w", redactErr(err, b.opts.Token))
+	case f.FileSize > maxDownload:
+		return nil, fmt.Errorf("get file of %d bytes: %w", f.FileSize, errTooBig)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.tg.FileDownloadLink(f), nil)
+	if err != nil {
+		return nil, fmt.Errorf("download file: bad file path")
+	}
+	resp, err := b.files.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL
+		}
+		return nil, fmt.Errorf("download file: %w", redactErr(err, b.opts.Token))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("download file: HTTP status %d", resp.StatusCode)
+	}
+	audio, err := io.ReadAll(io.LimitReader(resp.Body, maxDownload+1))
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("download file: %w", redactErr(err, b.opts.Token))
+	case len(audio) > maxDownload:
+		return nil, fmt.Errorf("download file: %w", errTooBig)
+	}
+	return audio, nil
+}
+
+// replyTo sends m as a reply to the person's message, logging a failure.
+func (b *Bot) replyTo(ctx context.Context, in incoming, m formatting.Message) {
+	if _, err := b.send.send(ctx, in.chat, m, in.msgID); err != nil {
+		b.log.Error("send", "chat", in.chat, "err", err)
+	}
+}
