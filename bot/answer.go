@@ -39,6 +39,10 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		return false, true // expired: the message is an ordinary one
 	}
 	typed, title := strings.ToLower(strings.TrimSpace(in.text)), strings.ToLower(strings.TrimSpace(d.Title))
+	if in.spoken {
+		// Speech to text ends what it hears as a sentence: "Fix login bug."
+		typed, title = strings.TrimRight(typed, ".!?…"), strings.TrimRight(title, ".!?…")
+	}
 	if typed != title && editDistance(typed, title, nearMiss) <= nearMiss {
 		b.reply(ctx, in.chat, in.loc.Text("delete_again", d.Title))
 		return true, false // the question stays open

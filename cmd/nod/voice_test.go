@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"net/url"
 	"strings"
 	"testing"
@@ -96,6 +97,28 @@ func TestVoiceAnswersChangeSet(t *testing.T) {
 	h.tg.WaitMessage(chat, set.ID, "the set's message to show Undo", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
 	if n := len(h.llm.RequestsFor(agentM)); n != agentCalls {
 		t.Errorf("the model was asked %d more times; a spoken yes is read by nod", n-agentCalls)
+	}
+}
+
+// A deletion waits for the task's title; said aloud, it counts as typed,
+// though speech to text ends it with a full stop.
+func TestVoiceConfirmsDeletion(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.llm.Transcribe = openaitest.Heard("Fix login bug.")
+	h.clf = answer("explicit:delete the login bug")
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("It goes to the trash once you confirm."))
+	h.start()
+	h.tg.SendText(chat, user, "delete the login bug")
+	h.tg.WaitBotMessages(chat, 2) // the reply and nod's question
+	h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Duration: 2})
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if msgs[2].Text != "🎙 “Fix login bug.”" || !hasButton(msgs[3], "↩️ Undo") {
+		t.Errorf("after the spoken title: %q, %q %v", msgs[2].Text, msgs[3].Text, buttonTexts(msgs[3]))
+	}
+	if _, err := h.db.Task(t.Context(), chat, "T1"); !errors.Is(err, nod.ErrNotFound) {
+		t.Errorf("T1 after its spoken title: %v; want it in the trash", err)
 	}
 }
 
