@@ -276,7 +276,7 @@ func TestCaptions(t *testing.T) {
 		t.Errorf("photo without caption = %q", m.Text)
 	}
 	h.tg.SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": 1, "chat": map[string]any{"id": chat, "type": "private"},
-		"from": map[string]any{"id": user, "is_bot": false, "first_name": "User"},
+		"from":    map[string]any{"id": user, "is_bot": false, "first_name": "User"},
 		"sticker": map[string]any{"file_id": "st", "file_unique_id": "st", "type": "regular", "width": 512, "height": 512, "is_animated": false, "is_video": false}}})
 	if m := h.tg.WaitBotMessages(chat, 5)[4]; m.Text != "I can only read text and voice messages." {
 		t.Errorf("sticker = %q", m.Text)
