@@ -34,16 +34,36 @@ type sound struct {
 
 func soundOf(m *models.Message) sound {
 	if v := m.Voice; v != nil {
-		// Telegram's voice notes are Opus in Ogg, stored as .oga; some
-		// endpoints (Groq) refuse that extension but take .ogg.
-		return sound{fileID: v.FileID, length: time.Duration(v.Duration) * time.Second, size: v.FileSize, mimeType: orDefault(v.MimeType, "audio/ogg"), name: "voice.ogg"}
+		mime := orDefault(v.MimeType, "audio/ogg")
+		return sound{fileID: v.FileID, length: time.Duration(v.Duration) * time.Second, size: v.FileSize, mimeType: mime, name: "voice" + extension(mime, "")}
 	}
 	a := m.Audio
-	ext := strings.ToLower(path.Ext(a.FileName))
-	if ext == "" || ext == ".oga" {
-		ext = map[bool]string{true: ".ogg", false: ".mp3"}[strings.Contains(a.MimeType, "ogg")]
+	mime := orDefault(a.MimeType, "audio/mpeg")
+	return sound{fileID: a.FileID, length: time.Duration(a.Duration) * time.Second, size: a.FileSize, mimeType: mime, name: "audio" + extension(mime, a.FileName)}
+}
+
+// extension names a sound file's format for the transcriber, which reads
+// it from the name: the file's own extension, else its MIME type's.
+// Telegram's voice notes are Opus in Ogg, stored as .oga; some endpoints
+// (Groq) refuse that extension but take .ogg.
+func extension(mime, name string) string {
+	if ext := strings.ToLower(path.Ext(name)); ext != "" && ext != ".oga" {
+		return ext
 	}
-	return sound{fileID: a.FileID, length: time.Duration(a.Duration) * time.Second, size: a.FileSize, mimeType: orDefault(a.MimeType, "audio/mpeg"), name: "audio" + ext}
+	mime, _, _ = strings.Cut(mime, ";")
+	switch strings.TrimSpace(strings.ToLower(mime)) {
+	case "audio/mpeg", "audio/mp3":
+		return ".mp3"
+	case "audio/mp4", "audio/m4a", "audio/x-m4a", "audio/aac":
+		return ".m4a"
+	case "audio/wav", "audio/x-wav", "audio/wave":
+		return ".wav"
+	case "audio/flac", "audio/x-flac":
+		return ".flac"
+	case "audio/webm", "video/webm":
+		return ".webm"
+	}
+	return ".ogg"
 }
 
 func orDefault(s, def string) string {

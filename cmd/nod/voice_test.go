@@ -80,6 +80,24 @@ func TestVoiceMessageApplied(t *testing.T) {
 	}
 }
 
+// An audio file (📎 → File, music) is heard as a voice message is; it
+// goes to the endpoint under its own format's extension.
+func TestAudioFile(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.llm.Transcribe = openaitest.Heard("What is due this week?")
+	h.script(openaitest.Text("Nothing is due this week."))
+	h.start()
+	audio := h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Duration: 3, Audio: true, FileName: "Standup.M4A", MimeType: "audio/mp4"})
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	if msgs[0].Text != "🎙 “What is due this week?”" || msgs[0].ReplyTo != audio || msgs[1].Text != "Nothing is due this week." {
+		t.Errorf("audio file: %q replying to %d, then %q", msgs[0].Text, msgs[0].ReplyTo, msgs[1].Text)
+	}
+	if got := h.llm.Transcriptions(); len(got) != 1 || got[0].Filename != "audio.m4a" || got[0].ContentType != "audio/mp4" || got[0].Model != "whisper-1" {
+		t.Errorf("transcriptions %+v; want one of audio.m4a (audio/mp4) with the default model", firstOf(got))
+	}
+}
+
 // A "yes" said is a "yes" typed: it decides the change set it answers,
 // without the model.
 func TestVoiceAnswersChangeSet(t *testing.T) {
