@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -38,25 +39,33 @@ func button(prefix string) chromedp.Search {
 	return chromedp.Search(`//div[contains(@class,"keyboard")]//button[starts-with(normalize-space(.), "` + prefix + `")]`)
 }
 
-// A person on a phone-sized page: sends a message, sees the change set,
-// presses ✓ 1, sees the message edited in place, presses Undo 1.
-func TestPlaygroundInBrowser(t *testing.T) {
-	t.Parallel()
+// browser starts a phone-sized headless Chromium for the test, with
+// extra flags; the context given drives it, for 90 s at most.
+func browser(t *testing.T, flags ...chromedp.ExecAllocatorOption) context.Context {
+	t.Helper()
 	chrome := chromium(t)
-	tp := newPlayground(t, nil, options{})
-	alloc, cancel := chromedp.NewExecAllocator(t.Context(), append(chromedp.DefaultExecAllocatorOptions[:],
+	alloc, cancel := chromedp.NewExecAllocator(t.Context(), slices.Concat(chromedp.DefaultExecAllocatorOptions[:], []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(chrome), chromedp.NoSandbox, chromedp.DisableGPU, chromedp.WindowSize(412, 915),
 		chromedp.UserDataDir(t.TempDir()),
 		// This machine has no network: Chromium's own background fetches
 		// would fail, noisily, at every start.
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
-	)...)
-	defer cancel()
+	}, flags)...)
+	t.Cleanup(cancel)
 	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithErrorf(t.Logf))
-	defer cancel()
+	t.Cleanup(cancel)
 	ctx, cancel = context.WithTimeout(ctx, 90*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// A person on a phone-sized page: sends a message, sees the change set,
+// presses ✓ 1, sees the message edited in place, presses Undo 1.
+func TestPlaygroundInBrowser(t *testing.T) {
+	t.Parallel()
+	ctx := browser(t)
+	tp := newPlayground(t, nil, options{})
 
 	launch := func() nod.Task {
 		db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))

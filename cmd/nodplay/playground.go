@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"embed"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"mime"
 	"net"
 	"net/http"
 	"os"
@@ -56,9 +58,12 @@ type playground struct {
 	tg     *telegramtest.Server
 	llm    *openaitest.Server // the tour's or the relay's; nil with a real endpoint
 	tour   bool
-	relay  *relay
-	srv    *http.Server
-	stop   context.CancelFunc // stops nod and the view
+	// voice is set when nod has a speech-to-text endpoint: the page then
+	// records voice messages.
+	voice bool
+	relay *relay
+	srv   *http.Server
+	stop  context.CancelFunc // stops nod and the view
 	// exited is closed once nod has returned, with its result in runErr:
 	// both a failed start and close wait for it, so it is closed rather
 	// than sent on, which only one of them would receive.
@@ -173,6 +178,9 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		return nil, fmt.Errorf("-model %q: want tour, endpoint or relay:DIR", o.model)
 	}
 	p.model = env["NOD_MODEL"]
+	// The tour's and the relay's fakes transcribe nothing; a real
+	// endpoint, or one named for speech alone, may.
+	p.voice = o.model == "endpoint" || env["NOD_TRANSCRIBE_URL"] != ""
 	p.db = o.db
 	p.zone = time.UTC
 	if z, err := nod.LoadZone(env["NOD_TIMEZONE"]); err == nil {
@@ -214,6 +222,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	mux.HandleFunc("GET /{$}", p.page)
 	mux.HandleFunc("GET /chat", p.chat)
 	mux.HandleFunc("POST /send", p.send)
+	mux.HandleFunc("POST /voice", p.sendVoice)
 	mux.HandleFunc("POST /press", p.press)
 	mux.HandleFunc("POST /clock", p.clock)
 	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -336,7 +345,8 @@ func (p *playground) page(w http.ResponseWriter, r *http.Request) {
 	data := struct {
 		Model string
 		Steps []step
-	}{Model: p.modelName()}
+		Voice bool
+	}{Model: p.modelName(), Voice: p.voice}
 	if p.tour {
 		data.Steps = tourSteps
 	}
@@ -420,9 +430,12 @@ func (p *playground) view() view {
 				vm.From = "bob"
 			}
 		}
-		if m.HTML {
+		switch {
+		case m.HTML:
 			vm.HTML = browserHTML(m.Text)
-		} else {
+		case m.Kind == "voice":
+			vm.HTML = template.HTMLEscapeString(fmt.Sprintf("🎤 Voice message · %d:%02d", m.Duration/60, m.Duration%60))
+		default:
 			vm.HTML = template.HTMLEscapeString(m.Text)
 		}
 		for _, row := range m.Keyboard {
@@ -508,6 +521,34 @@ func (p *playground) edit(id int, text string) error {
 	}
 	p.tg.EditText(p.chatID, id, text)
 	return nil
+}
+
+// maxVoice bounds a recording the page sends: past Telegram's 20 MB for
+// bots, nod says it is too big, so a little more must arrive.
+const maxVoice = 21 << 20
+
+// sendVoice sends the page's recording (the body, of its Content-Type;
+// ?duration= seconds, ?reply_to=) as the person's voice message, which
+// nod fetches and transcribes as it would one from Telegram.
+func (p *playground) sendVoice(w http.ResponseWriter, r *http.Request) {
+	if !p.voice {
+		http.Error(w, "no speech-to-text endpoint: set NOD_TRANSCRIBE_URL, or play with -model endpoint", http.StatusNotFound)
+		return
+	}
+	seconds, err1 := strconv.Atoi(r.URL.Query().Get("duration"))
+	replyTo, err2 := strconv.Atoi(cmp.Or(r.URL.Query().Get("reply_to"), "0"))
+	typ, _, err3 := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err := errors.Join(err1, err2, err3); err != nil || seconds < 0 || !strings.HasPrefix(typ, "audio/") {
+		http.Error(w, "want an audio body, ?duration=SECONDS and ?reply_to=ID", http.StatusBadRequest)
+		return
+	}
+	audio, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxVoice))
+	if err != nil || len(audio) == 0 {
+		http.Error(w, "a recording is 1 byte to 21 MB", http.StatusBadRequest)
+		return
+	}
+	p.tg.SendVoice(p.chatID, player, telegramtest.Voice{Data: audio, Duration: seconds, MimeType: typ, ReplyTo: replyTo})
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (p *playground) press(w http.ResponseWriter, r *http.Request) {
