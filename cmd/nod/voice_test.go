@@ -155,10 +155,7 @@ func TestVoiceTooLong(t *testing.T) {
 	if !strings.Contains(m.Text, "2:30 long") || !strings.Contains(m.Text, "up to 2:00") || !strings.Contains(m.Text, "type it") || m.ReplyTo != voice {
 		t.Errorf("too long = %q replying to %d", m.Text, m.ReplyTo)
 	}
-	h.tg.SendText(chat, user, "hi")
-	if m := h.tg.WaitBotMessages(chat, 2)[1]; m.Text != "Hello." {
-		t.Errorf("next message answered %q", m.Text)
-	}
+	h.nextWorks(2)
 	if g, d := len(h.tg.Calls("getFile")), len(h.tg.Calls("download")); g+d != 0 {
 		t.Errorf("getFile %d times, downloads %d; want none", g, d)
 	}
@@ -239,10 +236,7 @@ func TestVoiceFailures(t *testing.T) {
 	if got := h.task("T1").Priority; got != nod.P3 || len(h.audit(chat)) != 1 {
 		t.Errorf("priority %s, %d audit rows; want nothing changed", got, len(h.audit(chat)))
 	}
-	h.tg.SendText(chat, user, "hi")
-	if m := h.tg.WaitBotMessages(chat, 5)[4]; m.Text != "Hello." {
-		t.Errorf("next message answered %q", m.Text)
-	}
+	h.nextWorks(5)
 }
 
 // A transcription slower than the update's deadline is cut; the person
@@ -260,10 +254,7 @@ func TestVoiceSlowTranscription(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "couldn't transcribe") {
 		t.Errorf("slow transcription = %q", m.Text)
 	}
-	h.tg.SendText(chat, user, "hi")
-	if m := h.tg.WaitBotMessages(chat, 2)[1]; m.Text != "Hello." {
-		t.Errorf("next message answered %q", m.Text)
-	}
+	h.nextWorks(2)
 }
 
 // docs/design.md §11: a photo or file with a caption is its caption's
@@ -324,6 +315,17 @@ func TestVoiceInGerman(t *testing.T) {
 	h.tg.SendPhoto(chat, user, "")
 	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Fotos und Dateien kann ich nicht ansehen") {
 		t.Errorf("German photo without caption = %q", m.Text)
+	}
+}
+
+// nextWorks checks that after a voice message nod did not hear, a typed
+// message is answered as ever (the script's "Hello."), as the bot's n-th
+// message in the chat.
+func (h *harness) nextWorks(n int) {
+	h.t.Helper()
+	h.tg.SendText(chat, user, "hi")
+	if m := h.tg.WaitBotMessages(chat, n)[n-1]; m.Text != "Hello." {
+		h.t.Errorf("the next message was answered %q", m.Text)
 	}
 }
 
