@@ -54,6 +54,10 @@ func newPlayground(t *testing.T, env map[string]string, o options) *testPlaygrou
 	if err != nil {
 		t.Fatalf("start: %v\n%s", err, logs)
 	}
+	// start returns once nod polls; a test over before nod's start is
+	// would cut it short, which nod reports as an error (and fx, cut
+	// short, stops nothing it started).
+	p.tg.Wait("nod to finish starting", func() bool { return strings.Contains(logs.String(), "msg=running") })
 	t.Cleanup(func() {
 		if err := p.close(); err != nil {
 			t.Errorf("close: %v", err)
