@@ -98,6 +98,30 @@ func TestAudioFile(t *testing.T) {
 	}
 }
 
+// A forwarded voice message is someone else's words, heard: the agent
+// and the classifier are told so, and a quote from it never makes a
+// change explicit.
+func TestForwardedVoiceAsks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.llm.Transcribe = openaitest.Heard("Raise the login bug to P1.")
+	h.clf = answer("explicit:Raise the login bug to P1")
+	h.raiseT1()
+	h.start()
+	h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Duration: 3, Origin: telegramtest.OriginUser(7007, "Boss", bossSent)})
+	set := h.changeSetMessage(chat, 3)
+	if heard := h.tg.BotMessages(chat)[0].Text; heard != "🎙 “Raise the login bug to P1.”" {
+		t.Errorf("first message = %q", heard)
+	}
+	if got := h.task("T1").Priority; got != nod.P3 || !hasButton(set, "✓ 1") {
+		t.Fatalf("a forwarded voice message applied a change: priority %s", got)
+	}
+	if got := userLines(h.llm.RequestsFor(agentM)[0]); len(got) != 1 || !strings.HasPrefix(got[0], "(forwarded: a message from Boss (7007)") {
+		t.Errorf("the agent read %q", got)
+	}
+}
+
 // A "yes" said is a "yes" typed: it decides the change set it answers,
 // without the model.
 func TestVoiceAnswersChangeSet(t *testing.T) {
