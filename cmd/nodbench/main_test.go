@@ -3,11 +3,27 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 )
+
+// TestMain runs the test binary as the bench's child when it is started
+// as one: the load and memory runs start the bot under test again from
+// the running executable.
+func TestMain(m *testing.M) {
+	if isChild() {
+		if err := childMain(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "nodbench child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // The bench runs end to end on small numbers, and its scenarios make the
 // model calls nod promises: one classifier request per step with mutating
@@ -42,8 +58,16 @@ func TestBenchSmoke(t *testing.T) {
 	if rep.Prompts.Calls == 0 || rep.Prompts.TurnTokens == 0 {
 		t.Errorf("prompt figures missing: %+v", rep.Prompts)
 	}
-	if rep.Turns.Chats != 5 || rep.Turns.Ops != 10 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 || rep.Memory.PeakHeapMiB <= 0 {
+	if rep.Turns.Chats != 5 || rep.Turns.Ops != 10 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 {
 		t.Errorf("load figures missing: %+v", rep)
+	}
+	// Every process uses some CPU: a zero would be a measurement that
+	// did not happen.
+	if rep.TurnCPU <= 0 || rep.TapCPU <= 0 || rep.BaselineCPU <= 0 || rep.TurnRatio <= 0 || rep.TurnRatioByRound.Rounds != 2 || rep.TapRatioByRound.Min <= 0 {
+		t.Errorf("CPU figures missing: turn %v, tap %v, echo %v µs; ratios %+v %+v", rep.TurnCPU, rep.TapCPU, rep.BaselineCPU, rep.TurnRatioByRound, rep.TapRatioByRound)
+	}
+	if m := rep.Memory; m.Chats != 20 || m.FreshHeapMiB <= 0 || m.PeakHeapMiB < m.FreshHeapMiB || m.IdleHeapMiB <= 0 || m.PeakRSSMiB <= 0 || m.LastPeakHeapMiB < m.FirstPeakHeapMiB {
+		t.Errorf("memory figures missing: %+v", m)
 	}
 	if len(rep.Sizes) != 2 || rep.Sizes[1].Tasks != 60 || rep.Sizes[1].TurnStatements == 0 || rep.Sizes[1].TapStatements == 0 || rep.Sizes[1].TurnModelBytes == 0 {
 		t.Errorf("size figures missing: %+v", rep.Sizes)
