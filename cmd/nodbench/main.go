@@ -70,6 +70,12 @@ type report struct {
 	// Sizes is the size axis: a read-only turn and a confirm tap with
 	// more and more tasks in the chat.
 	Sizes []sized `json:"sizes,omitempty"`
+	// Scheduler is what items due cost: reminders, and daily reviews
+	// (each a turn of the agent's), each run on its own.
+	Scheduler struct {
+		Reminders reminders `json:"reminders"`
+		Dailies   reminders `json:"daily_reviews"`
+	} `json:"scheduler"`
 }
 
 func run(args []string, stdout, stderr io.Writer) (err error) {
@@ -95,6 +101,8 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of nod's process over the load rounds to this file")
 	remind := fs.Int("reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
 	replicas := fs.Int("replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
+	dailies := fs.Int("dailies", 0, "daily reviews due with the reminders in the reminder bench")
+	due := fs.Int("due", 200, "reminders, and a quarter as many daily reviews, due at once in the scheduler run (0 skips it)")
 	sizeList := fs.String("sizes", "100,1000,10000", "tasks in the chat for the size axis, comma-separated (empty skips it)")
 	sizeChats := fs.Int("sizechats", 10, "concurrent chats in the size axis' runs, each with its tasks")
 	sizeRounds := fs.Int("sizerounds", 30, "rounds of turns and of taps in each size")
@@ -103,7 +111,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if *remind > 0 {
-		rep, err := reminderBench(*dsn, *remind, *replicas)
+		rep, err := reminderBench(*dsn, *remind, *dailies, *replicas)
 		if *asJSON {
 			json.NewEncoder(stdout).Encode(rep)
 		} else {
@@ -173,6 +181,14 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if *memChats > 0 {
 		if rep.Memory, err = memoryLoad(*dsn, *memChats); err != nil {
 			return fmt.Errorf("memory: %w", err)
+		}
+	}
+	if *due > 0 {
+		if rep.Scheduler.Reminders, err = reminderBench(*dsn, *due, 0, 1); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+		if rep.Scheduler.Dailies, err = reminderBench(*dsn, 0, max(1, *due/4), 1); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
 	if err := runSizes(&rep, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
@@ -259,5 +275,9 @@ func printTable(w io.Writer, rep report) {
 		fmt.Fprintf(w, "  heap: fresh %.1f MiB, peak %.1f MiB (%.1f MiB over the first fifth of the chats), idle after %.1f MiB (+%.1f MiB)\n",
 			m.FreshHeapMiB, m.PeakHeapMiB, m.FirstPeakHeapMiB, m.IdleHeapMiB, m.IdleHeapMiB-m.FreshHeapMiB)
 		fmt.Fprintf(w, "  resident: fresh %.1f MiB, peak %.1f MiB, idle after %.1f MiB\n", m.FreshRSSMiB, m.PeakRSSMiB, m.IdleRSSMiB)
+	}
+	if s := rep.Scheduler; s.Reminders.N > 0 {
+		fmt.Fprintf(w, "scheduler: %.1f statements a reminder due (%d at once), %.1f a daily review due (%d at once, the review's turn included)\n",
+			s.Reminders.Statements, s.Reminders.N, s.Dailies.Statements, s.Dailies.Dailies)
 	}
 }

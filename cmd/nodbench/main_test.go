@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // calls, none otherwise.
 func TestBenchSmoke(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-sizes", "20,60", "-sizechats", "2", "-sizerounds", "2", "-json"}, &out, &errb); err != nil {
+	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-sizes", "20,60", "-sizechats", "2", "-sizerounds", "2", "-due", "8", "-json"}, &out, &errb); err != nil {
 		t.Fatalf("nodbench: %v\n%s", err, errb.String())
 	}
 	var rep report
@@ -69,6 +69,9 @@ func TestBenchSmoke(t *testing.T) {
 	if m := rep.Memory; m.Chats != 20 || m.FreshHeapMiB <= 0 || m.PeakHeapMiB < m.FreshHeapMiB || m.IdleHeapMiB <= 0 || m.PeakRSSMiB <= 0 || m.LastPeakHeapMiB < m.FirstPeakHeapMiB {
 		t.Errorf("memory figures missing: %+v", m)
 	}
+	if s := rep.Scheduler; s.Reminders.Sent != 8 || s.Reminders.Statements <= 0 || s.Dailies.Dailies != 2 || s.Dailies.Statements <= 0 {
+		t.Errorf("scheduler figures missing: %+v", s)
+	}
 	if len(rep.Sizes) != 2 || rep.Sizes[1].Tasks != 60 || rep.Sizes[1].TurnStatements == 0 || rep.Sizes[1].TapStatements == 0 || rep.Sizes[1].TurnModelBytes == 0 {
 		t.Errorf("size figures missing: %+v", rep.Sizes)
 	}
@@ -78,17 +81,28 @@ func TestBenchSmoke(t *testing.T) {
 	}
 }
 
-// The reminder bench on a few hundred: each fires once.
+// The scheduler on a few hundred reminders and a few daily reviews:
+// each fires once, for a bounded number of statements per item due (its
+// claim, the daily review's turn, the message and its delivery; the idle
+// sweeps meanwhile count too).
 func TestReminderBenchSmoke(t *testing.T) {
-	var out, errb bytes.Buffer
-	if err := run([]string{"-reminders", "300", "-json"}, &out, &errb); err != nil {
-		t.Fatalf("nodbench -reminders: %v\n%s%s", err, errb.String(), out.String())
-	}
-	var rep reminders
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Sent != 300 || rep.Duplicates != 0 || rep.PerSecond <= 0 || rep.Statements <= 0 {
-		t.Errorf("reminder bench: %+v", rep)
+	for _, c := range []struct {
+		reminders, dailies int
+		most               float64
+	}{{300, 0, 8}, {1, 50, 18}} {
+		var out, errb bytes.Buffer
+		if err := run([]string{"-reminders", fmt.Sprint(c.reminders), "-dailies", fmt.Sprint(c.dailies), "-json"}, &out, &errb); err != nil {
+			t.Fatalf("nodbench -reminders %d -dailies %d: %v\n%s%s", c.reminders, c.dailies, err, errb.String(), out.String())
+		}
+		var rep reminders
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Sent != c.reminders || rep.Duplicates != 0 || rep.PerSecond <= 0 || rep.Statements <= 0 {
+			t.Errorf("reminder bench: %+v", rep)
+		}
+		if rep.Statements > c.most {
+			t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.0f", c.reminders, c.dailies, rep.Statements, c.most)
+		}
 	}
 }
