@@ -44,6 +44,7 @@ const (
 	cmdWatch    = "watch"   // start tracking the peak heap, then report
 	cmdProfile  = "profile" // start a CPU profile into the file named after it
 	cmdProfiled = "profiled"
+	cmdHeap     = "heap" // collect garbage, then write a heap profile into the file named after it
 )
 
 // usage is what the child reports of itself.
@@ -112,6 +113,19 @@ func childMain(stdin io.Reader, stdout io.Writer) error {
 			}
 		case cmdProfiled:
 			pprof.StopCPUProfile()
+		case cmdHeap:
+			runtime.GC()
+			f, err := os.Create(arg)
+			if err != nil {
+				return err
+			}
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return err
+			}
 		default:
 			return fmt.Errorf("unknown command %q", cmd)
 		}

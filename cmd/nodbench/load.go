@@ -253,7 +253,8 @@ func cpuLoad(dsn string, n, rounds int, profile string) (cpuRun, error) {
 // once, so that every chat has history, with nod in its own process, and
 // reports nod's heap and resident memory: fresh, at their peak, at their
 // peak in the first and in the last batches, and idle after the run.
-func memoryLoad(dsn string, n int) (memory, error) {
+// heapProfile, if set, names the file for nod's heap profile once idle.
+func memoryLoad(dsn string, n int, heapProfile string) (memory, error) {
 	out := memory{Chats: n, Batch: min(n, memBatch)}
 	r := &reporter{}
 	defer r.close()
@@ -295,6 +296,11 @@ func memoryLoad(dsn string, n int) (memory, error) {
 	}
 	out.PeakHeapMiB, out.PeakRSSMiB = mib(idle.PeakHeap), mib(idle.PeakRSS)
 	out.IdleHeapMiB, out.IdleRSSMiB = mib(idle.HeapInuse), mib(idle.RSS)
+	if heapProfile != "" {
+		if _, err := nod.ask(cmdHeap + " " + heapProfile); err != nil {
+			return out, err
+		}
+	}
 	// The peak is a high-water mark: the first batches' is what they
 	// reached, the last ones' what the rest of the run added to it.
 	k := max(1, len(peaks)/5)

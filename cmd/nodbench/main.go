@@ -99,6 +99,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	asJSON := fs.Bool("json", false, "print JSON")
 	transcript := fs.Bool("transcript", false, "print each scenario's conversation and nothing else")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of nod's process over the load rounds to this file")
+	memProfile := fs.String("memprofile", "", "write nod's heap profile, once idle after the memory run, to this file")
 	remind := fs.Int("reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
 	replicas := fs.Int("replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
 	dailies := fs.Int("dailies", 0, "daily reviews due with the reminders in the reminder bench")
@@ -179,7 +180,13 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	rep.TurnRatio, rep.TapRatio = ratio(rep.TurnCPU, rep.BaselineCPU), ratio(rep.TapCPU, rep.BaselineCPU)
 	rep.TurnRatioByRound, rep.TapRatioByRound = spreadOf(c.TurnRatios), spreadOf(c.TapRatios)
 	if *memChats > 0 {
-		if rep.Memory, err = memoryLoad(*dsn, *memChats); err != nil {
+		heap := *memProfile
+		if heap != "" {
+			if heap, err = filepath.Abs(heap); err != nil {
+				return err
+			}
+		}
+		if rep.Memory, err = memoryLoad(*dsn, *memChats, heap); err != nil {
 			return fmt.Errorf("memory: %w", err)
 		}
 	}

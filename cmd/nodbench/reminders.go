@@ -37,7 +37,7 @@ type reminders struct {
 	// Statements is per item due, reminder or daily review: its claim,
 	// the daily review's turn, the message and its delivery.
 	Statements float64 `json:"statements_per_due_item"`
-	BySweep    []int         `json:"sent_by_replica"`
+	BySweep    []int   `json:"sent_by_replica"`
 }
 
 // chatsOf spreads the bench's reminders over this many chats.
