@@ -41,7 +41,7 @@ const (
 	kindEcho    = "echo"
 	cmdUsage    = "usage"   // settle, then report
 	cmdIdle     = "idle"    // settle, collect garbage, return memory to the OS, then report
-	cmdWatch    = "watch"   // start tracking the peak heap, then report
+	cmdWatch    = "watch"   // report the peak heap since the last watch, then track it afresh
 	cmdProfile  = "profile" // start a CPU profile into the file named after it
 	cmdProfiled = "profiled"
 	cmdHeap     = "heap" // collect garbage, then write a heap profile into the file named after it
@@ -52,7 +52,7 @@ type usage struct {
 	// CPU is the process's user and system time since it started.
 	CPU time.Duration `json:"cpu_ns"`
 	// HeapInuse is the heap's in-use spans now; PeakHeap the most seen
-	// since watch (sampled every 10 ms).
+	// since the last watch (sampled every 10 ms).
 	HeapInuse uint64 `json:"heap_inuse"`
 	PeakHeap  uint64 `json:"peak_heap"`
 	// RSS and PeakRSS are the resident memory now and its high-water
@@ -101,7 +101,11 @@ func childMain(stdin io.Reader, stdout io.Writer) error {
 			runtime.GC()
 			debug.FreeOSMemory()
 		case cmdWatch:
+			if err := enc.Encode(selfUsage(peak.get())); err != nil {
+				return err
+			}
 			peak.start()
+			continue
 		case cmdProfile:
 			f, err := os.Create(arg)
 			if err != nil {
@@ -211,7 +215,11 @@ type peakHeap struct {
 	done chan struct{}
 }
 
+// start starts tracking, or starts afresh.
 func (p *peakHeap) start() {
+	p.mu.Lock()
+	p.peak = 0
+	p.mu.Unlock()
 	if p.quit != nil {
 		return
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -251,8 +252,9 @@ func cpuLoad(dsn string, n, rounds int, profile string) (cpuRun, error) {
 
 // memoryLoad runs one read-only turn in each of n chats, batch chats at
 // once, so that every chat has history, with nod in its own process, and
-// reports nod's heap and resident memory: fresh, at their peak, at their
-// peak in the first and in the last batches, and idle after the run.
+// reports nod's heap and resident memory: fresh, at their peak, the
+// heap's peak in the first and in the last fifth of the batches, and
+// idle after the run.
 // heapProfile, if set, names the file for nod's heap profile once idle.
 func memoryLoad(dsn string, n int, heapProfile string) (memory, error) {
 	out := memory{Chats: n, Batch: min(n, memBatch)}
@@ -277,13 +279,13 @@ func memoryLoad(dsn string, n int, heapProfile string) (memory, error) {
 		return out, err
 	}
 	start := time.Now()
-	var peaks []uint64 // the peak heap after each batch
+	var peaks []uint64 // the peak heap of each batch
 	for i := 1; i <= n; i += memBatch {
 		for c := i; c < i+memBatch && c <= n; c++ {
 			tg.SendText(int64(c), int64(c), "what's on my list?")
 		}
 		tg.Wait("a batch of chats", func() bool { return tg.TotalBotMessages() >= min(i+memBatch-1, n) })
-		u, err := nod.ask(cmdUsage)
+		u, err := nod.ask(cmdWatch)
 		if err != nil {
 			return out, err
 		}
@@ -294,18 +296,17 @@ func memoryLoad(dsn string, n int, heapProfile string) (memory, error) {
 	if err != nil {
 		return out, err
 	}
-	out.PeakHeapMiB, out.PeakRSSMiB = mib(idle.PeakHeap), mib(idle.PeakRSS)
+	out.PeakHeapMiB, out.PeakRSSMiB = mib(slices.Max(peaks)), mib(idle.PeakRSS)
 	out.IdleHeapMiB, out.IdleRSSMiB = mib(idle.HeapInuse), mib(idle.RSS)
 	if heapProfile != "" {
 		if _, err := nod.ask(cmdHeap + " " + heapProfile); err != nil {
 			return out, err
 		}
 	}
-	// The peak is a high-water mark: the first batches' is what they
-	// reached, the last ones' what the rest of the run added to it.
+	// Bounded by the chats in flight, the first fifth of the batches
+	// peaks as high as the last.
 	k := max(1, len(peaks)/5)
-	out.FirstPeakHeapMiB = mib(peaks[k-1])
-	out.LastPeakHeapMiB = mib(peaks[len(peaks)-1])
+	out.FirstPeakHeapMiB, out.LastPeakHeapMiB = mib(slices.Max(peaks[:k])), mib(slices.Max(peaks[len(peaks)-k:]))
 	return out, firstErr(r)
 }
 
@@ -327,10 +328,10 @@ type memory struct {
 	IdleHeapMiB  float64 `json:"idle_heap_mib"`
 	IdleRSSMiB   float64 `json:"idle_rss_mib"`
 	// FirstPeakHeapMiB is the peak heap over the run's first fifth of
-	// chats, LastPeakHeapMiB over the whole run: equal when the peak is
+	// chats, LastPeakHeapMiB over its last fifth: alike when the peak is
 	// bounded by the chats in flight rather than by the chats that exist.
 	FirstPeakHeapMiB float64 `json:"first_fifth_peak_heap_mib"`
-	LastPeakHeapMiB  float64 `json:"whole_run_peak_heap_mib"`
+	LastPeakHeapMiB  float64 `json:"last_fifth_peak_heap_mib"`
 }
 
 func firstErr(r *reporter) error {

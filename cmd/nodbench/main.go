@@ -279,8 +279,8 @@ func printTable(w io.Writer, rep report) {
 	if rep.Memory.Chats > 0 {
 		m := rep.Memory
 		fmt.Fprintf(w, "nod's memory (its own process): %d chats with history, %d at once, %.0f turns/s\n", m.Chats, m.Batch, m.PerSecond)
-		fmt.Fprintf(w, "  heap: fresh %.1f MiB, peak %.1f MiB (%.1f MiB over the first fifth of the chats), idle after %.1f MiB (+%.1f MiB)\n",
-			m.FreshHeapMiB, m.PeakHeapMiB, m.FirstPeakHeapMiB, m.IdleHeapMiB, m.IdleHeapMiB-m.FreshHeapMiB)
+		fmt.Fprintf(w, "  heap: fresh %.1f MiB, peak %.1f MiB (%.1f MiB over the first fifth of the chats, %.1f MiB over the last), idle after %.1f MiB (+%.1f MiB)\n",
+			m.FreshHeapMiB, m.PeakHeapMiB, m.FirstPeakHeapMiB, m.LastPeakHeapMiB, m.IdleHeapMiB, m.IdleHeapMiB-m.FreshHeapMiB)
 		fmt.Fprintf(w, "  resident: fresh %.1f MiB, peak %.1f MiB, idle after %.1f MiB\n", m.FreshRSSMiB, m.PeakRSSMiB, m.IdleRSSMiB)
 	}
 	if s := rep.Scheduler; s.Reminders.N > 0 {

@@ -66,7 +66,7 @@ func TestBenchSmoke(t *testing.T) {
 	if rep.TurnCPU <= 0 || rep.TapCPU <= 0 || rep.BaselineCPU <= 0 || rep.TurnRatio <= 0 || rep.TurnRatioByRound.Rounds != 2 || rep.TapRatioByRound.Min <= 0 {
 		t.Errorf("CPU figures missing: turn %v, tap %v, echo %v µs; ratios %+v %+v", rep.TurnCPU, rep.TapCPU, rep.BaselineCPU, rep.TurnRatioByRound, rep.TapRatioByRound)
 	}
-	if m := rep.Memory; m.Chats != 20 || m.FreshHeapMiB <= 0 || m.PeakHeapMiB < m.FreshHeapMiB || m.IdleHeapMiB <= 0 || m.PeakRSSMiB <= 0 || m.LastPeakHeapMiB < m.FirstPeakHeapMiB {
+	if m := rep.Memory; m.Chats != 20 || m.FreshHeapMiB <= 0 || m.PeakHeapMiB < m.FreshHeapMiB || m.IdleHeapMiB <= 0 || m.PeakRSSMiB <= 0 || m.LastPeakHeapMiB <= 0 || m.FirstPeakHeapMiB <= 0 || m.PeakHeapMiB < m.LastPeakHeapMiB {
 		t.Errorf("memory figures missing: %+v", m)
 	}
 	if s := rep.Scheduler; s.Reminders.Sent != 8 || s.Reminders.Statements <= 0 || s.Dailies.Dailies != 2 || s.Dailies.Statements <= 0 {
