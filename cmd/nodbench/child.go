@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -81,7 +82,8 @@ func childMain(stdin io.Reader, stdout io.Writer) error {
 		}
 		settle = func() { waitInFlight(n.reg) }
 	case kindEcho:
-		if err := startEcho(r, os.Getenv(childTG)); err != nil {
+		var err error
+		if settle, err = startEcho(r, os.Getenv(childTG)); err != nil {
 			return err
 		}
 	default:
@@ -142,23 +144,31 @@ func childMain(stdin io.Reader, stdout io.Writer) error {
 
 // startEcho runs a bare go-telegram/bot echo bot on the fake at tgURL,
 // with the library's HTTP defaults: what the library and the fake cost
-// without nod.
-func startEcho(r *reporter, tgURL string) error {
+// without nod. settle waits until no handler runs, so that reading the
+// answer to its last sendMessage counts too, as nod's does.
+func startEcho(r *reporter, tgURL string) (settle func(), err error) {
+	var inFlight atomic.Int64
 	ctx, cancel := context.WithCancel(context.Background())
 	b, err := tgbot.New(telegramtest.Token, tgbot.WithServerURL(tgURL), tgbot.WithHTTPClient(5*time.Second, &http.Client{Timeout: 20 * time.Second}),
 		tgbot.WithDefaultHandler(func(ctx context.Context, b *tgbot.Bot, u *models.Update) {
+			inFlight.Add(1)
+			defer inFlight.Add(-1)
 			if u.Message != nil {
 				b.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: u.Message.Chat.ID, Text: u.Message.Text})
 			}
 		}))
 	if err != nil {
 		cancel()
-		return err
+		return nil, err
 	}
 	done := make(chan struct{})
 	go func() { b.Start(ctx); close(done) }()
 	r.Cleanup(func() { cancel(); <-done })
-	return nil
+	return func() {
+		for inFlight.Load() > 0 {
+			time.Sleep(time.Millisecond)
+		}
+	}, nil
 }
 
 // waitInFlight waits until no message or press is being handled: the
