@@ -47,12 +47,20 @@ type limiter struct {
 	chats  map[int64]*rate.Limiter
 	groups map[int64]*rate.Limiter
 	global *rate.Limiter
+	// pruneAt is the count of buckets that prunes the refilled ones: twice
+	// what the last pruning kept, so that pruning stays linear in the
+	// messages sent while the buckets kept are those of the chats active
+	// lately, not of every chat that ever wrote (a map never shrinks).
+	pruneAt int
 }
+
+// pruneFloor is the fewest buckets kept before pruning.
+const pruneFloor = 256
 
 func newLimiter(l Limits, now func() time.Time, paced func()) *limiter {
 	l = l.withDefaults()
 	return &limiter{limits: l, now: now, sleep: sleepCtx, paced: paced, chats: map[int64]*rate.Limiter{}, groups: map[int64]*rate.Limiter{},
-		global: rate.NewLimiter(rate.Limit(l.Global), int(l.Global))}
+		global: rate.NewLimiter(rate.Limit(l.Global), int(l.Global)), pruneAt: pruneFloor}
 }
 
 func sleepCtx(ctx context.Context, d time.Duration) error {
@@ -70,8 +78,9 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 func (l *limiter) wait(ctx context.Context, chat int64) error {
 	l.mu.Lock()
 	now := l.now()
-	if len(l.chats) > 10_000 {
+	if len(l.chats)+len(l.groups) >= l.pruneAt {
 		l.prune(now)
+		l.pruneAt = max(pruneFloor, 2*(len(l.chats)+len(l.groups)))
 	}
 	c := l.chats[chat]
 	if c == nil {

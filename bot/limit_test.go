@@ -43,4 +43,16 @@ func TestLimiter(t *testing.T) {
 	if len(l.chats) != 0 || len(l.groups) != 0 {
 		t.Errorf("idle buckets kept: %d chats, %d groups", len(l.chats), len(l.groups))
 	}
+	// Chats that wrote once and went quiet are forgotten as others
+	// write: what is kept is bounded by the chats active lately, not by
+	// every chat that ever wrote.
+	for chat := range int64(10_000) {
+		l.wait(t.Context(), 5000+chat)
+		if chat%100 == 0 {
+			clock.Advance(time.Minute)
+		}
+	}
+	if n := len(l.chats); n > 2*pruneFloor {
+		t.Errorf("after 10,000 chats wrote once each, %d buckets kept, want at most %d", n, 2*pruneFloor)
+	}
 }

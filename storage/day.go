@@ -221,8 +221,8 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 	err := db.inTx(ctx, func(tx conn) error {
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
-			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due LIMIT $2`+lock+`)
-			RETURNING id, chat_id, remind_at, status, deleted_at`, micros(now), limit)
+			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due`+limitSQL(limit)+lock+`)
+			RETURNING id, chat_id, remind_at, status, deleted_at`, micros(now))
 		if err != nil {
 			return fmt.Errorf("claim reminders: %w", err)
 		}
@@ -248,7 +248,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 			return fmt.Errorf("claim reminders: %w", err)
 		}
 		rows, err = tx.QueryContext(ctx, `SELECT chat_id, daily_at, tz, daily_due FROM chat_settings
-			WHERE daily_due IS NOT NULL AND daily_due <= $1 ORDER BY daily_due LIMIT $2`+lock, micros(now), limit)
+			WHERE daily_due IS NOT NULL AND daily_due <= $1 ORDER BY daily_due`+limitSQL(limit)+lock, micros(now))
 		if err != nil {
 			return fmt.Errorf("claim daily reviews: %w", err)
 		}

@@ -168,8 +168,7 @@ var focusSQL = func() string {
 		FROM (SELECT b, seq, d, u, ROW_NUMBER() OVER (PARTITION BY seq ORDER BY b) AS nth FROM (` + strings.Join(parts, " UNION ALL ") + `) AS c) AS f
 		JOIN tasks t ON t.seq = f.seq
 		WHERE f.nth = 1
-		ORDER BY f.b, CASE WHEN f.b = 0 THEN f.d END DESC, CASE WHEN f.b = 1 THEN f.d END, CASE WHEN f.b >= 2 THEN f.u END DESC, f.seq DESC
-		LIMIT $4`
+		ORDER BY f.b, CASE WHEN f.b = 0 THEN f.d END DESC, CASE WHEN f.b = 1 THEN f.d END, CASE WHEN f.b >= 2 THEN f.u END DESC, f.seq DESC`
 }()
 
 // FocusTasks returns up to limit (at most 50) of the chat's tasks outside
@@ -184,7 +183,9 @@ func (db *DB) FocusTasks(ctx context.Context, chatID int64, today string, limit 
 		soon = t.AddDate(0, 0, focusSoonDays).Format(nod.DateLayout)
 	}
 	q := db.reader()
-	rows, err := q.QueryContext(ctx, focusSQL, chatID, today, soon, limit)
+	// The limit is written in (limitSQL): bound, it made SQLite prepare
+	// the statement again on every call, a millisecond each.
+	rows, err := q.QueryContext(ctx, focusSQL+limitSQL(limit), chatID, today, soon)
 	if err != nil {
 		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
 	}

@@ -47,17 +47,16 @@ func (c cpuSplit) own() time.Duration {
 }
 
 // profiled runs f under the CPU profiler and splits its samples by part.
-// raw receives the profile for -cpuprofile.
-func profiled(f func()) (cpuSplit, *profile.Profile, error) {
+func profiled(f func()) (cpuSplit, error) {
 	var buf bytes.Buffer
 	if err := pprof.StartCPUProfile(&buf); err != nil {
-		return nil, nil, fmt.Errorf("cpu profile: %w", err)
+		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	f()
 	pprof.StopCPUProfile()
 	p, err := profile.Parse(&buf)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cpu profile: %w", err)
+		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
 	cpu := -1
 	for i, st := range p.SampleType {
@@ -66,7 +65,7 @@ func profiled(f func()) (cpuSplit, *profile.Profile, error) {
 		}
 	}
 	if cpu < 0 {
-		return nil, nil, fmt.Errorf("cpu profile: no cpu samples")
+		return nil, fmt.Errorf("cpu profile: no cpu samples")
 	}
 	split := cpuSplit{}
 	for _, s := range p.Sample {
@@ -76,5 +75,5 @@ func profiled(f func()) (cpuSplit, *profile.Profile, error) {
 		}
 		split[part] += time.Duration(s.Value[cpu])
 	}
-	return split, p, nil
+	return split, nil
 }

@@ -85,29 +85,54 @@ func start(r *reporter, dsn string, users int, rtt time.Duration) (*env, error) 
 
 // open starts nod on the fakes.
 func (e *env) open(dsn string, users int) error {
-	r := e.r
-	log := slog.New(slog.DiscardHandler)
-	if storage.IsPostgres(dsn) {
-		var err error
-		if dsn, err = freshSchema(r, dsn); err != nil {
-			return err
-		}
-	}
-	if dsn == "" {
-		dir, err := os.MkdirTemp("", "nodbench")
-		if err != nil {
-			return err
-		}
-		r.Cleanup(func() { os.RemoveAll(dir) })
-		dsn = filepath.Join(dir, "nod.db")
-	}
-	e.db = storage.New(storage.Options{DSN: dsn}, time.Now, log)
-	if err := e.db.Open(context.Background()); err != nil {
+	dsn, err := benchDSN(e.r, dsn)
+	if err != nil {
 		return err
 	}
-	r.Cleanup(func() { e.db.Close() })
-	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: clfModel, Timeout: 30 * time.Second}, log)
-	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: agentModel, StepTimeout: 60 * time.Second}, agent.Deps{Tasks: e.db, Editor: e.db, Conversation: e.db, Proposals: e.db, Memory: e.db, Classifier: clf}, time.Now, log)
+	n, err := openNod(e.r, e.tg.URL, e.llm.URL, dsn, users)
+	if err != nil {
+		return err
+	}
+	e.db, e.bot, e.reg = n.db, n.bot, n.reg
+	return nil
+}
+
+// benchDSN is where a run's nod keeps its data: a schema of its own on
+// PostgreSQL, a fresh SQLite file otherwise, both gone after the run.
+func benchDSN(r *reporter, dsn string) (string, error) {
+	if storage.IsPostgres(dsn) {
+		return freshSchema(r, dsn)
+	}
+	if dsn != "" {
+		return dsn, nil
+	}
+	dir, err := os.MkdirTemp("", "nodbench")
+	if err != nil {
+		return "", err
+	}
+	r.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "nod.db"), nil
+}
+
+// nodParts is nod wired by hand from the plain constructors, on the
+// fakes at tgURL and llmURL.
+type nodParts struct {
+	db  *storage.DB
+	bot *bot.Bot
+	reg *prometheus.Registry // the bot's metrics
+}
+
+// openNod starts nod on the database at dsn with users 1..users allowed
+// (and 42); r's cleanups stop it.
+func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, error) {
+	log := slog.New(slog.DiscardHandler)
+	n := &nodParts{db: storage.New(storage.Options{DSN: dsn}, time.Now, log)}
+	if err := n.db.Open(context.Background()); err != nil {
+		return nil, err
+	}
+	r.Cleanup(func() { n.db.Close() })
+	clf := confidence.New(confidence.Options{BaseURL: llmURL, Model: clfModel, Timeout: 30 * time.Second}, log)
+	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second}, agent.Deps{Tasks: n.db, Editor: n.db, Conversation: n.db, Proposals: n.db, Memory: n.db, Classifier: clf}, time.Now, log)
 	allowed := []int64{42}
 	for i := 1; i <= users; i++ {
 		allowed = append(allowed, int64(i))
@@ -115,24 +140,24 @@ func (e *env) open(dsn string, users int) error {
 	// The fake sets no rate limits: the bench measures nod, not Telegram's
 	// caps (which the bot's limiter would enforce at 30 messages a second).
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
-	c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: e.db, Tasks: e.db, Editor: e.db, Undos: e.db, Rules: e.db}, time.Now, log, nil)
-	e.reg = prometheus.NewRegistry()
+	c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: n.db, Tasks: n.db, Editor: n.db, Undos: n.db, Rules: n.db}, time.Now, log, nil)
+	n.reg = prometheus.NewRegistry()
 	// Only the sweep at start runs: a periodic one would land in whatever
 	// turn or tap is being measured when a run takes minutes (the race
 	// detector, 10,000 tasks); the reminder bench sweeps on its own.
-	e.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: e.reg,
+	n.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: n.reg,
 		SweepInterval: 24 * time.Hour},
-		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Answers: e.db, Sweeps: e.db, Outbox: e.db,
+		bot.Deps{Updates: n.db, Tasks: n.db, Sets: n.db, Chats: n.db, Messages: n.db, Answers: n.db, Sweeps: n.db, Outbox: n.db,
 			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
-	if err := e.bot.Start(context.Background()); err != nil {
-		return err
+	if err := n.bot.Start(context.Background()); err != nil {
+		return nil, err
 	}
 	r.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
-		e.bot.Stop(ctx)
+		n.bot.Stop(ctx)
 	})
-	return nil
+	return n, nil
 }
 
 // freshSchema makes a schema of its own for one run, dropped afterwards:

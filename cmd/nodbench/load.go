@@ -1,19 +1,12 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"os"
-	"runtime"
-	"strconv"
-	"strings"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	tgbot "github.com/go-telegram/bot"
-	"github.com/go-telegram/bot/models"
-	"github.com/google/pprof/profile"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
@@ -32,9 +25,7 @@ type load struct {
 	CPU    map[string]time.Duration `json:"cpu_ns_by_part,omitempty"`
 	// NewConns counts the TCP connections the fakes accepted per
 	// operation: each is a TLS handshake in production.
-	NewConns    float64 `json:"new_conns_per_op"`
-	PeakHeapMiB float64 `json:"peak_heap_mib,omitempty"`
-	PeakRSSMiB  float64 `json:"peak_rss_mib,omitempty"`
+	NewConns float64 `json:"new_conns_per_op"`
 }
 
 // readOnlyLLM answers a read-only question at once: list_tasks, then text.
@@ -89,13 +80,13 @@ type loadRun struct {
 
 // measure runs the rounds with the bench's own goroutines labeled, so
 // that the profile tells the bot's CPU from the fakes' and the bench's.
-func (r loadRun) measure() (load, *profile.Profile, error) {
+func (r loadRun) measure() (load, error) {
 	var (
 		lat   []time.Duration
 		total time.Duration
 	)
 	conns := r.conns()
-	split, prof, err := profiled(func() {
+	split, err := profiled(func() {
 		labeled(partBench, func() {
 			start := time.Now()
 			for i := range r.rounds {
@@ -105,183 +96,242 @@ func (r loadRun) measure() (load, *profile.Profile, error) {
 		})
 	})
 	if err != nil {
-		return load{}, nil, err
+		return load{}, err
 	}
 	ops := r.chats * r.rounds
 	return load{Chats: r.chats, Ops: ops, PerSecond: float64(ops) / total.Seconds(), P50: percentile(lat, 50), P99: percentile(lat, 99),
-		OwnCPU: split.own() / time.Duration(ops), CPU: split, NewConns: float64(r.conns()-conns) / float64(ops)}, prof, nil
-}
-
-// withEnv runs fn on nod started fresh with users allowed, and adds the
-// first error the fakes reported.
-func withEnv(dsn string, users int, fn func(e *env) (load, *profile.Profile, error)) (load, *profile.Profile, error) {
-	r := &reporter{}
-	defer r.close()
-	e, err := start(r, dsn, users, 0)
-	if err != nil {
-		return load{}, nil, err
-	}
-	l, prof, err := fn(e)
-	if err != nil {
-		return l, prof, err
-	}
-	return l, prof, firstErr(r)
+		OwnCPU: split.own() / time.Duration(ops), CPU: split, NewConns: float64(r.conns()-conns) / float64(ops)}, nil
 }
 
 // conns counts the TCP connections both fakes accepted.
 func (e *env) conns() int64 { return e.tg.Conns() + e.llm.Conns() }
 
-// turnLoad measures read-only turns of n chats at once, rounds times,
-// with no model latency: nod's own cost per turn. Each round is one more
-// turn in the same chats, so later turns carry history.
-func turnLoad(dsn string, n, rounds int) (load, *profile.Profile, error) {
-	return withEnv(dsn, n, func(e *env) (load, *profile.Profile, error) {
-		e.llm.Handler = readOnlyLLM
-		chats := chatRange(0, n)
-		return loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
-			return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, "what's on my list?") },
-				func(chat int64) bool { return len(e.tg.BotMessages(chat)) > r }, e.tg.Wait)
-		}}.measure()
-	})
+// cpuRun is what the interleaved load run measured.
+type cpuRun struct {
+	Turns, Taps, Baseline load
+	// TurnRatios and TapRatios are each round's own CPU per operation
+	// over the echo's per update in the round next to it.
+	TurnRatios, TapRatios []float64
 }
 
-// tapLoad measures confirm taps: n chats at once each tap ✓ 1 on their
-// pending set, rounds times, in chats of their own each round.
-func tapLoad(dsn string, n, rounds int) (load, *profile.Profile, error) {
-	return withEnv(dsn, n*rounds, func(e *env) (load, *profile.Profile, error) {
-		e.llm.Handler = func(q openaitest.Request) openaitest.Response {
-			if q.Model == clfModel {
-				return openaitest.Text(`{"actions":[]}`)
-			}
-			if len(q.ToolResults()) == 0 {
-				return openaitest.Calls(openaitest.Call("c", "create_task", map[string]string{"title": "Buy milk"}))
-			}
-			return openaitest.Text("Add it?")
+// A segment kind of the interleaved run.
+const (
+	segEcho = iota
+	segTurn
+	segTap
+)
+
+// cpuLoad measures nod's own CPU per read-only turn and per confirm tap
+// beside a bare go-telegram/bot echo bot's per update, each in a process
+// of its own (its CPU time is the kernel's figure for that process),
+// with no model latency. The three loads are interleaved a round at a
+// time, in an order that turns each round, so that whatever else the
+// machine does falls on all three alike, and every round gives a ratio:
+// n chats at once, rounds times. Read-only turns repeat in the same chats,
+// so later ones carry history; taps press ✓ 1 on a pending set in chats
+// of their own each round.
+func cpuLoad(dsn string, n, rounds int, profile string) (cpuRun, error) {
+	var out cpuRun
+	r := &reporter{}
+	defer r.close()
+	dsn, err := benchDSN(r, dsn)
+	if err != nil {
+		return out, err
+	}
+	tg, llm, echoTG := telegramtest.New(r), openaitest.New(r), telegramtest.New(r)
+	var prepared atomic.Bool
+	llm.Handler = func(q openaitest.Request) openaitest.Response {
+		if prepared.Load() {
+			return readOnlyLLM(q)
 		}
-		for r := range rounds {
-			for _, chat := range chatRange(r*n, n) {
-				e.tg.SendText(chat, chat, "add a task Buy milk")
-			}
-			e.tg.Wait("the sets", func() bool { return e.tg.TotalBotMessages() >= 2*n*(r+1) })
+		if q.Model == clfModel {
+			return openaitest.Text(`{"actions":[]}`)
 		}
-		var ids sync.Map // chat → callback query id
-		return loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
-			return concurrently(chatRange(r*n, n), func(chat int64) {
-				msgs := e.tg.BotMessages(chat)
+		if len(q.ToolResults()) == 0 {
+			return openaitest.Calls(openaitest.Call("c", "create_task", map[string]string{"title": "Buy milk"}))
+		}
+		return openaitest.Text("Add it?")
+	}
+	// Turns in chats 1..n; taps in chats n+1.., n of them a round.
+	nod, err := spawn(r, kindNod, tg.URL, llm.URL, dsn, n+n*rounds)
+	if err != nil {
+		return out, err
+	}
+	echo, err := spawn(r, kindEcho, echoTG.URL, "", "", 0)
+	if err != nil {
+		return out, err
+	}
+	for i := range rounds {
+		for _, chat := range chatRange(n+i*n, n) {
+			tg.SendText(chat, chat, "add a task Buy milk")
+		}
+		tg.Wait("the sets", func() bool { return tg.TotalBotMessages() >= 2*n*(i+1) })
+	}
+	prepared.Store(true)
+	if profile != "" {
+		if _, err := nod.ask(cmdProfile + " " + profile); err != nil {
+			return out, err
+		}
+	}
+	turnChats := chatRange(0, n)
+	var ids sync.Map // chat → callback query id
+	segs := [3]struct {
+		proc  *child
+		conns func() int64
+		round func(i int) []time.Duration
+		cpu   []time.Duration
+		lat   []time.Duration
+		conn  int64
+		wall  time.Duration
+	}{
+		segEcho: {proc: echo, conns: echoTG.Conns, round: func(i int) []time.Duration {
+			return concurrently(turnChats, func(chat int64) { echoTG.SendText(chat, chat, "echo") },
+				func(chat int64) bool { return len(echoTG.BotMessages(chat)) > i }, echoTG.Wait)
+		}},
+		segTurn: {proc: nod, conns: func() int64 { return tg.Conns() + llm.Conns() }, round: func(i int) []time.Duration {
+			return concurrently(turnChats, func(chat int64) { tg.SendText(chat, chat, "what's on my list?") },
+				func(chat int64) bool { return len(tg.BotMessages(chat)) > i }, tg.Wait)
+		}},
+		segTap: {proc: nod, conns: func() int64 { return tg.Conns() + llm.Conns() }, round: func(i int) []time.Duration {
+			return concurrently(chatRange(n+i*n, n), func(chat int64) {
+				msgs := tg.BotMessages(chat)
 				set := msgs[len(msgs)-1]
 				b, _ := set.Button("✓ 1")
-				ids.Store(chat, e.tg.Press(chat, chat, set.ID, b.Data))
+				ids.Store(chat, tg.Press(chat, chat, set.ID, b.Data))
 			}, func(chat int64) bool {
 				id, ok := ids.Load(chat)
 				if !ok {
 					return false
 				}
-				_, answered := e.tg.Answer(id.(string))
+				_, answered := tg.Answer(id.(string))
 				return answered
-			}, e.tg.Wait)
-		}}.measure()
-	})
+			}, tg.Wait)
+		}},
+	}
+	for i := range rounds {
+		for k := range 3 {
+			s := &segs[(i+k)%3]
+			before, err := s.proc.ask(cmdUsage)
+			if err != nil {
+				return out, err
+			}
+			conns, start := s.conns(), time.Now()
+			s.lat = append(s.lat, s.round(i)...)
+			after, err := s.proc.ask(cmdUsage) // once what the round started has ended
+			if err != nil {
+				return out, err
+			}
+			s.wall += time.Since(start)
+			s.conn += s.conns() - conns
+			s.cpu = append(s.cpu, after.CPU-before.CPU)
+		}
+	}
+	if profile != "" {
+		if _, err := nod.ask(cmdProfiled); err != nil {
+			return out, err
+		}
+	}
+	res := func(k int) load {
+		s := segs[k]
+		var cpu time.Duration
+		for _, d := range s.cpu {
+			cpu += d
+		}
+		ops := n * rounds
+		return load{Chats: n, Ops: ops, PerSecond: float64(ops) / s.wall.Seconds(), P50: percentile(s.lat, 50), P99: percentile(s.lat, 99),
+			OwnCPU: cpu / time.Duration(ops), NewConns: float64(s.conn) / float64(ops)}
+	}
+	out.Baseline, out.Turns, out.Taps = res(segEcho), res(segTurn), res(segTap)
+	for i := range rounds {
+		echoCPU := float64(segs[segEcho].cpu[i])
+		out.TurnRatios = append(out.TurnRatios, ratio(float64(segs[segTurn].cpu[i]), echoCPU))
+		out.TapRatios = append(out.TapRatios, ratio(float64(segs[segTap].cpu[i]), echoCPU))
+	}
+	return out, firstErr(r)
 }
 
-// baselineLoad is the same load on a bare go-telegram/bot echo handler
-// and the same fake: what the library and the fake cost without nod.
-func baselineLoad(n, rounds int) (load, *profile.Profile, error) {
+// memoryLoad runs one read-only turn in each of n chats, batch chats at
+// once, so that every chat has history, with nod in its own process, and
+// reports nod's heap and resident memory: fresh, at their peak, the
+// heap's peak in the first and in the last fifth of the batches, and
+// idle after the run.
+// heapProfile, if set, names the file for nod's heap profile once idle.
+func memoryLoad(dsn string, n int, heapProfile string) (memory, error) {
+	out := memory{Chats: n, Batch: min(n, memBatch)}
 	r := &reporter{}
 	defer r.close()
-	var tg *telegramtest.Server
-	labeled(partFake, func() { tg = telegramtest.New(r) })
-	var (
-		b   *tgbot.Bot
-		err error
-	)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	labeled(partNod, func() {
-		b, err = tgbot.New(telegramtest.Token, tgbot.WithServerURL(tg.URL), tgbot.WithHTTPClient(5*time.Second, &http.Client{Timeout: 20 * time.Second}),
-			tgbot.WithDefaultHandler(func(ctx context.Context, b *tgbot.Bot, u *models.Update) {
-				if u.Message != nil {
-					b.SendMessage(ctx, &tgbot.SendMessageParams{ChatID: u.Message.Chat.ID, Text: u.Message.Text})
-				}
-			}))
-		if err == nil {
-			go func() { b.Start(ctx); close(done) }()
+	dsn, err := benchDSN(r, dsn)
+	if err != nil {
+		return out, err
+	}
+	tg, llm := telegramtest.New(r), openaitest.New(r)
+	llm.Handler = readOnlyLLM
+	nod, err := spawn(r, kindNod, tg.URL, llm.URL, dsn, n)
+	if err != nil {
+		return out, err
+	}
+	fresh, err := nod.ask(cmdIdle)
+	if err != nil {
+		return out, err
+	}
+	out.FreshHeapMiB, out.FreshRSSMiB = mib(fresh.HeapInuse), mib(fresh.RSS)
+	if _, err := nod.ask(cmdWatch); err != nil {
+		return out, err
+	}
+	start := time.Now()
+	var peaks []uint64 // the peak heap of each batch
+	for i := 1; i <= n; i += memBatch {
+		for c := i; c < i+memBatch && c <= n; c++ {
+			tg.SendText(int64(c), int64(c), "what's on my list?")
 		}
-	})
-	if err != nil {
-		cancel()
-		return load{}, nil, err
+		tg.Wait("a batch of chats", func() bool { return tg.TotalBotMessages() >= min(i+memBatch-1, n) })
+		u, err := nod.ask(cmdWatch)
+		if err != nil {
+			return out, err
+		}
+		peaks = append(peaks, u.PeakHeap)
 	}
-	defer func() { cancel(); <-done }()
-	chats := chatRange(0, n)
-	l, prof, err := loadRun{chats: n, rounds: rounds, conns: tg.Conns, round: func(round int) []time.Duration {
-		return concurrently(chats, func(chat int64) { tg.SendText(chat, chat, "echo") },
-			func(chat int64) bool { return len(tg.BotMessages(chat)) > round }, tg.Wait)
-	}}.measure()
+	out.PerSecond = float64(n) / time.Since(start).Seconds()
+	idle, err := nod.ask(cmdIdle)
 	if err != nil {
-		return l, prof, err
+		return out, err
 	}
-	return l, prof, firstErr(r)
+	out.PeakHeapMiB, out.PeakRSSMiB = mib(slices.Max(peaks)), mib(idle.PeakRSS)
+	out.IdleHeapMiB, out.IdleRSSMiB = mib(idle.HeapInuse), mib(idle.RSS)
+	if heapProfile != "" {
+		if _, err := nod.ask(cmdHeap + " " + heapProfile); err != nil {
+			return out, err
+		}
+	}
+	// Bounded by the chats in flight, the first fifth of the batches
+	// peaks as high as the last.
+	k := max(1, len(peaks)/5)
+	out.FirstPeakHeapMiB, out.LastPeakHeapMiB = mib(slices.Max(peaks[:k])), mib(slices.Max(peaks[len(peaks)-k:]))
+	return out, firstErr(r)
 }
 
-// memoryLoad runs one read-only turn in each of n chats, so that every
-// chat has history, and reports the peak heap and resident memory.
-func memoryLoad(dsn string, n int) (load, error) {
-	l, _, err := withEnv(dsn, n, func(e *env) (load, *profile.Profile, error) {
-		e.llm.Handler = readOnlyLLM
-		var (
-			peak uint64
-			mu   sync.Mutex
-			stop = make(chan struct{})
-		)
-		go func() {
-			t := time.NewTicker(20 * time.Millisecond)
-			defer t.Stop()
-			var ms runtime.MemStats
-			for {
-				select {
-				case <-stop:
-					return
-				case <-t.C:
-					runtime.ReadMemStats(&ms)
-					mu.Lock()
-					peak = max(peak, ms.HeapInuse)
-					mu.Unlock()
-				}
-			}
-		}()
-		start := time.Now()
-		const batch = 500 // chats at once, so the run is bounded by nod, not by goroutines of the fake
-		for i := 1; i <= n; i += batch {
-			for c := i; c < i+batch && c <= n; c++ {
-				e.tg.SendText(int64(c), int64(c), "what's on my list?")
-			}
-			e.tg.Wait("a batch of chats", func() bool { return e.tg.TotalBotMessages() >= min(i+batch-1, n) })
-		}
-		total := time.Since(start)
-		close(stop)
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms) // a short run may end before the first tick
-		mu.Lock()
-		defer mu.Unlock()
-		peak = max(peak, ms.HeapInuse)
-		return load{Chats: n, PerSecond: float64(n) / total.Seconds(), PeakHeapMiB: float64(peak) / (1 << 20), PeakRSSMiB: peakRSS()}, nil, nil
-	})
-	return l, err
-}
+// memBatch is how many chats the memory run has in flight at once, so
+// that it is bounded by nod, not by goroutines of the fake.
+const memBatch = 500
 
-// peakRSS reads the process's high-water resident memory (Linux).
-func peakRSS() float64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, _ := strconv.ParseFloat(f[1], 64)
-			return kb / 1024
-		}
-	}
-	return 0
+// memory is nod's own memory in the memory run, in MiB.
+type memory struct {
+	Chats     int     `json:"chats"`
+	Batch     int     `json:"chats_at_once"`
+	PerSecond float64 `json:"per_second"`
+	// Fresh is nod started and idle, before any chat; Idle is nod after
+	// the run, once its turns ended and garbage was collected.
+	FreshHeapMiB float64 `json:"fresh_heap_mib"`
+	FreshRSSMiB  float64 `json:"fresh_rss_mib"`
+	PeakHeapMiB  float64 `json:"peak_heap_mib"`
+	PeakRSSMiB   float64 `json:"peak_rss_mib"`
+	IdleHeapMiB  float64 `json:"idle_heap_mib"`
+	IdleRSSMiB   float64 `json:"idle_rss_mib"`
+	// FirstPeakHeapMiB is the peak heap over the run's first fifth of
+	// chats, LastPeakHeapMiB over its last fifth: alike when the peak is
+	// bounded by the chats in flight rather than by the chats that exist.
+	FirstPeakHeapMiB float64 `json:"first_fifth_peak_heap_mib"`
+	LastPeakHeapMiB  float64 `json:"last_fifth_peak_heap_mib"`
 }
 
 func firstErr(r *reporter) error {

@@ -21,15 +21,22 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
-
-	"github.com/google/pprof/profile"
 )
 
 func main() {
+	if isChild() {
+		if err := childMain(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "nodbench child:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil && !errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(os.Stderr, "nodbench:", err)
 		os.Exit(1)
@@ -42,6 +49,12 @@ type report struct {
 	TurnCPU     float64 `json:"own_cpu_us_per_turn"`
 	TapCPU      float64 `json:"own_cpu_us_per_tap"`
 	BaselineCPU float64 `json:"baseline_cpu_us_per_update"`
+	// TurnRatio and TapRatio are the run's own CPU per operation over
+	// the echo's per update; ByRound how they spread over its rounds.
+	TurnRatio        float64 `json:"turn_vs_echo"`
+	TapRatio         float64 `json:"tap_vs_echo"`
+	TurnRatioByRound spread  `json:"turn_vs_echo_by_round"`
+	TapRatioByRound  spread  `json:"tap_vs_echo_by_round"`
 	// StablePrompt is the share of a turn's first agent prompt that
 	// repeats a prefix of the turn before (prompt caching reuses it).
 	StablePrompt float64       `json:"stable_prompt_pct"`
@@ -53,10 +66,16 @@ type report struct {
 	Taps         load          `json:"confirm_taps"`
 	Baseline     load          `json:"baseline_echo"`
 	Fraction     float64       `json:"turns_vs_baseline"`
-	Memory       load          `json:"memory"`
+	Memory       memory        `json:"memory"`
 	// Sizes is the size axis: a read-only turn and a confirm tap with
 	// more and more tasks in the chat.
 	Sizes []sized `json:"sizes,omitempty"`
+	// Scheduler is what items due cost: reminders, and daily reviews
+	// (each a turn of the agent's), each run on its own.
+	Scheduler struct {
+		Reminders reminders `json:"reminders"`
+		Dailies   reminders `json:"daily_reviews"`
+	} `json:"scheduler"`
 }
 
 func run(args []string, stdout, stderr io.Writer) (err error) {
@@ -79,9 +98,12 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	dsn := fs.String("db", "", "postgres:// URL (default: a SQLite file per run)")
 	asJSON := fs.Bool("json", false, "print JSON")
 	transcript := fs.Bool("transcript", false, "print each scenario's conversation and nothing else")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the load runs to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of nod's process over the load rounds to this file")
+	memProfile := fs.String("memprofile", "", "write nod's heap profile, once idle after the memory run, to this file")
 	remind := fs.Int("reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
 	replicas := fs.Int("replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
+	dailies := fs.Int("dailies", 0, "daily reviews due with the reminders in the reminder bench")
+	due := fs.Int("due", 200, "reminders, and a quarter as many daily reviews, due at once in the scheduler run (0 skips it)")
 	sizeList := fs.String("sizes", "100,1000,10000", "tasks in the chat for the size axis, comma-separated (empty skips it)")
 	sizeChats := fs.Int("sizechats", 10, "concurrent chats in the size axis' runs, each with its tasks")
 	sizeRounds := fs.Int("sizerounds", 30, "rounds of turns and of taps in each size")
@@ -90,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if *remind > 0 {
-		rep, err := reminderBench(*dsn, *remind, *replicas)
+		rep, err := reminderBench(*dsn, *remind, *dailies, *replicas)
 		if *asJSON {
 			json.NewEncoder(stdout).Encode(rep)
 		} else {
@@ -107,7 +129,6 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		sizes = append(sizes, n)
 	}
 	rep := report{Latency: *latency, RoundTrip: *rtt}
-	var profs []*profile.Profile
 	// emit writes the report as JSON, or as tables, printing all only
 	// when everything ran.
 	emit := func(all bool) error {
@@ -123,7 +144,7 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		return nil
 	}
 	if *sizesOnly {
-		if err := runSizes(&rep, &profs, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
+		if err := runSizes(&rep, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
 			return err
 		}
 		return emit(false)
@@ -143,71 +164,75 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		return nil
 	}
-	if rep.Turns, err = collect(&profs)(turnLoad(*dsn, *chats, *rounds)); err != nil {
-		return fmt.Errorf("turn load: %w", err)
-	}
-	if rep.Taps, err = collect(&profs)(tapLoad(*dsn, *chats, *rounds)); err != nil {
-		return fmt.Errorf("tap load: %w", err)
-	}
-	if rep.Baseline, err = collect(&profs)(baselineLoad(*chats, *rounds)); err != nil {
-		return fmt.Errorf("baseline: %w", err)
-	}
-	rep.Fraction = rep.Turns.PerSecond / rep.Baseline.PerSecond
-	rep.TurnCPU, rep.TapCPU, rep.BaselineCPU = us(rep.Turns.OwnCPU), us(rep.Taps.OwnCPU), us(rep.Baseline.OwnCPU)
-	if *cpuProfile != "" {
-		if err := writeProfile(*cpuProfile, profs); err != nil {
+	profile := *cpuProfile
+	if profile != "" {
+		if profile, err = filepath.Abs(profile); err != nil {
 			return err
 		}
 	}
+	c, err := cpuLoad(*dsn, *chats, *rounds, profile)
+	if err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	rep.Turns, rep.Taps, rep.Baseline = c.Turns, c.Taps, c.Baseline
+	rep.Fraction = rep.Turns.PerSecond / rep.Baseline.PerSecond
+	rep.TurnCPU, rep.TapCPU, rep.BaselineCPU = us(rep.Turns.OwnCPU), us(rep.Taps.OwnCPU), us(rep.Baseline.OwnCPU)
+	rep.TurnRatio, rep.TapRatio = ratio(rep.TurnCPU, rep.BaselineCPU), ratio(rep.TapCPU, rep.BaselineCPU)
+	rep.TurnRatioByRound, rep.TapRatioByRound = spreadOf(c.TurnRatios), spreadOf(c.TapRatios)
 	if *memChats > 0 {
-		if rep.Memory, err = memoryLoad(*dsn, *memChats); err != nil {
+		heap := *memProfile
+		if heap != "" {
+			if heap, err = filepath.Abs(heap); err != nil {
+				return err
+			}
+		}
+		if rep.Memory, err = memoryLoad(*dsn, *memChats, heap); err != nil {
 			return fmt.Errorf("memory: %w", err)
 		}
 	}
-	if err := runSizes(&rep, &profs, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
+	if *due > 0 {
+		if rep.Scheduler.Reminders, err = reminderBench(*dsn, *due, 0, 1); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+		if rep.Scheduler.Dailies, err = reminderBench(*dsn, 0, max(1, *due/4), 1); err != nil {
+			return fmt.Errorf("scheduler: %w", err)
+		}
+	}
+	if err := runSizes(&rep, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
 		return err
 	}
 	return emit(true)
 }
 
 // runSizes runs the size axis into rep.
-func runSizes(rep *report, profs *[]*profile.Profile, dsn string, sizes []int, chats, rounds int) error {
+func runSizes(rep *report, dsn string, sizes []int, chats, rounds int) error {
 	for _, n := range sizes {
-		s, ps, err := sizeLoad(dsn, n, chats, rounds)
+		s, err := sizeLoad(dsn, n, chats, rounds)
 		if err != nil {
 			return fmt.Errorf("size %d: %w", n, err)
 		}
 		rep.Sizes = append(rep.Sizes, s)
-		*profs = append(*profs, ps...)
 	}
 	return nil
 }
 
-// collect keeps a load run's profile for -cpuprofile.
-func collect(profs *[]*profile.Profile) func(load, *profile.Profile, error) (load, error) {
-	return func(l load, p *profile.Profile, err error) (load, error) {
-		if p != nil {
-			*profs = append(*profs, p)
-		}
-		return l, err
-	}
+// spread is how a ratio varied over a run's rounds.
+type spread struct {
+	Rounds int     `json:"rounds"`
+	Min    float64 `json:"min"`
+	P25    float64 `json:"p25"`
+	Median float64 `json:"median"`
+	P75    float64 `json:"p75"`
+	Max    float64 `json:"max"`
 }
 
-// writeProfile writes the load runs' profiles merged into one.
-func writeProfile(path string, profs []*profile.Profile) error {
-	p, err := profile.Merge(profs)
-	if err != nil {
-		return fmt.Errorf("merge profiles: %w", err)
+func spreadOf(xs []float64) spread {
+	if len(xs) == 0 {
+		return spread{}
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := p.Write(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	s := slices.Sorted(slices.Values(xs))
+	at := func(p float64) float64 { return s[int(p*float64(len(s)-1)+0.5)] }
+	return spread{Rounds: len(s), Min: s[0], P25: at(0.25), Median: at(0.5), P75: at(0.75), Max: s[len(s)-1]}
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
@@ -224,7 +249,13 @@ func ratio(a, b float64) float64 {
 func printTable(w io.Writer, rep report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "own CPU per operation (same run): read-only turn %.0f µs (%.1f× the echo), confirm tap %.0f µs (%.1f× the echo), echo update %.0f µs\n",
-		rep.TurnCPU, ratio(rep.TurnCPU, rep.BaselineCPU), rep.TapCPU, ratio(rep.TapCPU, rep.BaselineCPU), rep.BaselineCPU)
+		rep.TurnCPU, rep.TurnRatio, rep.TapCPU, rep.TapRatio, rep.BaselineCPU)
+	for _, s := range []struct {
+		what string
+		s    spread
+	}{{"turn", rep.TurnRatioByRound}, {"tap", rep.TapRatioByRound}} {
+		fmt.Fprintf(w, "  %s ÷ echo over %d rounds: min %.1f×, quartiles %.1f× %.1f× %.1f×, max %.1f×\n", s.what, s.s.Rounds, s.s.Min, s.s.P25, s.s.Median, s.s.P75, s.s.Max)
+	}
 	fmt.Fprintf(w, "agent prompt: %d tok≈ a call, %.0f %% of a turn's first prompt a stable prefix of the turn before (%d of %d tok≈)\n\n",
 		rep.Prompts.Tokens/max(1, rep.Prompts.Calls), rep.StablePrompt, rep.Prompts.TurnStable, rep.Prompts.TurnTokens)
 	fmt.Fprintf(tw, "scenario (LLM latency %s, Telegram round trip %s)\tagent calls\tclassifier calls\tprompt tok≈\tcompletion tok≈\tmax prompt tok≈\tagent prompt tok≈/call\tstable prefix tok≈/call\tlatency\tsequential LLM\tTelegram trips\toverhead\n", rep.Latency, rep.RoundTrip)
@@ -246,7 +277,14 @@ func printTable(w io.Writer, rep report) {
 	tw.Flush()
 	fmt.Fprintf(w, "\nturns as a fraction of the baseline: %.0f %%\n", 100*rep.Fraction)
 	if rep.Memory.Chats > 0 {
-		fmt.Fprintf(w, "memory: %d chats with history, %.0f turns/s, peak heap %.1f MiB, peak RSS %.1f MiB\n",
-			rep.Memory.Chats, rep.Memory.PerSecond, rep.Memory.PeakHeapMiB, rep.Memory.PeakRSSMiB)
+		m := rep.Memory
+		fmt.Fprintf(w, "nod's memory (its own process): %d chats with history, %d at once, %.0f turns/s\n", m.Chats, m.Batch, m.PerSecond)
+		fmt.Fprintf(w, "  heap: fresh %.1f MiB, peak %.1f MiB (%.1f MiB over the first fifth of the chats, %.1f MiB over the last), idle after %.1f MiB (+%.1f MiB)\n",
+			m.FreshHeapMiB, m.PeakHeapMiB, m.FirstPeakHeapMiB, m.LastPeakHeapMiB, m.IdleHeapMiB, m.IdleHeapMiB-m.FreshHeapMiB)
+		fmt.Fprintf(w, "  resident: fresh %.1f MiB, peak %.1f MiB, idle after %.1f MiB\n", m.FreshRSSMiB, m.PeakRSSMiB, m.IdleRSSMiB)
+	}
+	if s := rep.Scheduler; s.Reminders.N > 0 {
+		fmt.Fprintf(w, "scheduler: %.1f statements a reminder due (%d at once), %.1f a daily review due (%d at once, the review's turn included)\n",
+			s.Reminders.Statements, s.Reminders.N, s.Dailies.Statements, s.Dailies.Dailies)
 	}
 }

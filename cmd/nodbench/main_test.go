@@ -3,18 +3,34 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"os"
 	"strings"
 	"testing"
 
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 )
 
+// TestMain runs the test binary as the bench's child when it is started
+// as one: the load and memory runs start the bot under test again from
+// the running executable.
+func TestMain(m *testing.M) {
+	if isChild() {
+		if err := childMain(os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "nodbench child:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
 // The bench runs end to end on small numbers, and its scenarios make the
 // model calls nod promises: one classifier request per step with mutating
 // calls, none otherwise.
 func TestBenchSmoke(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-sizes", "20,60", "-sizechats", "2", "-sizerounds", "2", "-json"}, &out, &errb); err != nil {
+	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-sizes", "20,60", "-sizechats", "2", "-sizerounds", "2", "-due", "8", "-json"}, &out, &errb); err != nil {
 		t.Fatalf("nodbench: %v\n%s", err, errb.String())
 	}
 	var rep report
@@ -42,8 +58,19 @@ func TestBenchSmoke(t *testing.T) {
 	if rep.Prompts.Calls == 0 || rep.Prompts.TurnTokens == 0 {
 		t.Errorf("prompt figures missing: %+v", rep.Prompts)
 	}
-	if rep.Turns.Chats != 5 || rep.Turns.Ops != 10 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 || rep.Memory.PeakHeapMiB <= 0 {
+	if rep.Turns.Chats != 5 || rep.Turns.Ops != 10 || rep.Turns.PerSecond <= 0 || rep.Taps.PerSecond <= 0 || rep.Baseline.PerSecond <= 0 {
 		t.Errorf("load figures missing: %+v", rep)
+	}
+	// Every process uses some CPU: a zero would be a measurement that
+	// did not happen.
+	if rep.TurnCPU <= 0 || rep.TapCPU <= 0 || rep.BaselineCPU <= 0 || rep.TurnRatio <= 0 || rep.TurnRatioByRound.Rounds != 2 || rep.TapRatioByRound.Min <= 0 {
+		t.Errorf("CPU figures missing: turn %v, tap %v, echo %v µs; ratios %+v %+v", rep.TurnCPU, rep.TapCPU, rep.BaselineCPU, rep.TurnRatioByRound, rep.TapRatioByRound)
+	}
+	if m := rep.Memory; m.Chats != 20 || m.FreshHeapMiB <= 0 || m.PeakHeapMiB < m.FreshHeapMiB || m.IdleHeapMiB <= 0 || m.PeakRSSMiB <= 0 || m.LastPeakHeapMiB <= 0 || m.FirstPeakHeapMiB <= 0 || m.PeakHeapMiB < m.LastPeakHeapMiB {
+		t.Errorf("memory figures missing: %+v", m)
+	}
+	if s := rep.Scheduler; s.Reminders.Sent != 8 || s.Reminders.Statements <= 0 || s.Dailies.Dailies != 2 || s.Dailies.Statements <= 0 {
+		t.Errorf("scheduler figures missing: %+v", s)
 	}
 	if len(rep.Sizes) != 2 || rep.Sizes[1].Tasks != 60 || rep.Sizes[1].TurnStatements == 0 || rep.Sizes[1].TapStatements == 0 || rep.Sizes[1].TurnModelBytes == 0 {
 		t.Errorf("size figures missing: %+v", rep.Sizes)
@@ -54,17 +81,28 @@ func TestBenchSmoke(t *testing.T) {
 	}
 }
 
-// The reminder bench on a few hundred: each fires once.
+// The scheduler on a few hundred reminders and a few daily reviews:
+// each fires once, for a bounded number of statements per item due (its
+// claim, the daily review's turn, the message and its delivery; the idle
+// sweeps meanwhile count too).
 func TestReminderBenchSmoke(t *testing.T) {
-	var out, errb bytes.Buffer
-	if err := run([]string{"-reminders", "300", "-json"}, &out, &errb); err != nil {
-		t.Fatalf("nodbench -reminders: %v\n%s%s", err, errb.String(), out.String())
-	}
-	var rep reminders
-	if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if rep.Sent != 300 || rep.Duplicates != 0 || rep.PerSecond <= 0 || rep.Statements <= 0 {
-		t.Errorf("reminder bench: %+v", rep)
+	for _, c := range []struct {
+		reminders, dailies int
+		most               float64
+	}{{300, 0, 8}, {1, 50, 18}} {
+		var out, errb bytes.Buffer
+		if err := run([]string{"-reminders", fmt.Sprint(c.reminders), "-dailies", fmt.Sprint(c.dailies), "-json"}, &out, &errb); err != nil {
+			t.Fatalf("nodbench -reminders %d -dailies %d: %v\n%s%s", c.reminders, c.dailies, err, errb.String(), out.String())
+		}
+		var rep reminders
+		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+			t.Fatal(err)
+		}
+		if rep.Sent != c.reminders || rep.Duplicates != 0 || rep.PerSecond <= 0 || rep.Statements <= 0 {
+			t.Errorf("reminder bench: %+v", rep)
+		}
+		if rep.Statements > c.most {
+			t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.0f", c.reminders, c.dailies, rep.Statements, c.most)
+		}
 	}
 }

@@ -20,10 +20,11 @@ import (
 )
 
 // reminders is what the reminder bench measured: n reminders due in the
-// same minute, among as many tasks without one, fired by replicas nods
-// sweeping one database.
+// same minute, among as many tasks without one, and daily reviews due in
+// as many chats, fired by replicas nods sweeping one database.
 type reminders struct {
 	N          int           `json:"reminders"`
+	Dailies    int           `json:"daily_reviews"`
 	Tasks      int           `json:"tasks"`
 	Replicas   int           `json:"replicas"`
 	Database   string        `json:"database"`
@@ -33,20 +34,23 @@ type reminders struct {
 	P99        time.Duration `json:"due_to_sent_p99_ns"`
 	All        time.Duration `json:"due_to_last_sent_ns"`
 	PerSecond  float64       `json:"reminders_per_second"`
-	Statements float64       `json:"statements_per_reminder"`
-	BySweep    []int         `json:"sent_by_replica"`
+	// Statements is per item due, reminder or daily review: its claim,
+	// the daily review's turn, the message and its delivery.
+	Statements float64 `json:"statements_per_due_item"`
+	BySweep    []int   `json:"sent_by_replica"`
 }
 
 // chatsOf spreads the bench's reminders over this many chats.
 const reminderChats = 1000
 
 // reminderBench seeds n tasks with a reminder due a few seconds ahead and
-// n without, starts replicas bots on the database with Telegram's rate
-// limits lifted, and waits until every reminder went out.
-func reminderBench(dsn string, n, replicas int) (reminders, error) {
+// n without, and dailies chats with a daily review due then, starts
+// replicas bots on the database with Telegram's rate limits lifted, and
+// waits until every reminder and review went out.
+func reminderBench(dsn string, n, dailies, replicas int) (reminders, error) {
 	r := &reporter{}
 	defer r.close()
-	rep := reminders{N: n, Tasks: 2 * n, Replicas: replicas, Database: "sqlite"}
+	rep := reminders{N: n, Dailies: dailies, Tasks: 2 * n, Replicas: replicas, Database: "sqlite"}
 	if storage.IsPostgres(dsn) {
 		rep.Database = "postgres"
 		var err error
@@ -67,6 +71,7 @@ func reminderBench(dsn string, n, replicas int) (reminders, error) {
 	log := slog.New(slog.DiscardHandler)
 	tg, llm := telegramtest.New(r), openaitest.New(r)
 	tg.Strict = false
+	llm.Handler = func(openaitest.Request) openaitest.Response { return openaitest.Text("Nothing needs you today.") }
 	var dbs []*storage.DB
 	for range replicas {
 		db := storage.New(storage.Options{DSN: dsn}, time.Now, log)
@@ -77,7 +82,7 @@ func reminderBench(dsn string, n, replicas int) (reminders, error) {
 		dbs = append(dbs, db)
 	}
 	due := time.Now().Add(5 * time.Second).Truncate(time.Microsecond)
-	if err := seedReminders(dsn, n, due); err != nil {
+	if err := seedReminders(dsn, n, dailies, due); err != nil {
 		return rep, fmt.Errorf("seed: %w", err)
 	}
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
@@ -107,7 +112,7 @@ func reminderBench(dsn string, n, replicas int) (reminders, error) {
 		before += s
 	}
 	deadline := time.Now().Add(30*time.Minute + time.Duration(n)*time.Millisecond)
-	for tg.TotalBotMessages() < n && time.Now().Before(deadline) {
+	for tg.TotalBotMessages() < n+dailies && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond) // a few more sweeps: nothing fires twice
@@ -129,6 +134,10 @@ func reminderBench(dsn string, n, replicas int) (reminders, error) {
 			rep.All = max(rep.All, m.Sent.Sub(due))
 		}
 	}
+	daily := 0
+	for chat := range dailies {
+		daily += len(tg.BotMessages(int64(dailyChat0 + chat + 1)))
+	}
 	for _, l := range logs {
 		rep.BySweep = append(rep.BySweep, strings.Count(l.String(), "reminder sent"))
 	}
@@ -136,19 +145,26 @@ func reminderBench(dsn string, n, replicas int) (reminders, error) {
 	if rep.All > 0 {
 		rep.PerSecond = float64(rep.Sent) / rep.All.Seconds()
 	}
-	if rep.Sent > 0 {
-		rep.Statements = float64(after-before) / float64(rep.Sent)
+	if rep.Sent+daily > 0 {
+		rep.Statements = float64(after-before) / float64(rep.Sent+daily)
 	}
 	if rep.Sent != n || rep.Duplicates != 0 || len(seen) != n {
 		return rep, fmt.Errorf("%d reminders sent for %d tasks, %d twice; want each of %d once", rep.Sent, len(seen), rep.Duplicates, n)
 	}
+	if daily != dailies {
+		return rep, fmt.Errorf("%d daily review messages in %d chats, want one each", daily, dailies)
+	}
 	return rep, firstErr(r)
 }
 
+// dailyChat0 is the chat before the first with a daily review due.
+const dailyChat0 = 2_000_000
+
 // seedReminders inserts n tasks with a reminder at due and n without,
-// over reminderChats chats, in a few statements: a person's tasks arrive
-// one by one, a bench's all at once.
-func seedReminders(dsn string, n int, due time.Time) error {
+// over reminderChats chats, and dailies chats with a daily review due
+// then, in a few statements: a person's tasks arrive one by one, a
+// bench's all at once.
+func seedReminders(dsn string, n, dailies int, due time.Time) error {
 	driver, series := "sqlite", `WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < %d) `
 	from := "g"
 	if storage.IsPostgres(dsn) {
@@ -162,6 +178,16 @@ func seedReminders(dsn string, n int, due time.Time) error {
 	}
 	defer db.Close()
 	now := time.Now().UnixMicro()
+	for chat := range dailies {
+		_, err := db.Exec(`INSERT INTO chat_settings (chat_id, daily_at, daily_quiet, daily_due, updated_at) VALUES ($1, $2, 0, CAST($3 AS BIGINT), CAST($4 AS BIGINT))`,
+			int64(dailyChat0+chat+1), due.UTC().Format("15:04"), due.UnixMicro(), now)
+		if err != nil {
+			return err
+		}
+	}
+	if n == 0 {
+		return nil
+	}
 	_, err = db.Exec(series+`INSERT INTO tasks (id, chat_id, title, description, status, priority, labels, created_at, updated_at, remind_at, remind_due)
 		SELECT 'R' || x, 1000000 + x % `+fmt.Sprint(reminderChats)+`, 'Reminder ' || x, '', 'OPEN', 'P2', '[]', CAST($1 AS BIGINT), CAST($1 AS BIGINT),
 			CASE WHEN x <= $2 THEN CAST($3 AS BIGINT) END, CASE WHEN x <= $2 THEN CAST($3 AS BIGINT) END FROM `+from, now, n, due.UnixMicro())
@@ -169,8 +195,8 @@ func seedReminders(dsn string, n int, due time.Time) error {
 }
 
 func printReminders(w io.Writer, rep reminders) {
-	fmt.Fprintf(w, "reminders on %s: %d due in the same minute among %d tasks, %d replica(s)\n", rep.Database, rep.N, rep.Tasks, rep.Replicas)
+	fmt.Fprintf(w, "reminders on %s: %d due in the same minute among %d tasks, and %d daily reviews, %d replica(s)\n", rep.Database, rep.N, rep.Tasks, rep.Dailies, rep.Replicas)
 	fmt.Fprintf(w, "  sent %d, twice %d; per replica %v\n", rep.Sent, rep.Duplicates, rep.BySweep)
 	fmt.Fprintf(w, "  due → sent: p50 %s, p99 %s, last %s\n", ms(rep.P50), ms(rep.P99), ms(rep.All))
-	fmt.Fprintf(w, "  %.0f reminders claimed and sent a second; %.2f database statements a reminder\n", rep.PerSecond, rep.Statements)
+	fmt.Fprintf(w, "  %.0f reminders claimed and sent a second; %.2f database statements an item due\n", rep.PerSecond, rep.Statements)
 }

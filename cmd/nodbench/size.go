@@ -9,7 +9,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/google/pprof/profile"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 )
@@ -60,14 +59,13 @@ func seedSize(e *env, chat int64, size int) {
 
 // sizeLoad measures read-only turns and confirm taps in chats of size
 // tasks each: n chats at once, rounds times.
-func sizeLoad(dsn string, size, n, rounds int) (sized, []*profile.Profile, error) {
+func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 	out := sized{Tasks: size}
-	var profs []*profile.Profile
 	r := &reporter{}
 	defer r.close()
 	e, err := start(r, dsn, n, 0)
 	if err != nil {
-		return out, nil, err
+		return out, err
 	}
 	chats := chatRange(0, n)
 	for _, chat := range chats {
@@ -79,15 +77,13 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, []*profile.Profile, error
 	settle(e)
 	reqs := len(e.llm.RequestsFor(agentModel))
 	s0, _ := e.db.Work()
-	var prof *profile.Profile
-	out.Turns, prof, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
+	out.Turns, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
 		return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, "what's on my list?") },
 			func(chat int64) bool { return len(e.tg.BotMessages(chat)) > r }, e.tg.Wait)
 	}}.measure()
 	if err != nil {
-		return out, nil, err
+		return out, err
 	}
-	profs = append(profs, prof)
 	e.tg.Wait("nod to settle", e.tg.Idle)
 	settle(e)
 	s1, _ := e.db.Work()
@@ -138,7 +134,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, []*profile.Profile, error
 			}
 		}
 		if len(ids) != rounds {
-			return out, nil, fmt.Errorf("chat %d shows %d sets, want %d", chat, len(ids), rounds)
+			return out, fmt.Errorf("chat %d shows %d sets, want %d", chat, len(ids), rounds)
 		}
 		sets.Store(chat, ids)
 	}
@@ -146,7 +142,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, []*profile.Profile, error
 	settle(e)
 	s0, _ = e.db.Work()
 	var presses sync.Map // chat and round → callback query id
-	out.Taps, prof, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
+	out.Taps, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
 		return concurrently(chats, func(chat int64) {
 			ids, _ := sets.Load(chat)
 			id := ids.([]int)[r]
@@ -163,18 +159,17 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, []*profile.Profile, error
 		}, e.tg.Wait)
 	}}.measure()
 	if err != nil {
-		return out, nil, err
+		return out, err
 	}
-	profs = append(profs, prof)
 	// What a tap does after its answer (the set's edit) counts too.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := e.bot.Stop(ctx); err != nil {
-		return out, nil, err
+		return out, err
 	}
 	s1, _ = e.db.Work()
 	out.TapStatements = float64(s1-s0) / ops
-	return out, profs, firstErr(r)
+	return out, firstErr(r)
 }
 
 func printSizes(w io.Writer, sizes []sized) {
