@@ -232,3 +232,21 @@ func TestTopicReminderAndDailyReview(t *testing.T) {
 	}
 	wantTopic(t, "the answer to yes", daily, ok)
 }
+
+// An update nod cannot decode, sent in a topic, is answered there.
+func TestTopicUndecodableAnsweredThere(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start()
+	topic := h.tg.CreateTopic(forum, user, "Backend")
+	u := unknownKind(forum, user, "a forwarded story")
+	m := u["message"].(map[string]any)
+	m["chat"] = map[string]any{"id": forum, "type": "supergroup", "is_forum": true}
+	m["message_thread_id"], m["is_topic_message"] = topic, true
+	h.tg.SendUpdate(u)
+	got := h.tg.WaitBotMessages(forum, 1)[0]
+	if !strings.Contains(got.Text, "couldn't read that message") {
+		t.Errorf("answer to an unreadable update = %q", got.Text)
+	}
+	wantTopic(t, "the answer to an unreadable update", topic, got)
+}
