@@ -34,18 +34,7 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 			general: {"in the chat", "re: in the chat", "again in the chat", "re: again in the chat"},
 			topic:   {"in topic 7", "re: in topic 7"},
 		} {
-			h, err := db.History(ctx, at, nod.Window{Keep: 10})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var got []string
-			for i, m := range h {
-				got = append(got, m.Content)
-				if m.Seq != int64(i+1) {
-					t.Errorf("History(%+v)[%d] is numbered %d: a topic numbers its own messages", at, i, m.Seq)
-				}
-			}
-			if fmt.Sprint(got) != fmt.Sprint(want) {
+			if got := numbered(t, db, at); fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("History(%+v) = %q, want %q", at, got, want)
 			}
 		}
@@ -133,6 +122,24 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 	})
 }
 
+// numbered returns the texts of topic at's history, and fails the test
+// unless the topic numbers them 1, 2, 3, … as its own.
+func numbered(t *testing.T, db *storage.DB, at nod.Topic) []string {
+	t.Helper()
+	h, err := db.History(t.Context(), at, nod.Window{Keep: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for i, m := range h {
+		got = append(got, m.Content)
+		if m.Seq != int64(i+1) {
+			t.Errorf("History(%+v)[%d] is numbered %d: a topic numbers its own messages", at, i, m.Seq)
+		}
+	}
+	return got
+}
+
 // A reminder set in a topic, and a daily review set there, fall due to
 // that topic; a reminder set outside topics, to the chat.
 func TestTopicsOfWhatFallsDue(t *testing.T) {
@@ -196,18 +203,7 @@ func TestTopicsMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
-		h, err := migrated.History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for i, m := range h {
-			got = append(got, m.Content)
-			if m.Seq != int64(i+1) {
-				t.Errorf("message %d is numbered %d after the round trip", i, m.Seq)
-			}
-		}
-		if want := []string{"message 0", "message 1", "message 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		if got, want := numbered(t, migrated, nod.Topic{Chat: chat}), []string{"message 0", "message 1", "message 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("History after 00021 down and up = %q, want %q", got, want)
 		}
 		if h, _ := migrated.History(ctx, nod.Topic{Chat: chat, Thread: 7}, nod.Window{Keep: 10}); len(h) != 0 {
