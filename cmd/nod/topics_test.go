@@ -250,3 +250,22 @@ func TestTopicUndecodableAnsweredThere(t *testing.T) {
 	}
 	wantTopic(t, "the answer to an unreadable update", topic, got)
 }
+
+// An edit of a message nod answered in a topic is new words in that
+// topic: answered there, and the agent told what it replaces.
+func TestTopicEditAnsweredThere(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start()
+	topic := h.tg.CreateTopic(forum, user, "Backend")
+	h.script(openaitest.Text("Noted."), openaitest.Text("Noted again."))
+	id := h.tg.SendTopicText(forum, topic, user, "look at the lunch")
+	h.tg.WaitBotMessages(forum, 1)
+	h.tg.EditText(forum, id, "look at the launch")
+	msgs := h.tg.WaitBotMessages(forum, 2)
+	wantTopic(t, "the answers to a message and its edit", topic, msgs...)
+	reqs := h.llm.RequestsFor(agentM)
+	if got := reqs[len(reqs)-1].LastUser(); !strings.Contains(got, "edited their message “look at the lunch” to: “look at the launch”") {
+		t.Errorf("the edit reaches the agent as %q", got)
+	}
+}
