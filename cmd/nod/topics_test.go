@@ -204,16 +204,27 @@ func TestTopicReminderAndDailyReview(t *testing.T) {
 
 	h.clock.Set(time.Date(2026, 3, 12, 8, 0, 30, 0, time.UTC)) // 09:00:30 in Berlin: after the review's 08:00
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "F1", "priority": "P1"})), openaitest.Text("The login bug is due soon; raise it?"))
-	h.tg.Wait("the reminder and the review", func() bool { return len(h.reminders(forum)) == 1 && len(h.tg.BotMessages(forum)) >= 6 })
+	var review telegramtest.Message
+	h.tg.Wait("the reminder and the review's set", func() bool {
+		for _, m := range h.tg.BotMessages(forum) {
+			if hasButton(m, "✓ 1") {
+				review = m
+			}
+		}
+		return len(h.reminders(forum)) == 1 && review.ID != 0
+	})
 	r := h.reminders(forum)[0]
 	wantTopic(t, "the reminder", ops, r)
-	review := h.changeSetMessage(forum, len(h.tg.BotMessages(forum)))
-	wantTopic(t, "the daily review's text and set", daily, review)
+	wantTopic(t, "the daily review's set", daily, review)
 	for _, m := range h.tg.BotMessages(forum)[3:] {
 		if m.ID != r.ID {
 			wantTopic(t, "the daily review", daily, m)
 		}
 	}
+	h.tg.Wait("the review's set to be recorded", func() bool {
+		_, err := h.db.ChangeSetByMessage(t.Context(), forum, review.ID)
+		return err == nil
+	})
 
 	h.tap(forum, user, r.ID, "✓ Done")
 	if st := h.forumTask().Status; st != nod.StatusDone {
