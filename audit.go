@@ -93,8 +93,10 @@ func (a AuditEntry) arg(name string) json.RawMessage {
 // change itself (the fields and items it touched, before and after), not a
 // snapshot of the task.
 type UndoEntry struct {
-	ID      string
-	ChatID  int64
+	ID     string
+	ChatID int64
+	// Thread is the topic the change was made in: /undo there takes it back.
+	Thread  int
 	UserID  int64 // who made the change; only they may undo it
 	TaskID  string
 	Tool    string

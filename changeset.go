@@ -54,8 +54,11 @@ const (
 
 // ChangeSet is one turn's proposals, shown to the person as one message.
 type ChangeSet struct {
-	ID        string
-	ChatID    int64
+	ID     string
+	ChatID int64
+	// Thread is the topic the set was proposed in: its message goes there,
+	// and only that topic's words answer it (0: none).
+	Thread    int
 	UserID    int64 // who asked; 0 for a proactive review
 	Status    SetStatus
 	MessageID int // the Telegram message showing the set; 0 until sent

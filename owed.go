@@ -37,8 +37,10 @@ const (
 // message went out, so that a change is reported even when nod stops in
 // between: the next start delivers what is still owed.
 type Owed struct {
-	ID      string
-	ChatID  int64
+	ID     string
+	ChatID int64
+	// Thread is the topic the message goes to (0: none).
+	Thread  int
 	Kind    OwedKind
 	Ref     string
 	Receipt *Receipt // for OwedReceipt

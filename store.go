@@ -70,7 +70,10 @@ type Mutate func(current *Task) (Task, error)
 
 // Edit is one change to apply to a task and the records to keep of it.
 type Edit struct {
-	ChatID  int64
+	ChatID int64
+	// Thread is the topic the change is made in: its undo entry, its
+	// receipt and a reminder it sets belong there.
+	Thread  int
 	UserID  int64
 	TaskID  string // empty: Mutate creates a task
 	Tool    string
@@ -130,6 +133,7 @@ type Confirmation struct {
 // a crash mid-turn leaves no half of it.
 type TurnRecord struct {
 	ChatID int64
+	Thread int // the topic the turn runs in; its messages and set are the topic's
 	UserID int64
 	// Turn names the turn the record belongs to; a turn is saved in parts
 	// as it goes, so that a crash keeps what the person said. The part
@@ -166,8 +170,11 @@ type ItemRef struct {
 // asked one at a time, in the order the agent called them: the next is
 // asked once the one before is answered, cancelled or expired.
 type PendingDeletion struct {
-	ID        string // given when it joins the line
-	ChatID    int64
+	ID     string // given when it joins the line
+	ChatID int64
+	// Thread is the topic the deletion was asked for in: its question is
+	// asked there, and answered only there.
+	Thread    int
 	UserID    int64
 	TaskID    string
 	Title     string

@@ -6,6 +6,9 @@ import "context"
 // /review.
 type TurnRequest struct {
 	ChatID int64
+	// Thread is the forum topic the turn runs in (0: none): its history,
+	// its change sets and its undo are the topic's (Topic).
+	Thread int
 	UserID int64
 	Text   string
 	// Speaker names the person in a group ("Alice (1001)"), where every

@@ -223,7 +223,7 @@ func TestQueuedTitle(t *testing.T) {
 		if err != nil || stored.Status != nod.SetPending || stored.UserID != user {
 			t.Errorf("stored set = %+v, %v", stored, err)
 		}
-		hist, _ := e.db.History(t.Context(), chat, nod.Window{Keep: 100})
+		hist, _ := e.db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
 		calls, answers := 0, 0
 		for _, m := range hist {
 			for _, tc := range m.ToolCalls {
@@ -711,7 +711,7 @@ func TestSupersede(t *testing.T) {
 		if old.Status != nod.SetResolved || old.Items[0].Status != nod.ItemStale || old.Items[0].Note != (nod.Note{Key: nod.NoteSuperseded}).String() {
 			t.Errorf("old set = %s, item %s %q", old.Status, old.Items[0].Status, old.Items[0].Note)
 		}
-		open, _ := e.db.OpenChangeSets(t.Context(), chat)
+		open, _ := e.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 		if len(open) != 1 || open[0].ID != second.Set.ID {
 			t.Errorf("%d open sets", len(open))
 		}

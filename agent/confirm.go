@@ -350,9 +350,10 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 // person's own act, stamped user and now, audited and undoable.
 // want is nod.ToggleTick or nod.ToggleUntick, what the tapped button said,
 // or nod.ToggleFlip; an item already as wanted is nod.ErrDecided (the card
-// the person tapped was out of date).
-func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID string, want int) (nod.Applied, error) {
-	task, err := c.tasks.ChecklistOwner(ctx, chatID, itemID)
+// the person tapped was out of date). at is where the card was tapped:
+// its undo is that topic's.
+func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID int64, itemID string, want int) (nod.Applied, error) {
+	task, err := c.tasks.ChecklistOwner(ctx, at.Chat, itemID)
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -370,7 +371,7 @@ func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID
 	ch := updateItem{id: task.ID, itemID: itemID, checked: new(checked)}
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: chatID, UserID: userID, TaskID: task.ID, Tool: "toggle_checklist_item", Args: ch.args(),
+		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: task.ID, Tool: "toggle_checklist_item", Args: ch.args(),
 		Summary: ch.summary(&task),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			err := ch.apply(cur, applyCtx{now: now, by: nod.ActorUser})
@@ -381,11 +382,12 @@ func (c *Confirmations) Toggle(ctx context.Context, chatID, userID int64, itemID
 }
 
 // Delete moves the task of a confirmed pending deletion to the trash: the
-// person typed its title. Undoable like any change.
+// person typed its title, in the deletion's topic. Undoable like any
+// change.
 func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: chatID, UserID: userID, TaskID: d.TaskID, Tool: "delete_task",
+		ChatID: chatID, Thread: d.Thread, UserID: userID, TaskID: d.TaskID, Tool: "delete_task",
 		Args: mustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			cur.DeletedAt = &now
@@ -395,10 +397,11 @@ func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.
 	})
 }
 
-// Restore brings a task back from the trash with its checklist.
-func (c *Confirmations) Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error) {
+// Restore brings a task back from the trash with its checklist; at is
+// where the person asked.
+func (c *Confirmations) Restore(ctx context.Context, at nod.Topic, userID int64, taskID string) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: chatID, UserID: userID, TaskID: taskID, Tool: "restore_task", Trashed: true,
+		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: taskID, Tool: "restore_task", Trashed: true,
 		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if cur.DeletedAt == nil {
@@ -465,31 +468,32 @@ func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.Cha
 
 // MarkDone sets a task's status to DONE from its reminder's button: the
 // person's own change, audited and undoable. nod.ErrDecided if it is
-// done already.
-func (c *Confirmations) MarkDone(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error) {
+// done already. where is the reminder's topic.
+func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID int64, taskID string) (nod.Applied, error) {
 	cs, _, err := parseStatus(args{tool: "set_task_status", m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "status": mustJSON(nod.StatusDone)}})
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, chatID, userID, cs[0], "the reminder's ✓ Done")
+	return c.tap(ctx, where, userID, cs[0], "the reminder's ✓ Done")
 }
 
 // Remind moves a task's reminder to at from its reminder's button: the
-// person's own change, audited and undoable.
-func (c *Confirmations) Remind(ctx context.Context, chatID, userID int64, taskID string, at time.Time) (nod.Applied, error) {
+// person's own change, audited and undoable; the reminder stays in where,
+// the reminder's topic.
+func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID int64, taskID string, at time.Time) (nod.Applied, error) {
 	cs, _, err := parseReminder(args{tool: "set_task_reminder", m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "remind_at": mustJSON(at.Format(time.RFC3339))}, zone: at.Location()})
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, chatID, userID, cs[0], "the reminder's ⏰ button")
+	return c.tap(ctx, where, userID, cs[0], "the reminder's ⏰ button")
 }
 
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
 // nothing.
-func (c *Confirmations) tap(ctx context.Context, chatID, userID int64, ch change, reason string) (nod.Applied, error) {
+func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID int64, ch change, reason string) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: chatID, UserID: userID, TaskID: ch.task(), Tool: ch.tool(), Args: ch.args(),
+		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: ch.task(), Tool: ch.tool(), Args: ch.args(),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			before, _ := ch.current(cur)
 			after, _ := ch.target(cur)

@@ -78,7 +78,7 @@ func TestUndoAnywayTouchesOnlyItsItem(t *testing.T) {
 		d := e.addFive(t)
 		task := e.task(t, "T1")
 		b := task.Checklist[4]
-		if _, err := e.confirm.Toggle(t.Context(), chat, user, b.ID, nod.ToggleTick); err != nil {
+		if _, err := e.confirm.Toggle(t.Context(), nod.Topic{Chat: chat}, user, b.ID, nod.ToggleTick); err != nil {
 			t.Fatal(err)
 		}
 		it, _ := d.Set.Item(2)
@@ -104,7 +104,7 @@ func TestUndoTick(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		e.clock.Advance(1234567 * time.Nanosecond)
-		a, err := e.confirm.Toggle(t.Context(), chat, user, "c1", nod.ToggleTick)
+		a, err := e.confirm.Toggle(t.Context(), nod.Topic{Chat: chat}, user, "c1", nod.ToggleTick)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -189,10 +189,10 @@ func TestUndoIsTheAuthors(t *testing.T) {
 		if _, err := e.confirm.Undo(t.Context(), chat, other, d.Applied[1].Undo.ID, false); !errors.Is(err, nod.ErrForbidden) {
 			t.Errorf("undo by another member: %v, want ErrForbidden", err)
 		}
-		if _, err := e.db.LatestUndo(t.Context(), chat, other); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := e.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, other); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo of another member: %v, want ErrNotFound", err)
 		}
-		if u, err := e.db.LatestUndo(t.Context(), chat, user); err != nil || u.ID != d.Applied[1].Undo.ID {
+		if u, err := e.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, user); err != nil || u.ID != d.Applied[1].Undo.ID {
 			t.Errorf("LatestUndo of the author: %v, %v", u.ID, err)
 		}
 		if e.task(t, "T1").Priority != nod.P1 {

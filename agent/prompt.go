@@ -90,7 +90,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		b.WriteByte('\n')
 	}
 
-	open, err := a.sets.OpenChangeSets(ctx, chatID)
+	open, err := a.sets.OpenChangeSets(ctx, req.Topic()) // the topic's: its conversation is its own
 	if err != nil {
 		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
 	}

@@ -193,7 +193,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			rule = pc.rule.ID
 		}
 		applied, err := t.a.editor.Apply(ctx, nod.Edit{
-			ChatID: t.req.ChatID, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
+			ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
 			Summary: pc.c.summary(pc.task), Auto: true,
 			Mutate: func(cur *nod.Task) (nod.Task, error) {
 				var tk nod.Task

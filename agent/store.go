@@ -48,11 +48,12 @@ type Conversation interface {
 	// ChatSettings returns the chat's settings with userID's mode and
 	// circuit breaker; a chat never configured has the defaults.
 	ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error)
-	// History returns the latest messages in window w, oldest first.
-	History(ctx context.Context, chatID int64, w nod.Window) ([]nod.ChatMessage, error)
-	// Events returns what happened outside the conversation after since,
-	// oldest first.
-	Events(ctx context.Context, chatID int64, since time.Time) ([]nod.Event, error)
+	// History returns the topic's latest messages in window w, oldest
+	// first.
+	History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error)
+	// Events returns what happened outside the topic's conversation after
+	// since, oldest first.
+	Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error)
 	// SaveTurn writes a turn's messages, audit rows and change set in one
 	// transaction; the set gets its id and item numbers.
 	SaveTurn(ctx context.Context, t nod.TurnRecord) error
@@ -64,9 +65,9 @@ type Proposals interface {
 	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
 	// has none of that id.
 	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
-	// OpenChangeSets returns the pending and partially resolved sets,
-	// newest first.
-	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
+	// OpenChangeSets returns the topic's pending and partially resolved
+	// sets, newest first.
+	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	// ReviseItem replaces a pending item under its number and audits the
 	// old version as superseded, in one transaction; nod.ErrDecided if the
 	// item is no longer pending.

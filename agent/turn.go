@@ -41,13 +41,13 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	t.mode = settings.Effective(t.started)
 	t.zone = settings.Zone(a.opts.TimeZone)
-	history, err := a.conv.History(ctx, req.ChatID, a.opts.History)
+	history, err := a.conv.History(ctx, req.Topic(), a.opts.History)
 	if err != nil {
 		return nod.TurnResult{}, err
 	}
 	var events []nod.Event
 	if len(history) > 0 {
-		if events, err = a.conv.Events(ctx, req.ChatID, history[len(history)-1].At); err != nil {
+		if events, err = a.conv.Events(ctx, req.Topic(), history[len(history)-1].At); err != nil {
 			return nod.TurnResult{}, err
 		}
 	}
@@ -113,7 +113,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			// whatever else the failed turn produced. The update's time may
 			// be up: the save has its own.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
-			if serr := a.conv.SaveTurn(sctx, nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); serr != nil {
+			if serr := a.conv.SaveTurn(sctx, nod.TurnRecord{ChatID: req.ChatID, Thread: req.Thread, UserID: req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); serr != nil {
 				a.log.Error("save failed turn", "chat", req.ChatID, "err", serr)
 			}
 			cancel()
@@ -145,7 +145,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			break
 		}
 	}
-	rec := nod.TurnRecord{ChatID: req.ChatID, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Withdraw: t.withdraw, Readings: t.readings}
+	rec := nod.TurnRecord{ChatID: req.ChatID, Thread: req.Thread, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Withdraw: t.withdraw, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -217,7 +217,7 @@ func words(msgs []nod.ChatMessage) []nod.ChatMessage {
 // the first flush opens the turn: the person is owed an answer until its
 // end is saved.
 func (t *turn) flush(ctx context.Context, opens bool) error {
-	rec := nod.TurnRecord{ChatID: t.req.ChatID, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
+	rec := nod.TurnRecord{ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
 	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
 		return err
 	}

@@ -32,8 +32,8 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		b.log.Error("typed confirmation", "chat", in.chat, "err", err)
 		return false, false
 	}
-	if !ok {
-		return false, false
+	if !ok || d.Thread != in.thread {
+		return false, false // none asked, or asked in another topic: answered there
 	}
 	if !b.now().Before(d.ExpiresAt) {
 		return false, true // expired: the message is an ordinary one
@@ -44,7 +44,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		typed, title = strings.TrimRight(typed, ".!?…"), strings.TrimRight(title, ".!?…")
 	}
 	if typed != title && editDistance(typed, title, nearMiss) <= nearMiss {
-		b.reply(ctx, in.chat, in.loc.Text("delete_again", d.Title))
+		b.reply(ctx, in.topic(), in.loc.Text("delete_again", d.Title))
 		return true, false // the question stays open
 	}
 	ended, err := b.answers.EndDeletion(ctx, in.chat, d.ID)
@@ -56,17 +56,17 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 	}
 	if typed != title {
 		b.closePrompt(ctx, in.chat, in.loc, d, "delete_prompt_cancelled")
-		b.reply(ctx, in.chat, in.loc.Text("delete_cancelled", d.Title))
+		b.reply(ctx, in.topic(), in.loc.Text("delete_cancelled", d.Title))
 		a, ok := parseAnswer(in.text)
 		return ok && a.all, true // a bare "yes" or "no" ends there
 	}
 	b.closePrompt(ctx, in.chat, in.loc, d, "delete_prompt_done")
 	applied, err := b.change.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
-		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
+		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true, true
 	}
-	b.reply(ctx, in.chat, in.loc.WithUndo(in.loc.Text("deleted", d.Title), applied.Undo.ID))
+	b.reply(ctx, in.topic(), in.loc.WithUndo(in.loc.Text("deleted", d.Title), applied.Undo.ID))
 	return true, true
 }
 
@@ -86,11 +86,11 @@ func (b *Bot) askDeletion(ctx context.Context, chat, user int64, loc *formatting
 	}
 }
 
-// showDeletion sends an asked deletion's question and records its
-// message; until then the question is owed, and the person's words are
-// not its answer.
+// showDeletion sends an asked deletion's question to its topic and
+// records its message; until then the question is owed, and the person's
+// words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat int64, loc *formatting.Locale, d nod.PendingDeletion) {
-	id := b.reply(ctx, chat, loc.DeleteAsk(d))
+	id := b.reply(ctx, d.Topic(), loc.DeleteAsk(d))
 	if id == 0 {
 		return
 	}
@@ -108,7 +108,7 @@ func (b *Bot) answerTarget(ctx context.Context, in incoming) (nod.ChangeSet, boo
 		set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo)
 		return set, err == nil
 	}
-	sets, err := b.sets.OpenChangeSets(ctx, in.chat)
+	sets, err := b.sets.OpenChangeSets(ctx, in.topic())
 	if err != nil {
 		b.log.Error("open change sets", "chat", in.chat, "err", err)
 		return nod.ChangeSet{}, false
@@ -132,7 +132,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 	set, found := b.answerTarget(ctx, in)
 	if !found || !set.Status.Open() {
 		if found {
-			b.reply(ctx, in.chat, in.loc.Text("nothing_left", nil))
+			b.reply(ctx, in.topic(), in.loc.Text("nothing_left", nil))
 			return true
 		}
 		return false
@@ -146,7 +146,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 	default:
 		for _, n := range slices.Concat(ans.yes, ans.no, ans.except) {
 			if _, ok := set.Item(n); !ok {
-				b.reply(ctx, in.chat, in.loc.Text("answer_unknown", map[string]int{"N": n, "Total": len(set.Items)}))
+				b.reply(ctx, in.topic(), in.loc.Text("answer_unknown", map[string]int{"N": n, "Total": len(set.Items)}))
 				return true
 			}
 		}
@@ -172,11 +172,11 @@ func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet,
 		b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
 	}
 	if err != nil {
-		b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
+		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.Text("answered", answered(d, rejected)))
-	b.offerRule(ctx, in.loc, d.Offer)
+	b.reply(ctx, in.topic(), in.loc.Text("answered", answered(d, rejected)))
+	b.offerRule(ctx, in.loc, in.topic(), d.Offer)
 }
 
 // answered is what the "answered" message counts.
@@ -206,7 +206,7 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 	if err := b.answers.SetReason(ctx, d.ID, in.text); err != nil {
 		return false
 	}
-	b.reply(ctx, in.chat, in.loc.Text("reason_noted", in.text))
+	b.reply(ctx, in.topic(), in.loc.Text("reason_noted", in.text))
 	return true
 }
 
@@ -239,26 +239,26 @@ func (b *Bot) revision(ctx context.Context, in incoming) *nod.ItemRef {
 }
 
 func (b *Bot) cmdReview(ctx context.Context, in incoming) {
-	b.turn(ctx, in, nod.TurnRequest{ChatID: in.chat, UserID: in.user, Review: true, Lang: in.loc.Code(), Settings: in.settings})
+	b.turn(ctx, in, nod.TurnRequest{ChatID: in.chat, Thread: in.thread, UserID: in.user, Review: true, Lang: in.loc.Code(), Settings: in.settings})
 }
 
 func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 	tasks, err := b.tasks.Trash(ctx, in.chat)
 	if err != nil {
 		b.log.Error("trash", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.Trash(tasks))
+	b.reply(ctx, in.topic(), in.loc.Trash(tasks))
 }
 
 func (b *Bot) onRestore(ctx context.Context, p press) string {
-	applied, err := b.change.Restore(ctx, p.chat, p.user, p.action.ID)
+	applied, err := b.change.Restore(ctx, p.topic(), p.user, p.action.ID)
 	if err != nil {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		b.reply(ctx, p.chat, p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
+		b.reply(ctx, p.topic(), p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
 	})
 	return p.loc.Notice("n_restored", nil)
 }

@@ -284,8 +284,9 @@ func (b *Bot) handle(u *models.Update) {
 	b.metrics.updates.WithLabelValues(updateKind(u)).Inc()
 	switch {
 	case u.Message != nil:
-		chat := u.Message.Chat.ID
-		if b.joinable(u.Message) && b.queue.join(chat, u.Message.From.ID, u) {
+		at := messageTopic(u.Message)
+		chat := at.Chat
+		if b.joinable(u.Message) && b.queue.join(at, u.Message.From.ID, u) {
 			b.metrics.joined.Inc()
 			return // the person's turn in progress takes it in
 		}
@@ -294,11 +295,11 @@ func (b *Bot) handle(u *models.Update) {
 			defer b.metrics.messages.Dec()
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
-			defer b.recover(ctx, chat)
+			defer b.recover(ctx, at)
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil && b.allowedSender(u.Message) {
 				// The database failed: the update's own language, nothing stored.
-				b.reply(ctx, chat, formatting.For(u.Message.From.LanguageCode).Text("internal_error", nil))
+				b.reply(ctx, at, formatting.For(u.Message.From.LanguageCode).Text("internal_error", nil))
 			}
 			if first {
 				b.onMessage(ctx, u.Message)
@@ -314,7 +315,7 @@ func (b *Bot) handle(u *models.Update) {
 			defer b.metrics.messages.Dec()
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
-			defer b.recover(ctx, m.Chat.ID)
+			defer b.recover(ctx, messageTopic(m))
 			if first, _ := b.firstDelivery(ctx, u.ID); first {
 				b.onEdit(ctx, m)
 			}
@@ -327,7 +328,7 @@ func (b *Bot) handle(u *models.Update) {
 			defer b.metrics.presses.Dec()
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
-			defer b.recover(ctx, updateChat(u))
+			defer b.recover(ctx, updateTopic(u))
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil {
 				text, _ := notice(formatting.For(u.CallbackQuery.From.LanguageCode), err)
@@ -378,30 +379,32 @@ func (b *Bot) firstDelivery(ctx context.Context, id int64) (bool, error) {
 func (b *Bot) allowedSender(m *models.Message) bool { return m.From != nil && b.allowed[m.From.ID] }
 
 // recover turns a panic into a log line and an apology.
-func (b *Bot) recover(ctx context.Context, chat int64) {
+func (b *Bot) recover(ctx context.Context, at nod.Topic) {
 	if r := recover(); r != nil {
-		b.log.Error("handler panic", "chat", chat, "panic", fmt.Sprint(r))
-		if chat != 0 && b.send != nil {
-			b.send.send(ctx, chat, b.locale(ctx, chat, "").Text("panic", nil), 0)
+		b.log.Error("handler panic", "chat", at.Chat, "panic", fmt.Sprint(r))
+		if at.Chat != 0 && b.send != nil {
+			b.send.send(ctx, at, b.locale(ctx, at.Chat, "").Text("panic", nil), 0)
 		}
 	}
 }
 
-func updateChat(u *models.Update) int64 {
+// updateTopic is the topic an update came from, where an apology goes.
+func updateTopic(u *models.Update) nod.Topic {
 	switch {
 	case u.Message != nil:
-		return u.Message.Chat.ID
+		return messageTopic(u.Message)
 	case u.EditedMessage != nil:
-		return u.EditedMessage.Chat.ID
+		return messageTopic(u.EditedMessage)
 	case u.CallbackQuery != nil && u.CallbackQuery.Message.Message != nil:
-		return u.CallbackQuery.Message.Message.Chat.ID
+		return messageTopic(u.CallbackQuery.Message.Message)
 	}
-	return 0
+	return nod.Topic{}
 }
 
 // refuse tells a stranger the bot is private, naming their id: on their
 // first message in a chat, then at most once an hour.
-func (b *Bot) refuse(ctx context.Context, chat, user int64, lang string) {
+func (b *Bot) refuse(ctx context.Context, at nod.Topic, user int64, lang string) {
+	chat := at.Chat
 	b.mu.Lock()
 	due := b.refused.due(chat, user, b.now())
 	b.mu.Unlock()
@@ -409,7 +412,7 @@ func (b *Bot) refuse(ctx context.Context, chat, user int64, lang string) {
 		return
 	}
 	b.log.Info("stranger refused", "chat", chat, "user", user)
-	if _, err := b.send.send(ctx, chat, formatting.For(lang).Text("refusal", user), 0); err != nil {
+	if _, err := b.send.send(ctx, at, formatting.For(lang).Text("refusal", user), 0); err != nil {
 		b.log.Warn("refuse", "err", err)
 	}
 }

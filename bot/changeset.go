@@ -17,13 +17,19 @@ import (
 type press struct {
 	id         string // callback query id
 	chat, user int64
-	msgID      int
-	action     nod.Action
-	data       string                       // the pressed button's callback data
-	keyboard   *models.InlineKeyboardMarkup // of the pressed message, if known
-	loc        *formatting.Locale           // the language to answer in
-	later      *[]func(context.Context)     // what runs once the press is answered
+	// thread is the forum topic of the pressed message, 0 outside one:
+	// what the press sends goes there.
+	thread   int
+	msgID    int
+	action   nod.Action
+	data     string                       // the pressed button's callback data
+	keyboard *models.InlineKeyboardMarkup // of the pressed message, if known
+	loc      *formatting.Locale           // the language to answer in
+	later    *[]func(context.Context)     // what runs once the press is answered
 }
+
+// topic is where the pressed message is, and what the press sends goes.
+func (p press) topic() nod.Topic { return nod.Topic{Chat: p.chat, Thread: p.thread} }
 
 // then runs fn once the press has been answered: edits and new messages
 // never hold up the answer, so a slow or rate-limited edit cannot leave
@@ -32,13 +38,15 @@ func (p press) then(fn func(ctx context.Context)) { *p.later = append(*p.later, 
 
 func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	var (
-		chat  int64
-		msgID int
-		kb    *models.InlineKeyboardMarkup
+		chat   int64
+		thread int // of a message Telegram no longer shows, unknown: the chat
+		msgID  int
+		kb     *models.InlineKeyboardMarkup
 	)
 	switch {
 	case q.Message.Message != nil:
 		chat, msgID, kb = q.Message.Message.Chat.ID, q.Message.Message.ID, q.Message.Message.ReplyMarkup
+		thread = messageTopic(q.Message.Message).Thread
 	case q.Message.InaccessibleMessage != nil:
 		chat, msgID = q.Message.InaccessibleMessage.Chat.ID, q.Message.InaccessibleMessage.MessageID
 	}
@@ -68,7 +76,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		return
 	}
 	var later []func(context.Context)
-	p := press{id: q.ID, chat: chat, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
+	p := press{id: q.ID, chat: chat, thread: thread, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
 	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, p))
 	for _, fn := range later {
 		fn(ctx)
@@ -124,7 +132,7 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err)
 		return text
 	}
-	p.then(func(ctx context.Context) { b.reply(ctx, p.chat, p.loc.Text("mode_set", string(m))) })
+	p.then(func(ctx context.Context) { b.reply(ctx, p.topic(), p.loc.Text("mode_set", string(m))) })
 	return p.loc.Notice("n_mode", string(m))
 }
 
@@ -134,29 +142,30 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 		s, err := b.chats.ChatSettings(ctx, in.chat, in.user)
 		if err != nil {
 			b.log.Error("mode", "chat", in.chat, "err", err)
-			b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+			b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 			return
 		}
-		b.reply(ctx, in.chat, in.loc.ModeChoice(s, b.now()))
+		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
 		return
 	}
 	m, err := nod.ParseMode(arg)
 	if err != nil {
 		s, _ := b.chats.ChatSettings(ctx, in.chat, in.user)
-		b.reply(ctx, in.chat, in.loc.ModeChoice(s, b.now()))
+		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
 		return
 	}
 	if err := b.chats.SetMode(ctx, in.chat, in.user, m); err != nil {
 		b.log.Error("set mode", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.Text("mode_set", string(m)))
+	b.reply(ctx, in.topic(), in.loc.Text("mode_set", string(m)))
 }
 
-// showChangeSet sends a new change set and remembers its message.
+// showChangeSet sends a new change set to its topic and remembers its
+// message.
 func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet) {
-	id, err := b.send.send(ctx, set.ChatID, loc.ChangeSet(b.view(ctx, set, 0, nil)), 0)
+	id, err := b.send.send(ctx, set.Topic(), loc.ChangeSet(b.view(ctx, set, 0, nil)), 0)
 	if err != nil {
 		b.log.Error("send change set", "chat", set.ChatID, "set", set.ID, "err", err)
 		return
@@ -271,7 +280,7 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 	if err != nil {
 		return b.explain(p.loc, err, "decide", "chat", p.chat, "set", p.action.ID)
 	}
-	p.then(func(ctx context.Context) { b.offerRule(ctx, p.loc, d.Offer) })
+	p.then(func(ctx context.Context) { b.offerRule(ctx, p.loc, p.topic(), d.Offer) })
 	if d.Failed != 0 {
 		return p.loc.Notice("n_stopped_at", d.Failed)
 	}
@@ -354,7 +363,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	case errors.Is(err, nod.ErrForbidden):
 		return p.loc.Notice("n_undo_forbidden", nil)
 	case errors.Is(err, nod.ErrStale):
-		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.chat, p.action.ID, err) })
+		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.topic(), p.action.ID, err) })
 	}
 	if err != nil {
 		return b.explain(p.loc, err, "undo", "chat", p.chat)
@@ -363,7 +372,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
 			b.markUndone(ctx, p, u)
 		}
-		b.undone(ctx, p.loc, p.chat, p.action.ID, u)
+		b.undone(ctx, p.loc, p.topic(), p.action.ID, u)
 	})
 	if u.Redone {
 		return p.loc.Notice("n_redone", nil)
@@ -417,7 +426,8 @@ func countUndos(kb *models.InlineKeyboardMarkup) int {
 
 // undone refreshes the change set an undone item came from, reports the
 // undo with a button to redo it, and says so if the breaker tripped.
-func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, undoID string, u nod.Undone) {
+func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, u nod.Undone) {
+	chat := at.Chat
 	if set, err := b.sets.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
@@ -426,49 +436,49 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, chat int64, un
 	if u.Redone {
 		m = loc.Redone(u.Redo)
 	}
-	if b.reply(ctx, chat, m) != 0 {
+	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedUndone, u.Redo.ID)
 	}
 	if u.Breaker {
-		b.reply(ctx, chat, loc.Breaker(u.Previous))
+		b.reply(ctx, at, loc.Breaker(u.Previous))
 	}
 }
 
 func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
-	u, err := b.sets.LatestUndo(ctx, in.chat, in.user)
+	u, err := b.sets.LatestUndo(ctx, in.topic(), in.user)
 	if errors.Is(err, nod.ErrNotFound) {
-		b.reply(ctx, in.chat, in.loc.Text("nothing_to_undo", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("nothing_to_undo", nil))
 		return
 	}
 	if err == nil {
 		var done nod.Undone
 		if done, err = b.change.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
-			b.undone(ctx, in.loc, in.chat, u.ID, done)
+			b.undone(ctx, in.loc, in.topic(), u.ID, done)
 			return
 		}
 		if errors.Is(err, nod.ErrStale) {
-			b.offerUndoAnyway(ctx, in.loc, in.chat, u.ID, err)
+			b.offerUndoAnyway(ctx, in.loc, in.topic(), u.ID, err)
 			return
 		}
 	}
-	b.reply(ctx, in.chat, formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "undo", "chat", in.chat))})
+	b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "undo", "chat", in.chat))})
 }
 
 func (b *Bot) cmdPending(ctx context.Context, in incoming) {
-	sets, err := b.sets.OpenChangeSets(ctx, in.chat)
+	sets, err := b.sets.OpenChangeSets(ctx, in.topic())
 	if err != nil {
 		b.log.Error("pending", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
 	if len(sets) == 0 {
-		b.reply(ctx, in.chat, in.loc.Text("pending_none", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("pending_none", nil))
 		return
 	}
 	for _, s := range sets {
 		// A reply to the set's message is the link to it.
 		m := in.loc.Text("pending_item", map[string]int{"Pending": len(s.Pending()), "Total": len(s.Items)})
-		if _, err := b.send.send(ctx, in.chat, m, s.MessageID); err != nil {
+		if _, err := b.send.send(ctx, in.topic(), m, s.MessageID); err != nil {
 			b.log.Error("pending", "chat", in.chat, "err", err)
 		}
 	}
@@ -476,7 +486,8 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 
 // offerUndoAnyway shows what changed since, so that undo was refused,
 // with Undo anyway.
-func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, chat int64, undoID string, err error) {
+func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, err error) {
+	chat := at.Chat
 	var cf nod.Conflict
 	if !errors.As(err, &cf) {
 		return
@@ -486,14 +497,14 @@ func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, chat 
 		b.log.Error("undo anyway", "chat", chat, "err", err)
 		return
 	}
-	b.reply(ctx, chat, loc.UndoStale(u, cf))
+	b.reply(ctx, at, loc.UndoStale(u, cf))
 }
 
 func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 	entries, err := b.tasks.Audit(ctx, in.chat, 15)
 	if err != nil {
 		b.log.Error("audit", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
 	var ids []string
@@ -506,7 +517,7 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 	if err != nil {
 		b.log.Warn("audit titles", "chat", in.chat, "err", err)
 	}
-	b.reply(ctx, in.chat, in.loc.Audit(entries, titles))
+	b.reply(ctx, in.topic(), in.loc.Audit(entries, titles))
 }
 
 func (b *Bot) onRepropose(ctx context.Context, p press) string {

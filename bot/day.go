@@ -44,7 +44,7 @@ func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool 
 	if err == nil && (cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator) {
 		return true
 	}
-	b.reply(ctx, in.chat, in.loc.Text("admin_only", what))
+	b.reply(ctx, in.topic(), in.loc.Text("admin_only", what))
 	return false
 }
 
@@ -53,12 +53,12 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	_, arg, _ := strings.Cut(in.text, " ")
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
-		b.reply(ctx, in.chat, in.loc.TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
+		b.reply(ctx, in.topic(), in.loc.TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
 		return
 	}
 	zone, err := nod.LoadZone(arg)
 	if err != nil {
-		b.reply(ctx, in.chat, in.loc.Text("tz_bad", arg))
+		b.reply(ctx, in.topic(), in.loc.Text("tz_bad", arg))
 		return
 	}
 	if !b.mayChangeChat(ctx, in, "tz") {
@@ -67,10 +67,10 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	before := b.zoneName(in.settings)
 	if _, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, "tz"); err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now()))
+	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now()))
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
@@ -82,7 +82,7 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		if s != nil {
 			at, quiet = s.Daily, s.DailyQuiet
 		}
-		b.reply(ctx, in.chat, in.loc.Daily(at, quiet, b.zoneName(s)))
+		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s)))
 	}
 	if len(args) == 0 {
 		show(in.settings)
@@ -94,24 +94,24 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 	case len(args) <= 2:
 		h, m, err := nod.ParseClock(args[0])
 		if err != nil || (len(args) == 2 && args[1] != "quiet") {
-			b.reply(ctx, in.chat, in.loc.Text("daily_bad", nil))
+			b.reply(ctx, in.topic(), in.loc.Text("daily_bad", nil))
 			return
 		}
 		at, quiet = time.Date(0, 1, 1, h, m, 0, 0, time.UTC).Format("15:04"), len(args) == 2
 	default:
-		b.reply(ctx, in.chat, in.loc.Text("daily_bad", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("daily_bad", nil))
 		return
 	}
 	if !b.mayChangeChat(ctx, in, "daily") {
 		return
 	}
-	if err := b.days.SetDaily(ctx, in.chat, in.user, at, quiet, b.opts.TimeZone); err != nil {
+	if err := b.days.SetDaily(ctx, in.topic(), in.user, at, quiet, b.opts.TimeZone); err != nil {
 		b.log.Error("set daily review", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
 	if at == "" {
-		b.reply(ctx, in.chat, in.loc.Text("daily_off", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("daily_off", nil))
 		return
 	}
 	s := nod.ChatSettings{}
@@ -222,7 +222,7 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
-	if b.reply(ctx, o.ChatID, loc.Reminder(t, o.Due, late)) != 0 {
+	if b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late)) != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
@@ -240,7 +240,7 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // turned off since
 		return
 	}
-	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Review: true, Daily: true, Lang: loc.Code(), Settings: s})
+	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Thread: o.Thread, Review: true, Daily: true, Lang: loc.Code(), Settings: s})
 	if err != nil {
 		b.log.Warn("daily review failed", "chat", o.ChatID, "err", err)
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // tomorrow's comes as usual
@@ -251,15 +251,15 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	switch {
 	case res.Set != nil || res.ZoneOffer != nil:
 		if text != "" {
-			b.reply(ctx, o.ChatID, formatting.Message{HTML: formatting.Escape(text)})
+			b.reply(ctx, o.Topic(), formatting.Message{HTML: formatting.Escape(text)})
 		}
 		if res.Set != nil {
 			b.showChangeSet(ctx, loc, *res.Set)
 		}
-		b.offerZone(ctx, loc, o.ChatID, res.ZoneOffer)
+		b.offerZone(ctx, loc, o.Topic(), res.ZoneOffer)
 	case s.DailyQuiet:
 	default:
-		b.reply(ctx, o.ChatID, loc.Text("daily_nothing", nil))
+		b.reply(ctx, o.Topic(), loc.Text("daily_nothing", nil))
 	}
 	b.log.Info("daily review", "chat", o.ChatID, "proposed", res.Set != nil)
 }
@@ -267,7 +267,7 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 // onRemindDone marks a reminded task done: the person's own change,
 // applied at once with its Undo on the reminder's message.
 func (b *Bot) onRemindDone(ctx context.Context, p press) string {
-	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.chat, p.user, p.action.ID) }, true)
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.topic(), p.user, p.action.ID) }, true)
 }
 
 // onSnooze moves a task's reminder an hour from now, or to tomorrow at
@@ -289,7 +289,7 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 		// Tomorrow by today's date, at the reminder's wall time.
 		at = time.Date(n.Year(), n.Month(), n.Day()+1, l.Hour(), l.Minute(), 0, 0, zone)
 	}
-	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.chat, p.user, p.action.ID, at) }, false)
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.topic(), p.user, p.action.ID, at) }, false)
 }
 
 func (b *Bot) reminderTap(p press, apply func() (nod.Applied, error), done bool) string {
@@ -326,15 +326,15 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	switch {
 	case err != nil:
 		b.log.Error("time zone of a location", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	case sea:
-		b.reply(ctx, in.chat, in.loc.Text("tz_sea", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("tz_sea", nil))
 		return
 	}
 	before := b.zoneName(in.settings)
 	if zone == before && in.settings != nil && in.settings.TimeZone != "" {
-		b.reply(ctx, in.chat, in.loc.TimeZoneShow(zone, true, b.now()))
+		b.reply(ctx, in.topic(), in.loc.TimeZoneShow(zone, true, b.now()))
 		return
 	}
 	if !b.mayChangeChat(ctx, in, "tz") {
@@ -343,17 +343,17 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, "location")
 	if err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
+	b.reply(ctx, in.topic(), in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
 }
 
 // offerZone shows a time zone the agent proposed, with a button to set
 // it and one to keep the zone; nil shows nothing.
-func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, chat int64, zc *nod.ZoneChange) {
+func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, at nod.Topic, zc *nod.ZoneChange) {
 	if zc != nil {
-		b.reply(ctx, chat, loc.TimeZoneOffer(zc.Before, zc.After, zc.ID))
+		b.reply(ctx, at, loc.TimeZoneOffer(zc.Before, zc.After, zc.ID))
 	}
 }
 

@@ -23,9 +23,13 @@ const maxInput = 4096
 // incoming is a text message of an allowed user.
 type incoming struct {
 	chat, user int64
-	msgID      int
-	text       string
-	replyTo    int
+	// thread is the forum topic the message was sent in, 0 outside one:
+	// everything sent in answer goes there, and the topic's conversation
+	// is the turn's.
+	thread  int
+	msgID   int
+	text    string
+	replyTo int
 	// speaker names the sender in a group ("Alice (1001)"); empty in a
 	// private chat.
 	speaker string
@@ -51,14 +55,20 @@ type incoming struct {
 	spoken bool
 }
 
+// topic is where the message was sent, and where its answers go.
+func (in incoming) topic() nod.Topic { return nod.Topic{Chat: in.chat, Thread: in.thread} }
+
 // onMessage handles a message in its chat's queue.
 func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 	if m.From == nil || m.From.IsBot {
 		return // channel posts and other bots
 	}
+	if topicService(m) {
+		return // a topic opened, renamed or closed: nobody said anything
+	}
 	chat, user := m.Chat.ID, m.From.ID
 	if !b.allowed[user] {
-		b.refuse(ctx, chat, user, m.From.LanguageCode)
+		b.refuse(ctx, messageTopic(m), user, m.From.LanguageCode)
 		return
 	}
 	in := b.incoming(ctx, m)
@@ -79,17 +89,46 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 
 // incoming reads a message of an allowed person.
 func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
-	in := incoming{chat: m.Chat.ID, user: m.From.ID, msgID: m.ID, text: words(m), attached: attached(m)}
+	in := incoming{chat: m.Chat.ID, thread: messageTopic(m).Thread, user: m.From.ID, msgID: m.ID, text: words(m), attached: attached(m)}
 	in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
 	}
-	if r := m.ReplyToMessage; r != nil {
+	if r := repliesTo(m); r != nil {
 		in.replyTo = r.ID
 		in.quoted = replied(r, in.speaker != "")
 	}
 	in.forwarded = forwardedFrom(m.ForwardOrigin, b.zone(in.settings))
 	return in
+}
+
+// messageTopic is the topic a message was sent in. Only a forum topic's
+// message names one: a reply elsewhere carries the thread id of its reply
+// chain too, and Telegram refuses a message sent to that.
+func messageTopic(m *models.Message) nod.Topic {
+	at := nod.Topic{Chat: m.Chat.ID}
+	if m.IsTopicMessage {
+		at.Thread = m.MessageThreadID
+	}
+	return at
+}
+
+// repliesTo is the message m replies to, if the person replied to one: a
+// message in a forum topic that replies to nothing comes as a reply to the
+// message that opened the topic.
+func repliesTo(m *models.Message) *models.Message {
+	r := m.ReplyToMessage
+	if r == nil || r.ForumTopicCreated != nil || (m.IsTopicMessage && r.ID == m.MessageThreadID) {
+		return nil
+	}
+	return r
+}
+
+// topicService reports whether m is Telegram's note that a forum topic
+// was opened, renamed, closed, reopened, hidden or shown.
+func topicService(m *models.Message) bool {
+	return m.ForumTopicCreated != nil || m.ForumTopicEdited != nil || m.ForumTopicClosed != nil || m.ForumTopicReopened != nil ||
+		m.GeneralForumTopicHidden != nil || m.GeneralForumTopicUnhidden != nil
 }
 
 // joinable reports whether a message may join its sender's turn in
@@ -100,7 +139,7 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 func (b *Bot) joinable(m *models.Message) bool {
 	text := words(m)
 	if m.From == nil || m.From.IsBot || !b.allowed[m.From.ID] || text == "" || strings.HasPrefix(text, "/") || m.Voice != nil || m.Audio != nil ||
-		m.ReplyToMessage != nil || utf8.RuneCountInString(text) > maxInput {
+		repliesTo(m) != nil || utf8.RuneCountInString(text) > maxInput {
 		return false
 	}
 	if m.ForwardOrigin != nil {
@@ -144,15 +183,15 @@ func (b *Bot) burst(ctx context.Context, left []*models.Update) {
 func (b *Bot) onText(ctx context.Context, in incoming) {
 	switch {
 	case in.text == "" && in.attached:
-		b.reply(ctx, in.chat, in.loc.Text("no_caption", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("no_caption", nil))
 		return
 	case in.text == "":
-		b.reply(ctx, in.chat, in.loc.Text("not_text", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("not_text", nil))
 		return
 	}
 	in.text = nod.CleanText(in.text)
 	if n := utf8.RuneCountInString(in.text); n > maxInput {
-		b.reply(ctx, in.chat, in.loc.Text("too_long", n))
+		b.reply(ctx, in.topic(), in.loc.Text("too_long", n))
 		return
 	}
 	if in.forwarded != "" {
@@ -190,7 +229,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 
 // request is the agent turn a message of the person's starts.
 func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
-	req := nod.TurnRequest{ChatID: in.chat, UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
+	req := nod.TurnRequest{ChatID: in.chat, Thread: in.thread, UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
 		MsgID: in.msgID, Forwarded: in.forwarded, EditOf: in.editOf, Edits: in.edits,
 		Lang: in.loc.Code(), Settings: in.settings}
 	if in.forwarded == "" {
@@ -286,7 +325,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	if !req.Review {
 		// The person's next plain messages join this turn (chatQueue).
 		joins := func(u *models.Update) bool { return b.joinable(u.Message) }
-		taken := float64(b.queue.open(in.chat, in.user, in.more, joins))
+		taken := float64(b.queue.open(in.topic(), in.user, in.more, joins))
 		b.metrics.joined.Add(taken)
 		b.metrics.messages.Sub(taken) // handled by this turn now, not by jobs of their own
 		req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
@@ -295,7 +334,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	typed := make(chan struct{})
 	go func() {
 		defer close(typed)
-		b.send.typing(ctx, in.chat)
+		b.send.typing(ctx, in.topic())
 	}()
 	res, err := b.agent.Turn(ctx, req)
 	if !req.Review {
@@ -316,16 +355,16 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		// The update's time may be up: what is owed still goes out.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
 		defer cancel()
-		b.sendReceipts(ctx, in.loc, in.chat, res) // what was applied before the failure
+		b.sendReceipts(ctx, in.loc, in.topic(), res) // what was applied before the failure
 		b.log.Warn("turn failed", "chat", in.chat, "applied", len(res.Receipts), "err", err)
 		// One message that says what did apply (the receipts above) and
 		// that nothing else did.
-		if b.reply(ctx, in.chat, in.loc.Text(tmpl, len(res.Receipts))) != 0 && res.Turn != "" {
+		if b.reply(ctx, in.topic(), in.loc.Text(tmpl, len(res.Receipts))) != 0 && res.Turn != "" {
 			b.delivered(ctx, in.chat, nod.OwedAnswer, res.Turn) // told now: no "I stopped" later
 		}
 		return
 	}
-	b.sendReceipts(ctx, in.loc, in.chat, res)
+	b.sendReceipts(ctx, in.loc, in.topic(), res)
 	text := formatting.Escape(strings.TrimSpace(res.Text))
 	if req.Forwarded != "" && res.Set != nil {
 		// Why nod asks though the person sent the words: they are not theirs.
@@ -333,12 +372,12 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	}
 	switch {
 	case text != "":
-		b.reply(ctx, in.chat, formatting.Message{HTML: text})
+		b.reply(ctx, in.topic(), formatting.Message{HTML: text})
 	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && len(res.Deletions) == 0:
-		b.reply(ctx, in.chat, in.loc.Text("empty_reply", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("empty_reply", nil))
 	}
 	if res.StepsExhausted {
-		b.reply(ctx, in.chat, in.loc.Text("steps_exhausted", res.Steps))
+		b.reply(ctx, in.topic(), in.loc.Text("steps_exhausted", res.Steps))
 	}
 	if res.Revised != nil {
 		b.refresh(ctx, in.loc, *res.Revised, 0, 0, nil)
@@ -350,7 +389,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	}
 	for _, r := range res.Readings {
 		if set, err := b.sets.ChangeSet(ctx, in.chat, r.SetID); err == nil {
-			b.reply(ctx, in.chat, in.loc.Reading(r, set))
+			b.reply(ctx, in.topic(), in.loc.Reading(r, set))
 		}
 	}
 	for _, id := range res.Superseded {
@@ -361,7 +400,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	if res.Set != nil {
 		b.showChangeSet(ctx, in.loc, *res.Set)
 	}
-	b.offerZone(ctx, in.loc, in.chat, res.ZoneOffer)
+	b.offerZone(ctx, in.loc, in.topic(), res.ZoneOffer)
 	if len(res.Deletions) > 0 {
 		b.askDeletion(ctx, in.chat, in.user, in.loc) // the first; the others once it ends
 	}
@@ -369,13 +408,14 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 
 // sendReceipts reports what a turn applied without asking, and what it
 // found already done; the receipts come first in a turn's messages.
-func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int64, res nod.TurnResult) {
+func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, at nod.Topic, res nod.TurnResult) {
+	chat := at.Chat
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		for i, r := range res.Receipts {
 			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule}
 		}
-		if b.reply(ctx, chat, loc.Receipts(rs)) != 0 {
+		if b.reply(ctx, at, loc.Receipts(rs)) != 0 {
 			ids := make([]string, len(res.Receipts))
 			for i, r := range res.Receipts {
 				ids[i] = r.Item.UndoID
@@ -384,28 +424,29 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, chat int
 		}
 	}
 	if z := res.Zone; z != nil {
-		b.reply(ctx, chat, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
+		b.reply(ctx, at, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
 	}
 	for _, n := range res.Notices {
-		b.reply(ctx, chat, loc.Text("notice", loc.Remark(n)))
+		b.reply(ctx, at, loc.Text("notice", loc.Remark(n)))
 	}
 }
 
-// reply sends m to chat, logging a failure: there is no one else to tell.
-func (b *Bot) reply(ctx context.Context, chat int64, m formatting.Message) int {
-	id, err := b.send.send(ctx, chat, m, 0)
+// reply sends m to topic at, logging a failure: there is no one else to
+// tell.
+func (b *Bot) reply(ctx context.Context, at nod.Topic, m formatting.Message) int {
+	id, err := b.send.send(ctx, at, m, 0)
 	if err != nil {
-		b.log.Error("send", "chat", chat, "err", err)
+		b.log.Error("send", "chat", at.Chat, "thread", at.Thread, "err", err)
 	}
 	return id
 }
 
 func (b *Bot) cmdStart(ctx context.Context, in incoming) {
-	b.reply(ctx, in.chat, in.loc.Text("start", nil))
+	b.reply(ctx, in.topic(), in.loc.Text("start", nil))
 }
 
 func (b *Bot) cmdHelp(ctx context.Context, in incoming) {
-	b.reply(ctx, in.chat, in.loc.Text("help", nil))
+	b.reply(ctx, in.topic(), in.loc.Text("help", nil))
 }
 
 // cmdLang shows or sets the chat's language: "/lang de", "/lang auto"
@@ -415,18 +456,18 @@ func (b *Bot) cmdLang(ctx context.Context, in incoming) {
 	arg = strings.ToLower(strings.TrimSpace(arg))
 	switch {
 	case arg == "":
-		b.reply(ctx, in.chat, in.loc.Text("lang_show", formatting.Languages()))
+		b.reply(ctx, in.topic(), in.loc.Text("lang_show", formatting.Languages()))
 		return
 	case arg == "auto":
 		arg = ""
 	case !formatting.Supported(arg):
-		b.reply(ctx, in.chat, in.loc.Text("lang_show", formatting.Languages()))
+		b.reply(ctx, in.topic(), in.loc.Text("lang_show", formatting.Languages()))
 		return
 	}
 	if err := b.chats.SetLanguage(ctx, in.chat, arg); err != nil {
 		b.log.Error("set language", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, b.locale(ctx, in.chat, "").Text("lang_set", nil))
+	b.reply(ctx, in.topic(), b.locale(ctx, in.chat, "").Text("lang_set", nil))
 }

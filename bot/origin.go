@@ -64,7 +64,7 @@ func (b *Bot) onEdit(ctx context.Context, m *models.Message) {
 		return
 	}
 	if !b.allowed[m.From.ID] {
-		b.refuse(ctx, m.Chat.ID, m.From.ID, m.From.LanguageCode)
+		b.refuse(ctx, messageTopic(m), m.From.ID, m.From.LanguageCode)
 		return
 	}
 	in := b.incoming(ctx, m)

@@ -28,17 +28,17 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 		}
 		return
 	}
-	receipts := map[int64][]nod.Owed{}
-	var chats []int64
+	receipts := map[nod.Topic][]nod.Owed{}
+	var topics []nod.Topic
 	for _, o := range owed {
 		b.log.Info("delivering an owed message", "chat", o.ChatID, "kind", o.Kind, "owed_since", o.At)
 		loc := b.locale(ctx, o.ChatID, "")
 		switch o.Kind {
 		case nod.OwedReceipt:
-			if len(receipts[o.ChatID]) == 0 {
-				chats = append(chats, o.ChatID)
+			if len(receipts[o.Topic()]) == 0 {
+				topics = append(topics, o.Topic())
 			}
-			receipts[o.ChatID] = append(receipts[o.ChatID], o)
+			receipts[o.Topic()] = append(receipts[o.Topic()], o)
 		case nod.OwedSet:
 			set, err := b.sets.ChangeSet(ctx, o.ChatID, o.Ref)
 			switch {
@@ -59,10 +59,10 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			b.refresh(ctx, loc, set, 0, 0, nil)
 		case nod.OwedAnswer:
 			// The turn that owed it stopped before its end was saved.
-			if b.reply(ctx, o.ChatID, loc.Text("answer_late", o.Text)) == 0 {
+			if b.reply(ctx, o.Topic(), loc.Text("answer_late", o.Text)) == 0 {
 				continue
 			}
-			if err := b.outbox.Interrupted(ctx, o.ChatID, o.Text); err != nil {
+			if err := b.outbox.Interrupted(ctx, o.Topic(), o.Text); err != nil {
 				b.log.Warn("record interruption", "chat", o.ChatID, "err", err)
 			}
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
@@ -88,19 +88,20 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			if set, err := b.sets.ChangeSetByUndo(ctx, o.ChatID, redo.Reverts); err == nil {
 				b.refresh(ctx, loc, set, 0, 0, nil)
 			}
-			if b.reply(ctx, o.ChatID, loc.Undone(redo)) != 0 {
+			if b.reply(ctx, o.Topic(), loc.Undone(redo)) != 0 {
 				b.delivered(ctx, o.ChatID, nod.OwedUndone, o.Ref)
 			}
 		}
 	}
-	for _, chat := range chats {
-		b.deliverReceipts(ctx, chat, receipts[chat])
+	for _, at := range topics {
+		b.deliverReceipts(ctx, at, receipts[at])
 	}
 }
 
-// deliverReceipts sends receipts owed to one chat in one message that
+// deliverReceipts sends receipts owed to one topic in one message that
 // says why they come late.
-func (b *Bot) deliverReceipts(ctx context.Context, chat int64, owed []nod.Owed) {
+func (b *Bot) deliverReceipts(ctx context.Context, at nod.Topic, owed []nod.Owed) {
+	chat := at.Chat
 	loc := b.locale(ctx, chat, "")
 	rs := make([]formatting.Receipt, 0, len(owed))
 	refs := make([]string, 0, len(owed))
@@ -117,7 +118,7 @@ func (b *Bot) deliverReceipts(ctx context.Context, chat int64, owed []nod.Owed) 
 	}
 	m := loc.Receipts(rs)
 	m.HTML = loc.Render("receipts_late", nil) + "\n\n" + m.HTML
-	if b.reply(ctx, chat, m) != 0 {
+	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedReceipt, refs...)
 	}
 }

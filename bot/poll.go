@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
 )
 
 // allowedUpdates are the updates nod handles, asked for by name when
@@ -142,6 +143,9 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 			ID int64 `json:"id"`
 		} `json:"chat"`
 		From *sender `json:"from"`
+		// Its topic, where the answer goes (see messageTopic).
+		Thread  int  `json:"message_thread_id"`
+		InTopic bool `json:"is_topic_message"`
 	}
 	var env struct {
 		Message *message `json:"message"`
@@ -164,7 +168,11 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 			return
 		}
 		loc, _ := b.settings(ctx, m.Chat.ID, m.From.ID, m.From.Lang)
-		if _, err := b.send.send(ctx, m.Chat.ID, loc.Text("unreadable", nil), m.ID); err != nil {
+		at := nod.Topic{Chat: m.Chat.ID}
+		if m.InTopic {
+			at.Thread = m.Thread
+		}
+		if _, err := b.send.send(ctx, at, loc.Text("unreadable", nil), m.ID); err != nil {
 			b.log.Error("send", "chat", m.Chat.ID, "err", err)
 		}
 	})

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
 )
 
 // chatQueue runs each chat's jobs one at a time, in arrival order, while
@@ -31,10 +32,12 @@ type job struct {
 	burst []*models.Update
 }
 
-// live is a turn in progress in a chat, taking its person's messages.
+// live is a turn in progress in a chat, taking its person's messages
+// in its topic: a message in another topic is another conversation.
 type live struct {
-	user  int64
-	inbox []*models.Update
+	user   int64
+	thread int
+	inbox  []*models.Update
 }
 
 func newChatQueue() *chatQueue {
@@ -72,32 +75,36 @@ func (q *chatQueue) work(ctx context.Context, chat int64) {
 	}
 }
 
-// join hands u, a message of user in chat, to the chat's live turn, and
-// reports whether it did: only when that turn is user's and nothing else
-// of the chat waits to run before it, so the chat's order holds.
-func (q *chatQueue) join(chat, user int64, u *models.Update) bool {
+// join hands u, a message of user in topic at, to the chat's live turn,
+// and reports whether it did: only when that turn is user's, in that
+// topic, and nothing else of the chat waits to run before it, so the
+// chat's order holds.
+func (q *chatQueue) join(at nod.Topic, user int64, u *models.Update) bool {
+	chat := at.Chat
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	l := q.live[chat]
-	if l == nil || l.user != user || len(q.queue[chat]) > 0 {
+	if l == nil || l.user != user || l.thread != at.Thread || len(q.queue[chat]) > 0 {
 		return false
 	}
 	l.inbox = append(l.inbox, u)
 	return true
 }
 
-// open makes the chat's running job a live turn of user's, with the
-// messages that already wait to join it: those given, and those of user's
-// queued right behind it that may join (a burst that arrived before the
-// turn began). It returns how many it took from the queue.
-func (q *chatQueue) open(chat, user int64, waiting []*models.Update, joins func(*models.Update) bool) int {
+// open makes the chat's running job a live turn of user's in topic at,
+// with the messages that already wait to join it: those given, and those
+// of user's in that topic queued right behind it that may join (a burst
+// that arrived before the turn began). It returns how many it took from
+// the queue.
+func (q *chatQueue) open(at nod.Topic, user int64, waiting []*models.Update, joins func(*models.Update) bool) int {
+	chat := at.Chat
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	l := &live{user: user, inbox: waiting}
+	l := &live{user: user, thread: at.Thread, inbox: waiting}
 	q.live[chat] = l
 	taken := 0
 	for _, j := range q.queue[chat] {
-		if j.u == nil || j.u.Message == nil || j.u.Message.From == nil || j.u.Message.From.ID != user || !joins(j.u) {
+		if j.u == nil || j.u.Message == nil || j.u.Message.From == nil || j.u.Message.From.ID != user || messageTopic(j.u.Message) != at || !joins(j.u) {
 			break
 		}
 		l.inbox = append(l.inbox, j.u)

@@ -8,12 +8,13 @@ import (
 	"github.com/nodbot/nod/formatting"
 )
 
-// offerRule sends the offer of a learned rule, if confirmations earned one.
-func (b *Bot) offerRule(ctx context.Context, loc *formatting.Locale, r *nod.Rule) {
+// offerRule sends the offer of a learned rule to topic at, where the
+// confirmations that earned it were made, if they earned one.
+func (b *Bot) offerRule(ctx context.Context, loc *formatting.Locale, at nod.Topic, r *nod.Rule) {
 	if r == nil {
 		return
 	}
-	id := b.reply(ctx, r.ChatID, loc.RuleOffer(*r))
+	id := b.reply(ctx, at, loc.RuleOffer(*r))
 	if id == 0 {
 		return
 	}
@@ -91,8 +92,8 @@ func (b *Bot) cmdRules(ctx context.Context, in incoming) {
 	rs, err := b.chats.Rules(ctx, in.chat, b.now())
 	if err != nil {
 		b.log.Error("rules", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.Rules(rs))
+	b.reply(ctx, in.topic(), in.loc.Rules(rs))
 }

@@ -11,6 +11,7 @@ import (
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
 )
 
@@ -87,17 +88,20 @@ func keyboard(m formatting.Message) (*models.InlineKeyboardMarkup, error) {
 	return &models.InlineKeyboardMarkup{InlineKeyboard: rows}, nil
 }
 
-// send sends m to chat, split at 4096 characters; the keyboard goes on
-// the last part. It returns the id of the last message sent.
-func (s *sender) send(ctx context.Context, chat int64, m formatting.Message, replyTo int) (int, error) {
+// send sends m to topic at, split at 4096 characters; the keyboard goes
+// on the last part. It returns the id of the last message sent.
+func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, replyTo int) (int, error) {
 	kb, err := keyboard(m)
 	if err != nil {
 		return 0, err
 	}
+	chat := at.Chat
 	parts := formatting.Split(m.HTML)
 	var id int
 	for i, part := range parts {
-		p := &tgbot.SendMessageParams{ChatID: chat, Text: part, ParseMode: models.ParseModeHTML}
+		// A thread id only for a forum topic: Telegram refuses one
+		// elsewhere ("message thread not found").
+		p := &tgbot.SendMessageParams{ChatID: chat, MessageThreadID: at.Thread, Text: part, ParseMode: models.ParseModeHTML}
 		if i == len(parts)-1 && len(kb.InlineKeyboard) > 0 {
 			p.ReplyMarkup = kb
 		}
@@ -169,10 +173,10 @@ func (s *sender) answer(ctx context.Context, id, text string) {
 	}
 }
 
-// typing shows "typing…" in chat; failures are logged only.
-func (s *sender) typing(ctx context.Context, chat int64) {
-	if _, err := s.tg.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: chat, Action: models.ChatActionTyping}); err != nil {
-		s.log.Warn("send chat action", "chat", chat, "err", err)
+// typing shows "typing…" in topic at; failures are logged only.
+func (s *sender) typing(ctx context.Context, at nod.Topic) {
+	if _, err := s.tg.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: at.Chat, MessageThreadID: at.Thread, Action: models.ChatActionTyping}); err != nil {
+		s.log.Warn("send chat action", "chat", at.Chat, "err", err)
 	}
 }
 

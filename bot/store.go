@@ -33,10 +33,13 @@ type Sets interface {
 	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
 	ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error)
 	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
-	OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error)
+	// OpenChangeSets returns the topic's open sets, newest first.
+	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
 	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
-	LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error)
+	// LatestUndo returns userID's newest change in the topic still
+	// undoable.
+	LatestUndo(ctx context.Context, at nod.Topic, userID int64) (nod.UndoEntry, error)
 }
 
 // Chats keeps a chat's settings (mode, language) and reads its learned rules.
@@ -117,9 +120,9 @@ type Outbox interface {
 	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
 	OwedRefreshes(ctx context.Context, chatID int64) ([]string, error)
-	// Interrupted records, for the agent's next turn, that nod stopped
-	// before answering said and told the person so.
-	Interrupted(ctx context.Context, chatID int64, said string) error
+	// Interrupted records, for the agent's next turn in topic at, that nod
+	// stopped before answering said and told the person so.
+	Interrupted(ctx context.Context, at nod.Topic, said string) error
 }
 
 // Decider decides a change set's items for a person; see agent.Confirmations for the errors.
@@ -143,9 +146,11 @@ type Mender interface {
 // Changer makes the person's own changes: undo, a tick on a task card, a typed deletion, a restore.
 type Changer interface {
 	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.Undone, error)
-	Toggle(ctx context.Context, chatID, userID int64, itemID string, want int) (nod.Applied, error)
+	// Toggle and Restore make the change in topic at, where the person
+	// tapped; Delete in the deletion's.
+	Toggle(ctx context.Context, at nod.Topic, userID int64, itemID string, want int) (nod.Applied, error)
 	Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error)
-	Restore(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
+	Restore(ctx context.Context, at nod.Topic, userID int64, taskID string) (nod.Applied, error)
 }
 
 // RuleDecider answers a learned rule's offer and revokes rules.
@@ -164,20 +169,21 @@ type Days interface {
 	UndoZone(ctx context.Context, chatID, userID int64, id string, def *time.Location) (nod.ZoneChange, error)
 	// DecideZone sets or declines a zone the agent proposed, once.
 	DecideZone(ctx context.Context, chatID, userID int64, id string, accept bool, def *time.Location) (nod.ZoneChange, error)
-	// SetDaily turns the daily review on at a local HH:MM, or off ("").
-	SetDaily(ctx context.Context, chatID, userID int64, hhmm string, quiet bool, def *time.Location) error
+	// SetDaily turns the daily review on at a local HH:MM, or off (""),
+	// delivered to topic at.
+	SetDaily(ctx context.Context, at nod.Topic, userID int64, hhmm string, quiet bool, def *time.Location) error
 	// ClaimDue claims what is due at now, each once across replicas, and
 	// records it as owed in the same transaction.
 	ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error)
 }
 
 // Reminders makes the changes a reminder's buttons ask for, as the
-// person's own: applied at once, audited, undoable.
+// person's own: applied at once, audited, undoable in the reminder's topic.
 type Reminders interface {
 	// MarkDone sets the task's status to DONE; nod.ErrDecided if it is.
-	MarkDone(ctx context.Context, chatID, userID int64, taskID string) (nod.Applied, error)
+	MarkDone(ctx context.Context, where nod.Topic, userID int64, taskID string) (nod.Applied, error)
 	// Remind sets the task's reminder to at.
-	Remind(ctx context.Context, chatID, userID int64, taskID string, at time.Time) (nod.Applied, error)
+	Remind(ctx context.Context, where nod.Topic, userID int64, taskID string, at time.Time) (nod.Applied, error)
 }
 
 // Places maps a shared location to its time zone, offline; sea is true

@@ -16,10 +16,10 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 	page, err := b.tasks.TaskPage(ctx, in.chat, nod.TaskFilter{}, nod.PageRequest{Limit: taskPage})
 	if err != nil {
 		b.log.Error("list tasks", "chat", in.chat, "err", err)
-		b.reply(ctx, in.chat, in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
 	}
-	b.reply(ctx, in.chat, in.loc.TaskList(page))
+	b.reply(ctx, in.topic(), in.loc.TaskList(page))
 }
 
 // onTaskPage leafs the /tasks message it was pressed on to the page
@@ -53,7 +53,9 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		if err != nil {
 			return b.explain(p.loc, err, "open task", "chat", p.chat)
 		}
-		p.then(func(ctx context.Context) { b.reply(ctx, p.chat, p.loc.TaskInTrash(p.action.ID, titles[p.action.ID])) })
+		p.then(func(ctx context.Context) {
+			b.reply(ctx, p.topic(), p.loc.TaskInTrash(p.action.ID, titles[p.action.ID]))
+		})
 		return p.loc.Notice("n_in_trash", nil)
 	}
 	if err != nil {
@@ -61,7 +63,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) {
-		if id := b.reply(ctx, p.chat, p.loc.TaskCard(t)); id != 0 {
+		if id := b.reply(ctx, p.topic(), p.loc.TaskCard(t)); id != 0 {
 			if err := b.messages.SetCardMessage(ctx, p.chat, t.ID, id); err != nil {
 				b.log.Warn("remember card", "chat", p.chat, "err", err)
 			}
@@ -71,7 +73,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onToggle(ctx context.Context, p press) string {
-	applied, err := b.change.Toggle(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	applied, err := b.change.Toggle(ctx, p.topic(), p.user, p.action.ID, p.action.N)
 	if errors.Is(err, nod.ErrDecided) {
 		// The card was out of date: show the item as it is.
 		p.then(func(ctx context.Context) {

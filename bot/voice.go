@@ -91,7 +91,7 @@ func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text st
 	typed := make(chan struct{})
 	go func() {
 		defer close(typed)
-		b.send.typing(ctx, in.chat)
+		b.send.typing(ctx, in.topic())
 	}()
 	text, err := b.transcribe(ctx, s)
 	<-typed
@@ -168,7 +168,7 @@ func (b *Bot) download(ctx context.Context, fileID string) ([]byte, error) {
 
 // replyTo sends m as a reply to the person's message, logging a failure.
 func (b *Bot) replyTo(ctx context.Context, in incoming, m formatting.Message) {
-	if _, err := b.send.send(ctx, in.chat, m, in.msgID); err != nil {
+	if _, err := b.send.send(ctx, in.topic(), m, in.msgID); err != nil {
 		b.log.Error("send", "chat", in.chat, "err", err)
 	}
 }

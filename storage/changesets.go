@@ -112,7 +112,7 @@ func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.C
 		return nod.Applied{}, err
 	}
 	applied, err := db.write(ctx, tx, now, nod.Edit{
-		ChatID: set.ChatID, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args, Summary: it.Summary,
+		ChatID: set.ChatID, Thread: set.Thread, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args, Summary: it.Summary,
 		Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: it.Reason},
 	}, cur, after, it.ID)
 	if err != nil {
@@ -323,7 +323,7 @@ func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, bef
 	} else {
 		after = stampTask(after)
 	}
-	if err := writeChange(ctx, tx, e.ChatID, ch, &after, now); err != nil {
+	if err := writeChange(ctx, tx, nod.Topic{Chat: e.ChatID, Thread: e.Thread}, ch, &after, now); err != nil {
 		return nod.Applied{}, err
 	}
 	if err := db.supersedeBy(ctx, tx, e.ChatID, ch, self, now); err != nil {
@@ -335,7 +335,7 @@ func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, bef
 		return nod.Applied{}, err
 	}
 	u := nod.UndoEntry{
-		ID: nod.NewID(), ChatID: e.ChatID, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
+		ID: nod.NewID(), ChatID: e.ChatID, Thread: e.Thread, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
 		Change: ch, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Auto: e.Auto,
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
@@ -344,7 +344,7 @@ func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, bef
 	if e.Receipt != nil {
 		r := *e.Receipt
 		r.TaskTitle, r.Item.TaskID, r.Item.UndoID = after.Title, after.ID, u.ID
-		if err := db.owe(ctx, tx, nod.Owed{ChatID: e.ChatID, Kind: nod.OwedReceipt, Ref: u.ID, Receipt: &r}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{ChatID: e.ChatID, Thread: e.Thread, Kind: nod.OwedReceipt, Ref: u.ID, Receipt: &r}, now); err != nil {
 			return nod.Applied{}, err
 		}
 	}
@@ -393,10 +393,11 @@ func chatSet(ctx context.Context, q conn, chatID int64, id string) (nod.ChangeSe
 	return set, nil
 }
 
-// OpenChangeSets returns the chat's pending and partially resolved sets,
-// newest first.
-func (db *DB) OpenChangeSets(ctx context.Context, chatID int64) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, chatID)
+// OpenChangeSets returns the topic's pending and partially resolved sets,
+// newest first: a set proposed in another topic of the chat is that
+// topic's to answer (by id, its buttons work anywhere).
+func (db *DB) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error) {
+	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND thread = $2 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, at.Chat, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("open change sets: %w", err)
 	}
@@ -428,8 +429,8 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 		expires  int64
 		warned   int
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, user_id, status, message_id, created_at, resolved_at, expires_at, warned, after_seq FROM change_sets WHERE id = $1`, id).
-		Scan(&s.ID, &s.ChatID, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq)
+	err := q.QueryRowContext(ctx, `SELECT id, chat_id, thread, user_id, status, message_id, created_at, resolved_at, expires_at, warned, after_seq FROM change_sets WHERE id = $1`, id).
+		Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq)
 	if noRows(err) {
 		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
 	}
@@ -463,11 +464,11 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 
 func (db *DB) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {
 	s.ID, s.Status, s.CreatedAt, s.ExpiresAt = nod.NewID(), nod.SetPending, now, now.Add(db.opts.ChangeSetTTL)
-	// Numbered after the chat's messages so far, the turn's own included:
+	// Numbered after the topic's messages so far, the turn's own included:
 	// an answer to the set must come later.
-	err := tx.QueryRowContext(ctx, `INSERT INTO change_sets (id, chat_id, user_id, status, created_at, expires_at, after_seq)
-		VALUES ($1,$2,$3,$4,$5,$6,(SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = $2)) RETURNING after_seq`,
-		s.ID, s.ChatID, s.UserID, string(s.Status), micros(now), micros(s.ExpiresAt)).Scan(&s.AfterSeq)
+	err := tx.QueryRowContext(ctx, `INSERT INTO change_sets (id, chat_id, thread, user_id, status, created_at, expires_at, after_seq)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,(SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = $2 AND thread = $3)) RETURNING after_seq`,
+		s.ID, s.ChatID, s.Thread, s.UserID, string(s.Status), micros(now), micros(s.ExpiresAt)).Scan(&s.AfterSeq)
 	if err != nil {
 		return fmt.Errorf("insert change set: %w", err)
 	}
@@ -668,7 +669,7 @@ func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID 
 		if len(items) == 0 {
 			return nil
 		}
-		fresh = &nod.ChangeSet{ChatID: chatID, UserID: userID, Items: items}
+		fresh = &nod.ChangeSet{ChatID: chatID, Thread: old.Thread, UserID: userID, Items: items} // where the old one was
 		return db.insertSet(ctx, tx, fresh, now)
 	})
 	return fresh, err

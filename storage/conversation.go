@@ -23,11 +23,12 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 				return err
 			}
 		}
-		if err := insertMessages(ctx, tx, t.ChatID, t.Messages, now); err != nil {
+		at := nod.Topic{Chat: t.ChatID, Thread: t.Thread}
+		if err := insertMessages(ctx, tx, at, t.Messages, now); err != nil {
 			return err
 		}
 		if t.Opens {
-			if err := db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Kind: nod.OwedAnswer, Ref: t.Turn, Text: t.Said}, now); err != nil {
+			if err := db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Thread: t.Thread, Kind: nod.OwedAnswer, Ref: t.Turn, Text: t.Said}, now); err != nil {
 				return err
 			}
 		}
@@ -66,27 +67,27 @@ func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 			}
 		}
 		if t.Set != nil && len(t.Set.Items) > 0 {
-			t.Set.ChatID, t.Set.UserID = t.ChatID, t.UserID
+			t.Set.ChatID, t.Set.Thread, t.Set.UserID = t.ChatID, t.Thread, t.UserID
 			if err := db.insertSet(ctx, tx, t.Set, now); err != nil {
 				return err
 			}
-			return db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Kind: nod.OwedSet, Ref: t.Set.ID}, now)
+			return db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Thread: t.Thread, Kind: nod.OwedSet, Ref: t.Set.ID}, now)
 		}
 		return nil
 	})
 }
 
 // insertMessages stores a turn's messages in one statement, in order.
-func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatMessage, now time.Time) error {
+func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatMessage, now time.Time) error {
 	if len(msgs) == 0 {
 		return nil
 	}
-	// Numbered on from the chat's last message, in one statement, under
-	// the chat's lock: the numbers are the chat's own.
+	// Numbered on from the topic's last message, in one statement, under
+	// the chat's lock: the numbers are the topic's own.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO messages (chat_id, seq, body, created_at, msg_id) SELECT $1, last.seq + v.column1, v.column2, v.column3, v.column4 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1) AS last, (VALUES `)
-	args := make([]any, 1, 1+3*len(msgs))
-	args[0] = chatID
+	q.WriteString(`INSERT INTO messages (chat_id, thread, seq, body, created_at, msg_id) SELECT $1, $2, last.seq + v.column1, v.column2, v.column3, v.column4 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1 AND thread = $2) AS last, (VALUES `)
+	args := make([]any, 2, 2+3*len(msgs))
+	args[0], args[1] = at.Chat, at.Thread
 	for i, m := range msgs {
 		if m.At.IsZero() {
 			m.At = now
@@ -100,7 +101,7 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 			q.WriteByte(',')
 		}
 		// Typed, for PostgreSQL: a VALUES list's parameters are text otherwise.
-		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT),CAST($%d AS BIGINT))", i+1, 3*i+2, 3*i+3, 3*i+4)
+		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT),CAST($%d AS BIGINT))", i+1, 3*i+3, 3*i+4, 3*i+5)
 		args = append(args, string(body), micros(m.At), m.MsgID)
 	}
 	q.WriteString(`) AS v ORDER BY v.column1`)
@@ -110,9 +111,10 @@ func insertMessages(ctx context.Context, tx conn, chatID int64, msgs []nod.ChatM
 	return nil
 }
 
-// History returns the chat's latest messages in window w, oldest first.
-func (db *DB) History(ctx context.Context, chatID int64, w nod.Window) ([]nod.ChatMessage, error) {
-	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 ORDER BY seq DESC`+limitSQL(w.Max()), chatID)
+// History returns the topic's latest messages in window w, oldest first:
+// a topic's conversation is its own.
+func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error) {
+	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC`+limitSQL(w.Max()), at.Chat, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -129,7 +131,7 @@ func (db *DB) History(ctx context.Context, chatID int64, w nod.Window) ([]nod.Ch
 		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
-		if start < 0 { // the newest message: its number is the chat's count
+		if start < 0 { // the newest message: its number is the topic's count
 			start = int64(w.Start(int(seq)))
 		}
 		if seq <= start {

@@ -174,9 +174,10 @@ func (db *DB) setZone(ctx context.Context, tx conn, chatID, userID int64, zone s
 
 // SetDaily turns the chat's daily review on at the local time hh:mm
 // (empty: off), quiet or not, with its audit row; it is next due at that
-// time in the chat's zone (def when it set none).
-func (db *DB) SetDaily(ctx context.Context, chatID, userID int64, hhmm string, quiet bool, def *time.Location) error {
-	now := db.now()
+// time in the chat's zone (def when it set none), and goes to topic at,
+// where it was set.
+func (db *DB) SetDaily(ctx context.Context, at nod.Topic, userID int64, hhmm string, quiet bool, def *time.Location) error {
+	chatID, now := at.Chat, db.now()
 	return db.inTx(ctx, func(tx conn) error {
 		var zone string
 		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&zone)
@@ -192,9 +193,10 @@ func (db *DB) SetDaily(ctx context.Context, chatID, userID int64, hhmm string, q
 			hhmm = fmt.Sprintf("%02d:%02d", h, m)
 			due = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, nod.ChatSettings{TimeZone: zone}.Zone(def), now)), Valid: true}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, daily_at, daily_quiet, daily_due, updated_at) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (chat_id) DO UPDATE SET daily_at = excluded.daily_at, daily_quiet = excluded.daily_quiet, daily_due = excluded.daily_due, updated_at = excluded.updated_at`,
-			chatID, hhmm, boolInt(quiet), due, micros(now))
+		_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, daily_at, daily_quiet, daily_due, daily_thread, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+			ON CONFLICT (chat_id) DO UPDATE SET daily_at = excluded.daily_at, daily_quiet = excluded.daily_quiet, daily_due = excluded.daily_due,
+			daily_thread = excluded.daily_thread, updated_at = excluded.updated_at`,
+			chatID, hhmm, boolInt(quiet), due, at.Thread, micros(now))
 		if err != nil {
 			return fmt.Errorf("set daily review: %w", err)
 		}
@@ -222,7 +224,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
 			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due`+limitSQL(limit)+lock+`)
-			RETURNING id, chat_id, remind_at, status, deleted_at`, micros(now))
+			RETURNING id, chat_id, remind_thread, remind_at, status, deleted_at`, micros(now))
 		if err != nil {
 			return fmt.Errorf("claim reminders: %w", err)
 		}
@@ -233,7 +235,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 				status  string
 				deleted sql.NullInt64
 			)
-			if err := rows.Scan(&o.Ref, &o.ChatID, &at, &status, &deleted); err != nil {
+			if err := rows.Scan(&o.Ref, &o.ChatID, &o.Thread, &at, &status, &deleted); err != nil {
 				rows.Close()
 				return fmt.Errorf("claim reminders: %w", err)
 			}
@@ -247,20 +249,21 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("claim reminders: %w", err)
 		}
-		rows, err = tx.QueryContext(ctx, `SELECT chat_id, daily_at, tz, daily_due FROM chat_settings
+		rows, err = tx.QueryContext(ctx, `SELECT chat_id, daily_thread, daily_at, tz, daily_due FROM chat_settings
 			WHERE daily_due IS NOT NULL AND daily_due <= $1 ORDER BY daily_due`+limitSQL(limit)+lock, micros(now))
 		if err != nil {
 			return fmt.Errorf("claim daily reviews: %w", err)
 		}
 		type daily struct {
 			chat     int64
+			thread   int
 			at, zone string
 			due      int64
 		}
 		var ds []daily
 		for rows.Next() {
 			var d daily
-			if err := rows.Scan(&d.chat, &d.at, &d.zone, &d.due); err != nil {
+			if err := rows.Scan(&d.chat, &d.thread, &d.at, &d.zone, &d.due); err != nil {
 				rows.Close()
 				return fmt.Errorf("claim daily reviews: %w", err)
 			}
@@ -296,7 +299,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 			if ran > 0 {
 				continue
 			}
-			out = append(out, nod.Owed{ChatID: d.chat, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now})
+			out = append(out, nod.Owed{ChatID: d.chat, Thread: d.thread, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now})
 		}
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {

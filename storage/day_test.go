@@ -41,7 +41,7 @@ func TestClaimDueOnce(t *testing.T) {
 		if _, err := db.SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SetDaily(ctx, chat, 42, "08:00", false, time.UTC); err != nil {
+		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		if owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 7); err != nil || len(owed) != 0 {
@@ -105,7 +105,7 @@ func TestClaimDueOnce(t *testing.T) {
 		// Moved to later the same day, after that day's review ran: none
 		// more that day.
 		clock.Set(next.Add(time.Minute))
-		if err := db.SetDaily(ctx, chat, 42, "09:30", false, time.UTC); err != nil {
+		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "09:30", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		if owed, _ := db.ClaimDue(ctx, next.Add(2*time.Hour), time.UTC, 7); len(owed) != 0 {
@@ -163,7 +163,7 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if err := db.SetDaily(ctx, chat, 42, "23:59", false, time.UTC); err != nil {
+		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "23:59", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		if full := cost(); full != empty || full > 2 {

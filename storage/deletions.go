@@ -12,14 +12,14 @@ import (
 // expires_at is 0 until a deletion's question is asked. Only the first of
 // a line is ever asked, so that the questions come one at a time.
 
-const deletionColumns = `id, chat_id, user_id, task_id, title, checklist, wait_us, expires_at, message_id`
+const deletionColumns = `id, chat_id, thread, user_id, task_id, title, checklist, wait_us, expires_at, message_id`
 
 func scanDeletion(row interface{ Scan(...any) error }, extra ...any) (nod.PendingDeletion, error) {
 	var (
 		d             nod.PendingDeletion
 		wait, expires int64
 	)
-	err := row.Scan(append([]any{&d.ID, &d.ChatID, &d.UserID, &d.TaskID, &d.Title, &d.Checklist, &wait, &expires, &d.MessageID}, extra...)...)
+	err := row.Scan(append([]any{&d.ID, &d.ChatID, &d.Thread, &d.UserID, &d.TaskID, &d.Title, &d.Checklist, &wait, &expires, &d.MessageID}, extra...)...)
 	d.Wait = time.Duration(wait) * time.Microsecond
 	if expires != 0 {
 		d.ExpiresAt = fromMicros(expires)
@@ -33,10 +33,10 @@ func queueDeletion(ctx context.Context, q conn, d nod.PendingDeletion, now time.
 	if d.ID == "" {
 		d.ID = nod.NewID()
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (id, chat_id, user_id, task_id, title, checklist, wait_us, created_at)
-		SELECT CAST($1 AS TEXT), CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS INTEGER), CAST($7 AS BIGINT), CAST($8 AS BIGINT)
+	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (id, chat_id, user_id, task_id, title, checklist, wait_us, created_at, thread)
+		SELECT CAST($1 AS TEXT), CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS INTEGER), CAST($7 AS BIGINT), CAST($8 AS BIGINT), CAST($9 AS BIGINT)
 		WHERE NOT EXISTS (SELECT 1 FROM pending_deletions WHERE chat_id = $2 AND user_id = $3 AND task_id = $4)`,
-		d.ID, d.ChatID, d.UserID, d.TaskID, d.Title, d.Checklist, d.Wait.Microseconds(), micros(now))
+		d.ID, d.ChatID, d.UserID, d.TaskID, d.Title, d.Checklist, d.Wait.Microseconds(), micros(now), d.Thread)
 	if err != nil {
 		return fmt.Errorf("queue deletion of %s: %w", d.TaskID, err)
 	}
@@ -93,7 +93,7 @@ func (db *DB) AskDeletion(ctx context.Context, chatID, userID int64) (nod.Deleti
 	var step nod.DeletionStep
 	err := db.inTx(ctx, func(tx conn) error {
 		step = nod.DeletionStep{}
-		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
+		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.thread, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
 			CASE WHEN t.id IS NOT NULL AND t.deleted_at IS NULL THEN 1 ELSE 0 END
 			FROM pending_deletions p LEFT JOIN tasks t ON t.id = p.task_id AND t.chat_id = p.chat_id
 			WHERE p.chat_id = $1 AND p.user_id = $2 ORDER BY p.seq`, chatID, userID)
@@ -141,7 +141,7 @@ func (db *DB) AskDeletion(ctx context.Context, chatID, userID int64) (nod.Deleti
 				return nil // asked by another caller
 			}
 			step.Ask = &d
-			return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedDeletion, Ref: d.ID}, now)
+			return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Thread: d.Thread, Kind: nod.OwedDeletion, Ref: d.ID}, now)
 		}
 		return nil
 	})

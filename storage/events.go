@@ -4,26 +4,30 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
 )
 
-// Events returns what happened in the chat after since outside the
-// conversation with the agent, oldest first: decisions on proposals,
-// undos and redos, deletions and restores, ticks on task cards and mode
-// changes.
-func (db *DB) Events(ctx context.Context, chatID int64, since time.Time) ([]nod.Event, error) {
+// Events returns what happened in topic at after since outside the
+// conversation with the agent, oldest first: decisions on the topic's
+// proposals, undos and redos of changes made in it, and nod's stop before
+// it answered there; and, as the chat's tasks and modes are every topic's,
+// the chat's deletions and restores, ticks on task cards and mode changes.
+func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
+	chatID := at.Chat
 	// One statement for the three sources: it runs on nearly every turn.
 	// Each row is its source, two texts, a reason, a time and a title.
 	rows, err := db.reader().QueryContext(ctx, `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id FROM decisions d
+		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
 		WHERE d.chat_id = $1 AND d.created_at > $2
 		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
-		WHERE u.chat_id = $1 AND u.undone_at > $2
+		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
 		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id FROM audit_log WHERE chat_id = $1 AND created_at > $2
-		AND outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted')`, chatID, micros(since))
+		AND outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted')`, chatID, micros(since), at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
@@ -56,8 +60,15 @@ func (db *DB) Events(ctx context.Context, chatID int64, since time.Time) ([]nod.
 		titles[id] = t
 		return t
 	}
+	thread := "" // as Interrupted records it
+	if at.Thread != 0 {
+		thread = strconv.Itoa(at.Thread)
+	}
 	out := make([]nod.Event, 0, len(rs))
 	for _, r := range rs {
+		if r.source == "a" && r.a == "interrupted" && (nod.AuditEntry{Args: []byte(r.b)}).Arg("thread") != thread {
+			continue // another topic's message went unanswered
+		}
 		e := nod.Event{Reason: r.reason, At: fromMicros(r.at), Task: r.title, UserID: r.user}
 		switch r.source {
 		case "d": // a decision: verdict, summary

@@ -38,7 +38,7 @@ func TestUndoLegacySnapshot(t *testing.T) {
 		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at)
 			VALUES ('U1', %d, 42, 'T1', 'set_task_priority', 'Set priority to P3', '%s', '%s', %d, %d)`,
 			chat, legacySnapshot("P1", "Write unit tests"), legacySnapshot("P3", "Write tests"), now.UnixMicro(), now.Add(time.Hour).UnixMicro()))
-		u, err := db.LatestUndo(ctx, chat, 42)
+		u, err := db.LatestUndo(ctx, nod.Topic{Chat: chat}, 42)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +149,7 @@ func TestHistoryStoredShape(t *testing.T) {
 		ctx := t.Context()
 		body := `{"role":"assistant","tool_calls":[{"id":"call_1","name":"set_task_priority","arguments":"{\"task_id\":\"T1\",\"priority\":\"P1\"}"}],"at":"2026-03-11T10:00:00Z"}`
 		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO messages (chat_id, seq, body, created_at) VALUES (%d, 1, '%s', %d)`, chat, body, fixtures.DefaultNow.UnixMicro()))
-		got, err := db.History(ctx, chat, nod.Window{Keep: 10})
+		got, err := db.History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -183,7 +183,7 @@ func TestMessageSeqMigration(t *testing.T) {
 		// the numbers run across chats (A3 = 4, B2 = 5), its start would
 		// have moved.
 		for c, want := range map[int64]string{chat: "A1 A2 A3", 200: "B1 B2"} {
-			got, err := migrated.History(ctx, c, nod.Window{Keep: 2, Step: 2})
+			got, err := migrated.History(ctx, nod.Topic{Chat: c}, nod.Window{Keep: 2, Step: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

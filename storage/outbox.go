@@ -28,14 +28,18 @@ type receiptRecord struct {
 	Detail    *detailRecord   `json:"detail,omitempty"`
 }
 
-// Interrupted records that nod stopped before it answered said, and told
-// the person so: an audit row, which the agent's next turn reads as an
-// event.
-func (db *DB) Interrupted(ctx context.Context, chatID int64, said string) error {
-	args, _ := json.Marshal(map[string]string{"text": said}) // a string: cannot fail
+// Interrupted records that nod stopped before it answered said, in topic
+// at, and told the person so: an audit row, which the agent's next turn in
+// that topic reads as an event.
+func (db *DB) Interrupted(ctx context.Context, at nod.Topic, said string) error {
+	rec := map[string]any{"text": said}
+	if at.Thread != 0 {
+		rec["thread"] = at.Thread
+	}
+	args, _ := json.Marshal(rec) // a string and a number: cannot fail
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, Tool: "interrupted", Args: args, Outcome: nod.OutcomeExecuted, At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: at.Chat, Tool: "interrupted", Args: args, Outcome: nod.OutcomeExecuted, At: now})
 	})
 }
 
@@ -65,8 +69,8 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 	if !o.Due.IsZero() {
 		payload = fmt.Sprintf(`{"due":%d}`, micros(o.Due))
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
-		nod.NewID(), o.ChatID, string(o.Kind), o.Ref, payload, db.instance, micros(now))
+	_, err := q.ExecContext(ctx, `INSERT INTO outbox (id, chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
+		nod.NewID(), o.ChatID, o.Thread, string(o.Kind), o.Ref, payload, db.instance, micros(now))
 	if err != nil {
 		return fmt.Errorf("owe %s message: %w", o.Kind, err)
 	}
@@ -112,7 +116,7 @@ func deliveredSQL(chatID int64, kind nod.OwedKind, now time.Time, refs []string)
 // once, each entry goes to one.
 func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error) {
 	now := db.now()
-	rows, err := db.reader().QueryContext(ctx, `SELECT id, chat_id, kind, ref, payload, owner, taken_at FROM outbox
+	rows, err := db.reader().QueryContext(ctx, `SELECT id, chat_id, thread, kind, ref, payload, owner, taken_at FROM outbox
 		WHERE delivered_at IS NULL AND (taken_at <= $1 OR ($2 AND owner <> $3 AND taken_at < $4)) ORDER BY seq LIMIT 100`,
 		micros(now.Add(-grace)), !db.postgres, db.instance, micros(db.opened))
 	if err != nil {
@@ -128,7 +132,7 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 	for rows.Next() {
 		var r row
 		var kind string
-		if err := rows.Scan(&r.o.ID, &r.o.ChatID, &kind, &r.o.Ref, &r.payload, &r.owner, &r.taken); err != nil {
+		if err := rows.Scan(&r.o.ID, &r.o.ChatID, &r.o.Thread, &kind, &r.o.Ref, &r.payload, &r.owner, &r.taken); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("owed messages: %w", err)
 		}

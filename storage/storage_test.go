@@ -144,7 +144,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if len(audit) != 2 || audit[0].Outcome != nod.OutcomeConfirmed || !audit[0].UserConfirmed {
 			t.Errorf("audit = %+v", audit)
 		}
-		u, err := db.LatestUndo(t.Context(), chat, 42)
+		u, err := db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, 42)
 		if want := []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}; err != nil || !slices.Equal(u.Change.Fields, want) {
 			t.Errorf("undo entry = %+v, %v", u, err)
 		}
@@ -169,7 +169,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if err != nil || set.Status != nod.SetResolved || set.ResolvedAt == nil {
 			t.Errorf("after ✗ 2: %s, %v", set.Status, err)
 		}
-		if open, _ := db.OpenChangeSets(t.Context(), chat); len(open) != 0 {
+		if open, _ := db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(open) != 0 {
 			t.Errorf("OpenChangeSets = %d sets, want 0", len(open))
 		}
 	})
@@ -281,7 +281,7 @@ func TestUndo(t *testing.T) {
 		if _, err := db.Undo(ctx, chat, c.Undo.ID, 42, true); !errors.Is(err, nod.ErrExpired) {
 			t.Errorf("expired undo error = %v, want ErrExpired", err)
 		}
-		if _, err := db.LatestUndo(ctx, chat, 42); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := db.LatestUndo(ctx, nod.Topic{Chat: chat}, 42); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
 		}
 		// Undoing a create moves the task to the trash.
@@ -334,7 +334,7 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 			t.Fatal(err)
 		}
 		db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
-		got, err := db.History(t.Context(), chat, nod.Window{Keep: 3})
+		got, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -365,7 +365,7 @@ func TestPersonMessage(t *testing.T) {
 		if _, ok, err := db.PersonMessage(t.Context(), chat, 8); ok || err != nil {
 			t.Errorf("another chat's message found: %v, %v", ok, err)
 		}
-		hist, _ := db.History(t.Context(), chat, nod.Window{Keep: 10})
+		hist, _ := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
 		if len(hist) != 3 || hist[0].Forwarded != "Boss (7007)" || hist[0].MsgID != 7 {
 			t.Errorf("history lost the message's origin: %+v", hist)
 		}
@@ -735,7 +735,7 @@ func TestHistoryWindowMovesInSteps(t *testing.T) {
 				t.Fatal(err)
 			}
 			db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
-			got, err := db.History(t.Context(), chat, w)
+			got, err := db.History(t.Context(), nod.Topic{Chat: chat}, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -773,7 +773,7 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 		wg.Wait()
 		// Numbered 1 to 16, a window of 4 moving 4 at a time holds the
 		// last four; a number given twice would leave it holding more.
-		got, err := db.History(t.Context(), chat, nod.Window{Keep: 4, Step: 4})
+		got, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 4, Step: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,7 +66,7 @@ func TestTimestampsRoundTrip(t *testing.T) {
 		}
 		stored, _ := db.ChangeSet(ctx, chat, set.ID)
 		same("proposed set", stored, *set)
-		msgs, _ := db.History(ctx, chat, nod.Window{Keep: 10})
+		msgs, _ := db.History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10})
 		if len(msgs) != 1 || !msgs[0].At.Equal(want) {
 			t.Errorf("history = %+v, want one message at %v", msgs, want)
 		}

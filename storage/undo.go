@@ -16,8 +16,8 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, delta, reverts, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11)`,
-		u.ID, u.ChatID, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
+	_, err = q.ExecContext(ctx, `INSERT INTO undo_entries (id, chat_id, thread, user_id, task_id, tool, summary, delta, reverts, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		u.ID, u.ChatID, u.Thread, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
 	if err != nil {
 		return fmt.Errorf("record undo entry: %w", err)
 	}
@@ -29,20 +29,21 @@ func (db *DB) UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoE
 	return getUndo(ctx, db.reader(), chatID, id)
 }
 
-// LatestUndo returns userID's newest undo entry in the chat that is
+// LatestUndo returns userID's newest undo entry in the topic that is
 // neither undone nor expired, or nod.ErrNotFound: /undo takes back the
-// sender's own change, never someone else's.
-func (db *DB) LatestUndo(ctx context.Context, chatID, userID int64) (nod.UndoEntry, error) {
+// sender's own change, never someone else's, made in the topic it is
+// given in.
+func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID int64) (nod.UndoEntry, error) {
 	var id string
-	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND undone_at IS NULL AND expires_at > $3 ORDER BY seq DESC LIMIT 1`,
-		chatID, userID, micros(db.now())).Scan(&id)
+	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND thread = $2 AND user_id = $3 AND undone_at IS NULL AND expires_at > $4 ORDER BY seq DESC LIMIT 1`,
+		at.Chat, at.Thread, userID, micros(db.now())).Scan(&id)
 	if noRows(err) {
 		return nod.UndoEntry{}, fmt.Errorf("nothing to undo: %w", nod.ErrNotFound)
 	}
 	if err != nil {
 		return nod.UndoEntry{}, fmt.Errorf("latest undo: %w", err)
 	}
-	return db.UndoEntry(ctx, chatID, id)
+	return db.UndoEntry(ctx, at.Chat, id)
 }
 
 // Undo reverts undo entry id for userID by applying the inverse of its
@@ -87,7 +88,7 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, cf)
 		}
 		if !inv.Empty() {
-			if err := writeChange(ctx, tx, chatID, inv, nil, now); err != nil {
+			if err := writeChange(ctx, tx, nod.Topic{Chat: chatID, Thread: u.Thread}, inv, nil, now); err != nil {
 				return err
 			}
 		}
@@ -115,13 +116,13 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 		}
 		after := inv.ApplyTo(cur, now)
 		redo = nod.UndoEntry{
-			ID: nod.NewID(), ChatID: chatID, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: summary,
+			ID: nod.NewID(), ChatID: chatID, Thread: u.Thread, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: summary,
 			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
 		if err := insertUndo(ctx, tx, redo); err != nil {
 			return err
 		}
-		return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedUndone, Ref: redo.ID}, now)
+		return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Thread: u.Thread, Kind: nod.OwedUndone, Ref: redo.ID}, now)
 	})
 	return redo, err
 }
@@ -147,10 +148,10 @@ func getUndo(ctx context.Context, q conn, chatID int64, id string) (nod.UndoEntr
 		undone               sql.NullInt64
 		auto                 int
 	)
-	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.before, u.after, u.reverts,
+	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.before, u.after, u.reverts,
 		u.created_at, u.expires_at, u.undone_at, u.auto, t.title
 		FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id WHERE u.id = $1 AND u.chat_id = $2`, id, chatID).
-		Scan(&u.ID, &u.ChatID, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &before, &after, &u.Reverts,
+		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &before, &after, &u.Reverts,
 			&created, &expires, &undone, &auto, &title)
 	if noRows(err) {
 		return u, fmt.Errorf("undo entry %s: %w", id, nod.ErrNotFound)

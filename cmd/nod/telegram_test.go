@@ -205,7 +205,7 @@ func TestEditWithdrawsItsProposals(t *testing.T) {
 		!strings.Contains(sys, `item 1: Create task "Write the FAQ"`) {
 		t.Errorf("the agent was not told what the edit withdrew:\n%s", sys)
 	}
-	open, err := h.db.OpenChangeSets(t.Context(), chat)
+	open, err := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 	if err != nil || len(open) != 1 || open[0].Items[0].After == "" || !strings.Contains(string(open[0].Items[0].Args), "2026-03-19") {
 		t.Errorf("open sets after the edit = %+v, %v; want only Thursday's", open, err)
 	}
