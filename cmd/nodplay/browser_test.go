@@ -157,4 +157,30 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		chromedp.Click(chromedp.Search(`//button[@data-clock="hour"]`)),
 		chromedp.WaitVisible(button("⏰ Tomorrow")),
 	))
+
+	// Forward someone's message, then edit one of the person's own.
+	const forwarded = `//div[contains(@class,"me")]//div[contains(@class,"forwarded") and normalize-space(.)="Forwarded from Maria"]`
+	step("forward a message", chromedp.Do(ctx,
+		chromedp.SendKeys(chromedp.ID("fwdFrom"), "Maria"),
+		chromedp.SendKeys(chromedp.ID("text"), "please bump the login bug"),
+		chromedp.Click(chromedp.ID("sendButton")),
+		chromedp.WaitVisible(chromedp.Search(forwarded)),
+	))
+	const mine = `//div[contains(@class,"me")]//div[@class="text" and normalize-space(.)="help me plan the launch"]/..//button[contains(@class,"edit")]`
+	const edited = `//div[contains(@class,"me")]//div[@class="text" and normalize-space(.)="help me plan the launch and the docs"]`
+	step("edit a message", chromedp.Do(ctx,
+		chromedp.Click(chromedp.Search(mine)),
+		chromedp.SendKeys(chromedp.ID("text"), " and the docs"),
+		chromedp.Click(chromedp.ID("sendButton")),
+		chromedp.WaitVisible(chromedp.Search(edited)),
+	))
+	v := tp.view()
+	var fwd, edit bool
+	for _, m := range v.Msgs {
+		fwd = fwd || (!m.Bot && m.Forwarded == "Maria")
+		edit = edit || (!m.Bot && m.Edited && m.HTML == "help me plan the launch and the docs")
+	}
+	if !fwd || !edit {
+		t.Errorf("forwarded %v, edited %v:\n%s", fwd, edit, transcript(v))
+	}
 }

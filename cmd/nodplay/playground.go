@@ -224,6 +224,8 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	mux.HandleFunc("POST /send", p.send)
 	mux.HandleFunc("POST /voice", p.sendVoice)
 	mux.HandleFunc("POST /press", p.press)
+	mux.HandleFunc("POST /forward", p.forward)
+	mux.HandleFunc("POST /edit", p.editMessage)
 	mux.HandleFunc("POST /clock", p.clock)
 	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -505,6 +507,41 @@ func (p *playground) forwardAs(user int64, from, text string) error {
 	}
 	p.tg.Forward(p.chatID, user, text, telegramtest.OriginUser(forwardedID, from, p.now().Add(-time.Hour)))
 	return nil
+}
+
+// forward sends, as the person, a message forwarded from someone:
+// {from, text}.
+func (p *playground) forward(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		From string `json:"from"`
+		Text string `json:"text"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil || strings.TrimSpace(in.From) == "" {
+		http.Error(w, "want JSON {from, text}", http.StatusBadRequest)
+		return
+	}
+	if err := p.forwardAs(player, strings.TrimSpace(in.From), in.Text); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// editMessage edits one of the person's messages: {message, text}.
+func (p *playground) editMessage(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Message int    `json:"message"`
+		Text    string `json:"text"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
+		http.Error(w, "want JSON {message, text}", http.StatusBadRequest)
+		return
+	}
+	if err := p.edit(in.Message, in.Text); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 // forwardedID is the Telegram id of whoever a forwarded message came from.
