@@ -72,7 +72,7 @@ func isChild() bool { return os.Getenv(childEnv) != "" }
 func childMain(stdin io.Reader, stdout io.Writer) error {
 	r := &reporter{}
 	defer r.close()
-	settle := func() {}
+	var settle func() // waits until the bot has nothing in flight
 	switch kind := os.Getenv(childEnv); kind {
 	case kindNod:
 		users, _ := strconv.Atoi(os.Getenv(childUsers))
