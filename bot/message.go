@@ -262,14 +262,21 @@ func attached(m *models.Message) bool {
 // their first name, cut short and on one line, and their id, which no one
 // else shares.
 func speaker(u *models.User) string {
-	name := strings.Join(strings.Fields(nod.CleanText(u.FirstName)), " ")
-	if r := []rune(name); len(r) > maxSpeaker {
-		name = string(r[:maxSpeaker]) + "…"
-	}
+	name := shortName(u.FirstName)
 	if name == "" {
 		name = "User"
 	}
 	return fmt.Sprintf("%s (%d)", name, u.ID)
+}
+
+// shortName is a name as every line that carries one shows it: cut short
+// and on one line.
+func shortName(s string) string {
+	name := strings.Join(strings.Fields(nod.CleanText(s)), " ")
+	if r := []rune(name); len(r) > maxSpeaker {
+		name = string(r[:maxSpeaker]) + "…"
+	}
+	return name
 }
 
 // maxSpeaker and maxQuoted bound what a name and a replied-to text add to

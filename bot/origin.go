@@ -2,11 +2,9 @@ package bot
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/go-telegram/bot/models"
-	"github.com/nodbot/nod"
 )
 
 // forwardedFrom says whose words a forwarded message carries, and when
@@ -45,10 +43,7 @@ func forwardedFrom(o *models.MessageOrigin, zone *time.Location) string {
 // named is what, with name quoted after it when there is one, cut short
 // and on one line.
 func named(what, name string) string {
-	name = strings.Join(strings.Fields(nod.CleanText(name)), " ")
-	if r := []rune(name); len(r) > maxSpeaker {
-		name = string(r[:maxSpeaker]) + "…"
-	}
+	name = shortName(name)
 	if name == "" {
 		return what
 	}
