@@ -106,8 +106,8 @@ func (e *env) turn(t *testing.T, calls ...openaitest.ToolCall) (nod.TurnResult, 
 func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
 	t.Helper()
 	before := len(e.llm.RequestsFor(agentM))
-	e.llm.Handler = openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
-		openaitest.Calls(calls...), openaitest.Text("ok"))
+	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+		openaitest.Calls(calls...), openaitest.Text("ok")))
 	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: text})
 	if err != nil {
 		t.Fatalf("Turn: %v", err)

@@ -28,7 +28,7 @@ type listResult struct {
 func (e *env) pageThrough(t *testing.T, args map[string]any) []listResult {
 	t.Helper()
 	var results []listResult
-	e.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	e.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		if r.Model == clfM {
 			return e.clf(r)
 		}
@@ -50,7 +50,7 @@ func (e *env) pageThrough(t *testing.T, args map[string]any) []listResult {
 			a["cursor"] = *res.NextCursor
 		}
 		return openaitest.Calls(call(fmt.Sprint("l", len(results)), "list_tasks", a))
-	}
+	})
 	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "list everything"})
 	if err != nil || res.StepsExhausted {
 		t.Fatalf("Turn: %v, steps exhausted %v", err, res.StepsExhausted)

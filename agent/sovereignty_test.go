@@ -12,10 +12,10 @@ import (
 // review runs a /review turn in which the model makes calls.
 func (e *env) review(t *testing.T, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
 	t.Helper()
-	e.llm.Handler = openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response {
+	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response {
 		t.Errorf("a review asked the classifier")
 		return openaitest.Text("{}")
-	}, openaitest.Calls(calls...), openaitest.Text("ok"))
+	}, openaitest.Calls(calls...), openaitest.Text("ok")))
 	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Review: true})
 	if err != nil {
 		t.Fatal(err)
@@ -180,7 +180,7 @@ func TestSovereigntyExplicitQuote(t *testing.T) {
 		e.seed(t)
 		// The request came before the person re-checked c3 at 09:00.
 		e.clock.Set(time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC))
-		e.llm.Handler = openaitest.Script(agentM, nil, openaitest.Text("Later."))
+		e.llm.Handle(openaitest.Script(agentM, nil, openaitest.Text("Later.")))
 		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "uncheck write migration notes"}); err != nil {
 			t.Fatal(err)
 		}

@@ -113,9 +113,9 @@ func (e *env) propose(text string, tasks ...nod.Task) telegramtest.Message {
 	for i, t := range tasks {
 		calls = append(calls, openaitest.Call("c"+string(rune('a'+i)), "set_task_priority", map[string]any{"task_id": t.ID, "priority": "P0"}))
 	}
-	e.llm.Handler = openaitest.Script("agent",
+	e.llm.Handle(openaitest.Script("agent",
 		func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
-		openaitest.Calls(calls...), openaitest.Text("Shall I?"))
+		openaitest.Calls(calls...), openaitest.Text("Shall I?")))
 	before := len(e.tg.BotMessages(chat))
 	e.tg.SendText(chat, user, text)
 	msgs := e.tg.WaitBotMessages(chat, before+2)
@@ -139,7 +139,7 @@ func (e *env) priority(id string) nod.Priority {
 func TestRedeliveredUpdateHandledOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	e.llm.Handler = openaitest.Script("agent", nil, openaitest.Text("Hi."))
+	e.llm.Handle(openaitest.Script("agent", nil, openaitest.Text("Hi.")))
 	e.tg.SendText(chat, user, "hello")
 	e.tg.WaitBotMessages(chat, 1)
 	var u struct {

@@ -24,7 +24,7 @@ var (
 
 func classifier(t *testing.T, answer func(openaitest.Request) openaitest.Response) (*confidence.Classifier, *openaitest.Server) {
 	llm := openaitest.New(t)
-	llm.Handler = answer
+	llm.Handle(answer)
 	return confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Timeout: 500 * time.Millisecond}, slog.New(slog.DiscardHandler)), llm
 }
 
@@ -145,7 +145,7 @@ func TestSchemaRejectedFallsBackOnce(t *testing.T) {
 // careful classifier could not).
 func TestToldToday(t *testing.T) {
 	llm := openaitest.New(t)
-	llm.Handler = func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) }
+	llm.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
 	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Now: func() time.Time { return t0 }}, slog.New(slog.DiscardHandler))
 	c.Classify(t.Context(), conv, two)
 	if sys := llm.Requests()[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11") {

@@ -23,7 +23,7 @@ func newTranscriber(llm *openaitest.Server, timeout time.Duration) *speech.Trans
 // named so the server knows its format, and the model; nothing else.
 func TestTranscribe(t *testing.T) {
 	llm := openaitest.New(t)
-	llm.Transcribe = openaitest.Heard("  raise the login bug to P1 \n")
+	llm.HandleTranscriptions(openaitest.Heard("  raise the login bug to P1 \n"))
 	text, err := newTranscriber(llm, 0).Transcribe(t.Context(), ogg, "voice.ogg", "audio/ogg")
 	if err != nil || text != "raise the login bug to P1" {
 		t.Fatalf("Transcribe = %q, %v; want the trimmed transcript", text, err)
@@ -45,7 +45,7 @@ func TestTranscribe(t *testing.T) {
 // Silence is no error: the transcript is empty, and the caller says so.
 func TestTranscribeSilence(t *testing.T) {
 	llm := openaitest.New(t)
-	llm.Transcribe = openaitest.Heard(" ")
+	llm.HandleTranscriptions(openaitest.Heard(" "))
 	if text, err := newTranscriber(llm, 0).Transcribe(t.Context(), ogg, "voice.ogg", "audio/ogg"); err != nil || text != "" {
 		t.Errorf("Transcribe(silence) = %q, %v; want \"\", nil", text, err)
 	}
@@ -66,7 +66,7 @@ func TestTranscribeFailures(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			llm := openaitest.New(t)
-			llm.Transcribe = func(openaitest.Transcription) openaitest.Response { return c.resp }
+			llm.HandleTranscriptions(func(openaitest.Transcription) openaitest.Response { return c.resp })
 			start := time.Now()
 			text, err := newTranscriber(llm, 300*time.Millisecond).Transcribe(t.Context(), ogg, "voice.ogg", "audio/ogg")
 			if !errors.Is(err, nod.ErrModel) || text != "" {

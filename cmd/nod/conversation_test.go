@@ -27,7 +27,7 @@ func userLines(r openaitest.Request) []string {
 func (h *harness) slowFirst(release <-chan struct{}, responses ...openaitest.Response) {
 	rest := openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return h.clf(r) }, responses...)
 	var first sync.Once
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		held := false
 		if r.Model == agentM {
 			first.Do(func() { held = true })
@@ -39,7 +39,7 @@ func (h *harness) slowFirst(release <-chan struct{}, responses ...openaitest.Res
 			}
 		}
 		return rest(r)
-	}
+	})
 }
 
 // burstDuringTurn starts nod, sends a message, and two more once the

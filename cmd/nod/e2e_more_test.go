@@ -27,7 +27,7 @@ func TestTapDuringSlowTurnAndOrder(t *testing.T) {
 	release, waiting := make(chan struct{}), make(chan struct{})
 	slow := sync.OnceFunc(func() { close(waiting) })
 	var held atomic.Bool
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		switch {
 		case r.LastUser() == "raise the login bug":
 			if len(r.ToolResults()) == 0 {
@@ -40,7 +40,7 @@ func TestTapDuringSlowTurnAndOrder(t *testing.T) {
 			return openaitest.Text("first reply")
 		}
 		return openaitest.Text("reply to both")
-	}
+	})
 	h.start()
 	h.tg.SendText(chat, user, "raise the login bug")
 	set := h.changeSetMessage(chat, 2)
@@ -105,9 +105,9 @@ func TestStepBound(t *testing.T) {
 	h := newHarness(t)
 	h.env["NOD_MAX_STEPS"] = "3"
 	h.seedT1()
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		return openaitest.Calls(call("c"+string(rune('a'+len(r.Messages))), "list_tasks", map[string]any{}))
-	}
+	})
 	h.start()
 	h.tg.SendText(chat, user, "loop forever")
 	msgs := h.tg.WaitBotMessages(chat, 2)

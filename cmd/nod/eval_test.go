@@ -20,7 +20,7 @@ func TestEvalEndToEnd(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	level := "explicit"
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		if r.Model != clfM {
 			t.Errorf("nod eval asked the real endpoint as the agent: model %s", r.Model)
 		}
@@ -33,7 +33,7 @@ func TestEvalEndToEnd(t *testing.T) {
 			acts = append(acts, fmt.Sprintf(`{"index":%d,"level":%q,"quote":%s,"reasoning":"e2e"}`, i, level, quote))
 		}
 		return openaitest.Text(`{"actions":[` + strings.Join(acts, ",") + `]}`)
-	}
+	})
 	env := func(k string) string { return h.env[k] }
 	var out, errb bytes.Buffer
 	err := run(t.Context(), []string{"eval"}, env, &out, &errb)

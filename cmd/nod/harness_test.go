@@ -152,7 +152,7 @@ func (h *harness) stop() {
 
 // script answers agent requests in order.
 func (h *harness) script(responses ...openaitest.Response) {
-	h.llm.Handler = openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return h.clf(r) }, responses...)
+	h.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return h.clf(r) }, responses...))
 }
 
 // seed stores a task of chat and returns it.

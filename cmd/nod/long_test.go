@@ -55,7 +55,7 @@ func TestModelPagesThroughTenThousandTasks(t *testing.T) {
 		pages  int
 		system string
 	)
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		if r.Model == clfM {
 			return h.clf(r)
 		}
@@ -92,7 +92,7 @@ func TestModelPagesThroughTenThousandTasks(t *testing.T) {
 			system = r.Messages[0].Content
 		}
 		return openaitest.Calls(call(fmt.Sprint("p", pages), "list_tasks", args))
-	}
+	})
 	h.start()
 	h.tg.SendText(chat, user, "list all my tasks")
 	// The turn runs some 60 steps, each resending the pages before it:

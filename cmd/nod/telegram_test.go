@@ -61,12 +61,12 @@ func TestForwardedYesIsNoAnswer(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	set := h.startWithRaise("what about the login bug?")
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		if r.Model != agentM {
 			return h.clf(r)
 		}
 		return openaitest.Text("Those are someone else's words; the change still waits for you.")
-	}
+	})
 	h.tg.Forward(chat, user, "yes", telegramtest.OriginChannel("Team news", bossSent))
 	h.tg.Forward(chat, user, "/undo", telegramtest.OriginUser(7007, "Boss", bossSent))
 	h.tg.Wait("both forwards to reach the agent", func() bool {

@@ -31,10 +31,10 @@ func TestTypingDoesNotDelayTheModel(t *testing.T) {
 		return nil
 	})
 	var once sync.Once
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
 		once.Do(func() { close(modelCalled) })
 		return openaitest.Text("Nothing to do.")
-	}
+	})
 	h.start()
 	h.tg.SendText(chat, user, "hello")
 	h.tg.WaitBotMessages(chat, 1)

@@ -51,7 +51,7 @@ func TestAllowedUpdatesAsked(t *testing.T) {
 func TestUndecodableUpdateCostsOnlyItself(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) }
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
 	// All three are queued before nod first polls: one batch.
 	h.tg.SendText(chat, user, "first message")
 	h.tg.SendUpdate(unknownKind(chat, user, "a forwarded story"))
@@ -87,7 +87,7 @@ func TestUndecodableWebhookUpdate(t *testing.T) {
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "hook-secret"
-	h.llm.Handler = func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) }
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	h.tg.SetWebhookTarget("http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook")
 	h.tg.SendUpdate(unknownKind(chat, user, "a forwarded story"))

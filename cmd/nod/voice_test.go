@@ -36,8 +36,8 @@ func TestVoiceMessageApplied(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
 	stt := openaitest.New(t) // a speech-to-text endpoint of its own
-	stt.Transcribe = openaitest.Heard("Raise the login bug to P1.")
-	h.llm.Transcribe = noTranscription(t)
+	stt.HandleTranscriptions(openaitest.Heard("Raise the login bug to P1."))
+	h.llm.HandleTranscriptions(noTranscription(t))
 	h.env["NOD_TRANSCRIBE_URL"], h.env["NOD_TRANSCRIBE_MODEL"] = stt.URL, "stt-model"
 	h.clf = answer("explicit:Raise the login bug to P1")
 	h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Raised."))
@@ -85,7 +85,7 @@ func TestVoiceMessageApplied(t *testing.T) {
 func TestAudioFile(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.llm.Transcribe = openaitest.Heard("What is due this week?")
+	h.llm.HandleTranscriptions(openaitest.Heard("What is due this week?"))
 	h.script(openaitest.Text("Nothing is due this week."))
 	h.start()
 	audio := h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Duration: 3, Audio: true, FileName: "Standup.M4A", MimeType: "audio/mp4"})
@@ -105,7 +105,7 @@ func TestForwardedVoiceAsks(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
-	h.llm.Transcribe = openaitest.Heard("Raise the login bug to P1.")
+	h.llm.HandleTranscriptions(openaitest.Heard("Raise the login bug to P1."))
 	h.clf = answer("explicit:Raise the login bug to P1")
 	h.raiseT1()
 	h.start()
@@ -127,7 +127,7 @@ func TestForwardedVoiceAsks(t *testing.T) {
 func TestVoiceAnswersChangeSet(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.llm.Transcribe = openaitest.Heard("Yes.")
+	h.llm.HandleTranscriptions(openaitest.Heard("Yes."))
 	set := h.startWithRaise("the login bug matters")
 	agentCalls := len(h.llm.RequestsFor(agentM))
 	voice := h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Duration: 1, ReplyTo: set.ID})
@@ -148,7 +148,7 @@ func TestVoiceConfirmsDeletion(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
-	h.llm.Transcribe = openaitest.Heard("Fix login bug.")
+	h.llm.HandleTranscriptions(openaitest.Heard("Fix login bug."))
 	h.clf = answer("explicit:delete the login bug")
 	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("It goes to the trash once you confirm."))
 	h.start()
@@ -170,7 +170,7 @@ func TestVoiceConfirmsDeletion(t *testing.T) {
 func TestVoiceTooLong(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.llm.Transcribe = noTranscription(t)
+	h.llm.HandleTranscriptions(noTranscription(t))
 	h.env["NOD_VOICE_MAX"] = "2m"
 	h.script(openaitest.Text("Hello."))
 	h.start()
@@ -194,7 +194,7 @@ func TestVoiceTooLong(t *testing.T) {
 func TestVoiceTooBig(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.llm.Transcribe = noTranscription(t)
+	h.llm.HandleTranscriptions(noTranscription(t))
 	h.start()
 	h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Size: 25 << 20, Duration: 60})
 	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "20 MB") {
@@ -222,11 +222,11 @@ func TestVoiceFailures(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
 	answers := []openaitest.Response{{Status: 503}, {Status: 503}, {Body: `{"text": "Raise`}, openaitest.Text("  ")}
-	h.llm.Transcribe = func(openaitest.Transcription) openaitest.Response {
+	h.llm.HandleTranscriptions(func(openaitest.Transcription) openaitest.Response {
 		r := answers[0]
 		answers = answers[1:]
 		return r
-	}
+	})
 	h.script(openaitest.Text("Hello."))
 	h.start()
 	for i, want := range []string{"couldn't transcribe", "couldn't transcribe", "couldn't hear any words"} {
@@ -269,9 +269,9 @@ func TestVoiceSlowTranscription(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_UPDATE_TIMEOUT"] = "2s"
-	h.llm.Transcribe = func(openaitest.Transcription) openaitest.Response {
+	h.llm.HandleTranscriptions(func(openaitest.Transcription) openaitest.Response {
 		return openaitest.Response{Text: "too late", Delay: time.Minute} // cut when nod gives up
-	}
+	})
 	h.script(openaitest.Text("Hello."))
 	h.start()
 	h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Duration: 3})
@@ -324,7 +324,7 @@ func TestVoiceInGerman(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.tg.SetLanguage(user, "de")
-	h.llm.Transcribe = openaitest.Heard("Was steht heute an?")
+	h.llm.HandleTranscriptions(openaitest.Heard("Was steht heute an?"))
 	h.script(openaitest.Text("Nichts Dringendes."))
 	h.start()
 	h.tg.SendVoice(chat, user, telegramtest.Voice{Data: oggVoice, Duration: 2})

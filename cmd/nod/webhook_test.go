@@ -60,9 +60,9 @@ func TestWebhookStopLosesNothing(t *testing.T) {
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
 	h.env["NOD_WEBHOOK_SECRET"] = "stop-secret"
-	h.llm.Handler = func(openaitest.Request) openaitest.Response {
+	h.llm.Handle(func(openaitest.Request) openaitest.Response {
 		return openaitest.Response{Text: "handled", Delay: 300 * time.Millisecond}
-	}
+	})
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	target := "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"
 	const updates = 12

@@ -140,7 +140,7 @@ func cpuLoad(dsn string, n, rounds int, profile string) (cpuRun, error) {
 	}
 	tg, llm, echoTG := telegramtest.New(r), openaitest.New(r), telegramtest.New(r)
 	var prepared atomic.Bool
-	llm.Handler = func(q openaitest.Request) openaitest.Response {
+	llm.Handle(func(q openaitest.Request) openaitest.Response {
 		if prepared.Load() {
 			return readOnlyLLM(q)
 		}
@@ -151,7 +151,7 @@ func cpuLoad(dsn string, n, rounds int, profile string) (cpuRun, error) {
 			return openaitest.Calls(openaitest.Call("c", "create_task", map[string]string{"title": "Buy milk"}))
 		}
 		return openaitest.Text("Add it?")
-	}
+	})
 	// Turns in chats 1..n; taps in chats n+1.., n of them a round.
 	nod, err := spawn(r, kindNod, tg.URL, llm.URL, dsn, n+n*rounds)
 	if err != nil {
@@ -265,7 +265,7 @@ func memoryLoad(dsn string, n int, heapProfile string) (memory, error) {
 		return out, err
 	}
 	tg, llm := telegramtest.New(r), openaitest.New(r)
-	llm.Handler = readOnlyLLM
+	llm.Handle(readOnlyLLM)
 	nod, err := spawn(r, kindNod, tg.URL, llm.URL, dsn, n)
 	if err != nil {
 		return out, err

@@ -71,7 +71,7 @@ func reminderBench(dsn string, n, dailies, replicas int) (reminders, error) {
 	log := slog.New(slog.DiscardHandler)
 	tg, llm := telegramtest.New(r), openaitest.New(r)
 	tg.Strict = false
-	llm.Handler = func(openaitest.Request) openaitest.Response { return openaitest.Text("Nothing needs you today.") }
+	llm.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text("Nothing needs you today.") })
 	var dbs []*storage.DB
 	for range replicas {
 		db := storage.New(storage.Options{DSN: dsn}, time.Now, log)

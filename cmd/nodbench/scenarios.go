@@ -179,7 +179,7 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		resp.Delay = latency
 		return resp
 	}, withDelay(sc.agent, latency)...)
-	e.llm.Handler = agentScript
+	e.llm.Handle(agentScript)
 	var (
 		transcript strings.Builder
 		turnStarts []int // index of each step's first agent request

@@ -72,7 +72,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 		seedSize(e, chat, size)
 	}
 	// Turns: list_tasks, then text.
-	e.llm.Handler = readOnlyLLM
+	e.llm.Handle(readOnlyLLM)
 	e.tg.Wait("nod to settle", e.tg.Idle)
 	settle(e)
 	reqs := len(e.llm.RequestsFor(agentModel))
@@ -97,7 +97,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 	// Taps: each chat gets rounds sets of one proposal, then taps ✓ 1 on
 	// one set a round.
 	var asked atomic.Int64
-	e.llm.Handler = func(q openaitest.Request) openaitest.Response {
+	e.llm.Handle(func(q openaitest.Request) openaitest.Response {
 		if q.Model == clfModel {
 			return openaitest.Text(`{"actions":[]}`)
 		}
@@ -107,7 +107,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 			return openaitest.Calls(openaitest.Call("c", "create_task", map[string]string{"title": title}))
 		}
 		return openaitest.Text("Add it?")
-	}
+	})
 	before := make(map[int64]int, n)
 	for _, chat := range chats {
 		before[chat] = len(e.tg.BotMessages(chat))

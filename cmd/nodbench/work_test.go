@@ -96,7 +96,7 @@ func TestWorkPerOperation(t *testing.T) {
 		t.Run(dialect, func(t *testing.T) {
 			turn := measureWork(t, dialect, func(e *env) {
 				seedLogin(e)
-				e.llm.Handler = readOnlyLLM
+				e.llm.Handle(readOnlyLLM)
 				e.tg.SendText(benchChat, 42, "hi")
 				e.tg.WaitBotMessages(benchChat, 1)
 			}, func(e *env) {
@@ -120,7 +120,7 @@ func TestWorkPerOperation(t *testing.T) {
 			bigTurn := measureWork(t, dialect, func(e *env) {
 				seedSize(e, benchChat, many)
 				seedLogin(e)
-				e.llm.Handler = readOnlyLLM
+				e.llm.Handle(readOnlyLLM)
 				e.tg.SendText(benchChat, 42, "hi")
 				e.tg.WaitBotMessages(benchChat, 1)
 			}, func(e *env) {
@@ -176,7 +176,7 @@ func proposeItems(e *env, n int) {
 	for i := range n {
 		items = append(items, map[string]string{"title": fmt.Sprintf("Step %d", i+1)})
 	}
-	e.llm.Handler = func(q openaitest.Request) openaitest.Response {
+	e.llm.Handle(func(q openaitest.Request) openaitest.Response {
 		if q.Model == clfModel {
 			return openaitest.Text(`{"actions":[]}`)
 		}
@@ -184,7 +184,7 @@ func proposeItems(e *env, n int) {
 			return calls(call("add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": items}))
 		}
 		return openaitest.Text("Here is a plan.")
-	}
+	})
 	e.tg.SendText(benchChat, 42, "plan the launch")
 	e.tg.WaitBotMessages(benchChat, 2)
 }

@@ -110,7 +110,7 @@ func relayEval(ctx context.Context, target string, args []string, environ func()
 	fakeLog := log.With("component", "fake")
 	llm := openaitest.NewLogged(func(format string, args ...any) { fakeLog.Error(fmt.Sprintf(format, args...)) })
 	defer llm.Close()
-	llm.Handler = rl.answer
+	llm.Handle(rl.answer)
 	env := map[string]string{}
 	for _, kv := range environ() {
 		if k, v, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "NOD_") {

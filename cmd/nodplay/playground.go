@@ -151,7 +151,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	switch o.model {
 	case "tour":
 		p.tour, p.llm = true, openaitest.NewLogged(logf)
-		p.llm.Handler = tour{now: time.Now}.answer
+		p.llm.Handle(tour{now: time.Now}.answer)
 		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
 		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = tourModel, tourClassifierModel
 	case "endpoint":
@@ -164,7 +164,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 			return nil, err
 		}
 		p.relay, p.llm = rl, openaitest.NewLogged(logf)
-		p.llm.Handler = rl.answer
+		p.llm.Handle(rl.answer)
 		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
 		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = relayAgentModel, relayClassifierModel
 		// Whoever plays the model takes minutes, not seconds: nod waits for

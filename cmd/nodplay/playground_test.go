@@ -299,7 +299,7 @@ func TestBrowserHTML(t *testing.T) {
 func TestPlaygroundOnEndpoint(t *testing.T) {
 	t.Parallel()
 	llm := openaitest.New(t)
-	llm.Handler = openaitest.Script("my-model", nil, openaitest.Text("Hello from the endpoint."))
+	llm.Handle(openaitest.Script("my-model", nil, openaitest.Text("Hello from the endpoint.")))
 	tp := newPlayground(t, map[string]string{"OPENAI_BASE_URL": llm.URL, "NOD_MODEL": "my-model", "NOD_RATE_CHAT": "1000"}, options{model: "endpoint"})
 	if got := tp.modelName(); got != "model my-model" {
 		t.Errorf("the page names the model %q", got)

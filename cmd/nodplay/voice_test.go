@@ -19,7 +19,7 @@ var webmMagic = []byte{0x1a, 0x45, 0xdf, 0xa3}
 func withSpeech(t *testing.T, heard string) (*testPlayground, *openaitest.Server) {
 	t.Helper()
 	stt := openaitest.New(t)
-	stt.Transcribe = openaitest.Heard(heard)
+	stt.HandleTranscriptions(openaitest.Heard(heard))
 	env := map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000", "NOD_TRANSCRIBE_URL": stt.URL}
 	return newPlayground(t, env, options{}), stt
 }

@@ -19,7 +19,7 @@ import (
 func classifierOn(t *testing.T, answer func(openaitest.Request) openaitest.Response) *confidence.Classifier {
 	t.Helper()
 	llm := openaitest.New(t)
-	llm.Handler = answer
+	llm.Handle(answer)
 	return confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
 }
 
