@@ -96,10 +96,14 @@ type UndoEntry struct {
 	ID     string
 	ChatID int64
 	// Thread is the topic the change was made in: /undo there takes it back.
-	Thread  int
-	UserID  int64 // who made the change; only they may undo it
-	TaskID  string
-	Tool    string
+	Thread int
+	UserID int64 // who made the change; only they may undo it
+	TaskID string
+	Tool   string
+	// Summary is the change the entry belongs to as the model was told it
+	// (English, for the model and the audit); people read summaries
+	// rendered from Change in their language. A redo's Summary is the
+	// undone change's own.
 	Summary string
 	Change  Change
 	// Title is the task's title as stored now (or when it was purged, the

@@ -825,7 +825,7 @@ func TestTrashedTaskToldAsTrashed(t *testing.T) {
 // even when a summary quotes a title itself.
 func TestEventNotesQuoteTypographically(t *testing.T) {
 	at := time.Date(2026, 11, 24, 6, 33, 0, 0, time.UTC)
-	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventUndone, Summary: `Undo: Delete "Write release notes"`, Task: "Write release notes"}}, 42, false)
+	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventUndone, Summary: `Delete "Write release notes"`, Task: "Write release notes"}}, 42, false)
 	want := `the user undid “Delete "Write release notes"” on task “Write release notes”: that change is taken back`
 	if !strings.Contains(got, want) || strings.Contains(got, `\"`) {
 		t.Errorf("notes = %q, want them to hold %q", got, want)

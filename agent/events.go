@@ -41,9 +41,9 @@ func eventNote(e nod.Event) string {
 		}
 		return s
 	case nod.EventUndone:
-		return fmt.Sprintf("the user undid “%s”%s: that change is taken back; do not make it again unless the user asks anew", strings.TrimPrefix(e.Summary, "Undo: "), on)
+		return fmt.Sprintf("the user undid “%s”%s: that change is taken back; do not make it again unless the user asks anew", e.Summary, on)
 	case nod.EventRedone:
-		return fmt.Sprintf("the user redid “%s”%s after undoing it", strings.TrimPrefix(e.Summary, "Undo: "), on)
+		return fmt.Sprintf("the user redid “%s”%s after undoing it", e.Summary, on)
 	case nod.EventDeleted:
 		return fmt.Sprintf("the user deleted the task “%s” (it is in the trash)", e.Task)
 	case nod.EventRestored:

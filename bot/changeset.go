@@ -389,7 +389,7 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
 		return
 	}
-	summary := strings.TrimPrefix(u.Redo.Summary, "Undo: ")
+	summary := u.Redo.Summary
 	named := "" // a deletion's summary names its task already
 	if u.Redo.Title != "" && strings.Contains(summary, u.Redo.Title) {
 		named = "yes"

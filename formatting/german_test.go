@@ -104,7 +104,6 @@ func TestGermanUndoMessagesShowNoStoredEnglish(t *testing.T) {
 	for name, u := range changes {
 		u.ID, u.Title, u.Summary = "u1", "Login reparieren", stored
 		redo := u
-		redo.Summary = "Undo: " + stored
 		for what, m := range map[string]formatting.Message{
 			"undo_stale": de.UndoStale(u, nod.Conflict{Field: nod.FieldPriority}),
 			"undone":     de.Undone(redo),

@@ -163,7 +163,7 @@ func (l *Locale) WithUndo(m Message, id string) Message {
 func (l *Locale) Undone(redo nod.UndoEntry) Message {
 	// Summary is in the reader's words when nod can say what was undone;
 	// Stored is the English summary kept with the entry.
-	m := l.Text("undone", map[string]string{"Title": redo.Title, "Summary": l.undoneSummary(redo), "Stored": strings.TrimPrefix(redo.Summary, "Undo: ")})
+	m := l.Text("undone", map[string]string{"Title": redo.Title, "Summary": l.undoneSummary(redo), "Stored": redo.Summary})
 	m.Keyboard = [][]Button{{l.button("b_redo", nil, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
 	return m
 }
@@ -171,7 +171,7 @@ func (l *Locale) Undone(redo nod.UndoEntry) Message {
 // Redone reports a Redo: the undone change applied again, with an Undo
 // button that takes it back once more.
 func (l *Locale) Redone(again nod.UndoEntry) Message {
-	m := l.Text("redone", map[string]string{"Title": again.Title, "Summary": again.Summary})
+	m := l.Text("redone", map[string]string{"Title": again.Title, "Summary": l.appliedSummary(again), "Stored": again.Summary})
 	m.Keyboard = [][]Button{{l.button("b_undo", 0, nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
 	return m
 }
@@ -182,7 +182,7 @@ func (l *Locale) Redone(again nod.UndoEntry) Message {
 func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
 	// Summary is in the reader's words when nod can say what the change
 	// did; Stored is the English summary kept with the entry.
-	m := l.Text("undo_stale", map[string]string{"Title": u.Title, "Summary": l.appliedSummary(u), "Stored": strings.TrimPrefix(u.Summary, "Undo: "),
+	m := l.Text("undo_stale", map[string]string{"Title": u.Title, "Summary": l.appliedSummary(u), "Stored": u.Summary,
 		"Field": string(cf.Field), "Item": cf.Item})
 	m.Keyboard = [][]Button{{l.button("b_undo_anyway", nil, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
 	return m

@@ -257,3 +257,37 @@ func TestTaskCountsMigration(t *testing.T) {
 		}
 	})
 }
+
+// Migration 00023 drops the English "Undo: " older versions stored before
+// a redo's summary: a redo's summary is the undone change's own.
+func TestUndoSummaryMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Summary: "Set priority to P1",
+			Mutate: setPriority(nod.P1), Audit: executed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		redo, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if redo.Summary != "Set priority to P1" {
+			t.Errorf("the redo's summary is %q, want the undone change's own", redo.Summary)
+		}
+		if err := db.MigrateDownTo(ctx, 22); err != nil {
+			t.Fatal(err)
+		}
+		old := storagetest.OpenDSN(t, dsn, clock.Now) // migrates up again
+		for _, id := range []string{a.Undo.ID, redo.ID} {
+			u, err := old.UndoEntry(ctx, chat, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.Summary != "Set priority to P1" {
+				t.Errorf("entry %s after the migration: summary %q", id, u.Summary)
+			}
+		}
+	})
+}

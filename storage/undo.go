@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -110,13 +109,9 @@ func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, f
 		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: u.Tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now}); err != nil {
 			return err
 		}
-		summary := "Undo: " + u.Summary
-		if u.Reverts != "" {
-			summary = strings.TrimPrefix(u.Summary, "Undo: ")
-		}
 		after := inv.ApplyTo(cur, now)
 		redo = nod.UndoEntry{
-			ID: nod.NewID(), ChatID: chatID, Thread: u.Thread, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: summary,
+			ID: nod.NewID(), ChatID: chatID, Thread: u.Thread, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
 		if err := insertUndo(ctx, tx, redo); err != nil {
