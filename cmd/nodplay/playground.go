@@ -190,11 +190,11 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	if env["NOD_SWEEP_INTERVAL"] == "" {
 		env["NOD_SWEEP_INTERVAL"] = "1s" // a moved clock shows its reminders at once
 	}
-	if o.seed {
-		if err := seed(ctx, o.db, p.chatID, log); err != nil {
-			return nil, err
-		}
+	last, err := prepare(ctx, o.db, p.chatID, o.seed, log)
+	if err != nil {
+		return nil, err
 	}
+	p.tg.ContinueAfter(last)
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -613,13 +613,25 @@ func (p *playground) pressAs(user int64, msg int, data string) {
 	p.mu.Unlock()
 }
 
-// seed gives an empty database a few example tasks, as the person's own.
-func seed(ctx context.Context, dsn string, chat int64, log *slog.Logger) error {
+// prepare returns the last update nod handled in the database at dsn, so
+// that the stand-in numbers on from it (nod would skip lower ids after a
+// restart); with seed, it gives an empty database a few example tasks, as
+// the person's own.
+func prepare(ctx context.Context, dsn string, chat int64, seed bool, log *slog.Logger) (int64, error) {
 	db := storage.New(storage.Options{DSN: dsn}, time.Now, log)
 	if err := db.Open(ctx); err != nil {
-		return err
+		return 0, err
 	}
 	defer db.Close()
+	last, err := db.LastUpdateID(ctx)
+	if err != nil || !seed {
+		return last, err
+	}
+	return last, seedTasks(ctx, db, chat)
+}
+
+// seedTasks gives an empty chat a few example tasks.
+func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
 	have, err := db.ListTasks(ctx, chat, nod.TaskFilter{})
 	if err != nil || len(have) > 0 {
 		return err

@@ -329,3 +329,31 @@ func TestNodFailsToStart(t *testing.T) {
 		t.Fatal("nodplay hangs when nod fails to start")
 	}
 }
+
+// A playground started again on its database goes on with the chat: its
+// stand-in numbers updates on from the last one nod handled, as Telegram
+// does, where it used to start at 1 again and nod skipped as many
+// messages as the last run had received.
+func TestPlaygroundRestartKeepsMessages(t *testing.T) {
+	t.Parallel()
+	llm := openaitest.New(t)
+	llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
+	env := map[string]string{"OPENAI_BASE_URL": llm.URL, "NOD_MODEL": "my-model", "NOD_RATE_CHAT": "1000"}
+	db := filepath.Join(t.TempDir(), "nod.db")
+	for run, words := range [][]string{{"one", "two", "three"}, {"four", "five"}} {
+		t.Run(fmt.Sprintf("run %d", run+1), func(t *testing.T) {
+			tp := newPlayground(t, env, options{model: "endpoint", db: db})
+			for _, w := range words {
+				tp.post("/send", map[string]any{"text": w})
+				tp.botSays("heard: " + w)
+			}
+		})
+	}
+	var heard []string
+	for _, r := range llm.RequestsFor("my-model") {
+		heard = append(heard, r.LastUser())
+	}
+	if got := strings.Join(heard, " "); got != "one two three four five" {
+		t.Errorf("the model heard %q", got)
+	}
+}
