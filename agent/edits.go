@@ -56,6 +56,6 @@ func (a *Agent) withdrawn(ctx context.Context, req nod.TurnRequest, history []no
 
 // withdrawnNote tells the agent which of its proposals the edit withdrew.
 func withdrawnNote(said []string) string {
-	return "\nThe user edited the message these proposals of yours came from, so nod withdrew them: they no longer wait for the user, whatever the list above says. Propose again what the edited words still ask for.\n" +
+	return "\nThe user edited the message these proposals of yours came from, so nod withdrew them: they no longer wait for the user. Propose again what the edited words still ask for.\n" +
 		strings.Join(said, "\n") + "\n"
 }

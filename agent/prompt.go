@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -35,8 +36,9 @@ Rules:
 
 // systemPrompt tells the agent today's date, the rules and the mode it
 // works under, the chat's tasks that matter most and how many it has, and
-// its latest decisions. It returns the tasks it listed too.
-func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location) (string, nod.TaskPage, error) {
+// its latest decisions. Its proposals still waiting leave out those this
+// turn withdraws. It returns the tasks it listed too.
+func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location, withdrawn []nod.ItemRef) (string, nod.TaskPage, error) {
 	chatID, lang := req.ChatID, req.Lang
 	var b strings.Builder
 	b.WriteString(rules)
@@ -128,7 +130,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	lines := 0
 	for _, s := range open {
 		for _, it := range s.Items {
-			if it.Status != nod.ItemPending || lines == promptPending {
+			if it.Status != nod.ItemPending || lines == promptPending || slices.Contains(withdrawn, nod.ItemRef{SetID: s.ID, N: it.N}) {
 				continue
 			}
 			if lines == 0 {

@@ -53,15 +53,15 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	history = fromUserMessage(history)
 	t.history = history
-	system, tasks, err := a.systemPrompt(ctx, req, *settings, t.zone)
-	if err != nil {
-		return nod.TurnResult{}, err
-	}
-	t.tasks, t.listed = tasks, true
 	withdraw, said, err := a.withdrawn(ctx, req, history)
 	if err != nil {
 		return nod.TurnResult{}, err
 	}
+	system, tasks, err := a.systemPrompt(ctx, req, *settings, t.zone, withdraw)
+	if err != nil {
+		return nod.TurnResult{}, err
+	}
+	t.tasks, t.listed = tasks, true
 	if len(withdraw) > 0 {
 		t.withdraw = withdraw
 		system += withdrawnNote(said)

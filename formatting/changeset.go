@@ -2,6 +2,7 @@ package formatting
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -49,7 +50,8 @@ func (l *Locale) ChangeSet(v ChangeSetView) Message {
 func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Segment) string {
 	s := v.Set
 	var b strings.Builder
-	b.WriteString(l.Render("cs_header", map[string]bool{"Review": s.UserID == 0, "Decided": s.Status == nod.SetResolved}))
+	closed := s.Status == nod.SetResolved && !decidedAny(s)
+	b.WriteString(l.Render("cs_header", map[string]bool{"Review": s.UserID == 0, "Decided": s.Status == nod.SetResolved && !closed, "Closed": closed}))
 	perItem := budget
 	if n := len(s.Items); n > 1 {
 		perItem = budget / n
@@ -237,6 +239,15 @@ func (l *Locale) createDetails(a *nod.Task) string {
 	return l.Render("create_details", data)
 }
 
+// decidedAny reports whether the person confirmed or rejected an item of
+// s: a set closed only by edits, newer proposals or changed tasks was
+// decided by nobody, and says so.
+func decidedAny(s nod.ChangeSet) bool {
+	return slices.ContainsFunc(s.Items, func(it nod.ChangeItem) bool {
+		return it.Status == nod.ItemConfirmed || it.Status == nod.ItemRejected
+	})
+}
+
 func (l *Locale) changeSetFooter(v ChangeSetView) string {
 	s := v.Set
 	applied, undone := 0, 0
@@ -249,7 +260,7 @@ func (l *Locale) changeSetFooter(v ChangeSetView) string {
 		}
 	}
 	data := map[string]any{"Status": string(s.Status), "Pending": len(s.Pending()), "Applied": applied, "Undone": undone, "Total": len(s.Items),
-		"Failed": v.Failed, "Warned": s.Warned, "Expires": ""}
+		"Failed": v.Failed, "Warned": s.Warned, "Expires": "", "Closed": s.Status == nod.SetResolved && !decidedAny(s)}
 	if s.Warned {
 		data["Expires"] = l.Stamp(s.ExpiresAt)
 	}

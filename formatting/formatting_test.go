@@ -133,6 +133,11 @@ func TestChangeSetGolden(t *testing.T) {
 	resolved[0].Status, resolved[0].UndoID = nod.ItemConfirmed, "u1"
 	resolved[1].Status = nod.ItemRejected
 	resolved[2].Status, resolved[2].Note = nod.ItemStale, nod.Note{Key: nod.NoteAlready}.String()
+	// Closed by the person's edit and a newer proposal: nobody decided it.
+	withdrawn := append([]nod.ChangeItem(nil), resolved...)
+	withdrawn[0].Status, withdrawn[0].UndoID, withdrawn[0].Note = nod.ItemStale, "", nod.Note{Key: nod.NoteSuperseded}.String()
+	withdrawn[1].Status, withdrawn[1].Note = nod.ItemStale, nod.Note{Key: nod.NoteWithdrawn}.String()
+	withdrawn[2].Note = nod.Note{Key: nod.NoteWithdrawn}.String()
 	partial := append([]nod.ChangeItem(nil), resolved...)
 	partial[1].Status, partial[2].Status, partial[2].Note = nod.ItemPending, nod.ItemPending, ""
 
@@ -164,6 +169,7 @@ func TestChangeSetGolden(t *testing.T) {
 		}}, Titles: titles}},
 		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
 		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
+		{"withdrawn", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: withdrawn}, Titles: titles}},
 		// Applied, then taken back: it shows so, and does not count as applied.
 		{"resolved_undone", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undone: map[string]bool{"u1": true}}},
 		{"review_grouped", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", Status: nod.SetPending, Items: []nod.ChangeItem{

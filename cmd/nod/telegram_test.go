@@ -200,10 +200,16 @@ func TestEditWithdrawsItsProposals(t *testing.T) {
 	if len(withdrawn.Buttons()) != 0 {
 		t.Errorf("the withdrawn set still has buttons: %v", withdrawn.Buttons())
 	}
+	// Nobody decided it: it must not read as the person's decision.
+	if !strings.HasPrefix(withdrawn.Text, "<b>Proposed changes, no longer waiting</b>") || !strings.Contains(withdrawn.Text, "Nothing from it was applied.") {
+		t.Errorf("the withdrawn set reads:\n%s", withdrawn.Text)
+	}
 	reqs := h.llm.RequestsFor(agentM)
 	if sys := reqs[len(reqs)-2].System(); !strings.Contains(sys, "The user edited the message these proposals of yours came from, so nod withdrew them") ||
 		!strings.Contains(sys, `item 1: Create task "Write the FAQ"`) {
 		t.Errorf("the agent was not told what the edit withdrew:\n%s", sys)
+	} else if strings.Contains(sys, "still waiting for the user") {
+		t.Errorf("the agent was told the withdrawn proposal still waits:\n%s", sys)
 	}
 	open, err := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 	if err != nil || len(open) != 1 || open[0].Items[0].After == "" || !strings.Contains(string(open[0].Items[0].Args), "2026-03-19") {
