@@ -239,12 +239,13 @@ func (l *Locale) createDetails(a *nod.Task) string {
 	return l.Render("create_details", data)
 }
 
-// decidedAny reports whether the person confirmed or rejected an item of
-// s: a set closed only by edits, newer proposals or changed tasks was
-// decided by nobody, and says so.
+// decidedAny reports whether the person decided an item of s (confirmed,
+// rejected or skipped it): a set closed only by edits, newer proposals or
+// changed tasks was decided by nobody, and says so.
 func decidedAny(s nod.ChangeSet) bool {
 	return slices.ContainsFunc(s.Items, func(it nod.ChangeItem) bool {
-		return it.Status == nod.ItemConfirmed || it.Status == nod.ItemRejected
+		n, _ := nod.ParseNote(it.Note)
+		return it.Status == nod.ItemConfirmed || it.Status == nod.ItemRejected || n.Key == nod.NoteSkipped
 	})
 }
 
