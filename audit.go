@@ -33,7 +33,7 @@ type AuditEntry struct {
 	ID            int64
 	ChatID        int64
 	UserID        int64
-	Tool          string
+	Tool          Tool
 	Args          json.RawMessage
 	Outcome       Outcome
 	UserConfirmed bool
@@ -99,7 +99,7 @@ type UndoEntry struct {
 	Thread int
 	UserID int64 // who made the change; only they may undo it
 	TaskID string
-	Tool   string
+	Tool   Tool
 	// Summary is the change the entry belongs to as the model was told it
 	// (English, for the model and the audit); people read summaries
 	// rendered from Change in their language. A redo's Summary is the

@@ -78,7 +78,7 @@ type ChangeSet struct {
 type ChangeItem struct {
 	ID     string
 	N      int    // 1-based number shown on its buttons; never changes
-	Tool   string // contract name, or add_checklist_item / update_checklist_item
+	Tool   Tool   // contract name, or add_checklist_item / update_checklist_item
 	TaskID string // empty for create_task
 	// Args are the call's arguments as the agent rebuilds the change from
 	// them and the audit records them; no other package reads into them.

@@ -22,7 +22,7 @@ type Decision struct {
 	UserID  int64
 	Verdict Verdict
 	Reason  string
-	Tool    string
+	Tool    Tool
 	TaskID  string // the task the item was about; empty for create_task
 	Summary string
 	Kind    string // as KindOf names it
@@ -32,7 +32,7 @@ type Decision struct {
 // Rejection is a rejected change, as the agent checks new proposals
 // against it.
 type Rejection struct {
-	Tool    string
+	Tool    Tool
 	TaskID  string
 	Args    []byte
 	Summary string

@@ -44,12 +44,12 @@ func (r Rule) Active(now time.Time) bool {
 // KindOf names the kind of change an item makes, as rules and the
 // rejection memory group them: its tool, and for status and priority the
 // value it sets. Empty means the change can never get a rule.
-func KindOf(tool string, field Field, after string) string {
+func KindOf(tool Tool, field Field, after string) string {
 	switch {
-	case tool == "" || tool == "delete_task":
+	case tool == "" || tool == ToolDeleteTask:
 		return ""
 	case field == FieldStatus || field == FieldPriority:
-		return tool + "=" + after
+		return string(tool) + "=" + after
 	}
-	return tool
+	return string(tool)
 }

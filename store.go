@@ -76,7 +76,7 @@ type Edit struct {
 	Thread  int
 	UserID  int64
 	TaskID  string // empty: Mutate creates a task
-	Tool    string
+	Tool    Tool
 	Args    json.RawMessage
 	Summary string
 	Mutate  Mutate

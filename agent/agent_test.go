@@ -148,18 +148,18 @@ func TestRegistry(t *testing.T) {
 		"update_task_estimate", "update_task_due_date", "set_task_reminder", "set_chat_timezone", "assign_task_labels", "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items"} {
 		want[n] = nod.Mutating
 	}
-	seen := map[string]bool{}
+	seen := map[nod.Tool]bool{}
 	var explode []string
 	for _, tool := range agent.Tools() {
 		if seen[tool.Name] {
 			t.Errorf("tool %s listed twice", tool.Name)
 		}
 		seen[tool.Name] = true
-		if r, ok := want[tool.Name]; !ok || r != tool.Risk {
+		if r, ok := want[string(tool.Name)]; !ok || r != tool.Risk {
 			t.Errorf("tool %s has risk %v, want %v (listed: %v)", tool.Name, tool.Risk, r, ok)
 		}
 		if tool.Explodes() {
-			explode = append(explode, tool.Name)
+			explode = append(explode, string(tool.Name))
 		}
 	}
 	if len(seen) != len(want) {
@@ -169,7 +169,7 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("exploding tools = %v", explode)
 	}
 	// Aliases resolve before the policy is looked up.
-	for alias, name := range map[string]string{"update_task_title": "set_task_title", "set_task_estimate": "update_task_estimate",
+	for alias, name := range map[string]nod.Tool{"update_task_title": "set_task_title", "set_task_estimate": "update_task_estimate",
 		"set_task_due_date": "update_task_due_date", "update_task_priority": "set_task_priority", "update_task_status": "set_task_status", " Set_Task_Priority ": "set_task_priority"} {
 		if tool, ok := agent.Lookup(alias); !ok || tool.Name != name {
 			t.Errorf("Lookup(%q) = %s, %v; want %s", alias, tool.Name, ok, name)
@@ -262,7 +262,7 @@ func TestArgumentRecovery(t *testing.T) {
 		}
 		var tools []string
 		for _, it := range res.Set.Items {
-			tools = append(tools, it.Tool)
+			tools = append(tools, string(it.Tool))
 		}
 		if !slices.Equal(tools, []string{"add_checklist_item", "add_checklist_item", "set_task_priority"}) {
 			t.Errorf("items = %v", tools)

@@ -12,7 +12,7 @@ import (
 
 // args is a tool call's decoded argument object.
 type args struct {
-	tool string
+	tool nod.Tool
 	m    map[string]json.RawMessage
 	// zone is the chat's, in which local times such as a reminder's are
 	// read; nil reads them in UTC.
@@ -23,7 +23,7 @@ type args struct {
 // small models produce when that is unambiguous: a code fence around the
 // JSON, or the object encoded once more as a JSON string. Anything else is
 // an error that names the tool but never echoes the arguments.
-func decodeArgs(tool, raw string) (args, error) {
+func decodeArgs(tool nod.Tool, raw string) (args, error) {
 	s := stripFence(strings.TrimSpace(raw))
 	if s == "" {
 		return args{tool: tool, m: map[string]json.RawMessage{}}, nil
@@ -192,7 +192,7 @@ func (a args) date(name string) (string, bool, error) {
 }
 
 // element decodes one element of an array field as an object.
-func element(tool string, raw json.RawMessage) (args, bool) {
+func element(tool nod.Tool, raw json.RawMessage) (args, bool) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
 		return args{}, false

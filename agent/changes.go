@@ -15,7 +15,7 @@ import (
 // exploded batch call. It is rebuilt from its stored tool name and
 // arguments when confirmed, so that what is applied is what was shown.
 type change interface {
-	tool() string
+	tool() nod.Tool
 	task() string // empty for create_task
 	field() nod.Field
 	args() json.RawMessage
@@ -37,17 +37,17 @@ type applyCtx struct {
 }
 
 // parseChange rebuilds a stored change item.
-func parseChange(tool string, raw json.RawMessage) (change, error) {
+func parseChange(tool nod.Tool, raw json.RawMessage) (change, error) {
 	a, err := decodeArgs(tool, string(raw))
 	if err != nil {
 		return nil, err
 	}
 	switch tool {
-	case "add_checklist_item":
+	case nod.ToolAddItem:
 		return parseAddItem(a)
-	case "update_checklist_item":
+	case nod.ToolUpdateItem:
 		return parseUpdateItem(a)
-	case "remove_checklist_item":
+	case nod.ToolRemoveItem:
 		return parseRemoveItem(a)
 	}
 	t, ok := mutatingTools[tool]
@@ -66,7 +66,7 @@ func parseChange(tool string, raw json.RawMessage) (change, error) {
 
 // scalar is a change of one field of a task to a new value.
 type scalar struct {
-	name   string
+	name   nod.Tool
 	id     string
 	fld    nod.Field
 	value  string // raw new value
@@ -76,7 +76,7 @@ type scalar struct {
 	render func(v string) string // for the summary
 }
 
-func (s scalar) tool() string                        { return s.name }
+func (s scalar) tool() nod.Tool                      { return s.name }
 func (s scalar) task() string                        { return s.id }
 func (s scalar) field() nod.Field                    { return s.fld }
 func (s scalar) args() json.RawMessage               { return s.raw }
@@ -309,7 +309,7 @@ func parseCreate(a args) ([]change, []string, error) {
 	return one(createTask{t: t, raw: mustJSON(raw)})
 }
 
-func (c createTask) tool() string                      { return "create_task" }
+func (c createTask) tool() nod.Tool                    { return nod.ToolCreateTask }
 func (c createTask) task() string                      { return "" }
 func (c createTask) field() nod.Field                  { return nod.FieldTask }
 func (c createTask) args() json.RawMessage             { return c.raw }
@@ -344,7 +344,7 @@ func parseAddItem(a args) (change, error) {
 	return addItem{id: id, title: title}, nil
 }
 
-func (c addItem) tool() string     { return "add_checklist_item" }
+func (c addItem) tool() nod.Tool   { return nod.ToolAddItem }
 func (c addItem) task() string     { return c.id }
 func (c addItem) field() nod.Field { return nod.FieldChecklist }
 func (c addItem) args() json.RawMessage {
@@ -446,11 +446,11 @@ func parseUpdateItem(a args) (change, error) {
 	return c, nil
 }
 
-func (c updateItem) tool() string {
+func (c updateItem) tool() nod.Tool {
 	if c.remove {
-		return "remove_checklist_item"
+		return nod.ToolRemoveItem
 	}
-	return "update_checklist_item"
+	return nod.ToolUpdateItem
 }
 func (c updateItem) task() string     { return c.id }
 func (c updateItem) field() nod.Field { return nod.FieldChecklist }

@@ -371,7 +371,7 @@ func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID int64, 
 	ch := updateItem{id: task.ID, itemID: itemID, checked: new(checked)}
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: task.ID, Tool: "toggle_checklist_item", Args: ch.args(),
+		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: task.ID, Tool: nod.ToolToggleItem, Args: ch.args(),
 		Summary: ch.summary(&task),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			err := ch.apply(cur, applyCtx{now: now, by: nod.ActorUser})
@@ -387,7 +387,7 @@ func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID int64, 
 func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: chatID, Thread: d.Thread, UserID: userID, TaskID: d.TaskID, Tool: "delete_task",
+		ChatID: chatID, Thread: d.Thread, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
 		Args: mustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			cur.DeletedAt = &now
@@ -401,7 +401,7 @@ func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.
 // where the person asked.
 func (c *Confirmations) Restore(ctx context.Context, at nod.Topic, userID int64, taskID string) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: taskID, Tool: "restore_task", Trashed: true,
+		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
 		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if cur.DeletedAt == nil {
@@ -470,7 +470,7 @@ func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.Cha
 // person's own change, audited and undoable. nod.ErrDecided if it is
 // done already. where is the reminder's topic.
 func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID int64, taskID string) (nod.Applied, error) {
-	cs, _, err := parseStatus(args{tool: "set_task_status", m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "status": mustJSON(nod.StatusDone)}})
+	cs, _, err := parseStatus(args{tool: nod.ToolSetStatus, m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "status": mustJSON(nod.StatusDone)}})
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -481,7 +481,7 @@ func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID in
 // person's own change, audited and undoable; the reminder stays in where,
 // the reminder's topic.
 func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID int64, taskID string, at time.Time) (nod.Applied, error) {
-	cs, _, err := parseReminder(args{tool: "set_task_reminder", m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "remind_at": mustJSON(at.Format(time.RFC3339))}, zone: at.Location()})
+	cs, _, err := parseReminder(args{tool: nod.ToolSetReminder, m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "remind_at": mustJSON(at.Format(time.RFC3339))}, zone: at.Location()})
 	if err != nil {
 		return nod.Applied{}, err
 	}

@@ -77,7 +77,7 @@ func toolParams() []openai.ChatCompletionToolUnionParam {
 	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
 	for _, t := range tools {
 		out = append(out, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
-			Name: t.Name, Description: openai.String(t.Description), Parameters: shared.FunctionParameters(t.Params),
+			Name: string(t.Name), Description: openai.String(t.Description), Parameters: shared.FunctionParameters(t.Params),
 		}))
 	}
 	return out

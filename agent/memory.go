@@ -121,10 +121,10 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 	}
 	seen := t.repeats(ctx)
 	args, summary := canonical(pc.c.args()), nod.FoldText(pc.c.summary(pc.task))
-	same := func(tool, task string, a []byte, sum string) bool {
+	same := func(tool nod.Tool, task string, a []byte, sum string) bool {
 		// A new task's summary names only its title: its other fields tell
 		// two proposals apart.
-		return tool == pc.c.tool() && task == pc.c.task() && (canonical(a) == args || (tool != "create_task" && nod.FoldText(sum) == summary))
+		return tool == pc.c.tool() && task == pc.c.task() && (canonical(a) == args || (tool != nod.ToolCreateTask && nod.FoldText(sum) == summary))
 	}
 	for _, it := range seen.waiting {
 		if same(it.Tool, it.TaskID, it.Args, it.Summary) {
@@ -197,7 +197,7 @@ func (t *turn) rejection(ctx context.Context, pc prepared) *nod.Rejection {
 	seen := t.repeats(ctx)
 	args, summary := canonical(pc.c.args()), nod.FoldText(pc.c.summary(pc.task))
 	for i, r := range seen.rejections {
-		if r.Tool == pc.c.tool() && r.TaskID == pc.c.task() && (canonical(r.Args) == args || (r.Tool != "create_task" && nod.FoldText(r.Summary) == summary)) {
+		if r.Tool == pc.c.tool() && r.TaskID == pc.c.task() && (canonical(r.Args) == args || (r.Tool != nod.ToolCreateTask && nod.FoldText(r.Summary) == summary)) {
 			return &seen.rejections[i]
 		}
 	}

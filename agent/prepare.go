@@ -39,7 +39,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 	tool, ok := Lookup(call.Name)
 	if !ok {
 		err := fmt.Sprintf("unknown tool %q: it does not exist and nothing was done; use only the tools you were given", call.Name)
-		t.record(start, call.Name, nil, nod.OutcomeFailed, err)
+		t.record(start, nod.Tool(call.Name), nil, nod.OutcomeFailed, err)
 		return nil, errorJSON(errors.New(err))
 	}
 	a, err := decodeArgs(tool.Name, call.Arguments)
@@ -48,7 +48,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 		return nil, errorJSON(err)
 	}
 	a.zone = t.zone
-	if tool.Name == "set_chat_timezone" {
+	if tool.Name == nod.ToolSetTimezone {
 		return t.prepareZone(start, tool, a)
 	}
 	switch tool.Risk {
@@ -156,7 +156,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 			redundant = append(redundant, noopReason(c, task))
 			continue
 		}
-		seen := c.tool() + "/" + c.task() + "/" + nod.FoldText(c.summary(task))
+		seen := string(c.tool()) + "/" + c.task() + "/" + nod.FoldText(c.summary(task))
 		if t.seen[seen] {
 			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.summary(task), "Add: ")))
 			continue

@@ -12,7 +12,7 @@ import (
 // read runs a read-only tool.
 func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 	switch tool.Name {
-	case "get_task":
+	case nod.ToolGetTask:
 		id, _, err := a.str("task_id", true)
 		if err != nil {
 			return "", err
@@ -25,7 +25,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 			return "", err
 		}
 		return TaskJSON(task, t.zone), nil
-	case "list_tasks":
+	case nod.ToolListTasks:
 		var f nod.TaskFilter
 		q, _, err := a.str("query", false)
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 // Tool is one tool the agent may call. The registry, not the prompt,
 // decides from Risk what needs confirmation.
 type Tool struct {
-	Name        string
+	Name        nod.Tool
 	Risk        nod.Risk
 	Description string
 	Params      map[string]any // JSON schema of the arguments
@@ -38,50 +38,50 @@ func enum(vals ...string) map[string]any { return map[string]any{"type": "string
 
 // tools lists every tool of the contract, in the order the model sees them.
 var tools = []Tool{
-	{Name: "list_tasks", Risk: nod.ReadOnly, Description: "List the chat's tasks a page at a time, oldest first, optionally filtered by a case-insensitive text query on title or description, and by status. Returns {tasks, total, next_cursor}: total counts every match; pass next_cursor as cursor to read the next page (null: no more).",
+	{Name: nod.ToolListTasks, Risk: nod.ReadOnly, Description: "List the chat's tasks a page at a time, oldest first, optionally filtered by a case-insensitive text query on title or description, and by status. Returns {tasks, total, next_cursor}: total counts every match; pass next_cursor as cursor to read the next page (null: no more).",
 		Params: map[string]any{"type": "object", "properties": map[string]any{"query": str, "status": enum(statusNames()...),
 			"limit":  map[string]any{"type": "integer", "minimum": 1, "maximum": nod.MaxPage, "description": fmt.Sprintf("Tasks per page, default %d.", nod.DefaultPage)},
 			"cursor": map[string]any{"type": "string", "description": "The next_cursor of the page before."}}}},
-	{Name: "get_task", Risk: nod.ReadOnly, Description: "Get one task with its checklist (each item with checked_by and checked_at).",
+	{Name: nod.ToolGetTask, Risk: nod.ReadOnly, Description: "Get one task with its checklist (each item with checked_by and checked_at).",
 		Params: map[string]any{"type": "object", "properties": map[string]any{"task_id": str}, "required": []string{"task_id"}}},
-	{Name: "create_task", Risk: nod.Mutating, Description: "Create a task. Status starts OPEN, priority defaults to P2.", parse: parseCreate,
+	{Name: nod.ToolCreateTask, Risk: nod.Mutating, Description: "Create a task. Status starts OPEN, priority defaults to P2.", parse: parseCreate,
 		Params: object(map[string]any{"title": str, "description": str, "priority": enum("P0", "P1", "P2", "P3"),
 			"estimate_minutes": map[string]any{"type": "integer", "minimum": 0}, "due_date": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DD"},
 			"labels": map[string]any{"type": "array", "items": str}}, "title")},
-	{Name: "set_task_title", Risk: nod.Mutating, Description: "Rename a task.", parse: parseTitle,
+	{Name: nod.ToolSetTitle, Risk: nod.Mutating, Description: "Rename a task.", parse: parseTitle,
 		Params: object(map[string]any{"task_id": str, "title": str}, "task_id", "title")},
-	{Name: "update_task_description", Risk: nod.Mutating, Description: "Replace a task's description.", parse: parseDescription,
+	{Name: nod.ToolUpdateDescription, Risk: nod.Mutating, Description: "Replace a task's description.", parse: parseDescription,
 		Params: object(map[string]any{"task_id": str, "description": str}, "task_id", "description")},
-	{Name: "set_task_status", Risk: nod.Mutating, Description: "Change a task's status.", parse: parseStatus,
+	{Name: nod.ToolSetStatus, Risk: nod.Mutating, Description: "Change a task's status.", parse: parseStatus,
 		Params: object(map[string]any{"task_id": str, "status": enum(statusNames()...)}, "task_id", "status")},
-	{Name: "set_task_priority", Risk: nod.Mutating, Description: "Change a task's priority (P0 most urgent).", parse: parsePriority,
+	{Name: nod.ToolSetPriority, Risk: nod.Mutating, Description: "Change a task's priority (P0 most urgent).", parse: parsePriority,
 		Params: object(map[string]any{"task_id": str, "priority": enum("P0", "P1", "P2", "P3")}, "task_id", "priority")},
-	{Name: "update_task_estimate", Risk: nod.Mutating, Description: "Set a task's estimate in minutes.", parse: parseEstimate,
+	{Name: nod.ToolUpdateEstimate, Risk: nod.Mutating, Description: "Set a task's estimate in minutes.", parse: parseEstimate,
 		Params: object(map[string]any{"task_id": str, "estimate_minutes": map[string]any{"type": "integer", "minimum": 0}}, "task_id", "estimate_minutes")},
-	{Name: "update_task_due_date", Risk: nod.Mutating, Description: "Set a task's due date (YYYY-MM-DD), or clear it with null.", parse: parseDueDate,
+	{Name: nod.ToolUpdateDueDate, Risk: nod.Mutating, Description: "Set a task's due date (YYYY-MM-DD), or clear it with null.", parse: parseDueDate,
 		Params: object(map[string]any{"task_id": str, "due_date": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DD or null"}}, "task_id", "due_date")},
-	{Name: "set_task_reminder", Risk: nod.Mutating, Description: "Set when nod reminds the user of a task: a local date and time YYYY-MM-DDTHH:MM in the chat's time zone (see Today above), or null to clear it. A task has one reminder.", parse: parseReminder,
+	{Name: nod.ToolSetReminder, Risk: nod.Mutating, Description: "Set when nod reminds the user of a task: a local date and time YYYY-MM-DDTHH:MM in the chat's time zone (see Today above), or null to clear it. A task has one reminder.", parse: parseReminder,
 		Params: object(map[string]any{"task_id": str, "remind_at": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DDTHH:MM local time, or null"}}, "task_id", "remind_at")},
-	{Name: "assign_task_labels", Risk: nod.Mutating, Description: "Set a task's labels: the full new set.", parse: parseLabels,
+	{Name: nod.ToolAssignLabels, Risk: nod.Mutating, Description: "Set a task's labels: the full new set.", parse: parseLabels,
 		Params: object(map[string]any{"task_id": str, "labels": map[string]any{"type": "array", "items": str}}, "task_id", "labels")},
-	{Name: "add_multiple_checklist_items", Risk: nod.Mutating, Description: "Add items to a task's checklist.", parse: parseAddItems,
+	{Name: nod.ToolAddItems, Risk: nod.Mutating, Description: "Add items to a task's checklist.", parse: parseAddItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"title": str}, "required": []string{"title"}}}}, "task_id", "items")},
-	{Name: "update_checklist_items", Risk: nod.Mutating, Description: "Check, uncheck or rename checklist items (ids from get_task). Changing the checked state of an item the user set needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseUpdateItems,
+	{Name: nod.ToolUpdateItems, Risk: nod.Mutating, Description: "Check, uncheck or rename checklist items (ids from get_task). Changing the checked state of an item the user set needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseUpdateItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"id": str,
 				"isChecked": map[string]any{"type": "boolean", "description": "The new checked state (get_task calls it checked; either name works)."},
 				"title":     str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
-	{Name: "remove_checklist_items", Risk: nod.Mutating, Description: "Remove items from a task's checklist (ids from get_task). Removing an item the user checked needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseRemoveItems,
+	{Name: nod.ToolRemoveItems, Risk: nod.Mutating, Description: "Remove items from a task's checklist (ids from get_task). Removing an item the user checked needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseRemoveItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"id": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
-	{Name: "set_chat_timezone", Risk: nod.Mutating, Description: "Set the chat's time zone when the user says where they are (\"I'm in Cologne\" → Europe/Berlin): an IANA name. Dates and reminders are read in it.",
+	{Name: nod.ToolSetTimezone, Risk: nod.Mutating, Description: "Set the chat's time zone when the user says where they are (\"I'm in Cologne\" → Europe/Berlin): an IANA name. Dates and reminders are read in it.",
 		Params: object(map[string]any{"timezone": map[string]any{"type": "string", "description": "IANA name such as Europe/Berlin"}}, "timezone")},
-	{Name: "answer_proposals", Risk: nod.Decides, Description: "Pass on the user's decision on your pending proposal when they stated it in words nod could not read itself (\"3 bis 5 passt, 7 auch\", \"all but the title\"). Name items by the numbers the user sees. It applies only if the user's own words ask for exactly that; otherwise the user is shown your reading to accept. Never name items the user did not decide.",
+	{Name: nod.ToolAnswerProposals, Risk: nod.Decides, Description: "Pass on the user's decision on your pending proposal when they stated it in words nod could not read itself (\"3 bis 5 passt, 7 auch\", \"all but the title\"). Name items by the numbers the user sees. It applies only if the user's own words ask for exactly that; otherwise the user is shown your reading to accept. Never name items the user did not decide.",
 		Params: object(map[string]any{"set": map[string]any{"type": "string", "description": "The proposal's id from your context; omit it for the proposal the user's message replies to, else their latest."},
 			"confirm": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}}, "reject": map[string]any{"type": "array", "items": map[string]any{"type": "integer"}},
 			"reason": map[string]any{"type": "string", "description": "The user's reason for the rejections, in their words."}})},
-	{Name: "delete_task", Risk: nod.Destructive, Description: "Delete a task (to the trash). Always asks the user to type the task's title.",
+	{Name: nod.ToolDeleteTask, Risk: nod.Destructive, Description: "Delete a task (to the trash). Always asks the user to type the task's title.",
 		Params: object(map[string]any{"task_id": str}, "task_id")},
 }
 
@@ -94,8 +94,8 @@ func statusNames() []string {
 }
 
 var (
-	toolsByName   = map[string]Tool{}
-	mutatingTools = map[string]Tool{}
+	toolsByName   = map[nod.Tool]Tool{}
+	mutatingTools = map[nod.Tool]Tool{}
 )
 
 func init() {
@@ -110,43 +110,43 @@ func init() {
 // aliases map names models commonly produce to the contract names. They
 // are resolved before the policy is looked up, so an alias can never skip
 // a confirmation.
-var aliases = map[string]string{
-	"update_task_title":        "set_task_title",
-	"rename_task":              "set_task_title",
-	"set_task_description":     "update_task_description",
-	"update_task_status":       "set_task_status",
-	"update_task_priority":     "set_task_priority",
-	"set_task_estimate":        "update_task_estimate",
-	"set_task_due_date":        "update_task_due_date",
-	"set_due_date":             "update_task_due_date",
-	"set_reminder":             "set_task_reminder",
-	"update_task_reminder":     "set_task_reminder",
-	"set_timezone":             "set_chat_timezone",
-	"set_time_zone":            "set_chat_timezone",
-	"set_task_labels":          "assign_task_labels",
-	"update_task_labels":       "assign_task_labels",
-	"add_checklist_items":      "add_multiple_checklist_items",
-	"add_checklist_item":       "add_multiple_checklist_items",
-	"update_checklist_item":    "update_checklist_items",
-	"remove_checklist_item":    "remove_checklist_items",
-	"delete_checklist_items":   "remove_checklist_items",
-	"delete_checklist_item":    "remove_checklist_items",
-	"remove_task":              "delete_task",
-	"list_task":                "list_tasks",
-	"search_tasks":             "list_tasks",
-	"get_task_details":         "get_task",
-	"functions.list_tasks":     "list_tasks",
-	"functions.get_task":       "get_task",
-	"functions.create_task":    "create_task",
-	"functions.delete_task":    "delete_task",
-	"functions.set_task_title": "set_task_title",
+var aliases = map[string]nod.Tool{
+	"update_task_title":        nod.ToolSetTitle,
+	"rename_task":              nod.ToolSetTitle,
+	"set_task_description":     nod.ToolUpdateDescription,
+	"update_task_status":       nod.ToolSetStatus,
+	"update_task_priority":     nod.ToolSetPriority,
+	"set_task_estimate":        nod.ToolUpdateEstimate,
+	"set_task_due_date":        nod.ToolUpdateDueDate,
+	"set_due_date":             nod.ToolUpdateDueDate,
+	"set_reminder":             nod.ToolSetReminder,
+	"update_task_reminder":     nod.ToolSetReminder,
+	"set_timezone":             nod.ToolSetTimezone,
+	"set_time_zone":            nod.ToolSetTimezone,
+	"set_task_labels":          nod.ToolAssignLabels,
+	"update_task_labels":       nod.ToolAssignLabels,
+	"add_checklist_items":      nod.ToolAddItems,
+	string(nod.ToolAddItem):    nod.ToolAddItems,
+	string(nod.ToolUpdateItem): nod.ToolUpdateItems,
+	string(nod.ToolRemoveItem): nod.ToolRemoveItems,
+	"delete_checklist_items":   nod.ToolRemoveItems,
+	"delete_checklist_item":    nod.ToolRemoveItems,
+	"remove_task":              nod.ToolDeleteTask,
+	"list_task":                nod.ToolListTasks,
+	"search_tasks":             nod.ToolListTasks,
+	"get_task_details":         nod.ToolGetTask,
+	"functions.list_tasks":     nod.ToolListTasks,
+	"functions.get_task":       nod.ToolGetTask,
+	"functions.create_task":    nod.ToolCreateTask,
+	"functions.delete_task":    nod.ToolDeleteTask,
+	"functions.set_task_title": nod.ToolSetTitle,
 }
 
 // Lookup normalises a tool name (case, white space, aliases) and returns
 // the tool, or false for a tool that does not exist and must never run.
 func Lookup(name string) (Tool, bool) {
-	n := strings.ToLower(strings.TrimSpace(name))
-	if a, ok := aliases[n]; ok {
+	n := nod.Tool(strings.ToLower(strings.TrimSpace(name)))
+	if a, ok := aliases[string(n)]; ok {
 		n = a
 	}
 	t, ok := toolsByName[n]
@@ -202,14 +202,14 @@ func explode(a args, parse func(args) (change, error)) ([]change, []string, erro
 
 // malformedNote says how many elements were skipped, and the shape an
 // element has, so that a model can call again right.
-func malformedNote(tool string, n int) []string {
+func malformedNote(tool nod.Tool, n int) []string {
 	if n == 0 {
 		return nil
 	}
-	shape := map[string]string{
-		"add_multiple_checklist_items": `{"title": "…"}`,
-		"update_checklist_items":       `{"id": "…", "isChecked": true, "title": "…", "reason": "…"} (id and at least one change)`,
-		"remove_checklist_items":       `{"id": "…", "reason": "…"} (reason optional)`,
+	shape := map[nod.Tool]string{
+		nod.ToolAddItems:    `{"title": "…"}`,
+		nod.ToolUpdateItems: `{"id": "…", "isChecked": true, "title": "…", "reason": "…"} (id and at least one change)`,
+		nod.ToolRemoveItems: `{"id": "…", "reason": "…"} (reason optional)`,
 	}[tool]
 	if shape == "" {
 		shape = "an object with the fields of the tool's schema"

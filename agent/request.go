@@ -50,7 +50,7 @@ func encodeTools() json.RawMessage {
 	}
 	out := make([]tool, 0, len(tools))
 	for _, t := range tools {
-		out = append(out, tool{"function", function{t.Name, t.Description, t.Params}})
+		out = append(out, tool{"function", function{string(t.Name), t.Description, t.Params}})
 	}
 	return mustJSON(out)
 }

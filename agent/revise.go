@@ -43,12 +43,12 @@ func revisionNote(it nod.ChangeItem) string {
 }
 
 // batchTool is the tool the model calls for an exploded item.
-func batchTool(tool string) string {
+func batchTool(tool nod.Tool) nod.Tool {
 	switch tool {
-	case "add_checklist_item":
-		return "add_multiple_checklist_items"
-	case "update_checklist_item":
-		return "update_checklist_items"
+	case nod.ToolAddItem:
+		return nod.ToolAddItems
+	case nod.ToolUpdateItem:
+		return nod.ToolUpdateItems
 	}
 	return tool
 }

@@ -186,7 +186,7 @@ type Deps struct {
 type Zones interface {
 	// SetTimeZone sets the chat's zone and records the change, with its
 	// audit row under tool, for its Undo; in one transaction.
-	SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool string) (nod.ZoneChange, error)
+	SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
 	// ProposeZone records a zone change that waits for the person's tap,
 	// with its audit row.
 	ProposeZone(ctx context.Context, chatID, userID int64, zone string) (nod.ZoneChange, error)

@@ -15,13 +15,13 @@ import (
 // named by its title (cut to 60); other stored text stays out: a checklist
 // item is named by its title only when the person's own words (said)
 // contain it, else by its id.
-func classifierSummary(tool string, a args, task *nod.Task, said string) string {
+func classifierSummary(tool nod.Tool, a args, task *nod.Task, said string) string {
 	name := "task " + cut(a.text("task_id"))
 	if task != nil {
 		name = fmt.Sprintf("task %q", cutTo(task.Title, 60))
 	}
 	switch tool {
-	case "create_task":
+	case nod.ToolCreateTask:
 		s := fmt.Sprintf("create a task titled %q", cut(a.text("title")))
 		for _, f := range []string{"priority", "due_date", "estimate_minutes"} {
 			if v := a.text(f); v != "" && v != "null" {
@@ -35,39 +35,39 @@ func classifierSummary(tool string, a args, task *nod.Task, said string) string 
 			s += fmt.Sprintf(", description %q", cut(d))
 		}
 		return s
-	case "set_task_title":
+	case nod.ToolSetTitle:
 		return fmt.Sprintf("rename %s to %q", name, cut(a.text("title")))
-	case "update_task_description":
+	case nod.ToolUpdateDescription:
 		return fmt.Sprintf("set the description of %s to %q", name, cut(a.text("description")))
-	case "set_task_status":
+	case nod.ToolSetStatus:
 		return fmt.Sprintf("set the status of %s to %s", name, cut(a.text("status")))
-	case "set_task_priority":
+	case nod.ToolSetPriority:
 		return fmt.Sprintf("set the priority of %s to %s", name, cut(a.text("priority")))
-	case "update_task_estimate":
+	case nod.ToolUpdateEstimate:
 		return fmt.Sprintf("set the estimate of %s to %s minutes", name, cut(a.text("estimate_minutes")))
-	case "update_task_due_date":
+	case nod.ToolUpdateDueDate:
 		if d := a.text("due_date"); d != "" && d != "null" {
 			return fmt.Sprintf("set the due date of %s to %s", name, cut(d))
 		}
 		return fmt.Sprintf("clear the due date of %s", name)
-	case "set_task_reminder":
+	case nod.ToolSetReminder:
 		if r := a.text("remind_at"); r != "" && r != "null" {
 			return fmt.Sprintf("set a reminder on %s for %s (%s)", name, cut(r), zoneOr(a.zone))
 		}
 		return fmt.Sprintf("clear the reminder of %s", name)
-	case "set_chat_timezone":
+	case nod.ToolSetTimezone:
 		return fmt.Sprintf("set the chat's time zone to %s", cut(a.text("timezone")))
-	case "assign_task_labels":
+	case nod.ToolAssignLabels:
 		ls, _, _ := a.strings("labels", false)
 		return fmt.Sprintf("set the labels of %s to [%s]", name, cut(strings.Join(ls, ", ")))
-	case "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items":
+	case nod.ToolAddItems, nod.ToolUpdateItems, nod.ToolRemoveItems:
 		return checklistSummary(tool, a, name, task, said)
 	}
-	return tool
+	return string(tool)
 }
 
 // checklistSummary renders a batch checklist call, one part per element.
-func checklistSummary(tool string, a args, name string, task *nod.Task, said string) string {
+func checklistSummary(tool nod.Tool, a args, name string, task *nod.Task, said string) string {
 	els, _, _ := a.array("items", false)
 	var parts []string
 	for _, e := range els {
@@ -75,12 +75,12 @@ func checklistSummary(tool string, a args, name string, task *nod.Task, said str
 		if !ok {
 			continue
 		}
-		if tool == "add_multiple_checklist_items" {
+		if tool == nod.ToolAddItems {
 			parts = append(parts, fmt.Sprintf("%q", cut(ea.text("title"))))
 			continue
 		}
 		item := itemName(task, ea.text("id"), said)
-		if tool == "remove_checklist_items" {
+		if tool == nod.ToolRemoveItems {
 			parts = append(parts, item)
 			continue
 		}
@@ -94,9 +94,9 @@ func checklistSummary(tool string, a args, name string, task *nod.Task, said str
 		parts = append(parts, fmt.Sprintf("%s: %s", item, strings.Join(p, " and ")))
 	}
 	switch tool {
-	case "add_multiple_checklist_items":
+	case nod.ToolAddItems:
 		return fmt.Sprintf("add %s to the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, ", "))
-	case "remove_checklist_items":
+	case nod.ToolRemoveItems:
 		return fmt.Sprintf("remove %s from the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("change %s of the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, "; "))

@@ -316,7 +316,7 @@ type turn struct {
 func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
 	results := make([]string, len(calls))
 	for _, c := range calls {
-		if c.Name != "list_tasks" && c.Name != "get_task" {
+		if nod.Tool(c.Name) != nod.ToolListTasks && nod.Tool(c.Name) != nod.ToolGetTask {
 			t.listed = false // the listing may be out of date from here on
 		}
 	}
@@ -420,7 +420,7 @@ func (t *turn) conversation() []confidence.Entry {
 }
 
 // record audits the outcome of one call.
-func (t *turn) record(start time.Time, tool string, a json.RawMessage, o nod.Outcome, errText string) {
+func (t *turn) record(start time.Time, tool nod.Tool, a json.RawMessage, o nod.Outcome, errText string) {
 	t.recordEntry(start, nod.AuditEntry{Tool: tool, Args: a, Outcome: o, Error: errText})
 }
 

@@ -65,7 +65,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		return
 	}
 	before := b.zoneName(in.settings)
-	if _, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, "tz"); err != nil {
+	if _, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, nod.ToolTZ); err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
 		return
@@ -340,7 +340,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	if !b.mayChangeChat(ctx, in, "tz") {
 		return
 	}
-	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, "location")
+	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, nod.ToolLocation)
 	if err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))

@@ -56,7 +56,7 @@ type Entry struct {
 
 // Action is one proposed tool call, summarised by nod from its arguments.
 type Action struct {
-	Tool    string
+	Tool    nod.Tool
 	Summary string
 	// For is the person whose words alone may ask for the action, in a
 	// group (0: any user line, as in a private chat). Who it is for is

@@ -12,7 +12,7 @@ type auditLine struct {
 	At      string
 	Who     string // "you", "nod", "rule", "trusted", "review"
 	Outcome nod.Outcome
-	Tool    string
+	Tool    nod.Tool
 	Change  string // what the row changed, rendered; empty if unknown
 	Task    string // the task's title, if known
 	Mode    string // for mode rows
@@ -26,7 +26,7 @@ type auditLine struct {
 func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string) Message {
 	var lines []auditLine
 	for _, a := range entries {
-		if a.Tool == "list_tasks" || a.Tool == "get_task" {
+		if a.Tool == nod.ToolListTasks || a.Tool == nod.ToolGetTask {
 			continue
 		}
 		lines = append(lines, l.auditLine(a, titles))
@@ -50,39 +50,39 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 	default:
 		line.Who = "nod"
 	}
-	if a.Tool == "mode" {
+	if a.Tool == nod.ToolMode {
 		line.Mode = str("mode")
 		return line
 	}
 	value := ""
 	switch a.Tool {
-	case "set_task_title", "add_checklist_item", "create_task":
+	case nod.ToolSetTitle, nod.ToolAddItem, nod.ToolCreateTask:
 		value = str("title")
-	case "set_task_status":
+	case nod.ToolSetStatus:
 		value = str("status")
-	case "set_task_priority":
+	case nod.ToolSetPriority:
 		value = str("priority")
-	case "update_task_estimate":
+	case nod.ToolUpdateEstimate:
 		value = str("estimate_minutes")
-	case "update_task_due_date":
+	case nod.ToolUpdateDueDate:
 		if v := str("due_date"); v != "null" {
 			value = v
 		}
-	case "assign_task_labels":
+	case nod.ToolAssignLabels:
 		// As every other message shows a label set, whatever order the call gave.
 		value = strings.Join(nod.NormalizeLabels(a.ArgList("labels")), ", ")
-	case "update_task_description":
+	case nod.ToolUpdateDescription:
 		value = str("description")
 	}
 	switch a.Tool {
-	case "add_multiple_checklist_items", "update_checklist_items", "remove_checklist_items":
+	case nod.ToolAddItems, nod.ToolUpdateItems, nod.ToolRemoveItems:
 		titles := a.ArgTitles("items")
 		shown := titles[:min(len(titles), 3)]
 		line.Change = l.Render("audit_items", map[string]any{"Tool": a.Tool, "N": len(titles), "Titles": shown, "More": len(titles) - len(shown)})
-	case "delete_task", "restore_task", "toggle_checklist_item", "update_checklist_item", "remove_checklist_item", "answer_proposals", "rule", "seed":
-		line.Change = l.Render("audit_change", map[string]string{"Tool": a.Tool, "Checked": str("isChecked")})
+	case nod.ToolDeleteTask, nod.ToolRestoreTask, nod.ToolToggleItem, nod.ToolUpdateItem, nod.ToolRemoveItem, nod.ToolAnswerProposals, nod.ToolRule, nod.ToolSeed:
+		line.Change = l.Render("audit_change", map[string]any{"Tool": a.Tool, "Checked": str("isChecked")})
 	default:
-		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: a.Tool})
+		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: string(a.Tool)})
 	}
 	return line
 }

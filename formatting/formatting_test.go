@@ -109,7 +109,7 @@ var (
 	titles = map[string]string{"T1": "Fix login bug", "T2": "Update README"}
 )
 
-func item(n int, tool, task string, f nod.Field, summary, before, after string) nod.ChangeItem {
+func item(n int, tool nod.Tool, task string, f nod.Field, summary, before, after string) nod.ChangeItem {
 	return nod.ChangeItem{ID: fmt.Sprintf("i%d", n), N: n, Tool: tool, TaskID: task, Summary: summary, Field: f, Before: before, After: after, Status: nod.ItemPending}
 }
 

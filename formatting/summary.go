@@ -8,7 +8,8 @@ import (
 
 // summaryData is what the summary template reads of a change item.
 type summaryData struct {
-	Tool, Value        string
+	Tool               nod.Tool
+	Value              string
 	OldTitle, NewTitle string // checklist item edits
 	Rename             bool
 	Check              string // "check", "uncheck" or ""
@@ -28,12 +29,12 @@ func (l *Locale) DoneSummary(it nod.ChangeItem) string { return l.summary(it, tr
 func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary, Done: done}
 	switch it.Tool {
-	case "remove_checklist_item":
+	case nod.ToolRemoveItem:
 		if it.ItemBefore == nil || it.ItemBefore.Title == "" {
 			return it.Summary
 		}
 		d.OldTitle = it.ItemBefore.Title
-	case "update_checklist_item":
+	case nod.ToolUpdateItem:
 		before, after := it.ItemBefore, it.ItemAfter
 		if before == nil || after == nil {
 			return it.Summary
@@ -80,11 +81,11 @@ func (l *Locale) appliedSummary(u nod.UndoEntry) string {
 		ic := ch.Items[0]
 		switch {
 		case ic.Before == nil && ic.After != nil:
-			return l.DoneSummary(nod.ChangeItem{Tool: "add_checklist_item", After: ic.After.Title})
+			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.After.Title})
 		case ic.After == nil && ic.Before != nil:
-			return l.DoneSummary(nod.ChangeItem{Tool: "remove_checklist_item", ItemBefore: ic.Before})
+			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.Before})
 		case ic.Before != nil:
-			return l.DoneSummary(nod.ChangeItem{Tool: "update_checklist_item", ItemBefore: ic.Before, ItemAfter: ic.After})
+			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.Before, ItemAfter: ic.After})
 		}
 	}
 	return ""
@@ -108,11 +109,11 @@ func (l *Locale) undoneSummary(redo nod.UndoEntry) string {
 		ic := inv.Items[0]
 		switch {
 		case ic.After == nil: // the undone change added it
-			return l.Summary(nod.ChangeItem{Tool: "add_checklist_item", After: ic.Before.Title})
+			return l.Summary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.Before.Title})
 		case ic.Before == nil: // it removed it
-			return l.Summary(nod.ChangeItem{Tool: "remove_checklist_item", ItemBefore: ic.After})
+			return l.Summary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.After})
 		default:
-			return l.Summary(nod.ChangeItem{Tool: "update_checklist_item", ItemBefore: ic.After, ItemAfter: ic.Before})
+			return l.Summary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.After, ItemAfter: ic.Before})
 		}
 	}
 	return ""

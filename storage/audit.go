@@ -68,7 +68,7 @@ func (db *DB) auditHash(prev string, a nod.AuditEntry) string {
 }
 
 func linkHash(h hash.Hash, prev string, a nod.AuditEntry) string {
-	for _, f := range []string{prev, strconv.FormatInt(a.ChatID, 10), strconv.FormatInt(a.UserID, 10), a.Tool, string(a.Args),
+	for _, f := range []string{prev, strconv.FormatInt(a.ChatID, 10), strconv.FormatInt(a.UserID, 10), string(a.Tool), string(a.Args),
 		string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Error, a.Reason,
 		strconv.FormatInt(a.Duration.Microseconds(), 10), strconv.FormatInt(micros(a.At), 10)} {
 		fmt.Fprintf(h, "%d:%s;", len(f), f)

@@ -14,7 +14,7 @@ import (
 // for userID, with its audit row under tool, and moves a daily review
 // that is on to its next local time, in one transaction. It returns the
 // change, recorded so that it can be undone.
-func (db *DB) SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool string) (nod.ZoneChange, error) {
+func (db *DB) SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var err error
@@ -62,7 +62,7 @@ func (db *DB) UndoZone(ctx context.Context, chatID, userID int64, id string, def
 		if now != zc.After {
 			return fmt.Errorf("time zone is %q, not %q: %w", now, zc.After, nod.ErrStale)
 		}
-		if _, _, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, "set_chat_timezone", nod.OutcomeUndone); err != nil {
+		if _, _, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, nod.ToolSetTimezone, nod.OutcomeUndone); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET undone_at = $1 WHERE id = $2`, micros(db.now()), id)
@@ -91,7 +91,7 @@ func (db *DB) ProposeZone(ctx context.Context, chatID, userID int64, zone string
 			return fmt.Errorf("propose time zone: %w", err)
 		}
 		args, _ := json.Marshal(map[string]string{"timezone": zc.After})
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "set_chat_timezone", Args: args, Outcome: nod.OutcomeQueued, At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolSetTimezone, Args: args, Outcome: nod.OutcomeQueued, At: now})
 	})
 	return zc, err
 }
@@ -124,9 +124,9 @@ func (db *DB) DecideZone(ctx context.Context, chatID, userID int64, id string, a
 				return fmt.Errorf("decline time zone: %w", err)
 			}
 			args, _ := json.Marshal(map[string]string{"timezone": zc.After})
-			return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "set_chat_timezone", Args: args, Outcome: nod.OutcomeRejected, UserConfirmed: true, At: db.now()})
+			return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolSetTimezone, Args: args, Outcome: nod.OutcomeRejected, UserConfirmed: true, At: db.now()})
 		}
-		if zc.Before, _, err = db.setZone(ctx, tx, chatID, userID, zc.After, def, "set_chat_timezone", nod.OutcomeConfirmed); err != nil {
+		if zc.Before, _, err = db.setZone(ctx, tx, chatID, userID, zc.After, def, nod.ToolSetTimezone, nod.OutcomeConfirmed); err != nil {
 			return err
 		}
 		// The person who tapped may undo it; before is the zone as it was
@@ -139,7 +139,7 @@ func (db *DB) DecideZone(ctx context.Context, chatID, userID int64, id string, a
 
 // setZone writes the chat's zone and moves its daily review with it,
 // audited under tool as outcome; it returns the zone before and after.
-func (db *DB) setZone(ctx context.Context, tx conn, chatID, userID int64, zone string, def *time.Location, tool string, outcome nod.Outcome) (string, string, error) {
+func (db *DB) setZone(ctx context.Context, tx conn, chatID, userID int64, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (string, string, error) {
 	loc := def
 	if zone != "" {
 		l, err := nod.LoadZone(zone)
@@ -201,7 +201,7 @@ func (db *DB) SetDaily(ctx context.Context, at nod.Topic, userID int64, hhmm str
 			return fmt.Errorf("set daily review: %w", err)
 		}
 		args, _ := json.Marshal(map[string]any{"daily": hhmm, "quiet": quiet})
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "daily", Args: args, Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolDaily, Args: args, Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: now})
 	})
 }
 

@@ -66,7 +66,7 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 	}
 	out := make([]nod.Event, 0, len(rs))
 	for _, r := range rs {
-		if r.source == "a" && r.a == "interrupted" && (nod.AuditEntry{Args: []byte(r.b)}).Arg("thread") != thread {
+		if r.source == "a" && nod.Tool(r.a) == nod.ToolInterrupted && (nod.AuditEntry{Args: []byte(r.b)}).Arg("thread") != thread {
 			continue // another topic's message went unanswered
 		}
 		e := nod.Event{Reason: r.reason, At: fromMicros(r.at), Task: r.title, UserID: r.user}
@@ -82,17 +82,17 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 				e.Kind = nod.EventRedone // the undo of an undo
 			}
 		case "a": // an audited action: tool, args
-			a := nod.AuditEntry{Tool: r.a, Args: []byte(r.b)}
+			a := nod.AuditEntry{Tool: nod.Tool(r.a), Args: []byte(r.b)}
 			taskID := a.Arg("task_id")
 			if taskID != "" {
 				e.Task = task(taskID).Title
 			}
-			switch r.a {
-			case "delete_task":
+			switch a.Tool {
+			case nod.ToolDeleteTask:
 				e.Kind = nod.EventDeleted
-			case "restore_task":
+			case nod.ToolRestoreTask:
 				e.Kind = nod.EventRestored
-			case "toggle_checklist_item":
+			case nod.ToolToggleItem:
 				e.Kind = nod.EventUnticked
 				if a.Arg("isChecked") == "true" {
 					e.Kind = nod.EventTicked

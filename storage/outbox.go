@@ -17,7 +17,7 @@ type receiptRecord struct {
 	Trusted   bool            `json:"trusted,omitempty"`
 	RuleID    string          `json:"rule_id,omitempty"`
 	N         int             `json:"n"`
-	Tool      string          `json:"tool"`
+	Tool      nod.Tool        `json:"tool"`
 	TaskID    string          `json:"task_id"`
 	Args      json.RawMessage `json:"args"`
 	Summary   string          `json:"summary"`
@@ -39,7 +39,7 @@ func (db *DB) Interrupted(ctx context.Context, at nod.Topic, said string) error 
 	args, _ := json.Marshal(rec) // a string and a number: cannot fail
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: at.Chat, Tool: "interrupted", Args: args, Outcome: nod.OutcomeExecuted, At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: at.Chat, Tool: nod.ToolInterrupted, Args: args, Outcome: nod.OutcomeExecuted, At: now})
 	})
 }
 

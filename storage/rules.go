@@ -124,7 +124,7 @@ func (db *DB) moveRule(ctx context.Context, chatID int64, id string, userID int6
 			return err
 		}
 		what, _ := json.Marshal(map[string]string{"rule_id": r.ID, "kind": r.Kind})
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "rule", Args: what, Outcome: o, UserConfirmed: true, At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolRule, Args: what, Outcome: o, UserConfirmed: true, At: now})
 	})
 	if err != nil {
 		return r, fmt.Errorf("rule %s: %w", to, err)

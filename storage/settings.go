@@ -49,7 +49,7 @@ func (db *DB) SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) err
 			return fmt.Errorf("set mode: %w", err)
 		}
 		args, _ := json.Marshal(map[string]string{"mode": string(m)})
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "mode", Args: args, Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolMode, Args: args, Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: now})
 	})
 }
 
@@ -65,7 +65,7 @@ func (db *DB) TripBreaker(ctx context.Context, chatID, userID int64, until time.
 			return fmt.Errorf("trip breaker: %w", err)
 		}
 		args, _ := json.Marshal(map[string]string{"mode": string(nod.ModeAlways), "until": nod.Stamp(until).Format(time.RFC3339)})
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: "mode", Args: args, Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolMode, Args: args, Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: now})
 	})
 }
 

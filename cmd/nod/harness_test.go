@@ -222,7 +222,7 @@ func (h *harness) count(o nod.Outcome) int {
 func outcomes(entries []nod.AuditEntry) []string {
 	var out []string
 	for i := len(entries) - 1; i >= 0; i-- {
-		out = append(out, entries[i].Tool+":"+string(entries[i].Outcome))
+		out = append(out, string(entries[i].Tool)+":"+string(entries[i].Outcome))
 	}
 	return out
 }

@@ -189,7 +189,7 @@ func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
 	var ruleRows []string
 	for _, a := range h.audit(chat) {
 		if a.Tool == "rule" || a.Verdict == "rule" {
-			ruleRows = append(ruleRows, a.Tool+":"+string(a.Outcome))
+			ruleRows = append(ruleRows, string(a.Tool)+":"+string(a.Outcome))
 		}
 	}
 	if got := strings.Join(ruleRows, " "); got != "rule:revoked set_task_priority:executed rule:created" {

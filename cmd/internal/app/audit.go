@@ -53,7 +53,7 @@ func writeAuditCSV(out io.Writer, entries []nod.AuditEntry) error {
 	for _, a := range entries {
 		w.Write([]string{
 			strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), strconv.FormatInt(a.ChatID, 10), strconv.FormatInt(a.UserID, 10),
-			a.Tool, string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Reason, a.Error,
+			string(a.Tool), string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Reason, a.Error,
 			strconv.FormatFloat(float64(a.Duration.Microseconds())/1000, 'f', 3, 64), string(a.Args),
 		})
 	}

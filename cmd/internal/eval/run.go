@@ -331,7 +331,7 @@ func seed(ctx context.Context, db *storage.DB, chat int64, tasks []Task) error {
 		for i, title := range t.Checklist {
 			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("c%d", i+1), Title: title, CheckedBy: nod.ActorUser})
 		}
-		_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: alice, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: alice, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }})
 		if err != nil {
 			return fmt.Errorf("seed %q: %w", t.Title, err)
