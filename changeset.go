@@ -102,7 +102,7 @@ type ChangeItem struct {
 	// NewTask is the task a create_task would create (without an id).
 	NewTask *Task
 	Status  ItemStatus
-	Note    string // why an item is stale or failed
+	Note    Note   // why an item is stale or failed; zero: none
 	UndoID  string // the undo entry of a confirmed item
 }
 

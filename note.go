@@ -1,9 +1,6 @@
 package nod
 
-import (
-	"encoding/json"
-	"strings"
-)
+import "slices"
 
 // Note is a remark nod makes to the person about a change: why an item
 // waits or was closed, or why a change was not needed. It is stored as a
@@ -32,21 +29,11 @@ const (
 	NoteLeftAsSet   = "left"      // args: item title; the agent left the person's item alone
 )
 
-// String encodes the note for storage.
-func (n Note) String() string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+// IsZero reports whether n is no note.
+func (n Note) IsZero() bool { return n.Key == "" }
 
-// ParseNote decodes a stored note. Text that is not an encoded note (notes
-// of older versions) comes back as ok false.
-func ParseNote(s string) (Note, bool) {
-	var n Note
-	if !strings.HasPrefix(s, `{"note":`) || json.Unmarshal([]byte(s), &n) != nil || n.Key == "" {
-		return Note{}, false
-	}
-	return n, true
-}
+// Equal reports whether n and o say the same.
+func (n Note) Equal(o Note) bool { return n.Key == o.Key && slices.Equal(n.Args, o.Args) }
 
 // Arg returns the i-th value, or "".
 func (n Note) Arg(i int) string {

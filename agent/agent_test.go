@@ -708,8 +708,8 @@ func TestSupersede(t *testing.T) {
 			t.Fatalf("results %q, superseded %v", results, second.Superseded)
 		}
 		old, _ := e.db.ChangeSet(t.Context(), chat, first.Set.ID)
-		if old.Status != nod.SetResolved || old.Items[0].Status != nod.ItemStale || old.Items[0].Note != (nod.Note{Key: nod.NoteSuperseded}).String() {
-			t.Errorf("old set = %s, item %s %q", old.Status, old.Items[0].Status, old.Items[0].Note)
+		if old.Status != nod.SetResolved || old.Items[0].Status != nod.ItemStale || old.Items[0].Note.Key != nod.NoteSuperseded {
+			t.Errorf("old set = %s, item %s %v", old.Status, old.Items[0].Status, old.Items[0].Note)
 		}
 		open, _ := e.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 		if len(open) != 1 || open[0].ID != second.Set.ID {

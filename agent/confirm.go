@@ -81,7 +81,7 @@ func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, s
 func (c *Confirmations) Skip(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction: the
 	// set is read once, on one clock reading.
-	set, err := c.sets.FailItem(ctx, chatID, setID, n, userID, nod.ItemStale, nod.Note{Key: nod.NoteSkipped}.String())
+	set, err := c.sets.FailItem(ctx, chatID, setID, n, userID, nod.ItemStale, nod.Note{Key: nod.NoteSkipped})
 	if err == nil {
 		c.decisions.WithLabelValues(string(nod.ItemStale)).Inc()
 	}

@@ -155,8 +155,8 @@ func TestTrashIsFinal(t *testing.T) {
 		// decided, and says why.
 		set, _ := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
 		it, _ := set.Item(2)
-		if note, _ := nod.ParseNote(it.Note); it.Status != nod.ItemStale || note.Key != nod.NoteTaskGone {
-			t.Errorf("after the deletion item 2 is %s (%s), want stale: task gone", it.Status, it.Note)
+		if it.Status != nod.ItemStale || it.Note.Key != nod.NoteTaskGone {
+			t.Errorf("after the deletion item 2 is %s (%v), want stale: task gone", it.Status, it.Note)
 		}
 		if _, err = e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 2); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("✓ 2 on a trashed task: %v, want ErrDecided", err)

@@ -111,7 +111,7 @@ type Decisions interface {
 	RejectItemBecause(ctx context.Context, chatID int64, setID string, n int, userID int64, reason string) (nod.ChangeSet, error)
 	// FailItem closes a pending item as stale or failed with a note for the
 	// person, audited as failed, in one transaction; errors as RejectItem.
-	FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error)
+	FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
 	// ReopenItem makes a failed item pending again and its set open, in
 	// one transaction; nod.ErrExpired if the set's time is up, nod.ErrDecided
 	// if the item is not failed.

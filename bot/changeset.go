@@ -265,7 +265,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 // on every item's status, note and undo entry.
 func sameDecisions(a, b nod.ChangeSet) bool {
 	return a.Status == b.Status && a.Warned == b.Warned && slices.EqualFunc(a.Items, b.Items, func(x, y nod.ChangeItem) bool {
-		return x.Status == y.Status && x.Note == y.Note && x.UndoID == y.UndoID
+		return x.Status == y.Status && x.Note.Equal(y.Note) && x.UndoID == y.UndoID
 	})
 }
 
@@ -286,11 +286,11 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 	}
 	if d.Stale != 0 {
 		it, _ := d.Set.Item(d.Stale)
-		return p.loc.Notice("n_not_applied", p.loc.Note(it.Note))
+		return p.loc.Notice("n_not_applied", p.loc.Remark(it.Note))
 	}
 	if p.action.N > 0 {
 		if it, found := d.Set.Item(p.action.N); found && (it.Status == nod.ItemStale || it.Status == nod.ItemFailed) {
-			return p.loc.Notice("n_not_applied", p.loc.Note(it.Note))
+			return p.loc.Notice("n_not_applied", p.loc.Remark(it.Note))
 		}
 	}
 	return ok

@@ -77,8 +77,8 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 		if diff != "" {
 			b.WriteString("\n" + diff)
 		}
-		if it.Note != "" {
-			b.WriteString("\n<i>" + Escape(l.Note(it.Note)) + "</i>")
+		if !it.Note.IsZero() {
+			b.WriteString("\n<i>" + Escape(l.Remark(it.Note)) + "</i>")
 		}
 	}
 	b.WriteString("\n\n" + l.changeSetFooter(v))
@@ -244,8 +244,7 @@ func (l *Locale) createDetails(a *nod.Task) string {
 // changed tasks was decided by nobody, and says so.
 func decidedAny(s nod.ChangeSet) bool {
 	return slices.ContainsFunc(s.Items, func(it nod.ChangeItem) bool {
-		n, _ := nod.ParseNote(it.Note)
-		return it.Status == nod.ItemConfirmed || it.Status == nod.ItemRejected || n.Key == nod.NoteSkipped
+		return it.Status == nod.ItemConfirmed || it.Status == nod.ItemRejected || it.Note.Key == nod.NoteSkipped
 	})
 }
 
@@ -279,7 +278,7 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	pending := s.Pending()
 	for _, n := range pending {
-		if it, _ := s.Item(n); it.Note != "" {
+		if it, _ := s.Item(n); !it.Note.IsZero() {
 			// Its task changed since: the person sees the value now and
 			// chooses, instead of a plain ✓.
 			rows = append(rows, []Button{

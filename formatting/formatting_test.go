@@ -132,14 +132,14 @@ func TestChangeSetGolden(t *testing.T) {
 	}
 	resolved[0].Status, resolved[0].UndoID = nod.ItemConfirmed, "u1"
 	resolved[1].Status = nod.ItemRejected
-	resolved[2].Status, resolved[2].Note = nod.ItemStale, nod.Note{Key: nod.NoteAlready}.String()
+	resolved[2].Status, resolved[2].Note = nod.ItemStale, nod.Note{Key: nod.NoteAlready}
 	// Closed by the person's edit and a newer proposal: nobody decided it.
 	withdrawn := append([]nod.ChangeItem(nil), resolved...)
-	withdrawn[0].Status, withdrawn[0].UndoID, withdrawn[0].Note = nod.ItemStale, "", nod.Note{Key: nod.NoteSuperseded}.String()
-	withdrawn[1].Status, withdrawn[1].Note = nod.ItemStale, nod.Note{Key: nod.NoteWithdrawn}.String()
-	withdrawn[2].Note = nod.Note{Key: nod.NoteWithdrawn}.String()
+	withdrawn[0].Status, withdrawn[0].UndoID, withdrawn[0].Note = nod.ItemStale, "", nod.Note{Key: nod.NoteSuperseded}
+	withdrawn[1].Status, withdrawn[1].Note = nod.ItemStale, nod.Note{Key: nod.NoteWithdrawn}
+	withdrawn[2].Note = nod.Note{Key: nod.NoteWithdrawn}
 	partial := append([]nod.ChangeItem(nil), resolved...)
-	partial[1].Status, partial[2].Status, partial[2].Note = nod.ItemPending, nod.ItemPending, ""
+	partial[1].Status, partial[2].Status, partial[2].Note = nod.ItemPending, nod.ItemPending, nod.Note{}
 
 	cases := []struct {
 		name string

@@ -50,15 +50,6 @@ func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 	return l.Render("summary", d)
 }
 
-// Note renders a stored note; text of older versions shows as it is.
-func (l *Locale) Note(s string) string {
-	n, ok := nod.ParseNote(s)
-	if !ok {
-		return s
-	}
-	return l.Remark(n)
-}
-
 // Remark renders a note.
 func (l *Locale) Remark(n nod.Note) string { return l.Render("note", n) }
 

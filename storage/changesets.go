@@ -126,7 +126,7 @@ func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.C
 	if k, _ := res.RowsAffected(); k != 1 {
 		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, errRetry)
 	}
-	it.Status, it.Note, it.UndoID = nod.ItemConfirmed, "", applied.Undo.ID
+	it.Status, it.Note, it.UndoID = nod.ItemConfirmed, nod.Note{}, applied.Undo.ID
 	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, "", now); err != nil {
 		return nod.Applied{}, err
 	}
@@ -136,15 +136,14 @@ func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.C
 // refuse records why item it was not applied: a note on an item that
 // stays pending, or a stale or failed item with its audit row.
 func (db *DB) refuse(ctx context.Context, tx conn, now time.Time, chatID int64, it *nod.ChangeItem, userID int64, r nod.Refusal) error {
-	note := r.Note.String()
-	if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3`, string(r.Status), note, it.ID); err != nil {
+	if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3`, string(r.Status), encodeNote(r.Note), it.ID); err != nil {
 		return fmt.Errorf("refuse item %d: %w", it.N, err)
 	}
-	it.Status, it.Note = r.Status, note
+	it.Status, it.Note = r.Status, r.Note
 	if r.Status == nod.ItemPending {
 		return nil
 	}
-	return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now})
+	return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: encodeNote(r.Note), At: now})
 }
 
 // lockSet takes the chat's write lock and loads open-for-decision set
@@ -182,24 +181,24 @@ func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, 
 // Errors wrap nod.ErrNotFound, nod.ErrExpired or nod.ErrDecided, as those
 // of ConfirmItems.
 func (db *DB) RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error) {
-	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, "", "")
+	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, "")
 }
 
 // RejectItemBecause is RejectItem with the person's reason.
 func (db *DB) RejectItemBecause(ctx context.Context, chatID int64, setID string, n int, userID int64, reason string) (nod.ChangeSet, error) {
-	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, "", reason)
+	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, reason)
 }
 
 // FailItem marks pending item n as stale or failed with a note for the
 // person, and audits it as failed, in one transaction. Errors are those of
 // RejectItem.
-func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note string) (nod.ChangeSet, error) {
+func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, status, note, "")
 }
 
 // closeItem moves pending item n to a final status other than confirmed,
 // exactly once, with its decision (a rejection) or audit row.
-func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note, reason string) (nod.ChangeSet, error) {
+func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note nod.Note, reason string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -214,7 +213,7 @@ func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, 
 		if !ok {
 			return fmt.Errorf("change set %s item %d: %w", setID, n, nod.ErrNotFound)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3 AND status = 'pending'`, string(status), note, it.ID)
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3 AND status = 'pending'`, string(status), encodeNote(note), it.ID)
 		if err != nil {
 			return fmt.Errorf("close item %d of %s: %w", n, setID, err)
 		}
@@ -222,7 +221,7 @@ func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, 
 			return fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)
 		}
 		it.Status, it.Note = status, note
-		a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: note, At: now}
+		a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: encodeNote(note), At: now}
 		if status == nod.ItemRejected {
 			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, reason, now); err != nil {
 				return err
@@ -449,11 +448,12 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 			it           nod.ChangeItem
 			args, detail string
 			field, stat  string
+			note         string
 		)
-		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &it.Note, &it.UndoID); err != nil {
+		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
 			return s, fmt.Errorf("change set %s items: %w", id, err)
 		}
-		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
+		it.Args, it.Field, it.Status, it.Note = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat), decodeNote(note)
 		if err := decodeDetail(&it, detail); err != nil {
 			return s, err
 		}
@@ -603,7 +603,7 @@ func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int)
 			return fmt.Errorf("item %d of %s is not failed: %w", n, setID, nod.ErrDecided)
 		}
 		it, _ := s.Item(n)
-		it.Status, it.Note = nod.ItemPending, ""
+		it.Status, it.Note = nod.ItemPending, nod.Note{}
 		s.ResolvedAt = nil
 		if _, err := tx.ExecContext(ctx, `UPDATE change_sets SET resolved_at = NULL WHERE id = $1`, setID); err != nil {
 			return err
@@ -659,7 +659,7 @@ func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID 
 		if old.Status != nod.SetExpired {
 			return fmt.Errorf("change set %s has not expired: %w", oldID, nod.ErrInvalid)
 		}
-		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $2 WHERE set_id = $1 AND status = 'pending'`, oldID, nod.Note{Key: nod.NoteReproposed}.String())
+		res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $2 WHERE set_id = $1 AND status = 'pending'`, oldID, encodeNote(nod.Note{Key: nod.NoteReproposed}))
 		if err != nil {
 			return fmt.Errorf("re-propose %s: %w", oldID, err)
 		}
@@ -827,9 +827,9 @@ func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID int64, ch nod.Cha
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("supersede: %w", err)
 	}
-	note := nod.Note{Key: nod.NoteSuperseded}.String()
+	note := encodeNote(nod.Note{Key: nod.NoteSuperseded})
 	if trashed {
-		note = nod.Note{Key: nod.NoteTaskGone}.String()
+		note = encodeNote(nod.Note{Key: nod.NoteTaskGone})
 	}
 	sets := map[string]bool{}
 	for _, h := range hits {

@@ -198,7 +198,7 @@ func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 // decided meanwhile is left as it is.
 func supersede(ctx context.Context, tx conn, chatID int64, ref nod.ItemRef, note string, now time.Time) error {
 	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $4
-		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID, nod.Note{Key: note}.String())
+		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID, encodeNote(nod.Note{Key: note}))
 	if err != nil {
 		return fmt.Errorf("supersede item %d of %s: %w", ref.N, ref.SetID, err)
 	}

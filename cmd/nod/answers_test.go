@@ -185,8 +185,8 @@ func TestAppliedChangeSupersedes(t *testing.T) {
 	h.tg.SendText(chat, user, "make it P2")
 	h.tg.Wait("P2", func() bool { return h.task("T1").Priority == nod.P2 })
 	s := mustSet(t, h, set.ID)
-	if it, _ := s.Item(1); it.Status != nod.ItemStale || !strings.Contains(it.Note, "superseded") {
-		t.Errorf("item 1 = %s %q, want superseded", it.Status, it.Note)
+	if it, _ := s.Item(1); it.Status != nod.ItemStale || it.Note.Key != nod.NoteSuperseded {
+		t.Errorf("item 1 = %s %v, want superseded", it.Status, it.Note)
 	}
 	if it, _ := s.Item(2); it.Status != nod.ItemPending {
 		t.Errorf("item 2 = %s, want pending", it.Status)

@@ -1,0 +1,24 @@
+package storage
+
+import (
+	"testing"
+
+	"github.com/nodbot/nod"
+)
+
+// A note is stored as its key and values and read back the same; plain
+// text older versions stored comes back as a key the note template shows
+// as it is; no note is stored as "".
+func TestNoteEncoding(t *testing.T) {
+	for _, n := range []nod.Note{{}, {Key: nod.NoteSuperseded}, {Key: nod.NoteNow, Args: []string{"due", "2026-03-20"}}} {
+		if got := decodeNote(encodeNote(n)); !got.Equal(n) {
+			t.Errorf("%+v read back as %+v", n, got)
+		}
+	}
+	if encodeNote(nod.Note{}) != "" {
+		t.Errorf("no note is stored as %q", encodeNote(nod.Note{}))
+	}
+	if got := decodeNote("Task was deleted."); got.Key != "Task was deleted." || len(got.Args) != 0 {
+		t.Errorf("an old text note reads as %+v", got)
+	}
+}
