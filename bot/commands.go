@@ -1,0 +1,43 @@
+package bot
+
+import "context"
+
+func (b *Bot) cmdPending(ctx context.Context, in incoming) {
+	sets, err := b.sets.OpenChangeSets(ctx, in.topic())
+	if err != nil {
+		b.log.Error("pending", "chat", in.chat, "err", err)
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		return
+	}
+	if len(sets) == 0 {
+		b.reply(ctx, in.topic(), in.loc.Text("pending_none", nil))
+		return
+	}
+	for _, s := range sets {
+		// A reply to the set's message is the link to it.
+		m := in.loc.Text("pending_item", map[string]int{"Pending": len(s.Pending()), "Total": len(s.Items)})
+		if _, err := b.send.send(ctx, in.topic(), m, s.MessageID); err != nil {
+			b.log.Error("pending", "chat", in.chat, "err", err)
+		}
+	}
+}
+
+func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
+	entries, err := b.tasks.Audit(ctx, in.chat, 15)
+	if err != nil {
+		b.log.Error("audit", "chat", in.chat, "err", err)
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		return
+	}
+	var ids []string
+	for _, e := range entries {
+		if id := e.Arg("task_id"); id != "" {
+			ids = append(ids, id)
+		}
+	}
+	titles, err := b.tasks.TaskTitles(ctx, in.chat, ids)
+	if err != nil {
+		b.log.Warn("audit titles", "chat", in.chat, "err", err)
+	}
+	b.reply(ctx, in.topic(), in.loc.Audit(entries, titles))
+}

@@ -1,0 +1,49 @@
+package bot
+
+import (
+	"context"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+func (b *Bot) onSetMode(ctx context.Context, p press) string {
+	m, err := nod.ParseMode(p.action.ID)
+	if err != nil {
+		text, _ := notice(p.loc, err)
+		return text
+	}
+	if err := b.chats.SetMode(ctx, p.chat, p.user, m); err != nil {
+		b.log.Error("set mode", "chat", p.chat, "err", err)
+		text, _ := notice(p.loc, err)
+		return text
+	}
+	p.then(func(ctx context.Context) { b.reply(ctx, p.topic(), p.loc.Text("mode_set", string(m))) })
+	return p.loc.Notice("n_mode", string(m))
+}
+
+func (b *Bot) cmdMode(ctx context.Context, in incoming) {
+	arg := strings.TrimSpace(strings.TrimPrefix(in.text, "/"+strings.SplitN(in.text[1:], " ", 2)[0]))
+	if arg == "" {
+		s, err := b.chats.ChatSettings(ctx, in.chat, in.user)
+		if err != nil {
+			b.log.Error("mode", "chat", in.chat, "err", err)
+			b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+			return
+		}
+		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
+		return
+	}
+	m, err := nod.ParseMode(arg)
+	if err != nil {
+		s, _ := b.chats.ChatSettings(ctx, in.chat, in.user)
+		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
+		return
+	}
+	if err := b.chats.SetMode(ctx, in.chat, in.user, m); err != nil {
+		b.log.Error("set mode", "chat", in.chat, "err", err)
+		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		return
+	}
+	b.reply(ctx, in.topic(), in.loc.Text("mode_set", string(m)))
+}

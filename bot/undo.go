@@ -1,0 +1,140 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
+)
+
+func (b *Bot) onUndo(ctx context.Context, p press) string { return b.undo(ctx, p, false) }
+
+func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(ctx, p, true) }
+
+func (b *Bot) undo(ctx context.Context, p press, force bool) string {
+	u, err := b.change.Undo(ctx, p.chat, p.user, p.action.ID, force)
+	switch {
+	case errors.Is(err, nod.ErrExpired):
+		return p.loc.Notice("n_undo_late", nil)
+	case errors.Is(err, nod.ErrForbidden):
+		return p.loc.Notice("n_undo_forbidden", nil)
+	case errors.Is(err, nod.ErrStale):
+		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.topic(), p.action.ID, err) })
+	}
+	if err != nil {
+		return b.explain(p.loc, err, "undo", "chat", p.chat)
+	}
+	p.then(func(ctx context.Context) {
+		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
+			b.markUndone(ctx, p, u)
+		}
+		b.undone(ctx, p.loc, p.topic(), p.action.ID, u)
+	})
+	if u.Redone {
+		return p.loc.Notice("n_redone", nil)
+	}
+	return p.loc.Notice("n_undone", nil)
+}
+
+// markUndone edits the message that reported a change the person just
+// undid, so that it no longer reads as in force: a receipt of that one
+// change says it was undone; one of several loses that change's Undo.
+func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
+	kb := withoutButton(p.keyboard, p.data)
+	if undos := countUndos(p.keyboard); undos > 1 || u.Redone {
+		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
+		return
+	}
+	summary := u.Redo.Summary
+	named := "" // a deletion's summary names its task already
+	if u.Redo.Title != "" && strings.Contains(summary, u.Redo.Title) {
+		named = "yes"
+	}
+	m := p.loc.Text("receipt_undone", map[string]string{"Title": u.Redo.Title, "Summary": summary, "Named": named})
+	for _, row := range kb.InlineKeyboard { // keep other buttons (a rule's Stop)
+		var keep []formatting.Button
+		for _, btn := range row {
+			if a, err := DecodeAction(btn.CallbackData); err == nil {
+				keep = append(keep, formatting.Button{Text: btn.Text, Action: a})
+			}
+		}
+		if len(keep) > 0 {
+			m.Keyboard = append(m.Keyboard, keep)
+		}
+	}
+	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+		b.log.Warn("mark receipt undone", "chat", p.chat, "err", err)
+	}
+}
+
+// countUndos counts the Undo buttons of a keyboard.
+func countUndos(kb *models.InlineKeyboardMarkup) int {
+	n := 0
+	for _, row := range kb.InlineKeyboard {
+		for _, btn := range row {
+			if a, err := DecodeAction(btn.CallbackData); err == nil && a.Kind == nod.ActUndo {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// undone refreshes the change set an undone item came from, reports the
+// undo with a button to redo it, and says so if the breaker tripped.
+func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, u nod.Undone) {
+	chat := at.Chat
+	if set, err := b.sets.ChangeSetByUndo(ctx, chat, undoID); err == nil {
+		b.refresh(ctx, loc, set, 0, 0, nil)
+	}
+	b.refreshCard(ctx, loc, chat, u.Redo.TaskID)
+	m := loc.Undone(u.Redo)
+	if u.Redone {
+		m = loc.Redone(u.Redo)
+	}
+	if b.reply(ctx, at, m) != 0 {
+		b.delivered(ctx, chat, nod.OwedUndone, u.Redo.ID)
+	}
+	if u.Breaker {
+		b.reply(ctx, at, loc.Breaker(u.Previous))
+	}
+}
+
+func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
+	u, err := b.sets.LatestUndo(ctx, in.topic(), in.user)
+	if errors.Is(err, nod.ErrNotFound) {
+		b.reply(ctx, in.topic(), in.loc.Text("nothing_to_undo", nil))
+		return
+	}
+	if err == nil {
+		var done nod.Undone
+		if done, err = b.change.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
+			b.undone(ctx, in.loc, in.topic(), u.ID, done)
+			return
+		}
+		if errors.Is(err, nod.ErrStale) {
+			b.offerUndoAnyway(ctx, in.loc, in.topic(), u.ID, err)
+			return
+		}
+	}
+	b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "undo", "chat", in.chat))})
+}
+
+// offerUndoAnyway shows what changed since, so that undo was refused,
+// with Undo anyway.
+func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, err error) {
+	chat := at.Chat
+	var cf nod.Conflict
+	if !errors.As(err, &cf) {
+		return
+	}
+	u, err := b.sets.UndoEntry(ctx, chat, undoID)
+	if err != nil {
+		b.log.Error("undo anyway", "chat", chat, "err", err)
+		return
+	}
+	b.reply(ctx, at, loc.UndoStale(u, cf))
+}
