@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -228,12 +229,21 @@ func (t Task) Value(f Field) string {
 	return ""
 }
 
-// ParseLabels reads labels in the canonical form Value gives them; nil
-// for a value that is not that form.
+// ParseLabels reads labels in the canonical form Value gives them. Text
+// that is not that form is read as older versions kept labels in change
+// items, comma-joined ("auth, bug").
 func ParseLabels(v string) []string {
 	var ls []string
-	if json.Unmarshal([]byte(v), &ls) != nil {
-		return nil
+	if strings.HasPrefix(v, "[") {
+		if json.Unmarshal([]byte(v), &ls) != nil {
+			return nil
+		}
+		return ls
+	}
+	for _, l := range strings.Split(v, ",") {
+		if l = strings.TrimSpace(l); l != "" {
+			ls = append(ls, l)
+		}
 	}
 	return ls
 }

@@ -64,15 +64,15 @@ func parseChange(tool nod.Tool, raw json.RawMessage) (change, error) {
 	return cs[0], nil
 }
 
-// scalar is a change of one field of a task to a new value.
+// scalar is a change of one field of a task to a new value, kept in the
+// field's canonical form (nod.Task.Value): what the ledger, the change
+// set's before and after, and staleness checks all compare.
 type scalar struct {
 	name   nod.Tool
 	id     string
 	fld    nod.Field
-	value  string // raw new value
+	value  string // the new value, canonical
 	raw    json.RawMessage
-	get    func(t *nod.Task) string
-	set    func(t *nod.Task)
 	render func(v string) string // for the summary
 }
 
@@ -80,170 +80,144 @@ func (s scalar) tool() nod.Tool                      { return s.name }
 func (s scalar) task() string                        { return s.id }
 func (s scalar) field() nod.Field                    { return s.fld }
 func (s scalar) args() json.RawMessage               { return s.raw }
-func (s scalar) current(t *nod.Task) (string, error) { return s.get(t), nil }
+func (s scalar) current(t *nod.Task) (string, error) { return t.Value(s.fld), nil }
 func (s scalar) target(*nod.Task) (string, error)    { return s.value, nil }
-func (s scalar) apply(t *nod.Task, _ applyCtx) error { s.set(t); return nil }
-func (s scalar) summary(*nod.Task) string            { return s.render(s.value) }
+func (s scalar) apply(t *nod.Task, ac applyCtx) error {
+	t.SetValue(s.fld, s.value, ac.now)
+	return nil
+}
+func (s scalar) summary(*nod.Task) string { return s.render(s.value) }
 
 func taskID(a args) (string, error) {
 	id, _, err := a.str("task_id", true)
 	return strings.TrimSpace(id), err
 }
 
-func parseTitle(a args) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	title, _, err := a.str("title", true)
-	if err != nil {
-		return nil, nil, err
-	}
-	title = strings.TrimSpace(title)
-	if len(title) > nod.MaxTitleLen {
-		return nil, nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
-	}
-	return one(scalar{name: a.tool, id: id, fld: nod.FieldTitle, value: title,
-		raw: mustJSON(map[string]string{"task_id": id, "title": title}),
-		get: func(t *nod.Task) string { return t.Title }, set: func(t *nod.Task) { t.Title = title },
-		render: func(v string) string { return fmt.Sprintf("Set title to %q", v) }})
+// scalarTool is one tool that sets one field: how it reads its argument
+// into the field's canonical value and the argument as stored, and how
+// its summary (for the model and the audit, in English) reads.
+type scalarTool struct {
+	field  nod.Field
+	arg    string
+	read   func(a args) (value string, raw any, err error)
+	render func(v string) string
 }
 
-func parseDescription(a args) ([]change, []string, error) {
+// parse is the tool's parse function: the task id and the one argument.
+func (st scalarTool) parse(a args) ([]change, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
 		return nil, nil, err
 	}
-	if !a.present("description") {
-		return nil, nil, a.errorf("description", "is required")
-	}
-	d, _, err := a.str("description", false)
+	value, raw, err := st.read(a)
 	if err != nil {
 		return nil, nil, err
 	}
-	d = strings.TrimSpace(d)
-	if len(d) > nod.MaxDescriptionLen {
-		return nil, nil, a.errorf("description", "is longer than %d bytes", nod.MaxDescriptionLen)
+	return one(scalar{name: a.tool, id: id, fld: st.field, value: value,
+		raw: mustJSON(map[string]any{"task_id": id, st.arg: raw}), render: st.render})
+}
+
+// clearOr renders "" as clear and anything else with set.
+func clearOr(clear string, set func(v string) string) func(string) string {
+	return func(v string) string {
+		if v == "" {
+			return clear
+		}
+		return set(v)
 	}
-	return one(scalar{name: a.tool, id: id, fld: nod.FieldDescription, value: d,
-		raw: mustJSON(map[string]string{"task_id": id, "description": d}),
-		get: func(t *nod.Task) string { return t.Description }, set: func(t *nod.Task) { t.Description = d },
-		render: func(v string) string {
-			if v == "" {
-				return "Clear the description"
+}
+
+var (
+	parseTitle = scalarTool{field: nod.FieldTitle, arg: "title",
+		read: func(a args) (string, any, error) {
+			title, _, err := a.str("title", true)
+			if err != nil {
+				return "", nil, err
 			}
-			return "Update the description"
-		}})
-}
-
-func parseStatus(a args) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	st, err := a.status("status")
-	if err != nil {
-		return nil, nil, err
-	}
-	return one(scalar{name: a.tool, id: id, fld: nod.FieldStatus, value: string(st),
-		raw: mustJSON(map[string]string{"task_id": id, "status": string(st)}),
-		get: func(t *nod.Task) string { return string(t.Status) }, set: func(t *nod.Task) { t.Status = st },
-		render: func(v string) string { return "Set status to " + v }})
-}
-
-func parsePriority(a args) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	p, _, err := a.priority("priority", true)
-	if err != nil {
-		return nil, nil, err
-	}
-	return one(scalar{name: a.tool, id: id, fld: nod.FieldPriority, value: string(p),
-		raw: mustJSON(map[string]string{"task_id": id, "priority": string(p)}),
-		get: func(t *nod.Task) string { return string(t.Priority) }, set: func(t *nod.Task) { t.Priority = p },
-		render: func(v string) string { return "Set priority to " + v }})
-}
-
-func estimateString(e *int) string {
-	if e == nil {
-		return ""
-	}
-	return strconv.Itoa(*e)
-}
-
-func parseEstimate(a args) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	n, _, err := a.integer("estimate_minutes", true)
-	if err != nil {
-		return nil, nil, err
-	}
-	if n < 0 {
-		return nil, nil, a.errorf("estimate_minutes", "must be 0 or more")
-	}
-	return one(scalar{name: a.tool, id: id, fld: nod.FieldEstimate, value: strconv.Itoa(n),
-		raw:    mustJSON(map[string]any{"task_id": id, "estimate_minutes": n}),
-		get:    func(t *nod.Task) string { return estimateString(t.EstimateMinutes) },
-		set:    func(t *nod.Task) { v := n; t.EstimateMinutes = &v },
-		render: func(v string) string { return "Set estimate to " + v + " minutes" }})
-}
-
-func parseDueDate(a args) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, ok := a.m["due_date"]; !ok {
-		return nil, nil, a.errorf("due_date", "is required (a YYYY-MM-DD date, or null to clear it)")
-	}
-	d, _, err := a.date("due_date")
-	if err != nil {
-		return nil, nil, err
-	}
-	var rawDue any
-	if d != "" {
-		rawDue = d
-	}
-	return one(scalar{name: a.tool, id: id, fld: nod.FieldDue, value: d,
-		raw: mustJSON(map[string]any{"task_id": id, "due_date": rawDue}),
-		get: func(t *nod.Task) string { return t.DueDate }, set: func(t *nod.Task) { t.DueDate = d },
-		render: func(v string) string {
-			if v == "" {
-				return "Clear the due date"
+			title = strings.TrimSpace(title)
+			if len(title) > nod.MaxTitleLen {
+				return "", nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
 			}
-			return "Set due date to " + v
-		}})
-}
+			return title, title, nil
+		},
+		render: func(v string) string { return fmt.Sprintf("Set title to %q", v) }}.parse
 
-func parseLabels(a args) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	ls, _, err := a.strings("labels", true)
-	if err != nil {
-		return nil, nil, err
-	}
-	ls = nod.NormalizeLabels(ls)
-	if len(ls) > nod.MaxLabels {
-		return nil, nil, a.errorf("labels", "holds more than %d labels", nod.MaxLabels)
-	}
-	joined := strings.Join(ls, ", ")
-	return one(scalar{name: a.tool, id: id, fld: nod.FieldLabels, value: joined,
-		raw: mustJSON(map[string]any{"task_id": id, "labels": ls}),
-		get: func(t *nod.Task) string { return strings.Join(nod.NormalizeLabels(t.Labels), ", ") },
-		set: func(t *nod.Task) { t.Labels = ls },
-		render: func(v string) string {
-			if v == "" {
-				return "Remove all labels"
+	parseDescription = scalarTool{field: nod.FieldDescription, arg: "description",
+		read: func(a args) (string, any, error) {
+			if !a.present("description") {
+				return "", nil, a.errorf("description", "is required")
 			}
-			return "Set labels to " + v
-		}})
-}
+			d, _, err := a.str("description", false)
+			if err != nil {
+				return "", nil, err
+			}
+			d = strings.TrimSpace(d)
+			if len(d) > nod.MaxDescriptionLen {
+				return "", nil, a.errorf("description", "is longer than %d bytes", nod.MaxDescriptionLen)
+			}
+			return d, d, nil
+		},
+		render: clearOr("Clear the description", func(string) string { return "Update the description" })}.parse
+
+	parseStatus = scalarTool{field: nod.FieldStatus, arg: "status",
+		read: func(a args) (string, any, error) {
+			st, err := a.status("status")
+			return string(st), string(st), err
+		},
+		render: func(v string) string { return "Set status to " + v }}.parse
+
+	parsePriority = scalarTool{field: nod.FieldPriority, arg: "priority",
+		read: func(a args) (string, any, error) {
+			p, _, err := a.priority("priority", true)
+			return string(p), string(p), err
+		},
+		render: func(v string) string { return "Set priority to " + v }}.parse
+
+	parseEstimate = scalarTool{field: nod.FieldEstimate, arg: "estimate_minutes",
+		read: func(a args) (string, any, error) {
+			n, _, err := a.integer("estimate_minutes", true)
+			if err != nil {
+				return "", nil, err
+			}
+			if n < 0 {
+				return "", nil, a.errorf("estimate_minutes", "must be 0 or more")
+			}
+			return strconv.Itoa(n), n, nil
+		},
+		render: func(v string) string { return "Set estimate to " + v + " minutes" }}.parse
+
+	parseDueDate = scalarTool{field: nod.FieldDue, arg: "due_date",
+		read: func(a args) (string, any, error) {
+			if _, ok := a.m["due_date"]; !ok {
+				return "", nil, a.errorf("due_date", "is required (a YYYY-MM-DD date, or null to clear it)")
+			}
+			d, _, err := a.date("due_date")
+			if err != nil || d == "" {
+				return "", nil, err
+			}
+			return d, d, nil
+		},
+		render: clearOr("Clear the due date", func(v string) string { return "Set due date to " + v })}.parse
+
+	parseLabels = scalarTool{field: nod.FieldLabels, arg: "labels",
+		read: func(a args) (string, any, error) {
+			ls, _, err := a.strings("labels", true)
+			if err != nil {
+				return "", nil, err
+			}
+			ls = nod.NormalizeLabels(ls)
+			if len(ls) > nod.MaxLabels {
+				return "", nil, a.errorf("labels", "holds more than %d labels", nod.MaxLabels)
+			}
+			return nod.Task{Labels: ls}.Value(nod.FieldLabels), ls, nil
+		},
+		render: func(v string) string {
+			if ls := nod.ParseLabels(v); len(ls) > 0 {
+				return "Set labels to " + strings.Join(ls, ", ")
+			}
+			return "Remove all labels"
+		}}.parse
+)
 
 func one(c change) ([]change, []string, error) { return []change{c}, nil, nil }
 
@@ -695,8 +669,6 @@ func parseReminder(a args) ([]change, []string, error) {
 	}
 	return one(scalar{name: a.tool, id: id, fld: nod.FieldReminder, value: value,
 		raw: mustJSON(map[string]any{"task_id": id, "remind_at": raw}),
-		get: func(t *nod.Task) string { return t.Value(nod.FieldReminder) },
-		set: func(t *nod.Task) { t.SetValue(nod.FieldReminder, value, time.Time{}) },
 		render: func(v string) string {
 			if at == nil {
 				return "Clear the reminder"

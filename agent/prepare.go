@@ -220,7 +220,7 @@ func noopReason(c change, task *nod.Task) string {
 	case nod.FieldPriority:
 		return fmt.Sprintf("Skipped: priority is already %s.", task.Priority)
 	case nod.FieldEstimate:
-		return fmt.Sprintf("Skipped: estimate is already %s minutes.", estimateString(task.EstimateMinutes))
+		return fmt.Sprintf("Skipped: estimate is already %s minutes.", task.Value(nod.FieldEstimate))
 	case nod.FieldDue:
 		if task.DueDate == "" {
 			return "Skipped: due date is already none."

@@ -70,7 +70,7 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 		}
 	case nod.ToolAssignLabels:
 		// As every other message shows a label set, whatever order the call gave.
-		value = strings.Join(nod.NormalizeLabels(a.ArgList("labels")), ", ")
+		value = nod.Task{Labels: a.ArgList("labels")}.Value(nod.FieldLabels)
 	case nod.ToolUpdateDescription:
 		value = str("description")
 	}

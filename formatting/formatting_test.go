@@ -122,7 +122,7 @@ func TestChangeSetGolden(t *testing.T) {
 		item(4, "update_task_due_date", "T1", nod.FieldDue, "Set due date to 2026-03-20", "2026-03-15", "2026-03-20"),
 		item(5, "update_task_due_date", "T2", nod.FieldDue, "Set due date to 2026-03-31", "", "2026-03-31"),
 		item(6, "set_task_status", "T1", nod.FieldStatus, "Set status to DONE", "IN_PROGRESS", "DONE"),
-		item(7, "assign_task_labels", "T1", nod.FieldLabels, "Set labels to auth, backend, bug", "backend, bug", "auth, backend, bug"),
+		item(7, "assign_task_labels", "T1", nod.FieldLabels, "Set labels to auth, backend, bug", `["backend","bug"]`, `["auth","backend","bug"]`),
 	}
 	huge := strings.Repeat("Lorem ipsum dolor sit amet, consectetur adipiscing elit. ", 400)
 	resolved := []nod.ChangeItem{

@@ -60,9 +60,11 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 			return l.Stamp(t)
 		}
 	case nod.FieldLabels:
-		if raw == "" {
+		ls := nod.ParseLabels(raw)
+		if len(ls) == 0 {
 			return l.Render("none", nil)
 		}
+		return strings.Join(ls, ", ")
 	}
 	return raw
 }

@@ -29,6 +29,8 @@ func (l *Locale) DoneSummary(it nod.ChangeItem) string { return l.summary(it, tr
 func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary, Done: done}
 	switch it.Tool {
+	case nod.ToolAssignLabels:
+		d.Value = strings.Join(nod.ParseLabels(it.After), ", ")
 	case nod.ToolRemoveItem:
 		if it.ItemBefore == nil || it.ItemBefore.Title == "" {
 			return it.Summary
@@ -63,11 +65,7 @@ func (l *Locale) appliedSummary(u nod.UndoEntry) string {
 		return ""
 	case len(ch.Fields) == 1 && ch.Fields[0].Field != nod.FieldTrash:
 		f := ch.Fields[0]
-		value := f.After
-		if f.Field == nod.FieldLabels {
-			value = strings.Join(nod.ParseLabels(value), ", ")
-		}
-		return l.DoneSummary(nod.ChangeItem{Tool: u.Tool, After: value})
+		return l.DoneSummary(nod.ChangeItem{Tool: u.Tool, After: f.After})
 	case len(ch.Fields) == 0 && len(ch.Items) == 1:
 		ic := ch.Items[0]
 		switch {
@@ -91,11 +89,7 @@ func (l *Locale) undoneSummary(redo nod.UndoEntry) string {
 	switch {
 	case len(inv.Fields) == 1 && inv.Fields[0].Field != nod.FieldTrash:
 		f := inv.Fields[0]
-		value := f.Before // what the undone change had set
-		if f.Field == nod.FieldLabels {
-			value = strings.Join(nod.ParseLabels(value), ", ")
-		}
-		return l.Summary(nod.ChangeItem{Tool: tool, After: value})
+		return l.Summary(nod.ChangeItem{Tool: tool, After: f.Before}) // what the undone change had set
 	case len(inv.Items) == 1:
 		ic := inv.Items[0]
 		switch {

@@ -349,6 +349,9 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 			return s, fmt.Errorf("change set %s items: %w", id, err)
 		}
 		it.Args, it.Field, it.Status, it.Note = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat), decodeNote(note)
+		if it.Field == nod.FieldLabels { // older versions kept them comma-joined
+			it.Before, it.After = canonicalLabels(it.Before), canonicalLabels(it.After)
+		}
 		if err := decodeDetail(&it, detail); err != nil {
 			return s, err
 		}
@@ -483,4 +486,11 @@ func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int,
 		return err
 	})
 	return set, err
+}
+
+// canonicalLabels gives labels stored in any form nod wrote them in the
+// canonical form nod.Task.Value gives, which a confirmation compares the
+// task's labels now with.
+func canonicalLabels(v string) string {
+	return nod.Task{Labels: nod.ParseLabels(v)}.Value(nod.FieldLabels)
 }

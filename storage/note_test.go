@@ -22,3 +22,13 @@ func TestNoteEncoding(t *testing.T) {
 		t.Errorf("an old text note reads as %+v", got)
 	}
 }
+
+// Labels older versions kept comma-joined in change items read in the
+// canonical form, so a confirmation compares like with like.
+func TestCanonicalLabels(t *testing.T) {
+	for in, want := range map[string]string{"auth, bug": `["auth","bug"]`, "": `[]`, `["auth","bug"]`: `["auth","bug"]`, "Bug, auth": `["auth","Bug"]`} {
+		if got := canonicalLabels(in); got != want {
+			t.Errorf("canonicalLabels(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
