@@ -56,7 +56,7 @@ type ChatMessage struct {
 func (m ChatMessage) Said() string {
 	s := m.Content
 	if m.EditOf != 0 {
-		s = "The person edited their message “" + m.Edits + "” to: “" + s + "”"
+		s = "The person edited their message “" + m.Edits + "” to: “" + s + "” (changes already applied from the earlier words stay applied unless changed again)"
 	}
 	if m.Replaced {
 		s = "(edited since, see below; these words no longer count) " + s

@@ -22,7 +22,7 @@ func TestMarkReplaced(t *testing.T) {
 	if want := []bool{true, true, false, false}; got[0] != want[0] || got[1] != want[1] || got[2] != want[2] || got[3] != want[3] {
 		t.Errorf("replaced = %v, want %v", got, want)
 	}
-	if s := history[2].Said(); s != "(edited since, see below; these words no longer count) The person edited their message “plan the launhc” to: “plan the lunch”" {
+	if s := history[2].Said(); s != "(edited since, see below; these words no longer count) The person edited their message “plan the launhc” to: “plan the lunch” (changes already applied from the earlier words stay applied unless changed again)" {
 		t.Errorf("a replaced edit reads %q", s)
 	}
 	fwd := nod.ChatMessage{Role: nod.RoleUser, Content: "raise it", Forwarded: "Boss (7007)", Speaker: "Alice (1001)"}

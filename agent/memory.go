@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,7 +64,9 @@ func (t *turn) repeats(ctx context.Context) repeats {
 		}
 		for _, s := range sets {
 			for _, it := range s.Items {
-				if it.Status == nod.ItemPending {
+				// What this turn's edit withdraws waits no longer, though
+				// it is closed only when the turn is stored.
+				if it.Status == nod.ItemPending && !slices.Contains(t.withdraw, nod.ItemRef{SetID: s.ID, N: it.N}) {
 					r.waiting = append(r.waiting, waitingItem{s.ID, it})
 				}
 			}

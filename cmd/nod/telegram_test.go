@@ -162,7 +162,7 @@ func TestEditAfterHandling(t *testing.T) {
 	reqs := h.llm.RequestsFor(agentM)
 	said := userLines(reqs[len(reqs)-1])
 	if want := []string{"(edited since, see below; these words no longer count) raise the login bug to P1",
-		"The person edited their message “raise the login bug to P1” to: “make it 1 h instead”"}; !slices.Equal(said, want) {
+		"The person edited their message “raise the login bug to P1” to: “make it 1 h instead” (changes already applied from the earlier words stay applied unless changed again)"}; !slices.Equal(said, want) {
 		t.Errorf("the agent read %q, want %q", said, want)
 	}
 	clf := h.llm.RequestsFor(clfM)
@@ -178,6 +178,31 @@ func TestEditAfterHandling(t *testing.T) {
 	h.settleMessages()
 	if n := len(h.llm.RequestsFor(agentM)); n != len(reqs) {
 		t.Errorf("a redelivered edit ran again: %d agent requests, want %d", n, len(reqs))
+	}
+}
+
+// What an edit withdraws does not count as waiting in the edit's own
+// turn: proposed again from the edited words, the same change is queued
+// anew, not refused as "already awaits" the person's decision (a play
+// found the model told the person to tap a withdrawn set).
+func TestEditProposesWithdrawnAgain(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	faq := map[string]any{"title": "Write the FAQ", "due_date": "2026-03-20"}
+	h.script(openaitest.Calls(call("a", "create_task", faq)), openaitest.Text("Shall I add it?"),
+		openaitest.Calls(call("b", "create_task", faq)), openaitest.Text("Still Friday, then."))
+	h.start()
+	id := h.tg.SendText(chat, user, "add a task: write the FAQ, due friday")
+	h.changeSetMessage(chat, 2)
+	h.tg.EditText(chat, id, "add a task: write the FAQ, due friday please")
+	h.changeSetMessage(chat, 4)
+	reqs := h.llm.RequestsFor(agentM)
+	if got := reqs[len(reqs)-1].ToolResults()["b"]; got != "Proposal queued for user review." {
+		t.Errorf("proposed again after the edit, the change got %q", got)
+	}
+	open, err := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
+	if err != nil || len(open) != 1 || len(open[0].Items) != 1 {
+		t.Errorf("open sets after the edit = %+v, %v; want the new one", open, err)
 	}
 }
 
