@@ -73,7 +73,9 @@ var locales = func() map[string]*Locale {
 	for _, f := range files {
 		code := strings.TrimSuffix(f.Name(), ".tmpl")
 		l := &Locale{code: code}
-		l.t = template.Must(template.New(code).Funcs(l.funcs()).ParseFS(templateFS, path.Join("templates", f.Name())))
+		// A key a caller forgot fails the tests that render it, instead of
+		// showing the person "<no value>".
+		l.t = template.Must(template.New(code).Option("missingkey=error").Funcs(l.funcs()).ParseFS(templateFS, path.Join("templates", f.Name())))
 		l.months = strings.Fields(l.Render("months", nil))
 		if len(l.months) != 12 {
 			panic(fmt.Sprintf("formatting: %s: template months names %d months", f.Name(), len(l.months)))
