@@ -24,17 +24,26 @@ func TestTimeZoneCommandAndPromptLine(t *testing.T) {
 	h.seedT1()
 	h.env["NOD_TIMEZONE"] = "America/Los_Angeles"
 	h.start()
+	// Before the person says where they are, the agent is told to ask
+	// once, when a date or time comes up, and never to guess.
+	const ask = "The user has not said where they are; this is nod's default zone. When they give a date or time"
+	h.script(openaitest.Text("Where are you, so that I read “tomorrow” right?"))
+	h.tg.SendText(chat, user, "remind me tomorrow at 9 about the tax return")
+	h.tg.WaitBotMessages(chat, 1)
+	if sys := h.llm.RequestsFor(agentM)[0].System(); !strings.Contains(sys, ask) || !strings.Contains(sys, "never guess it") {
+		t.Errorf("with no zone set, the agent is not told to ask:\n%s", grepLines(sys, "where they are"))
+	}
 	h.tg.SendText(chat, user, "/tz")
-	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "No time zone is set") || !strings.Contains(m.Text, "America/Los_Angeles") ||
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "No time zone is set") || !strings.Contains(m.Text, "America/Los_Angeles") ||
 		!strings.Contains(m.Text, "11 Mar 2026, 03:00") {
 		t.Errorf("/tz = %q", m.Text)
 	}
 	h.tg.SendText(chat, user, "/tz Mars/Olympus")
-	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "not a time zone I know") {
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "not a time zone I know") {
 		t.Errorf("/tz Mars/Olympus = %q", m.Text)
 	}
 	h.tg.SendText(chat, user, "/tz Europe/Berlin")
-	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "America/Los_Angeles → <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 11:00") {
+	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "America/Los_Angeles → <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 11:00") {
 		t.Errorf("/tz Europe/Berlin = %q", m.Text)
 	}
 	// 23:40 in Berlin is already tomorrow there.
@@ -42,15 +51,17 @@ func TestTimeZoneCommandAndPromptLine(t *testing.T) {
 	h.clf = answer("explicit:make it P1")
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
 	h.tg.SendText(chat, user, "make it P1")
-	h.tg.WaitBotMessages(chat, 5)
-	if sys := h.llm.RequestsFor(agentM)[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11, 23:40 (Europe/Berlin).") {
+	h.tg.WaitBotMessages(chat, 6)
+	if sys := h.llm.RequestsFor(agentM)[1].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11, 23:40 (Europe/Berlin).") {
 		t.Errorf("the agent's request does not state the local time:\n%s", grepLines(sys, "Today"))
+	} else if strings.Contains(sys, ask) {
+		t.Errorf("the agent is told to ask where the person is after they set a zone")
 	}
 	if sys := h.llm.RequestsFor(clfM)[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11, 23:40 (Europe/Berlin)") {
 		t.Errorf("the classifier's date line is not local:\n%s", grepLines(sys, "Today"))
 	}
 	h.tg.SendText(chat, user, "/tz")
-	if m := h.tg.WaitBotMessages(chat, 6)[5]; !strings.Contains(m.Text, "time zone is <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 23:40") {
+	if m := h.tg.WaitBotMessages(chat, 7)[6]; !strings.Contains(m.Text, "time zone is <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 23:40") {
 		t.Errorf("/tz after setting = %q", m.Text)
 	}
 }
