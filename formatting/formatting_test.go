@@ -330,6 +330,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "set_task_status", Args: []byte(`{"task_id":"T1","status":"DONE"}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "list_tasks", Args: []byte(`{}`), Outcome: nod.OutcomeExecuted, At: at},
 			{Tool: "delete_task", Args: []byte(`{"task_id":"T9"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: "typed the task's title", At: at},
+			{Tool: "delete_task", Args: []byte(`{"task_id":"T9"}`), Outcome: nod.OutcomeUndone, UserConfirmed: true, At: at},
+			{Tool: "delete_task", Args: []byte(`{"task_id":"T9"}`), Outcome: nod.OutcomeRedone, UserConfirmed: true, At: at},
 			{Tool: "mode", Args: []byte(`{"mode":"always"}`), Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: at},
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeUndone, UserConfirmed: true, At: at},
 			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","labels":["launch","Blog"]}`), Outcome: nod.OutcomeQueued, At: at},
