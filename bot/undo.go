@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
@@ -48,12 +47,7 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
 		return
 	}
-	summary := u.Redo.Summary
-	named := "" // a deletion's summary names its task already
-	if u.Redo.Title != "" && strings.Contains(summary, u.Redo.Title) {
-		named = "yes"
-	}
-	m := p.loc.Text("receipt_undone", map[string]string{"Title": u.Redo.Title, "Summary": summary, "Named": named})
+	m := p.loc.ReceiptUndone(u.Redo)
 	for _, row := range kb.InlineKeyboard { // keep other buttons (a rule's Stop)
 		var keep []formatting.Button
 		for _, btn := range row {

@@ -163,11 +163,38 @@ func (l *Locale) WithUndo(m Message, id string) Message {
 
 // Undone reports an undo, with a button that redoes it.
 func (l *Locale) Undone(redo nod.UndoEntry) Message {
-	// Summary is in the reader's words when nod can say what was undone;
-	// Stored is the English summary kept with the entry.
-	m := l.Text("undone", map[string]string{"Title": redo.Title, "Summary": l.undoneSummary(redo), "Stored": redo.Summary})
+	var m Message
+	if back, ok := trashMove(redo.Change); ok {
+		m = l.Text("undone_trash", map[string]any{"Title": redo.Title, "Back": back})
+	} else {
+		// Summary is in the reader's words when nod can say what was
+		// undone; Stored is the English summary kept with the entry.
+		m = l.Text("undone", map[string]string{"Title": redo.Title, "Summary": l.undoneSummary(redo), "Stored": redo.Summary})
+	}
 	m.Keyboard = [][]Button{{l.button("b_redo", nil, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
 	return m
+}
+
+// ReceiptUndone is the text a receipt is edited to once the person undid
+// its change; redo is the undo's own entry. It carries no buttons.
+func (l *Locale) ReceiptUndone(redo nod.UndoEntry) Message {
+	if back, ok := trashMove(redo.Change); ok {
+		return l.Text("receipt_undone_trash", map[string]any{"Title": redo.Title, "Back": back})
+	}
+	named := "" // a summary that names its task already
+	if redo.Title != "" && strings.Contains(redo.Summary, redo.Title) {
+		named = "yes"
+	}
+	return l.Text("receipt_undone", map[string]string{"Title": redo.Title, "Summary": redo.Summary, "Named": named})
+}
+
+// trashMove reports whether change c only moves a task in or out of the
+// trash, and back whether it takes it out.
+func trashMove(c nod.Change) (back, ok bool) {
+	if len(c.Fields) != 1 || len(c.Items) != 0 || c.Fields[0].Field != nod.FieldTrash {
+		return false, false
+	}
+	return c.Fields[0].After == "", true
 }
 
 // Redone reports a Redo: the undone change applied again, with an Undo

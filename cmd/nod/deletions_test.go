@@ -315,3 +315,49 @@ func TestGroupDeletionsAreTheAskers(t *testing.T) {
 		t.Errorf("T2 not in the trash")
 	}
 }
+
+// A German deletion and its undo: the task is back, the receipt says so
+// once, in German, and nothing English or internal ("trash", the stored
+// summary) shows.
+func TestGermanDeletionUndone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tg.SetLanguage(user, "de")
+	h.seed(chat, nod.Task{ID: "T1", Title: "Fix login bug"})
+	h.clf = answer("explicit:lösch den Login-Bug")
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Sie kommt in den Papierkorb, sobald du bestätigst."))
+	h.start()
+	h.tg.SendText(chat, user, "lösch den Login-Bug")
+	h.tg.WaitBotMessages(chat, 2)
+	h.shown(chat, user, "T1")
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.Wait("the deletion", func() bool { return h.trashed(chat, "T1") })
+	var receipt telegramtest.Message
+	h.tg.Wait("the deletion's receipt", func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if hasButton(m, "↩️ Rückgängig") {
+				receipt = m
+				return true
+			}
+		}
+		return false
+	})
+	h.tap(chat, user, receipt.ID, "↩️ Rückgängig")
+	if h.trashed(chat, "T1") {
+		t.Fatal("the task is still in the trash after Undo")
+	}
+	msgs := h.quiet(chat, len(h.tg.BotMessages(chat)))
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if seen[m.Text] {
+			t.Errorf("sent twice: %q", m.Text)
+		}
+		seen[m.Text] = true
+		for _, w := range []string{"trash", "Delete", "Undo", "undone"} {
+			if strings.Contains(m.Text, w) {
+				t.Errorf("%q in German: %q", w, m.Text)
+			}
+		}
+	}
+	t.Logf("chat:\n%s", strings.Join(messageTexts(msgs), "\n---\n"))
+}
