@@ -258,7 +258,7 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		b.reply(ctx, p.topic(), p.loc.WithUndo(p.loc.Text("restored", applied.After.Title), applied.Undo.ID))
+		b.reply(ctx, p.topic(), p.loc.WithUndo(p.loc.Text("restored", map[string]any{"Title": applied.After.Title, "Checklist": len(applied.After.Checklist)}), applied.Undo.ID))
 	})
 	return p.loc.Notice("n_restored", nil)
 }
