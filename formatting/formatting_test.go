@@ -279,6 +279,10 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue, After: ""}}}}),
 		"undone_restore": loc.Undone(nod.UndoEntry{ID: "u4", Tool: "restore_task", Summary: `Restore "Fix <login> bug"`, Title: "Fix <login> bug",
 			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
+		"undone_created": loc.Undone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
+			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
+		"receipt_undone_created": loc.ReceiptUndone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
+			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
 		"receipt_undone_named": loc.Text("receipt_undone", map[string]string{"Title": "Fix <login> bug", "Summary": `Delete "Fix <login> bug"`, "Named": "yes"}),
 		"reading": loc.Reading(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}, Reason: "not <now>"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},

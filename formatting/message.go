@@ -165,7 +165,7 @@ func (l *Locale) WithUndo(m Message, id string) Message {
 func (l *Locale) Undone(redo nod.UndoEntry) Message {
 	var m Message
 	if back, ok := trashMove(redo.Change); ok {
-		m = l.Text("undone_trash", map[string]any{"Title": redo.Title, "Back": back})
+		m = l.Text("undone_trash", map[string]any{"Title": redo.Title, "Back": back, "Created": redo.Tool == nod.ToolCreateTask})
 	} else {
 		// Summary is in the reader's words when nod can say what was
 		// undone; Stored is the English summary kept with the entry.
@@ -179,7 +179,7 @@ func (l *Locale) Undone(redo nod.UndoEntry) Message {
 // its change; redo is the undo's own entry. It carries no buttons.
 func (l *Locale) ReceiptUndone(redo nod.UndoEntry) Message {
 	if back, ok := trashMove(redo.Change); ok {
-		return l.Text("receipt_undone_trash", map[string]any{"Title": redo.Title, "Back": back})
+		return l.Text("receipt_undone_trash", map[string]any{"Title": redo.Title, "Back": back, "Created": redo.Tool == nod.ToolCreateTask})
 	}
 	named := "" // a summary that names its task already
 	if redo.Title != "" && strings.Contains(redo.Summary, redo.Title) {
