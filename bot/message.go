@@ -443,9 +443,20 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, at nod.T
 func (b *Bot) reply(ctx context.Context, at nod.Topic, m formatting.Message) int {
 	id, err := b.send.send(ctx, at, m, 0)
 	if err != nil {
-		b.log.Error("send", "chat", at.Chat, "thread", at.Thread, "err", err)
+		b.sendFailed(ctx, err, "chat", at.Chat, "thread", at.Thread)
 	}
 	return id
+}
+
+// sendFailed logs a message that could not be sent. One cut short because
+// nod is stopping is no fault: what nod owes is in the outbox and goes
+// out after the restart.
+func (b *Bot) sendFailed(ctx context.Context, err error, args ...any) {
+	if ctx.Err() != nil {
+		b.log.Info("send cut short: nod is stopping", append(args, "err", err)...)
+		return
+	}
+	b.log.Error("send", append(args, "err", err)...)
 }
 
 func (b *Bot) cmdStart(ctx context.Context, in incoming) {

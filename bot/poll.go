@@ -173,7 +173,7 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 			at.Thread = m.Thread
 		}
 		if _, err := b.send.send(ctx, at, loc.Text("unreadable", nil), m.ID); err != nil {
-			b.log.Error("send", "chat", m.Chat.ID, "err", err)
+			b.sendFailed(ctx, err, "chat", m.Chat.ID)
 		}
 	})
 }

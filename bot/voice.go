@@ -169,6 +169,6 @@ func (b *Bot) download(ctx context.Context, fileID string) ([]byte, error) {
 // replyTo sends m as a reply to the person's message, logging a failure.
 func (b *Bot) replyTo(ctx context.Context, in incoming, m formatting.Message) {
 	if _, err := b.send.send(ctx, in.topic(), m, in.msgID); err != nil {
-		b.log.Error("send", "chat", in.chat, "err", err)
+		b.sendFailed(ctx, err, "chat", in.chat)
 	}
 }
