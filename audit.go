@@ -31,8 +31,8 @@ const (
 // JSON, never as rendered text.
 type AuditEntry struct {
 	ID            int64
-	ChatID        int64
-	UserID        int64
+	ChatID        ChatID
+	UserID        UserID
 	Tool          Tool
 	Args          json.RawMessage
 	Outcome       Outcome
@@ -94,10 +94,10 @@ func (a AuditEntry) arg(name string) json.RawMessage {
 // snapshot of the task.
 type UndoEntry struct {
 	ID     string
-	ChatID int64
+	ChatID ChatID
 	// Thread is the topic the change was made in: /undo there takes it back.
 	Thread int
-	UserID int64 // who made the change; only they may undo it
+	UserID UserID // who made the change; only they may undo it
 	TaskID string
 	Tool   Tool
 	// Summary is the change the entry belongs to as the model was told it

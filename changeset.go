@@ -55,11 +55,11 @@ const (
 // ChangeSet is one turn's proposals, shown to the person as one message.
 type ChangeSet struct {
 	ID     string
-	ChatID int64
+	ChatID ChatID
 	// Thread is the topic the set was proposed in: its message goes there,
 	// and only that topic's words answer it (0: none).
 	Thread    int
-	UserID    int64 // who asked; 0 for a proactive review
+	UserID    UserID // who asked; 0 for a proactive review
 	Status    SetStatus
 	MessageID int // the Telegram message showing the set; 0 until sent
 	// AfterSeq is the chat's last message number when the set was made:
@@ -149,7 +149,7 @@ func (cs *ChangeSet) DeriveStatus() SetStatus {
 // DecidableBy reports whether user may decide the set's items: in a group
 // only the person whose request produced it, or, for a proactive review's
 // set (UserID 0), anyone allowed in the chat.
-func (cs *ChangeSet) DecidableBy(user int64) bool { return cs.UserID == 0 || cs.UserID == user }
+func (cs *ChangeSet) DecidableBy(user UserID) bool { return cs.UserID == 0 || cs.UserID == user }
 
 // Pending returns the numbers of the items still to decide, in order.
 func (cs *ChangeSet) Pending() []int {

@@ -26,7 +26,7 @@ type ChatMessage struct {
 	// UserID is who wrote a user message. Speaker names them in a group
 	// ("Alice (1001)"), where every line says who spoke; it is empty in a
 	// private chat, whose every user line is the one person's.
-	UserID  int64  `json:"user_id,omitempty"`
+	UserID  UserID `json:"user_id,omitempty"`
 	Speaker string `json:"speaker,omitempty"`
 	// ReplyTo is the message a user message replies to, shortened and
 	// said as whose it was: "nod's message “…”".
@@ -138,7 +138,7 @@ type Event struct {
 	Task    string // the task's title
 	Reason  string // a rejection's reason, or why a mode changed
 	Value   string // a mode, or a checklist item's title
-	UserID  int64  // who did it, if a person did
+	UserID  UserID // who did it, if a person did
 }
 
 // Window is how much of a chat's history a turn sends the model: the

@@ -89,7 +89,7 @@ func Tomorrow(at time.Time, loc *time.Location) time.Time { return at.In(loc).Ad
 // person who made it, while the zone is still what it set.
 type ZoneChange struct {
 	ID            string
-	ChatID        int64
-	UserID        int64
+	ChatID        ChatID
+	UserID        UserID
 	Before, After string // IANA names; empty: the default
 }

@@ -15,11 +15,11 @@ const (
 // latest decisions are fed back to the agent.
 type Decision struct {
 	ID      string
-	ChatID  int64
+	ChatID  ChatID
 	SetID   string
 	ItemID  string
 	N       int
-	UserID  int64
+	UserID  UserID
 	Verdict Verdict
 	Reason  string
 	Tool    Tool

@@ -14,3 +14,10 @@ func NewID() string {
 	}
 	return string(b[:])
 }
+
+// ChatID is a Telegram chat's id; UserID a Telegram user's. They are
+// apart as types so that passing one for the other does not compile.
+type (
+	ChatID int64
+	UserID int64
+)

@@ -29,8 +29,8 @@ func ParseMode(s string) (Mode, error) {
 // they were read for: in a group, a mode and a circuit breaker are each
 // member's own.
 type ChatSettings struct {
-	ChatID int64
-	UserID int64
+	ChatID ChatID
+	UserID UserID
 	Mode   Mode
 	// BreakerUntil is set while the circuit breaker makes nod ask the
 	// person for everything, after they undid auto-applied changes.

@@ -38,7 +38,7 @@ const (
 // between: the next start delivers what is still owed.
 type Owed struct {
 	ID     string
-	ChatID int64
+	ChatID ChatID
 	// Thread is the topic the message goes to (0: none).
 	Thread  int
 	Kind    OwedKind

@@ -27,8 +27,8 @@ const (
 // Rule is a learned rule, or the offer of one.
 type Rule struct {
 	ID        string
-	ChatID    int64
-	UserID    int64
+	ChatID    ChatID
+	UserID    UserID
 	Kind      string // as KindOf names it
 	Status    RuleStatus
 	MessageID int // the offer's message

@@ -70,11 +70,11 @@ type Mutate func(current *Task) (Task, error)
 
 // Edit is one change to apply to a task and the records to keep of it.
 type Edit struct {
-	ChatID int64
+	ChatID ChatID
 	// Thread is the topic the change is made in: its undo entry, its
 	// receipt and a reminder it sets belong there.
 	Thread  int
-	UserID  int64
+	UserID  UserID
 	TaskID  string // empty: Mutate creates a task
 	Tool    Tool
 	Args    json.RawMessage
@@ -132,9 +132,9 @@ type Confirmation struct {
 // TurnRecord is what one agent turn leaves behind, written at once so that
 // a crash mid-turn leaves no half of it.
 type TurnRecord struct {
-	ChatID int64
+	ChatID ChatID
 	Thread int // the topic the turn runs in; its messages and set are the topic's
-	UserID int64
+	UserID UserID
 	// Turn names the turn the record belongs to; a turn is saved in parts
 	// as it goes, so that a crash keeps what the person said. The part
 	// that Opens it owes the person an answer to Said; the part that
@@ -171,11 +171,11 @@ type ItemRef struct {
 // asked once the one before is answered, cancelled or expired.
 type PendingDeletion struct {
 	ID     string // given when it joins the line
-	ChatID int64
+	ChatID ChatID
 	// Thread is the topic the deletion was asked for in: its question is
 	// asked there, and answered only there.
 	Thread    int
-	UserID    int64
+	UserID    UserID
 	TaskID    string
 	Title     string
 	Checklist int // items that go with the task
@@ -202,8 +202,8 @@ type DeletionStep struct {
 // it. It decides nothing until the person who said it taps it, once.
 type Reading struct {
 	ID      string
-	ChatID  int64
-	UserID  int64
+	ChatID  ChatID
+	UserID  UserID
 	SetID   string
 	Confirm []int
 	Reject  []int

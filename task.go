@@ -97,7 +97,7 @@ func (a Actor) Normalize() Actor {
 // Task is one of a chat's tasks. Every task belongs to exactly one chat.
 type Task struct {
 	ID              string
-	ChatID          int64
+	ChatID          ChatID
 	Title           string
 	Description     string // empty: none
 	Status          Status

@@ -8,7 +8,7 @@ package nod
 // undo are kept apart from the chat's other topics, while the tasks are
 // the chat's, shared by all of them.
 type Topic struct {
-	Chat   int64
+	Chat   ChatID
 	Thread int
 }
 

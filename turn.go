@@ -5,11 +5,11 @@ import "context"
 // TurnRequest is one turn's input: a message of the person's, or a
 // /review.
 type TurnRequest struct {
-	ChatID int64
+	ChatID ChatID
 	// Thread is the forum topic the turn runs in (0: none): its history,
 	// its change sets and its undo are the topic's (Topic).
 	Thread int
-	UserID int64
+	UserID UserID
 	Text   string
 	// Speaker names the person in a group ("Alice (1001)"), where every
 	// line of the conversation says who spoke; empty in a private chat.

@@ -21,8 +21,8 @@ import (
 )
 
 const (
-	chat   = int64(100)
-	user   = int64(42)
+	chat   = 100
+	user   = 42
 	agentM = "agent-model"
 	clfM   = "clf-model"
 )
@@ -506,11 +506,12 @@ func TestDecisionsRefused(t *testing.T) {
 		e.seed(t)
 		cs := e.proposeCS(t)
 		for _, c := range []struct {
-			name       string
-			chat, user int64
-			set        string
-			n          int
-			want       error
+			name string
+			chat nod.ChatID
+			user nod.UserID
+			set  string
+			n    int
+			want error
 		}{
 			{"item 5", chat, user, cs.ID, 5, nod.ErrNotFound},
 			{"item 0", chat, user, cs.ID, 0, nod.ErrNotFound},

@@ -18,7 +18,7 @@ import (
 // transaction each), passing over items decided before. Errors wrap
 // nod.ErrNotFound, nod.ErrForbidden or nod.ErrExpired.
 type Answerer interface {
-	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (nod.Decided, int, error)
+	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, yes, no []int, reason string) (nod.Decided, int, error)
 }
 
 // answerCall is an answer_proposals call, validated against its set.

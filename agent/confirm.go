@@ -39,7 +39,7 @@ func NewConfirmations(d ConfirmDeps, now func() time.Time, log *slog.Logger, reg
 // authorize loads the set and checks that userID may decide it: in a group
 // only the person whose request produced it, or, for a proactive review's
 // set (UserID 0), any allowed user of the chat.
-func (c *Confirmations) authorize(ctx context.Context, chatID, userID int64, setID string) (nod.ChangeSet, error) {
+func (c *Confirmations) authorize(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.ChangeSet, error) {
 	set, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return set, err
@@ -58,7 +58,7 @@ func (c *Confirmations) authorize(ctx context.Context, chatID, userID int64, set
 // the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
 // nod.ErrExpired or nod.ErrDecided; any other error means nothing was
 // written and the item is still pending.
-func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+func (c *Confirmations) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	// The store authorizes inside the transaction that decides: the set
 	// is read once.
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
@@ -69,7 +69,7 @@ func (c *Confirmations) Confirm(ctx context.Context, chatID, userID int64, setID
 
 // ApplyAnyway confirms item n although its task changed since it was
 // proposed. Errors as Confirm.
-func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, true)
 	c.offerRule(ctx, chatID, userID, &d)
@@ -78,7 +78,7 @@ func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID, userID int64, s
 
 // Skip closes item n as stale, keeping the task as it is now. Errors as
 // Reject.
-func (c *Confirmations) Skip(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+func (c *Confirmations) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction: the
 	// set is read once, on one clock reading.
 	set, err := c.sets.FailItem(ctx, chatID, setID, n, userID, nod.ItemStale, nod.Note{Key: nod.NoteSkipped})
@@ -90,7 +90,7 @@ func (c *Confirmations) Skip(ctx context.Context, chatID, userID int64, setID st
 
 // Retry makes the failed item n pending again and confirms the pending
 // items in order, as ConfirmAll.
-func (c *Confirmations) Retry(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+func (c *Confirmations) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -106,7 +106,7 @@ func (c *Confirmations) Retry(ctx context.Context, chatID, userID int64, setID s
 // proposed is not applied unless force is set: it stays pending with a
 // note (d.Stale) and ends the run; one that can no longer apply is closed
 // as stale or failed and ends a run of several (d.Failed).
-func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID, userID int64, setID string, ns []int, force bool) error {
+func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool) error {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
 		ch, err := parseChange(it.Tool, it.Args)
@@ -202,7 +202,7 @@ func checkState(checked bool) string {
 }
 
 // Reject rejects item n. Errors as Confirm.
-func (c *Confirmations) Reject(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error) {
+func (c *Confirmations) Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction.
 	set, err := c.sets.RejectItem(ctx, chatID, setID, n, userID)
 	if err == nil {
@@ -214,7 +214,7 @@ func (c *Confirmations) Reject(ctx context.Context, chatID, userID int64, setID 
 // ConfirmAll confirms the pending items in order, each seeing the previous
 // one's result, and stops at the first that fails; the rest stay pending.
 // With nothing pending it returns nod.ErrDecided.
-func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error) {
+func (c *Confirmations) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	err := c.confirm(ctx, &d, chatID, userID, setID, nil, false) // nil: what is pending in the transaction
 	c.offerRule(ctx, chatID, userID, &d)
@@ -224,7 +224,7 @@ func (c *Confirmations) ConfirmAll(ctx context.Context, chatID, userID int64, se
 // ConfirmSome confirms items ns in order, in one transaction, as
 // ConfirmAll does for every pending item: a decision stated in words.
 // Items no longer pending are passed over.
-func (c *Confirmations) ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (nod.Decided, error) {
+func (c *Confirmations) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error) {
 	if len(ns) == 0 {
 		set, err := c.authorize(ctx, chatID, userID, setID)
 		if err != nil {
@@ -241,7 +241,7 @@ func (c *Confirmations) ConfirmSome(ctx context.Context, chatID, userID int64, s
 // Answer decides items of a set as the person's taps would: it confirms
 // yes in order (one transaction) and rejects no, each rejection with
 // reason. It returns the decision and how many items it rejected.
-func (c *Confirmations) Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (nod.Decided, int, error) {
+func (c *Confirmations) Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, yes, no []int, reason string) (nod.Decided, int, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	var err error
 	if len(yes) > 0 {
@@ -275,7 +275,7 @@ func (c *Confirmations) Answer(ctx context.Context, chatID, userID int64, setID 
 
 // RejectAll rejects every pending item. With nothing pending it returns
 // nod.ErrDecided.
-func (c *Confirmations) RejectAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error) {
+func (c *Confirmations) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -310,7 +310,7 @@ const (
 // Undo reverts an applied change. Errors wrap nod.ErrNotFound,
 // nod.ErrDecided (already undone), nod.ErrExpired or nod.ErrStale (the
 // task changed since; force overrides).
-func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.Undone, error) {
+func (c *Confirmations) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error) {
 	u, err := c.undos.UndoEntry(ctx, chatID, undoID)
 	if err != nil {
 		return nod.Undone{}, err
@@ -352,7 +352,7 @@ func (c *Confirmations) Undo(ctx context.Context, chatID, userID int64, undoID s
 // or nod.ToggleFlip; an item already as wanted is nod.ErrDecided (the card
 // the person tapped was out of date). at is where the card was tapped:
 // its undo is that topic's.
-func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID int64, itemID string, want int) (nod.Applied, error) {
+func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error) {
 	task, err := c.tasks.ChecklistOwner(ctx, at.Chat, itemID)
 	if err != nil {
 		return nod.Applied{}, err
@@ -384,7 +384,7 @@ func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID int64, 
 // Delete moves the task of a confirmed pending deletion to the trash: the
 // person typed its title, in the deletion's topic. Undoable like any
 // change.
-func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error) {
+func (c *Confirmations) Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: chatID, Thread: d.Thread, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
@@ -399,7 +399,7 @@ func (c *Confirmations) Delete(ctx context.Context, chatID, userID int64, d nod.
 
 // Restore brings a task back from the trash with its checklist; at is
 // where the person asked.
-func (c *Confirmations) Restore(ctx context.Context, at nod.Topic, userID int64, taskID string) (nod.Applied, error) {
+func (c *Confirmations) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
 		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
@@ -418,7 +418,7 @@ func (c *Confirmations) Restore(ctx context.Context, at nod.Topic, userID int64,
 // tasks as they are now and opens a fresh set with those that still make
 // sense. It returns the new set (nil if nothing still makes sense) and how
 // many items were dropped.
-func (c *Confirmations) Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error) {
+func (c *Confirmations) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error) {
 	old, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return nil, 0, err
@@ -445,7 +445,7 @@ func (c *Confirmations) Repropose(ctx context.Context, chatID, userID int64, set
 
 // revalidate rebuilds an item against its task as it is now; false if the
 // task or item is gone or the change would change nothing.
-func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.ChangeItem) (nod.ChangeItem, bool) {
+func (c *Confirmations) revalidate(ctx context.Context, chatID nod.ChatID, it nod.ChangeItem) (nod.ChangeItem, bool) {
 	ch, err := parseChange(it.Tool, it.Args)
 	if err != nil {
 		return it, false
@@ -469,7 +469,7 @@ func (c *Confirmations) revalidate(ctx context.Context, chatID int64, it nod.Cha
 // MarkDone sets a task's status to DONE from its reminder's button: the
 // person's own change, audited and undoable. nod.ErrDecided if it is
 // done already. where is the reminder's topic.
-func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID int64, taskID string) (nod.Applied, error) {
+func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
 	cs, _, err := parseStatus(args{tool: nod.ToolSetStatus, m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "status": mustJSON(nod.StatusDone)}})
 	if err != nil {
 		return nod.Applied{}, err
@@ -480,7 +480,7 @@ func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID in
 // Remind moves a task's reminder to at from its reminder's button: the
 // person's own change, audited and undoable; the reminder stays in where,
 // the reminder's topic.
-func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID int64, taskID string, at time.Time) (nod.Applied, error) {
+func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error) {
 	cs, _, err := parseReminder(args{tool: nod.ToolSetReminder, m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "remind_at": mustJSON(at.Format(time.RFC3339))}, zone: at.Location()})
 	if err != nil {
 		return nod.Applied{}, err
@@ -490,7 +490,7 @@ func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID int6
 
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
 // nothing.
-func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID int64, ch change, reason string) (nod.Applied, error) {
+func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch change, reason string) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: ch.task(), Tool: ch.tool(), Args: ch.args(),

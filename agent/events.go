@@ -11,7 +11,7 @@ import (
 // conversation since its last turn (docs/design.md §6).
 // In a group (group set), a mode change of another member than self is
 // said to be theirs: modes are per person.
-func eventNotes(events []nod.Event, self int64, group bool) string {
+func eventNotes(events []nod.Event, self nod.UserID, group bool) string {
 	var b strings.Builder
 	b.WriteString("Meanwhile, outside this conversation (oldest first):")
 	for _, e := range events {

@@ -180,7 +180,7 @@ func TestUndoIsTheAuthors(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
-		const other = int64(43)
+		const other = 43
 		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}))
 		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		if err != nil {

@@ -156,7 +156,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 			b.WriteString(line)
 		}
 	}
-	user := int64(0)
+	var user nod.UserID
 	if req.Speaker != "" {
 		user = req.UserID // in a group, what this person turned down
 	}

@@ -19,7 +19,7 @@ const streakWindow = 20
 // different change sets, with no rejection of that kind since. Confirming
 // several items of one set at once is one decision, not a streak. A
 // failure to offer is logged: the confirmation itself stands.
-func (c *Confirmations) offerRule(ctx context.Context, chatID, userID int64, d *nod.Decided) {
+func (c *Confirmations) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d *nod.Decided) {
 	ns := make([]int, 0, len(d.Applied))
 	for n := range d.Applied {
 		ns = append(ns, n)
@@ -69,7 +69,7 @@ func streak(ds []nod.Decision) int {
 // DecideRule accepts or declines an offered rule for the person it was
 // offered to. Errors wrap nod.ErrNotFound, nod.ErrForbidden or
 // nod.ErrDecided.
-func (c *Confirmations) DecideRule(ctx context.Context, chatID, userID int64, id string, accept bool) (nod.Rule, error) {
+func (c *Confirmations) DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool) (nod.Rule, error) {
 	r, err := c.rules.Rule(ctx, chatID, id)
 	if err != nil {
 		return r, err
@@ -81,7 +81,7 @@ func (c *Confirmations) DecideRule(ctx context.Context, chatID, userID int64, id
 }
 
 // RevokeRule ends a rule of the person's. Errors as DecideRule.
-func (c *Confirmations) RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error) {
+func (c *Confirmations) RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error) {
 	r, err := c.rules.Rule(ctx, chatID, id)
 	if err != nil {
 		return r, err
@@ -120,7 +120,7 @@ func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
 // prompt. Rejections in a set where the person also confirmed that kind
 // do not count: they picked among items, and did not turn the kind down.
 // In a group (user set) only the person's own decisions count.
-func avoidedKinds(ds []nod.Decision, since time.Time, user int64) []string {
+func avoidedKinds(ds []nod.Decision, since time.Time, user nod.UserID) []string {
 	picked := map[[2]string]bool{} // kind, set: confirmed there
 	for _, d := range ds {
 		if d.Verdict == nod.Confirmed {

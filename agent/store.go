@@ -17,21 +17,21 @@ import (
 type Tasks interface {
 	// Task returns a task outside the trash; nod.ErrNotFound if there is
 	// none (or it is in the trash).
-	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash that f
 	// matches, oldest first, with how many it matches in all; a malformed
 	// cursor is nod.ErrInvalid.
-	TaskPage(ctx context.Context, chatID int64, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
+	TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
 	// FocusTasks returns up to limit tasks outside the trash that matter
 	// most on day today (YYYY-MM-DD), most first, with how many tasks the
 	// chat has; it reads no more however many that is.
-	FocusTasks(ctx context.Context, chatID int64, today string, limit int) (nod.TaskPage, error)
+	FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
-	TaskTitles(ctx context.Context, chatID int64, ids []string) (map[string]string, error)
+	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
 	// ChecklistOwner returns the task holding checklist item itemID;
 	// nod.ErrNotFound if no task of the chat holds it.
-	ChecklistOwner(ctx context.Context, chatID int64, itemID string) (nod.Task, error)
+	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error)
 }
 
 // Editor applies a change at once, outside any change set.
@@ -47,7 +47,7 @@ type Editor interface {
 type Conversation interface {
 	// ChatSettings returns the chat's settings with userID's mode and
 	// circuit breaker; a chat never configured has the defaults.
-	ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error)
+	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
 	// History returns the topic's latest messages in window w, oldest
 	// first.
 	History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error)
@@ -64,27 +64,27 @@ type Conversation interface {
 type Proposals interface {
 	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
 	// has none of that id.
-	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's pending and partially resolved
 	// sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	// ReviseItem replaces a pending item under its number and audits the
 	// old version as superseded, in one transaction; nod.ErrDecided if the
 	// item is no longer pending.
-	ReviseItem(ctx context.Context, chatID int64, setID string, n int, userID int64, it nod.ChangeItem) (nod.ChangeSet, error)
+	ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error)
 }
 
 // Memory is what the person decided before: what the prompt recalls and
 // what new proposals are checked against.
 type Memory interface {
 	// RecentDecisions returns the latest decisions, newest first.
-	RecentDecisions(ctx context.Context, chatID int64, limit int) ([]nod.Decision, error)
+	RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error)
 	// RecentRejections returns rejections made at or after since.
-	RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error)
+	RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error)
 	// UndoneSince returns the changes the person undid at or after since.
-	UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error)
+	UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error)
 	// Rules returns the chat's learned rules in force at now.
-	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
+	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
 }
 
 // Decisions decides the items of change sets, each decision in a
@@ -93,7 +93,7 @@ type Memory interface {
 type Decisions interface {
 	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
 	// has none of that id.
-	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
 	// ConfirmItems confirms pending items ns (nil: every pending item) in
 	// order in one transaction: for each, decide computes the task's new
 	// state from the task as stored now, and task change, item, set,
@@ -103,22 +103,22 @@ type Decisions interface {
 	// the set), nod.ErrExpired, nod.ErrDecided (a single item no longer
 	// pending: exactly one of concurrent confirmations wins; or nothing
 	// pending) or decide's error, and then nothing was written.
-	ConfirmItems(ctx context.Context, chatID int64, setID string, ns []int, userID int64, decide nod.Decide) (nod.Confirmation, error)
+	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, decide nod.Decide) (nod.Confirmation, error)
 	// RejectItem rejects a pending item with its decision and audit row in
 	// one transaction; errors as ConfirmItems.
-	RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error)
+	RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error)
 	// RejectItemBecause is RejectItem with the person's reason.
-	RejectItemBecause(ctx context.Context, chatID int64, setID string, n int, userID int64, reason string) (nod.ChangeSet, error)
+	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason string) (nod.ChangeSet, error)
 	// FailItem closes a pending item as stale or failed with a note for the
 	// person, audited as failed, in one transaction; errors as RejectItem.
-	FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
+	FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
 	// ReopenItem makes a failed item pending again and its set open, in
 	// one transaction; nod.ErrExpired if the set's time is up, nod.ErrDecided
 	// if the item is not failed.
-	ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error)
+	ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error)
 	// Repropose closes an expired set's pending items and opens a new set
 	// of items in one transaction; nod.ErrDecided if it was done before.
-	Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error)
+	Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
 }
 
 // Undos takes applied changes back and trips the circuit breaker when the
@@ -126,23 +126,23 @@ type Decisions interface {
 type Undos interface {
 	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
 	// none of that id.
-	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
+	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
 	// Undo applies the inverse of an undo entry's change in one
 	// transaction. Unless force is set it refuses with nod.ErrStale (a
 	// nod.Conflict) when one of the change's own fields or items changed
 	// since; other errors wrap nod.ErrNotFound, nod.ErrForbidden (another
 	// person's change), nod.ErrDecided (already undone), nod.ErrExpired or
 	// nod.ErrTrashed.
-	Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error)
+	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.UndoEntry, error)
 	// ChatSettings returns the chat's settings with userID's mode and
 	// circuit breaker; a chat never configured has the defaults.
-	ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error)
+	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
 	// AutoUndosSince counts userID's auto-applied changes undone at or
 	// after since.
-	AutoUndosSince(ctx context.Context, chatID, userID int64, since time.Time) (int, error)
+	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)
 	// TripBreaker makes nod ask userID for everything until until,
 	// audited as a mode change in one transaction.
-	TripBreaker(ctx context.Context, chatID, userID int64, until time.Time) error
+	TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.UserID, until time.Time) error
 }
 
 // Rules offers, decides and revokes the rules learned from a person's
@@ -150,18 +150,18 @@ type Undos interface {
 type Rules interface {
 	// KindDecisions returns a person's latest decisions on one kind of
 	// change, newest first.
-	KindDecisions(ctx context.Context, chatID, userID int64, kind string, limit int) ([]nod.Decision, error)
+	KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string, limit int) ([]nod.Decision, error)
 	// OfferRule records a rule's offer in one transaction; false if that
 	// kind was offered before (and its rule did not just expire).
-	OfferRule(ctx context.Context, chatID, userID int64, kind string) (nod.Rule, bool, error)
+	OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error)
 	// Rule returns a rule; nod.ErrNotFound if the chat has none of that id.
-	Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error)
+	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
 	// DecideRule accepts or declines an offered rule with its audit row in
 	// one transaction; nod.ErrDecided if it is not offered.
-	DecideRule(ctx context.Context, chatID int64, id string, userID int64, accept bool) (nod.Rule, error)
+	DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error)
 	// RevokeRule ends an active rule with its audit row in one
 	// transaction; nod.ErrDecided if it is not active.
-	RevokeRule(ctx context.Context, chatID int64, id string, userID int64) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
 }
 
 // Deps are what an Agent works with, each a small interface of its own:
@@ -186,10 +186,10 @@ type Deps struct {
 type Zones interface {
 	// SetTimeZone sets the chat's zone and records the change, with its
 	// audit row under tool, for its Undo; in one transaction.
-	SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
+	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
 	// ProposeZone records a zone change that waits for the person's tap,
 	// with its audit row.
-	ProposeZone(ctx context.Context, chatID, userID int64, zone string) (nod.ZoneChange, error)
+	ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error)
 }
 
 // ConfirmDeps are what Confirmations work with; *storage.DB provides

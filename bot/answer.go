@@ -72,7 +72,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 
 // askDeletion moves the person's line of deletions on: a question whose
 // time ran out says so, and the next deletion in line is asked.
-func (b *Bot) askDeletion(ctx context.Context, chat, user int64, loc *formatting.Locale) {
+func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID, loc *formatting.Locale) {
 	step, err := b.answers.AskDeletion(ctx, chat, user)
 	if err != nil {
 		b.log.Error("ask deletion", "chat", chat, "err", err)
@@ -89,7 +89,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat, user int64, loc *formatting
 // showDeletion sends an asked deletion's question to its topic and
 // records its message; until then the question is owed, and the person's
 // words are not its answer.
-func (b *Bot) showDeletion(ctx context.Context, chat int64, loc *formatting.Locale, d nod.PendingDeletion) {
+func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion) {
 	id := b.reply(ctx, d.Topic(), loc.DeleteAsk(d))
 	if id == 0 {
 		return
@@ -319,7 +319,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 
 // closePrompt edits the message that asked for the task's title, so that
 // it no longer reads as waiting.
-func (b *Bot) closePrompt(ctx context.Context, chat int64, loc *formatting.Locale, d nod.PendingDeletion, tmpl string) {
+func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, tmpl string) {
 	if d.MessageID == 0 {
 		return
 	}

@@ -21,7 +21,7 @@ import (
 type Options struct {
 	Token        string
 	APIURL       string // Bot API base URL, no trailing slash
-	AllowedUsers []int64
+	AllowedUsers []nod.UserID
 	// PollTimeout is the long-poll duration of getUpdates.
 	PollTimeout time.Duration
 	// HTTPClient talks to the Bot API; nil uses a default that keeps up
@@ -78,7 +78,7 @@ type Bot struct {
 	ears      Transcriber
 	now       func() time.Time
 	log       *slog.Logger
-	allowed   map[int64]bool
+	allowed   map[nod.UserID]bool
 
 	tg       *tgbot.Bot
 	files    *http.Client // downloads what people send (voice messages)
@@ -127,7 +127,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.VoiceMax <= 0 {
 		opts.VoiceMax = 5 * time.Minute
 	}
-	allowed := map[int64]bool{}
+	allowed := map[nod.UserID]bool{}
 	for _, id := range opts.AllowedUsers {
 		allowed[id] = true
 	}
@@ -286,7 +286,7 @@ func (b *Bot) handle(u *models.Update) {
 	case u.Message != nil:
 		at := messageTopic(u.Message)
 		chat := at.Chat
-		if b.joinable(u.Message) && b.queue.join(at, u.Message.From.ID, u) {
+		if b.joinable(u.Message) && b.queue.join(at, nod.UserID(u.Message.From.ID), u) {
 			b.metrics.joined.Inc()
 			return // the person's turn in progress takes it in
 		}
@@ -307,11 +307,11 @@ func (b *Bot) handle(u *models.Update) {
 		})
 	case u.EditedMessage != nil:
 		m := u.EditedMessage
-		if b.queue.edit(m.Chat.ID, m) {
+		if b.queue.edit(nod.ChatID(m.Chat.ID), m) {
 			return // nothing had started on it: only the edited text is handled
 		}
 		b.metrics.messages.Inc()
-		b.queue.push(ctx, m.Chat.ID, nil, func(ctx context.Context) {
+		b.queue.push(ctx, nod.ChatID(m.Chat.ID), nil, func(ctx context.Context) {
 			defer b.metrics.messages.Dec()
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
@@ -376,7 +376,9 @@ func (b *Bot) firstDelivery(ctx context.Context, id int64) (bool, error) {
 
 // allowedSender reports whether a message comes from an allowed person:
 // strangers get no error notices.
-func (b *Bot) allowedSender(m *models.Message) bool { return m.From != nil && b.allowed[m.From.ID] }
+func (b *Bot) allowedSender(m *models.Message) bool {
+	return m.From != nil && b.allowed[nod.UserID(m.From.ID)]
+}
 
 // recover turns a panic into a log line and an apology.
 func (b *Bot) recover(ctx context.Context, at nod.Topic) {
@@ -403,7 +405,7 @@ func updateTopic(u *models.Update) nod.Topic {
 
 // refuse tells a stranger the bot is private, naming their id: on their
 // first message in a chat, then at most once an hour.
-func (b *Bot) refuse(ctx context.Context, at nod.Topic, user int64, lang string) {
+func (b *Bot) refuse(ctx context.Context, at nod.Topic, user nod.UserID, lang string) {
 	chat := at.Chat
 	b.mu.Lock()
 	due := b.refused.due(chat, user, b.now())

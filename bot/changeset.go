@@ -14,8 +14,9 @@ import (
 
 // press is a button press of an allowed user.
 type press struct {
-	id         string // callback query id
-	chat, user int64
+	id   string // callback query id
+	chat nod.ChatID
+	user nod.UserID
 	// thread is the forum topic of the pressed message, 0 outside one:
 	// what the press sends goes there.
 	thread   int
@@ -37,27 +38,27 @@ func (p press) then(fn func(ctx context.Context)) { *p.later = append(*p.later, 
 
 func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	var (
-		chat   int64
+		chat   nod.ChatID
 		thread int // of a message Telegram no longer shows, unknown: the chat
 		msgID  int
 		kb     *models.InlineKeyboardMarkup
 	)
 	switch {
 	case q.Message.Message != nil:
-		chat, msgID, kb = q.Message.Message.Chat.ID, q.Message.Message.ID, q.Message.Message.ReplyMarkup
+		chat, msgID, kb = nod.ChatID(q.Message.Message.Chat.ID), q.Message.Message.ID, q.Message.Message.ReplyMarkup
 		thread = messageTopic(q.Message.Message).Thread
 	case q.Message.InaccessibleMessage != nil:
-		chat, msgID = q.Message.InaccessibleMessage.Chat.ID, q.Message.InaccessibleMessage.MessageID
+		chat, msgID = nod.ChatID(q.Message.InaccessibleMessage.Chat.ID), q.Message.InaccessibleMessage.MessageID
 	}
-	if !b.allowed[q.From.ID] {
-		b.log.Info("stranger's button refused", "chat", chat, "user", q.From.ID)
-		b.send.answer(ctx, q.ID, strangerNotice(q.From.LanguageCode, q.From.ID))
+	if !b.allowed[nod.UserID(q.From.ID)] {
+		b.log.Info("stranger's button refused", "chat", chat, "user", nod.UserID(q.From.ID))
+		b.send.answer(ctx, q.ID, strangerNotice(q.From.LanguageCode, nod.UserID(q.From.ID)))
 		return
 	}
 	loc := b.locale(ctx, chat, q.From.LanguageCode)
 	a, err := DecodeAction(q.Data)
 	if err != nil || chat == 0 {
-		b.log.Warn("invalid callback data", "chat", chat, "user", q.From.ID)
+		b.log.Warn("invalid callback data", "chat", chat, "user", nod.UserID(q.From.ID))
 		text, _ := notice(loc, nod.ErrInvalid)
 		b.send.answer(ctx, q.ID, text)
 		return
@@ -70,12 +71,12 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	case !sent:
 		// Valid data pressed on another message (another person's
 		// receipt, say): whatever it names, that message is not its own.
-		b.log.Warn("button pressed on a message it was not sent with", "chat", chat, "user", q.From.ID, "message", msgID)
+		b.log.Warn("button pressed on a message it was not sent with", "chat", chat, "user", nod.UserID(q.From.ID), "message", msgID)
 		b.send.answer(ctx, q.ID, loc.Notice("n_not_here", nil))
 		return
 	}
 	var later []func(context.Context)
-	p := press{id: q.ID, chat: chat, thread: thread, user: q.From.ID, msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
+	p := press{id: q.ID, chat: chat, thread: thread, user: nod.UserID(q.From.ID), msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
 	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, p))
 	for _, fn := range later {
 		fn(ctx)
@@ -87,7 +88,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 // sent with (or edited into). On a message nod has no record of (sent
 // before it kept one, not recorded yet, or whose record failed) the data
 // must be among the buttons Telegram reports the message with.
-func (b *Bot) sentWith(ctx context.Context, chat int64, msgID int, data string, kb *models.InlineKeyboardMarkup) (bool, error) {
+func (b *Bot) sentWith(ctx context.Context, chat nod.ChatID, msgID int, data string, kb *models.InlineKeyboardMarkup) (bool, error) {
 	sent, recorded, err := b.messages.ButtonSentWith(ctx, chat, msgID, data)
 	if err != nil || recorded {
 		return sent, err
@@ -97,7 +98,7 @@ func (b *Bot) sentWith(ctx context.Context, chat int64, msgID int, data string, 
 
 // bindButtons records which callback data message id carries; a failure
 // leaves its buttons checked against the message as Telegram reports it.
-func (b *Bot) bindButtons(ctx context.Context, chat int64, id int, data []string) {
+func (b *Bot) bindButtons(ctx context.Context, chat nod.ChatID, id int, data []string) {
 	if err := b.messages.BindButtons(ctx, chat, id, data); err != nil {
 		b.log.Warn("record buttons", "chat", chat, "message", id, "err", err)
 	}

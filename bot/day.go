@@ -37,7 +37,7 @@ func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool 
 	if in.speaker == "" { // a private chat
 		return true
 	}
-	cm, err := b.tg.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: in.chat, UserID: in.user})
+	cm, err := b.tg.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: in.chat, UserID: int64(in.user)})
 	if err != nil {
 		b.log.Warn("get chat member", "chat", in.chat, "user", in.user, "err", redactErr(err, b.opts.Token))
 	}

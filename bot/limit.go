@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nodbot/nod"
 	"golang.org/x/time/rate"
 )
 
@@ -44,8 +45,8 @@ type limiter struct {
 	paced  func() // counts a message held back
 
 	mu     sync.Mutex
-	chats  map[int64]*rate.Limiter
-	groups map[int64]*rate.Limiter
+	chats  map[nod.ChatID]*rate.Limiter
+	groups map[nod.ChatID]*rate.Limiter
 	global *rate.Limiter
 	// pruneAt is the count of buckets that prunes the refilled ones: twice
 	// what the last pruning kept, so that pruning stays linear in the
@@ -59,7 +60,7 @@ const pruneFloor = 256
 
 func newLimiter(l Limits, now func() time.Time, paced func()) *limiter {
 	l = l.withDefaults()
-	return &limiter{limits: l, now: now, sleep: sleepCtx, paced: paced, chats: map[int64]*rate.Limiter{}, groups: map[int64]*rate.Limiter{},
+	return &limiter{limits: l, now: now, sleep: sleepCtx, paced: paced, chats: map[nod.ChatID]*rate.Limiter{}, groups: map[nod.ChatID]*rate.Limiter{},
 		global: rate.NewLimiter(rate.Limit(l.Global), int(l.Global)), pruneAt: pruneFloor}
 }
 
@@ -75,7 +76,7 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 }
 
 // wait blocks until a message may go to chat (negative ids are groups).
-func (l *limiter) wait(ctx context.Context, chat int64) error {
+func (l *limiter) wait(ctx context.Context, chat nod.ChatID) error {
 	l.mu.Lock()
 	now := l.now()
 	if len(l.chats)+len(l.groups) >= l.pruneAt {
@@ -106,7 +107,7 @@ func (l *limiter) wait(ctx context.Context, chat int64) error {
 
 // prune forgets limiters that have refilled: idle chats cost nothing.
 func (l *limiter) prune(now time.Time) {
-	for _, m := range []map[int64]*rate.Limiter{l.chats, l.groups} {
+	for _, m := range []map[nod.ChatID]*rate.Limiter{l.chats, l.groups} {
 		for id, lim := range m {
 			if lim.TokensAt(now) >= float64(lim.Burst()) {
 				delete(m, id)

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures"
 )
 
@@ -33,7 +34,7 @@ func TestLimiter(t *testing.T) {
 	waits = nil
 	clock.Advance(time.Minute)
 	for chat := range int64(31) {
-		l.wait(t.Context(), 1000+chat)
+		l.wait(t.Context(), nod.ChatID(1000+chat))
 	}
 	if len(waits) != 1 || waits[0] > 40*time.Millisecond {
 		t.Errorf("global waits = %v, want one short wait", waits)
@@ -47,7 +48,7 @@ func TestLimiter(t *testing.T) {
 	// write: what is kept is bounded by the chats active lately, not by
 	// every chat that ever wrote.
 	for chat := range int64(10_000) {
-		l.wait(t.Context(), 5000+chat)
+		l.wait(t.Context(), nod.ChatID(5000+chat))
 		if chat%100 == 0 {
 			clock.Advance(time.Minute)
 		}

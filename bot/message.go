@@ -22,7 +22,8 @@ const maxInput = 4096
 
 // incoming is a text message of an allowed user.
 type incoming struct {
-	chat, user int64
+	chat nod.ChatID
+	user nod.UserID
 	// thread is the forum topic the message was sent in, 0 outside one:
 	// everything sent in answer goes there, and the topic's conversation
 	// is the turn's.
@@ -66,7 +67,7 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 	if topicService(m) {
 		return // a topic opened, renamed or closed: nobody said anything
 	}
-	chat, user := m.Chat.ID, m.From.ID
+	chat, user := nod.ChatID(m.Chat.ID), nod.UserID(m.From.ID)
 	if !b.allowed[user] {
 		b.refuse(ctx, messageTopic(m), user, m.From.LanguageCode)
 		return
@@ -89,7 +90,7 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 
 // incoming reads a message of an allowed person.
 func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
-	in := incoming{chat: m.Chat.ID, thread: messageTopic(m).Thread, user: m.From.ID, msgID: m.ID, text: words(m), attached: attached(m)}
+	in := incoming{chat: nod.ChatID(m.Chat.ID), thread: messageTopic(m).Thread, user: nod.UserID(m.From.ID), msgID: m.ID, text: words(m), attached: attached(m)}
 	in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
@@ -106,7 +107,7 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 // message names one: a reply elsewhere carries the thread id of its reply
 // chain too, and Telegram refuses a message sent to that.
 func messageTopic(m *models.Message) nod.Topic {
-	at := nod.Topic{Chat: m.Chat.ID}
+	at := nod.Topic{Chat: nod.ChatID(m.Chat.ID)}
 	if m.IsTopicMessage {
 		at.Thread = m.MessageThreadID
 	}
@@ -138,7 +139,7 @@ func topicService(m *models.Message) bool {
 // handled in order then. It reads nothing: it runs as updates arrive.
 func (b *Bot) joinable(m *models.Message) bool {
 	text := words(m)
-	if m.From == nil || m.From.IsBot || !b.allowed[m.From.ID] || text == "" || strings.HasPrefix(text, "/") || m.Voice != nil || m.Audio != nil ||
+	if m.From == nil || m.From.IsBot || !b.allowed[nod.UserID(m.From.ID)] || text == "" || strings.HasPrefix(text, "/") || m.Voice != nil || m.Audio != nil ||
 		repliesTo(m) != nil || utf8.RuneCountInString(text) > maxInput {
 		return false
 	}

@@ -43,21 +43,21 @@ func decidedNotice(loc *formatting.Locale, set nod.ChangeSet, n int) string {
 
 // strangerNotice refuses a stranger in the language of their app; nothing
 // of theirs is stored.
-func strangerNotice(lang string, user int64) string {
+func strangerNotice(lang string, user nod.UserID) string {
 	return formatting.For(lang).Notice("n_stranger", user)
 }
 
 // locale is the language to write to chat in: the one chosen there with
 // /lang, else the one Telegram reports for this update (seen; remembered
 // for messages sent without an update), else the last one seen.
-func (b *Bot) locale(ctx context.Context, chat int64, seen string) *formatting.Locale {
+func (b *Bot) locale(ctx context.Context, chat nod.ChatID, seen string) *formatting.Locale {
 	loc, _ := b.settings(ctx, chat, 0, seen)
 	return loc
 }
 
 // settings is locale with the chat's settings it read, user's mode among
 // them, nil if they could not be read.
-func (b *Bot) settings(ctx context.Context, chat, user int64, seen string) (*formatting.Locale, *nod.ChatSettings) {
+func (b *Bot) settings(ctx context.Context, chat nod.ChatID, user nod.UserID, seen string) (*formatting.Locale, *nod.ChatSettings) {
 	s, err := b.chats.ChatSettings(ctx, chat, user)
 	if err != nil {
 		b.log.Warn("chat language", "chat", chat, "err", err)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
 )
 
 // forwardedFrom says whose words a forwarded message carries, and when
@@ -58,8 +59,8 @@ func (b *Bot) onEdit(ctx context.Context, m *models.Message) {
 	if m.From == nil || m.From.IsBot {
 		return
 	}
-	if !b.allowed[m.From.ID] {
-		b.refuse(ctx, messageTopic(m), m.From.ID, m.From.LanguageCode)
+	if !b.allowed[nod.UserID(m.From.ID)] {
+		b.refuse(ctx, messageTopic(m), nod.UserID(m.From.ID), m.From.LanguageCode)
 		return
 	}
 	in := b.incoming(ctx, m)

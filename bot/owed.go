@@ -10,7 +10,7 @@ import (
 
 // delivered records that owed messages went out; a failure only means
 // they may be sent once more later.
-func (b *Bot) delivered(ctx context.Context, chat int64, kind nod.OwedKind, refs ...string) {
+func (b *Bot) delivered(ctx context.Context, chat nod.ChatID, kind nod.OwedKind, refs ...string) {
 	if err := b.outbox.Delivered(ctx, chat, kind, refs...); err != nil {
 		b.log.Warn("mark delivered", "chat", chat, "kind", kind, "err", err)
 	}
@@ -136,7 +136,7 @@ func (b *Bot) owedGone(ctx context.Context, o nod.Owed, err error) {
 // refreshOwed brings up to date the chat's change-set messages that a
 // change has made stale (items superseded by an applied change, say),
 // once an update's own messages went out.
-func (b *Bot) refreshOwed(ctx context.Context, chat int64, loc *formatting.Locale) {
+func (b *Bot) refreshOwed(ctx context.Context, chat nod.ChatID, loc *formatting.Locale) {
 	ids, err := b.outbox.OwedRefreshes(ctx, chat)
 	if err != nil {
 		b.log.Warn("owed refreshes", "chat", chat, "err", err)

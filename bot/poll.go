@@ -158,22 +158,22 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 	if m == nil {
 		m = env.Edited
 	}
-	if m == nil || m.From == nil || !b.allowed[m.From.ID] || m.Chat.ID == 0 {
+	if m == nil || m.From == nil || !b.allowed[nod.UserID(m.From.ID)] || nod.ChatID(m.Chat.ID) == 0 {
 		return
 	}
-	b.queue.push(b.work, m.Chat.ID, nil, func(ctx context.Context) {
+	b.queue.push(b.work, nod.ChatID(m.Chat.ID), nil, func(ctx context.Context) {
 		ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 		defer cancel()
 		if first, _ := b.firstDelivery(ctx, id); !first {
 			return
 		}
-		loc, _ := b.settings(ctx, m.Chat.ID, m.From.ID, m.From.Lang)
-		at := nod.Topic{Chat: m.Chat.ID}
+		loc, _ := b.settings(ctx, nod.ChatID(m.Chat.ID), nod.UserID(m.From.ID), m.From.Lang)
+		at := nod.Topic{Chat: nod.ChatID(m.Chat.ID)}
 		if m.InTopic {
 			at.Thread = m.Thread
 		}
 		if _, err := b.send.send(ctx, at, loc.Text("unreadable", nil), m.ID); err != nil {
-			b.sendFailed(ctx, err, "chat", m.Chat.ID)
+			b.sendFailed(ctx, err, "chat", nod.ChatID(m.Chat.ID))
 		}
 	})
 }

@@ -19,8 +19,8 @@ import (
 // was seen.
 type chatQueue struct {
 	mu    sync.Mutex
-	queue map[int64][]job
-	live  map[int64]*live
+	queue map[nod.ChatID][]job
+	live  map[nod.ChatID]*live
 	wg    sync.WaitGroup
 }
 
@@ -35,18 +35,18 @@ type job struct {
 // live is a turn in progress in a chat, taking its person's messages
 // in its topic: a message in another topic is another conversation.
 type live struct {
-	user   int64
+	user   nod.UserID
 	thread int
 	inbox  []*models.Update
 }
 
 func newChatQueue() *chatQueue {
-	return &chatQueue{queue: map[int64][]job{}, live: map[int64]*live{}}
+	return &chatQueue{queue: map[nod.ChatID][]job{}, live: map[nod.ChatID]*live{}}
 }
 
 // push queues run for chat, starting the chat's worker if it is idle; u
 // is the message it handles, if any.
-func (q *chatQueue) push(ctx context.Context, chat int64, u *models.Update, run func(context.Context)) {
+func (q *chatQueue) push(ctx context.Context, chat nod.ChatID, u *models.Update, run func(context.Context)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	pending, running := q.queue[chat]
@@ -58,7 +58,7 @@ func (q *chatQueue) push(ctx context.Context, chat int64, u *models.Update, run 
 	go q.work(ctx, chat)
 }
 
-func (q *chatQueue) work(ctx context.Context, chat int64) {
+func (q *chatQueue) work(ctx context.Context, chat nod.ChatID) {
 	defer q.wg.Done()
 	for {
 		q.mu.Lock()
@@ -79,7 +79,7 @@ func (q *chatQueue) work(ctx context.Context, chat int64) {
 // and reports whether it did: only when that turn is user's, in that
 // topic, and nothing else of the chat waits to run before it, so the
 // chat's order holds.
-func (q *chatQueue) join(at nod.Topic, user int64, u *models.Update) bool {
+func (q *chatQueue) join(at nod.Topic, user nod.UserID, u *models.Update) bool {
 	chat := at.Chat
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -96,7 +96,7 @@ func (q *chatQueue) join(at nod.Topic, user int64, u *models.Update) bool {
 // of user's in that topic queued right behind it that may join (a burst
 // that arrived before the turn began). It returns how many it took from
 // the queue.
-func (q *chatQueue) open(at nod.Topic, user int64, waiting []*models.Update, joins func(*models.Update) bool) int {
+func (q *chatQueue) open(at nod.Topic, user nod.UserID, waiting []*models.Update, joins func(*models.Update) bool) int {
 	chat := at.Chat
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -104,7 +104,7 @@ func (q *chatQueue) open(at nod.Topic, user int64, waiting []*models.Update, joi
 	q.live[chat] = l
 	taken := 0
 	for _, j := range q.queue[chat] {
-		if j.u == nil || j.u.Message == nil || j.u.Message.From == nil || j.u.Message.From.ID != user || messageTopic(j.u.Message) != at || !joins(j.u) {
+		if j.u == nil || j.u.Message == nil || j.u.Message.From == nil || nod.UserID(j.u.Message.From.ID) != user || messageTopic(j.u.Message) != at || !joins(j.u) {
 			break
 		}
 		l.inbox = append(l.inbox, j.u)
@@ -116,7 +116,7 @@ func (q *chatQueue) open(at nod.Topic, user int64, waiting []*models.Update, joi
 
 // take returns the messages that joined the chat's live turn since the
 // last take.
-func (q *chatQueue) take(chat int64) []*models.Update {
+func (q *chatQueue) take(chat nod.ChatID) []*models.Update {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	l := q.live[chat]
@@ -130,7 +130,7 @@ func (q *chatQueue) take(chat int64) []*models.Update {
 
 // close ends the chat's live turn; messages that joined it after its
 // last take run next, before anything queued behind, through then.
-func (q *chatQueue) close(chat int64, then func(context.Context, []*models.Update)) {
+func (q *chatQueue) close(chat nod.ChatID, then func(context.Context, []*models.Update)) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	l := q.live[chat]
@@ -147,7 +147,7 @@ func (q *chatQueue) close(chat int64, then func(context.Context, []*models.Updat
 // edit puts m, an edited message, in place of the message it edits if
 // that one waits in chat and nothing has started on it yet, and reports
 // whether it did: then only the edited text is handled.
-func (q *chatQueue) edit(chat int64, m *models.Message) bool {
+func (q *chatQueue) edit(chat nod.ChatID, m *models.Message) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	replace := func(us ...*models.Update) bool {

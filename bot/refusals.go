@@ -1,6 +1,10 @@
 package bot
 
-import "time"
+import (
+	"time"
+
+	"github.com/nodbot/nod"
+)
 
 // refusalInterval is how often a stranger is told, at most, that the bot
 // is private: once on their first message in a chat, then once an hour.
@@ -21,8 +25,8 @@ type refusals struct {
 // are forgotten once maxRefusals are held; if most are still fresh (a
 // flood of strangers), all are, which costs at worst a second refusal
 // within the hour.
-func (r *refusals) due(chat, user int64, now time.Time) bool {
-	key := [2]int64{chat, user}
+func (r *refusals) due(chat nod.ChatID, user nod.UserID, now time.Time) bool {
+	key := [2]int64{int64(chat), int64(user)}
 	if last, seen := r.last[key]; seen && now.Sub(last) < refusalInterval {
 		return false
 	}

@@ -3,6 +3,8 @@ package bot
 import (
 	"testing"
 	"time"
+
+	"github.com/nodbot/nod"
 )
 
 func TestRefusalsDue(t *testing.T) {
@@ -30,7 +32,7 @@ func TestRefusalsBounded(t *testing.T) {
 	t0 := time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
 	for i := range 3 * maxRefusals {
 		// A stranger a second: an hour holds 3600 of them, under the bound.
-		r.due(int64(i), int64(i), t0.Add(time.Duration(i)*time.Second))
+		r.due(nod.ChatID(i), nod.UserID(i), t0.Add(time.Duration(i)*time.Second))
 		if len(r.last) > maxRefusals {
 			t.Fatalf("after %d strangers %d remembered, want at most %d", i+1, len(r.last), maxRefusals)
 		}
@@ -40,7 +42,7 @@ func TestRefusalsBounded(t *testing.T) {
 	}
 	// A flood: everyone at once.
 	for i := range 3 * maxRefusals {
-		r.due(-1, int64(i), t0.Add(24*time.Hour))
+		r.due(-1, nod.UserID(i), t0.Add(24*time.Hour))
 		if len(r.last) > maxRefusals {
 			t.Fatalf("a flood: %d remembered, want at most %d", len(r.last), maxRefusals)
 		}

@@ -26,7 +26,7 @@ type sender struct {
 	// bind records the callback data a message carries, once it is sent
 	// and before it is edited: a press counts only on a message that
 	// carries its data.
-	bind func(ctx context.Context, chat int64, id int, data []string)
+	bind func(ctx context.Context, chat nod.ChatID, id int, data []string)
 }
 
 const maxRetries = 3
@@ -143,7 +143,7 @@ func callbackData(kb *models.InlineKeyboardMarkup) []string {
 }
 
 // edit replaces message id's text and buttons.
-func (s *sender) edit(ctx context.Context, chat int64, id int, m formatting.Message) error {
+func (s *sender) edit(ctx context.Context, chat nod.ChatID, id int, m formatting.Message) error {
 	kb, err := keyboard(m)
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func (s *sender) typing(ctx context.Context, at nod.Topic) {
 }
 
 // editKeyboard replaces message id's buttons.
-func (s *sender) editKeyboard(ctx context.Context, chat int64, id int, kb *models.InlineKeyboardMarkup) {
+func (s *sender) editKeyboard(ctx context.Context, chat nod.ChatID, id int, kb *models.InlineKeyboardMarkup) {
 	s.bind(ctx, chat, id, callbackData(kb))
 	err := s.retry(ctx, "editMessageReplyMarkup", func() error {
 		_, err := s.tg.EditMessageReplyMarkup(ctx, &tgbot.EditMessageReplyMarkupParams{ChatID: chat, MessageID: id, ReplyMarkup: kb})

@@ -16,82 +16,82 @@ type Updates interface {
 
 // Tasks reads a chat's tasks, its trash and its audit log.
 type Tasks interface {
-	Task(ctx context.Context, chatID int64, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash, oldest
 	// first, with how many there are.
-	TaskPage(ctx context.Context, chatID int64, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
+	TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
-	TaskTitles(ctx context.Context, chatID int64, ids []string) (map[string]string, error)
-	Trash(ctx context.Context, chatID int64) ([]nod.Task, error)
+	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
+	Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error)
 	// Audit returns the latest entries, newest first.
-	Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error)
+	Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.AuditEntry, error)
 }
 
 // Sets reads change sets and the undo entries of their changes.
 type Sets interface {
-	ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error)
-	ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error)
-	ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error)
+	ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's open sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
-	UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error)
+	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
 	// LatestUndo returns userID's newest change in the topic still
 	// undoable.
-	LatestUndo(ctx context.Context, at nod.Topic, userID int64) (nod.UndoEntry, error)
+	LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error)
 }
 
 // Chats keeps a chat's settings (mode, language) and reads its learned rules.
 type Chats interface {
-	ChatSettings(ctx context.Context, chatID, userID int64) (nod.ChatSettings, error)
-	SetMode(ctx context.Context, chatID, userID int64, m nod.Mode) error
+	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
+	SetMode(ctx context.Context, chatID nod.ChatID, userID nod.UserID, m nod.Mode) error
 	// SetLanguage sets the chat's chosen language; empty follows Telegram.
-	SetLanguage(ctx context.Context, chatID int64, code string) error
+	SetLanguage(ctx context.Context, chatID nod.ChatID, code string) error
 	// SeeLanguage remembers the language_code Telegram reported in a chat.
-	SeeLanguage(ctx context.Context, chatID int64, code string) error
+	SeeLanguage(ctx context.Context, chatID nod.ChatID, code string) error
 	// Rules returns the chat's learned rules in force at now.
-	Rules(ctx context.Context, chatID int64, now time.Time) ([]nod.Rule, error)
-	Rule(ctx context.Context, chatID int64, id string) (nod.Rule, error)
+	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
+	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
 }
 
 // Messages remembers which Telegram message shows what, to edit it later.
 type Messages interface {
 	// PersonMessage returns the latest conversation line that holds the
 	// person's message msgID, and whether there is one.
-	PersonMessage(ctx context.Context, chatID int64, msgID int) (nod.ChatMessage, bool, error)
+	PersonMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChatMessage, bool, error)
 	SetMessageID(ctx context.Context, setID string, messageID int) error
 	// SetCardMessage and CardMessage remember the latest card of a task.
-	SetCardMessage(ctx context.Context, chatID int64, taskID string, msgID int) error
-	CardMessage(ctx context.Context, chatID int64, taskID string) (int, error)
+	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error
+	CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error)
 	SetRuleMessage(ctx context.Context, id string, messageID int) error
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
-	SetDeletionMessage(ctx context.Context, chatID int64, id string, msgID int) error
+	SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error
 	// BindButtons records which callback data a message carries, sent
 	// with it or edited into it.
-	BindButtons(ctx context.Context, chatID int64, msgID int, data []string) error
+	BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, data []string) error
 	// ButtonSentWith reports whether data was recorded with message msgID,
 	// and whether any button of that message was recorded.
-	ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, recorded bool, err error)
+	ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, data string) (sent, recorded bool, err error)
 }
 
 // Answers takes what waits for the person's next words: a typed deletion, a reading of their answer, a rejection's reason.
 type Answers interface {
 	// WaitingDeletion returns the person's deletion whose question was
 	// asked and shown, expired or not; false if none is.
-	WaitingDeletion(ctx context.Context, chatID, userID int64) (nod.PendingDeletion, bool, error)
+	WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PendingDeletion, bool, error)
 	// EndDeletion takes an answered or cancelled deletion out of its line;
 	// false if another caller already did.
-	EndDeletion(ctx context.Context, chatID int64, id string) (bool, error)
+	EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error)
 	// AskDeletion drops the person's expired question and asks the next
 	// in line when none waits (see storage.DB.AskDeletion).
-	AskDeletion(ctx context.Context, chatID, userID int64) (nod.DeletionStep, error)
+	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)
 	// Deletion returns a deletion still in its line; nod.ErrNotFound once
 	// it has left.
-	Deletion(ctx context.Context, chatID int64, id string) (nod.PendingDeletion, error)
+	Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error)
 	// TakeReading uses a reading of the person's words, once.
-	TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error)
+	TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error)
 	// SetReason stores a rejection's reason once.
 	SetReason(ctx context.Context, decisionID, reason string) error
 }
@@ -105,7 +105,7 @@ type Sweeps interface {
 	// KeepSet gives an open set another TTL, for a person who may decide
 	// it; nod.ErrForbidden if they may not, nod.ErrExpired if it is not
 	// open.
-	KeepSet(ctx context.Context, chatID int64, id string, userID int64) (nod.ChangeSet, error)
+	KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error)
 	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
 	// DeletionsDue returns one deletion per person whose line must move
 	// on at now: its question expired, or its first was never asked.
@@ -116,10 +116,10 @@ type Sweeps interface {
 type Outbox interface {
 	// Delivered marks owed messages as sent; TakeOwed takes for this
 	// process those that nobody delivered (see storage.DB.TakeOwed).
-	Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, refs ...string) error
+	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
 	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
-	OwedRefreshes(ctx context.Context, chatID int64) ([]string, error)
+	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and told the person so.
 	Interrupted(ctx context.Context, at nod.Topic, said string) error
@@ -127,36 +127,36 @@ type Outbox interface {
 
 // Decider decides a change set's items for a person; see agent.Confirmations for the errors.
 type Decider interface {
-	Confirm(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
-	Reject(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
-	ConfirmAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error)
-	ConfirmSome(ctx context.Context, chatID, userID int64, setID string, ns []int) (nod.Decided, error)
-	Answer(ctx context.Context, chatID, userID int64, setID string, yes, no []int, reason string) (nod.Decided, int, error)
-	RejectAll(ctx context.Context, chatID, userID int64, setID string) (nod.Decided, error)
+	Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
+	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
+	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
+	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error)
+	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, yes, no []int, reason string) (nod.Decided, int, error)
+	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
 }
 
 // Mender settles items that could not simply apply: stale, failed or expired ones.
 type Mender interface {
-	ApplyAnyway(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
-	Skip(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
-	Retry(ctx context.Context, chatID, userID int64, setID string, n int) (nod.Decided, error)
-	Repropose(ctx context.Context, chatID, userID int64, setID string) (*nod.ChangeSet, int, error)
+	ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
+	Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
+	Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
+	Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error)
 }
 
 // Changer makes the person's own changes: undo, a tick on a task card, a typed deletion, a restore.
 type Changer interface {
-	Undo(ctx context.Context, chatID, userID int64, undoID string, force bool) (nod.Undone, error)
+	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error)
 	// Toggle and Restore make the change in topic at, where the person
 	// tapped; Delete in the deletion's.
-	Toggle(ctx context.Context, at nod.Topic, userID int64, itemID string, want int) (nod.Applied, error)
-	Delete(ctx context.Context, chatID, userID int64, d nod.PendingDeletion) (nod.Applied, error)
-	Restore(ctx context.Context, at nod.Topic, userID int64, taskID string) (nod.Applied, error)
+	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error)
+	Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error)
+	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
 }
 
 // RuleDecider answers a learned rule's offer and revokes rules.
 type RuleDecider interface {
-	DecideRule(ctx context.Context, chatID, userID int64, id string, accept bool) (nod.Rule, error)
-	RevokeRule(ctx context.Context, chatID, userID int64, id string) (nod.Rule, error)
+	DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error)
 }
 
 // Days keeps the chat's place in the day: its time zone, its daily
@@ -165,13 +165,13 @@ type Days interface {
 	// SetTimeZone sets the chat's zone (empty: the default def) and
 	// records the change for its Undo; UndoZone puts the zone before it
 	// back (see storage.DB.UndoZone for the errors).
-	SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
-	UndoZone(ctx context.Context, chatID, userID int64, id string, def *time.Location) (nod.ZoneChange, error)
+	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
+	UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error)
 	// DecideZone sets or declines a zone the agent proposed, once.
-	DecideZone(ctx context.Context, chatID, userID int64, id string, accept bool, def *time.Location) (nod.ZoneChange, error)
+	DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool, def *time.Location) (nod.ZoneChange, error)
 	// SetDaily turns the daily review on at a local HH:MM, or off (""),
 	// delivered to topic at.
-	SetDaily(ctx context.Context, at nod.Topic, userID int64, hhmm string, quiet bool, def *time.Location) error
+	SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhmm string, quiet bool, def *time.Location) error
 	// ClaimDue claims what is due at now, each once across replicas, and
 	// records it as owed in the same transaction.
 	ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error)
@@ -181,9 +181,9 @@ type Days interface {
 // person's own: applied at once, audited, undoable in the reminder's topic.
 type Reminders interface {
 	// MarkDone sets the task's status to DONE; nod.ErrDecided if it is.
-	MarkDone(ctx context.Context, where nod.Topic, userID int64, taskID string) (nod.Applied, error)
+	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
 	// Remind sets the task's reminder to at.
-	Remind(ctx context.Context, where nod.Topic, userID int64, taskID string, at time.Time) (nod.Applied, error)
+	Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error)
 }
 
 // Places maps a shared location to its time zone, offline; sea is true

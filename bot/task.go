@@ -99,7 +99,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 // refreshCard brings the chat's latest card of task up to date after a
 // change made elsewhere (an undo), so that its toggles show the items as
 // they are.
-func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat int64, taskID string) {
+func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, taskID string) {
 	id, err := b.messages.CardMessage(ctx, chat, taskID)
 	if err != nil {
 		return // no card shown, or none remembered

@@ -36,7 +36,7 @@ type Entry struct {
 	// UserID is who wrote a user line; Speaker names them in a group,
 	// where every line says who spoke ("Alice (1001)"), and is empty in a
 	// private chat.
-	UserID  int64
+	UserID  nod.UserID
 	Speaker string
 	// Seq is the line's number in the chat; 0 for a message of the turn
 	// in progress, newer than every numbered one.
@@ -61,7 +61,7 @@ type Action struct {
 	// For is the person whose words alone may ask for the action, in a
 	// group (0: any user line, as in a private chat). Who it is for is
 	// named to the classifier as Speaker names them.
-	For        int64
+	For        nod.UserID
 	ForSpeaker string
 	// Answer marks a decision on a shown proposal (answer_proposals):
 	// a question decides nothing. After, if set, is the number of the last

@@ -129,7 +129,7 @@ func (db *DB) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
 // that would set a field or checklist item that change ch just set
 // (docs/design.md §4): the person's applied change answers it. A deletion closes every
 // proposal for its task. The sets' messages are owed a refresh.
-func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID int64, ch nod.Change, self string, now time.Time) error {
+func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, ch nod.Change, self string, now time.Time) error {
 	if ch.Created {
 		return nil
 	}

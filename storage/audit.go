@@ -68,7 +68,7 @@ func (db *DB) auditHash(prev string, a nod.AuditEntry) string {
 }
 
 func linkHash(h hash.Hash, prev string, a nod.AuditEntry) string {
-	for _, f := range []string{prev, strconv.FormatInt(a.ChatID, 10), strconv.FormatInt(a.UserID, 10), string(a.Tool), string(a.Args),
+	for _, f := range []string{prev, strconv.FormatInt(int64(a.ChatID), 10), strconv.FormatInt(int64(a.UserID), 10), string(a.Tool), string(a.Args),
 		string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Error, a.Reason,
 		strconv.FormatInt(a.Duration.Microseconds(), 10), strconv.FormatInt(micros(a.At), 10)} {
 		fmt.Fprintf(h, "%d:%s;", len(f), f)
@@ -78,7 +78,7 @@ func linkHash(h hash.Hash, prev string, a nod.AuditEntry) string {
 
 // AuditBreak is the first row where a chat's audit chain does not hold.
 type AuditBreak struct {
-	ChatID int64
+	ChatID nod.ChatID
 	ID     int64
 	Why    string
 }
@@ -92,7 +92,7 @@ func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
 	}
 	defer rows.Close()
 	var (
-		chat    int64 = -1
+		chat    nod.ChatID = -1
 		prev    string
 		checked int
 	)
@@ -166,7 +166,7 @@ func (db *DB) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error {
 const auditColumns = `id, chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at`
 
 // Audit returns the chat's latest audit entries, newest first.
-func (db *DB) Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEntry, error) {
+func (db *DB) Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.AuditEntry, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE chat_id = $1 ORDER BY id DESC`+limitSQL(limit), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -176,7 +176,7 @@ func (db *DB) Audit(ctx context.Context, chatID int64, limit int) ([]nod.AuditEn
 
 // AuditSince returns the entries written at or after since, oldest first;
 // chatID 0 means every chat.
-func (db *DB) AuditSince(ctx context.Context, chatID int64, since time.Time) ([]nod.AuditEntry, error) {
+func (db *DB) AuditSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.AuditEntry, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE ($1 = 0 OR chat_id = $1) AND created_at >= $2 ORDER BY id`, chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -206,7 +206,7 @@ func scanAudit(rows *sql.Rows) ([]nod.AuditEntry, error) {
 }
 
 // RecentDecisions returns the chat's latest decisions, newest first.
-func (db *DB) RecentDecisions(ctx context.Context, chatID int64, limit int) ([]nod.Decision, error) {
+func (db *DB) RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error) {
 	ds, err := queryDecisions(ctx, db.reader(), `WHERE chat_id = $1 ORDER BY seq DESC`+limitSQL(limit), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("decisions: %w", err)

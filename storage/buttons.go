@@ -4,13 +4,15 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/nodbot/nod"
 )
 
 // BindButtons records that message msgID of the chat carries buttons with
 // these callback data, sent with it or edited into it, so that the data
 // pressed on any other message can be refused. Recording a pair twice is
 // harmless.
-func (db *DB) BindButtons(ctx context.Context, chatID int64, msgID int, data []string) error {
+func (db *DB) BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, data []string) error {
 	if len(data) == 0 {
 		return nil
 	}
@@ -40,7 +42,7 @@ func (db *DB) BindButtons(ctx context.Context, chatID int64, msgID int, data []s
 // into) message msgID of the chat, and whether any button of that message
 // was recorded at all: one that was not was sent before nod kept this
 // record, or its record failed.
-func (db *DB) ButtonSentWith(ctx context.Context, chatID int64, msgID int, data string) (sent, recorded bool, err error) {
+func (db *DB) ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, data string) (sent, recorded bool, err error) {
 	var on, all int64
 	err = db.reader().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN data = $3 THEN 1 ELSE 0 END), 0)
 		FROM button_messages WHERE chat_id = $1 AND message_id = $2`, chatID, msgID, data).Scan(&all, &on)

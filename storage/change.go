@@ -255,7 +255,7 @@ func appendItem(ctx context.Context, q conn, taskID string, it nod.ChecklistItem
 
 // conflict says why c could not be written: the task is gone, in the
 // trash, or one of c's parts changed.
-func conflict(ctx context.Context, q conn, chatID int64, c nod.Change) error {
+func conflict(ctx context.Context, q conn, chatID nod.ChatID, c nod.Change) error {
 	t, err := getTask(ctx, q, chatID, c.TaskID)
 	if err != nil {
 		return err
@@ -399,7 +399,7 @@ func (s *itemState) item() *nod.ChecklistItem {
 // writer already). Taken first in every transaction that decides or
 // applies, it orders them all the same way, so they cannot deadlock; the
 // audit chain takes the same lock.
-func (db *DB) lockChat(ctx context.Context, q conn, chatID int64) error {
+func (db *DB) lockChat(ctx context.Context, q conn, chatID nod.ChatID) error {
 	if !db.postgres || q.memo != nil && q.memo.locked[chatID] {
 		return nil
 	}

@@ -25,7 +25,7 @@ import (
 // (none of ns was pending: of concurrent confirmations of one item exactly
 // one wins) or an error of decide; then nothing was written and the
 // returned set is as stored.
-func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns []int, userID int64, decide nod.Decide) (nod.Confirmation, error) {
+func (db *DB) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, decide nod.Decide) (nod.Confirmation, error) {
 	var out nod.Confirmation
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -87,7 +87,7 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID int64, setID string, ns [
 
 // confirmOne applies item it of set inside tx; tasks caches the tasks
 // the transaction has read or written.
-func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID int64,
+func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID,
 	tasks map[string]nod.Task, decide nod.Decide) (nod.Applied, error) {
 	var cur *nod.Task
 	if it.TaskID != "" {
@@ -135,7 +135,7 @@ func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.C
 
 // refuse records why item it was not applied: a note on an item that
 // stays pending, or a stale or failed item with its audit row.
-func (db *DB) refuse(ctx context.Context, tx conn, now time.Time, chatID int64, it *nod.ChangeItem, userID int64, r nod.Refusal) error {
+func (db *DB) refuse(ctx context.Context, tx conn, now time.Time, chatID nod.ChatID, it *nod.ChangeItem, userID nod.UserID, r nod.Refusal) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3`, string(r.Status), encodeNote(r.Note), it.ID); err != nil {
 		return fmt.Errorf("refuse item %d: %w", it.N, err)
 	}
@@ -150,7 +150,7 @@ func (db *DB) refuse(ctx context.Context, tx conn, now time.Time, chatID int64, 
 // setID: nod.ErrNotFound if the chat has no such set, nod.ErrExpired if
 // it expired or its time is up at now, whether or not a sweep has marked
 // it yet.
-func (db *DB) lockSet(ctx context.Context, tx conn, chatID int64, setID string, now time.Time) (nod.ChangeSet, error) {
+func (db *DB) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, setID string, now time.Time) (nod.ChangeSet, error) {
 	if err := db.lockChat(ctx, tx, chatID); err != nil {
 		return nod.ChangeSet{}, err
 	}
@@ -166,7 +166,7 @@ func (db *DB) lockSet(ctx context.Context, tx conn, chatID int64, setID string, 
 
 // afterFailedClaim is the set to report when a decision's transaction
 // failed: as stored now (a rolled-back transaction changed nothing of it).
-func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, set nod.ChangeSet) nod.ChangeSet {
+func (db *DB) afterFailedClaim(ctx context.Context, chatID nod.ChatID, setID string, set nod.ChangeSet) nod.ChangeSet {
 	if set.ID == "" {
 		return set
 	}
@@ -180,25 +180,25 @@ func (db *DB) afterFailedClaim(ctx context.Context, chatID int64, setID string, 
 // status, the decision and the audit row are written in one transaction.
 // Errors wrap nod.ErrNotFound, nod.ErrExpired or nod.ErrDecided, as those
 // of ConfirmItems.
-func (db *DB) RejectItem(ctx context.Context, chatID int64, setID string, n int, userID int64) (nod.ChangeSet, error) {
+func (db *DB) RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, "")
 }
 
 // RejectItemBecause is RejectItem with the person's reason.
-func (db *DB) RejectItemBecause(ctx context.Context, chatID int64, setID string, n int, userID int64, reason string) (nod.ChangeSet, error) {
+func (db *DB) RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason string) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, reason)
 }
 
 // FailItem marks pending item n as stale or failed with a note for the
 // person, and audits it as failed, in one transaction. Errors are those of
 // RejectItem.
-func (db *DB) FailItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
+func (db *DB) FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, status, note, "")
 }
 
 // closeItem moves pending item n to a final status other than confirmed,
 // exactly once, with its decision (a rejection) or audit row.
-func (db *DB) closeItem(ctx context.Context, chatID int64, setID string, n int, userID int64, status nod.ItemStatus, note nod.Note, reason string) (nod.ChangeSet, error) {
+func (db *DB) closeItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -260,7 +260,7 @@ func updateSetStatus(ctx context.Context, tx conn, set *nod.ChangeSet, now time.
 	return nil
 }
 
-func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.ChangeItem, userID int64, v nod.Verdict, reason string, now time.Time) error {
+func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.ChangeItem, userID nod.UserID, v nod.Verdict, reason string, now time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
 		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), reason, it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), micros(now))
 	if err != nil {
@@ -270,13 +270,13 @@ func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.Chan
 }
 
 // ChangeSet returns change set id of the chat with its items.
-func (db *DB) ChangeSet(ctx context.Context, chatID int64, id string) (nod.ChangeSet, error) {
+func (db *DB) ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error) {
 	return chatSet(ctx, db.reader(), chatID, id)
 }
 
 // chatSet loads set id of the chat: a set of another chat is
 // nod.ErrNotFound, like a missing one; a failing database is its own error.
-func chatSet(ctx context.Context, q conn, chatID int64, id string) (nod.ChangeSet, error) {
+func chatSet(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.ChangeSet, error) {
 	set, err := loadSet(ctx, q, id)
 	if err != nil {
 		return nod.ChangeSet{}, err
@@ -387,7 +387,7 @@ func (db *DB) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time
 
 // ChangeSetByUndo returns the change set whose item was applied with undo
 // entry undoID, or nod.ErrNotFound.
-func (db *DB) ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) (nod.ChangeSet, error) {
+func (db *DB) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error) {
 	var setID string
 	err := db.reader().QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
 	if noRows(err) {
@@ -400,7 +400,7 @@ func (db *DB) ChangeSetByUndo(ctx context.Context, chatID int64, undoID string) 
 }
 
 // ChangeSetByMessage returns the set shown by message msgID of the chat.
-func (db *DB) ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (nod.ChangeSet, error) {
+func (db *DB) ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error) {
 	var id string
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND message_id = $2`, chatID, msgID).Scan(&id)
 	if noRows(err) {
@@ -414,7 +414,7 @@ func (db *DB) ChangeSetByMessage(ctx context.Context, chatID int64, msgID int) (
 
 // ReopenItem makes a failed item pending again, for a retry; its set is
 // open again too.
-func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int) (nod.ChangeSet, error) {
+func (db *DB) ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -448,7 +448,7 @@ func (db *DB) ReopenItem(ctx context.Context, chatID int64, setID string, n int)
 // ReviseItem replaces pending item n of set setID with a revised version
 // under the same number, auditing the old version as superseded, in one
 // transaction; nod.ErrDecided if the item is no longer pending.
-func (db *DB) ReviseItem(ctx context.Context, chatID int64, setID string, n int, userID int64, it nod.ChangeItem) (nod.ChangeSet, error) {
+func (db *DB) ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/nodbot/nod"
 )
 
 // conn is where a statement runs: a pool, a PostgreSQL transaction, or
@@ -33,15 +35,15 @@ type conn struct {
 type txMemo struct {
 	// auditHead is the hash of the chat's latest audit row, once this
 	// transaction inserted one.
-	auditHead map[int64]string
+	auditHead map[nod.ChatID]string
 	// touched is when the transaction last stamped a task's updated_at.
 	touched map[string]time.Time
 	// locked holds the chats whose lock the transaction took.
-	locked map[int64]bool
+	locked map[nod.ChatID]bool
 }
 
 func newTxMemo() *txMemo {
-	return &txMemo{auditHead: map[int64]string{}, touched: map[string]time.Time{}, locked: map[int64]bool{}}
+	return &txMemo{auditHead: map[nod.ChatID]string{}, touched: map[string]time.Time{}, locked: map[nod.ChatID]bool{}}
 }
 
 // reader runs reads outside a transaction.

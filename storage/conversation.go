@@ -165,7 +165,7 @@ func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
 // PersonMessage returns the latest line of chat's conversation that holds
 // the person's Telegram message msgID (an edit's line holds it too), and
 // whether there is one.
-func (db *DB) PersonMessage(ctx context.Context, chatID int64, msgID int) (nod.ChatMessage, bool, error) {
+func (db *DB) PersonMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChatMessage, bool, error) {
 	var (
 		seq  int64
 		body string
@@ -196,7 +196,7 @@ func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
 // supersede closes a pending item that no longer stands, saying why in
 // note (a newer proposal replaced it, or its words were edited); an item
 // decided meanwhile is left as it is.
-func supersede(ctx context.Context, tx conn, chatID int64, ref nod.ItemRef, note string, now time.Time) error {
+func supersede(ctx context.Context, tx conn, chatID nod.ChatID, ref nod.ItemRef, note string, now time.Time) error {
 	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $4
 		WHERE set_id = $1 AND n = $2 AND status = 'pending' AND set_id IN (SELECT id FROM change_sets WHERE chat_id = $3)`, ref.SetID, ref.N, chatID, encodeNote(nod.Note{Key: note}))
 	if err != nil {
@@ -225,7 +225,7 @@ type (
 		ToolCallID string       `json:"tool_call_id,omitempty"`
 		Review     bool         `json:"review,omitempty"`
 		At         time.Time    `json:"at"`
-		UserID     int64        `json:"user_id,omitempty"`
+		UserID     nod.UserID   `json:"user_id,omitempty"`
 		Speaker    string       `json:"speaker,omitempty"`
 		ReplyTo    string       `json:"reply_to,omitempty"`
 		MsgID      int          `json:"msg_id,omitempty"`

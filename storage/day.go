@@ -14,7 +14,7 @@ import (
 // for userID, with its audit row under tool, and moves a daily review
 // that is on to its next local time, in one transaction. It returns the
 // change, recorded so that it can be undone.
-func (db *DB) SetTimeZone(ctx context.Context, chatID, userID int64, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
+func (db *DB) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var err error
@@ -36,7 +36,7 @@ func (db *DB) SetTimeZone(ctx context.Context, chatID, userID int64, zone string
 // the person who made it. Errors wrap nod.ErrNotFound, nod.ErrForbidden
 // (another person's change), nod.ErrDecided (undone already) or
 // nod.ErrStale (the zone changed since).
-func (db *DB) UndoZone(ctx context.Context, chatID, userID int64, id string, def *time.Location) (nod.ZoneChange, error) {
+func (db *DB) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var (
@@ -73,7 +73,7 @@ func (db *DB) UndoZone(ctx context.Context, chatID, userID int64, id string, def
 
 // ProposeZone records a zone change the agent inferred, to wait for the
 // person's tap (DecideZone), with its audit row as queued.
-func (db *DB) ProposeZone(ctx context.Context, chatID, userID int64, zone string) (nod.ZoneChange, error) {
+func (db *DB) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error) {
 	l, err := nod.LoadZone(zone)
 	if err != nil {
 		return nod.ZoneChange{}, err
@@ -100,12 +100,12 @@ func (db *DB) ProposeZone(ctx context.Context, chatID, userID int64, zone string
 // for the person it was proposed to (anyone of the chat for a proposal of
 // nod's own review, userID 0 when proposed). Errors wrap nod.ErrNotFound,
 // nod.ErrForbidden or nod.ErrDecided; then nothing changed.
-func (db *DB) DecideZone(ctx context.Context, chatID, userID int64, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
+func (db *DB) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var (
 			status string
-			owner  int64
+			owner  nod.UserID
 		)
 		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status)
 		switch {
@@ -139,7 +139,7 @@ func (db *DB) DecideZone(ctx context.Context, chatID, userID int64, id string, a
 
 // setZone writes the chat's zone and moves its daily review with it,
 // audited under tool as outcome; it returns the zone before and after.
-func (db *DB) setZone(ctx context.Context, tx conn, chatID, userID int64, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (string, string, error) {
+func (db *DB) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (string, string, error) {
 	loc := def
 	if zone != "" {
 		l, err := nod.LoadZone(zone)
@@ -176,7 +176,7 @@ func (db *DB) setZone(ctx context.Context, tx conn, chatID, userID int64, zone s
 // (empty: off), quiet or not, with its audit row; it is next due at that
 // time in the chat's zone (def when it set none), and goes to topic at,
 // where it was set.
-func (db *DB) SetDaily(ctx context.Context, at nod.Topic, userID int64, hhmm string, quiet bool, def *time.Location) error {
+func (db *DB) SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhmm string, quiet bool, def *time.Location) error {
 	chatID, now := at.Chat, db.now()
 	return db.inTx(ctx, func(tx conn) error {
 		var zone string
@@ -255,7 +255,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 			return fmt.Errorf("claim daily reviews: %w", err)
 		}
 		type daily struct {
-			chat     int64
+			chat     nod.ChatID
 			thread   int
 			at, zone string
 			due      int64

@@ -23,12 +23,12 @@ func seedTask(t *testing.T, db *storage.DB, id, title string) {
 	}
 }
 
-func deletion(user int64, task, title string) nod.PendingDeletion {
+func deletion(user nod.UserID, task, title string) nod.PendingDeletion {
 	return nod.PendingDeletion{ChatID: chat, UserID: user, TaskID: task, Title: title, Wait: 10 * time.Minute}
 }
 
 // asked moves the person's line on and returns the deletion it asked.
-func asked(t *testing.T, db *storage.DB, user int64) nod.DeletionStep {
+func asked(t *testing.T, db *storage.DB, user nod.UserID) nod.DeletionStep {
 	t.Helper()
 	step, err := db.AskDeletion(t.Context(), chat, user)
 	if err != nil {
@@ -84,7 +84,7 @@ func TestDeletionLine(t *testing.T) {
 		if err != nil || !ok || d.TaskID != "T1" || d.MessageID != 7 || !d.ExpiresAt.Equal(clock.Now().Add(10*time.Minute)) {
 			t.Fatalf("waiting = %+v, %v, %v", d, ok, err)
 		}
-		for user, want := range map[int64]bool{42: true, 43: false} {
+		for user, want := range map[nod.UserID]bool{42: true, 43: false} {
 			if s, _ := db.ChatSettings(ctx, chat, user); s.DeletionAsked != want {
 				t.Errorf("user %d: DeletionAsked = %v, want %v", user, s.DeletionAsked, want)
 			}
@@ -205,7 +205,7 @@ func TestButtonMessages(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
-			chat           int64
+			chat           nod.ChatID
 			msg            int
 			data           string
 			sent, recorded bool

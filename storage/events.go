@@ -33,7 +33,8 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 	}
 	type row struct {
 		source, a, b, reason, title string
-		at, user                    int64
+		at                          int64
+		user                        nod.UserID
 	}
 	var rs []row // by source as the query lists them, then by time
 	for rows.Next() {

@@ -41,7 +41,7 @@ func (db *DB) ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, e
 // and opens a new set of items for userID, in one transaction: exactly one
 // of concurrent re-proposals wins, the others get nod.ErrDecided. With no
 // items, the old set is closed and no new set opened.
-func (db *DB) Repropose(ctx context.Context, chatID int64, oldID string, userID int64, items []nod.ChangeItem) (*nod.ChangeSet, error) {
+func (db *DB) Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error) {
 	var fresh *nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -103,7 +103,7 @@ func (db *DB) WarnSets(ctx context.Context, now time.Time, before func(nod.Chang
 // KeepSet gives an open set another ChangeSetTTL from now, for a person
 // who may decide it: nod.ErrForbidden if they may not, nod.ErrExpired if
 // it is not open.
-func (db *DB) KeepSet(ctx context.Context, chatID int64, id string, userID int64) (nod.ChangeSet, error) {
+func (db *DB) KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error) {
 	now := db.now()
 	res, err := db.exec(ctx, `UPDATE change_sets SET expires_at = $1, warned = 0 WHERE id = $2 AND chat_id = $3 AND status IN ('pending', 'partially_resolved') AND expires_at > $4
 		AND (user_id = 0 OR user_id = $5)`,

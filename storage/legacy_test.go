@@ -167,7 +167,7 @@ func TestMessageSeqMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for _, m := range []struct {
-			chat int64
+			chat nod.ChatID
 			text string
 		}{{chat, "A1"}, {200, "B1"}, {chat, "A2"}, {chat, "A3"}, {200, "B2"}} {
 			if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
@@ -182,7 +182,7 @@ func TestMessageSeqMigration(t *testing.T) {
 		// Keep 2, step 2: a chat of 3 or fewer messages is sent whole; had
 		// the numbers run across chats (A3 = 4, B2 = 5), its start would
 		// have moved.
-		for c, want := range map[int64]string{chat: "A1 A2 A3", 200: "B1 B2"} {
+		for c, want := range map[nod.ChatID]string{chat: "A1 A2 A3", 200: "B1 B2"} {
 			got, err := migrated.History(ctx, nod.Topic{Chat: c}, nod.Window{Keep: 2, Step: 2})
 			if err != nil {
 				t.Fatal(err)
@@ -222,8 +222,9 @@ func TestMemberModesMigration(t *testing.T) {
 		storagetest.Exec(t, dsn, fmt.Sprintf(`INSERT INTO chat_settings (chat_id, mode, updated_at) VALUES (%d, 'trusted', 1), (-500, 'trusted', 1)`, chat))
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
 		for _, c := range []struct {
-			chat, user int64
-			want       nod.Mode
+			chat nod.ChatID
+			user nod.UserID
+			want nod.Mode
 		}{{chat, chat, nod.ModeTrusted}, {-500, 42, nod.ModeSmart}, {-500, 43, nod.ModeSmart}} {
 			s, err := migrated.ChatSettings(ctx, c.chat, c.user)
 			if err != nil {

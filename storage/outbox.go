@@ -78,7 +78,7 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 }
 
 // Delivered marks the chat's owed messages of kind about refs as sent.
-func (db *DB) Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, refs ...string) error {
+func (db *DB) Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -90,7 +90,7 @@ func (db *DB) Delivered(ctx context.Context, chatID int64, kind nod.OwedKind, re
 }
 
 // delivered is Delivered inside a transaction.
-func delivered(ctx context.Context, tx conn, chatID int64, kind nod.OwedKind, now time.Time, refs ...string) error {
+func delivered(ctx context.Context, tx conn, chatID nod.ChatID, kind nod.OwedKind, now time.Time, refs ...string) error {
 	query, args := deliveredSQL(chatID, kind, now, refs)
 	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
 		return fmt.Errorf("mark %s delivered: %w", kind, err)
@@ -98,7 +98,7 @@ func delivered(ctx context.Context, tx conn, chatID int64, kind nod.OwedKind, no
 	return nil
 }
 
-func deliveredSQL(chatID int64, kind nod.OwedKind, now time.Time, refs []string) (string, []any) {
+func deliveredSQL(chatID nod.ChatID, kind nod.OwedKind, now time.Time, refs []string) (string, []any) {
 	args := []any{micros(now), chatID, string(kind)}
 	marks := make([]string, len(refs))
 	for i, r := range refs {
@@ -186,7 +186,7 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 // owed an edit (their items were decided or superseded), whoever wrote
 // that: an edit shows the set as it is now, so sending it twice is
 // harmless.
-func (db *DB) OwedRefreshes(ctx context.Context, chatID int64) ([]string, error) {
+func (db *DB) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error) {
 	ids, err := queryIDs(ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("owed refreshes: %w", err)

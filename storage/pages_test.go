@@ -14,7 +14,7 @@ import (
 
 // manyTasks returns n tasks of chat, every seventh in progress, every
 // fifth done, every third with "Übersicht" in its title.
-func manyTasks(chat int64, n int) []nod.Task {
+func manyTasks(chat nod.ChatID, n int) []nod.Task {
 	tasks := make([]nod.Task, n)
 	for i := range tasks {
 		t := nod.Task{ID: fmt.Sprintf("m%d", i), ChatID: chat, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2}

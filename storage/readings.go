@@ -37,7 +37,7 @@ func nonNil(ns []int) []int {
 // TakeReading marks reading id of the chat used by userID and returns it,
 // exactly once: nod.ErrNotFound if the chat has no such reading,
 // nod.ErrForbidden if it is someone else's, nod.ErrDecided if it was used.
-func (db *DB) TakeReading(ctx context.Context, chatID int64, id string, userID int64) (nod.Reading, error) {
+func (db *DB) TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error) {
 	r := nod.Reading{ID: id, ChatID: chatID}
 	var (
 		yes, no string

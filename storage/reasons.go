@@ -37,7 +37,7 @@ func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
 }
 
 // RecentRejections returns the chat's rejections made at or after since.
-func (db *DB) RecentRejections(ctx context.Context, chatID int64, since time.Time) ([]nod.Rejection, error) {
+func (db *DB) RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT d.tool, i.task_id, i.args, d.summary, d.reason, d.created_at
 		FROM decisions d JOIN change_items i ON i.id = d.item_id
 		WHERE d.chat_id = $1 AND d.verdict = 'rejected' AND d.created_at >= $2 ORDER BY d.seq DESC`, chatID, micros(since))

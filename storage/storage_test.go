@@ -19,7 +19,7 @@ import (
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
-const chat = int64(100)
+const chat = 100
 
 var executed = nod.AuditEntry{Outcome: nod.OutcomeExecuted}
 
@@ -70,7 +70,7 @@ func setPriority(p nod.Priority) nod.Mutate {
 }
 
 // confirmItem confirms item n alone, applying mutate to its task.
-func confirmItem(ctx context.Context, db *storage.DB, chatID int64, setID string, n int, userID int64, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
+func confirmItem(ctx context.Context, db *storage.DB, chatID nod.ChatID, setID string, n int, userID nod.UserID, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
 	res, err := db.ConfirmItems(ctx, chatID, setID, []int{n}, userID, func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
 	return res.Set, res.Applied[n], err
 }
@@ -348,7 +348,7 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 // holds it (an edit's) first, in its own chat only.
 func TestPersonMessage(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
-		save := func(chatID int64, m nod.ChatMessage) {
+		save := func(chatID nod.ChatID, m nod.ChatMessage) {
 			t.Helper()
 			if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chatID, Messages: []nod.ChatMessage{m}}); err != nil {
 				t.Fatal(err)
@@ -446,7 +446,7 @@ func TestAuditChainConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := db.AddAudit(context.Background(), nod.AuditEntry{ChatID: chat + int64(i%2), UserID: 42, Tool: "list_tasks", Outcome: nod.OutcomeExecuted}); err != nil {
+				if err := db.AddAudit(context.Background(), nod.AuditEntry{ChatID: chat + nod.ChatID(i%2), UserID: 42, Tool: "list_tasks", Outcome: nod.OutcomeExecuted}); err != nil {
 					t.Errorf("AddAudit: %v", err)
 				}
 			}()

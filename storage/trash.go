@@ -9,7 +9,7 @@ import (
 )
 
 // Trash returns the chat's tasks in the trash, newest deletion first.
-func (db *DB) Trash(ctx context.Context, chatID int64) ([]nod.Task, error) {
+func (db *DB) Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, seq`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("trash: %w", err)

@@ -24,7 +24,7 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 }
 
 // UndoEntry returns undo entry id of the chat.
-func (db *DB) UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoEntry, error) {
+func (db *DB) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
 	return getUndo(ctx, db.reader(), chatID, id)
 }
 
@@ -32,7 +32,7 @@ func (db *DB) UndoEntry(ctx context.Context, chatID int64, id string) (nod.UndoE
 // neither undone nor expired, or nod.ErrNotFound: /undo takes back the
 // sender's own change, never someone else's, made in the topic it is
 // given in.
-func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID int64) (nod.UndoEntry, error) {
+func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
 	var id string
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND thread = $2 AND user_id = $3 AND undone_at IS NULL AND expires_at > $4 ORDER BY seq DESC LIMIT 1`,
 		at.Chat, at.Thread, userID, micros(db.now())).Scan(&id)
@@ -54,7 +54,7 @@ func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID int64) (nod.U
 // nod.ErrDecided (already undone), nod.ErrExpired, nod.ErrTrashed (the
 // task is in the trash and the undo would not restore it) or nod.ErrStale
 // (as a nod.Conflict naming what changed since).
-func (db *DB) Undo(ctx context.Context, chatID int64, id string, userID int64, force bool) (nod.UndoEntry, error) {
+func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.UndoEntry, error) {
 	var redo nod.UndoEntry
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -134,7 +134,7 @@ func touched(c nod.Change) []string {
 	return out
 }
 
-func getUndo(ctx context.Context, q conn, chatID int64, id string) (nod.UndoEntry, error) {
+func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
 	var (
 		u                    nod.UndoEntry
 		delta, before, after sql.NullString
@@ -192,7 +192,7 @@ func legacyChange(taskID string, before, after sql.NullString) (nod.Change, erro
 
 // UndoneSince returns the chat's changes that were undone at or after
 // since (not the undos of undos), newest undo first.
-func (db *DB) UndoneSince(ctx context.Context, chatID int64, since time.Time) ([]nod.UndoEntry, error) {
+func (db *DB) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
 	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
@@ -211,7 +211,7 @@ func (db *DB) UndoneSince(ctx context.Context, chatID int64, since time.Time) ([
 
 // AutoUndosSince counts userID's auto-applied changes in the chat undone
 // at or after since: what the circuit breaker watches.
-func (db *DB) AutoUndosSince(ctx context.Context, chatID, userID int64, since time.Time) (int, error) {
+func (db *DB) AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error) {
 	var n int
 	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND auto = 1 AND undone_at >= $3`, chatID, userID, micros(since)).Scan(&n)
 	if err != nil {
@@ -226,7 +226,7 @@ func (db *DB) AutoUndosSince(ctx context.Context, chatID, userID int64, since ti
 // nod.Task cannot break those entries.
 type legacyTask struct {
 	ID              string       `json:"ID"`
-	ChatID          int64        `json:"ChatID"`
+	ChatID          nod.ChatID   `json:"ChatID"`
 	Title           string       `json:"Title"`
 	Description     string       `json:"Description"`
 	Status          string       `json:"Status"`

@@ -13,7 +13,7 @@ import (
 
 // board is a group chat of the day tests: Telegram gives groups
 // negative ids.
-const board = int64(-500)
+const board = -500
 
 // /tz shows the default zone until one is set, sets an IANA name, refuses
 // anything else; the agent's request states the local date, weekday,
@@ -176,7 +176,7 @@ var berlin, _ = time.LoadLocation("Europe/Berlin")
 // inBerlin sets the chat's zone before nod starts.
 func (h *harness) inBerlin(chatID int64) {
 	h.t.Helper()
-	if _, err := h.db.SetTimeZone(h.t.Context(), chatID, user, "Europe/Berlin", time.UTC, "tz"); err != nil {
+	if _, err := h.db.SetTimeZone(h.t.Context(), nod.ChatID(chatID), user, "Europe/Berlin", time.UTC, "tz"); err != nil {
 		h.t.Fatal(err)
 	}
 }

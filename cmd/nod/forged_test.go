@@ -31,7 +31,7 @@ func (h *harness) editsOf(chatID int64, id int) int {
 func TestForgedUndoOnAnothersReceipt(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	const group, bob = int64(-500), int64(43)
+	const group, bob = -500, 43
 	h.seed(group, nod.Task{ID: "G1", Title: "Plan offsite", Priority: nod.P3})
 	h.seed(group, nod.Task{ID: "G2", Title: "Budget review", Priority: nod.P3})
 	h.start()

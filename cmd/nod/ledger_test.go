@@ -141,7 +141,7 @@ func TestRedoAfterDeleteRefused(t *testing.T) {
 func TestGroupUndoIsTheAuthors(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	const group, other = int64(-500), int64(43)
+	const group, other = -500, 43
 	h.seed(group, nod.Task{ID: "G1", Title: "Plan offsite", Priority: nod.P3})
 	h.clf = answer("explicit:make the offsite P1")
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "G1", "priority": "P1"})), openaitest.Text("Done."))

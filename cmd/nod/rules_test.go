@@ -302,7 +302,7 @@ func TestForgedRuleButtons(t *testing.T) {
 	h.earnRaiseRule()
 	rules := h.say("/rules")
 	revoke, _ := rules.Button("✖ Revoke 1")
-	other := chat + 1
+	other := int64(chat + 1)
 	h.seed(other, nod.Task{ID: "O1", Title: "Other chat's task"})
 	h.tg.SendText(other, user, "/rules")
 	there := h.tg.WaitBotMessages(other, 1)[0]

@@ -13,7 +13,7 @@ import (
 // forum is a forum supergroup of the topic tests; plain is a supergroup
 // without topics. Telegram gives supergroups ids -100….
 const (
-	forum = int64(-1001234567890)
+	forum = -1001234567890
 	plain = int64(-1009876543210)
 )
 

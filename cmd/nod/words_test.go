@@ -12,8 +12,8 @@ import (
 
 // The group of these tests: Alice (user) and Bob (bob), both allowed.
 const (
-	group = int64(-700)
-	bob   = int64(43)
+	group = -700
+	bob   = 43
 )
 
 // inGroup starts nod with the launch post seeded in the group and names

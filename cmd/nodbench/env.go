@@ -133,9 +133,9 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	r.Cleanup(func() { n.db.Close() })
 	clf := confidence.New(confidence.Options{BaseURL: llmURL, Model: clfModel, Timeout: 30 * time.Second}, log)
 	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second}, agent.Deps{Tasks: n.db, Editor: n.db, Conversation: n.db, Proposals: n.db, Memory: n.db, Classifier: clf}, time.Now, log)
-	allowed := []int64{42}
+	allowed := []nod.UserID{42}
 	for i := 1; i <= users; i++ {
-		allowed = append(allowed, int64(i))
+		allowed = append(allowed, nod.UserID(i))
 	}
 	// The fake sets no rate limits: the bench measures nod, not Telegram's
 	// caps (which the bot's limiter would enforce at 30 messages a second).
@@ -184,7 +184,7 @@ func freshSchema(r *reporter, dsn string) (string, error) {
 }
 
 // seed stores a task of chat.
-func (e *env) seed(chat int64, t nod.Task) {
+func (e *env) seed(chat nod.ChatID, t nod.Task) {
 	if t.Status == "" {
 		t.Status = nod.StatusOpen
 	}

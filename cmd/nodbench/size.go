@@ -29,7 +29,7 @@ type sized struct {
 // seedSize stores size tasks in chat at once, shaped like a long-used
 // list: a tenth done, some in progress, a sixth with due dates from two
 // months back to two months ahead, a fifth with a checklist.
-func seedSize(e *env, chat int64, size int) {
+func seedSize(e *env, chat nod.ChatID, size int) {
 	today := time.Now().UTC()
 	tasks := make([]nod.Task, size)
 	for i := range tasks {
@@ -69,7 +69,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 	}
 	chats := chatRange(0, n)
 	for _, chat := range chats {
-		seedSize(e, chat, size)
+		seedSize(e, nod.ChatID(chat), size)
 	}
 	// Turns: list_tasks, then text.
 	e.llm.Handle(readOnlyLLM)

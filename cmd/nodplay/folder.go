@@ -65,7 +65,7 @@ func (p *playground) followCommands(ctx context.Context, dir string) {
 
 // command runs one line of commands.txt.
 func (p *playground) command(line string) error {
-	user := player
+	user := int64(player)
 	if rest, ok := strings.CutPrefix(line, "as "); ok {
 		name, cmd, _ := strings.Cut(rest, " ")
 		id, known := members[strings.ToLower(name)]

@@ -33,8 +33,8 @@ import (
 // player is the person at the page: in a private chat, whose id is the
 // person's; with -group, Alice in a group chat with Bob.
 const (
-	player = int64(4242)
-	bob    = int64(4343)
+	player = 4242
+	bob    = 4343
 	group  = -player
 )
 
@@ -632,7 +632,7 @@ func prepare(ctx context.Context, dsn string, chat int64, seed bool, log *slog.L
 
 // seedTasks gives an empty chat a few example tasks.
 func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
-	have, err := db.ListTasks(ctx, chat, nod.TaskFilter{})
+	have, err := db.ListTasks(ctx, nod.ChatID(chat), nod.TaskFilter{})
 	if err != nil || len(have) > 0 {
 		return err
 	}
@@ -645,7 +645,7 @@ func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
 		if t.Priority == "" {
 			t.Priority = nod.P2
 		}
-		if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: player, Tool: nod.ToolCreateTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		if _, err := db.Apply(ctx, nod.Edit{ChatID: nod.ChatID(chat), UserID: nod.UserID(player), Tool: nod.ToolCreateTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
 			return fmt.Errorf("seed %q: %w", t.Title, err)
 		}
@@ -663,7 +663,7 @@ func (p *playground) chatZone() *time.Location {
 		return p.zone
 	}
 	defer db.Close()
-	s, err := db.ChatSettings(context.Background(), p.chatID, player)
+	s, err := db.ChatSettings(context.Background(), nod.ChatID(p.chatID), nod.UserID(player))
 	if err != nil {
 		return p.zone
 	}

@@ -40,7 +40,7 @@ func auditExport(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer db.Close()
-	entries, err := db.AuditSince(ctx, *chat, from)
+	entries, err := db.AuditSince(ctx, nod.ChatID(*chat), from)
 	if err != nil {
 		return err
 	}
@@ -52,7 +52,7 @@ func writeAuditCSV(out io.Writer, entries []nod.AuditEntry) error {
 	w.Write([]string{"id", "time", "chat_id", "user_id", "tool", "outcome", "user_confirmed", "verdict", "reason", "error", "duration_ms", "arguments"})
 	for _, a := range entries {
 		w.Write([]string{
-			strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), strconv.FormatInt(a.ChatID, 10), strconv.FormatInt(a.UserID, 10),
+			strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), strconv.FormatInt(int64(a.ChatID), 10), strconv.FormatInt(int64(a.UserID), 10),
 			string(a.Tool), string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Reason, a.Error,
 			strconv.FormatFloat(float64(a.Duration.Microseconds())/1000, 'f', 3, 64), string(a.Args),
 		})

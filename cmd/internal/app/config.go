@@ -4,11 +4,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/nodbot/nod"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nodbot/nod"
 )
 
 // config is nod's configuration: flags override environment variables,
@@ -21,7 +22,7 @@ type config struct {
 	Model             string
 	ClassifierModel   string
 	DB                string
-	AllowedUsers      []int64
+	AllowedUsers      []nod.UserID
 	HTTPAddr          string
 	WebhookURL        string
 	WebhookSecret     string
@@ -98,7 +99,7 @@ var settings = []setting{
 			if err != nil {
 				return fmt.Errorf("%q is not a Telegram user id", f)
 			}
-			c.AllowedUsers = append(c.AllowedUsers, id)
+			c.AllowedUsers = append(c.AllowedUsers, nod.UserID(id))
 		}
 		return nil
 	}},

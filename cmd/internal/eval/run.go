@@ -87,9 +87,9 @@ var Today = time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC)
 
 // The people of the cases.
 const (
-	alice     = int64(1001)
-	bob       = int64(1002)
-	groupChat = int64(-1000)
+	alice     = nod.UserID(1001)
+	bob       = nod.UserID(1002)
+	groupChat = nod.ChatID(-1000)
 )
 
 // Run plays the cases that o.Run matches, one at a time, and reports.
@@ -198,7 +198,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 		return fail(err)
 	}
 	defer db.Close()
-	chat := alice
+	chat := nod.ChatID(alice) // a private chat's id is its person's
 	if c.Group {
 		chat = groupChat
 	}
@@ -290,7 +290,7 @@ func outcome(result string) string {
 
 // person is who says a message.
 type person struct {
-	id      int64
+	id      nod.UserID
 	speaker string
 }
 
@@ -302,7 +302,7 @@ func speaker(m Message) person {
 }
 
 // request is the turn a message starts, as the bot would make it.
-func request(c Case, chat int64, n int, lastSet string) nod.TurnRequest {
+func request(c Case, chat nod.ChatID, n int, lastSet string) nod.TurnRequest {
 	all := append(said(c.Before), c.Said)
 	m := all[n]
 	p := speaker(m)
@@ -324,7 +324,7 @@ func request(c Case, chat int64, n int, lastSet string) nod.TurnRequest {
 }
 
 // seed stores the case's tasks.
-func seed(ctx context.Context, db *storage.DB, chat int64, tasks []Task) error {
+func seed(ctx context.Context, db *storage.DB, chat nod.ChatID, tasks []Task) error {
 	for _, t := range tasks {
 		task := nod.Task{ID: t.ID, Title: t.Title, Description: t.Description, Status: nod.Status(firstNonEmpty(t.Status, string(nod.StatusOpen))),
 			Priority: nod.Priority(firstNonEmpty(t.Priority, string(nod.P2))), EstimateMinutes: t.EstimateMinutes, DueDate: t.DueDate, Labels: t.Labels}
