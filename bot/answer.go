@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 	"regexp"
 	"slices"
 	"strconv"
@@ -297,9 +296,6 @@ func editDistance(a, b string, limit int) int {
 // in words, once, for the person who stated it.
 func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 	r, err := b.answers.TakeReading(ctx, p.chat, p.action.ID, p.user)
-	if errors.Is(err, nod.ErrForbidden) {
-		return p.loc.Notice("n_forbidden", nil)
-	}
 	if err != nil {
 		return b.explain(p.loc, err, "reading", "chat", p.chat)
 	}

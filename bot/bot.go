@@ -331,7 +331,7 @@ func (b *Bot) handle(u *models.Update) {
 			defer b.recover(ctx, updateTopic(u))
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil {
-				text, _ := notice(formatting.For(u.CallbackQuery.From.LanguageCode), err)
+				text, _ := notice(formatting.For(u.CallbackQuery.From.LanguageCode), err, nil)
 				b.send.answer(ctx, u.CallbackQuery.ID, text)
 			}
 			if first {

@@ -59,7 +59,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	a, err := DecodeAction(q.Data)
 	if err != nil || chat == 0 {
 		b.log.Warn("invalid callback data", "chat", chat, "user", nod.UserID(q.From.ID))
-		text, _ := notice(loc, nod.ErrInvalid)
+		text, _ := notice(loc, nod.ErrInvalid, nil)
 		b.send.answer(ctx, q.ID, text)
 		return
 	}
@@ -280,7 +280,7 @@ func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfi
 func (b *Bot) onAbort(ctx context.Context, p press) string {
 	set, err := b.sets.ChangeSet(ctx, p.chat, p.action.ID)
 	if err != nil {
-		text, _ := notice(p.loc, err)
+		text, _ := notice(p.loc, err, nil)
 		return text
 	}
 	p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, set, 0, p.msgID, nil) })

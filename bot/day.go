@@ -125,13 +125,8 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 // onUndoZone puts back the zone a receipt reported changing.
 func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 	zc, err := b.days.UndoZone(ctx, p.chat, p.user, p.action.ID, b.opts.TimeZone)
-	switch {
-	case errors.Is(err, nod.ErrForbidden):
-		return p.loc.Notice("n_undo_forbidden", nil)
-	case errors.Is(err, nod.ErrStale), errors.Is(err, nod.ErrDecided):
-		return p.loc.Notice("n_zone_stale", nil)
-	case err != nil:
-		return b.explain(p.loc, err, "undo time zone", "chat", p.chat)
+	if err != nil {
+		return b.explainAs(p.loc, err, undoZoneNotices, "undo time zone", "chat", p.chat)
 	}
 	before := zc.Before
 	if before == "" {
@@ -310,13 +305,7 @@ func (b *Bot) reminderTap(p press, apply func() (nod.Applied, error), done bool)
 }
 
 func (b *Bot) reminderRefusal(p press, err error) string {
-	switch {
-	case errors.Is(err, nod.ErrNotFound):
-		return p.loc.Notice("n_remind_gone", nil)
-	case errors.Is(err, nod.ErrDecided):
-		return p.loc.Notice("n_remind_closed", nil)
-	}
-	return b.explain(p.loc, err, "reminder", "chat", p.chat)
+	return b.explainAs(p.loc, err, reminderNotices, "reminder", "chat", p.chat)
 }
 
 // onLocation sets the chat's zone from a shared location, offline, with
@@ -366,13 +355,8 @@ func (b *Bot) onZoneDecline(ctx context.Context, p press) string { return b.deci
 
 func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	zc, err := b.days.DecideZone(ctx, p.chat, p.user, p.action.ID, accept, b.opts.TimeZone)
-	switch {
-	case errors.Is(err, nod.ErrForbidden):
-		return p.loc.Notice("n_forbidden", nil)
-	case errors.Is(err, nod.ErrDecided):
-		return p.loc.Notice("n_zone_stale", nil)
-	case err != nil:
-		return b.explain(p.loc, err, "decide time zone", "chat", p.chat)
+	if err != nil {
+		return b.explainAs(p.loc, err, zoneNotices, "decide time zone", "chat", p.chat)
 	}
 	before := zc.Before
 	if before == "" {

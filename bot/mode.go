@@ -10,12 +10,12 @@ import (
 func (b *Bot) onSetMode(ctx context.Context, p press) string {
 	m, err := nod.ParseMode(p.action.ID)
 	if err != nil {
-		text, _ := notice(p.loc, err)
+		text, _ := notice(p.loc, err, nil)
 		return text
 	}
 	if err := b.chats.SetMode(ctx, p.chat, p.user, m); err != nil {
 		b.log.Error("set mode", "chat", p.chat, "err", err)
-		text, _ := notice(p.loc, err)
+		text, _ := notice(p.loc, err, nil)
 		return text
 	}
 	p.then(func(ctx context.Context) { b.reply(ctx, p.topic(), p.loc.Text("mode_set", string(m))) })

@@ -8,27 +8,49 @@ import (
 	"github.com/nodbot/nod/formatting"
 )
 
+// notices is the one table of the errors a press can meet and the notice
+// template that answers each, in order: the first that matches wins.
+var notices = []struct {
+	err error
+	key string
+}{
+	{nod.ErrForbidden, "n_forbidden"},
+	{nod.ErrExpired, "n_expired"},
+	{nod.ErrDecided, "n_decided"},
+	{nod.ErrStale, "n_stale_undo"},
+	{nod.ErrTrashed, "n_trashed"},
+	{nod.ErrNotFound, "n_not_here"},
+	{nod.ErrInvalid, "n_invalid"},
+}
+
+// overrides are an action's own words for some errors of the table: an
+// undo that is too late says so, not that something "expired".
+type overrides map[error]string
+
+// Overrides of the actions that have them.
+var (
+	undoNotices     = overrides{nod.ErrExpired: "n_undo_late", nod.ErrForbidden: "n_undo_forbidden"}
+	undoZoneNotices = overrides{nod.ErrForbidden: "n_undo_forbidden", nod.ErrStale: "n_zone_stale", nod.ErrDecided: "n_zone_stale"}
+	zoneNotices     = overrides{nod.ErrDecided: "n_zone_stale"}
+	reminderNotices = overrides{nod.ErrNotFound: "n_remind_gone", nod.ErrDecided: "n_remind_closed"}
+)
+
 // notice turns an error of a button press into the short text of its
-// callback answer. It is the one place errors become user notices;
-// unexpected errors are logged by the caller.
-func notice(loc *formatting.Locale, err error) (string, bool) {
-	switch {
-	case err == nil:
+// callback answer, in the action's own words where over has them; known
+// reports whether the error is one of the table's (the caller logs the
+// others).
+func notice(loc *formatting.Locale, err error, over overrides) (text string, known bool) {
+	if err == nil {
 		return "", true
-	case errors.Is(err, nod.ErrForbidden):
-		return loc.Notice("n_forbidden", nil), true
-	case errors.Is(err, nod.ErrExpired):
-		return loc.Notice("n_expired", nil), true
-	case errors.Is(err, nod.ErrDecided):
-		return loc.Notice("n_decided", nil), true
-	case errors.Is(err, nod.ErrStale):
-		return loc.Notice("n_stale_undo", nil), true
-	case errors.Is(err, nod.ErrTrashed):
-		return loc.Notice("n_trashed", nil), true
-	case errors.Is(err, nod.ErrNotFound):
-		return loc.Notice("n_not_here", nil), true
-	case errors.Is(err, nod.ErrInvalid):
-		return loc.Notice("n_invalid", nil), true
+	}
+	for _, n := range notices {
+		if errors.Is(err, n.err) {
+			key := n.key
+			if k, ok := over[n.err]; ok {
+				key = k
+			}
+			return loc.Notice(key, nil), true
+		}
 	}
 	return loc.Notice("n_failed", nil), false
 }
@@ -75,7 +97,12 @@ func (b *Bot) settings(ctx context.Context, chat nod.ChatID, user nod.UserID, se
 // explain is the notice for a failed action; an error with no notice of
 // its own is logged as what, with args, for the operator.
 func (b *Bot) explain(loc *formatting.Locale, err error, what string, args ...any) string {
-	text, known := notice(loc, err)
+	return b.explainAs(loc, err, nil, what, args...)
+}
+
+// explainAs is explain in the action's own words where over has them.
+func (b *Bot) explainAs(loc *formatting.Locale, err error, over overrides, what string, args ...any) string {
+	text, known := notice(loc, err, over)
 	if !known {
 		b.log.Error(what, append(args, "err", err)...)
 	}

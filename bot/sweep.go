@@ -94,7 +94,7 @@ func (b *Bot) sweeper(ctx context.Context) {
 func (b *Bot) onKeep(ctx context.Context, p press) string {
 	set, err := b.sweeps.KeepSet(ctx, p.chat, p.action.ID, p.user)
 	if err != nil {
-		text, _ := notice(p.loc, err)
+		text, _ := notice(p.loc, err, nil)
 		return text
 	}
 	p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, set, 0, p.msgID, nil) })

@@ -59,7 +59,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		return p.loc.Notice("n_in_trash", nil)
 	}
 	if err != nil {
-		text, _ := notice(p.loc, err)
+		text, _ := notice(p.loc, err, nil)
 		return text
 	}
 	p.then(func(ctx context.Context) {

@@ -15,16 +15,11 @@ func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(c
 
 func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	u, err := b.change.Undo(ctx, p.chat, p.user, p.action.ID, force)
-	switch {
-	case errors.Is(err, nod.ErrExpired):
-		return p.loc.Notice("n_undo_late", nil)
-	case errors.Is(err, nod.ErrForbidden):
-		return p.loc.Notice("n_undo_forbidden", nil)
-	case errors.Is(err, nod.ErrStale):
+	if errors.Is(err, nod.ErrStale) {
 		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.topic(), p.action.ID, err) })
 	}
 	if err != nil {
-		return b.explain(p.loc, err, "undo", "chat", p.chat)
+		return b.explainAs(p.loc, err, undoNotices, "undo", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
 		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
