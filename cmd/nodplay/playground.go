@@ -1,32 +1,24 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"html/template"
 	"io"
 	"log/slog"
 	"maps"
-	"mime"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/cmd/internal/app"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
-	"github.com/nodbot/nod/storage"
 	"go.uber.org/fx"
 )
 
@@ -46,47 +38,6 @@ const typingFor = 5 * time.Second
 
 //go:embed page.html
 var pageFS embed.FS
-
-var page = template.Must(template.ParseFS(pageFS, "page.html"))
-
-// playground is nod on the Bot API stand-in, and the page that is its chat.
-type playground struct {
-	addr   string
-	model  string
-	chatID int64 // the chat played: the player's private chat, or the group
-	log    *slog.Logger
-	tg     *telegramtest.Server
-	llm    *openaitest.Server // the tour's or the relay's; nil with a real endpoint
-	tour   bool
-	// voice is set when nod has a speech-to-text endpoint: the page then
-	// records voice messages.
-	voice bool
-	relay *relay
-	srv   *http.Server
-	stop  context.CancelFunc // stops nod and the view
-	// exited is closed once nod has returned, with its result in runErr:
-	// both a failed start and close wait for it, so it is closed rather
-	// than sent on, which only one of them would receive.
-	exited chan struct{}
-	runErr error
-	quit   chan struct{} // closed by close: ends long polls
-	tmp    string        // a temporary directory to remove, if any
-	db     string        // nod's database, for the chat's time zone
-	// ahead is how far the page's clock control moved nod's clock, in
-	// nanoseconds: reminders and daily reviews are seen without waiting.
-	ahead atomic.Int64
-	zone  *time.Location // NOD_TIMEZONE, for a chat that set none
-	shown *time.Location // the zone the page shows nod's time in; under mu
-
-	mu       sync.Mutex
-	version  uint64
-	changed  chan struct{} // closed and replaced on every change of the view
-	typingAt time.Time     // the latest chat action not followed by a message
-	actions  int           // chat actions seen
-	botMsgs  int           // bot messages seen
-	presses  []string      // callback queries whose answer is not shown yet
-	notices  []notice
-}
 
 // notice is the text of an answered button press: Telegram shows it as a
 // toast.
@@ -343,363 +294,12 @@ func (p *playground) bump() {
 	p.changed = make(chan struct{})
 }
 
-func (p *playground) page(w http.ResponseWriter, r *http.Request) {
-	data := struct {
-		Model string
-		Steps []step
-		Voice bool
-	}{Model: p.modelName(), Voice: p.voice}
-	if p.tour {
-		data.Steps = tourSteps
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if err := page.Execute(w, data); err != nil {
-		p.log.Error("page", "err", err)
-	}
-}
-
-// view is the chat as the page shows it.
-type view struct {
-	Version uint64        `json:"version"`
-	Typing  bool          `json:"typing"`
-	Waiting string        `json:"waiting,omitempty"` // for the relayed model
-	Notice  *notice       `json:"notice,omitempty"`
-	Msgs    []viewMessage `json:"messages"`
-	Clock   string        `json:"clock"` // nod's time, in the chat's zone
-}
-
-type viewMessage struct {
-	ID      int    `json:"id"`
-	Bot     bool   `json:"bot"`
-	From    string `json:"from,omitempty"` // in a group play: who wrote it
-	HTML    string `json:"html"`
-	ReplyTo int    `json:"reply_to,omitempty"`
-	Edited  bool   `json:"edited"`
-	// Forwarded names who first wrote a message the person forwarded.
-	Forwarded string         `json:"forwarded,omitempty"`
-	Buttons   [][]viewButton `json:"buttons,omitempty"`
-}
-
-type viewButton struct {
-	Text string `json:"text"`
-	Data string `json:"data"`
-}
-
-// chat answers the view once it is newer than ?after=, waiting up to 25 s
-// for a change (a long poll).
-func (p *playground) chat(w http.ResponseWriter, r *http.Request) {
-	after, _ := strconv.ParseUint(r.URL.Query().Get("after"), 10, 64)
-	timeout := time.NewTimer(25 * time.Second)
-	defer timeout.Stop()
-wait:
-	for {
-		p.mu.Lock()
-		version, changed := p.version, p.changed
-		p.mu.Unlock()
-		if version > after {
-			break
-		}
-		select {
-		case <-changed:
-		case <-timeout.C:
-			break wait
-		case <-p.quit:
-			break wait
-		case <-r.Context().Done():
-			return
-		}
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(p.view())
-}
-
-func (p *playground) view() view {
-	p.mu.Lock()
-	v := view{Version: p.version, Typing: !p.typingAt.IsZero() && time.Since(p.typingAt) < typingFor,
-		Clock: p.now().In(p.shown).Format("Mon 2 Jan 15:04 MST")}
-	if n := len(p.notices); n > 0 {
-		v.Notice = &p.notices[n-1]
-	}
-	p.mu.Unlock()
-	if p.relay != nil {
-		v.Waiting = p.relay.Waiting()
-	}
-	for _, m := range p.tg.ChatMessages(p.chatID) {
-		vm := viewMessage{ID: m.ID, Bot: m.FromBot, ReplyTo: m.ReplyTo, Edited: m.Edits > 0, Forwarded: m.Forwarded}
-		if p.chatID == group && !m.FromBot {
-			vm.From = "alice"
-			if m.UserID == bob {
-				vm.From = "bob"
-			}
-		}
-		switch {
-		case m.HTML:
-			vm.HTML = browserHTML(m.Text)
-		case m.Kind == "voice":
-			vm.HTML = template.HTMLEscapeString(fmt.Sprintf("🎤 Voice message · %d:%02d", m.Duration/60, m.Duration%60))
-		default:
-			vm.HTML = template.HTMLEscapeString(m.Text)
-		}
-		for _, row := range m.Keyboard {
-			var vr []viewButton
-			for _, b := range row {
-				vr = append(vr, viewButton{Text: b.Text, Data: b.Data})
-			}
-			vm.Buttons = append(vm.Buttons, vr)
-		}
-		v.Msgs = append(v.Msgs, vm)
-	}
-	return v
-}
-
 // maxText is Telegram's limit on a message the person sends.
 const maxText = 4096
-
-// checkText trims what the person typed and checks it is a message
-// Telegram would send.
-func checkText(text string) (string, error) {
-	text = strings.TrimSpace(text)
-	if text == "" || len([]rune(text)) > maxText {
-		return "", errors.New("a message is 1 to 4096 characters")
-	}
-	return text, nil
-}
-
-func (p *playground) send(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Text    string `json:"text"`
-		ReplyTo int    `json:"reply_to"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
-		http.Error(w, "want JSON {text, reply_to}", http.StatusBadRequest)
-		return
-	}
-	if err := p.say(in.Text, in.ReplyTo); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// say sends text as the person, as a reply to message replyTo if not 0.
-func (p *playground) say(text string, replyTo int) error { return p.sayAs(player, text, replyTo) }
-
-// sayAs sends text as user.
-func (p *playground) sayAs(user int64, text string, replyTo int) error {
-	text, err := checkText(text)
-	if err != nil {
-		return err
-	}
-	if replyTo > 0 {
-		p.tg.ReplyText(p.chatID, user, replyTo, text)
-	} else {
-		p.tg.SendText(p.chatID, user, text)
-	}
-	return nil
-}
-
-// forwardAs forwards, as user, a message that from first sent: someone
-// whose words nod must never take for the person's.
-func (p *playground) forwardAs(user int64, from, text string) error {
-	text, err := checkText(text)
-	if err != nil {
-		return err
-	}
-	p.tg.Forward(p.chatID, user, text, telegramtest.OriginUser(forwardedID, from, p.now().Add(-time.Hour)))
-	return nil
-}
-
-// forward sends, as the person, a message forwarded from someone:
-// {from, text}.
-func (p *playground) forward(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		From string `json:"from"`
-		Text string `json:"text"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil || strings.TrimSpace(in.From) == "" {
-		http.Error(w, "want JSON {from, text}", http.StatusBadRequest)
-		return
-	}
-	if err := p.forwardAs(player, strings.TrimSpace(in.From), in.Text); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// editMessage edits one of the person's messages: {message, text}.
-func (p *playground) editMessage(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Message int    `json:"message"`
-		Text    string `json:"text"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
-		http.Error(w, "want JSON {message, text}", http.StatusBadRequest)
-		return
-	}
-	if err := p.edit(in.Message, in.Text); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
 
 // forwardedID is the Telegram id of whoever a forwarded message came from.
 const forwardedID = 5005
 
-// edit changes the text of message id, one of the person's own.
-func (p *playground) edit(id int, text string) error {
-	text, err := checkText(text)
-	if err != nil {
-		return err
-	}
-	if m, ok := p.tg.Message(p.chatID, id); !ok || m.FromBot {
-		return fmt.Errorf("message %d is not one of the person's", id)
-	}
-	p.tg.EditText(p.chatID, id, text)
-	return nil
-}
-
 // maxVoice bounds a recording the page sends: past Telegram's 20 MB for
 // bots, nod says it is too big, so a little more must arrive.
 const maxVoice = 21 << 20
-
-// sendVoice sends the page's recording (the body, of its Content-Type;
-// ?duration= seconds, ?reply_to=) as the person's voice message, which
-// nod fetches and transcribes as it would one from Telegram.
-func (p *playground) sendVoice(w http.ResponseWriter, r *http.Request) {
-	if !p.voice {
-		http.Error(w, "no speech-to-text endpoint: set NOD_TRANSCRIBE_URL, or play with -model endpoint", http.StatusNotFound)
-		return
-	}
-	seconds, err1 := strconv.Atoi(r.URL.Query().Get("duration"))
-	replyTo, err2 := strconv.Atoi(cmp.Or(r.URL.Query().Get("reply_to"), "0"))
-	typ, _, err3 := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err := errors.Join(err1, err2, err3); err != nil || seconds < 0 || !strings.HasPrefix(typ, "audio/") {
-		http.Error(w, "want an audio body, ?duration=SECONDS and ?reply_to=ID", http.StatusBadRequest)
-		return
-	}
-	audio, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxVoice))
-	if err != nil || len(audio) == 0 {
-		http.Error(w, "a recording is 1 byte to 21 MB", http.StatusBadRequest)
-		return
-	}
-	p.tg.SendVoice(p.chatID, player, telegramtest.Voice{Data: audio, Duration: seconds, MimeType: typ, ReplyTo: replyTo})
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (p *playground) press(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		Message int    `json:"message"`
-		Data    string `json:"data"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&in); err != nil || in.Data == "" {
-		http.Error(w, "want JSON {message, data}", http.StatusBadRequest)
-		return
-	}
-	p.pressData(in.Message, in.Data)
-	w.WriteHeader(http.StatusNoContent)
-}
-
-// pressData presses the button with data on message msg, as Telegram
-// would deliver it: whether it is a real button is nod's to check.
-func (p *playground) pressData(msg int, data string) { p.pressAs(player, msg, data) }
-
-// pressAs presses as user.
-func (p *playground) pressAs(user int64, msg int, data string) {
-	id := p.tg.Press(p.chatID, user, msg, data)
-	p.mu.Lock()
-	p.presses = append(p.presses, id)
-	p.mu.Unlock()
-}
-
-// prepare returns the last update nod handled in the database at dsn, so
-// that the stand-in numbers on from it (nod would skip lower ids after a
-// restart); with seed, it gives an empty database a few example tasks, as
-// the person's own.
-func prepare(ctx context.Context, dsn string, chat int64, seed bool, log *slog.Logger) (int64, error) {
-	db := storage.New(storage.Options{DSN: dsn}, time.Now, log)
-	if err := db.Open(ctx); err != nil {
-		return 0, err
-	}
-	defer db.Close()
-	last, err := db.LastUpdateID(ctx)
-	if err != nil || !seed {
-		return last, err
-	}
-	return last, seedTasks(ctx, db, chat)
-}
-
-// seedTasks gives an empty chat a few example tasks.
-func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
-	have, err := db.ListTasks(ctx, nod.ChatID(chat), nod.TaskFilter{})
-	if err != nil || len(have) > 0 {
-		return err
-	}
-	for _, t := range []nod.Task{
-		{Title: "Fix login bug", Description: "Safari users are logged out after a minute.", Priority: nod.P3, Labels: []string{"bug"}},
-		{Title: "Launch plan", Description: "Everything for the launch of version 2."},
-		{Title: "Write release notes", Description: "What changed in version 2, for the blog."},
-	} {
-		t.ID, t.Status = nod.NewID(), nod.StatusOpen
-		if t.Priority == "" {
-			t.Priority = nod.P2
-		}
-		if _, err := db.Apply(ctx, nod.Edit{ChatID: nod.ChatID(chat), UserID: nod.UserID(player), Tool: nod.ToolCreateTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-			Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
-			return fmt.Errorf("seed %q: %w", t.Title, err)
-		}
-	}
-	return nil
-}
-
-// now is nod's clock: the real one, moved on by the page's clock control.
-func (p *playground) now() time.Time { return time.Now().Add(time.Duration(p.ahead.Load())) }
-
-// chatZone is the player's chat's time zone as nod keeps it.
-func (p *playground) chatZone() *time.Location {
-	db := storage.New(storage.Options{DSN: p.db}, time.Now, p.log)
-	if err := db.Open(context.Background()); err != nil {
-		return p.zone
-	}
-	defer db.Close()
-	s, err := db.ChatSettings(context.Background(), nod.ChatID(p.chatID), nod.UserID(player))
-	if err != nil {
-		return p.zone
-	}
-	return s.Zone(p.zone)
-}
-
-// clock moves nod's clock on: {"by": "hour"} an hour, {"by": "morning"}
-// to 08:00 next in the chat's zone. Only forward, as time goes.
-func (p *playground) clock(w http.ResponseWriter, r *http.Request) {
-	var in struct {
-		By string `json:"by"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		http.Error(w, "bad request", http.StatusBadRequest)
-		return
-	}
-	now := p.now()
-	p.mu.Lock()
-	zone := p.shown
-	p.mu.Unlock()
-	var to time.Time
-	switch in.By {
-	case "hour":
-		to = now.Add(time.Hour)
-	case "morning":
-		zone = p.chatZone() // read only here: a second handle on nod's database
-		to = nod.NextDaily(8, 0, zone, now)
-	default:
-		http.Error(w, `by is "hour" or "morning"`, http.StatusBadRequest)
-		return
-	}
-	p.ahead.Add(int64(to.Sub(now)))
-	p.log.Info("clock moved", "by", in.By, "now", to)
-	p.mu.Lock()
-	p.shown = zone
-	p.bump()
-	p.mu.Unlock()
-	w.WriteHeader(http.StatusNoContent)
-}
