@@ -80,7 +80,10 @@ type TurnResult struct {
 	Zone      *ZoneChange
 	ZoneQuote string
 	// ZoneOffer is a zone change the turn proposed: it waits for a tap.
-	ZoneOffer      *ZoneChange
+	ZoneOffer *ZoneChange
+	// RuleOffer is a learned rule the person's answer in words earned, to
+	// offer as a tap's would.
+	RuleOffer      *Rule
 	StepsExhausted bool // the turn was cut at MaxSteps
 	Steps          int
 	// Turn names the turn once it started, also when it failed: the

@@ -205,6 +205,9 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeFailed, userError(err))
 			return errorJSON(fmt.Errorf("the decision could not be applied: %s", userError(err)))
 		}
+		if d.Offer != nil {
+			t.ruleOffer = d.Offer // a confirmation in words counts as a tap's
+		}
 		t.audit = append(t.audit, nod.AuditEntry{UserID: t.req.UserID, Tool: p.tool.Name, Args: p.args.JSON(), Outcome: nod.OutcomeExecuted,
 			Verdict: verdictName(v), Reason: v.Quote, At: t.a.now()})
 		applied := slices.Sorted(maps.Keys(d.Applied))

@@ -157,7 +157,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletions, res.Revised = rec.Set, t.receipts, t.notices, t.deletions, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
-	res.Zone, res.ZoneQuote, res.ZoneOffer = t.zoneChange, t.zoneQuote, t.zoneOffer
+	res.Zone, res.ZoneQuote, res.ZoneOffer, res.RuleOffer = t.zoneChange, t.zoneQuote, t.zoneOffer, t.ruleOffer
 	if final := strings.TrimSpace(res.Text); len(t.asides) > 0 {
 		if !slices.Contains(t.asides, final) && final != "" {
 			t.asides = append(t.asides, final)
@@ -307,6 +307,7 @@ type turn struct {
 	zoneChange *nod.ZoneChange
 	zoneQuote  string
 	zoneOffer  *nod.ZoneChange // proposed, waiting for a tap
+	ruleOffer  *nod.Rule       // earned by an answer in words
 }
 
 // step runs the tool calls of one model step and returns their results in

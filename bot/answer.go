@@ -309,6 +309,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.ReadingAccepted(r, d.Set)); err != nil {
 			b.log.Warn("edit reading", "chat", p.chat, "err", err)
 		}
+		b.offerRule(ctx, p.loc, p.topic(), d.Offer)
 	})
 	return formatting.PlainText(p.loc.Render("answered", answered(d, rejected)))
 }

@@ -409,6 +409,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		b.showChangeSet(ctx, in.loc, *res.Set)
 	}
 	b.offerZone(ctx, in.loc, in.topic(), res.ZoneOffer)
+	b.offerRule(ctx, in.loc, in.topic(), res.RuleOffer)
 	if len(res.Deletions) > 0 {
 		b.askDeletion(ctx, in.chat, in.user, in.loc) // the first; the others once it ends
 	}

@@ -322,3 +322,31 @@ func TestForgedRuleButtons(t *testing.T) {
 		t.Errorf("the rule stopped applying: %q", texts(ms))
 	}
 }
+
+// A confirmation in words counts as a tap's: the third P1 raise, confirmed
+// by an answer the agent passes on (answer_proposals), earns the rule's
+// offer, shown after the turn as a tap would show it.
+func TestRuleEarnedByWords(t *testing.T) {
+	t.Parallel()
+	h := ruleHarness(t, 3)
+	h.confirmRaise("T1", "P1")
+	h.confirmRaise("T2", "P1")
+	ms := h.propose(raise("T3", "P1"))
+	set := ms[len(ms)-1]
+	h.clf = answer("explicit:the priority one is fine")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{1}})), openaitest.Text("Raised."))
+	before := len(h.tg.BotMessages(chat))
+	h.tg.ReplyText(chat, user, set.ID, "the priority one is fine")
+	var offer telegramtest.Message
+	h.tg.Wait("the rule's offer", func() bool {
+		var ok bool
+		offer, ok = offerIn(h.tg.BotMessages(chat)[before:])
+		return ok
+	})
+	if p := h.task("T3").Priority; p != nod.P1 {
+		t.Errorf("T3 is %s after the answer in words", p)
+	}
+	if got := h.tap(chat, user, offer.ID, "✓ For 30 days"); !strings.HasPrefix(got, "Rule on until") {
+		t.Errorf("accepting the rule answered %q", got)
+	}
+}
