@@ -332,16 +332,7 @@ func TestGermanDeletionUndone(t *testing.T) {
 	h.shown(chat, user, "T1")
 	h.tg.SendText(chat, user, "Fix login bug")
 	h.tg.Wait("the deletion", func() bool { return h.trashed(chat, "T1") })
-	var receipt telegramtest.Message
-	h.tg.Wait("the deletion's receipt", func() bool {
-		for _, m := range h.tg.BotMessages(chat) {
-			if hasButton(m, "↩️ Rückgängig") {
-				receipt = m
-				return true
-			}
-		}
-		return false
-	})
+	receipt := h.withButton(chat, "↩️ Rückgängig")
 	h.tap(chat, user, receipt.ID, "↩️ Rückgängig")
 	if h.trashed(chat, "T1") {
 		t.Fatal("the task is still in the trash after Undo")

@@ -379,3 +379,20 @@ func (h *harness) deleteT1(words string, msgs int) {
 	h.tg.SendText(chat, user, "Fix login bug")
 	h.tg.WaitBotMessages(chat, msgs+3)
 }
+
+// withButton waits for the first bot message in chatID that has a button
+// labelled label, and returns it.
+func (h *harness) withButton(chatID int64, label string) telegramtest.Message {
+	h.t.Helper()
+	var found telegramtest.Message
+	h.tg.Wait("a message with "+label, func() bool {
+		for _, m := range h.tg.BotMessages(chatID) {
+			if hasButton(m, label) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}

@@ -249,16 +249,7 @@ func TestChangeSetAfterKill(t *testing.T) {
 	h.startProcess(t)
 	// The agent's text, whose send the kill cut, may or may not have
 	// reached the chat; the set's message is sent by the new process.
-	var set telegramtest.Message
-	h.tg.Wait("the set to be shown", func() bool {
-		for _, m := range h.tg.BotMessages(chat) {
-			if hasButton(m, "✓ 1") {
-				set = m
-				return true
-			}
-		}
-		return false
-	})
+	set := h.withButton(chat, "✓ 1")
 	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, set.ID, "✓ 1")); ans != "Applied item 1." || h.task("T1").Priority != nod.P1 {
 		t.Errorf("✓ 1 on the late set: %q, priority %s", ans, h.task("T1").Priority)
 	}

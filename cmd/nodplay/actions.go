@@ -25,20 +25,31 @@ func checkText(text string) (string, error) {
 	return text, nil
 }
 
+// act is a page action: it decodes the JSON body into In (shape names
+// its fields for the error) and does it; 204 when done, 400 with why not.
+func act[In any](shape string, do func(in In) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		var in In
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
+			http.Error(w, "want JSON "+shape, http.StatusBadRequest)
+			return
+		}
+		if err := do(in); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}
+}
+
+// send sends text as the person: {text, reply_to}.
 func (p *playground) send(w http.ResponseWriter, r *http.Request) {
-	var in struct {
+	act("{text, reply_to}", func(in struct {
 		Text    string `json:"text"`
 		ReplyTo int    `json:"reply_to"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
-		http.Error(w, "want JSON {text, reply_to}", http.StatusBadRequest)
-		return
-	}
-	if err := p.say(in.Text, in.ReplyTo); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	}) error {
+		return p.say(in.Text, in.ReplyTo)
+	})(w, r)
 }
 
 // say sends text as the person, as a reply to message replyTo if not 0.
@@ -72,36 +83,25 @@ func (p *playground) forwardAs(user int64, from, text string) error {
 // forward sends, as the person, a message forwarded from someone:
 // {from, text}.
 func (p *playground) forward(w http.ResponseWriter, r *http.Request) {
-	var in struct {
+	act("{from, text}", func(in struct {
 		From string `json:"from"`
 		Text string `json:"text"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil || strings.TrimSpace(in.From) == "" {
-		http.Error(w, "want JSON {from, text}", http.StatusBadRequest)
-		return
-	}
-	if err := p.forwardAs(player, strings.TrimSpace(in.From), in.Text); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	}) error {
+		if strings.TrimSpace(in.From) == "" {
+			return errors.New("want JSON {from, text}: from names who wrote the message")
+		}
+		return p.forwardAs(player, strings.TrimSpace(in.From), in.Text)
+	})(w, r)
 }
 
 // editMessage edits one of the person's messages: {message, text}.
 func (p *playground) editMessage(w http.ResponseWriter, r *http.Request) {
-	var in struct {
+	act("{message, text}", func(in struct {
 		Message int    `json:"message"`
 		Text    string `json:"text"`
-	}
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil {
-		http.Error(w, "want JSON {message, text}", http.StatusBadRequest)
-		return
-	}
-	if err := p.edit(in.Message, in.Text); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	}) error {
+		return p.edit(in.Message, in.Text)
+	})(w, r)
 }
 
 // edit changes the text of message id, one of the person's own.
