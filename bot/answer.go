@@ -257,7 +257,23 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		b.reply(ctx, p.topic(), p.loc.WithUndo(p.loc.Text("restored", map[string]any{"Title": applied.After.Title, "Checklist": len(applied.After.Checklist)}), applied.Undo.ID))
+		receipt := p.loc.WithUndo(p.loc.Text("restored", map[string]any{"Title": applied.After.Title, "Checklist": len(applied.After.Checklist)}), applied.Undo.ID)
+		// The message tapped said the task was in the trash: it says what
+		// is true now. A /trash list of others shows the trash as it is,
+		// and the receipt follows; a message about this task alone becomes
+		// the receipt.
+		if restores := countKind(p.keyboard, nod.ActRestore); restores > 1 {
+			if tasks, err := b.tasks.Trash(ctx, p.chat); err == nil {
+				if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Trash(tasks)); err != nil {
+					b.log.Warn("refresh trash list", "chat", p.chat, "err", err)
+				}
+			}
+		} else if restores == 1 {
+			if err := b.send.edit(ctx, p.chat, p.msgID, receipt); err == nil {
+				return
+			}
+		}
+		b.reply(ctx, p.topic(), receipt)
 	})
 	return p.loc.Notice("n_restored", nil)
 }

@@ -60,11 +60,18 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 }
 
 // countUndos counts the Undo buttons of a keyboard.
-func countUndos(kb *models.InlineKeyboardMarkup) int {
+func countUndos(kb *models.InlineKeyboardMarkup) int { return countKind(kb, nod.ActUndo) }
+
+// countKind counts the buttons of a keyboard (nil: none) whose action is
+// of kind.
+func countKind(kb *models.InlineKeyboardMarkup, kind nod.ActionKind) int {
+	if kb == nil {
+		return 0
+	}
 	n := 0
 	for _, row := range kb.InlineKeyboard {
 		for _, btn := range row {
-			if a, err := DecodeAction(btn.CallbackData); err == nil && a.Kind == nod.ActUndo {
+			if a, err := DecodeAction(btn.CallbackData); err == nil && a.Kind == kind {
 				n++
 			}
 		}

@@ -61,6 +61,14 @@ func TestTypedDeletionTrashRestorePurge(t *testing.T) {
 	h.tg.SendText(chat, user, "/trash")
 	trash := h.tg.WaitBotMessages(chat, 7)[6]
 	h.tap(chat, user, trash.ID, "♻️ Restore Fix login bug")
+	// The list of that one task becomes the restore's receipt: it no
+	// longer offers to restore what is back.
+	back := h.tg.WaitMessage(chat, trash.ID, "the list to say it is restored", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "Restored “Fix login bug” with its 3 checklist items.")
+	})
+	if !hasButton(back, "↩️ Undo") || hasButton(back, "♻️ Restore Fix login bug") || len(h.tg.BotMessages(chat)) != 7 {
+		t.Errorf("after Restore the list reads %q %v, and %d messages", back.Text, buttonTexts(back), len(h.tg.BotMessages(chat)))
+	}
 	restored := h.task("T1")
 	c3, _ := restored.Item("c3")
 	if len(restored.Checklist) != 3 || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)) {
@@ -69,9 +77,9 @@ func TestTypedDeletionTrashRestorePurge(t *testing.T) {
 	// Delete again and let 30 days pass: purged.
 	del()
 	h.tg.SendText(chat, user, "delete the task Fix login bug")
-	h.tg.WaitBotMessages(chat, 10)
+	h.tg.WaitBotMessages(chat, 9)
 	h.tg.SendText(chat, user, "Fix login bug")
-	h.tg.WaitBotMessages(chat, 11)
+	h.tg.WaitBotMessages(chat, 10)
 	h.clock.Advance(30*24*time.Hour + time.Minute)
 	h.tg.Wait("the trash to be purged", func() bool {
 		trash, _ := h.db.Trash(t.Context(), chat)

@@ -352,3 +352,24 @@ func TestGermanDeletionUndone(t *testing.T) {
 	}
 	t.Logf("chat:\n%s", strings.Join(messageTexts(msgs), "\n---\n"))
 }
+
+// Restoring one task of a /trash list redraws the list with the trash as
+// it is now, and the receipt with Undo follows.
+func TestTrashListRedrawnAfterRestore(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	gone := h.clock.Now().Add(-time.Hour)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Fix login bug", DeletedAt: &gone})
+	h.seed(chat, nod.Task{ID: "T2", Title: "Update README", DeletedAt: &gone})
+	h.start()
+	h.tg.SendText(chat, user, "/trash")
+	list := h.tg.WaitBotMessages(chat, 1)[0]
+	h.tap(chat, user, list.ID, "♻️ Restore Fix login bug")
+	list = h.tg.WaitMessage(chat, list.ID, "the list to be redrawn", func(m telegramtest.Message) bool { return !hasButton(m, "♻️ Restore Fix login bug") })
+	if !hasButton(list, "♻️ Restore Update README") || strings.Contains(list.Text, "Fix login bug") {
+		t.Errorf("the list after the restore reads %q %v", list.Text, buttonTexts(list))
+	}
+	if receipt := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(receipt.Text, "Restored “Fix login bug”") || !hasButton(receipt, "↩️ Undo") {
+		t.Errorf("receipt = %q %v", receipt.Text, buttonTexts(receipt))
+	}
+}
