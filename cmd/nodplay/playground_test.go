@@ -254,6 +254,10 @@ func TestPlaygroundBadInput(t *testing.T) {
 		{"/send", `{"text": "   "}`},
 		{"/send", `{"text": "` + strings.Repeat("x", maxText+1) + `"}`},
 		{"/press", `{"message": 1}`},
+		{"/forward", `not json`},
+		{"/forward", `{"from": "  ", "text": "raise it"}`},
+		{"/edit", `not json`},
+		{"/edit", `{"message": 999, "text": "no such message"}`},
 	} {
 		resp, err := http.Post("http://"+tp.addr+c.path, "application/json", strings.NewReader(c.body))
 		if err != nil {
