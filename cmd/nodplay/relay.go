@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,18 +199,16 @@ func readable(n int, role string, req openaitest.Request, replyFile string) stri
 	return b.String()
 }
 
-// toolSignatures lists the request's tools as name(arguments; ? marks the
-// optional ones): description.
+// toolSignatures lists the request's tools as name(argument: shape, …; ?
+// marks the optional ones): description, so that whoever plays the model
+// sees what each argument holds, as a model reads it from the schema.
 func toolSignatures(raw []byte) []string {
 	var wire struct {
 		Tools []struct {
 			Function struct {
 				Name        string `json:"name"`
 				Description string `json:"description"`
-				Parameters  struct {
-					Properties map[string]json.RawMessage `json:"properties"`
-					Required   []string                   `json:"required"`
-				} `json:"parameters"`
+				Parameters  schema `json:"parameters"`
 			} `json:"function"`
 		} `json:"tools"`
 	}
@@ -219,17 +218,69 @@ func toolSignatures(raw []byte) []string {
 	var out []string
 	for _, t := range wire.Tools {
 		f := t.Function
-		var args []string
-		for name := range f.Parameters.Properties {
-			if !slices.Contains(f.Parameters.Required, name) {
-				name += "?"
+		fields := f.Parameters.fields()
+		out = append(out, fmt.Sprintf("- %s(%s): %s", f.Name, fields, strings.Join(strings.Fields(f.Description), " ")))
+		for _, name := range slices.Sorted(maps.Keys(f.Parameters.Properties)) {
+			if d := f.Parameters.Properties[name].Description; d != "" {
+				out = append(out, fmt.Sprintf("    %s: %s", name, d))
 			}
-			args = append(args, name)
 		}
-		slices.Sort(args)
-		out = append(out, fmt.Sprintf("- %s(%s): %s", f.Name, strings.Join(args, ", "), strings.Join(strings.Fields(f.Description), " ")))
 	}
 	return out
+}
+
+// schema is the part of a JSON schema that a tool's arguments use.
+type schema struct {
+	Type        json.RawMessage   `json:"type"` // "string" or ["string", "null"]
+	Enum        []any             `json:"enum"`
+	Items       *schema           `json:"items"`
+	Properties  map[string]schema `json:"properties"`
+	Required    []string          `json:"required"`
+	Description string            `json:"description"`
+}
+
+// shape writes a schema the way a signature reads: string, "A"|"B",
+// [shape], {name: shape, other?: shape}, with |null where null is allowed.
+func (s schema) shape() string {
+	var types []string
+	if json.Unmarshal(s.Type, &types) != nil {
+		var one string
+		_ = json.Unmarshal(s.Type, &one)
+		types = []string{one}
+	}
+	for i, t := range types {
+		switch {
+		case len(s.Enum) > 0 && t != "null":
+			var vals []string
+			for _, v := range s.Enum {
+				b, _ := json.Marshal(v)
+				vals = append(vals, string(b))
+			}
+			types[i] = strings.Join(vals, "|")
+		case t == "array" && s.Items != nil:
+			types[i] = "[" + s.Items.shape() + "]"
+		case t == "object" && len(s.Properties) > 0:
+			types[i] = "{" + s.fields() + "}"
+		case t == "":
+			types[i] = "any"
+		}
+	}
+	return strings.Join(types, "|")
+}
+
+// fields lists an object's properties, sorted, as name: shape (name?: for
+// an optional one).
+func (s schema) fields() string {
+	names := slices.Sorted(maps.Keys(s.Properties))
+	args := make([]string, 0, len(names))
+	for _, name := range names {
+		label := name
+		if !slices.Contains(s.Required, name) {
+			label += "?"
+		}
+		args = append(args, label+": "+s.Properties[name].shape())
+	}
+	return strings.Join(args, ", ")
 }
 
 // writeAtomic writes a file that readers see whole or not at all.

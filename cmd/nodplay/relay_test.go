@@ -82,7 +82,13 @@ func TestRelayConversation(t *testing.T) {
 		}
 	}
 	req, _ := os.ReadFile(filepath.Join(dir, "0001-agent.request.txt"))
-	for _, want := range []string{"model relay-agent", "tools: list_tasks", "=== system ===", "=== user ===\nraise the login bug to P1", "0001-agent.reply.json"} {
+	for _, want := range []string{"model relay-agent", "tools: list_tasks", "=== system ===", "=== user ===\nraise the login bug to P1", "0001-agent.reply.json",
+		// Each argument's shape, as a model reads it from the schema.
+		`update_checklist_items(human_summary?: string, items: [{id: string, isChecked?: boolean, reason?: string, title?: string}], task_id: string)`,
+		`set_task_status(human_summary?: string, status: "OPEN"|"GROOMED"|"IN_PROGRESS"|"BLOCKED"|"ON_HOLD"|"DONE"|"REJECTED", task_id: string)`,
+		`due_date: string|null`,
+		"    due_date: YYYY-MM-DD or null",
+	} {
 		if !strings.Contains(string(req), want) {
 			t.Errorf("the readable request lacks %q:\n%s", want, req)
 		}
