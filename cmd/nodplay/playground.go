@@ -146,6 +146,12 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		return nil, err
 	}
 	p.tg.ContinueAfter(last)
+	if p.tmp == "" {
+		p.keep = true
+		if err := p.restoreChat(); err != nil {
+			return nil, err
+		}
+	}
 
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
@@ -219,6 +225,9 @@ func (p *playground) close() error {
 		<-p.exited
 		err = p.runErr
 	}
+	if p.keep {
+		p.keepChat() // what nod sent while it stopped
+	}
 	if p.llm != nil {
 		p.llm.Close()
 	}
@@ -259,6 +268,9 @@ func (p *playground) watch(ctx context.Context) {
 		p.presses = waiting
 		p.bump()
 		p.mu.Unlock()
+		if p.keep {
+			p.keepChat()
+		}
 		select {
 		case <-ctx.Done():
 			return

@@ -347,9 +347,22 @@ func TestPlaygroundRestartKeepsMessages(t *testing.T) {
 	for run, words := range [][]string{{"one", "two", "three"}, {"four", "five"}} {
 		t.Run(fmt.Sprintf("run %d", run+1), func(t *testing.T) {
 			tp := newPlayground(t, env, options{model: "endpoint", db: db})
+			if run > 0 {
+				// The chat is as the phone keeps it: the first run's
+				// messages are there before anything is said.
+				tp.botSays("heard: three")
+			}
 			for _, w := range words {
 				tp.post("/send", map[string]any{"text": w})
 				tp.botSays("heard: " + w)
+			}
+			// Telegram never reuses a message id: nod has stored the first
+			// run's, and a reply to a reused one would reach the wrong message.
+			v := tp.waitView("every message", func(v view) bool { return len(v.Msgs) == 2*(run*3+len(words)) })
+			for i := 1; i < len(v.Msgs); i++ {
+				if v.Msgs[i].ID <= v.Msgs[i-1].ID {
+					t.Errorf("message %d has id %d after %d", i, v.Msgs[i].ID, v.Msgs[i-1].ID)
+				}
 			}
 		})
 	}

@@ -41,6 +41,7 @@ type playground struct {
 	quit   chan struct{} // closed by close: ends long polls
 	tmp    string        // a temporary directory to remove, if any
 	db     string        // nod's database, for the chat's time zone
+	keep   bool          // the chat is kept beside db, which the player named
 	// ahead is how far the page's clock control moved nod's clock, in
 	// nanoseconds: reminders and daily reviews are seen without waiting.
 	ahead atomic.Int64
