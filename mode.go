@@ -45,6 +45,9 @@ type ChatSettings struct {
 	DeletionAsked bool
 	// TimeZone is the chat's IANA zone; empty: the operator's default.
 	TimeZone string
+	// ZoneAsked is when the agent was told to ask where the person is,
+	// the first time a date or time came up with no zone set; nil: never.
+	ZoneAsked *time.Time
 	// Daily is the local HH:MM of the chat's daily review, empty while
 	// off; DailyQuiet says nothing when the review finds nothing.
 	Daily      string

@@ -44,7 +44,11 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(&b, "\n\n%s\n", todayLine(a.now(), zone))
-	if settings.TimeZone == "" {
+	switch {
+	case settings.TimeZone != "":
+	case settings.ZoneAsked != nil:
+		fmt.Fprintf(&b, "The user has not said where they are; this is nod's default zone. You were told to ask them on %s: do not ask again. Read their dates and times in this zone until they say (in words: set it with set_chat_timezone; or with /tz, or by sharing their location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))
+	default:
 		b.WriteString("The user has not said where they are; this is nod's default zone. When they give a date or time (a reminder, \"tomorrow\"), ask once where they are before relying on it, and set it with set_chat_timezone when they say; never guess it.\n")
 	}
 	if req.Speaker != "" {

@@ -190,6 +190,9 @@ type Zones interface {
 	// ProposeZone records a zone change that waits for the person's tap,
 	// with its audit row.
 	ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error)
+	// AskedZone records that the agent was told to ask where the person
+	// is, and reports whether this was the first time.
+	AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error)
 }
 
 // ConfirmDeps are what Confirmations work with; *storage.DB provides

@@ -41,6 +41,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	}
 	t.mode = settings.Effective(t.started)
 	t.zone = settings.Zone(a.opts.TimeZone)
+	t.askZone = settings.TimeZone == "" && settings.ZoneAsked == nil && a.zones != nil
 	history, err := a.conv.History(ctx, req.Topic(), a.opts.History)
 	if err != nil {
 		return nod.TurnResult{}, err
@@ -269,6 +270,9 @@ type turn struct {
 	wall    time.Time // for the log line's duration
 	mode    nod.Mode
 	zone    *time.Location // the chat's: what today and a reminder's time mean
+	// askZone is set while the chat has no zone and the agent was never
+	// told to ask where the person is (see zoneNote).
+	askZone bool
 	history []nod.ChatMessage
 	// replyItems lists the numbered items of the set the person's message
 	// replies to, for the classifier
@@ -342,6 +346,9 @@ func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
 				Default: "the quote predates the person's rejection of this change"}
 		}
 		results[p.idx] = t.commit(ctx, p, verdicts[i])
+		if note := t.zoneNote(ctx, p); note != "" {
+			results[p.idx] += "\n" + note
+		}
 	}
 	return results
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -83,4 +84,45 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	t.zoneChange, t.zoneQuote = &zc, v.Quote
 	t.zone = p.zone
 	return fmt.Sprintf(`{"timezone":%q,"previous":%q,"now":%q}`, zc.After, zc.Before, todayLine(t.a.now(), p.zone))
+}
+
+// zoneNote is added to the result of the turn's first call that writes a
+// date or time while the chat has no zone and the agent was never told to
+// ask: it is told now, and the chat records it, so that it asks once
+// rather than on every date (the system prompt says when it was told).
+func (t *turn) zoneNote(ctx context.Context, p *proposal) string {
+	if !t.askZone {
+		return ""
+	}
+	if p.zone != nil {
+		t.askZone = false // the person said where they are
+		return ""
+	}
+	if !writesTime(p) {
+		return ""
+	}
+	t.askZone = false
+	first, err := t.a.zones.AskedZone(ctx, t.req.ChatID)
+	if err != nil {
+		t.a.log.Warn("zone asked", "chat", t.req.ChatID, "err", err)
+		return ""
+	}
+	if !first {
+		return ""
+	}
+	return fmt.Sprintf("Note: the user has not said where they are, so this is read in nod's default zone (%s). Unless you asked already in this conversation, ask them now, once, where they are, and set it with set_chat_timezone when they say; you will not be told again.", t.zone)
+}
+
+// writesTime reports whether a call sets a due date or a reminder.
+func writesTime(p *proposal) bool {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(p.args.JSON(), &fields) != nil {
+		return false
+	}
+	for _, k := range []string{"due_date", "remind_at"} {
+		if v, ok := fields[k]; ok && string(v) != "null" && string(v) != `""` {
+			return true
+		}
+	}
+	return false
 }

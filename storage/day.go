@@ -137,6 +137,28 @@ func (db *DB) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.User
 	return zc, err
 }
 
+// AskedZone records that the agent of chatID was told to ask where the
+// person is; it reports whether this was the first time.
+func (db *DB) AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error) {
+	var first bool
+	err := db.inTx(ctx, func(tx conn) error {
+		now := micros(db.now())
+		res, err := tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, zone_asked, updated_at) VALUES ($1, $2, $3)
+			ON CONFLICT (chat_id) DO UPDATE SET zone_asked = excluded.zone_asked, updated_at = excluded.updated_at
+			WHERE chat_settings.zone_asked IS NULL`, chatID, now, now)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		first = n == 1
+		return err
+	})
+	if err != nil {
+		return false, fmt.Errorf("zone asked: %w", err)
+	}
+	return first, nil
+}
+
 // setZone writes the chat's zone and moves its daily review with it,
 // audited under tool as outcome; it returns the zone before and after.
 func (db *DB) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (string, string, error) {

@@ -171,3 +171,47 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 		}
 	})
 }
+
+// The agent is told to ask where the person is once per chat: of four
+// turns that meet a date at once, one is first, on either database, and
+// the settings say when; a chat that has settings already is no
+// different from one that has none.
+func TestAskedZoneOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []nod.ChatID{chat, chat + 1} {
+			var (
+				wg    sync.WaitGroup
+				mu    sync.Mutex
+				first int
+			)
+			for range 4 {
+				wg.Go(func() {
+					ok, err := db.AskedZone(ctx, c)
+					if err != nil {
+						t.Error(err)
+					}
+					mu.Lock()
+					defer mu.Unlock()
+					if ok {
+						first++
+					}
+				})
+			}
+			wg.Wait()
+			if first != 1 {
+				t.Errorf("chat %d: %d turns were first to ask", c, first)
+			}
+			s, err := db.ChatSettings(ctx, c, 42)
+			if err != nil || s.ZoneAsked == nil || !s.ZoneAsked.Equal(clock.Now()) {
+				t.Errorf("chat %d: asked %v, %v", c, s.ZoneAsked, err)
+			}
+			if s.Daily != "08:00" && c == chat {
+				t.Errorf("asking lost the daily review: %+v", s)
+			}
+		}
+	})
+}

@@ -19,21 +19,22 @@ func (db *DB) ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.Us
 		mode    string
 		breaker sql.NullInt64
 		quiet   int
+		asked   sql.NullInt64
 	)
 	// One row whether or not the chat has settings or a waiting deletion.
 	err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
 		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0),
-		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0)
+		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked
 		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
 		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`,
-		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.TimeZone, &s.Daily, &quiet)
+		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.TimeZone, &s.Daily, &quiet, &asked)
 	if err != nil {
 		return s, fmt.Errorf("chat settings: %w", err)
 	}
 	if mode != "" {
 		s.Mode = nod.Mode(mode)
 	}
-	s.BreakerUntil, s.DailyQuiet = timePtr(breaker), quiet != 0
+	s.BreakerUntil, s.DailyQuiet, s.ZoneAsked = timePtr(breaker), quiet != 0, timePtr(asked)
 	return s, nil
 }
 

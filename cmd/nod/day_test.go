@@ -66,6 +66,46 @@ func TestTimeZoneCommandAndPromptLine(t *testing.T) {
 	}
 }
 
+// With no zone set, the agent is told to ask where the person is once: in
+// the result of the first call that writes a date or time, which the chat
+// records; from then on its prompt says it was told, and no later date
+// tells it again. A real model writes the date it was asked for at once,
+// rather than asking first, so the note comes after the change.
+func TestZoneAskedOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	const note = "ask them now, once, where they are"
+	h.clf = answer("explicit:due tomorrow")
+	h.script(openaitest.Calls(call("a", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-12"})),
+		openaitest.Text("Due tomorrow. Where are you, so that I read your dates right?"))
+	h.tg.SendText(chat, user, "login bug due tomorrow")
+	h.tg.WaitBotMessages(chat, 2)
+	reqs := h.llm.RequestsFor(agentM)
+	if got := reqs[1].ToolResults()["a"]; !strings.Contains(got, note) || !strings.Contains(got, "(UTC)") {
+		t.Errorf("the first date's result does not tell the agent to ask:\n%s", got)
+	}
+	if s, err := h.db.ChatSettings(t.Context(), chat, user); err != nil || s.ZoneAsked == nil {
+		t.Fatalf("the chat does not record that the agent was told: %+v %v", s, err)
+	}
+
+	// The person does not answer where they are, and gives a time.
+	h.clf = answer("explicit:remind me about it at 9 tomorrow")
+	h.script(openaitest.Calls(call("b", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})),
+		openaitest.Text("I'll remind you at 9."))
+	h.tg.SendText(chat, user, "remind me about it at 9 tomorrow")
+	h.tg.WaitBotMessages(chat, 4)
+	reqs = h.llm.RequestsFor(agentM)
+	sys := reqs[2].System()
+	if !strings.Contains(sys, "You were told to ask them on 2026-03-11: do not ask again.") || strings.Contains(sys, "ask once where they are") {
+		t.Errorf("after it was told, the prompt says:\n%s", grepLines(sys, "where they are"))
+	}
+	if got := reqs[3].ToolResults()["b"]; strings.Contains(got, note) {
+		t.Errorf("the agent is told to ask again:\n%s", got)
+	}
+}
+
 // In a group, /tz and /daily change the chat only for its administrators:
 // a member is refused and nothing changes; the creator's works. In a
 // private chat nobody is asked.
