@@ -430,7 +430,7 @@ func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 			continue
 		}
 		if a.quotable(e) {
-			said := clause(m, q)
+			said := corrected(clause(m, q))
 			switch {
 			case negated(said) && !a.Rejects:
 				return time.Time{}, "the person's words say no or not"
@@ -486,6 +486,29 @@ func boundary(m string, i int) bool {
 	rest := m[i:]
 	return strings.HasPrefix(rest, " but ") || strings.HasPrefix(rest, " aber ") || strings.HasPrefix(rest, " sondern ")
 }
+
+// corrected returns what words say after the speaker corrected
+// themselves ("to Friday, no wait, to Monday" says "to Monday"): the "no"
+// of a correction takes back what came before it, and asks for nothing by
+// itself. Words that end in a correction ("do it, no wait") are left
+// whole, so that their no still counts.
+func corrected(said string) string {
+	at := -1
+	for _, c := range corrections {
+		if i := strings.LastIndex(said, c); i >= 0 && i+len(c) > at {
+			at = i + len(c)
+		}
+	}
+	if at < 0 || !strings.ContainsFunc(said[at:], unicode.IsLetter) {
+		return said
+	}
+	return said[at:]
+}
+
+// corrections are the words with which people take back what they just
+// said, often in voice messages, folded as quotes are.
+var corrections = []string{"no wait", "no, wait", "no sorry", "no, sorry", "no i mean", "no, i mean",
+	"nein warte", "nein, warte", "nee warte", "nee, warte", "nein sorry", "nein, sorry", "nein ich meine", "nein, ich meine"}
 
 // negated reports whether words say no or not. Such words make nothing
 // explicit, whichever part of them the classifier quotes: the person is

@@ -170,6 +170,9 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{Role: nod.RoleUser, Text: "move the release to P1", UserID: 1001, Speaker: "Alice (1001)", Seq: 13, Replaced: true},
 		{Role: nod.RoleUser, Text: "move the release to P2", UserID: 1001, Speaker: "Alice (1001)", Seq: 14, Edited: true},
 		{Role: nod.RoleUser, Text: "items 1 and 2 are fine", UserID: 1001, Speaker: "Alice (1001)"},
+		{Role: nod.RoleUser, Text: "launch post to P2, no wait, to P1", UserID: 1001, Speaker: "Alice (1001)", Seq: 15},
+		{Role: nod.RoleUser, Text: "launch post to P1, no wait, don't", UserID: 1001, Speaker: "Alice (1001)", Seq: 16},
+		{Role: nod.RoleUser, Text: "put the launch post on P1, no wait", UserID: 1001, Speaker: "Alice (1001)", Seq: 17},
 	}
 	forAlice := confidence.Action{Tool: "set_task_priority", Summary: "Set priority to P1 (task “Launch post”)", For: 1001, ForSpeaker: "Alice (1001)"}
 	answer := confidence.Action{Tool: "answer_proposals", Summary: "confirm items 1, 2", For: 1001, ForSpeaker: "Alice (1001)", Answer: true, After: 5}
@@ -194,6 +197,9 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{"a forwarded message", forAlice, "set the press kit to P1", confidence.NeedsConfirmation},
 		{"words edited away", forAlice, "move the release to P1", confidence.NeedsConfirmation},
 		{"the edit's own words", forAlice, "move the release to P2", confidence.Explicit},
+		{"a spoken correction", forAlice, "launch post to P2, no wait, to P1", confidence.Explicit},
+		{"a correction to a no", forAlice, "launch post to P1, no wait, don't", confidence.NeedsConfirmation},
+		{"words taken back at the end", forAlice, "put the launch post on P1, no wait", confidence.NeedsConfirmation},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {
