@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/go-telegram/bot/models"
+
 	"github.com/nodbot/nod"
 )
 
@@ -18,8 +20,31 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err, nil)
 		return text
 	}
-	p.then(func(ctx context.Context) { b.reply(ctx, p.topic(), p.loc.Text("mode_set", string(m))) })
+	p.then(func(ctx context.Context) {
+		b.redrawModeCard(ctx, p)
+		b.reply(ctx, p.topic(), p.loc.Text("mode_set", string(m)))
+	})
 	return p.loc.Notice("n_mode", string(m))
+}
+
+// redrawModeCard keeps the pressed message true: /mode's card shows the
+// mode now, and the breaker's button back, once used, is gone.
+func (b *Bot) redrawModeCard(ctx context.Context, p press) {
+	switch {
+	case p.keyboard == nil:
+		return // an old message Telegram no longer shows us
+	case len(p.keyboard.InlineKeyboard) != 1 || len(p.keyboard.InlineKeyboard[0]) < 2:
+		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		return
+	}
+	s, err := b.chats.ChatSettings(ctx, p.chat, p.user)
+	if err != nil {
+		b.log.Warn("mode card", "chat", p.chat, "err", err)
+		return
+	}
+	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.ModeChoice(s, b.now())); err != nil {
+		b.log.Warn("mode card", "chat", p.chat, "err", err)
+	}
 }
 
 func (b *Bot) cmdMode(ctx context.Context, in incoming) {

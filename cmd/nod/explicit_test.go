@@ -248,10 +248,18 @@ func TestModes(t *testing.T) {
 	}
 	h.tg.SendText(chat, user, "/mode")
 	choice := h.tg.WaitBotMessages(chat, 9)[8]
+	if !strings.Contains(choice.Text, "<b>trusted</b>") {
+		t.Errorf("/mode in trusted mode: %q", choice.Text)
+	}
 	h.tap(chat, user, choice.ID, "🧠 Smart")
 	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.Mode != nod.ModeSmart {
 		t.Errorf("mode after tapping Smart = %s", s.Mode)
 	}
+	// The card is true when read later: it shows the mode now, its
+	// buttons still there to choose again.
+	h.tg.WaitMessage(chat, choice.ID, "the card to show smart", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "<b>smart</b>") && hasButton(m, "✋ Always")
+	})
 }
 
 // One explicit and one queued call in a step: a receipt, then the
@@ -341,6 +349,8 @@ func TestCircuitBreaker(t *testing.T) {
 	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.Effective(h.clock.Now()) != nod.ModeSmart {
 		t.Errorf("after the button: %+v", s)
 	}
+	// Once used, the way back is gone from the message that offered it.
+	h.tg.WaitMessage(chat, breaker.ID, "the button back to go", func(m telegramtest.Message) bool { return len(m.Keyboard) == 0 })
 }
 
 // Text the model writes beside its tool calls reaches the person, before
