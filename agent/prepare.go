@@ -47,7 +47,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 		t.record(start, tool.Name, nil, nod.OutcomeFailed, userError(err))
 		return nil, errorJSON(err)
 	}
-	a.zone = t.zone
+	a.zone = t.reading()
 	if tool.Name == nod.ToolSetTimezone {
 		return t.prepareZone(start, tool, a)
 	}

@@ -273,6 +273,8 @@ type turn struct {
 	// askZone is set while the chat has no zone and the agent was never
 	// told to ask where the person is (see zoneNote).
 	askZone bool
+	// named is the zone the person named in this turn, if any (reading).
+	named *time.Location
 	history []nod.ChatMessage
 	// replyItems lists the numbered items of the set the person's message
 	// replies to, for the classifier
@@ -325,6 +327,7 @@ func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
 			t.listed = false // the listing may be out of date from here on
 		}
 	}
+	t.nameZone(calls)
 	var props []*proposal
 	for i, c := range calls {
 		p, res := t.prepare(ctx, c)
@@ -398,7 +401,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 		}
 	}
 	t.classified++
-	return t.a.classifier.Classify(confidence.WithZone(ctx, t.zone), conv, actions)
+	return t.a.classifier.Classify(confidence.WithZone(ctx, t.reading()), conv, actions)
 }
 
 // conversation is what the classifier may see: the person's messages and

@@ -86,6 +86,35 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	return fmt.Sprintf(`{"timezone":%q,"previous":%q,"now":%q}`, zc.After, zc.Before, todayLine(t.a.now(), p.zone))
 }
 
+// reading is the zone the person's dates and times are read in: the one
+// they named in this turn (set_chat_timezone, applied or waiting for
+// their tap), else the chat's. "I'm in Hamburg, remind me at 9" means 9
+// in Hamburg, even when both calls come in one step.
+func (t *turn) reading() *time.Location {
+	if t.named != nil {
+		return t.named
+	}
+	return t.zone
+}
+
+// nameZone notes a zone the step's calls name, before any of them is read.
+func (t *turn) nameZone(calls []nod.ToolCall) {
+	for _, c := range calls {
+		if nod.Tool(c.Name) != nod.ToolSetTimezone {
+			continue
+		}
+		a, err := decodeArgs(nod.ToolSetTimezone, c.Arguments)
+		if err != nil {
+			continue
+		}
+		if name, _, err := a.str("timezone", true); err == nil {
+			if z, err := nod.LoadZone(name); err == nil {
+				t.named = z
+			}
+		}
+	}
+}
+
 // zoneNote is added to the result of the turn's first call that writes a
 // date or time while the chat has no zone and the agent was never told to
 // ask: it is told now, and the chat records it, so that it asks once

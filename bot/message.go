@@ -352,6 +352,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		b.queue.close(in.chat, b.burst)
 	}
 	<-typed
+	loc := turnLocale(in.loc, res)
 	if err != nil {
 		tmpl := "internal_error"
 		switch {
@@ -363,56 +364,73 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		// The update's time may be up: what is owed still goes out.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
 		defer cancel()
-		b.sendReceipts(ctx, in.loc, in.topic(), res) // what was applied before the failure
+		b.sendReceipts(ctx, loc, in.topic(), res) // what was applied before the failure
 		b.log.Warn("turn failed", "chat", in.chat, "applied", len(res.Receipts), "err", err)
 		// One message that says what did apply (the receipts above) and
 		// that nothing else did.
-		if b.reply(ctx, in.topic(), in.loc.Text(tmpl, len(res.Receipts))) != 0 && res.Turn != "" {
+		if b.reply(ctx, in.topic(), loc.Text(tmpl, len(res.Receipts))) != 0 && res.Turn != "" {
 			b.delivered(ctx, in.chat, nod.OwedAnswer, res.Turn) // told now: no "I stopped" later
 		}
 		return
 	}
-	b.sendReceipts(ctx, in.loc, in.topic(), res)
+	b.sendReceipts(ctx, loc, in.topic(), res)
 	text := formatting.Escape(strings.TrimSpace(res.Text))
 	if req.Forwarded != "" && res.Set != nil {
 		// Why nod asks though the person sent the words: they are not theirs.
-		text = strings.TrimSpace(text + "\n\n" + in.loc.Text("forwarded_asks", nil).HTML)
+		text = strings.TrimSpace(text + "\n\n" + loc.Text("forwarded_asks", nil).HTML)
 	}
 	switch {
 	case text != "":
 		b.reply(ctx, in.topic(), formatting.Message{HTML: text})
 	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && len(res.Deletions) == 0:
-		b.reply(ctx, in.topic(), in.loc.Text("empty_reply", nil))
+		b.reply(ctx, in.topic(), loc.Text("empty_reply", nil))
 	}
 	if res.StepsExhausted {
-		b.reply(ctx, in.topic(), in.loc.Text("steps_exhausted", res.Steps))
+		b.reply(ctx, in.topic(), loc.Text("steps_exhausted", res.Steps))
 	}
 	if res.Revised != nil {
-		b.refresh(ctx, in.loc, *res.Revised, 0, 0, nil)
+		b.refresh(ctx, loc, *res.Revised, 0, 0, nil)
 	}
 	for _, id := range res.Answered {
 		if set, err := b.sets.ChangeSet(ctx, in.chat, id); err == nil {
-			b.refresh(ctx, in.loc, set, 0, 0, nil)
+			b.refresh(ctx, loc, set, 0, 0, nil)
 		}
 	}
 	for _, r := range res.Readings {
 		if set, err := b.sets.ChangeSet(ctx, in.chat, r.SetID); err == nil {
-			b.reply(ctx, in.topic(), in.loc.Reading(r, set))
+			b.reply(ctx, in.topic(), loc.Reading(r, set))
 		}
 	}
 	for _, id := range res.Superseded {
 		if old, err := b.sets.ChangeSet(ctx, in.chat, id); err == nil {
-			b.refresh(ctx, in.loc, old, 0, 0, nil)
+			b.refresh(ctx, loc, old, 0, 0, nil)
 		}
 	}
 	if res.Set != nil {
-		b.showChangeSet(ctx, in.loc, *res.Set)
+		b.showChangeSet(ctx, loc, *res.Set)
 	}
-	b.offerZone(ctx, in.loc, in.topic(), res.ZoneOffer)
-	b.offerRule(ctx, in.loc, in.topic(), res.RuleOffer)
+	b.offerZone(ctx, loc, in.topic(), res.ZoneOffer)
+	b.offerRule(ctx, loc, in.topic(), res.RuleOffer)
 	if len(res.Deletions) > 0 {
-		b.askDeletion(ctx, in.chat, in.user, in.loc) // the first; the others once it ends
+		b.askDeletion(ctx, in.chat, in.user, loc) // the first; the others once it ends
 	}
+}
+
+// turnLocale is the locale a turn's messages are written in: in the zone
+// the person named during the turn, applied or offered, since that is the
+// zone the turn read their dates and times in.
+func turnLocale(loc *formatting.Locale, res nod.TurnResult) *formatting.Locale {
+	named := ""
+	switch {
+	case res.Zone != nil:
+		named = res.Zone.After
+	case res.ZoneOffer != nil:
+		named = res.ZoneOffer.After
+	}
+	if zone, err := nod.LoadZone(named); named != "" && err == nil {
+		return loc.In(zone)
+	}
+	return loc
 }
 
 // sendReceipts reports what a turn applied without asking, and what it

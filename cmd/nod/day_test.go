@@ -527,6 +527,37 @@ func TestReminderProposedInGerman(t *testing.T) {
 	}
 }
 
+// "I'm in Hamburg, remind me at 9" in one step: the reminder is read in
+// the zone the person just named, though both calls were read before
+// either applied, and every message about it says 09:00 (found in a
+// German play, where the set said 09:00 and its receipt 10:00).
+func TestReminderReadInTheZoneNamedWithIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:ich bin in Hamburg", "needs")
+	h.script(openaitest.Calls(
+		call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin"}),
+		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})),
+		openaitest.Text("Zone gesetzt; die Erinnerung wartet auf dich."))
+	h.start()
+	h.tg.SendText(chat, user, "ich bin in Hamburg, erinner mich morgen um 9 an den login bug")
+	set := h.changeSetMessage(chat, 3)
+	if !strings.Contains(set.Text, "Reminder: none → 12 Mar 2026, 09:00") {
+		t.Fatalf("change set = %q", set.Text)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+		t.Fatalf("zone = %q", s.TimeZone)
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)) {
+		t.Errorf("reminder at %v, want 09:00 in Berlin (08:00 UTC)", at)
+	}
+	h.tg.WaitMessage(chat, set.ID, "the set decided", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "✅") && strings.Contains(m.Text, "12 Mar 2026, 09:00")
+	})
+}
+
 // In a group the agent never changes the chat's zone, even on the
 // person's explicit words: it is told to point to /tz, which only
 // administrators may use.
