@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 func (b *Bot) onSetMode(ctx context.Context, p press) string {
@@ -18,8 +19,8 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 		text, _ := notice(p.loc, err, nil)
 		return text
 	}
-	p.then(func(ctx context.Context) { b.reply(ctx, p.topic(), p.loc.Text("mode_set", string(m))) })
-	return p.loc.Notice("n_mode", string(m))
+	p.then(func(ctx context.Context) { b.reply(ctx, p.topic(), p.loc.Text(formatting.ModeSet.With(m))) })
+	return p.loc.Notice(formatting.NoticeMode.With(m))
 }
 
 func (b *Bot) cmdMode(ctx context.Context, in incoming) {
@@ -28,7 +29,7 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 		s, err := b.chats.ChatSettings(ctx, in.chat, in.user)
 		if err != nil {
 			b.log.Error("mode", "chat", in.chat, "err", err)
-			b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 			return
 		}
 		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
@@ -42,8 +43,8 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 	}
 	if err := b.chats.SetMode(ctx, in.chat, in.user, m); err != nil {
 		b.log.Error("set mode", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Text("mode_set", string(m)))
+	b.reply(ctx, in.topic(), in.loc.Text(formatting.ModeSet.With(m)))
 }
