@@ -43,7 +43,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		typed, title = strings.TrimRight(typed, ".!?…"), strings.TrimRight(title, ".!?…")
 	}
 	if typed != title && editDistance(typed, title, nearMiss) <= nearMiss {
-		b.reply(ctx, in.topic(), in.loc.Text("delete_again", d.Title))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteAgain.With(d.Title)))
 		return true, false // the question stays open
 	}
 	ended, err := b.answers.EndDeletion(ctx, in.chat, d.ID)
@@ -54,18 +54,18 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		return false, false // ended meanwhile by another delivery of the answer
 	}
 	if typed != title {
-		b.closePrompt(ctx, in.chat, in.loc, d, "delete_prompt_cancelled")
-		b.reply(ctx, in.topic(), in.loc.Text("delete_cancelled", d.Title))
+		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled)
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
 		a, ok := parseAnswer(in.text)
 		return ok && a.all, true // a bare "yes" or "no" ends there
 	}
-	b.closePrompt(ctx, in.chat, in.loc, d, "delete_prompt_done")
+	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone)
 	applied, err := b.change.Delete(ctx, in.chat, in.user, d)
 	if err != nil {
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true, true
 	}
-	b.reply(ctx, in.topic(), in.loc.WithUndo(in.loc.Text("deleted", d.Title), applied.Undo.ID))
+	b.reply(ctx, in.topic(), in.loc.WithUndo(in.loc.Text(formatting.Deleted.With(d.Title)), applied.Undo.ID))
 	return true, true
 }
 
@@ -78,7 +78,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 		return
 	}
 	for _, d := range step.Expired {
-		b.closePrompt(ctx, chat, loc, d, "delete_prompt_expired")
+		b.closePrompt(ctx, chat, loc, d, formatting.DeletePromptExpired)
 	}
 	if step.Ask != nil {
 		b.showDeletion(ctx, chat, loc, *step.Ask)
@@ -131,7 +131,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 	set, found := b.answerTarget(ctx, in)
 	if !found || !set.Status.Open() {
 		if found {
-			b.reply(ctx, in.topic(), in.loc.Text("nothing_left", nil))
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.NothingLeft))
 			return true
 		}
 		return false
@@ -145,7 +145,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 	default:
 		for _, n := range slices.Concat(ans.yes, ans.no, ans.except) {
 			if _, ok := set.Item(n); !ok {
-				b.reply(ctx, in.topic(), in.loc.Text("answer_unknown", map[string]int{"N": n, "Total": len(set.Items)}))
+				b.reply(ctx, in.topic(), in.loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: n, Total: len(set.Items)})))
 				return true
 			}
 		}
@@ -174,13 +174,13 @@ func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet,
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Text("answered", answered(d, rejected)))
+	b.reply(ctx, in.topic(), in.loc.Text(formatting.Answered.With(answered(d, rejected))))
 	b.offerRule(ctx, in.loc, in.topic(), d.Offer)
 }
 
 // answered is what the "answered" message counts.
-func answered(d nod.Decided, rejected int) map[string]int {
-	return map[string]int{"Applied": len(d.Applied), "Rejected": rejected, "Pending": len(d.Set.Pending())}
+func answered(d nod.Decided, rejected int) formatting.Tally {
+	return formatting.Tally{Applied: len(d.Applied), Rejected: rejected, Pending: len(d.Set.Pending())}
 }
 
 // reason stores a reply to a change set as the reason of its latest
@@ -205,7 +205,7 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 	if err := b.answers.SetReason(ctx, d.ID, in.text); err != nil {
 		return false
 	}
-	b.reply(ctx, in.topic(), in.loc.Text("reason_noted", in.text))
+	b.reply(ctx, in.topic(), in.loc.Text(formatting.ReasonNoted.With(in.text)))
 	return true
 }
 
@@ -245,7 +245,7 @@ func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 	tasks, err := b.tasks.Trash(ctx, in.chat)
 	if err != nil {
 		b.log.Error("trash", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	b.reply(ctx, in.topic(), in.loc.Trash(tasks))
@@ -257,7 +257,7 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		receipt := p.loc.WithUndo(p.loc.Text("restored", map[string]any{"Title": applied.After.Title, "Checklist": len(applied.After.Checklist)}), applied.Undo.ID)
+		receipt := p.loc.WithUndo(p.loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: applied.After.Title, Checklist: len(applied.After.Checklist)})), applied.Undo.ID)
 		// The message tapped said the task was in the trash: it says what
 		// is true now. A /trash list of others shows the trash as it is,
 		// and the receipt follows; a message about this task alone becomes
@@ -275,7 +275,7 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		}
 		b.reply(ctx, p.topic(), receipt)
 	})
-	return p.loc.Notice("n_restored", nil)
+	return p.loc.Notice(formatting.NoticeRestored)
 }
 
 // nearMiss is how many letters a typed title may be off to be asked
@@ -327,16 +327,16 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 		}
 		b.offerRule(ctx, p.loc, p.topic(), d.Offer)
 	})
-	return formatting.PlainText(p.loc.Render("answered", answered(d, rejected)))
+	return formatting.PlainText(p.loc.Render(formatting.Answered.With(answered(d, rejected))))
 }
 
 // closePrompt edits the message that asked for the task's title, so that
 // it no longer reads as waiting.
-func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, tmpl string) {
+func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, tmpl formatting.Template[string]) {
 	if d.MessageID == 0 {
 		return
 	}
-	if err := b.send.edit(ctx, chat, d.MessageID, loc.Text(tmpl, d.Title)); err != nil {
+	if err := b.send.edit(ctx, chat, d.MessageID, loc.Text(tmpl.With(d.Title))); err != nil {
 		b.log.Warn("close deletion prompt", "chat", chat, "err", err)
 	}
 }

@@ -262,7 +262,7 @@ func (b *Bot) setCommands(ctx context.Context) {
 		loc := formatting.For(lang)
 		cmds := make([]models.BotCommand, 0, len(commands))
 		for _, c := range commands {
-			cmds = append(cmds, models.BotCommand{Command: c.name, Description: loc.Render("cmd_"+c.name, nil)})
+			cmds = append(cmds, models.BotCommand{Command: c.name, Description: loc.Render(c.about)})
 		}
 		p := &tgbot.SetMyCommandsParams{Commands: cmds}
 		if lang != formatting.DefaultLanguage {
@@ -299,7 +299,7 @@ func (b *Bot) handle(u *models.Update) {
 			first, err := b.firstDelivery(ctx, u.ID)
 			if err != nil && b.allowedSender(u.Message) {
 				// The database failed: the update's own language, nothing stored.
-				b.reply(ctx, at, formatting.For(u.Message.From.LanguageCode).Text("internal_error", nil))
+				b.reply(ctx, at, formatting.For(u.Message.From.LanguageCode).Text(formatting.InternalError.With(0)))
 			}
 			if first {
 				b.onMessage(ctx, u.Message)
@@ -385,7 +385,7 @@ func (b *Bot) recover(ctx context.Context, at nod.Topic) {
 	if r := recover(); r != nil {
 		b.log.Error("handler panic", "chat", at.Chat, "panic", fmt.Sprint(r))
 		if at.Chat != 0 && b.send != nil {
-			b.send.send(ctx, at, b.locale(ctx, at.Chat, "").Text("panic", nil), 0)
+			b.send.send(ctx, at, b.locale(ctx, at.Chat, "").Text(formatting.Panic), 0)
 		}
 	}
 }
@@ -414,7 +414,7 @@ func (b *Bot) refuse(ctx context.Context, at nod.Topic, user nod.UserID, lang st
 		return
 	}
 	b.log.Info("stranger refused", "chat", chat, "user", user)
-	if _, err := b.send.send(ctx, at, formatting.For(lang).Text("refusal", user), 0); err != nil {
+	if _, err := b.send.send(ctx, at, formatting.For(lang).Text(formatting.Refusal.With(user)), 0); err != nil {
 		b.log.Warn("refuse", "err", err)
 	}
 }

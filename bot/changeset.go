@@ -66,13 +66,13 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	switch sent, err := b.sentWith(ctx, chat, msgID, q.Data, kb); {
 	case err != nil:
 		b.log.Error("button check", "chat", chat, "err", err)
-		b.send.answer(ctx, q.ID, loc.Notice("n_failed", nil))
+		b.send.answer(ctx, q.ID, loc.Notice(formatting.NoticeFailed))
 		return
 	case !sent:
 		// Valid data pressed on another message (another person's
 		// receipt, say): whatever it names, that message is not its own.
 		b.log.Warn("button pressed on a message it was not sent with", "chat", chat, "user", nod.UserID(q.From.ID), "message", msgID)
-		b.send.answer(ctx, q.ID, loc.Notice("n_not_here", nil))
+		b.send.answer(ctx, q.ID, loc.Notice(formatting.NoticeNotHere))
 		return
 	}
 	var later []func(context.Context)
@@ -241,15 +241,15 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 	}
 	p.then(func(ctx context.Context) { b.offerRule(ctx, p.loc, p.topic(), d.Offer) })
 	if d.Failed != 0 {
-		return p.loc.Notice("n_stopped_at", d.Failed)
+		return p.loc.Notice(formatting.NoticeStoppedAt.With(d.Failed))
 	}
 	if d.Stale != 0 {
 		it, _ := d.Set.Item(d.Stale)
-		return p.loc.Notice("n_not_applied", p.loc.Remark(it.Note))
+		return p.loc.Notice(formatting.NoticeNotApplied.With(p.loc.Remark(it.Note)))
 	}
 	if p.action.N > 0 {
 		if it, found := d.Set.Item(p.action.N); found && (it.Status == nod.ItemStale || it.Status == nod.ItemFailed) {
-			return p.loc.Notice("n_not_applied", p.loc.Remark(it.Note))
+			return p.loc.Notice(formatting.NoticeNotApplied.With(p.loc.Remark(it.Note)))
 		}
 	}
 	return ok
@@ -257,22 +257,22 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 
 func (b *Bot) onConfirm(ctx context.Context, p press) string {
 	d, err := b.decide.Confirm(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedItem.With(p.action.N)))
 }
 
 func (b *Bot) onApplyAnyway(ctx context.Context, p press) string {
 	d, err := b.mend.ApplyAnyway(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedItem.With(p.action.N)))
 }
 
 func (b *Bot) onSkip(ctx context.Context, p press) string {
 	d, err := b.mend.Skip(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, p.loc.Notice("n_skipped_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeSkippedItem.With(p.action.N)))
 }
 
 func (b *Bot) onRetry(ctx context.Context, p press) string {
 	d, err := b.mend.Retry(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_count", len(d.Applied)))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedCount.With(len(d.Applied))))
 }
 
 func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfirmAll(ctx, p) }
@@ -284,36 +284,36 @@ func (b *Bot) onAbort(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, set, 0, p.msgID, nil) })
-	return p.loc.Notice("n_aborted", nil)
+	return p.loc.Notice(formatting.NoticeAborted)
 }
 
 func (b *Bot) onReject(ctx context.Context, p press) string {
 	d, err := b.decide.Reject(ctx, p.chat, p.user, p.action.ID, p.action.N)
-	return b.decided(ctx, p, d, err, p.loc.Notice("n_rejected_item", p.action.N))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeRejectedItem.With(p.action.N)))
 }
 
 func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil) })
-		return p.loc.Notice("n_nothing_left", nil)
+		return p.loc.Notice(formatting.NoticeNothingLeft)
 	}
-	return b.decided(ctx, p, d, err, p.loc.Notice("n_applied_count", len(d.Applied)))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedCount.With(len(d.Applied))))
 }
 
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil) })
-		return p.loc.Notice("n_nothing_left", nil)
+		return p.loc.Notice(formatting.NoticeNothingLeft)
 	}
-	return b.decided(ctx, p, d, err, p.loc.Notice("n_rejected_all", nil))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeRejectedAll))
 }
 
 func (b *Bot) onRepropose(ctx context.Context, p press) string {
 	fresh, dropped, err := b.mend.Repropose(ctx, p.chat, p.user, p.action.ID)
 	if errors.Is(err, nod.ErrDecided) {
-		return p.loc.Notice("n_reproposed_already", nil)
+		return p.loc.Notice(formatting.NoticeReproposedAlready)
 	}
 	if err != nil {
 		return b.explain(p.loc, err, "re-propose", "chat", p.chat)
@@ -327,7 +327,7 @@ func (b *Bot) onRepropose(ctx context.Context, p press) string {
 		}
 	})
 	if fresh == nil {
-		return p.loc.Notice("n_repropose_none", nil)
+		return p.loc.Notice(formatting.NoticeReproposeNone)
 	}
-	return p.loc.Notice("n_reproposed", map[string]int{"Count": len(fresh.Items), "Dropped": dropped})
+	return p.loc.Notice(formatting.NoticeReproposed.With(formatting.Reproposal{Count: len(fresh.Items), Dropped: dropped}))
 }

@@ -1,21 +1,25 @@
 package bot
 
-import "context"
+import (
+	"context"
+
+	"github.com/nodbot/nod/formatting"
+)
 
 func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 	sets, err := b.sets.OpenChangeSets(ctx, in.topic())
 	if err != nil {
 		b.log.Error("pending", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	if len(sets) == 0 {
-		b.reply(ctx, in.topic(), in.loc.Text("pending_none", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.PendingNone))
 		return
 	}
 	for _, s := range sets {
 		// A reply to the set's message is the link to it.
-		m := in.loc.Text("pending_item", map[string]int{"Pending": len(s.Pending()), "Total": len(s.Items)})
+		m := in.loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: len(s.Pending()), Total: len(s.Items)}))
 		if _, err := b.send.send(ctx, in.topic(), m, s.MessageID); err != nil {
 			b.log.Error("pending", "chat", in.chat, "err", err)
 		}
@@ -26,7 +30,7 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 	entries, err := b.tasks.Audit(ctx, in.chat, 15)
 	if err != nil {
 		b.log.Error("audit", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	var ids []string

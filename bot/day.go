@@ -44,7 +44,7 @@ func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool 
 	if err == nil && (cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator) {
 		return true
 	}
-	b.reply(ctx, in.topic(), in.loc.Text("admin_only", what))
+	b.reply(ctx, in.topic(), in.loc.Text(formatting.AdminOnly.With(what)))
 	return false
 }
 
@@ -58,7 +58,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	}
 	zone, err := nod.LoadZone(arg)
 	if err != nil {
-		b.reply(ctx, in.topic(), in.loc.Text("tz_bad", arg))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.TzBad.With(arg)))
 		return
 	}
 	if !b.mayChangeChat(ctx, in, "tz") {
@@ -67,7 +67,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	before := b.zoneName(in.settings)
 	if _, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, nod.ToolTZ); err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now()))
@@ -94,12 +94,12 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 	case len(args) <= 2:
 		h, m, err := nod.ParseClock(args[0])
 		if err != nil || (len(args) == 2 && args[1] != "quiet") {
-			b.reply(ctx, in.topic(), in.loc.Text("daily_bad", nil))
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.DailyBad))
 			return
 		}
 		at, quiet = time.Date(0, 1, 1, h, m, 0, 0, time.UTC).Format("15:04"), len(args) == 2
 	default:
-		b.reply(ctx, in.topic(), in.loc.Text("daily_bad", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.DailyBad))
 		return
 	}
 	if !b.mayChangeChat(ctx, in, "daily") {
@@ -107,11 +107,11 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 	}
 	if err := b.days.SetDaily(ctx, in.topic(), in.user, at, quiet, b.opts.TimeZone); err != nil {
 		b.log.Error("set daily review", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	if at == "" {
-		b.reply(ctx, in.topic(), in.loc.Text("daily_off", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.DailyOff))
 		return
 	}
 	s := nod.ChatSettings{}
@@ -133,11 +133,11 @@ func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 		before = b.opts.TimeZone.String()
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Text("tz_undone", before)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Text(formatting.TzUndone.With(before))); err != nil {
 			b.log.Warn("mark zone undone", "chat", p.chat, "err", err)
 		}
 	})
-	return p.loc.Notice("n_undone", nil)
+	return p.loc.Notice(formatting.NoticeUndone)
 }
 
 // schedule claims the reminders and daily reviews that are due and
@@ -254,7 +254,7 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 		b.offerZone(ctx, loc, o.Topic(), res.ZoneOffer)
 	case s.DailyQuiet:
 	default:
-		b.reply(ctx, o.Topic(), loc.Text("daily_nothing", nil))
+		b.reply(ctx, o.Topic(), loc.Text(formatting.DailyNothing))
 	}
 	b.log.Info("daily review", "chat", o.ChatID, "proposed", res.Set != nil)
 }
@@ -315,10 +315,10 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	switch {
 	case err != nil:
 		b.log.Error("time zone of a location", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	case sea:
-		b.reply(ctx, in.topic(), in.loc.Text("tz_sea", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.TzSea))
 		return
 	}
 	before := b.zoneName(in.settings)
@@ -332,7 +332,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, nod.ToolLocation)
 	if err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	b.reply(ctx, in.topic(), in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
@@ -363,7 +363,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 		before = b.opts.TimeZone.String()
 	}
 	p.then(func(ctx context.Context) {
-		m := p.loc.Text("tz_kept", nil)
+		m := p.loc.Text(formatting.TzKept)
 		if accept {
 			m = p.loc.TimeZoneReceipt(before, zc.After, zc.ID, "")
 		}

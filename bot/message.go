@@ -184,15 +184,15 @@ func (b *Bot) burst(ctx context.Context, left []*models.Update) {
 func (b *Bot) onText(ctx context.Context, in incoming) {
 	switch {
 	case in.text == "" && in.attached:
-		b.reply(ctx, in.topic(), in.loc.Text("no_caption", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.NoCaption))
 		return
 	case in.text == "":
-		b.reply(ctx, in.topic(), in.loc.Text("not_text", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.NotText))
 		return
 	}
 	in.text = nod.CleanText(in.text)
 	if n := utf8.RuneCountInString(in.text); n > maxInput {
-		b.reply(ctx, in.topic(), in.loc.Text("too_long", n))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.TooLong.With(n)))
 		return
 	}
 	if in.forwarded != "" {
@@ -354,12 +354,12 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	<-typed
 	loc := turnLocale(in.loc, res)
 	if err != nil {
-		tmpl := "internal_error"
+		tmpl := formatting.InternalError
 		switch {
 		case errors.Is(ctx.Err(), context.DeadlineExceeded):
-			tmpl = "turn_timeout" // the update's own deadline, whichever step it cut
+			tmpl = formatting.TurnTimeout // the update's own deadline, whichever step it cut
 		case errors.Is(err, nod.ErrModel):
-			tmpl = "model_error"
+			tmpl = formatting.ModelError
 		}
 		// The update's time may be up: what is owed still goes out.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
@@ -368,7 +368,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		b.log.Warn("turn failed", "chat", in.chat, "applied", len(res.Receipts), "err", err)
 		// One message that says what did apply (the receipts above) and
 		// that nothing else did.
-		if b.reply(ctx, in.topic(), loc.Text(tmpl, len(res.Receipts))) != 0 && res.Turn != "" {
+		if b.reply(ctx, in.topic(), loc.Text(tmpl.With(len(res.Receipts)))) != 0 && res.Turn != "" {
 			b.delivered(ctx, in.chat, nod.OwedAnswer, res.Turn) // told now: no "I stopped" later
 		}
 		return
@@ -377,16 +377,16 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	text := formatting.Escape(strings.TrimSpace(res.Text))
 	if req.Forwarded != "" && res.Set != nil {
 		// Why nod asks though the person sent the words: they are not theirs.
-		text = strings.TrimSpace(text + "\n\n" + loc.Text("forwarded_asks", nil).HTML)
+		text = strings.TrimSpace(text + "\n\n" + loc.Text(formatting.ForwardedAsks).HTML)
 	}
 	switch {
 	case text != "":
 		b.reply(ctx, in.topic(), formatting.Message{HTML: text})
 	case res.Set == nil && len(res.Receipts) == 0 && len(res.Notices) == 0 && len(res.Deletions) == 0:
-		b.reply(ctx, in.topic(), loc.Text("empty_reply", nil))
+		b.reply(ctx, in.topic(), loc.Text(formatting.EmptyReply))
 	}
 	if res.StepsExhausted {
-		b.reply(ctx, in.topic(), loc.Text("steps_exhausted", res.Steps))
+		b.reply(ctx, in.topic(), loc.Text(formatting.StepsExhausted.With(res.Steps)))
 	}
 	if res.Revised != nil {
 		b.refresh(ctx, loc, *res.Revised, 0, 0, nil)
@@ -454,7 +454,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, at nod.T
 		b.reply(ctx, at, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
 	}
 	for _, n := range res.Notices {
-		b.reply(ctx, at, loc.Text("notice", loc.Remark(n)))
+		b.reply(ctx, at, loc.Text(formatting.NoteMessage.With(loc.Remark(n))))
 	}
 }
 
@@ -480,11 +480,11 @@ func (b *Bot) sendFailed(ctx context.Context, err error, args ...any) {
 }
 
 func (b *Bot) cmdStart(ctx context.Context, in incoming) {
-	b.reply(ctx, in.topic(), in.loc.Text("start", nil))
+	b.reply(ctx, in.topic(), in.loc.Text(formatting.Start))
 }
 
 func (b *Bot) cmdHelp(ctx context.Context, in incoming) {
-	b.reply(ctx, in.topic(), in.loc.Text("help", nil))
+	b.reply(ctx, in.topic(), in.loc.Text(formatting.Help))
 }
 
 // cmdLang shows or sets the chat's language: "/lang de", "/lang auto"
@@ -494,18 +494,18 @@ func (b *Bot) cmdLang(ctx context.Context, in incoming) {
 	arg = strings.ToLower(strings.TrimSpace(arg))
 	switch {
 	case arg == "":
-		b.reply(ctx, in.topic(), in.loc.Text("lang_show", formatting.Languages()))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.LangShow.With(formatting.Languages())))
 		return
 	case arg == "auto":
 		arg = ""
 	case !formatting.Supported(arg):
-		b.reply(ctx, in.topic(), in.loc.Text("lang_show", formatting.Languages()))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.LangShow.With(formatting.Languages())))
 		return
 	}
 	if err := b.chats.SetLanguage(ctx, in.chat, arg); err != nil {
 		b.log.Error("set language", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), b.locale(ctx, in.chat, "").Text("lang_set", nil))
+	b.reply(ctx, in.topic(), b.locale(ctx, in.chat, "").Text(formatting.LangSet))
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 func (b *Bot) onSetMode(ctx context.Context, p press) string {
@@ -22,9 +23,9 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 	}
 	p.then(func(ctx context.Context) {
 		b.redrawModeCard(ctx, p)
-		b.reply(ctx, p.topic(), p.loc.Text("mode_set", string(m)))
+		b.reply(ctx, p.topic(), p.loc.Text(formatting.ModeSet.With(m)))
 	})
-	return p.loc.Notice("n_mode", string(m))
+	return p.loc.Notice(formatting.NoticeMode.With(m))
 }
 
 // redrawModeCard keeps the pressed message true: /mode's card shows the
@@ -53,7 +54,7 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 		s, err := b.chats.ChatSettings(ctx, in.chat, in.user)
 		if err != nil {
 			b.log.Error("mode", "chat", in.chat, "err", err)
-			b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 			return
 		}
 		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
@@ -67,8 +68,8 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 	}
 	if err := b.chats.SetMode(ctx, in.chat, in.user, m); err != nil {
 		b.log.Error("set mode", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Text("mode_set", string(m)))
+	b.reply(ctx, in.topic(), in.loc.Text(formatting.ModeSet.With(m)))
 }

@@ -12,27 +12,27 @@ import (
 // template that answers each, in order: the first that matches wins.
 var notices = []struct {
 	err error
-	key string
+	key formatting.Fixed
 }{
-	{nod.ErrForbidden, "n_forbidden"},
-	{nod.ErrExpired, "n_expired"},
-	{nod.ErrDecided, "n_decided"},
-	{nod.ErrStale, "n_stale_undo"},
-	{nod.ErrTrashed, "n_trashed"},
-	{nod.ErrNotFound, "n_not_here"},
-	{nod.ErrInvalid, "n_invalid"},
+	{nod.ErrForbidden, formatting.NoticeForbidden},
+	{nod.ErrExpired, formatting.NoticeExpired},
+	{nod.ErrDecided, formatting.NoticeDecided},
+	{nod.ErrStale, formatting.NoticeStaleUndo},
+	{nod.ErrTrashed, formatting.NoticeTrashed},
+	{nod.ErrNotFound, formatting.NoticeNotHere},
+	{nod.ErrInvalid, formatting.NoticeInvalid},
 }
 
 // overrides are an action's own words for some errors of the table: an
 // undo that is too late says so, not that something "expired".
-type overrides map[error]string
+type overrides map[error]formatting.Fixed
 
 // Overrides of the actions that have them.
 var (
-	undoNotices     = overrides{nod.ErrExpired: "n_undo_late", nod.ErrForbidden: "n_undo_forbidden"}
-	undoZoneNotices = overrides{nod.ErrForbidden: "n_undo_forbidden", nod.ErrStale: "n_zone_stale", nod.ErrDecided: "n_zone_stale"}
-	zoneNotices     = overrides{nod.ErrDecided: "n_zone_stale"}
-	reminderNotices = overrides{nod.ErrNotFound: "n_remind_gone", nod.ErrDecided: "n_remind_closed"}
+	undoNotices     = overrides{nod.ErrExpired: formatting.NoticeUndoLate, nod.ErrForbidden: formatting.NoticeUndoForbidden}
+	undoZoneNotices = overrides{nod.ErrForbidden: formatting.NoticeUndoForbidden, nod.ErrStale: formatting.NoticeZoneStale, nod.ErrDecided: formatting.NoticeZoneStale}
+	zoneNotices     = overrides{nod.ErrDecided: formatting.NoticeZoneStale}
+	reminderNotices = overrides{nod.ErrNotFound: formatting.NoticeRemindGone, nod.ErrDecided: formatting.NoticeRemindClosed}
 )
 
 // notice turns an error of a button press into the short text of its
@@ -49,24 +49,24 @@ func notice(loc *formatting.Locale, err error, over overrides) (text string, kno
 			if k, ok := over[n.err]; ok {
 				key = k
 			}
-			return loc.Notice(key, nil), true
+			return loc.Notice(key), true
 		}
 	}
-	return loc.Notice("n_failed", nil), false
+	return loc.Notice(formatting.NoticeFailed), false
 }
 
 // decidedNotice names the state of an item that was already decided.
 func decidedNotice(loc *formatting.Locale, set nod.ChangeSet, n int) string {
 	if it, ok := set.Item(n); ok && it.Status != nod.ItemPending {
-		return loc.Notice("n_item_decided", map[string]any{"N": n, "Status": it.Status})
+		return loc.Notice(formatting.NoticeItemDecided.With(formatting.DecidedItem{N: n, Status: it.Status}))
 	}
-	return loc.Notice("n_decided", nil)
+	return loc.Notice(formatting.NoticeDecided)
 }
 
 // strangerNotice refuses a stranger in the language of their app; nothing
 // of theirs is stored.
 func strangerNotice(lang string, user nod.UserID) string {
-	return formatting.For(lang).Notice("n_stranger", user)
+	return formatting.For(lang).Notice(formatting.NoticeStranger.With(user))
 }
 
 // locale is the language to write to chat in: the one chosen there with

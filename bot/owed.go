@@ -59,7 +59,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			b.refresh(ctx, loc, set, 0, 0, nil)
 		case nod.OwedAnswer:
 			// The turn that owed it stopped before its end was saved.
-			if b.reply(ctx, o.Topic(), loc.Text("answer_late", o.Text)) == 0 {
+			if b.reply(ctx, o.Topic(), loc.Text(formatting.AnswerLate.With(o.Text))) == 0 {
 				continue
 			}
 			if err := b.outbox.Interrupted(ctx, o.Topic(), o.Text); err != nil {
@@ -117,7 +117,7 @@ func (b *Bot) deliverReceipts(ctx context.Context, at nod.Topic, owed []nod.Owed
 		refs = append(refs, o.Ref)
 	}
 	m := loc.Receipts(rs)
-	m.HTML = loc.Render("receipts_late", nil) + "\n\n" + m.HTML
+	m.HTML = loc.Render(formatting.ReceiptsLate) + "\n\n" + m.HTML
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedReceipt, refs...)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 // allowedUpdates are the updates nod handles, asked for by name when
@@ -172,7 +173,7 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 		if m.InTopic {
 			at.Thread = m.Thread
 		}
-		if _, err := b.send.send(ctx, at, loc.Text("unreadable", nil), m.ID); err != nil {
+		if _, err := b.send.send(ctx, at, loc.Text(formatting.Unreadable), m.ID); err != nil {
 			b.sendFailed(ctx, err, "chat", nod.ChatID(m.Chat.ID))
 		}
 	})

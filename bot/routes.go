@@ -4,31 +4,32 @@ import (
 	"context"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
-// command is a slash command: what setMyCommands lists (described by the
-// template cmd_<name> of each language), and what it runs in the chat's
-// queue.
+// command is a slash command: what setMyCommands lists, with its about
+// in each language, and what it runs in the chat's queue.
 type command struct {
-	name string
-	run  func(b *Bot, ctx context.Context, in incoming)
+	name  string
+	about formatting.Fixed
+	run   func(b *Bot, ctx context.Context, in incoming)
 }
 
 // commands lists every command in the order people see them.
 var commands = []command{
-	{"start", (*Bot).cmdStart},
-	{"help", (*Bot).cmdHelp},
-	{"tasks", (*Bot).cmdTasks},
-	{"pending", (*Bot).cmdPending},
-	{"review", (*Bot).cmdReview},
-	{"trash", (*Bot).cmdTrash},
-	{"undo", (*Bot).cmdUndo},
-	{"mode", (*Bot).cmdMode},
-	{"audit", (*Bot).cmdAudit},
-	{"rules", (*Bot).cmdRules},
-	{"lang", (*Bot).cmdLang},
-	{"tz", (*Bot).cmdTz},
-	{"daily", (*Bot).cmdDaily},
+	{"start", formatting.CmdStart, (*Bot).cmdStart},
+	{"help", formatting.CmdHelp, (*Bot).cmdHelp},
+	{"tasks", formatting.CmdTasks, (*Bot).cmdTasks},
+	{"pending", formatting.CmdPending, (*Bot).cmdPending},
+	{"review", formatting.CmdReview, (*Bot).cmdReview},
+	{"trash", formatting.CmdTrash, (*Bot).cmdTrash},
+	{"undo", formatting.CmdUndo, (*Bot).cmdUndo},
+	{"mode", formatting.CmdMode, (*Bot).cmdMode},
+	{"audit", formatting.CmdAudit, (*Bot).cmdAudit},
+	{"rules", formatting.CmdRules, (*Bot).cmdRules},
+	{"lang", formatting.CmdLang, (*Bot).cmdLang},
+	{"tz", formatting.CmdTz, (*Bot).cmdTz},
+	{"daily", formatting.CmdDaily, (*Bot).cmdDaily},
 }
 
 // actions maps every button kind to its handler; a handler returns the

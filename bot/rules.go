@@ -32,7 +32,7 @@ func (b *Bot) onDeclineRule(ctx context.Context, p press) string { return b.deci
 func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
 	r, err := b.rules.DecideRule(ctx, p.chat, p.user, p.action.ID, accept)
 	if errors.Is(err, nod.ErrDecided) {
-		return p.loc.Notice("n_rule_decided", nil)
+		return p.loc.Notice(formatting.NoticeRuleDecided)
 	}
 	if err != nil {
 		return b.explain(p.loc, err, "decide rule", "chat", p.chat, "rule", p.action.ID)
@@ -43,9 +43,9 @@ func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
 		}
 	})
 	if accept {
-		return p.loc.Notice("n_rule_on", p.loc.RuleUntil(r))
+		return p.loc.Notice(formatting.NoticeRuleOn.With(p.loc.RuleUntil(r)))
 	}
-	return p.loc.Notice("n_rule_declined", nil)
+	return p.loc.Notice(formatting.NoticeRuleDeclined)
 }
 
 // onRevokeRule revokes a rule from the /rules list, which then shows the
@@ -61,7 +61,7 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 			}
 		}
 	})
-	return p.loc.Notice("n_rule_revoked", nil)
+	return p.loc.Notice(formatting.NoticeRuleRevoked)
 }
 
 // onStopRule revokes a rule from a receipt of its change; the receipt
@@ -75,7 +75,7 @@ func (b *Bot) onStopRule(ctx context.Context, p press) string {
 			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
 		})
 	}
-	return p.loc.Notice("n_rule_revoked", nil)
+	return p.loc.Notice(formatting.NoticeRuleRevoked)
 }
 
 // revokeRule revokes the pressed rule; a rule revoked before, or expired,
@@ -92,7 +92,7 @@ func (b *Bot) cmdRules(ctx context.Context, in incoming) {
 	rs, err := b.chats.Rules(ctx, in.chat, b.now())
 	if err != nil {
 		b.log.Error("rules", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	b.reply(ctx, in.topic(), in.loc.Rules(rs))

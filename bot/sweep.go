@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 // sweep expires old change sets (their messages say so and lose their
@@ -98,5 +99,5 @@ func (b *Bot) onKeep(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, set, 0, p.msgID, nil) })
-	return p.loc.Notice("n_kept", set.ExpiresAt.UTC().Format(nod.DateLayout))
+	return p.loc.Notice(formatting.NoticeKept.With(set.ExpiresAt.UTC().Format(nod.DateLayout)))
 }

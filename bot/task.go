@@ -16,7 +16,7 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 	page, err := b.tasks.TaskPage(ctx, in.chat, nod.TaskFilter{}, nod.PageRequest{Limit: taskPage})
 	if err != nil {
 		b.log.Error("list tasks", "chat", in.chat, "err", err)
-		b.reply(ctx, in.topic(), in.loc.Text("internal_error", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
 	b.reply(ctx, in.topic(), in.loc.TaskList(page))
@@ -56,7 +56,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		p.then(func(ctx context.Context) {
 			b.reply(ctx, p.topic(), p.loc.TaskInTrash(p.action.ID, titles[p.action.ID]))
 		})
-		return p.loc.Notice("n_in_trash", nil)
+		return p.loc.Notice(formatting.NoticeInTrash)
 	}
 	if err != nil {
 		text, _ := notice(p.loc, err, nil)
@@ -82,7 +82,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 			}
 		})
 		it, _ := applied.After.Item(p.action.ID)
-		return formatting.PlainText(p.loc.Render("already_toggled", it))
+		return formatting.PlainText(p.loc.Render(formatting.AlreadyToggled.With(it)))
 	}
 	if err != nil {
 		return b.explain(p.loc, err, "toggle", "chat", p.chat)
@@ -93,7 +93,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 		}
 	})
 	it, _ := applied.After.Item(p.action.ID)
-	return formatting.PlainText(p.loc.Render("toggled", it))
+	return formatting.PlainText(p.loc.Render(formatting.Toggled.With(it)))
 }
 
 // refreshCard brings the chat's latest card of task up to date after a

@@ -28,9 +28,9 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 		b.undone(ctx, p.loc, p.topic(), p.action.ID, u)
 	})
 	if u.Redone {
-		return p.loc.Notice("n_redone", nil)
+		return p.loc.Notice(formatting.NoticeRedone)
 	}
-	return p.loc.Notice("n_undone", nil)
+	return p.loc.Notice(formatting.NoticeUndone)
 }
 
 // markUndone edits the message that reported a change the person just
@@ -102,7 +102,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 	u, err := b.sets.LatestUndo(ctx, in.topic(), in.user)
 	if errors.Is(err, nod.ErrNotFound) {
-		b.reply(ctx, in.topic(), in.loc.Text("nothing_to_undo", nil))
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.NothingToUndo))
 		return
 	}
 	if err == nil {

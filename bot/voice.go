@@ -85,7 +85,7 @@ func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text st
 		b.replyTo(ctx, in, in.loc.VoiceTooLong(s.length, b.opts.VoiceMax))
 		return "", false
 	case s.size > maxDownload:
-		b.replyTo(ctx, in, in.loc.Text("voice_too_big", nil))
+		b.replyTo(ctx, in, in.loc.Text(formatting.VoiceTooBig))
 		return "", false
 	}
 	typed := make(chan struct{})
@@ -100,18 +100,18 @@ func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text st
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
 		defer cancel()
 		b.log.Warn("voice message not transcribed", "chat", in.chat, "seconds", s.length.Seconds(), "err", err)
-		tmpl := "voice_failed"
+		tmpl := formatting.VoiceFailed
 		if errors.Is(err, errTooBig) {
-			tmpl = "voice_too_big"
+			tmpl = formatting.VoiceTooBig
 		}
-		b.replyTo(ctx, in, in.loc.Text(tmpl, nil))
+		b.replyTo(ctx, in, in.loc.Text(tmpl))
 		return "", false
 	}
 	if text == "" {
-		b.replyTo(ctx, in, in.loc.Text("voice_empty", nil))
+		b.replyTo(ctx, in, in.loc.Text(formatting.VoiceEmpty))
 		return "", false
 	}
-	b.replyTo(ctx, in, in.loc.Text("heard", text))
+	b.replyTo(ctx, in, in.loc.Text(formatting.Heard.With(text)))
 	return text, true
 }
 

@@ -26,10 +26,10 @@ type answer struct {
 var answerWords = struct {
 	yes, no, to, and, rng, but, all, too map[string]bool
 }{
-	yes: wordSet(formatting.Words("words_yes")), no: wordSet(formatting.Words("words_no")),
-	to: wordSet(formatting.Words("words_to")), and: wordSet(formatting.Words("words_and")),
-	rng: wordSet(formatting.Words("words_range")), but: wordSet(formatting.Words("words_but")),
-	all: wordSet(formatting.Words("words_all")), too: wordSet(formatting.Words("words_too")),
+	yes: wordSet(formatting.Words(formatting.WordsYes)), no: wordSet(formatting.Words(formatting.WordsNo)),
+	to: wordSet(formatting.Words(formatting.WordsTo)), and: wordSet(formatting.Words(formatting.WordsAnd)),
+	rng: wordSet(formatting.Words(formatting.WordsRange)), but: wordSet(formatting.Words(formatting.WordsBut)),
+	all: wordSet(formatting.Words(formatting.WordsAll)), too: wordSet(formatting.Words(formatting.WordsToo)),
 }
 
 func wordSet(ws []string) map[string]bool {

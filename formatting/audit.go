@@ -6,6 +6,35 @@ import (
 	"github.com/nodbot/nod"
 )
 
+// The templates of /audit.
+var (
+	auditTmpl   = define[[]auditLine]("audit")
+	auditEmpty  = fixed("audit_empty")
+	auditChange = define[auditTool]("audit_change")
+	auditItems  = define[auditList]("audit_items")
+)
+
+func init() {
+	partial[auditLine]("audit_what")
+	partial[nod.Outcome]("outcome")
+}
+
+// auditTool is a row's change said by its tool alone; Checked is the
+// isChecked argument of a toggle, "true" or not.
+type auditTool struct {
+	Tool    nod.Tool
+	Checked string
+}
+
+// auditList is a row's change of N checklist items: the first Titles,
+// and More left out.
+type auditList struct {
+	Tool   nod.Tool
+	N      int
+	Titles []string
+	More   int
+}
+
 // auditLine is one audit row as a person reads it: when, who did what,
 // the change in nod's words and the task's title.
 type auditLine struct {
@@ -32,9 +61,9 @@ func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string) Messa
 		lines = append(lines, l.auditLine(a, titles))
 	}
 	if len(lines) == 0 {
-		return l.Text("audit_empty", nil)
+		return l.Text(auditEmpty)
 	}
-	return l.Text("audit", lines)
+	return l.Text(auditTmpl.With(lines))
 }
 
 func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine {
@@ -78,9 +107,9 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 	case nod.ToolAddItems, nod.ToolUpdateItems, nod.ToolRemoveItems:
 		titles := a.ArgTitles("items")
 		shown := titles[:min(len(titles), 3)]
-		line.Change = l.Render("audit_items", map[string]any{"Tool": a.Tool, "N": len(titles), "Titles": shown, "More": len(titles) - len(shown)})
+		line.Change = l.Render(auditItems.With(auditList{Tool: a.Tool, N: len(titles), Titles: shown, More: len(titles) - len(shown)}))
 	case nod.ToolDeleteTask, nod.ToolRestoreTask, nod.ToolToggleItem, nod.ToolUpdateItem, nod.ToolRemoveItem, nod.ToolAnswerProposals, nod.ToolRule, nod.ToolSeed:
-		line.Change = l.Render("audit_change", map[string]any{"Tool": a.Tool, "Checked": str("isChecked")})
+		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Checked: str("isChecked")}))
 	default:
 		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: string(a.Tool)})
 	}

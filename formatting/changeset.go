@@ -25,6 +25,72 @@ type ChangeSetView struct {
 	KeepDays int
 }
 
+// The templates of change sets.
+var (
+	csHeader      = define[setHeader]("cs_header")
+	newTask       = fixed("new_task")
+	taskGone      = fixed("task_gone")
+	taskTrashed   = define[string]("task_trashed")
+	scalarLine    = define[scalarChange]("scalar_line")
+	diffBefore    = fixed("diff_before")
+	diffAfter     = fixed("diff_after")
+	diffEmpty     = fixed("diff_empty")
+	diffMore      = define[int]("diff_more")
+	diffTooLong   = define[textLengths]("diff_too_long")
+	overrideTmpl  = define[override]("override")
+	createDetails = define[newTaskDetails]("create_details")
+	csFooter      = define[setFooter]("cs_footer")
+
+	reproposeButton   = fixed("b_repropose")
+	applyAnywayButton = define[int]("b_apply_anyway")
+	skipItemButton    = define[int]("b_skip_item")
+	retryButton       = fixed("b_retry")
+	skipRestButton    = fixed("b_skip_rest")
+	abortButton       = fixed("b_abort")
+	confirmAllButton  = fixed("b_confirm_all")
+	rejectAllButton   = fixed("b_reject_all")
+	keepButton        = define[int]("b_keep") // days; 0 says no number
+)
+
+// setHeader is what a change set's header says of it: whether a review
+// proposed it, and whether it is Decided or Closed undecided.
+type setHeader struct{ Review, Decided, Closed bool }
+
+// scalarChange is a scalar field's change, both values as the person
+// reads them.
+type scalarChange struct {
+	Field         nod.Field
+	Before, After string
+}
+
+// textLengths are the lengths in runes of a text before and after.
+type textLengths struct{ Before, After int }
+
+// override is why the agent wants to change an item the person set:
+// ByYou when they did, At when.
+type override struct {
+	Reason string
+	ByYou  bool
+	At     string
+}
+
+// newTaskDetails is what a new task gets besides its title, as the
+// person reads it; More counts the description's characters left out.
+type newTaskDetails struct {
+	Priority, Due, Estimate, Labels, Description string
+	More                                         int
+}
+
+// setFooter is what a change set's footer says of its outcome.
+type setFooter struct {
+	Status                          string
+	Pending, Applied, Undone, Total int
+	Failed                          int    // the item confirm-all stopped at
+	Warned                          bool   // the set warned it expires
+	Expires                         string // when, if Warned
+	Closed                          bool   // resolved with nothing decided
+}
+
 // ChangeSet renders a change set as one message: a header, the items
 // grouped by task with a diff each, the outcome, and buttons for the
 // pending items. It never exceeds MaxLen: content diffs are shortened
@@ -51,21 +117,21 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 	s := v.Set
 	var b strings.Builder
 	closed := s.Status == nod.SetResolved && !decidedAny(s)
-	b.WriteString(l.Render("cs_header", map[string]bool{"Review": s.UserID == 0, "Decided": s.Status == nod.SetResolved && !closed, "Closed": closed}))
+	b.WriteString(l.Render(csHeader.With(setHeader{Review: s.UserID == 0, Decided: s.Status == nod.SetResolved && !closed, Closed: closed})))
 	perItem := budget
 	if n := len(s.Items); n > 1 {
 		perItem = budget / n
 	}
 	group := "\x00"
 	for _, it := range s.Items {
-		title := l.Render("new_task", nil)
+		title := l.Render(newTask)
 		if it.TaskID != "" {
 			title = v.Titles[it.TaskID]
 			switch {
 			case title == "":
-				title = l.Render("task_gone", nil)
+				title = l.Render(taskGone)
 			case v.Trashed[it.TaskID]:
-				title = l.Render("task_trashed", title)
+				title = l.Render(taskTrashed.With(title))
 			}
 		}
 		if title != group {
@@ -95,7 +161,7 @@ func (l *Locale) itemLines(it nod.ChangeItem, summary, diff string) (string, str
 	case it.Field == nod.FieldStatus || it.Field == nod.FieldPriority || it.Field == nod.FieldEstimate || it.Field == nod.FieldDue || it.Field == nod.FieldReminder || it.Field == nod.FieldLabels:
 		return diff, ""
 	case it.Field == nod.FieldTitle:
-		return l.Render("field", string(nod.FieldTitle)), diff
+		return l.Field(nod.FieldTitle), diff
 	}
 	return summary, diff
 }
@@ -122,7 +188,7 @@ func itemMark(it nod.ChangeItem, undone bool) string {
 func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string {
 	switch it.Field {
 	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldReminder, nod.FieldLabels:
-		return l.Render("scalar_line", map[string]any{"Field": it.Field, "Before": l.scalarValue(it.Field, it.Before), "After": l.scalarValue(it.Field, it.After)})
+		return l.Render(scalarLine.With(scalarChange{Field: it.Field, Before: l.scalarValue(it.Field, it.Before), After: l.scalarValue(it.Field, it.After)}))
 	case nod.FieldTitle, nod.FieldDescription:
 		if segs == nil {
 			segs = WordDiff(it.Before, it.After)
@@ -142,14 +208,14 @@ func (l *Locale) overrideDetails(it nod.ChangeItem) string {
 	if it.Reason == "" {
 		return ""
 	}
-	data := map[string]any{"Reason": it.Reason, "ByYou": false, "At": ""}
+	data := override{Reason: it.Reason}
 	if b := it.ItemBefore; b != nil && b.CheckedBy.Normalize() == nod.ActorUser {
-		data["ByYou"] = true
+		data.ByYou = true
 		if b.CheckedAt != nil {
-			data["At"] = l.Stamp(*b.CheckedAt)
+			data.At = l.Stamp(*b.CheckedAt)
 		}
 	}
-	return l.Render("override", data)
+	return l.Render(overrideTmpl.With(data))
 }
 
 // ContentDiff renders Before / After of a text change with the changed
@@ -162,20 +228,20 @@ func (l *Locale) ContentDiff(before, after string, budget int) string {
 // contentDiff is ContentDiff over the texts' word diff segs.
 func (l *Locale) contentDiff(segs []Segment, before, after string, budget int) string {
 	if budget <= 0 {
-		return l.Render("diff_too_long", map[string]int{"Before": len([]rune(before)), "After": len([]rune(after))})
+		return l.Render(diffTooLong.With(textLengths{Before: len([]rune(before)), After: len([]rune(after))}))
 	}
-	side := func(keep Op, label string, full string) string {
+	side := func(keep Op, label Fixed, full string) string {
 		shown, left := cutSegments(segs, keep, budget)
 		body := DiffHTML(shown, keep)
 		if strings.TrimSpace(full) == "" {
-			body = l.Render("diff_empty", nil)
+			body = l.Render(diffEmpty)
 		}
 		if left > 0 {
-			body += " " + l.Render("diff_more", left)
+			body += " " + l.Render(diffMore.With(left))
 		}
-		return l.Render(label, nil) + ": " + body
+		return l.Render(label) + ": " + body
 	}
-	return side(Delete, "diff_before", before) + "\n" + side(Insert, "diff_after", after)
+	return side(Delete, diffBefore, before) + "\n" + side(Insert, diffAfter, after)
 }
 
 // cutSegments keeps the segments of one side up to budget runes. When
@@ -228,15 +294,15 @@ func (l *Locale) createDetails(a *nod.Task) string {
 	if a == nil {
 		return ""
 	}
-	data := map[string]any{"Priority": string(a.Priority), "Due": "", "Estimate": "", "Labels": strings.Join(a.Labels, ", ")}
+	data := newTaskDetails{Priority: string(a.Priority), Labels: strings.Join(a.Labels, ", ")}
 	if a.DueDate != "" {
-		data["Due"] = l.Date(a.DueDate)
+		data.Due = l.Date(a.DueDate)
 	}
 	if a.EstimateMinutes != nil {
-		data["Estimate"] = l.Minutes(a.EstimateMinutes)
+		data.Estimate = l.Minutes(a.EstimateMinutes)
 	}
-	data["Description"], data["More"] = truncate(a.Description, 300)
-	return l.Render("create_details", data)
+	data.Description, data.More = truncate(a.Description, 300)
+	return l.Render(createDetails.With(data))
 }
 
 // decidedAny reports whether the person decided an item of s (confirmed,
@@ -259,12 +325,12 @@ func (l *Locale) changeSetFooter(v ChangeSetView) string {
 			applied++
 		}
 	}
-	data := map[string]any{"Status": string(s.Status), "Pending": len(s.Pending()), "Applied": applied, "Undone": undone, "Total": len(s.Items),
-		"Failed": v.Failed, "Warned": s.Warned, "Expires": "", "Closed": s.Status == nod.SetResolved && !decidedAny(s)}
+	data := setFooter{Status: string(s.Status), Pending: len(s.Pending()), Applied: applied, Undone: undone, Total: len(s.Items),
+		Failed: v.Failed, Warned: s.Warned, Closed: s.Status == nod.SetResolved && !decidedAny(s)}
 	if s.Warned {
-		data["Expires"] = l.Stamp(s.ExpiresAt)
+		data.Expires = l.Stamp(s.ExpiresAt)
 	}
-	return l.Render("cs_footer", data)
+	return l.Render(csFooter.With(data))
 }
 
 func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
@@ -272,7 +338,7 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	var rows [][]Button
 	if s.Status == nod.SetExpired {
 		if len(s.Pending()) > 0 {
-			return [][]Button{{l.button("b_repropose", nil, nod.Action{Kind: nod.ActRepropose, ID: s.ID})}}
+			return [][]Button{{l.button(reproposeButton, nod.Action{Kind: nod.ActRepropose, ID: s.ID})}}
 		}
 		return nil
 	}
@@ -282,8 +348,8 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 			// Its task changed since: the person sees the value now and
 			// chooses, instead of a plain ✓.
 			rows = append(rows, []Button{
-				l.button("b_apply_anyway", n, nod.Action{Kind: nod.ActApplyAnyway, ID: s.ID, N: n}),
-				l.button("b_skip_item", n, nod.Action{Kind: nod.ActSkip, ID: s.ID, N: n}),
+				l.button(applyAnywayButton.With(n), nod.Action{Kind: nod.ActApplyAnyway, ID: s.ID, N: n}),
+				l.button(skipItemButton.With(n), nod.Action{Kind: nod.ActSkip, ID: s.ID, N: n}),
 			})
 			continue
 		}
@@ -294,15 +360,15 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	if v.Failed != 0 {
 		rows = append(rows, []Button{
-			l.button("b_retry", nil, nod.Action{Kind: nod.ActRetry, ID: s.ID, N: v.Failed}),
-			l.button("b_skip_rest", nil, nod.Action{Kind: nod.ActSkipRest, ID: s.ID}),
-			l.button("b_abort", nil, nod.Action{Kind: nod.ActAbort, ID: s.ID}),
+			l.button(retryButton, nod.Action{Kind: nod.ActRetry, ID: s.ID, N: v.Failed}),
+			l.button(skipRestButton, nod.Action{Kind: nod.ActSkipRest, ID: s.ID}),
+			l.button(abortButton, nod.Action{Kind: nod.ActAbort, ID: s.ID}),
 		})
 	}
 	var undo []Button
 	for _, it := range s.Items {
 		if it.Status == nod.ItemConfirmed && it.UndoID != "" && v.Undoable[it.UndoID] {
-			undo = append(undo, l.button("b_undo", it.N, nod.Action{Kind: nod.ActUndo, ID: it.UndoID}))
+			undo = append(undo, l.button(undoButton.With(it.N), nod.Action{Kind: nod.ActUndo, ID: it.UndoID}))
 			if len(undo) == 4 {
 				rows = append(rows, undo)
 				undo = nil
@@ -314,12 +380,12 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	if len(pending) > 1 && v.Failed == 0 {
 		rows = append(rows, []Button{
-			l.button("b_confirm_all", nil, nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}),
-			l.button("b_reject_all", nil, nod.Action{Kind: nod.ActRejectAll, ID: s.ID}),
+			l.button(confirmAllButton, nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}),
+			l.button(rejectAllButton, nod.Action{Kind: nod.ActRejectAll, ID: s.ID}),
 		})
 	}
 	if s.Warned && len(pending) > 0 {
-		rows = append(rows, []Button{l.button("b_keep", v.KeepDays, nod.Action{Kind: nod.ActKeep, ID: s.ID})})
+		rows = append(rows, []Button{l.button(keepButton.With(v.KeepDays), nod.Action{Kind: nod.ActKeep, ID: s.ID})})
 	}
 	return rows
 }

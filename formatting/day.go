@@ -6,28 +6,72 @@ import (
 	"github.com/nodbot/nod"
 )
 
+// The templates of the person's day.
+var (
+	tzShow          = define[zoneShown]("tz_show")
+	tzSet           = define[zoneChange]("tz_set")
+	tzReceipt       = define[zoneChange]("tz_receipt")
+	dailyShow       = define[dailyReview]("daily_show")
+	reminderTmpl    = define[reminder]("reminder")
+	reminderDone    = define[nod.Task]("reminder_done")
+	reminderSnoozed = define[snoozed]("reminder_snoozed")
+	tzOffer         = define[zoneChange]("tz_offer")
+
+	remindDoneButton     = fixed("b_remind_done")
+	remindHourButton     = fixed("b_remind_hour")
+	remindTomorrowButton = fixed("b_remind_tomorrow")
+	zoneSetButton        = define[string]("b_zone_set")
+	zoneKeepButton       = define[string]("b_zone_keep")
+)
+
+// zoneShown is /tz: the chat's Zone, whether the chat Set it, and the
+// time there Now.
+type zoneShown struct {
+	Zone string
+	Set  bool
+	Now  string
+}
+
+// zoneChange is a time zone set, offered or reported: the zone Before and
+// After, the time there Now, and the person's words that asked for it.
+type zoneChange struct{ Before, After, Now, Quote string }
+
+// dailyReview is /daily: At is the time of day, "" for none.
+type dailyReview struct {
+	At    string
+	Quiet bool
+	Zone  string
+}
+
+// reminder is a task's reminder: Due is its due date, if any, and Late
+// how late the reminder comes, if it says so.
+type reminder struct{ Title, Due, At, Late string }
+
+// snoozed is a reminder put off until At.
+type snoozed struct{ Title, At string }
+
 // TimeZoneShow renders /tz: the chat's zone and its time now; set false
 // means the chat never chose one and def serves it.
 func (l *Locale) TimeZoneShow(zone string, set bool, now time.Time) Message {
-	return l.Text("tz_show", map[string]any{"Zone": zone, "Set": set, "Now": l.Stamp(now)})
+	return l.Text(tzShow.With(zoneShown{Zone: zone, Set: set, Now: l.Stamp(now)}))
 }
 
 // TimeZoneSet renders the answer to /tz NAME: the zone before and after.
 func (l *Locale) TimeZoneSet(before, after string, now time.Time) Message {
-	return l.Text("tz_set", map[string]any{"Before": before, "After": after, "Now": l.Stamp(now)})
+	return l.Text(tzSet.With(zoneChange{Before: before, After: after, Now: l.Stamp(now)}))
 }
 
 // TimeZoneReceipt reports a zone set from the person's words or a shared
 // location, with an Undo that puts the zone before back.
 func (l *Locale) TimeZoneReceipt(before, after, undoID, quote string) Message {
-	m := l.Text("tz_receipt", map[string]any{"Before": before, "After": after, "Quote": quote})
-	m.Keyboard = [][]Button{{l.button("b_undo", nil, nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
+	m := l.Text(tzReceipt.With(zoneChange{Before: before, After: after, Quote: quote}))
+	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
 }
 
 // Daily renders /daily: the chat's daily review, or that there is none.
 func (l *Locale) Daily(at string, quiet bool, zone string) Message {
-	return l.Text("daily_show", map[string]any{"At": at, "Quiet": quiet, "Zone": zone})
+	return l.Text(dailyShow.With(dailyReview{At: at, Quiet: quiet, Zone: zone}))
 }
 
 // Duration renders a lateness to the minute ("3 h 5 min").
@@ -40,18 +84,18 @@ func (l *Locale) Duration(d time.Duration) string {
 // later, tomorrow at the same time. late, if over a few minutes, says
 // that nod was not running when it was due.
 func (l *Locale) Reminder(t nod.Task, due time.Time, late time.Duration) Message {
-	data := map[string]any{"Title": t.Title, "Due": "", "At": l.Stamp(due), "Late": ""}
+	data := reminder{Title: t.Title, At: l.Stamp(due)}
 	if t.DueDate != "" {
-		data["Due"] = l.Date(t.DueDate)
+		data.Due = l.Date(t.DueDate)
 	}
 	if late >= LateAfter {
-		data["Late"] = l.Duration(late)
+		data.Late = l.Duration(late)
 	}
-	m := l.Text("reminder", data)
+	m := l.Text(reminderTmpl.With(data))
 	m.Keyboard = [][]Button{{
-		l.button("b_remind_done", nil, nod.Action{Kind: nod.ActRemindDone, ID: t.ID}),
-		l.button("b_remind_hour", nil, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeHour}),
-		l.button("b_remind_tomorrow", nil, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeTomorrow}),
+		l.button(remindDoneButton, nod.Action{Kind: nod.ActRemindDone, ID: t.ID}),
+		l.button(remindHourButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeHour}),
+		l.button(remindTomorrowButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeTomorrow}),
 	}}
 	return m
 }
@@ -63,8 +107,8 @@ const LateAfter = 5 * time.Minute
 // ReminderDone and ReminderSnoozed are a reminder's message once the
 // person tapped one of its buttons, with the Undo of that change.
 func (l *Locale) ReminderDone(t nod.Task, undoID string) Message {
-	m := l.Text("reminder_done", t)
-	m.Keyboard = [][]Button{{l.button("b_undo", nil, nod.Action{Kind: nod.ActUndo, ID: undoID})}}
+	m := l.Text(reminderDone.With(t))
+	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
 	return m
 }
 
@@ -74,18 +118,18 @@ func (l *Locale) ReminderSnoozed(t nod.Task, undoID string) Message {
 	if t.RemindAt != nil {
 		at = l.Stamp(*t.RemindAt)
 	}
-	m := l.Text("reminder_snoozed", map[string]string{"Title": t.Title, "At": at})
-	m.Keyboard = [][]Button{{l.button("b_undo", nil, nod.Action{Kind: nod.ActUndo, ID: undoID})}}
+	m := l.Text(reminderSnoozed.With(snoozed{Title: t.Title, At: at}))
+	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
 	return m
 }
 
 // TimeZoneOffer asks whether to set the zone the agent proposed: a
 // button to set it and one to keep the zone the chat has.
 func (l *Locale) TimeZoneOffer(before, after, id string) Message {
-	m := l.Text("tz_offer", map[string]string{"Before": before, "After": after})
+	m := l.Text(tzOffer.With(zoneChange{Before: before, After: after}))
 	m.Keyboard = [][]Button{{
-		l.button("b_zone_set", after, nod.Action{Kind: nod.ActZoneAccept, ID: id}),
-		l.button("b_zone_keep", before, nod.Action{Kind: nod.ActZoneDecline, ID: id}),
+		l.button(zoneSetButton.With(after), nod.Action{Kind: nod.ActZoneAccept, ID: id}),
+		l.button(zoneKeepButton.With(before), nod.Action{Kind: nod.ActZoneDecline, ID: id}),
 	}}
 	return m
 }

@@ -260,19 +260,19 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 	until := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
 	rule := nod.Rule{ID: "r1", Kind: "set_task_priority=P1", Status: nod.RuleActive, ExpiresAt: &until}
 	return map[string]formatting.Message{
-		"start": loc.Text("start", nil), "help": loc.Text("help", nil), "refusal": loc.Text("refusal", int64(666)),
-		"model_error": loc.Text("model_error", nil), "internal_error": loc.Text("internal_error", nil),
-		"model_error_after_one": loc.Text("model_error", 1), "internal_error_after_two": loc.Text("internal_error", 2),
-		"turn_timeout": loc.Text("turn_timeout", 0), "receipts_late": loc.Text("receipts_late", nil), "answer_late": loc.Text("answer_late", "make the <login> bug P1"),
-		"answered_mixed":    loc.Text("answered", map[string]int{"Applied": 2, "Rejected": 1, "Pending": 3}),
-		"answered_one":      loc.Text("answered", map[string]int{"Applied": 1, "Rejected": 0, "Pending": 0}),
-		"answered_rejected": loc.Text("answered", map[string]int{"Applied": 0, "Rejected": 2, "Pending": 0}),
-		"answer_unknown":    loc.Text("answer_unknown", map[string]int{"N": 12, "Total": 6}),
-		"delete_again":      loc.Text("delete_again", "Fix <login> bug"), "turn_timeout_after_one": loc.Text("turn_timeout", 1),
+		"start": loc.Text(formatting.Start), "help": loc.Text(formatting.Help), "refusal": loc.Text(formatting.Refusal.With(666)),
+		"model_error": loc.Text(formatting.ModelError.With(0)), "internal_error": loc.Text(formatting.InternalError.With(0)),
+		"model_error_after_one": loc.Text(formatting.ModelError.With(1)), "internal_error_after_two": loc.Text(formatting.InternalError.With(2)),
+		"turn_timeout": loc.Text(formatting.TurnTimeout.With(0)), "receipts_late": loc.Text(formatting.ReceiptsLate), "answer_late": loc.Text(formatting.AnswerLate.With("make the <login> bug P1")),
+		"answered_mixed":    loc.Text(formatting.Answered.With(formatting.Tally{Applied: 2, Rejected: 1, Pending: 3})),
+		"answered_one":      loc.Text(formatting.Answered.With(formatting.Tally{Applied: 1, Rejected: 0, Pending: 0})),
+		"answered_rejected": loc.Text(formatting.Answered.With(formatting.Tally{Applied: 0, Rejected: 2, Pending: 0})),
+		"answer_unknown":    loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: 12, Total: 6})),
+		"delete_again":      loc.Text(formatting.DeleteAgain.With("Fix <login> bug")), "turn_timeout_after_one": loc.Text(formatting.TurnTimeout.With(1)),
 		"redone":             loc.Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
-		"receipt_undone":     loc.Text("receipt_undone", map[string]string{"Title": "Fix <login> bug", "Summary": "Set priority to P1", "Named": ""}),
-		"restored":           loc.Text("restored", map[string]any{"Title": "Fix <login> bug", "Checklist": 0}),
-		"restored_checklist": loc.Text("restored", map[string]any{"Title": "Fix <login> bug", "Checklist": 3}),
+		"receipt_undone":     loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1", Title: "Fix <login> bug"}),
+		"restored":           loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: "Fix <login> bug", Checklist: 0})),
+		"restored_checklist": loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: "Fix <login> bug", Checklist: 3})),
 		"undone_deletion": loc.Undone(nod.UndoEntry{ID: "u3", Tool: "delete_task", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug",
 			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue, After: ""}}}}),
 		"receipt_undone_deletion": loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Tool: "delete_task", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug",
@@ -283,23 +283,23 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
 		"receipt_undone_created": loc.ReceiptUndone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
 			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
-		"receipt_undone_named": loc.Text("receipt_undone", map[string]string{"Title": "Fix <login> bug", "Summary": `Delete "Fix <login> bug"`, "Named": "yes"}),
+		"receipt_undone_named": loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug"}),
 		"reading": loc.Reading(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}, Reason: "not <now>"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
 		"reading_accepted": loc.ReadingAccepted(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
-		"steps_exhausted": loc.Text("steps_exhausted", 8), "empty_reply": loc.Text("empty_reply", nil),
-		"no_tasks": loc.TaskList(nod.TaskPage{}), "pending_none": loc.Text("pending_none", nil),
+		"steps_exhausted": loc.Text(formatting.StepsExhausted.With(8)), "empty_reply": loc.Text(formatting.EmptyReply),
+		"no_tasks": loc.TaskList(nod.TaskPage{}), "pending_none": loc.Text(formatting.PendingNone),
 		"undone": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix <login> bug",
 			Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}),
-		"undone_unknown": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text("nothing_to_undo", nil),
-		"toggled": loc.Text("toggled", nod.ChecklistItem{Title: "Write <tests>", Checked: true}),
-		"panic":   loc.Text("panic", nil), "too_long": loc.Text("too_long", 5000), "not_text": loc.Text("not_text", nil), "unreadable": loc.Text("unreadable", nil), "forwarded_asks": loc.Text("forwarded_asks", nil),
-		"no_caption": loc.Text("no_caption", nil), "heard": loc.Text("heard", "Raise the <login> bug to P1, and “quote” it."),
+		"undone_unknown": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text(formatting.NothingToUndo),
+		"toggled": loc.Text(formatting.Toggled.With(&nod.ChecklistItem{Title: "Write <tests>", Checked: true})),
+		"panic":   loc.Text(formatting.Panic), "too_long": loc.Text(formatting.TooLong.With(5000)), "not_text": loc.Text(formatting.NotText), "unreadable": loc.Text(formatting.Unreadable), "forwarded_asks": loc.Text(formatting.ForwardedAsks),
+		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),
 		"voice_too_long": loc.VoiceTooLong(7*time.Minute+29*time.Second+200*time.Millisecond, 5*time.Minute), "voice_too_long_hours": loc.VoiceTooLong(75*time.Minute, time.Hour),
-		"voice_too_big": loc.Text("voice_too_big", nil), "voice_failed": loc.Text("voice_failed", nil), "voice_empty": loc.Text("voice_empty", nil),
+		"voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
 		"task_list": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
 		"task_list_paged": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),
@@ -313,12 +313,12 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		}),
 		"receipt_trusted": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true,
 			Item: nod.ChangeItem{N: 1, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", UndoID: "u1"}}}),
-		"mode_smart": loc.Text("mode_set", "smart"), "mode_always": loc.Text("mode_set", "always"), "mode_trusted": loc.Text("mode_set", "trusted"),
+		"mode_smart": loc.Text(formatting.ModeSet.With("smart")), "mode_always": loc.Text(formatting.ModeSet.With("always")), "mode_trusted": loc.Text(formatting.ModeSet.With("trusted")),
 		"mode_show":       loc.ModeChoice(nod.ChatSettings{Mode: nod.ModeSmart}, at),
 		"mode_breaker":    loc.ModeChoice(nod.ChatSettings{Mode: nod.ModeTrusted, BreakerUntil: &until}, at),
 		"breaker":         loc.Breaker(nod.ModeSmart),
 		"breaker_trusted": loc.Breaker(nod.ModeTrusted),
-		"notice":          loc.Text("notice", loc.Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}})),
+		"notice":          loc.Text(formatting.NoteMessage.With(loc.Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}}))),
 		"task_card_long": loc.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
 			Description: strings.Repeat("word ", 2000)}),
 		"receipt_rule": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule,
@@ -352,11 +352,11 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "update_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1","checked":true},{"id":"c2","checked":true}]}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "remove_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1"}]}`), Outcome: nod.OutcomeRejected, UserConfirmed: true, At: at},
 		}, map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}),
-		"lang_show":         loc.Text("lang_show", formatting.Languages()),
-		"pending_item_one":  loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 1}),
-		"pending_item_1_of": loc.Text("pending_item", map[string]int{"Pending": 1, "Total": 3}),
-		"pending_item_2_of": loc.Text("pending_item", map[string]int{"Pending": 2, "Total": 3}),
-		"lang_set":          loc.Text("lang_set", nil),
+		"lang_show":         loc.Text(formatting.LangShow.With(formatting.Languages())),
+		"pending_item_one":  loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 1})),
+		"pending_item_1_of": loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 3})),
+		"pending_item_2_of": loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 2, Total: 3})),
+		"lang_set":          loc.Text(formatting.LangSet),
 	}
 }
 
@@ -388,15 +388,18 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 	}
 	notices := []struct {
 		name string
-		data any
+		c    formatting.Content
 	}{
-		{"n_forbidden", nil}, {"n_expired", nil}, {"n_decided", nil}, {"n_item_decided", map[string]any{"N": 2, "Status": nod.ItemRejected}},
-		{"n_stale_undo", nil}, {"n_not_here", nil}, {"n_invalid", nil}, {"n_failed", nil}, {"n_stranger", 666},
-		{"n_applied_item", 1}, {"n_rejected_item", 1}, {"n_skipped_item", 1}, {"n_applied_count", 3}, {"n_rejected_all", nil},
-		{"n_nothing_left", nil}, {"n_stopped_at", 2}, {"n_not_applied", nil}, {"n_aborted", nil},
-		{"n_undo_late", nil}, {"n_undone", nil}, {"n_restored", nil}, {"n_mode", "smart"}, {"n_kept", "2026-03-25"},
-		{"n_reproposed_already", nil}, {"n_repropose_none", nil}, {"n_reproposed", map[string]int{"Count": 2, "Dropped": 1}},
-		{"n_rule_on", "10 Apr 2026"}, {"n_rule_declined", nil}, {"n_rule_revoked", nil}, {"n_rule_decided", nil},
+		{"n_forbidden", formatting.NoticeForbidden}, {"n_expired", formatting.NoticeExpired}, {"n_decided", formatting.NoticeDecided},
+		{"n_item_decided", formatting.NoticeItemDecided.With(formatting.DecidedItem{N: 2, Status: nod.ItemRejected})}, {"n_stale_undo", formatting.NoticeStaleUndo}, {"n_not_here", formatting.NoticeNotHere},
+		{"n_invalid", formatting.NoticeInvalid}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
+		{"n_applied_item", formatting.NoticeAppliedItem.With(1)}, {"n_rejected_item", formatting.NoticeRejectedItem.With(1)}, {"n_skipped_item", formatting.NoticeSkippedItem.With(1)},
+		{"n_applied_count", formatting.NoticeAppliedCount.With(3)}, {"n_rejected_all", formatting.NoticeRejectedAll}, {"n_nothing_left", formatting.NoticeNothingLeft},
+		{"n_stopped_at", formatting.NoticeStoppedAt.With(2)}, {"n_not_applied", nil}, {"n_aborted", formatting.NoticeAborted},
+		{"n_undo_late", formatting.NoticeUndoLate}, {"n_undone", formatting.NoticeUndone}, {"n_restored", formatting.NoticeRestored},
+		{"n_mode", formatting.NoticeMode.With("smart")}, {"n_kept", formatting.NoticeKept.With("2026-03-25")}, {"n_reproposed_already", formatting.NoticeReproposedAlready},
+		{"n_repropose_none", formatting.NoticeReproposeNone}, {"n_reproposed", formatting.NoticeReproposed.With(formatting.Reproposal{Count: 2, Dropped: 1})}, {"n_rule_on", formatting.NoticeRuleOn.With("10 Apr 2026")},
+		{"n_rule_declined", formatting.NoticeRuleDeclined}, {"n_rule_revoked", formatting.NoticeRuleRevoked}, {"n_rule_decided", formatting.NoticeRuleDecided},
 	}
 	for _, lang := range formatting.Languages() {
 		loc := formatting.For(lang)
@@ -406,9 +409,9 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 		}
 		for _, n := range notices {
 			if n.name == "n_not_applied" { // as the bot passes it: the note in the reader's words
-				n.data = loc.Remark(nod.Note{Key: nod.NoteNow, Args: []string{"estimate", "90"}})
+				n.c = formatting.NoticeNotApplied.With(loc.Remark(nod.Note{Key: nod.NoteNow, Args: []string{"estimate", "90"}}))
 			}
-			fmt.Fprintf(&b, "%s: %s\n", n.name, loc.Notice(n.name, n.data))
+			fmt.Fprintf(&b, "%s: %s\n", n.name, loc.Notice(n.c))
 		}
 		golden.Check(t, lang+"/notes", "notes and notices", golden.Section{Name: "text", Data: b.String()})
 	}

@@ -76,7 +76,7 @@ var locales = func() map[string]*Locale {
 		// A key a caller forgot fails the tests that render it, instead of
 		// showing the person "<no value>".
 		l.t = template.Must(template.New(code).Option("missingkey=error").Funcs(l.funcs()).ParseFS(templateFS, path.Join("templates", f.Name())))
-		l.months = strings.Fields(l.Render("months", nil))
+		l.months = strings.Fields(l.Render(monthNames))
 		if len(l.months) != 12 {
 			panic(fmt.Sprintf("formatting: %s: template months names %d months", f.Name(), len(l.months)))
 		}
@@ -115,12 +115,12 @@ func Supported(code string) bool {
 	return ok
 }
 
-// Words gathers the words template name lists in every language,
+// Words gathers the words template f lists in every language,
 // lower-cased, each once: what a text answer may say in any chat.
-func Words(name string) []string {
+func Words(f Fixed) []string {
 	var out []string
 	for _, code := range Languages() {
-		for _, w := range strings.Fields(strings.ToLower(locales[code].Render(name, nil))) {
+		for _, w := range strings.Fields(strings.ToLower(locales[code].Render(f))) {
 			if !slices.Contains(out, w) {
 				out = append(out, w)
 			}
@@ -149,7 +149,7 @@ func (l *Locale) funcs() template.FuncMap {
 		"cut": func(s string, n int) string {
 			t, left := truncate(s, n)
 			if left > 0 {
-				t += " " + l.Render("more_characters", left)
+				t += " " + l.Render(moreCharacters.With(left))
 			}
 			return t
 		},
@@ -165,9 +165,14 @@ func (l *Locale) funcs() template.FuncMap {
 	}
 }
 
-// Render executes template name with data. A template that fails to run
-// is a programming error caught by the golden tests.
-func (l *Locale) Render(name string, data any) string {
+// Render executes the template of c over its data. A template that fails
+// to run is a programming error caught by the tests.
+func (l *Locale) Render(c Content) string {
+	name, data := c.content()
+	return l.render(name, data)
+}
+
+func (l *Locale) render(name string, data any) string {
 	var b bytes.Buffer
 	if err := l.t.ExecuteTemplate(&b, name, data); err != nil {
 		panic(fmt.Sprintf("formatting: %s template %s: %v", l.code, name, err))
@@ -176,17 +181,31 @@ func (l *Locale) Render(name string, data any) string {
 }
 
 // Text renders a template with no buttons.
-func (l *Locale) Text(name string, data any) Message { return Message{HTML: l.Render(name, data)} }
+func (l *Locale) Text(c Content) Message { return Message{HTML: l.Render(c)} }
 
 // Notice renders a short notice, the text of a callback answer: plain
 // text, at most 200 characters.
-func (l *Locale) Notice(name string, data any) string {
-	s := PlainText(l.Render(name, data))
+func (l *Locale) Notice(c Content) string {
+	s := PlainText(l.Render(c))
 	if r := []rune(s); len(r) > 200 {
 		s = string(r[:199]) + "…"
 	}
 	return s
 }
+
+// The templates of language data.
+var (
+	monthNames     = fixed("months")
+	dateTmpl       = define[dateParts]("date")
+	stampTmpl      = define[dateParts]("stamp")
+	minutesTmpl    = define[hoursMinutes]("minutes")
+	noneTmpl       = fixed("none")
+	thousands      = fixed("thousands")
+	quoteTmpl      = define[string]("quote")
+	moreCharacters = define[int]("more_characters")
+	statusTmpl     = define[string]("status")
+	fieldTmpl      = define[string]("field")
+)
 
 // dateParts is what the date and stamp templates arrange.
 type dateParts struct {
@@ -205,18 +224,18 @@ func (l *Locale) parts(t time.Time) dateParts {
 // 2026"); empty is the language's "none".
 func (l *Locale) Date(d string) string {
 	if d == "" {
-		return l.Render("none", nil)
+		return l.Render(noneTmpl)
 	}
 	t, err := time.Parse(nod.DateLayout, d)
 	if err != nil {
 		return d
 	}
 	// A date is a day of the calendar, in no zone.
-	return l.Render("date", dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year()})
+	return l.Render(dateTmpl.With(dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year()}))
 }
 
 // Stamp renders a moment, to the minute, in the locale's zone.
-func (l *Locale) Stamp(t time.Time) string { return l.Render("stamp", l.parts(t)) }
+func (l *Locale) Stamp(t time.Time) string { return l.Render(stampTmpl.With(l.parts(t))) }
 
 func (l *Locale) stampAny(t any) string {
 	switch v := t.(type) {
@@ -235,22 +254,25 @@ func (l *Locale) Minutes(m *int) string {
 	if m == nil {
 		return "—"
 	}
-	return l.Render("minutes", map[string]int{"H": *m / 60, "M": *m % 60})
+	return l.Render(minutesTmpl.With(hoursMinutes{H: *m / 60, M: *m % 60}))
 }
+
+// hoursMinutes is a duration as the minutes template writes it.
+type hoursMinutes struct{ H, M int }
 
 // Status renders a status ("In progress").
 func (l *Locale) Status(s nod.Status) string {
 	if s == "" {
 		return "—"
 	}
-	return l.Render("status", string(s))
+	return l.Render(statusTmpl.With(string(s)))
 }
 
 // Field names a task field ("Priority").
-func (l *Locale) Field(f nod.Field) string { return l.Render("field", string(f)) }
+func (l *Locale) Field(f nod.Field) string { return l.Render(fieldTmpl.With(string(f))) }
 
 // Quote quotes a text as the language does.
-func (l *Locale) Quote(s string) string { return l.Render("quote", s) }
+func (l *Locale) Quote(s string) string { return l.Render(quoteTmpl.With(s)) }
 
 // count writes a number with the language's thousands separator: 10,000
 // in English, 10.000 in German.
@@ -259,7 +281,7 @@ func (l *Locale) count(n int) string {
 	if n < 0 {
 		return s
 	}
-	sep := l.Render("thousands", nil)
+	sep := l.Render(thousands)
 	for i := len(s) - 3; i > 0; i -= 3 {
 		s = s[:i] + sep + s[i:]
 	}

@@ -9,22 +9,12 @@ import (
 // Adding a language is adding one file: it must define every template
 // English defines, and nothing else.
 func TestLanguagesDefineEveryTemplate(t *testing.T) {
-	names := func(l *Locale) []string {
-		var out []string
-		for _, tm := range l.t.Templates() {
-			if tm.Name() != l.code+".tmpl" && tm.Name() != l.code && tm.Tree != nil {
-				out = append(out, tm.Name())
-			}
-		}
-		slices.Sort(out)
-		return out
-	}
-	want := names(locales[DefaultLanguage])
+	want := templateNames(locales[DefaultLanguage])
 	if len(want) < 100 {
 		t.Fatalf("English defines only %d templates", len(want))
 	}
 	for code, l := range locales {
-		got := names(l)
+		got := templateNames(l)
 		for _, n := range want {
 			if !slices.Contains(got, n) {
 				t.Errorf("%s.tmpl lacks %q", code, n)

@@ -54,7 +54,7 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 		return l.Date(raw)
 	case nod.FieldReminder:
 		if raw == "" {
-			return l.Render("none", nil)
+			return l.Render(noneTmpl)
 		}
 		if t, err := time.Parse(time.RFC3339, raw); err == nil {
 			return l.Stamp(t)
@@ -62,16 +62,90 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 	case nod.FieldLabels:
 		ls := nod.ParseLabels(raw)
 		if len(ls) == 0 {
-			return l.Render("none", nil)
+			return l.Render(noneTmpl)
 		}
 		return strings.Join(ls, ", ")
 	}
 	return raw
 }
 
-// button is a button whose label is template name over data.
-func (l *Locale) button(name string, data any, a nod.Action) Button {
-	return Button{Text: buttonText(l.Render(name, data)), Action: a}
+// button is a button labelled c.
+func (l *Locale) button(c Content, a nod.Action) Button {
+	return Button{Text: buttonText(l.Render(c)), Action: a}
+}
+
+// The templates of tasks, the trash and undo.
+var (
+	noTasks       = fixed("no_tasks")
+	taskListTmpl  = define[taskList]("task_list")
+	taskCardTmpl  = define[nod.Task]("task_card")
+	deleteAsk     = define[nod.PendingDeletion]("delete_ask")
+	trashEmpty    = fixed("trash_empty")
+	trashList     = define[trashPage]("trash_list")
+	taskInTrash   = define[string]("task_in_trash")
+	undoneTmpl    = define[undoText]("undone")
+	undoneTrash   = define[trashUndo]("undone_trash")
+	receiptUndone = define[receiptUndo]("receipt_undone")
+	receiptTrash  = define[trashUndo]("receipt_undone_trash")
+	redoneTmpl    = define[undoText]("redone")
+	undoStale     = define[staleUndo]("undo_stale")
+	readingTmpl   = define[readingText]("reading")
+
+	undoButton    = define[int]("b_undo") // the item's number, or 0
+	redoButton    = fixed("b_redo")
+	undoAnyway    = fixed("b_undo_anyway")
+	restoreButton = define[string]("b_restore")
+	acceptReading = fixed("b_accept_reading")
+)
+
+// taskList is a page of /tasks; Total counts every task.
+type taskList struct {
+	Tasks []nod.Task
+	Total int
+}
+
+// trashPage is the trash as /trash shows it: the latest Tasks of Total,
+// and More left out.
+type trashPage struct {
+	Tasks       []nod.Task
+	Total, More int
+}
+
+// undoText reports an undo or a redo. Summary is in the reader's words
+// when nod can say what the change did; Stored is the English summary
+// kept with the entry.
+type undoText struct{ Title, Summary, Stored string }
+
+// trashUndo reports the undo of a move into or out of the trash: Back
+// when the task came back, Created when the undone change created it.
+type trashUndo struct {
+	Title         string
+	Back, Created bool
+}
+
+// receiptUndo is a receipt once undone; Named when its summary names
+// the task already.
+type receiptUndo struct {
+	Title, Summary string
+	Named          bool
+}
+
+// staleUndo says why an undo was refused: the Field, or the checklist
+// Item, changed since.
+type staleUndo struct{ Title, Summary, Stored, Field, Item string }
+
+// readingText is nod's reading of an answer in words.
+type readingText struct {
+	Lines    []readingLine
+	Reason   string
+	Accepted bool
+}
+
+// readingLine is an item of a reading: confirmed, or else rejected.
+type readingLine struct {
+	N       int
+	Confirm bool
+	Summary string
 }
 
 // MaxButtons is the most buttons a keyboard may hold: Telegram refuses
@@ -82,10 +156,10 @@ const MaxButtons = 100
 // the pages before and after it. A page holds at most MaxButtons-2 tasks.
 func (l *Locale) TaskList(p nod.TaskPage) Message {
 	if len(p.Tasks) == 0 {
-		return l.Text("no_tasks", nil)
+		return l.Text(noTasks)
 	}
 	tasks := p.Tasks[:min(len(p.Tasks), MaxButtons-2)]
-	m := Message{HTML: l.Render("task_list", map[string]any{"Tasks": tasks, "Total": p.Total})}
+	m := Message{HTML: l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: p.Total}))}
 	for _, t := range tasks {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: t.ID}}})
 	}
@@ -104,7 +178,7 @@ func (l *Locale) TaskList(p nod.TaskPage) Message {
 
 // TaskCard renders a task with its checklist as toggle buttons.
 func (l *Locale) TaskCard(t nod.Task) Message {
-	m := Message{HTML: l.Render("task_card", t)}
+	m := Message{HTML: l.Render(taskCardTmpl.With(t))}
 	for _, it := range t.Checklist {
 		// The button says what a tap does, so that a stale card never ticks
 		// what the person meant to untick.
@@ -127,7 +201,7 @@ func buttonText(s string) string {
 }
 
 // DeleteAsk asks the person to type a task's title to delete it.
-func (l *Locale) DeleteAsk(d nod.PendingDeletion) Message { return l.Text("delete_ask", d) }
+func (l *Locale) DeleteAsk(d nod.PendingDeletion) Message { return l.Text(deleteAsk.With(d)) }
 
 // trashShown is how many trashed tasks /trash shows, newest first: each
 // has a button, and a keyboard holds 100 at most.
@@ -137,12 +211,12 @@ const trashShown = 20
 // deleted first.
 func (l *Locale) Trash(tasks []nod.Task) Message {
 	if len(tasks) == 0 {
-		return l.Text("trash_empty", nil)
+		return l.Text(trashEmpty)
 	}
 	shown := tasks[:min(len(tasks), trashShown)]
-	m := l.Text("trash_list", map[string]any{"Tasks": shown, "Total": len(tasks), "More": len(tasks) - len(shown)})
+	m := l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown)}))
 	for _, t := range shown {
-		m.Keyboard = append(m.Keyboard, []Button{l.button("b_restore", t.Title, nod.Action{Kind: nod.ActRestore, ID: t.ID})})
+		m.Keyboard = append(m.Keyboard, []Button{l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: t.ID})})
 	}
 	return m
 }
@@ -150,14 +224,14 @@ func (l *Locale) Trash(tasks []nod.Task) Message {
 // TaskInTrash says a task tapped in a list is in the trash now, with a
 // button that restores it.
 func (l *Locale) TaskInTrash(id, title string) Message {
-	m := l.Text("task_in_trash", title)
-	m.Keyboard = [][]Button{{l.button("b_restore", title, nod.Action{Kind: nod.ActRestore, ID: id})}}
+	m := l.Text(taskInTrash.With(title))
+	m.Keyboard = [][]Button{{l.button(restoreButton.With(title), nod.Action{Kind: nod.ActRestore, ID: id})}}
 	return m
 }
 
 // WithUndo adds an Undo button for undo entry id to m.
 func (l *Locale) WithUndo(m Message, id string) Message {
-	m.Keyboard = append(m.Keyboard, []Button{l.button("b_undo", 0, nod.Action{Kind: nod.ActUndo, ID: id})})
+	m.Keyboard = append(m.Keyboard, []Button{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: id})})
 	return m
 }
 
@@ -165,13 +239,11 @@ func (l *Locale) WithUndo(m Message, id string) Message {
 func (l *Locale) Undone(redo nod.UndoEntry) Message {
 	var m Message
 	if back, ok := trashMove(redo.Change); ok {
-		m = l.Text("undone_trash", map[string]any{"Title": redo.Title, "Back": back, "Created": redo.Tool == nod.ToolCreateTask})
+		m = l.Text(undoneTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	} else {
-		// Summary is in the reader's words when nod can say what was
-		// undone; Stored is the English summary kept with the entry.
-		m = l.Text("undone", map[string]string{"Title": redo.Title, "Summary": l.undoneSummary(redo), "Stored": redo.Summary})
+		m = l.Text(undoneTmpl.With(undoText{Title: redo.Title, Summary: l.undoneSummary(redo), Stored: redo.Summary}))
 	}
-	m.Keyboard = [][]Button{{l.button("b_redo", nil, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
+	m.Keyboard = [][]Button{{l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
 	return m
 }
 
@@ -179,13 +251,10 @@ func (l *Locale) Undone(redo nod.UndoEntry) Message {
 // its change; redo is the undo's own entry. It carries no buttons.
 func (l *Locale) ReceiptUndone(redo nod.UndoEntry) Message {
 	if back, ok := trashMove(redo.Change); ok {
-		return l.Text("receipt_undone_trash", map[string]any{"Title": redo.Title, "Back": back, "Created": redo.Tool == nod.ToolCreateTask})
+		return l.Text(receiptTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	}
-	named := "" // a summary that names its task already
-	if redo.Title != "" && strings.Contains(redo.Summary, redo.Title) {
-		named = "yes"
-	}
-	return l.Text("receipt_undone", map[string]string{"Title": redo.Title, "Summary": redo.Summary, "Named": named})
+	named := redo.Title != "" && strings.Contains(redo.Summary, redo.Title)
+	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: redo.Summary, Named: named}))
 }
 
 // trashMove reports whether change c only moves a task in or out of the
@@ -200,8 +269,8 @@ func trashMove(c nod.Change) (back, ok bool) {
 // Redone reports a Redo: the undone change applied again, with an Undo
 // button that takes it back once more.
 func (l *Locale) Redone(again nod.UndoEntry) Message {
-	m := l.Text("redone", map[string]string{"Title": again.Title, "Summary": l.appliedSummary(again), "Stored": again.Summary})
-	m.Keyboard = [][]Button{{l.button("b_undo", 0, nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
+	m := l.Text(redoneTmpl.With(undoText{Title: again.Title, Summary: l.appliedSummary(again), Stored: again.Summary}))
+	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
 	return m
 }
 
@@ -209,11 +278,9 @@ func (l *Locale) Redone(again nod.UndoEntry) Message {
 // offers to undo anyway.
 // cf names what changed.
 func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
-	// Summary is in the reader's words when nod can say what the change
-	// did; Stored is the English summary kept with the entry.
-	m := l.Text("undo_stale", map[string]string{"Title": u.Title, "Summary": l.appliedSummary(u), "Stored": u.Summary,
-		"Field": string(cf.Field), "Item": cf.Item})
-	m.Keyboard = [][]Button{{l.button("b_undo_anyway", nil, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
+	m := l.Text(undoStale.With(staleUndo{Title: u.Title, Summary: l.appliedSummary(u), Stored: u.Summary,
+		Field: string(cf.Field), Item: cf.Item}))
+	m.Keyboard = [][]Button{{l.button(undoAnyway, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
 	return m
 }
 
@@ -221,7 +288,7 @@ func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
 // with one button that applies it.
 func (l *Locale) Reading(r nod.Reading, set nod.ChangeSet) Message {
 	m := l.reading(r, set, false)
-	m.Keyboard = [][]Button{{l.button("b_accept_reading", nil, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
+	m.Keyboard = [][]Button{{l.button(acceptReading, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
 	return m
 }
 
@@ -232,21 +299,16 @@ func (l *Locale) ReadingAccepted(r nod.Reading, set nod.ChangeSet) Message {
 }
 
 func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) Message {
-	type line struct {
-		N       int
-		Confirm bool
-		Summary string
-	}
-	var lines []line
+	var lines []readingLine
 	for _, n := range r.Confirm {
 		if it, ok := set.Item(n); ok {
-			lines = append(lines, line{n, true, l.Summary(*it)})
+			lines = append(lines, readingLine{n, true, l.Summary(*it)})
 		}
 	}
 	for _, n := range r.Reject {
 		if it, ok := set.Item(n); ok {
-			lines = append(lines, line{n, false, l.Summary(*it)})
+			lines = append(lines, readingLine{n, false, l.Summary(*it)})
 		}
 	}
-	return l.Text("reading", map[string]any{"Lines": lines, "Reason": r.Reason, "Accepted": accepted})
+	return l.Text(readingTmpl.With(readingText{Lines: lines, Reason: r.Reason, Accepted: accepted}))
 }

@@ -18,10 +18,30 @@ type Receipt struct {
 	Rule      *nod.Rule      // the learned rule that applied it, if one did
 }
 
+// The templates of receipts and modes.
+var (
+	receiptHeader  = fixed("receipt_header")
+	receiptTrusted = fixed("receipt_trusted")
+	receiptQuote   = define[[]string]("receipt_quote")
+	receiptRule    = define[ruleView]("receipt_rule")
+	modeShow       = define[string]("mode_show")
+	modeBreaker    = define[breakerUntil]("mode_breaker")
+	breakerTmpl    = fixed("breaker")
+
+	modeButton        = define[string]("b_mode")
+	breakerBackButton = define[string]("b_breaker_back")
+)
+
+func init() { partial[string]("mode_name") }
+
+// breakerUntil says until when the circuit breaker asks for everything,
+// and the Mode it goes back to then.
+type breakerUntil struct{ Until, Mode string }
+
 // Receipts reports changes applied at once: what changed, as a diff, why
 // nod did not ask, and an Undo button per change.
 func (l *Locale) Receipts(rs []Receipt) Message {
-	html := l.Render("receipt_header", nil)
+	html := l.Render(receiptHeader)
 	// One heading per task, with the title it has now: a rename in the
 	// same turn does not split the task in two.
 	key := func(r Receipt) string { return cmp.Or(r.Item.TaskID, r.TaskTitle) }
@@ -56,7 +76,7 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 		if len(rs) > 1 {
 			n = i + 1
 		}
-		row = append(row, l.button("b_undo", n, nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}))
+		row = append(row, l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}))
 		if len(row) == 4 {
 			m.Keyboard = append(m.Keyboard, row)
 			row = nil
@@ -70,7 +90,7 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true
-			m.Keyboard = append(m.Keyboard, []Button{l.button("b_rule_stop", l.viewRule(*r.Rule), nod.Action{Kind: nod.ActStopRule, ID: r.Rule.ID})})
+			m.Keyboard = append(m.Keyboard, []Button{l.button(ruleStopButton.With(l.viewRule(*r.Rule)), nod.Action{Kind: nod.ActStopRule, ID: r.Rule.ID})})
 		}
 	}
 	return m
@@ -80,7 +100,7 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 // words, or their learned rules.
 func (l *Locale) receiptReasons(rs []Receipt) []string {
 	if len(rs) > 0 && rs[0].Trusted {
-		return []string{l.Render("receipt_trusted", nil)}
+		return []string{l.Render(receiptTrusted)}
 	}
 	var quotes, out []string
 	for _, r := range rs {
@@ -89,13 +109,13 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 		}
 	}
 	if len(quotes) > 0 {
-		out = append(out, l.Render("receipt_quote", quotes))
+		out = append(out, l.Render(receiptQuote.With(quotes)))
 	}
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true
-			out = append(out, l.Render("receipt_rule", l.viewRule(*r.Rule)))
+			out = append(out, l.Render(receiptRule.With(l.viewRule(*r.Rule))))
 		}
 	}
 	return out
@@ -106,13 +126,13 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 // the circuit breaker is asking for everything now, and until when.
 func (l *Locale) ModeChoice(s nod.ChatSettings, now time.Time) Message {
 	current := s.Effective(now)
-	m := l.Text("mode_show", string(current))
+	m := l.Text(modeShow.With(string(current)))
 	if current != s.Mode && s.BreakerUntil != nil {
-		m.HTML += "\n" + l.Render("mode_breaker", map[string]any{"Until": l.Stamp(*s.BreakerUntil), "Mode": string(s.Mode)})
+		m.HTML += "\n" + l.Render(modeBreaker.With(breakerUntil{Until: l.Stamp(*s.BreakerUntil), Mode: string(s.Mode)}))
 	}
 	var row []Button
 	for _, mode := range []nod.Mode{nod.ModeSmart, nod.ModeAlways, nod.ModeTrusted} {
-		row = append(row, l.button("b_mode", string(mode), nod.Action{Kind: nod.ActSetMode, ID: string(mode)}))
+		row = append(row, l.button(modeButton.With(string(mode)), nod.Action{Kind: nod.ActSetMode, ID: string(mode)}))
 	}
 	m.Keyboard = [][]Button{row}
 	return m
@@ -121,7 +141,7 @@ func (l *Locale) ModeChoice(s nod.ChatSettings, now time.Time) Message {
 // Breaker tells the person the circuit breaker tripped, with a button back
 // to the chat's chosen mode.
 func (l *Locale) Breaker(previous nod.Mode) Message {
-	m := l.Text("breaker", nil)
-	m.Keyboard = [][]Button{{l.button("b_breaker_back", string(previous), nod.Action{Kind: nod.ActSetMode, ID: string(previous)})}}
+	m := l.Text(breakerTmpl)
+	m.Keyboard = [][]Button{{l.button(breakerBackButton.With(string(previous)), nod.Action{Kind: nod.ActSetMode, ID: string(previous)})}}
 	return m
 }

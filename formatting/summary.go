@@ -6,6 +6,18 @@ import (
 	"github.com/nodbot/nod"
 )
 
+// The templates of summaries and notes.
+var (
+	summaryTmpl = define[summaryData]("summary")
+	noteTmpl    = define[nod.Note]("note")
+)
+
+func init() {
+	partial[string]("field_word")
+	partial[nod.Note]("noop")
+	partial[string]("minutes_of")
+}
+
 // summaryData is what the summary template reads of a change item.
 type summaryData struct {
 	Tool               nod.Tool
@@ -49,11 +61,11 @@ func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 			d.Check = "uncheck"
 		}
 	}
-	return l.Render("summary", d)
+	return l.Render(summaryTmpl.With(d))
 }
 
 // Remark renders a note.
-func (l *Locale) Remark(n nod.Note) string { return l.Render("note", n) }
+func (l *Locale) Remark(n nod.Note) string { return l.Render(noteTmpl.With(n)) }
 
 // appliedSummary says in the locale's words what the change of undo entry
 // u did, from its typed change rather than the English summary stored

@@ -8,8 +8,14 @@ import (
 // VoiceTooLong says that a voice message of length is longer than the
 // max nod transcribes, both as Telegram's player shows lengths (7:30).
 func (l *Locale) VoiceTooLong(length, max time.Duration) Message {
-	return l.Text("voice_too_long", map[string]string{"Length": clock(length), "Max": clock(max)})
+	return l.Text(voiceTooLong.With(voiceLength{Length: clock(length), Max: clock(max)}))
 }
+
+var voiceTooLong = define[voiceLength]("voice_too_long")
+
+// voiceLength is a voice message's Length and the Max nod transcribes,
+// as clock writes them.
+type voiceLength struct{ Length, Max string }
 
 // clock renders d as m:ss, or h:mm:ss from an hour on, rounded up to the
 // second: a message a moment over the limit never reads as equal to it.

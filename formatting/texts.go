@@ -1,0 +1,166 @@
+package formatting
+
+import "github.com/nodbot/nod"
+
+// The templates the bot renders with Text, Notice or Render, each with
+// the type of its data. An int where a turn stopped counts the changes
+// it had applied before.
+var (
+	Start          = fixed("start")
+	Help           = fixed("help")
+	Refusal        = define[nod.UserID]("refusal")
+	ModelError     = define[int]("model_error")
+	InternalError  = define[int]("internal_error")
+	TurnTimeout    = define[int]("turn_timeout")
+	AnswerLate     = define[string]("answer_late") // the message left unanswered
+	ReceiptsLate   = fixed("receipts_late")
+	StepsExhausted = define[int]("steps_exhausted")
+	EmptyReply     = fixed("empty_reply")
+	Panic          = fixed("panic")
+	TooLong        = define[int]("too_long") // characters
+	NotText        = fixed("not_text")
+	NoCaption      = fixed("no_caption")
+	Unreadable     = fixed("unreadable")
+	ForwardedAsks  = fixed("forwarded_asks")
+	NoteMessage    = define[string]("notice") // a note, as Remark renders it
+	LangSet        = fixed("lang_set")
+	LangShow       = define[[]string]("lang_show") // the languages nod speaks
+
+	Heard       = define[string]("heard")
+	VoiceTooBig = fixed("voice_too_big")
+	VoiceFailed = fixed("voice_failed")
+	VoiceEmpty  = fixed("voice_empty")
+
+	ModeSet = define[nod.Mode]("mode_set")
+
+	PendingNone   = fixed("pending_none")
+	PendingItem   = define[PendingCount]("pending_item")
+	Answered      = define[Tally]("answered")
+	AnswerUnknown = define[NoSuchItem]("answer_unknown")
+	NothingLeft   = fixed("nothing_left")
+	ReasonNoted   = define[string]("reason_noted")
+
+	// Deleting takes the task's title.
+	DeleteAgain           = define[string]("delete_again")
+	DeleteCancelled       = define[string]("delete_cancelled")
+	Deleted               = define[string]("deleted")
+	DeletePromptCancelled = define[string]("delete_prompt_cancelled")
+	DeletePromptExpired   = define[string]("delete_prompt_expired")
+	DeletePromptDone      = define[string]("delete_prompt_done")
+	Restored              = define[RestoredTask]("restored")
+
+	NothingToUndo  = fixed("nothing_to_undo")
+	AlreadyToggled = define[*nod.ChecklistItem]("already_toggled")
+	Toggled        = define[*nod.ChecklistItem]("toggled")
+
+	TzBad        = define[string]("tz_bad") // what the person typed
+	TzUndone     = define[string]("tz_undone")
+	TzSea        = fixed("tz_sea")
+	TzKept       = fixed("tz_kept")
+	AdminOnly    = define[string]("admin_only") // the command: "tz" or "daily"
+	DailyOff     = fixed("daily_off")
+	DailyBad     = fixed("daily_bad")
+	DailyNothing = fixed("daily_nothing")
+)
+
+// The descriptions of the commands, as Telegram's menu lists them.
+var (
+	CmdStart   = fixed("cmd_start")
+	CmdHelp    = fixed("cmd_help")
+	CmdTasks   = fixed("cmd_tasks")
+	CmdPending = fixed("cmd_pending")
+	CmdReview  = fixed("cmd_review")
+	CmdTrash   = fixed("cmd_trash")
+	CmdUndo    = fixed("cmd_undo")
+	CmdMode    = fixed("cmd_mode")
+	CmdAudit   = fixed("cmd_audit")
+	CmdRules   = fixed("cmd_rules")
+	CmdLang    = fixed("cmd_lang")
+	CmdTz      = fixed("cmd_tz")
+	CmdDaily   = fixed("cmd_daily")
+)
+
+// The words a text answer to a change set may use, for Words.
+var (
+	WordsYes   = fixed("words_yes")
+	WordsNo    = fixed("words_no")
+	WordsTo    = fixed("words_to")
+	WordsAnd   = fixed("words_and")
+	WordsRange = fixed("words_range")
+	WordsBut   = fixed("words_but")
+	WordsAll   = fixed("words_all")
+	WordsToo   = fixed("words_too")
+)
+
+// The notices, short answers to a button press, for Notice. An int is
+// an item's number, or a count of items.
+var (
+	NoticeForbidden         = fixed("n_forbidden")
+	NoticeExpired           = fixed("n_expired")
+	NoticeDecided           = fixed("n_decided")
+	NoticeItemDecided       = define[DecidedItem]("n_item_decided")
+	NoticeStaleUndo         = fixed("n_stale_undo")
+	NoticeUndoForbidden     = fixed("n_undo_forbidden")
+	NoticeInTrash           = fixed("n_in_trash")
+	NoticeTrashed           = fixed("n_trashed")
+	NoticeNotHere           = fixed("n_not_here")
+	NoticeInvalid           = fixed("n_invalid")
+	NoticeFailed            = fixed("n_failed")
+	NoticeStranger          = define[nod.UserID]("n_stranger")
+	NoticeAppliedItem       = define[int]("n_applied_item")
+	NoticeRejectedItem      = define[int]("n_rejected_item")
+	NoticeSkippedItem       = define[int]("n_skipped_item")
+	NoticeAppliedCount      = define[int]("n_applied_count")
+	NoticeRejectedAll       = fixed("n_rejected_all")
+	NoticeNothingLeft       = fixed("n_nothing_left")
+	NoticeStoppedAt         = define[int]("n_stopped_at")
+	NoticeNotApplied        = define[string]("n_not_applied") // a note, as Remark renders it
+	NoticeAborted           = fixed("n_aborted")
+	NoticeUndoLate          = fixed("n_undo_late")
+	NoticeRedone            = fixed("n_redone")
+	NoticeUndone            = fixed("n_undone")
+	NoticeRestored          = fixed("n_restored")
+	NoticeMode              = define[nod.Mode]("n_mode")
+	NoticeKept              = define[string]("n_kept") // until this YYYY-MM-DD
+	NoticeReproposedAlready = fixed("n_reproposed_already")
+	NoticeReproposeNone     = fixed("n_repropose_none")
+	NoticeReproposed        = define[Reproposal]("n_reproposed")
+	NoticeRuleOn            = define[string]("n_rule_on") // until this date, as RuleUntil writes it
+	NoticeRuleDeclined      = fixed("n_rule_declined")
+	NoticeRuleRevoked       = fixed("n_rule_revoked")
+	NoticeRuleDecided       = fixed("n_rule_decided")
+	NoticeZoneStale         = fixed("n_zone_stale")
+	NoticeRemindGone        = fixed("n_remind_gone")
+	NoticeRemindClosed      = fixed("n_remind_closed")
+)
+
+func init() {
+	partial[int]("applied_above")
+	partial[nod.ItemStatus]("item_status")
+}
+
+// PendingCount is how many of a change set's Total items are Pending.
+type PendingCount struct{ Pending, Total int }
+
+// Tally is what an answer to a change set did, and how many items still
+// wait.
+type Tally struct{ Applied, Rejected, Pending int }
+
+// NoSuchItem is an answer's item N that a set of Total items lacks.
+type NoSuchItem struct{ N, Total int }
+
+// RestoredTask is a task back from the trash, with its Checklist items.
+type RestoredTask struct {
+	Title     string
+	Checklist int
+}
+
+// DecidedItem is item N, decided already: Status says how.
+type DecidedItem struct {
+	N      int
+	Status nod.ItemStatus
+}
+
+// Reproposal is a re-proposed set: Count items proposed again, Dropped
+// no longer made sense.
+type Reproposal struct{ Count, Dropped int }
