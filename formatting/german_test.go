@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -114,4 +115,80 @@ func TestGermanUndoMessagesShowNoStoredEnglish(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Every German message about a change is written from the typed change,
+// never from the English summary stored with it: each kind of change, in
+// each state, shown in a change set, a receipt, a reading, an undo, a
+// redo, a stale undo and an undone receipt, with a stored summary that
+// would show if anything leaked.
+func TestGermanShowsNoStoredEnglish(t *testing.T) {
+	de := formatting.For("de")
+	const stored = "STORED ENGLISH"
+	due := "2026-03-20"
+	at := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	open := &nod.ChecklistItem{ID: "c1", Title: "Tests schreiben", CheckedBy: nod.ActorUser}
+	ticked := &nod.ChecklistItem{ID: "c1", Title: "Tests schreiben", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &at}
+	renamed := &nod.ChecklistItem{ID: "c1", Title: "Mehr Tests schreiben", CheckedBy: nod.ActorUser}
+	items := []nod.ChangeItem{
+		{Tool: nod.ToolCreateTask, After: "Neue Aufgabe", NewTask: &nod.Task{Title: "Neue Aufgabe", Priority: nod.P2, DueDate: due}},
+		{Tool: nod.ToolSetTitle, Field: nod.FieldTitle, Before: "Login", After: "Login reparieren"},
+		{Tool: nod.ToolUpdateDescription, Field: nod.FieldDescription, Before: "alt", After: "neu"},
+		{Tool: nod.ToolSetStatus, Field: nod.FieldStatus, Before: "OPEN", After: "DONE"},
+		{Tool: nod.ToolSetPriority, Field: nod.FieldPriority, Before: "P3", After: "P1"},
+		{Tool: nod.ToolUpdateEstimate, Field: nod.FieldEstimate, Before: "60", After: "90"},
+		{Tool: nod.ToolUpdateDueDate, Field: nod.FieldDue, Before: "", After: due},
+		{Tool: nod.ToolSetReminder, Field: nod.FieldReminder, Before: "", After: at.Format(time.RFC3339)},
+		{Tool: nod.ToolAssignLabels, Field: nod.FieldLabels, Before: `["bug"]`, After: `["auth","bug"]`},
+		{Tool: nod.ToolAddItem, After: "Doku schreiben"},
+		{Tool: nod.ToolUpdateItem, ItemBefore: open, ItemAfter: ticked},
+		{Tool: nod.ToolUpdateItem, ItemBefore: open, ItemAfter: renamed},
+		{Tool: nod.ToolRemoveItem, ItemBefore: open},
+	}
+	var set nod.ChangeSet
+	for i, it := range items {
+		it.ID, it.N, it.TaskID, it.Summary = "i"+strconv.Itoa(i), i+1, "T1", stored
+		if it.Tool == nod.ToolCreateTask {
+			it.TaskID = ""
+		}
+		it.Status = []nod.ItemStatus{nod.ItemPending, nod.ItemConfirmed, nod.ItemRejected, nod.ItemStale}[i%4]
+		set.Items = append(set.Items, it)
+	}
+	set.ID, set.ChatID = "s1", 1
+	titles := map[string]string{"T1": "Login reparieren"}
+	shown := map[string]string{
+		"change set": de.ChangeSet(formatting.ChangeSetView{Set: set, Titles: titles}).HTML,
+		"reading":    de.Reading(nod.Reading{SetID: "s1", Confirm: []int{1, 2, 3, 4, 5, 6, 7}, Reject: []int{8, 9, 10, 11, 12, 13}}, set).HTML,
+	}
+	var rs []formatting.Receipt
+	for _, it := range set.Items {
+		rs = append(rs, formatting.Receipt{TaskTitle: "Login reparieren", Item: it})
+	}
+	shown["receipts"] = de.Receipts(rs).HTML
+	for _, it := range set.Items {
+		u := nod.UndoEntry{ID: "u-" + it.ID, Tool: it.Tool, TaskID: it.TaskID, Title: "Login reparieren", Summary: stored, Change: changeOf(it)}
+		shown["undone "+string(it.Tool)] = de.Undone(u).HTML
+		shown["undone receipt "+string(it.Tool)] = de.ReceiptUndone(u).HTML
+		shown["redone "+string(it.Tool)] = de.Redone(u).HTML
+		shown["stale undo "+string(it.Tool)] = de.UndoStale(u, nod.Conflict{Field: it.Field}).HTML
+	}
+	for what, html := range shown {
+		if strings.Contains(html, stored) {
+			t.Errorf("German %s shows the stored English summary:\n%s", what, html)
+		}
+	}
+}
+
+// changeOf is the typed change a change item makes, as an undo entry
+// keeps it.
+func changeOf(it nod.ChangeItem) nod.Change {
+	switch {
+	case it.Field != "":
+		return nod.Change{Fields: []nod.FieldChange{{Field: it.Field, Before: it.Before, After: it.After}}}
+	case it.Tool == nod.ToolAddItem:
+		return nod.Change{Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c9", Title: it.After}}}}
+	case it.ItemBefore != nil:
+		return nod.Change{Items: []nod.ItemChange{{Before: it.ItemBefore, After: it.ItemAfter}}}
+	}
+	return nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue, After: ""}}}
 }
