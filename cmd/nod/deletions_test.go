@@ -107,7 +107,7 @@ func TestTwoDeletionsInOneTurn(t *testing.T) {
 	if !h.trashed(chat, "T1") || h.trashed(chat, "T2") {
 		t.Fatalf("after the first title: T1 trashed %v, T2 trashed %v", h.trashed(chat, "T1"), h.trashed(chat, "T2"))
 	}
-	if m, _ := h.tg.Message(chat, msgs[1].ID); !strings.Contains(m.Text, "Confirmed") {
+	if m, _ := h.tg.Message(chat, msgs[1].ID); !strings.Contains(m.Text, "You typed its title: deleted.") {
 		t.Errorf("the first question reads %q", m.Text)
 	}
 
