@@ -113,8 +113,9 @@ type trashPage struct {
 
 // undoText reports an undo or a redo. Summary is in the reader's words
 // when nod can say what the change did; Stored is the English summary
-// kept with the entry.
-type undoText struct{ Title, Summary, Stored string }
+// kept with the entry. Back is the value an undo put back in Field, when
+// it is one a line can show.
+type undoText struct{ Title, Summary, Stored, Field, Back string }
 
 // trashUndo reports the undo of a move into or out of the trash: Back
 // when the task came back, Created when the undone change created it.
@@ -241,7 +242,11 @@ func (l *Locale) Undone(redo nod.UndoEntry) Message {
 	if back, ok := trashMove(redo.Change); ok {
 		m = l.Text(undoneTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	} else {
-		m = l.Text(undoneTmpl.With(undoText{Title: redo.Title, Summary: l.undoneSummary(redo), Stored: redo.Summary}))
+		u := undoText{Title: redo.Title, Summary: l.undoneSummary(redo), Stored: redo.Summary}
+		if fs := redo.Change.Fields; len(fs) == 1 && fs[0].After != "" && fs[0].Field != nod.FieldDescription && fs[0].Field != nod.FieldTrash {
+			u.Field, u.Back = string(fs[0].Field), l.scalarValue(fs[0].Field, fs[0].After)
+		}
+		m = l.Text(undoneTmpl.With(u))
 	}
 	m.Keyboard = [][]Button{{l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
 	return m
