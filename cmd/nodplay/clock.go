@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -27,8 +28,8 @@ func (p *playground) chatZone() *time.Location {
 	return s.Zone(p.zone)
 }
 
-// clock moves nod's clock on: {"by": "hour"} an hour, {"by": "morning"}
-// to 08:00 next in the chat's zone. Only forward, as time goes.
+// clock moves nod's clock on, as the page's control asks: {"by": "hour"}
+// or {"by": "morning"}.
 func (p *playground) clock(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		By string `json:"by"`
@@ -37,26 +38,35 @@ func (p *playground) clock(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "bad request", http.StatusBadRequest)
 		return
 	}
+	if err := p.moveClock(in.By); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// moveClock moves nod's clock on: "hour" an hour, "morning" to 08:00 next
+// in the chat's zone. Only forward, as time goes.
+func (p *playground) moveClock(by string) error {
 	now := p.now()
 	p.mu.Lock()
 	zone := p.shown
 	p.mu.Unlock()
 	var to time.Time
-	switch in.By {
+	switch by {
 	case "hour":
 		to = now.Add(time.Hour)
 	case "morning":
 		zone = p.chatZone() // read only here: a second handle on nod's database
 		to = nod.NextDaily(8, 0, zone, now)
 	default:
-		http.Error(w, `by is "hour" or "morning"`, http.StatusBadRequest)
-		return
+		return errors.New(`by is "hour" or "morning"`)
 	}
 	p.ahead.Add(int64(to.Sub(now)))
-	p.log.Info("clock moved", "by", in.By, "now", to)
+	p.log.Info("clock moved", "by", by, "now", to)
 	p.mu.Lock()
 	p.shown = zone
 	p.bump()
 	p.mu.Unlock()
-	w.WriteHeader(http.StatusNoContent)
+	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -47,4 +48,38 @@ func TestClockControlFiresReminder(t *testing.T) {
 	}
 	tp.post("/clock", map[string]any{"by": "hour"})
 	tp.waitView("the reminder", reminded)
+}
+
+// The person's player moves the clock from commands.txt as the page's
+// control does: a reminder due in 90 minutes fires after two hours, and
+// chat.txt says the clock was moved; a clock command it cannot read is
+// refused in commands.log.
+func TestRelayClockCommand(t *testing.T) {
+	dir := t.TempDir()
+	tp := newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000", "NOD_SWEEP_INTERVAL": "20ms"}, options{model: "relay", relayDir: dir})
+	db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tasks, err := db.ListTasks(t.Context(), player, nod.TaskFilter{})
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("seeded tasks: %v %v", tasks, err)
+	}
+	at := nod.Stamp(time.Now().Add(90 * time.Minute))
+	if _, err := db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	command(t, dir, "clock sideways")
+	command(t, dir, "clock +1h")
+	command(t, dir, "clock +1h")
+	chat := waitFile(t, filepath.Join(dir, "chat.txt"), has("⏰ Tomorrow"))
+	if !strings.Contains(chat, "· nod's clock, moved on: ") {
+		t.Errorf("chat.txt does not say the clock moved:\n%s", chat)
+	}
+	log := waitFile(t, filepath.Join(dir, "commands.log"), has("clock +1h → ok"))
+	if !strings.Contains(log, "clock sideways → error: want clock +1h or clock morning") {
+		t.Errorf("commands.log:\n%s", log)
+	}
 }

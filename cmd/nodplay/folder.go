@@ -18,7 +18,8 @@ import (
 // script can play the person without the browser:
 //
 //	commands.txt  appended to, one command a line, each run once:
-//	              say TEXT · reply MSGID TEXT · press MSGID BUTTON
+//	              say TEXT · reply MSGID TEXT · press MSGID BUTTON ·
+//	              clock +1h · clock morning
 //	              (BUTTON is the button's text, or its start: "✓ 1");
 //	              in a group play, "as bob " before one makes Bob do it
 //	              (Alice otherwise)
@@ -84,6 +85,12 @@ func (p *playground) command(line string) error {
 			return errors.New("want forward NAME: TEXT")
 		}
 		return p.forwardAs(user, strings.TrimSpace(from), text)
+	case "clock":
+		by, ok := map[string]string{"+1h": "hour", "morning": "morning"}[strings.TrimSpace(rest)]
+		if !ok {
+			return errors.New("want clock +1h or clock morning")
+		}
+		return p.moveClock(by)
 	case "reply", "press", "edit":
 		idText, arg, _ := strings.Cut(rest, " ")
 		id, err := strconv.Atoi(idText)
@@ -98,7 +105,7 @@ func (p *playground) command(line string) error {
 		}
 		return p.pressLabel(user, id, arg)
 	}
-	return fmt.Errorf("unknown command %q: say, reply, forward, edit or press", verb)
+	return fmt.Errorf("unknown command %q: say, reply, forward, edit, press or clock", verb)
 }
 
 // pressLabel presses, as user, the button of message id whose text is
@@ -191,6 +198,9 @@ func chatText(v view) string {
 	}
 	if v.Notice != nil {
 		fmt.Fprintf(&b, "· notice %d: %s\n", v.Notice.Seq, v.Notice.Text)
+	}
+	if v.Ahead {
+		b.WriteString("· nod's clock, moved on: " + v.Clock + "\n")
 	}
 	return b.String()
 }

@@ -81,6 +81,7 @@ type view struct {
 	Notice  *notice       `json:"notice,omitempty"`
 	Msgs    []viewMessage `json:"messages"`
 	Clock   string        `json:"clock"` // nod's time, in the chat's zone
+	Ahead   bool          `json:"ahead"` // the clock control moved it
 }
 
 type viewMessage struct {
@@ -131,7 +132,7 @@ wait:
 func (p *playground) view() view {
 	p.mu.Lock()
 	v := view{Version: p.version, Typing: !p.typingAt.IsZero() && time.Since(p.typingAt) < typingFor,
-		Clock: p.now().In(p.shown).Format("Mon 2 Jan 15:04 MST")}
+		Clock: p.now().In(p.shown).Format("Mon 2 Jan 15:04 MST"), Ahead: p.ahead.Load() != 0}
 	if n := len(p.notices); n > 0 {
 		v.Notice = &p.notices[n-1]
 	}
