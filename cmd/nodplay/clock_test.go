@@ -15,20 +15,7 @@ import (
 // half ahead fires after ⏩ +1 h twice, not after once.
 func TestClockControlFiresReminder(t *testing.T) {
 	tp := newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000", "NOD_SWEEP_INTERVAL": "20ms"}, options{})
-	db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
-	if err := db.Open(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	tasks, err := db.ListTasks(t.Context(), player, nod.TaskFilter{})
-	if err != nil || len(tasks) == 0 {
-		t.Fatalf("seeded tasks: %v %v", tasks, err)
-	}
-	at := nod.Stamp(time.Now().Add(90 * time.Minute))
-	if _, err := db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	remindIn(t, tp, 90*time.Minute)
 	reminded := func(v view) bool {
 		for _, m := range v.Msgs {
 			for _, row := range m.Buttons {
@@ -57,20 +44,7 @@ func TestClockControlFiresReminder(t *testing.T) {
 func TestRelayClockCommand(t *testing.T) {
 	dir := t.TempDir()
 	tp := newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000", "NOD_SWEEP_INTERVAL": "20ms"}, options{model: "relay", relayDir: dir})
-	db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
-	if err := db.Open(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	tasks, err := db.ListTasks(t.Context(), player, nod.TaskFilter{})
-	if err != nil || len(tasks) == 0 {
-		t.Fatalf("seeded tasks: %v %v", tasks, err)
-	}
-	at := nod.Stamp(time.Now().Add(90 * time.Minute))
-	if _, err := db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }}); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	remindIn(t, tp, 90*time.Minute)
 	command(t, dir, "clock sideways")
 	command(t, dir, "clock +1h")
 	command(t, dir, "clock +1h")
@@ -81,5 +55,24 @@ func TestRelayClockCommand(t *testing.T) {
 	log := waitFile(t, filepath.Join(dir, "commands.log"), has("clock +1h → ok"))
 	if !strings.Contains(log, "clock sideways → error: want clock +1h or clock morning") {
 		t.Errorf("commands.log:\n%s", log)
+	}
+}
+
+// remindIn sets a reminder on the first seeded task, d from now.
+func remindIn(t *testing.T, tp *testPlayground, d time.Duration) {
+	t.Helper()
+	db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
+	if err := db.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	tasks, err := db.ListTasks(t.Context(), player, nod.TaskFilter{})
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("seeded tasks: %v %v", tasks, err)
+	}
+	at := nod.Stamp(time.Now().Add(d))
+	if _, err := db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }}); err != nil {
+		t.Fatal(err)
 	}
 }
