@@ -235,6 +235,25 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 		}
 		return out
 	}
+	// Items this turn's own proposals replace close with the turn: a
+	// reading would ask the person to decide what is gone.
+	var closed []int
+	open := func(ns []int) []int {
+		var out []int
+		for _, n := range ns {
+			if slices.Contains(t.supersede, nod.ItemRef{SetID: c.set.ID, N: n}) {
+				closed = append(closed, n)
+			} else {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	c.confirm, c.reject = open(c.confirm), open(c.reject)
+	if len(c.confirm)+len(c.reject) == 0 {
+		t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, "superseded in this turn")
+		return fmt.Sprintf("Nothing to decide: %s closes with this turn, replaced by what you proposed in it; the user needs to do nothing about it.", itemNumbers(closed))
+	}
 	t.readings = append(t.readings, nod.Reading{ID: nod.NewID(), ChatID: t.req.ChatID, UserID: t.req.UserID, SetID: c.set.ID,
 		Confirm: c.confirm, Reject: c.reject, Reason: c.reason})
 	t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeQueued, "")

@@ -131,6 +131,35 @@ func TestAnswerProposalsReading(t *testing.T) {
 	})
 }
 
+// "nah, P1 like before": the model proposes the new value and rejects the
+// old proposal in words, in one step. The old item closes with the turn,
+// replaced: nod shows no reading asking the person to reject what is gone,
+// and tells the model so (found in the English play).
+func TestNoReadingForWhatTheTurnReplaces(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.threeIdeas()
+	h.clf = answer("needs", "needs")
+	h.script(openaitest.Calls(
+		call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P2"}),
+		call("x", "answer_proposals", map[string]any{"reject": []int{1}})),
+		openaitest.Text("P2 then; below."))
+	h.tg.SendText(chat, user, "nah, P2 like before is fine")
+	h.changeSetMessage(chat, 4)
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; !strings.HasPrefix(r, "Nothing to decide: item 1 closes with this turn") {
+		t.Errorf("tool result = %q", r)
+	}
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.Contains(m.Text, "I read your answer as") {
+			t.Errorf("a reading asks to reject what the turn replaced: %q", m.Text)
+		}
+	}
+	h.tg.WaitMessage(chat, set.ID, "item 1 superseded", func(m telegramtest.Message) bool {
+		_, open := m.Button("✓ 1")
+		return !open && hasButton(m, "✓ 2")
+	})
+}
+
 // A /review cannot call answer_proposals, and an item that does not exist
 // or is decided is a tool error: nothing is decided.
 func TestAnswerProposalsRefused(t *testing.T) {
