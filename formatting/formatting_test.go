@@ -315,6 +315,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			Item: nod.ChangeItem{N: 1, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", UndoID: "u1"}}}),
 		"mode_smart": loc.Text(formatting.ModeSet.With("smart")), "mode_always": loc.Text(formatting.ModeSet.With("always")), "mode_trusted": loc.Text(formatting.ModeSet.With("trusted")),
 		"mode_show":       loc.ModeChoice(nod.ChatSettings{Mode: nod.ModeSmart}, at),
+		"mode_show_group": loc.ModeChoice(nod.ChatSettings{ChatID: -100, Mode: nod.ModeSmart}, at),
 		"mode_breaker":    loc.ModeChoice(nod.ChatSettings{Mode: nod.ModeTrusted, BreakerUntil: &until}, at),
 		"breaker":         loc.Breaker(nod.ModeSmart),
 		"breaker_trusted": loc.Breaker(nod.ModeTrusted),

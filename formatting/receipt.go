@@ -24,7 +24,7 @@ var (
 	receiptTrusted = fixed("receipt_trusted")
 	receiptQuote   = define[[]string]("receipt_quote")
 	receiptRule    = define[ruleView]("receipt_rule")
-	modeShow       = define[string]("mode_show")
+	modeShow       = define[modeView]("mode_show")
 	modeBreaker    = define[breakerUntil]("mode_breaker")
 	breakerTmpl    = fixed("breaker")
 
@@ -121,12 +121,18 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 	return out
 }
 
-// ModeChoice renders /mode: the current mode and a button per mode.
+// modeView is /mode's card: the mode now, and whether the chat is a group
+// (Telegram's group ids are negative), where each member has their own.
+type modeView struct {
+	Mode  string
+	Group bool
+}
+
 // ModeChoice shows the chat's mode with a button per mode; s says whether
 // the circuit breaker is asking for everything now, and until when.
 func (l *Locale) ModeChoice(s nod.ChatSettings, now time.Time) Message {
 	current := s.Effective(now)
-	m := l.Text(modeShow.With(string(current)))
+	m := l.Text(modeShow.With(modeView{Mode: string(current), Group: s.ChatID < 0}))
 	if current != s.Mode && s.BreakerUntil != nil {
 		m.HTML += "\n" + l.Render(modeBreaker.With(breakerUntil{Until: l.Stamp(*s.BreakerUntil), Mode: string(s.Mode)}))
 	}

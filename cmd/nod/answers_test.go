@@ -127,7 +127,7 @@ func TestAnswerProposalsReading(t *testing.T) {
 	})
 	// The reading no longer says nothing is decided.
 	h.tg.WaitMessage(chat, reading.ID, "the reading to say it is decided", func(m telegramtest.Message) bool {
-		return strings.Contains(m.Text, "You confirmed this reading") && !strings.Contains(m.Text, "Nothing is decided yet") && len(m.Buttons()) == 0
+		return strings.Contains(m.Text, "Decided as you confirmed") && !strings.Contains(m.Text, "Nothing is decided yet") && len(m.Buttons()) == 0
 	})
 }
 
