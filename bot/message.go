@@ -437,6 +437,10 @@ func turnLocale(loc *formatting.Locale, res nod.TurnResult) *formatting.Locale {
 // found already done; the receipts come first in a turn's messages.
 func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, at nod.Topic, res nod.TurnResult) {
 	chat := at.Chat
+	if z := res.Zone; z != nil {
+		// First: the turn read the person's dates and times in it.
+		b.reply(ctx, at, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
+	}
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		for i, r := range res.Receipts {
@@ -449,9 +453,6 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, at nod.T
 			}
 			b.delivered(ctx, chat, nod.OwedReceipt, ids...)
 		}
-	}
-	if z := res.Zone; z != nil {
-		b.reply(ctx, at, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
 	}
 	for _, n := range res.Notices {
 		b.reply(ctx, at, loc.Text(formatting.NoteMessage.With(loc.Remark(n))))

@@ -311,6 +311,10 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 2, Tool: "update_task_estimate", Summary: "Set estimate to 90 minutes", Field: nod.FieldEstimate, Before: "120", After: "90", UndoID: "u2"}},
 			{TaskTitle: "Update <README>", Quote: "and <b>the</b> readme", Item: nod.ChangeItem{N: 3, Tool: "add_checklist_item", Summary: `Add: "Badges"`, Field: nod.FieldChecklist, After: "Badges", UndoID: "u3"}},
 		}),
+		"receipt_quotes_nested": loc.Receipts([]formatting.Receipt{
+			{TaskTitle: "Send the invoice", Quote: "remind me tomorrow at 9 to send the invoice to Rui", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Send the invoice", NewTask: &nod.Task{Title: "Send the invoice", Priority: nod.P2}, UndoID: "u1"}},
+			{TaskTitle: "Send the invoice", Quote: "Remind me tomorrow at 9", Item: nod.ChangeItem{N: 2, Tool: "set_task_reminder", Field: nod.FieldReminder, After: "2026-03-12T09:00:00Z", UndoID: "u2"}},
+		}),
 		"receipt_trusted": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true,
 			Item: nod.ChangeItem{N: 1, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", UndoID: "u1"}}}),
 		"mode_smart": loc.Text(formatting.ModeSet.With("smart")), "mode_always": loc.Text(formatting.ModeSet.With("always")), "mode_trusted": loc.Text(formatting.ModeSet.With("trusted")),

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -108,6 +109,13 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 			quotes = append(quotes, r.Quote)
 		}
 	}
+	// A quote inside another says nothing more: "remind me at 9" beside
+	// "remind me at 9 to send the invoice" read as a glitch.
+	quotes = slices.DeleteFunc(slices.Clone(quotes), func(q string) bool {
+		return slices.ContainsFunc(quotes, func(o string) bool {
+			return o != q && strings.Contains(nod.FoldText(o), nod.FoldText(q))
+		})
+	})
 	if len(quotes) > 0 {
 		out = append(out, l.Render(receiptQuote.With(quotes)))
 	}

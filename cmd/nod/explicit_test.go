@@ -248,7 +248,7 @@ func TestModes(t *testing.T) {
 	}
 	h.tg.SendText(chat, user, "/mode")
 	choice := h.tg.WaitBotMessages(chat, 9)[8]
-	if !strings.Contains(choice.Text, "<b>trusted</b>") {
+	if !strings.Contains(choice.Text, "<b>Trusted</b>") {
 		t.Errorf("/mode in trusted mode: %q", choice.Text)
 	}
 	h.tap(chat, user, choice.ID, "🧠 Smart")
@@ -258,7 +258,7 @@ func TestModes(t *testing.T) {
 	// The card is true when read later: it shows the mode now, its
 	// buttons still there to choose again.
 	h.tg.WaitMessage(chat, choice.ID, "the card to show smart", func(m telegramtest.Message) bool {
-		return strings.Contains(m.Text, "<b>smart</b>") && hasButton(m, "✋ Always")
+		return strings.Contains(m.Text, "<b>Smart</b>") && hasButton(m, "✋ Always")
 	})
 }
 
