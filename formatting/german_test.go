@@ -192,3 +192,16 @@ func changeOf(it nod.ChangeItem) nod.Change {
 	}
 	return nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue, After: ""}}}
 }
+
+// An undone receipt names the change from the typed change in English
+// too, not from the summary stored with it ("Set status to DONE" read as
+// a code beside "Status: back to Open", found in a play).
+func TestUndoneReceiptFromTheTypedChange(t *testing.T) {
+	redo := nod.UndoEntry{ID: "u1", Tool: nod.ToolSetStatus, Title: "Send the invoice", Summary: "Set status to DONE",
+		Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldStatus, Before: "DONE", After: "OPEN"}}}}
+	for lang, want := range map[string]string{"en": "Set status to Done", "de": "Rückgängig gemacht"} {
+		if got := formatting.For(lang).ReceiptUndone(redo).HTML; !strings.Contains(got, want) || strings.Contains(got, "DONE") {
+			t.Errorf("%s: %q", lang, got)
+		}
+	}
+}

@@ -258,8 +258,12 @@ func (l *Locale) ReceiptUndone(redo nod.UndoEntry) Message {
 	if back, ok := trashMove(redo.Change); ok {
 		return l.Text(receiptTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	}
-	named := redo.Title != "" && strings.Contains(redo.Summary, redo.Title)
-	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: redo.Summary, Named: named}))
+	summary := l.undoneSummary(redo)
+	if summary == "" {
+		summary = redo.Summary
+	}
+	named := redo.Title != "" && strings.Contains(summary, redo.Title)
+	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: summary, Named: named}))
 }
 
 // trashMove reports whether change c only moves a task in or out of the

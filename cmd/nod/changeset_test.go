@@ -432,7 +432,7 @@ func TestRejectedNotReproposed(t *testing.T) {
 	}
 	h.tg.SendText(chat, user, "/pending")
 	msgs := h.tg.WaitBotMessages(chat, 4)
-	if len(msgs) != 4 || hasButton(msgs[2], "✓ 1") || !strings.Contains(msgs[3].Text, "No change sets") {
+	if len(msgs) != 4 || hasButton(msgs[2], "✓ 1") || !strings.Contains(msgs[3].Text, "Nothing is waiting for your answer") {
 		t.Errorf("messages after the repeat: %q", []string{msgs[2].Text, msgs[3].Text})
 	}
 	h.script(openaitest.Calls(call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 60})), openaitest.Text("ok?"))

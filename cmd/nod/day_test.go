@@ -283,7 +283,7 @@ func TestReminderSetFiredTappedUndone(t *testing.T) {
 	if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)) {
 		t.Fatalf("remind_at after ⏰ 1 h = %v", at)
 	}
-	if m, _ := h.tg.Message(chat, r.ID); !strings.Contains(m.Text, "I'll remind you again at 12 Mar 2026, 10:00") || !hasButton(m, "↩️ Undo") || hasButton(m, "✓ Done") {
+	if m, _ := h.tg.Message(chat, r.ID); !strings.Contains(m.Text, "I'll remind you again on 12 Mar 2026, 10:00") || !hasButton(m, "↩️ Undo") || hasButton(m, "✓ Done") {
 		t.Errorf("reminder after ⏰ 1 h = %q %v", m.Text, buttonTexts(m))
 	}
 	h.clock.Set(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC))
@@ -366,7 +366,7 @@ func TestReminderLateAfterDowntimeNotForTrashOrDone(t *testing.T) {
 	if len(rs) != 1 {
 		t.Fatalf("%d reminders, want 1 (not for the trash or a done task)", len(rs))
 	}
-	if !strings.Contains(rs[0].Text, "Renew passport") || !strings.Contains(rs[0].Text, "was due at 11 Mar 2026, 12:00; it comes 3 h 10 min late") {
+	if !strings.Contains(rs[0].Text, "Renew passport") || !strings.Contains(rs[0].Text, "was due on 11 Mar 2026, 12:00; it comes 3 h 10 min late") {
 		t.Errorf("late reminder = %q", rs[0].Text)
 	}
 }

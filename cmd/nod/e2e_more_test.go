@@ -154,7 +154,7 @@ func TestCommandsAndTaskCard(t *testing.T) {
 		h.tg.WaitBotMessages(chat, i+1)
 	}
 	msgs := h.tg.BotMessages(chat)
-	for i, want := range []string{"I'm nod", "Commands", "No change sets", "nothing to undo"} {
+	for i, want := range []string{"I'm nod", "Commands", "Nothing is waiting for your answer", "nothing to undo"} {
 		if !strings.Contains(msgs[i].Text, want) {
 			t.Errorf("reply %d = %q, want %q in it", i, msgs[i].Text, want)
 		}
