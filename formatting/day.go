@@ -41,6 +41,7 @@ type dailyReview struct {
 	At    string
 	Quiet bool
 	Zone  string
+	Next  string // when the next review runs
 }
 
 // reminder is a task's reminder: Due is its due date, if any, and Late
@@ -70,8 +71,12 @@ func (l *Locale) TimeZoneReceipt(before, after, undoID, quote string) Message {
 }
 
 // Daily renders /daily: the chat's daily review, or that there is none.
-func (l *Locale) Daily(at string, quiet bool, zone string) Message {
-	return l.Text(dailyShow.With(dailyReview{At: at, Quiet: quiet, Zone: zone}))
+func (l *Locale) Daily(at string, quiet bool, zone string, next time.Time) Message {
+	d := dailyReview{At: at, Quiet: quiet, Zone: zone}
+	if at != "" && !next.IsZero() {
+		d.Next = l.Stamp(next)
+	}
+	return l.Text(dailyShow.With(d))
 }
 
 // Duration renders a lateness to the minute ("3 h 5 min").

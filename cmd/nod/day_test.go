@@ -392,7 +392,8 @@ func TestDailyReview(t *testing.T) {
 		t.Errorf("/daily = %q", m.Text)
 	}
 	h.tg.SendText(chat, user, "/daily 8:00")
-	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "Every day at <b>08:00</b> (Europe/Berlin)") {
+	// 11:00 in Berlin: the next one is tomorrow's, in Berlin's time.
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "Every day at <b>08:00</b> (Europe/Berlin)") || !strings.Contains(m.Text, "The next one: 12 Mar 2026, 08:00.") {
 		t.Errorf("/daily 8:00 = %q", m.Text)
 	}
 	h.sweeps(2)
