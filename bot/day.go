@@ -229,8 +229,8 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 }
 
 // dailyReview runs the chat's daily review: the /review turn, started by
-// nod, so everything it proposes asks. Nothing worth saying is one short
-// line, or nothing in a quiet chat.
+// nod, so everything it proposes asks. Without proposals the agent's own
+// line is shown, or nod's when it wrote none; a quiet chat hears nothing.
 func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 	defer cancel()
@@ -257,6 +257,10 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 		}
 		b.offerZone(ctx, loc, o.Topic(), res.ZoneOffer)
 	case s.DailyQuiet:
+	case text != "":
+		// The agent's one line: what it saw, or a question about an
+		// overdue task it would not guess an answer to.
+		b.reply(ctx, o.Topic(), loc.Text(formatting.DailySaid.With(text)))
 	default:
 		b.reply(ctx, o.Topic(), loc.Text(formatting.DailyNothing))
 	}

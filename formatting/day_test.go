@@ -35,6 +35,7 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"daily_on":        loc.Daily("08:00", false, "Europe/Berlin", nod.NextDaily(8, 0, loc.Zone(), now)),
 		"daily_quiet":     loc.Daily("08:00", true, "Europe/Berlin", nod.NextDaily(8, 0, loc.Zone(), now)),
 		"daily_none":      loc.Daily("", false, "Europe/Berlin", time.Time{}),
+		"daily_said":      loc.Text(formatting.DailySaid.With("Launch-Plan war gestern fällig & ist noch <offen>: erledigt?")),
 		"daily_off":       loc.Text(formatting.DailyOff),
 		"daily_bad":       loc.Text(formatting.DailyBad),
 		"daily_nothing":   loc.Text(formatting.DailyNothing),

@@ -61,6 +61,7 @@ var (
 	DailyOff     = fixed("daily_off")
 	DailyBad     = fixed("daily_bad")
 	DailyNothing = fixed("daily_nothing")
+	DailySaid    = define[string]("daily_said") // the agent's line, plain text
 )
 
 // The descriptions of the commands, as Telegram's menu lists them.
