@@ -124,6 +124,9 @@ const (
 	EventTicked    EventKind = "ticked" // on the task card
 	EventUnticked  EventKind = "unticked"
 	EventMode      EventKind = "mode"
+	// a reminder's button: the task marked done, or reminded again later
+	EventRemindDone EventKind = "remind_done"
+	EventSnoozed    EventKind = "snoozed"
 	// nod stopped (a crash, a restart) before it answered the person's
 	// message, and told them so
 	EventInterrupted EventKind = "interrupted"

@@ -826,9 +826,20 @@ func TestTrashedTaskToldAsTrashed(t *testing.T) {
 // even when a summary quotes a title itself.
 func TestEventNotesQuoteTypographically(t *testing.T) {
 	at := time.Date(2026, 11, 24, 6, 33, 0, 0, time.UTC)
-	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventUndone, Summary: `Delete "Write release notes"`, Task: "Write release notes"}}, 42, false)
+	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventUndone, Summary: `Delete "Write release notes"`, Task: "Write release notes"}}, 42, false, time.UTC)
 	want := `the user undid “Delete "Write release notes"” on task “Write release notes”: that change is taken back`
 	if !strings.Contains(got, want) || strings.Contains(got, `\"`) {
+		t.Errorf("notes = %q, want them to hold %q", got, want)
+	}
+}
+
+// Event times and a reminder's new time are the chat's, as the rest of
+// what the agent is told: a snooze in Berlin reads in Berlin's time.
+func TestEventNotesInTheChatsZone(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventSnoozed, Task: "Fix login bug", Value: "2026-11-24T09:00:00Z"}}, 42, false, berlin)
+	if want := "- 2026-11-24 09:00 the user had the reminder of “Fix login bug” come again at 2026-11-24 10:00"; !strings.Contains(got, want) {
 		t.Errorf("notes = %q, want them to hold %q", got, want)
 	}
 }
@@ -838,10 +849,10 @@ func TestEventNotesQuoteTypographically(t *testing.T) {
 func TestEventNotesModeIsThePersons(t *testing.T) {
 	at := time.Date(2026, 11, 24, 6, 33, 0, 0, time.UTC)
 	events := []nod.Event{{At: at, Kind: nod.EventMode, Value: "trusted", UserID: 43}}
-	if got := agent.EventNotes(events, 42, true); !strings.Contains(got, "member 43 switched their own mode to trusted") {
+	if got := agent.EventNotes(events, 42, true, time.UTC); !strings.Contains(got, "member 43 switched their own mode to trusted") {
 		t.Errorf("a group: %q", got)
 	}
-	if got := agent.EventNotes(events, 43, true); !strings.Contains(got, "the user switched the chat to mode trusted") {
+	if got := agent.EventNotes(events, 43, true, time.UTC); !strings.Contains(got, "the user switched the chat to mode trusted") {
 		t.Errorf("the person's own: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package agent
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -10,23 +11,24 @@ import (
 // eventNotes tells the agent, in order, what the person did outside the
 // conversation since its last turn (docs/design.md §6).
 // In a group (group set), a mode change of another member than self is
-// said to be theirs: modes are per person.
-func eventNotes(events []nod.Event, self nod.UserID, group bool) string {
+// said to be theirs: modes are per person. Times are the chat's (zone),
+// as everything else the agent is told.
+func eventNotes(events []nod.Event, self nod.UserID, group bool, zone *time.Location) string {
 	var b strings.Builder
 	b.WriteString("Meanwhile, outside this conversation (oldest first):")
 	for _, e := range events {
-		note := eventNote(e)
+		note := eventNote(e, zone)
 		if group && e.Kind == nod.EventMode && e.UserID != 0 && e.UserID != self {
 			note = fmt.Sprintf("member %d switched their own mode to %s (modes are per person: the mode you work under in this turn is the one stated above)", e.UserID, e.Value)
 		}
-		fmt.Fprintf(&b, "\n- %s %s", e.At.UTC().Format("2006-01-02 15:04"), note)
+		fmt.Fprintf(&b, "\n- %s %s", e.At.In(zone).Format("2006-01-02 15:04"), note)
 	}
 	return b.String()
 }
 
 // eventNote says what happened in a line; texts are quoted typographically,
 // so that a summary with quotes of its own reads without escapes.
-func eventNote(e nod.Event) string {
+func eventNote(e nod.Event, zone *time.Location) string {
 	on := ""
 	if e.Task != "" {
 		on = fmt.Sprintf(" on task “%s”", e.Task)
@@ -54,6 +56,14 @@ func eventNote(e nod.Event) string {
 		return fmt.Sprintf("the user unticked “%s”%s", e.Value, on)
 	case nod.EventInterrupted:
 		return fmt.Sprintf("nod stopped (it was restarted) before it answered the user's message “%s”; it told them so, with a receipt for any change already made, and asked them to send it again", e.Value)
+	case nod.EventRemindDone:
+		return fmt.Sprintf("the user marked the task “%s” done from its reminder", e.Task)
+	case nod.EventSnoozed:
+		at := e.Value
+		if t, err := time.Parse(time.RFC3339, e.Value); err == nil {
+			at = t.In(zone).Format("2006-01-02 15:04")
+		}
+		return fmt.Sprintf("the user had the reminder of “%s” come again at %s", e.Task, at)
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)

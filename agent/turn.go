@@ -85,7 +85,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	if len(events) > 0 {
 		// What the person did outside the conversation comes first, in
 		// order, so that the agent never re-applies what they took back.
-		t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleEvent, Content: eventNotes(events, req.UserID, req.Speaker != ""), At: t.started})
+		t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleEvent, Content: eventNotes(events, req.UserID, req.Speaker != "", t.zone), At: t.started})
 	}
 	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo,
 		MsgID: req.MsgID, Forwarded: req.Forwarded, EditOf: req.EditOf, Edits: req.Edits}

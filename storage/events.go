@@ -19,6 +19,8 @@ import (
 func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
 	chatID := at.Chat
 	// One statement for the three sources: it runs on nearly every turn.
+	// A status or reminder the person set themselves, outside a turn and
+	// not by deciding a proposal, came from a reminder's buttons.
 	// Each row is its source, two texts, a reason, a time and a title.
 	rows, err := db.reader().QueryContext(ctx, `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id FROM decisions d
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
@@ -27,7 +29,8 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
 		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id FROM audit_log WHERE chat_id = $1 AND created_at > $2
-		AND outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted')`, chatID, micros(since), at.Thread)
+		AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
+		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))`, chatID, micros(since), at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}
@@ -106,6 +109,10 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 				e.Kind, e.Value = nod.EventMode, a.Arg("mode")
 			case "interrupted":
 				e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
+			case nod.ToolSetStatus: // a reminder's ✓ Done
+				e.Kind = nod.EventRemindDone
+			case nod.ToolSetReminder: // a reminder's ⏰
+				e.Kind, e.Value = nod.EventSnoozed, a.Arg("remind_at")
 			}
 		}
 		out = append(out, e)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -308,6 +309,20 @@ func TestReminderSetFiredTappedUndone(t *testing.T) {
 	for _, want := range []string{"set_task_reminder:executed set_task_reminder:executed", "set_task_status:executed"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("audit %s lacks %s", got, want)
+		}
+	}
+	// The agent hears of the reminder's taps as of anything else the
+	// person did outside the conversation (a play's model was not told).
+	h.script(openaitest.Text("Noted."))
+	before := len(h.llm.RequestsFor(agentM))
+	h.tg.SendText(chat, user, "anything else today?")
+	h.tg.Wait("the agent's request", func() bool { return len(h.llm.RequestsFor(agentM)) > before })
+	reqs := h.llm.RequestsFor(agentM)
+	told := fmt.Sprint(reqs[len(reqs)-1].Messages)
+	for _, want := range []string{"the user had the reminder of “Fix login bug” come again at 2026-03-12 10:00",
+		"the user marked the task “Fix login bug” done from its reminder", "the user undid"} {
+		if !strings.Contains(told, want) {
+			t.Errorf("the agent is not told %q:\n%s", want, told)
 		}
 	}
 }
