@@ -336,6 +336,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"trash":           loc.Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
 		"trash_long":      loc.Trash(trashed(1234, at)),
 		"task_in_trash":   loc.TaskInTrash("T1", "Fix <login> bug"),
+		"redo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u2", Reverts: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
 		"delete_ask":      loc.DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),

@@ -94,6 +94,7 @@ var (
 	undoButton    = define[int]("b_undo") // the item's number, or 0
 	redoButton    = fixed("b_redo")
 	undoAnyway    = fixed("b_undo_anyway")
+	redoAnyway    = fixed("b_redo_anyway")
 	restoreButton = define[string]("b_restore")
 	acceptReading = fixed("b_accept_reading")
 )
@@ -133,7 +134,10 @@ type receiptUndo struct {
 
 // staleUndo says why an undo was refused: the Field, or the checklist
 // Item, changed since.
-type staleUndo struct{ Title, Summary, Stored, Field, Item string }
+type staleUndo struct {
+	Title, Summary, Stored, Field, Item string
+	Redo                                bool // the change is an undo, to be applied again
+}
 
 // readingText is nod's reading of an answer in words.
 type readingText struct {
@@ -287,9 +291,14 @@ func (l *Locale) Redone(again nod.UndoEntry) Message {
 // offers to undo anyway.
 // cf names what changed.
 func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
-	m := l.Text(undoStale.With(staleUndo{Title: u.Title, Summary: l.appliedSummary(u), Stored: u.Summary,
-		Field: string(cf.Field), Item: cf.Item}))
-	m.Keyboard = [][]Button{{l.button(undoAnyway, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
+	d := staleUndo{Title: u.Title, Summary: l.appliedSummary(u), Stored: u.Summary, Field: string(cf.Field), Item: cf.Item}
+	anyway := undoAnyway
+	if u.Reverts != "" {
+		// u took a change back: undoing it applies that change again.
+		d.Redo, d.Summary, anyway = true, l.undoneSummary(u), redoAnyway
+	}
+	m := l.Text(undoStale.With(d))
+	m.Keyboard = [][]Button{{l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
 	return m
 }
 
