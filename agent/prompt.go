@@ -62,7 +62,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	if lang == "" {
 		lang = "en"
 	}
-	fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too.\n", lang)
+	fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too, to the user, who reads it as you wrote it (\"You said the scope freeze is done\", not \"User said …\").\n", lang)
 
 	focus, err := a.tasks.FocusTasks(ctx, chatID, a.now().In(zone).Format(nod.DateLayout), promptTasks)
 	if err != nil {
