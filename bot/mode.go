@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	"github.com/go-telegram/bot/models"
-
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
 )
@@ -29,13 +27,15 @@ func (b *Bot) onSetMode(ctx context.Context, p press) string {
 }
 
 // redrawModeCard keeps the pressed message true: /mode's card shows the
-// mode now, and the breaker's button back, once used, is gone.
+// mode now, and the breaker's message, its button used, says it is over.
 func (b *Bot) redrawModeCard(ctx context.Context, p press) {
 	switch {
 	case p.keyboard == nil:
 		return // an old message Telegram no longer shows us
 	case len(p.keyboard.InlineKeyboard) != 1 || len(p.keyboard.InlineKeyboard[0]) < 2:
-		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.BreakerEnded(nod.Mode(p.action.ID))); err != nil {
+			b.log.Warn("breaker message", "chat", p.chat, "err", err)
+		}
 		return
 	}
 	s, err := b.chats.ChatSettings(ctx, p.chat, p.user)

@@ -322,6 +322,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"mode_show_group": loc.ModeChoice(nod.ChatSettings{ChatID: -100, Mode: nod.ModeSmart}, at),
 		"mode_breaker":    loc.ModeChoice(nod.ChatSettings{Mode: nod.ModeTrusted, BreakerUntil: &until}, at),
 		"breaker":         loc.Breaker(nod.ModeSmart),
+		"breaker_ended":   loc.BreakerEnded(nod.ModeSmart),
 		"breaker_trusted": loc.Breaker(nod.ModeTrusted),
 		"notice":          loc.Text(formatting.NoteMessage.With(loc.Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}}))),
 		"task_card_long": loc.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,

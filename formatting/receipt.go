@@ -28,6 +28,7 @@ var (
 	modeShow       = define[modeView]("mode_show")
 	modeBreaker    = define[breakerUntil]("mode_breaker")
 	breakerTmpl    = fixed("breaker")
+	breakerEnded   = define[string]("breaker_ended") // the mode chosen
 
 	modeButton        = define[string]("b_mode")
 	breakerBackButton = define[string]("b_breaker_back")
@@ -150,6 +151,12 @@ func (l *Locale) ModeChoice(s nod.ChatSettings, now time.Time) Message {
 	}
 	m.Keyboard = [][]Button{row}
 	return m
+}
+
+// BreakerEnded is the breaker's message once the person chose a mode
+// with its button: what it said is struck through, and the mode named.
+func (l *Locale) BreakerEnded(chosen nod.Mode) Message {
+	return l.Text(breakerEnded.With(string(chosen)))
 }
 
 // Breaker tells the person the circuit breaker tripped, with a button back

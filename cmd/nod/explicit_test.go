@@ -350,7 +350,9 @@ func TestCircuitBreaker(t *testing.T) {
 		t.Errorf("after the button: %+v", s)
 	}
 	// Once used, the way back is gone from the message that offered it.
-	h.tg.WaitMessage(chat, breaker.ID, "the button back to go", func(m telegramtest.Message) bool { return len(m.Keyboard) == 0 })
+	h.tg.WaitMessage(chat, breaker.ID, "the breaker's message to say it is over", func(m telegramtest.Message) bool {
+		return len(m.Keyboard) == 0 && strings.Contains(m.Text, "<s>↩️ Within an hour") && strings.Contains(m.Text, "Smart again, as you chose.")
+	})
 }
 
 // Text the model writes beside its tool calls reaches the person, before
