@@ -134,8 +134,12 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 				title = l.Render(taskTrashed.With(title))
 			}
 		}
-		if title != group {
-			group = title
+		key := title
+		if it.TaskID == "" {
+			key = fmt.Sprintf("\x01%d", it.N) // each new task under a heading of its own
+		}
+		if key != group {
+			group = key
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
 		line, diff := l.itemLines(it, Escape(l.Summary(it)), l.itemDiff(it, perItem, segs[it.N]))
