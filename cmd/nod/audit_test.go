@@ -215,3 +215,21 @@ func TestAuditHeadAndKey(t *testing.T) {
 		t.Errorf("verify of a database that does not exist passed")
 	}
 }
+
+// /audit's times are the chat's: a change at 10:00 UTC in a chat in
+// Berlin is listed at 11:00.
+func TestAuditInTheChatsZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.inBerlin(chat)
+	h.clf = answer("explicit:make it P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("P1."))
+	h.start()
+	h.tg.SendText(chat, user, "make it P1")
+	h.tg.WaitBotMessages(chat, 2)
+	h.tg.SendText(chat, user, "/audit")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "<code>11 Mar 2026, 11:00</code>") || strings.Contains(m.Text, "10:00") {
+		t.Errorf("/audit = %q", m.Text)
+	}
+}
