@@ -52,7 +52,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			return nod.TurnResult{}, err
 		}
 	}
-	history = fromUserMessage(history)
+	history = pastReads(fromUserMessage(history))
 	t.history = history
 	withdraw, said, err := a.withdrawn(ctx, req, history)
 	if err != nil {
@@ -256,6 +256,31 @@ func fromUserMessage(h []nod.ChatMessage) []nod.ChatMessage {
 		}
 	}
 	return nil
+}
+
+// pastReadNote stands in for what list_tasks and get_task returned in an
+// earlier turn.
+const pastReadNote = "(what this read returned in an earlier turn is left out: the tasks above are as of now; read again for details)"
+
+// pastReads leaves out the results of reads made in earlier turns: the
+// system prompt lists the tasks as they are now, a read's old answer
+// can only mislead, and a conversation of lists sent a model hundreds of
+// kilobytes a turn. The same messages read the same every turn, so the
+// conversation stays a prefix of the next turn's. h is not modified.
+func pastReads(h []nod.ChatMessage) []nod.ChatMessage {
+	reads := map[string]bool{}
+	out := slices.Clone(h)
+	for i, m := range out {
+		for _, c := range m.ToolCalls {
+			if nod.Tool(c.Name) == nod.ToolListTasks || nod.Tool(c.Name) == nod.ToolGetTask {
+				reads[c.ID] = true
+			}
+		}
+		if m.Role == nod.RoleTool && reads[m.ToolCallID] {
+			out[i].Content = pastReadNote
+		}
+	}
+	return out
 }
 
 // turn is the state of one agent turn: what it started from, what it has

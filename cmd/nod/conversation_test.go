@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -207,5 +208,49 @@ func TestBurstAtOnce(t *testing.T) {
 	}
 	if n := len(h.tg.BotMessages(chat)); n != 1 {
 		t.Errorf("%d answers to one burst", n)
+	}
+}
+
+// A read's result reaches the model in its own turn; later turns get a
+// line in its place: the prompt lists the tasks as they are now, and a
+// conversation of lists sent hundreds of kilobytes a turn. The history
+// reads the same in every later turn, so each turn's first request still
+// starts with the one before's.
+func TestEarlierReadsLeftOut(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.start()
+	listed := func(r openaitest.Request) (full, left int) {
+		for _, m := range r.Messages {
+			if m.Role != "tool" {
+				continue
+			}
+			if strings.Contains(m.Content, `"tasks"`) || strings.Contains(m.Content, `"checklist"`) {
+				full++
+			}
+			if strings.Contains(m.Content, "is left out") {
+				left++
+			}
+		}
+		return full, left
+	}
+	for turn := 1; turn <= 3; turn++ {
+		h.script(openaitest.Calls(call("l", "list_tasks", map[string]any{}), call("g", "get_task", map[string]any{"task_id": "T1"})), openaitest.Text("Here they are."))
+		h.tg.SendText(chat, user, fmt.Sprintf("what's on my list? (%d)", turn))
+		h.tg.WaitBotMessages(chat, turn)
+		reqs := h.llm.RequestsFor(agentM)
+		first, second := reqs[len(reqs)-2], reqs[len(reqs)-1]
+		if full, left := listed(first); full != 0 || left != 2*(turn-1) {
+			t.Errorf("turn %d's first request: %d results of earlier reads, %d left out", turn, full, left)
+		}
+		if full, _ := listed(second); full != 2 {
+			t.Errorf("turn %d: its own reads' results reached the model %d times, want 2", turn, full)
+		}
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	two, three := reqs[2].Messages, reqs[4].Messages
+	if len(three) < len(two) || fmt.Sprint(three[:len(two)-1]) != fmt.Sprint(two[:len(two)-1]) {
+		t.Errorf("turn 3 does not start with turn 2's conversation")
 	}
 }
