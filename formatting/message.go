@@ -1,6 +1,7 @@
 package formatting
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 	"time"
@@ -128,8 +129,9 @@ type trashUndo struct {
 // receiptUndo is a receipt once undone; Named when its summary names
 // the task already.
 type receiptUndo struct {
-	Title, Summary string
-	Named          bool
+	Title, Summary string // Summary in the reader's words, "" when nod cannot say
+	Stored         string // the English summary kept with the entry
+	Named          bool   // the summary names the task already
 }
 
 // staleUndo says why an undo was refused: the Field, or the checklist
@@ -263,11 +265,8 @@ func (l *Locale) ReceiptUndone(redo nod.UndoEntry) Message {
 		return l.Text(receiptTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	}
 	summary := l.undoneSummary(redo)
-	if summary == "" {
-		summary = redo.Summary
-	}
-	named := redo.Title != "" && strings.Contains(summary, redo.Title)
-	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: summary, Named: named}))
+	named := redo.Title != "" && strings.Contains(cmp.Or(summary, redo.Summary), redo.Title)
+	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: summary, Stored: redo.Summary, Named: named}))
 }
 
 // trashMove reports whether change c only moves a task in or out of the

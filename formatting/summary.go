@@ -92,7 +92,8 @@ func (l *Locale) appliedSummary(u nod.UndoEntry) string {
 	return ""
 }
 
-// undoneSummary says in the locale's words what change an undo took back,
+// undoneSummary says in the locale's words what change an undo took back
+// ("Status auf Erledigt gesetzt", done, not "… setzen", a request),
 // from the undo's own change (the inverse of the one undone); "" when the
 // change is not one summaries know.
 func (l *Locale) undoneSummary(redo nod.UndoEntry) string {
@@ -101,16 +102,16 @@ func (l *Locale) undoneSummary(redo nod.UndoEntry) string {
 	switch {
 	case len(inv.Fields) == 1 && inv.Fields[0].Field != nod.FieldTrash:
 		f := inv.Fields[0]
-		return l.Summary(nod.ChangeItem{Tool: tool, After: f.Before}) // what the undone change had set
+		return l.DoneSummary(nod.ChangeItem{Tool: tool, After: f.Before}) // what the undone change had set
 	case len(inv.Items) == 1:
 		ic := inv.Items[0]
 		switch {
 		case ic.After == nil: // the undone change added it
-			return l.Summary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.Before.Title})
+			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.Before.Title})
 		case ic.Before == nil: // it removed it
-			return l.Summary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.After})
+			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.After})
 		default:
-			return l.Summary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.After, ItemAfter: ic.Before})
+			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.After, ItemAfter: ic.Before})
 		}
 	}
 	return ""
