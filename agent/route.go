@@ -69,6 +69,11 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	var out []string
 	if queued > 0 {
 		out = append(out, resultQueued)
+		if v.Answered == confidence.Explicit && v.Default != "" {
+			// The words seemed to ask for it, and nod's own check said
+			// otherwise: the model can tell the person why it waits.
+			out = append(out, "It waits for the user's tap because "+v.Default+".")
+		}
 	}
 	out = append(out, notes...)
 	outcome := nod.OutcomeQueued

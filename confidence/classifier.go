@@ -507,8 +507,9 @@ func corrected(said string) string {
 
 // corrections are the words with which people take back what they just
 // said, often in voice messages, folded as quotes are.
-var corrections = []string{"no wait", "no, wait", "no sorry", "no, sorry", "no i mean", "no, i mean",
-	"nein warte", "nein, warte", "nee warte", "nee, warte", "nein sorry", "nein, sorry", "nein ich meine", "nein, ich meine"}
+var corrections = []string{"no wait", "no, wait", "no sorry", "no, sorry", "no i mean", "no, i mean", "no actually", "no, actually",
+	"nein warte", "nein, warte", "nee warte", "nee, warte", "nein sorry", "nein, sorry", "nein ich meine", "nein, ich meine",
+	"nee doch", "nee, doch", "nein doch", "nein, doch", "nee lieber", "nee, lieber", "nein lieber", "nein, lieber"}
 
 // negated reports whether words say no or not. Such words make nothing
 // explicit, whichever part of them the classifier quotes: the person is

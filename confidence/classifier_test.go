@@ -173,6 +173,8 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{Role: nod.RoleUser, Text: "launch post to P2, no wait, to P1", UserID: 1001, Speaker: "Alice (1001)", Seq: 15},
 		{Role: nod.RoleUser, Text: "launch post to P1, no wait, don't", UserID: 1001, Speaker: "Alice (1001)", Seq: 16},
 		{Role: nod.RoleUser, Text: "put the launch post on P1, no wait", UserID: 1001, Speaker: "Alice (1001)", Seq: 17},
+		{Role: nod.RoleUser, Text: "hmm nee doch lieber P1 für den Launch-Post", UserID: 1001, Speaker: "Alice (1001)", Seq: 18},
+		{Role: nod.RoleUser, Text: "nee, doch nicht P1 für den Launch-Post", UserID: 1001, Speaker: "Alice (1001)", Seq: 19},
 	}
 	forAlice := confidence.Action{Tool: "set_task_priority", Summary: "Set priority to P1 (task “Launch post”)", For: 1001, ForSpeaker: "Alice (1001)"}
 	answer := confidence.Action{Tool: "answer_proposals", Summary: "confirm items 1, 2", For: 1001, ForSpeaker: "Alice (1001)", Answer: true, After: 5}
@@ -200,6 +202,8 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{"a spoken correction", forAlice, "launch post to P2, no wait, to P1", confidence.Explicit},
 		{"a correction to a no", forAlice, "launch post to P1, no wait, don't", confidence.NeedsConfirmation},
 		{"words taken back at the end", forAlice, "put the launch post on P1, no wait", confidence.NeedsConfirmation},
+		{"a German change of mind", forAlice, "doch lieber P1 für den Launch-Post", confidence.Explicit},
+		{"a German change of mind to no", forAlice, "nee, doch nicht P1 für den Launch-Post", confidence.NeedsConfirmation},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {

@@ -369,3 +369,41 @@ func TestTextBesideToolCalls(t *testing.T) {
 		t.Errorf("reply = %q", m.Text)
 	}
 }
+
+// When the classifier calls a change explicit and nod's own check says
+// otherwise, the change waits, and the model is told why, so that it can
+// tell the person (found in a play: "Proposal queued", no reason, for
+// words the model had read as a plain request).
+func TestQueuedDespiteTheQuoteSaysWhy(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:raise the login bug to P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("It waits below."))
+	h.start()
+	h.tg.SendText(chat, user, "don't raise the login bug to P1 yet")
+	h.changeSetMessage(chat, 2)
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.HasPrefix(r, "Proposal queued for user review.") || !strings.Contains(r, "It waits for the user's tap because the person's words say no or not.") {
+		t.Errorf("tool result = %q", r)
+	}
+	if h.task("T1").Priority != nod.P3 {
+		t.Errorf("applied on a negation")
+	}
+}
+
+// "hmm nee doch lieber P1": a German change of mind is the person's own
+// request, not a no (found in the after-fixes play, where it was asked).
+func TestGermanChangeOfMindApplies(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tg.SetLanguage(user, "de")
+	h.seedT1()
+	h.clf = answer("explicit:doch lieber P1")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("P1."))
+	h.start()
+	h.tg.SendText(chat, user, "hmm nee doch lieber P1")
+	h.tg.WaitBotMessages(chat, 2)
+	if h.task("T1").Priority != nod.P1 {
+		t.Errorf("a change of mind was not applied: %v", buttonTexts(h.tg.BotMessages(chat)[0]))
+	}
+}
