@@ -123,7 +123,7 @@ func (t *turn) zoneNote(ctx context.Context, p *proposal) string {
 	if !t.askZone {
 		return ""
 	}
-	if p.zone != nil {
+	if p.zone != nil || t.named != nil {
 		t.askZone = false // the person said where they are
 		return ""
 	}

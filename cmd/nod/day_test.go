@@ -487,8 +487,11 @@ func TestLocationSetsTimeZone(t *testing.T) {
 	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Europe/Berlin</b>") || !hasButton(rcpt, "↩️ Undo") {
 		t.Fatalf("location receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
-		t.Fatalf("zone = %q", s.TimeZone)
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" || s.ZoneAsked != nil {
+		t.Fatalf("zone = %q, asked %v: the person said where they are", s.TimeZone, s.ZoneAsked)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; strings.Contains(r, "ask them now") {
+		t.Errorf("told to ask where a person is who just said: %q", r)
 	}
 	h.tap(chat, user, rcpt.ID, "↩️ Undo")
 	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
@@ -553,10 +556,12 @@ func TestReminderReadInTheZoneNamedWithIt(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
-	h.clf = answer("explicit:ich bin in Hamburg", "needs")
+	// The reminder comes first in the step: it is read before the zone's
+	// call is, and still in the zone.
+	h.clf = answer("needs", "explicit:ich bin in Hamburg")
 	h.script(openaitest.Calls(
-		call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin"}),
-		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})),
+		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"}),
+		call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin"})),
 		openaitest.Text("Zone gesetzt; die Erinnerung wartet auf dich."))
 	h.start()
 	h.tg.SendText(chat, user, "ich bin in Hamburg, erinner mich morgen um 9 an den login bug")
