@@ -299,7 +299,7 @@ type turn struct {
 	// told to ask where the person is (see zoneNote).
 	askZone bool
 	// named is the zone the person named in this turn, if any (reading).
-	named *time.Location
+	named   *time.Location
 	history []nod.ChatMessage
 	// replyItems lists the numbered items of the set the person's message
 	// replies to, for the classifier
