@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -144,12 +143,8 @@ func (t *turn) zoneNote(ctx context.Context, p *proposal) string {
 
 // writesTime reports whether a call sets a due date or a reminder.
 func writesTime(p *proposal) bool {
-	var fields map[string]json.RawMessage
-	if json.Unmarshal(p.args.JSON(), &fields) != nil {
-		return false
-	}
 	for _, k := range []string{"due_date", "remind_at"} {
-		if v, ok := fields[k]; ok && string(v) != "null" && string(v) != `""` {
+		if v, ok := p.args.m[k]; ok && string(v) != "null" && string(v) != `""` {
 			return true
 		}
 	}
