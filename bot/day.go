@@ -86,7 +86,7 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		if h, m, err := nod.ParseClock(at); at != "" && err == nil {
 			next = nod.NextDaily(h, m, b.zone(s), b.now())
 		}
-		b.reply(ctx, in.topic(), in.loc.In(b.zone(s)).Daily(at, quiet, b.zoneName(s), next))
+		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s), next))
 	}
 	if len(args) == 0 {
 		show(in.settings)
