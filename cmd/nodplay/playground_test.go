@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -372,5 +373,25 @@ func TestPlaygroundRestartKeepsMessages(t *testing.T) {
 	}
 	if got := strings.Join(heard, " "); got != "one two three four five" {
 		t.Errorf("the model heard %q", got)
+	}
+}
+
+// A kept chat that cannot be read stops the start with a line that names
+// the file, rather than a playground whose message ids would clash with
+// those nod stored.
+func TestPlaygroundRefusesAnUnreadableKeptChat(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "nod.db")
+	if err := os.WriteFile(chatFile(db), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	logs := &fixtures.LogBuffer{}
+	p, err := start(t.Context(), options{addr: "127.0.0.1:0", model: "tour", lang: "en", db: db, seed: true}, nil, logs, slog.New(slog.NewTextHandler(logs, nil)))
+	if err == nil {
+		p.close()
+		t.Fatal("started on a kept chat it cannot read")
+	}
+	if !strings.Contains(err.Error(), "the kept chat "+chatFile(db)) {
+		t.Errorf("err = %v", err)
 	}
 }
