@@ -189,7 +189,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 
 // Migration 00021 leaves every conversation where it was, outside topics;
 // rolled back, a topic's messages join their chat's conversation in the
-// order they were stored, numbered as one.
+// order they were written, numbered as one.
 func TestTopicsMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
@@ -198,6 +198,7 @@ func TestTopicsMigration(t *testing.T) {
 				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprint("message ", i)}}}); err != nil {
 				t.Fatal(err)
 			}
+			clock.Advance(time.Second) // the order they were stored in is their times' since 00025
 		}
 		if err := db.MigrateDownTo(ctx, 20); err != nil {
 			t.Fatal(err)

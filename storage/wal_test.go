@@ -1,0 +1,128 @@
+package storage_test
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+// A commit writes every page it touched to SQLite's WAL, and the
+// checkpoint writes it again: the writes every turn makes touch few pages.
+// Counted in WAL frames (a page each) on a database whose chats already
+// have a conversation, one turn's writes in a chat of its own.
+func TestTurnWritesFewPages(t *testing.T) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	dsn := storagetest.DSN(t, "sqlite")
+	db := storagetest.OpenDSN(t, dsn, clock.Now)
+	const chats = 200
+	answer := func(chat nod.ChatID, turn string) nod.TurnRecord {
+		return nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
+			{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "l", Name: "list_tasks", Arguments: "{}"}}},
+			{Role: nod.RoleTool, ToolCallID: "l", Content: "[]"},
+			{Role: nod.RoleAssistant, Content: "You have no tasks yet."}}}
+	}
+	words := func(chat nod.ChatID, turn string) nod.TurnRecord {
+		return nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
+			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "what's on my list?", MsgID: 7}}}
+	}
+	for c := range nod.ChatID(chats) {
+		for i := range 10 {
+			turn := fmt.Sprint("t", c, i)
+			if err := db.SaveTurn(t.Context(), words(c+1, turn)); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.SaveTurn(t.Context(), answer(c+1, turn)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// Reopened, the WAL starts empty and no checkpoint runs below.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db = storagetest.OpenDSN(t, dsn, clock.Now)
+	wal := func() int64 {
+		fi, err := os.Stat(dsn + "-wal")
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	const n, frame = 30, 24 + 4096 // a frame's header and its page
+	frames := func(op func(i int) error) float64 {
+		before := max(wal(), 32) // the WAL's header
+		for i := range n {
+			if err := op(i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return float64(wal()-before) / frame / n
+	}
+	chat := func(i int) nod.ChatID { return nod.ChatID(i*chats/n + 1) }
+	got := []float64{
+		frames(func(i int) error { _, err := db.MarkUpdate(t.Context(), int64(1000+i)); return err }),
+		frames(func(i int) error { return db.SaveTurn(t.Context(), words(chat(i), fmt.Sprint("new", i))) }),
+		frames(func(i int) error { return db.SaveTurn(t.Context(), answer(chat(i), fmt.Sprint("new", i))) }),
+	}
+	t.Logf("pages written: update's mark %.1f, person's words %.1f, turn's answer %.1f", got[0], got[1], got[2])
+	// Before 00025: 2, 10.1 and 8.4 (a row and an index entry for an
+	// update; three indexes of messages and the sequence of their ids; an
+	// index of every outbox row ever written).
+	if most := []float64{1, 8, 4}; slices.ContainsFunc([]int{0, 1, 2}, func(i int) bool { return got[i] > most[i] }) {
+		t.Errorf("pages written %v, want at most %v", got, most)
+	}
+}
+
+// Migration 00025 stores the conversation by topic: every message keeps
+// its topic, number and Telegram id; handled updates and owed messages
+// stay as they were; and back down the same holds.
+func TestWriteLessMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		for i, thread := range []int{0, 7, 0, 7, 0} {
+			err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Thread: thread, UserID: 42, Turn: fmt.Sprint("t", i), Opens: i == 4, Said: "still owed",
+				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprint("message ", i), MsgID: 100 + i}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(time.Second)
+		}
+		if _, err := db.MarkUpdate(ctx, 41); err != nil {
+			t.Fatal(err)
+		}
+		check := func(t *testing.T, db *storage.DB) {
+			t.Helper()
+			if got, want := numbered(t, db, nod.Topic{Chat: chat}), []string{"message 0", "message 2", "message 4"}; !slices.Equal(got, want) {
+				t.Errorf("chat's conversation = %q, want %q", got, want)
+			}
+			if got, want := numbered(t, db, nod.Topic{Chat: chat, Thread: 7}), []string{"message 1", "message 3"}; !slices.Equal(got, want) {
+				t.Errorf("topic's conversation = %q, want %q", got, want)
+			}
+			if m, ok, err := db.PersonMessage(ctx, chat, 103); err != nil || !ok || m.Content != "message 3" {
+				t.Errorf("PersonMessage(103) = %q, %v, %v", m.Content, ok, err)
+			}
+			if again, err := db.MarkUpdate(ctx, 41); err != nil || again {
+				t.Errorf("update 41 marked anew (%v, %v): it was handled", again, err)
+			}
+			if last, err := db.LastUpdateID(ctx); err != nil || last != 41 {
+				t.Errorf("LastUpdateID = %d, %v", last, err)
+			}
+		}
+		if err := db.MigrateDownTo(ctx, 24); err != nil {
+			t.Fatal(err)
+		}
+		down := storagetest.OpenDSN(t, dsn, clock.Now) // up again
+		check(t, down)
+		clock.Advance(time.Hour)
+		if owed, err := down.TakeOwed(ctx, time.Minute); err != nil || len(owed) != 1 || owed[0].Text != "still owed" {
+			t.Errorf("owed after the round trip = %+v, %v, want the one answer", owed, err)
+		}
+	})
+}
