@@ -1,11 +1,13 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -63,6 +65,10 @@ type Agent struct {
 	log        *slog.Logger
 	metrics    *metrics
 	tools      json.RawMessage // encoded once; see encodeTools
+	// bodies keeps request buffers for the next model call: a request is
+	// tens of kilobytes (the tools' schemas and the conversation), written
+	// afresh on every call of every turn.
+	bodies sync.Pool
 }
 
 // New returns an agent talking to the endpoint of opts; now is the clock.
@@ -93,12 +99,25 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 }
 
 // complete runs one model step within the step deadline.
+// maxPooledBody is the largest request buffer kept for reuse: one grown
+// by an unusual conversation goes back to the garbage collector.
+const maxPooledBody = 1 << 20
+
 func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMessage) (nod.ChatMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.opts.StepTimeout)
 	defer cancel()
 	start := time.Now()
-	body := requestBody(a.opts.Model, system, msgs, a.tools)
+	buf, _ := a.bodies.Get().(*bytes.Buffer)
+	if buf == nil {
+		buf = new(bytes.Buffer)
+	}
+	body := requestBody(buf, a.opts.Model, system, msgs, a.tools)
 	resp, err := a.llm.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body))
+	if err == nil && buf.Cap() <= maxPooledBody {
+		// The response has been read and its body closed: net/http is
+		// done with the request's.
+		a.bodies.Put(buf)
+	}
 	a.metrics.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		a.metrics.llm.WithLabelValues("error").Inc()

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -33,9 +34,10 @@ func BenchmarkRequestEncoding(b *testing.B) {
 	system, msgs := conversation()
 	b.Run("own encoding, tools encoded once", func(b *testing.B) {
 		tools := encodeTools()
+		var buf bytes.Buffer
 		b.ReportAllocs()
 		for b.Loop() {
-			requestBody("m", system, msgs, tools)
+			requestBody(&buf, "m", system, msgs, tools)
 		}
 	})
 	b.Run("openai-go params, tools each time", func(b *testing.B) {
@@ -58,7 +60,7 @@ func TestRequestBodyMatchesOpenAIGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := requestBody("m", system, msgs, encodeTools())
+	got := requestBody(new(bytes.Buffer), "m", system, msgs, encodeTools())
 	var g, w any
 	if err := json.Unmarshal(got, &g); err != nil {
 		t.Fatalf("request body is not JSON: %v\n%s", err, got)

@@ -55,9 +55,10 @@ func encodeTools() json.RawMessage {
 	return mustJSON(out)
 }
 
-// requestBody is the JSON of a chat completion request of model with the
-// system prompt, the messages and the tools (already encoded).
-func requestBody(model, system string, msgs []nod.ChatMessage, tools json.RawMessage) []byte {
+// requestBody writes into b the JSON of a chat completion request of
+// model with the system prompt, the messages and the tools (already
+// encoded), and returns it.
+func requestBody(b *bytes.Buffer, model, system string, msgs []nod.ChatMessage, tools json.RawMessage) []byte {
 	wire := make([]wireMessage, 0, len(msgs)+1)
 	wire = append(wire, wireMessage{Role: "system", Content: &system})
 	for _, m := range msgs {
@@ -80,9 +81,9 @@ func requestBody(model, system string, msgs []nod.ChatMessage, tools json.RawMes
 			wire = append(wire, w)
 		}
 	}
-	var b bytes.Buffer
+	b.Reset()
 	b.Grow(len(tools) + 4096)
-	enc := json.NewEncoder(&b)
+	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false) // "<" as itself, not \u003c: the same text in fewer tokens
 	b.WriteString(`{"model":`)
 	enc.Encode(model)
