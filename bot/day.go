@@ -70,7 +70,14 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now()))
+	var daily string
+	var next time.Time
+	if in.settings != nil {
+		if h, m, err := nod.ParseClock(in.settings.Daily); in.settings.Daily != "" && err == nil {
+			daily, next = in.settings.Daily, nod.NextDaily(h, m, zone, b.now())
+		}
+	}
+	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now(), daily, next))
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
@@ -86,7 +93,7 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		if h, m, err := nod.ParseClock(at); at != "" && err == nil {
 			next = nod.NextDaily(h, m, b.zone(s), b.now())
 		}
-		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s), next))
+		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", next))
 	}
 	if len(args) == 0 {
 		show(in.settings)

@@ -33,15 +33,19 @@ type zoneShown struct {
 }
 
 // zoneChange is a time zone set, offered or reported: the zone Before and
-// After, the time there Now, and the person's words that asked for it.
-type zoneChange struct{ Before, After, Now, Quote string }
+// After, the time there Now, and the person's words that asked for it;
+// set by /tz, the chat's daily review (Daily, its time of day) and when
+// it runs Next in the new zone.
+type zoneChange struct{ Before, After, Now, Quote, Daily, Next string }
 
-// dailyReview is /daily: At is the time of day, "" for none.
+// dailyReview is /daily: At is the time of day, "" for none; ZoneSet says
+// whether the chat chose Zone or has the default.
 type dailyReview struct {
-	At    string
-	Quiet bool
-	Zone  string
-	Next  string // when the next review runs
+	At      string
+	Quiet   bool
+	Zone    string
+	ZoneSet bool
+	Next    string // when the next review runs
 }
 
 // reminder is a task's reminder: Due is its due date, if any, and Late
@@ -57,9 +61,15 @@ func (l *Locale) TimeZoneShow(zone string, set bool, now time.Time) Message {
 	return l.Text(tzShow.With(zoneShown{Zone: zone, Set: set, Now: l.Stamp(now)}))
 }
 
-// TimeZoneSet renders the answer to /tz NAME: the zone before and after.
-func (l *Locale) TimeZoneSet(before, after string, now time.Time) Message {
-	return l.Text(tzSet.With(zoneChange{Before: before, After: after, Now: l.Stamp(now)}))
+// TimeZoneSet renders the answer to /tz NAME: the zone before and after,
+// and, if the chat has a daily review at the time of day daily, when it
+// runs next in the new zone.
+func (l *Locale) TimeZoneSet(before, after string, now time.Time, daily string, next time.Time) Message {
+	z := zoneChange{Before: before, After: after, Now: l.Stamp(now)}
+	if daily != "" && !next.IsZero() {
+		z.Daily, z.Next = daily, l.Stamp(next)
+	}
+	return l.Text(tzSet.With(z))
 }
 
 // TimeZoneReceipt reports a zone set from the person's words or a shared
@@ -70,9 +80,10 @@ func (l *Locale) TimeZoneReceipt(before, after, undoID, quote string) Message {
 	return m
 }
 
-// Daily renders /daily: the chat's daily review, or that there is none.
-func (l *Locale) Daily(at string, quiet bool, zone string, next time.Time) Message {
-	d := dailyReview{At: at, Quiet: quiet, Zone: zone}
+// Daily renders /daily: the chat's daily review, or that there is none;
+// zoneSet false means the chat never chose its zone.
+func (l *Locale) Daily(at string, quiet bool, zone string, zoneSet bool, next time.Time) Message {
+	d := dailyReview{At: at, Quiet: quiet, Zone: zone, ZoneSet: zoneSet}
 	if at != "" && !next.IsZero() {
 		d.Next = l.Stamp(next)
 	}

@@ -388,6 +388,28 @@ func TestReminderLateAfterDowntimeNotForTrashOrDone(t *testing.T) {
 
 func fixturesNow() time.Time { return time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC) }
 
+// /daily in a chat that never set its zone says whose time that is and
+// how to give it; /tz then says when the review runs in the new zone.
+func TestDailyPointsToTheZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start()
+	const hint = "No time zone is set for this chat, so that is UTC time. Tell me yours with <code>/tz</code>"
+	h.tg.SendText(chat, user, "/daily 08:00")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "Every day at <b>08:00</b> (UTC)") || !strings.Contains(m.Text, hint) {
+		t.Errorf("/daily 08:00 with no zone = %q", m.Text)
+	}
+	// 10:00 UTC is 11:00 in Berlin: the next review is tomorrow's.
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "The daily review stays at <b>08:00</b>, now Europe/Berlin time: the next one is on 12 Mar 2026, 08:00.") {
+		t.Errorf("/tz with a daily review = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/daily")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "(Europe/Berlin)") || strings.Contains(m.Text, "No time zone is set") {
+		t.Errorf("/daily with a zone = %q", m.Text)
+	}
+}
+
 // /daily 08:00 runs the review at 08:00 local time, once a day across a
 // restart: it only proposes (no classifier call, nothing applied, even
 // with a classifier that would say explicit); days missed while nod was
