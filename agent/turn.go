@@ -24,7 +24,9 @@ const reviewInstruction = "\nThe user sent /review: review their tasks on your o
 
 // dailyInstruction starts the daily review nod runs at the time the
 // person chose with /daily; they sent nothing, and may not be reading.
-const dailyInstruction = "\nThis is the daily review the user turned on with /daily: nod started it at that time; the user sent nothing. Review their tasks on your own, overdue and due today first. Propose only changes that clearly help; every change you propose is shown to the user for confirmation. If nothing needs them today, answer in one short line. Reply in the chat's language.\n"
+// The conversation's user line "/daily" is nod's, and the prompt says so:
+// model players read it as the person's.
+const dailyInstruction = "\nThis is the daily review the user turned on with /daily: nod started it at that time and wrote the /daily below itself; the user sent nothing, and may not be reading. Review their tasks on your own, overdue and due today first. Propose only changes that clearly help; every change you propose is shown to the user for confirmation. If nothing needs them today, answer in one short line. Reply in the chat's language.\n"
 
 // Turn runs one turn: the request, then model steps and tool calls until
 // the model answers in plain text or MaxSteps is reached. What the turn

@@ -446,7 +446,7 @@ func TestDailyReview(t *testing.T) {
 	}
 	reqs := h.llm.RequestsFor(agentM)
 	if len(reqs) != 2 || reqs[0].LastUser() != "/daily" || !strings.Contains(reqs[0].System(), "Today is Thursday, 2026-03-12, 08:00 (Europe/Berlin).") ||
-		!strings.Contains(reqs[0].System(), "the daily review the user turned on with /daily") ||
+		!strings.Contains(reqs[0].System(), "the daily review the user turned on with /daily: nod started it at that time and wrote the /daily below itself; the user sent nothing") ||
 		!strings.Contains(reqs[0].System(), `Due within a week: T1 "Fix login bug"`) || !strings.Contains(reqs[0].System(), `Due today: T2 "Book flights"`) {
 		t.Fatalf("review request: %d requests, last user %q\n%s", len(reqs), reqs[0].LastUser(), grepLines(reqs[0].System(), ":"))
 	}
