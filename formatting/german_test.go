@@ -199,7 +199,7 @@ func changeOf(it nod.ChangeItem) nod.Change {
 func TestUndoneReceiptFromTheTypedChange(t *testing.T) {
 	redo := nod.UndoEntry{ID: "u1", Tool: nod.ToolSetStatus, Title: "Send the invoice", Summary: "Set status to DONE",
 		Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldStatus, Before: "DONE", After: "OPEN"}}}}
-	for lang, want := range map[string]string{"en": "<s>Set status to Done</s> on “Send the invoice”: undone.", "de": "<s>Status auf Erledigt gesetzt</s> bei „Send the invoice“: rückgängig gemacht."} {
+	for lang, want := range map[string]string{"en": "<s>Set status to Done</s> on “Send the invoice”: undone, back to <b>Open</b>.", "de": "<s>Status auf Erledigt gesetzt</s> bei „Send the invoice“: rückgängig gemacht, wieder <b>Offen</b>."} {
 		if got := formatting.For(lang).ReceiptUndone(redo).HTML; !strings.Contains(got, want) || strings.Contains(got, "DONE") {
 			t.Errorf("%s: %q", lang, got)
 		}

@@ -132,6 +132,7 @@ type receiptUndo struct {
 	Title, Summary string // Summary in the reader's words, "" when nod cannot say
 	Stored         string // the English summary kept with the entry
 	Named          bool   // the summary names the task already
+	Back           string // the value the field holds again, "" when not one field's
 }
 
 // staleUndo says why an undo was refused: the Field, or the checklist
@@ -249,9 +250,7 @@ func (l *Locale) Undone(redo nod.UndoEntry) Message {
 		m = l.Text(undoneTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	} else {
 		u := undoText{Title: redo.Title, Summary: l.undoneSummary(redo), Stored: redo.Summary}
-		if fs := redo.Change.Fields; len(fs) == 1 && fs[0].After != "" && fs[0].Field != nod.FieldDescription && fs[0].Field != nod.FieldTrash {
-			u.Field, u.Back = string(fs[0].Field), l.scalarValue(fs[0].Field, fs[0].After)
-		}
+		u.Field, u.Back = l.wentBack(redo)
 		m = l.Text(undoneTmpl.With(u))
 	}
 	m.Keyboard = [][]Button{{l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
@@ -266,7 +265,17 @@ func (l *Locale) ReceiptUndone(redo nod.UndoEntry) Message {
 	}
 	summary := l.undoneSummary(redo)
 	named := redo.Title != "" && strings.Contains(cmp.Or(summary, redo.Summary), redo.Title)
-	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: summary, Stored: redo.Summary, Named: named}))
+	_, back := l.wentBack(redo)
+	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: summary, Stored: redo.Summary, Named: named, Back: back}))
+}
+
+// wentBack is the one field an undo set back and the value it holds
+// again, when the undone change set one field to a value a line can show.
+func (l *Locale) wentBack(redo nod.UndoEntry) (field, value string) {
+	if fs := redo.Change.Fields; len(fs) == 1 && fs[0].After != "" && fs[0].Field != nod.FieldDescription && fs[0].Field != nod.FieldTrash {
+		return string(fs[0].Field), l.scalarValue(fs[0].Field, fs[0].After)
+	}
+	return "", ""
 }
 
 // trashMove reports whether change c only moves a task in or out of the

@@ -172,7 +172,7 @@ func TestGermanAnswersInWords(t *testing.T) {
 	// Undo and Redo, in German words.
 	h.tg.SendText(chat, user, "/undo")
 	undone := h.tg.WaitBotMessages(chat, 9)[8]
-	if undone.Text != "↩️ Rückgängig gemacht bei „Fix login bug“: Schätzung wieder <b>1 Std. 30 Min.</b>\n<s>Schätzung auf 30 Min. gesetzt</s>" || !hasButton(undone, "↪️ Erneut anwenden") {
+	if undone.Text != "↩️ Rückgängig gemacht bei „Fix login bug“: Schätzung wieder <b>1 Std. 30 Min.</b>\nZurückgenommen: <s>Schätzung auf 30 Min. gesetzt</s>" || !hasButton(undone, "↪️ Erneut anwenden") {
 		t.Errorf("undo = %q %v", undone.Text, buttonTexts(undone))
 	}
 	if ans := h.tap(chat, user, undone.ID, "↪️ Erneut anwenden"); ans != "Erneut angewendet." || *h.task("T1").EstimateMinutes != 30 {

@@ -155,7 +155,17 @@ func (p *playground) keepChatFile(ctx context.Context, dir string) {
 	}
 }
 
-var tags = regexp.MustCompile(`<[^>]*>`)
+var (
+	tags   = regexp.MustCompile(`<[^>]*>`)
+	struck = regexp.MustCompile(`</?(s|strike|del)>`)
+)
+
+// plainText is a message's HTML as chat.txt shows it: the tags dropped,
+// but struck-through text marked ~~so~~, since a phone shows it struck
+// and the words mean the opposite without it.
+func plainText(h string) string {
+	return html.UnescapeString(tags.ReplaceAllString(struck.ReplaceAllString(h, "~~"), ""))
+}
 
 // chatText is the chat as plain text: who said what, buttons in brackets,
 // then what is going on (typing, waiting for the model, the last notice).
@@ -179,7 +189,7 @@ func chatText(v view) string {
 		if m.Forwarded != "" {
 			head += " (forwarded from " + m.Forwarded + ")"
 		}
-		text := html.UnescapeString(tags.ReplaceAllString(m.HTML, ""))
+		text := plainText(m.HTML)
 		indent := strings.Repeat(" ", len([]rune(head))+3)
 		fmt.Fprintf(&b, "%s %s %s\n", head, arrow, strings.ReplaceAll(text, "\n", "\n"+indent))
 		for _, row := range m.Buttons {

@@ -113,6 +113,11 @@ func TestRelayConversation(t *testing.T) {
 	if !strings.Contains(chat, "(edited)") {
 		t.Errorf("the undone receipt is not shown edited:\n%s", chat)
 	}
+	// Struck through on a phone, so marked in chat.txt: without the
+	// strike the undone change reads as what holds.
+	if !regexp.MustCompile(`↩️ ~~[^~\n]+~~ .*: undone, back to P3\.`).MatchString(chat) {
+		t.Errorf("the undone change is not shown struck through:\n%s", chat)
+	}
 }
 
 // A request nobody answers fails as a model timeout would, and says so in
