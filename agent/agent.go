@@ -98,11 +98,11 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 		classifier: d.Classifier, answers: d.Answers, zones: d.Zones, now: now, log: log, metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
 
-// complete runs one model step within the step deadline.
 // maxPooledBody is the largest request buffer kept for reuse: one grown
 // by an unusual conversation goes back to the garbage collector.
 const maxPooledBody = 1 << 20
 
+// complete runs one model step within the step deadline.
 func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMessage) (nod.ChatMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.opts.StepTimeout)
 	defer cancel()
