@@ -374,7 +374,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		return
 	}
 	b.sendReceipts(ctx, loc, in.topic(), res)
-	text := formatting.Escape(strings.TrimSpace(res.Text))
+	text := formatting.ModelText(strings.TrimSpace(res.Text))
 	if req.Forwarded != "" && res.Set != nil {
 		// Why nod asks though the person sent the words: they are not theirs.
 		text = strings.TrimSpace(text + "\n\n" + loc.Text(formatting.ForwardedAsks).HTML)

@@ -135,6 +135,7 @@ func (l *Locale) Code() string { return l.code }
 func (l *Locale) funcs() template.FuncMap {
 	return template.FuncMap{
 		"h":          Escape,
+		"md":         ModelText,
 		"date":       l.Date,
 		"stamp":      l.stampAny,
 		"minutes":    l.Minutes,

@@ -296,14 +296,15 @@ func TestModelFailures(t *testing.T) {
 }
 
 // 9. HTML in a title and a 10,000-character description: escaped, split,
-// accepted by Telegram (the fake rejects what Telegram would).
+// accepted by Telegram (the fake rejects what Telegram would); the
+// model's Markdown bold and code shown as such, not as asterisks.
 func TestHTMLAndLongText(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	long := strings.Repeat("All work and no play makes Jack a dull boy. ", 230)
 	h.script(
 		openaitest.Calls(call("a", "create_task", map[string]any{"title": "<b>&</b> <script>", "description": long})),
-		openaitest.Text("Here is the description:\n"+long+"\n<i>done</i> & more"),
+		openaitest.Text("Here is the description:\n"+long+"\n<i>done</i> & more: **read it** with `/tasks <all>`"),
 	)
 	h.start()
 	h.tg.SendText(chat, user, "add it")
@@ -314,7 +315,7 @@ func TestHTMLAndLongText(t *testing.T) {
 			t.Errorf("message %d not in HTML mode", m.ID)
 		}
 	}
-	if !strings.Contains(msgs[2].Text, "&lt;i&gt;done&lt;/i&gt; &amp; more") {
+	if !strings.Contains(msgs[2].Text, "&lt;i&gt;done&lt;/i&gt; &amp; more: <b>read it</b> with <code>/tasks &lt;all&gt;</code>") {
 		t.Errorf("model text not escaped: %q", msgs[2].Text[len(msgs[2].Text)-60:])
 	}
 	if !strings.Contains(set.Text, "&lt;b&gt;&amp;&lt;/b&gt; &lt;script&gt;") {
