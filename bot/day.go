@@ -71,13 +71,20 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		return
 	}
 	var daily string
-	var next time.Time
 	if in.settings != nil {
-		if h, m, err := nod.ParseClock(in.settings.Daily); in.settings.Daily != "" && err == nil {
-			daily, next = in.settings.Daily, nod.NextDaily(h, m, zone, b.now())
-		}
+		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now(), daily, next))
+	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now(), daily, b.nextDaily(daily, zone)))
+}
+
+// nextDaily is when a daily review at the time of day at ("HH:MM") runs
+// next in zone; zero for none.
+func (b *Bot) nextDaily(at string, zone *time.Location) time.Time {
+	h, m, err := nod.ParseClock(at)
+	if err != nil {
+		return time.Time{}
+	}
+	return nod.NextDaily(h, m, zone, b.now())
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
@@ -89,11 +96,7 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		if s != nil {
 			at, quiet = s.Daily, s.DailyQuiet
 		}
-		var next time.Time
-		if h, m, err := nod.ParseClock(at); at != "" && err == nil {
-			next = nod.NextDaily(h, m, b.zone(s), b.now())
-		}
-		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", next))
+		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", b.nextDaily(at, b.zone(s))))
 	}
 	if len(args) == 0 {
 		show(in.settings)
@@ -257,7 +260,7 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	switch {
 	case res.Set != nil || res.ZoneOffer != nil:
 		if text != "" {
-			b.reply(ctx, o.Topic(), formatting.Message{HTML: formatting.Escape(text)})
+			b.reply(ctx, o.Topic(), formatting.Message{HTML: formatting.ModelText(text)})
 		}
 		if res.Set != nil {
 			b.showChangeSet(ctx, loc, *res.Set)

@@ -438,11 +438,14 @@ func TestDailyReview(t *testing.T) {
 		t.Fatalf("the review ran before its time (%d requests)", n)
 	}
 
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"})), openaitest.Text("Book flights is due today; raise it?"))
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"})), openaitest.Text("**Book flights** is due today; raise it?"))
 	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
 	set := h.changeSetMessage(chat, 4)
 	if !strings.Contains(set.Text, "Priority: P2 → P1") {
 		t.Errorf("review's set = %q", set.Text)
+	}
+	if said := h.tg.BotMessages(chat)[2]; said.Text != "<b>Book flights</b> is due today; raise it?" {
+		t.Errorf("the review's line before its set = %q", said.Text)
 	}
 	reqs := h.llm.RequestsFor(agentM)
 	if len(reqs) != 2 || reqs[0].LastUser() != "/daily" || !strings.Contains(reqs[0].System(), "Today is Thursday, 2026-03-12, 08:00 (Europe/Berlin).") ||

@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"html"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nodbot/nod/formatting"
 )
 
 // A relay folder also carries the chat, so that a second player or a
@@ -155,17 +156,12 @@ func (p *playground) keepChatFile(ctx context.Context, dir string) {
 	}
 }
 
-var (
-	tags   = regexp.MustCompile(`<[^>]*>`)
-	struck = regexp.MustCompile(`</?(s|strike|del)>`)
-)
+var struck = regexp.MustCompile(`</?(s|strike|del)>`)
 
-// plainText is a message's HTML as chat.txt shows it: the tags dropped,
-// but struck-through text marked ~~so~~, since a phone shows it struck
+// plainText is a message's HTML as chat.txt shows it: what a person reads,
+// with struck-through text marked ~~so~~, since a phone shows it struck
 // and the words mean the opposite without it.
-func plainText(h string) string {
-	return html.UnescapeString(tags.ReplaceAllString(struck.ReplaceAllString(h, "~~"), ""))
-}
+func plainText(h string) string { return formatting.PlainText(struck.ReplaceAllString(h, "~~")) }
 
 // chatText is the chat as plain text: who said what, buttons in brackets,
 // then what is going on (typing, waiting for the model, the last notice).
