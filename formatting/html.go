@@ -1,6 +1,7 @@
 package formatting
 
 import (
+	"html"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -199,6 +200,9 @@ func unescapeEntity(e string) string {
 		return ">"
 	case "&quot;":
 		return `"`
+	}
+	if strings.HasPrefix(e, "&#") { // Telegram takes every numeric entity
+		return html.UnescapeString(e)
 	}
 	return e
 }

@@ -25,3 +25,11 @@ func TestModelText(t *testing.T) {
 		}
 	}
 }
+
+// What a person reads of HTML decodes the entities Telegram does: the
+// four named ones and every numeric one.
+func TestPlainTextEntities(t *testing.T) {
+	if got, want := formatting.PlainText("I&#39;d say <b>&quot;a&quot; &amp; &#x62;</b> &nbsp;"), `I'd say "a" & b &nbsp;`; got != want {
+		t.Errorf("PlainText = %q, want %q", got, want)
+	}
+}
