@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"fmt"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -142,37 +141,25 @@ func (c *stmtCache) close() {
 
 // writer is SQLite's one writer connection. Holding it is holding the
 // database's write lock in this process: transactions queue for it here,
-// cheaply, instead of on SQLite's busy_timeout. Statements are prepared
-// on it once and kept.
+// cheaply, instead of on SQLite's busy_timeout, and those that queued
+// together commit together (batch.go). Statements are prepared on it once
+// and kept.
 type writer struct {
 	pool  *sql.DB
 	sem   chan struct{} // one holder at a time
 	conn  *sql.Conn     // while held; taken from pool on first use
 	stmts map[string]*sql.Stmt
+
+	mu      sync.Mutex
+	waiting []*call // queued for the next holder to run
+	commits atomic.Int64
 }
 
 func newWriter(pool *sql.DB) *writer {
 	return &writer{pool: pool, sem: make(chan struct{}, 1), stmts: map[string]*sql.Stmt{}}
 }
 
-// hold waits for the writer; release gives it back.
-func (w *writer) hold(ctx context.Context) error {
-	select {
-	case w.sem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	if w.conn == nil {
-		c, err := w.pool.Conn(ctx)
-		if err != nil {
-			<-w.sem
-			return fmt.Errorf("writer connection: %w", err)
-		}
-		w.conn = c
-	}
-	return nil
-}
-
+// release gives the writer back.
 func (w *writer) release() { <-w.sem }
 
 // stmt returns query prepared on the writer connection; w is held.
@@ -221,45 +208,17 @@ func (w *writer) lend(ctx context.Context, f func() error) error {
 	return f()
 }
 
-// tx runs fn in one SQLite transaction on the writer: BEGIN IMMEDIATE, so
-// that no other process's writer can slip in between a read and the write
-// that depends on it.
-func (w *writer) tx(ctx context.Context, db *DB, fn func(tx conn) error) error {
-	if err := w.hold(ctx); err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer w.release()
-	if _, err := w.conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
-		w.reset()
-		return fmt.Errorf("begin: %w", err)
-	}
-	if err := fn(conn{db: db, w: w, memo: newTxMemo()}); err != nil {
-		// The rollback must run even when ctx is done, or the connection
-		// would stay in the transaction.
-		if _, rerr := w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); rerr != nil {
-			w.reset()
-		}
-		return err
-	}
-	if _, err := w.conn.ExecContext(context.WithoutCancel(ctx), "COMMIT"); err != nil {
-		w.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK")
-		w.reset()
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
-}
-
 // exec runs one write outside a transaction, as its own.
-func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+func (db *DB) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	db.counts.txs.Add(1)
 	if db.postgres {
 		return db.reader().ExecContext(ctx, query, args...)
 	}
-	if err := db.w.hold(ctx); err != nil {
-		return nil, err
-	}
-	defer db.w.release()
-	return conn{db: db, w: db.w}.ExecContext(ctx, query, args...)
+	err = db.w.do(ctx, db, &call{ctx: ctx, bare: true, fn: func(c conn) (err error) {
+		res, err = c.ExecContext(ctx, query, args...)
+		return err
+	}})
+	return res, err
 }
 
 // limitSQL is a LIMIT clause with n written in: SQLite plans a bound

@@ -20,3 +20,27 @@ func (db *DB) MigrateDownTo(ctx context.Context, v int64) error {
 		return nil
 	})
 }
+
+// Commits is how many transactions SQLite's writer committed.
+func (db *DB) Commits() int64 { return db.w.commits.Load() }
+
+// Queued is how many transactions wait for SQLite's writer.
+func (db *DB) Queued() int {
+	db.w.mu.Lock()
+	defer db.w.mu.Unlock()
+	return len(db.w.waiting)
+}
+
+// InTx runs fn in a transaction of its own, as the DB's methods run
+// theirs, with exec running a statement in it.
+func (db *DB) InTx(ctx context.Context, fn func(exec func(query string, args ...any) error) error) error {
+	return db.inTx(ctx, func(tx conn) error {
+		return fn(func(query string, args ...any) error {
+			_, err := tx.ExecContext(ctx, query, args...)
+			return err
+		})
+	})
+}
+
+// MaxBatch is the most transactions one commit of SQLite's writer holds.
+const MaxBatch = maxBatch
