@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/nodbot/nod"
 )
 
@@ -122,12 +123,10 @@ func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.Ch
 	var (
 		out   []nod.ChatMessage
 		start int64 = -1
+		seq   int64
+		body  sql.RawBytes // decoded before the next row: its buffer is reused
 	)
 	for rows.Next() {
-		var (
-			seq  int64
-			body string
-		)
 		if err := rows.Scan(&seq, &body); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
@@ -138,7 +137,7 @@ func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.Ch
 			break
 		}
 		var m messageRecord
-		if err := json.Unmarshal([]byte(body), &m); err != nil {
+		if err := jsonv2.Unmarshal(body, &m); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		out = append(out, m.message(seq))

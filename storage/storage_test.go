@@ -344,6 +344,35 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 	})
 }
 
+// Every field of a line comes back as it was stored, whatever its text
+// holds (markup, quotes, escapes, other scripts), on both databases.
+func TestHistoryKeepsEveryField(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		at := clock.Now().Add(1234567 * time.Nanosecond).UTC().Truncate(time.Microsecond)
+		msgs := []nod.ChatMessage{
+			{Role: nod.RoleUser, Content: "<b>Tom & Jerry</b> \"quoted\" \\ back\nslash — Привет 👋", At: at, UserID: 1001,
+				Speaker: "Alice (1001)", ReplyTo: "nod's message “Add it?”", MsgID: 77, Forwarded: "Bob (2002), 2026-11-24 09:00",
+				EditOf: 76, Edits: "<i>earlier</i>", Review: true},
+			{Role: nod.RoleAssistant, At: at, ToolCalls: []nod.ToolCall{{ID: "call_1", Name: "create_task", Arguments: `{"title":"a \"b\" <c>"}`},
+				{ID: "call_2", Name: "list_tasks", Arguments: "{}"}}},
+			{Role: nod.RoleTool, ToolCallID: "call_1", Content: `{"tasks":[]}`, At: at},
+		}
+		if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			got[i].Seq = 0
+		}
+		if diff := cmp.Diff(msgs, got); diff != "" {
+			t.Errorf("History (-stored +read):\n%s", diff)
+		}
+	})
+}
+
 // A person's message is found by its Telegram id, the latest line that
 // holds it (an edit's) first, in its own chat only.
 func TestPersonMessage(t *testing.T) {

@@ -126,3 +126,36 @@ func TestWriteLessMigration(t *testing.T) {
 		}
 	})
 }
+
+// A turn reads the topic's conversation: up to a window's messages,
+// decoded, a turn's worth of them in a realistic mix (the person's words
+// with their Telegram fields, a tool call, its result, the answer).
+func BenchmarkHistory(b *testing.B) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	db := storagetest.OpenDSN(b, storagetest.DSN(b, "sqlite"), clock.Now)
+	const chat = 1
+	for i := range 20 {
+		turn := fmt.Sprint("t", i)
+		err := db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
+			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "what's on my list?", MsgID: 7 + i, UserID: 42, Speaker: "Ann", At: clock.Now()}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
+			{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "call_8f2k", Name: "list_tasks", Arguments: `{"status":"open"}`}}, At: clock.Now()},
+			{Role: nod.RoleTool, ToolCallID: "call_8f2k", Content: `{"tasks":[{"id":"t1","title":"Buy milk","priority":"P2"}],"total":1}`, At: clock.Now()},
+			{Role: nod.RoleAssistant, Content: "You have one task: **Buy milk** (P2).", At: clock.Now()}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		clock.Advance(time.Minute)
+	}
+	w := nod.Window{Keep: 40, Step: 20}
+	b.ReportAllocs()
+	for b.Loop() {
+		h, err := db.History(b.Context(), nod.Topic{Chat: chat}, w)
+		if err != nil || len(h) < 40 {
+			b.Fatal(len(h), err)
+		}
+	}
+}
