@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/storage/storagetest"
@@ -262,4 +263,27 @@ func TestQueuedWriteWithdrawn(t *testing.T) {
 	if marked(t, db, 1)[1] {
 		t.Error("the withdrawn write ran")
 	}
+}
+
+// A context that has ended starts no statement, on either database: on
+// SQLite, where a statement once started runs to its end, that is the
+// whole of cancelling one.
+func TestEndedContextStartsNothing(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if _, err := db.History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10}); !errors.Is(err, context.Canceled) {
+			t.Errorf("History: %v, want context.Canceled", err)
+		}
+		if _, err := db.ChatSettings(ctx, chat, 42); !errors.Is(err, context.Canceled) {
+			t.Errorf("ChatSettings: %v, want context.Canceled", err)
+		}
+		err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi"}}})
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("SaveTurn: %v, want context.Canceled", err)
+		}
+		if h, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10}); err != nil || len(h) != 0 {
+			t.Errorf("stored after its context ended: %v, %v", h, err)
+		}
+	})
 }

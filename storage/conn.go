@@ -80,7 +80,27 @@ func (c conn) text() textRunner {
 	return c.pool
 }
 
+// bound is the context a statement runs under. On SQLite a statement
+// takes microseconds, and a context that can end costs it two goroutines
+// (modernc's interrupt watch, and database/sql's watch over the rows), a
+// good part of a short statement: there it starts only while ctx is live
+// and then runs to its end. PostgreSQL's statements can wait on locks, and
+// keep ctx.
+func (c conn) bound(ctx context.Context) (context.Context, error) {
+	if c.db.postgres {
+		return ctx, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
 func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	ctx, err := c.bound(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st, err := c.prepared(ctx, query)
 	if err != nil {
 		return nil, err
@@ -92,6 +112,10 @@ func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 }
 
 func (c conn) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	ctx, err := c.bound(ctx)
+	if err != nil {
+		return nil, err
+	}
 	st, err := c.prepared(ctx, query)
 	if err != nil {
 		return nil, err
@@ -103,10 +127,14 @@ func (c conn) QueryContext(ctx context.Context, query string, args ...any) (*sql
 }
 
 func (c conn) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	if st, err := c.prepared(ctx, query); st != nil && err == nil {
-		return st.QueryRowContext(ctx, args...)
+	bound, err := c.bound(ctx)
+	if err != nil {
+		return c.text().QueryRowContext(ctx, query, args...) // carries ctx's error
 	}
-	return c.text().QueryRowContext(ctx, query, args...) // unprepared: or to carry the error
+	if st, err := c.prepared(bound, query); st != nil && err == nil {
+		return st.QueryRowContext(bound, args...)
+	}
+	return c.text().QueryRowContext(bound, query, args...) // unprepared: or to carry the error
 }
 
 // stmtCache keeps the read pool's prepared statements by their text.
