@@ -287,3 +287,16 @@ func TestEndedContextStartsNothing(t *testing.T) {
 		}
 	})
 }
+
+// SQLite's writer runs with the settings its speed and safety rest on:
+// WAL, synced at checkpoints, foreign keys, and temporary storage (the
+// journal a batch's savepoints keep) in memory, not spilled to files.
+func TestWriterPragmas(t *testing.T) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	db := storagetest.OpenDSN(t, storagetest.DSN(t, "sqlite"), clock.Now)
+	for name, want := range map[string]string{"journal_mode": "wal", "synchronous": "1", "foreign_keys": "1", "temp_store": "2"} {
+		if got, err := db.WriterPragma(t.Context(), name); err != nil || got != want {
+			t.Errorf("PRAGMA %s = %q, %v; want %q", name, got, err, want)
+		}
+	}
+}

@@ -44,3 +44,12 @@ func (db *DB) InTx(ctx context.Context, fn func(exec func(query string, args ...
 
 // MaxBatch is the most transactions one commit of SQLite's writer holds.
 const MaxBatch = maxBatch
+
+// WriterPragma reads a pragma on SQLite's writer connection.
+func (db *DB) WriterPragma(ctx context.Context, name string) (string, error) {
+	var v string
+	err := db.w.do(ctx, db, &call{ctx: ctx, bare: true, fn: func(c conn) error {
+		return c.text().QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
+	}})
+	return v, err
+}

@@ -137,7 +137,7 @@ func sqliteDSN(path string, readOnly bool) string {
 	if strings.Contains(path, "?") {
 		sep = "&"
 	}
-	dsn := "file:" + path + sep + "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+	dsn := "file:" + path + sep + "_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_pragma=temp_store(MEMORY)&_txlock=immediate"
 	if readOnly {
 		dsn += "&_pragma=query_only(1)"
 	}
