@@ -11,18 +11,13 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// Events returns what happened in topic at after since outside the
-// conversation with the agent, oldest first: decisions on the topic's
-// proposals, undos and redos of changes made in it, and nod's stop before
-// it answered there; and, as the chat's tasks and modes are every topic's,
-// the chat's deletions and restores, ticks on task cards and mode changes.
-func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
-	chatID := at.Chat
-	// One statement for the three sources: it runs on nearly every turn.
-	// A status or reminder the person set themselves, outside a turn and
-	// not by deciding a proposal, came from a reminder's buttons.
-	// Each row is its source, two texts, a reason, a time and a title.
-	rows, err := db.reader().QueryContext(ctx, `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id FROM decisions d
+// eventsSQL reads Events' three sources in one statement: it runs on
+// nearly every turn. A status or reminder the person set themselves,
+// outside a turn and not by deciding a proposal, came from a reminder's
+// buttons. Each row is its source, two texts, a reason, a time and a
+// title. Its audit terms are those of the index audit_log_events
+// (migration 00026), which only they let the query use.
+const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id FROM decisions d
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
 		WHERE d.chat_id = $1 AND d.created_at > $2
@@ -30,7 +25,16 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
 		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id FROM audit_log WHERE chat_id = $1 AND created_at > $2
 		AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
-		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))`, chatID, micros(since), at.Thread)
+		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))`
+
+// Events returns what happened in topic at after since outside the
+// conversation with the agent, oldest first: decisions on the topic's
+// proposals, undos and redos of changes made in it, and nod's stop before
+// it answered there; and, as the chat's tasks and modes are every topic's,
+// the chat's deletions and restores, ticks on task cards and mode changes.
+func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
+	chatID := at.Chat
+	rows, err := db.reader().QueryContext(ctx, eventsSQL, chatID, micros(since), at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}

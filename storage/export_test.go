@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"strings"
 )
 
 // MigrateDownTo takes the schema back to version v, running the Down
@@ -52,4 +54,43 @@ func (db *DB) WriterPragma(ctx context.Context, name string) (string, error) {
 		return c.text().QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
 	}})
 	return v, err
+}
+
+// EventsPlan is how the database would run Events' statement (on
+// PostgreSQL with sequential scans off: its tables here are too small to
+// be worth an index otherwise).
+func (db *DB) EventsPlan(ctx context.Context) (string, error) {
+	var q interface {
+		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	} = db.rdb
+	explain := "EXPLAIN QUERY PLAN "
+	if db.postgres {
+		tx, err := db.rdb.BeginTx(ctx, nil)
+		if err != nil {
+			return "", err
+		}
+		defer tx.Rollback()
+		if _, err := tx.ExecContext(ctx, "SET LOCAL enable_seqscan = off"); err != nil {
+			return "", err
+		}
+		q, explain = tx, "EXPLAIN "
+	}
+	rows, err := q.QueryContext(ctx, explain+eventsSQL, int64(1), int64(0), int64(0))
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var plan strings.Builder
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		for i := range vals {
+			vals[i] = new(any)
+		}
+		if err := rows.Scan(vals...); err != nil {
+			return "", err
+		}
+		fmt.Fprintln(&plan, *(vals[len(vals)-1].(*any)))
+	}
+	return plan.String(), rows.Err()
 }
