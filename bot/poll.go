@@ -115,17 +115,18 @@ const maxPollBody = 100 * maxWebhookBody
 // decodeUpdate decodes one update. Its id is returned even when the rest
 // cannot be decoded, so that the offset moves past it.
 func decodeUpdate(raw []byte) (*models.Update, int64, error) {
+	var u models.Update
+	err := json.Unmarshal(raw, &u)
+	if err == nil {
+		return &u, u.ID, nil
+	}
 	var head struct {
 		ID int64 `json:"update_id"`
 	}
-	if err := json.Unmarshal(raw, &head); err != nil {
-		return nil, 0, fmt.Errorf("update id: %w", err)
+	if herr := json.Unmarshal(raw, &head); herr != nil {
+		return nil, 0, fmt.Errorf("update id: %w", herr)
 	}
-	var u models.Update
-	if err := json.Unmarshal(raw, &u); err != nil {
-		return nil, head.ID, err
-	}
-	return &u, head.ID, nil
+	return nil, head.ID, err
 }
 
 // undecodable logs an update that could not be decoded and, when it is a
