@@ -121,7 +121,7 @@ func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.Ch
 	}
 	defer rows.Close()
 	var (
-		out   []nod.ChatMessage
+		out         = make([]nod.ChatMessage, 0, w.Max()) // grown by append, a window is copied over several times
 		start int64 = -1
 		seq   int64
 		body  sql.RawBytes // decoded before the next row: its buffer is reused
