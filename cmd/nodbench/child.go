@@ -23,7 +23,6 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/nodbot/nod/cmd/internal/app"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
@@ -76,7 +75,6 @@ func childMain(stdin io.Reader, stdout io.Writer) error {
 	var settle func() // waits until the bot has nothing in flight
 	switch kind := os.Getenv(childEnv); kind {
 	case kindNod:
-		app.TuneGC(os.Getenv) // as nod serves
 		users, _ := strconv.Atoi(os.Getenv(childUsers))
 		n, err := openNod(r, os.Getenv(childTG), os.Getenv(childLLM), os.Getenv(childDSN), users)
 		if err != nil {

@@ -102,7 +102,6 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("NOD_ALLOWED_USERS is empty, so nod refuses everyone, you too; " +
 			"send the bot a message: its refusal names your Telegram user id, which goes into NOD_ALLOWED_USERS")
 	}
-	TuneGC(getenv)
 	return serve(ctx, cfg, log, extra...)
 }
 
