@@ -121,7 +121,7 @@ func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.Ch
 	}
 	defer rows.Close()
 	var (
-		out         = make([]nod.ChatMessage, 0, w.Max()) // grown by append, a window is copied over several times
+		out   []nod.ChatMessage
 		start int64 = -1
 		seq   int64
 		body  sql.RawBytes // decoded before the next row: its buffer is reused
@@ -132,6 +132,7 @@ func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.Ch
 		}
 		if start < 0 { // the newest message: its number is the topic's count
 			start = int64(w.Start(int(seq)))
+			out = make([]nod.ChatMessage, 0, min(seq-start, int64(w.Max()))) // what the window holds, allocated once
 		}
 		if seq <= start {
 			break
