@@ -43,6 +43,7 @@ Rules:
 func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location, withdrawn []nod.ItemRef) (string, nod.TaskPage, error) {
 	chatID, lang := req.ChatID, req.Lang
 	var b strings.Builder
+	b.Grow(len(rules) + 4096) // the rules, then the chat's part: grown once, not doubled from empty
 	b.WriteString(rules)
 	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(&b, "\n\n%s\n", todayLine(a.now(), zone))
