@@ -112,13 +112,20 @@ func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMess
 		buf = new(bytes.Buffer)
 	}
 	body := requestBody(buf, a.opts.Model, system, msgs, a.tools)
-	resp, err := a.llm.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body))
+	var raw []byte
+	_, err := a.llm.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
 	if err == nil && buf.Cap() <= maxPooledBody {
 		// The response has been read and its body closed: net/http is
 		// done with the request's.
 		a.bodies.Put(buf)
 	}
 	a.metrics.latency.Observe(time.Since(start).Seconds())
+	var resp wireCompletion
+	if err == nil {
+		if err = json.Unmarshal(raw, &resp); err != nil {
+			err = fmt.Errorf("the answer does not decode: %w", err)
+		}
+	}
 	if err != nil {
 		a.metrics.llm.WithLabelValues("error").Inc()
 		a.log.Warn("model step failed", "err", err, "duration_ms", time.Since(start).Milliseconds())
@@ -138,7 +145,7 @@ func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMess
 		if id == "" {
 			id = fmt.Sprintf("call_%d_%d", a.now().UnixNano(), i) // some servers omit ids
 		}
-		out.ToolCalls = append(out.ToolCalls, nod.ToolCall{ID: id, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
+		out.ToolCalls = append(out.ToolCalls, nod.ToolCall{ID: id, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
 	}
 	return out, nil
 }

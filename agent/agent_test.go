@@ -283,6 +283,38 @@ func TestArgumentsEncodedTwice(t *testing.T) {
 	})
 }
 
+// The agent reads the answer's bytes itself: arguments sent as the object
+// itself (some servers do), null content and a missing call id are read
+// as the API means them; an answer that is not JSON is the model's fault.
+func TestAnswerAsServersSendIt(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.seed(t)
+		answer := `{"id":"x","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+			"tool_calls":[{"type":"function","function":{"name":"update_task_estimate","arguments":{"task_id":"T1","estimate_minutes":90}}}]}}],
+			"usage":{"prompt_tokens":12,"completion_tokens":3}}`
+		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+			openaitest.Response{Body: answer}, openaitest.Text("ok")))
+		res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "90 minutes for T1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Set == nil || len(res.Set.Items) != 1 || res.Set.Items[0].After != "90" {
+			t.Fatalf("set %+v", res.Set)
+		}
+		reqs := e.llm.RequestsFor(agentM)
+		last := reqs[len(reqs)-1]
+		if got := last.ToolResults(); len(got) != 1 {
+			t.Errorf("tool results %v: the call without an id got none of its own", got)
+		}
+		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+			openaitest.Response{Body: `{"choices":[{"message":`}))
+		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "and again"}); !errors.Is(err, nod.ErrModel) {
+			t.Errorf("a truncated answer: %v, want nod.ErrModel", err)
+		}
+	})
+}
+
 // Bad arguments get an error naming tool and field, never echoing the
 // arguments; nothing is queued and the loop goes on.
 func TestInvalidArguments(t *testing.T) {
