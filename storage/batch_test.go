@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -300,20 +299,4 @@ func TestWriterPragmas(t *testing.T) {
 			t.Errorf("PRAGMA %s = %q, %v; want %q", name, got, err, want)
 		}
 	}
-}
-
-// Events reads what happened since a time through indexes by time, not
-// every row the chat ever had: a turn costs the same in a chat a year old.
-func TestEventsReadByTime(t *testing.T) {
-	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
-		plan, err := db.EventsPlan(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, index := range []string{"decisions_chat_time", "undo_entries_undone", "audit_log_events"} {
-			if !strings.Contains(plan, index) {
-				t.Errorf("the plan does not use %s:\n%s", index, plan)
-			}
-		}
-	})
 }

@@ -2,7 +2,6 @@ package storage
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 )
@@ -60,9 +59,7 @@ func (db *DB) WriterPragma(ctx context.Context, name string) (string, error) {
 // PostgreSQL with sequential scans off: its tables here are too small to
 // be worth an index otherwise).
 func (db *DB) EventsPlan(ctx context.Context) (string, error) {
-	var q interface {
-		QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	} = db.rdb
+	var q textRunner = db.rdb
 	explain := "EXPLAIN QUERY PLAN "
 	if db.postgres {
 		tx, err := db.rdb.BeginTx(ctx, nil)

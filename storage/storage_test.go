@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -808,6 +809,22 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 		}
 		if len(got) != 4 {
 			t.Errorf("window of 2×%d messages holds %d, want 4", turns, len(got))
+		}
+	})
+}
+
+// Events reads what happened since a time through indexes by time, not
+// every row the chat ever had: a turn costs the same in a chat a year old.
+func TestEventsReadByTime(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		plan, err := db.EventsPlan(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, index := range []string{"decisions_chat_time", "undo_entries_undone", "audit_log_events"} {
+			if !strings.Contains(plan, index) {
+				t.Errorf("the plan does not use %s:\n%s", index, plan)
+			}
 		}
 	})
 }
