@@ -64,19 +64,20 @@ func TestLayers(t *testing.T) {
 		"":           {},
 		"formatting": {""},
 		"storage":    {""},
-		"confidence": {""},
-		"agent":      {"", "confidence"},
+		"transport":  {},
+		"confidence": {"", "transport"},
+		"agent":      {"", "confidence", "transport"},
 		// bot reaches the agent and storage through interfaces of its own
 		// (bot/store.go), never through their packages.
-		"bot":   {"", "formatting"},
+		"bot":   {"", "formatting", "transport"},
 		"place": {},
 		// speech is openai-go's audio client; the bot reaches it through
 		// bot.Transcriber.
 		"speech": {""},
 		// eval plays its cases through the agent on a storage of its own.
-		"cmd/internal/eval": {"", "agent", "confidence", "storage"},
-		"cmd/internal/app":  {"", "agent", "bot", "confidence", "formatting", "storage", "place", "speech", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "bot", "confidence", "formatting", "storage", "place", "speech", "cmd/internal/app", "cmd/internal/eval"},
+		"cmd/internal/eval": {"", "agent", "confidence", "storage", "transport"},
+		"cmd/internal/app":  {"", "agent", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/transport"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/prometheus/client_golang/prometheus"
@@ -93,7 +94,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	}
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
-	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(confidence.PooledClient(opts.MaxConns)))
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
 	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, conv: d.Conversation, sets: d.Proposals, memory: d.Memory,
 		classifier: d.Classifier, answers: d.Answers, zones: d.Zones, now: now, log: log, metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
+	"github.com/nodbot/nod/transport"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -168,9 +169,7 @@ func (b *Bot) Start(ctx context.Context) error {
 		// One host, many chats at once: keep as many connections as
 		// calls run at once, or each call beyond the idle pool opens a
 		// new one (a TLS handshake).
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = b.opts.MaxConns, b.opts.MaxConns
-		client = &http.Client{Timeout: b.opts.PollTimeout + 15*time.Second, Transport: tr}
+		client = transport.Pooled(b.opts.MaxConns, b.opts.PollTimeout+15*time.Second)
 	}
 	tg, err := tgbot.New(b.opts.Token,
 		tgbot.WithServerURL(b.opts.APIURL),

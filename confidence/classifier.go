@@ -13,6 +13,7 @@ import (
 	"unicode"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/transport"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
@@ -142,7 +143,7 @@ func New(opts Options, log *slog.Logger) *Classifier {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0), option.WithHTTPClient(PooledClient(opts.MaxConns)))
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
 	c := &Classifier{opts: opts, llm: llm, log: log,
 		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_classifier_verdicts_total",
 			Help: "Classifier verdicts per action, with the conservative default taken and why."}, []string{"level", "default"}),
@@ -531,17 +532,6 @@ var negations = map[string]bool{
 	"no": true, "not": true, "nope": true, "never": true, "dont": true, "wont": true, "cant": true,
 	"nein": true, "nicht": true, "nee": true, "nö": true, "nie": true, "niemals": true,
 	"kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "keines": true,
-}
-
-// PooledClient returns a client for one OpenAI-compatible endpoint that
-// keeps up to conns idle connections to it: as many as requests run at
-// once (one per chat in a turn), or each request beyond the idle pool
-// opens a connection (a TLS handshake). Deadlines come from contexts, not
-// a client timeout. The agent uses it too.
-func PooledClient(conns int) *http.Client {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = conns, conns
-	return &http.Client{Transport: tr}
 }
 
 type zoneKey struct{}
