@@ -33,6 +33,7 @@ type call struct {
 	// bare is a single statement, which runs without BEGIN and COMMIT
 	// when alone (SQLite's autocommit).
 	bare bool
+	memo *txMemo // what fn's run in a batch knows of its writes
 
 	err      error
 	panicked any           // what fn panicked with, to panic again in its caller
@@ -148,7 +149,8 @@ func (w *writer) alone(db *DB, c *call) {
 	// The end must run even when ctx is done, or the connection would
 	// stay in the transaction.
 	ctx = context.WithoutCancel(ctx)
-	if c.err = w.run(db, c, newTxMemo()); c.err != nil {
+	memo := newTxMemo()
+	if c.err = w.run(db, c, memo); c.err != nil {
 		if err := w.exec(ctx, "ROLLBACK"); err != nil {
 			w.reset()
 		}
@@ -161,6 +163,7 @@ func (w *writer) alone(db *DB, c *call) {
 		return
 	}
 	w.commits.Add(1)
+	db.committed(memo)
 }
 
 // batch runs calls in one transaction, each in a savepoint; w is held
@@ -194,11 +197,11 @@ func (w *writer) batch(db *DB, calls []*call) {
 			again(append(kept, calls[i:]...))
 			return
 		}
-		memo := newTxMemo()
+		c.memo = newTxMemo()
 		if c.bare {
-			memo = nil
+			c.memo = nil
 		}
-		if c.err = w.run(db, c, memo); c.err == nil {
+		if c.err = w.run(db, c, c.memo); c.err == nil {
 			if err := exec("RELEASE batch"); err != nil {
 				again(append(kept, calls[i:]...))
 				return
@@ -222,6 +225,9 @@ func (w *writer) batch(db *DB, calls []*call) {
 		return
 	}
 	w.commits.Add(1)
+	for _, c := range kept {
+		db.committed(c.memo)
+	}
 }
 
 // run calls c's function on the writer, catching a panic for its caller.

@@ -74,7 +74,24 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 	if err != nil {
 		return fmt.Errorf("owe %s message: %w", o.Kind, err)
 	}
+	if o.Kind == nod.OwedRefresh {
+		if q.memo == nil { // no transaction: committed already
+			db.committed(&txMemo{refreshes: []nod.ChatID{o.ChatID}})
+		} else {
+			q.memo.refreshes = append(q.memo.refreshes, o.ChatID)
+		}
+	}
 	return nil
+}
+
+// committed notes what a transaction's memo holds once it has committed.
+func (db *DB) committed(m *txMemo) {
+	if m == nil {
+		return
+	}
+	for _, chat := range m.refreshes {
+		db.refreshes.Store(chat, db.refreshMarks.Add(1))
+	}
 }
 
 // Delivered marks the chat's owed messages of kind about refs as sent.
@@ -186,10 +203,25 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 // owed an edit (their items were decided or superseded), whoever wrote
 // that: an edit shows the set as it is now, so sending it twice is
 // harmless.
+//
+// The bot asks after every update, and nearly always nothing is owed: it
+// reads only for a chat that a transaction of this process owed a
+// refresh since a read last found none there. The mark is set once that
+// transaction committed, so a read that takes it sees the row. What
+// another process owed (a PostgreSQL replica's, one that stopped) its
+// own read or the owed sweep (TakeOwed) delivers.
 func (db *DB) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error) {
+	mark, ok := db.refreshes.Load(chatID)
+	if !ok {
+		return nil, nil
+	}
 	ids, err := queryIDs(ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("owed refreshes: %w", err)
+	}
+	if len(ids) == 0 {
+		// Unless a commit marked the chat again meanwhile.
+		db.refreshes.CompareAndDelete(chatID, mark)
 	}
 	return ids, nil
 }

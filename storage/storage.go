@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -58,6 +60,10 @@ type DB struct {
 	postgres bool
 	stmts    stmtCache
 	counts   counts
+	// refreshes marks the chats owed a set's refresh by this process's
+	// commits, each with its own number from refreshMarks (OwedRefreshes).
+	refreshes    sync.Map // nod.ChatID → int64
+	refreshMarks atomic.Int64
 }
 
 // New returns a DB that is not yet open. now is the clock for every
@@ -245,13 +251,15 @@ func (db *DB) tryTx(ctx context.Context, fn func(tx conn) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(conn{db: db, tx: tx, memo: newTxMemo()}); err != nil {
+	memo := newTxMemo()
+	if err := fn(conn{db: db, tx: tx, memo: memo}); err != nil {
 		tx.Rollback()
 		return err
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
+	db.committed(memo)
 	return nil
 }
 

@@ -624,6 +624,51 @@ func TestOwedTakenOnce(t *testing.T) {
 	}
 }
 
+// OwedRefreshes reads only for a chat that this process's commits owed a
+// refresh since a read last found none: nothing on a plain turn, the set
+// after a decision, until it is delivered.
+func TestOwedRefreshesReadWhenOwed(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		owed := func(want ...string) {
+			t.Helper()
+			if ids, err := db.OwedRefreshes(t.Context(), chat); err != nil || !slices.Equal(ids, want) {
+				t.Errorf("owed refreshes %v, %v; want %v", ids, err, want)
+			}
+		}
+		reads := func() int64 {
+			t.Helper()
+			stmts, _ := db.Work()
+			if _, err := db.OwedRefreshes(t.Context(), chat); err != nil {
+				t.Fatal(err)
+			}
+			ran, _ := db.Work()
+			return ran - stmts
+		}
+		if n := reads(); n != 0 {
+			t.Errorf("with no refresh owed, OwedRefreshes ran %d statements", n)
+		}
+		if _, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P1)); err != nil {
+			t.Fatal(err)
+		}
+		owed(cs.ID)
+		owed(cs.ID) // still owed: read again
+		if err := db.Delivered(t.Context(), chat, nod.OwedRefresh, cs.ID); err != nil {
+			t.Fatal(err)
+		}
+		if n := reads(); n != 1 {
+			t.Errorf("once delivered, OwedRefreshes ran %d statements, want the 1 that finds none", n)
+		}
+		if n := reads(); n != 0 {
+			t.Errorf("after a read found none, OwedRefreshes ran %d statements", n)
+		}
+		if ids, err := db.OwedRefreshes(t.Context(), 200); err != nil || len(ids) != 0 {
+			t.Errorf("another chat: %v, %v", ids, err)
+		}
+	})
+}
+
 // A reading's button, tapped at once on two replicas, is used once; the
 // person who did not say it is refused.
 func TestTakeReadingOnce(t *testing.T) {
