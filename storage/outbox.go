@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -69,8 +70,8 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 	if !o.Due.IsZero() {
 		payload = fmt.Sprintf(`{"due":%d}`, micros(o.Due))
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO outbox (id, chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8)`,
-		nod.NewID(), o.ChatID, o.Thread, string(o.Kind), o.Ref, payload, db.instance, micros(now))
+	_, err := q.ExecContext(ctx, `INSERT INTO outbox (chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+		o.ChatID, o.Thread, string(o.Kind), o.Ref, payload, db.instance, micros(now))
 	if err != nil {
 		return fmt.Errorf("owe %s message: %w", o.Kind, err)
 	}
@@ -133,7 +134,7 @@ func deliveredSQL(chatID nod.ChatID, kind nod.OwedKind, now time.Time, refs []st
 // once, each entry goes to one.
 func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error) {
 	now := db.now()
-	rows, err := db.reader().QueryContext(ctx, `SELECT id, chat_id, thread, kind, ref, payload, owner, taken_at FROM outbox
+	rows, err := db.reader().QueryContext(ctx, `SELECT seq, chat_id, thread, kind, ref, payload, owner, taken_at FROM outbox
 		WHERE delivered_at IS NULL AND (taken_at <= $1 OR ($2 AND owner <> $3 AND taken_at < $4)) ORDER BY seq LIMIT 100`,
 		micros(now.Add(-grace)), !db.postgres, db.instance, micros(db.opened))
 	if err != nil {
@@ -141,6 +142,7 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 	}
 	type row struct {
 		o       nod.Owed
+		seq     int64
 		payload string
 		owner   string
 		taken   int64
@@ -149,11 +151,11 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 	for rows.Next() {
 		var r row
 		var kind string
-		if err := rows.Scan(&r.o.ID, &r.o.ChatID, &r.o.Thread, &kind, &r.o.Ref, &r.payload, &r.owner, &r.taken); err != nil {
+		if err := rows.Scan(&r.seq, &r.o.ChatID, &r.o.Thread, &kind, &r.o.Ref, &r.payload, &r.owner, &r.taken); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("owed messages: %w", err)
 		}
-		r.o.Kind, r.o.At = nod.OwedKind(kind), fromMicros(r.taken)
+		r.o.ID, r.o.Kind, r.o.At = strconv.FormatInt(r.seq, 10), nod.OwedKind(kind), fromMicros(r.taken)
 		found = append(found, r)
 	}
 	rows.Close()
@@ -162,8 +164,8 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 	}
 	var out []nod.Owed
 	for _, r := range found {
-		res, err := db.exec(ctx, `UPDATE outbox SET owner = $1, taken_at = $2 WHERE id = $3 AND owner = $4 AND taken_at = $5 AND delivered_at IS NULL`,
-			db.instance, micros(now), r.o.ID, r.owner, r.taken)
+		res, err := db.exec(ctx, `UPDATE outbox SET owner = $1, taken_at = $2 WHERE seq = $3 AND owner = $4 AND taken_at = $5 AND delivered_at IS NULL`,
+			db.instance, micros(now), r.seq, r.owner, r.taken)
 		if err != nil {
 			return out, fmt.Errorf("take owed message: %w", err)
 		}
