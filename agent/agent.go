@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/transport"
@@ -123,7 +124,7 @@ func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMess
 	a.metrics.latency.Observe(time.Since(start).Seconds())
 	var resp wireCompletion
 	if err == nil {
-		if err = json.Unmarshal(raw, &resp); err != nil {
+		if err = jsonv2.Unmarshal(raw, &resp, wireOptions); err != nil {
 			err = fmt.Errorf("the answer does not decode: %w", err)
 		}
 	}

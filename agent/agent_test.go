@@ -312,6 +312,18 @@ func TestAnswerAsServersSendIt(t *testing.T) {
 		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "and again"}); !errors.Is(err, nod.ErrModel) {
 			t.Errorf("a truncated answer: %v, want nod.ErrModel", err)
 		}
+		// Bytes that are not UTF-8, either way, go through as U+FFFD, as
+		// encoding/json lets them: neither side's slip fails the turn.
+		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+			openaitest.Response{Body: "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"Noted \xff.\"}}]}"}))
+		res, err = e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "caf\xe9 at 5"})
+		if err != nil || res.Text != "Noted \uFFFD." {
+			t.Errorf("an answer with a byte that is not UTF-8: %q, %v", res.Text, err)
+		}
+		reqs = e.llm.RequestsFor(agentM)
+		if msgs := reqs[len(reqs)-1].Messages; msgs[len(msgs)-1].Content != "caf\uFFFD at 5" {
+			t.Errorf("the person's words that are not UTF-8 went out as %q", msgs[len(msgs)-1].Content)
+		}
 	})
 }
 

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/nodbot/nod"
 )
 
@@ -15,12 +18,17 @@ import (
 // response type was a tenth of what a turn allocates. openai-go still
 // sends, retries and reports errors.
 
+// wireOptions encode and decode as encoding/json did: text that is not
+// valid UTF-8 goes through with U+FFFD in its place. "<" stays itself,
+// not \u003c: the same text in fewer tokens.
+var wireOptions = jsontext.AllowInvalidUTF8(true)
+
 // wireMessage is one message of a request.
 type wireMessage struct {
 	Role string `json:"role"`
 	// Content is left out only for an assistant message that only calls
 	// tools.
-	Content    *string        `json:"content,omitempty"`
+	Content    *string        `json:"content,omitzero"`
 	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
 }
@@ -85,12 +93,10 @@ func requestBody(b *bytes.Buffer, model, system string, msgs []nod.ChatMessage, 
 	}
 	b.Reset()
 	b.Grow(len(tools) + 4096)
-	enc := json.NewEncoder(b)
-	enc.SetEscapeHTML(false) // "<" as itself, not \u003c: the same text in fewer tokens
 	b.WriteString(`{"model":`)
-	enc.Encode(model)
+	jsonv2.MarshalWrite(b, model, wireOptions) // plain strings and structs: cannot fail
 	b.WriteString(`,"messages":`)
-	enc.Encode(wire) // plain strings and structs: cannot fail
+	jsonv2.MarshalWrite(b, wire, wireOptions)
 	if len(tools) > 0 {
 		b.WriteString(`,"tools":`)
 		b.Write(tools)
@@ -110,7 +116,7 @@ type wireCompletion struct {
 					Name string `json:"name"`
 					// Arguments is a JSON string as the API sends it; a
 					// server that sends the object itself is read too.
-					Arguments json.RawMessage `json:"arguments"`
+					Arguments jsontext.Value `json:"arguments"`
 				} `json:"function"`
 			} `json:"tool_calls"`
 		} `json:"message"`
@@ -123,7 +129,7 @@ type wireCompletion struct {
 
 // arguments is a tool call's arguments as text: the string's contents, or
 // the JSON of whatever else came.
-func arguments(raw json.RawMessage) string {
+func arguments(raw jsontext.Value) string {
 	var s string
 	if err := json.Unmarshal(raw, &s); err == nil {
 		return s
