@@ -84,9 +84,12 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 		return nil
 	}
 	// Numbered on from the topic's last message, in one statement, under
-	// the chat's lock: the numbers are the topic's own.
+	// the chat's lock: the numbers are the topic's own. The last number is
+	// a scalar subquery, read once: joined in as a table, with the rows
+	// sorted by their number, SQLite built three temporary tables for
+	// every insert.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO messages (chat_id, thread, seq, body, created_at, msg_id) SELECT $1, $2, last.seq + v.column1, v.column2, v.column3, v.column4 FROM (SELECT COALESCE(MAX(seq), 0) AS seq FROM messages WHERE chat_id = $1 AND thread = $2) AS last, (VALUES `)
+	q.WriteString(`INSERT INTO messages (chat_id, thread, seq, body, created_at, msg_id) SELECT $1, $2, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = $1 AND thread = $2) + v.column1, v.column2, v.column3, v.column4 FROM (VALUES `)
 	args := make([]any, 2, 2+3*len(msgs))
 	args[0], args[1] = at.Chat, at.Thread
 	for i, m := range msgs {
@@ -105,7 +108,7 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT),CAST($%d AS BIGINT))", i+1, 3*i+3, 3*i+4, 3*i+5)
 		args = append(args, string(body), micros(m.At), m.MsgID)
 	}
-	q.WriteString(`) AS v ORDER BY v.column1`)
+	q.WriteString(`) AS v`)
 	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
 		return fmt.Errorf("save messages: %w", err)
 	}
