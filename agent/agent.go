@@ -104,8 +104,9 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 // by an unusual conversation goes back to the garbage collector.
 const maxPooledBody = 1 << 20
 
-// complete runs one model step within the step deadline.
-func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMessage) (nod.ChatMessage, error) {
+// complete runs one model step within the step deadline, on the
+// conversation in parts (the history, then the turn's own messages).
+func (a *Agent) complete(ctx context.Context, system string, parts ...[]nod.ChatMessage) (nod.ChatMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.opts.StepTimeout)
 	defer cancel()
 	start := time.Now()
@@ -113,7 +114,7 @@ func (a *Agent) complete(ctx context.Context, system string, msgs []nod.ChatMess
 	if buf == nil {
 		buf = new(bytes.Buffer)
 	}
-	body := requestBody(buf, a.opts.Model, system, msgs, a.tools)
+	body := requestBody(buf, a.opts.Model, system, a.tools, parts...)
 	var raw []byte
 	_, err := a.llm.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
 	if err == nil && buf.Cap() <= maxPooledBody {

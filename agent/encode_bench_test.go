@@ -37,7 +37,7 @@ func BenchmarkRequestEncoding(b *testing.B) {
 		var buf bytes.Buffer
 		b.ReportAllocs()
 		for b.Loop() {
-			requestBody(&buf, "m", system, msgs, tools)
+			requestBody(&buf, "m", system, tools, msgs[:3], msgs[3:])
 		}
 	})
 	b.Run("openai-go params, tools each time", func(b *testing.B) {
@@ -60,7 +60,7 @@ func TestRequestBodyMatchesOpenAIGo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := requestBody(new(bytes.Buffer), "m", system, msgs, encodeTools())
+	got := requestBody(new(bytes.Buffer), "m", system, encodeTools(), msgs[:3], msgs[3:])
 	var g, w any
 	if err := json.Unmarshal(got, &g); err != nil {
 		t.Fatalf("request body is not JSON: %v\n%s", err, got)

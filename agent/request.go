@@ -66,29 +66,37 @@ func encodeTools() json.RawMessage {
 }
 
 // requestBody writes into b the JSON of a chat completion request of
-// model with the system prompt, the messages and the tools (already
-// encoded), and returns it.
-func requestBody(b *bytes.Buffer, model, system string, msgs []nod.ChatMessage, tools json.RawMessage) []byte {
-	wire := make([]wireMessage, 0, len(msgs)+1)
+// model with the system prompt, the messages of parts in order and the
+// tools (already encoded), and returns it. The wire messages point into
+// parts' own: a turn's conversation is not copied for each call.
+func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, parts ...[]nod.ChatMessage) []byte {
+	n := 1
+	for _, msgs := range parts {
+		n += len(msgs)
+	}
+	wire := make([]wireMessage, 0, n)
 	wire = append(wire, wireMessage{Role: "system", Content: &system})
-	for _, m := range msgs {
-		switch m.Role {
-		case nod.RoleUser:
-			said := m.Said()
-			wire = append(wire, wireMessage{Role: "user", Content: &said})
-		case nod.RoleTool:
-			wire = append(wire, wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
-		case nod.RoleEvent:
-			wire = append(wire, wireMessage{Role: "system", Content: &m.Content})
-		case nod.RoleAssistant:
-			w := wireMessage{Role: "assistant"}
-			if m.Content != "" {
-				w.Content = &m.Content
+	for _, msgs := range parts {
+		for i := range msgs {
+			m := &msgs[i]
+			switch m.Role {
+			case nod.RoleUser:
+				said := m.Said()
+				wire = append(wire, wireMessage{Role: "user", Content: &said})
+			case nod.RoleTool:
+				wire = append(wire, wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
+			case nod.RoleEvent:
+				wire = append(wire, wireMessage{Role: "system", Content: &m.Content})
+			case nod.RoleAssistant:
+				w := wireMessage{Role: "assistant"}
+				if m.Content != "" {
+					w.Content = &m.Content
+				}
+				for _, tc := range m.ToolCalls {
+					w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
+				}
+				wire = append(wire, w)
 			}
-			for _, tc := range m.ToolCalls {
-				w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
-			}
-			wire = append(wire, w)
 		}
 	}
 	b.Reset()

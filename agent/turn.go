@@ -110,7 +110,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	var res nod.TurnResult
 	for res.Steps = 1; ; res.Steps++ {
 		t.takeMore(ctx)
-		msg, err := a.complete(ctx, system, append(history, t.msgs...))
+		msg, err := a.complete(ctx, system, history, t.msgs)
 		if err != nil {
 			// Keep the person's words so the conversation can go on; drop
 			// whatever else the failed turn produced. The update's time may
