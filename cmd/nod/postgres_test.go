@@ -104,6 +104,7 @@ var addrRE = regexp.MustCompile(`listening addr=(\S+)`)
 func (h *harness) replicas() (first, second string, logs2 *fixtures.LogBuffer) {
 	h.t.Helper()
 	first = "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"
+	hooks := len(h.tg.Calls("setWebhook"))
 	logs2 = &fixtures.LogBuffer{}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -116,7 +117,11 @@ func (h *harness) replicas() (first, second string, logs2 *fixtures.LogBuffer) {
 			h.t.Errorf("second replica: %v", err)
 		}
 	})
-	h.tg.Wait("the second replica to listen", func() bool { return addrRE.MatchString(logs2.String()) })
+	// Listening is not yet taking updates (503): a replica takes them
+	// from just before it registers its webhook.
+	h.tg.Wait("the second replica to take updates", func() bool {
+		return addrRE.MatchString(logs2.String()) && len(h.tg.Calls("setWebhook")) > hooks
+	})
 	return first, "http://" + addrRE.FindStringSubmatch(logs2.String())[1] + "/hook", logs2
 }
 
