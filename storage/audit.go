@@ -85,7 +85,16 @@ type AuditBreak struct {
 
 // VerifyAudit walks every chat's hash chain and returns the first broken
 // link, or nil, and how many rows it checked.
+//
+// Once the log is keyed it stays keyed: a plain row after the first keyed
+// one (by id, in any chat) is a break, since anyone with the database can
+// compute a plain hash and relink a chain after a rewritten row. Rows
+// before the key was first used verify as they were written.
 func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
+	keyedFrom, err := db.KeyedFrom(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+`, prev_hash, hash FROM audit_log ORDER BY chat_id, id`)
 	if err != nil {
 		return nil, 0, fmt.Errorf("verify audit: %w", err)
@@ -110,12 +119,35 @@ func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
 			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "does not follow the row before it (a row was removed or changed)"}, checked, nil
 		case strings.HasPrefix(a.hash, keyedPrefix) && len(db.opts.AuditKey) == 0:
 			return nil, checked, fmt.Errorf("verify audit: row %d is keyed with NOD_AUDIT_KEY; verifying it needs the key: %w", a.entry.ID, nod.ErrInvalid)
+		case keyedFrom != 0 && a.entry.ID > keyedFrom && !strings.HasPrefix(a.hash, keyedPrefix):
+			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: fmt.Sprintf("has no keyed hash though the log is keyed since row %d (written without NOD_AUDIT_KEY)", keyedFrom)}, checked, nil
 		case a.hash != db.rowHash(prev, a):
 			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "its content does not match its hash (the row was changed)"}, checked, nil
 		}
 		prev = a.hash
 	}
 	return nil, checked, rows.Err()
+}
+
+// KeyedFrom returns the id of the audit log's first keyed row, 0 if the
+// log is not keyed: from there on every row must be.
+func (db *DB) KeyedFrom(ctx context.Context) (int64, error) {
+	var id sql.NullInt64
+	if err := db.reader().QueryRowContext(ctx, `SELECT MIN(id) FROM audit_log WHERE hash LIKE $1`, keyedPrefix+"%").Scan(&id); err != nil {
+		return 0, fmt.Errorf("audit keyed from: %w", err)
+	}
+	return id.Int64, nil
+}
+
+// AuditKeyed reports whether the newest audit row is keyed: a nod without
+// the key would then write rows that break the chain's rule.
+func (db *DB) AuditKeyed(ctx context.Context) (bool, error) {
+	var hash string
+	err := db.reader().QueryRowContext(ctx, `SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1`).Scan(&hash)
+	if err != nil && !noRows(err) {
+		return false, fmt.Errorf("audit keyed: %w", err)
+	}
+	return strings.HasPrefix(hash, keyedPrefix), nil
 }
 
 // rowHash is the link a row should have, computed as it was written:

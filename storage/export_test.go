@@ -2,8 +2,11 @@ package storage
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"strings"
+
+	"github.com/nodbot/nod"
 )
 
 // MigrateDownTo takes the schema back to version v, running the Down
@@ -90,4 +93,15 @@ func (db *DB) EventsPlan(ctx context.Context) (string, error) {
 		fmt.Fprintln(&plan, *(vals[len(vals)-1].(*any)))
 	}
 	return plan.String(), rows.Err()
+}
+
+// PlainLink is the unkeyed chain link of a, after prev: what anyone with
+// the database but not the audit key can compute.
+func PlainLink(prev string, a nod.AuditEntry) string { return linkHash(sha256.New(), prev, a) }
+
+// AuditLink reads the stored link of audit row id.
+func (db *DB) AuditLink(ctx context.Context, id int64) (string, error) {
+	var h string
+	err := db.reader().QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE id = $1`, id).Scan(&h)
+	return h, err
 }

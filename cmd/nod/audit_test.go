@@ -2,9 +2,11 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -202,6 +204,14 @@ func TestAuditHeadAndKey(t *testing.T) {
 		forged := head[:len(head)-4] + "0000"
 		if out, err := cli(keyed, "verify", "-head", forged); !errors.Is(err, errBroken) || !strings.Contains(out, "signature") {
 			t.Errorf("verify -head with a forged head: %q, %v", out, err)
+		}
+		// A nod started without the key on the keyed log would write rows
+		// that break it: it refuses, saying what to set.
+		delete(h.env, "NOD_AUDIT_KEY")
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a start that succeeds runs until then
+		defer cancel()
+		if err := run(ctx, nil, func(k string) string { return h.env[k] }, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "start nod with the same NOD_AUDIT_KEY") {
+			t.Errorf("a start without the key on a keyed log: %v", err)
 		}
 		// Someone with the database but not the key rewrites the newest
 		// row and gives it a fresh plain hash: the keyed chain sees it.

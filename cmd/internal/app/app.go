@@ -165,6 +165,23 @@ func (h *httpServer) start(context.Context) error {
 
 func (h *httpServer) stop(ctx context.Context) error { return h.srv.Shutdown(ctx) }
 
+// keyedNeedsKey refuses to start without NOD_AUDIT_KEY on a keyed audit
+// log: every plain row written after a keyed one breaks verification
+// (docs/design.md §6).
+func keyedNeedsKey(ctx context.Context, db *storage.DB, key string) error {
+	if key != "" {
+		return nil
+	}
+	keyed, err := db.AuditKeyed(ctx)
+	if err != nil {
+		return err
+	}
+	if keyed {
+		return errors.New("the audit log is keyed with NOD_AUDIT_KEY: start nod with the same NOD_AUDIT_KEY (or -audit-key), or its new rows would break the chain")
+	}
+	return nil
+}
+
 // serve wires nod with fx and runs it until ctx is done.
 func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option) error {
 	opts := []fx.Option{
@@ -186,6 +203,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 			lc.Append(fx.Hook{OnStart: b.Check})
 			lc.Append(fx.Hook{OnStart: h.start, OnStop: h.stop})
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
+			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { return keyedNeedsKey(ctx, db, cfg.AuditKey) }})
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})
 			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
 			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})

@@ -1,0 +1,70 @@
+package storage_test
+
+import (
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+// Someone with the database but not NOD_AUDIT_KEY rewrites a keyed row,
+// gives it a valid plain hash and relinks the rows after it: once the log
+// is keyed, a plain row after the first keyed one is a break. Rows written
+// before the key was set still verify.
+func TestKeyedAuditRefusesPlainRows(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			dsn := storagetest.DSN(t, d)
+			plain := storagetest.OpenDSN(t, dsn, clock.Now)
+			add := func(db *storage.DB, reason string) {
+				t.Helper()
+				clock.Advance(time.Minute)
+				if err := db.AddAudit(t.Context(), nod.AuditEntry{ChatID: chat, UserID: 42, Tool: "set_task_priority", Outcome: nod.OutcomeExecuted, Reason: reason, At: clock.Now()}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			add(plain, "before the key")
+			keyed := storage.New(storage.Options{DSN: dsn, AuditKey: []byte("audit-key-for-tests")}, clock.Now, slog.New(slog.DiscardHandler))
+			if err := keyed.Open(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { keyed.Close() })
+			for _, r := range []string{"one", "two", "three"} {
+				add(keyed, r)
+			}
+			if brk, n, err := keyed.VerifyAudit(t.Context()); brk != nil || err != nil || n != 4 {
+				t.Fatalf("an untouched log: %+v, %d, %v", brk, n, err)
+			}
+			if on, err := keyed.AuditKeyed(t.Context()); !on || err != nil {
+				t.Errorf("AuditKeyed = %v, %v", on, err)
+			}
+			// The attacker rewrites "two" and relinks "three" with plain hashes.
+			rows, err := keyed.Audit(t.Context(), chat, 10) // newest first
+			if err != nil {
+				t.Fatal(err)
+			}
+			three, two, one := rows[0], rows[1], rows[2]
+			prev, err := keyed.AuditLink(t.Context(), one.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			two.Reason = "rewritten"
+			h2 := storage.PlainLink(prev, two)
+			h3 := storage.PlainLink(h2, three)
+			storagetest.Exec(t, dsn,
+				fmt.Sprintf(`UPDATE audit_log SET reason = 'rewritten', hash = '%s' WHERE id = %d`, h2, two.ID),
+				fmt.Sprintf(`UPDATE audit_log SET prev_hash = '%s', hash = '%s' WHERE id = %d`, h2, h3, three.ID))
+			brk, _, err := keyed.VerifyAudit(t.Context())
+			if err != nil || brk == nil || brk.ID != two.ID || !strings.Contains(brk.Why, "keyed") {
+				t.Errorf("VerifyAudit after a plain rewrite = %+v, %v; want a break at row %d", brk, err, two.ID)
+			}
+		})
+	}
+}
