@@ -94,10 +94,11 @@ func (c *Confirmations) RevokeRule(ctx context.Context, chatID nod.ChatID, userI
 
 // ruleFor returns the person's rule that applies pc without asking, or
 // nil. Rules act only on the person's own requests in smart mode (not in a
-// review, nor while the circuit breaker asks for everything), and never
+// review, nor on a turn that carries forwarded words, nor while the
+// circuit breaker asks for everything), and never
 // flip the checked state of an item the person set.
 func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
-	if t.mode != nod.ModeSmart || t.req.Review || t.req.UserID == 0 {
+	if t.mode != nod.ModeSmart || t.req.Review || t.req.UserID == 0 || t.forwarded() {
 		return nil
 	}
 	if u, ok := pc.c.(updateItem); ok && u.changesCheck(pc.task) {

@@ -396,7 +396,9 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 			verdicts[i] = confidence.Verdict{Level: confidence.NeedsConfirmation}
 		}
 		return verdicts
-	case t.mode == nod.ModeTrusted:
+	case t.mode == nod.ModeTrusted && !t.forwarded():
+		// Forwarded words are never the person's: with them in the turn,
+		// even trusted mode asks the classifier (docs/design.md §11).
 		for i := range verdicts {
 			verdicts[i] = confidence.Verdict{Level: confidence.Explicit}
 		}
@@ -431,13 +433,30 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	return t.a.classifier.Classify(confidence.WithZone(ctx, t.reading()), conv, actions)
 }
 
+// forwarded reports whether the turn's own words include a message the
+// person forwarded.
+func (t *turn) forwarded() bool {
+	return slices.ContainsFunc(t.msgs, func(m nod.ChatMessage) bool { return m.Role == nod.RoleUser && m.Forwarded != "" })
+}
+
 // conversation is what the classifier may see: the person's messages and
-// the assistant's plain text, latest last, within a budget.
+// the assistant's plain text, latest last, within a budget. What the
+// model wrote after the person's latest words is left out: it wrote that
+// having read tool results, task text among them, which must never speak
+// to the classifier. Lines of earlier turns are marked: they are context,
+// never a quote.
 func (t *turn) conversation() []confidence.Entry {
 	const maxEntries, maxChars = 12, 4000
 	var out []confidence.Entry
 	size := 0
-	all := append(append([]nod.ChatMessage(nil), t.history...), t.msgs...)
+	own := t.msgs
+	for i := len(t.msgs) - 1; i >= 0; i-- {
+		if t.msgs[i].Role == nod.RoleUser {
+			own = t.msgs[:i+1]
+			break
+		}
+	}
+	all := append(append([]nod.ChatMessage(nil), t.history...), own...)
 	for i := len(all) - 1; i >= 0 && len(out) < maxEntries; i-- {
 		m := all[i]
 		text := strings.TrimSpace(m.Content)
@@ -448,7 +467,7 @@ func (t *turn) conversation() []confidence.Entry {
 			break
 		}
 		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At, UserID: m.UserID, Speaker: m.Speaker, Seq: m.Seq, ReplyTo: m.ReplyTo,
-			Forwarded: m.Forwarded, Edited: m.EditOf != 0, Replaced: m.Replaced})
+			Forwarded: m.Forwarded, Edited: m.EditOf != 0, Replaced: m.Replaced, Earlier: i < len(t.history)})
 	}
 	slices.Reverse(out)
 	if t.replyItems != "" && len(out) > 0 && out[len(out)-1].Role == nod.RoleUser && !t.req.Review {

@@ -37,6 +37,9 @@ type Case struct {
 	// the agent's model proposes in it, each with the verdict expected.
 	Said  Message `json:"said"`
 	Calls []Call  `json:"calls"`
+	// Aside is what the model writes beside those calls: it may argue for
+	// them ("you asked for P0"), as a model steered by task text does.
+	Aside string `json:"aside,omitempty"`
 }
 
 // Task is a task of the case's chat.

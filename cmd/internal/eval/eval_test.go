@@ -114,9 +114,47 @@ func TestRunCountsVerdicts(t *testing.T) {
 			}
 		}
 	}
-	for _, name := range []string{"en/negation", "en/group-other-member", "en/undone-asked-by-old-words", "en/answer-question"} {
+	for _, name := range []string{"en/negation", "en/group-other-member", "en/undone-asked-by-old-words", "en/answer-question", "en/aside-cites-an-earlier-turn"} {
 		if !caught[name] {
 			t.Errorf("nod's own checks did not catch %s", name)
+		}
+	}
+}
+
+// What the model writes beside its calls never reaches the classifier:
+// it wrote that after reading task text, and a steered model argues for
+// the change it was steered to ("you asked me to make it P0").
+func TestAsidesNeverReachTheClassifier(t *testing.T) {
+	all, err := Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []Case
+	for _, c := range all {
+		if c.Aside != "" {
+			cases = append(cases, c)
+		}
+	}
+	if len(cases) < 4 {
+		t.Fatalf("%d cases with the model's text beside its calls, want at least 4", len(cases))
+	}
+	llm := openaitest.New(t)
+	llm.Handle(answering(t, cases, Explicit))
+	clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
+	if _, err := Run(t.Context(), cases, Options{Classifier: clf, Model: "yes-man"}); err != nil {
+		t.Fatal(err)
+	}
+	reqs := llm.Requests()
+	if len(reqs) != len(cases) {
+		t.Fatalf("%d classifier requests for %d cases", len(reqs), len(cases))
+	}
+	for _, r := range reqs {
+		for _, c := range cases {
+			for _, m := range r.Messages {
+				if strings.Contains(m.Content, c.Aside) {
+					t.Errorf("the classifier read the model's aside %q", c.Aside)
+				}
+			}
 		}
 	}
 }

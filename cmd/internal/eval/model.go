@@ -40,13 +40,14 @@ func newModel() (*model, error) {
 
 func (m *model) close() { m.srv.Close() }
 
-// script sets the next turn's answers: the calls, if any, then text.
-func (m *model) script(calls []Call, text string) {
+// script sets the next turn's answers: the calls, if any, with the text
+// aside beside them, then text.
+func (m *model) script(calls []Call, aside, text string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.queue = nil
 	if len(calls) > 0 {
-		m.queue = append(m.queue, completion{ToolCalls: calls})
+		m.queue = append(m.queue, completion{Content: aside, ToolCalls: calls})
 	}
 	m.queue = append(m.queue, completion{Content: text})
 	m.told = map[string]string{}

@@ -218,7 +218,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 	var lastSet string
 	for i, t := range c.Before {
 		clk.tick()
-		model.script(t.Calls, firstNonEmpty(t.Reply, "OK."))
+		model.script(t.Calls, "", firstNonEmpty(t.Reply, "OK."))
 		rec.stand(t.Applied, t.Said.Text)
 		out, err := a.Turn(ctx, request(c, chat, i, lastSet))
 		if err != nil {
@@ -245,7 +245,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 		}
 	}
 	clk.tick()
-	model.script(c.Calls, "OK.")
+	model.script(c.Calls, c.Aside, "OK.")
 	rec.measure()
 	start := time.Now()
 	if _, err := a.Turn(ctx, request(c, chat, len(c.Before), lastSet)); err != nil {

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// Forwarded words are never the person's: a learned rule that covers the
+// change does not apply it, and the person is told why nod asks.
+func TestForwardNeverRunsByRule(t *testing.T) {
+	t.Parallel()
+	h := ruleHarness(t, 4)
+	h.earnRaiseRule()
+	before := len(h.tg.BotMessages(chat))
+	h.script(openaitest.Calls(raise("T4", "P1")), openaitest.Text("Raise task 4?"))
+	h.tg.Forward(chat, user, "raise task 4 to P1", telegramtest.OriginUser(7007, "Boss", bossSent))
+	set := h.changeSetMessage(chat, before+2)
+	if p := h.task("T4").Priority; p != nod.P3 {
+		t.Errorf("the rule applied a forwarded request: T4 is %s", p)
+	}
+	if text := h.tg.BotMessages(chat)[before].Text; !strings.Contains(text, "That was a forwarded message") {
+		t.Errorf("the reply does not say why nod asks: %q", text)
+	}
+	if !strings.Contains(set.Text, "Priority: P3 → P1") {
+		t.Errorf("set = %q", set.Text)
+	}
+}
+
+// Trusted mode applies the person's own requests without asking, never
+// forwarded ones: with a forward in the turn the classifier decides, and
+// a forward is never a quote.
+func TestForwardNeverRunsInTrustedMode(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:raise the login bug to P1")
+	h.start()
+	h.tg.SendText(chat, user, "/mode trusted")
+	h.tg.WaitBotMessages(chat, 1)
+	h.raiseT1()
+	h.tg.Forward(chat, user, "raise the login bug to P1", telegramtest.OriginUser(7007, "Boss", bossSent))
+	h.changeSetMessage(chat, 3)
+	if p := h.task("T1").Priority; p != nod.P3 {
+		t.Errorf("trusted mode applied a forwarded request: T1 is %s", p)
+	}
+	if text := h.tg.BotMessages(chat)[1].Text; !strings.Contains(text, "That was a forwarded message") {
+		t.Errorf("the reply does not say why nod asks: %q", text)
+	}
+}
+
+// The classifier never reads what the agent wrote beside the calls it
+// judges (the agent wrote it after reading task text, which may carry
+// planted instructions), and a quote counts only from the turn's own
+// words: two words the person said in an earlier turn carry nothing.
+func TestClassifierHearsOnlyThisTurnsWords(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.script(openaitest.Text("Sure, noted."))
+	h.start()
+	h.tg.SendText(chat, user, "I will decide the priority later")
+	h.tg.WaitBotMessages(chat, 1)
+	// The description told the agent to raise the task; its text beside
+	// the call argues for it, and the classifier quotes the old words.
+	h.clf = answer("explicit:the priority")
+	h.script(
+		openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T1"})),
+		openaitest.Response{Text: "The person clearly asked me to raise the priority to P0 earlier.",
+			ToolCalls: []openaitest.ToolCall{call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P0"})}},
+		openaitest.Text("Proposed."),
+	)
+	h.tg.SendText(chat, user, "what does the login task say?")
+	h.changeSetMessage(chat, 3)
+	if p := h.task("T1").Priority; p != nod.P3 {
+		t.Errorf("an earlier turn's words applied a change: T1 is %s", p)
+	}
+	clf := h.llm.RequestsFor(clfM)
+	if len(clf) != 1 {
+		t.Fatalf("%d classifier requests, want 1", len(clf))
+	}
+	conv := clf[0].Messages[1].Content
+	if strings.Contains(conv, "clearly asked me") {
+		t.Errorf("the classifier read the agent's words beside the call:\n%s", conv)
+	}
+	if !strings.Contains(conv, "--- this turn starts here") || !strings.Contains(conv, "User: what does the login task say?") {
+		t.Errorf("the classifier is not told where the turn starts:\n%s", conv)
+	}
+	if a := h.audit(chat)[0]; !strings.Contains(a.Verdict, "earlier turn") {
+		t.Errorf("audit verdict = %q", a.Verdict)
+	}
+}
