@@ -21,3 +21,8 @@ type (
 	ChatID int64
 	UserID int64
 )
+
+// Group reports whether the chat has members other than one person:
+// Telegram gives groups, supergroups and channels negative ids and a
+// private chat its person's (positive) id.
+func (c ChatID) Group() bool { return c < 0 }

@@ -194,7 +194,7 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 		return false
 	}
 	d, err := b.sets.LatestRejection(ctx, set.ID)
-	if err != nil || d.Reason != "" || (d.UserID != in.user && set.UserID != 0) {
+	if err != nil || d.Reason != "" || d.UserID != in.user { // only who rejected it says why
 		return false
 	}
 	for _, s := range anyNumber.FindAllString(in.text, -1) {

@@ -34,18 +34,26 @@ func (b *Bot) zoneName(s *nod.ChatSettings) string { return b.zone(s).String() }
 // setting: anyone in a private chat, only administrators in a group.
 // Telegram's answer decides; when it cannot be had, nothing changes.
 func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool {
-	if in.speaker == "" { // a private chat
-		return true
-	}
-	cm, err := b.tg.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: in.chat, UserID: int64(in.user)})
-	if err != nil {
-		b.log.Warn("get chat member", "chat", in.chat, "user", in.user, "err", redactErr(err, b.opts.Token))
-	}
-	if err == nil && (cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator) {
+	if b.mayChange(ctx, in.chat, in.user) {
 		return true
 	}
 	b.reply(ctx, in.topic(), in.loc.Text(formatting.AdminOnly.With(what)))
 	return false
+}
+
+// mayChange reports whether user may change chat's settings: anyone in a
+// private chat, in a group its owner and administrators, as Telegram
+// says now (a failed look-up says no).
+func (b *Bot) mayChange(ctx context.Context, chat nod.ChatID, user nod.UserID) bool {
+	if !chat.Group() {
+		return true
+	}
+	cm, err := b.tg.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: chat, UserID: int64(user)})
+	if err != nil {
+		b.log.Warn("get chat member", "chat", chat, "user", user, "err", redactErr(err, b.opts.Token))
+		return false
+	}
+	return cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator
 }
 
 // cmdTz shows the chat's time zone, or sets it: "/tz Europe/Berlin".
@@ -372,6 +380,9 @@ func (b *Bot) onZoneAccept(ctx context.Context, p press) string { return b.decid
 func (b *Bot) onZoneDecline(ctx context.Context, p press) string { return b.decideZone(ctx, p, false) }
 
 func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
+	if !b.mayChange(ctx, p.chat, p.user) {
+		return formatting.PlainText(p.loc.Text(formatting.AdminOnly.With("tz")).HTML)
+	}
 	zc, err := b.days.DecideZone(ctx, p.chat, p.user, p.action.ID, accept, b.opts.TimeZone)
 	if err != nil {
 		return b.explainAs(p.loc, err, zoneNotices, "decide time zone", "chat", p.chat)

@@ -503,6 +503,9 @@ func (b *Bot) cmdLang(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.LangShow.With(formatting.Languages())))
 		return
 	}
+	if !b.mayChangeChat(ctx, in, "lang") {
+		return
+	}
 	if err := b.chats.SetLanguage(ctx, in.chat, arg); err != nil {
 		b.log.Error("set language", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))

@@ -57,7 +57,7 @@ var (
 	TzUndone     = define[string]("tz_undone")
 	TzSea        = fixed("tz_sea")
 	TzKept       = fixed("tz_kept")
-	AdminOnly    = define[string]("admin_only") // the command: "tz" or "daily"
+	AdminOnly    = define[string]("admin_only") // the command: "tz", "daily" or "lang"
 	DailyOff     = fixed("daily_off")
 	DailyBad     = fixed("daily_bad")
 	DailyNothing = fixed("daily_nothing")

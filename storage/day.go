@@ -99,15 +99,17 @@ func (db *DB) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.Use
 // DecideZone applies (accept) or declines a proposed zone change, once,
 // for the person it was proposed to (anyone of the chat for a proposal of
 // nod's own review, userID 0 when proposed). Errors wrap nod.ErrNotFound,
-// nod.ErrForbidden or nod.ErrDecided; then nothing changed.
+// nod.ErrForbidden, nod.ErrDecided or nod.ErrExpired (a proposal lives
+// as long as a change set); then nothing changed.
 func (db *DB) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var (
 			status string
 			owner  nod.UserID
+			at     int64
 		)
-		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status, created_at FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status, &at)
 		switch {
 		case noRows(err):
 			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrNotFound)
@@ -117,6 +119,8 @@ func (db *DB) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.User
 			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrForbidden)
 		case status != "proposed":
 			return fmt.Errorf("time zone proposal %s is %s: %w", id, status, nod.ErrDecided)
+		case !db.now().Before(fromMicros(at).Add(db.opts.ChangeSetTTL)):
+			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrExpired) // as long as a change set
 		}
 		zc.UserID = userID
 		if !accept {

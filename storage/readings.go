@@ -36,7 +36,8 @@ func nonNil(ns []int) []int {
 
 // TakeReading marks reading id of the chat used by userID and returns it,
 // exactly once: nod.ErrNotFound if the chat has no such reading,
-// nod.ErrForbidden if it is someone else's, nod.ErrDecided if it was used.
+// nod.ErrForbidden if it is someone else's, nod.ErrDecided if it was used,
+// nod.ErrExpired once ChangeSetTTL has passed since it was shown.
 func (db *DB) TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error) {
 	r := nod.Reading{ID: id, ChatID: chatID}
 	var (
@@ -55,6 +56,9 @@ func (db *DB) TakeReading(ctx context.Context, chatID nod.ChatID, id string, use
 		return r, fmt.Errorf("reading %s is user %d's: %w", id, r.UserID, nod.ErrForbidden)
 	case used.Valid:
 		return r, fmt.Errorf("reading %s was used: %w", id, nod.ErrDecided)
+	case !db.now().Before(fromMicros(at).Add(db.opts.ChangeSetTTL)):
+		// It lives as long as the proposals it answers.
+		return r, fmt.Errorf("reading %s: %w", id, nod.ErrExpired)
 	}
 	res, err := db.exec(ctx, `UPDATE readings SET used_at = $1 WHERE id = $2 AND used_at IS NULL`, micros(db.now()), id)
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
@@ -91,5 +92,95 @@ func TestClassifierHearsOnlyThisTurnsWords(t *testing.T) {
 	}
 	if a := h.audit(chat)[0]; !strings.Contains(a.Verdict, "earlier turn") {
 		t.Errorf("audit verdict = %q", a.Verdict)
+	}
+}
+
+// A review names nobody, and the chat's zone is the whole group's: a
+// review in a group never offers a zone that any member could set; the
+// agent is told to point to /tz, which only administrators may use.
+func TestGroupReviewOffersNoZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.tg.SetMember(group, user, "member")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("An admin can set it with /tz."))
+	h.start()
+	h.tg.SendText(group, user, "/review")
+	h.tg.WaitBotMessages(group, 1)
+	h.settleMessages()
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in a group only its administrators") {
+		t.Errorf("tool result of a group's review = %q", r)
+	}
+	for _, m := range h.tg.BotMessages(group) {
+		if hasButton(m, "✓ Asia/Tokyo") {
+			t.Errorf("a group's review offered its zone: %q", m.Text)
+		}
+	}
+}
+
+// In a group /lang is the chat's, so only administrators change it.
+func TestGroupLangAdminsOnly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tg.SetMember(group, user, "member")
+	h.tg.SetMember(group, bob, "administrator")
+	h.start()
+	h.tg.SendText(group, user, "/lang de")
+	if m := h.tg.WaitBotMessages(group, 1)[0]; !strings.Contains(m.Text, "only its administrators can change the chat's language") {
+		t.Errorf("a member's /lang = %q", m.Text)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), group, 0); s.Language != "" {
+		t.Fatalf("a member's /lang set %q", s.Language)
+	}
+	h.tg.SendText(group, bob, "/lang de")
+	h.tg.WaitBotMessages(group, 2)
+	if s, _ := h.db.ChatSettings(t.Context(), group, 0); s.Language != "de" {
+		t.Errorf("an admin's /lang left %q", s.Language)
+	}
+}
+
+// Only the member who rejected an item says why: Bob's reply to the set
+// after Alice's rejection is not stored as her reason.
+func TestGroupReasonOnlyFromWhoRejected(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("A suggestion."))
+	h.start()
+	h.tg.SendText(group, user, "/review") // a review's set is anyone's to decide
+	set := h.changeSetMessage(group, 2)
+	h.tap(group, user, set.ID, "✗ 1")
+	h.script(openaitest.Text("Alice decides that one."))
+	h.tg.ReplyText(group, bob, set.ID, "because it is silly")
+	h.settleMessages()
+	rs, err := h.db.RecentRejections(t.Context(), group, time.Time{})
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("rejections %v, %v", rs, err)
+	}
+	if rs[0].Reason != "" {
+		t.Errorf("Bob's words became Alice's reason: %q", rs[0].Reason)
+	}
+	h.tg.ReplyText(group, user, set.ID, "not now")
+	h.tg.Wait("Alice's reason", func() bool {
+		rs, _ := h.db.RecentRejections(t.Context(), group, time.Time{})
+		return len(rs) == 1 && rs[0].Reason == "not now"
+	})
+}
+
+// A zone offer lives as long as a change set: a week later its button
+// sets nothing.
+func TestZoneOfferExpires(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Shall I?"))
+	h.start()
+	h.tg.SendText(chat, user, "I might move to Tokyo")
+	offer := h.withButton(chat, "✓ Asia/Tokyo")
+	h.clock.Advance(8 * 24 * time.Hour)
+	if got := h.tap(chat, user, offer.ID, "✓ Asia/Tokyo"); !strings.Contains(got, "expired") {
+		t.Errorf("a week-old offer answered %q", got)
+	}
+	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+		t.Errorf("a week-old offer set the zone to %q", s.TimeZone)
 	}
 }
