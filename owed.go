@@ -49,6 +49,9 @@ type Owed struct {
 	// Due is when a reminder or daily review was due: what it is late
 	// against.
 	Due time.Time
+	// User, for a reminder or daily review, is who set it up: it goes out
+	// only while they are allowed. 0: set before nod kept it.
+	User UserID
 }
 
 // Receipt is what a receipt shows of one change applied without a tap.

@@ -227,6 +227,9 @@ func (b *Bot) deliverDue(ctx context.Context, o nod.Owed) {
 // remind sends a task's reminder; a task gone or closed since it was
 // claimed gets none.
 func (b *Bot) remind(ctx context.Context, o nod.Owed) {
+	if !b.stillAllowed(ctx, o) {
+		return
+	}
 	taskID, _, _ := strings.Cut(o.Ref, "@")
 	t, err := b.tasks.Task(ctx, o.ChatID, taskID)
 	if err != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
@@ -246,12 +249,34 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 }
 
+// stillAllowed reports whether a reminder or daily review still goes out:
+// the allowlist is read when it is due, not when it was set, so a person
+// taken off NOD_ALLOWED_USERS gets nothing more (nor spends the model).
+// A private chat's person is the chat; in a group, whoever set it up
+// (one set up before nod kept that goes out). What does not go out is
+// marked delivered, so it is not tried again.
+func (b *Bot) stillAllowed(ctx context.Context, o nod.Owed) bool {
+	who := o.User
+	if !o.ChatID.Group() {
+		who = nod.UserID(o.ChatID)
+	}
+	if who == 0 || b.allowed[who] {
+		return true
+	}
+	b.log.Info("scheduled message not sent: its person is no longer allowed", "chat", o.ChatID, "kind", o.Kind, "user", who)
+	b.delivered(ctx, o.ChatID, o.Kind, o.Ref)
+	return false
+}
+
 // dailyReview runs the chat's daily review: the /review turn, started by
 // nod, so everything it proposes asks. Without proposals the agent's own
 // line is shown, or nod's when it wrote none; a quiet chat hears nothing.
 func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 	defer cancel()
+	if !b.stillAllowed(ctx, o) {
+		return
+	}
 	loc, s := b.settings(ctx, o.ChatID, 0, "")
 	if s == nil || s.Daily == "" {
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // turned off since

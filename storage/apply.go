@@ -61,7 +61,7 @@ func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, bef
 	} else {
 		after = stampTask(after)
 	}
-	if err := writeChange(ctx, tx, nod.Topic{Chat: e.ChatID, Thread: e.Thread}, ch, &after, now); err != nil {
+	if err := writeChange(ctx, tx, nod.Topic{Chat: e.ChatID, Thread: e.Thread}, e.UserID, ch, &after, now); err != nil {
 		return nod.Applied{}, err
 	}
 	if err := db.supersedeBy(ctx, tx, e.ChatID, ch, self, now); err != nil {

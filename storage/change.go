@@ -65,16 +65,16 @@ func sqlValue(f nod.Field, v string) (any, error) {
 // nothing is written and the error wraps nod.ErrStale (as a nod.Conflict),
 // nod.ErrTrashed or nod.ErrNotFound; the caller's transaction rolls back.
 // created is the new task of a creating change. at is the topic the
-// change is made in: a reminder it sets goes there.
-func writeChange(ctx context.Context, q conn, at nod.Topic, c nod.Change, after *nod.Task, now time.Time) error {
+// change is made in: a reminder it sets goes there, and belongs to by.
+func writeChange(ctx context.Context, q conn, at nod.Topic, by nod.UserID, c nod.Change, after *nod.Task, now time.Time) error {
 	chatID := at.Chat
 	if c.Created {
 		if err := insertTask(ctx, q, *after); err != nil {
 			return err
 		}
-		return remindIn(ctx, q, at, after.ID, after.RemindAt != nil)
+		return remindIn(ctx, q, at, by, after.ID, after.RemindAt != nil)
 	}
-	if err := writeTaskRow(ctx, q, at, c, now); err != nil {
+	if err := writeTaskRow(ctx, q, at, by, c, now); err != nil {
 		return err
 	}
 	for _, ic := range c.Items {
@@ -94,7 +94,7 @@ func writeChange(ctx context.Context, q conn, at nod.Topic, c nod.Change, after 
 // restore). A change of checklist items only, to a task this transaction
 // stamped at the same time already, needs no statement: nothing else can
 // have written the task since. A reminder the change sets goes to topic.
-func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, c nod.Change, now time.Time) error {
+func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c nod.Change, now time.Time) error {
 	chatID := topic.Chat
 	if len(c.Fields) == 0 && q.memo != nil {
 		if at, ok := q.memo.touched[c.TaskID]; ok && at.Equal(now) {
@@ -140,8 +140,8 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, c nod.Change, no
 				t := fromMicros(v.Int64)
 				at = &t
 			}
-			args = append(args, remindDue(at, now), topic.Thread)
-			sets = append(sets, fmt.Sprintf("remind_due = $%d", len(args)-1), fmt.Sprintf("remind_thread = $%d", len(args)))
+			args = append(args, remindDue(at, now), topic.Thread, by)
+			sets = append(sets, fmt.Sprintf("remind_due = $%d", len(args)-2), fmt.Sprintf("remind_thread = $%d", len(args)-1), fmt.Sprintf("remind_by = $%d", len(args)))
 		}
 	}
 	conds = append(conds, trash)
@@ -162,14 +162,13 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, c nod.Change, no
 	return nil
 }
 
-// remindIn makes task id's reminder go to topic at, when the task has one
-// and at is a topic: a new task's row is written as every task's is, in
-// the chat, which is what thread 0 says.
-func remindIn(ctx context.Context, q conn, at nod.Topic, id string, reminds bool) error {
-	if !reminds || at.Thread == 0 {
+// remindIn makes task id's reminder go to topic at and belong to by,
+// when the task has one.
+func remindIn(ctx context.Context, q conn, at nod.Topic, by nod.UserID, id string, reminds bool) error {
+	if !reminds {
 		return nil
 	}
-	if _, err := q.ExecContext(ctx, `UPDATE tasks SET remind_thread = $1 WHERE id = $2`, at.Thread, id); err != nil {
+	if _, err := q.ExecContext(ctx, `UPDATE tasks SET remind_thread = $1, remind_by = $2 WHERE id = $3`, at.Thread, by, id); err != nil {
 		return fmt.Errorf("remind task %s in topic %d: %w", id, at.Thread, err)
 	}
 	return nil

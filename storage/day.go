@@ -219,10 +219,10 @@ func (db *DB) SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhm
 			hhmm = fmt.Sprintf("%02d:%02d", h, m)
 			due = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, nod.ChatSettings{TimeZone: zone}.Zone(def), now)), Valid: true}
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, daily_at, daily_quiet, daily_due, daily_thread, updated_at) VALUES ($1, $2, $3, $4, $5, $6)
+		_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, daily_at, daily_quiet, daily_due, daily_thread, daily_by, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (chat_id) DO UPDATE SET daily_at = excluded.daily_at, daily_quiet = excluded.daily_quiet, daily_due = excluded.daily_due,
-			daily_thread = excluded.daily_thread, updated_at = excluded.updated_at`,
-			chatID, hhmm, boolInt(quiet), due, at.Thread, micros(now))
+			daily_thread = excluded.daily_thread, daily_by = excluded.daily_by, updated_at = excluded.updated_at`,
+			chatID, hhmm, boolInt(quiet), due, at.Thread, userID, micros(now))
 		if err != nil {
 			return fmt.Errorf("set daily review: %w", err)
 		}
@@ -250,7 +250,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 		out = out[:0]
 		rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
 			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due`+limitSQL(limit)+lock+`)
-			RETURNING id, chat_id, remind_thread, remind_at, status, deleted_at`, micros(now))
+			RETURNING id, chat_id, remind_thread, remind_by, remind_at, status, deleted_at`, micros(now))
 		if err != nil {
 			return fmt.Errorf("claim reminders: %w", err)
 		}
@@ -261,7 +261,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 				status  string
 				deleted sql.NullInt64
 			)
-			if err := rows.Scan(&o.Ref, &o.ChatID, &o.Thread, &at, &status, &deleted); err != nil {
+			if err := rows.Scan(&o.Ref, &o.ChatID, &o.Thread, &o.User, &at, &status, &deleted); err != nil {
 				rows.Close()
 				return fmt.Errorf("claim reminders: %w", err)
 			}
@@ -275,7 +275,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("claim reminders: %w", err)
 		}
-		rows, err = tx.QueryContext(ctx, `SELECT chat_id, daily_thread, daily_at, tz, daily_due FROM chat_settings
+		rows, err = tx.QueryContext(ctx, `SELECT chat_id, daily_thread, daily_by, daily_at, tz, daily_due FROM chat_settings
 			WHERE daily_due IS NOT NULL AND daily_due <= $1 ORDER BY daily_due`+limitSQL(limit)+lock, micros(now))
 		if err != nil {
 			return fmt.Errorf("claim daily reviews: %w", err)
@@ -283,13 +283,14 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 		type daily struct {
 			chat     nod.ChatID
 			thread   int
+			by       nod.UserID
 			at, zone string
 			due      int64
 		}
 		var ds []daily
 		for rows.Next() {
 			var d daily
-			if err := rows.Scan(&d.chat, &d.thread, &d.at, &d.zone, &d.due); err != nil {
+			if err := rows.Scan(&d.chat, &d.thread, &d.by, &d.at, &d.zone, &d.due); err != nil {
 				rows.Close()
 				return fmt.Errorf("claim daily reviews: %w", err)
 			}
@@ -325,7 +326,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 			if ran > 0 {
 				continue
 			}
-			out = append(out, nod.Owed{ChatID: d.chat, Thread: d.thread, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now})
+			out = append(out, nod.Owed{ChatID: d.chat, Thread: d.thread, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now, User: d.by})
 		}
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {

@@ -68,7 +68,7 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 		payload = string(b)
 	}
 	if !o.Due.IsZero() {
-		payload = fmt.Sprintf(`{"due":%d}`, micros(o.Due))
+		payload = fmt.Sprintf(`{"due":%d,"user":%d}`, micros(o.Due), o.User)
 	}
 	_, err := q.ExecContext(ctx, `INSERT INTO outbox (chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 		o.ChatID, o.Thread, string(o.Kind), o.Ref, payload, db.instance, micros(now))
@@ -180,9 +180,12 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 			r.o.Text = rec.Text
 		}
 		if r.o.Kind == nod.OwedReminder || r.o.Kind == nod.OwedDaily {
-			var due struct{ Due int64 }
+			var due struct {
+				Due  int64
+				User nod.UserID
+			}
 			if err := json.Unmarshal([]byte(r.payload), &due); err == nil {
-				r.o.Due = fromMicros(due.Due)
+				r.o.Due, r.o.User = fromMicros(due.Due), due.User
 			}
 		}
 		if r.o.Kind == nod.OwedReceipt {

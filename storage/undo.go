@@ -87,7 +87,7 @@ func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod
 			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, cf)
 		}
 		if !inv.Empty() {
-			if err := writeChange(ctx, tx, nod.Topic{Chat: chatID, Thread: u.Thread}, inv, nil, now); err != nil {
+			if err := writeChange(ctx, tx, nod.Topic{Chat: chatID, Thread: u.Thread}, userID, inv, nil, now); err != nil {
 				return err
 			}
 		}

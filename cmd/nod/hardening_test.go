@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
@@ -182,5 +183,47 @@ func TestZoneOfferExpires(t *testing.T) {
 	}
 	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
 		t.Errorf("a week-old offer set the zone to %q", s.TimeZone)
+	}
+}
+
+// The allowlist is read when scheduled work is due, not when it was set
+// up: taken off NOD_ALLOWED_USERS, a person gets no more reminders or
+// daily reviews (the model is not asked), in their private chat or in a
+// group where they set them up; the others of the group still get theirs.
+func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	due := fixtures.DefaultNow.Add(2 * time.Hour)
+	remind := func(chatID int64, by int64, id, title string) {
+		t.Helper()
+		_, err := h.db.Apply(t.Context(), nod.Edit{ChatID: nod.ChatID(chatID), UserID: nod.UserID(by), Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+			Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &due}, nil
+			}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	remind(chat, user, "R1", "Alice's own reminder")
+	remind(group, user, "R2", "Alice's group reminder")
+	remind(group, bob, "R3", "Bob's group reminder")
+	if err := h.db.SetDaily(t.Context(), nod.Topic{Chat: chat}, user, "08:00", false, time.UTC); err != nil {
+		t.Fatal(err)
+	}
+	h.env["NOD_ALLOWED_USERS"] = "43" // Alice (42) is taken off
+	h.start()
+	h.clock.Set(fixtures.DefaultNow.Add(26 * time.Hour)) // past the reminders and the next 08:00
+	h.sweeps(3)
+	h.tg.Wait("Bob's reminder", func() bool { return strings.Contains(strings.Join(texts(h.reminders(group)), "\n"), "Bob's group reminder") })
+	h.sweeps(3)
+	if rs := h.reminders(group); len(rs) != 1 || !strings.Contains(rs[0].Text, "Bob's group reminder") {
+		t.Errorf("group reminders: %v", texts(rs))
+	}
+	if ms := h.tg.BotMessages(chat); len(ms) != 0 {
+		t.Errorf("Alice, no longer allowed, was sent %q", texts(ms))
+	}
+	if n := len(h.llm.RequestsFor(agentM)); n != 0 {
+		t.Errorf("the model was asked %d times for someone no longer allowed", n)
 	}
 }
