@@ -215,7 +215,9 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 	h.start()
 	h.clock.Set(fixtures.DefaultNow.Add(26 * time.Hour)) // past the reminders and the next 08:00
 	h.sweeps(3)
-	h.tg.Wait("Bob's reminder", func() bool { return strings.Contains(strings.Join(texts(h.reminders(group)), "\n"), "Bob's group reminder") })
+	h.tg.Wait("Bob's reminder", func() bool {
+		return strings.Contains(strings.Join(texts(h.reminders(group)), "\n"), "Bob's group reminder")
+	})
 	h.sweeps(3)
 	if rs := h.reminders(group); len(rs) != 1 || !strings.Contains(rs[0].Text, "Bob's group reminder") {
 		t.Errorf("group reminders: %v", texts(rs))
