@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Models write Markdown whatever they are told; Telegram, sent HTML,
@@ -52,7 +54,7 @@ func marks(s string) []mark {
 			i = end - 1
 			continue
 		}
-		if strings.HasPrefix(s[i:], "**") {
+		if strings.HasPrefix(s[i:], "**") && !firstIsSpace(s[i+2:]) {
 			if j := boldEnd(s, i+2, code); j >= 0 {
 				out = append(out, mark{i, 2, "<b>"}, mark{j, 2, "</b>"})
 				i = j + 1
@@ -64,8 +66,10 @@ func marks(s string) []mark {
 }
 
 // boldEnd returns where the ** is that closes bold text starting at
-// from, or -1 if none does: the text is not empty, and holds no newline
-// and no asterisk but inside whole code spans.
+// from, or -1 if none does: the text is not empty, holds no newline and
+// no asterisk but inside whole code spans, and (as in CommonMark) neither
+// starts nor ends with white space, so that "**a `b** c`, then **d**"
+// leaves its first ** as written rather than pairing it with the third.
 func boldEnd(s string, from int, code map[int]int) int {
 	for j := from; j < len(s); j++ {
 		if end, ok := code[j]; ok {
@@ -76,11 +80,23 @@ func boldEnd(s string, from int, code map[int]int) int {
 		case '\n':
 			return -1
 		case '*':
-			if j > from && strings.HasPrefix(s[j:], "**") {
+			if j > from && strings.HasPrefix(s[j:], "**") && !lastIsSpace(s[:j]) {
 				return j
 			}
 			return -1
 		}
 	}
 	return -1
+}
+
+// firstIsSpace reports whether s starts with white space, or is empty.
+func firstIsSpace(s string) bool {
+	r, n := utf8.DecodeRuneInString(s)
+	return n == 0 || unicode.IsSpace(r)
+}
+
+// lastIsSpace reports whether s ends with white space, or is empty.
+func lastIsSpace(s string) bool {
+	r, n := utf8.DecodeLastRuneInString(s)
+	return n == 0 || unicode.IsSpace(r)
 }

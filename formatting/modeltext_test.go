@@ -28,6 +28,8 @@ func TestModelText(t *testing.T) {
 		"**a `b**` c**":                                           "<b>a <code>b**</code> c</b>",
 		"`a **b` c** d":                                           "<code>a **b</code> c** d",
 		"**5 * 3**":                                               "**5 * 3**",
+		"** not bold ** but **Ünïcödé**":                          "** not bold ** but <b>Ünïcödé</b>",
+		"**a `b** c`, then **Launch plan**.":                      "**a <code>b** c</code>, then <b>Launch plan</b>.",
 	} {
 		got := formatting.ModelText(in)
 		if got != want {
