@@ -17,7 +17,7 @@ import (
 
 // sender sends, edits and answers, with the care Telegram needs: long
 // messages split, 429s waited out a bounded number of times, "message is
-// not modified" ignored.
+// not modified" ignored, HTML that Telegram refuses sent as plain text.
 type sender struct {
 	tg      *tgbot.Bot
 	log     *slog.Logger
@@ -71,6 +71,27 @@ func (s *sender) retry(ctx context.Context, what string, call func() error) erro
 	}
 }
 
+// htmlOrPlain runs call (with retry), which sends *text in parse mode
+// *mode. If Telegram refuses the HTML ("can't parse entities"), it runs
+// call once more with the text as the person would read it and no parse
+// mode: a message whose markup nod got wrong still arrives, only without
+// its bold, and what nod owed counts as delivered, once.
+func (s *sender) htmlOrPlain(ctx context.Context, what string, chat nod.ChatID, text *string, mode *models.ParseMode, call func() error) error {
+	err := s.retry(ctx, what, call)
+	if *mode != models.ParseModeHTML || !refusedHTML(err) {
+		return err
+	}
+	s.log.Warn("telegram refused the HTML; sending plain text", "call", what, "chat", chat, "err", err)
+	*text, *mode = formatting.PlainText(*text), ""
+	return s.retry(ctx, what, call)
+}
+
+// refusedHTML reports whether err is Telegram's 400 for markup it cannot
+// parse.
+func refusedHTML(err error) bool {
+	return errors.Is(err, tgbot.ErrorBadRequest) && strings.Contains(err.Error(), "can't parse entities")
+}
+
 func keyboard(m formatting.Message) (*models.InlineKeyboardMarkup, error) {
 	rows := make([][]models.InlineKeyboardButton, 0, len(m.Keyboard))
 	for _, row := range m.Keyboard {
@@ -112,7 +133,7 @@ func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, r
 			return id, err
 		}
 		var sent *models.Message
-		err := s.retry(ctx, "sendMessage", func() (err error) {
+		err := s.htmlOrPlain(ctx, "sendMessage", chat, &p.Text, &p.ParseMode, func() (err error) {
 			sent, err = s.tg.SendMessage(ctx, p)
 			return err
 		})
@@ -151,7 +172,7 @@ func (s *sender) edit(ctx context.Context, chat nod.ChatID, id int, m formatting
 	// Recorded first: a button shown by the edit may be pressed at once.
 	s.bind(ctx, chat, id, callbackData(kb))
 	p := &tgbot.EditMessageTextParams{ChatID: chat, MessageID: id, Text: m.HTML, ParseMode: models.ParseModeHTML, ReplyMarkup: kb}
-	err = s.retry(ctx, "editMessageText", func() error {
+	err = s.htmlOrPlain(ctx, "editMessageText", chat, &p.Text, &p.ParseMode, func() error {
 		_, err := s.tg.EditMessageText(ctx, p)
 		return err
 	})
