@@ -105,6 +105,7 @@ type Task struct {
 	EstimateMinutes *int       // nil: no estimate
 	DueDate         string     // YYYY-MM-DD, empty: none
 	RemindAt        *time.Time // nil: no reminder
+	RemindBy        UserID     // who set the reminder; 0: not known
 	Labels          []string
 	Checklist       []ChecklistItem
 	CreatedAt       time.Time

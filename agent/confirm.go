@@ -474,7 +474,7 @@ func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID no
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, where, userID, cs[0], "the reminder's ✓ Done")
+	return c.tap(ctx, where, userID, cs[0], "the reminder's ✓ Done", true)
 }
 
 // Remind moves a task's reminder to at from its reminder's button: the
@@ -485,16 +485,20 @@ func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID nod.
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, where, userID, cs[0], "the reminder's ⏰ button")
+	return c.tap(ctx, where, userID, cs[0], "the reminder's ⏰ button", true)
 }
 
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
-// nothing.
-func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch change, reason string) (nod.Applied, error) {
+// nothing. A tap on a reminder's button (reminder set) acts, in a group,
+// only for the member who set the reminder: nod.ErrForbidden otherwise.
+func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch change, reason string, reminder bool) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: ch.task(), Tool: ch.tool(), Args: ch.args(),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
+			if reminder && at.Chat.Group() && cur.RemindBy != 0 && cur.RemindBy != userID {
+				return nod.Task{}, fmt.Errorf("the reminder of task %q is user %d's: %w", cur.Title, cur.RemindBy, nod.ErrForbidden)
+			}
 			before, _ := ch.current(cur)
 			after, _ := ch.target(cur)
 			if before == after {

@@ -76,6 +76,10 @@ type Bot struct {
 	days      Days
 	reminders Reminders
 	places    Places
+	people    People
+	// names caches what people last saved, by chat and user: a name is
+	// written when it changes, not with every message.
+	names sync.Map
 	ears      Transcriber
 	now       func() time.Time
 	log       *slog.Logger
@@ -133,7 +137,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 		allowed[id] = true
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
-		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, ears: d.Transcriber, now: now, log: log,
+		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 

@@ -55,6 +55,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		b.send.answer(ctx, q.ID, strangerNotice(q.From.LanguageCode, nod.UserID(q.From.ID)))
 		return
 	}
+	b.remember(ctx, chat, q.From)
 	loc := b.locale(ctx, chat, q.From.LanguageCode)
 	a, err := DecodeAction(q.Data)
 	if err != nil || chat == 0 {

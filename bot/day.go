@@ -242,7 +242,11 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
-	if b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late)) != 0 {
+	var whose string
+	if o.ChatID.Group() && t.RemindBy != 0 {
+		whose = b.nameOf(ctx, o.ChatID, t.RemindBy)
+	}
+	if b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, whose)) != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
@@ -313,6 +317,13 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 // onRemindDone marks a reminded task done: the person's own change,
 // applied at once with its Undo on the reminder's message.
 func (b *Bot) onRemindDone(ctx context.Context, p press) string {
+	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	if err != nil {
+		return b.reminderRefusal(p, err)
+	}
+	if no := b.othersReminder(ctx, p, t); no != "" {
+		return no
+	}
 	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.topic(), p.user, p.action.ID) }, true)
 }
 
@@ -322,6 +333,9 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
 	if err != nil {
 		return b.reminderRefusal(p, err)
+	}
+	if no := b.othersReminder(ctx, p, t); no != "" {
+		return no
 	}
 	now := b.now()
 	at := now.Add(time.Hour).Truncate(time.Minute)
@@ -336,6 +350,20 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 		at = time.Date(n.Year(), n.Month(), n.Day()+1, l.Hour(), l.Minute(), 0, 0, zone)
 	}
 	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.topic(), p.user, p.action.ID, at) }, false)
+}
+
+// othersReminder refuses a tap on a reminder that another member of the
+// group set, naming whose it is; "" when p's person may act on it. The
+// storage's own check (Confirmations) closes the race with a reminder
+// set anew meanwhile.
+func (b *Bot) othersReminder(ctx context.Context, p press, t nod.Task) string {
+	if !p.chat.Group() || t.RemindBy == 0 || t.RemindBy == p.user {
+		return ""
+	}
+	if name := b.nameOf(ctx, p.chat, t.RemindBy); name != "" {
+		return p.loc.Notice(formatting.NoticeRemindWhose.With(name))
+	}
+	return p.loc.Notice(formatting.NoticeRemindForbidden)
 }
 
 func (b *Bot) reminderTap(p press, apply func() (nod.Applied, error), done bool) string {

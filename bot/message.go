@@ -94,6 +94,7 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 	in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
+		b.remember(ctx, in.chat, *m.From)
 	}
 	if r := repliesTo(m); r != nil {
 		in.replyTo = r.ID
@@ -512,4 +513,41 @@ func (b *Bot) cmdLang(ctx context.Context, in incoming) {
 		return
 	}
 	b.reply(ctx, in.topic(), b.locale(ctx, in.chat, "").Text(formatting.LangSet))
+}
+
+// remember keeps the name u goes by in a group, written only when it
+// changed since this process last saw it.
+func (b *Bot) remember(ctx context.Context, chat nod.ChatID, u models.User) {
+	name := shortName(u.FirstName)
+	if !chat.Group() || b.people == nil || name == "" {
+		return
+	}
+	key := [2]int64{int64(chat), u.ID}
+	if v, ok := b.names.Load(key); ok && v.(string) == name {
+		return
+	}
+	if err := b.people.SaveMember(ctx, chat, nod.UserID(u.ID), name); err != nil {
+		b.log.Warn("save member's name", "chat", chat, "user", u.ID, "err", err)
+		return
+	}
+	b.names.Store(key, name)
+}
+
+// nameOf is the name user goes by in chat, "" if nod never saw it.
+func (b *Bot) nameOf(ctx context.Context, chat nod.ChatID, user nod.UserID) string {
+	key := [2]int64{int64(chat), int64(user)}
+	if v, ok := b.names.Load(key); ok {
+		return v.(string)
+	}
+	if b.people == nil {
+		return ""
+	}
+	name, err := b.people.MemberName(ctx, chat, user)
+	if err != nil {
+		b.log.Warn("member's name", "chat", chat, "user", user, "err", err)
+	}
+	if name != "" {
+		b.names.Store(key, name)
+	}
+	return name
 }

@@ -32,7 +32,7 @@ var (
 	undoNotices     = overrides{nod.ErrExpired: formatting.NoticeUndoLate, nod.ErrForbidden: formatting.NoticeUndoForbidden}
 	undoZoneNotices = overrides{nod.ErrForbidden: formatting.NoticeUndoForbidden, nod.ErrStale: formatting.NoticeZoneStale, nod.ErrDecided: formatting.NoticeZoneStale}
 	zoneNotices     = overrides{nod.ErrDecided: formatting.NoticeZoneStale}
-	reminderNotices = overrides{nod.ErrNotFound: formatting.NoticeRemindGone, nod.ErrDecided: formatting.NoticeRemindClosed}
+	reminderNotices = overrides{nod.ErrNotFound: formatting.NoticeRemindGone, nod.ErrDecided: formatting.NoticeRemindClosed, nod.ErrForbidden: formatting.NoticeRemindForbidden}
 )
 
 // notice turns an error of a button press into the short text of its

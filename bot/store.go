@@ -201,6 +201,15 @@ type Transcriber interface {
 	Transcribe(ctx context.Context, audio []byte, name, mimeType string) (string, error)
 }
 
+// People keeps the names a group's members go by, so that what nod says
+// about a person names them.
+type People interface {
+	// SaveMember records the name userID goes by in chatID.
+	SaveMember(ctx context.Context, chatID nod.ChatID, userID nod.UserID, name string) error
+	// MemberName is that name, "" if never seen.
+	MemberName(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (string, error)
+}
+
 // Deps are what a Bot works with, each a small interface of its own:
 // *storage.DB provides the reading and bookkeeping ones, the agent and
 // agent.Confirmations the deciding ones.
@@ -221,6 +230,7 @@ type Deps struct {
 	Days      Days
 	Reminders Reminders
 	Places    Places // nil: a shared location is not read
+	People    People // nil: members' names are not kept
 	// Transcriber hears voice messages and audio files; nil: they are
 	// answered as messages nod cannot read.
 	Transcriber Transcriber

@@ -50,7 +50,7 @@ type dailyReview struct {
 
 // reminder is a task's reminder: Due is its due date, if any, and Late
 // how late the reminder comes, if it says so.
-type reminder struct{ Title, Due, At, Late string }
+type reminder struct{ Title, Due, At, Late, For string }
 
 // snoozed is a reminder put off until At.
 type snoozed struct{ Title, At string }
@@ -99,8 +99,8 @@ func (l *Locale) Duration(d time.Duration) string {
 // Reminder renders a task's reminder with its buttons: done, an hour
 // later, tomorrow at the same time. late, if over a few minutes, says
 // that nod was not running when it was due.
-func (l *Locale) Reminder(t nod.Task, due time.Time, late time.Duration) Message {
-	data := reminder{Title: t.Title, At: l.Stamp(due)}
+func (l *Locale) Reminder(t nod.Task, due time.Time, late time.Duration, whose string) Message {
+	data := reminder{Title: t.Title, At: l.Stamp(due), For: whose}
 	if t.DueDate != "" {
 		data.Due = l.Date(t.DueDate)
 	}

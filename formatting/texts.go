@@ -133,6 +133,8 @@ var (
 	NoticeZoneStale         = fixed("n_zone_stale")
 	NoticeRemindGone        = fixed("n_remind_gone")
 	NoticeRemindClosed      = fixed("n_remind_closed")
+	NoticeRemindForbidden   = fixed("n_remind_forbidden")
+	NoticeRemindWhose       = define[string]("n_remind_whose") // the name of whose it is
 )
 
 func init() {

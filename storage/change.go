@@ -68,11 +68,14 @@ func sqlValue(f nod.Field, v string) (any, error) {
 // change is made in: a reminder it sets goes there, and belongs to by.
 func writeChange(ctx context.Context, q conn, at nod.Topic, by nod.UserID, c nod.Change, after *nod.Task, now time.Time) error {
 	chatID := at.Chat
+	if after != nil && after.RemindAt != nil && (c.Created || c.Touches(nod.FieldReminder)) {
+		after.RemindBy = by
+	}
 	if c.Created {
 		if err := insertTask(ctx, q, *after); err != nil {
 			return err
 		}
-		return remindIn(ctx, q, at, by, after.ID, after.RemindAt != nil)
+		return remindIn(ctx, q, at, after.ID, after.RemindAt != nil)
 	}
 	if err := writeTaskRow(ctx, q, at, by, c, now); err != nil {
 		return err
@@ -162,13 +165,13 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c
 	return nil
 }
 
-// remindIn makes task id's reminder go to topic at and belong to by,
-// when the task has one.
-func remindIn(ctx context.Context, q conn, at nod.Topic, by nod.UserID, id string, reminds bool) error {
-	if !reminds {
+// remindIn makes task id's reminder go to topic at, when the task has one
+// and at is a forum topic.
+func remindIn(ctx context.Context, q conn, at nod.Topic, id string, reminds bool) error {
+	if !reminds || at.Thread == 0 {
 		return nil
 	}
-	if _, err := q.ExecContext(ctx, `UPDATE tasks SET remind_thread = $1, remind_by = $2 WHERE id = $3`, at.Thread, by, id); err != nil {
+	if _, err := q.ExecContext(ctx, `UPDATE tasks SET remind_thread = $1 WHERE id = $2`, at.Thread, id); err != nil {
 		return fmt.Errorf("remind task %s in topic %d: %w", id, at.Thread, err)
 	}
 	return nil
@@ -285,7 +288,7 @@ func taskRow(t nod.Task) ([]any, error) {
 	}
 	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
 	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), remindDue(t.RemindAt, t.UpdatedAt)}, nil
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, remindDue(t.RemindAt, t.UpdatedAt)}, nil
 }
 
 // insertColumns are the columns a new task is written with: taskColumns
@@ -298,7 +301,7 @@ func insertTask(ctx context.Context, q conn, t nod.Task) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`, row...)
+	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`, row...)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

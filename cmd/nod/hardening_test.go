@@ -229,3 +229,36 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 		t.Errorf("the model was asked %d times for someone no longer allowed", n)
 	}
 }
+
+// A reminder belongs to whoever set it: in a group it names them, and
+// another member's ✓ Done or ⏰ is refused with whose it is; nothing
+// changes until its person taps.
+func TestGroupReminderIsItsPersons(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.inGroup()
+	h.clf = answer("explicit:remind me tomorrow at 9 about the launch post")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("I'll remind you."))
+	h.start()
+	h.tg.SendText(group, user, "remind me tomorrow at 9 about the launch post")
+	h.tg.WaitBotMessages(group, 2)
+	h.clock.Set(time.Date(2026, 3, 12, 9, 0, 30, 0, time.UTC))
+	h.tg.Wait("the reminder", func() bool { return len(h.reminders(group)) == 1 })
+	r := h.reminders(group)[0]
+	if !strings.Contains(r.Text, "Launch post</b> · for Alice") {
+		t.Errorf("the group's reminder does not name whose it is: %q", r.Text)
+	}
+	for _, b := range []string{"✓ Done", "⏰ 1 h", "⏰ Tomorrow"} {
+		if got := h.tap(group, bob, r.ID, b); got != "This is Alice's reminder: only Alice can act on it." {
+			t.Errorf("Bob's %s answered %q", b, got)
+		}
+	}
+	if task := h.groupTask("L1"); task.Status != nod.StatusOpen || task.RemindAt == nil || !task.RemindAt.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)) {
+		t.Fatalf("Bob's taps changed Alice's task: %s, reminder %v", task.Status, task.RemindAt)
+	}
+	h.tap(group, user, r.ID, "✓ Done")
+	if st := h.groupTask("L1").Status; st != nod.StatusDone {
+		t.Errorf("Alice's ✓ Done left %s", st)
+	}
+}
