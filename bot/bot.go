@@ -34,6 +34,9 @@ type Options struct {
 	ChangeSetTTL   time.Duration
 	TrashRetention time.Duration
 	SweepInterval  time.Duration
+	// UndoWindow is how long an Undo button works (default 24h): a
+	// message's buttons are remembered at least that long.
+	UndoWindow time.Duration
 	// UpdateTimeout bounds the handling of one update, every model step
 	// and tool call included.
 	UpdateTimeout time.Duration
@@ -97,6 +100,8 @@ type Bot struct {
 
 	gate      sync.RWMutex // held while a webhook update is queued
 	accepting bool         // webhook updates are taken
+
+	pruned time.Time // when the sweep last pruned; only the sweeper's goroutine
 }
 
 // New returns a bot; nothing talks to Telegram until Start.
@@ -115,6 +120,9 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = time.Minute
+	}
+	if opts.UndoWindow <= 0 {
+		opts.UndoWindow = 24 * time.Hour
 	}
 	if opts.UpdateTimeout <= 0 {
 		opts.UpdateTimeout = 5 * time.Minute

@@ -105,6 +105,7 @@ var (
 	NoticeInTrash           = fixed("n_in_trash")
 	NoticeTrashed           = fixed("n_trashed")
 	NoticeNotHere           = fixed("n_not_here")
+	NoticeButtonExpired     = fixed("n_button_expired")
 	NoticeInvalid           = fixed("n_invalid")
 	NoticeFailed            = fixed("n_failed")
 	NoticeStranger          = define[nod.UserID]("n_stranger")
