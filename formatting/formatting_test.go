@@ -273,6 +273,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"answered_one":      loc.Text(formatting.Answered.With(formatting.Tally{Applied: 1, Rejected: 0, Pending: 0})),
 		"answered_rejected": loc.Text(formatting.Answered.With(formatting.Tally{Applied: 0, Rejected: 2, Pending: 0})),
 		"answer_unknown":    loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: 12, Total: 6})),
+		"reason_too_long":   loc.Text(formatting.ReasonTooLong.With(formatting.Overlong{Len: 539, Max: nod.MaxReasonLen})),
 		"delete_again":      loc.Text(formatting.DeleteAgain.With("Fix <login> bug")), "turn_timeout_after_one": loc.Text(formatting.TurnTimeout.With(1)),
 		"redone":             loc.Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
 		"receipt_undone":     loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1", Title: "Fix <login> bug"}),

@@ -66,3 +66,30 @@ func TestToolArgumentLimits(t *testing.T) {
 		t.Errorf("the pending set changed: %q", set.Text)
 	}
 }
+
+// A reason the person gives for a rejection is kept up to 500 characters:
+// a longer one is not cut but answered, naming both lengths, and nothing
+// is stored, so that a shorter reply is still taken as the reason.
+func TestRejectionReasonTooLong(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.startWithRaise("raise the login bug")
+	h.tap(chat, user, set.ID, "✗ 1")
+	h.tg.ReplyText(chat, user, set.ID, strings.Repeat("too long ", 60)) // 540 characters
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "539") || !strings.Contains(m.Text, "500") || !strings.Contains(m.Text, "shorter") {
+		t.Errorf("an over-long reason answered %q", m.Text)
+	}
+	if ds, _ := h.db.RecentDecisions(t.Context(), chat, 10); len(ds) != 1 || ds[0].Reason != "" {
+		t.Errorf("decisions after an over-long reason = %+v", ds)
+	}
+	h.tg.ReplyText(chat, user, set.ID, "Not now, it can wait")
+	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Noted") {
+		t.Errorf("the shorter reason answered %q", m.Text)
+	}
+	if ds, _ := h.db.RecentDecisions(t.Context(), chat, 10); len(ds) != 1 || ds[0].Reason != "Not now, it can wait" {
+		t.Errorf("decisions after the shorter reason = %+v", ds)
+	}
+	if n := len(h.llm.RequestsFor(agentM)); n != 2 {
+		t.Errorf("%d agent requests, want 2: a reason is not a request", n)
+	}
+}
