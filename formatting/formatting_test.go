@@ -305,7 +305,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"panic":   loc.Text(formatting.Panic), "too_long": loc.Text(formatting.TooLong.With(5000)), "not_text": loc.Text(formatting.NotText), "unreadable": loc.Text(formatting.Unreadable), "forwarded_asks": loc.Text(formatting.ForwardedAsks),
 		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),
 		"voice_too_long": loc.VoiceTooLong(7*time.Minute+29*time.Second+200*time.Millisecond, 5*time.Minute), "voice_too_long_hours": loc.VoiceTooLong(75*time.Minute, time.Hour),
-		"voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
+		"voice_too_large": loc.VoiceTooLarge(5 * time.Minute), "voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
 		"task_list": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
 		"task_list_paged": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),
