@@ -29,6 +29,11 @@ type Decision struct {
 	At      time.Time
 }
 
+// MaxReasonLen bounds a reason, in characters: a rejection's, in the
+// person's words or passed on by the agent, and the agent's for a
+// checklist change. Reasons go into every prompt's decision history.
+const MaxReasonLen = 500
+
 // Rejection is a rejected change, as the agent checks new proposals
 // against it.
 type Rejection struct {

@@ -189,11 +189,13 @@ func (t *Task) Validate() error {
 }
 
 // Limits on user- and model-supplied text, generous for people and small
-// enough that one task always fits in a prompt.
+// enough that one task always fits in a prompt. Titles and descriptions
+// count bytes; a label counts characters.
 const (
 	MaxTitleLen       = 500
 	MaxDescriptionLen = 100_000
 	MaxLabels         = 20
+	MaxLabelLen       = 64
 	MaxChecklist      = 100
 )
 

@@ -53,10 +53,9 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 	if c.reject, err = a.numbers("reject"); err != nil {
 		return nil, err
 	}
-	if c.reason, _, err = a.str("reason", false); err != nil {
+	if c.reason, err = a.reason(); err != nil {
 		return nil, err
 	}
-	c.reason = strings.TrimSpace(c.reason)
 	if len(c.confirm)+len(c.reject) == 0 {
 		return nil, a.errorf("confirm", "and reject are both empty: name the items the user decided, as numbered in the proposal")
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nodbot/nod"
 )
@@ -61,6 +62,55 @@ func (a args) errorf(field, format string, v ...any) error {
 func (a args) present(name string) bool {
 	v, ok := a.m[name]
 	return ok && !bytes.Equal(bytes.TrimSpace(v), []byte("null"))
+}
+
+// maxBytes returns a tool error naming field name when s is longer than
+// max bytes, else nil. Nothing is cut: the model is told and can call
+// again.
+func (a args) maxBytes(name, s string, max int) error {
+	if len(s) > max {
+		return a.errorf(name, "is longer than %d bytes", max)
+	}
+	return nil
+}
+
+// maxChars returns a tool error naming field name when s holds more than
+// max characters, else nil.
+func (a args) maxChars(name, s string, max int) error {
+	if n := utf8.RuneCountInString(s); n > max {
+		return a.errorf(name, "is %d characters long, more than the %d allowed", n, max)
+	}
+	return nil
+}
+
+// reason reads an optional reason, trimmed, of at most nod.MaxReasonLen
+// characters.
+func (a args) reason() (string, error) {
+	r, _, err := a.str("reason", false)
+	if err != nil {
+		return "", err
+	}
+	r = strings.TrimSpace(r)
+	return r, a.maxChars("reason", r, nod.MaxReasonLen)
+}
+
+// labels reads a set of labels, normalised (nod.NormalizeLabels): at most
+// nod.MaxLabels of at most nod.MaxLabelLen characters each.
+func (a args) labels(required bool) ([]string, bool, error) {
+	ls, ok, err := a.strings("labels", required)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	ls = nod.NormalizeLabels(ls)
+	if len(ls) > nod.MaxLabels {
+		return nil, false, a.errorf("labels", "holds more than %d labels", nod.MaxLabels)
+	}
+	for _, l := range ls {
+		if n := utf8.RuneCountInString(l); n > nod.MaxLabelLen {
+			return nil, false, a.errorf("labels", "holds a label of %d characters, more than the %d allowed", n, nod.MaxLabelLen)
+		}
+	}
+	return ls, true, nil
 }
 
 // str returns a string field; required fields must be present and

@@ -135,10 +135,7 @@ var (
 				return "", nil, err
 			}
 			title = strings.TrimSpace(title)
-			if len(title) > nod.MaxTitleLen {
-				return "", nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
-			}
-			return title, title, nil
+			return title, title, a.maxBytes("title", title, nod.MaxTitleLen)
 		},
 		render: func(v string) string { return fmt.Sprintf("Set title to %q", v) }}.parse
 
@@ -152,10 +149,7 @@ var (
 				return "", nil, err
 			}
 			d = strings.TrimSpace(d)
-			if len(d) > nod.MaxDescriptionLen {
-				return "", nil, a.errorf("description", "is longer than %d bytes", nod.MaxDescriptionLen)
-			}
-			return d, d, nil
+			return d, d, a.maxBytes("description", d, nod.MaxDescriptionLen)
 		},
 		render: clearOr("Clear the description", func(string) string { return "Update the description" })}.parse
 
@@ -201,13 +195,9 @@ var (
 
 	parseLabels = scalarTool{field: nod.FieldLabels, arg: "labels",
 		read: func(a args) (string, any, error) {
-			ls, _, err := a.strings("labels", true)
+			ls, _, err := a.labels(true)
 			if err != nil {
 				return "", nil, err
-			}
-			ls = nod.NormalizeLabels(ls)
-			if len(ls) > nod.MaxLabels {
-				return "", nil, a.errorf("labels", "holds more than %d labels", nod.MaxLabels)
 			}
 			return nod.Task{Labels: ls}.Value(nod.FieldLabels), ls, nil
 		},
@@ -233,8 +223,8 @@ func parseCreate(a args) ([]change, []string, error) {
 		return nil, nil, err
 	}
 	t := nod.Task{Title: strings.TrimSpace(title), Status: nod.StatusOpen, Priority: nod.P2}
-	if len(t.Title) > nod.MaxTitleLen {
-		return nil, nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
+	if err := a.maxBytes("title", t.Title, nod.MaxTitleLen); err != nil {
+		return nil, nil, err
 	}
 	if d, _, err := a.str("description", false); err != nil {
 		return nil, nil, err
@@ -259,10 +249,10 @@ func parseCreate(a args) ([]change, []string, error) {
 	} else {
 		t.DueDate = d
 	}
-	if ls, _, err := a.strings("labels", false); err != nil {
+	if ls, _, err := a.labels(false); err != nil {
 		return nil, nil, err
 	} else {
-		t.Labels = nod.NormalizeLabels(ls)
+		t.Labels = ls
 	}
 	if err := (&nod.Task{ID: "new", Title: t.Title, Status: t.Status, Priority: t.Priority, Description: t.Description}).Validate(); err != nil {
 		return nil, nil, a.errorf("description", "is too long")
@@ -312,8 +302,8 @@ func parseAddItem(a args) (change, error) {
 		return nil, err
 	}
 	title = strings.TrimSpace(title)
-	if len(title) > nod.MaxTitleLen {
-		return nil, a.errorf("title", "is longer than %d bytes", nod.MaxTitleLen)
+	if err := a.maxBytes("title", title, nod.MaxTitleLen); err != nil {
+		return nil, err
 	}
 	return addItem{id: id, title: title}, nil
 }
@@ -385,11 +375,10 @@ func parseRemoveItem(a args) (change, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, _, err := a.str("reason", false)
-	if err != nil {
+	if c.reason, err = a.reason(); err != nil {
 		return nil, err
 	}
-	c.reason, c.remove = strings.TrimSpace(r), true
+	c.remove = true
 	return c, nil
 }
 
@@ -402,6 +391,9 @@ func parseUpdateItem(a args) (change, error) {
 		return nil, err
 	} else if ok && strings.TrimSpace(s) != "" {
 		s = strings.TrimSpace(s)
+		if err := a.maxBytes("title", s, nod.MaxTitleLen); err != nil {
+			return nil, err // as long as a new item's may be
+		}
 		c.title = &s
 	}
 	if b, ok, err := checkedArg(a); err != nil {
@@ -409,10 +401,8 @@ func parseUpdateItem(a args) (change, error) {
 	} else if ok {
 		c.checked = &b
 	}
-	if r, _, err := a.str("reason", false); err != nil {
+	if c.reason, err = a.reason(); err != nil {
 		return nil, err
-	} else {
-		c.reason = strings.TrimSpace(r)
 	}
 	if c.title == nil && c.checked == nil {
 		return nil, a.errorf("items", "element for item %q changes nothing (give isChecked or title)", c.itemID)

@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -182,6 +183,7 @@ func explode(a args, parse func(args) (change, error)) ([]change, []string, erro
 	var (
 		out       []change
 		malformed int
+		why       []string // what was wrong with them, each once
 	)
 	for _, e := range els {
 		ea, ok := element(a.tool, e)
@@ -193,16 +195,20 @@ func explode(a args, parse func(args) (change, error)) ([]change, []string, erro
 		c, err := parse(ea)
 		if err != nil {
 			malformed++
+			if w := userError(err); !slices.Contains(why, w) {
+				why = append(why, w)
+			}
 			continue
 		}
 		out = append(out, c)
 	}
-	return out, malformedNote(a.tool, malformed), nil
+	return out, malformedNote(a.tool, malformed, why), nil
 }
 
-// malformedNote says how many elements were skipped, and the shape an
-// element has, so that a model can call again right.
-func malformedNote(tool nod.Tool, n int) []string {
+// malformedNote says how many elements were skipped, what was wrong with
+// them, and the shape an element has, so that a model can call again
+// right.
+func malformedNote(tool nod.Tool, n int, why []string) []string {
 	if n == 0 {
 		return nil
 	}
@@ -214,7 +220,11 @@ func malformedNote(tool nod.Tool, n int) []string {
 	if shape == "" {
 		shape = "an object with the fields of the tool's schema"
 	}
-	return []string{fmt.Sprintf("Skipped %d malformed item(s): each must be an object like %s.", n, shape)}
+	note := fmt.Sprintf("Skipped %d malformed item(s): each must be an object like %s.", n, shape)
+	if len(why) > 0 {
+		note += " " + strings.Join(why, "; ") + "."
+	}
+	return []string{note}
 }
 
 // JSON is the decoded arguments as JSON, for the audit log.

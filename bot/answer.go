@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
@@ -201,6 +202,12 @@ func (b *Bot) reason(ctx context.Context, in incoming) bool {
 		if it, ok := set.Item(atoi(s)); ok && it.Status == nod.ItemPending {
 			return false // it names a pending item: an answer or an edit, for the agent
 		}
+	}
+	if n := utf8.RuneCountInString(in.text); n > nod.MaxReasonLen {
+		// Not cut: a cut reason may say the opposite. The rejection
+		// still waits for one.
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.ReasonTooLong.With(formatting.Overlong{Len: n, Max: nod.MaxReasonLen})))
+		return true
 	}
 	if err := b.answers.SetReason(ctx, d.ID, in.text); err != nil {
 		return false

@@ -34,6 +34,9 @@ type Options struct {
 	ChangeSetTTL   time.Duration
 	TrashRetention time.Duration
 	SweepInterval  time.Duration
+	// UndoWindow is how long an Undo button works (default 24h): a
+	// message's buttons are remembered at least that long.
+	UndoWindow time.Duration
 	// UpdateTimeout bounds the handling of one update, every model step
 	// and tool call included.
 	UpdateTimeout time.Duration
@@ -101,6 +104,8 @@ type Bot struct {
 
 	gate      sync.RWMutex // held while a webhook update is queued
 	accepting bool         // webhook updates are taken
+
+	pruned time.Time // when the sweep last pruned; only the sweeper's goroutine
 }
 
 // New returns a bot; nothing talks to Telegram until Start.
@@ -119,6 +124,9 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = time.Minute
+	}
+	if opts.UndoWindow <= 0 {
+		opts.UndoWindow = 24 * time.Hour
 	}
 	if opts.UpdateTimeout <= 0 {
 		opts.UpdateTimeout = 5 * time.Minute
@@ -299,7 +307,7 @@ func (b *Bot) handle(u *models.Update) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, at)
-			first, err := b.firstDelivery(ctx, u.ID)
+			first, err := b.fresh(ctx, u)
 			if err != nil && b.allowedSender(u.Message) {
 				// The database failed: the update's own language, nothing stored.
 				b.reply(ctx, at, formatting.For(u.Message.From.LanguageCode).Text(formatting.InternalError.With(0)))
@@ -319,7 +327,7 @@ func (b *Bot) handle(u *models.Update) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, messageTopic(m))
-			if first, _ := b.firstDelivery(ctx, u.ID); first {
+			if first, _ := b.fresh(ctx, u); first {
 				b.onEdit(ctx, m)
 			}
 		})
@@ -332,7 +340,7 @@ func (b *Bot) handle(u *models.Update) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, updateTopic(u))
-			first, err := b.firstDelivery(ctx, u.ID)
+			first, err := b.fresh(ctx, u)
 			if err != nil {
 				text, _ := notice(formatting.For(u.CallbackQuery.From.LanguageCode), err, nil)
 				b.send.answer(ctx, u.CallbackQuery.ID, text)
@@ -360,6 +368,32 @@ func updateKind(u *models.Update) string {
 		return "callback"
 	}
 	return "other"
+}
+
+// fresh reports whether update u is to be handled: one from a person nod
+// serves once, as firstDelivery records it; anyone else's (a stranger, a
+// bot, a channel) always, unrecorded, since anyone may write to a bot and
+// must not grow its database by it. A stranger's redelivered message is
+// not refused twice within the hour (refusals remembers, in memory); after
+// a restart it may be.
+func (b *Bot) fresh(ctx context.Context, u *models.Update) (bool, error) {
+	if !b.served(u) {
+		return true, nil
+	}
+	return b.firstDelivery(ctx, u.ID)
+}
+
+// served reports whether u comes from an allowed person.
+func (b *Bot) served(u *models.Update) bool {
+	switch {
+	case u.Message != nil:
+		return b.allowedSender(u.Message)
+	case u.EditedMessage != nil:
+		return b.allowedSender(u.EditedMessage)
+	case u.CallbackQuery != nil:
+		return b.allowed[nod.UserID(u.CallbackQuery.From.ID)]
+	}
+	return false
 }
 
 // firstDelivery records the update and reports whether it is new. When

@@ -64,10 +64,17 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		b.send.answer(ctx, q.ID, text)
 		return
 	}
-	switch sent, err := b.sentWith(ctx, chat, msgID, q.Data, kb); {
+	switch sent, recorded, err := b.sentWith(ctx, chat, msgID, q.Data, kb); {
 	case err != nil:
 		b.log.Error("button check", "chat", chat, "err", err)
 		b.send.answer(ctx, q.ID, loc.Notice(formatting.NoticeFailed))
+		return
+	case !recorded && q.Message.Message == nil:
+		// An old message: its buttons are no longer recorded (pruned,
+		// or sent before the record was kept) and Telegram no longer
+		// shows it to the bot.
+		b.log.Info("button of an old message", "chat", chat, "user", nod.UserID(q.From.ID), "message", msgID)
+		b.send.answer(ctx, q.ID, loc.Notice(formatting.NoticeButtonExpired))
 		return
 	case !sent:
 		// Valid data pressed on another message (another person's
@@ -86,15 +93,16 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 }
 
 // sentWith reports whether callback data was pressed on a message it was
-// sent with (or edited into). On a message nod has no record of (sent
-// before it kept one, not recorded yet, or whose record failed) the data
-// must be among the buttons Telegram reports the message with.
-func (b *Bot) sentWith(ctx context.Context, chat nod.ChatID, msgID int, data string, kb *models.InlineKeyboardMarkup) (bool, error) {
-	sent, recorded, err := b.messages.ButtonSentWith(ctx, chat, msgID, data)
+// sent with (or edited into), and whether nod has a record of the
+// message's buttons. On a message it has none of (sent before it kept
+// one, pruned, not recorded yet, or whose record failed) the data must be
+// among the buttons Telegram reports the message with.
+func (b *Bot) sentWith(ctx context.Context, chat nod.ChatID, msgID int, data string, kb *models.InlineKeyboardMarkup) (sent, recorded bool, err error) {
+	sent, recorded, err = b.messages.ButtonSentWith(ctx, chat, msgID, data)
 	if err != nil || recorded {
-		return sent, err
+		return sent, recorded, err
 	}
-	return kb != nil && slices.Contains(callbackData(kb), data), nil
+	return kb != nil && slices.Contains(callbackData(kb), data), false, nil
 }
 
 // bindButtons records which callback data message id carries; a failure

@@ -12,7 +12,8 @@ import (
 // Callback data counts only on a message it was sent with: on a message
 // whose buttons nod recorded, only their data counts, whatever Telegram
 // says the message carries; on one it has no record of (sent before it
-// kept the record) the data must be among the buttons Telegram reports.
+// kept the record, or pruned) the data must be among the buttons Telegram
+// reports.
 func TestSentWith(t *testing.T) {
 	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -29,33 +30,33 @@ func TestSentWith(t *testing.T) {
 		return kb
 	}
 	for _, c := range []struct {
-		name string
-		msg  int
-		data string
-		kb   *models.InlineKeyboardMarkup
-		want bool
+		name           string
+		msg            int
+		data           string
+		kb             *models.InlineKeyboardMarkup
+		want, recorded bool
 	}{
-		{"on its message", 5, "1u.mine", carrying("1u.mine", "1S.rule"), true},
-		{"on its message, Telegram's copy unknown", 5, "1S.rule", nil, true},
-		{"on another's receipt", 9, "1u.mine", carrying("1u.theirs"), false},
-		{"on another message that claims to carry it", 9, "1u.mine", carrying("1u.mine"), false},
-		{"on a message it was never sent with", 7, "1u.theirs", nil, false},
-		{"older than the record, on its message", 3, "1u.old", carrying("1u.old"), true},
-		{"recorded data on a message older than the record", 3, "1u.mine", carrying("1u.old"), false},
-		{"older than the record, elsewhere", 3, "1u.old", carrying("1u.other"), false},
-		{"older than the record, inaccessible message", 3, "1u.old", nil, false},
+		{"on its message", 5, "1u.mine", carrying("1u.mine", "1S.rule"), true, true},
+		{"on its message, Telegram's copy unknown", 5, "1S.rule", nil, true, true},
+		{"on another's receipt", 9, "1u.mine", carrying("1u.theirs"), false, true},
+		{"on another message that claims to carry it", 9, "1u.mine", carrying("1u.mine"), false, true},
+		{"on a message it was never sent with", 7, "1u.theirs", nil, false, false},
+		{"older than the record, on its message", 3, "1u.old", carrying("1u.old"), true, false},
+		{"recorded data on a message older than the record", 3, "1u.mine", carrying("1u.old"), false, false},
+		{"older than the record, elsewhere", 3, "1u.old", carrying("1u.other"), false, false},
+		{"older than the record, inaccessible message", 3, "1u.old", nil, false, false},
 	} {
-		got, err := b.sentWith(t.Context(), chat, c.msg, c.data, c.kb)
-		if err != nil || got != c.want {
-			t.Errorf("%s: sentWith(%d, %q) = %v, %v; want %v", c.name, c.msg, c.data, got, err, c.want)
+		got, recorded, err := b.sentWith(t.Context(), chat, c.msg, c.data, c.kb)
+		if err != nil || got != c.want || recorded != c.recorded {
+			t.Errorf("%s: sentWith(%d, %q) = %v, %v, %v; want %v, %v", c.name, c.msg, c.data, got, recorded, err, c.want, c.recorded)
 		}
 	}
-	if got, _ := b.sentWith(t.Context(), chat-1, 5, "1u.mine", nil); got {
+	if got, _, _ := b.sentWith(t.Context(), chat-1, 5, "1u.mine", nil); got {
 		t.Errorf("data of chat %d counts in chat %d", chat, chat-1)
 	}
 	// Edited into another message, the data counts there as well.
 	b.bindButtons(t.Context(), chat, 9, []string{"1u.mine"})
-	if got, _ := b.sentWith(t.Context(), chat, 9, "1u.mine", nil); !got {
+	if got, _, _ := b.sentWith(t.Context(), chat, 9, "1u.mine", nil); !got {
 		t.Errorf("data edited into message 9 does not count there")
 	}
 }

@@ -12,6 +12,9 @@ type Updates interface {
 	// MarkUpdate records an update id; false means it was handled before.
 	MarkUpdate(ctx context.Context, id int64) (bool, error)
 	LastUpdateID(ctx context.Context) (int64, error)
+	// PruneUpdates forgets the updates handled before cutoff but the
+	// newest (LastUpdateID's), and says how many it forgot.
+	PruneUpdates(ctx context.Context, cutoff time.Time) (int, error)
 }
 
 // Tasks reads a chat's tasks, its trash and its audit log.
@@ -96,7 +99,8 @@ type Answers interface {
 	SetReason(ctx context.Context, decisionID, reason string) error
 }
 
-// Sweeps moves time on: sets expire or are kept, and old trash goes.
+// Sweeps moves time on: sets expire or are kept, old trash and the records
+// of old buttons go.
 type Sweeps interface {
 	// ExpireSets expires the open sets whose time is up at now, each once.
 	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)
@@ -107,6 +111,9 @@ type Sweeps interface {
 	// open.
 	KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error)
 	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
+	// PruneButtons forgets the callback data last shown on a message
+	// before cutoff (see Messages.ButtonSentWith), and says how many.
+	PruneButtons(ctx context.Context, cutoff time.Time) (int, error)
 	// DeletionsDue returns one deletion per person whose line must move
 	// on at now: its question expired, or its first was never asked.
 	DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error)

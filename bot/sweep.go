@@ -62,6 +62,48 @@ func (b *Bot) sweep(ctx context.Context) {
 	} else if n > 0 {
 		b.log.Info("trash purged", "tasks", n)
 	}
+	b.prune(ctx, now, failed)
+}
+
+// updateWindow is how long the id of a handled update is kept, so that a
+// redelivery is known as one: Telegram keeps an update for at most 24
+// hours, for getUpdates and webhook retries alike, and twice that leaves
+// room for a process that was down and clocks that differ.
+const updateWindow = 48 * time.Hour
+
+// pruneEvery is how often, at most, the sweep forgets old update ids and
+// buttons: each prune reads the whole of both tables.
+const pruneEvery = time.Hour
+
+// prune forgets update ids older than updateWindow and the buttons of
+// messages not shown for longer than any of them can act (buttonWindow).
+func (b *Bot) prune(ctx context.Context, now time.Time, failed func(string, error)) {
+	if now.Sub(b.pruned) < pruneEvery {
+		return
+	}
+	b.pruned = now
+	updates, err := b.updates.PruneUpdates(ctx, now.Add(-updateWindow))
+	if err != nil {
+		failed("prune updates", err)
+	}
+	buttons, err := b.sweeps.PruneButtons(ctx, now.Add(-b.buttonWindow()))
+	if err != nil {
+		failed("prune buttons", err)
+	}
+	if updates+buttons > 0 {
+		b.log.Info("old records pruned", "updates", updates, "buttons", buttons)
+	}
+}
+
+// buttonWindow is how long a message's buttons are remembered after it
+// was last sent or edited: the longest any of them acts on its own record
+// (a set's TTL, which Keep renews by editing the message; the undo
+// window; the trash's Restore; a learned rule's Stop). Buttons that act
+// longer (a task card's, a reminder's) are refused as expired past it,
+// on a message Telegram no longer shows the bot: the command that made
+// them makes fresh ones.
+func (b *Bot) buttonWindow() time.Duration {
+	return max(b.opts.ChangeSetTTL, b.opts.UndoWindow, b.opts.TrashRetention, nod.RuleLifetime)
 }
 
 // sweepSafely runs one sweep; a panic (a template that cannot render, say)

@@ -23,6 +23,30 @@ const maxDownload = 20 << 20
 // errTooBig marks a file past maxDownload.
 var errTooBig = errors.New("file is too big to download")
 
+// maxSoundRate bounds the bytes a second of sound may take: 40 kB, above
+// MP3's highest rate (320 kbit/s) and ten times a voice note's Opus. A
+// message's stated length is the sender's word, its bytes are what gets
+// transcribed: a file may hold no more than VoiceMax at this rate.
+const maxSoundRate = 40_000
+
+// errTooLarge marks a file larger than the longest sound transcribed can be.
+var errTooLarge = errors.New("file is larger than the longest sound transcribed")
+
+// maxSound is the largest file nod fetches: VoiceMax of sound at
+// maxSoundRate, and never past what the Bot API serves.
+func (b *Bot) maxSound() int64 {
+	return min(int64(b.opts.VoiceMax.Seconds()*maxSoundRate), maxDownload)
+}
+
+// oversize is the error of a file of size bytes past limit: errTooBig past
+// what the Bot API serves, errTooLarge below it.
+func oversize(size, limit int64) error {
+	if size > maxDownload {
+		return fmt.Errorf("%d bytes: %w", size, errTooBig)
+	}
+	return fmt.Errorf("%d bytes, more than %d: %w", size, limit, errTooLarge)
+}
+
 // sound is a voice message or an audio file as the message describes it.
 type sound struct {
 	fileID   string
@@ -77,7 +101,8 @@ func orDefault(s, def string) string {
 // what nod heard (🎙 “…”); the transcript is then the person's words, as
 // if typed. Too long, too big, silent or not transcribed, the person gets
 // one line that says so (ok false) and nothing else happens. The length
-// and size are checked before anything is fetched.
+// and size are checked before anything is fetched, the size again as
+// getFile states it and as the file downloads.
 func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text string, ok bool) {
 	s := soundOf(m)
 	switch {
@@ -86,6 +111,9 @@ func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text st
 		return "", false
 	case s.size > maxDownload:
 		b.replyTo(ctx, in, in.loc.Text(formatting.VoiceTooBig))
+		return "", false
+	case s.size > b.maxSound():
+		b.replyTo(ctx, in, in.loc.VoiceTooLarge(b.opts.VoiceMax))
 		return "", false
 	}
 	typed := make(chan struct{})
@@ -100,11 +128,7 @@ func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text st
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
 		defer cancel()
 		b.log.Warn("voice message not transcribed", "chat", in.chat, "seconds", s.length.Seconds(), "err", err)
-		tmpl := formatting.VoiceFailed
-		if errors.Is(err, errTooBig) {
-			tmpl = formatting.VoiceTooBig
-		}
-		b.replyTo(ctx, in, in.loc.Text(tmpl))
+		b.replyTo(ctx, in, b.notHeard(in.loc, err))
 		return "", false
 	}
 	if text == "" {
@@ -115,18 +139,31 @@ func (b *Bot) hear(ctx context.Context, in incoming, m *models.Message) (text st
 	return text, true
 }
 
+// notHeard is the line that says why a sound was not transcribed.
+func (b *Bot) notHeard(loc *formatting.Locale, err error) formatting.Message {
+	switch {
+	case errors.Is(err, errTooBig):
+		return loc.Text(formatting.VoiceTooBig)
+	case errors.Is(err, errTooLarge):
+		return loc.VoiceTooLarge(b.opts.VoiceMax)
+	}
+	return loc.Text(formatting.VoiceFailed)
+}
+
 // transcribe fetches the sound's file and has it transcribed.
 func (b *Bot) transcribe(ctx context.Context, s sound) (string, error) {
-	audio, err := b.download(ctx, s.fileID)
+	audio, err := b.download(ctx, s.fileID, b.maxSound())
 	if err != nil {
 		return "", err
 	}
 	return b.ears.Transcribe(ctx, audio, s.name, s.mimeType)
 }
 
-// download fetches a file a person sent: getFile, then its URL, which
-// holds the bot token and so never appears in an error or a log.
-func (b *Bot) download(ctx context.Context, fileID string) ([]byte, error) {
+// download fetches a file a person sent, of at most limit bytes (at most
+// maxDownload): getFile, then its URL, which holds the bot token and so
+// never appears in an error or a log. Reading stops past limit, whatever
+// size getFile stated.
+func (b *Bot) download(ctx context.Context, fileID string, limit int64) ([]byte, error) {
 	var f *models.File
 	err := b.send.retry(ctx, "getFile", func() (err error) {
 		f, err = b.tg.GetFile(ctx, &tgbot.GetFileParams{FileID: fileID})
@@ -137,8 +174,8 @@ func (b *Bot) download(ctx context.Context, fileID string) ([]byte, error) {
 		return nil, fmt.Errorf("get file: %w", errTooBig)
 	case err != nil:
 		return nil, fmt.Errorf("get file: %w", redactErr(err, b.opts.Token))
-	case f.FileSize > maxDownload:
-		return nil, fmt.Errorf("get file of %d bytes: %w", f.FileSize, errTooBig)
+	case f.FileSize > limit:
+		return nil, fmt.Errorf("get file: %w", oversize(f.FileSize, limit))
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, b.tg.FileDownloadLink(f), nil)
 	if err != nil {
@@ -156,12 +193,12 @@ func (b *Bot) download(ctx context.Context, fileID string) ([]byte, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("download file: HTTP status %d", resp.StatusCode)
 	}
-	audio, err := io.ReadAll(io.LimitReader(resp.Body, maxDownload+1))
+	audio, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	switch {
 	case err != nil:
 		return nil, fmt.Errorf("download file: %w", redactErr(err, b.opts.Token))
-	case len(audio) > maxDownload:
-		return nil, fmt.Errorf("download file: %w", errTooBig)
+	case int64(len(audio)) > limit:
+		return nil, fmt.Errorf("download file: %w", oversize(int64(len(audio)), limit))
 	}
 	return audio, nil
 }

@@ -273,6 +273,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"answered_one":      loc.Text(formatting.Answered.With(formatting.Tally{Applied: 1, Rejected: 0, Pending: 0})),
 		"answered_rejected": loc.Text(formatting.Answered.With(formatting.Tally{Applied: 0, Rejected: 2, Pending: 0})),
 		"answer_unknown":    loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: 12, Total: 6})),
+		"reason_too_long":   loc.Text(formatting.ReasonTooLong.With(formatting.Overlong{Len: 539, Max: nod.MaxReasonLen})),
 		"delete_again":      loc.Text(formatting.DeleteAgain.With("Fix <login> bug")), "turn_timeout_after_one": loc.Text(formatting.TurnTimeout.With(1)),
 		"redone":             loc.Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
 		"receipt_undone":     loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1", Title: "Fix <login> bug"}),
@@ -304,7 +305,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"panic":   loc.Text(formatting.Panic), "too_long": loc.Text(formatting.TooLong.With(5000)), "not_text": loc.Text(formatting.NotText), "unreadable": loc.Text(formatting.Unreadable), "forwarded_asks": loc.Text(formatting.ForwardedAsks),
 		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),
 		"voice_too_long": loc.VoiceTooLong(7*time.Minute+29*time.Second+200*time.Millisecond, 5*time.Minute), "voice_too_long_hours": loc.VoiceTooLong(75*time.Minute, time.Hour),
-		"voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
+		"voice_too_large": loc.VoiceTooLarge(5 * time.Minute), "voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
 		"task_list": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
 		"task_list_paged": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),
@@ -403,7 +404,7 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 		c    formatting.Content
 	}{
 		{"n_forbidden", formatting.NoticeForbidden}, {"n_expired", formatting.NoticeExpired}, {"n_decided", formatting.NoticeDecided},
-		{"n_item_decided", formatting.NoticeItemDecided.With(formatting.DecidedItem{N: 2, Status: nod.ItemRejected})}, {"n_stale_undo", formatting.NoticeStaleUndo}, {"n_not_here", formatting.NoticeNotHere},
+		{"n_item_decided", formatting.NoticeItemDecided.With(formatting.DecidedItem{N: 2, Status: nod.ItemRejected})}, {"n_stale_undo", formatting.NoticeStaleUndo}, {"n_not_here", formatting.NoticeNotHere}, {"n_button_expired", formatting.NoticeButtonExpired},
 		{"n_invalid", formatting.NoticeInvalid}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
 		{"n_applied_item", formatting.NoticeAppliedItem.With(1)}, {"n_rejected_item", formatting.NoticeRejectedItem.With(1)}, {"n_skipped_item", formatting.NoticeSkippedItem.With(1)},
 		{"n_applied_count", formatting.NoticeAppliedCount.With(3)}, {"n_rejected_all", formatting.NoticeRejectedAll}, {"n_nothing_left", formatting.NoticeNothingLeft},

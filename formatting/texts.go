@@ -39,6 +39,7 @@ var (
 	AnswerUnknown = define[NoSuchItem]("answer_unknown")
 	NothingLeft   = fixed("nothing_left")
 	ReasonNoted   = define[string]("reason_noted")
+	ReasonTooLong = define[Overlong]("reason_too_long")
 
 	// Deleting takes the task's title.
 	DeleteAgain           = define[string]("delete_again")
@@ -105,6 +106,7 @@ var (
 	NoticeInTrash           = fixed("n_in_trash")
 	NoticeTrashed           = fixed("n_trashed")
 	NoticeNotHere           = fixed("n_not_here")
+	NoticeButtonExpired     = fixed("n_button_expired")
 	NoticeInvalid           = fixed("n_invalid")
 	NoticeFailed            = fixed("n_failed")
 	NoticeStranger          = define[nod.UserID]("n_stranger")
@@ -151,6 +153,9 @@ type Tally struct{ Applied, Rejected, Pending int }
 
 // NoSuchItem is an answer's item N that a set of Total items lacks.
 type NoSuchItem struct{ N, Total int }
+
+// Overlong is a text of Len characters, more than the Max allowed.
+type Overlong struct{ Len, Max int }
 
 // RestoredTask is a task back from the trash, with its Checklist items.
 type RestoredTask struct {

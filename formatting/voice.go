@@ -13,6 +13,14 @@ func (l *Locale) VoiceTooLong(length, max time.Duration) Message {
 
 var voiceTooLong = define[voiceLength]("voice_too_long")
 
+// VoiceTooLarge says that a voice message's file is larger than max of
+// sound can be, whatever length it states.
+func (l *Locale) VoiceTooLarge(max time.Duration) Message {
+	return l.Text(voiceTooLarge.With(clock(max)))
+}
+
+var voiceTooLarge = define[string]("voice_too_large")
+
 // voiceLength is a voice message's Length and the Max nod transcribes,
 // as clock writes them.
 type voiceLength struct{ Length, Max string }

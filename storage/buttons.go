@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
 
 // BindButtons records that message msgID of the chat carries buttons with
 // these callback data, sent with it or edited into it, so that the data
-// pressed on any other message can be refused. Recording a pair twice is
-// harmless.
+// pressed on any other message can be refused. Recording a pair again
+// stamps it anew: a pair is kept from the last time it was shown (see
+// PruneButtons).
 func (db *DB) BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, data []string) error {
 	if len(data) == 0 {
 		return nil
@@ -31,7 +33,7 @@ func (db *DB) BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, dat
 		args = append(args, d)
 		fmt.Fprintf(&q, "(CAST($1 AS BIGINT),CAST($2 AS BIGINT),CAST($%d AS TEXT),CAST($3 AS BIGINT))", len(args))
 	}
-	q.WriteString(` ON CONFLICT (chat_id, message_id, data) DO NOTHING`)
+	q.WriteString(` ON CONFLICT (chat_id, message_id, data) DO UPDATE SET created_at = excluded.created_at`)
 	if _, err := db.exec(ctx, q.String(), args...); err != nil {
 		return fmt.Errorf("bind buttons of message %d: %w", msgID, err)
 	}
@@ -50,4 +52,16 @@ func (db *DB) ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, 
 		return false, false, fmt.Errorf("buttons of message %d: %w", msgID, err)
 	}
 	return on > 0, all > 0, nil
+}
+
+// PruneButtons deletes the callback data last sent with or edited into a
+// message before cutoff, and returns how many it deleted. A press of such
+// a button finds its message unrecorded (ButtonSentWith).
+func (db *DB) PruneButtons(ctx context.Context, cutoff time.Time) (int, error) {
+	res, err := db.exec(ctx, `DELETE FROM button_messages WHERE created_at < $1`, micros(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("prune buttons: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
 }

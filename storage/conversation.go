@@ -165,6 +165,19 @@ func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
 	return n == 1, err
 }
 
+// PruneUpdates deletes the records of updates handled before cutoff, and
+// returns how many it deleted. The update with the highest id stays
+// whatever its age: LastUpdateID reads it to resume polling.
+func (db *DB) PruneUpdates(ctx context.Context, cutoff time.Time) (int, error) {
+	res, err := db.exec(ctx, `DELETE FROM processed_updates WHERE created_at < $1
+		AND update_id < (SELECT MAX(update_id) FROM processed_updates)`, micros(cutoff))
+	if err != nil {
+		return 0, fmt.Errorf("prune updates: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
 // PersonMessage returns the latest line of chat's conversation that holds
 // the person's Telegram message msgID (an edit's line holds it too), and
 // whether there is one.

@@ -361,3 +361,43 @@ func firstOf(ts []openaitest.Transcription) openaitest.Transcription {
 	t.Audio = nil // its length is in the message
 	return t
 }
+
+// The length a voice message or audio file states is the sender's word;
+// its bytes are what gets transcribed. A file larger than NOD_VOICE_MAX
+// of sound can be (40 kB a second, above MP3's highest rate) is refused
+// with one line, however short it says it is: from the size the message
+// states (no getFile), from getFile's when the message states none (no
+// download), and from the bytes downloaded when both understate it
+// (reading stops past the bound). Nothing is transcribed.
+func TestVoiceSizeBoundsLength(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.llm.HandleTranscriptions(noTranscription(t))
+	h.env["NOD_VOICE_MAX"] = "10s" // at most 400 kB
+	h.script(openaitest.Text("Hello."))
+	h.start()
+	big := bytes.Repeat([]byte{0x4f}, 1<<20)
+	for i, c := range []struct {
+		name      string
+		v         telegramtest.Voice
+		getFile   int
+		downloads int
+	}{
+		{"stated by the message", telegramtest.Voice{Data: big, Duration: 2}, 0, 0},
+		{"stated by getFile", telegramtest.Voice{Data: big, Size: -1, Audio: true, FileName: "memo.mp3", Duration: 2}, 1, 0},
+		{"understated by both", telegramtest.Voice{Data: big, Size: 1000, Duration: 2}, 2, 1},
+	} {
+		voice := h.tg.SendVoice(chat, user, c.v)
+		m := h.tg.WaitBotMessages(chat, i+1)[i]
+		if !strings.Contains(m.Text, "0:10") || !strings.Contains(m.Text, "type it") || m.ReplyTo != voice {
+			t.Errorf("%s: %q replying to %d", c.name, m.Text, m.ReplyTo)
+		}
+		if g, d := len(h.tg.Calls("getFile")), len(h.tg.Calls("download")); g != c.getFile || d != c.downloads {
+			t.Errorf("%s: getFile %d times, downloads %d; want %d, %d", c.name, g, d, c.getFile, c.downloads)
+		}
+	}
+	h.nextWorks(4)
+	if n := len(h.llm.RequestsFor(agentM)); n != 1 {
+		t.Errorf("%d agent requests, want 1 (the next message's)", n)
+	}
+}

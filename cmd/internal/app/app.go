@@ -113,7 +113,7 @@ func newTranscriber(cfg config, reg *prometheus.Registry, log *slog.Logger) *spe
 
 func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
-		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
+		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout, UndoWindow: cfg.UndoWindow,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Answers: db, Sweeps: db, Outbox: db,

@@ -120,7 +120,7 @@ var settings = []setting{
 	{"undo-window", "duration", "NOD_UNDO_WINDOW", "24h", "Undo stays possible for", false, dur(func(c *config) *time.Duration { return &c.UndoWindow })},
 	{"confirm-window", "duration", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
 	{"trash-retention", "duration", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
-	{"sweep-interval", "duration", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets and old trash are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
+	{"sweep-interval", "duration", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets, old trash and old records are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
 	{"audit-key", "secret", "NOD_AUDIT_KEY", "", "secret that keys the audit chain (HMAC) and signs its heads", true, str(func(c *config) *string { return &c.AuditKey })},
 	{"update-timeout", "duration", "NOD_UPDATE_TIMEOUT", "5m", "deadline for handling one update, all steps included", false, dur(func(c *config) *time.Duration { return &c.UpdateTimeout })},
 	{"rate-chat", "number", "NOD_RATE_CHAT", "1", "messages a second to one chat", false, rate(func(c *config) *float64 { return &c.RateChat })},
