@@ -82,11 +82,11 @@ type Bot struct {
 	people    People
 	// names caches what people last saved, by chat and user: a name is
 	// written when it changes, not with every message.
-	names sync.Map
-	ears      Transcriber
-	now       func() time.Time
-	log       *slog.Logger
-	allowed   map[nod.UserID]bool
+	names   sync.Map
+	ears    Transcriber
+	now     func() time.Time
+	log     *slog.Logger
+	allowed map[nod.UserID]bool
 
 	tg       *tgbot.Bot
 	files    *http.Client // downloads what people send (voice messages)
