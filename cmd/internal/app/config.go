@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nodbot/nod"
 )
@@ -81,6 +82,35 @@ func dur(p func(*config) *time.Duration) func(*config, string) error {
 	}
 }
 
+// A webhook secret is what Telegram takes (1 to 256 of A-Z a-z 0-9 _ -),
+// at least 16 long: on a public URL it alone tells Telegram's posts from
+// anyone's, and 16 random characters of those 64 are 96 bits, beyond
+// guessing.
+const minWebhookSecret, maxWebhookSecret = 16, 256
+
+// webhookSecret sets the webhook secret if Telegram takes it and it is
+// long enough.
+func webhookSecret(c *config, v string) error {
+	// The value is never quoted: the error goes to a terminal or a log.
+	var why string
+	switch n := utf8.RuneCountInString(v); {
+	case v == "": // long polling
+	case strings.IndexFunc(v, notSecretChar) >= 0:
+		why = "has a character Telegram refuses"
+	case n < minWebhookSecret || n > maxWebhookSecret:
+		why = fmt.Sprintf("is %d characters", n)
+	}
+	if why != "" {
+		return fmt.Errorf("%s; want %d to %d of A-Z a-z 0-9 _ - (openssl rand -hex 16 makes one)", why, minWebhookSecret, maxWebhookSecret)
+	}
+	c.WebhookSecret = v
+	return nil
+}
+
+func notSecretChar(r rune) bool {
+	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
+}
+
 var settings = []setting{
 	{"token", "token", "TELEGRAM_BOT_TOKEN", "", "Telegram bot token", true, str(func(c *config) *string { return &c.Token })},
 	{"telegram-url", "url", "TELEGRAM_API_URL", "https://api.telegram.org", "Telegram Bot API base URL", false, str(func(c *config) *string { return &c.TelegramURL })},
@@ -105,7 +135,7 @@ var settings = []setting{
 	}},
 	{"http-addr", "host:port", "NOD_HTTP_ADDR", "127.0.0.1:9090", "health, metrics and webhook listener (127.0.0.1:0 picks a free port)", false, str(func(c *config) *string { return &c.HTTPAddr })},
 	{"webhook-url", "url", "NOD_WEBHOOK_URL", "", "webhook URL (unset: long polling)", false, str(func(c *config) *string { return &c.WebhookURL })},
-	{"webhook-secret", "secret", "NOD_WEBHOOK_SECRET", "", "webhook secret token", true, str(func(c *config) *string { return &c.WebhookSecret })},
+	{"webhook-secret", "secret", "NOD_WEBHOOK_SECRET", "", "secret Telegram sends with each webhook post: 16 to 256 of A-Z a-z 0-9 _ -", true, webhookSecret},
 	{"step-timeout", "duration", "NOD_STEP_TIMEOUT", "60s", "deadline of one agent LLM step", false, dur(func(c *config) *time.Duration { return &c.StepTimeout })},
 	{"classifier-timeout", "duration", "NOD_CLASSIFIER_TIMEOUT", "5s", "deadline of one classifier request; past it, the change asks", false, dur(func(c *config) *time.Duration { return &c.ClassifierTimeout })},
 	{"max-steps", "n", "NOD_MAX_STEPS", "8", "agent steps per turn", false, func(c *config, v string) error {

@@ -152,3 +152,72 @@ func TestEmptyAllowedUsersWarns(t *testing.T) {
 		t.Errorf("no warning about the empty allowlist:\n%s", logs)
 	}
 }
+
+// A webhook secret Telegram would refuse, or one short enough to guess,
+// fails the start in one line that names NOD_WEBHOOK_SECRET and says
+// what it takes, never the secret itself, before any database file
+// exists.
+func TestWebhookSecretRefused(t *testing.T) {
+	for name, secret := range map[string]string{
+		"short":      "short-hook-key1",
+		"too long":   strings.Repeat("a", 257),
+		"a space":    "a secret with spaces in it",
+		"punctuated": "secret.with.dots-and-more",
+		"non-ASCII":  "sécret-hook-token-long-enough",
+	} {
+		t.Run(name, func(t *testing.T) {
+			tg := telegramtest.New(t)
+			env, dir := serveEnv(t, tg)
+			env["NOD_WEBHOOK_URL"], env["NOD_WEBHOOK_SECRET"] = "https://bot.example.org/hook", secret
+			logs, err := serveOnce(t, tg, env)
+			if err == nil || !strings.Contains(err.Error(), "NOD_WEBHOOK_SECRET") || !strings.Contains(err.Error(), "16 to 256") ||
+				strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), secret) {
+				t.Fatalf("serve with a webhook secret %q: %v", secret, err)
+			}
+			if strings.Contains(logs, secret) {
+				t.Errorf("the secret is in the logs:\n%s", logs)
+			}
+			if files, _ := os.ReadDir(dir); len(files) != 0 {
+				t.Errorf("a failed start left %v behind", files)
+			}
+		})
+	}
+	for _, secret := range []string{"abcdefghij_-1234", strings.Repeat("Z", 256)} {
+		tg := telegramtest.New(t)
+		env, _ := serveEnv(t, tg)
+		env["NOD_WEBHOOK_URL"], env["NOD_WEBHOOK_SECRET"] = "https://bot.example.org/hook", secret
+		if _, err := serveOnce(t, tg, env); !errors.Is(err, errStarted) {
+			t.Errorf("serve with a webhook secret of %d characters: %v", len(secret), err)
+		}
+	}
+}
+
+var errStarted = errors.New("nod started")
+
+// serveOnce runs nod serve with env until it fails to start, or else
+// until it has set its webhook or polled, and then stops it: a start that
+// should fail but does not fails the test rather than hanging it.
+func serveOnce(t *testing.T, tg *telegramtest.Server, env map[string]string) (logs string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	buf := &fixtures.LogBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, nil, func(k string) string { return env[k] }, buf, buf) }()
+	failed := false
+	tg.Wait("nod to start or fail", func() bool {
+		select {
+		case err = <-done:
+			failed = true
+			return true
+		default:
+			return len(tg.Calls("setWebhook"))+len(tg.Calls("getUpdates")) > 0
+		}
+	})
+	if !failed {
+		cancel()
+		<-done
+		return buf.String(), errStarted
+	}
+	return buf.String(), err
+}
