@@ -221,3 +221,51 @@ func serveOnce(t *testing.T, tg *telegramtest.Server, env map[string]string) (lo
 	}
 	return buf.String(), err
 }
+
+// A secret of 1 to 3 characters could not be masked in the logs without
+// garbling every line holding those letters, so nod refuses it at start,
+// naming the variable and never the value; an empty OpenAI key (a local
+// server's) and audit key (none) stay allowed.
+func TestShortSecretRefused(t *testing.T) {
+	for _, c := range []struct{ env, value string }{
+		{"TELEGRAM_BOT_TOKEN", "7:a"},
+		{"OPENAI_API_KEY", "x"},
+		{"OPENAI_API_KEY", "sk"},
+		{"NOD_AUDIT_KEY", "éé"}, // four bytes, two characters
+	} {
+		tg := telegramtest.New(t)
+		env, dir := serveEnv(t, tg)
+		env[c.env] = c.value
+		_, err := serveOnce(t, tg, env)
+		if err == nil || !strings.Contains(err.Error(), c.env) || !strings.Contains(err.Error(), "4 characters") ||
+			strings.Contains(err.Error(), `"`+c.value+`"`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("serve with %s of %d characters: %v", c.env, len([]rune(c.value)), err)
+		}
+		if files, _ := os.ReadDir(dir); len(files) != 0 {
+			t.Errorf("a failed start left %v behind", files)
+		}
+	}
+	tg := telegramtest.New(t)
+	env, _ := serveEnv(t, tg)
+	env["OPENAI_API_KEY"], env["NOD_AUDIT_KEY"] = "", ""
+	if _, err := serveOnce(t, tg, env); !errors.Is(err, errStarted) {
+		t.Errorf("serve with no OpenAI key and no audit key: %v", err)
+	}
+}
+
+// Every secret is masked wherever it appears in a log line, whatever its
+// length: the shortest nod takes is four characters.
+func TestLoggerMasksSecrets(t *testing.T) {
+	cfg := config{Token: "123:tok", APIKey: "akey", WebhookSecret: "hook-secret-0123456", AuditKey: "audk"}
+	var out bytes.Buffer
+	log := newLogger(cfg, &out)
+	log.Info("calling with akey and audk", "url", "https://api/bot123:tok/getMe", "err", errors.New("header hook-secret-0123456"))
+	for _, s := range []string{cfg.Token, cfg.APIKey, cfg.WebhookSecret, cfg.AuditKey} {
+		if strings.Contains(out.String(), s) {
+			t.Errorf("%q is in the log: %s", s, out.String())
+		}
+	}
+	if strings.Count(out.String(), "***") != 4 {
+		t.Errorf("the log masks %d secrets, want 4: %s", strings.Count(out.String(), "***"), out.String())
+	}
+}
