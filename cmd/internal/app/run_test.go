@@ -6,9 +6,11 @@ import (
 	"errors"
 	"flag"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -267,5 +269,46 @@ func TestLoggerMasksSecrets(t *testing.T) {
 	}
 	if strings.Count(out.String(), "***") != 4 {
 		t.Errorf("the log masks %d secrets, want 4: %s", strings.Count(out.String(), "***"), out.String())
+	}
+}
+
+// nod's listener bounds what a client may take: an oversized header is
+// refused with 431, and a slow or idle connection is closed in time.
+func TestHTTPLimits(t *testing.T) {
+	srv := newListener("127.0.0.1:0", nil)
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 || srv.MaxHeaderBytes <= 0 {
+		t.Errorf("the listener's limits: header %v, read %v, write %v, idle %v, %d header bytes",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
+	}
+	tg := telegramtest.New(t)
+	env, _ := serveEnv(t, tg)
+	ctx, cancel := context.WithCancel(t.Context())
+	logs := &fixtures.LogBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, nil, func(k string) string { return env[k] }, logs, logs) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	// Stopped before its start is over, nod would report that as an error.
+	tg.Wait("nod to start", func() bool { return strings.Contains(logs.String(), "msg=running") })
+	addr := regexp.MustCompile(`listening addr=(\S+)`).FindStringSubmatch(logs.String())[1]
+	get := func(header string) int {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", "http://"+addr+"/healthz", nil)
+		req.Header.Set("X-Padding", header)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := get("small"); st != http.StatusOK {
+		t.Errorf("/healthz: %d", st)
+	}
+	if st := get(strings.Repeat("x", 64<<10)); st != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("/healthz with a 64 KiB header: %d, want 431", st)
 	}
 }
