@@ -70,7 +70,7 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	firstPassOnly(t, "one PostgreSQL pass is enough")
 	h := postgresHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
-	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret"
+	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret-0123"
 	h.seedT1()
 	h.raiseT1()
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
@@ -84,7 +84,7 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	id := h.tg.Press(chat, user, set.ID, b.Data) // queued, not posted
 	raw := h.tg.LastUpdate()
 	for _, target := range []string{first, second} {
-		go h.tg.PostWebhook(target, "replica-secret", raw)
+		go h.tg.PostWebhook(target, "replica-secret-0123", raw)
 	}
 	h.tg.WaitAnswer(id)
 	h.tg.Wait("both replicas to take the update", func() bool {
@@ -135,7 +135,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 	firstPassOnly(t, "it sets up PostgreSQL itself")
 	h := postgresHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
-	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret"
+	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret-0123"
 	const items = 60
 	big := nod.Task{ID: "T5", Title: "Big checklist"}
 	for i := range items {
@@ -195,7 +195,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h.tg.PostWebhook(d.target, "replica-secret", d.raw)
+			h.tg.PostWebhook(d.target, "replica-secret-0123", d.raw)
 		}()
 	}
 	wg.Wait()
@@ -288,7 +288,7 @@ func TestTwoReplicasRemindOnce(t *testing.T) {
 	firstPassOnly(t, "one PostgreSQL pass is enough")
 	h := postgresHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
-	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret"
+	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret-0123"
 	h.env["NOD_SWEEP_INTERVAL"] = "5ms"
 	const n = 300
 	at := fixtures.DefaultNow.Add(time.Hour)

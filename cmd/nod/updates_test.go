@@ -39,7 +39,7 @@ func TestAllowedUpdatesAsked(t *testing.T) {
 	t.Run("webhook", func(t *testing.T) {
 		h := newHarness(t)
 		h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
-		h.env["NOD_WEBHOOK_SECRET"] = "hook-secret"
+		h.env["NOD_WEBHOOK_SECRET"] = "hook-secret-0123456"
 		h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 		check(t, h.tg.Calls("setWebhook")[0].Params.Get("allowed_updates"))
 	})
@@ -86,7 +86,7 @@ func TestUndecodableWebhookUpdate(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
-	h.env["NOD_WEBHOOK_SECRET"] = "hook-secret"
+	h.env["NOD_WEBHOOK_SECRET"] = "hook-secret-0123456"
 	h.llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	h.tg.SetWebhookTarget("http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook")

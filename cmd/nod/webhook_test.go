@@ -59,7 +59,7 @@ func TestWebhookStopLosesNothing(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
-	h.env["NOD_WEBHOOK_SECRET"] = "stop-secret"
+	h.env["NOD_WEBHOOK_SECRET"] = "stop-secret-0123456"
 	h.llm.Handle(func(openaitest.Request) openaitest.Response {
 		return openaitest.Response{Text: "handled", Delay: 300 * time.Millisecond}
 	})
@@ -81,7 +81,7 @@ func TestWebhookStopLosesNothing(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status[i] = h.tg.PostWebhook(target, "stop-secret", raws[i])
+			status[i] = h.tg.PostWebhook(target, "stop-secret-0123456", raws[i])
 		}()
 		time.Sleep(20 * time.Millisecond) // spread the deliveries over the stop
 	}
@@ -112,12 +112,12 @@ func TestWebhookMalformedBodyLogBounded(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
-	h.env["NOD_WEBHOOK_SECRET"] = "log-secret"
+	h.env["NOD_WEBHOOK_SECRET"] = "log-secret-0123456"
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	target := "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"
 	body := []byte(`{"update_id":1,"message":{"text":"` + strings.Repeat("private words ", 60000) + `"`) // cut off: not JSON
 	before := len(h.logs.String())
-	if st := h.tg.PostWebhook(target, "log-secret", body); st != 200 {
+	if st := h.tg.PostWebhook(target, "log-secret-0123456", body); st != 200 {
 		t.Errorf("malformed body got %d, want 200 (a redelivery would fail the same way)", st)
 	}
 	h.tg.Wait("the drop to be logged", func() bool { return strings.Contains(h.logs.String(), "update not decodable; skipped") })

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -31,18 +30,11 @@ func (p *playground) chatZone() *time.Location {
 // clock moves nod's clock on, as the page's control asks: {"by": "hour"}
 // or {"by": "morning"}.
 func (p *playground) clock(w http.ResponseWriter, r *http.Request) {
-	var in struct {
+	act("{by}", func(in struct {
 		By string `json:"by"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-		http.Error(w, "bad request", http.StatusBadRequest)
-		return
-	}
-	if err := p.moveClock(in.By); err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
+	}) error {
+		return p.moveClock(in.By)
+	})(w, r)
 }
 
 // moveClock moves nod's clock on: "hour" an hour, "morning" to 08:00 next

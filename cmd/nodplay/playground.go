@@ -175,16 +175,17 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		go p.followCommands(run, p.relay.dir)
 		go p.keepChatFile(run, p.relay.dir)
 	}
+	const jsonType = "application/json"
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", p.page)
 	mux.HandleFunc("GET /chat", p.chat)
-	mux.HandleFunc("POST /send", p.send)
-	mux.HandleFunc("POST /voice", p.sendVoice)
-	mux.HandleFunc("POST /press", p.press)
-	mux.HandleFunc("POST /forward", p.forward)
-	mux.HandleFunc("POST /edit", p.editMessage)
-	mux.HandleFunc("POST /clock", p.clock)
-	p.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	mux.HandleFunc("POST /send", needs(jsonType, p.send))
+	mux.HandleFunc("POST /voice", needs("audio/", p.sendVoice))
+	mux.HandleFunc("POST /press", needs(jsonType, p.press))
+	mux.HandleFunc("POST /forward", needs(jsonType, p.forward))
+	mux.HandleFunc("POST /edit", needs(jsonType, p.editMessage))
+	mux.HandleFunc("POST /clock", needs(jsonType, p.clock))
+	p.srv = newPageServer(newHosts(o.addr, p.addr).guard(log, mux))
 	go func() {
 		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("page server", "err", err)

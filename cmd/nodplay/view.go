@@ -101,11 +101,14 @@ type viewButton struct {
 	Data string `json:"data"`
 }
 
-// chat answers the view once it is newer than ?after=, waiting up to 25 s
-// for a change (a long poll).
+// chatPoll is how long the page's long poll of the chat waits for a change.
+const chatPoll = 25 * time.Second
+
+// chat answers the view once it is newer than ?after=, waiting up to
+// chatPoll for a change (a long poll).
 func (p *playground) chat(w http.ResponseWriter, r *http.Request) {
 	after, _ := strconv.ParseUint(r.URL.Query().Get("after"), 10, 64)
-	timeout := time.NewTimer(25 * time.Second)
+	timeout := time.NewTimer(chatPoll)
 	defer timeout.Stop()
 wait:
 	for {

@@ -69,8 +69,11 @@ func TestPlaygroundVoice(t *testing.T) {
 	if len(got) != 1 || !bytes.Equal(got[0].Audio, rec) || got[0].Filename != "voice.webm" || got[0].ContentType != "audio/webm" {
 		t.Fatalf("the endpoint heard %d recordings; want the page's %d bytes as voice.webm (audio/webm)", len(got), len(rec))
 	}
-	if code, _ := postVoice(t, tp.addr, "duration=2", "text/plain", []byte("hi")); code != http.StatusBadRequest {
-		t.Errorf("a text body as a recording: %d, want 400", code)
+	if code, _ := postVoice(t, tp.addr, "duration=2", "text/plain", []byte("hi")); code != http.StatusUnsupportedMediaType {
+		t.Errorf("a text body as a recording: %d, want 415", code)
+	}
+	if code, _ := postVoice(t, tp.addr, "duration=soon", "audio/webm", rec); code != http.StatusBadRequest {
+		t.Errorf("a recording without a duration: %d, want 400", code)
 	}
 }
 

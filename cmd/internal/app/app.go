@@ -141,7 +141,21 @@ func newHTTPServer(cfg config, db *storage.DB, b *bot.Bot, reg *prometheus.Regis
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	return &httpServer{srv: &http.Server{Addr: cfg.HTTPAddr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}, log: log}
+	return &httpServer{srv: newListener(cfg.HTTPAddr, mux), log: log}
+}
+
+// newListener bounds what one client may hold of NOD_HTTP_ADDR: Telegram's
+// webhook posts (at most maxWebhookBody), health checks and scrapes are
+// small and answered at once, so a slow, idle or oversized client is cut
+// off rather than kept.
+func newListener(addr string, h http.Handler) *http.Server {
+	return &http.Server{Addr: addr, Handler: h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second, // headers and a webhook body
+		WriteTimeout:      30 * time.Second, // /readyz pings the database: a hung one is cut off
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    16 << 10,
+	}
 }
 
 func (h *httpServer) start(context.Context) error {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/nodbot/nod"
 )
@@ -81,10 +82,59 @@ func dur(p func(*config) *time.Duration) func(*config, string) error {
 	}
 }
 
+// minSecret is the shortest secret nod takes. Logs mask every secret
+// wherever it appears; one of 1 to 3 characters would garble every line
+// holding those letters, and keeps nothing secret anyway.
+const minSecret = 4
+
+// secret sets a secret that is empty or at least minSecret characters;
+// hint says what to give instead. The value is never quoted: the error
+// goes to a terminal or a log.
+func secret(p func(*config) *string, hint string) func(*config, string) error {
+	return func(c *config, v string) error {
+		if n := utf8.RuneCountInString(v); n > 0 && n < minSecret {
+			return fmt.Errorf("shorter than the %d characters a secret needs to be masked in logs: %s", minSecret, hint)
+		}
+		*p(c) = v
+		return nil
+	}
+}
+
+// A webhook secret is what Telegram takes (1 to 256 of A-Z a-z 0-9 _ -),
+// at least 16 long: on a public URL it alone tells Telegram's posts from
+// anyone's, and 16 random characters of those 64 are 96 bits, beyond
+// guessing.
+const minWebhookSecret, maxWebhookSecret = 16, 256
+
+// webhookSecret sets the webhook secret if Telegram takes it and it is
+// long enough.
+func webhookSecret(c *config, v string) error {
+	// The value is never quoted: the error goes to a terminal or a log.
+	var why string
+	switch {
+	case v == "": // long polling
+	case strings.IndexFunc(v, notSecretChar) >= 0:
+		why = "has a character Telegram refuses"
+	case len(v) < minWebhookSecret: // ASCII by now: a byte is a character
+		why = "is too short"
+	case len(v) > maxWebhookSecret:
+		why = "is too long"
+	}
+	if why != "" {
+		return fmt.Errorf("%s; want %d to %d of A-Z a-z 0-9 _ - (openssl rand -hex 16 makes one)", why, minWebhookSecret, maxWebhookSecret)
+	}
+	c.WebhookSecret = v
+	return nil
+}
+
+func notSecretChar(r rune) bool {
+	return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-')
+}
+
 var settings = []setting{
-	{"token", "token", "TELEGRAM_BOT_TOKEN", "", "Telegram bot token", true, str(func(c *config) *string { return &c.Token })},
+	{"token", "token", "TELEGRAM_BOT_TOKEN", "", "Telegram bot token", true, secret(func(c *config) *string { return &c.Token }, "give the whole token @BotFather sent")},
 	{"telegram-url", "url", "TELEGRAM_API_URL", "https://api.telegram.org", "Telegram Bot API base URL", false, str(func(c *config) *string { return &c.TelegramURL })},
-	{"openai-key", "key", "OPENAI_API_KEY", "", "key for the LLM endpoint; empty for local servers", true, str(func(c *config) *string { return &c.APIKey })},
+	{"openai-key", "key", "OPENAI_API_KEY", "", "key for the LLM endpoint; empty for local servers", true, secret(func(c *config) *string { return &c.APIKey }, "give the whole key, or none for a local server that needs no key")},
 	{"openai-url", "url", "OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible endpoint", false, str(func(c *config) *string { return &c.BaseURL })},
 	{"model", "name", "NOD_MODEL", "gpt-4.1-mini", "agent model", false, str(func(c *config) *string { return &c.Model })},
 	{"classifier-model", "name", "NOD_CLASSIFIER_MODEL", "", "classifier model; unset, the agent model", false, str(func(c *config) *string { return &c.ClassifierModel })},
@@ -105,7 +155,7 @@ var settings = []setting{
 	}},
 	{"http-addr", "host:port", "NOD_HTTP_ADDR", "127.0.0.1:9090", "health, metrics and webhook listener (127.0.0.1:0 picks a free port)", false, str(func(c *config) *string { return &c.HTTPAddr })},
 	{"webhook-url", "url", "NOD_WEBHOOK_URL", "", "webhook URL (unset: long polling)", false, str(func(c *config) *string { return &c.WebhookURL })},
-	{"webhook-secret", "secret", "NOD_WEBHOOK_SECRET", "", "webhook secret token", true, str(func(c *config) *string { return &c.WebhookSecret })},
+	{"webhook-secret", "secret", "NOD_WEBHOOK_SECRET", "", "secret Telegram sends with each webhook post: 16 to 256 of A-Z a-z 0-9 _ -", true, webhookSecret},
 	{"step-timeout", "duration", "NOD_STEP_TIMEOUT", "60s", "deadline of one agent LLM step", false, dur(func(c *config) *time.Duration { return &c.StepTimeout })},
 	{"classifier-timeout", "duration", "NOD_CLASSIFIER_TIMEOUT", "5s", "deadline of one classifier request; past it, the change asks", false, dur(func(c *config) *time.Duration { return &c.ClassifierTimeout })},
 	{"max-steps", "n", "NOD_MAX_STEPS", "8", "agent steps per turn", false, func(c *config, v string) error {
@@ -121,7 +171,7 @@ var settings = []setting{
 	{"confirm-window", "duration", "NOD_CONFIRM_WINDOW", "10m", "a typed confirmation waits for", false, dur(func(c *config) *time.Duration { return &c.ConfirmWindow })},
 	{"trash-retention", "duration", "NOD_TRASH_RETENTION", "720h", "trashed tasks are purged after", false, dur(func(c *config) *time.Duration { return &c.TrashRetention })},
 	{"sweep-interval", "duration", "NOD_SWEEP_INTERVAL", "1m", "how often expired change sets, old trash and old records are swept", false, dur(func(c *config) *time.Duration { return &c.SweepInterval })},
-	{"audit-key", "secret", "NOD_AUDIT_KEY", "", "secret that keys the audit chain (HMAC) and signs its heads", true, str(func(c *config) *string { return &c.AuditKey })},
+	{"audit-key", "secret", "NOD_AUDIT_KEY", "", "secret that keys the audit chain (HMAC) and signs its heads", true, secret(func(c *config) *string { return &c.AuditKey }, "give a longer key, or none for plain hashes")},
 	{"update-timeout", "duration", "NOD_UPDATE_TIMEOUT", "5m", "deadline for handling one update, all steps included", false, dur(func(c *config) *time.Duration { return &c.UpdateTimeout })},
 	{"rate-chat", "number", "NOD_RATE_CHAT", "1", "messages a second to one chat", false, rate(func(c *config) *float64 { return &c.RateChat })},
 	{"rate-chat-burst", "number", "NOD_RATE_CHAT_BURST", "3", "messages to one chat in a burst", false, rate(func(c *config) *float64 { return &c.RateChatBurst })},
@@ -187,11 +237,12 @@ func loadConfig(name string, args []string, getenv func(string) string, out io.W
 	return c, fs.Args(), errors.Join(errs...)
 }
 
-// secrets are the values logs must never show.
+// secrets are the values logs must never show: every one given, since
+// loadConfig refuses those too short to mask.
 func (c config) secrets() []string {
 	var out []string
 	for _, s := range []string{c.Token, c.APIKey, c.WebhookSecret, c.AuditKey} {
-		if len(s) >= 4 {
+		if s != "" {
 			out = append(out, s)
 		}
 	}

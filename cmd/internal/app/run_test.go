@@ -6,9 +6,11 @@ import (
 	"errors"
 	"flag"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -150,5 +152,163 @@ func TestEmptyAllowedUsersWarns(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "NOD_ALLOWED_USERS is empty") {
 		t.Errorf("no warning about the empty allowlist:\n%s", logs)
+	}
+}
+
+// A webhook secret Telegram would refuse, or one short enough to guess,
+// fails the start in one line that names NOD_WEBHOOK_SECRET and says
+// what it takes, never the secret itself, before any database file
+// exists.
+func TestWebhookSecretRefused(t *testing.T) {
+	for name, secret := range map[string]string{
+		"short":      "short-hook-key1",
+		"too long":   strings.Repeat("a", 257),
+		"a space":    "a secret with spaces in it",
+		"punctuated": "secret.with.dots-and-more",
+		"non-ASCII":  "sécret-hook-token-long-enough",
+	} {
+		t.Run(name, func(t *testing.T) {
+			tg := telegramtest.New(t)
+			env, dir := serveEnv(t, tg)
+			env["NOD_WEBHOOK_URL"], env["NOD_WEBHOOK_SECRET"] = "https://bot.example.org/hook", secret
+			logs, err := serveOnce(t, tg, env)
+			if err == nil || !strings.Contains(err.Error(), "NOD_WEBHOOK_SECRET") || !strings.Contains(err.Error(), "16 to 256") ||
+				strings.Contains(err.Error(), "\n") || strings.Contains(err.Error(), secret) {
+				t.Fatalf("serve with a webhook secret %q: %v", secret, err)
+			}
+			if strings.Contains(logs, secret) {
+				t.Errorf("the secret is in the logs:\n%s", logs)
+			}
+			if files, _ := os.ReadDir(dir); len(files) != 0 {
+				t.Errorf("a failed start left %v behind", files)
+			}
+		})
+	}
+	for _, secret := range []string{"abcdefghij_-1234", strings.Repeat("Z", 256)} {
+		tg := telegramtest.New(t)
+		env, _ := serveEnv(t, tg)
+		env["NOD_WEBHOOK_URL"], env["NOD_WEBHOOK_SECRET"] = "https://bot.example.org/hook", secret
+		if _, err := serveOnce(t, tg, env); !errors.Is(err, errStarted) {
+			t.Errorf("serve with a webhook secret of %d characters: %v", len(secret), err)
+		}
+	}
+}
+
+var errStarted = errors.New("nod started")
+
+// serveOnce runs nod serve with env until it fails to start, or else
+// until it has set its webhook or polled, and then stops it: a start that
+// should fail but does not fails the test rather than hanging it.
+func serveOnce(t *testing.T, tg *telegramtest.Server, env map[string]string) (logs string, err error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	buf := &fixtures.LogBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, nil, func(k string) string { return env[k] }, buf, buf) }()
+	failed := false
+	tg.Wait("nod to start or fail", func() bool {
+		select {
+		case err = <-done:
+			failed = true
+			return true
+		default:
+			return len(tg.Calls("setWebhook"))+len(tg.Calls("getUpdates")) > 0
+		}
+	})
+	if !failed {
+		cancel()
+		<-done
+		return buf.String(), errStarted
+	}
+	return buf.String(), err
+}
+
+// A secret of 1 to 3 characters could not be masked in the logs without
+// garbling every line holding those letters, so nod refuses it at start,
+// naming the variable and never the value; an empty OpenAI key (a local
+// server's) and audit key (none) stay allowed.
+func TestShortSecretRefused(t *testing.T) {
+	for _, c := range []struct{ env, value string }{
+		{"TELEGRAM_BOT_TOKEN", "7:a"},
+		{"OPENAI_API_KEY", "x"},
+		{"OPENAI_API_KEY", "sk"},
+		{"NOD_AUDIT_KEY", "éé"}, // four bytes, two characters
+	} {
+		tg := telegramtest.New(t)
+		env, dir := serveEnv(t, tg)
+		env[c.env] = c.value
+		_, err := serveOnce(t, tg, env)
+		if err == nil || !strings.Contains(err.Error(), c.env) || !strings.Contains(err.Error(), "4 characters") ||
+			strings.Contains(err.Error(), `"`+c.value+`"`) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("serve with %s of %d characters: %v", c.env, len([]rune(c.value)), err)
+		}
+		if files, _ := os.ReadDir(dir); len(files) != 0 {
+			t.Errorf("a failed start left %v behind", files)
+		}
+	}
+	tg := telegramtest.New(t)
+	env, _ := serveEnv(t, tg)
+	env["OPENAI_API_KEY"], env["NOD_AUDIT_KEY"] = "", ""
+	if _, err := serveOnce(t, tg, env); !errors.Is(err, errStarted) {
+		t.Errorf("serve with no OpenAI key and no audit key: %v", err)
+	}
+}
+
+// Every secret is masked wherever it appears in a log line, whatever its
+// length: the shortest nod takes is four characters.
+func TestLoggerMasksSecrets(t *testing.T) {
+	cfg := config{Token: "123:tok", APIKey: "akey", WebhookSecret: "hook-secret-0123456", AuditKey: "audk"}
+	var out bytes.Buffer
+	log := newLogger(cfg, &out)
+	log.Info("calling with akey and audk", "url", "https://api/bot123:tok/getMe", "err", errors.New("header hook-secret-0123456"))
+	for _, s := range []string{cfg.Token, cfg.APIKey, cfg.WebhookSecret, cfg.AuditKey} {
+		if strings.Contains(out.String(), s) {
+			t.Errorf("%q is in the log: %s", s, out.String())
+		}
+	}
+	if strings.Count(out.String(), "***") != 4 {
+		t.Errorf("the log masks %d secrets, want 4: %s", strings.Count(out.String(), "***"), out.String())
+	}
+}
+
+// nod's listener bounds what a client may take: an oversized header is
+// refused with 431, and a slow or idle connection is closed in time.
+func TestHTTPLimits(t *testing.T) {
+	srv := newListener("127.0.0.1:0", nil)
+	if srv.ReadHeaderTimeout <= 0 || srv.ReadTimeout <= 0 || srv.WriteTimeout <= 0 || srv.IdleTimeout <= 0 || srv.MaxHeaderBytes <= 0 {
+		t.Errorf("the listener's limits: header %v, read %v, write %v, idle %v, %d header bytes",
+			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout, srv.MaxHeaderBytes)
+	}
+	tg := telegramtest.New(t)
+	env, _ := serveEnv(t, tg)
+	ctx, cancel := context.WithCancel(t.Context())
+	logs := &fixtures.LogBuffer{}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, nil, func(k string) string { return env[k] }, logs, logs) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+	// Stopped before its start is over, nod would report that as an error.
+	tg.Wait("nod to start", func() bool { return strings.Contains(logs.String(), "msg=running") })
+	addr := regexp.MustCompile(`listening addr=(\S+)`).FindStringSubmatch(logs.String())[1]
+	get := func(header string) int {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", "http://"+addr+"/healthz", nil)
+		req.Header.Set("X-Padding", header)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := get("small"); st != http.StatusOK {
+		t.Errorf("/healthz: %d", st)
+	}
+	if st := get(strings.Repeat("x", 64<<10)); st != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("/healthz with a 64 KiB header: %d, want 431", st)
 	}
 }
