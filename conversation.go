@@ -142,6 +142,7 @@ type Event struct {
 	Reason  string // a rejection's reason, or why a mode changed
 	Value   string // a mode, or a checklist item's title
 	UserID  UserID // who did it, if a person did
+	Name    string // their name in a group, as nod last saw it; "" if unknown
 }
 
 // Window is how much of a chat's history a turn sends the model: the

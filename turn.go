@@ -14,6 +14,10 @@ type TurnRequest struct {
 	// Speaker names the person in a group ("Alice (1001)"), where every
 	// line of the conversation says who spoke; empty in a private chat.
 	Speaker string
+	// Group marks a turn in a group chat, also one with no speaker (a
+	// review): what is the whole group's, such as its time zone, is not
+	// one member's to set.
+	Group bool
 	// ReplyTo says what the message replies to, if it replies to one:
 	// "nod's message “…”", shortened.
 	ReplyTo string

@@ -489,14 +489,14 @@ func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID nod.
 }
 
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
-// nothing. A tap on a reminder's button (reminder set) acts, in a group,
-// only for the member who set the reminder: nod.ErrForbidden otherwise.
+// nothing. A tap on a reminder's button (reminder set) acts only for the
+// person who set the reminder: nod.ErrForbidden otherwise.
 func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch change, reason string, reminder bool) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: ch.task(), Tool: ch.tool(), Args: ch.args(),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
-			if reminder && at.Chat.Group() && cur.RemindBy != 0 && cur.RemindBy != userID {
+			if reminder && cur.RemindBy != 0 && cur.RemindBy != userID {
 				return nod.Task{}, fmt.Errorf("the reminder of task %q is user %d's: %w", cur.Title, cur.RemindBy, nod.ErrForbidden)
 			}
 			before, _ := ch.current(cur)

@@ -8,67 +8,81 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// eventNotes tells the agent, in order, what the person did outside the
-// conversation since its last turn (docs/design.md §6).
-// In a group (group set), a mode change of another member than self is
-// said to be theirs: modes are per person. Times are the chat's (zone),
-// as everything else the agent is told.
+// eventNotes tells the agent, in order, what people did outside the
+// conversation since its last turn (docs/design.md §6). In a group (group
+// set) each note names who did it, as the conversation's lines do, so
+// that the agent never takes one member's tap for another's; a mode
+// change of another member than self is said to be theirs alone. Times
+// are the chat's (zone), as everything else the agent is told.
 func eventNotes(events []nod.Event, self nod.UserID, group bool, zone *time.Location) string {
 	var b strings.Builder
 	b.WriteString("Meanwhile, outside this conversation (oldest first):")
 	for _, e := range events {
-		note := eventNote(e, zone)
+		who := "the user"
+		if group && e.UserID != 0 {
+			who = memberLabel(e.Name, e.UserID)
+		}
+		note := eventNote(e, who, zone)
 		if group && e.Kind == nod.EventMode && e.UserID != 0 && e.UserID != self {
-			note = fmt.Sprintf("member %d switched their own mode to %s (modes are per person: the mode you work under in this turn is the one stated above)", e.UserID, e.Value)
+			note = fmt.Sprintf("%s switched their own mode to %s (modes are per person: the mode you work under in this turn is the one stated above)", who, e.Value)
 		}
 		fmt.Fprintf(&b, "\n- %s %s", e.At.In(zone).Format("2006-01-02 15:04"), note)
 	}
 	return b.String()
 }
 
-// eventNote says what happened in a line; texts are quoted typographically,
+// memberLabel names a member of a group as the conversation's lines do
+// ("Alice (1001)"), or by id when nod never saw their name.
+func memberLabel(name string, id nod.UserID) string {
+	if name == "" {
+		return fmt.Sprintf("member %d", id)
+	}
+	return fmt.Sprintf("%s (%d)", name, id)
+}
+
+// eventNote says what who did in a line; texts are quoted typographically,
 // so that a summary with quotes of its own reads without escapes.
-func eventNote(e nod.Event, zone *time.Location) string {
+func eventNote(e nod.Event, who string, zone *time.Location) string {
 	on := ""
 	if e.Task != "" {
 		on = fmt.Sprintf(" on task “%s”", e.Task)
 	}
 	switch e.Kind {
 	case nod.EventConfirmed:
-		return fmt.Sprintf("the user confirmed your proposal “%s”%s; it is applied", e.Summary, on)
+		return fmt.Sprintf("%s confirmed your proposal “%s”%s; it is applied", who, e.Summary, on)
 	case nod.EventRejected:
-		s := fmt.Sprintf("the user rejected your proposal “%s”%s", e.Summary, on)
+		s := fmt.Sprintf("%s rejected your proposal “%s”%s", who, e.Summary, on)
 		if r := strings.Join(strings.Fields(e.Reason), " "); r != "" {
 			s += fmt.Sprintf(", saying “%s”", r)
 		}
 		return s
 	case nod.EventUndone:
-		return fmt.Sprintf("the user undid “%s”%s: that change is taken back; do not make it again unless the user asks anew", e.Summary, on)
+		return fmt.Sprintf("%s undid “%s”%s: that change is taken back; do not make it again unless asked anew", who, e.Summary, on)
 	case nod.EventRedone:
-		return fmt.Sprintf("the user redid “%s”%s after undoing it", e.Summary, on)
+		return fmt.Sprintf("%s redid “%s”%s after undoing it", who, e.Summary, on)
 	case nod.EventDeleted:
-		return fmt.Sprintf("the user deleted the task “%s” (it is in the trash)", e.Task)
+		return fmt.Sprintf("%s deleted the task “%s” (it is in the trash)", who, e.Task)
 	case nod.EventRestored:
-		return fmt.Sprintf("the user restored the task “%s” from the trash", e.Task)
+		return fmt.Sprintf("%s restored the task “%s” from the trash", who, e.Task)
 	case nod.EventTicked:
-		return fmt.Sprintf("the user ticked “%s”%s", e.Value, on)
+		return fmt.Sprintf("%s ticked “%s”%s", who, e.Value, on)
 	case nod.EventUnticked:
-		return fmt.Sprintf("the user unticked “%s”%s", e.Value, on)
+		return fmt.Sprintf("%s unticked “%s”%s", who, e.Value, on)
 	case nod.EventInterrupted:
 		return fmt.Sprintf("nod stopped (it was restarted) before it answered the user's message “%s”; it told them so, with a receipt for any change already made, and asked them to send it again", e.Value)
 	case nod.EventRemindDone:
-		return fmt.Sprintf("the user marked the task “%s” done from its reminder", e.Task)
+		return fmt.Sprintf("%s marked the task “%s” done from its reminder", who, e.Task)
 	case nod.EventSnoozed:
 		at := e.Value
 		if t, err := time.Parse(time.RFC3339, e.Value); err == nil {
 			at = t.In(zone).Format("2006-01-02 15:04")
 		}
-		return fmt.Sprintf("the user had the reminder of “%s” come again at %s", e.Task, at)
+		return fmt.Sprintf("%s had the reminder of “%s” come again at %s", who, e.Task, at)
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)
 		}
-		return fmt.Sprintf("the user switched the chat to mode %s", e.Value)
+		return fmt.Sprintf("%s switched the chat to mode %s", who, e.Value)
 	}
 	return string(e.Kind)
 }

@@ -36,6 +36,45 @@ Rules:
 - The user has commands you cannot run for them: /daily HH:MM (a daily review of their tasks by you at that time, every day), /tz (their time zone), /mode, /undo, /trash, /rules, /audit, /pending, /tasks, /lang, /help. When they ask for what one does, point them to it rather than saying it cannot be done.
 - Keep replies short and plain; the user reads them on a phone. Name statuses in the chat's language as a person would ("open", "in progress"), not as the codes tools use (OPEN, IN_PROGRESS).`
 
+// writePending lists the proposals still waiting, numbered as people see
+// them. In a group, this turn's person sees theirs (and a review's, which
+// anyone may decide) apart from other members' ones, which say whose they
+// are and are not this person's to answer.
+func writePending(b *strings.Builder, open []nod.ChangeSet, req nod.TurnRequest, titles map[string]string, withdrawn []nod.ItemRef) {
+	group := req.Speaker != ""
+	lines := 0
+	for _, mine := range []bool{true, false} {
+		head := false
+		for _, s := range open {
+			if group && mine != (s.UserID == 0 || s.UserID == req.UserID) {
+				continue
+			}
+			for _, it := range s.Items {
+				if it.Status != nod.ItemPending || lines == promptPending || slices.Contains(withdrawn, nod.ItemRef{SetID: s.ID, N: it.N}) {
+					continue
+				}
+				switch {
+				case head:
+				case mine:
+					b.WriteString("\nYour proposals still waiting for the user, numbered as the user sees them (do not propose them again):\n")
+				default:
+					b.WriteString("\nProposals waiting for other members of the group: only the member named can decide them; never answer them for this turn's person, and do not propose them again:\n")
+				}
+				head = true
+				fmt.Fprintf(b, "- proposal %s, item %d: %s", s.ID, it.N, it.Summary)
+				if title := titles[it.TaskID]; title != "" {
+					fmt.Fprintf(b, " (task %q)", title)
+				}
+				if !mine {
+					fmt.Fprintf(b, " (waiting for member %d)", s.UserID)
+				}
+				b.WriteByte('\n')
+				lines++
+			}
+		}
+	}
+}
+
 // systemPrompt tells the agent today's date, the rules and the mode it
 // works under, the chat's tasks that matter most and how many it has, and
 // its latest decisions. Its proposals still waiting leave out those this
@@ -134,23 +173,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 			titles[id] = title
 		}
 	}
-	lines := 0
-	for _, s := range open {
-		for _, it := range s.Items {
-			if it.Status != nod.ItemPending || lines == promptPending || slices.Contains(withdrawn, nod.ItemRef{SetID: s.ID, N: it.N}) {
-				continue
-			}
-			if lines == 0 {
-				b.WriteString("\nYour proposals still waiting for the user, numbered as the user sees them (do not propose them again):\n")
-			}
-			fmt.Fprintf(&b, "- proposal %s, item %d: %s", s.ID, it.N, it.Summary)
-			if title := titles[it.TaskID]; title != "" {
-				fmt.Fprintf(&b, " (task %q)", title)
-			}
-			b.WriteByte('\n')
-			lines++
-		}
-	}
+	writePending(&b, open, req, titles, withdrawn)
 
 	if len(ds) > 0 {
 		b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")

@@ -245,7 +245,7 @@ func (b *Bot) revision(ctx context.Context, in incoming) *nod.ItemRef {
 }
 
 func (b *Bot) cmdReview(ctx context.Context, in incoming) {
-	b.turn(ctx, in, nod.TurnRequest{ChatID: in.chat, Thread: in.thread, UserID: in.user, Review: true, Lang: in.loc.Code(), Settings: in.settings})
+	b.turn(ctx, in, nod.TurnRequest{ChatID: in.chat, Thread: in.thread, UserID: in.user, Review: true, Group: in.speaker != "", Lang: in.loc.Code(), Settings: in.settings})
 }
 
 func (b *Bot) cmdTrash(ctx context.Context, in incoming) {

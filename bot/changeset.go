@@ -16,7 +16,10 @@ import (
 type press struct {
 	id   string // callback query id
 	chat nod.ChatID
-	user nod.UserID
+	// group is set in a group chat: what is the chat's is not one
+	// member's to change
+	group bool
+	user  nod.UserID
 	// thread is the forum topic of the pressed message, 0 outside one:
 	// what the press sends goes there.
 	thread   int
@@ -55,7 +58,13 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		b.send.answer(ctx, q.ID, strangerNotice(q.From.LanguageCode, nod.UserID(q.From.ID)))
 		return
 	}
-	b.remember(ctx, chat, q.From)
+	group := chat.Group() // of a message Telegram no longer shows: by its id
+	if m := q.Message.Message; m != nil {
+		group = m.Chat.Type != models.ChatTypePrivate
+	}
+	if group {
+		b.remember(ctx, chat, q.From)
+	}
 	loc := b.locale(ctx, chat, q.From.LanguageCode)
 	a, err := DecodeAction(q.Data)
 	if err != nil || chat == 0 {
@@ -84,7 +93,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		return
 	}
 	var later []func(context.Context)
-	p := press{id: q.ID, chat: chat, thread: thread, user: nod.UserID(q.From.ID), msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
+	p := press{id: q.ID, chat: chat, group: group, thread: thread, user: nod.UserID(q.From.ID), msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
 	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, p))
 	for _, fn := range later {
 		fn(ctx)

@@ -34,7 +34,7 @@ func (b *Bot) zoneName(s *nod.ChatSettings) string { return b.zone(s).String() }
 // setting: anyone in a private chat, only administrators in a group.
 // Telegram's answer decides; when it cannot be had, nothing changes.
 func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool {
-	if b.mayChange(ctx, in.chat, in.user) {
+	if b.mayChange(ctx, in.chat, in.user, in.speaker != "") {
 		return true
 	}
 	b.reply(ctx, in.topic(), in.loc.Text(formatting.AdminOnly.With(what)))
@@ -44,8 +44,8 @@ func (b *Bot) mayChangeChat(ctx context.Context, in incoming, what string) bool 
 // mayChange reports whether user may change chat's settings: anyone in a
 // private chat, in a group its owner and administrators, as Telegram
 // says now (a failed look-up says no).
-func (b *Bot) mayChange(ctx context.Context, chat nod.ChatID, user nod.UserID) bool {
-	if !chat.Group() {
+func (b *Bot) mayChange(ctx context.Context, chat nod.ChatID, user nod.UserID, group bool) bool {
+	if !group {
 		return true
 	}
 	cm, err := b.tg.GetChatMember(ctx, &tgbot.GetChatMemberParams{ChatID: chat, UserID: int64(user)})
@@ -243,8 +243,8 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
 	var whose string
-	if o.ChatID.Group() && t.RemindBy != 0 {
-		whose = b.nameOf(ctx, o.ChatID, t.RemindBy)
+	if t.RemindBy != 0 {
+		whose = b.nameOf(ctx, o.ChatID, t.RemindBy) // known in groups only
 	}
 	if b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, whose)) != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
@@ -256,14 +256,11 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 // stillAllowed reports whether a reminder or daily review still goes out:
 // the allowlist is read when it is due, not when it was set, so a person
 // taken off NOD_ALLOWED_USERS gets nothing more (nor spends the model).
-// A private chat's person is the chat; in a group, whoever set it up
-// (one set up before nod kept that goes out). What does not go out is
-// marked delivered, so it is not tried again.
+// Its person is whoever set it up (one set up before nod kept that goes
+// out). What does not go out is marked delivered, so it is not tried
+// again.
 func (b *Bot) stillAllowed(ctx context.Context, o nod.Owed) bool {
 	who := o.User
-	if !o.ChatID.Group() {
-		who = nod.UserID(o.ChatID)
-	}
 	if who == 0 || b.allowed[who] {
 		return true
 	}
@@ -286,7 +283,7 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // turned off since
 		return
 	}
-	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Thread: o.Thread, Review: true, Daily: true, Lang: loc.Code(), Settings: s})
+	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Thread: o.Thread, Review: true, Daily: true, Group: o.ChatID.Group(), Lang: loc.Code(), Settings: s})
 	if err != nil {
 		b.log.Warn("daily review failed", "chat", o.ChatID, "err", err)
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // tomorrow's comes as usual
@@ -357,7 +354,7 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 // storage's own check (Confirmations) closes the race with a reminder
 // set anew meanwhile.
 func (b *Bot) othersReminder(ctx context.Context, p press, t nod.Task) string {
-	if !p.chat.Group() || t.RemindBy == 0 || t.RemindBy == p.user {
+	if t.RemindBy == 0 || t.RemindBy == p.user {
 		return ""
 	}
 	if name := b.nameOf(ctx, p.chat, t.RemindBy); name != "" {
@@ -433,7 +430,7 @@ func (b *Bot) onZoneAccept(ctx context.Context, p press) string { return b.decid
 func (b *Bot) onZoneDecline(ctx context.Context, p press) string { return b.decideZone(ctx, p, false) }
 
 func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
-	if !b.mayChange(ctx, p.chat, p.user) {
+	if !b.mayChange(ctx, p.chat, p.user, p.group) {
 		return formatting.PlainText(p.loc.Text(formatting.AdminOnly.With("tz")).HTML)
 	}
 	zc, err := b.days.DecideZone(ctx, p.chat, p.user, p.action.ID, accept, b.opts.TimeZone)

@@ -515,11 +515,11 @@ func (b *Bot) cmdLang(ctx context.Context, in incoming) {
 	b.reply(ctx, in.topic(), b.locale(ctx, in.chat, "").Text(formatting.LangSet))
 }
 
-// remember keeps the name u goes by in a group, written only when it
-// changed since this process last saw it.
+// remember keeps the name u goes by in group chat, written only when it
+// changed since this process last saw it. Only groups name people.
 func (b *Bot) remember(ctx context.Context, chat nod.ChatID, u models.User) {
 	name := shortName(u.FirstName)
-	if !chat.Group() || b.people == nil || name == "" {
+	if b.people == nil || name == "" {
 		return
 	}
 	key := [2]int64{int64(chat), u.ID}

@@ -122,5 +122,21 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b nod.Event) int { return a.At.Compare(b.At) })
+	if chatID.Group() {
+		names := map[nod.UserID]string{}
+		for i, e := range out {
+			if e.UserID == 0 {
+				continue
+			}
+			name, ok := names[e.UserID]
+			if !ok {
+				if name, err = db.MemberName(ctx, chatID, e.UserID); err != nil {
+					return nil, fmt.Errorf("events: %w", err)
+				}
+				names[e.UserID] = name
+			}
+			out[i].Name = name
+		}
+	}
 	return out, nil
 }

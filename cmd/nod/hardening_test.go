@@ -262,3 +262,41 @@ func TestGroupReminderIsItsPersons(t *testing.T) {
 		t.Errorf("Alice's ✓ Done left %s", st)
 	}
 }
+
+// In a group every note the agent reads names who did it, and each
+// member's turn lists only their own waiting proposals as theirs: Bob's
+// turn is told Alice's proposal waits for her, and that Alice confirmed
+// it, never that "the user" did.
+func TestGroupAgentToldWhoDidWhat(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("Raise it?"))
+	h.start()
+	h.tg.SendText(group, user, "should the launch post be P1?")
+	set := h.changeSetMessage(group, 2)
+	h.script(openaitest.Text("Alice decides that one."))
+	h.tg.SendText(group, bob, "anything for me?")
+	h.tg.WaitBotMessages(group, 3)
+	sys := h.llm.RequestsFor(agentM)[2].System()
+	if strings.Contains(sys, "Your proposals still waiting") || !strings.Contains(sys, "Proposals waiting for other members") ||
+		!strings.Contains(sys, "(waiting for member 42)") {
+		t.Errorf("Bob's turn is told of Alice's proposal as:\n%s", grepLines(sys, "waiting"))
+	}
+	h.clock.Advance(time.Minute)
+	h.tap(group, user, set.ID, "✓ 1")
+	h.clock.Advance(time.Minute)
+	h.script(openaitest.Text("Noted."))
+	h.tg.SendText(group, bob, "and now?")
+	h.tg.WaitBotMessages(group, 4)
+	var notes []string
+	for _, m := range h.llm.RequestsFor(agentM)[3].Messages {
+		if strings.HasPrefix(m.Content, "Meanwhile") {
+			notes = append(notes, m.Content)
+		}
+	}
+	n := strings.Join(notes, "\n")
+	if !strings.Contains(n, "Alice (42) confirmed your proposal “Set priority to P1”") || strings.Contains(n, "the user") {
+		t.Errorf("Bob's turn reads:\n%s", n)
+	}
+}
