@@ -896,7 +896,7 @@ func TestEventNotesModeIsThePersons(t *testing.T) {
 	if got := agent.EventNotes(events, 42, true, time.UTC); !strings.Contains(got, "member 43 switched their own mode to trusted") {
 		t.Errorf("a group: %q", got)
 	}
-	if got := agent.EventNotes(events, 43, true, time.UTC); !strings.Contains(got, "the user switched the chat to mode trusted") {
+	if got := agent.EventNotes(events, 43, true, time.UTC); !strings.HasSuffix(got, "member 43 switched their own mode to trusted") {
 		t.Errorf("the person's own: %q", got)
 	}
 }

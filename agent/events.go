@@ -23,8 +23,11 @@ func eventNotes(events []nod.Event, self nod.UserID, group bool, zone *time.Loca
 			who = memberLabel(e.Name, e.UserID)
 		}
 		note := eventNote(e, who, zone)
-		if group && e.Kind == nod.EventMode && e.UserID != 0 && e.UserID != self {
-			note = fmt.Sprintf("%s switched their own mode to %s (modes are per person: the mode you work under in this turn is the one stated above)", who, e.Value)
+		if group && e.Kind == nod.EventMode && e.UserID != 0 && e.Reason == "" {
+			note = fmt.Sprintf("%s switched their own mode to %s", who, e.Value)
+			if e.UserID != self {
+				note += " (modes are per person: the mode you work under in this turn is the one stated above)"
+			}
 		}
 		fmt.Fprintf(&b, "\n- %s %s", e.At.In(zone).Format("2006-01-02 15:04"), note)
 	}

@@ -105,6 +105,12 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.NothingToUndo))
 		return
 	}
+	if err == nil && b.reapplies(ctx, in.chat, u) {
+		// The latest entry is an Undo's own: taking it back is a Redo,
+		// which "/undo" never means.
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.UndoneAlready.With(u.Title)))
+		return
+	}
 	if err == nil {
 		var done nod.Undone
 		if done, err = b.change.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
@@ -117,6 +123,25 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 		}
 	}
 	b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "undo", "chat", in.chat))})
+}
+
+// reapplies reports whether taking back u would apply again a change the
+// person took back: u is an Undo's entry, an odd step along its chain of
+// reverts (the entry of a Redo, an even step, takes the change back).
+func (b *Bot) reapplies(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) bool {
+	odd := false
+	for range 64 { // a chain of undos and redos; bounded all the same
+		if u.Reverts == "" {
+			break
+		}
+		odd = !odd
+		next, err := b.sets.UndoEntry(ctx, chat, u.Reverts)
+		if err != nil {
+			break
+		}
+		u = next
+	}
+	return odd
 }
 
 // offerUndoAnyway shows what changed since, so that undo was refused,

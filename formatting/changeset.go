@@ -85,6 +85,7 @@ type newTaskDetails struct {
 type setFooter struct {
 	Status                          string
 	Pending, Applied, Undone, Total int
+	Only                            int    // the number of the one item pending, when one is
 	Failed                          int    // the item confirm-all stopped at
 	Warned                          bool   // the set warned it expires
 	Expires                         string // when, if Warned
@@ -331,6 +332,9 @@ func (l *Locale) changeSetFooter(v ChangeSetView) string {
 	}
 	data := setFooter{Status: string(s.Status), Pending: len(s.Pending()), Applied: applied, Undone: undone, Total: len(s.Items),
 		Failed: v.Failed, Warned: s.Warned, Closed: s.Status == nod.SetResolved && !decidedAny(s)}
+	if p := s.Pending(); len(p) == 1 {
+		data.Only = p[0]
+	}
 	if s.Warned {
 		data.Expires = l.Stamp(s.ExpiresAt)
 	}

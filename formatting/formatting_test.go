@@ -300,7 +300,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"no_tasks": loc.TaskList(nod.TaskPage{}), "pending_none": loc.Text(formatting.PendingNone),
 		"undone": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix <login> bug",
 			Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}),
-		"undone_unknown": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text(formatting.NothingToUndo),
+		"undone_unknown": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text(formatting.NothingToUndo), "undone_already": loc.Text(formatting.UndoneAlready.With("Fix <login> bug")),
 		"toggled": loc.Text(formatting.Toggled.With(&nod.ChecklistItem{Title: "Write <tests>", Checked: true})),
 		"panic":   loc.Text(formatting.Panic), "too_long": loc.Text(formatting.TooLong.With(5000)), "not_text": loc.Text(formatting.NotText), "unreadable": loc.Text(formatting.Unreadable), "forwarded_asks": loc.Text(formatting.ForwardedAsks),
 		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),

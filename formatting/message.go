@@ -88,7 +88,7 @@ var (
 	undoneTrash   = define[trashUndo]("undone_trash")
 	receiptUndone = define[receiptUndo]("receipt_undone")
 	receiptTrash  = define[trashUndo]("receipt_undone_trash")
-	redoneTmpl    = define[undoText]("redone")
+	redoneTmpl    = define[redoneText]("redone")
 	undoStale     = define[staleUndo]("undo_stale")
 	readingTmpl   = define[readingText]("reading")
 
@@ -287,10 +287,24 @@ func trashMove(c nod.Change) (back, ok bool) {
 	return c.Fields[0].After == "", true
 }
 
+// redoneText is a Redo's report: the change in the reader's words (Named
+// when they name the task already), or, for a move into or out of the
+// trash (Trash), where the task is now (Back: on the list).
+type redoneText struct {
+	Title, Summary, Stored string
+	Named, Trash, Back     bool
+}
+
 // Redone reports a Redo: the undone change applied again, with an Undo
 // button that takes it back once more.
 func (l *Locale) Redone(again nod.UndoEntry) Message {
-	m := l.Text(redoneTmpl.With(undoText{Title: again.Title, Summary: l.appliedSummary(again), Stored: again.Summary}))
+	summary := l.appliedSummary(again)
+	data := redoneText{Title: again.Title, Summary: summary, Stored: again.Summary,
+		Named: again.Title != "" && strings.Contains(cmp.Or(summary, again.Summary), again.Title)}
+	if back, ok := trashMove(again.Change); ok && again.Title != "" {
+		data.Trash, data.Back = true, back
+	}
+	m := l.Text(redoneTmpl.With(data))
 	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
 	return m
 }

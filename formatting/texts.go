@@ -51,6 +51,7 @@ var (
 	Restored              = define[RestoredTask]("restored")
 
 	NothingToUndo  = fixed("nothing_to_undo")
+	UndoneAlready  = define[string]("undone_already") // the task's title, "" if none
 	AlreadyToggled = define[*nod.ChecklistItem]("already_toggled")
 	Toggled        = define[*nod.ChecklistItem]("toggled")
 

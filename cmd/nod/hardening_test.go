@@ -300,3 +300,32 @@ func TestGroupAgentToldWhoDidWhat(t *testing.T) {
 		t.Errorf("Bob's turn reads:\n%s", n)
 	}
 }
+
+// "/undo" right after an Undo never applies again what the person just
+// took back: it says the change is undone already and where Redo is; a
+// Redo then says plainly what came back, naming the task once.
+func TestUndoCommandNeverRedoes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:add a task to write the postmortem")
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Write the postmortem"})), openaitest.Text("Added."))
+	h.start()
+	h.tg.SendText(chat, user, "add a task to write the postmortem")
+	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	undone := h.withButton(chat, "↪️ Redo")
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, "/undo")
+	m := h.tg.WaitBotMessages(chat, n+1)[n]
+	if !strings.Contains(m.Text, "undone already") || !strings.Contains(m.Text, "Write the postmortem") {
+		t.Errorf("/undo after Undo said %q", m.Text)
+	}
+	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
+		t.Fatalf("/undo after Undo brought the task back: %+v", tasks)
+	}
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	again := h.tg.WaitBotMessages(chat, n+2)[n+1]
+	if again.Text != "↪️ Applied again: “Write the postmortem” is on your list again." {
+		t.Errorf("after Redo: %q", again.Text)
+	}
+}
