@@ -163,6 +163,7 @@ type taskJSON struct {
 	EstimateMinutes *int         `json:"estimate_minutes"`
 	DueDate         *string      `json:"due_date"`
 	RemindAt        *string      `json:"remind_at"`
+	ReminderSent    bool         `json:"reminder_sent,omitempty"` // remind_at has passed: the reminder went out
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
 	Notes           []string     `json:"notes,omitempty"`     // elements of the call that were dropped
@@ -177,8 +178,9 @@ type itemJSON struct {
 	CheckedAt *string   `json:"checked_at"`
 }
 
-// toJSON renders t with its reminder in zone, the chat's.
-func toJSON(t nod.Task, zone *time.Location) taskJSON {
+// toJSON renders t with its reminder in zone, the chat's, and says when
+// that reminder went out already (at now).
+func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 	j := taskJSON{ID: t.ID, Title: t.Title, Status: t.Status, Priority: t.Priority, EstimateMinutes: t.EstimateMinutes,
 		Labels: t.Labels, Checklist: make([]itemJSON, 0, len(t.Checklist))}
 	if j.Labels == nil {
@@ -192,7 +194,7 @@ func toJSON(t nod.Task, zone *time.Location) taskJSON {
 	}
 	if t.RemindAt != nil {
 		s := t.RemindAt.In(zone).Format(time.RFC3339)
-		j.RemindAt = &s
+		j.RemindAt, j.ReminderSent = &s, !t.RemindAt.After(now)
 	}
 	for _, it := range t.Checklist {
 		ij := itemJSON{ID: it.ID, Title: it.Title, Checked: it.Checked, CheckedBy: it.CheckedBy.Normalize()}
@@ -206,8 +208,10 @@ func toJSON(t nod.Task, zone *time.Location) taskJSON {
 }
 
 // TaskJSON renders a task in the shape get_task returns, its reminder
-// in zone.
-func TaskJSON(t nod.Task, zone *time.Location) string { return string(mustJSON(toJSON(t, zone))) }
+// in zone as it stands at now.
+func TaskJSON(t nod.Task, zone *time.Location, now time.Time) string {
+	return string(mustJSON(toJSON(t, zone, now)))
+}
 
 func errorJSON(err error) string {
 	return string(mustJSON(map[string]string{"error": userError(err)}))

@@ -67,7 +67,7 @@ func pageOf(all nod.TaskPage, f nod.TaskFilter, req nod.PageRequest) (nod.TaskPa
 // listJSON renders a page as list_tasks returns it, under maxListBytes:
 // tasks that do not fit wait for the next page; a first task too large
 // on its own is shortened, and says so.
-func listJSON(p nod.TaskPage, zone *time.Location) string {
+func listJSON(p nod.TaskPage, zone *time.Location, now time.Time) string {
 	var b bytes.Buffer
 	b.WriteString(`{"tasks":[`)
 	next := ""
@@ -75,14 +75,14 @@ func listJSON(p nod.TaskPage, zone *time.Location) string {
 		next = p.Cursors[len(p.Cursors)-1]
 	}
 	for i, task := range p.Tasks {
-		item := mustJSON(toJSON(task, zone))
+		item := mustJSON(toJSON(task, zone, now))
 		room := maxListBytes - listTail - b.Len() - 1
 		if len(item) > room {
 			if i > 0 {
 				next = p.Cursors[i-1]
 				break
 			}
-			item = fitJSON(task, room, zone)
+			item = fitJSON(task, room, zone, now)
 			if len(p.Tasks) > 1 || p.Later {
 				next = p.Cursors[0]
 			}
@@ -104,8 +104,8 @@ func listJSON(p nod.TaskPage, zone *time.Location) string {
 
 // fitJSON renders a task in at most room bytes, halving its description,
 // then its checklist, then dropping its labels until it fits.
-func fitJSON(t nod.Task, room int, zone *time.Location) json.RawMessage {
-	j := toJSON(t, zone)
+func fitJSON(t nod.Task, room int, zone *time.Location, now time.Time) json.RawMessage {
+	j := toJSON(t, zone, now)
 	j.Truncated = "shortened to fit the listing: call get_task for the whole task before changing it"
 	for {
 		out := mustJSON(j)

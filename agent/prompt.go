@@ -125,6 +125,9 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		}
 		if t.RemindAt != nil {
 			fmt.Fprintf(&b, " reminder %s", t.RemindAt.In(zone).Format(nod.ReminderLayout))
+			if !t.RemindAt.After(a.now()) {
+				b.WriteString(" (sent)")
+			}
 		}
 		if n := len(t.Checklist); n > 0 {
 			done := 0

@@ -24,7 +24,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return TaskJSON(task, t.zone), nil
+		return TaskJSON(task, t.zone, t.a.now()), nil
 	case nod.ToolListTasks:
 		var f nod.TaskFilter
 		q, _, err := a.str("query", false)
@@ -56,7 +56,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return listJSON(page, t.zone), nil
+		return listJSON(page, t.zone, t.a.now()), nil
 	}
 	return "", fmt.Errorf("%s is not a read-only tool", tool.Name)
 }

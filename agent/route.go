@@ -224,7 +224,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			t.notices = append(t.notices, nod.Note{Key: nod.NoteLeftAsSet, Args: []string{title}})
 		}
 	}
-	j := toJSON(last, t.zone)
+	j := toJSON(last, t.zone, t.a.now())
 	j.Notes = notes
 	return string(mustJSON(j))
 }

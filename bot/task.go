@@ -63,7 +63,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) {
-		if id := b.reply(ctx, p.topic(), p.loc.TaskCard(t)); id != 0 {
+		if id := b.reply(ctx, p.topic(), p.loc.TaskCard(t, b.now())); id != 0 {
 			if err := b.messages.SetCardMessage(ctx, p.chat, t.ID, id); err != nil {
 				b.log.Warn("remember card", "chat", p.chat, "err", err)
 			}
@@ -77,7 +77,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 	if errors.Is(err, nod.ErrDecided) {
 		// The card was out of date: show the item as it is.
 		p.then(func(ctx context.Context) {
-			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After)); err != nil {
+			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After, b.now())); err != nil {
 				b.log.Warn("refresh task card", "err", err)
 			}
 		})
@@ -88,7 +88,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "toggle", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After, b.now())); err != nil {
 			b.log.Warn("refresh task card", "err", err)
 		}
 	})
@@ -108,7 +108,7 @@ func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.
 	if err != nil {
 		return // in the trash: the card's buttons answer so
 	}
-	if err := b.send.edit(ctx, chat, id, loc.TaskCard(t)); err != nil {
+	if err := b.send.edit(ctx, chat, id, loc.TaskCard(t, b.now())); err != nil {
 		b.log.Warn("refresh card", "chat", chat, "err", err)
 	}
 }

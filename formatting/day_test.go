@@ -47,7 +47,8 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"n_remind_whose":  loc.Text(formatting.NoticeRemindWhose.With("Alice")),
 		"reminder_done":   loc.ReminderDone(task, "u1"),
 		"reminder_moved":  loc.ReminderSnoozed(snoozed, "u2"),
-		"task_card":       loc.TaskCard(task),
+		"task_card":       loc.TaskCard(task, due.Add(-time.Hour)),
+		"task_card_sent":  loc.TaskCard(task, due),
 		"receipt_reminder": loc.Receipts([]formatting.Receipt{{TaskTitle: "File the tax return", Quote: "remind me tomorrow at 9 about the tax return",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 09:00", Field: nod.FieldReminder, Before: "", After: "2026-11-25T08:00:00Z", UndoID: "u1"}}}),
 	}

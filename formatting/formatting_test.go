@@ -309,7 +309,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"task_list": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
 		"task_list_paged": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),
-		"task_card": loc.TaskCard(t1),
+		"task_card": loc.TaskCard(t1, time.Time{}),
 		"receipt_explicit": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
 		"receipt_many": loc.Receipts([]formatting.Receipt{
@@ -332,7 +332,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"breaker_trusted": loc.Breaker(nod.ModeTrusted),
 		"notice":          loc.Text(formatting.NoteMessage.With(loc.Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}}))),
 		"task_card_long": loc.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
-			Description: strings.Repeat("word ", 2000)}),
+			Description: strings.Repeat("word ", 2000)}, time.Time{}),
 		"receipt_rule": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule,
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
 		"rule_offer":      loc.RuleOffer(nod.Rule{ID: "r1", Kind: "set_task_status=DONE", Status: nod.RuleOffered}),

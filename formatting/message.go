@@ -79,7 +79,7 @@ func (l *Locale) button(c Content, a nod.Action) Button {
 var (
 	noTasks       = fixed("no_tasks")
 	taskListTmpl  = define[taskList]("task_list")
-	taskCardTmpl  = define[nod.Task]("task_card")
+	taskCardTmpl  = define[taskCard]("task_card")
 	deleteAsk     = define[nod.PendingDeletion]("delete_ask")
 	trashEmpty    = fixed("trash_empty")
 	trashList     = define[trashPage]("trash_list")
@@ -185,8 +185,8 @@ func (l *Locale) TaskList(p nod.TaskPage) Message {
 }
 
 // TaskCard renders a task with its checklist as toggle buttons.
-func (l *Locale) TaskCard(t nod.Task) Message {
-	m := Message{HTML: l.Render(taskCardTmpl.With(t))}
+func (l *Locale) TaskCard(t nod.Task, now time.Time) Message {
+	m := Message{HTML: l.Render(taskCardTmpl.With(taskCard{Task: t, Sent: t.RemindAt != nil && !t.RemindAt.After(now)}))}
 	for _, it := range t.Checklist {
 		// The button says what a tap does, so that a stale card never ticks
 		// what the person meant to untick.
@@ -197,6 +197,13 @@ func (l *Locale) TaskCard(t nod.Task) Message {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: it.ID, N: want}}})
 	}
 	return m
+}
+
+// taskCard is a task as its card shows it at a moment: Sent when its
+// reminder went out already.
+type taskCard struct {
+	nod.Task
+	Sent bool
 }
 
 // buttonText keeps a button label readable; Telegram shows about 64.

@@ -329,3 +329,27 @@ func TestUndoCommandNeverRedoes(t *testing.T) {
 		t.Errorf("after Redo: %q", again.Text)
 	}
 }
+
+// A message is true when it is read: once a reminder has gone out, the
+// agent's list and get_task say so, as the task card does, so the model
+// never tells the person a reminder is still to come.
+func TestSentReminderReadsAsSent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := fixtures.DefaultNow.Add(time.Hour)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Call the printer", RemindAt: &at})
+	h.start()
+	h.clock.Set(at.Add(time.Minute))
+	h.tg.Wait("the reminder", func() bool { return len(h.reminders(chat)) == 1 })
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T1"})), openaitest.Text("It went out at the hour."))
+	h.tg.SendText(chat, user, "did the printer reminder come?")
+	h.tg.WaitBotMessages(chat, 2)
+	reqs := h.llm.RequestsFor(agentM)
+	if sys := reqs[0].System(); !strings.Contains(grepLines(sys, "Call the printer"), "(sent)") {
+		t.Errorf("the prompt lists the fired reminder as:\n%s", grepLines(sys, "Call the printer"))
+	}
+	if r := reqs[1].ToolResults()["g"]; !strings.Contains(r, `"reminder_sent":true`) {
+		t.Errorf("get_task after the reminder fired = %s", r)
+	}
+}
