@@ -19,7 +19,16 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 	}
 	for _, s := range sets {
 		// A reply to the set's message is the link to it.
-		m := in.loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: len(s.Pending()), Total: len(s.Items)}))
+		count := formatting.PendingCount{Pending: len(s.Pending()), Total: len(s.Items)}
+		if in.speaker != "" { // a group: say whom each set waits for
+			switch {
+			case s.UserID == 0:
+				count.Anyone = true
+			case s.UserID != in.user:
+				count.For, count.Other = b.nameOf(ctx, in.chat, s.UserID), true
+			}
+		}
+		m := in.loc.Text(formatting.PendingItem.With(count))
 		if _, err := b.send.send(ctx, in.topic(), m, s.MessageID); err != nil {
 			b.log.Error("pending", "chat", in.chat, "err", err)
 		}

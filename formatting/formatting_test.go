@@ -369,6 +369,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"pending_item_one":  loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 1})),
 		"pending_item_1_of": loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 3})),
 		"pending_item_2_of": loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 2, Total: 3})),
+		"pending_item_for":  loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 2, Total: 3, For: "Alice <&>", Other: true})),
+		"pending_item_any":  loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 1, Anyone: true})),
 		"lang_set":          loc.Text(formatting.LangSet),
 	}
 }

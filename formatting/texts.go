@@ -145,8 +145,15 @@ func init() {
 	partial[nod.ItemStatus]("item_status")
 }
 
-// PendingCount is how many of a change set's Total items are Pending.
-type PendingCount struct{ Pending, Total int }
+// PendingCount is how many of a change set's Total items are Pending, and
+// in a group whom they wait for: Other marks another member's set (For
+// names them, if nod knows their name), Anyone a review's, which any
+// member may decide.
+type PendingCount struct {
+	Pending, Total int
+	For            string
+	Other, Anyone  bool
+}
 
 // Tally is what an answer to a change set did, and how many items still
 // wait.

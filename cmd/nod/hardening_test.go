@@ -353,3 +353,23 @@ func TestSentReminderReadsAsSent(t *testing.T) {
 		t.Errorf("get_task after the reminder fired = %s", r)
 	}
 }
+
+// Nothing tells one member that another's set waits for them: /pending in
+// a group says whom each set waits for.
+func TestGroupPendingSaysForWhom(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("Raise it?"))
+	h.start()
+	h.tg.SendText(group, user, "should the launch post be P1?")
+	h.changeSetMessage(group, 2)
+	h.tg.SendText(group, bob, "/pending")
+	if m := h.tg.WaitBotMessages(group, 3)[2]; m.Text != "⏳ The change here is waiting for Alice." {
+		t.Errorf("Bob's /pending = %q", m.Text)
+	}
+	h.tg.SendText(group, user, "/pending")
+	if m := h.tg.WaitBotMessages(group, 4)[3]; m.Text != "⏳ The change here is waiting for you." {
+		t.Errorf("Alice's /pending = %q", m.Text)
+	}
+}
