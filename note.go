@@ -22,7 +22,7 @@ const (
 	NoteChanged     = "changed"      // args: field; the text changed since
 	NoteNow         = "now"          // args: field, value now; the value changed since
 	NoteReproposed  = "reproposed"
-	NoteSuperseded  = "superseded"
+	NoteSuperseded  = "superseded" // args: "direct" and who made it, when a change applied at once overtook it
 	NoteWithdrawn   = "withdrawn" // the person edited the words it came from
 	NoteNoop        = "noop"      // args: field, value; a change that changes nothing
 	NoteNoopItem    = "noop_item" // args: item title, "checked", "unchecked" or "same"

@@ -394,7 +394,7 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 		{Key: nod.NoteCannot, Args: []string{"the checklist is full"}}, {Key: nod.NoteAlready},
 		{Key: nod.NoteAlreadyItem, Args: []string{"Write tests", "checked"}}, {Key: nod.NoteChanged, Args: []string{"description"}},
 		{Key: nod.NoteChanged, Args: []string{"checklist"}}, {Key: nod.NoteNow, Args: []string{"estimate", "90"}},
-		{Key: nod.NoteNow, Args: []string{"due", ""}}, {Key: nod.NoteReproposed}, {Key: nod.NoteSuperseded}, {Key: nod.NoteWithdrawn},
+		{Key: nod.NoteNow, Args: []string{"due", ""}}, {Key: nod.NoteReproposed}, {Key: nod.NoteSuperseded}, {Key: nod.NoteSuperseded, Args: []string{"direct", "Bob <&>"}}, {Key: nod.NoteSuperseded, Args: []string{"direct", ""}}, {Key: nod.NoteWithdrawn},
 		{Key: nod.NoteNoop, Args: []string{"title", "Fix login bug"}}, {Key: nod.NoteNoop, Args: []string{"status", "DONE"}},
 		{Key: nod.NoteNoop, Args: []string{"estimate", "120"}}, {Key: nod.NoteNoop, Args: []string{"labels", ""}},
 		{Key: nod.NoteNoop, Args: []string{"due", "2026-03-15"}}, {Key: nod.NoteNoop, Args: []string{"description", "x"}},

@@ -64,7 +64,7 @@ func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, bef
 	if err := writeChange(ctx, tx, nod.Topic{Chat: e.ChatID, Thread: e.Thread}, e.UserID, ch, &after, now); err != nil {
 		return nod.Applied{}, err
 	}
-	if err := db.supersedeBy(ctx, tx, e.ChatID, ch, self, now); err != nil {
+	if err := db.supersedeBy(ctx, tx, e.ChatID, e.UserID, ch, self, now); err != nil {
 		return nod.Applied{}, err
 	}
 	a := e.Audit
@@ -129,7 +129,7 @@ func (db *DB) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
 // that would set a field or checklist item that change ch just set
 // (docs/design.md §4): the person's applied change answers it. A deletion closes every
 // proposal for its task. The sets' messages are owed a refresh.
-func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, ch nod.Change, self string, now time.Time) error {
+func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by nod.UserID, ch nod.Change, self string, now time.Time) error {
 	if ch.Created {
 		return nil
 	}
@@ -185,7 +185,15 @@ func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, ch no
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("supersede: %w", err)
 	}
-	note := encodeNote(nod.Note{Key: nod.NoteSuperseded})
+	if len(hits) == 0 {
+		return nil
+	}
+	var name string // whose change overtook them, in a group
+	err = tx.QueryRowContext(ctx, `SELECT name FROM chat_members WHERE chat_id = $1 AND user_id = $2`, chatID, by).Scan(&name)
+	if err != nil && !noRows(err) {
+		return fmt.Errorf("supersede: %w", err)
+	}
+	note := encodeNote(nod.Note{Key: nod.NoteSuperseded, Args: []string{"direct", name}})
 	if trashed {
 		note = encodeNote(nod.Note{Key: nod.NoteTaskGone})
 	}

@@ -221,7 +221,7 @@ func TestAppliedChangeSupersedes(t *testing.T) {
 		t.Errorf("item 2 = %s, want pending", it.Status)
 	}
 	h.tg.WaitMessage(chat, set.ID, "the set to drop ✓ 1", func(m telegramtest.Message) bool {
-		return !hasButton(m, "✓ 1") && hasButton(m, "✓ 2") && strings.Contains(m.Text, "Superseded")
+		return !hasButton(m, "✓ 1") && hasButton(m, "✓ 2") && strings.Contains(m.Text, "Overtaken by a change made since.")
 	})
 }
 

@@ -373,3 +373,22 @@ func TestGroupPendingSaysForWhom(t *testing.T) {
 		t.Errorf("Alice's /pending = %q", m.Text)
 	}
 }
+
+// A set overtaken by someone's direct change says whose change it was,
+// not that a newer proposal replaced it.
+func TestGroupSetOvertakenSaysByWhom(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("Raise it?"))
+	h.start()
+	h.tg.SendText(group, user, "should the launch post be P1?")
+	set := h.changeSetMessage(group, 2)
+	h.clf = answer("explicit:make the launch post P2")
+	h.script(openaitest.Calls(call("b", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P2"})), openaitest.Text("P2."))
+	h.tg.SendText(group, bob, "make the launch post P2")
+	m := h.tg.WaitMessage(group, set.ID, "the set to be closed", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 1") })
+	if !strings.Contains(m.Text, "Overtaken by Bob's change.") || strings.Contains(m.Text, "newer proposal") {
+		t.Errorf("Alice's overtaken set reads %q", m.Text)
+	}
+}
