@@ -23,10 +23,10 @@ const (
 	NoteNow         = "now"          // args: field, value now; the value changed since
 	NoteReproposed  = "reproposed"
 	NoteSuperseded  = "superseded" // args: "direct" and who made it, when a change applied at once overtook it
-	NoteWithdrawn   = "withdrawn" // the person edited the words it came from
-	NoteNoop        = "noop"      // args: field, value; a change that changes nothing
-	NoteNoopItem    = "noop_item" // args: item title, "checked", "unchecked" or "same"
-	NoteLeftAsSet   = "left"      // args: item title; the agent left the person's item alone
+	NoteWithdrawn   = "withdrawn"  // the person edited the words it came from
+	NoteNoop        = "noop"       // args: field, value; a change that changes nothing
+	NoteNoopItem    = "noop_item"  // args: item title, "checked", "unchecked" or "same"
+	NoteLeftAsSet   = "left"       // args: item title; the agent left the person's item alone
 )
 
 // IsZero reports whether n is no note.
