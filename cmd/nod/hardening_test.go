@@ -230,6 +230,18 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 	}
 }
 
+// groupProposal starts nod in the group, where Alice's question is
+// answered with a proposal to raise the launch post to P1; it returns the
+// set's message.
+func (h *harness) groupProposal() telegramtest.Message {
+	h.t.Helper()
+	h.inGroup()
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("Raise it?"))
+	h.start()
+	h.tg.SendText(group, user, "should the launch post be P1?")
+	return h.changeSetMessage(group, 2)
+}
+
 // A reminder belongs to whoever set it: in a group it names them, and
 // another member's ✓ Done or ⏰ is refused with whose it is; nothing
 // changes until its person taps.
@@ -270,11 +282,7 @@ func TestGroupReminderIsItsPersons(t *testing.T) {
 func TestGroupAgentToldWhoDidWhat(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.inGroup()
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("Raise it?"))
-	h.start()
-	h.tg.SendText(group, user, "should the launch post be P1?")
-	set := h.changeSetMessage(group, 2)
+	set := h.groupProposal()
 	h.script(openaitest.Text("Alice decides that one."))
 	h.tg.SendText(group, bob, "anything for me?")
 	h.tg.WaitBotMessages(group, 3)
@@ -359,11 +367,7 @@ func TestSentReminderReadsAsSent(t *testing.T) {
 func TestGroupPendingSaysForWhom(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.inGroup()
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("Raise it?"))
-	h.start()
-	h.tg.SendText(group, user, "should the launch post be P1?")
-	h.changeSetMessage(group, 2)
+	h.groupProposal()
 	h.tg.SendText(group, bob, "/pending")
 	if m := h.tg.WaitBotMessages(group, 3)[2]; m.Text != "⏳ The change here is waiting for Alice." {
 		t.Errorf("Bob's /pending = %q", m.Text)
@@ -379,11 +383,7 @@ func TestGroupPendingSaysForWhom(t *testing.T) {
 func TestGroupSetOvertakenSaysByWhom(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.inGroup()
-	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("Raise it?"))
-	h.start()
-	h.tg.SendText(group, user, "should the launch post be P1?")
-	set := h.changeSetMessage(group, 2)
+	set := h.groupProposal()
 	h.clf = answer("explicit:make the launch post P2")
 	h.script(openaitest.Calls(call("b", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P2"})), openaitest.Text("P2."))
 	h.tg.SendText(group, bob, "make the launch post P2")
