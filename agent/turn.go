@@ -137,11 +137,16 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			res.Text = msg.Content
 			break
 		}
-		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) {
-			t.asides = append(t.asides, s) // text beside tool calls reaches the person too
-		}
-		for i, result := range t.step(ctx, msg.ToolCalls) {
+		results := t.step(ctx, msg.ToolCalls)
+		for i, result := range results {
 			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: a.now()})
+		}
+		// Text beside tool calls reaches the person too, unless a result
+		// refused one of them: the model wrote it before it knew ("Thanks,
+		// I'll use Berlin time"), and its next words, written after the
+		// results, say what did happen.
+		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) && !slices.ContainsFunc(results, refused) {
+			t.asides = append(t.asides, s)
 		}
 		if res.Steps >= a.opts.MaxSteps {
 			res.StepsExhausted = true
@@ -183,6 +188,17 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	a.log.Info("turn", "chat", req.ChatID, "outcome", outcome, "llm_calls", res.Steps+t.classified, "classifier_calls", t.classified,
 		"applied", len(t.receipts), "proposed", len(t.items), "duration_ms", time.Since(t.wall).Milliseconds())
 	return res, nil
+}
+
+// refused reports whether a tool result says the call did not do what it
+// asked: an error, or a change not made, not queued or not decided.
+func refused(result string) bool {
+	for _, p := range []string{`{"error"`, "Not changed", "Not queued", "Not decided"} {
+		if strings.HasPrefix(result, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // groupByTask orders items task by task, tasks in order of first mention

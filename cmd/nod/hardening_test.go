@@ -392,3 +392,24 @@ func TestGroupSetOvertakenSaysByWhom(t *testing.T) {
 		t.Errorf("Alice's overtaken set reads %q", m.Text)
 	}
 }
+
+// What the model writes beside a call that a result then refuses is not
+// shown: "Thanks, I'll use Berlin time" beside a zone change a group
+// member may not make would tell the person the opposite of what happened.
+// The model's words after the results are.
+func TestAsideRefusedByItsResultIsDropped(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.clf = answer("explicit:we are in Berlin now")
+	h.script(openaitest.Response{Text: "Thanks, I'll use Berlin time.",
+		ToolCalls: []openaitest.ToolCall{call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin"})}},
+		openaitest.Text("Only an admin can set the zone, with /tz Europe/Berlin."))
+	h.start()
+	h.tg.SendText(group, user, "we are in Berlin now")
+	h.settleMessages()
+	all := strings.Join(texts(h.tg.BotMessages(group)), "\n")
+	if strings.Contains(all, "I'll use Berlin time") || !strings.Contains(all, "Only an admin can set the zone") {
+		t.Errorf("the person read:\n%s", all)
+	}
+}
