@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 		return t.commitZone(ctx, p, v)
 	}
 	var now, later []prepared
-	var guarded, revised, left []string // left: titles of the person's items the guard kept
+	var guarded, revised, left, waits []string // left: titles of the person's items the guard kept
 	for _, pc := range p.changes {
 		if t.revise != nil && !t.revise.done && v.Explicit() {
 			// An explicit edit applies at once; its old proposal closes.
@@ -33,28 +34,34 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 			revised = append(revised, out)
 			continue
 		}
-		route, why, kept := t.route(pc, v)
-		if why != "" {
-			guarded = append(guarded, why)
-			if u, ok := pc.c.(updateItem); ok && u.reason == "" {
-				if it, err := u.item(pc.task); err == nil {
-					left = append(left, it.Title)
+		run, ask, wait := t.covered(pc, v)
+		if wait != "" {
+			waits = append(waits, wait)
+		}
+		later = append(later, ask...)
+		for _, pc := range run {
+			route, why, kept := t.route(pc, v)
+			if why != "" {
+				guarded = append(guarded, why)
+				if u, ok := pc.c.(updateItem); ok && u.reason == "" {
+					if it, err := u.item(pc.task); err == nil {
+						left = append(left, it.Title)
+					}
 				}
 			}
-		}
-		if !kept {
-			continue
-		}
-		pc = route.pc
-		if route.now {
-			now = append(now, pc)
-		} else {
-			later = append(later, pc)
+			if !kept {
+				continue
+			}
+			if route.now {
+				now = append(now, route.pc)
+			} else {
+				later = append(later, route.pc)
+			}
 		}
 	}
 	queued, ruled, lines := t.queue(ctx, later)
 	now = append(now, ruled...)
-	notes := append(append(append(revised, lines...), guarded...), p.dropped...)
+	notes := slices.Concat(revised, lines, guarded, waits, p.dropped)
 	if len(now) > 0 {
 		if len(guarded) > 0 {
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, strings.Join(guarded, " "))
