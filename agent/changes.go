@@ -358,6 +358,11 @@ func parseCreate(a args) ([]change, []string, error) {
 	if err := (&nod.Task{ID: "new", Title: t.Title, Status: t.Status, Priority: t.Priority, Description: t.Description}).Validate(); err != nil {
 		return nil, nil, a.errorf("description", "is too long")
 	}
+	return one(newCreate(t))
+}
+
+// newCreate is the change that creates t, its arguments as stored.
+func newCreate(t nod.Task) createTask {
 	raw := map[string]any{"title": t.Title, "priority": t.Priority}
 	if t.Description != "" {
 		raw["description"] = t.Description
@@ -371,7 +376,7 @@ func parseCreate(a args) ([]change, []string, error) {
 	if len(t.Labels) > 0 {
 		raw["labels"] = t.Labels
 	}
-	return one(createTask{t: t, raw: mustJSON(raw)})
+	return createTask{t: t, raw: mustJSON(raw)}
 }
 
 func (c createTask) tool() nod.Tool                    { return nod.ToolCreateTask }
@@ -381,9 +386,14 @@ func (c createTask) args() json.RawMessage             { return c.raw }
 func (c createTask) current(*nod.Task) (string, error) { return "", nil }
 func (c createTask) target(*nod.Task) (string, error)  { return c.t.Title, nil }
 func (c createTask) summary(*nod.Task) string          { return fmt.Sprintf("Create task %q", c.t.Title) }
+
+// apply creates the task under a new id, or under the id it was given
+// when its fields were split off into changes of their own (cover.go).
 func (c createTask) apply(t *nod.Task, _ applyCtx) error {
 	*t = c.t.Clone()
-	t.ID = nod.NewID()
+	if t.ID == "" {
+		t.ID = nod.NewID()
+	}
 	return nil
 }
 

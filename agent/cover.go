@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -19,10 +20,159 @@ func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, 
 	if !v.Explicit() || v.Quote == "" {
 		return []prepared{pc}, nil, ""
 	}
-	if c, ok := pc.c.(labelsChange); ok {
+	switch c := pc.c.(type) {
+	case labelsChange:
 		return coverLabels(pc, c, saidFor(v, nod.FieldLabels))
+	case createTask:
+		return t.coverCreate(pc, c, v)
 	}
 	return []prepared{pc}, nil, ""
+}
+
+// coverCreate creates a new task with the fields the verdict's quote
+// covers, and splits off each other field as a change of its own on the
+// new task: one the person asked for in other words (a burst: "oh and
+// it's urgent") runs with those words as its quote; one that no words
+// name asks.
+func (t *turn) coverCreate(pc prepared, c createTask, v confidence.Verdict) (run, ask []prepared, note string) {
+	base := c.t.Clone()
+	var apart []fieldValue
+	for _, fv := range newFields(c.t) {
+		q := ""
+		if fq, ok := v.Fields[string(fv.f)]; ok {
+			q = fq.Quote
+		}
+		switch {
+		case q == "" && fv.f == nod.FieldLabels:
+			// Each label the quote does not name is one nobody asked for.
+			fv.labels = slices.DeleteFunc(slices.Clone(fv.labels), func(l string) bool { return asksLabel([]string{v.Quote}, l) })
+			if len(fv.labels) == 0 {
+				continue
+			}
+		case q == "" && speaksOf(v.Quote, fv):
+			continue
+		case nod.FoldText(q) == nod.FoldText(v.Quote):
+			continue
+		}
+		fv.quote = q
+		apart = append(apart, fv)
+		fv.clear(&base)
+	}
+	if len(apart) == 0 {
+		return []prepared{pc}, nil, ""
+	}
+	base.ID = nod.NewID() // the split-off changes name it before it exists
+	created := newCreate(base)
+	run = append(run, prepared{c: created, cur: "", target: base.Title})
+	var waiting []string
+	for _, fv := range apart {
+		c := fv.change(base.ID)
+		if c == nil {
+			continue
+		}
+		p, ok := prepareOn(c, &base)
+		if !ok {
+			continue
+		}
+		t.fields[fieldKey(p.c)] = true // one proposal per field per turn
+		if p.quote = fv.quote; p.quote != "" {
+			run = append(run, p)
+			continue
+		}
+		ask = append(ask, p)
+		waiting = append(waiting, fv.String())
+	}
+	if len(waiting) > 0 {
+		note = fmt.Sprintf("The task was created with what the user's words asked for; its %s wait for the user's tap: no words of theirs quoted for this call ask for them.", strings.Join(waiting, ", "))
+	}
+	return run, ask, note
+}
+
+// fieldValue is one field create_task gives a new task beyond its title.
+type fieldValue struct {
+	f        nod.Field
+	value    string   // as the tool that sets it takes it
+	labels   []string // for labels
+	estimate int      // for the estimate
+	quote    string   // the person's words for it apart, if any
+}
+
+// newFields lists the fields t sets beyond its title and the defaults a
+// new task has anyway (OPEN, P2).
+func newFields(t nod.Task) []fieldValue {
+	var out []fieldValue
+	if t.Priority != nod.P2 {
+		out = append(out, fieldValue{f: nod.FieldPriority, value: string(t.Priority)})
+	}
+	if t.EstimateMinutes != nil {
+		out = append(out, fieldValue{f: nod.FieldEstimate, value: fmt.Sprint(*t.EstimateMinutes), estimate: *t.EstimateMinutes})
+	}
+	if t.DueDate != "" {
+		out = append(out, fieldValue{f: nod.FieldDue, value: t.DueDate})
+	}
+	if len(t.Labels) > 0 {
+		out = append(out, fieldValue{f: nod.FieldLabels, labels: t.Labels})
+	}
+	if t.Description != "" {
+		out = append(out, fieldValue{f: nod.FieldDescription, value: t.Description})
+	}
+	return out
+}
+
+// clear takes the field's value off t, leaving the new task's default.
+func (fv fieldValue) clear(t *nod.Task) {
+	switch fv.f {
+	case nod.FieldPriority:
+		t.Priority = nod.P2
+	case nod.FieldEstimate:
+		t.EstimateMinutes = nil
+	case nod.FieldDue:
+		t.DueDate = ""
+	case nod.FieldLabels:
+		t.Labels = slices.DeleteFunc(t.Labels, func(l string) bool { return slices.Contains(fv.labels, l) })
+	case nod.FieldDescription:
+		t.Description = ""
+	}
+}
+
+// change is the change that sets the field on task id, made by the
+// tool that sets it from the arguments it takes; nil if they do not
+// parse, which a validated create_task never gives.
+func (fv fieldValue) change(id string) change {
+	tool, arg, value := map[nod.Field]nod.Tool{nod.FieldPriority: nod.ToolSetPriority, nod.FieldEstimate: nod.ToolUpdateEstimate,
+		nod.FieldDue: nod.ToolUpdateDueDate, nod.FieldLabels: nod.ToolAssignLabels, nod.FieldDescription: nod.ToolUpdateDescription}[fv.f], string(fv.f), any(fv.value)
+	switch fv.f {
+	case nod.FieldEstimate:
+		arg, value = "estimate_minutes", fv.estimate
+	case nod.FieldDue:
+		arg = "due_date"
+	case nod.FieldLabels:
+		arg, value = "add", fv.labels
+	}
+	a, err := decodeArgs(tool, string(mustJSON(map[string]any{"task_id": id, arg: value})))
+	if err != nil {
+		return nil
+	}
+	cs, _, err := mutatingTools[tool].parse(a)
+	if err != nil || len(cs) != 1 {
+		return nil
+	}
+	return cs[0]
+}
+
+// String names the field and its value for the model.
+func (fv fieldValue) String() string {
+	switch fv.f {
+	case nod.FieldEstimate:
+		return fmt.Sprintf("estimate %d minutes", fv.estimate)
+	case nod.FieldDue:
+		return "due date " + fv.value
+	case nod.FieldLabels:
+		return labelWord(fv.labels) + " " + quoteAll(fv.labels)
+	case nod.FieldDescription:
+		return "description"
+	}
+	return fmt.Sprintf("%s %s", fv.f, fv.value)
 }
 
 // saidFor is the person's words that may cover field f of a call: the
@@ -59,8 +209,11 @@ func coverLabels(pc prepared, c labelsChange, said []string) (run, ask []prepare
 	if p, ok := prepareOn(labelsChange{id: c.id, remove: kept}, &mid); ok {
 		ask = append(ask, p)
 	}
-	return run, ask, fmt.Sprintf("Taking away %s %s waits for the user's tap: the user's words quoted for this call do not ask to remove it. Labels it adds were applied.",
-		labelWord(kept), quoteAll(kept))
+	note = fmt.Sprintf("Taking away %s %s waits for the user's tap: the user's words quoted for this call do not ask to remove it.", labelWord(kept), quoteAll(kept))
+	if len(run) > 0 {
+		note += " The rest of the call was applied."
+	}
+	return run, ask, note
 }
 
 // prepareOn reads change c against task as validate does; ok is false
@@ -90,12 +243,11 @@ func quoteAll(ss []string) string {
 // call takes away that one label alone ("remove the label"). Words that
 // ask to add never do.
 func asksRemoval(said []string, l string, n int) bool {
-	label := strings.Join(wordsOf(l), " ")
+	if asksLabel(said, l) {
+		return true
+	}
 	for _, s := range said {
 		ws := wordsOf(s)
-		if label != "" && strings.Contains(" "+strings.Join(ws, " ")+" ", " "+label+" ") {
-			return true
-		}
 		removes, all := false, false
 		for _, w := range ws {
 			switch {
@@ -121,6 +273,63 @@ var (
 	removalWords  = map[string]bool{"weg": true, "raus": true}
 	removalStems  = []string{"remov", "delet", "drop", "untag", "unlabel", "entfern", "lösch", "loesch"}
 	allWords      = map[string]bool{"all": true, "every": true, "alle": true, "allen": true, "sämtliche": true}
+)
+
+// asksLabel reports whether words said name label l: its words in
+// order, ignoring case and punctuation.
+func asksLabel(said []string, l string) bool {
+	label := strings.Join(wordsOf(l), " ")
+	for _, s := range said {
+		if label != "" && strings.Contains(" "+strings.Join(wordsOf(s), " ")+" ", " "+label+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// speaksOf reports whether a quote speaks of a new task's field, so that
+// it covers it (docs/design.md §3.5): a priority by its value ("P0") or
+// a word of urgency; a due date by a day, a month, a date or a word of
+// deadlines; an estimate by a duration; a description by its text or by
+// naming it. Labels are named one by one (asksLabel).
+func speaksOf(quote string, fv fieldValue) bool {
+	ws := wordsOf(quote)
+	switch fv.f {
+	case nod.FieldPriority:
+		return slices.Contains(ws, strings.ToLower(fv.value)) || anyWord(ws, priorityWords, priorityStems)
+	case nod.FieldDue:
+		return dateLike.MatchString(strings.ToLower(quote)) || anyWord(ws, dueWords, dueStems)
+	case nod.FieldEstimate:
+		return duration.MatchString(strings.ToLower(quote)) || anyWord(ws, nil, estimateStems)
+	case nod.FieldDescription:
+		return strings.Contains(nod.FoldText(quote), nod.FoldText(fv.value)) || anyWord(ws, nil, descriptionStems)
+	}
+	return false
+}
+
+func anyWord(ws []string, words map[string]bool, stems []string) bool {
+	return slices.ContainsFunc(ws, func(w string) bool { return words[w] || hasStem(w, stems) })
+}
+
+// The words of speaksOf, lower case. A stem matches a word it starts.
+var (
+	priorityWords = map[string]bool{"asap": true, "sofort": true, "high": true, "low": true, "hoch": true, "niedrig": true, "blocker": true}
+	priorityStems = []string{"prio", "urgen", "dringend", "wichtig", "importan", "critical", "kritisch", "eilig", "eilt"}
+	dueWords      = map[string]bool{"today": true, "tonight": true, "tomorrow": true, "heute": true, "morgen": true, "übermorgen": true,
+		"due": true, "deadline": true, "bis": true, "until": true, "till": true, "eod": true, "eow": true,
+		"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true,
+		"okt": true, "nov": true, "dec": true, "dez": true, "mai": true, "mon": true, "tue": true, "tues": true, "wed": true, "thu": true,
+		"thurs": true, "fri": true, "sat": true, "sun": true}
+	dueStems = []string{"fällig", "frist", "week", "woche", "month", "monat", "monday", "tuesday", "wednesday", "thursday", "friday",
+		"saturday", "sunday", "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonnabend", "sonntag",
+		"januar", "februar", "march", "märz", "maerz", "april", "june", "juni", "july", "juli", "august", "september",
+		"october", "oktober", "november", "december", "dezember"}
+	estimateStems    = []string{"minute", "minut", "hour", "stunde", "estimat", "schätz", "dauer", "aufwand"}
+	descriptionStems = []string{"descri", "beschreib", "note", "notiz", "detail"}
+	// dateLike is a written date: "2026-03-13", "13.3.", "3/13", "13th".
+	dateLike = regexp.MustCompile(`\d{1,4}[./-]\d{1,2}|\b\d{1,2}(st|nd|rd|th)\b`)
+	// duration is an amount of time: "15 min", "2h", "1,5 std", "3 days".
+	duration = regexp.MustCompile(`\d\s*(h|hr|hrs|m|min|mins|std|d|days?|tage?)\b`)
 )
 
 func hasStem(w string, stems []string) bool {

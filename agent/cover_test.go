@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -138,6 +139,126 @@ func TestLabelArguments(t *testing.T) {
 			if !strings.Contains(results["l"], want) {
 				t.Errorf("%s: result %q, want %q in it", args, results["l"], want)
 			}
+		}
+	})
+}
+
+// turnBurst is turnSaying with more of the person's messages taken into
+// the turn before its first step, as a burst is.
+func (e *env) turnBurst(t *testing.T, texts []string, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
+	t.Helper()
+	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+		openaitest.Calls(calls...), openaitest.Text("ok")))
+	more := texts[1:]
+	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: texts[0], More: func(context.Context) []nod.ChatMessage {
+		var out []nod.ChatMessage
+		for _, m := range more {
+			out = append(out, nod.ChatMessage{Content: m, UserID: user})
+		}
+		more = nil
+		return out
+	}})
+	if err != nil {
+		t.Fatalf("Turn: %v", err)
+	}
+	reqs := e.llm.RequestsFor(agentM)
+	return res, reqs[len(reqs)-1].ToolResults()
+}
+
+const printer = `{"title":"Call the printer","priority":"P0","due_date":"2026-03-13","estimate_minutes":15,"labels":["office"],"description":"Ask about the paper jam"}`
+
+// newTask returns the chat's one task that is not seeded.
+func (e *env) newTask(t *testing.T) nod.Task {
+	t.Helper()
+	tasks, err := e.db.ListTasks(t.Context(), chat, nod.TaskFilter{})
+	if err != nil || len(tasks) != 1 {
+		t.Fatalf("tasks = %+v, %v", tasks, err)
+	}
+	return tasks[0]
+}
+
+// docs/design.md §3.5: a new task's fields that no words of the person's
+// name wait for a tap; the task itself, which their words asked for, is
+// created at once.
+func TestCreateFieldsNeedWords(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.clf = explicitly("add a task to call the printer")
+		res, results := e.turnSaying(t, "add a task to call the printer", call("c", "create_task", printer))
+		task := e.newTask(t)
+		if task.Title != "Call the printer" || task.Priority != nod.P2 || task.DueDate != "" || task.EstimateMinutes != nil || len(task.Labels) != 0 || task.Description != "" {
+			t.Errorf("created %+v, want the title alone", task)
+		}
+		if len(res.Receipts) != 1 || res.Receipts[0].Item.Tool != nod.ToolCreateTask || res.Receipts[0].Quote != "add a task to call the printer" {
+			t.Errorf("receipts = %+v", res.Receipts)
+		}
+		if res.Set == nil {
+			t.Fatalf("nothing asks")
+		}
+		var tools []string
+		for _, it := range res.Set.Items {
+			if it.TaskID != task.ID {
+				t.Errorf("item %+v is not on the new task", it)
+			}
+			tools = append(tools, string(it.Tool))
+		}
+		if want := []string{"set_task_priority", "update_task_estimate", "update_task_due_date", "assign_task_labels", "update_task_description"}; !slices.Equal(tools, want) {
+			t.Errorf("queued %v, want %v", tools, want)
+		}
+		if r := results["c"]; !strings.Contains(r, `"id":"`+task.ID+`"`) || !strings.Contains(r, "priority P0") || !strings.Contains(r, "tap") {
+			t.Errorf("result = %s", r)
+		}
+		if _, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {
+			t.Fatal(err)
+		}
+		task = e.task(t, task.ID)
+		if task.Priority != nod.P0 || task.DueDate != "2026-03-13" || *task.EstimateMinutes != 15 || !slices.Equal(task.Labels, []string{"office"}) || task.Description != "Ask about the paper jam" {
+			t.Errorf("confirmed: %+v", task)
+		}
+	})
+}
+
+// Words that name every field cover them all: one receipt, nothing asks.
+func TestCreateFieldsNamed(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		said := "add a task to call the printer, urgent, due friday, 15 min, label it office: ask about the paper jam"
+		e.clf = explicitly(said)
+		res, _ := e.turnSaying(t, said, call("c", "create_task", printer))
+		if res.Set != nil || len(res.Receipts) != 1 {
+			t.Fatalf("set %+v, %d receipts", res.Set, len(res.Receipts))
+		}
+		if task := e.newTask(t); task.Priority != nod.P0 || task.DueDate != "2026-03-13" || len(task.Labels) != 1 || task.Description == "" {
+			t.Errorf("created %+v", task)
+		}
+	})
+}
+
+// A burst: the classifier quotes each field's own message. Each field
+// applies with its own receipt and quote; a field quoted with words the
+// person never wrote asks.
+func TestCreateFieldsQuotedApart(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.clf = func(openaitest.Request) openaitest.Response {
+			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer",` +
+				`"quotes":[{"field":"priority","quote":"oh and it's urgent"},{"field":"due_date","quote":"due friday"},{"field":"labels","quote":"file it under office"}],"reasoning":"x"}]}`)
+		}
+		res, _ := e.turnBurst(t, []string{"add a task to call the printer", "oh and it's urgent", "due friday"},
+			call("c", "create_task", `{"title":"Call the printer","priority":"P0","due_date":"2026-03-13","labels":["office"]}`))
+		task := e.newTask(t)
+		if task.Priority != nod.P0 || task.DueDate != "2026-03-13" || len(task.Labels) != 0 {
+			t.Errorf("created %+v; want P0, due, and no unquoted label", task)
+		}
+		var quotes []string
+		for _, r := range res.Receipts {
+			quotes = append(quotes, string(r.Item.Tool)+": "+r.Quote)
+		}
+		if want := []string{"create_task: add a task to call the printer", "set_task_priority: oh and it's urgent", "update_task_due_date: due friday"}; !slices.Equal(quotes, want) {
+			t.Errorf("receipts %q, want %q", quotes, want)
+		}
+		if res.Set == nil || len(res.Set.Items) != 1 || res.Set.Items[0].Tool != nod.ToolAssignLabels {
+			t.Errorf("set = %+v, want the label", res.Set)
 		}
 	})
 }

@@ -271,7 +271,14 @@ func randomCall(r *rand.Rand, t nod.Task) (Tool, string) {
 	case nod.ToolSetReminder:
 		m["remind_at"] = []any{nil, fmt.Sprintf("2026-04-%02dT%02d:30", 1+r.IntN(28), r.IntN(24))}[r.IntN(2)]
 	case nod.ToolAssignLabels:
-		m["labels"] = someLabelSet(r)
+		switch r.IntN(3) {
+		case 0:
+			m["labels"] = someLabelSet(r)
+		case 1:
+			m["add"] = someLabelSet(r)
+		default:
+			m["add"], m["remove"] = someLabelSet(r), someLabelSet(r)
+		}
 	case nod.ToolAddItems:
 		m["items"] = []map[string]any{{"title": "Added " + someText(r, 2)}, {"title": "Added " + someText(r, 2)}}
 	case nod.ToolUpdateItems:
