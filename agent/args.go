@@ -96,18 +96,18 @@ func (a args) reason() (string, error) {
 
 // labels reads a set of labels, normalised (nod.NormalizeLabels): at most
 // nod.MaxLabels of at most nod.MaxLabelLen characters each.
-func (a args) labels(required bool) ([]string, bool, error) {
-	ls, ok, err := a.strings("labels", required)
+func (a args) labels(name string, required bool) ([]string, bool, error) {
+	ls, ok, err := a.strings(name, required)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
 	ls = nod.NormalizeLabels(ls)
 	if len(ls) > nod.MaxLabels {
-		return nil, false, a.errorf("labels", "holds more than %d labels", nod.MaxLabels)
+		return nil, false, a.errorf(name, "holds more than %d labels", nod.MaxLabels)
 	}
 	for _, l := range ls {
 		if n := utf8.RuneCountInString(l); n > nod.MaxLabelLen {
-			return nil, false, a.errorf("labels", "holds a label of %d characters, more than the %d allowed", n, nod.MaxLabelLen)
+			return nil, false, a.errorf(name, "holds a label of %d characters, more than the %d allowed", n, nod.MaxLabelLen)
 		}
 	}
 	return ls, true, nil

@@ -83,10 +83,10 @@ func TestClassifierSeesTitlesAndEveryField(t *testing.T) {
 		}
 		list := reqs[0].Messages[len(reqs[0].Messages)-1].Content
 		for _, want := range []string{
-			`0. create_task: create a task titled "Buy milk", due date 2026-03-20, labels [home, errands], description "Two litres, organic"`,
-			`1. set_task_priority: set the priority of task "Fix login bug" to P1`,
-			`2. update_checklist_items: change 2 items of the checklist of task "Fix login bug": item "Write tests": check; item c2: uncheck`,
-			`3. remove_checklist_items: remove 1 item from the checklist of task "Fix login bug": item c3`,
+			`0. create_task: create a task titled "Buy milk" with due: 2026-03-20; labels: errands, home; description: "Two litres, organic"`,
+			`1. set_task_priority: task "Fix login bug": priority: P3 → P1`,
+			`2. update_checklist_items: change 2 items of the checklist of task "Fix login bug": item "Write tests": unchecked → checked; item c2: checked → unchecked`,
+			`3. remove_checklist_items: remove 1 item from the checklist of task "Fix login bug": item c3 (checked)`,
 		} {
 			if !strings.Contains(list, want) {
 				t.Errorf("action list lacks %q:\n%s", want, list)

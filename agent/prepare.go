@@ -29,6 +29,9 @@ type prepared struct {
 	task        *nod.Task // nil for create_task
 	cur, target string
 	rule        *nod.Rule // the learned rule that applies it without asking
+	// quote is the person's words for this part of a call, when they are
+	// not the verdict's quote (a field of a new task asked for apart).
+	quote string
 }
 
 // prepare runs a call that needs no routing and returns its result, or

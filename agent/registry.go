@@ -63,8 +63,9 @@ var tools = []Tool{
 		Params: object(map[string]any{"task_id": str, "due_date": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DD or null"}}, "task_id", "due_date")},
 	{Name: nod.ToolSetReminder, Risk: nod.Mutating, Description: "Set when nod reminds the user of a task: a local date and time YYYY-MM-DDTHH:MM in the chat's time zone (see Today above), or null to clear it. A task has one reminder.", parse: parseReminder,
 		Params: object(map[string]any{"task_id": str, "remind_at": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DDTHH:MM local time, or null"}}, "task_id", "remind_at")},
-	{Name: nod.ToolAssignLabels, Risk: nod.Mutating, Description: "Set a task's labels: the full new set.", parse: parseLabels,
-		Params: object(map[string]any{"task_id": str, "labels": map[string]any{"type": "array", "items": str}}, "task_id", "labels")},
+	{Name: nod.ToolAssignLabels, Risk: nod.Mutating, Description: "Change a task's labels: add and remove name the labels to add and to take away, the others stay; or labels, the full new set, replaces them all. Give add and remove unless the user asks to replace the set. A label is taken away at once only when the user's own words ask to remove it.", parse: parseLabels,
+		Params: object(map[string]any{"task_id": str, "labels": map[string]any{"type": "array", "items": str, "description": "The full new set; leave out when giving add or remove."},
+			"add": map[string]any{"type": "array", "items": str}, "remove": map[string]any{"type": "array", "items": str}}, "task_id")},
 	{Name: nod.ToolAddItems, Risk: nod.Mutating, Description: "Add items to a task's checklist.", parse: parseAddItems,
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"title": str}, "required": []string{"title"}}}}, "task_id", "items")},

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,8 +21,8 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	if p.zone != nil {
 		return t.commitZone(ctx, p, v)
 	}
-	var now, later []prepared
-	var guarded, revised, left []string // left: titles of the person's items the guard kept
+	var r routing
+	var revised []string
 	for _, pc := range p.changes {
 		if t.revise != nil && !t.revise.done && v.Explicit() {
 			// An explicit edit applies at once; its old proposal closes.
@@ -33,28 +34,19 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 			revised = append(revised, out)
 			continue
 		}
-		route, why, kept := t.route(pc, v)
-		if why != "" {
-			guarded = append(guarded, why)
-			if u, ok := pc.c.(updateItem); ok && u.reason == "" {
-				if it, err := u.item(pc.task); err == nil {
-					left = append(left, it.Title)
-				}
-			}
+		run, ask, wait := t.covered(pc, v)
+		if wait != "" {
+			r.waits = append(r.waits, wait)
 		}
-		if !kept {
-			continue
-		}
-		pc = route.pc
-		if route.now {
-			now = append(now, pc)
-		} else {
-			later = append(later, pc)
+		r.later = append(r.later, ask...)
+		for _, pc := range run {
+			t.routeInto(&r, pc, v)
 		}
 	}
+	now, later, guarded, left := r.now, r.later, r.guarded, r.left
 	queued, ruled, lines := t.queue(ctx, later)
 	now = append(now, ruled...)
-	notes := append(append(append(revised, lines...), guarded...), p.dropped...)
+	notes := slices.Concat(revised, lines, guarded, r.waits, p.dropped)
 	if len(now) > 0 {
 		if len(guarded) > 0 {
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, strings.Join(guarded, " "))
@@ -84,6 +76,35 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	t.recordEntry(p.start, nod.AuditEntry{Tool: p.tool.Name, Args: p.args.JSON(), Outcome: outcome, Error: strings.Join(guarded, " "),
 		Verdict: verdictName(v), Reason: reasonOf(p.changes)})
 	return strings.Join(out, "\n")
+}
+
+// routing collects where a call's changes go: now, or later (queued);
+// why the checklist guard kept some (guarded), the titles of the
+// person's items it left as they set them (left), and what waits because
+// no words of theirs cover it (waits).
+type routing struct {
+	now, later           []prepared
+	guarded, left, waits []string
+}
+
+// routeInto routes one change that the person's words cover.
+func (t *turn) routeInto(r *routing, pc prepared, v confidence.Verdict) {
+	route, why, kept := t.route(pc, v)
+	if why != "" {
+		r.guarded = append(r.guarded, why)
+		if u, ok := pc.c.(updateItem); ok && u.reason == "" {
+			if it, err := u.item(pc.task); err == nil {
+				r.left = append(r.left, it.Title)
+			}
+		}
+	}
+	switch {
+	case !kept:
+	case route.now:
+		r.now = append(r.now, route.pc)
+	default:
+		r.later = append(r.later, route.pc)
+	}
 }
 
 // routed is where one change goes.
@@ -186,7 +207,8 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	now := t.a.now()
 	var last nod.Task
 	for _, pc := range changes {
-		actor, verdict, why, quote := by, verdictName(v), firstNonEmpty(v.Quote, reasonOf([]prepared{pc})), v.Quote
+		quote := firstNonEmpty(pc.quote, v.Quote)
+		actor, verdict, why := by, verdictName(v), firstNonEmpty(quote, reasonOf([]prepared{pc}))
 		if pc.rule != nil {
 			// The person's standing permission, not their words this time.
 			actor, verdict, why, quote = nod.ActorAgent, "rule", "rule "+pc.rule.ID+" ("+pc.rule.Kind+")", ""
@@ -212,6 +234,10 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			Receipt: &nod.Receipt{Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, RuleID: rule},
 		})
 		if err != nil {
+			if c, ok := pc.c.(createTask); ok && c.t.ID != "" {
+				// Its fields that wait for a tap would wait on no task.
+				t.items = slices.DeleteFunc(t.items, func(it nod.ChangeItem) bool { return it.TaskID == c.t.ID })
+			}
 			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
 			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, userError(err)))
 		}

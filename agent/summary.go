@@ -1,105 +1,192 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
 
 // classifierSummary renders a call for the classifier: nod's own template
-// over the call's arguments, new values cut to 80 characters, covering
-// every field the call sets, so that nothing the person did not ask for
-// rides along unseen. It never uses the model's human_summary. The task is
-// named by its title (cut to 60); other stored text stays out: a checklist
-// item is named by its title only when the person's own words (said)
-// contain it, else by its id.
-func classifierSummary(tool nod.Tool, a args, task *nod.Task, said string) string {
-	name := "task " + cut(a.text("task_id"))
-	if task != nil {
-		name = fmt.Sprintf("task %q", cutTo(task.Title, 60))
+// over the call's changes as validated, never the model's human_summary.
+// For every field the call sets it says the value it replaces as well as
+// the new one ("priority: P3 → P1", "labels: bug → backend (removes
+// bug)"), new values cut to 80 characters, so that nothing the person did
+// not ask for rides along or goes away unseen (docs/design.md §3.3). The
+// task is named by its title (cut to 60); other stored text stays out: a
+// replaced description is said to be replaced, and a checklist item is
+// named by its title only when the person's own words (said) contain it,
+// else by its id. chat is the chat's zone as it is, for set_chat_timezone.
+func classifierSummary(p *proposal, said string, chat *time.Location) string {
+	if p.zone != nil {
+		return fmt.Sprintf("set the chat's time zone: %s → %s", zoneOr(chat), p.zone)
 	}
-	switch tool {
-	case nod.ToolCreateTask:
-		s := fmt.Sprintf("create a task titled %q", cut(a.text("title")))
-		for _, f := range []string{"priority", "due_date", "estimate_minutes"} {
-			if v := a.text(f); v != "" && v != "null" {
-				s += fmt.Sprintf(", %s %s", strings.ReplaceAll(f, "_", " "), cut(v))
-			}
-		}
-		if ls, _, _ := a.strings("labels", false); len(ls) > 0 {
-			s += fmt.Sprintf(", labels [%s]", cut(strings.Join(ls, ", ")))
-		}
-		if d := a.text("description"); strings.TrimSpace(d) != "" && d != "null" {
-			s += fmt.Sprintf(", description %q", cut(d))
-		}
-		return s
-	case nod.ToolSetTitle:
-		return fmt.Sprintf("rename %s to %q", name, cut(a.text("title")))
-	case nod.ToolUpdateDescription:
-		return fmt.Sprintf("set the description of %s to %q", name, cut(a.text("description")))
-	case nod.ToolSetStatus:
-		return fmt.Sprintf("set the status of %s to %s", name, cut(a.text("status")))
-	case nod.ToolSetPriority:
-		return fmt.Sprintf("set the priority of %s to %s", name, cut(a.text("priority")))
-	case nod.ToolUpdateEstimate:
-		return fmt.Sprintf("set the estimate of %s to %s minutes", name, cut(a.text("estimate_minutes")))
-	case nod.ToolUpdateDueDate:
-		if d := a.text("due_date"); d != "" && d != "null" {
-			return fmt.Sprintf("set the due date of %s to %s", name, cut(d))
-		}
-		return fmt.Sprintf("clear the due date of %s", name)
-	case nod.ToolSetReminder:
-		if r := a.text("remind_at"); r != "" && r != "null" {
-			return fmt.Sprintf("set a reminder on %s for %s (%s)", name, cut(r), zoneOr(a.zone))
-		}
-		return fmt.Sprintf("clear the reminder of %s", name)
-	case nod.ToolSetTimezone:
-		return fmt.Sprintf("set the chat's time zone to %s", cut(a.text("timezone")))
-	case nod.ToolAssignLabels:
-		ls, _, _ := a.strings("labels", false)
-		return fmt.Sprintf("set the labels of %s to [%s]", name, cut(strings.Join(ls, ", ")))
-	case nod.ToolAddItems, nod.ToolUpdateItems, nod.ToolRemoveItems:
-		return checklistSummary(tool, a, name, task, said)
+	if len(p.changes) == 0 {
+		return string(p.tool.Name)
 	}
-	return string(tool)
+	pc := p.changes[0]
+	name := "task " + cut(pc.c.task())
+	if pc.task != nil {
+		name = fmt.Sprintf("task %q", cutTo(pc.task.Title, 60))
+	}
+	switch c := pc.c.(type) {
+	case createTask:
+		return createSummary(c.t, p.args)
+	case addItem, updateItem:
+		return checklistSummary(p, name, said)
+	}
+	return fmt.Sprintf("%s: %s", name, fieldLine(pc.c.field(), pc.cur, pc.target, zoneOr(p.args.zone)))
 }
 
-// checklistSummary renders a batch checklist call, one part per element.
-func checklistSummary(tool nod.Tool, a args, name string, task *nod.Task, said string) string {
-	els, _, _ := a.array("items", false)
-	var parts []string
-	for _, e := range els {
-		ea, ok := element(tool, e)
-		if !ok {
-			continue
+// fieldLine says a field's change, old value first: "priority: P3 → P1".
+// A description's old text is stored text and never shown.
+func fieldLine(f nod.Field, before, after string, zone *time.Location) string {
+	switch f {
+	case nod.FieldDescription:
+		old := "none"
+		if before != "" {
+			old = "(stored text, not shown)"
 		}
-		if tool == nod.ToolAddItems {
-			parts = append(parts, fmt.Sprintf("%q", cut(ea.text("title"))))
-			continue
+		return fmt.Sprintf("description: %s → %s", old, textValue(after))
+	case nod.FieldTitle:
+		return fmt.Sprintf("title: %q → %q", cutTo(before, 60), cut(after))
+	case nod.FieldLabels:
+		line := fmt.Sprintf("labels: %s → %s", cut(labelList(nod.ParseLabels(before))), cut(labelList(nod.ParseLabels(after))))
+		if gone := removedLabels(before, after); len(gone) > 0 {
+			line += fmt.Sprintf(" (removes %s)", cut(strings.Join(gone, ", ")))
 		}
-		item := itemName(task, ea.text("id"), said)
-		if tool == nod.ToolRemoveItems {
-			parts = append(parts, item)
-			continue
-		}
-		var p []string
-		if t := ea.text("title"); t != "" {
-			p = append(p, fmt.Sprintf("rename to %q", cut(t)))
-		}
-		if c, ok, _ := checkedArg(ea); ok {
-			p = append(p, map[bool]string{true: "check", false: "uncheck"}[c])
-		}
-		parts = append(parts, fmt.Sprintf("%s: %s", item, strings.Join(p, " and ")))
+		return line
+	case nod.FieldReminder:
+		return fmt.Sprintf("reminder: %s → %s (%s)", reminderValue(before, zone), reminderValue(after, zone), zone)
 	}
-	switch tool {
+	// A field is named as the classifier's per-field quotes name it
+	// (confidence.FieldName): "due", "estimate".
+	return fmt.Sprintf("%s: %s → %s", f, scalarValue(f, before), cut(scalarValue(f, after)))
+}
+
+// scalarValue renders a canonical value for the classifier; "" is none.
+func scalarValue(f nod.Field, v string) string {
+	switch {
+	case v == "":
+		return "none"
+	case f == nod.FieldEstimate:
+		return v + " minutes"
+	}
+	return v
+}
+
+func textValue(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return strconv.Quote(cut(v))
+}
+
+func labelList(ls []string) string {
+	if len(ls) == 0 {
+		return "none"
+	}
+	return strings.Join(ls, ", ")
+}
+
+// reminderValue renders a reminder's canonical time as the local time the
+// person gives it, in zone.
+func reminderValue(v string, zone *time.Location) string {
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return "none"
+	}
+	return at.In(zone).Format("2006-01-02T15:04")
+}
+
+// removedLabels lists the labels of canonical set before that after lacks,
+// compared ignoring case.
+func removedLabels(before, after string) []string {
+	keep := map[string]bool{}
+	for _, l := range nod.ParseLabels(after) {
+		keep[strings.ToLower(l)] = true
+	}
+	var gone []string
+	for _, l := range nod.ParseLabels(before) {
+		if !keep[strings.ToLower(l)] {
+			gone = append(gone, l)
+		}
+	}
+	return gone
+}
+
+// createSummary names a new task and every field the call gives it,
+// each as the classifier's per-field quotes name it.
+func createSummary(t nod.Task, a args) string {
+	var fs []string
+	if a.present("priority") {
+		fs = append(fs, "priority: "+string(t.Priority))
+	}
+	if t.DueDate != "" {
+		fs = append(fs, "due: "+t.DueDate)
+	}
+	if t.EstimateMinutes != nil {
+		fs = append(fs, fmt.Sprintf("estimate: %d minutes", *t.EstimateMinutes))
+	}
+	if len(t.Labels) > 0 {
+		fs = append(fs, "labels: "+cut(strings.Join(t.Labels, ", ")))
+	}
+	if t.Description != "" {
+		fs = append(fs, "description: "+textValue(t.Description))
+	}
+	s := fmt.Sprintf("create a task titled %q", cut(t.Title))
+	if len(fs) > 0 {
+		s += " with " + strings.Join(fs, "; ")
+	}
+	return s
+}
+
+// checklistSummary renders a batch checklist call, one part per change:
+// what it adds, and the state each changed item leaves.
+func checklistSummary(p *proposal, name, said string) string {
+	var parts []string
+	for _, pc := range p.changes {
+		switch c := pc.c.(type) {
+		case addItem:
+			parts = append(parts, fmt.Sprintf("%q", cut(c.title)))
+		case updateItem:
+			parts = append(parts, itemLine(c, pc.task, said))
+		}
+	}
+	switch p.tool.Name {
 	case nod.ToolAddItems:
 		return fmt.Sprintf("add %s to the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, ", "))
 	case nod.ToolRemoveItems:
 		return fmt.Sprintf("remove %s from the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, ", "))
 	}
 	return fmt.Sprintf("change %s of the checklist of %s: %s", countItems(len(parts)), name, strings.Join(parts, "; "))
+}
+
+// itemLine says what a change does to one checklist item: a removal names
+// the state it takes away, an edit the new title and the checked state
+// before and after.
+func itemLine(c updateItem, task *nod.Task, said string) string {
+	item := itemName(task, c.itemID, said)
+	var it *nod.ChecklistItem
+	if task != nil {
+		it, _ = task.Item(c.itemID)
+	}
+	if c.remove {
+		if it == nil {
+			return item
+		}
+		return fmt.Sprintf("%s (%s)", item, checkState(it.Checked))
+	}
+	var p []string
+	if c.title != nil {
+		p = append(p, fmt.Sprintf("renamed to %q", cut(*c.title)))
+	}
+	if c.checked != nil && (it == nil || it.Checked != *c.checked) {
+		p = append(p, fmt.Sprintf("%s → %s", checkState(!*c.checked), checkState(*c.checked)))
+	}
+	return item + ": " + strings.Join(p, ", ")
 }
 
 func countItems(n int) string {
@@ -118,18 +205,6 @@ func itemName(task *nod.Task, id, said string) string {
 		}
 	}
 	return "item " + cut(id)
-}
-
-// text returns a field as text whatever its JSON type; empty if absent.
-func (a args) text(name string) string {
-	if !a.present(name) {
-		return ""
-	}
-	var s string
-	if json.Unmarshal(a.m[name], &s) == nil {
-		return s
-	}
-	return string(a.m[name])
 }
 
 // cut shortens a value to 80 characters.

@@ -429,11 +429,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	}
 	actions := make([]confidence.Action, len(props))
 	for i, p := range props {
-		var task *nod.Task
-		if len(p.changes) > 0 {
-			task = p.changes[0].task
-		}
-		summary := classifierSummary(p.tool.Name, p.args, task, said.String())
+		summary := classifierSummary(p, said.String(), t.zone)
 		if p.answer != nil {
 			summary = p.answer.summary()
 		}

@@ -1,6 +1,7 @@
 package confidence_test
 
 import (
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -226,6 +227,53 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 			}
 			if c.action.Answer && !strings.Contains(conv, "Alice (1001): raise it to P1 and set 2 h\n--- nod showed the proposal here") {
 				t.Errorf("transcript does not mark where the proposal was shown:\n%s", conv)
+			}
+		})
+	}
+}
+
+// docs/design.md §3.2: an action that sets several fields may carry the
+// person's words for each in "quotes", as an object or as a list; each
+// counts only as a quote does, and an answer without it is read as
+// before.
+func TestFieldQuotes(t *testing.T) {
+	burst := []confidence.Entry{
+		{Role: nod.RoleUser, Text: "add a task to call the printer", At: t0},
+		{Role: nod.RoleUser, Text: "oh and it's urgent", At: t0.Add(time.Second)},
+		{Role: nod.RoleUser, Text: "due friday", At: t0.Add(2 * time.Second)},
+	}
+	create := []confidence.Action{{Tool: "create_task", Summary: `create a task titled "Call the printer" with priority: P0; due: 2026-03-13`}}
+	for name, c := range map[string]struct {
+		content string
+		want    map[string]string
+	}{
+		"object": {`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer","quotes":{"priority":"oh and it's urgent","due_date":"due friday"},"reasoning":"x"}]}`,
+			map[string]string{"priority": "oh and it's urgent", "due": "due friday"}},
+		"list": {`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer","quotes":[{"field":"Priority","quote":"it's urgent"},{"field":"due","quote":"due friday"}],"reasoning":"x"}]}`,
+			map[string]string{"priority": "it's urgent", "due": "due friday"}},
+		"invented words": {`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer","quotes":{"priority":"make it P0","due":"due friday"},"reasoning":"x"}]}`,
+			map[string]string{"due": "due friday"}}, // words never said do not count
+		"none": {`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer","reasoning":"x"}]}`, map[string]string{}},
+		"not explicit": {`{"actions":[{"index":0,"level":"needs_confirmation","quote":"","quotes":{"priority":"oh and it's urgent"},"reasoning":"x"}]}`,
+			map[string]string{}},
+		"malformed quotes": {`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer","quotes":"urgent","reasoning":"x"}]}`,
+			map[string]string{}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cl, _ := classifier(t, func(openaitest.Request) openaitest.Response { return openaitest.Text(c.content) })
+			v := cl.Classify(t.Context(), burst, create)[0]
+			if name != "not explicit" && !v.Explicit() {
+				t.Fatalf("verdict %+v, want explicit", v)
+			}
+			got := map[string]string{}
+			for f, q := range v.Fields {
+				got[f] = q.Quote
+				if q.At.IsZero() {
+					t.Errorf("field %s: no time for its quote", f)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("field quotes = %v, want %v", got, c.want)
 			}
 		})
 	}

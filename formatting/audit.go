@@ -110,6 +110,10 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 		line.Change = l.Render(auditItems.With(auditList{Tool: a.Tool, N: len(titles), Titles: shown, More: len(titles) - len(shown)}))
 	case nod.ToolDeleteTask, nod.ToolRestoreTask, nod.ToolToggleItem, nod.ToolUpdateItem, nod.ToolRemoveItem, nod.ToolAnswerProposals, nod.ToolRule, nod.ToolSeed:
 		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Checked: str("isChecked")}))
+	case nod.ToolAssignLabels:
+		d := summaryData{Tool: a.Tool, Value: strings.Join(nod.ParseLabels(value), ", "),
+			Added: strings.Join(a.ArgList("add"), ", "), Removed: strings.Join(a.ArgList("remove"), ", ")}
+		line.Change = l.Render(summaryTmpl.With(d))
 	default:
 		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: string(a.Tool)})
 	}

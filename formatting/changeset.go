@@ -57,10 +57,12 @@ var (
 type setHeader struct{ Review, Decided, Closed bool }
 
 // scalarChange is a scalar field's change, both values as the person
-// reads them.
+// reads them; Removed, for labels, names those it takes away, so that a
+// new set never drops one unsaid (docs/design.md §3.5).
 type scalarChange struct {
 	Field         nod.Field
 	Before, After string
+	Removed       string
 }
 
 // textLengths are the lengths in runes of a text before and after.
@@ -193,7 +195,11 @@ func itemMark(it nod.ChangeItem, undone bool) string {
 func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string {
 	switch it.Field {
 	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldReminder, nod.FieldLabels:
-		return l.Render(scalarLine.With(scalarChange{Field: it.Field, Before: l.scalarValue(it.Field, it.Before), After: l.scalarValue(it.Field, it.After)}))
+		sc := scalarChange{Field: it.Field, Before: l.scalarValue(it.Field, it.Before), After: l.scalarValue(it.Field, it.After)}
+		if it.Field == nod.FieldLabels {
+			sc.Removed = strings.Join(removedLabels(nod.ParseLabels(it.Before), nod.ParseLabels(it.After)), ", ")
+		}
+		return l.Render(scalarLine.With(sc))
 	case nod.FieldTitle, nod.FieldDescription:
 		if segs == nil {
 			segs = WordDiff(it.Before, it.After)
@@ -396,4 +402,16 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 		rows = append(rows, []Button{l.button(keepButton.With(v.KeepDays), nod.Action{Kind: nod.ActKeep, ID: s.ID})})
 	}
 	return rows
+}
+
+// removedLabels lists the labels of before that after lacks, compared
+// ignoring case.
+func removedLabels(before, after []string) []string {
+	var gone []string
+	for _, l := range before {
+		if !slices.ContainsFunc(after, func(a string) bool { return strings.EqualFold(a, l) }) {
+			gone = append(gone, l)
+		}
+	}
+	return gone
 }

@@ -147,6 +147,11 @@ func TestChangeSetGolden(t *testing.T) {
 	}{
 		{"scalar", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars}, Titles: titles}},
 		{"one_item", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:1]}, Titles: titles}},
+		// docs/design.md §3.5: a label set says what it takes away.
+		{"labels_removed", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			item(1, "assign_task_labels", "T1", nod.FieldLabels, "Remove label bug", `["backend","bug"]`, `["backend"]`),
+			item(2, "assign_task_labels", "T2", nod.FieldLabels, "Remove all labels", `["Blog","launch"]`, `[]`),
+		}}, Titles: titles}},
 		{"content", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
 			item(1, "update_task_description", "T1", nod.FieldDescription, "Update the description", "Users are logged out after 5 minutes.", "Users are logged out after 30 minutes."),
 			item(2, "update_task_description", "T2", nod.FieldDescription, "Update the description", "", "Explain setup and badges."),
@@ -360,6 +365,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "mode", Args: []byte(`{"mode":"always"}`), Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: at},
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeUndone, UserConfirmed: true, At: at},
 			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","labels":["launch","Blog"]}`), Outcome: nod.OutcomeQueued, At: at},
+			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","add":["backend"]}`), Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "label it backend", At: at},
+			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","add":["auth"],"remove":["bug","ops"]}`), Outcome: nod.OutcomeQueued, At: at},
+			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","remove":["bug"]}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
 			{Tool: "add_multiple_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"title":"Draft <announcement>"},{"title":"Brief support"},{"title":"Update pricing page"},{"title":"Tell sales"},{"title":"Ship"}]}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "add_multiple_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"title":"Write tests"}]}`), Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "add write tests", At: at},
 			{Tool: "update_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1","checked":true},{"id":"c2","checked":true}]}`), Outcome: nod.OutcomeQueued, At: at},

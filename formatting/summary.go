@@ -27,6 +27,9 @@ type summaryData struct {
 	Check              string // "check", "uncheck" or ""
 	Fallback           string // the stored summary
 	Done               bool   // the change is applied: said as done, not as a to-do
+	// Added and Removed are the labels a call of assign_task_labels adds
+	// and takes away when it names them rather than the whole set.
+	Added, Removed string
 }
 
 // Summary is a change item's one-line summary in the locale's language,

@@ -243,8 +243,8 @@ func TestClassifierSeesWhatACallSets(t *testing.T) {
 	clf := h.llm.RequestsFor(clfM)
 	list := clf[0].Messages[len(clf[0].Messages)-1].Content
 	for _, want := range []string{
-		`0. create_task: create a task titled "Renew passport", labels [admin], description "Book an appointment first"`,
-		`1. set_task_priority: set the priority of task "Fix login bug" to P1`,
+		`0. create_task: create a task titled "Renew passport" with labels: admin; description: "Book an appointment first"`,
+		`1. set_task_priority: task "Fix login bug": priority: P3 → P1`,
 	} {
 		if !strings.Contains(list, want) {
 			t.Errorf("action list lacks %q:\n%s", want, list)

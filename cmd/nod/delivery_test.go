@@ -79,11 +79,11 @@ func TestNULFromTheModel(t *testing.T) {
 	for name, open := range map[string]func(*testing.T) *harness{"sqlite": newHarness, "postgres": postgresHarness} {
 		t.Run(name, func(t *testing.T) {
 			h := open(t)
-			h.clf = answer("explicit:add Buy milk")
+			h.clf = answer("explicit:add Buy milk for home") // the words name the label (docs/design.md §3.5)
 			h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy\x00 milk", "labels": []string{"home\x00"}})),
 				openaitest.Text("Added\x00 it."))
 			h.start()
-			h.tg.SendText(chat, user, "add Buy milk\x00")
+			h.tg.SendText(chat, user, "add Buy milk\x00 for home")
 			msgs := h.tg.WaitBotMessages(chat, 2)
 			if msgs[1].Text != "Added it." || strings.Contains(msgs[0].Text, "went wrong") {
 				t.Errorf("messages = %q, %q", msgs[0].Text, msgs[1].Text)
@@ -93,7 +93,7 @@ func TestNULFromTheModel(t *testing.T) {
 				t.Errorf("tasks = %+v", tasks)
 			}
 			hist, _ := h.db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
-			if len(hist) == 0 || hist[0].Content != "add Buy milk" {
+			if len(hist) == 0 || hist[0].Content != "add Buy milk for home" {
 				t.Errorf("history = %+v", hist)
 			}
 		})

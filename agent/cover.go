@@ -1,0 +1,342 @@
+package agent
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/confidence"
+)
+
+// covered splits a change that an explicit verdict would run at once into
+// what the person's quoted words cover, which runs, and what no words of
+// theirs cover, which asks (docs/design.md §3.5): a change runs at once
+// only if their words cover everything it replaces. A verdict without a
+// quote (trusted mode) is not split. note tells the model what waits.
+func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, note string) {
+	if !v.Explicit() || v.Quote == "" {
+		return []prepared{pc}, nil, ""
+	}
+	switch c := pc.c.(type) {
+	case labelsChange:
+		return coverLabels(pc, c, saidFor(v, nod.FieldLabels))
+	case createTask:
+		return t.coverCreate(pc, c, v)
+	}
+	return []prepared{pc}, nil, ""
+}
+
+// coverCreate creates a new task with the fields the verdict's quote
+// covers, and splits off each other field as a change of its own on the
+// new task: one the person asked for in other words (a burst: "oh and
+// it's urgent") runs with those words as its quote; one that no words
+// name asks.
+func (t *turn) coverCreate(pc prepared, c createTask, v confidence.Verdict) (run, ask []prepared, note string) {
+	base := c.t.Clone()
+	var apart []fieldValue
+	for _, fv := range newFields(c.t) {
+		q := ""
+		if fq, ok := v.Fields[string(fv.f)]; ok {
+			q = fq.Quote
+		}
+		switch {
+		case q == "" && fv.f == nod.FieldLabels:
+			// Each label the quote does not name is one nobody asked for.
+			fv.labels = slices.DeleteFunc(slices.Clone(fv.labels), func(l string) bool { return asksLabel([]string{v.Quote}, l) })
+			if len(fv.labels) == 0 {
+				continue
+			}
+		case q == "" && speaksOf(v.Quote, fv):
+			continue
+		case nod.FoldText(q) == nod.FoldText(v.Quote):
+			continue
+		}
+		fv.quote = q
+		apart = append(apart, fv)
+		fv.clear(&base)
+	}
+	if len(apart) == 0 {
+		return []prepared{pc}, nil, ""
+	}
+	base.ID = nod.NewID() // the split-off changes name it before it exists
+	created := newCreate(base)
+	run = append(run, prepared{c: created, cur: "", target: base.Title})
+	var waiting []string
+	for _, fv := range apart {
+		c := fv.change(base.ID)
+		if c == nil {
+			continue
+		}
+		p, ok := prepareOn(c, &base)
+		if !ok {
+			continue
+		}
+		t.fields[fieldKey(p.c)] = true // one proposal per field per turn
+		if p.quote = fv.quote; p.quote != "" {
+			run = append(run, p)
+			continue
+		}
+		ask = append(ask, p)
+		waiting = append(waiting, fv.String())
+	}
+	if len(waiting) > 0 {
+		note = fmt.Sprintf("The task was created with what the user's words asked for; its %s wait for the user's tap: no words of theirs quoted for this call ask for them.", strings.Join(waiting, ", "))
+	}
+	return run, ask, note
+}
+
+// fieldValue is one field create_task gives a new task beyond its title.
+type fieldValue struct {
+	f        nod.Field
+	value    string   // as the tool that sets it takes it
+	labels   []string // for labels
+	estimate int      // for the estimate
+	quote    string   // the person's words for it apart, if any
+}
+
+// newFields lists the fields t sets beyond its title and the defaults a
+// new task has anyway (OPEN, P2).
+func newFields(t nod.Task) []fieldValue {
+	var out []fieldValue
+	if t.Priority != nod.P2 {
+		out = append(out, fieldValue{f: nod.FieldPriority, value: string(t.Priority)})
+	}
+	if t.EstimateMinutes != nil {
+		out = append(out, fieldValue{f: nod.FieldEstimate, value: fmt.Sprint(*t.EstimateMinutes), estimate: *t.EstimateMinutes})
+	}
+	if t.DueDate != "" {
+		out = append(out, fieldValue{f: nod.FieldDue, value: t.DueDate})
+	}
+	if len(t.Labels) > 0 {
+		out = append(out, fieldValue{f: nod.FieldLabels, labels: t.Labels})
+	}
+	if t.Description != "" {
+		out = append(out, fieldValue{f: nod.FieldDescription, value: t.Description})
+	}
+	return out
+}
+
+// clear takes the field's value off t, leaving the new task's default.
+func (fv fieldValue) clear(t *nod.Task) {
+	switch fv.f {
+	case nod.FieldPriority:
+		t.Priority = nod.P2
+	case nod.FieldEstimate:
+		t.EstimateMinutes = nil
+	case nod.FieldDue:
+		t.DueDate = ""
+	case nod.FieldLabels:
+		t.Labels = slices.DeleteFunc(t.Labels, func(l string) bool { return slices.Contains(fv.labels, l) })
+	case nod.FieldDescription:
+		t.Description = ""
+	}
+}
+
+// change is the change that sets the field on task id, made by the
+// tool that sets it from the arguments it takes; nil if they do not
+// parse, which a validated create_task never gives.
+func (fv fieldValue) change(id string) change {
+	tool, arg, value := map[nod.Field]nod.Tool{nod.FieldPriority: nod.ToolSetPriority, nod.FieldEstimate: nod.ToolUpdateEstimate,
+		nod.FieldDue: nod.ToolUpdateDueDate, nod.FieldLabels: nod.ToolAssignLabels, nod.FieldDescription: nod.ToolUpdateDescription}[fv.f], string(fv.f), any(fv.value)
+	switch fv.f {
+	case nod.FieldEstimate:
+		arg, value = "estimate_minutes", fv.estimate
+	case nod.FieldDue:
+		arg = "due_date"
+	case nod.FieldLabels:
+		arg, value = "add", fv.labels
+	}
+	a, err := decodeArgs(tool, string(mustJSON(map[string]any{"task_id": id, arg: value})))
+	if err != nil {
+		return nil
+	}
+	cs, _, err := mutatingTools[tool].parse(a)
+	if err != nil || len(cs) != 1 {
+		return nil
+	}
+	return cs[0]
+}
+
+// String names the field and its value for the model.
+func (fv fieldValue) String() string {
+	switch fv.f {
+	case nod.FieldEstimate:
+		return fmt.Sprintf("estimate %d minutes", fv.estimate)
+	case nod.FieldDue:
+		return "due date " + fv.value
+	case nod.FieldLabels:
+		return labelWord(fv.labels) + " " + quoteAll(fv.labels)
+	case nod.FieldDescription:
+		return "description"
+	}
+	return fmt.Sprintf("%s %s", fv.f, fv.value)
+}
+
+// saidFor is the person's words that may cover field f of a call: the
+// verdict's quote and its quote for that field.
+func saidFor(v confidence.Verdict, f nod.Field) []string {
+	said := []string{v.Quote}
+	if q, ok := v.Fields[string(f)]; ok {
+		said = append(said, q.Quote)
+	}
+	return said
+}
+
+// coverLabels keeps back the labels c takes away that the words do not
+// ask to remove: the labels it adds (and the removals asked for) run,
+// the rest is a removal of its own, proposed on the task as the running
+// part leaves it.
+func coverLabels(pc prepared, c labelsChange, said []string) (run, ask []prepared, note string) {
+	gone := removedLabels(pc.cur, pc.target)
+	var kept []string
+	for _, l := range gone {
+		if !asksRemoval(said, l, len(gone)) {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) == 0 {
+		return []prepared{pc}, nil, ""
+	}
+	now := labelsChange{id: c.id, add: removedLabels(pc.target, pc.cur), remove: slices.DeleteFunc(gone, func(l string) bool { return slices.Contains(kept, l) })}
+	mid := pc.task.Clone()
+	if p, ok := prepareOn(now, pc.task); ok {
+		run = append(run, p)
+		_ = now.apply(&mid, applyCtx{})
+	}
+	if p, ok := prepareOn(labelsChange{id: c.id, remove: kept}, &mid); ok {
+		ask = append(ask, p)
+	}
+	note = fmt.Sprintf("Taking away %s %s waits for the user's tap: the user's words quoted for this call do not ask to remove it.", labelWord(kept), quoteAll(kept))
+	if len(run) > 0 {
+		note += " The rest of the call was applied."
+	}
+	return run, ask, note
+}
+
+// prepareOn reads change c against task as validate does; ok is false
+// for a change that would change nothing.
+func prepareOn(c change, task *nod.Task) (prepared, bool) {
+	cur, err1 := c.current(task)
+	target, err2 := c.target(task)
+	if err1 != nil || err2 != nil || cur == target {
+		return prepared{}, false
+	}
+	return prepared{c: c, task: task, cur: cur, target: target}, true
+}
+
+func quoteAll(ss []string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, ", ")
+}
+
+// asksRemoval reports whether words said ask to take away label l, one
+// of n labels a call takes away (docs/design.md §3.5). They do when they
+// name l; when they ask to replace or empty the whole set ("only",
+// "nur", "instead", "statt", "replace…", "ersetz…", "clear…", or a word
+// that removes beside "all", "alle"); or when they ask to remove and the
+// call takes away that one label alone ("remove the label"). Words that
+// ask to add never do.
+func asksRemoval(said []string, l string, n int) bool {
+	if asksLabel(said, l) {
+		return true
+	}
+	for _, s := range said {
+		ws := wordsOf(s)
+		removes, all := false, false
+		for _, w := range ws {
+			switch {
+			case wholeSetWords[w] || hasStem(w, wholeSetStems):
+				return true
+			case removalWords[w] || hasStem(w, removalStems):
+				removes = true
+			case allWords[w]:
+				all = true
+			}
+		}
+		if removes && (all || n == 1) {
+			return true
+		}
+	}
+	return false
+}
+
+// The words of asksRemoval, lower case. A stem matches a word it starts.
+var (
+	wholeSetWords = map[string]bool{"only": true, "nur": true, "instead": true, "statt": true, "anstatt": true, "stattdessen": true, "ausschließlich": true}
+	wholeSetStems = []string{"replac", "ersetz", "clear"}
+	removalWords  = map[string]bool{"weg": true, "raus": true}
+	removalStems  = []string{"remov", "delet", "drop", "untag", "unlabel", "entfern", "lösch", "loesch"}
+	allWords      = map[string]bool{"all": true, "every": true, "alle": true, "allen": true, "sämtliche": true}
+)
+
+// asksLabel reports whether words said name label l: its words in
+// order, ignoring case and punctuation.
+func asksLabel(said []string, l string) bool {
+	label := strings.Join(wordsOf(l), " ")
+	for _, s := range said {
+		if label != "" && strings.Contains(" "+strings.Join(wordsOf(s), " ")+" ", " "+label+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// speaksOf reports whether a quote speaks of a new task's field, so that
+// it covers it (docs/design.md §3.5): a priority by its value ("P0") or
+// a word of urgency; a due date by a day, a month, a date or a word of
+// deadlines; an estimate by a duration; a description by its text or by
+// naming it. Labels are named one by one (asksLabel).
+func speaksOf(quote string, fv fieldValue) bool {
+	ws := wordsOf(quote)
+	switch fv.f {
+	case nod.FieldPriority:
+		return slices.Contains(ws, strings.ToLower(fv.value)) || anyWord(ws, priorityWords, priorityStems)
+	case nod.FieldDue:
+		return dateLike.MatchString(strings.ToLower(quote)) || anyWord(ws, dueWords, dueStems)
+	case nod.FieldEstimate:
+		return duration.MatchString(strings.ToLower(quote)) || anyWord(ws, nil, estimateStems)
+	case nod.FieldDescription:
+		return strings.Contains(nod.FoldText(quote), nod.FoldText(fv.value)) || anyWord(ws, nil, descriptionStems)
+	}
+	return false
+}
+
+func anyWord(ws []string, words map[string]bool, stems []string) bool {
+	return slices.ContainsFunc(ws, func(w string) bool { return words[w] || hasStem(w, stems) })
+}
+
+// The words of speaksOf, lower case. A stem matches a word it starts.
+var (
+	priorityWords = map[string]bool{"asap": true, "sofort": true, "high": true, "low": true, "hoch": true, "niedrig": true, "blocker": true}
+	priorityStems = []string{"prio", "urgen", "dringend", "wichtig", "importan", "critical", "kritisch", "eilig", "eilt"}
+	dueWords      = map[string]bool{"today": true, "tonight": true, "tomorrow": true, "heute": true, "morgen": true, "übermorgen": true,
+		"due": true, "deadline": true, "bis": true, "until": true, "till": true, "eod": true, "eow": true,
+		"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true,
+		"okt": true, "nov": true, "dec": true, "dez": true, "mai": true, "mon": true, "tue": true, "tues": true, "wed": true, "thu": true,
+		"thurs": true, "fri": true, "sat": true, "sun": true}
+	dueStems = []string{"fällig", "frist", "week", "woche", "month", "monat", "monday", "tuesday", "wednesday", "thursday", "friday",
+		"saturday", "sunday", "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonnabend", "sonntag",
+		"januar", "februar", "march", "märz", "maerz", "april", "june", "juni", "july", "juli", "august", "september",
+		"october", "oktober", "november", "december", "dezember"}
+	estimateStems    = []string{"minute", "minut", "hour", "stunde", "estimat", "schätz", "dauer", "aufwand"}
+	descriptionStems = []string{"descri", "beschreib", "note", "notiz", "detail"}
+	// dateLike is a written date: "2026-03-13", "13.3.", "3/13", "13th".
+	dateLike = regexp.MustCompile(`\d{1,4}[./-]\d{1,2}|\b\d{1,2}(st|nd|rd|th)\b`)
+	// duration is an amount of time: "15 min", "2h", "1,5 std", "3 days".
+	duration = regexp.MustCompile(`\d\s*(h|hr|hrs|m|min|mins|std|d|days?|tage?)\b`)
+)
+
+func hasStem(w string, stems []string) bool {
+	return slices.ContainsFunc(stems, func(s string) bool { return strings.HasPrefix(w, s) })
+}
+
+// wordsOf splits text into lower-case words of letters and digits.
+func wordsOf(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
