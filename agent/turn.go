@@ -445,6 +445,24 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	return t.a.classifier.Classify(confidence.WithZone(ctx, t.reading()), conv, actions)
 }
 
+// answered is where the exchange a turn answers starts in history: when
+// the previous turn ended with the model asking something ("the title or
+// the estimate?"), the person's words it asked about count with the
+// answer; otherwise the turn answers nothing before it (len(history)).
+func answered(history []nod.ChatMessage) int {
+	ends := func(m nod.ChatMessage) bool { return m.Role == nod.RoleAssistant && len(m.ToolCalls) == 0 }
+	n := len(history)
+	if n == 0 || !ends(history[n-1]) || !strings.HasSuffix(strings.TrimSpace(history[n-1].Content), "?") {
+		return n
+	}
+	for i := n - 2; i >= 0; i-- {
+		if ends(history[i]) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // forwarded reports whether the turn's own words include a message the
 // person forwarded.
 func (t *turn) forwarded() bool {
@@ -456,8 +474,9 @@ func (t *turn) forwarded() bool {
 // model wrote after the person's latest words is left out: it wrote that
 // having read tool results, task text among them, which must never speak
 // to the classifier. Lines of earlier turns are marked: they are context,
-// never a quote.
+// never a quote, except the words of the exchange this turn answers.
 func (t *turn) conversation() []confidence.Entry {
+	answers := answered(t.history)
 	const maxEntries, maxChars = 12, 4000
 	var out []confidence.Entry
 	size := 0
@@ -479,7 +498,7 @@ func (t *turn) conversation() []confidence.Entry {
 			break
 		}
 		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At, UserID: m.UserID, Speaker: m.Speaker, Seq: m.Seq, ReplyTo: m.ReplyTo,
-			Forwarded: m.Forwarded, Edited: m.EditOf != 0, Replaced: m.Replaced, Earlier: i < len(t.history)})
+			Forwarded: m.Forwarded, Edited: m.EditOf != 0, Replaced: m.Replaced, Earlier: i < answers})
 	}
 	slices.Reverse(out)
 	if t.replyItems != "" && len(out) > 0 && out[len(out)-1].Role == nod.RoleUser && !t.req.Review {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,7 +25,7 @@ func TestEvalEndToEnd(t *testing.T) {
 		if r.Model != clfM {
 			t.Errorf("nod eval asked the real endpoint as the agent: model %s", r.Model)
 		}
-		n := strings.Count(r.LastUser(), "\n") - 2
+		n := len(regexp.MustCompile(`(?m)^\d+\. `).FindAllString(r.LastUser(), -1)) // the action lines
 		var acts []string
 		for i := range n {
 			lines := strings.Split(r.Messages[1].Content, "\n")

@@ -107,8 +107,7 @@ func TestClarificationThenBoth(t *testing.T) {
 		t.Fatalf("%d classifier requests, want 1", len(clf))
 	}
 	transcript := clf[0].Messages[1].Content
-	want := "Conversation:\nUser: Tidy up the login task\nAssistant: I see two issues: the title and the estimate. Which should I fix?\n" +
-		"--- this turn starts here: only the person's words below can ask for an action ---\nUser: Both"
+	want := "Conversation:\nUser: Tidy up the login task\nAssistant: I see two issues: the title and the estimate. Which should I fix?\nUser: Both"
 	if transcript != want {
 		t.Errorf("classifier saw %q, want %q", transcript, want)
 	}

@@ -88,8 +88,8 @@ func TestClassifierHearsOnlyThisTurnsWords(t *testing.T) {
 	if strings.Contains(conv, "clearly asked me") {
 		t.Errorf("the classifier read the agent's words beside the call:\n%s", conv)
 	}
-	if !strings.Contains(conv, "--- this turn starts here") || !strings.Contains(conv, "User: what does the login task say?") {
-		t.Errorf("the classifier is not told where the turn starts:\n%s", conv)
+	if sys := clf[0].System(); !strings.Contains(sys, "This turn starts with the person's message “what does the login task say?”") {
+		t.Errorf("the classifier is not told where the turn starts:\n%s", sys)
 	}
 	if a := h.audit(chat)[0]; !strings.Contains(a.Verdict, "earlier turn") {
 		t.Errorf("audit verdict = %q", a.Verdict)
@@ -412,4 +412,20 @@ func TestAsideRefusedByItsResultIsDropped(t *testing.T) {
 	if strings.Contains(all, "I'll use Berlin time") || !strings.Contains(all, "Only an admin can set the zone") {
 		t.Errorf("the person read:\n%s", all)
 	}
+}
+
+// A turn that answers the model's question carries the words it asked
+// about: "raise the login bug" → "To P1 or P0?" → "P1" may quote either.
+func TestAnswerToAQuestionCarriesItsRequest(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.script(openaitest.Text("To P1 or P0?"))
+	h.start()
+	h.tg.SendText(chat, user, "raise the login bug")
+	h.tg.WaitBotMessages(chat, 1)
+	h.clf = answer("explicit:raise the login bug")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("P1."))
+	h.tg.SendText(chat, user, "P1")
+	h.tg.Wait("P1 to apply", func() bool { return h.task("T1").Priority == nod.P1 })
 }

@@ -40,6 +40,9 @@ func personLines(r openaitest.Request) []string {
 	return out
 }
 
+// actionLine is a line of the classifier's action list.
+var actionLine = regexp.MustCompile(`(?m)^\d+\. `)
+
 // answering answers every action with level, quoting the person's first
 // message whole (the oldest words, to tempt nod's checks), or, with level
 // "", as the case expects, quoting the current message.
@@ -54,7 +57,7 @@ func answering(t *testing.T, cases []Case, level string) func(openaitest.Request
 		if level != "" {
 			quote = lines[0]
 		}
-		n := strings.Count(r.LastUser(), "\n") - 2 // the action lines
+		n := len(actionLine.FindAllString(r.LastUser(), -1))
 		var acts []string
 		for i := range n {
 			l := level
