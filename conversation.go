@@ -142,6 +142,9 @@ type Event struct {
 	Reason  string // a rejection's reason, or why a mode changed
 	Value   string // a mode, or a checklist item's title
 	UserID  UserID // who did it, if a person did
+	// Words are the person's answer in words that made a decision, when
+	// nod read it itself ("ja zu 1 und 3, 2 nicht").
+	Words string
 }
 
 // Window is how much of a chat's history a turn sends the model: the

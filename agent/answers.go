@@ -14,11 +14,11 @@ import (
 )
 
 // Answerer decides items of a change set as a person's taps would:
-// confirms yes in order (one transaction), rejects no with reason (one
-// transaction each), passing over items decided before. Errors wrap
-// nod.ErrNotFound, nod.ErrForbidden or nod.ErrExpired.
+// confirms r.Confirm in order (one transaction), rejects r.Reject with
+// r.Reason (one transaction each), passing over items decided before.
+// Errors wrap nod.ErrNotFound, nod.ErrForbidden or nod.ErrExpired.
 type Answerer interface {
-	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, yes, no []int, reason string) (nod.Decided, int, error)
+	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error)
 }
 
 // answerCall is an answer_proposals call, validated against its set.
@@ -197,7 +197,7 @@ func joinInts(ns []int) string {
 func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdict) string {
 	c := p.answer
 	if v.Explicit() && v.Quote != "" {
-		d, rejected, err := t.a.answers.Answer(ctx, t.req.ChatID, t.req.UserID, c.set.ID, c.confirm, c.reject, c.reason)
+		d, rejected, err := t.a.answers.Answer(ctx, t.req.ChatID, t.req.UserID, nod.Reading{SetID: c.set.ID, Confirm: c.confirm, Reject: c.reject, Reason: c.reason})
 		if !slices.Contains(t.answered, c.set.ID) {
 			t.answered = append(t.answered, c.set.ID)
 		}

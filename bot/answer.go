@@ -166,7 +166,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 // confirmed in one transaction, in order; no rejected), then refreshes the
 // set's message and says what happened.
 func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet, yes, no []int) {
-	d, rejected, err := b.decide.Answer(ctx, in.chat, in.user, set.ID, yes, no, "")
+	d, rejected, err := b.decide.Answer(ctx, in.chat, in.user, nod.Reading{SetID: set.ID, Confirm: yes, Reject: no, Words: in.text})
 	if d.Set.ID != "" {
 		b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
 	}
@@ -315,7 +315,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 	if err != nil {
 		return b.explain(p.loc, err, "reading", "chat", p.chat)
 	}
-	d, rejected, err := b.decide.Answer(ctx, p.chat, p.user, r.SetID, r.Confirm, r.Reject, r.Reason)
+	d, rejected, err := b.decide.Answer(ctx, p.chat, p.user, r)
 	if err != nil {
 		return b.explain(p.loc, err, "reading", "chat", p.chat)
 	}

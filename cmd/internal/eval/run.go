@@ -239,7 +239,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 			if out.Set == nil {
 				return fail(fmt.Errorf("turn %d before proposed nothing to decide", i+1))
 			}
-			if _, _, err := conf.Answer(ctx, chat, speaker(t.Said).id, out.Set.ID, t.Confirm, t.Reject, ""); err != nil {
+			if _, _, err := conf.Answer(ctx, chat, speaker(t.Said).id, nod.Reading{SetID: out.Set.ID, Confirm: t.Confirm, Reject: t.Reject}); err != nil {
 				return fail(fmt.Errorf("decide after turn %d: %w", i+1, err))
 			}
 		}
