@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -56,8 +55,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 	if typed != title {
 		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
-		a, ok := parseAnswer(in.text)
-		return ok && a.all, true // a bare "yes" or "no" ends there
+		return b.reader.Read(in.text).Bare(), true // a bare "yes" or "no" ends there
 	}
 	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone)
 	applied, err := b.change.Delete(ctx, in.chat, in.user, d)
@@ -120,12 +118,14 @@ func (b *Bot) answerTarget(ctx context.Context, in incoming) (nod.ChangeSet, boo
 	return nod.ChangeSet{}, false
 }
 
-// yesNo decides a set's pending items from a text answer: all of them
-// ("yes", "no"), or those it names ("yes to 4 and 6, no to 5", "3-5",
-// "all but 2"); items it does not name stay pending.
+// yesNo decides a set's pending items from a text answer nod read whole:
+// all of them ("yes", "no"), or those it names ("yes to 4 and 6, no to
+// 5", "ja zu 1 und 3, 2 nicht", "all but 2"); items it does not name stay
+// pending. An answer with a word nod cannot place is not one: the agent
+// reads it.
 func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
-	ans, ok := parseAnswer(in.text)
-	if !ok {
+	r := b.reader.Read(in.text)
+	if !r.Whole {
 		return false
 	}
 	set, found := b.answerTarget(ctx, in)
@@ -136,27 +136,10 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		}
 		return false
 	}
-	var yes, no []int
-	switch {
-	case ans.all && ans.confirm:
-		yes = set.Pending()
-	case ans.all:
-		no = set.Pending()
-	default:
-		for _, n := range slices.Concat(ans.yes, ans.no, ans.except) {
-			if _, ok := set.Item(n); !ok {
-				b.reply(ctx, in.topic(), in.loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: n, Total: len(set.Items)})))
-				return true
-			}
-		}
-		yes, no = ans.yes, ans.no
-		if len(ans.except) > 0 {
-			for _, n := range set.Pending() {
-				if !slices.Contains(ans.except, n) && !slices.Contains(no, n) {
-					yes = append(yes, n)
-				}
-			}
-		}
+	yes, no, unknown := r.On(set)
+	if unknown != 0 {
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: unknown, Total: len(set.Items)})))
+		return true
 	}
 	b.decideInWords(ctx, in, set, yes, no)
 	return true
