@@ -35,7 +35,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 	if t.req.Review {
 		return nil, errors.New("answer_proposals passes on the user's own words; a review has none, so it cannot be used here")
 	}
-	if t.a.answers == nil {
+	if t.a.answers == nil || t.a.words == nil {
 		return nil, errors.New("answer_proposals is not available")
 	}
 	setID, _, err := a.str("set", false)
@@ -74,6 +74,39 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 		}
 	}
 	return c, nil
+}
+
+// refusedByWords says why the person's words of this turn forbid the
+// call's confirmations, or returns "": no item that a message of theirs
+// turns down, asks about or puts off is confirmed on their words
+// (docs/design.md §3.4), whatever the classifier would say. Each message
+// is read as nod's own reader reads an answer; forwarded ones too, as
+// refusing never decides anything.
+func (t *turn) refusedByWords(c *answerCall) string {
+	for _, m := range t.msgs {
+		if m.Role != nod.RoleUser || m.Replaced || m.UserID != 0 && m.UserID != t.req.UserID {
+			continue
+		}
+		r := t.a.words.Read(m.Content)
+		var refused []int
+		for _, n := range c.confirm {
+			if r.Refuses(n) {
+				refused = append(refused, n)
+			}
+		}
+		if len(refused) == 0 {
+			continue
+		}
+		said := strings.Join(strings.Fields(m.Content), " ")
+		if r.RefusesAll {
+			return fmt.Sprintf("the user's words “%s” turn down, question or put off the proposal as a whole: they say yes to none of its items. "+
+				"Nothing of this call was decided or shown to the user; do not confirm anything on these words.", cut(said))
+		}
+		return fmt.Sprintf("the user's words “%s” do not say yes to %s: they turn it down, ask about it or put it off. "+
+			"Nothing of this call was decided or shown to the user. Confirm only what their words say yes to (call again without %s), "+
+			"reject only what they said no to, or ask them.", cut(said), itemNumbers(refused), itemNumbers(refused))
+	}
+	return ""
 }
 
 // answerSet is the set an answer is about: the one named, else the one

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 )
 
 // The storage the agent and its confirmation service need, as small
@@ -178,8 +179,11 @@ type Deps struct {
 	Memory       Memory
 	Classifier   Classifier
 	// Answers passes on decisions the person stated in words
-	// (answer_proposals); nil: the tool answers that it is unavailable.
+	// (answer_proposals), and Words reads those words as nod's own reader
+	// does, so that a call never confirms what they refuse; with either
+	// nil, the tool answers that it is unavailable.
 	Answers Answerer
+	Words   *answer.Reader
 	// Zones sets the chat's time zone (set_chat_timezone); nil: the tool
 	// never applies.
 	Zones Zones

@@ -115,3 +115,34 @@ func TestAnswerInWordsDecidesOnlyWhatItSays(t *testing.T) {
 		})
 	}
 }
+
+// An answer nod cannot read whole goes to the agent, and answer_proposals
+// never confirms what the person's words refuse or put off: "1 ok, 2
+// later" with a misreading model and a classifier that calls everything
+// explicit decides nothing, and the model is told why; its second,
+// faithful call applies item 1 only. Item 2 stays pending, and /audit
+// never says the person confirmed it.
+func TestAnswerProposalsNeverConfirmsARefusal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.threeNewTasks("en")
+	h.clock.Advance(time.Minute)
+	h.clf = answer("explicit:1 ok, 2 later")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{1, 2, 3}})),
+		openaitest.Calls(call("y", "answer_proposals", map[string]any{"confirm": []int{1}})),
+		openaitest.Text("Booked the venue; the flyers wait."))
+	h.tg.ReplyText(chat, user, set.ID, "1 ok, 2 later")
+	h.tg.WaitMessage(chat, set.ID, "item 1 to be applied", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
+	h.tg.WaitBotMessages(chat, 3)
+	reqs := h.llm.RequestsFor(agentM)
+	if r := reqs[len(reqs)-2].ToolResults()["x"]; !strings.HasPrefix(r, "Not decided") || !strings.Contains(r, "item 2") {
+		t.Errorf("the misreading's result = %q", r)
+	}
+	s := mustSet(t, h, set.ID)
+	if got := itemStatuses(s); got[0] != nod.ItemConfirmed || got[1] != nod.ItemPending || got[2] != nod.ItemPending {
+		t.Errorf("items after “1 ok, 2 later”: %v", got)
+	}
+	if got := h.confirmedTitles(); strings.Join(got, "|") != "Book the venue" {
+		t.Errorf("the audit log says the person confirmed %q", got)
+	}
+}

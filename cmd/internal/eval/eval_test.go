@@ -9,10 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/formatting"
 )
+
+// reader reads answers in words as nod does.
+func reader() *answer.Reader { return answer.NewReader(formatting.AnswerWords()) }
 
 // classifierOn is the real classifier against a fake endpoint answering
 // with answer.
@@ -85,7 +90,7 @@ func TestRunCountsVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	right, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, "")), Model: "right"})
+	right, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Model: "right"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +104,7 @@ func TestRunCountsVerdicts(t *testing.T) {
 			}
 		}
 	}
-	yes, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, Explicit)), Model: "yes-man"})
+	yes, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, Explicit)), Model: "yes-man"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +146,7 @@ func TestAsidesNeverReachTheClassifier(t *testing.T) {
 	llm := openaitest.New(t)
 	llm.Handle(answering(t, cases, Explicit))
 	clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
-	if _, err := Run(t.Context(), cases, Options{Classifier: clf, Model: "yes-man"}); err != nil {
+	if _, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: clf, Model: "yes-man"}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := llm.Requests()
@@ -162,11 +167,11 @@ func TestAsidesNeverReachTheClassifier(t *testing.T) {
 // -run picks cases by name.
 func TestRunPicks(t *testing.T) {
 	cases, _ := Cases()
-	rep, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`^en/plain`)})
+	rep, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`^en/plain`)})
 	if err != nil || len(rep.Cases) != 1 || rep.Cases[0].Name != "en/plain-explicit" {
 		t.Errorf("%v: %+v", err, rep.Cases)
 	}
-	if _, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`nothing`)}); err == nil {
+	if _, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`nothing`)}); err == nil {
 		t.Errorf("no case matched, and no error")
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/storage"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	Run        *regexp.Regexp
 	Progress   io.Writer // a line per case while it runs; nil: none
 	Log        *slog.Logger
+	// Words reads answers in words as the bot does
+	// (formatting.AnswerWords); required.
+	Words *answer.Reader
 }
 
 // Report is what a run found.
@@ -96,6 +100,9 @@ const (
 func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Words == nil {
+		return Report{}, errors.New("eval: no words to read answers with")
 	}
 	rep := Report{Model: o.Model, Timeout: o.Timeout}
 	var picked []Case
@@ -213,7 +220,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 	rec := &recorder{real: o.Classifier}
 	conf := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, clk.now, o.Log, nil)
 	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute},
-		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf}, clk.now, o.Log)
+		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
 
 	var lastSet string
 	for i, t := range c.Before {
