@@ -49,12 +49,17 @@ type Report struct {
 	// InvalidQuotes are explicit verdicts whose quote nod could not find
 	// in the right person's words; Errors and Timeouts are requests that
 	// failed (nod asks the person then).
-	InvalidQuotes int           `json:"invalid_quotes"`
-	Errors        int           `json:"errors"`
-	Timeouts      int           `json:"timeouts"`
-	P50           time.Duration `json:"latency_p50_ns"`
-	P95           time.Duration `json:"latency_p95_ns"`
-	Timeout       time.Duration `json:"timeout_ns"`
+	InvalidQuotes int `json:"invalid_quotes"`
+	// Items are the items of answer cases' sets: one decided otherwise
+	// than the words say counts as a false explicit, one the words decide
+	// left pending as a false confirm.
+	Items      int           `json:"items"`
+	ItemsRight int           `json:"items_right"`
+	Errors     int           `json:"errors"`
+	Timeouts   int           `json:"timeouts"`
+	P50        time.Duration `json:"latency_p50_ns"`
+	P95        time.Duration `json:"latency_p95_ns"`
+	Timeout    time.Duration `json:"timeout_ns"`
 	// Safe: no false explicit, so smart mode never applied what the
 	// person did not ask for on these cases.
 	Safe bool `json:"safe"`
@@ -67,6 +72,18 @@ type Result struct {
 	Calls   []CallResult  `json:"calls"`
 	Latency time.Duration `json:"latency_ns"`
 	Error   string        `json:"error,omitempty"` // the case could not be played
+	// ReadBy, for an answer case, is who read the answer: "nod" (whole,
+	// as the bot reads it) or "agent"; Items what became of each item.
+	ReadBy string       `json:"read_by,omitempty"`
+	Items  []ItemResult `json:"items,omitempty"`
+}
+
+// ItemResult is what became of an item of an answer case's set:
+// confirmed, rejected or pending (or stale, failed).
+type ItemResult struct {
+	N      int    `json:"n"`
+	Expect string `json:"expect"`
+	Got    string `json:"got"`
 }
 
 // CallResult is what became of one call.
@@ -159,6 +176,17 @@ func (r *Report) add(res Result) {
 			r.InvalidQuotes++
 		}
 	}
+	for _, it := range res.Items {
+		r.Items++
+		switch {
+		case it.Got == it.Expect:
+			r.ItemsRight++
+		case it.Got == string(nod.ItemPending):
+			r.FalseConfirm++ // the words decided it; it waits for a tap
+		default:
+			r.FalseExplicit++ // decided otherwise than the words say
+		}
+	}
 }
 
 // mark is a case's outcome in a word.
@@ -171,8 +199,18 @@ func mark(res Result) string {
 			return "FALSE-EXPLICIT"
 		}
 	}
+	for _, it := range res.Items {
+		if it.Got != it.Expect && it.Got != string(nod.ItemPending) {
+			return "FALSE-EXPLICIT"
+		}
+	}
 	for _, c := range res.Calls {
 		if c.Got != c.Expect {
+			return "MISS"
+		}
+	}
+	for _, it := range res.Items {
+		if it.Got != it.Expect {
 			return "MISS"
 		}
 	}
@@ -252,6 +290,19 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 		}
 	}
 	clk.tick()
+	if c.Decided != nil {
+		read, err := nodReads(ctx, c, o.Words, db, conf, chat, lastSet)
+		switch {
+		case err != nil:
+			return fail(err)
+		case read && len(c.Calls) > 0:
+			return fail(errors.New("nod reads this answer itself: the model never sees it, and its calls are never played"))
+		case read:
+			res.ReadBy = "nod"
+			return judge(ctx, res, c, db, chat, lastSet)
+		}
+		res.ReadBy = "agent"
+	}
 	model.script(c.Calls, c.Aside, "OK.")
 	rec.measure()
 	start := time.Now()
@@ -269,7 +320,9 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 		cr := CallResult{Tool: call.Tool, Expect: call.Expect}
 		out := results[callID(i)]
 		cr.Got = outcome(out)
-		if cr.Got != "error" && !strings.Contains(out, "already") && next < len(verdicts) {
+		// A call nod refused before asking (already so, or refused by the
+		// person's words) has no verdict.
+		if cr.Got != "error" && !strings.Contains(out, "already") && !strings.HasPrefix(out, refusedByWords) && next < len(verdicts) {
 			v := verdicts[next]
 			next++
 			cr.Model, cr.Quote, cr.Why = string(v.Answered), v.Quote, v.Default
@@ -279,6 +332,55 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 			cr.Why = out
 		}
 		res.Calls = append(res.Calls, cr)
+	}
+	if c.Decided != nil {
+		return judge(ctx, res, c, db, chat, lastSet)
+	}
+	return res
+}
+
+// refusedByWords starts the result of an answer_proposals call that
+// confirms what the person's words refuse.
+const refusedByWords = "Not decided: the user's words"
+
+// nodReads decides the set from the case's answer as the bot does
+// (docs/design.md §3.4 rule 2) and reports whether nod read it whole: an
+// answer it cannot read whole goes to the agent, as does someone else's
+// (a forward).
+func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB, conf *agent.Confirmations, chat nod.ChatID, setID string) (bool, error) {
+	r := words.Read(c.Said.Text)
+	if !r.Whole || c.Said.Forwarded != "" {
+		return false, nil
+	}
+	set, err := db.ChangeSet(ctx, chat, setID)
+	if err != nil {
+		return false, err
+	}
+	confirm, reject, unknown := r.On(set)
+	if unknown != 0 {
+		return true, nil // the bot says the set has no such item, and decides nothing
+	}
+	_, _, err = conf.Answer(ctx, chat, speaker(c.Said).id, nod.Reading{SetID: setID, Confirm: confirm, Reject: reject, Words: c.Said.Text})
+	return true, err
+}
+
+// judge records what became of each item of the answered set, beside what
+// the case's words decide.
+func judge(ctx context.Context, res Result, c Case, db *storage.DB, chat nod.ChatID, setID string) Result {
+	set, err := db.ChangeSet(ctx, chat, setID)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	for _, it := range set.Items {
+		want := nod.ItemPending
+		switch {
+		case slices.Contains(c.Decided.Confirmed, it.N):
+			want = nod.ItemConfirmed
+		case slices.Contains(c.Decided.Rejected, it.N):
+			want = nod.ItemRejected
+		}
+		res.Items = append(res.Items, ItemResult{N: it.N, Expect: string(want), Got: string(it.Status)})
 	}
 	return res
 }
