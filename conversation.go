@@ -143,6 +143,9 @@ type Event struct {
 	Value   string // a mode, or a checklist item's title
 	UserID  UserID // who did it, if a person did
 	Name    string // their name in a group, as nod last saw it; "" if unknown
+	// Words are the person's answer in words that made a decision, when
+	// nod read it itself ("ja zu 1 und 3, 2 nicht").
+	Words string
 }
 
 // Window is how much of a chat's history a turn sends the model: the

@@ -62,22 +62,24 @@ func TestDependencyBoundaries(t *testing.T) {
 func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
 		"":           {},
-		"formatting": {""},
+		"answer":     {""},
+		"formatting": {"", "answer"},
 		"storage":    {""},
 		"transport":  {},
 		"confidence": {"", "transport"},
-		"agent":      {"", "confidence", "transport"},
+		"agent":      {"", "answer", "confidence", "transport"},
 		// bot reaches the agent and storage through interfaces of its own
 		// (bot/store.go), never through their packages.
-		"bot":   {"", "formatting", "transport"},
+		"bot":   {"", "answer", "formatting", "transport"},
 		"place": {},
 		// speech is openai-go's audio client; the bot reaches it through
 		// bot.Transcriber.
 		"speech": {""},
-		// eval plays its cases through the agent on a storage of its own.
-		"cmd/internal/eval": {"", "agent", "confidence", "storage", "transport"},
-		"cmd/internal/app":  {"", "agent", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/app", "cmd/internal/eval"},
+		// eval plays its cases through the agent on a storage of its own,
+		// and reads answers in words as the bot does.
+		"cmd/internal/eval": {"", "agent", "answer", "confidence", "storage", "transport"},
+		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()

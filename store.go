@@ -200,6 +200,10 @@ type DeletionStep struct {
 // Reading is nod's reading of a decision the person stated in words on a
 // change set ("3 bis 5 passt, 7 auch"), shown with one button to accept
 // it. It decides nothing until the person who said it taps it, once.
+//
+// A reading nod makes itself of a whole answer (docs/design.md §3.4 rule
+// 2) is decided at once, with the person's Words kept beside the
+// decisions, for the agent to see what was read.
 type Reading struct {
 	ID      string
 	ChatID  ChatID
@@ -208,5 +212,6 @@ type Reading struct {
 	Confirm []int
 	Reject  []int
 	Reason  string
+	Words   string
 	At      time.Time
 }

@@ -12,6 +12,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/transport"
 	"github.com/openai/openai-go/v3"
@@ -53,7 +54,8 @@ type Classifier interface {
 
 // Agent runs turns of the conversation between a chat and the model.
 type Agent struct {
-	answers    Answerer // passes on decisions stated in words; nil: unavailable
+	answers    Answerer       // passes on decisions stated in words; nil: unavailable
+	words      *answer.Reader // reads them as nod's own reader does
 	zones      Zones
 	opts       Options
 	llm        openai.Client
@@ -97,7 +99,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
 	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, conv: d.Conversation, sets: d.Proposals, memory: d.Memory,
-		classifier: d.Classifier, answers: d.Answers, zones: d.Zones, now: now, log: log, metrics: newMetrics(opts.Metrics), tools: encodeTools()}
+		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, now: now, log: log, metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
 
 // maxPooledBody is the largest request buffer kept for reuse: one grown

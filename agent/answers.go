@@ -14,11 +14,11 @@ import (
 )
 
 // Answerer decides items of a change set as a person's taps would:
-// confirms yes in order (one transaction), rejects no with reason (one
-// transaction each), passing over items decided before. Errors wrap
-// nod.ErrNotFound, nod.ErrForbidden or nod.ErrExpired.
+// confirms r.Confirm in order (one transaction), rejects r.Reject with
+// r.Reason (one transaction each), passing over items decided before.
+// Errors wrap nod.ErrNotFound, nod.ErrForbidden or nod.ErrExpired.
 type Answerer interface {
-	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, yes, no []int, reason string) (nod.Decided, int, error)
+	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error)
 }
 
 // answerCall is an answer_proposals call, validated against its set.
@@ -35,7 +35,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 	if t.req.Review {
 		return nil, errors.New("answer_proposals passes on the user's own words; a review has none, so it cannot be used here")
 	}
-	if t.a.answers == nil {
+	if t.a.answers == nil || t.a.words == nil {
 		return nil, errors.New("answer_proposals is not available")
 	}
 	setID, _, err := a.str("set", false)
@@ -73,6 +73,39 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 		}
 	}
 	return c, nil
+}
+
+// refusedByWords says why the person's words of this turn forbid the
+// call's confirmations, or returns "": no item that a message of theirs
+// turns down, asks about or puts off is confirmed on their words
+// (docs/design.md §3.4), whatever the classifier would say. Each message
+// is read as nod's own reader reads an answer; forwarded ones too, as
+// refusing never decides anything.
+func (t *turn) refusedByWords(c *answerCall) string {
+	for _, m := range t.msgs {
+		if m.Role != nod.RoleUser || m.Replaced || m.UserID != 0 && m.UserID != t.req.UserID {
+			continue
+		}
+		r := t.a.words.Read(m.Content)
+		var refused []int
+		for _, n := range c.confirm {
+			if r.Refuses(n) {
+				refused = append(refused, n)
+			}
+		}
+		if len(refused) == 0 {
+			continue
+		}
+		said := strings.Join(strings.Fields(m.Content), " ")
+		if r.RefusesAll {
+			return fmt.Sprintf("the user's words “%s” turn down, question or put off the proposal as a whole: they say yes to none of its items. "+
+				"Nothing of this call was decided or shown to the user; do not confirm anything on these words.", cut(said))
+		}
+		return fmt.Sprintf("the user's words “%s” do not say yes to %s: they turn it down, ask about it or put it off. "+
+			"Nothing of this call was decided or shown to the user. Confirm only what their words say yes to (call again without %s), "+
+			"reject only what they said no to, or ask them.", cut(said), itemNumbers(refused), itemNumbers(refused))
+	}
+	return ""
 }
 
 // answerSet is the set an answer is about: the one named, else the one
@@ -196,7 +229,7 @@ func joinInts(ns []int) string {
 func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdict) string {
 	c := p.answer
 	if v.Explicit() && v.Quote != "" {
-		d, rejected, err := t.a.answers.Answer(ctx, t.req.ChatID, t.req.UserID, c.set.ID, c.confirm, c.reject, c.reason)
+		d, rejected, err := t.a.answers.Answer(ctx, t.req.ChatID, t.req.UserID, nod.Reading{SetID: c.set.ID, Confirm: c.confirm, Reject: c.reject, Reason: c.reason})
 		if !slices.Contains(t.answered, c.set.ID) {
 			t.answered = append(t.answered, c.set.ID)
 		}

@@ -62,7 +62,7 @@ func (c *Confirmations) Confirm(ctx context.Context, chatID nod.ChatID, userID n
 	// The store authorizes inside the transaction that decides: the set
 	// is read once.
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, false)
+	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, false, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -71,7 +71,7 @@ func (c *Confirmations) Confirm(ctx context.Context, chatID nod.ChatID, userID n
 // proposed. Errors as Confirm.
 func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, true)
+	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, true, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -105,8 +105,9 @@ func (c *Confirmations) Retry(ctx context.Context, chatID nod.ChatID, userID nod
 // against its task as it is then. An item whose task changed since it was
 // proposed is not applied unless force is set: it stays pending with a
 // note (d.Stale) and ends the run; one that can no longer apply is closed
-// as stale or failed and ends a run of several (d.Failed).
-func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool) error {
+// as stale or failed and ends a run of several (d.Failed). words are the
+// person's answer that decided them, if nod read one.
+func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) error {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
 		ch, err := parseChange(it.Tool, it.Args)
@@ -140,7 +141,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID nod.
 		}
 		return t, nil
 	}
-	res, err := c.sets.ConfirmItems(ctx, chatID, setID, ns, userID, decide)
+	res, err := c.sets.ConfirmItems(ctx, chatID, setID, ns, userID, words, decide)
 	d.Set = res.Set
 	for n, a := range res.Applied {
 		d.Applied[n] = a
@@ -216,7 +217,7 @@ func (c *Confirmations) Reject(ctx context.Context, chatID nod.ChatID, userID no
 // With nothing pending it returns nod.ErrDecided.
 func (c *Confirmations) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, nil, false) // nil: what is pending in the transaction
+	err := c.confirm(ctx, &d, chatID, userID, setID, nil, false, "") // nil: what is pending in the transaction
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -233,33 +234,37 @@ func (c *Confirmations) ConfirmSome(ctx context.Context, chatID nod.ChatID, user
 		return nod.Decided{Set: set, Applied: map[int]nod.Applied{}}, fmt.Errorf("nothing named to decide: %w", nod.ErrDecided)
 	}
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, ns, false)
+	err := c.confirm(ctx, &d, chatID, userID, setID, ns, false, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
 
-// Answer decides items of a set as the person's taps would: it confirms
-// yes in order (one transaction) and rejects no, each rejection with
-// reason. It returns the decision and how many items it rejected.
-func (c *Confirmations) Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, yes, no []int, reason string) (nod.Decided, int, error) {
+// Answer decides the items of reading r as the person's taps would: it
+// confirms r.Confirm in order (one transaction) and rejects r.Reject,
+// each rejection with r.Reason. The person's words, when nod read them
+// itself, are kept with each decision. It returns the decision and how
+// many items it rejected.
+func (c *Confirmations) Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	var err error
-	if len(yes) > 0 {
-		if d, err = c.ConfirmSome(ctx, chatID, userID, setID, yes); err != nil && !errors.Is(err, nod.ErrDecided) {
+	if len(r.Confirm) > 0 {
+		err = c.confirm(ctx, &d, chatID, userID, r.SetID, r.Confirm, false, r.Words)
+		c.offerRule(ctx, chatID, userID, &d)
+		if err != nil && !errors.Is(err, nod.ErrDecided) {
 			return d, 0, err
 		}
 	}
 	if d.Set.ID == "" {
-		if d.Set, err = c.authorize(ctx, chatID, userID, setID); err != nil {
+		if d.Set, err = c.authorize(ctx, chatID, userID, r.SetID); err != nil {
 			return d, 0, err
 		}
 	}
 	rejected := 0
-	for _, n := range no {
+	for _, n := range r.Reject {
 		if it, ok := d.Set.Item(n); !ok || it.Status != nod.ItemPending {
 			continue
 		}
-		set, err := c.sets.RejectItemBecause(ctx, chatID, setID, n, userID, reason)
+		set, err := c.sets.RejectItemBecause(ctx, chatID, r.SetID, n, userID, r.Reason, r.Words)
 		if errors.Is(err, nod.ErrDecided) {
 			continue
 		}

@@ -52,9 +52,9 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 	}
 	switch e.Kind {
 	case nod.EventConfirmed:
-		return fmt.Sprintf("%s confirmed your proposal “%s”%s; it is applied", who, e.Summary, on)
+		return fmt.Sprintf("%s confirmed your proposal “%s”%s%s; it is applied", who, e.Summary, on, answeredIn(e.Words))
 	case nod.EventRejected:
-		s := fmt.Sprintf("%s rejected your proposal “%s”%s", who, e.Summary, on)
+		s := fmt.Sprintf("%s rejected your proposal “%s”%s%s", who, e.Summary, on, answeredIn(e.Words))
 		if r := strings.Join(strings.Fields(e.Reason), " "); r != "" {
 			s += fmt.Sprintf(", saying “%s”", r)
 		}
@@ -88,4 +88,20 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("%s switched the chat to mode %s", who, e.Value)
 	}
 	return string(e.Kind)
+}
+
+// maxWords bounds the person's answer quoted in a note.
+const maxWords = 200
+
+// answeredIn says how nod read a decision the person wrote, so that the
+// agent can see a misreading and say so.
+func answeredIn(words string) string {
+	w := strings.Join(strings.Fields(words), " ")
+	if w == "" {
+		return ""
+	}
+	if r := []rune(w); len(r) > maxWords {
+		w = string(r[:maxWords]) + "…"
+	}
+	return fmt.Sprintf(", by answering “%s” (nod read that answer itself)", w)
 }

@@ -69,6 +69,10 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
 			return nil, errorJSON(err)
 		}
+		if why := t.refusedByWords(call); why != "" {
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, why)
+			return nil, "Not decided: " + why
+		}
 		return &proposal{start: start, tool: tool, args: a, answer: call}, ""
 	case nod.Destructive:
 		out, err := t.askDeletion(ctx, a)

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 )
 
 // The storage the agent and its confirmation service need, as small
@@ -103,12 +104,15 @@ type Decisions interface {
 	// the set), nod.ErrExpired, nod.ErrDecided (a single item no longer
 	// pending: exactly one of concurrent confirmations wins; or nothing
 	// pending) or decide's error, and then nothing was written.
-	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, decide nod.Decide) (nod.Confirmation, error)
+	// words, the person's answer that decided them when nod read it
+	// itself, are kept with the decisions.
+	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error)
 	// RejectItem rejects a pending item with its decision and audit row in
 	// one transaction; errors as ConfirmItems.
 	RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error)
-	// RejectItemBecause is RejectItem with the person's reason.
-	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason string) (nod.ChangeSet, error)
+	// RejectItemBecause is RejectItem with the person's reason, and their
+	// answer in words as ConfirmItems keeps it.
+	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error)
 	// FailItem closes a pending item as stale or failed with a note for the
 	// person, audited as failed, in one transaction; errors as RejectItem.
 	FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
@@ -175,8 +179,11 @@ type Deps struct {
 	Memory       Memory
 	Classifier   Classifier
 	// Answers passes on decisions the person stated in words
-	// (answer_proposals); nil: the tool answers that it is unavailable.
+	// (answer_proposals), and Words reads those words as nod's own reader
+	// does, so that a call never confirms what they refuse; with either
+	// nil, the tool answers that it is unavailable.
 	Answers Answerer
+	Words   *answer.Reader
 	// Zones sets the chat's time zone (set_chat_timezone); nil: the tool
 	// never applies.
 	Zones Zones

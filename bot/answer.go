@@ -3,7 +3,6 @@ package bot
 import (
 	"context"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -57,8 +56,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 	if typed != title {
 		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
-		a, ok := parseAnswer(in.text)
-		return ok && a.all, true // a bare "yes" or "no" ends there
+		return b.reader.Read(in.text).Bare(), true // a bare "yes" or "no" ends there
 	}
 	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone)
 	applied, err := b.change.Delete(ctx, in.chat, in.user, d)
@@ -121,12 +119,14 @@ func (b *Bot) answerTarget(ctx context.Context, in incoming) (nod.ChangeSet, boo
 	return nod.ChangeSet{}, false
 }
 
-// yesNo decides a set's pending items from a text answer: all of them
-// ("yes", "no"), or those it names ("yes to 4 and 6, no to 5", "3-5",
-// "all but 2"); items it does not name stay pending.
+// yesNo decides a set's pending items from a text answer nod read whole:
+// all of them ("yes", "no"), or those it names ("yes to 4 and 6, no to
+// 5", "ja zu 1 und 3, 2 nicht", "all but 2"); items it does not name stay
+// pending. An answer with a word nod cannot place is not one: the agent
+// reads it.
 func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
-	ans, ok := parseAnswer(in.text)
-	if !ok {
+	r := b.reader.Read(in.text)
+	if !r.Whole {
 		return false
 	}
 	set, found := b.answerTarget(ctx, in)
@@ -137,27 +137,10 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		}
 		return false
 	}
-	var yes, no []int
-	switch {
-	case ans.all && ans.confirm:
-		yes = set.Pending()
-	case ans.all:
-		no = set.Pending()
-	default:
-		for _, n := range slices.Concat(ans.yes, ans.no, ans.except) {
-			if _, ok := set.Item(n); !ok {
-				b.reply(ctx, in.topic(), in.loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: n, Total: len(set.Items)})))
-				return true
-			}
-		}
-		yes, no = ans.yes, ans.no
-		if len(ans.except) > 0 {
-			for _, n := range set.Pending() {
-				if !slices.Contains(ans.except, n) && !slices.Contains(no, n) {
-					yes = append(yes, n)
-				}
-			}
-		}
+	yes, no, unknown := r.On(set)
+	if unknown != 0 {
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: unknown, Total: len(set.Items)})))
+		return true
 	}
 	b.decideInWords(ctx, in, set, yes, no)
 	return true
@@ -167,7 +150,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 // confirmed in one transaction, in order; no rejected), then refreshes the
 // set's message and says what happened.
 func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet, yes, no []int) {
-	d, rejected, err := b.decide.Answer(ctx, in.chat, in.user, set.ID, yes, no, "")
+	d, rejected, err := b.decide.Answer(ctx, in.chat, in.user, nod.Reading{SetID: set.ID, Confirm: yes, Reject: no, Words: in.text})
 	if d.Set.ID != "" {
 		b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
 	}
@@ -322,7 +305,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 	if err != nil {
 		return b.explain(p.loc, err, "reading", "chat", p.chat)
 	}
-	d, rejected, err := b.decide.Answer(ctx, p.chat, p.user, r.SetID, r.Confirm, r.Reject, r.Reason)
+	d, rejected, err := b.decide.Answer(ctx, p.chat, p.user, r)
 	if err != nil {
 		return b.explain(p.loc, err, "reading", "chat", p.chat)
 	}

@@ -13,6 +13,7 @@ import (
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/transport"
 	"github.com/prometheus/client_golang/prometheus"
@@ -84,6 +85,7 @@ type Bot struct {
 	// written when it changes, not with every message.
 	names   sync.Map
 	ears    Transcriber
+	reader  *answer.Reader // reads answers in words (docs/design.md §3.4)
 	now     func() time.Time
 	log     *slog.Logger
 	allowed map[nod.UserID]bool
@@ -145,7 +147,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 		allowed[id] = true
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
-		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, now: now, log: log,
+		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, reader: newReader(), now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 

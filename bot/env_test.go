@@ -11,11 +11,13 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/storage/storagetest"
 	"github.com/prometheus/client_golang/prometheus"
@@ -55,7 +57,7 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: "clf", Timeout: 5 * time.Second}, log)
 	c := agent.NewConfirmations(confirmDeps(e.db), e.clock.Now, log, nil)
 	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: "agent", StepTimeout: 5 * time.Second},
-		agent.Deps{Tasks: e.db, Editor: e.db, Conversation: e.db, Proposals: e.db, Memory: e.db, Classifier: clf, Answers: c}, e.clock.Now, log)
+		agent.Deps{Tasks: e.db, Editor: e.db, Conversation: e.db, Proposals: e.db, Memory: e.db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords())}, e.clock.Now, log)
 	if turner == nil {
 		turner = ag
 	}

@@ -147,8 +147,7 @@ func (b *Bot) joinable(m *models.Message) bool {
 	if m.ForwardOrigin != nil {
 		return true // someone else's words for the agent, never an answer
 	}
-	_, answer := parseAnswer(text)
-	return !answer
+	return !b.reader.Read(text).Whole
 }
 
 // joined reads the messages that joined a turn, dropping redeliveries.

@@ -138,7 +138,8 @@ type Decider interface {
 	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
 	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
 	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error)
-	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, yes, no []int, reason string) (nod.Decided, int, error)
+	// Answer decides the items of a reading of the person's words.
+	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error)
 	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
 }
 

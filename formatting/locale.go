@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 )
 
 // Every language is one file, templates/<code>.tmpl, defining every
@@ -115,13 +116,22 @@ func Supported(code string) bool {
 	return ok
 }
 
-// Words gathers the words template f lists in every language,
-// lower-cased, each once: what a text answer may say in any chat.
-func Words(f Fixed) []string {
+// AnswerWords are the words of an answer to a change set in every
+// language nod speaks, from each language's template file: a German "ja
+// zu 1 und 3" in an English chat means the same.
+func AnswerWords() answer.Words {
+	return answer.Words{Yes: words(wordsYes), No: words(wordsNo), Not: words(wordsNot), To: words(wordsTo), And: words(wordsAnd),
+		Range: words(wordsRange), All: words(wordsAll), Except: words(wordsExcept), But: words(wordsBut), Too: words(wordsToo),
+		Refuse: words(wordsRefuse)}
+}
+
+// words gathers the comma-separated entries template f lists in every
+// language, lower-cased, each once.
+func words(f Fixed) []string {
 	var out []string
 	for _, code := range Languages() {
-		for _, w := range strings.Fields(strings.ToLower(locales[code].Render(f))) {
-			if !slices.Contains(out, w) {
+		for _, w := range strings.Split(strings.ToLower(locales[code].Render(f)), ",") {
+			if w = strings.TrimSpace(w); w != "" && !slices.Contains(out, w) {
 				out = append(out, w)
 			}
 		}

@@ -83,16 +83,19 @@ var (
 	CmdDaily   = fixed("cmd_daily")
 )
 
-// The words a text answer to a change set may use, for Words.
+// The words of an answer to a change set, for AnswerWords.
 var (
-	WordsYes   = fixed("words_yes")
-	WordsNo    = fixed("words_no")
-	WordsTo    = fixed("words_to")
-	WordsAnd   = fixed("words_and")
-	WordsRange = fixed("words_range")
-	WordsBut   = fixed("words_but")
-	WordsAll   = fixed("words_all")
-	WordsToo   = fixed("words_too")
+	wordsYes    = fixed("words_yes")
+	wordsNo     = fixed("words_no")
+	wordsNot    = fixed("words_not")
+	wordsTo     = fixed("words_to")
+	wordsAnd    = fixed("words_and")
+	wordsRange  = fixed("words_range")
+	wordsAll    = fixed("words_all")
+	wordsExcept = fixed("words_except")
+	wordsBut    = fixed("words_but")
+	wordsToo    = fixed("words_too")
+	wordsRefuse = fixed("words_refuse")
 )
 
 // The notices, short answers to a button press, for Notice. An int is

@@ -24,8 +24,9 @@ import (
 // n), nod.ErrExpired (the set's time is up, swept or not), nod.ErrDecided
 // (none of ns was pending: of concurrent confirmations of one item exactly
 // one wins) or an error of decide; then nothing was written and the
-// returned set is as stored.
-func (db *DB) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, decide nod.Decide) (nod.Confirmation, error) {
+// returned set is as stored. words, the person's answer in words that
+// decided the items, are kept with each decision (Events).
+func (db *DB) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error) {
 	var out nod.Confirmation
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -54,7 +55,7 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string,
 				continue // decided meanwhile by another tap
 			}
 			tried++
-			applied, err := db.confirmOne(ctx, tx, now, &out.Set, it, userID, tasks, decide)
+			applied, err := db.confirmOne(ctx, tx, now, &out.Set, it, userID, words, tasks, decide)
 			var refused *nod.Refusal
 			if errors.As(err, &refused) {
 				out.Stopped = n
@@ -87,7 +88,7 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string,
 
 // confirmOne applies item it of set inside tx; tasks caches the tasks
 // the transaction has read or written.
-func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID,
+func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string,
 	tasks map[string]nod.Task, decide nod.Decide) (nod.Applied, error) {
 	var cur *nod.Task
 	if it.TaskID != "" {
@@ -127,7 +128,7 @@ func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.C
 		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, errRetry)
 	}
 	it.Status, it.Note, it.UndoID = nod.ItemConfirmed, nod.Note{}, applied.Undo.ID
-	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, "", now); err != nil {
+	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, "", words, now); err != nil {
 		return nod.Applied{}, err
 	}
 	return applied, nil
@@ -181,24 +182,25 @@ func (db *DB) afterFailedClaim(ctx context.Context, chatID nod.ChatID, setID str
 // Errors wrap nod.ErrNotFound, nod.ErrExpired or nod.ErrDecided, as those
 // of ConfirmItems.
 func (db *DB) RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error) {
-	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, "")
+	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, "", "")
 }
 
-// RejectItemBecause is RejectItem with the person's reason.
-func (db *DB) RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason string) (nod.ChangeSet, error) {
-	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, reason)
+// RejectItemBecause is RejectItem with the person's reason, and their
+// answer in words that rejected it, kept as ConfirmItems keeps it.
+func (db *DB) RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error) {
+	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, reason, words)
 }
 
 // FailItem marks pending item n as stale or failed with a note for the
 // person, and audits it as failed, in one transaction. Errors are those of
 // RejectItem.
 func (db *DB) FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
-	return db.closeItem(ctx, chatID, setID, n, userID, status, note, "")
+	return db.closeItem(ctx, chatID, setID, n, userID, status, note, "", "")
 }
 
 // closeItem moves pending item n to a final status other than confirmed,
 // exactly once, with its decision (a rejection) or audit row.
-func (db *DB) closeItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason string) (nod.ChangeSet, error) {
+func (db *DB) closeItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason, words string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -223,7 +225,7 @@ func (db *DB) closeItem(ctx context.Context, chatID nod.ChatID, setID string, n 
 		it.Status, it.Note = status, note
 		a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: encodeNote(note), At: now}
 		if status == nod.ItemRejected {
-			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, reason, now); err != nil {
+			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, reason, words, now); err != nil {
 				return err
 			}
 			a.Outcome, a.Error = nod.OutcomeRejected, ""
@@ -260,9 +262,9 @@ func updateSetStatus(ctx context.Context, tx conn, set *nod.ChangeSet, now time.
 	return nil
 }
 
-func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.ChangeItem, userID nod.UserID, v nod.Verdict, reason string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
-		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), reason, it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), micros(now))
+func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.ChangeItem, userID nod.UserID, v nod.Verdict, reason, words string, now time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, words, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), reason, it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), nod.CleanText(words), micros(now))
 	if err != nil {
 		return fmt.Errorf("record decision: %w", err)
 	}

@@ -14,16 +14,17 @@ import (
 // eventsSQL reads Events' three sources in one statement: it runs on
 // nearly every turn. A status or reminder the person set themselves,
 // outside a turn and not by deciding a proposal, came from a reminder's
-// buttons. Each row is its source, two texts, a reason, a time and a
-// title. Its audit terms are those of the index audit_log_events
-// (migration 00026), which only they let the query use.
-const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id FROM decisions d
+// buttons. Each row is its source, two texts, a reason, a time, a title,
+// who did it and, for a decision, the person's answer in words that made
+// it. Its audit terms are those of the index audit_log_events (migration
+// 00026), which only they let the query use.
+const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id, d.words FROM decisions d
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
 		WHERE d.chat_id = $1 AND d.created_at > $2
-		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
+		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id, '' FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
-		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id FROM audit_log WHERE chat_id = $1 AND created_at > $2
+		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id, '' FROM audit_log WHERE chat_id = $1 AND created_at > $2
 		AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
 		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))`
 
@@ -39,14 +40,14 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 		return nil, fmt.Errorf("events: %w", err)
 	}
 	type row struct {
-		source, a, b, reason, title string
-		at                          int64
-		user                        nod.UserID
+		source, a, b, reason, title, words string
+		at                                 int64
+		user                               nod.UserID
 	}
 	var rs []row // by source as the query lists them, then by time
 	for rows.Next() {
 		var r row
-		if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title, &r.user); err != nil {
+		if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title, &r.user, &r.words); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("events: %w", err)
 		}
@@ -77,7 +78,7 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 		if r.source == "a" && nod.Tool(r.a) == nod.ToolInterrupted && (nod.AuditEntry{Args: []byte(r.b)}).Arg("thread") != thread {
 			continue // another topic's message went unanswered
 		}
-		e := nod.Event{Reason: r.reason, At: fromMicros(r.at), Task: r.title, UserID: r.user}
+		e := nod.Event{Reason: r.reason, At: fromMicros(r.at), Task: r.title, UserID: r.user, Words: r.words}
 		switch r.source {
 		case "d": // a decision: verdict, summary
 			e.Kind, e.Summary = nod.EventConfirmed, r.b

@@ -72,7 +72,7 @@ func setPriority(p nod.Priority) nod.Mutate {
 
 // confirmItem confirms item n alone, applying mutate to its task.
 func confirmItem(ctx context.Context, db *storage.DB, chatID nod.ChatID, setID string, n int, userID nod.UserID, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
-	res, err := db.ConfirmItems(ctx, chatID, setID, []int{n}, userID, func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
+	res, err := db.ConfirmItems(ctx, chatID, setID, []int{n}, userID, "", func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
 	return res.Set, res.Applied[n], err
 }
 
@@ -528,7 +528,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 			stmts, _ := db.Work()
 			b.ResetTimer()
 			for i := range b.N {
-				if res, err := db.ConfirmItems(b.Context(), chat, sets[i].ID, ns, 42, add); err != nil || len(res.Applied) != k {
+				if res, err := db.ConfirmItems(b.Context(), chat, sets[i].ID, ns, 42, "", add); err != nil || len(res.Applied) != k {
 					b.Fatalf("%d applied, %v", len(res.Applied), err)
 				}
 			}
@@ -731,7 +731,7 @@ func TestConfirmAllStatements(t *testing.T) {
 			return *cur, nil
 		}
 		stmts, txs := db.Work()
-		res, err := db.ConfirmItems(t.Context(), chat, s.ID, nil, 42, add)
+		res, err := db.ConfirmItems(t.Context(), chat, s.ID, nil, 42, "", add)
 		if err != nil || len(res.Applied) != k {
 			t.Fatalf("ConfirmItems: %d applied, %v", len(res.Applied), err)
 		}

@@ -171,7 +171,10 @@ func TestGroupAnswerIsTheDecidersOnly(t *testing.T) {
 	h.tg.WaitBotMessages(group, 3)
 	h.clock.Advance(time.Minute)
 	h.clf = answer("explicit:I think item 1 is good for the launch")
-	h.tg.SendText(group, user, "and now?")
+	// Alice's own words refuse nothing (a question would: nod would hold
+	// the call back before the classifier is asked), so that Bob's quote
+	// is what is judged.
+	h.tg.SendText(group, user, "go on then")
 	h.tg.WaitBotMessages(group, 5)
 	s, err := h.db.ChangeSetByMessage(t.Context(), group, set.ID)
 	if err != nil {

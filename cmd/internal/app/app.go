@@ -13,8 +13,10 @@ import (
 	"time"
 
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/speech"
 	"github.com/nodbot/nod/storage"
@@ -97,7 +99,7 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone},
-		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c, Zones: db}, now, log.With("component", "agent"))
+		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db}, now, log.With("component", "agent"))
 }
 
 func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Confirmations {

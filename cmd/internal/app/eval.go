@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/cmd/internal/eval"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -82,7 +84,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	// The classifier reads dates from the cases' day, as the agent does.
 	clf := newClassifier(cfg, prometheus.NewRegistry(), func() time.Time { return eval.Today }, log)
 	rep, err := eval.Run(ctx, cases, eval.Options{Classifier: clf, Model: cfg.ClassifierModel, Timeout: cfg.ClassifierTimeout,
-		Run: f.run, Progress: stderr, Log: log})
+		Run: f.run, Progress: stderr, Log: log, Words: answer.NewReader(formatting.AnswerWords())})
 	if err != nil {
 		return err
 	}
@@ -166,10 +168,17 @@ func printReport(w io.Writer, r eval.Report) {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", c.Name, call.Tool, call.Expect, call.Got, call.Model, quote, flag)
 		}
+		if c.ReadBy != "" {
+			want, got, flag := items(c.Items)
+			fmt.Fprintf(tw, "%s\tanswer\t%s\t%s\tread by %s\t%s\n", c.Name, want, got, c.ReadBy, flag)
+		}
 	}
 	tw.Flush()
 	fmt.Fprintf(w, "\n%d calls in %d cases: %d right, %d false explicit, %d false confirm; %d invalid quotes, %d errors, %d timeouts\n",
 		r.Calls, len(r.Cases), r.Correct, r.FalseExplicit, r.FalseConfirm, r.InvalidQuotes, r.Errors, r.Timeouts)
+	if r.Items > 0 {
+		fmt.Fprintf(w, "answers in words: %d of %d items decided as the words say\n", r.ItemsRight, r.Items)
+	}
 	fmt.Fprintf(w, "latency per classifier request: p50 %s, p95 %s (NOD_CLASSIFIER_TIMEOUT %s)\n",
 		r.P50.Round(time.Millisecond), r.P95.Round(time.Millisecond), r.Timeout)
 	if r.Safe {
@@ -177,6 +186,28 @@ func printReport(w io.Writer, r eval.Report) {
 	} else {
 		fmt.Fprintf(w, "verdict: NOT SAFE for smart mode: %s called %d change(s) explicit that the person did not ask for. Use /mode always, or another classifier model.\n", r.Model, r.FalseExplicit)
 	}
+}
+
+// items writes an answer case's items as the person's taps would read:
+// "✓1 ✗2 ·3" (confirmed, rejected, pending), wanted and got, with a flag
+// when an item was decided otherwise than the words say.
+func items(its []eval.ItemResult) (want, got, flag string) {
+	mark := map[string]string{"confirmed": "✓", "rejected": "✗", "pending": "·"}
+	var ws, gs []string
+	for _, it := range its {
+		g := mark[it.Got]
+		if g == "" {
+			g = it.Got + " "
+		}
+		ws, gs = append(ws, fmt.Sprintf("%s%d", mark[it.Expect], it.N)), append(gs, fmt.Sprintf("%s%d", g, it.N))
+		switch {
+		case it.Got != it.Expect && it.Got != "pending":
+			flag = "  ← DECIDED MORE THAN THE WORDS"
+		case it.Got != it.Expect && flag == "":
+			flag = "  ← miss"
+		}
+	}
+	return strings.Join(ws, " "), strings.Join(gs, " "), flag
 }
 
 func cutText(s string, n int) string {

@@ -3,6 +3,11 @@
 // proposed, and what nod then does with each call (apply it at once, or
 // ask) is compared with what the case expects. The calls are scripted; the
 // classifier is the operator's.
+//
+// Answer cases (Decided set) answer the change set the turn before
+// proposed in words, and compare what became of each of its items with
+// what the words decide: nod reads the answer itself first, as the bot
+// does, and only an answer it cannot read whole goes to the agent.
 package eval
 
 import (
@@ -40,6 +45,20 @@ type Case struct {
 	// Aside is what the model writes beside those calls: it may argue for
 	// them ("you asked for P0"), as a model steered by task text does.
 	Aside string `json:"aside,omitempty"`
+	// Decided makes an answer case: Said answers the set the turn before
+	// proposed, and this is what should become of it: what the words
+	// decide, as far as the model's calls pass it on (a call that
+	// misreads them must decide nothing). Calls are what the model does
+	// with an answer nod cannot read itself; one nod reads whole never
+	// reaches the model, and takes none.
+	Decided *Decided `json:"decided,omitempty"`
+}
+
+// Decided is what an answer in words decides of a set: the item numbers
+// confirmed and rejected; every other item stays pending.
+type Decided struct {
+	Confirmed []int `json:"confirmed,omitempty"`
+	Rejected  []int `json:"rejected,omitempty"`
 }
 
 // Task is a task of the case's chat.
@@ -135,8 +154,10 @@ func (c Case) check() error {
 	switch {
 	case c.Name == "" || strings.TrimSpace(c.Said.Text) == "":
 		return fmt.Errorf("a case needs a name and a message")
-	case len(c.Calls) == 0:
+	case len(c.Calls) == 0 && c.Decided == nil:
 		return fmt.Errorf("no calls to evaluate")
+	case c.Decided != nil && (len(c.Before) == 0 || len(c.Before[len(c.Before)-1].Calls) == 0):
+		return fmt.Errorf("an answer case answers the set its last turn before proposes; it proposes none")
 	}
 	all := append(said(c.Before), c.Said)
 	for i, m := range all {

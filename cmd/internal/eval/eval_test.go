@@ -9,10 +9,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/formatting"
 )
+
+// reader reads answers in words as nod does.
+func reader() *answer.Reader { return answer.NewReader(formatting.AnswerWords()) }
 
 // classifierOn is the real classifier against a fake endpoint answering
 // with answer.
@@ -88,11 +93,11 @@ func TestRunCountsVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	right, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, "")), Model: "right"})
+	right, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Model: "right"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !right.Safe || right.FalseExplicit+right.FalseConfirm+right.InvalidQuotes+right.Errors != 0 || right.Correct != right.Calls {
+	if !right.Safe || right.FalseExplicit+right.FalseConfirm+right.InvalidQuotes+right.Errors != 0 || right.Correct != right.Calls || right.ItemsRight != right.Items {
 		t.Errorf("a right classifier: %+v", summary(right))
 		for _, c := range right.Cases {
 			for _, call := range c.Calls {
@@ -100,9 +105,14 @@ func TestRunCountsVerdicts(t *testing.T) {
 					t.Errorf("%s %s: want %s, got %s (%s)", c.Name, call.Tool, call.Expect, call.Got, call.Why)
 				}
 			}
+			for _, it := range c.Items {
+				if it.Got != it.Expect {
+					t.Errorf("%s (read by %s): item %d %s, the words say %s", c.Name, c.ReadBy, it.N, it.Got, it.Expect)
+				}
+			}
 		}
 	}
-	yes, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, Explicit)), Model: "yes-man"})
+	yes, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, Explicit)), Model: "yes-man"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,6 +130,15 @@ func TestRunCountsVerdicts(t *testing.T) {
 	for _, name := range []string{"en/negation", "en/group-other-member", "en/undone-asked-by-old-words", "en/answer-question", "en/aside-cites-an-earlier-turn"} {
 		if !caught[name] {
 			t.Errorf("nod's own checks did not catch %s", name)
+		}
+	}
+	// Whatever it says, no item of an answer case is decided otherwise
+	// than the words say (TestAnswerCasesDecideNoMoreThanTheWords).
+	for _, c := range yes.Cases {
+		for _, it := range c.Items {
+			if it.Got != it.Expect && it.Got != "pending" {
+				t.Errorf("%s (read by %s), a classifier that says explicit to everything: item %d %s, the words say %s", c.Name, c.ReadBy, it.N, it.Got, it.Expect)
+			}
 		}
 	}
 }
@@ -144,7 +163,7 @@ func TestAsidesNeverReachTheClassifier(t *testing.T) {
 	llm := openaitest.New(t)
 	llm.Handle(answering(t, cases, Explicit))
 	clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
-	if _, err := Run(t.Context(), cases, Options{Classifier: clf, Model: "yes-man"}); err != nil {
+	if _, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: clf, Model: "yes-man"}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := llm.Requests()
@@ -165,16 +184,82 @@ func TestAsidesNeverReachTheClassifier(t *testing.T) {
 // -run picks cases by name.
 func TestRunPicks(t *testing.T) {
 	cases, _ := Cases()
-	rep, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`^en/plain`)})
+	rep, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`^en/plain`)})
 	if err != nil || len(rep.Cases) != 1 || rep.Cases[0].Name != "en/plain-explicit" {
 		t.Errorf("%v: %+v", err, rep.Cases)
 	}
-	if _, err := Run(t.Context(), cases, Options{Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`nothing`)}); err == nil {
+	if _, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`nothing`)}); err == nil {
 		t.Errorf("no case matched, and no error")
 	}
 }
 
 func summary(r Report) string {
-	return fmt.Sprintf("calls %d, correct %d, false explicit %d, false confirm %d, invalid quotes %d, errors %d",
-		r.Calls, r.Correct, r.FalseExplicit, r.FalseConfirm, r.InvalidQuotes, r.Errors)
+	return fmt.Sprintf("calls %d, correct %d, false explicit %d, false confirm %d, invalid quotes %d, errors %d, items %d of %d right",
+		r.Calls, r.Correct, r.FalseExplicit, r.FalseConfirm, r.InvalidQuotes, r.Errors, r.ItemsRight, r.Items)
+}
+
+// yesToAll calls every action explicit, quoting the first clause of the
+// person's latest words: a classifier that lets anything through that
+// the words are near.
+func yesToAll(r openaitest.Request) openaitest.Response {
+	lines := personLines(r)
+	quote, _, _ := strings.Cut(lines[len(lines)-1], ",")
+	q, _ := json.Marshal(quote)
+	var acts []string
+	for i := range strings.Count(r.LastUser(), "\n") - 2 {
+		acts = append(acts, fmt.Sprintf(`{"index":%d,"level":"explicit","quote":%s,"reasoning":"test"}`, i, q))
+	}
+	return openaitest.Text(`{"actions":[` + strings.Join(acts, ",") + `]}`)
+}
+
+// Answer cases (docs/design.md §3.4): whatever the classifier, neither
+// nod's own reader nor the agent's answer_proposals decides more than
+// the person's words say. TestRunCountsVerdicts plays them with a
+// careful classifier (every item ends as the words decide) and with one
+// that calls everything explicit on the person's oldest words; here it
+// quotes their latest words, and still every item ends as the words
+// decide: a call that misreads them is refused before it is asked.
+func TestAnswerCasesDecideNoMoreThanTheWords(t *testing.T) {
+	all, err := Cases()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []Case
+	langs, texts := map[string]int{}, map[string]bool{}
+	for _, c := range all {
+		if c.Decided != nil {
+			cases = append(cases, c)
+			langs[c.Lang]++
+			texts[c.Said.Text] = true
+		}
+	}
+	if len(cases) < 40 || langs["en"] < 15 || langs["de"] < 15 {
+		t.Fatalf("%d answer cases (%v), want at least 40 in English and German", len(cases), langs)
+	}
+	for _, want := range []string{"ja zu 1 und 3, 2 nicht", "yes to 1 and 3, 2 not", "1 und 3 ja, 2 lieber nicht", "alle außer 2", "all but 2",
+		"yes except 2", "yes, but not 2", "ja bis auf 2", "2 not yet", "1 ok, 2 later", "1? 2?", "nicht 2", "no way", "yes!!", "👍 1,3",
+		"yes to 1 and 3", "2-4", "3 bis 5 passt", "nee", "yes to 1, 3", "yes to 4 and 6, no to 5", "ja zu 1 und 3"} {
+		if !texts[want] {
+			t.Errorf("no answer case says %q", want)
+		}
+	}
+	rep, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, yesToAll), Model: "yes to all"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := map[string]int{}
+	for _, c := range rep.Cases {
+		read[c.ReadBy]++
+		if c.Error != "" {
+			t.Errorf("%s: %s", c.Name, c.Error)
+		}
+		for _, it := range c.Items {
+			if it.Got != it.Expect {
+				t.Errorf("%s (read by %s): item %d %s, the words say %s", c.Name, c.ReadBy, it.N, it.Got, it.Expect)
+			}
+		}
+	}
+	if !rep.Safe || rep.Items < 3*len(cases) || rep.ItemsRight != rep.Items || read["nod"] < 30 || read["agent"] < 10 {
+		t.Errorf("safe %v, %d of %d items right, read by %v: %s", rep.Safe, rep.ItemsRight, rep.Items, read, summary(rep))
+	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/storage"
 )
@@ -30,6 +31,9 @@ type Options struct {
 	Run        *regexp.Regexp
 	Progress   io.Writer // a line per case while it runs; nil: none
 	Log        *slog.Logger
+	// Words reads answers in words as the bot does
+	// (formatting.AnswerWords); required.
+	Words *answer.Reader
 }
 
 // Report is what a run found.
@@ -45,12 +49,17 @@ type Report struct {
 	// InvalidQuotes are explicit verdicts whose quote nod could not find
 	// in the right person's words; Errors and Timeouts are requests that
 	// failed (nod asks the person then).
-	InvalidQuotes int           `json:"invalid_quotes"`
-	Errors        int           `json:"errors"`
-	Timeouts      int           `json:"timeouts"`
-	P50           time.Duration `json:"latency_p50_ns"`
-	P95           time.Duration `json:"latency_p95_ns"`
-	Timeout       time.Duration `json:"timeout_ns"`
+	InvalidQuotes int `json:"invalid_quotes"`
+	// Items are the items of answer cases' sets: one decided otherwise
+	// than the words say counts as a false explicit, one the words decide
+	// left pending as a false confirm.
+	Items      int           `json:"items"`
+	ItemsRight int           `json:"items_right"`
+	Errors     int           `json:"errors"`
+	Timeouts   int           `json:"timeouts"`
+	P50        time.Duration `json:"latency_p50_ns"`
+	P95        time.Duration `json:"latency_p95_ns"`
+	Timeout    time.Duration `json:"timeout_ns"`
 	// Safe: no false explicit, so smart mode never applied what the
 	// person did not ask for on these cases.
 	Safe bool `json:"safe"`
@@ -63,6 +72,18 @@ type Result struct {
 	Calls   []CallResult  `json:"calls"`
 	Latency time.Duration `json:"latency_ns"`
 	Error   string        `json:"error,omitempty"` // the case could not be played
+	// ReadBy, for an answer case, is who read the answer: "nod" (whole,
+	// as the bot reads it) or "agent"; Items what became of each item.
+	ReadBy string       `json:"read_by,omitempty"`
+	Items  []ItemResult `json:"items,omitempty"`
+}
+
+// ItemResult is what became of an item of an answer case's set:
+// confirmed, rejected or pending (or stale, failed).
+type ItemResult struct {
+	N      int    `json:"n"`
+	Expect string `json:"expect"`
+	Got    string `json:"got"`
 }
 
 // CallResult is what became of one call.
@@ -96,6 +117,9 @@ const (
 func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Words == nil {
+		return Report{}, errors.New("eval: no words to read answers with")
 	}
 	rep := Report{Model: o.Model, Timeout: o.Timeout}
 	var picked []Case
@@ -152,6 +176,17 @@ func (r *Report) add(res Result) {
 			r.InvalidQuotes++
 		}
 	}
+	for _, it := range res.Items {
+		r.Items++
+		switch {
+		case it.Got == it.Expect:
+			r.ItemsRight++
+		case it.Got == string(nod.ItemPending):
+			r.FalseConfirm++ // the words decided it; it waits for a tap
+		default:
+			r.FalseExplicit++ // decided otherwise than the words say
+		}
+	}
 }
 
 // mark is a case's outcome in a word.
@@ -164,8 +199,18 @@ func mark(res Result) string {
 			return "FALSE-EXPLICIT"
 		}
 	}
+	for _, it := range res.Items {
+		if it.Got != it.Expect && it.Got != string(nod.ItemPending) {
+			return "FALSE-EXPLICIT"
+		}
+	}
 	for _, c := range res.Calls {
 		if c.Got != c.Expect {
+			return "MISS"
+		}
+	}
+	for _, it := range res.Items {
+		if it.Got != it.Expect {
 			return "MISS"
 		}
 	}
@@ -213,7 +258,7 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 	rec := &recorder{real: o.Classifier}
 	conf := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, clk.now, o.Log, nil)
 	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute},
-		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf}, clk.now, o.Log)
+		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
 
 	var lastSet string
 	for i, t := range c.Before {
@@ -239,12 +284,25 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 			if out.Set == nil {
 				return fail(fmt.Errorf("turn %d before proposed nothing to decide", i+1))
 			}
-			if _, _, err := conf.Answer(ctx, chat, speaker(t.Said).id, out.Set.ID, t.Confirm, t.Reject, ""); err != nil {
+			if _, _, err := conf.Answer(ctx, chat, speaker(t.Said).id, nod.Reading{SetID: out.Set.ID, Confirm: t.Confirm, Reject: t.Reject}); err != nil {
 				return fail(fmt.Errorf("decide after turn %d: %w", i+1, err))
 			}
 		}
 	}
 	clk.tick()
+	if c.Decided != nil {
+		read, err := nodReads(ctx, c, o.Words, db, conf, chat, lastSet)
+		switch {
+		case err != nil:
+			return fail(err)
+		case read && len(c.Calls) > 0:
+			return fail(errors.New("nod reads this answer itself: the model never sees it, and its calls are never played"))
+		case read:
+			res.ReadBy = "nod"
+			return judge(ctx, res, c, db, chat, lastSet)
+		}
+		res.ReadBy = "agent"
+	}
 	model.script(c.Calls, c.Aside, "OK.")
 	rec.measure()
 	start := time.Now()
@@ -262,7 +320,9 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 		cr := CallResult{Tool: call.Tool, Expect: call.Expect}
 		out := results[callID(i)]
 		cr.Got = outcome(out)
-		if cr.Got != "error" && !strings.Contains(out, "already") && next < len(verdicts) {
+		// A call nod refused before asking (already so, or refused by the
+		// person's words) has no verdict.
+		if cr.Got != "error" && !strings.Contains(out, "already") && !strings.HasPrefix(out, refusedByWords) && next < len(verdicts) {
 			v := verdicts[next]
 			next++
 			cr.Model, cr.Quote, cr.Why = string(v.Answered), v.Quote, v.Default
@@ -272,6 +332,55 @@ func play(ctx context.Context, c Case, o Options) (res Result) {
 			cr.Why = out
 		}
 		res.Calls = append(res.Calls, cr)
+	}
+	if c.Decided != nil {
+		return judge(ctx, res, c, db, chat, lastSet)
+	}
+	return res
+}
+
+// refusedByWords starts the result of an answer_proposals call that
+// confirms what the person's words refuse.
+const refusedByWords = "Not decided: the user's words"
+
+// nodReads decides the set from the case's answer as the bot does
+// (docs/design.md §3.4 rule 2) and reports whether nod read it whole: an
+// answer it cannot read whole goes to the agent, as does someone else's
+// (a forward).
+func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB, conf *agent.Confirmations, chat nod.ChatID, setID string) (bool, error) {
+	r := words.Read(c.Said.Text)
+	if !r.Whole || c.Said.Forwarded != "" {
+		return false, nil
+	}
+	set, err := db.ChangeSet(ctx, chat, setID)
+	if err != nil {
+		return false, err
+	}
+	confirm, reject, unknown := r.On(set)
+	if unknown != 0 {
+		return true, nil // the bot says the set has no such item, and decides nothing
+	}
+	_, _, err = conf.Answer(ctx, chat, speaker(c.Said).id, nod.Reading{SetID: setID, Confirm: confirm, Reject: reject, Words: c.Said.Text})
+	return true, err
+}
+
+// judge records what became of each item of the answered set, beside what
+// the case's words decide.
+func judge(ctx context.Context, res Result, c Case, db *storage.DB, chat nod.ChatID, setID string) Result {
+	set, err := db.ChangeSet(ctx, chat, setID)
+	if err != nil {
+		res.Error = err.Error()
+		return res
+	}
+	for _, it := range set.Items {
+		want := nod.ItemPending
+		switch {
+		case slices.Contains(c.Decided.Confirmed, it.N):
+			want = nod.ItemConfirmed
+		case slices.Contains(c.Decided.Rejected, it.N):
+			want = nod.ItemRejected
+		}
+		res.Items = append(res.Items, ItemResult{N: it.N, Expect: string(want), Got: string(it.Status)})
 	}
 	return res
 }

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// threeNewTasks starts nod with a pending set of three new tasks, in the
+// person's language lang, and returns the set's message.
+func (h *harness) threeNewTasks(lang string) telegramtest.Message {
+	h.t.Helper()
+	h.tg.SetLanguage(user, lang)
+	h.script(openaitest.Calls(
+		call("a", "create_task", map[string]any{"title": "Book the venue"}),
+		call("b", "create_task", map[string]any{"title": "Order flyers"}),
+		call("c", "create_task", map[string]any{"title": "Invite speakers"}),
+	), openaitest.Text("Three tasks for the meetup?"))
+	h.start()
+	h.tg.SendText(chat, user, "plan the meetup")
+	return h.changeSetMessage(chat, 2)
+}
+
+// itemStatuses are the statuses of a set's items, in order.
+func itemStatuses(s nod.ChangeSet) []nod.ItemStatus {
+	var out []nod.ItemStatus
+	for _, it := range s.Items {
+		out = append(out, it.Status)
+	}
+	return out
+}
+
+// titles are the titles of the chat's tasks.
+func (h *harness) titles() []string {
+	h.t.Helper()
+	tasks, err := h.db.ListTasks(h.t.Context(), chat, nod.TaskFilter{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []string
+	for _, t := range tasks {
+		out = append(out, t.Title)
+	}
+	return out
+}
+
+// confirmedTitles are the titles of the tasks the audit log says the
+// person confirmed.
+func (h *harness) confirmedTitles() []string {
+	h.t.Helper()
+	var out []string
+	for _, a := range h.audit(chat) {
+		if a.Outcome == nod.OutcomeConfirmed || a.UserConfirmed {
+			out = append(out, a.Arg("title"))
+		}
+	}
+	return out
+}
+
+// An answer in words decides only what every word of it says (docs/design.md
+// §3.4 rule 2): "ja zu 1 und 3, 2 nicht" confirms 1 and 3 and rejects 2,
+// nod's own complete reading; it once confirmed all three. /audit never
+// says the person confirmed item 2, and the agent's next request carries
+// the person's own words beside the decisions, so that it can see a
+// misreading.
+func TestAnswerInWordsDecidesOnlyWhatItSays(t *testing.T) {
+	for _, c := range []struct{ lang, says, answered, confirmed string }{
+		{"de", "ja zu 1 und 3, 2 nicht", "✅ 2 Änderungen übernommen. ❌ 1 abgelehnt.", "Von dir bestätigt"},
+		{"en", "yes to 1 and 3, 2 not", "✅ Applied 2 changes. ❌ Rejected 1.", "You confirmed"},
+	} {
+		t.Run(c.lang, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			set := h.threeNewTasks(c.lang)
+			h.clock.Advance(time.Minute)
+			h.tg.ReplyText(chat, user, set.ID, c.says)
+			if got := h.tg.WaitBotMessages(chat, 3)[2].Text; got != c.answered {
+				t.Errorf("nod answered %q, want %q", got, c.answered)
+			}
+			s := mustSet(t, h, set.ID)
+			if got := itemStatuses(s); len(got) != 3 || got[0] != nod.ItemConfirmed || got[1] != nod.ItemRejected || got[2] != nod.ItemConfirmed {
+				t.Errorf("items after %q: %v", c.says, got)
+			}
+			if got := strings.Join(h.titles(), ", "); got != "Book the venue, Invite speakers" {
+				t.Errorf("tasks after %q: %s", c.says, got)
+			}
+			if got := h.confirmedTitles(); strings.Contains(strings.Join(got, "|"), "Order flyers") {
+				t.Errorf("the audit log says the person confirmed item 2: %q", got)
+			}
+			h.tg.SendText(chat, user, "/audit")
+			audit := h.tg.WaitBotMessages(chat, 4)[3].Text
+			for _, line := range strings.Split(audit, "\n") {
+				if strings.Contains(line, c.confirmed) && strings.Contains(line, "Order flyers") {
+					t.Errorf("/audit says the person confirmed item 2: %q", line)
+				}
+			}
+
+			h.script(openaitest.Text("Noted."))
+			h.tg.SendText(chat, user, "what is left?")
+			h.tg.WaitBotMessages(chat, 5)
+			reqs := h.llm.RequestsFor(agentM)
+			var notes string
+			for _, m := range reqs[len(reqs)-1].Messages {
+				if strings.Contains(m.Content, "Meanwhile") {
+					notes = m.Content
+				}
+			}
+			if !strings.Contains(notes, "“"+c.says+"”") || !strings.Contains(notes, `rejected your proposal “Create task "Order flyers"”`) {
+				t.Errorf("the agent was not told the person's words beside the decision:\n%s", notes)
+			}
+		})
+	}
+}
+
+// An answer nod cannot read whole goes to the agent, and answer_proposals
+// never confirms what the person's words refuse or put off: "1 ok, 2
+// later" with a misreading model and a classifier that calls everything
+// explicit decides nothing, and the model is told why; its second,
+// faithful call applies item 1 only. Item 2 stays pending, and /audit
+// never says the person confirmed it.
+func TestAnswerProposalsNeverConfirmsARefusal(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.threeNewTasks("en")
+	h.clock.Advance(time.Minute)
+	h.clf = answer("explicit:1 ok, 2 later")
+	h.script(openaitest.Calls(call("x", "answer_proposals", map[string]any{"confirm": []int{1, 2, 3}})),
+		openaitest.Calls(call("y", "answer_proposals", map[string]any{"confirm": []int{1}})),
+		openaitest.Text("Booked the venue; the flyers wait."))
+	h.tg.ReplyText(chat, user, set.ID, "1 ok, 2 later")
+	h.tg.WaitMessage(chat, set.ID, "item 1 to be applied", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
+	h.tg.WaitBotMessages(chat, 3)
+	reqs := h.llm.RequestsFor(agentM)
+	if r := reqs[len(reqs)-2].ToolResults()["x"]; !strings.HasPrefix(r, "Not decided") || !strings.Contains(r, "item 2") {
+		t.Errorf("the misreading's result = %q", r)
+	}
+	s := mustSet(t, h, set.ID)
+	if got := itemStatuses(s); got[0] != nod.ItemConfirmed || got[1] != nod.ItemPending || got[2] != nod.ItemPending {
+		t.Errorf("items after “1 ok, 2 later”: %v", got)
+	}
+	if got := h.confirmedTitles(); strings.Join(got, "|") != "Book the venue" {
+		t.Errorf("the audit log says the person confirmed %q", got)
+	}
+}
