@@ -103,9 +103,7 @@ func expectedParts(pc prepared, a args, zone *time.Location) []string {
 		if c.t.EstimateMinutes != nil {
 			want = append(want, fmt.Sprintf("estimate: %d minutes", *c.t.EstimateMinutes))
 		}
-		for _, l := range c.t.Labels {
-			want = append(want, l)
-		}
+		want = append(want, c.t.Labels...)
 		if c.t.Description != "" {
 			want = append(want, "description: ")
 		}
