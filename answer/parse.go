@@ -23,8 +23,8 @@ import (
 //
 // A separator is a run of ",", ";", "and" and "but"; one of "and" alone
 // may only come before a part that starts with a verdict ("yes to 1 and
-// no to 2"), so that "ja zu 1 und 3, 2 nicht" has one reading, not also
-// "yes to 1; 3 and 2 not". A yes to all takes no other yes, only parts
+// no to 2"), so that "ja zu 1 und 3, 2 nicht" has one reading ("ja zu 1
+// und 3" and "2 nicht"), not also "ja zu 1" and "3, 2 nicht". A yes to all takes no other yes, only parts
 // that refuse ("yes, but not 2"); a no to all stands alone; every item is
 // named once. An answer with two readings that mean different things is
 // no answer.

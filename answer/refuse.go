@@ -82,6 +82,9 @@ type element struct {
 	nums []int
 }
 
+// elements reads numbers and ranges out of toks. A chain of ranges
+// ("1-3-5") names every number of each range in it: read either way, a
+// refusal of it refuses them all.
 func elements(toks []token) []element {
 	var out []element
 	for i := 0; i < len(toks); i++ {
@@ -91,13 +94,16 @@ func elements(toks []token) []element {
 			continue
 		}
 		e := element{tok: t, nums: []int{t.n}}
-		if i+2 < len(toks) && toks[i+1].is(cRange) && toks[i+2].is(cNum) && toks[i+2].n >= t.n && toks[i+2].n-t.n <= maxNumber {
-			e.nums = nil
-			for n := t.n; n <= toks[i+2].n; n++ {
+		for i+2 < len(toks) && toks[i+1].is(cRange) && toks[i+2].is(cNum) {
+			lo, hi := min(toks[i].n, toks[i+2].n), max(toks[i].n, toks[i+2].n)
+			e.nums = append(e.nums, lo, hi)
+			for n := lo + 1; n < hi && hi-lo <= maxNumber; n++ { // too wide a range names its ends only
 				e.nums = append(e.nums, n)
 			}
 			i += 2
 		}
+		slices.Sort(e.nums)
+		e.nums = slices.Compact(e.nums)
 		out = append(out, e)
 	}
 	return out
