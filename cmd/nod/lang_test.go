@@ -40,7 +40,7 @@ func TestGermanUser(t *testing.T) {
 	h.raiseT1()
 	h.tg.SendText(chat, user, "Sollte das nicht dringender sein?")
 	set := h.changeSetMessage(chat, 2)
-	for _, want := range []string{"Vorgeschlagene Änderungen", "1.</b> Priorität: P3 → P1", "Tippe ✓ zum Übernehmen"} {
+	for _, want := range []string{"Vorgeschlagene Änderungen", "1.</b> Priorität: P3 → P1", "Tippe ✓ 1 zum Übernehmen"} {
 		if !strings.Contains(set.Text, want) {
 			t.Errorf("change set lacks %q:\n%s", want, set.Text)
 		}

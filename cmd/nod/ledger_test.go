@@ -198,8 +198,9 @@ func mustSet(t *testing.T, h *harness, msgID int) nod.ChangeSet {
 	return s
 }
 
-// Undo reverts an explicit change and is itself undoable by /undo
-// (audited as redone); the used Undo and an unknown entry are refused.
+// Undo reverts an explicit change; /undo right after it never applies the
+// change again (Redo is its message's button); the used Undo and an
+// unknown entry are refused.
 // After the undo window, Undo is refused and /undo has nothing to undo.
 func TestUndoRedoAndWindow(t *testing.T) {
 	t.Parallel()
@@ -215,10 +216,10 @@ func TestUndoRedoAndWindow(t *testing.T) {
 		t.Errorf("receipt after its Undo = %q %v", m.Text, buttonTexts(m))
 	}
 	h.tg.SendText(chat, user, "/undo")
-	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Applied again: Set priority to P1") || h.task("T1").Priority != nod.P1 {
+	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "undone already") || h.task("T1").Priority != nod.P3 {
 		t.Errorf("/undo after Undo: %q, priority %s", m.Text, h.task("T1").Priority)
 	}
-	if got, want := outcomes(h.audit(chat))[1:], []string{"set_task_priority:executed", "set_task_priority:undone", "set_task_priority:redone"}; !slices.Equal(got, want) {
+	if got, want := outcomes(h.audit(chat))[1:], []string{"set_task_priority:executed", "set_task_priority:undone"}; !slices.Equal(got, want) {
 		t.Errorf("audit = %v, want %v", got, want)
 	}
 	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, receipt.ID, undo.Data)); !strings.Contains(ans, "Already") {
@@ -227,7 +228,7 @@ func TestUndoRedoAndWindow(t *testing.T) {
 	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, receipt.ID, "1u.nosuchundo")); !strings.Contains(ans, "not valid here") {
 		t.Errorf("an unknown entry's Undo answered %q", ans)
 	}
-	if h.task("T1").Priority != nod.P1 {
+	if h.task("T1").Priority != nod.P3 {
 		t.Errorf("refused undos changed the priority to %s", h.task("T1").Priority)
 	}
 
