@@ -540,7 +540,9 @@ func TestEditByReply(t *testing.T) {
 	h.clf = answer("explicit:call it 'Fix login'")
 	h.script(openaitest.Calls(call("b", "set_task_title", map[string]any{"task_id": "T1", "title": "Fix login"})), openaitest.Text("Renamed."))
 	h.tg.ReplyText(chat, user, two.ID, "item 2: call it 'Fix login'")
-	two = h.tg.WaitMessage(chat, two.ID, "item 2 closed", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Overtaken by a change made since.") })
+	two = h.tg.WaitMessage(chat, two.ID, "item 2 closed", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "Overtaken by a change made since.")
+	})
 	if h.task("T1").Title != "Fix login" || !hasButton(two, "✓ 1") || hasButton(two, "✓ 2") {
 		t.Errorf("title %q, set %v", h.task("T1").Title, buttonTexts(two))
 	}
