@@ -222,6 +222,9 @@ func newValue(tool, summary string) string {
 	if tool == "create_task" {
 		_, v, _ = strings.Cut(summary, "titled ")
 		v, _, _ = strings.Cut(strings.TrimPrefix(v, `"`), `"`)
+	} else if i := strings.LastIndex(summary, "→ "); i >= 0 { // "priority: P3 → P1"
+		v, _, _ = strings.Cut(strings.Trim(summary[i+len("→ "):], `"`), `" (`)
+		v = strings.TrimSuffix(v, " minutes")
 	} else if i := strings.LastIndex(summary, " to "); i >= 0 && tool != "add_multiple_checklist_items" {
 		v = strings.Trim(strings.TrimSuffix(summary[i+4:], " minutes"), `"`)
 	}
