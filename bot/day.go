@@ -431,7 +431,7 @@ func (b *Bot) onZoneDecline(ctx context.Context, p press) string { return b.deci
 
 func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	if !b.mayChange(ctx, p.chat, p.user, p.group) {
-		return formatting.PlainText(p.loc.Text(formatting.AdminOnly.With("tz")).HTML)
+		return p.loc.Notice(formatting.AdminOnly.With("tz"))
 	}
 	zc, err := b.days.DecideZone(ctx, p.chat, p.user, p.action.ID, accept, b.opts.TimeZone)
 	if err != nil {

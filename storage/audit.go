@@ -91,7 +91,7 @@ type AuditBreak struct {
 // compute a plain hash and relink a chain after a rewritten row. Rows
 // before the key was first used verify as they were written.
 func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
-	keyedFrom, err := db.KeyedFrom(ctx)
+	keyedFrom, err := db.keyedFrom(ctx)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -129,9 +129,9 @@ func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
 	return nil, checked, rows.Err()
 }
 
-// KeyedFrom returns the id of the audit log's first keyed row, 0 if the
+// keyedFrom returns the id of the audit log's first keyed row, 0 if the
 // log is not keyed: from there on every row must be.
-func (db *DB) KeyedFrom(ctx context.Context) (int64, error) {
+func (db *DB) keyedFrom(ctx context.Context) (int64, error) {
 	var id sql.NullInt64
 	if err := db.reader().QueryRowContext(ctx, `SELECT MIN(id) FROM audit_log WHERE hash LIKE $1`, keyedPrefix+"%").Scan(&id); err != nil {
 		return 0, fmt.Errorf("audit keyed from: %w", err)
