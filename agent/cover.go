@@ -25,8 +25,35 @@ func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, 
 		return coverLabels(pc, c, saidFor(v, nod.FieldLabels))
 	case createTask:
 		return t.coverCreate(pc, c, v)
+	case scalar:
+		// A receipt never claims more than was done: words that ask for a
+		// reminder that repeats do not cover one reminder at one time.
+		if c.fld == nod.FieldReminder && c.value != "" && asksRepeat(saidFor(v, nod.FieldReminder)) {
+			return nil, []prepared{pc}, "The user's words ask for a reminder that repeats, but set_task_reminder sets one reminder at one time, so it waits for the user's tap: tell them it reminds them once and does not repeat."
+		}
 	}
 	return []prepared{pc}, nil, ""
+}
+
+// asksRepeat reports whether words said ask for something to happen
+// again and again: "every weekday", "daily", "jeden Montag", "montags".
+func asksRepeat(said []string) bool {
+	for _, q := range said {
+		if anyWord(wordsOf(q), repeatWords, nil) {
+			return true
+		}
+	}
+	return false
+}
+
+// The words of asksRepeat, lower case.
+var repeatWords = map[string]bool{
+	"every": true, "each": true, "daily": true, "weekly": true, "monthly": true, "yearly": true, "hourly": true, "nightly": true,
+	"weekdays": true, "weekends": true, "mondays": true, "tuesdays": true, "wednesdays": true, "thursdays": true, "fridays": true,
+	"saturdays": true, "sundays": true, "repeat": true, "repeating": true, "recurring": true,
+	"jeden": true, "jede": true, "jedes": true, "jeder": true, "täglich": true, "wöchentlich": true, "monatlich": true, "jährlich": true,
+	"stündlich": true, "werktags": true, "wochentags": true, "montags": true, "dienstags": true, "mittwochs": true, "donnerstags": true,
+	"freitags": true, "samstags": true, "sonntags": true, "wiederholen": true, "immer": true,
 }
 
 // coverCreate creates a new task with the fields the verdict's quote

@@ -160,6 +160,9 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied map[int]nod.Applied) formatting.ChangeSetView {
 	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[string]bool{}, Undone: map[string]bool{}, Failed: failed,
 		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
+	if set.UserID != 0 {
+		v.Who = b.nameOf(ctx, set.ChatID, set.UserID)
+	}
 	var trash map[string]string // read once, if an item's task is not found
 	trashed := func(id string) string {
 		if trash == nil {

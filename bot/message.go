@@ -364,7 +364,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		// The update's time may be up: what is owed still goes out.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
 		defer cancel()
-		b.sendReceipts(ctx, loc, in.topic(), res) // what was applied before the failure
+		b.sendReceipts(ctx, loc, in, res) // what was applied before the failure
 		b.log.Warn("turn failed", "chat", in.chat, "applied", len(res.Receipts), "err", err)
 		// One message that says what did apply (the receipts above) and
 		// that nothing else did.
@@ -373,7 +373,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		}
 		return
 	}
-	b.sendReceipts(ctx, loc, in.topic(), res)
+	b.sendReceipts(ctx, loc, in, res)
 	text := formatting.ModelText(strings.TrimSpace(res.Text))
 	if req.Forwarded != "" && res.Set != nil {
 		// Why nod asks though the person sent the words: they are not theirs.
@@ -434,9 +434,10 @@ func turnLocale(loc *formatting.Locale, res nod.TurnResult) *formatting.Locale {
 }
 
 // sendReceipts reports what a turn applied without asking, and what it
-// found already done; the receipts come first in a turn's messages.
-func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, at nod.Topic, res nod.TurnResult) {
-	chat := at.Chat
+// found already done; the receipts come first in a turn's messages. In a
+// group they name the person whose turn it was.
+func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incoming, res nod.TurnResult) {
+	chat, at := in.chat, in.topic()
 	if z := res.Zone; z != nil {
 		// First: the turn read the person's dates and times in it.
 		b.reply(ctx, at, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
@@ -444,7 +445,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, at nod.T
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		for i, r := range res.Receipts {
-			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule}
+			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule, Who: b.nameOf(ctx, chat, in.user)}
 		}
 		if b.reply(ctx, at, loc.Receipts(rs)) != 0 {
 			ids := make([]string, len(res.Receipts))

@@ -23,6 +23,9 @@ type ChangeSetView struct {
 	Failed int
 	// KeepDays is how long Keep extends a set that warns of its expiry.
 	KeepDays int
+	// Who is the person the set is for, named in a group; "" in a
+	// private chat.
+	Who string
 }
 
 // The templates of change sets.
@@ -53,8 +56,12 @@ var (
 )
 
 // setHeader is what a change set's header says of it: whether a review
-// proposed it, and whether it is Decided or Closed undecided.
-type setHeader struct{ Review, Decided, Closed bool }
+// proposed it, whether it is Decided or Closed undecided, and in a group
+// Who it is for.
+type setHeader struct {
+	Review, Decided, Closed bool
+	Who                     string
+}
 
 // scalarChange is a scalar field's change, both values as the person
 // reads them; Removed, for labels, names those it takes away, so that a
@@ -120,7 +127,7 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 	s := v.Set
 	var b strings.Builder
 	closed := s.Status == nod.SetResolved && !decidedAny(s)
-	b.WriteString(l.Render(csHeader.With(setHeader{Review: s.UserID == 0, Decided: s.Status == nod.SetResolved && !closed, Closed: closed})))
+	b.WriteString(l.Render(csHeader.With(setHeader{Review: s.UserID == 0, Decided: s.Status == nod.SetResolved && !closed, Closed: closed, Who: v.Who})))
 	perItem := budget
 	if n := len(s.Items); n > 1 {
 		perItem = budget / n

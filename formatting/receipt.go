@@ -17,14 +17,17 @@ type Receipt struct {
 	Quote     string         // the person's words that asked for it
 	Trusted   bool           // applied because the chat is in trusted mode
 	Rule      *nod.Rule      // the learned rule that applied it, if one did
+	// Who is the person the change was for, named in a group; "" in a
+	// private chat, where the receipt speaks to "you".
+	Who string
 }
 
 // The templates of receipts and modes.
 var (
 	receiptHeader  = fixed("receipt_header")
-	receiptTrusted = fixed("receipt_trusted")
-	receiptQuote   = define[[]string]("receipt_quote")
-	receiptRule    = define[ruleView]("receipt_rule")
+	receiptTrusted = define[string]("receipt_trusted") // whose mode
+	receiptQuote   = define[saidBy]("receipt_quote")
+	receiptRule    = define[ruleBy]("receipt_rule")
 	modeShow       = define[modeView]("mode_show")
 	modeBreaker    = define[breakerUntil]("mode_breaker")
 	breakerTmpl    = fixed("breaker")
@@ -35,6 +38,19 @@ var (
 )
 
 func init() { partial[string]("mode_name") }
+
+// saidBy is one person's words that asked for the changes of a receipt;
+// Who is "" in a private chat.
+type saidBy struct {
+	Who    string
+	Quotes []string
+}
+
+// ruleBy is the learned rule that applied a change, and whose it is.
+type ruleBy struct {
+	ruleView
+	Who string
+}
 
 // breakerUntil says until when the circuit breaker asks for everything,
 // and the Mode it goes back to then.
@@ -99,32 +115,41 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 }
 
 // receiptReasons says why nod did not ask: trusted mode, the person's
-// words, or their learned rules.
+// words, or their learned rules; in a group, whose each is.
 func (l *Locale) receiptReasons(rs []Receipt) []string {
 	if len(rs) > 0 && rs[0].Trusted {
-		return []string{l.Render(receiptTrusted)}
+		return []string{l.Render(receiptTrusted.With(rs[0].Who))}
 	}
-	var quotes, out []string
+	var said []saidBy // in the order people first appear
 	for _, r := range rs {
-		if r.Quote != "" && !slices.Contains(quotes, r.Quote) {
-			quotes = append(quotes, r.Quote)
+		if r.Quote == "" {
+			continue
+		}
+		i := slices.IndexFunc(said, func(s saidBy) bool { return s.Who == r.Who })
+		if i < 0 {
+			said = append(said, saidBy{Who: r.Who})
+			i = len(said) - 1
+		}
+		if !slices.Contains(said[i].Quotes, r.Quote) {
+			said[i].Quotes = append(said[i].Quotes, r.Quote)
 		}
 	}
-	// A quote inside another says nothing more: "remind me at 9" beside
-	// "remind me at 9 to send the invoice" read as a glitch.
-	quotes = slices.DeleteFunc(slices.Clone(quotes), func(q string) bool {
-		return slices.ContainsFunc(quotes, func(o string) bool {
-			return o != q && strings.Contains(nod.FoldText(o), nod.FoldText(q))
+	var out []string
+	for _, s := range said {
+		// A quote inside another says nothing more: "remind me at 9" beside
+		// "remind me at 9 to send the invoice" read as a glitch.
+		s.Quotes = slices.DeleteFunc(slices.Clone(s.Quotes), func(q string) bool {
+			return slices.ContainsFunc(s.Quotes, func(o string) bool {
+				return o != q && strings.Contains(nod.FoldText(o), nod.FoldText(q))
+			})
 		})
-	})
-	if len(quotes) > 0 {
-		out = append(out, l.Render(receiptQuote.With(quotes)))
+		out = append(out, l.Render(receiptQuote.With(s)))
 	}
 	seen := map[string]bool{}
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true
-			out = append(out, l.Render(receiptRule.With(l.viewRule(*r.Rule))))
+			out = append(out, l.Render(receiptRule.With(ruleBy{l.viewRule(*r.Rule), r.Who})))
 		}
 	}
 	return out

@@ -66,3 +66,26 @@ func TestLabelWordsThatReplace(t *testing.T) {
 		t.Errorf("%d messages; receipt:\n%s", n, msgs[0].Text)
 	}
 }
+
+// A receipt never claims more than was done: "every weekday at 8" set as
+// one reminder is not "✅ Done". It asks, and the model is told why, so
+// that it can say the reminder does not repeat.
+func TestRepeatWordsDoNotCoverOneReminder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail"})
+	h.clf = answer("explicit:remind me every weekday at 8 to check the mail")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T08:00"})), openaitest.Text("I'll remind you at 8."))
+	h.start()
+	h.tg.SendText(chat, user, "remind me every weekday at 8 to check the mail")
+	set := h.changeSetMessage(chat, 2)
+	if !strings.Contains(set.Text, "Reminder") || strings.Contains(h.tg.BotMessages(chat)[0].Text, "Done") {
+		t.Errorf("messages: %q", texts(h.tg.BotMessages(chat)))
+	}
+	if task := h.task("T1"); task.RemindAt != nil {
+		t.Errorf("a one-off reminder was set at once for a repeat: %v", task.RemindAt)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; !strings.Contains(r, "repeat") {
+		t.Errorf("the model was not told the reminder does not repeat: %s", r)
+	}
+}

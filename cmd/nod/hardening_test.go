@@ -429,3 +429,27 @@ func TestAnswerToAQuestionCarriesItsRequest(t *testing.T) {
 	h.tg.SendText(chat, user, "P1")
 	h.tg.Wait("P1 to apply", func() bool { return h.task("T1").Priority == nod.P1 })
 }
+
+// Every message says whom it means: in a group the receipt of Bob's
+// request says Bob said it, and Alice's change set says it is hers, both
+// while it waits and once decided. A private chat still says "you".
+func TestGroupMessagesNameThePerson(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.groupProposal()
+	if !strings.HasPrefix(set.Text, "<b>Proposed changes for Alice</b>\n") {
+		t.Errorf("Alice's set reads:\n%s", set.Text)
+	}
+	h.clf = answer("explicit:give the launch post the label press")
+	h.script(openaitest.Calls(call("b", "assign_task_labels", map[string]any{"task_id": "L1", "add": []string{"press"}})), openaitest.Text("Labelled."))
+	h.tg.SendText(group, bob, "give the launch post the label press")
+	receipt := h.tg.WaitBotMessages(group, 4)[2]
+	if !strings.Contains(receipt.Text, "because Bob said “give the launch post the label press”") {
+		t.Errorf("Bob's receipt reads:\n%s", receipt.Text)
+	}
+	h.tap(group, user, set.ID, "✓ 1")
+	m := h.tg.WaitMessage(group, set.ID, "the set decided", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 1") })
+	if !strings.HasPrefix(m.Text, "<b>Changes Alice decided</b>\n") {
+		t.Errorf("Alice's decided set reads:\n%s", m.Text)
+	}
+}
