@@ -90,7 +90,7 @@ func TestGroupOtherMembersWordsAreNoQuote(t *testing.T) {
 }
 
 // The same request in the requester's own words runs at once, and its
-// receipt quotes them.
+// receipt quotes them, naming whose they are.
 func TestGroupOwnWordsApply(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -100,7 +100,7 @@ func TestGroupOwnWordsApply(t *testing.T) {
 	h.start()
 	h.tg.SendText(group, bob, "make the launch post P1")
 	receipt := h.tg.WaitBotMessages(group, 2)[0]
-	if !strings.Contains(receipt.Text, "because you said “make the launch post P1”") || h.groupTask("L1").Priority != nod.P1 {
+	if !strings.Contains(receipt.Text, "because Bob said “make the launch post P1”") || h.groupTask("L1").Priority != nod.P1 {
 		t.Errorf("receipt %q, priority %s", receipt.Text, h.groupTask("L1").Priority)
 	}
 }
