@@ -76,3 +76,14 @@ func remindIn(t *testing.T, tp *testPlayground, d time.Duration) {
 		t.Fatal(err)
 	}
 }
+
+// In a group play Alice made the group, as whoever adds nod to a family's
+// group did: her /tz sets the group's zone; Bob's is refused.
+func TestGroupPlayAliceMadeTheGroup(t *testing.T) {
+	dir := t.TempDir()
+	newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000"}, options{model: "relay", relayDir: dir, group: true})
+	command(t, dir, "as bob say /tz Europe/Berlin")
+	waitFile(t, filepath.Join(dir, "chat.txt"), has("only its administrators"))
+	command(t, dir, "say /tz Europe/Berlin")
+	waitFile(t, filepath.Join(dir, "chat.txt"), has("UTC → Europe/Berlin"))
+}

@@ -57,7 +57,7 @@ func run(ctx context.Context, args []string, environ func() []string, stdout, st
 	fs.StringVar(&o.model, "model", "", "which model answers, a `mode`: tour (a scripted guided tour), endpoint (OPENAI_BASE_URL), or relay:DIR (you, or another program, play the model through files in DIR; see PLAYTEST.md); default: endpoint when OPENAI_BASE_URL is set")
 	fs.StringVar(&o.lang, "lang", "en", "the `language` your Telegram app reports (en, de)")
 	fs.BoolVar(&o.seed, "seed", true, "start an empty database with a few example tasks")
-	fs.BoolVar(&o.group, "group", false, "play a group chat of two: you are Alice at the page; Bob acts through the relay folder's commands (as bob say …)")
+	fs.BoolVar(&o.group, "group", false, "play a group chat of two: you are Alice at the page, who made the group; Bob acts through the relay folder's commands (as bob say …)")
 	fs.StringVar(&o.eval, "eval", "", "run nod eval with its classifier requests relayed through files: relay:`DIR` (see PLAYTEST.md); arguments after -- go to nod eval (-run, -json)")
 	if err := fs.Parse(args); err != nil {
 		return err

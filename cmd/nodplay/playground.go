@@ -79,6 +79,9 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		p.chatID, allowed = group, allowed+","+strconv.FormatInt(bob, 10)
 		p.tg.SetName(player, "Alice")
 		p.tg.SetName(bob, "Bob")
+		// Alice made the group, as someone who adds a bot to their family's
+		// group did: chat-wide settings (/tz, /daily) are hers to change.
+		p.tg.SetMember(group, player, "creator")
 		p.tg.SetLanguage(bob, o.lang)
 	}
 	p.tg.SetLanguage(player, o.lang)
