@@ -56,6 +56,10 @@ func (a AuditEntry) Arg(name string) string {
 	return strings.Trim(string(raw), `"`)
 }
 
+// HasArg reports whether the recorded call names argument name, null or
+// not.
+func (a AuditEntry) HasArg(name string) bool { return a.arg(name) != nil }
+
 // ArgList is the recorded call's argument name as a list of strings (such
 // as labels); nil when it is not one.
 func (a AuditEntry) ArgList(name string) []string {

@@ -490,7 +490,20 @@ func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID nod.
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, where, userID, cs[0], "the reminder's ⏰ button", true)
+	return c.tap(ctx, where, userID, snooze{cs[0]}, "the reminder's ⏰ button", true)
+}
+
+// snooze is the change a reminder's ⏰ makes; its audit row says so
+// ("snooze": true), to be told from a reminder the person set anew.
+type snooze struct{ change }
+
+func (s snooze) args() json.RawMessage {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(s.change.args(), &m) != nil || m == nil {
+		return s.change.args()
+	}
+	m["snooze"] = json.RawMessage("true")
+	return mustJSON(m)
 }
 
 // tap applies ch as the person's tap; nod.ErrDecided if it changes

@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
 )
 
@@ -52,5 +53,15 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 	if err != nil {
 		b.log.Warn("audit titles", "chat", in.chat, "err", err)
 	}
-	b.reply(ctx, in.topic(), in.loc.Audit(entries, titles))
+	// The whole group reads the list: each row names its member.
+	var names map[nod.UserID]string
+	if in.speaker != "" {
+		names = map[nod.UserID]string{}
+		for _, e := range entries {
+			if _, ok := names[e.UserID]; !ok && e.UserID != 0 {
+				names[e.UserID] = b.nameOf(ctx, in.chat, e.UserID)
+			}
+		}
+	}
+	b.reply(ctx, in.topic(), in.loc.Audit(entries, titles, names))
 }

@@ -2,6 +2,7 @@ package formatting
 
 import (
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -12,11 +13,24 @@ var (
 	auditEmpty  = fixed("audit_empty")
 	auditChange = define[auditTool]("audit_change")
 	auditItems  = define[auditList]("audit_items")
+	auditRemind = define[auditReminder]("audit_reminder")
 )
 
 func init() {
 	partial[auditLine]("audit_what")
 	partial[nod.Outcome]("outcome")
+	partial[auditPerson]("audit_who")
+	partial[auditPerson]("audit_whom")
+}
+
+// auditPerson is whom a row names. In a private chat every row is the
+// reader's own ("you"); in a group it is the member by Name, "" when nod
+// never learned it ("a member"), or, None, nobody's, as a daily review's
+// proposal is.
+type auditPerson struct {
+	Group bool
+	Name  string
+	None  bool
 }
 
 // auditTool is a row's change said by its tool alone; Checked is the
@@ -24,6 +38,15 @@ func init() {
 type auditTool struct {
 	Tool    nod.Tool
 	Checked string
+	By      auditPerson
+}
+
+// auditReminder is what a reminder's row did: At is the new time, ""
+// when it cleared it; Snooze marks a reminder's ⏰, Moved a reminder that
+// replaced another; Done says it as done ("moved"), not proposed ("move").
+type auditReminder struct {
+	At                  string
+	Snooze, Moved, Done bool
 }
 
 // auditList is a row's change of N checklist items: the first Titles,
@@ -39,7 +62,8 @@ type auditList struct {
 // the change in nod's words and the task's title.
 type auditLine struct {
 	At      string
-	Who     string // "you", "nod", "rule", "trusted", "review"
+	Who     string      // "you" (a tap), "request", "rule", "nod"
+	By      auditPerson // whose tap, words or rule it was
 	Outcome nod.Outcome
 	Tool    nod.Tool
 	Change  string // what the row changed, rendered; empty if unknown
@@ -51,14 +75,17 @@ type auditLine struct {
 
 // Audit lists a chat's latest audit entries for the person: what changed,
 // on which task, who decided. Read-only look-ups are left out (they are in
-// `nod audit export`). titles names the tasks the rows are about.
-func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string) Message {
+// `nod audit export`). titles names the tasks the rows are about. names
+// is nil in a private chat, where every row is the reader's; in a group
+// it holds the names of the rows' members, by user id.
+func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string, names map[nod.UserID]string) Message {
 	var lines []auditLine
 	for _, a := range entries {
 		if a.Tool == nod.ToolListTasks || a.Tool == nod.ToolGetTask {
 			continue
 		}
-		lines = append(lines, l.auditLine(a, titles))
+		by := auditPerson{Group: names != nil, Name: names[a.UserID], None: a.UserID == 0}
+		lines = append(lines, l.auditLine(a, titles, by))
 	}
 	if len(lines) == 0 {
 		return l.Text(auditEmpty)
@@ -66,9 +93,9 @@ func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string) Messa
 	return l.Text(auditTmpl.With(lines))
 }
 
-func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine {
+func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string, by auditPerson) auditLine {
 	str := a.Arg
-	line := auditLine{At: l.Stamp(a.At), Outcome: a.Outcome, Tool: a.Tool, Task: titles[str("task_id")], Reason: a.Reason}
+	line := auditLine{At: l.Stamp(a.At), By: by, Outcome: a.Outcome, Tool: a.Tool, Task: titles[str("task_id")], Reason: a.Reason}
 	switch {
 	case a.UserConfirmed:
 		line.Who = "you"
@@ -109,7 +136,9 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 		shown := titles[:min(len(titles), 3)]
 		line.Change = l.Render(auditItems.With(auditList{Tool: a.Tool, N: len(titles), Titles: shown, More: len(titles) - len(shown)}))
 	case nod.ToolDeleteTask, nod.ToolRestoreTask, nod.ToolToggleItem, nod.ToolUpdateItem, nod.ToolRemoveItem, nod.ToolAnswerProposals, nod.ToolRule, nod.ToolSeed:
-		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Checked: str("isChecked")}))
+		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Checked: str("isChecked"), By: by}))
+	case nod.ToolSetReminder:
+		line.Change = l.auditReminder(a)
 	case nod.ToolAssignLabels:
 		d := summaryData{Tool: a.Tool, Value: strings.Join(nod.ParseLabels(value), ", "),
 			Added: strings.Join(a.ArgList("add"), ", "), Removed: strings.Join(a.ArgList("remove"), ", ")}
@@ -118,4 +147,27 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string) auditLine
 		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: string(a.Tool)})
 	}
 	return line
+}
+
+// auditReminder says what a reminder's row did, at times in the chat's
+// zone. A proposal's remind_at is the model's local time; an applied
+// change's is RFC 3339. Rows written before "was" and "snooze" were
+// recorded read as a reminder set.
+func (l *Locale) auditReminder(a nod.AuditEntry) string {
+	if !a.HasArg("remind_at") {
+		return l.Render(auditChange.With(auditTool{Tool: a.Tool}))
+	}
+	r := auditReminder{Snooze: a.Arg("snooze") == "true", Moved: a.Arg("was") != "",
+		Done: a.Outcome == nod.OutcomeExecuted || a.Outcome == nod.OutcomeConfirmed}
+	if at := a.Arg("remind_at"); at != "" {
+		r.At = at
+		t, err := time.Parse(time.RFC3339, at)
+		if err != nil {
+			t, err = nod.ParseLocal(at, l.Zone())
+		}
+		if err == nil {
+			r.At = l.Stamp(t)
+		}
+	}
+	return l.Render(auditRemind.With(r))
 }

@@ -69,6 +69,9 @@ func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, bef
 	}
 	a := e.Audit
 	a.ChatID, a.UserID, a.Tool, a.Args, a.At = e.ChatID, e.UserID, e.Tool, e.Args, now
+	if e.Tool == nod.ToolSetReminder {
+		a.Args = reminderWas(e.Args, ch)
+	}
 	if err := db.insertAudit(ctx, tx, a); err != nil {
 		return nod.Applied{}, err
 	}

@@ -16,6 +16,32 @@ import (
 	"github.com/nodbot/nod"
 )
 
+// reminderWas is the args of a reminder's change with the reminder it
+// replaced as "was" (RFC 3339, null for none): only the transaction knows
+// it, and it tells setting a reminder from moving one. args that are not
+// an object stay as they are.
+func reminderWas(args json.RawMessage, ch nod.Change) json.RawMessage {
+	for _, f := range ch.Fields {
+		if f.Field != nod.FieldReminder {
+			continue
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(args, &m) != nil || m == nil {
+			return args
+		}
+		m["was"] = json.RawMessage("null")
+		if f.Before != "" {
+			m["was"], _ = json.Marshal(f.Before) // a string: cannot fail
+		}
+		out, err := json.Marshal(m)
+		if err != nil {
+			return args
+		}
+		return out
+	}
+	return args
+}
+
 // insertAudit appends a row to its chat's hash chain. It must run in a
 // transaction: on PostgreSQL a per-chat lock keeps concurrent writers from
 // forking the chain (SQLite writers are serialised anyway).

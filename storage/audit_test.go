@@ -68,3 +68,49 @@ func TestKeyedAuditRefusesPlainRows(t *testing.T) {
 		})
 	}
 }
+
+// A reminder's audit row keeps the reminder it replaced, as "was" (null
+// when there was none), beside the call's own arguments: what tells
+// setting a reminder from moving or clearing one.
+func TestReminderRowKeepsWhatItReplaced(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			db := storagetest.Open(t, d, fixtures.NewClock(fixtures.DefaultNow).Now)
+			seedT1(t, db)
+			nine := time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)
+			ten := nine.Add(time.Hour)
+			remind := func(at *time.Time, args string) nod.AuditEntry {
+				t.Helper()
+				_, err := db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: nod.ToolSetReminder, Args: []byte(args),
+					Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = at; return *cur, nil },
+					Audit:  nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				rows, err := db.Audit(t.Context(), chat, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return rows[0]
+			}
+			set := remind(&nine, `{"task_id":"T1","remind_at":"2026-03-12T09:00:00Z"}`)
+			moved := remind(&ten, `{"task_id":"T1","remind_at":"2026-03-12T10:00:00Z","snooze":true}`)
+			cleared := remind(nil, `{"task_id":"T1","remind_at":null}`)
+			for _, c := range []struct {
+				name string
+				row  nod.AuditEntry
+				was  string
+			}{{"set", set, ""}, {"moved", moved, "2026-03-12T09:00:00Z"}, {"cleared", cleared, "2026-03-12T10:00:00Z"}} {
+				if !c.row.HasArg("was") || c.row.Arg("was") != c.was || c.row.Arg("task_id") != "T1" {
+					t.Errorf("%s: args %s, want was %q", c.name, c.row.Args, c.was)
+				}
+			}
+			if moved.Arg("snooze") != "true" || moved.Arg("remind_at") != "2026-03-12T10:00:00Z" {
+				t.Errorf("the call's own arguments were not kept: %s", moved.Args)
+			}
+			if brk, _, err := db.VerifyAudit(t.Context()); brk != nil || err != nil {
+				t.Errorf("the audit chain breaks: %+v, %v", brk, err)
+			}
+		})
+	}
+}

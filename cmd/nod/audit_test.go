@@ -243,3 +243,38 @@ func TestAuditInTheChatsZone(t *testing.T) {
 		t.Errorf("/audit = %q", m.Text)
 	}
 }
+
+// In a group /audit names who decided each row, to whoever reads it, and
+// a reminder's rows say what they did at the chat's time: Alice's words
+// set it, her ⏰ snoozed it, Bob confirmed his review's proposal.
+func TestGroupAuditNamesMembersAndReminders(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.inGroup()
+	h.inBerlin(group)
+	h.clf = answer("explicit:remind me tomorrow at 9 about the launch post")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("I'll remind you."))
+	h.start()
+	h.tg.SendText(group, user, "remind me tomorrow at 9 about the launch post")
+	h.tg.WaitBotMessages(group, 2)
+	h.clock.Set(time.Date(2026, 3, 12, 8, 0, 30, 0, time.UTC)) // 09:00 in Berlin
+	h.tg.Wait("the reminder", func() bool { return len(h.reminders(group)) == 1 })
+	h.tap(group, user, h.reminders(group)[0].ID, "⏰ 1 h")
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("A suggestion."))
+	h.tg.SendText(group, bob, "/review")
+	h.tap(group, bob, h.withButton(group, "✓ 1").ID, "✓ 1")
+	h.settleMessages()
+
+	for _, reader := range []int64{user, bob} {
+		n := len(h.tg.BotMessages(group))
+		h.tg.SendText(group, reader, "/audit")
+		list := h.tg.WaitBotMessages(group, n+1)[n].Text
+		i := strings.Index(list, "Bob confirmed: Set priority to P1")
+		j := strings.Index(list, "Alice did: snoozed the reminder to 12 Mar 2026, 10:00")
+		k := strings.Index(list, "Applied as Alice asked: set a reminder for 12 Mar 2026, 09:00")
+		if i < 0 || j < i || k < j || strings.Contains(list, "You") || strings.Contains(list, "you asked") || strings.Contains(list, "Clear the reminder") {
+			t.Errorf("/audit read by %d:\n%s", reader, list)
+		}
+	}
+}
