@@ -34,11 +34,13 @@ type auditPerson struct {
 }
 
 // auditTool is a row's change said by its tool alone; Checked is the
-// isChecked argument of a toggle, "true" or not.
+// isChecked argument of a toggle (or a daily review's quiet), "true" or
+// not; Value and Before, a setting's new and old value.
 type auditTool struct {
-	Tool    nod.Tool
-	Checked string
-	By      auditPerson
+	Tool          nod.Tool
+	Checked       string
+	By            auditPerson
+	Value, Before string
 }
 
 // auditReminder is what a reminder's row did: At is the new time, ""
@@ -139,6 +141,10 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string, by auditP
 		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Checked: str("isChecked"), By: by}))
 	case nod.ToolSetReminder:
 		line.Change = l.auditReminder(a)
+	case nod.ToolTZ, nod.ToolLocation, nod.ToolSetTimezone:
+		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Value: str("timezone"), Before: str("before")}))
+	case nod.ToolDaily:
+		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Value: str("daily"), Checked: str("quiet")}))
 	case nod.ToolAssignLabels:
 		d := summaryData{Tool: a.Tool, Value: strings.Join(nod.ParseLabels(value), ", "),
 			Added: strings.Join(a.ArgList("add"), ", "), Removed: strings.Join(a.ArgList("remove"), ", ")}
