@@ -52,6 +52,10 @@ type TurnRequest struct {
 	More func(ctx context.Context) []ChatMessage
 }
 
+// InGroup reports whether the turn is in a group chat: one with a
+// speaker, or a review marked Group.
+func (r TurnRequest) InGroup() bool { return r.Group || r.Speaker != "" }
+
 // TurnReceipt is a change a turn applied without asking.
 type TurnReceipt struct {
 	TaskTitle string

@@ -163,6 +163,9 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 			redundant = append(redundant, noopReason(c, task))
 			continue
 		}
+		if whose := t.othersReminder(c, task); whose != 0 {
+			return nil, fmt.Errorf("%s: the reminder of %q is member %d's, who set it; in a group only they can move or clear it, and a task has one reminder: %w", tool.Name, task.Title, whose, nod.ErrInvalid)
+		}
 		seen := string(c.tool()) + "/" + c.task() + "/" + nod.FoldText(c.summary(task))
 		if t.seen[seen] {
 			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.summary(task), "Add: ")))
@@ -196,6 +199,20 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 	}
 	p.dropped = append(p.dropped, notes...)
 	return p, nil
+}
+
+// othersReminder is the member whose upcoming reminder change c would
+// move or clear in a group, or 0: a reminder belongs to whoever set it
+// (docs/design.md §10), in words as in taps. One that went out is
+// nobody's to keep.
+func (t *turn) othersReminder(c change, task *nod.Task) nod.UserID {
+	if !t.req.InGroup() || c.field() != nod.FieldReminder || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
+		return 0
+	}
+	if task.RemindBy == 0 || task.RemindBy == t.req.UserID {
+		return 0
+	}
+	return task.RemindBy
 }
 
 // fieldKey names the scalar field a change sets; checklist changes and new

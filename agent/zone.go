@@ -39,7 +39,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	entry := nod.AuditEntry{Tool: p.tool.Name, Args: p.args.JSON(), Verdict: verdictName(v)}
 	var why string
 	switch {
-	case t.req.Speaker != "" || t.req.Group: // a review's request names nobody
+	case t.req.InGroup(): // a review's request names nobody
 		why = "Not changed: in a group only its administrators can change the time zone, with /tz " + p.zone.String() + ". Tell the user so."
 	case t.a.zones == nil:
 		why = "Not changed: setting the time zone is unavailable; the user can send /tz " + p.zone.String() + "."

@@ -453,3 +453,35 @@ func TestGroupMessagesNameThePerson(t *testing.T) {
 		t.Errorf("Alice's decided set reads:\n%s", m.Text)
 	}
 }
+
+// A reminder belongs to whoever set it, in words as in taps: Bob's
+// "remind me at 8 instead" does not move Alice's upcoming reminder; the
+// model is told whose it is. Once it went out, Bob may set one anew.
+func TestGroupWordsLeaveAnothersReminder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.inGroup()
+	h.clf = answer("explicit:remind me tomorrow at 9 about the launch post")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("I'll remind you."))
+	h.start()
+	h.tg.SendText(group, user, "remind me tomorrow at 9 about the launch post")
+	h.tg.WaitBotMessages(group, 2)
+	h.clf = answer("explicit:remind me at 8 about the launch post instead")
+	h.script(openaitest.Calls(call("b", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-12T08:00"})), openaitest.Text("That reminder is Alice's."))
+	h.tg.SendText(group, bob, "remind me at 8 about the launch post instead")
+	h.tg.WaitBotMessages(group, 3)
+	nine := time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)
+	if task := h.groupTask("L1"); task.RemindAt == nil || !task.RemindAt.Equal(nine) || task.RemindBy != user {
+		t.Fatalf("Bob's words moved Alice's reminder: %v by %d", task.RemindAt, task.RemindBy)
+	}
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["b"]; !strings.Contains(r, "member 42's") {
+		t.Errorf("the model was not told whose the reminder is: %s", r)
+	}
+	h.clock.Set(nine.Add(time.Minute))
+	h.tg.Wait("the reminder", func() bool { return len(h.reminders(group)) == 1 })
+	h.clf = answer("explicit:remind me tomorrow at 8 about the launch post")
+	h.script(openaitest.Calls(call("c", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-13T08:00"})), openaitest.Text("Set."))
+	h.tg.SendText(group, bob, "remind me tomorrow at 8 about the launch post")
+	h.tg.Wait("Bob's reminder", func() bool { return h.groupTask("L1").RemindBy == bob })
+}
