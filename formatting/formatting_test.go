@@ -114,6 +114,7 @@ func item(n int, tool nod.Tool, task string, f nod.Field, summary, before, after
 }
 
 func TestChangeSetGolden(t *testing.T) {
+	overrideAt := time.Date(2026, 3, 9, 18, 30, 0, 0, time.UTC)
 	fifteen := 15
 	scalars := []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
@@ -188,6 +189,14 @@ func TestChangeSetGolden(t *testing.T) {
 			item(3, "add_checklist_item", "T1", nod.FieldChecklist, `Add: "Load test"`, "", "Load test"),
 		}}, Titles: titles}},
 		{"group_pending", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:2]}, Titles: titles, Who: "Alice"}},
+		{"override", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			{N: 1, Tool: "update_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Tick: "Order the <cake>"`, Reason: "Bob ordered it",
+				ItemBefore: &nod.ChecklistItem{ID: "c1", Title: "Order the <cake>", CheckedBy: nod.ActorUser},
+				ItemAfter:  &nod.ChecklistItem{ID: "c1", Title: "Order the <cake>", Checked: true, CheckedBy: nod.ActorAgent}},
+			{N: 2, Tool: "update_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Summary: `Untick: "Book the table"`, Reason: "the restaurant cancelled",
+				ItemBefore: &nod.ChecklistItem{ID: "c2", Title: "Book the table", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &overrideAt},
+				ItemAfter:  &nod.ChecklistItem{ID: "c2", Title: "Book the table", CheckedBy: nod.ActorAgent}},
+		}}, Titles: titles}},
 		{"expired", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetExpired, Items: scalars[:2]}, Titles: titles}},
 		{"warned", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:2], Warned: true,
 			ExpiresAt: time.Date(2026, 3, 18, 10, 0, 0, 0, time.UTC)}, Titles: titles, KeepDays: 7}},
