@@ -70,6 +70,31 @@ func (c Change) Touches(f Field) bool {
 	return slices.ContainsFunc(c.Fields, func(fc FieldChange) bool { return fc.Field == f })
 }
 
+// RemindsAt returns the time c sets its task's reminder to, when setting
+// the reminder to a time is all that c does.
+func (c Change) RemindsAt() (time.Time, bool) {
+	if c.Created || len(c.Items) > 0 || len(c.Fields) != 1 || c.Fields[0].Field != FieldReminder || c.Fields[0].After == "" {
+		return time.Time{}, false
+	}
+	at, err := time.Parse(time.RFC3339, c.Fields[0].After)
+	return at, err == nil
+}
+
+// Reopens reports whether c takes its task out of the trash or out of
+// DONE or REJECTED: a reminder it kept may be due again.
+func (c Change) Reopens() bool {
+	for _, f := range c.Fields {
+		switch {
+		case f.Field == FieldTrash && f.Before == TrashedValue && f.After == "":
+			return true
+		case f.Field == FieldStatus && (f.Before == string(StatusDone) || f.Before == string(StatusRejected)) &&
+			f.After != string(StatusDone) && f.After != string(StatusRejected):
+			return true
+		}
+	}
+	return false
+}
+
 // ExpectsTrashed reports whether the change acts on a task in the trash:
 // only a restore does. Nothing else may change a trashed task.
 func (c Change) ExpectsTrashed() bool {

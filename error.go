@@ -26,4 +26,7 @@ var (
 	ErrTrashed = errors.New("task is in the trash")
 	// ErrStale: the value a change was proposed against has changed since.
 	ErrStale = errors.New("changed since proposed")
+	// ErrSent: the reminder a change set has gone out since; undoing the
+	// change would move a reminder that was sent.
+	ErrSent = errors.New("reminder went out")
 )

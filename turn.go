@@ -1,6 +1,9 @@
 package nod
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // TurnRequest is one turn's input: a message of the person's, or a
 // /review.
@@ -123,4 +126,16 @@ type Undone struct {
 	// now asks for everything, and Previous is the mode to go back to.
 	Breaker  bool
 	Previous Mode
+	// Reminder is what became of a reminder the undo left at a time that
+	// has passed.
+	Reminder ReminderBack
+}
+
+// ReminderBack is what became of a reminder that an undo put back at a
+// time that has passed, or left there on a task it reopened or restored
+// (docs/design.md §10): one that went out at that time (Sent) does not
+// go out again; one that never did goes out now.
+type ReminderBack struct {
+	At   time.Time // zero: the undo left no such reminder
+	Sent bool
 }

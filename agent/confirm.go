@@ -313,18 +313,18 @@ const (
 )
 
 // Undo reverts an applied change. Errors wrap nod.ErrNotFound,
-// nod.ErrDecided (already undone), nod.ErrExpired or nod.ErrStale (the
-// task changed since; force overrides).
+// nod.ErrDecided (already undone), nod.ErrExpired, nod.ErrSent (the
+// reminder it set went out since) or nod.ErrStale (the task changed
+// since; force overrides).
 func (c *Confirmations) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error) {
 	u, err := c.undos.UndoEntry(ctx, chatID, undoID)
 	if err != nil {
 		return nod.Undone{}, err
 	}
-	redo, err := c.undos.Undo(ctx, chatID, undoID, userID, force)
+	out, err := c.undos.Undo(ctx, chatID, undoID, userID, force)
 	if err != nil {
 		return nod.Undone{}, err
 	}
-	out := nod.Undone{Redo: redo, Redone: u.Reverts != ""}
 	c.decisions.WithLabelValues("undone").Inc()
 	if !u.Auto {
 		return out, nil

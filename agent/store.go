@@ -135,9 +135,11 @@ type Undos interface {
 	// transaction. Unless force is set it refuses with nod.ErrStale (a
 	// nod.Conflict) when one of the change's own fields or items changed
 	// since; other errors wrap nod.ErrNotFound, nod.ErrForbidden (another
-	// person's change), nod.ErrDecided (already undone), nod.ErrExpired or
-	// nod.ErrTrashed.
-	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.UndoEntry, error)
+	// person's change), nod.ErrDecided (already undone), nod.ErrExpired,
+	// nod.ErrSent (its reminder went out since) or nod.ErrTrashed. The
+	// result holds the Redo entry and what became of a reminder left in
+	// the past.
+	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error)
 	// ChatSettings returns the chat's settings with userID's mode and
 	// circuit breaker; a chat never configured has the defaults.
 	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)

@@ -69,6 +69,7 @@ type Bot struct {
 	sets      Sets
 	chats     Chats
 	messages  Messages
+	buttons   Buttons
 	answers   Answers
 	sweeps    Sweeps
 	outbox    Outbox
@@ -146,7 +147,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	for _, id := range opts.AllowedUsers {
 		allowed[id] = true
 	}
-	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, answers: d.Answers,
+	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, buttons: d.Buttons, answers: d.Answers,
 		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, reader: newReader(), now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }

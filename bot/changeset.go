@@ -107,7 +107,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 // one, pruned, not recorded yet, or whose record failed) the data must be
 // among the buttons Telegram reports the message with.
 func (b *Bot) sentWith(ctx context.Context, chat nod.ChatID, msgID int, data string, kb *models.InlineKeyboardMarkup) (sent, recorded bool, err error) {
-	sent, recorded, err = b.messages.ButtonSentWith(ctx, chat, msgID, data)
+	sent, recorded, err = b.buttons.ButtonSentWith(ctx, chat, msgID, data)
 	if err != nil || recorded {
 		return sent, recorded, err
 	}
@@ -117,7 +117,7 @@ func (b *Bot) sentWith(ctx context.Context, chat nod.ChatID, msgID int, data str
 // bindButtons records which callback data message id carries; a failure
 // leaves its buttons checked against the message as Telegram reports it.
 func (b *Bot) bindButtons(ctx context.Context, chat nod.ChatID, id int, data []string) {
-	if err := b.messages.BindButtons(ctx, chat, id, data); err != nil {
+	if err := b.buttons.BindButtons(ctx, chat, id, data); err != nil {
 		b.log.Warn("record buttons", "chat", chat, "message", id, "err", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -246,11 +247,119 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	if t.RemindBy != 0 {
 		whose = b.nameOf(ctx, o.ChatID, t.RemindBy) // known in groups only
 	}
-	if b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, whose)) != 0 {
+	if id := b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, whose)); id != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
+		b.snoozesPassed(ctx, loc, o.ChatID, t, o.Due, id)
 	}
+}
+
+// recentReminders is how many of a task's latest reminder messages are
+// looked at for the taps shown on them.
+const recentReminders = 10
+
+// reminderMessages returns task taskID's latest reminder messages (those
+// sent with its ✓ Done) but skip, each with the undo entries whose Undo
+// it has carried: a tap on ✓ Done or ⏰ puts its Undo on the reminder it
+// was tapped on.
+func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID string, skip int) map[int][]string {
+	done, err := EncodeAction(nod.Action{Kind: nod.ActRemindDone, ID: taskID})
+	if err != nil {
+		return nil
+	}
+	msgs, err := b.buttons.ButtonMessages(ctx, chat, done)
+	if err != nil {
+		b.log.Warn("reminder messages", "chat", chat, "task", taskID, "err", err)
+		return nil
+	}
+	out := map[int][]string{}
+	for _, msg := range msgs[:min(len(msgs), recentReminders)] {
+		if msg == skip {
+			continue // a reminder just sent: nothing tapped on it yet
+		}
+		data, err := b.buttons.MessageButtons(ctx, chat, msg)
+		if err != nil {
+			b.log.Warn("reminder message buttons", "chat", chat, "message", msg, "err", err)
+			continue
+		}
+		for _, d := range data {
+			if a, err := DecodeAction(d); err == nil && a.Kind == nod.ActUndo {
+				out[msg] = append(out[msg], a.ID)
+			}
+		}
+	}
+	return out
+}
+
+// snoozesPassed edits the earlier reminders of t that said they would
+// remind again at due, now that that reminder went out as message sent:
+// each says it did and loses its Undo, which would move a reminder that
+// was sent (a tap that comes anyway is refused, nod.ErrSent).
+func (b *Bot) snoozesPassed(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, t nod.Task, due time.Time, sent int) {
+	for msg, undos := range b.reminderMessages(ctx, chat, t.ID, sent) {
+		for _, id := range undos {
+			u, err := b.sets.UndoEntry(ctx, chat, id)
+			if err != nil || u.UndoneAt != nil {
+				continue
+			}
+			if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
+				continue
+			}
+			if err := b.send.edit(ctx, chat, msg, loc.ReminderAgain(t, due)); err != nil {
+				b.log.Warn("mark snooze passed", "chat", chat, "message", msg, "err", err)
+			}
+			break
+		}
+	}
+}
+
+// tapsBack edits the reminder message that a tap on ✓ Done or ⏰ was
+// made on to what the undo of undoID, an entry along that tap's chain of
+// undos and redos, leaves: the reminder with its buttons again, as
+// before the tap, when the tap is taken back and the task is open; the
+// tap's outcome with the new Undo when it is applied again. It returns
+// the messages it edited.
+func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, undoID string, u nod.Undone) []int {
+	e, err := b.sets.UndoEntry(ctx, chat, undoID)
+	if err != nil {
+		return nil
+	}
+	tap, again := b.chain(ctx, chat, e)
+	if tap.Tool != nod.ToolSetStatus && tap.Tool != nod.ToolSetReminder {
+		return nil // no tap of a reminder's
+	}
+	t, err := b.tasks.Task(ctx, chat, u.Redo.TaskID)
+	if err != nil || t.DeletedAt != nil {
+		return nil
+	}
+	var m formatting.Message
+	switch open := t.Status != nod.StatusDone && t.Status != nod.StatusRejected; {
+	case again && tap.Tool == nod.ToolSetStatus && !open:
+		m = loc.ReminderDone(t, u.Redo.ID)
+	case again && tap.Tool == nod.ToolSetReminder && t.RemindAt != nil:
+		m = loc.ReminderSnoozed(t, u.Redo.ID)
+	case !again && open && t.RemindAt != nil:
+		var whose string
+		if t.RemindBy != 0 {
+			whose = b.nameOf(ctx, chat, t.RemindBy)
+		}
+		m = loc.Reminder(t, *t.RemindAt, 0, whose)
+	default:
+		return nil
+	}
+	var out []int
+	for msg, undos := range b.reminderMessages(ctx, chat, t.ID, 0) {
+		if !slices.Contains(undos, tap.ID) {
+			continue
+		}
+		if err := b.send.edit(ctx, chat, msg, m); err != nil {
+			b.log.Warn("edit reminder after undo", "chat", chat, "message", msg, "err", err)
+			continue
+		}
+		out = append(out, msg)
+	}
+	return out
 }
 
 // stillAllowed reports whether a reminder or daily review still goes out:

@@ -63,7 +63,7 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	}
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: []nod.UserID{user}, PollTimeout: 2 * time.Second, Limits: unlimited, Metrics: e.reg},
-		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Answers: e.db, Sweeps: e.db, Outbox: e.db,
+		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Buttons: e.db, Answers: e.db, Sweeps: e.db, Outbox: e.db,
 			Turner: turner, Decider: c, Mender: c, Changer: c, Rules: c}, e.clock.Now, log)
 	if err := b.Start(t.Context()); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ var notices = []struct {
 	{nod.ErrForbidden, formatting.NoticeForbidden},
 	{nod.ErrExpired, formatting.NoticeExpired},
 	{nod.ErrDecided, formatting.NoticeDecided},
+	{nod.ErrSent, formatting.NoticeRemindSent},
 	{nod.ErrStale, formatting.NoticeStaleUndo},
 	{nod.ErrTrashed, formatting.NoticeTrashed},
 	{nod.ErrNotFound, formatting.NoticeNotHere},

@@ -71,12 +71,21 @@ type Messages interface {
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
 	SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error
-	// BindButtons records which callback data a message carries, sent
-	// with it or edited into it.
+}
+
+// Buttons remembers which callback data each message carries, sent with
+// it or edited into it: a press counts only on a message that carried
+// its data, and a tap's message is found again by the Undo it showed.
+type Buttons interface {
+	// BindButtons records which callback data a message carries.
 	BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, data []string) error
 	// ButtonSentWith reports whether data was recorded with message msgID,
 	// and whether any button of that message was recorded.
 	ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, data string) (sent, recorded bool, err error)
+	// ButtonMessages returns the messages recorded with data, newest
+	// first; MessageButtons the data recorded with message msgID.
+	ButtonMessages(ctx context.Context, chatID nod.ChatID, data string) ([]int, error)
+	MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error)
 }
 
 // Answers takes what waits for the person's next words: a typed deletion, a reading of their answer, a rejection's reason.
@@ -227,6 +236,7 @@ type Deps struct {
 	Sets      Sets
 	Chats     Chats
 	Messages  Messages
+	Buttons   Buttons
 	Answers   Answers
 	Sweeps    Sweeps
 	Outbox    Outbox

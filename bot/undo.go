@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
@@ -22,10 +23,11 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 		return b.explainAs(p.loc, err, undoNotices, "undo", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil {
+		shown := b.tapsBack(ctx, p.loc, p.chat, p.action.ID, u)
+		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil && !slices.Contains(shown, p.msgID) {
 			b.markUndone(ctx, p, u)
 		}
-		b.undone(ctx, p.loc, p.topic(), p.action.ID, u)
+		b.undone(ctx, p.loc, p.topic(), p.action.ID, u, len(shown) > 0)
 	})
 	if u.Redone {
 		return p.loc.Notice(formatting.NoticeRedone)
@@ -80,8 +82,10 @@ func countKind(kb *models.InlineKeyboardMarkup, kind nod.ActionKind) int {
 }
 
 // undone refreshes the change set an undone item came from, reports the
-// undo with a button to redo it, and says so if the breaker tripped.
-func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, u nod.Undone) {
+// undo with a button to redo it (and what became of a reminder it left
+// in the past; shown: its message has its buttons again), and says so
+// if the breaker tripped.
+func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, u nod.Undone, shown bool) {
 	chat := at.Chat
 	if set, err := b.sets.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
@@ -91,6 +95,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 	if u.Redone {
 		m = loc.Redone(u.Redo)
 	}
+	m = loc.WithReminderBack(m, u.Reminder, shown)
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedUndone, u.Redo.ID)
 	}
@@ -114,7 +119,8 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 	if err == nil {
 		var done nod.Undone
 		if done, err = b.change.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
-			b.undone(ctx, in.loc, in.topic(), u.ID, done)
+			shown := b.tapsBack(ctx, in.loc, in.chat, u.ID, done)
+			b.undone(ctx, in.loc, in.topic(), u.ID, done, len(shown) > 0)
 			return
 		}
 		if errors.Is(err, nod.ErrStale) {
@@ -129,7 +135,13 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 // person took back: u is an Undo's entry, an odd step along its chain of
 // reverts (the entry of a Redo, an even step, takes the change back).
 func (b *Bot) reapplies(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) bool {
-	odd := false
+	_, odd := b.chain(ctx, chat, u)
+	return odd
+}
+
+// chain follows u's chain of reverts back to the entry of the change it
+// started from, root; odd says u is an odd step along it (see reapplies).
+func (b *Bot) chain(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool) {
 	for range 64 { // a chain of undos and redos; bounded all the same
 		if u.Reverts == "" {
 			break
@@ -141,7 +153,7 @@ func (b *Bot) reapplies(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) b
 		}
 		u = next
 	}
-	return odd
+	return u, odd
 }
 
 // offerUndoAnyway shows what changed since, so that undo was refused,

@@ -15,6 +15,8 @@ var (
 	reminderTmpl    = define[reminder]("reminder")
 	reminderDone    = define[nod.Task]("reminder_done")
 	reminderSnoozed = define[snoozed]("reminder_snoozed")
+	reminderAgain   = define[snoozed]("reminder_again")
+	reminderBack    = define[passed]("reminder_back")
 	tzOffer         = define[zoneChange]("tz_offer")
 
 	remindDoneButton     = fixed("b_remind_done")
@@ -54,6 +56,14 @@ type reminder struct{ Title, Due, At, Late, For string }
 
 // snoozed is a reminder put off until At.
 type snoozed struct{ Title, At string }
+
+// passed is a reminder an undo put back At a time that has passed: it
+// went out then (Sent; Shown if its message has its buttons again), or
+// it goes out now.
+type passed struct {
+	At          string
+	Sent, Shown bool
+}
 
 // TimeZoneShow renders /tz: the chat's zone and its time now; set false
 // means the chat never chose one and def serves it.
@@ -136,6 +146,24 @@ func (l *Locale) ReminderSnoozed(t nod.Task, undoID string) Message {
 	}
 	m := l.Text(reminderSnoozed.With(snoozed{Title: t.Title, At: at}))
 	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
+	return m
+}
+
+// ReminderAgain is a snoozed reminder's message once the reminder it
+// put off went out at at: what it said is done, and its Undo, which
+// would move a reminder that was sent, is gone.
+func (l *Locale) ReminderAgain(t nod.Task, at time.Time) Message {
+	return l.Text(reminderAgain.With(snoozed{Title: t.Title, At: l.Stamp(at)}))
+}
+
+// WithReminderBack adds to an undo's report m what became of the
+// reminder the undo left at a time that has passed; shown says the
+// reminder's message has its buttons again. Nothing for a zero rb.
+func (l *Locale) WithReminderBack(m Message, rb nod.ReminderBack, shown bool) Message {
+	if rb.At.IsZero() {
+		return m
+	}
+	m.HTML += "\n" + l.Render(reminderBack.With(passed{At: l.Stamp(rb.At), Sent: rb.Sent, Shown: shown}))
 	return m
 }
 

@@ -47,8 +47,18 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"n_remind_whose":  loc.Text(formatting.NoticeRemindWhose.With("Alice")),
 		"reminder_done":   loc.ReminderDone(task, "u1"),
 		"reminder_moved":  loc.ReminderSnoozed(snoozed, "u2"),
-		"task_card":       loc.TaskCard(task, due.Add(-time.Hour)),
-		"task_card_sent":  loc.TaskCard(task, due),
+		"reminder_again":  loc.ReminderAgain(snoozed, later),
+		"n_remind_sent":   loc.Text(formatting.NoticeRemindSent),
+		// A snooze undone after the time it put off, and a move undone
+		// after the time it moved away from.
+		"undone_reminder_sent": loc.WithReminderBack(loc.Undone(nod.UndoEntry{ID: "u3", Tool: nod.ToolSetReminder, Summary: "Set reminder to 2026-11-25 10:00", Title: task.Title,
+			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldReminder, Before: "2026-11-25T09:00:00Z", After: "2026-11-25T08:00:00Z"}}}}),
+			nod.ReminderBack{At: due, Sent: true}, true),
+		"undone_reminder_now": loc.WithReminderBack(loc.Undone(nod.UndoEntry{ID: "u4", Tool: nod.ToolSetReminder, Summary: "Set reminder to 2026-11-25 10:00", Title: task.Title,
+			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldReminder, Before: "2026-11-25T09:00:00Z", After: "2026-11-25T08:00:00Z"}}}}),
+			nod.ReminderBack{At: due}, false),
+		"task_card":      loc.TaskCard(task, due.Add(-time.Hour)),
+		"task_card_sent": loc.TaskCard(task, due),
 		"receipt_reminder": loc.Receipts([]formatting.Receipt{{TaskTitle: "File the tax return", Quote: "remind me tomorrow at 9 about the tax return",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 09:00", Field: nod.FieldReminder, Before: "", After: "2026-11-25T08:00:00Z", UndoID: "u1"}}}),
 	}

@@ -139,6 +139,7 @@ var (
 	NoticeZoneStale         = fixed("n_zone_stale")
 	NoticeRemindGone        = fixed("n_remind_gone")
 	NoticeRemindClosed      = fixed("n_remind_closed")
+	NoticeRemindSent        = fixed("n_remind_sent")
 	NoticeRemindForbidden   = fixed("n_remind_forbidden")
 	NoticeRemindWhose       = define[string]("n_remind_whose") // the name of whose it is
 )

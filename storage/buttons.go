@@ -65,3 +65,35 @@ func (db *DB) PruneButtons(ctx context.Context, cutoff time.Time) (int, error) {
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// ButtonMessages returns the chat's messages that were sent with (or
+// edited to carry) a button with callback data, newest first.
+func (db *DB) ButtonMessages(ctx context.Context, chatID nod.ChatID, data string) ([]int, error) {
+	rows, err := db.reader().QueryContext(ctx, `SELECT message_id FROM button_messages WHERE chat_id = $1 AND data = $2 ORDER BY message_id DESC`, chatID, data)
+	if err != nil {
+		return nil, fmt.Errorf("messages with button %q: %w", data, err)
+	}
+	defer rows.Close()
+	var out []int
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("messages with button %q: %w", data, err)
+		}
+		out = append(out, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("messages with button %q: %w", data, err)
+	}
+	return out, nil
+}
+
+// MessageButtons returns the callback data message msgID of the chat was
+// sent with or has carried since.
+func (db *DB) MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error) {
+	out, err := queryIDs(ctx, db.reader(), `SELECT data FROM button_messages WHERE chat_id = $1 AND message_id = $2 ORDER BY data`, chatID, msgID)
+	if err != nil {
+		return nil, fmt.Errorf("buttons of message %d: %w", msgID, err)
+	}
+	return out, nil
+}

@@ -330,7 +330,7 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 		}
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {
-				out[i].Ref = fmt.Sprintf("%s@%d", out[i].Ref, micros(out[i].Due))
+				out[i].Ref = reminderRef(out[i].Ref, out[i].Due)
 			}
 			out[i].ID = nod.NewID()
 			if err := db.owe(ctx, tx, out[i], now); err != nil {

@@ -215,3 +215,76 @@ func TestAskedZoneOnce(t *testing.T) {
 		}
 	})
 }
+
+// An undo never moves a reminder that went out since its change, and
+// never leaves one in the past that will not fire: one that went out at
+// its time stays sent; one that never did goes out at the next claim.
+func TestUndoAndRemindersInThePast(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		nine := clock.Now().Add(time.Hour).Truncate(time.Minute)
+		remind := func(id string, at time.Time) nod.Applied {
+			t.Helper()
+			a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: id, Tool: nod.ToolSetReminder, Audit: executed,
+				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		claim := func(want int) []nod.Owed {
+			t.Helper()
+			owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 10)
+			if err != nil || len(owed) != want {
+				t.Fatalf("claimed %v, %v at %v; want %d", owed, err, clock.Now(), want)
+			}
+			return owed
+		}
+		for _, id := range []string{"A", "B"} {
+			if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: id, Title: id, Status: nod.StatusOpen, Priority: nod.P2}, nil
+			}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+
+		remind("A", nine)
+		clock.Set(nine)
+		claim(1)
+		snooze := remind("A", nine.Add(time.Hour))
+		clock.Set(nine.Add(30 * time.Minute))
+		u, err := db.Undo(ctx, chat, snooze.Undo.ID, 42, false)
+		if err != nil || !u.Reminder.At.Equal(nine) || !u.Reminder.Sent {
+			t.Fatalf("undo of the snooze after the time it put off = %+v, %v; want 09:00 sent", u.Reminder, err)
+		}
+		claim(0)
+		again, err := db.Undo(ctx, chat, u.Redo.ID, 42, false)
+		if err != nil || !again.Reminder.At.IsZero() {
+			t.Fatalf("redo of the snooze = %+v, %v", again.Reminder, err)
+		}
+		clock.Set(nine.Add(time.Hour))
+		claim(1)
+		for _, force := range []bool{false, true} {
+			if _, err := db.Undo(ctx, chat, again.Redo.ID, 42, force); !errors.Is(err, nod.ErrSent) {
+				t.Errorf("undo (force %v) of a snooze whose reminder went out = %v, want ErrSent", force, err)
+			}
+		}
+		if task, _ := db.Task(ctx, chat, "A"); task.RemindAt == nil || !task.RemindAt.Equal(nine.Add(time.Hour)) {
+			t.Errorf("remind_at after the refused undo = %v", task.RemindAt)
+		}
+
+		eleven := nine.Add(2 * time.Hour)
+		remind("B", eleven)
+		moved := remind("B", eleven.Add(time.Hour))
+		clock.Set(eleven.Add(30 * time.Minute))
+		claim(0)
+		u, err = db.Undo(ctx, chat, moved.Undo.ID, 42, false)
+		if err != nil || !u.Reminder.At.Equal(eleven) || u.Reminder.Sent {
+			t.Fatalf("undo of the move after the time it moved from = %+v, %v; want 11:00 now", u.Reminder, err)
+		}
+		if owed := claim(1); !owed[0].Due.Equal(eleven) {
+			t.Errorf("the reminder sent now is due %v, want %v", owed[0].Due, eleven)
+		}
+		claim(0)
+	})
+}

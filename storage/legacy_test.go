@@ -270,7 +270,8 @@ func TestUndoSummaryMigration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		redo, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		undone, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		redo := undone.Redo
 		if err != nil {
 			t.Fatal(err)
 		}

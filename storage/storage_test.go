@@ -249,7 +249,8 @@ func TestUndo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		redo, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		undone, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		redo := undone.Redo
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -292,7 +293,8 @@ func TestUndo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		redo, err = db.Undo(ctx, chat, cr.Undo.ID, 42, false)
+		undone, err = db.Undo(ctx, chat, cr.Undo.ID, 42, false)
+		redo = undone.Redo
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -82,7 +82,8 @@ func TestTimestampsRoundTrip(t *testing.T) {
 			t.Errorf("decision at %v, audit at %v; want %v", decisions[0].At, audit[0].At, want)
 		}
 
-		redo, err := db.Undo(ctx, chat, toggled.Undo.ID, 42, false)
+		undone, err := db.Undo(ctx, chat, toggled.Undo.ID, 42, false)
+		redo := undone.Redo
 		if err != nil {
 			t.Fatalf("undo of the tick: %v", err)
 		}

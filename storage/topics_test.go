@@ -90,7 +90,8 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 			t.Fatalf("LatestUndo(topic 7) = %+v, %v", u, err)
 		}
 		clock.Advance(time.Minute)
-		redo, err := db.Undo(ctx, chat, u.ID, 42, false)
+		undone, err := db.Undo(ctx, chat, u.ID, 42, false)
+		redo := undone.Redo
 		if err != nil || redo.Thread != 7 {
 			t.Fatalf("Undo = %+v, %v; want the redo in topic 7", redo, err)
 		}

@@ -50,14 +50,18 @@ func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (
 // only if it still holds the value the change left (with force, whatever
 // it holds now). The entry is marked undone, an audit row is written and a
 // new entry makes the undo itself undoable (Redo), in one transaction.
-// Errors wrap nod.ErrNotFound, nod.ErrForbidden (someone else's change),
-// nod.ErrDecided (already undone), nod.ErrExpired, nod.ErrTrashed (the
-// task is in the trash and the undo would not restore it) or nod.ErrStale
-// (as a nod.Conflict naming what changed since).
-func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.UndoEntry, error) {
-	var redo nod.UndoEntry
+// A reminder the undo leaves at a time that has passed never stays
+// silent: if it never went out it goes out now (see rearm); the result
+// says which. Errors wrap nod.ErrNotFound, nod.ErrForbidden (someone
+// else's change), nod.ErrDecided (already undone), nod.ErrExpired,
+// nod.ErrSent (the change set a reminder that has gone out since),
+// nod.ErrTrashed (the task is in the trash and the undo would not restore
+// it) or nod.ErrStale (as a nod.Conflict naming what changed since).
+func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error) {
+	var out nod.Undone
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
+		out = nod.Undone{} // a retried transaction starts afresh
 		if err := db.lockChat(ctx, tx, chatID); err != nil {
 			return err
 		}
@@ -72,6 +76,17 @@ func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod
 			return fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
 		case !now.Before(u.ExpiresAt):
 			return fmt.Errorf("undo %s: %w", id, nod.ErrExpired)
+		}
+		if at, ok := u.Change.RemindsAt(); ok {
+			// Not even with force: the reminder it set is a message the
+			// person has had, which no undo takes back.
+			sent, err := reminderSent(ctx, tx, chatID, u.TaskID, at, u.CreatedAt)
+			if err != nil {
+				return err
+			}
+			if sent {
+				return fmt.Errorf("undo %s: the reminder at %s went out since: %w", id, at.Format(time.RFC3339), nod.ErrSent)
+			}
 		}
 		cur, err := getTask(ctx, tx, chatID, u.TaskID)
 		if err != nil {
@@ -110,17 +125,63 @@ func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod
 			return err
 		}
 		after := inv.ApplyTo(cur, now)
-		redo = nod.UndoEntry{
+		if out.Reminder, err = rearm(ctx, tx, chatID, inv, after, now); err != nil {
+			return err
+		}
+		redo := nod.UndoEntry{
 			ID: nod.NewID(), ChatID: chatID, Thread: u.Thread, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
 		if err := insertUndo(ctx, tx, redo); err != nil {
 			return err
 		}
+		out.Redo, out.Redone = redo, u.Reverts != ""
 		return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Thread: u.Thread, Kind: nod.OwedUndone, Ref: redo.ID}, now)
 	})
-	return redo, err
+	return out, err
 }
+
+// rearm keeps an undo from leaving a reminder that never fires: when the
+// inverse inv puts a reminder back, or reopens or restores a task that
+// has one, and t (the task after it) is open with a reminder whose time
+// has passed, that reminder goes out now unless it went out at its time.
+// It reports what it found; nothing for a reminder still ahead, which
+// fires at its time as ever, nor for one a reopening kept as sent.
+func rearm(ctx context.Context, q conn, chatID nod.ChatID, inv nod.Change, t nod.Task, now time.Time) (nod.ReminderBack, error) {
+	moved := inv.Touches(nod.FieldReminder)
+	if !moved && !inv.Reopens() || t.RemindAt == nil || t.RemindAt.After(now) ||
+		t.DeletedAt != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+		return nod.ReminderBack{}, nil
+	}
+	at := *t.RemindAt
+	sent, err := reminderSent(ctx, q, chatID, t.ID, at, time.Time{})
+	if err != nil || sent && !moved {
+		return nod.ReminderBack{}, err
+	}
+	if sent {
+		return nod.ReminderBack{At: at, Sent: true}, nil
+	}
+	if _, err := q.ExecContext(ctx, `UPDATE tasks SET remind_due = $1 WHERE id = $2 AND chat_id = $3`, micros(now), t.ID, chatID); err != nil {
+		return nod.ReminderBack{}, fmt.Errorf("send the reminder of task %s now: %w", t.ID, err)
+	}
+	return nod.ReminderBack{At: at}, nil
+}
+
+// reminderSent reports whether the reminder of task taskID at the time at
+// was claimed to go out at or after since (ClaimDue owes it then).
+func reminderSent(ctx context.Context, q conn, chatID nod.ChatID, taskID string, at, since time.Time) (bool, error) {
+	var n int
+	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE chat_id = $1 AND kind = $2 AND ref = $3 AND taken_at >= $4`,
+		chatID, string(nod.OwedReminder), reminderRef(taskID, at), micros(since)).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("whether the reminder of task %s went out: %w", taskID, err)
+	}
+	return n > 0, nil
+}
+
+// reminderRef names the reminder of task taskID at the time at in the
+// outbox: each time a task's reminder goes out once.
+func reminderRef(taskID string, at time.Time) string { return fmt.Sprintf("%s@%d", taskID, micros(at)) }
 
 // touched names what a change sets, for its audit row.
 func touched(c nod.Change) []string {

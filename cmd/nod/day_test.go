@@ -226,7 +226,7 @@ func (h *harness) inBerlin(chatID int64) {
 func (h *harness) reminders(chatID int64) []telegramtest.Message {
 	var out []telegramtest.Message
 	for _, m := range h.tg.BotMessages(chatID) {
-		if hasButton(m, "⏰ Tomorrow") || hasButton(m, "⏰ Morgen") || strings.Contains(m.Text, "I'll remind you again") || strings.Contains(m.Text, "✅ Done") {
+		if hasButton(m, "⏰ Tomorrow") || hasButton(m, "⏰ Morgen") || strings.Contains(m.Text, "I'll remind you again") || strings.Contains(m.Text, "I reminded you again") || strings.Contains(m.Text, "✅ Done") {
 			out = append(out, m)
 		}
 	}

@@ -147,7 +147,7 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	// detector, 10,000 tasks); the reminder bench sweeps on its own.
 	n.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: n.reg,
 		SweepInterval: 24 * time.Hour},
-		bot.Deps{Updates: n.db, Tasks: n.db, Sets: n.db, Chats: n.db, Messages: n.db, Answers: n.db, Sweeps: n.db, Outbox: n.db,
+		bot.Deps{Updates: n.db, Tasks: n.db, Sets: n.db, Chats: n.db, Messages: n.db, Buttons: n.db, Answers: n.db, Sweeps: n.db, Outbox: n.db,
 			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
 	if err := n.bot.Start(context.Background()); err != nil {
 		return nil, err

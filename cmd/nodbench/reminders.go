@@ -93,7 +93,7 @@ func reminderBench(dsn string, n, dailies, replicas int) (reminders, error) {
 		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
 		ag := agent.New(agent.Options{BaseURL: llm.URL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tg.URL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
-			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Answers: db, Sweeps: db, Outbox: db,
+			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Sweeps: db, Outbox: db,
 				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c},
 			time.Now, slog.New(slog.NewTextHandler(lb, nil)))
 		if err := b.Start(context.Background()); err != nil {
