@@ -243,16 +243,21 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
-	var whose string
-	if t.RemindBy != 0 {
-		whose = b.nameOf(ctx, o.ChatID, t.RemindBy) // known in groups only
-	}
-	if id := b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, whose)); id != 0 {
+	if id := b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
 		b.snoozesPassed(ctx, loc, o.ChatID, t, o.Due, id)
 	}
+}
+
+// whoseReminder names, in a group, the person whose reminder t has: ""
+// in a private chat or when nod never learned the name.
+func (b *Bot) whoseReminder(ctx context.Context, chat nod.ChatID, t nod.Task) string {
+	if t.RemindBy == 0 {
+		return ""
+	}
+	return b.nameOf(ctx, chat, t.RemindBy) // known in groups only
 }
 
 // recentReminders is how many of a task's latest reminder messages are
@@ -306,7 +311,7 @@ func (b *Bot) snoozesPassed(ctx context.Context, loc *formatting.Locale, chat no
 			if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
 				continue
 			}
-			if err := b.send.edit(ctx, chat, msg, loc.ReminderAgain(t, due)); err != nil {
+			if err := b.send.edit(ctx, chat, msg, loc.ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
 				b.log.Warn("mark snooze passed", "chat", chat, "message", msg, "err", err)
 			}
 			break
@@ -334,16 +339,13 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 		return nil
 	}
 	var m formatting.Message
+	whose := b.whoseReminder(ctx, chat, t)
 	switch open := t.Status != nod.StatusDone && t.Status != nod.StatusRejected; {
 	case again && tap.Tool == nod.ToolSetStatus && !open:
-		m = loc.ReminderDone(t, u.Redo.ID)
+		m = loc.ReminderDone(t, u.Redo.ID, whose)
 	case again && tap.Tool == nod.ToolSetReminder && t.RemindAt != nil:
-		m = loc.ReminderSnoozed(t, u.Redo.ID)
+		m = loc.ReminderSnoozed(t, u.Redo.ID, whose)
 	case !again && open && t.RemindAt != nil:
-		var whose string
-		if t.RemindBy != 0 {
-			whose = b.nameOf(ctx, chat, t.RemindBy)
-		}
 		m = loc.Reminder(t, *t.RemindAt, 0, whose)
 	default:
 		return nil
@@ -478,9 +480,10 @@ func (b *Bot) reminderTap(p press, apply func() (nod.Applied, error), done bool)
 		return b.reminderRefusal(p, err)
 	}
 	p.then(func(ctx context.Context) {
-		m := p.loc.ReminderSnoozed(applied.After, applied.Undo.ID)
+		whose := b.nameOf(ctx, p.chat, p.user) // the reminder's own person: othersReminder let no one else through
+		m := p.loc.ReminderSnoozed(applied.After, applied.Undo.ID, whose)
 		if done {
-			m = p.loc.ReminderDone(applied.After, applied.Undo.ID)
+			m = p.loc.ReminderDone(applied.After, applied.Undo.ID, whose)
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit reminder", "chat", p.chat, "err", err)

@@ -13,7 +13,7 @@ var (
 	tzReceipt       = define[zoneChange]("tz_receipt")
 	dailyShow       = define[dailyReview]("daily_show")
 	reminderTmpl    = define[reminder]("reminder")
-	reminderDone    = define[nod.Task]("reminder_done")
+	reminderDone    = define[snoozed]("reminder_done")
 	reminderSnoozed = define[snoozed]("reminder_snoozed")
 	reminderAgain   = define[snoozed]("reminder_again")
 	reminderBack    = define[passed]("reminder_back")
@@ -55,7 +55,9 @@ type dailyReview struct {
 type reminder struct{ Title, Due, At, Late, For string }
 
 // snoozed is a reminder put off until At.
-type snoozed struct{ Title, At string }
+// snoozed is a reminder's message after a tap: the task's Title, At the
+// time it reminds again, and For, in a group, whose reminder it is.
+type snoozed struct{ Title, At, For string }
 
 // passed is a reminder an undo put back At a time that has passed: it
 // went out then (Sent; Shown if its message has its buttons again), or
@@ -132,19 +134,20 @@ const LateAfter = 5 * time.Minute
 
 // ReminderDone and ReminderSnoozed are a reminder's message once the
 // person tapped one of its buttons, with the Undo of that change.
-func (l *Locale) ReminderDone(t nod.Task, undoID string) Message {
-	m := l.Text(reminderDone.With(t))
+// In a group whose names the person whose reminder it is.
+func (l *Locale) ReminderDone(t nod.Task, undoID, whose string) Message {
+	m := l.Text(reminderDone.With(snoozed{Title: t.Title, For: whose}))
 	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
 	return m
 }
 
 // ReminderSnoozed: see ReminderDone.
-func (l *Locale) ReminderSnoozed(t nod.Task, undoID string) Message {
+func (l *Locale) ReminderSnoozed(t nod.Task, undoID, whose string) Message {
 	at := ""
 	if t.RemindAt != nil {
 		at = l.Stamp(*t.RemindAt)
 	}
-	m := l.Text(reminderSnoozed.With(snoozed{Title: t.Title, At: at}))
+	m := l.Text(reminderSnoozed.With(snoozed{Title: t.Title, At: at, For: whose}))
 	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
 	return m
 }
@@ -152,8 +155,8 @@ func (l *Locale) ReminderSnoozed(t nod.Task, undoID string) Message {
 // ReminderAgain is a snoozed reminder's message once the reminder it
 // put off went out at at: what it said is done, and its Undo, which
 // would move a reminder that was sent, is gone.
-func (l *Locale) ReminderAgain(t nod.Task, at time.Time) Message {
-	return l.Text(reminderAgain.With(snoozed{Title: t.Title, At: l.Stamp(at)}))
+func (l *Locale) ReminderAgain(t nod.Task, at time.Time, whose string) Message {
+	return l.Text(reminderAgain.With(snoozed{Title: t.Title, At: l.Stamp(at), For: whose}))
 }
 
 // WithReminderBack adds to an undo's report m what became of the

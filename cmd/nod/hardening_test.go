@@ -273,6 +273,10 @@ func TestGroupReminderIsItsPersons(t *testing.T) {
 	if st := h.groupTask("L1").Status; st != nod.StatusDone {
 		t.Errorf("Alice's ✓ Done left %s", st)
 	}
+	done := h.tg.WaitMessage(group, r.ID, "the reminder marked done", func(m telegramtest.Message) bool { return !hasButton(m, "✓ Done") })
+	if done.Text != "✅ Done by Alice: <b>Launch post</b>" {
+		t.Errorf("the group reads Alice's ✓ Done as %q", done.Text)
+	}
 }
 
 // In a group every note the agent reads names who did it, and each
