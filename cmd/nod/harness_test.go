@@ -14,13 +14,13 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/cmd/internal/app"
 	"github.com/nodbot/nod/fixtures"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/storage/storagetest"
-	"go.uber.org/fx"
 )
 
 // The fixture the end-to-end tests share: one chat, its allowed person, a
@@ -114,7 +114,7 @@ func (h *harness) startWhen(ready func() bool) {
 	runs := strings.Count(h.logs.String(), "msg=running")
 	go func() {
 		h.done <- run(ctx, nil, func(k string) string { return h.env[k] }, h.logs, h.logs,
-			fx.Decorate(func() clock { return h.clock.Now }))
+			app.WithClock(h.clock.Now))
 	}()
 	h.tg.Wait("nod to poll", func() bool {
 		select {

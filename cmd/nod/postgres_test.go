@@ -11,11 +11,11 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/cmd/internal/app"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage/storagetest"
-	"go.uber.org/fx"
 )
 
 func postgresHarness(t *testing.T) *harness {
@@ -109,7 +109,7 @@ func (h *harness) replicas() (first, second string, logs2 *fixtures.LogBuffer) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, nil, func(k string) string { return h.env[k] }, logs2, logs2, fx.Decorate(func() clock { return h.clock.Now }))
+		done <- run(ctx, nil, func(k string) string { return h.env[k] }, logs2, logs2, app.WithClock(h.clock.Now))
 	}()
 	h.t.Cleanup(func() {
 		cancel()

@@ -19,7 +19,6 @@ import (
 	"github.com/nodbot/nod/cmd/internal/app"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
-	"go.uber.org/fx"
 )
 
 // player is the person at the page: in a private chat, whose id is the
@@ -167,7 +166,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	go func() {
 		defer close(p.exited)
 		p.runErr = app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog,
-			fx.Decorate(func() app.Clock { return p.now }))
+			app.WithClock(p.now))
 	}()
 	if err := p.waitPolling(ctx, polls); err != nil {
 		ln.Close()

@@ -198,8 +198,22 @@ func keyedNeedsKey(ctx context.Context, db *storage.DB, key string) error {
 	return nil
 }
 
+// Option changes what Run wires: tests and the playground run nod on a
+// clock of their own.
+type Option func(*wiring)
+
+// wiring is what Options set; zero values keep the process's own.
+type wiring struct{ clock Clock }
+
+// WithClock runs nod on clock instead of the system's.
+func WithClock(clock Clock) Option { return func(w *wiring) { w.clock = clock } }
+
 // serve wires nod with fx and runs it until ctx is done.
-func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option) error {
+func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option) error {
+	w := wiring{clock: time.Now}
+	for _, o := range options {
+		o(&w)
+	}
 	opts := []fx.Option{
 		fx.WithLogger(func() fxevent.Logger {
 			l := &fxevent.SlogLogger{Logger: log.With("component", "fx")}
@@ -210,7 +224,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 		}),
 		fx.Supply(cfg, log),
 		fx.Provide(
-			func() Clock { return time.Now },
+			func() Clock { return w.clock },
 			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
@@ -226,7 +240,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, extra ...fx.Option
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})
 		}),
 	}
-	app := fx.New(append(opts, extra...)...)
+	app := fx.New(opts...)
 	if err := app.Err(); err != nil {
 		return err
 	}

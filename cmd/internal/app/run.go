@@ -12,8 +12,6 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
-
-	"go.uber.org/fx"
 )
 
 // usage is what `nod help` prints above serve's flags.
@@ -34,11 +32,11 @@ Usage:
 `
 
 // Run is nod without the process: the binary and the tests call it with
-// their own arguments, environment and outputs. extra fx options replace
-// parts of the wiring in tests (the Clock). A request for help returns an
+// their own arguments, environment and outputs; options replace parts of
+// the wiring (the Clock) in tests and the playground. A request for help returns an
 // error wrapping flag.ErrHelp after printing it; a broken audit chain
 // returns ErrBroken after saying where.
-func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, extra ...fx.Option) error {
+func Run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer, options ...Option) error {
 	cmd := "serve"
 	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
 		cmd, args = args[0], args[1:]
@@ -102,7 +100,7 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		log.Warn("NOD_ALLOWED_USERS is empty, so nod refuses everyone, you too; " +
 			"send the bot a message: its refusal names your Telegram user id, which goes into NOD_ALLOWED_USERS")
 	}
-	return serve(ctx, cfg, log, extra...)
+	return serve(ctx, cfg, log, options...)
 }
 
 // help prints the overview, or one command's flags.
