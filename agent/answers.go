@@ -27,6 +27,7 @@ type answerCall struct {
 	confirm []int
 	reject  []int
 	reason  string
+	titles  map[string]string // the titles of the tasks its items change, by id
 }
 
 // prepareAnswer validates an answer_proposals call: the set the person
@@ -46,7 +47,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &answerCall{set: set}
+	c := &answerCall{set: set, titles: map[string]string{}}
 	if c.confirm, err = a.numbers("confirm"); err != nil {
 		return nil, err
 	}
@@ -70,6 +71,11 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 			return nil, fmt.Errorf("item %d of proposal %s is already %s", n, set.ID, it.Status)
 		case slices.Contains(c.confirm, n) && slices.Contains(c.reject, n):
 			return nil, fmt.Errorf("item %d is both confirmed and rejected; name each item once", n)
+		}
+		if _, ok := c.titles[it.TaskID]; it.TaskID != "" && !ok {
+			if task, err := t.a.tasks.Task(ctx, t.req.ChatID, it.TaskID); err == nil {
+				c.titles[it.TaskID] = task.Title
+			}
 		}
 	}
 	return c, nil
@@ -163,13 +169,18 @@ func (a args) numbers(name string) ([]int, error) {
 }
 
 // summary is the call as the classifier sees it: the items and what they
-// change, as nod numbered and summarised them.
+// change, as nod numbered and summarised them, each with its task's title
+// (the conversation shows the proposal only as the person saw it).
 func (c *answerCall) summary() string {
 	part := func(verb string, ns []int) string {
 		var items []string
 		for _, n := range ns {
 			it, _ := c.set.Item(n)
-			items = append(items, fmt.Sprintf("%d (%s)", n, cut(it.Summary)))
+			if title, ok := c.titles[it.TaskID]; ok {
+				items = append(items, fmt.Sprintf("%d (task %q: %s)", n, cutTo(title, 60), cut(it.Summary)))
+			} else {
+				items = append(items, fmt.Sprintf("%d (%s)", n, cut(it.Summary)))
+			}
 		}
 		return verb + " items " + strings.Join(items, ", ")
 	}

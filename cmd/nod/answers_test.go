@@ -79,7 +79,7 @@ func TestAnswerProposalsApplied(t *testing.T) {
 		t.Errorf("tool result = %q", r)
 	}
 	clf := h.llm.RequestsFor(clfM)
-	if last := clf[len(clf)-1].Messages[len(clf[len(clf)-1].Messages)-1].Content; !strings.Contains(last, "0. answer_proposals: confirm items 1 (Set priority to P1), 2 (Set estimate to 90 minutes) and reject items 3") {
+	if last := clf[len(clf)-1].Messages[len(clf[len(clf)-1].Messages)-1].Content; !strings.Contains(last, "0. answer_proposals: confirm items 1 (task \"Fix login bug\": Set priority to P1), 2 (task \"Fix login bug\": Set estimate to 90 minutes) and reject items 3") {
 		t.Errorf("classifier action list:\n%s", last)
 	}
 	ds, _ := h.db.RecentDecisions(t.Context(), chat, 5)
