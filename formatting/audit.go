@@ -1,6 +1,7 @@
 package formatting
 
 import (
+	"slices"
 	"strings"
 	"time"
 
@@ -110,6 +111,21 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string, by auditP
 	}
 	if a.Tool == nod.ToolMode {
 		line.Mode = str("mode")
+		return line
+	}
+	if a.Outcome == nod.OutcomeUndone || a.Outcome == nod.OutcomeRedone {
+		// An undo's row names the fields it put back, not the change's
+		// values, which it does not carry.
+		var names []string
+		for _, f := range a.ArgList("fields") {
+			if strings.HasPrefix(f, "checklist:") {
+				f = string(nod.FieldChecklist)
+			}
+			if n := l.Field(nod.Field(f)); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		}
+		line.Change = strings.Join(names, ", ")
 		return line
 	}
 	value := ""

@@ -381,7 +381,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "delete_task", Args: []byte(`{"task_id":"T9"}`), Outcome: nod.OutcomeUndone, UserConfirmed: true, At: at},
 			{Tool: "delete_task", Args: []byte(`{"task_id":"T9"}`), Outcome: nod.OutcomeRedone, UserConfirmed: true, At: at},
 			{Tool: "mode", Args: []byte(`{"mode":"always"}`), Outcome: nod.OutcomeExecuted, Reason: "circuit breaker", At: at},
-			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeUndone, UserConfirmed: true, At: at},
+			{Tool: "set_task_priority", Args: []byte(`{"undo_id":"u1","task_id":"T1","tool":"set_task_priority","fields":["priority"]}`), Outcome: nod.OutcomeUndone, UserConfirmed: true, At: at},
 			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","labels":["launch","Blog"]}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","add":["backend"]}`), Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "label it backend", At: at},
 			{Tool: "assign_task_labels", Args: []byte(`{"task_id":"T1","add":["auth"],"remove":["bug","ops"]}`), Outcome: nod.OutcomeQueued, At: at},
