@@ -179,10 +179,16 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	writePending(&b, open, req, titles, withdrawn)
 
 	if len(ds) > 0 {
-		b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")
+		if req.InGroup() {
+			// Each member decides their own proposals: one member's no is not
+			// another's.
+			b.WriteString("\nThe latest decisions on your proposals in this chat, newest first, each with the member who made it (by id, as in the speakers' lines):\n")
+		} else {
+			b.WriteString("\nThe user's latest decisions on your proposals, newest first:\n")
+		}
 		size := 0
 		for _, d := range ds[:min(len(ds), promptDecisions)] {
-			line := decisionLine(d, titles[d.TaskID])
+			line := decisionLine(d, titles[d.TaskID], req.InGroup())
 			if size += len(line); size > promptDecisionSize {
 				break
 			}
@@ -222,13 +228,18 @@ func modeNote(s nod.ChatSettings, now time.Time) string {
 
 // decisionLine renders one decision for the prompt's decision
 // history (docs/design.md §4), naming the task it was about.
-func decisionLine(d nod.Decision, task string) string {
+func decisionLine(d nod.Decision, task string, group bool) string {
 	line := fmt.Sprintf("- %s: %s", d.Verdict, d.Summary)
+	whose := "the user's"
+	if group && d.UserID != 0 {
+		line = fmt.Sprintf("- %s %s: %s", memberLabel("", d.UserID), d.Verdict, d.Summary)
+		whose = "their"
+	}
 	if task != "" {
 		line += fmt.Sprintf(" on task %q", task)
 	}
 	if r := strings.Join(strings.Fields(d.Reason), " "); r != "" {
-		line += fmt.Sprintf(" (the user's reason: %q)", r)
+		line += fmt.Sprintf(" (%s reason: %q)", whose, r)
 	}
 	return line + "\n"
 }

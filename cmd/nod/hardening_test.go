@@ -489,3 +489,19 @@ func TestGroupWordsLeaveAnothersReminder(t *testing.T) {
 	h.tg.SendText(group, bob, "remind me tomorrow at 8 about the launch post")
 	h.tg.Wait("Bob's reminder", func() bool { return h.groupTask("L1").RemindBy == bob })
 }
+
+// In a group each decision the agent reads says whose it was: Bob's turn
+// reads Alice's ✗ as member 42's, not as "the user's".
+func TestGroupDecisionsNameWhoDecided(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.groupProposal()
+	h.tap(group, user, set.ID, "✗ 1")
+	h.script(openaitest.Text("Alice turned that down."))
+	h.tg.SendText(group, bob, "what happened to the launch post?")
+	h.tg.WaitBotMessages(group, 3)
+	sys := h.llm.RequestsFor(agentM)[2].System()
+	if !strings.Contains(sys, "- member 42 rejected: Set priority to P1") || strings.Contains(sys, "The user's latest decisions") {
+		t.Errorf("Bob's turn reads the decisions as:\n%s", grepLines(sys, "rejected"))
+	}
+}
