@@ -517,6 +517,11 @@ func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID nod.UserID
 			if reminder && cur.RemindBy != 0 && cur.RemindBy != userID {
 				return nod.Task{}, fmt.Errorf("the reminder of task %q is user %d's: %w", cur.Title, cur.RemindBy, nod.ErrForbidden)
 			}
+			if reminder && ch.field() == nod.FieldReminder && (cur.Status == nod.StatusDone || cur.Status == nod.StatusRejected) {
+				// An old reminder's ⏰ must not put off a task that is closed:
+				// its reminder would never come.
+				return nod.Task{}, fmt.Errorf("task %q is %s: %w", cur.Title, cur.Status, nod.ErrDecided)
+			}
 			before, _ := ch.current(cur)
 			after, _ := ch.target(cur)
 			if before == after {

@@ -247,7 +247,7 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
-		b.snoozesPassed(ctx, loc, o.ChatID, t, o.Due, id)
+		b.reminderCame(ctx, loc, o.ChatID, t, o.Due, id)
 	}
 }
 
@@ -264,11 +264,17 @@ func (b *Bot) whoseReminder(ctx context.Context, chat nod.ChatID, t nod.Task) st
 // looked at for the taps shown on them.
 const recentReminders = 10
 
-// reminderMessages returns task taskID's latest reminder messages (those
-// sent with its ✓ Done) but skip, each with the undo entries whose Undo
-// it has carried: a tap on ✓ Done or ⏰ puts its Undo on the reminder it
-// was tapped on.
-func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID string, skip int) map[int][]string {
+// reminderMsg is one of a task's reminder messages (those sent with its
+// ✓ Done) and the undo entries whose Undo it has carried: a tap on ✓ Done
+// or ⏰ puts its Undo on the reminder it was tapped on.
+type reminderMsg struct {
+	id    int
+	undos []string
+}
+
+// reminderMessages returns task taskID's latest reminder messages but
+// skip, newest first.
+func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID string, skip int) []reminderMsg {
 	done, err := EncodeAction(nod.Action{Kind: nod.ActRemindDone, ID: taskID})
 	if err != nil {
 		return nil
@@ -278,7 +284,7 @@ func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID stri
 		b.log.Warn("reminder messages", "chat", chat, "task", taskID, "err", err)
 		return nil
 	}
-	out := map[int][]string{}
+	var out []reminderMsg
 	for _, msg := range msgs[:min(len(msgs), recentReminders)] {
 		if msg == skip {
 			continue // a reminder just sent: nothing tapped on it yet
@@ -288,35 +294,51 @@ func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID stri
 			b.log.Warn("reminder message buttons", "chat", chat, "message", msg, "err", err)
 			continue
 		}
+		m := reminderMsg{id: msg}
 		for _, d := range data {
 			if a, err := DecodeAction(d); err == nil && a.Kind == nod.ActUndo {
-				out[msg] = append(out[msg], a.ID)
+				m.undos = append(m.undos, a.ID)
 			}
 		}
+		out = append(out, m)
 	}
 	return out
 }
 
-// snoozesPassed edits the earlier reminders of t that said they would
-// remind again at due, now that that reminder went out as message sent:
-// each says it did and loses its Undo, which would move a reminder that
-// was sent (a tap that comes anyway is refused, nod.ErrSent).
-func (b *Bot) snoozesPassed(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, t nod.Task, due time.Time, sent int) {
-	for msg, undos := range b.reminderMessages(ctx, chat, t.ID, sent) {
-		for _, id := range undos {
-			u, err := b.sets.UndoEntry(ctx, chat, id)
-			if err != nil || u.UndoneAt != nil {
-				continue
-			}
-			if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
-				continue
-			}
-			if err := b.send.edit(ctx, chat, msg, loc.ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
-				b.log.Warn("mark snooze passed", "chat", chat, "message", msg, "err", err)
-			}
-			break
+// reminderCame brings task t's earlier reminder messages up to date now
+// that its reminder at due went out again as message sent. A snooze that
+// put it off to due says it came and loses its Undo, which would move a
+// reminder that was sent (a tap that comes anyway is refused,
+// nod.ErrSent). The reminder message before it loses its buttons: ✓ Done
+// and ⏰ are the new message's now, and an Undo there would take back a
+// tap on a reminder that has come again. Older ones lost theirs when the
+// one after them came.
+func (b *Bot) reminderCame(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, t nod.Task, due time.Time, sent int) {
+	for i, m := range b.reminderMessages(ctx, chat, t.ID, sent) {
+		if b.snoozeCame(ctx, loc, chat, t, due, m) || i > 0 {
+			continue
 		}
+		b.send.editKeyboard(ctx, chat, m.id, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
 	}
+}
+
+// snoozeCame redraws message m if a snooze tapped on it put t's reminder
+// off to due, which has now come; it reports whether it did.
+func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, t nod.Task, due time.Time, m reminderMsg) bool {
+	for _, id := range m.undos {
+		u, err := b.sets.UndoEntry(ctx, chat, id)
+		if err != nil || u.UndoneAt != nil {
+			continue
+		}
+		if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
+			continue
+		}
+		if err := b.send.edit(ctx, chat, m.id, loc.ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
+			b.log.Warn("mark snooze passed", "chat", chat, "message", m.id, "err", err)
+		}
+		return true
+	}
+	return false
 }
 
 // tapsBack edits the reminder message that a tap on ✓ Done or ⏰ was
@@ -351,15 +373,15 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 		return nil
 	}
 	var out []int
-	for msg, undos := range b.reminderMessages(ctx, chat, t.ID, 0) {
-		if !slices.Contains(undos, tap.ID) {
+	for _, rm := range b.reminderMessages(ctx, chat, t.ID, 0) {
+		if !slices.Contains(rm.undos, tap.ID) {
 			continue
 		}
-		if err := b.send.edit(ctx, chat, msg, m); err != nil {
-			b.log.Warn("edit reminder after undo", "chat", chat, "message", msg, "err", err)
+		if err := b.send.edit(ctx, chat, rm.id, m); err != nil {
+			b.log.Warn("edit reminder after undo", "chat", chat, "message", rm.id, "err", err)
 			continue
 		}
-		out = append(out, msg)
+		out = append(out, rm.id)
 	}
 	return out
 }

@@ -229,7 +229,9 @@ func TestUndoDoneBringsTheReminderBack(t *testing.T) {
 
 // ✓ Done on a reminder whose next time was set since: that time passes
 // while the task is done, so nothing goes out then; undoing ✓ Done
-// afterwards sends it now, and the first reminder has its buttons again.
+// afterwards sends it now, and that one is the reminder with buttons (the
+// first gets its buttons back with the undo and gives them up when the
+// missed one comes).
 func TestUndoDoneSendsAReminderMissedWhileDone(t *testing.T) {
 	t.Parallel()
 	h, r := firedHarness(t, "T9", "Call the printer")
@@ -251,7 +253,43 @@ func TestUndoDoneSendsAReminderMissedWhileDone(t *testing.T) {
 	}
 	h.sweeps(3)
 	rs := remindersOf(h, "Call the printer")
-	if len(rs) != 2 || rs[0].ID != r.ID || !strings.Contains(rs[1].Text, "This reminder was due on 12 Mar 2026, 10:00; it comes 30 min late.") {
-		t.Errorf("reminders after undoing ✓ Done = %d, want the first shown again and the missed one now", len(rs))
+	if len(rs) != 1 || rs[0].ID == r.ID || !strings.Contains(rs[0].Text, "This reminder was due on 12 Mar 2026, 10:00; it comes 30 min late.") {
+		t.Errorf("reminders with buttons after undoing ✓ Done = %d, want only the missed one, sent now", len(rs))
+	}
+}
+
+// Only a task's latest reminder has buttons: once the reminder comes
+// again (moved in words to 14:00), the 09:00 message loses its ✓ Done and
+// ⏰. A ⏰ that a stale client sends anyway after the task was done is
+// refused: a closed task's reminder would never come.
+func TestOnlyTheLatestReminderActs(t *testing.T) {
+	t.Parallel()
+	h, first := firedHarness(t, "T9", "Call the dentist")
+	h.clf = answer("explicit:move the dentist reminder to 2pm")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T14:00"})), openaitest.Text("Moved."))
+	h.tg.SendText(chat, user, "move the dentist reminder to 2pm")
+	h.tg.WaitBotMessages(chat, 3)
+	if m, _ := h.tg.Message(chat, first.ID); !isReminder(m, "Call the dentist") {
+		t.Fatalf("the first reminder lost its buttons before the next one came: %v", buttonTexts(m))
+	}
+	h.clock.Set(nine().Add(5 * time.Hour))
+	h.tg.Wait("the second reminder", func() bool {
+		rs := remindersOf(h, "Call the dentist")
+		return len(rs) > 0 && rs[len(rs)-1].ID != first.ID
+	})
+	h.sweeps(2)
+	if m, _ := h.tg.Message(chat, first.ID); len(buttonTexts(m)) != 0 {
+		t.Errorf("the 09:00 reminder still has %v after the 14:00 one came", buttonTexts(m))
+	}
+	rs := remindersOf(h, "Call the dentist")
+	second := rs[len(rs)-1]
+	h.tap(chat, user, second.ID, "✓ Done")
+	snooze, _ := first.Button("⏰ 1 h")
+	if ans := h.tg.WaitAnswer(h.tg.Press(chat, user, first.ID, snooze.Data)); ans != "This task is done already." {
+		t.Errorf("a stale ⏰ on a done task answered %q", ans)
+	}
+	h.settle()
+	if task := h.task("T9"); task.Status != nod.StatusDone || task.RemindAt == nil || !task.RemindAt.Equal(nine().Add(5*time.Hour)) {
+		t.Errorf("after the stale ⏰: %s, reminder %v", task.Status, task.RemindAt)
 	}
 }
