@@ -68,8 +68,8 @@ type Action struct {
 	// named to the classifier as Speaker names them.
 	For        nod.UserID
 	ForSpeaker string
-	// Answer marks a decision on a shown proposal (answer_proposals):
-	// a question decides nothing. After, if set, is the number of the last
+	// Answer marks a decision on a shown proposal (answer_proposals).
+	// After, if set, is the number of the last
 	// line before that proposal was shown: only later lines may answer it.
 	// Rejects is set when the answer rejects items: "2 and 4 not" says
 	// no to them, and its "not" does not void it.
@@ -512,7 +512,8 @@ func parse(content string) ([]answerAction, error) {
 //
 // A quote proves something only if it is a whole message of the person's,
 // or at least two words of one: a fragment such as "t" occurs almost
-// anywhere (docs/design.md §3.3).
+// anywhere (docs/design.md §3.3). Whatever change it is quoted for, words
+// that say no or ask a question decide nothing.
 func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 	q := nod.FoldText(quote)
 	if q == "" {
@@ -534,7 +535,7 @@ func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 			switch {
 			case negated(said) && !a.Rejects:
 				return time.Time{}, "the person's words say no or not"
-			case a.Answer && strings.Contains(said, "?"):
+			case asks(m, q):
 				return time.Time{}, "a question decides nothing"
 			}
 			return e.At, ""
