@@ -629,10 +629,14 @@ func negated(text string) bool {
 	return false
 }
 
-// negations are the words that say no, in the languages nod speaks.
+// negations are the words that say no, in the languages nod speaks,
+// contractions typed without their apostrophe among them.
 var negations = map[string]bool{
-	"no": true, "not": true, "nope": true, "never": true, "dont": true, "wont": true, "cant": true,
-	"nein": true, "nicht": true, "nee": true, "nö": true, "nie": true, "niemals": true,
+	"no": true, "not": true, "nope": true, "never": true, "neither": true, "nor": true,
+	"dont": true, "wont": true, "cant": true, "didnt": true, "doesnt": true, "isnt": true, "arent": true, "wasnt": true,
+	"werent": true, "havent": true, "hasnt": true, "hadnt": true, "shouldnt": true, "wouldnt": true, "couldnt": true,
+	"mustnt": true, "neednt": true, "aint": true,
+	"nein": true, "nicht": true, "nich": true, "nee": true, "nö": true, "nie": true, "niemals": true,
 	"kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "keines": true,
 }
 

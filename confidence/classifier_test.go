@@ -358,3 +358,20 @@ func TestQuestionsDecideNothing(t *testing.T) {
 		})
 	}
 }
+
+// docs/design.md §3.3: words that say no ask for nothing, for every
+// change, also as people type them without an apostrophe.
+func TestNegationsTypedQuickly(t *testing.T) {
+	raise := confidence.Action{Tool: "set_task_priority", Summary: "task “Launch”: priority: P2 → P0"}
+	for _, said := range []string{"I didnt say raise the launch", "shouldnt the launch be P0", "the launch isnt P0 material",
+		"neither the launch nor the post", "den Launch nich auf P0"} {
+		cl, _ := classifier(t, func(openaitest.Request) openaitest.Response {
+			q, _ := json.Marshal(said)
+			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":` + string(q) + `,"reasoning":"x"}]}`)
+		})
+		v := cl.Classify(t.Context(), []confidence.Entry{{Role: nod.RoleUser, Text: said, At: t0}}, []confidence.Action{raise})[0]
+		if v.Explicit() {
+			t.Errorf("%q decided a change", said)
+		}
+	}
+}
