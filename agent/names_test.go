@@ -3,6 +3,7 @@ package agent_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
@@ -72,6 +73,41 @@ func TestNewTaskPriorityQuotedOtherwise(t *testing.T) {
 			call("c", "create_task", `{"title":"Call the printer","priority":"P0"}`))
 		if task := e.newTask(t); task.Priority != nod.P2 || res.Set == nil || len(res.Set.Items) != 1 {
 			t.Errorf("created at %s, set %+v; want P2 with P0 asking", task.Priority, res.Set)
+		}
+	})
+}
+
+// docs/design.md §3.3: a quote never revives what the person took back,
+// a new task among it. The turn that created "Buy milk" ended with a
+// question, so its words count in the next; the person undid the
+// creation in between, and the model creating it again on those words
+// asks.
+func TestOldQuoteDoesNotRecreateAnUndoneTask(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.clf = explicitly("add a task: buy milk")
+		turn := func(text string) nod.TurnResult {
+			t.Helper()
+			e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+				openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy milk"})), openaitest.Text("Done. Anything else?")))
+			res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: text})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res
+		}
+		res := turn("add a task: buy milk")
+		if len(res.Receipts) != 1 {
+			t.Fatalf("receipts %+v, want the new task's", res.Receipts)
+		}
+		e.clock.Advance(time.Minute)
+		if _, err := e.confirm.Undo(t.Context(), chat, user, res.Receipts[0].Item.UndoID, false); err != nil {
+			t.Fatal(err)
+		}
+		e.clock.Advance(time.Minute)
+		res = turn("hmm")
+		if tasks, _ := e.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 || len(res.Receipts) != 0 || res.Set == nil {
+			t.Errorf("the undone task came back on old words: tasks %+v, receipts %+v", tasks, res.Receipts)
 		}
 	})
 }
