@@ -1,6 +1,7 @@
 package confidence
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -106,7 +107,7 @@ func politeRequest(s string) bool {
 		if interrogatives[w] || conditionals[w] || telling[w] {
 			return false
 		}
-		change = change || changeWord(w) || (w == "check" && containsWord(ws[i+1:], "off"))
+		change = change || changeWord(w) || (w == "check" && slices.Contains(ws[i+1:], "off"))
 	}
 	return change
 }
@@ -137,15 +138,6 @@ func changeWord(w string) bool {
 	return changes[s] || changes[s+"e"] || (len(s) > 1 && s[len(s)-1] == s[len(s)-2] && changes[s[:len(s)-1]])
 }
 
-func containsWord(ws []string, w string) bool {
-	for _, x := range ws {
-		if x == w {
-			return true
-		}
-	}
-	return false
-}
-
 // words are the words of folded text, apostrophes kept ("what's").
 func words(s string) []string {
 	return strings.FieldsFunc(strings.ReplaceAll(s, "’", "'"), func(r rune) bool {
@@ -153,7 +145,7 @@ func words(s string) []string {
 	})
 }
 
-func set(ws ...string) map[string]bool {
+func wordSet(ws ...string) map[string]bool {
 	m := make(map[string]bool, len(ws))
 	for _, w := range ws {
 		m[w] = true
@@ -162,22 +154,22 @@ func set(ws ...string) map[string]bool {
 }
 
 // fillers may come before a question's first word: "ok, what's next".
-var fillers = set("ok", "okay", "so", "and", "also", "hey", "hi", "hello", "oh", "hm", "hmm", "well", "btw", "but", "nod", "please", "pls",
+var fillers = wordSet("ok", "okay", "so", "and", "also", "hey", "hi", "hello", "oh", "hm", "hmm", "well", "btw", "but", "nod", "please", "pls",
 	"und", "na", "naja", "hallo", "ähm", "äh", "aber", "bitte", "sag", "mal")
 
 // interrogatives ask about something, in English and German.
-var interrogatives = set("what", "what's", "whats", "why", "when", "when's", "where", "where's", "which", "who", "who's", "whom", "whose",
+var interrogatives = wordSet("what", "what's", "whats", "why", "when", "when's", "where", "where's", "which", "who", "who's", "whom", "whose",
 	"how", "how's", "whether",
 	"was", "warum", "wieso", "weshalb", "weswegen", "wann", "wo", "woran", "worin", "worum", "wohin", "woher", "wozu", "womit", "worauf",
 	"wofür", "wer", "wen", "wem", "wessen", "wie", "welche", "welcher", "welches", "welchen", "welchem", "ob")
 
 // conditionals make a polite request depend on something the person
 // asks about: "could you move it if that works?".
-var conditionals = set("if", "unless", "wenn", "falls", "sofern")
+var conditionals = wordSet("if", "unless", "wenn", "falls", "sofern")
 
 // telling asks for words, not for a change: "can you tell me the
 // description?", "kannst du mir das zeigen?".
-var telling = set("tell", "show", "explain", "describe", "say", "summarize", "summarise", "summary", "recap", "overview", "rundown",
+var telling = wordSet("tell", "show", "explain", "describe", "say", "summarize", "summarise", "summary", "recap", "overview", "rundown",
 	"read", "look", "find", "search", "think", "consider", "suggest", "recommend", "know",
 	"sag", "sage", "sagen", "zeig", "zeige", "zeigen", "erklär", "erkläre", "erklären", "erklaer", "erklaeren", "beschreib", "beschreibe",
 	"beschreiben", "erzähl", "erzähle", "erzählen", "vorlesen", "lies", "lesen", "zusammenfassen", "zusammenfassung", "überblick",
@@ -187,20 +179,20 @@ var telling = set("tell", "show", "explain", "describe", "say", "summarize", "su
 // openers are a modal and whom it addresses, as a polite request opens:
 // "could you", "can we", "kannst du", "könnten Sie".
 var openers = map[string]map[string]bool{
-	"can": set("you", "u", "we"), "could": set("you", "u", "we"), "would": set("you", "u"), "will": set("you", "u"),
-	"kannst": set("du"), "könntest": set("du"), "koenntest": set("du"), "würdest": set("du"), "wuerdest": set("du"),
-	"magst": set("du"), "willst": set("du"),
-	"können": set("sie", "wir"), "koennen": set("sie", "wir"), "könnten": set("sie", "wir"), "koennten": set("sie", "wir"),
-	"würden": set("sie"), "wuerden": set("sie"), "könnt": set("ihr"), "könntet": set("ihr"), "würdet": set("ihr"),
+	"can": wordSet("you", "u", "we"), "could": wordSet("you", "u", "we"), "would": wordSet("you", "u"), "will": wordSet("you", "u"),
+	"kannst": wordSet("du"), "könntest": wordSet("du"), "koenntest": wordSet("du"), "würdest": wordSet("du"), "wuerdest": wordSet("du"),
+	"magst": wordSet("du"), "willst": wordSet("du"),
+	"können": wordSet("sie", "wir"), "koennen": wordSet("sie", "wir"), "könnten": wordSet("sie", "wir"), "koennten": wordSet("sie", "wir"),
+	"würden": wordSet("sie"), "wuerden": wordSet("sie"), "könnt": wordSet("ihr"), "könntet": wordSet("ihr"), "würdet": wordSet("ihr"),
 }
 
 // openerOne are openers in one word, as people type them.
-var openerOne = set("kannste", "könntste", "koenntste", "magste", "willste")
+var openerOne = wordSet("kannste", "könntste", "koenntste", "magste", "willste")
 
 // changes are the verbs with which people ask nod for its changes, in
 // English and German; a polite question counts as a request only with
 // one of them.
-var changes = set(
+var changes = wordSet(
 	"set", "move", "raise", "lower", "bump", "push", "postpone", "delay", "reschedule", "schedule", "shift", "change", "make", "put",
 	"mark", "tick", "untick", "uncheck", "add", "create", "remove", "delete", "drop", "trash", "clear", "rename", "retitle", "label",
 	"tag", "untag", "unlabel", "close", "reopen", "finish", "complete", "prioritize", "prioritise", "deprioritize", "deprioritise",
