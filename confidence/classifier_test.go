@@ -307,6 +307,9 @@ func TestQuestionsDecideNothing(t *testing.T) {
 		{said: "set the launch to P0, ok?", quote: "set the launch to P0", want: confidence.NeedsConfirmation},
 		{said: "could you move it to friday if that works?", want: confidence.NeedsConfirmation},
 		{said: "can I confirm all?", want: confidence.NeedsConfirmation},
+		{said: "is it done", want: confidence.NeedsConfirmation},
+		{said: "should I raise the launch to P0", want: confidence.NeedsConfirmation},
+		{said: "soll ich den Launch auf P0 setzen", want: confidence.NeedsConfirmation},
 		{said: "I read the launch task. What does it want from me?", want: confidence.NeedsConfirmation},
 		{said: "was steht in der Beschreibung vom Launch?", want: confidence.NeedsConfirmation},
 		{said: "wann ist der Launch fällig?", want: confidence.NeedsConfirmation},
@@ -337,6 +340,8 @@ func TestQuestionsDecideNothing(t *testing.T) {
 		{said: "set the launch to P0. why was it P2 anyway?", quote: "set the launch to P0", want: confidence.Explicit},
 		{said: "setz den Launch auf P0. Warum war der auf P2?", quote: "setz den Launch auf P0", want: confidence.Explicit},
 		{said: "setz den Launch am 13.3. auf P0", want: confidence.Explicit},
+		{said: "do it, raise the launch to P0", want: confidence.Explicit},
+		{said: "ist erledigt, setz den Launch auf P0", want: confidence.Explicit},
 	} {
 		quote := c.quote
 		if quote == "" {

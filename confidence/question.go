@@ -78,7 +78,8 @@ func sentences(s string) []string {
 
 // question reports whether a sentence is a question: it ends in a
 // question mark, or, typed without one, begins with a question word
-// ("what's on my list") or a polite opener ("can you tell me …").
+// ("what's on my list"), a polite opener ("can you tell me …") or a verb
+// asking about someone ("is it done", "soll ich …").
 func question(s string) bool {
 	if strings.Contains(s, "?") {
 		return true
@@ -87,7 +88,7 @@ func question(s string) bool {
 	for len(ws) > 0 && fillers[ws[0]] {
 		ws = ws[1:]
 	}
-	return len(ws) > 0 && (interrogatives[ws[0]] || opens(ws) == 0)
+	return len(ws) > 0 && (interrogatives[ws[0]] || opens(ws) == 0 || len(ws) > 1 && askingVerbs[ws[0]] && persons[ws[1]])
 }
 
 // politeRequest reports whether a question asks for a change politely
@@ -175,6 +176,14 @@ var telling = wordSet("tell", "show", "explain", "describe", "say", "summarize",
 	"beschreiben", "erzähl", "erzähle", "erzählen", "vorlesen", "lies", "lesen", "zusammenfassen", "zusammenfassung", "überblick",
 	"übersicht", "schau", "schauen", "nachschauen", "guck", "gucken", "nachgucken", "nachsehen", "such", "suchen", "prüf", "prüfen",
 	"überleg", "überlegen", "denk", "denken", "vorschlagen", "empfehlen")
+
+// askingVerbs, followed by one of persons, begin a question. Other
+// verbs first are an order ("mach es", "do it").
+var askingVerbs = wordSet("can", "could", "would", "will", "should", "shall", "may", "might", "is", "are", "was", "were", "does", "did",
+	"has", "have", "kann", "kannst", "könnte", "könntest", "soll", "sollte", "sollen", "muss", "müssen", "darf", "ist", "sind", "hat",
+	"hast", "war", "wird", "würde", "würdest")
+
+var persons = wordSet("i", "you", "u", "we", "it", "he", "she", "they", "ich", "du", "es", "er", "wir", "ihr", "man", "das")
 
 // openers are a modal and whom it addresses, as a polite request opens:
 // "could you", "can we", "kannst du", "könnten Sie".
