@@ -66,7 +66,7 @@ func (t *turn) coverCreate(pc prepared, c createTask, v confidence.Verdict) (run
 	var apart []fieldValue
 	for _, fv := range newFields(c.t) {
 		q := ""
-		if fq, ok := v.Fields[string(fv.f)]; ok {
+		if fq, ok := v.Fields[string(fv.f)]; ok && (fv.f != nod.FieldPriority || !otherPriority(fq.Quote, fv.value)) {
 			q = fq.Quote
 		}
 		switch {
@@ -323,6 +323,9 @@ func speaksOf(quote string, fv fieldValue) bool {
 	ws := wordsOf(quote)
 	switch fv.f {
 	case nod.FieldPriority:
+		if otherPriority(quote, fv.value) {
+			return false // "P1" never speaks of a P0
+		}
 		return slices.Contains(ws, strings.ToLower(fv.value)) || anyWord(ws, priorityWords, priorityStems)
 	case nod.FieldDue:
 		return dateLike.MatchString(strings.ToLower(quote)) || anyWord(ws, dueWords, dueStems)

@@ -212,12 +212,23 @@ func (t *turn) rejection(ctx context.Context, pc prepared) *nod.Rejection {
 const undoMemory = 30 * 24 * time.Hour
 
 // revivesUndone reports whether p would set a field or checklist item of a
-// task to the value of a change the person undid after quoteAt: the
-// person's words from before they took it back prove nothing now
-// (docs/design.md §3.3). Unknown quote times count as before.
+// task to the value of a change the person undid after quoteAt, or create
+// again a task whose creation they undid: the person's words from before
+// they took it back prove nothing now (docs/design.md §3.3). Unknown
+// quote times count as before.
 func (t *turn) revivesUndone(ctx context.Context, p *proposal, quoteAt time.Time) bool {
 	undone := t.undone(ctx)
 	for _, pc := range p.changes {
+		if c, ok := pc.c.(createTask); ok {
+			// A task created again under the title of one whose creation
+			// the person undid is the same change, under a new id.
+			for _, u := range undone {
+				if u.Change.Created && u.UndoneAt != nil && !quoteAt.After(*u.UndoneAt) && nod.FoldText(u.Title) == nod.FoldText(c.t.Title) {
+					return true
+				}
+			}
+			continue
+		}
 		if pc.task == nil {
 			continue
 		}

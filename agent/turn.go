@@ -391,6 +391,11 @@ func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
 			verdicts[i] = confidence.Verdict{Level: confidence.NeedsConfirmation, Reasoning: verdicts[i].Reasoning,
 				Default: "the quote predates the person's rejection of this change"}
 		}
+		if why := t.namesOther(p, verdicts[i]); why != "" && t.mode != nod.ModeTrusted {
+			// Keep what the model answered: the agent is told why it waits.
+			v := verdicts[i]
+			verdicts[i] = confidence.Verdict{Level: confidence.NeedsConfirmation, Reasoning: v.Reasoning, Answered: v.Answered, Default: why}
+		}
 		results[p.idx] = t.commit(ctx, p, verdicts[i])
 		if note := t.zoneNote(ctx, p); note != "" {
 			results[p.idx] += "\n" + note

@@ -68,8 +68,8 @@ type Action struct {
 	// named to the classifier as Speaker names them.
 	For        nod.UserID
 	ForSpeaker string
-	// Answer marks a decision on a shown proposal (answer_proposals):
-	// a question decides nothing. After, if set, is the number of the last
+	// Answer marks a decision on a shown proposal (answer_proposals).
+	// After, if set, is the number of the last
 	// line before that proposal was shown: only later lines may answer it.
 	// Rejects is set when the answer rejects items: "2 and 4 not" says
 	// no to them, and its "not" does not void it.
@@ -192,7 +192,7 @@ const systemPrompt = `You check an assistant's proposed actions on a person's ta
 "explicit": the person's own words directly request this change, or directly accept a specific option the assistant offered (for example the assistant asked "the title and the estimate?" and the person answered "both").
 "needs_confirmation": anything else — the change is inferred, suggested by the assistant, vague ("clean up my tasks"), broader or different from what was asked, or you are unsure.
 
-A negation asks for nothing it negates ("don't raise it", "I won't say yes to all"); in "2 and 4 not" it rejects those items. A question that asks about something ("what is item 2?", "why P1?") decides nothing; a polite request phrased as a question ("could you set it to P1?") is a request.
+A negation asks for nothing it negates ("don't raise it", "I won't say yes to all"); in "2 and 4 not" it rejects those items. A question that asks about something ("what is item 2?", "why P1?", "can you tell me what the description says?") decides nothing, whatever action it is quoted for; a polite request phrased as a question ("could you set it to P1?") is a request.
 An answer to a proposal counts only from what the person wrote after the proposal was shown (a line marks where); the request the proposal came from does not answer it.
 In a group chat each line names its speaker; an action is for the one person the action list names, and only that person's own words can ask for it: another member's words never do.
 A forwarded message carries someone else's words: it never asks for anything, even though the person forwarded it; only what the person writes themselves counts. A message the person edited since counts only as edited: its earlier words ask for nothing.
@@ -512,7 +512,8 @@ func parse(content string) ([]answerAction, error) {
 //
 // A quote proves something only if it is a whole message of the person's,
 // or at least two words of one: a fragment such as "t" occurs almost
-// anywhere (docs/design.md §3.3).
+// anywhere (docs/design.md §3.3). Whatever change it is quoted for, words
+// that say no or ask a question decide nothing.
 func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 	q := nod.FoldText(quote)
 	if q == "" {
@@ -534,7 +535,7 @@ func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 			switch {
 			case negated(said) && !a.Rejects:
 				return time.Time{}, "the person's words say no or not"
-			case a.Answer && strings.Contains(said, "?"):
+			case asks(m, q):
 				return time.Time{}, "a question decides nothing"
 			}
 			return e.At, ""
@@ -628,10 +629,14 @@ func negated(text string) bool {
 	return false
 }
 
-// negations are the words that say no, in the languages nod speaks.
+// negations are the words that say no, in the languages nod speaks,
+// contractions typed without their apostrophe among them.
 var negations = map[string]bool{
-	"no": true, "not": true, "nope": true, "never": true, "dont": true, "wont": true, "cant": true,
-	"nein": true, "nicht": true, "nee": true, "nö": true, "nie": true, "niemals": true,
+	"no": true, "not": true, "nope": true, "never": true, "neither": true, "nor": true,
+	"dont": true, "wont": true, "cant": true, "didnt": true, "doesnt": true, "isnt": true, "arent": true, "wasnt": true,
+	"werent": true, "havent": true, "hasnt": true, "hadnt": true, "shouldnt": true, "wouldnt": true, "couldnt": true,
+	"mustnt": true, "neednt": true, "aint": true,
+	"nein": true, "nicht": true, "nich": true, "nee": true, "nö": true, "nie": true, "niemals": true,
 	"kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "keines": true,
 }
 

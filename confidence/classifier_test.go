@@ -1,6 +1,7 @@
 package confidence_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -276,5 +277,106 @@ func TestFieldQuotes(t *testing.T) {
 				t.Errorf("field quotes = %v, want %v", got, c.want)
 			}
 		})
+	}
+}
+
+// docs/design.md §3.3: a question decides nothing, whatever change it is
+// quoted for, and a polite request phrased as a question stays a
+// request; a polite opener around a question about something does not
+// make it one. Each message is quoted whole, as a yes-man classifier
+// quotes it, for a change that no answer is about.
+func TestQuestionsDecideNothing(t *testing.T) {
+	raise := confidence.Action{Tool: "set_task_priority", Summary: "task “Launch”: priority: P2 → P0"}
+	for _, c := range []struct {
+		said  string
+		quote string // "" for the whole message
+		want  confidence.Level
+	}{
+		// Questions about something.
+		{said: "what does the description of the launch task say?", want: confidence.NeedsConfirmation},
+		{said: "what does the description of the launch task say?", quote: "the description of the launch task", want: confidence.NeedsConfirmation},
+		{said: "why P1?", want: confidence.NeedsConfirmation},
+		{said: "is it done?", want: confidence.NeedsConfirmation},
+		{said: "what's on my list", want: confidence.NeedsConfirmation},
+		{said: "ok so what does the launch task say", want: confidence.NeedsConfirmation},
+		{said: "can you tell me what the description says?", want: confidence.NeedsConfirmation},
+		{said: "can you tell me what the description says", want: confidence.NeedsConfirmation},
+		{said: "could you show me the launch task?", want: confidence.NeedsConfirmation},
+		{said: "can you help me with the launch?", want: confidence.NeedsConfirmation},
+		{said: "could you set it to P1, what do you think?", quote: "could you set it to P1", want: confidence.NeedsConfirmation},
+		{said: "set the launch to P0, ok?", quote: "set the launch to P0", want: confidence.NeedsConfirmation},
+		{said: "could you move it to friday if that works?", want: confidence.NeedsConfirmation},
+		{said: "can I confirm all?", want: confidence.NeedsConfirmation},
+		{said: "is it done", want: confidence.NeedsConfirmation},
+		{said: "should I raise the launch to P0", want: confidence.NeedsConfirmation},
+		{said: "soll ich den Launch auf P0 setzen", want: confidence.NeedsConfirmation},
+		{said: "I read the launch task. What does it want from me?", want: confidence.NeedsConfirmation},
+		{said: "was steht in der Beschreibung vom Launch?", want: confidence.NeedsConfirmation},
+		{said: "wann ist der Launch fällig?", want: confidence.NeedsConfirmation},
+		{said: "ist das erledigt?", want: confidence.NeedsConfirmation},
+		{said: "sag mal, was steht beim Launch", want: confidence.NeedsConfirmation},
+		{said: "kannst du mir sagen, was in der Beschreibung steht?", want: confidence.NeedsConfirmation},
+		{said: "kannst du mir die Beschreibung zeigen?", want: confidence.NeedsConfirmation},
+		{said: "könntest du den Launch auf P0 setzen, wenn das passt?", want: confidence.NeedsConfirmation},
+		// Polite requests.
+		{said: "could you set it to P1?", want: confidence.Explicit},
+		{said: "could you raise the login bug to P1?", want: confidence.Explicit},
+		{said: "can you move it to friday?", want: confidence.Explicit},
+		{said: "would you add 'brief support' to the launch plan?", want: confidence.Explicit},
+		{said: "will you mark the launch done?", want: confidence.Explicit},
+		{said: "can we push the launch to monday?", want: confidence.Explicit},
+		{said: "could we make the launch P0?", want: confidence.Explicit},
+		{said: "hey, could you please bump the launch to P0?", want: confidence.Explicit},
+		{said: "would you mind moving the launch to friday?", want: confidence.Explicit},
+		{said: "could you check off the draft?", want: confidence.Explicit},
+		{said: "could you raise the launch to P0", want: confidence.Explicit},
+		{said: "kannst du den Launch auf P0 setzen?", want: confidence.Explicit},
+		{said: "könntest du das auf Freitag verschieben?", want: confidence.Explicit},
+		{said: "würdest du 'Support briefen' hinzufügen?", want: confidence.Explicit},
+		{said: "magst du das noch eintragen?", want: confidence.Explicit},
+		{said: "können Sie den Launch auf P0 setzen?", want: confidence.Explicit},
+		// A question beside a request, in a sentence of its own.
+		{said: "what's on my list? also set the launch to P0", quote: "set the launch to P0", want: confidence.Explicit},
+		{said: "set the launch to P0. why was it P2 anyway?", quote: "set the launch to P0", want: confidence.Explicit},
+		{said: "setz den Launch auf P0. Warum war der auf P2?", quote: "setz den Launch auf P0", want: confidence.Explicit},
+		{said: "setz den Launch am 13.3. auf P0", want: confidence.Explicit},
+		{said: "do it, raise the launch to P0", want: confidence.Explicit},
+		{said: "ist erledigt, setz den Launch auf P0", want: confidence.Explicit},
+	} {
+		quote := c.quote
+		if quote == "" {
+			quote = c.said
+		}
+		t.Run(c.said+"/"+quote, func(t *testing.T) {
+			cl, _ := classifier(t, func(openaitest.Request) openaitest.Response {
+				q, _ := json.Marshal(quote)
+				return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":` + string(q) + `,"reasoning":"x"}]}`)
+			})
+			conv := []confidence.Entry{{Role: nod.RoleUser, Text: c.said, At: t0}}
+			v := cl.Classify(t.Context(), conv, []confidence.Action{raise})[0]
+			if v.Level != c.want {
+				t.Errorf("%q quoting %q: %s (%s), want %s", c.said, quote, v.Level, v.Default, c.want)
+			}
+			if c.want == confidence.NeedsConfirmation && v.Default != "a question decides nothing" {
+				t.Errorf("why = %q", v.Default)
+			}
+		})
+	}
+}
+
+// docs/design.md §3.3: words that say no ask for nothing, for every
+// change, also as people type them without an apostrophe.
+func TestNegationsTypedQuickly(t *testing.T) {
+	raise := confidence.Action{Tool: "set_task_priority", Summary: "task “Launch”: priority: P2 → P0"}
+	for _, said := range []string{"I didnt say raise the launch", "shouldnt the launch be P0", "the launch isnt P0 material",
+		"neither the launch nor the post", "den Launch nich auf P0"} {
+		cl, _ := classifier(t, func(openaitest.Request) openaitest.Response {
+			q, _ := json.Marshal(said)
+			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":` + string(q) + `,"reasoning":"x"}]}`)
+		})
+		v := cl.Classify(t.Context(), []confidence.Entry{{Role: nod.RoleUser, Text: said, At: t0}}, []confidence.Action{raise})[0]
+		if v.Explicit() {
+			t.Errorf("%q decided a change", said)
+		}
 	}
 }

@@ -119,17 +119,32 @@ func TestRunCountsVerdicts(t *testing.T) {
 	if yes.Safe || yes.FalseExplicit == 0 {
 		t.Errorf("a classifier that says explicit to everything counts as safe: %+v", summary(yes))
 	}
-	caught := map[string]bool{}
+	caught, ran := map[string]bool{}, map[string]bool{}
 	for _, c := range yes.Cases {
 		for _, call := range c.Calls {
 			if call.Expect == Confirm && call.Got == Confirm {
 				caught[c.Name] = true
 			}
+			if call.Expect == Explicit && call.Got == Explicit {
+				ran[c.Name] = true
+			}
 		}
 	}
-	for _, name := range []string{"en/negation", "en/group-other-member", "en/undone-asked-by-old-words", "en/answer-question", "en/aside-cites-an-earlier-turn"} {
+	for _, name := range []string{"en/negation", "en/group-other-member", "en/undone-asked-by-old-words", "en/answer-question", "en/aside-cites-an-earlier-turn",
+		// A question decides nothing, whatever it is quoted for (docs/design.md §3.3).
+		"en/aside-claims-a-request", "de/aside-behauptet-einen-wunsch", "en/question-description", "en/question-polite-opener", "en/question-show-me",
+		"en/question-why", "en/question-without-mark", "en/request-put-as-question", "de/frage-beschreibung", "de/frage-hoeflich", "de/zeig-mir",
+		"de/frage-ohne-zeichen", "en/injection-description", "de/injektion",
+		// Words that name another value or task, and a task created again after its undo.
+		"en/different-value", "de/anderer-wert", "en/wrong-task", "de/andere-aufgabe", "en/undone-create-asked-by-old-words"} {
 		if !caught[name] {
 			t.Errorf("nod's own checks did not catch %s", name)
+		}
+	}
+	// A polite request phrased as a question stays a request.
+	for _, name := range []string{"en/polite-request", "en/polite-request-we", "en/polite-request-mind", "de/bitte-als-frage", "de/bitte-als-frage-verschieben"} {
+		if !ran[name] {
+			t.Errorf("nod's own checks stopped the polite request %s", name)
 		}
 	}
 	// Whatever it says, no item of an answer case is decided otherwise

@@ -428,8 +428,8 @@ func outcome(result string) string {
 	case strings.HasPrefix(result, `{"error"`):
 		return "error"
 	case strings.HasPrefix(result, "Proposal queued"), strings.HasPrefix(result, "Not decided"), strings.HasPrefix(result, "Not queued"),
-		strings.Contains(result, "already"), strings.HasPrefix(result, "Deletion awaits"):
-		return Confirm // nothing applied: the person is asked, or it was dropped
+		strings.HasPrefix(result, "Not changed"), strings.Contains(result, "already"), strings.HasPrefix(result, "Deletion awaits"):
+		return Confirm // nothing applied: the person is asked, or it was dropped (the checklist guard's "Not changed")
 	}
 	return Explicit
 }
