@@ -44,6 +44,9 @@ func writePending(b *strings.Builder, open []nod.ChangeSet, req nod.TurnRequest,
 	group := req.Speaker != ""
 	lines := 0
 	for _, mine := range []bool{true, false} {
+		if !mine && !group {
+			break // a private chat's proposals are all its person's
+		}
 		head := false
 		for _, s := range open {
 			if group && mine != (s.UserID == 0 || s.UserID == req.UserID) {

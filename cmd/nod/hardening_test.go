@@ -505,3 +505,18 @@ func TestGroupDecisionsNameWhoDecided(t *testing.T) {
 		t.Errorf("Bob's turn reads the decisions as:\n%s", grepLines(sys, "rejected"))
 	}
 }
+
+// In a private chat every waiting proposal is the person's, listed once:
+// none is said to wait for another member of a group there is not.
+func TestPrivateProposalsListedOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.threeIdeas()
+	h.script(openaitest.Text("They wait below."))
+	h.tg.SendText(chat, user, "what is still open?")
+	h.tg.WaitBotMessages(chat, 3)
+	sys := h.llm.RequestsFor(agentM)[2].System()
+	if n := strings.Count(sys, "item 1: Set priority to P1"); n != 1 || strings.Contains(sys, "other members") {
+		t.Errorf("set %d's item 1 is listed %d times:\n%s", set.ID, n, grepLines(sys, "proposal"))
+	}
+}
