@@ -132,6 +132,17 @@ func (t *Task) Item(id string) (*ChecklistItem, bool) {
 	return nil, false
 }
 
+// ReminderSent reports whether t's reminder went out by now: its time
+// has passed while the task was open. A task closed before its reminder
+// was due never gets it.
+func (t Task) ReminderSent(now time.Time) bool {
+	if t.RemindAt == nil || t.RemindAt.After(now) {
+		return false
+	}
+	closed := t.Status == StatusDone || t.Status == StatusRejected
+	return !closed || !t.RemindAt.After(t.UpdatedAt)
+}
+
 // Clone returns a deep copy, so that a before snapshot stays intact while the
 // after state is built.
 func (t Task) Clone() Task {

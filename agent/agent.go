@@ -165,7 +165,7 @@ type taskJSON struct {
 	EstimateMinutes *int         `json:"estimate_minutes"`
 	DueDate         *string      `json:"due_date"`
 	RemindAt        *string      `json:"remind_at"`
-	ReminderSent    bool         `json:"reminder_sent,omitempty"` // remind_at has passed: the reminder went out
+	ReminderSent    bool         `json:"reminder_sent,omitempty"` // the reminder went out: its time passed while the task was open
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
 	Notes           []string     `json:"notes,omitempty"`     // elements of the call that were dropped
@@ -196,7 +196,7 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 	}
 	if t.RemindAt != nil {
 		s := t.RemindAt.In(zone).Format(time.RFC3339)
-		j.RemindAt, j.ReminderSent = &s, !t.RemindAt.After(now)
+		j.RemindAt, j.ReminderSent = &s, t.ReminderSent(now)
 	}
 	for _, it := range t.Checklist {
 		ij := itemJSON{ID: it.ID, Title: it.Title, Checked: it.Checked, CheckedBy: it.CheckedBy.Normalize()}

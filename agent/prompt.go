@@ -128,8 +128,11 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		}
 		if t.RemindAt != nil {
 			fmt.Fprintf(&b, " reminder %s", t.RemindAt.In(zone).Format(nod.ReminderLayout))
-			if !t.RemindAt.After(a.now()) {
+			switch {
+			case t.ReminderSent(a.now()):
 				b.WriteString(" (sent)")
+			case !t.RemindAt.After(a.now()):
+				b.WriteString(" (not sent: closed before it was due)")
 			}
 		}
 		if n := len(t.Checklist); n > 0 {

@@ -186,7 +186,7 @@ func (l *Locale) TaskList(p nod.TaskPage) Message {
 
 // TaskCard renders a task with its checklist as toggle buttons.
 func (l *Locale) TaskCard(t nod.Task, now time.Time) Message {
-	m := Message{HTML: l.Render(taskCardTmpl.With(taskCard{Task: t, Sent: t.RemindAt != nil && !t.RemindAt.After(now)}))}
+	m := Message{HTML: l.Render(taskCardTmpl.With(taskCard{Task: t, Sent: t.ReminderSent(now)}))}
 	for _, it := range t.Checklist {
 		// The button says what a tap does, so that a stale card never ticks
 		// what the person meant to untick.
