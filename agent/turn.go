@@ -475,7 +475,7 @@ func (t *turn) forwarded() bool {
 }
 
 // conversation is what the classifier may see: the person's messages and
-// the assistant's plain text, latest last, within a budget. What the
+// the assistant's plain text the person saw, latest last, within a budget. What the
 // model wrote after the person's latest words is left out: it wrote that
 // having read tool results, task text among them, which must never speak
 // to the classifier. Lines of earlier turns are marked: they are context,
@@ -493,10 +493,22 @@ func (t *turn) conversation() []confidence.Entry {
 		}
 	}
 	all := append(append([]nod.ChatMessage(nil), t.history...), own...)
+	// Text the model wrote beside a call that a result refused never
+	// reached the person (see Turn): the classifier does not hear it
+	// either, as if it had been said.
+	refusedCalls := map[string]bool{}
+	for _, m := range all {
+		if m.Role == nod.RoleTool && refused(m.Content) {
+			refusedCalls[m.ToolCallID] = true
+		}
+	}
 	for i := len(all) - 1; i >= 0 && len(out) < maxEntries; i-- {
 		m := all[i]
 		text := strings.TrimSpace(m.Content)
 		if text == "" || m.Review || (m.Role != nod.RoleUser && m.Role != nod.RoleAssistant) {
+			continue
+		}
+		if slices.ContainsFunc(m.ToolCalls, func(c nod.ToolCall) bool { return refusedCalls[c.ID] }) {
 			continue
 		}
 		if size += len(text); size > maxChars && len(out) > 0 {

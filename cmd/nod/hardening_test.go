@@ -411,10 +411,23 @@ func TestAsideRefusedByItsResultIsDropped(t *testing.T) {
 		openaitest.Text("Only an admin can set the zone, with /tz Europe/Berlin."))
 	h.start()
 	h.tg.SendText(group, user, "we are in Berlin now")
+	h.tg.WaitBotMessages(group, 1)
 	h.settleMessages()
 	all := strings.Join(texts(h.tg.BotMessages(group)), "\n")
 	if strings.Contains(all, "I'll use Berlin time") || !strings.Contains(all, "Only an admin can set the zone") {
 		t.Errorf("the person read:\n%s", all)
+	}
+	// Nor does the classifier hear it in a later turn, as if it was said.
+	h.clf = answer("explicit:make the launch post P1")
+	h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("P1."))
+	n := len(h.tg.BotMessages(group))
+	h.tg.SendText(group, user, "make the launch post P1")
+	h.tg.WaitBotMessages(group, n+2)
+	clf := h.llm.RequestsFor(clfM)
+	for _, m := range clf[len(clf)-1].Messages {
+		if strings.Contains(m.Content, "I'll use Berlin time") {
+			t.Errorf("the classifier heard the refused aside:\n%s", m.Content)
+		}
 	}
 }
 
