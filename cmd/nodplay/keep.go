@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
@@ -16,6 +17,11 @@ import (
 
 // chatFile is where the chat of database db is kept.
 func chatFile(db string) string { return db + ".chat.json" }
+
+// clockFile is where nod's clock as the chat was last kept is: a restart
+// goes on from it, as nod's clock never runs back (what nod did at a
+// later time would otherwise stay "since" every turn).
+func clockFile(db string) string { return db + ".clock" }
 
 // restoreChat puts the kept chat back into the stand-in; none kept is an
 // empty chat.
@@ -32,6 +38,11 @@ func (p *playground) restoreChat() error {
 		return fmt.Errorf("the kept chat %s: %w", chatFile(p.db), err)
 	}
 	p.tg.RestoreChat(p.chatID, msgs)
+	if raw, err := os.ReadFile(clockFile(p.db)); err == nil {
+		if kept, err := time.Parse(time.RFC3339Nano, string(raw)); err == nil && kept.After(time.Now()) {
+			p.ahead.Store(int64(time.Until(kept)))
+		}
+	}
 	return nil
 }
 
@@ -40,6 +51,9 @@ func (p *playground) keepChat() {
 	raw, err := json.Marshal(p.tg.ChatMessages(p.chatID))
 	if err == nil {
 		err = writeAtomic(chatFile(p.db), raw)
+	}
+	if err == nil {
+		err = writeAtomic(clockFile(p.db), []byte(p.now().Format(time.RFC3339Nano)))
 	}
 	if err != nil {
 		p.log.Warn("keeping the chat", "err", err)

@@ -395,3 +395,29 @@ func TestPlaygroundRefusesAnUnreadableKeptChat(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// nod's clock never runs back: a restart on a kept chat goes on from the
+// time the first run's clock control had reached, not from the wall
+// clock, or everything nod did then would still lie ahead of it.
+func TestPlaygroundRestartKeepsTheClock(t *testing.T) {
+	t.Parallel()
+	llm := openaitest.New(t)
+	llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
+	env := map[string]string{"OPENAI_BASE_URL": llm.URL, "NOD_MODEL": "my-model", "NOD_RATE_CHAT": "1000"}
+	db := filepath.Join(t.TempDir(), "nod.db")
+	var moved time.Time
+	t.Run("run 1", func(t *testing.T) {
+		tp := newPlayground(t, env, options{model: "endpoint", db: db})
+		tp.post("/clock", map[string]any{"by": "morning"})
+		tp.waitView("the clock to move", func(v view) bool { return v.Ahead })
+		tp.post("/send", map[string]any{"text": "one"})
+		tp.botSays("heard: one")
+		moved = tp.now()
+	})
+	t.Run("run 2", func(t *testing.T) {
+		tp := newPlayground(t, env, options{model: "endpoint", db: db})
+		if now := tp.now(); now.Before(moved) {
+			t.Errorf("nod's clock after the restart = %s, before the first run's %s", now, moved)
+		}
+	})
+}
