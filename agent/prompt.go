@@ -83,51 +83,78 @@ func writePending(b *strings.Builder, open []nod.ChangeSet, req nod.TurnRequest,
 // its latest decisions. Its proposals still waiting leave out those this
 // turn withdraws. It returns the tasks it listed too.
 func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location, withdrawn []nod.ItemRef) (string, nod.TaskPage, error) {
-	chatID, lang := req.ChatID, req.Lang
+	chatID := req.ChatID
 	var b strings.Builder
 	b.Grow(len(rules) + 4096) // the rules, then the chat's part: grown once, not doubled from empty
+	a.writeRules(&b, req, settings, zone)
+	focus, err := a.tasks.FocusTasks(ctx, chatID, a.now().In(zone).Format(nod.DateLayout), promptTasks)
+	if err != nil {
+		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+	}
+	a.writeTasks(&b, focus, zone)
+	open, err := a.sets.OpenChangeSets(ctx, req.Topic()) // the topic's: its conversation is its own
+	if err != nil {
+		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+	}
+	ds, err := a.memory.RecentDecisions(ctx, chatID, promptKinds)
+	if err != nil {
+		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+	}
+	titles, err := a.titlesFor(ctx, chatID, focus.Tasks, open, ds)
+	if err != nil {
+		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+	}
+	writePending(&b, open, req, titles, withdrawn)
+	a.writeDecisions(&b, req, ds, titles)
+	return b.String(), focus, nil
+}
+
+// writeRules writes the rules and the setting they are read in: today,
+// the chat's zone, the group, the mode and the language.
+func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location) {
 	b.WriteString(rules)
-	fmt.Fprintf(&b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
-	fmt.Fprintf(&b, "\n\n%s\n", todayLine(a.now(), zone))
+	fmt.Fprintf(b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
+	fmt.Fprintf(b, "\n\n%s\n", todayLine(a.now(), zone))
 	switch {
 	case settings.TimeZone != "":
 	case settings.ZoneAsked != nil:
-		fmt.Fprintf(&b, "The user has not said where they are; this is nod's default zone. You were told to ask them on %s: do not ask again. Read their dates and times in this zone until they say (in words: set it with set_chat_timezone; or with /tz, or by sharing their location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))
+		fmt.Fprintf(b, "The user has not said where they are; this is nod's default zone. You were told to ask them on %s: do not ask again. Read their dates and times in this zone until they say (in words: set it with set_chat_timezone; or with /tz, or by sharing their location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))
 	default:
 		b.WriteString("The user has not said where they are; this is nod's default zone. When they give a date or time (a reminder, \"tomorrow\"), ask once where they are before relying on it, and set it with set_chat_timezone when they say; never guess it.\n")
 	}
 	if req.Speaker != "" {
-		fmt.Fprintf(&b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
+		fmt.Fprintf(b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
 	}
 	b.WriteString(modeNote(settings, a.now()))
 	if req.Speaker != "" {
 		b.WriteString("Modes are per person in this group: this is the mode of the person this turn is for.\n")
 	}
+	lang := req.Lang
 	if lang == "" {
 		lang = "en"
 	}
-	fmt.Fprintf(&b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too, to the user, who reads it as you wrote it (\"You said the scope freeze is done\", not \"User said …\").\n", lang)
+	fmt.Fprintf(b, "The chat's language is %q: reply in it, unless the user writes in another language, and write every reason you give in tool calls in it too, to the user, who reads it as you wrote it (\"You said the scope freeze is done\", not \"User said …\").\n", lang)
+}
 
-	focus, err := a.tasks.FocusTasks(ctx, chatID, a.now().In(zone).Format(nod.DateLayout), promptTasks)
-	if err != nil {
-		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
-	}
+// writeTasks lists the tasks that matter most, one line each, after how
+// many the chat has and where the others are found.
+func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Location) {
 	tasks := focus.Tasks
 	switch {
 	case focus.Total == 0:
 		b.WriteString("\nThe user has no tasks yet.\n")
 	case focus.Total == len(tasks):
-		fmt.Fprintf(&b, "\nThe user's tasks (%d, those that matter most now first; call get_task for details):\n", len(tasks))
+		fmt.Fprintf(b, "\nThe user's tasks (%d, those that matter most now first; call get_task for details):\n", len(tasks))
 	default:
-		fmt.Fprintf(&b, "\nThe user has %d tasks. These %d matter most now (overdue, due within a week, in progress, then recently changed); list_tasks finds the others by query or status, or pages through all of them (pass its next_cursor as cursor); call get_task for details:\n", focus.Total, len(tasks))
+		fmt.Fprintf(b, "\nThe user has %d tasks. These %d matter most now (overdue, due within a week, in progress, then recently changed); list_tasks finds the others by query or status, or pages through all of them (pass its next_cursor as cursor); call get_task for details:\n", focus.Total, len(tasks))
 	}
 	for _, t := range tasks {
-		fmt.Fprintf(&b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
+		fmt.Fprintf(b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
 		if t.DueDate != "" {
-			fmt.Fprintf(&b, " due %s", t.DueDate)
+			fmt.Fprintf(b, " due %s", t.DueDate)
 		}
 		if t.RemindAt != nil {
-			fmt.Fprintf(&b, " reminder %s", t.RemindAt.In(zone).Format(nod.ReminderLayout))
+			fmt.Fprintf(b, " reminder %s", t.RemindAt.In(zone).Format(nod.ReminderLayout))
 			switch {
 			case t.ReminderSent(a.now()):
 				b.WriteString(" (sent)")
@@ -142,24 +169,20 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 					done++
 				}
 			}
-			fmt.Fprintf(&b, " checklist %d/%d", done, n)
+			fmt.Fprintf(b, " checklist %d/%d", done, n)
 		}
 		b.WriteByte('\n')
 	}
+}
 
-	open, err := a.sets.OpenChangeSets(ctx, req.Topic()) // the topic's: its conversation is its own
-	if err != nil {
-		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
-	}
-	ds, err := a.memory.RecentDecisions(ctx, chatID, promptKinds)
-	if err != nil {
-		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
-	}
+// titlesFor returns the titles of the listed tasks and of those the
+// pending proposals and the latest decisions name: they may name tasks
+// the listing leaves out.
+func (a *Agent) titlesFor(ctx context.Context, chatID nod.ChatID, tasks []nod.Task, open []nod.ChangeSet, ds []nod.Decision) (map[string]string, error) {
 	titles := make(map[string]string, len(tasks))
 	for _, t := range tasks {
 		titles[t.ID] = t.Title
 	}
-	// Proposals and decisions name tasks the listing may leave out.
 	var missing []string
 	for _, s := range open {
 		for _, it := range s.Items {
@@ -176,14 +199,18 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	if len(missing) > 0 {
 		more, err := a.tasks.TaskTitles(ctx, chatID, missing)
 		if err != nil {
-			return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+			return nil, err
 		}
 		for id, title := range more {
 			titles[id] = title
 		}
 	}
-	writePending(&b, open, req, titles, withdrawn)
+	return titles, nil
+}
 
+// writeDecisions lists the latest decisions within their budget, and the
+// kinds of change the person (in a group, this turn's) keeps rejecting.
+func (a *Agent) writeDecisions(b *strings.Builder, req nod.TurnRequest, ds []nod.Decision, titles map[string]string) {
 	if len(ds) > 0 {
 		if req.InGroup() {
 			// Each member decides their own proposals: one member's no is not
@@ -206,9 +233,8 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		user = req.UserID // in a group, what this person turned down
 	}
 	if kinds := avoidedKinds(ds, a.now().Add(-rejectionMemory), user); len(kinds) > 0 {
-		fmt.Fprintf(&b, "\nThe user rejected these kinds of change at least twice: %s. Do not propose changes of these kinds on your own; when the user asks for one in their own words, make it: their request overrides the rejections.\n", strings.Join(kinds, "; "))
+		fmt.Fprintf(b, "\nThe user rejected these kinds of change at least twice: %s. Do not propose changes of these kinds on your own; when the user asks for one in their own words, make it: their request overrides the rejections.\n", strings.Join(kinds, "; "))
 	}
-	return b.String(), focus, nil
 }
 
 // modeNote tells the agent the mode it works under for this person, what

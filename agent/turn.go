@@ -32,57 +32,43 @@ const dailyInstruction = "\nThis is the daily review the user turned on with /da
 // the model answers in plain text or MaxSteps is reached. What the turn
 // proposes is stored as one change set together with the conversation.
 func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, error) {
+	t, system, err := a.begin(ctx, req)
+	if err != nil {
+		return nod.TurnResult{}, err
+	}
+	res, err := t.steps(ctx, system)
+	if err != nil {
+		// Changes applied before the failure stand, with their receipts.
+		return nod.TurnResult{Receipts: t.receipts, Turn: t.id}, err
+	}
+	return t.finish(ctx, res)
+}
+
+// begin sets a turn up from the chat's settings, the conversation so
+// far and the system prompt, and saves the person's words.
+func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, error) {
 	t := &turn{a: a, req: req, id: nod.NewID(), started: a.now(), wall: time.Now(), fields: map[string]bool{}, seen: map[string]bool{}}
 	settings := req.Settings
 	if settings == nil {
 		s, err := a.conv.ChatSettings(ctx, req.ChatID, req.UserID)
 		if err != nil {
-			return nod.TurnResult{}, err
+			return nil, "", err
 		}
 		settings = &s
 	}
 	t.mode = settings.Effective(t.started)
 	t.zone = settings.Zone(a.opts.TimeZone)
 	t.askZone = settings.TimeZone == "" && settings.ZoneAsked == nil && a.zones != nil
-	history, err := a.conv.History(ctx, req.Topic(), a.opts.History)
+	events, err := t.loadHistory(ctx)
 	if err != nil {
-		return nod.TurnResult{}, err
+		return nil, "", err
 	}
-	var events []nod.Event
-	if len(history) > 0 {
-		if events, err = a.conv.Events(ctx, req.Topic(), history[len(history)-1].At); err != nil {
-			return nod.TurnResult{}, err
-		}
-	}
-	history = pastReads(fromUserMessage(history))
-	t.history = history
-	withdraw, said, err := a.withdrawn(ctx, req, history)
+	system, err := t.system(ctx, *settings)
 	if err != nil {
-		return nod.TurnResult{}, err
-	}
-	system, tasks, err := a.systemPrompt(ctx, req, *settings, t.zone, withdraw)
-	if err != nil {
-		return nod.TurnResult{}, err
-	}
-	t.tasks, t.listed = tasks, true
-	if len(withdraw) > 0 {
-		t.withdraw = withdraw
-		system += withdrawnNote(said)
-	}
-	if req.Revise != nil {
-		if err := t.loadRevision(ctx); err != nil {
-			return nod.TurnResult{}, err
-		}
-		system += revisionNote(t.revise.item)
+		return nil, "", err
 	}
 	if req.ReplySet != "" {
-		if set, err := a.sets.ChangeSet(ctx, req.ChatID, req.ReplySet); err == nil {
-			var items []string
-			for _, it := range set.Items {
-				items = append(items, fmt.Sprintf("%d. %s (%s)", it.N, cut(it.Summary), it.Status))
-			}
-			t.replyItems = strings.Join(items, "; ")
-		}
+		t.loadReplyItems(ctx)
 	}
 	if len(events) > 0 {
 		// What the person did outside the conversation comes first, in
@@ -97,36 +83,90 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		if req.Daily {
 			user.Content, instruction = "/daily", dailyInstruction
 		}
-		system += instruction + dueNote(tasks.Tasks, t.started, t.zone)
+		system += instruction + dueNote(t.tasks.Tasks, t.started, t.zone)
 	}
 	t.msgs = append(t.msgs, user)
-	nod.MarkReplaced(history, t.msgs) // an edit's earlier words no longer count
+	nod.MarkReplaced(t.history, t.msgs) // an edit's earlier words no longer count
 	// What the person said is kept before the model is asked: a crash
 	// from here on leaves it in the conversation, and an answer owed.
 	if err := t.flush(ctx, true); err != nil {
-		return nod.TurnResult{}, err
+		return nil, "", err
 	}
+	return t, system, nil
+}
 
+// loadHistory reads the conversation so far into t.history, and returns
+// what happened outside it since its last message.
+func (t *turn) loadHistory(ctx context.Context) ([]nod.Event, error) {
+	history, err := t.a.conv.History(ctx, t.req.Topic(), t.a.opts.History)
+	if err != nil {
+		return nil, err
+	}
+	var events []nod.Event
+	if len(history) > 0 {
+		if events, err = t.a.conv.Events(ctx, t.req.Topic(), history[len(history)-1].At); err != nil {
+			return nil, err
+		}
+	}
+	t.history = pastReads(fromUserMessage(history))
+	return events, nil
+}
+
+// system returns the turn's system prompt, with notes on the proposals
+// the person's edit withdraws and on the item their reply revises.
+func (t *turn) system(ctx context.Context, settings nod.ChatSettings) (string, error) {
+	withdraw, said, err := t.a.withdrawn(ctx, t.req, t.history)
+	if err != nil {
+		return "", err
+	}
+	system, tasks, err := t.a.systemPrompt(ctx, t.req, settings, t.zone, withdraw)
+	if err != nil {
+		return "", err
+	}
+	t.tasks, t.listed = tasks, true
+	if len(withdraw) > 0 {
+		t.withdraw = withdraw
+		system += withdrawnNote(said)
+	}
+	if t.req.Revise != nil {
+		if err := t.loadRevision(ctx); err != nil {
+			return "", err
+		}
+		system += revisionNote(t.revise.item)
+	}
+	return system, nil
+}
+
+// loadReplyItems lists the items of the set the person's message
+// replies to, for the classifier; a set it cannot read lists none.
+func (t *turn) loadReplyItems(ctx context.Context) {
+	set, err := t.a.sets.ChangeSet(ctx, t.req.ChatID, t.req.ReplySet)
+	if err != nil {
+		return
+	}
+	var items []string
+	for _, it := range set.Items {
+		items = append(items, fmt.Sprintf("%d. %s (%s)", it.N, cut(it.Summary), it.Status))
+	}
+	t.replyItems = strings.Join(items, "; ")
+}
+
+// steps asks the model step by step, running the tool calls it makes,
+// until it answers in plain text or MaxSteps is reached. An error is the
+// model's; the person's words are kept.
+func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error) {
 	var res nod.TurnResult
 	for res.Steps = 1; ; res.Steps++ {
 		t.takeMore(ctx)
-		msg, err := a.complete(ctx, system, history, t.msgs)
+		msg, err := t.a.complete(ctx, system, t.history, t.msgs)
 		if err != nil {
-			// Keep the person's words so the conversation can go on; drop
-			// whatever else the failed turn produced. The update's time may
-			// be up: the save has its own.
-			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
-			if serr := a.conv.SaveTurn(sctx, nod.TurnRecord{ChatID: req.ChatID, Thread: req.Thread, UserID: req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); serr != nil {
-				a.log.Error("save failed turn", "chat", req.ChatID, "err", serr)
-			}
-			cancel()
-			// Changes applied before the failure stand, with their receipts.
-			a.metrics.turns.WithLabelValues("model_error").Inc()
-			return nod.TurnResult{Receipts: t.receipts, Turn: t.id}, err
+			t.keepWords(ctx)
+			t.a.metrics.turns.WithLabelValues("model_error").Inc()
+			return res, err
 		}
 		t.msgs = append(t.msgs, msg)
 		if len(msg.ToolCalls) == 0 {
-			if res.Steps < a.opts.MaxSteps && t.takeMore(ctx) {
+			if res.Steps < t.a.opts.MaxSteps && t.takeMore(ctx) {
 				// The person wrote again while the model answered: what it
 				// said goes out beside its answer to the new words.
 				if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) {
@@ -139,7 +179,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		}
 		results := t.step(ctx, msg.ToolCalls)
 		for i, result := range results {
-			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: a.now()})
+			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: t.a.now()})
 		}
 		// Text beside tool calls reaches the person too, unless a result
 		// refused one of them: the model wrote it before it knew ("Thanks,
@@ -148,11 +188,29 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) && !slices.ContainsFunc(results, refused) {
 			t.asides = append(t.asides, s)
 		}
-		if res.Steps >= a.opts.MaxSteps {
+		if res.Steps >= t.a.opts.MaxSteps {
 			res.StepsExhausted = true
 			break
 		}
 	}
+	return res, nil
+}
+
+// keepWords saves what a turn the model failed keeps, so that the
+// conversation can go on: the person's words, not whatever else the turn
+// produced. The update's time may be up: the save has its own.
+func (t *turn) keepWords(ctx context.Context) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
+	defer cancel()
+	if err := t.a.conv.SaveTurn(sctx, nod.TurnRecord{ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); err != nil {
+		t.a.log.Error("save failed turn", "chat", t.req.ChatID, "err", err)
+	}
+}
+
+// finish saves the turn's end with its change set, and fills in res what
+// the turn made; the text is the model's asides and its answer.
+func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, error) {
+	req := t.req
 	rec := nod.TurnRecord{ChatID: req.ChatID, Thread: req.Thread, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Withdraw: t.withdraw, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
@@ -160,7 +218,7 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 			rec.UserID = 0 // any allowed user of the chat may decide a review's set
 		}
 	}
-	if err := a.conv.SaveTurn(ctx, rec); err != nil {
+	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
 		return nod.TurnResult{Receipts: t.receipts, Turn: t.id}, err
 	}
 	res.Set, res.Receipts, res.Notices, res.Deletions, res.Revised = rec.Set, t.receipts, t.notices, t.deletions, t.revised
@@ -181,11 +239,11 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 	if res.StepsExhausted {
 		outcome = "steps_exhausted"
 	}
-	a.metrics.turns.WithLabelValues(outcome).Inc()
-	a.metrics.proposals.WithLabelValues("queued").Add(float64(len(t.items)))
-	a.metrics.proposals.WithLabelValues("applied").Add(float64(len(t.receipts)))
+	t.a.metrics.turns.WithLabelValues(outcome).Inc()
+	t.a.metrics.proposals.WithLabelValues("queued").Add(float64(len(t.items)))
+	t.a.metrics.proposals.WithLabelValues("applied").Add(float64(len(t.receipts)))
 	// Wall time, not the injected clock: this is for the operator.
-	a.log.Info("turn", "chat", req.ChatID, "outcome", outcome, "llm_calls", res.Steps+t.classified, "classifier_calls", t.classified,
+	t.a.log.Info("turn", "chat", req.ChatID, "outcome", outcome, "llm_calls", res.Steps+t.classified, "classifier_calls", t.classified,
 		"applied", len(t.receipts), "proposed", len(t.items), "duration_ms", time.Since(t.wall).Milliseconds())
 	return res, nil
 }

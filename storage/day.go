@@ -247,87 +247,15 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 	}
 	var out []nod.Owed
 	err := db.inTx(ctx, func(tx conn) error {
-		out = out[:0]
-		rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
-			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due`+limitSQL(limit)+lock+`)
-			RETURNING id, chat_id, remind_thread, remind_by, remind_at, status, deleted_at`, micros(now))
+		reminders, err := claimReminders(ctx, tx, now, limit, lock)
 		if err != nil {
-			return fmt.Errorf("claim reminders: %w", err)
+			return err
 		}
-		for rows.Next() {
-			var (
-				o       nod.Owed
-				at      sql.NullInt64
-				status  string
-				deleted sql.NullInt64
-			)
-			if err := rows.Scan(&o.Ref, &o.ChatID, &o.Thread, &o.User, &at, &status, &deleted); err != nil {
-				rows.Close()
-				return fmt.Errorf("claim reminders: %w", err)
-			}
-			if !at.Valid || deleted.Valid || status == string(nod.StatusDone) || status == string(nod.StatusRejected) {
-				continue
-			}
-			o.Kind, o.Due, o.At = nod.OwedReminder, fromMicros(at.Int64), now
-			out = append(out, o)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("claim reminders: %w", err)
-		}
-		rows, err = tx.QueryContext(ctx, `SELECT chat_id, daily_thread, daily_by, daily_at, tz, daily_due FROM chat_settings
-			WHERE daily_due IS NOT NULL AND daily_due <= $1 ORDER BY daily_due`+limitSQL(limit)+lock, micros(now))
+		dailies, err := claimDailies(ctx, tx, now, def, limit, lock)
 		if err != nil {
-			return fmt.Errorf("claim daily reviews: %w", err)
+			return err
 		}
-		type daily struct {
-			chat     nod.ChatID
-			thread   int
-			by       nod.UserID
-			at, zone string
-			due      int64
-		}
-		var ds []daily
-		for rows.Next() {
-			var d daily
-			if err := rows.Scan(&d.chat, &d.thread, &d.by, &d.at, &d.zone, &d.due); err != nil {
-				rows.Close()
-				return fmt.Errorf("claim daily reviews: %w", err)
-			}
-			ds = append(ds, d)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("claim daily reviews: %w", err)
-		}
-		for _, d := range ds {
-			var next sql.NullInt64
-			loc := nod.ChatSettings{TimeZone: d.zone}.Zone(def)
-			if h, m, err := nod.ParseClock(d.at); err == nil {
-				next = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, loc, now)), Valid: true}
-			}
-			// The condition on daily_due makes a second claimer (SQLite
-			// has no row locks to skip) find nothing to do.
-			res, err := tx.ExecContext(ctx, `UPDATE chat_settings SET daily_due = $1 WHERE chat_id = $2 AND daily_due = $3`, next, d.chat, d.due)
-			if err != nil {
-				return fmt.Errorf("claim daily review: %w", err)
-			}
-			if k, _ := res.RowsAffected(); k != 1 {
-				continue
-			}
-			// A review time moved later on a day that had its review
-			// already does not bring a second one.
-			day := nod.LocalDate(now, loc)
-			var ran int
-			err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE chat_id = $1 AND kind = 'daily' AND ref = $2`, d.chat, day).Scan(&ran)
-			if err != nil {
-				return fmt.Errorf("claim daily review: %w", err)
-			}
-			if ran > 0 {
-				continue
-			}
-			out = append(out, nod.Owed{ChatID: d.chat, Thread: d.thread, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now, User: d.by})
-		}
+		out = append(reminders, dailies...)
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {
 				out[i].Ref = reminderRef(out[i].Ref, out[i].Due)
@@ -343,4 +271,113 @@ func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, l
 		return nil, err
 	}
 	return out, nil
+}
+
+// claimReminders clears the reminders due at now and returns those that
+// fire: the others' tasks are in the trash, done or rejected. Ref is the
+// task's id.
+func claimReminders(ctx context.Context, tx conn, now time.Time, limit int, lock string) ([]nod.Owed, error) {
+	rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
+			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due`+limitSQL(limit)+lock+`)
+			RETURNING id, chat_id, remind_thread, remind_by, remind_at, status, deleted_at`, micros(now))
+	if err != nil {
+		return nil, fmt.Errorf("claim reminders: %w", err)
+	}
+	var out []nod.Owed
+	for rows.Next() {
+		var (
+			o       nod.Owed
+			at      sql.NullInt64
+			status  string
+			deleted sql.NullInt64
+		)
+		if err := rows.Scan(&o.Ref, &o.ChatID, &o.Thread, &o.User, &at, &status, &deleted); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("claim reminders: %w", err)
+		}
+		if !at.Valid || deleted.Valid || status == string(nod.StatusDone) || status == string(nod.StatusRejected) {
+			continue
+		}
+		o.Kind, o.Due, o.At = nod.OwedReminder, fromMicros(at.Int64), now
+		out = append(out, o)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim reminders: %w", err)
+	}
+	return out, nil
+}
+
+// dueDaily is a chat's daily review due, as chat_settings holds it.
+type dueDaily struct {
+	chat     nod.ChatID
+	thread   int
+	by       nod.UserID
+	at, zone string
+	due      int64
+}
+
+// claimDailies claims the daily reviews due at now and returns those
+// that run: one a chat's local day.
+func claimDailies(ctx context.Context, tx conn, now time.Time, def *time.Location, limit int, lock string) ([]nod.Owed, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT chat_id, daily_thread, daily_by, daily_at, tz, daily_due FROM chat_settings
+			WHERE daily_due IS NOT NULL AND daily_due <= $1 ORDER BY daily_due`+limitSQL(limit)+lock, micros(now))
+	if err != nil {
+		return nil, fmt.Errorf("claim daily reviews: %w", err)
+	}
+	var ds []dueDaily
+	for rows.Next() {
+		var d dueDaily
+		if err := rows.Scan(&d.chat, &d.thread, &d.by, &d.at, &d.zone, &d.due); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("claim daily reviews: %w", err)
+		}
+		ds = append(ds, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim daily reviews: %w", err)
+	}
+	var out []nod.Owed
+	for _, d := range ds {
+		o, ok, err := claimDaily(ctx, tx, d, now, def)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// claimDaily moves d to its next local time after now, and reports
+// whether this claimer took it and its day had no review yet.
+func claimDaily(ctx context.Context, tx conn, d dueDaily, now time.Time, def *time.Location) (nod.Owed, bool, error) {
+	var next sql.NullInt64
+	loc := nod.ChatSettings{TimeZone: d.zone}.Zone(def)
+	if h, m, err := nod.ParseClock(d.at); err == nil {
+		next = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, loc, now)), Valid: true}
+	}
+	// The condition on daily_due makes a second claimer (SQLite has no
+	// row locks to skip) find nothing to do.
+	res, err := tx.ExecContext(ctx, `UPDATE chat_settings SET daily_due = $1 WHERE chat_id = $2 AND daily_due = $3`, next, d.chat, d.due)
+	if err != nil {
+		return nod.Owed{}, false, fmt.Errorf("claim daily review: %w", err)
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
+		return nod.Owed{}, false, nil
+	}
+	// A review time moved later on a day that had its review already
+	// does not bring a second one.
+	day := nod.LocalDate(now, loc)
+	var ran int
+	err = tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE chat_id = $1 AND kind = 'daily' AND ref = $2`, d.chat, day).Scan(&ran)
+	if err != nil {
+		return nod.Owed{}, false, fmt.Errorf("claim daily review: %w", err)
+	}
+	if ran > 0 {
+		return nod.Owed{}, false, nil
+	}
+	return nod.Owed{ChatID: d.chat, Thread: d.thread, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now, User: d.by}, true, nil
 }

@@ -35,31 +35,10 @@ const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COA
 // the chat's deletions and restores, ticks on task cards and mode changes.
 func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
 	chatID := at.Chat
-	rows, err := db.reader().QueryContext(ctx, eventsSQL, chatID, micros(since), at.Thread)
+	rs, err := db.eventRows(ctx, at, since)
 	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
+		return nil, err
 	}
-	type row struct {
-		source, a, b, reason, title, words string
-		at                                 int64
-		user                               nod.UserID
-	}
-	var rs []row // by source as the query lists them, then by time
-	for rows.Next() {
-		var r row
-		if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title, &r.user, &r.words); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("events: %w", err)
-		}
-		rs = append(rs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	// UNION ALL promises no order: sources in the query's order, so that
-	// events at the same time stay in it after the sort by time below.
-	slices.SortStableFunc(rs, func(a, b row) int { return strings.Index("dua", a.source) - strings.Index("dua", b.source) })
 	titles := map[string]nod.Task{}
 	task := func(id string) nod.Task {
 		if t, ok := titles[id]; ok {
@@ -91,53 +70,101 @@ func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.
 				e.Kind = nod.EventRedone // the undo of an undo
 			}
 		case "a": // an audited action: tool, args
-			a := nod.AuditEntry{Tool: nod.Tool(r.a), Args: []byte(r.b)}
-			taskID := a.Arg("task_id")
-			if taskID != "" {
-				e.Task = task(taskID).Title
-			}
-			switch a.Tool {
-			case nod.ToolDeleteTask:
-				e.Kind = nod.EventDeleted
-			case nod.ToolRestoreTask:
-				e.Kind = nod.EventRestored
-			case nod.ToolToggleItem:
-				e.Kind = nod.EventUnticked
-				if a.Arg("isChecked") == "true" {
-					e.Kind = nod.EventTicked
-				}
-				t := task(taskID)
-				if it, ok := t.Item(a.Arg("id")); ok {
-					e.Value = it.Title
-				}
-			case "mode":
-				e.Kind, e.Value = nod.EventMode, a.Arg("mode")
-			case "interrupted":
-				e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
-			case nod.ToolSetStatus: // a reminder's ✓ Done
-				e.Kind = nod.EventRemindDone
-			case nod.ToolSetReminder: // a reminder's ⏰
-				e.Kind, e.Value = nod.EventSnoozed, a.Arg("remind_at")
-			}
+			auditEvent(&e, nod.AuditEntry{Tool: nod.Tool(r.a), Args: []byte(r.b)}, task)
 		}
 		out = append(out, e)
 	}
 	slices.SortStableFunc(out, func(a, b nod.Event) int { return a.At.Compare(b.At) })
 	if chatID.Group() {
-		names := map[nod.UserID]string{}
-		for i, e := range out {
-			if e.UserID == 0 {
-				continue
-			}
-			name, ok := names[e.UserID]
-			if !ok {
-				if name, err = db.MemberName(ctx, chatID, e.UserID); err != nil {
-					return nil, fmt.Errorf("events: %w", err)
-				}
-				names[e.UserID] = name
-			}
-			out[i].Name = name
+		if err := db.nameMembers(ctx, chatID, out); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// eventRow is a row of eventsSQL.
+type eventRow struct {
+	source, a, b, reason, title, words string
+	at                                 int64
+	user                               nod.UserID
+}
+
+// eventRows reads eventsSQL's rows by source as the query lists them,
+// then by time.
+func (db *DB) eventRows(ctx context.Context, at nod.Topic, since time.Time) ([]eventRow, error) {
+	rows, err := db.reader().QueryContext(ctx, eventsSQL, at.Chat, micros(since), at.Thread)
+	if err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	var rs []eventRow
+	for rows.Next() {
+		var r eventRow
+		if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title, &r.user, &r.words); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("events: %w", err)
+		}
+		rs = append(rs, r)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("events: %w", err)
+	}
+	// UNION ALL promises no order: sources in the query's order, so that
+	// events at the same time stay in it after the sort by time below.
+	slices.SortStableFunc(rs, func(a, b eventRow) int { return strings.Index("dua", a.source) - strings.Index("dua", b.source) })
+	return rs, nil
+}
+
+// auditEvent fills in e what the audited action a did; task reads the
+// task a names, for its title and checklist.
+func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id string) nod.Task) {
+	taskID := a.Arg("task_id")
+	if taskID != "" {
+		e.Task = task(taskID).Title
+	}
+	switch a.Tool {
+	case nod.ToolDeleteTask:
+		e.Kind = nod.EventDeleted
+	case nod.ToolRestoreTask:
+		e.Kind = nod.EventRestored
+	case nod.ToolToggleItem:
+		e.Kind = nod.EventUnticked
+		if a.Arg("isChecked") == "true" {
+			e.Kind = nod.EventTicked
+		}
+		t := task(taskID)
+		if it, ok := t.Item(a.Arg("id")); ok {
+			e.Value = it.Title
+		}
+	case "mode":
+		e.Kind, e.Value = nod.EventMode, a.Arg("mode")
+	case "interrupted":
+		e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
+	case nod.ToolSetStatus: // a reminder's ✓ Done
+		e.Kind = nod.EventRemindDone
+	case nod.ToolSetReminder: // a reminder's ⏰
+		e.Kind, e.Value = nod.EventSnoozed, a.Arg("remind_at")
+	}
+}
+
+// nameMembers names the group's members who did the events, each read
+// once.
+func (db *DB) nameMembers(ctx context.Context, chatID nod.ChatID, events []nod.Event) error {
+	names := map[nod.UserID]string{}
+	for i, e := range events {
+		if e.UserID == 0 {
+			continue
+		}
+		name, ok := names[e.UserID]
+		if !ok {
+			var err error
+			if name, err = db.MemberName(ctx, chatID, e.UserID); err != nil {
+				return fmt.Errorf("events: %w", err)
+			}
+			names[e.UserID] = name
+		}
+		events[i].Name = name
+	}
+	return nil
 }

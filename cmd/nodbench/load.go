@@ -173,17 +173,42 @@ func cpuLoad(dsn string, n, rounds int, profile string) (cpuRun, error) {
 			return out, err
 		}
 	}
+	segs := cpuSegments(nod, echo, tg, echoTG, llm, n)
+	if err := interleave(&segs, rounds); err != nil {
+		return out, err
+	}
+	if profile != "" {
+		if _, err := nod.ask(cmdProfiled); err != nil {
+			return out, err
+		}
+	}
+	out.Baseline, out.Turns, out.Taps = segs[segEcho].measured(n, rounds), segs[segTurn].measured(n, rounds), segs[segTap].measured(n, rounds)
+	for i := range rounds {
+		echoCPU := float64(segs[segEcho].cpu[i])
+		out.TurnRatios = append(out.TurnRatios, ratio(float64(segs[segTurn].cpu[i]), echoCPU))
+		out.TapRatios = append(out.TapRatios, ratio(float64(segs[segTap].cpu[i]), echoCPU))
+	}
+	return out, firstErr(r)
+}
+
+// segment is one of the interleaved loads: its process, its round, and
+// what its rounds measured so far.
+type segment struct {
+	proc  *child
+	conns func() int64
+	round func(i int) []time.Duration
+	cpu   []time.Duration
+	lat   []time.Duration
+	conn  int64
+	wall  time.Duration
+}
+
+// cpuSegments makes the three loads: echo updates and read-only turns in
+// chats 1..n, and in round i taps on the sets of chats n+i*n+1...
+func cpuSegments(nod, echo *child, tg, echoTG *telegramtest.Server, llm *openaitest.Server, n int) [3]segment {
 	turnChats := chatRange(0, n)
 	var ids sync.Map // chat → callback query id
-	segs := [3]struct {
-		proc  *child
-		conns func() int64
-		round func(i int) []time.Duration
-		cpu   []time.Duration
-		lat   []time.Duration
-		conn  int64
-		wall  time.Duration
-	}{
+	return [3]segment{
 		segEcho: {proc: echo, conns: echoTG.Conns, round: func(i int) []time.Duration {
 			return concurrently(turnChats, func(chat int64) { echoTG.SendText(chat, chat, "echo") },
 				func(chat int64) bool { return len(echoTG.BotMessages(chat)) > i }, echoTG.Wait)
@@ -208,46 +233,41 @@ func cpuLoad(dsn string, n, rounds int, profile string) (cpuRun, error) {
 			}, tg.Wait)
 		}},
 	}
+}
+
+// interleave runs the segments' rounds, a round of each at a time in an
+// order that turns each round, and takes each one's process CPU time.
+func interleave(segs *[3]segment, rounds int) error {
 	for i := range rounds {
 		for k := range 3 {
 			s := &segs[(i+k)%3]
 			before, err := s.proc.ask(cmdUsage)
 			if err != nil {
-				return out, err
+				return err
 			}
 			conns, start := s.conns(), time.Now()
 			s.lat = append(s.lat, s.round(i)...)
 			after, err := s.proc.ask(cmdUsage) // once what the round started has ended
 			if err != nil {
-				return out, err
+				return err
 			}
 			s.wall += time.Since(start)
 			s.conn += s.conns() - conns
 			s.cpu = append(s.cpu, after.CPU-before.CPU)
 		}
 	}
-	if profile != "" {
-		if _, err := nod.ask(cmdProfiled); err != nil {
-			return out, err
-		}
+	return nil
+}
+
+// measured sums up what the segment's rounds of n chats measured.
+func (s segment) measured(n, rounds int) load {
+	var cpu time.Duration
+	for _, d := range s.cpu {
+		cpu += d
 	}
-	res := func(k int) load {
-		s := segs[k]
-		var cpu time.Duration
-		for _, d := range s.cpu {
-			cpu += d
-		}
-		ops := n * rounds
-		return load{Chats: n, Ops: ops, PerSecond: float64(ops) / s.wall.Seconds(), P50: percentile(s.lat, 50), P99: percentile(s.lat, 99),
-			OwnCPU: cpu / time.Duration(ops), NewConns: float64(s.conn) / float64(ops)}
-	}
-	out.Baseline, out.Turns, out.Taps = res(segEcho), res(segTurn), res(segTap)
-	for i := range rounds {
-		echoCPU := float64(segs[segEcho].cpu[i])
-		out.TurnRatios = append(out.TurnRatios, ratio(float64(segs[segTurn].cpu[i]), echoCPU))
-		out.TapRatios = append(out.TapRatios, ratio(float64(segs[segTap].cpu[i]), echoCPU))
-	}
-	return out, firstErr(r)
+	ops := n * rounds
+	return load{Chats: n, Ops: ops, PerSecond: float64(ops) / s.wall.Seconds(), P50: percentile(s.lat, 50), P99: percentile(s.lat, 99),
+		OwnCPU: cpu / time.Duration(ops), NewConns: float64(s.conn) / float64(ops)}
 }
 
 // memoryLoad runs one read-only turn in each of n chats, batch chats at

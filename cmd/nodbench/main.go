@@ -78,6 +78,61 @@ type report struct {
 	} `json:"scheduler"`
 }
 
+// options are nodbench's flags.
+type options struct {
+	latency, rtt           time.Duration
+	chats, rounds          int
+	memChats               int
+	dsn                    string
+	asJSON, transcript     bool
+	cpuProfile, memProfile string
+	remind, replicas       int
+	dailies, due           int
+	sizeList               string
+	sizeChats, sizeRounds  int
+	sizesOnly              bool
+}
+
+// parseFlags reads nodbench's flags from args; -h prints them to stderr.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("nodbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.DurationVar(&o.latency, "latency", 200*time.Millisecond, "injected latency of every model call in the scenarios")
+	fs.DurationVar(&o.rtt, "rtt", 50*time.Millisecond, "injected Telegram round trip of every Bot API call in the scenarios")
+	fs.IntVar(&o.chats, "chats", 200, "concurrent chats in the load runs")
+	fs.IntVar(&o.rounds, "rounds", 20, "rounds of the concurrent chats in each load run")
+	fs.IntVar(&o.memChats, "memchats", 10000, "chats with history in the memory run (0 skips it)")
+	fs.StringVar(&o.dsn, "db", "", "postgres:// URL (default: a SQLite file per run)")
+	fs.BoolVar(&o.asJSON, "json", false, "print JSON")
+	fs.BoolVar(&o.transcript, "transcript", false, "print each scenario's conversation and nothing else")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of nod's process over the load rounds to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write nod's heap profile, once idle after the memory run, to this file")
+	fs.IntVar(&o.remind, "reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
+	fs.IntVar(&o.replicas, "replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
+	fs.IntVar(&o.dailies, "dailies", 0, "daily reviews due with the reminders in the reminder bench")
+	fs.IntVar(&o.due, "due", 200, "reminders, and a quarter as many daily reviews, due at once in the scheduler run (0 skips it)")
+	fs.StringVar(&o.sizeList, "sizes", "100,1000,10000", "tasks in the chat for the size axis, comma-separated (empty skips it)")
+	fs.IntVar(&o.sizeChats, "sizechats", 10, "concurrent chats in the size axis' runs, each with its tasks")
+	fs.IntVar(&o.sizeRounds, "sizerounds", 30, "rounds of turns and of taps in each size")
+	fs.BoolVar(&o.sizesOnly, "sizesonly", false, "run the size axis only")
+	return o, fs.Parse(args)
+}
+
+// parseSizes reads -sizes: numbers of tasks, separated by commas or
+// spaces.
+func parseSizes(list string) ([]int, error) {
+	var sizes []int
+	for _, f := range strings.FieldsFunc(list, func(r rune) bool { return r == ',' || r == ' ' }) {
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-sizes: %q is not a number of tasks", f)
+		}
+		sizes = append(sizes, n)
+	}
+	return sizes, nil
+}
+
 func run(args []string, stdout, stderr io.Writer) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -88,51 +143,28 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 			err = fmt.Errorf("%s", f.msg)
 		}
 	}()
-	fs := flag.NewFlagSet("nodbench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	latency := fs.Duration("latency", 200*time.Millisecond, "injected latency of every model call in the scenarios")
-	rtt := fs.Duration("rtt", 50*time.Millisecond, "injected Telegram round trip of every Bot API call in the scenarios")
-	chats := fs.Int("chats", 200, "concurrent chats in the load runs")
-	rounds := fs.Int("rounds", 20, "rounds of the concurrent chats in each load run")
-	memChats := fs.Int("memchats", 10000, "chats with history in the memory run (0 skips it)")
-	dsn := fs.String("db", "", "postgres:// URL (default: a SQLite file per run)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	transcript := fs.Bool("transcript", false, "print each scenario's conversation and nothing else")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of nod's process over the load rounds to this file")
-	memProfile := fs.String("memprofile", "", "write nod's heap profile, once idle after the memory run, to this file")
-	remind := fs.Int("reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
-	replicas := fs.Int("replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
-	dailies := fs.Int("dailies", 0, "daily reviews due with the reminders in the reminder bench")
-	due := fs.Int("due", 200, "reminders, and a quarter as many daily reviews, due at once in the scheduler run (0 skips it)")
-	sizeList := fs.String("sizes", "100,1000,10000", "tasks in the chat for the size axis, comma-separated (empty skips it)")
-	sizeChats := fs.Int("sizechats", 10, "concurrent chats in the size axis' runs, each with its tasks")
-	sizeRounds := fs.Int("sizerounds", 30, "rounds of turns and of taps in each size")
-	sizesOnly := fs.Bool("sizesonly", false, "run the size axis only")
-	if err := fs.Parse(args); err != nil {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
 		return err
 	}
-	if *remind > 0 {
-		rep, err := reminderBench(*dsn, *remind, *dailies, *replicas)
-		if *asJSON {
+	if o.remind > 0 {
+		rep, err := reminderBench(o.dsn, o.remind, o.dailies, o.replicas)
+		if o.asJSON {
 			json.NewEncoder(stdout).Encode(rep)
 		} else {
 			printReminders(stdout, rep)
 		}
 		return err
 	}
-	var sizes []int
-	for _, f := range strings.FieldsFunc(*sizeList, func(r rune) bool { return r == ',' || r == ' ' }) {
-		n, err := strconv.Atoi(f)
-		if err != nil || n < 1 {
-			return fmt.Errorf("-sizes: %q is not a number of tasks", f)
-		}
-		sizes = append(sizes, n)
+	sizes, err := parseSizes(o.sizeList)
+	if err != nil {
+		return err
 	}
-	rep := report{Latency: *latency, RoundTrip: *rtt}
+	rep := report{Latency: o.latency, RoundTrip: o.rtt}
 	// emit writes the report as JSON, or as tables, printing all only
 	// when everything ran.
 	emit := func(all bool) error {
-		if *asJSON {
+		if o.asJSON {
 			enc := json.NewEncoder(stdout)
 			enc.SetIndent("", "  ")
 			return enc.Encode(rep)
@@ -143,14 +175,34 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		printSizes(stdout, rep.Sizes)
 		return nil
 	}
-	if *sizesOnly {
-		if err := runSizes(&rep, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
+	if o.sizesOnly {
+		if err := runSizes(&rep, o.dsn, sizes, o.sizeChats, o.sizeRounds); err != nil {
 			return err
 		}
 		return emit(false)
 	}
+	if err := runScenarios(&rep, o.dsn, o.latency, o.rtt); err != nil {
+		return err
+	}
+	if o.transcript {
+		for _, r := range rep.Scenarios {
+			fmt.Fprintf(stdout, "=== %s ===\n%s\n", r.Name, r.Transcript)
+		}
+		return nil
+	}
+	if err := runLoads(&rep, o); err != nil {
+		return err
+	}
+	if err := runSizes(&rep, o.dsn, sizes, o.sizeChats, o.sizeRounds); err != nil {
+		return err
+	}
+	return emit(true)
+}
+
+// runScenarios runs the scenarios into rep.
+func runScenarios(rep *report, dsn string, latency, rtt time.Duration) error {
 	for _, sc := range scenarios {
-		res := runScenario(sc, *dsn, *latency, *rtt)
+		res := runScenario(sc, dsn, latency, rtt)
 		if len(res.Errors) > 0 {
 			return fmt.Errorf("scenario %q: %v", sc.name, res.Errors)
 		}
@@ -158,19 +210,20 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 		rep.Prompts.add(res.Prompt)
 	}
 	rep.StablePrompt = rep.Prompts.stablePct()
-	if *transcript {
-		for _, r := range rep.Scenarios {
-			fmt.Fprintf(stdout, "=== %s ===\n%s\n", r.Name, r.Transcript)
-		}
-		return nil
-	}
-	profile := *cpuProfile
+	return nil
+}
+
+// runLoads runs the CPU load, the memory run and the scheduler run into
+// rep, as o asks.
+func runLoads(rep *report, o options) error {
+	profile := o.cpuProfile
 	if profile != "" {
+		var err error
 		if profile, err = filepath.Abs(profile); err != nil {
 			return err
 		}
 	}
-	c, err := cpuLoad(*dsn, *chats, *rounds, profile)
+	c, err := cpuLoad(o.dsn, o.chats, o.rounds, profile)
 	if err != nil {
 		return fmt.Errorf("load: %w", err)
 	}
@@ -179,29 +232,26 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	rep.TurnCPU, rep.TapCPU, rep.BaselineCPU = us(rep.Turns.OwnCPU), us(rep.Taps.OwnCPU), us(rep.Baseline.OwnCPU)
 	rep.TurnRatio, rep.TapRatio = ratio(rep.TurnCPU, rep.BaselineCPU), ratio(rep.TapCPU, rep.BaselineCPU)
 	rep.TurnRatioByRound, rep.TapRatioByRound = spreadOf(c.TurnRatios), spreadOf(c.TapRatios)
-	if *memChats > 0 {
-		heap := *memProfile
+	if o.memChats > 0 {
+		heap := o.memProfile
 		if heap != "" {
 			if heap, err = filepath.Abs(heap); err != nil {
 				return err
 			}
 		}
-		if rep.Memory, err = memoryLoad(*dsn, *memChats, heap); err != nil {
+		if rep.Memory, err = memoryLoad(o.dsn, o.memChats, heap); err != nil {
 			return fmt.Errorf("memory: %w", err)
 		}
 	}
-	if *due > 0 {
-		if rep.Scheduler.Reminders, err = reminderBench(*dsn, *due, 0, 1); err != nil {
+	if o.due > 0 {
+		if rep.Scheduler.Reminders, err = reminderBench(o.dsn, o.due, 0, 1); err != nil {
 			return fmt.Errorf("scheduler: %w", err)
 		}
-		if rep.Scheduler.Dailies, err = reminderBench(*dsn, 0, max(1, *due/4), 1); err != nil {
+		if rep.Scheduler.Dailies, err = reminderBench(o.dsn, 0, max(1, o.due/4), 1); err != nil {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}
-	if err := runSizes(&rep, *dsn, sizes, *sizeChats, *sizeRounds); err != nil {
-		return err
-	}
-	return emit(true)
+	return nil
 }
 
 // runSizes runs the size axis into rep.

@@ -53,20 +53,10 @@ func reminderBench(dsn string, n, dailies, replicas int) (reminders, error) {
 	rep := reminders{N: n, Dailies: dailies, Tasks: 2 * n, Replicas: replicas, Database: "sqlite"}
 	if storage.IsPostgres(dsn) {
 		rep.Database = "postgres"
-		var err error
-		if dsn, err = freshSchema(r, dsn); err != nil {
-			return rep, err
-		}
-	} else {
-		if replicas > 1 {
-			return rep, fmt.Errorf("one process uses a SQLite file at a time: -replicas must be 1 without -db postgres://…")
-		}
-		dir, err := os.MkdirTemp("", "nodbench")
-		if err != nil {
-			return rep, err
-		}
-		r.Cleanup(func() { os.RemoveAll(dir) })
-		dsn = filepath.Join(dir, "nod.db")
+	}
+	dsn, err := reminderDSN(r, dsn, replicas)
+	if err != nil {
+		return rep, err
 	}
 	log := slog.New(slog.DiscardHandler)
 	tg, llm := telegramtest.New(r), openaitest.New(r)
@@ -85,19 +75,72 @@ func reminderBench(dsn string, n, dailies, replicas int) (reminders, error) {
 	if err := seedReminders(dsn, n, dailies, due); err != nil {
 		return rep, fmt.Errorf("seed: %w", err)
 	}
+	logs, err := startReplicas(r, dbs, tg.URL, llm.URL, log)
+	if err != nil {
+		return rep, err
+	}
+	time.Sleep(time.Until(due) - time.Second) // the bots are up and sweeping before anything is due
+	before := statements(dbs)
+	deadline := time.Now().Add(30*time.Minute + time.Duration(n)*time.Millisecond)
+	for tg.TotalBotMessages() < n+dailies && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	time.Sleep(500 * time.Millisecond) // a few more sweeps: nothing fires twice
+	after := statements(dbs)
+	tasks := rep.tally(tg, due)
+	daily := 0
+	for chat := range dailies {
+		daily += len(tg.BotMessages(int64(dailyChat0 + chat + 1)))
+	}
+	for _, l := range logs {
+		rep.BySweep = append(rep.BySweep, strings.Count(l.String(), "reminder sent"))
+	}
+	if rep.Sent+daily > 0 {
+		rep.Statements = float64(after-before) / float64(rep.Sent+daily)
+	}
+	if rep.Sent != n || rep.Duplicates != 0 || tasks != n {
+		return rep, fmt.Errorf("%d reminders sent for %d tasks, %d twice; want each of %d once", rep.Sent, tasks, rep.Duplicates, n)
+	}
+	if daily != dailies {
+		return rep, fmt.Errorf("%d daily review messages in %d chats, want one each", daily, dailies)
+	}
+	return rep, firstErr(r)
+}
+
+// reminderDSN is where the reminder bench keeps its data: a schema of its
+// own on PostgreSQL, a fresh SQLite file otherwise, which only one
+// replica can use.
+func reminderDSN(r *reporter, dsn string, replicas int) (string, error) {
+	if storage.IsPostgres(dsn) {
+		return freshSchema(r, dsn)
+	}
+	if replicas > 1 {
+		return "", fmt.Errorf("one process uses a SQLite file at a time: -replicas must be 1 without -db postgres://…")
+	}
+	dir, err := os.MkdirTemp("", "nodbench")
+	if err != nil {
+		return "", err
+	}
+	r.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, "nod.db"), nil
+}
+
+// startReplicas starts a bot on each of dbs, with Telegram's rate limits
+// lifted, and returns what each logs.
+func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *slog.Logger) ([]*fixtures.LogBuffer, error) {
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	var logs []*fixtures.LogBuffer
 	for _, db := range dbs {
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
 		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
-		ag := agent.New(agent.Options{BaseURL: llm.URL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
-		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tg.URL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
+		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
+		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
 			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Sweeps: db, Outbox: db,
 				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c},
 			time.Now, slog.New(slog.NewTextHandler(lb, nil)))
 		if err := b.Start(context.Background()); err != nil {
-			return rep, err
+			return nil, err
 		}
 		r.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -105,22 +148,22 @@ func reminderBench(dsn string, n, dailies, replicas int) (reminders, error) {
 			b.Stop(ctx)
 		})
 	}
-	time.Sleep(time.Until(due) - time.Second) // the bots are up and sweeping before anything is due
-	var before int64
+	return logs, nil
+}
+
+// statements sums the statements dbs ran so far.
+func statements(dbs []*storage.DB) int64 {
+	var n int64
 	for _, db := range dbs {
 		s, _ := db.Work()
-		before += s
+		n += s
 	}
-	deadline := time.Now().Add(30*time.Minute + time.Duration(n)*time.Millisecond)
-	for tg.TotalBotMessages() < n+dailies && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	time.Sleep(500 * time.Millisecond) // a few more sweeps: nothing fires twice
-	var after int64
-	for _, db := range dbs {
-		s, _ := db.Work()
-		after += s
-	}
+	return n
+}
+
+// tally counts the reminders sent and sent twice, with their delays
+// after due, and returns how many tasks they were for.
+func (rep *reminders) tally(tg *telegramtest.Server, due time.Time) int {
 	seen := map[string]bool{}
 	var delays []time.Duration
 	for chat := range reminderChats {
@@ -134,27 +177,11 @@ func reminderBench(dsn string, n, dailies, replicas int) (reminders, error) {
 			rep.All = max(rep.All, m.Sent.Sub(due))
 		}
 	}
-	daily := 0
-	for chat := range dailies {
-		daily += len(tg.BotMessages(int64(dailyChat0 + chat + 1)))
-	}
-	for _, l := range logs {
-		rep.BySweep = append(rep.BySweep, strings.Count(l.String(), "reminder sent"))
-	}
 	rep.P50, rep.P99 = percentile(delays, 50), percentile(delays, 99)
 	if rep.All > 0 {
 		rep.PerSecond = float64(rep.Sent) / rep.All.Seconds()
 	}
-	if rep.Sent+daily > 0 {
-		rep.Statements = float64(after-before) / float64(rep.Sent+daily)
-	}
-	if rep.Sent != n || rep.Duplicates != 0 || len(seen) != n {
-		return rep, fmt.Errorf("%d reminders sent for %d tasks, %d twice; want each of %d once", rep.Sent, len(seen), rep.Duplicates, n)
-	}
-	if daily != dailies {
-		return rep, fmt.Errorf("%d daily review messages in %d chats, want one each", daily, dailies)
-	}
-	return rep, firstErr(r)
+	return len(seen)
 }
 
 // dailyChat0 is the chat before the first with a daily review due.

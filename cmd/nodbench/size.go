@@ -71,18 +71,34 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 	for _, chat := range chats {
 		seedSize(e, nod.ChatID(chat), size)
 	}
-	// Turns: list_tasks, then text.
+	if err := sizeTurns(e, chats, rounds, &out); err != nil {
+		return out, err
+	}
+	sets, err := proposeSets(e, chats, rounds)
+	if err != nil {
+		return out, err
+	}
+	if err := sizeTaps(e, chats, rounds, sets, &out); err != nil {
+		return out, err
+	}
+	return out, firstErr(r)
+}
+
+// sizeTurns measures read-only turns into out: list_tasks, then text.
+func sizeTurns(e *env, chats []int64, rounds int, out *sized) error {
+	n := len(chats)
 	e.llm.Handle(readOnlyLLM)
 	e.tg.Wait("nod to settle", e.tg.Idle)
 	settle(e)
 	reqs := len(e.llm.RequestsFor(agentModel))
 	s0, _ := e.db.Work()
+	var err error
 	out.Turns, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
 		return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, "what's on my list?") },
 			func(chat int64) bool { return len(e.tg.BotMessages(chat)) > r }, e.tg.Wait)
 	}}.measure()
 	if err != nil {
-		return out, err
+		return err
 	}
 	e.tg.Wait("nod to settle", e.tg.Idle)
 	settle(e)
@@ -93,9 +109,12 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 	}
 	ops := float64(n * rounds)
 	out.TurnStatements, out.TurnModelBytes = float64(s1-s0)/ops, float64(bytes)/ops
+	return nil
+}
 
-	// Taps: each chat gets rounds sets of one proposal, then taps ✓ 1 on
-	// one set a round.
+// proposeSets gives each chat rounds sets of one proposal, and returns
+// the message ids of each chat's sets, in order.
+func proposeSets(e *env, chats []int64, rounds int) (map[int64][]int, error) {
 	var asked atomic.Int64
 	e.llm.Handle(func(q openaitest.Request) openaitest.Response {
 		if q.Model == clfModel {
@@ -108,11 +127,10 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 		}
 		return openaitest.Text("Add it?")
 	})
-	before := make(map[int64]int, n)
+	before := make(map[int64]int, len(chats))
 	for _, chat := range chats {
 		before[chat] = len(e.tg.BotMessages(chat))
 	}
-	var sets sync.Map // chat → the message ids of its sets, in order
 	for i := range rounds {
 		for _, chat := range chats {
 			e.tg.SendText(chat, chat, "add a task Buy milk")
@@ -126,6 +144,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 			return true
 		})
 	}
+	sets := make(map[int64][]int, len(chats))
 	for _, chat := range chats {
 		var ids []int
 		for _, m := range e.tg.BotMessages(chat)[before[chat]:] {
@@ -134,18 +153,25 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 			}
 		}
 		if len(ids) != rounds {
-			return out, fmt.Errorf("chat %d shows %d sets, want %d", chat, len(ids), rounds)
+			return nil, fmt.Errorf("chat %d shows %d sets, want %d", chat, len(ids), rounds)
 		}
-		sets.Store(chat, ids)
+		sets[chat] = ids
 	}
+	return sets, nil
+}
+
+// sizeTaps measures taps of ✓ 1 into out, on one of each chat's sets a
+// round; what a tap does after its answer (the set's edit) counts too.
+func sizeTaps(e *env, chats []int64, rounds int, sets map[int64][]int, out *sized) error {
+	n := len(chats)
 	e.tg.Wait("nod to settle", e.tg.Idle)
 	settle(e)
-	s0, _ = e.db.Work()
+	s0, _ := e.db.Work()
 	var presses sync.Map // chat and round → callback query id
+	var err error
 	out.Taps, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
 		return concurrently(chats, func(chat int64) {
-			ids, _ := sets.Load(chat)
-			id := ids.([]int)[r]
+			id := sets[chat][r]
 			m, _ := e.tg.Message(chat, id)
 			b, _ := m.Button("✓ 1")
 			presses.Store([2]int64{chat, int64(r)}, e.tg.Press(chat, chat, id, b.Data))
@@ -159,17 +185,16 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 		}, e.tg.Wait)
 	}}.measure()
 	if err != nil {
-		return out, err
+		return err
 	}
-	// What a tap does after its answer (the set's edit) counts too.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := e.bot.Stop(ctx); err != nil {
-		return out, err
+		return err
 	}
-	s1, _ = e.db.Work()
-	out.TapStatements = float64(s1-s0) / ops
-	return out, firstErr(r)
+	s1, _ := e.db.Work()
+	out.TapStatements = float64(s1-s0) / float64(n*rounds)
+	return nil
 }
 
 func printSizes(w io.Writer, sizes []sized) {

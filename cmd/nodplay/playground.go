@@ -71,19 +71,7 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	// reject, say) is logged.
 	fakeLog := log.With("component", "fake")
 	logf := func(format string, args ...any) { fakeLog.Error(fmt.Sprintf(format, args...)) }
-	p.tg = telegramtest.NewLogged(logf)
-	p.chatID = player
-	allowed := strconv.FormatInt(player, 10)
-	if o.group {
-		p.chatID, allowed = group, allowed+","+strconv.FormatInt(bob, 10)
-		p.tg.SetName(player, "Alice")
-		p.tg.SetName(bob, "Bob")
-		// Alice made the group, as someone who adds a bot to their family's
-		// group did: chat-wide settings (/tz, /daily) are hers to change.
-		p.tg.SetMember(group, player, "creator")
-		p.tg.SetLanguage(bob, o.lang)
-	}
-	p.tg.SetLanguage(player, o.lang)
+	allowed := p.openTelegram(o, logf)
 	if o.db == "" {
 		dir, err := os.MkdirTemp("", "nodplay")
 		if err != nil {
@@ -91,44 +79,9 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		}
 		p.tmp, o.db = dir, filepath.Join(dir, "nod.db")
 	}
-	env := maps.Clone(environ)
-	if env == nil {
-		env = map[string]string{}
-	}
-	for k, v := range map[string]string{
-		"TELEGRAM_BOT_TOKEN": telegramtest.Token, "TELEGRAM_API_URL": p.tg.URL,
-		"NOD_DB": o.db, "NOD_ALLOWED_USERS": allowed, "NOD_HTTP_ADDR": "127.0.0.1:0",
-	} {
-		env[k] = v
-	}
-	switch o.model {
-	case "tour":
-		p.tour, p.llm = true, openaitest.NewLogged(logf)
-		p.llm.Handle(tour{now: time.Now}.answer)
-		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
-		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = tourModel, tourClassifierModel
-	case "endpoint":
-		if env["OPENAI_BASE_URL"] == "" {
-			return nil, errors.New("-model endpoint needs OPENAI_BASE_URL (and NOD_MODEL, OPENAI_API_KEY as nod serve reads them)")
-		}
-	case "relay":
-		rl, err := newRelay(o.relayDir, log, p.changedElsewhere)
-		if err != nil {
-			return nil, err
-		}
-		p.relay, p.llm = rl, openaitest.NewLogged(logf)
-		p.llm.Handle(rl.answer)
-		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
-		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = relayAgentModel, relayClassifierModel
-		// Whoever plays the model takes minutes, not seconds: nod waits for
-		// them unless told otherwise.
-		for k, v := range map[string]string{"NOD_STEP_TIMEOUT": "15m", "NOD_CLASSIFIER_TIMEOUT": "15m", "NOD_UPDATE_TIMEOUT": "2h"} {
-			if env[k] == "" {
-				env[k] = v
-			}
-		}
-	default:
-		return nil, fmt.Errorf("-model %q: want tour, endpoint or relay:DIR", o.model)
+	env := nodEnv(environ, p.tg.URL, o.db, allowed)
+	if err := p.openModel(o, env, logf, log); err != nil {
+		return nil, err
 	}
 	p.model = env["NOD_MODEL"]
 	// The tour's and the relay's fakes transcribe nothing; a real
@@ -160,15 +113,8 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		return nil, fmt.Errorf("the page's address: %w (choose another with -addr)", err)
 	}
 	p.addr = ln.Addr().String()
-	run, cancel := context.WithCancel(context.Background())
-	p.stop = cancel
-	polls := len(p.tg.Calls("getUpdates"))
-	go func() {
-		defer close(p.exited)
-		p.runErr = app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog,
-			app.WithClock(p.now))
-	}()
-	if err := p.waitPolling(ctx, polls); err != nil {
+	run, err := p.runNod(ctx, env, nodLog)
+	if err != nil {
 		ln.Close()
 		return nil, err
 	}
@@ -177,6 +123,99 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		go p.followCommands(run, p.relay.dir)
 		go p.keepChatFile(run, p.relay.dir)
 	}
+	p.servePage(ln, o.addr, log)
+	ok = true
+	return p, nil
+}
+
+// openTelegram starts the Bot API stand-in with the play's chat and its
+// people, and returns the users nod allows.
+func (p *playground) openTelegram(o options, logf func(format string, args ...any)) (allowed string) {
+	p.tg = telegramtest.NewLogged(logf)
+	p.chatID = player
+	allowed = strconv.FormatInt(player, 10)
+	if o.group {
+		p.chatID, allowed = group, allowed+","+strconv.FormatInt(bob, 10)
+		p.tg.SetName(player, "Alice")
+		p.tg.SetName(bob, "Bob")
+		// Alice made the group, as someone who adds a bot to their family's
+		// group did: chat-wide settings (/tz, /daily) are hers to change.
+		p.tg.SetMember(group, player, "creator")
+		p.tg.SetLanguage(bob, o.lang)
+	}
+	p.tg.SetLanguage(player, o.lang)
+	return allowed
+}
+
+// nodEnv is nod's environment: environ with the settings that point nod
+// at the stand-in, its database and its allowed users in place of any
+// given.
+func nodEnv(environ map[string]string, tgURL, db, allowed string) map[string]string {
+	env := maps.Clone(environ)
+	if env == nil {
+		env = map[string]string{}
+	}
+	for k, v := range map[string]string{
+		"TELEGRAM_BOT_TOKEN": telegramtest.Token, "TELEGRAM_API_URL": tgURL,
+		"NOD_DB": db, "NOD_ALLOWED_USERS": allowed, "NOD_HTTP_ADDR": "127.0.0.1:0",
+	} {
+		env[k] = v
+	}
+	return env
+}
+
+// openModel sets env up for the model o names: the tour's fake, an
+// endpoint of the operator's, or the relay to whoever plays the model.
+func (p *playground) openModel(o options, env map[string]string, logf func(format string, args ...any), log *slog.Logger) error {
+	switch o.model {
+	case "tour":
+		p.tour, p.llm = true, openaitest.NewLogged(logf)
+		p.llm.Handle(tour{now: time.Now}.answer)
+		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
+		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = tourModel, tourClassifierModel
+	case "endpoint":
+		if env["OPENAI_BASE_URL"] == "" {
+			return errors.New("-model endpoint needs OPENAI_BASE_URL (and NOD_MODEL, OPENAI_API_KEY as nod serve reads them)")
+		}
+	case "relay":
+		rl, err := newRelay(o.relayDir, log, p.changedElsewhere)
+		if err != nil {
+			return err
+		}
+		p.relay, p.llm = rl, openaitest.NewLogged(logf)
+		p.llm.Handle(rl.answer)
+		env["OPENAI_BASE_URL"], env["OPENAI_API_KEY"] = p.llm.URL, ""
+		env["NOD_MODEL"], env["NOD_CLASSIFIER_MODEL"] = relayAgentModel, relayClassifierModel
+		// Whoever plays the model takes minutes, not seconds: nod waits for
+		// them unless told otherwise.
+		for k, v := range map[string]string{"NOD_STEP_TIMEOUT": "15m", "NOD_CLASSIFIER_TIMEOUT": "15m", "NOD_UPDATE_TIMEOUT": "2h"} {
+			if env[k] == "" {
+				env[k] = v
+			}
+		}
+	default:
+		return fmt.Errorf("-model %q: want tour, endpoint or relay:DIR", o.model)
+	}
+	return nil
+}
+
+// runNod starts nod serve on env, on the playground's clock, and waits
+// until it polls the stand-in. The context it returns ends when nod is
+// told to stop.
+func (p *playground) runNod(ctx context.Context, env map[string]string, nodLog io.Writer) (context.Context, error) {
+	run, cancel := context.WithCancel(context.Background())
+	p.stop = cancel
+	polls := len(p.tg.Calls("getUpdates"))
+	go func() {
+		defer close(p.exited)
+		p.runErr = app.Run(run, []string{"serve"}, func(k string) string { return env[k] }, nodLog, nodLog,
+			app.WithClock(p.now))
+	}()
+	return run, p.waitPolling(ctx, polls)
+}
+
+// servePage serves the page, and the requests it sends, on ln.
+func (p *playground) servePage(ln net.Listener, addr string, log *slog.Logger) {
 	const jsonType = "application/json"
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", p.page)
@@ -187,14 +226,12 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	mux.HandleFunc("POST /forward", needs(jsonType, p.forward))
 	mux.HandleFunc("POST /edit", needs(jsonType, p.editMessage))
 	mux.HandleFunc("POST /clock", needs(jsonType, p.clock))
-	p.srv = newPageServer(newHosts(o.addr, p.addr).guard(log, mux))
+	p.srv = newPageServer(newHosts(addr, p.addr).guard(log, mux))
 	go func() {
 		if err := p.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("page server", "err", err)
 		}
 	}()
-	ok = true
-	return p, nil
 }
 
 // waitPolling waits until nod asks the stand-in for updates, or fails.

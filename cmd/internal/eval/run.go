@@ -297,34 +297,10 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute},
 		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
 
-	var lastSet string
-	for i, t := range c.Before {
-		clk.tick()
-		model.script(t.Calls, "", firstNonEmpty(t.Reply, "OK."))
-		rec.stand(t.Applied, t.Said.Text)
-		out, err := a.Turn(ctx, request(c, chat, i, lastSet))
-		if err != nil {
-			return fail(fmt.Errorf("turn %d before: %w", i+1, err))
-		}
-		if out.Set != nil {
-			lastSet = out.Set.ID
-		}
-		clk.tick()
-		if t.Undo {
-			for _, r := range out.Receipts {
-				if _, err := conf.Undo(ctx, chat, speaker(t.Said).id, r.Item.UndoID, true); err != nil {
-					return fail(fmt.Errorf("undo after turn %d: %w", i+1, err))
-				}
-			}
-		}
-		if len(t.Confirm)+len(t.Reject) > 0 {
-			if out.Set == nil {
-				return fail(fmt.Errorf("turn %d before proposed nothing to decide", i+1))
-			}
-			if _, _, err := conf.Answer(ctx, chat, speaker(t.Said).id, nod.Reading{SetID: out.Set.ID, Confirm: t.Confirm, Reject: t.Reject}); err != nil {
-				return fail(fmt.Errorf("decide after turn %d: %w", i+1, err))
-			}
-		}
+	s := &stage{clk: clk, chat: chat, model: model, rec: rec, conf: conf, agent: a}
+	lastSet, err := s.before(ctx, c)
+	if err != nil {
+		return fail(err)
 	}
 	clk.tick()
 	if c.Decided != nil {
@@ -340,18 +316,76 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 		}
 		res.ReadBy = "agent"
 	}
-	model.script(c.Calls, c.Aside, "OK.")
-	rec.measure()
-	start := time.Now()
-	if _, err := a.Turn(ctx, request(c, chat, len(c.Before), lastSet)); err != nil {
+	if err := s.measured(ctx, c, &res, lastSet); err != nil {
 		return fail(err)
 	}
-	res.Latency = rec.took
+	if c.Decided != nil {
+		return judge(ctx, res, c, db, chat, lastSet)
+	}
+	return res
+}
+
+// stage is what a case's turns play on: its clock and chat, the
+// scripted model, the classifier and the agent.
+type stage struct {
+	clk   *clock
+	chat  nod.ChatID
+	model *model
+	rec   *recorder
+	conf  *agent.Confirmations
+	agent *agent.Agent
+}
+
+// before plays the turns before the evaluated one, with the stand-in
+// classifier and the undos and decisions that follow them, and returns
+// the last set proposed.
+func (s *stage) before(ctx context.Context, c Case) (lastSet string, err error) {
+	for i, t := range c.Before {
+		s.clk.tick()
+		s.model.script(t.Calls, "", firstNonEmpty(t.Reply, "OK."))
+		s.rec.stand(t.Applied, t.Said.Text)
+		out, err := s.agent.Turn(ctx, request(c, s.chat, i, lastSet))
+		if err != nil {
+			return "", fmt.Errorf("turn %d before: %w", i+1, err)
+		}
+		if out.Set != nil {
+			lastSet = out.Set.ID
+		}
+		s.clk.tick()
+		if t.Undo {
+			for _, r := range out.Receipts {
+				if _, err := s.conf.Undo(ctx, s.chat, speaker(t.Said).id, r.Item.UndoID, true); err != nil {
+					return "", fmt.Errorf("undo after turn %d: %w", i+1, err)
+				}
+			}
+		}
+		if len(t.Confirm)+len(t.Reject) > 0 {
+			if out.Set == nil {
+				return "", fmt.Errorf("turn %d before proposed nothing to decide", i+1)
+			}
+			if _, _, err := s.conf.Answer(ctx, s.chat, speaker(t.Said).id, nod.Reading{SetID: out.Set.ID, Confirm: t.Confirm, Reject: t.Reject}); err != nil {
+				return "", fmt.Errorf("decide after turn %d: %w", i+1, err)
+			}
+		}
+	}
+	return lastSet, nil
+}
+
+// measured plays the evaluated turn with the measured classifier and
+// records in res its latency and what became of each of its calls.
+func (s *stage) measured(ctx context.Context, c Case, res *Result, lastSet string) error {
+	s.model.script(c.Calls, c.Aside, "OK.")
+	s.rec.measure()
+	start := time.Now()
+	if _, err := s.agent.Turn(ctx, request(c, s.chat, len(c.Before), lastSet)); err != nil {
+		return err
+	}
+	res.Latency = s.rec.took
 	if res.Latency == 0 {
 		res.Latency = time.Since(start)
 	}
-	results := model.results()
-	verdicts := rec.verdicts
+	results := s.model.results()
+	verdicts := s.rec.verdicts
 	next := 0
 	for i, call := range c.Calls {
 		cr := CallResult{Tool: call.Tool, Expect: call.Expect}
@@ -370,10 +404,7 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 		}
 		res.Calls = append(res.Calls, cr)
 	}
-	if c.Decided != nil {
-		return judge(ctx, res, c, db, chat, lastSet)
-	}
-	return res
+	return nil
 }
 
 // refusedByWords starts the result of an answer_proposals call that
