@@ -96,16 +96,8 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	if env["NOD_SWEEP_INTERVAL"] == "" {
 		env["NOD_SWEEP_INTERVAL"] = "1s" // a moved clock shows its reminders at once
 	}
-	last, err := prepare(ctx, o.db, p.chatID, o.seed, log)
-	if err != nil {
+	if err := p.resume(ctx, o, log); err != nil {
 		return nil, err
-	}
-	p.tg.ContinueAfter(last)
-	if p.tmp == "" {
-		p.keep = true
-		if err := p.restoreChat(); err != nil {
-			return nil, err
-		}
 	}
 
 	ln, err := net.Listen("tcp", o.addr)
@@ -126,6 +118,22 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 	p.servePage(ln, o.addr, log)
 	ok = true
 	return p, nil
+}
+
+// resume readies the database and has the stand-in number updates on
+// from the last nod handled; the chat of a database the player named is
+// kept, and shown as it was.
+func (p *playground) resume(ctx context.Context, o options, log *slog.Logger) error {
+	last, err := prepare(ctx, o.db, p.chatID, o.seed, log)
+	if err != nil {
+		return err
+	}
+	p.tg.ContinueAfter(last)
+	if p.tmp == "" {
+		p.keep = true
+		return p.restoreChat()
+	}
+	return nil
 }
 
 // openTelegram starts the Bot API stand-in with the play's chat and its
