@@ -7,5 +7,3 @@ var (
 	run       = app.Run
 	errBroken = app.ErrBroken
 )
-
-type clock = app.Clock
