@@ -82,16 +82,7 @@ func TestAuditReminderRows(t *testing.T) {
 		},
 	}
 	for lang, rows := range want {
-		got := formatting.PlainText(formatting.For(lang).In(berlin).Audit(reminderAudit(at), nil, nil).HTML)
-		lines := strings.Split(got, "\n")[1:]
-		if len(lines) != len(rows) {
-			t.Fatalf("%s: %d rows, want %d:\n%s", lang, len(lines), len(rows), got)
-		}
-		for i, w := range rows {
-			if !strings.HasSuffix(lines[i], " "+w) {
-				t.Errorf("%s: row %d = %q, want it to end %q", lang, i+1, lines[i], w)
-			}
-		}
+		checkRows(t, lang, formatting.PlainText(formatting.For(lang).In(berlin).Audit(reminderAudit(at), nil, nil).HTML), rows)
 	}
 }
 
@@ -144,17 +135,24 @@ func TestAuditNamesGroupMembers(t *testing.T) {
 	}
 	for lang, rows := range want {
 		got := formatting.PlainText(formatting.For(lang).Audit(groupAudit(at), nil, names).HTML)
-		lines := strings.Split(got, "\n")[1:]
-		if len(lines) != len(rows) {
-			t.Fatalf("%s: %d rows, want %d:\n%s", lang, len(lines), len(rows), got)
-		}
-		for i, w := range rows {
-			if !strings.HasSuffix(lines[i], " "+w) {
-				t.Errorf("%s: row %d = %q, want it to end %q", lang, i+1, lines[i], w)
-			}
-		}
+		checkRows(t, lang, got, rows)
 		if you.MatchString(got) {
 			t.Errorf("%s: a group's /audit says “you”:\n%s", lang, got)
+		}
+	}
+}
+
+// checkRows holds an /audit's text, after its heading, to rows: one line
+// per row, each ending in the row's words.
+func checkRows(t *testing.T, lang, got string, rows []string) {
+	t.Helper()
+	lines := strings.Split(got, "\n")[1:]
+	if len(lines) != len(rows) {
+		t.Fatalf("%s: %d rows, want %d:\n%s", lang, len(lines), len(rows), got)
+	}
+	for i, w := range rows {
+		if !strings.HasSuffix(lines[i], " "+w) {
+			t.Errorf("%s: row %d = %q, want it to end %q", lang, i+1, lines[i], w)
 		}
 	}
 }

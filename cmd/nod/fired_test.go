@@ -46,6 +46,18 @@ func remindersOf(h *harness, title string) []telegramtest.Message {
 	return out
 }
 
+// remindInWords has the person ask in words, which the classifier finds
+// explicit, for task id's reminder at at (local, "2026-03-12T14:00"); it
+// returns the receipt once the turn's reply is there too.
+func remindInWords(h *harness, words, id, at string) telegramtest.Message {
+	h.t.Helper()
+	h.clf = answer("explicit:" + words)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": id, "remind_at": at})), openaitest.Text("OK."))
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, words)
+	return h.tg.WaitBotMessages(chat, n+2)[n]
+}
+
 // undoReport is the bot's latest report of an undo in chat (a sweep may
 // send a reminder after it).
 func undoReport(h *harness) telegramtest.Message {
@@ -141,11 +153,7 @@ func TestUndoToAPassedReminderTime(t *testing.T) {
 	// Moved to 12:00 before it fired at 11:00; the move undone at 11:30.
 	eleven := nine().Add(2 * time.Hour)
 	h.seed(chat, nod.Task{ID: "T8", Title: "File the tax return", RemindAt: &eleven})
-	h.clf = answer("explicit:move the tax reminder to noon")
-	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T8", "remind_at": "2026-03-12T12:00"})), openaitest.Text("Moved."))
-	msgs := len(h.tg.BotMessages(chat))
-	h.tg.SendText(chat, user, "move the tax reminder to noon")
-	rcpt := h.tg.WaitBotMessages(chat, msgs+2)[msgs]
+	rcpt := remindInWords(h, "move the tax reminder to noon", "T8", "2026-03-12T12:00")
 	if !strings.Contains(rcpt.Text, "12 Mar 2026, 11:00 → 12 Mar 2026, 12:00") {
 		t.Fatalf("receipt = %q", rcpt.Text)
 	}
@@ -235,11 +243,7 @@ func TestUndoDoneBringsTheReminderBack(t *testing.T) {
 func TestUndoDoneSendsAReminderMissedWhileDone(t *testing.T) {
 	t.Parallel()
 	h, r := firedHarness(t, "T9", "Call the printer")
-	h.clf = answer("explicit:remind me again at ten")
-	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T10:00"})), openaitest.Text("OK."))
-	msgs := len(h.tg.BotMessages(chat))
-	h.tg.SendText(chat, user, "remind me again at ten")
-	h.tg.WaitBotMessages(chat, msgs+2)
+	remindInWords(h, "remind me again at ten", "T9", "2026-03-12T10:00")
 	h.tap(chat, user, r.ID, "✓ Done")
 	ten := nine().Add(time.Hour)
 	h.clock.Set(ten.Add(30 * time.Minute))
@@ -265,10 +269,7 @@ func TestUndoDoneSendsAReminderMissedWhileDone(t *testing.T) {
 func TestOnlyTheLatestReminderActs(t *testing.T) {
 	t.Parallel()
 	h, first := firedHarness(t, "T9", "Call the dentist")
-	h.clf = answer("explicit:move the dentist reminder to 2pm")
-	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T14:00"})), openaitest.Text("Moved."))
-	h.tg.SendText(chat, user, "move the dentist reminder to 2pm")
-	h.tg.WaitBotMessages(chat, 3)
+	remindInWords(h, "move the dentist reminder to 2pm", "T9", "2026-03-12T14:00")
 	if m, _ := h.tg.Message(chat, first.ID); !isReminder(m, "Call the dentist") {
 		t.Fatalf("the first reminder lost its buttons before the next one came: %v", buttonTexts(m))
 	}

@@ -242,11 +242,10 @@ func (h *harness) groupProposal() telegramtest.Message {
 	return h.changeSetMessage(group, 2)
 }
 
-// A reminder belongs to whoever set it: in a group it names them, and
-// another member's ✓ Done or ⏰ is refused with whose it is; nothing
-// changes until its person taps.
-func TestGroupReminderIsItsPersons(t *testing.T) {
-	t.Parallel()
+// aliceReminds starts nod in the group, where Alice asked in words to be
+// reminded of the launch post at 09:00 on 12 March.
+func aliceReminds(t *testing.T) *harness {
+	t.Helper()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.inGroup()
@@ -255,6 +254,15 @@ func TestGroupReminderIsItsPersons(t *testing.T) {
 	h.start()
 	h.tg.SendText(group, user, "remind me tomorrow at 9 about the launch post")
 	h.tg.WaitBotMessages(group, 2)
+	return h
+}
+
+// A reminder belongs to whoever set it: in a group it names them, and
+// another member's ✓ Done or ⏰ is refused with whose it is; nothing
+// changes until its person taps.
+func TestGroupReminderIsItsPersons(t *testing.T) {
+	t.Parallel()
+	h := aliceReminds(t)
 	h.clock.Set(time.Date(2026, 3, 12, 9, 0, 30, 0, time.UTC))
 	h.tg.Wait("the reminder", func() bool { return len(h.reminders(group)) == 1 })
 	r := h.reminders(group)[0]
@@ -476,14 +484,7 @@ func TestGroupMessagesNameThePerson(t *testing.T) {
 // model is told whose it is. Once it went out, Bob may set one anew.
 func TestGroupWordsLeaveAnothersReminder(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
-	h.inGroup()
-	h.clf = answer("explicit:remind me tomorrow at 9 about the launch post")
-	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("I'll remind you."))
-	h.start()
-	h.tg.SendText(group, user, "remind me tomorrow at 9 about the launch post")
-	h.tg.WaitBotMessages(group, 2)
+	h := aliceReminds(t)
 	h.clf = answer("explicit:remind me at 8 about the launch post instead")
 	h.script(openaitest.Calls(call("b", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-12T08:00"})), openaitest.Text("That reminder is Alice's."))
 	h.tg.SendText(group, bob, "remind me at 8 about the launch post instead")
