@@ -80,11 +80,6 @@ func NextDaily(hour, minute int, loc *time.Location, after time.Time) time.Time 
 	}
 }
 
-// Tomorrow is the moment a day after at, at the same local wall time in
-// loc (23 or 25 hours across a change of the clocks), as a person means
-// "tomorrow at the same time".
-func Tomorrow(at time.Time, loc *time.Location) time.Time { return at.In(loc).AddDate(0, 0, 1) }
-
 // ZoneChange is one change of a chat's time zone, undoable once: by the
 // person who made it, while the zone is still what it set.
 type ZoneChange struct {
