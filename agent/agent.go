@@ -49,7 +49,7 @@ type Options struct {
 // order, in one request, and never fails: on any problem it answers
 // NEEDS_CONFIRMATION.
 type Classifier interface {
-	Classify(ctx context.Context, conv []confidence.Entry, actions []confidence.Action) []confidence.Verdict
+	Classify(ctx context.Context, zone *time.Location, conv []confidence.Entry, actions []confidence.Action) []confidence.Verdict
 }
 
 // Agent runs turns of the conversation between a chat and the model.

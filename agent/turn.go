@@ -505,7 +505,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 		}
 	}
 	t.classified++
-	return t.a.classifier.Classify(confidence.WithZone(ctx, t.reading()), conv, actions)
+	return t.a.classifier.Classify(ctx, t.reading(), conv, actions)
 }
 
 // answered is where the exchange a turn answers starts in history: when

@@ -236,19 +236,23 @@ var responseSchema = map[string]any{
 	"additionalProperties": false,
 }
 
-// Classify returns one verdict per action, in order. It makes exactly one
-// request (two only when the endpoint rejects the response format) and
-// never fails: any problem gives NEEDS_CONFIRMATION with the reason in
-// Verdict.Default.
-func (c *Classifier) Classify(ctx context.Context, conv []Entry, actions []Action) []Verdict {
-	vs := c.classify(ctx, conv, actions)
+// Classify returns one verdict per action, in order. zone is the
+// person's time zone, for the date the classifier reads "next Friday"
+// from (nil: UTC). It makes exactly one request (two only when the
+// endpoint rejects the response format) and never fails: any problem
+// gives NEEDS_CONFIRMATION with the reason in Verdict.Default.
+func (c *Classifier) Classify(ctx context.Context, zone *time.Location, conv []Entry, actions []Action) []Verdict {
+	if zone == nil {
+		zone = time.UTC
+	}
+	vs := c.classify(ctx, zone, conv, actions)
 	for _, v := range vs {
 		c.verdicts.WithLabelValues(string(v.Level), v.Default).Inc()
 	}
 	return vs
 }
 
-func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Action) []Verdict {
+func (c *Classifier) classify(ctx context.Context, zone *time.Location, conv []Entry, actions []Action) []Verdict {
 	verdicts := make([]Verdict, len(actions))
 	fallback := func(reason string) []Verdict {
 		for i := range verdicts {
@@ -264,7 +268,7 @@ func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Actio
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	start := time.Now()
-	content, err := c.ask(ctx, conv, actions)
+	content, err := c.ask(ctx, zone, conv, actions)
 	c.latency.Observe(time.Since(start).Seconds())
 	if err != nil {
 		c.log.Warn("classifier failed; asking the person", "err", err)
@@ -303,11 +307,11 @@ func (c *Classifier) classify(ctx context.Context, conv []Entry, actions []Actio
 }
 
 // ask sends the one request and returns the answer's text.
-func (c *Classifier) ask(ctx context.Context, conv []Entry, actions []Action) (string, error) {
+func (c *Classifier) ask(ctx context.Context, zone *time.Location, conv []Entry, actions []Action) (string, error) {
 	params := openai.ChatCompletionNewParams{
 		Model: shared.ChatModel(c.opts.Model),
 		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(systemPrompt + "\n\nToday is " + c.opts.Now().In(zoneOf(ctx)).Format("Monday, 2006-01-02, 15:04") + " (" + zoneOf(ctx).String() + `): read dates such as "next Friday" from it.` + turnNote(conv)),
+			openai.SystemMessage(systemPrompt + "\n\nToday is " + c.opts.Now().In(zone).Format("Monday, 2006-01-02, 15:04") + " (" + zone.String() + `): read dates such as "next Friday" from it.` + turnNote(conv)),
 			openai.UserMessage(Transcript(conv, after(actions))),
 			openai.UserMessage(ActionList(actions)),
 		},
@@ -638,19 +642,4 @@ var negations = map[string]bool{
 	"mustnt": true, "neednt": true, "aint": true,
 	"nein": true, "nicht": true, "nich": true, "nee": true, "nö": true, "nie": true, "niemals": true,
 	"kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "keines": true,
-}
-
-type zoneKey struct{}
-
-// WithZone says which time zone the person is in, for the classifier's
-// date line: a request's own value, carried with it.
-func WithZone(ctx context.Context, loc *time.Location) context.Context {
-	return context.WithValue(ctx, zoneKey{}, loc)
-}
-
-func zoneOf(ctx context.Context) *time.Location {
-	if loc, ok := ctx.Value(zoneKey{}).(*time.Location); ok && loc != nil {
-		return loc
-	}
-	return time.UTC
 }

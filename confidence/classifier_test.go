@@ -42,7 +42,7 @@ func levels(vs []confidence.Verdict) string {
 // action list last.
 func TestRequestShape(t *testing.T) {
 	c, llm := classifier(t, func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
-	c.Classify(t.Context(), conv, two)
+	c.Classify(t.Context(), nil, conv, two)
 	reqs := llm.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests, want 1", len(reqs))
@@ -70,7 +70,7 @@ func TestExplicitAnswers(t *testing.T) {
 		"no reasoning": `{"actions":[{"index":0,"level":"explicit","quote":"priority to P1!"}]}`,
 	} {
 		c, _ := classifier(t, func(openaitest.Request) openaitest.Response { return openaitest.Text(content) })
-		vs := c.Classify(t.Context(), conv, two[:1])
+		vs := c.Classify(t.Context(), nil, conv, two[:1])
 		if !vs[0].Explicit() || !vs[0].QuoteAt.Equal(t0.Add(2*time.Second)) {
 			t.Errorf("%s: verdict %+v, want explicit quoting the third entry", name, vs[0])
 		}
@@ -86,7 +86,7 @@ func TestExplicitAnswers(t *testing.T) {
 		c, _ := classifier(t, func(openaitest.Request) openaitest.Response {
 			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"` + quote + `"}]}`)
 		})
-		if v := c.Classify(t.Context(), conv, two[:1])[0]; v.Explicit() {
+		if v := c.Classify(t.Context(), nil, conv, two[:1])[0]; v.Explicit() {
 			t.Errorf("%s: quote %q accepted", name, quote)
 		}
 	}
@@ -107,7 +107,7 @@ func TestFailuresNeedConfirmation(t *testing.T) {
 		"repeated index": openaitest.Text(`{"actions":[{"index":0,"level":"needs_confirmation"},{"index":0,"level":"explicit","quote":"set the priority to P1"}]}`),
 	} {
 		c, llm := classifier(t, func(openaitest.Request) openaitest.Response { return resp })
-		vs := c.Classify(t.Context(), conv, two)
+		vs := c.Classify(t.Context(), nil, conv, two)
 		if levels(vs) != "needs_confirmation,needs_confirmation" {
 			t.Errorf("%s: verdicts %s", name, levels(vs))
 		}
@@ -119,7 +119,7 @@ func TestFailuresNeedConfirmation(t *testing.T) {
 	c, _ := classifier(t, func(openaitest.Request) openaitest.Response {
 		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"set the priority to P1"}]}`)
 	})
-	if got := levels(c.Classify(t.Context(), conv, two)); got != "explicit,needs_confirmation" {
+	if got := levels(c.Classify(t.Context(), nil, conv, two)); got != "explicit,needs_confirmation" {
 		t.Errorf("partial answer: %s", got)
 	}
 }
@@ -133,10 +133,10 @@ func TestSchemaRejectedFallsBackOnce(t *testing.T) {
 		}
 		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"set the priority to P1"}]}`)
 	})
-	if got := levels(c.Classify(t.Context(), conv, two[:1])); got != "explicit" {
+	if got := levels(c.Classify(t.Context(), nil, conv, two[:1])); got != "explicit" {
 		t.Errorf("after fallback: %s", got)
 	}
-	c.Classify(t.Context(), conv, two[:1])
+	c.Classify(t.Context(), nil, conv, two[:1])
 	if n := len(llm.Requests()); n != 3 {
 		t.Errorf("%d requests, want 3 (rejected, retried, then plain only)", n)
 	}
@@ -149,7 +149,7 @@ func TestToldToday(t *testing.T) {
 	llm := openaitest.New(t)
 	llm.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
 	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Now: func() time.Time { return t0 }}, slog.New(slog.DiscardHandler))
-	c.Classify(t.Context(), conv, two)
+	c.Classify(t.Context(), nil, conv, two)
 	if sys := llm.Requests()[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11") {
 		t.Errorf("the classifier was not told today's date:\n%s", sys)
 	}
@@ -211,7 +211,7 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {
 				return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"` + c.quote + `","reasoning":"x"}]}`)
 			})
-			v := cl.Classify(t.Context(), group, []confidence.Action{c.action})
+			v := cl.Classify(t.Context(), nil, group, []confidence.Action{c.action})
 			if v[0].Level != c.want {
 				t.Errorf("%q: %s (%s), want %s", c.quote, v[0].Level, v[0].Default, c.want)
 			}
@@ -262,7 +262,7 @@ func TestFieldQuotes(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cl, _ := classifier(t, func(openaitest.Request) openaitest.Response { return openaitest.Text(c.content) })
-			v := cl.Classify(t.Context(), burst, create)[0]
+			v := cl.Classify(t.Context(), nil, burst, create)[0]
 			if name != "not explicit" && !v.Explicit() {
 				t.Fatalf("verdict %+v, want explicit", v)
 			}
@@ -353,7 +353,7 @@ func TestQuestionsDecideNothing(t *testing.T) {
 				return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":` + string(q) + `,"reasoning":"x"}]}`)
 			})
 			conv := []confidence.Entry{{Role: nod.RoleUser, Text: c.said, At: t0}}
-			v := cl.Classify(t.Context(), conv, []confidence.Action{raise})[0]
+			v := cl.Classify(t.Context(), nil, conv, []confidence.Action{raise})[0]
 			if v.Level != c.want {
 				t.Errorf("%q quoting %q: %s (%s), want %s", c.said, quote, v.Level, v.Default, c.want)
 			}
@@ -374,7 +374,7 @@ func TestNegationsTypedQuickly(t *testing.T) {
 			q, _ := json.Marshal(said)
 			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":` + string(q) + `,"reasoning":"x"}]}`)
 		})
-		v := cl.Classify(t.Context(), []confidence.Entry{{Role: nod.RoleUser, Text: said, At: t0}}, []confidence.Action{raise})[0]
+		v := cl.Classify(t.Context(), nil, []confidence.Entry{{Role: nod.RoleUser, Text: said, At: t0}}, []confidence.Action{raise})[0]
 		if v.Explicit() {
 			t.Errorf("%q decided a change", said)
 		}

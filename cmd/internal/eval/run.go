@@ -546,7 +546,7 @@ func (r *recorder) measure() {
 }
 
 // Classify implements agent.Classifier.
-func (r *recorder) Classify(ctx context.Context, conv []confidence.Entry, actions []confidence.Action) []confidence.Verdict {
+func (r *recorder) Classify(ctx context.Context, zone *time.Location, conv []confidence.Entry, actions []confidence.Action) []confidence.Verdict {
 	r.mu.Lock()
 	standIn, explicit, quote := r.standIn, r.explicit, r.quote
 	r.mu.Unlock()
@@ -561,7 +561,7 @@ func (r *recorder) Classify(ctx context.Context, conv []confidence.Entry, action
 		return out
 	}
 	start := time.Now()
-	vs := r.real.Classify(ctx, conv, actions)
+	vs := r.real.Classify(ctx, zone, conv, actions)
 	r.mu.Lock()
 	r.verdicts, r.took = append(r.verdicts, vs...), r.took+time.Since(start)
 	r.mu.Unlock()
