@@ -47,7 +47,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &answerCall{set: set, titles: map[string]string{}}
+	c := &answerCall{set: set}
 	if c.confirm, err = a.numbers("confirm"); err != nil {
 		return nil, err
 	}
@@ -72,10 +72,18 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 		case slices.Contains(c.confirm, n) && slices.Contains(c.reject, n):
 			return nil, fmt.Errorf("item %d is both confirmed and rejected; name each item once", n)
 		}
-		if _, ok := c.titles[it.TaskID]; it.TaskID != "" && !ok {
-			if task, err := t.a.tasks.Task(ctx, t.req.ChatID, it.TaskID); err == nil {
-				c.titles[it.TaskID] = task.Title
-			}
+	}
+	var ids []string
+	for _, n := range slices.Concat(c.confirm, c.reject) {
+		if it, _ := set.Item(n); it.TaskID != "" && !slices.Contains(ids, it.TaskID) {
+			ids = append(ids, it.TaskID)
+		}
+	}
+	if len(ids) > 0 {
+		// One read for all: an item whose title is not found is named
+		// by its summary alone.
+		if c.titles, err = t.a.tasks.TaskTitles(ctx, t.req.ChatID, ids); err != nil {
+			return nil, err
 		}
 	}
 	return c, nil

@@ -444,8 +444,9 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 	}
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
+		who := b.nameOf(ctx, chat, in.user)
 		for i, r := range res.Receipts {
-			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule, Who: b.nameOf(ctx, chat, in.user)}
+			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule, Who: who}
 		}
 		if b.reply(ctx, at, loc.Receipts(rs)) != 0 {
 			ids := make([]string, len(res.Receipts))
