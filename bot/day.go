@@ -62,7 +62,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	_, arg, _ := strings.Cut(in.text, " ")
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
-		b.reply(ctx, in.topic(), in.loc.TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
+		b.reply(ctx, in.topic(), in.loc.Day().TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
 		return
 	}
 	zone, err := nod.LoadZone(arg)
@@ -83,7 +83,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	if in.settings != nil {
 		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now(), daily, b.nextDaily(daily, zone)))
+	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), b.now(), daily, b.nextDaily(daily, zone)))
 }
 
 // nextDaily is when a daily review at the time of day at ("HH:MM") runs
@@ -105,7 +105,7 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		if s != nil {
 			at, quiet = s.Daily, s.DailyQuiet
 		}
-		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", b.nextDaily(at, b.zone(s))))
+		b.reply(ctx, in.topic(), in.loc.Day().Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", b.nextDaily(at, b.zone(s))))
 	}
 	if len(args) == 0 {
 		show(in.settings)
@@ -243,7 +243,7 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
-	if id := b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
+	if id := b.reply(ctx, o.Topic(), loc.Day().Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
@@ -333,7 +333,7 @@ func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.C
 		if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
 			continue
 		}
-		if err := b.send.edit(ctx, chat, m.id, loc.ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
+		if err := b.send.edit(ctx, chat, m.id, loc.Day().ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
 			b.log.Warn("mark snooze passed", "chat", chat, "message", m.id, "err", err)
 		}
 		return true
@@ -364,11 +364,11 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 	whose := b.whoseReminder(ctx, chat, t)
 	switch open := t.Status != nod.StatusDone && t.Status != nod.StatusRejected; {
 	case again && tap.Tool == nod.ToolSetStatus && !open:
-		m = loc.ReminderDone(t, u.Redo.ID, whose)
+		m = loc.Day().ReminderDone(t, u.Redo.ID, whose)
 	case again && tap.Tool == nod.ToolSetReminder && t.RemindAt != nil:
-		m = loc.ReminderSnoozed(t, u.Redo.ID, whose)
+		m = loc.Day().ReminderSnoozed(t, u.Redo.ID, whose)
 	case !again && open && t.RemindAt != nil:
-		m = loc.Reminder(t, *t.RemindAt, 0, whose)
+		m = loc.Day().Reminder(t, *t.RemindAt, 0, whose)
 	default:
 		return nil
 	}
@@ -503,9 +503,9 @@ func (b *Bot) reminderTap(p press, apply func() (nod.Applied, error), done bool)
 	}
 	p.then(func(ctx context.Context) {
 		whose := b.nameOf(ctx, p.chat, p.user) // the reminder's own person: othersReminder let no one else through
-		m := p.loc.ReminderSnoozed(applied.After, applied.Undo.ID, whose)
+		m := p.loc.Day().ReminderSnoozed(applied.After, applied.Undo.ID, whose)
 		if done {
-			m = p.loc.ReminderDone(applied.After, applied.Undo.ID, whose)
+			m = p.loc.Day().ReminderDone(applied.After, applied.Undo.ID, whose)
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit reminder", "chat", p.chat, "err", err)
@@ -533,7 +533,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	}
 	before := b.zoneName(in.settings)
 	if zone == before && in.settings != nil && in.settings.TimeZone != "" {
-		b.reply(ctx, in.topic(), in.loc.TimeZoneShow(zone, true, b.now()))
+		b.reply(ctx, in.topic(), in.loc.Day().TimeZoneShow(zone, true, b.now()))
 		return
 	}
 	if !b.mayChangeChat(ctx, in, "tz") {
@@ -545,14 +545,14 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, zc.ID, ""))
 }
 
 // offerZone shows a time zone the agent proposed, with a button to set
 // it and one to keep the zone; nil shows nothing.
 func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, at nod.Topic, zc *nod.ZoneChange) {
 	if zc != nil {
-		b.reply(ctx, at, loc.TimeZoneOffer(zc.Before, zc.After, zc.ID))
+		b.reply(ctx, at, loc.Day().TimeZoneOffer(zc.Before, zc.After, zc.ID))
 	}
 }
 
@@ -578,7 +578,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.TimeZoneReceipt(before, zc.After, zc.ID, "")
+			m = p.loc.Day().TimeZoneReceipt(before, zc.After, zc.ID, "")
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

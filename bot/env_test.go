@@ -147,8 +147,8 @@ func TestRedeliveredUpdateHandledOnce(t *testing.T) {
 	var u struct {
 		ID int64 `json:"update_id"`
 	}
-	json.Unmarshal(e.tg.LastUpdate(), &u)
-	e.tg.Redeliver(u.ID)
+	json.Unmarshal(e.tg.Wire().LastUpdate(), &u)
+	e.tg.Wire().Redeliver(u.ID)
 	e.tg.SendText(chat, user, "/help") // handled after the redelivery
 	msgs := e.tg.WaitBotMessages(chat, 2)
 	if len(msgs) != 2 || len(e.llm.Requests()) != 1 {

@@ -88,7 +88,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			if set, err := b.sets.ChangeSetByUndo(ctx, o.ChatID, redo.Reverts); err == nil {
 				b.refresh(ctx, loc, set, 0, 0, nil)
 			}
-			if b.reply(ctx, o.Topic(), loc.Undone(redo)) != 0 {
+			if b.reply(ctx, o.Topic(), loc.Undo().Undone(redo)) != 0 {
 				b.delivered(ctx, o.ChatID, nod.OwedUndone, o.Ref)
 			}
 		}
@@ -116,7 +116,7 @@ func (b *Bot) deliverReceipts(ctx context.Context, at nod.Topic, owed []nod.Owed
 		rs = append(rs, fr)
 		refs = append(refs, o.Ref)
 	}
-	m := loc.Receipts(rs)
+	m := loc.Changes().Receipts(rs)
 	m.HTML = loc.Render(formatting.ReceiptsLate) + "\n\n" + m.HTML
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedReceipt, refs...)

@@ -76,7 +76,7 @@ func start(r *reporter, dsn string, users int, rtt time.Duration) (*env, error) 
 	e := &env{r: r}
 	labeled(partFake, func() {
 		e.tg, e.llm = telegramtest.New(r), openaitest.New(r)
-		e.tg.SetRoundTrip(rtt)
+		e.tg.Wire().SetRoundTrip(rtt)
 	})
 	var err error
 	labeled(partNod, func() { err = e.open(dsn, users) })
