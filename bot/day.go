@@ -2,23 +2,16 @@ package bot
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
+	"github.com/nodbot/nod/sweep"
 )
-
-// claimBatch is how many reminders (and daily reviews) one claim takes;
-// a sweep claims batch after batch until less than one is due.
-const claimBatch = 100
 
 // zone is the chat's time zone, the operator's default if it set none.
 func (b *Bot) zone(s *nod.ChatSettings) *time.Location {
@@ -83,17 +76,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	if in.settings != nil {
 		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), b.now(), daily, b.nextDaily(daily, zone)))
-}
-
-// nextDaily is when a daily review at the time of day at ("HH:MM") runs
-// next in zone; zero for none.
-func (b *Bot) nextDaily(at string, zone *time.Location) time.Time {
-	h, m, err := nod.ParseClock(at)
-	if err != nil {
-		return time.Time{}
-	}
-	return nod.NextDaily(h, m, zone, b.now())
+	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
@@ -105,7 +88,7 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		if s != nil {
 			at, quiet = s.Daily, s.DailyQuiet
 		}
-		b.reply(ctx, in.topic(), in.loc.Day().Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", b.nextDaily(at, b.zone(s))))
+		b.reply(ctx, in.topic(), in.loc.Day().Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", sweep.NextDaily(at, b.zone(s), b.now())))
 	}
 	if len(args) == 0 {
 		show(in.settings)
@@ -163,57 +146,6 @@ func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 	return p.loc.Notice(formatting.NoticeUndone)
 }
 
-// schedule claims the reminders and daily reviews that are due and
-// delivers them; what it claims is owed in the outbox first, so that a
-// stop in between delivers it on the next start, once.
-func (b *Bot) schedule(ctx context.Context, now time.Time) {
-	if b.days == nil {
-		return // built without them (a bench of other things)
-	}
-	for range 50 { // bounded: the next sweep goes on
-		owed, err := b.days.ClaimDue(ctx, now, b.opts.TimeZone, claimBatch)
-		if err != nil {
-			if ctx.Err() == nil {
-				b.log.Error("claim due reminders", "err", err)
-			}
-			return
-		}
-		b.deliverAll(ctx, owed)
-		if len(owed) < claimBatch {
-			return
-		}
-	}
-}
-
-// deliverers is how many reminders one process sends at once: each send
-// waits on Telegram, and the rate limiter paces them all.
-const deliverers = 16
-
-// deliverAll delivers claimed reminders, several at once, and returns
-// when all are sent: the next claim waits, so that one sweep never holds
-// more than a batch.
-func (b *Bot) deliverAll(ctx context.Context, owed []nod.Owed) {
-	sem := make(chan struct{}, deliverers)
-	var wg sync.WaitGroup
-	for _, o := range owed {
-		if o.Kind != nod.OwedReminder {
-			b.deliverDue(ctx, o)
-			continue
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					b.log.Error("reminder panic", "chat", o.ChatID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				}
-				<-sem
-			}()
-			b.remind(ctx, o)
-		})
-	}
-	wg.Wait()
-}
-
 // deliverDue sends one claimed reminder, or runs one daily review, and
 // marks it delivered.
 func (b *Bot) deliverDue(ctx context.Context, o nod.Owed) {
@@ -225,20 +157,10 @@ func (b *Bot) deliverDue(ctx context.Context, o nod.Owed) {
 	}
 }
 
-// remind sends a task's reminder; a task gone or closed since it was
-// claimed gets none.
+// remind sends a task's reminder, if the sweep says it still goes out.
 func (b *Bot) remind(ctx context.Context, o nod.Owed) {
-	if !b.stillAllowed(ctx, o) {
-		return
-	}
-	taskID, _, _ := strings.Cut(o.Ref, "@")
-	t, err := b.tasks.Task(ctx, o.ChatID, taskID)
-	if err != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
-		if err != nil && !errors.Is(err, nod.ErrNotFound) {
-			b.log.Error("reminder", "chat", o.ChatID, "task", taskID, "err", err)
-			return // owed still: the next start sends it
-		}
-		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
+	t, ok := b.sweeps.Reminder(ctx, o)
+	if !ok {
 		return
 	}
 	loc := b.locale(ctx, o.ChatID, "")
@@ -386,34 +308,14 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 	return out
 }
 
-// stillAllowed reports whether a reminder or daily review still goes out:
-// the allowlist is read when it is due, not when it was set, so a person
-// taken off NOD_ALLOWED_USERS gets nothing more (nor spends the model).
-// Its person is whoever set it up (one set up before nod kept that goes
-// out). What does not go out is marked delivered, so it is not tried
-// again.
-func (b *Bot) stillAllowed(ctx context.Context, o nod.Owed) bool {
-	who := o.User
-	if who == 0 || b.allowed[who] {
-		return true
-	}
-	b.log.Info("scheduled message not sent: its person is no longer allowed", "chat", o.ChatID, "kind", o.Kind, "user", who)
-	b.delivered(ctx, o.ChatID, o.Kind, o.Ref)
-	return false
-}
-
 // dailyReview runs the chat's daily review: the /review turn, started by
 // nod, so everything it proposes asks. Without proposals the agent's own
 // line is shown, or nod's when it wrote none; a quiet chat hears nothing.
 func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 	defer cancel()
-	if !b.stillAllowed(ctx, o) {
-		return
-	}
 	loc, s := b.settings(ctx, o.ChatID, 0, "")
-	if s == nil || s.Daily == "" {
-		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // turned off since
+	if !b.sweeps.Review(ctx, o, s) {
 		return
 	}
 	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Thread: o.Thread, Review: true, Daily: true, Group: o.ChatID.Group(), Lang: loc.Code(), Settings: s})

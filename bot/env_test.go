@@ -20,6 +20,7 @@ import (
 	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/storage/storagetest"
+	"github.com/nodbot/nod/sweep"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -63,7 +64,8 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	}
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: []nod.UserID{user}, PollTimeout: 2 * time.Second, Limits: unlimited, Metrics: e.reg},
-		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Buttons: e.db, Answers: e.db, Sweeps: e.db, Outbox: e.db,
+		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Buttons: e.db, Answers: e.db, Keeper: e.db, Outbox: e.db,
+			Sweep:  sweep.New(sweep.Deps{Expiry: e.db, Pruning: e.db, Outbox: e.db, Tasks: e.db}, sweep.Options{AllowedUsers: []nod.UserID{user}}, e.clock.Now, log),
 			Turner: turner, Decider: c, Mender: c, Changer: c, Rules: c}, e.clock.Now, log)
 	if err := b.Start(t.Context()); err != nil {
 		t.Fatal(err)

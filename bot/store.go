@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/sweep"
 )
 
 // Updates records the updates handled, so that a redelivered one is handled once.
@@ -12,9 +13,6 @@ type Updates interface {
 	// MarkUpdate records an update id; false means it was handled before.
 	MarkUpdate(ctx context.Context, id int64) (bool, error)
 	LastUpdateID(ctx context.Context) (int64, error)
-	// PruneUpdates forgets the updates handled before cutoff but the
-	// newest (LastUpdateID's), and says how many it forgot.
-	PruneUpdates(ctx context.Context, cutoff time.Time) (int, error)
 }
 
 // Tasks reads a chat's tasks, its trash and its audit log.
@@ -108,37 +106,44 @@ type Answers interface {
 	SetReason(ctx context.Context, decisionID, reason string) error
 }
 
-// Sweeps moves time on: sets expire or are kept, old trash and the records
-// of old buttons go.
-type Sweeps interface {
-	// ExpireSets expires the open sets whose time is up at now, each once.
-	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)
-	// WarnSets marks the open sets past their warning time, each once.
-	WarnSets(ctx context.Context, now time.Time, warnAt func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error)
+// Keeper keeps a change set open for longer: the Keep button.
+type Keeper interface {
 	// KeepSet gives an open set another TTL, for a person who may decide
 	// it; nod.ErrForbidden if they may not, nod.ErrExpired if it is not
 	// open.
 	KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error)
-	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
-	// PruneButtons forgets the callback data last shown on a message
-	// before cutoff (see Messages.ButtonSentWith), and says how many.
-	PruneButtons(ctx context.Context, cutoff time.Time) (int, error)
-	// DeletionsDue returns one deletion per person whose line must move
-	// on at now: its question expired, or its first was never asked.
-	DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error)
 }
 
-// Outbox holds the messages owed for changes until they are delivered.
+// Outbox settles the messages owed for changes once they are delivered.
 type Outbox interface {
-	// Delivered marks owed messages as sent; TakeOwed takes for this
-	// process those that nobody delivered (see storage.DB.TakeOwed).
+	// Delivered marks owed messages as sent.
 	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
-	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
 	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and told the person so.
 	Interrupted(ctx context.Context, at nod.Topic, said string) error
+}
+
+// Sweeper decides what happens on nod's own clock (sweep.Sweeper); the
+// bot shows and sends what it reports, and settles what it sent.
+type Sweeper interface {
+	// TakeOwed takes what the outbox owes, grouped for delivery; Gone
+	// settles an owed message whose record could not be read, and
+	// Deletion says whether an owed deletion's question is still shown.
+	TakeOwed(ctx context.Context, grace time.Duration) sweep.Owed
+	Gone(ctx context.Context, o nod.Owed, err error)
+	Deletion(ctx context.Context, o nod.Owed, d nod.PendingDeletion, err error) bool
+	// Schedule claims the reminders and reviews due and hands each to
+	// deliver; Reminder and Review say whether a claimed one still goes
+	// out, settling it when not.
+	Schedule(ctx context.Context, now time.Time, deliver func(context.Context, nod.Owed))
+	Reminder(ctx context.Context, o nod.Owed) (nod.Task, bool)
+	Review(ctx context.Context, o nod.Owed, settings *nod.ChatSettings) bool
+	// Run reports the sets expired and warned and the deletions due;
+	// Tidy then purges and prunes what is old.
+	Run(ctx context.Context, now time.Time) sweep.Report
+	Tidy(ctx context.Context, now time.Time)
 }
 
 // Decider decides a change set's items for a person; see agent.Confirmations for the errors.
@@ -176,8 +181,8 @@ type RuleDecider interface {
 	RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error)
 }
 
-// Days keeps the chat's place in the day: its time zone, its daily
-// review, and the reminders and reviews that fall due.
+// Days keeps the chat's place in the day: its time zone and its daily
+// review.
 type Days interface {
 	// SetTimeZone sets the chat's zone (empty: the default def) and
 	// records the change for its Undo; UndoZone puts the zone before it
@@ -189,9 +194,6 @@ type Days interface {
 	// SetDaily turns the daily review on at a local HH:MM, or off (""),
 	// delivered to topic at.
 	SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhmm string, quiet bool, def *time.Location) error
-	// ClaimDue claims what is due at now, each once across replicas, and
-	// records it as owed in the same transaction.
-	ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error)
 }
 
 // Reminders makes the changes a reminder's buttons ask for, as the
@@ -229,7 +231,7 @@ type People interface {
 
 // Deps are what a Bot works with, each a small interface of its own:
 // *storage.DB provides the reading and bookkeeping ones, the agent and
-// agent.Confirmations the deciding ones.
+// agent.Confirmations the deciding ones, sweep.Sweeper the sweep.
 type Deps struct {
 	Updates   Updates
 	Tasks     Tasks
@@ -238,8 +240,9 @@ type Deps struct {
 	Messages  Messages
 	Buttons   Buttons
 	Answers   Answers
-	Sweeps    Sweeps
+	Keeper    Keeper
 	Outbox    Outbox
+	Sweep     Sweeper
 	Turner    Turner
 	Decider   Decider
 	Mender    Mender

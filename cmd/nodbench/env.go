@@ -21,6 +21,7 @@ import (
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/sweep"
 )
 
 // reporter is the fakes' test handle outside `go test`: errors are
@@ -147,7 +148,8 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	// detector, 10,000 tasks); the reminder bench sweeps on its own.
 	n.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: n.reg,
 		SweepInterval: 24 * time.Hour},
-		bot.Deps{Updates: n.db, Tasks: n.db, Sets: n.db, Chats: n.db, Messages: n.db, Buttons: n.db, Answers: n.db, Sweeps: n.db, Outbox: n.db,
+		bot.Deps{Updates: n.db, Tasks: n.db, Sets: n.db, Chats: n.db, Messages: n.db, Buttons: n.db, Answers: n.db, Keeper: n.db, Outbox: n.db,
+			Sweep:  sweep.New(sweep.Deps{Expiry: n.db, Pruning: n.db, Outbox: n.db, Tasks: n.db}, sweep.Options{AllowedUsers: allowed}, time.Now, log),
 			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
 	if err := n.bot.Start(context.Background()); err != nil {
 		return nil, err

@@ -17,6 +17,7 @@ import (
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/sweep"
 )
 
 // reminders is what the reminder bench measured: n reminders due in the
@@ -135,10 +136,12 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 		logs = append(logs, lb)
 		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
 		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
+		blog := slog.New(slog.NewTextHandler(lb, nil))
+		sw := sweep.New(sweep.Deps{Expiry: db, Pruning: db, Outbox: db, Schedule: db, Tasks: db}, sweep.Options{}, time.Now, blog)
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
-			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Sweeps: db, Outbox: db,
+			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Keeper: db, Outbox: db, Sweep: sw,
 				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c},
-			time.Now, slog.New(slog.NewTextHandler(lb, nil)))
+			time.Now, blog)
 		if err := b.Start(context.Background()); err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/speech"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/sweep"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -43,6 +44,8 @@ var (
 	_ agent.Answerer     = (*agent.Confirmations)(nil)
 	_ bot.Turner         = (*agent.Agent)(nil)
 	_ bot.Days           = (*storage.DB)(nil)
+	_ bot.Sweeper        = (*sweep.Sweeper)(nil)
+	_ sweep.Schedule     = (*storage.DB)(nil)
 	_ bot.Reminders      = (*agent.Confirmations)(nil)
 	_ agent.Zones        = (*storage.DB)(nil)
 	_ bot.Places         = (*place.Finder)(nil)
@@ -113,12 +116,18 @@ func newTranscriber(cfg config, reg *prometheus.Registry, log *slog.Logger) *spe
 		log.With("component", "speech"))
 }
 
-func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
+func newSweeper(cfg config, db *storage.DB, now Clock, log *slog.Logger) *sweep.Sweeper {
+	return sweep.New(sweep.Deps{Expiry: db, Pruning: db, Outbox: db, Schedule: db, Tasks: db},
+		sweep.Options{ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, UndoWindow: cfg.UndoWindow, AllowedUsers: cfg.AllowedUsers, TimeZone: cfg.TimeZone},
+		now, log.With("component", "sweep"))
+}
+
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, sw *sweep.Sweeper, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
-		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout, UndoWindow: cfg.UndoWindow,
+		ChangeSetTTL: cfg.ChangeSetTTL, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
-		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Sweeps: db, Outbox: db,
+		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Keeper: db, Outbox: db, Sweep: sw,
 			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c, Places: place.Shared, People: db, Transcriber: ears}, now, log.With("component", "bot"))
 }
 
@@ -225,7 +234,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func() Clock { return w.clock },
-			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newBot, newHTTPServer,
+			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
 			// What a person can get wrong is checked before the database

@@ -1,0 +1,60 @@
+package sweep
+
+import (
+	"context"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// Expiry moves change sets and deletions on with time.
+type Expiry interface {
+	// ExpireSets expires the open sets whose time is up at now, each once.
+	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)
+	// WarnSets marks the open sets past their warning time, each once.
+	WarnSets(ctx context.Context, now time.Time, warnAt func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error)
+	// DeletionsDue returns one deletion per person whose line must move
+	// on at now: its question expired, or its first was never asked.
+	DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error)
+}
+
+// Pruning forgets what nod no longer needs: old trash, the records of
+// old buttons and of handled updates.
+type Pruning interface {
+	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
+	// PruneButtons forgets the callback data last shown on a message
+	// before cutoff, and says how many.
+	PruneButtons(ctx context.Context, cutoff time.Time) (int, error)
+	// PruneUpdates forgets the updates handled before cutoff but the
+	// newest, and says how many it forgot.
+	PruneUpdates(ctx context.Context, cutoff time.Time) (int, error)
+}
+
+// Outbox holds the messages owed for changes until they are delivered.
+type Outbox interface {
+	// TakeOwed takes for this process those owed messages that nobody
+	// delivered (see storage.DB.TakeOwed); Delivered marks them sent.
+	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
+	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
+}
+
+// Schedule holds the reminders and daily reviews that fall due.
+type Schedule interface {
+	// ClaimDue claims what is due at now, each once across replicas, and
+	// records it as owed in the same transaction.
+	ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error)
+}
+
+// Tasks reads the task a reminder is about.
+type Tasks interface {
+	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+}
+
+// Deps are what a Sweeper works with; *storage.DB provides them all.
+type Deps struct {
+	Expiry   Expiry
+	Pruning  Pruning
+	Outbox   Outbox
+	Schedule Schedule // nil: no reminders nor daily reviews are claimed
+	Tasks    Tasks
+}
