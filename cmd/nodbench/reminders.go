@@ -16,6 +16,7 @@ import (
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 )
 
@@ -134,7 +135,7 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
 		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
-		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
+		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, Lexicon: formatting.Words}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
 			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Sweeps: db, Outbox: db,
 				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c},
