@@ -381,3 +381,16 @@ func TestNegationsTypedQuickly(t *testing.T) {
 		}
 	}
 }
+
+// A classifier given no words cannot read a quote for a no or a
+// question, so no quote counts: it asks the person.
+func TestNoLexiconNothingExplicit(t *testing.T) {
+	llm := openaitest.New(t)
+	llm.Handle(func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"set the priority to p1","reasoning":"asked"}]}`)
+	})
+	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model"}, slog.New(slog.DiscardHandler))
+	if v := c.Classify(t.Context(), nil, conv, two[:1])[0]; v.Explicit() || v.Default == "" {
+		t.Errorf("Classify without words = %+v, want needs_confirmation with a reason", v)
+	}
+}
