@@ -55,9 +55,9 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	e := &env{t: t, tg: telegramtest.New(t), llm: openaitest.New(t), clock: fixtures.NewClock(fixtures.DefaultNow), reg: prometheus.NewRegistry()}
 	e.db = storagetest.Open(t, "sqlite", e.clock.Now)
 	log := slog.New(slog.DiscardHandler)
-	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: "clf", Timeout: 5 * time.Second}, log)
+	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: "clf", Timeout: 5 * time.Second, Lexicon: formatting.Words}, log)
 	c := agent.NewConfirmations(confirmDeps(e.db), e.clock.Now, log, nil)
-	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: "agent", StepTimeout: 5 * time.Second},
+	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: "agent", StepTimeout: 5 * time.Second, Lexicon: formatting.Words},
 		agent.Deps{Tasks: e.db, Editor: e.db, Conversation: e.db, Proposals: e.db, Memory: e.db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords())}, e.clock.Now, log)
 	if turner == nil {
 		turner = ag

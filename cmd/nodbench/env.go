@@ -20,6 +20,7 @@ import (
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/sweep"
 )
@@ -132,8 +133,8 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 		return nil, err
 	}
 	r.Cleanup(func() { n.db.Close() })
-	clf := confidence.New(confidence.Options{BaseURL: llmURL, Model: clfModel, Timeout: 30 * time.Second}, log)
-	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second}, agent.Deps{Tasks: n.db, Editor: n.db, Conversation: n.db, Proposals: n.db, Memory: n.db, Classifier: clf}, time.Now, log)
+	clf := confidence.New(confidence.Options{BaseURL: llmURL, Model: clfModel, Timeout: 30 * time.Second, Lexicon: formatting.Words}, log)
+	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second, Lexicon: formatting.Words}, agent.Deps{Tasks: n.db, Editor: n.db, Conversation: n.db, Proposals: n.db, Memory: n.db, Classifier: clf}, time.Now, log)
 	allowed := []nod.UserID{42}
 	for i := 1; i <= users; i++ {
 		allowed = append(allowed, nod.UserID(i))

@@ -16,6 +16,7 @@ import (
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/sweep"
 )
@@ -135,7 +136,7 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
 		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
-		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
+		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, Lexicon: formatting.Words}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
 		blog := slog.New(slog.NewTextHandler(lb, nil))
 		sw := sweep.New(sweep.Deps{Expiry: db, Pruning: db, Outbox: db, Schedule: db, Tasks: db}, sweep.Options{}, time.Now, blog)
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},

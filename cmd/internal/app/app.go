@@ -96,12 +96,12 @@ func newRegistry() *prometheus.Registry {
 
 func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Logger) *confidence.Classifier {
 	return confidence.New(confidence.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.ClassifierModel,
-		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now}, log.With("component", "classifier"))
+		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now, Lexicon: formatting.Words}, log.With("component", "classifier"))
 }
 
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone},
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
 		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db}, now, log.With("component", "agent"))
 }
 
