@@ -44,8 +44,7 @@ type Options struct {
 	TimeZone *time.Location
 	// Lexicon gives the lists of words with which the agent reads what the
 	// person's words cover and name, by name, in every language nod
-	// speaks (formatting.Words). Without them a quote covers only what it
-	// spells out.
+	// speaks (formatting.Words). Required: New panics without it.
 	Lexicon func(list string) []string
 }
 

@@ -29,11 +29,12 @@ type lexicon struct {
 	duration *regexp.Regexp
 }
 
-// newLexicon reads the lists list gives by name (formatting.Words); nil
-// gives the empty lexicon.
+// newLexicon reads the lists list gives by name (formatting.Words).
 func newLexicon(list func(name string) []string) *lexicon {
 	if list == nil {
-		list = func(string) []string { return nil }
+		// Without words "every day" would not ask for a repeat: a quote
+		// would cover more than the person said, not less.
+		panic("agent: Options.Lexicon is nil; pass formatting.Words")
 	}
 	words := func(name string) wordList { return newWordList(list(name)) }
 	return &lexicon{
