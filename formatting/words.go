@@ -35,11 +35,17 @@ func Words(list string) []string {
 	if !slices.Contains(wordLists, list) {
 		panic(fmt.Sprintf("formatting: no word list %q", list))
 	}
+	return union(Fixed{"words_" + list})
+}
+
+// union gathers the words template f lists in every language, each once;
+// it panics on a language's list that parseWords refuses.
+func union(f Fixed) []string {
 	var out []string
 	for _, code := range Languages() {
-		ws, err := parseWords(locales[code].Render(Fixed{"words_" + list}))
+		ws, err := parseWords(locales[code].Render(f))
 		if err != nil {
-			panic(fmt.Sprintf("formatting: %s.tmpl: words_%s: %v", code, list, err))
+			panic(fmt.Sprintf("formatting: %s.tmpl: %s: %v", code, f.name, err))
 		}
 		for _, w := range ws {
 			if !slices.Contains(out, w) {
