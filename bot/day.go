@@ -484,7 +484,7 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 
 // othersReminder refuses a tap on a reminder that another member of the
 // group set, naming whose it is; "" when p's person may act on it. The
-// storage's own check (Confirmations) closes the race with a reminder
+// storage's own check (confirm.Service) closes the race with a reminder
 // set anew meanwhile.
 func (b *Bot) othersReminder(ctx context.Context, p press, t nod.Task) string {
 	if t.RemindBy == 0 || t.RemindBy == p.user {

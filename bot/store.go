@@ -141,7 +141,7 @@ type Outbox interface {
 	Interrupted(ctx context.Context, at nod.Topic, said string) error
 }
 
-// Decider decides a change set's items for a person; see agent.Confirmations for the errors.
+// Decider decides a change set's items for a person; see confirm.Service for the errors.
 type Decider interface {
 	Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
 	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
@@ -229,7 +229,7 @@ type People interface {
 
 // Deps are what a Bot works with, each a small interface of its own:
 // *storage.DB provides the reading and bookkeeping ones, the agent and
-// agent.Confirmations the deciding ones.
+// confirm.Service the deciding ones.
 type Deps struct {
 	Updates   Updates
 	Tasks     Tasks

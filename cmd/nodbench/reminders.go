@@ -13,6 +13,7 @@ import (
 
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/bot"
+	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
@@ -133,7 +134,7 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 	for _, db := range dbs {
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
-		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
+		c := confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}, time.Now, log, nil)
 		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
 			bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Sweeps: db, Outbox: db,
