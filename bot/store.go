@@ -168,6 +168,9 @@ type Changer interface {
 	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error)
 	Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error)
 	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
+	// Chain follows undo entry u's chain of reverts back to the change it
+	// started from; odd says taking u back would apply that change again.
+	Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool)
 }
 
 // RuleDecider answers a learned rule's offer and revokes rules.

@@ -542,3 +542,23 @@ func mustJSON(v any) json.RawMessage {
 	}
 	return b
 }
+
+// Chain follows undo entry u's chain of reverts back to the entry of the
+// change it started from, root. odd says u is an odd step along it: the
+// entry of an Undo, so that taking u back would apply again a change the
+// person took back (the entry of a Redo, an even step, takes it back).
+// An entry it cannot read ends the chain there.
+func (c *Service) Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool) {
+	for range 64 { // a chain of undos and redos; bounded all the same
+		if u.Reverts == "" {
+			break
+		}
+		odd = !odd
+		next, err := c.undos.UndoEntry(ctx, chatID, u.Reverts)
+		if err != nil {
+			break
+		}
+		u = next
+	}
+	return u, odd
+}
