@@ -348,23 +348,25 @@ func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 
 // Toggle flips a checklist item's checked state from the task card: the
 // person's own act, stamped user and now, audited and undoable.
-// want is nod.ToggleTick or nod.ToggleUntick, what the tapped button said,
-// or nod.ToggleFlip; an item already as wanted is nod.ErrDecided (the card
-// the person tapped was out of date). at is where the card was tapped:
+// want is nod.ToggleTick or nod.ToggleUntick, what the tapped button said
+// (anything else is nod.ErrInvalid); an item already as wanted is
+// nod.ErrDecided (the card the person tapped was out of date). at is where the card was tapped:
 // its undo is that topic's.
 func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error) {
-	task, err := c.tasks.ChecklistOwner(ctx, at.Chat, itemID)
-	if err != nil {
-		return nod.Applied{}, err
-	}
-	it, _ := task.Item(itemID)
-	checked := !it.Checked
+	var checked bool
 	switch want {
 	case nod.ToggleTick:
 		checked = true
 	case nod.ToggleUntick:
 		checked = false
+	default:
+		return nod.Applied{}, fmt.Errorf("toggle item %q: want %d: %w", itemID, want, nod.ErrInvalid)
 	}
+	task, err := c.tasks.ChecklistOwner(ctx, at.Chat, itemID)
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	it, _ := task.Item(itemID)
 	if checked == it.Checked {
 		return nod.Applied{After: task}, fmt.Errorf("item %q is already %s: %w", it.Title, checkState(checked), nod.ErrDecided)
 	}
