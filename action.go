@@ -11,7 +11,7 @@ const (
 	ActRejectAll                           // reject every pending item of change set ID
 	ActUndo                                // undo entry ID
 	ActOpenTask                            // show the card of task ID
-	ActToggle                              // toggle checklist item ID: N 1 ticks it, 2 unticks it, 0 flips it
+	ActToggle                              // toggle checklist item ID: N 1 ticks it, 2 unticks it
 	ActSetMode                             // set the chat's mode to ID
 	ActRestore                             // restore task ID from the trash
 	ActApplyAnyway                         // apply item N of set ID although its task changed
@@ -50,9 +50,9 @@ type Action struct {
 	N    int
 }
 
-// What a checklist toggle (ActToggle's N) asks for.
+// What a checklist toggle (ActToggle's N) asks for: every card says
+// which, so that a tap on a card out of date changes nothing.
 const (
-	ToggleFlip   = 0 // buttons of older cards: the opposite of now
 	ToggleTick   = 1
 	ToggleUntick = 2
 )

@@ -88,3 +88,19 @@ type ZoneChange struct {
 	UserID        UserID
 	Before, After string // IANA names; empty: the default
 }
+
+// SnoozeUntil is when a reminder's ⏰ button n (SnoozeHour,
+// SnoozeTomorrow) tapped at now moves it to: an hour from now, or
+// tomorrow by now's date in zone at the reminder's wall time (remindAt,
+// now when it has none).
+func SnoozeUntil(n int, now time.Time, remindAt *time.Time, zone *time.Location) time.Time {
+	if n != SnoozeTomorrow {
+		return now.Add(time.Hour).Truncate(time.Minute)
+	}
+	base := now
+	if remindAt != nil {
+		base = *remindAt
+	}
+	l, d := base.In(zone), now.In(zone)
+	return time.Date(d.Year(), d.Month(), d.Day()+1, l.Hour(), l.Minute(), 0, 0, zone)
+}

@@ -40,3 +40,26 @@ func TestLocalTimesAcrossDaylightSaving(t *testing.T) {
 		}
 	}
 }
+
+func TestSnoozeUntil(t *testing.T) {
+	t.Parallel()
+	berlin, err := nod.LoadZone("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 10, 22, 30, 45, 0, time.UTC) // 23:30 in Berlin
+	due := time.Date(2026, 3, 10, 8, 15, 0, 0, time.UTC)   // 09:15 in Berlin
+	for _, c := range []struct {
+		n        int
+		remindAt *time.Time
+		want     time.Time
+	}{
+		{nod.SnoozeHour, &due, time.Date(2026, 3, 10, 23, 30, 0, 0, time.UTC)},
+		{nod.SnoozeTomorrow, &due, time.Date(2026, 3, 11, 9, 15, 0, 0, berlin)},
+		{nod.SnoozeTomorrow, nil, time.Date(2026, 3, 11, 23, 30, 0, 0, berlin)},
+	} {
+		if got := nod.SnoozeUntil(c.n, now, c.remindAt, berlin); !got.Equal(c.want) {
+			t.Errorf("SnoozeUntil(%d, %v, %v) = %v, want %v", c.n, now, c.remindAt, got, c.want)
+		}
+	}
+}

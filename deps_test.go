@@ -23,7 +23,7 @@ func TestDependencyBoundaries(t *testing.T) {
 		"go.uber.org/fx":                 {"cmd/internal/app"},
 		"github.com/ringsaturn/tzf":      {"place"},
 		// Each package that counts something registers its own metrics.
-		"github.com/prometheus/client_golang": {"agent", "bot", "confidence", "speech", "cmd/internal/app"},
+		"github.com/prometheus/client_golang": {"agent", "bot", "confidence", "confirm", "speech", "cmd/internal/app"},
 		// The agent's wire format and storage's conversation rows.
 		"github.com/go-json-experiment/json": {"agent", "storage"},
 		"golang.org/x/time":                  {"bot"},
@@ -77,6 +77,10 @@ func TestLayers(t *testing.T) {
 		// sweep decides what happens on nod's own clock, reaching storage
 		// through interfaces of its own (sweep/store.go).
 		"sweep": {""},
+		// confirm is the person's own changes: the agent reaches it through
+		// agent.Answerer, the bot through bot/store.go, and it rebuilds a
+		// change through its own Changes interface, never the agent's package.
+		"confirm": {""},
 		// bot reaches the agent and storage through interfaces of its own
 		// (bot/store.go), never through their packages; it renders what
 		// sweep reports.
@@ -87,9 +91,9 @@ func TestLayers(t *testing.T) {
 		"speech": {""},
 		// eval plays its cases through the agent on a storage of its own,
 		// and reads answers in words as the bot does.
-		"cmd/internal/eval": {"", "agent", "answer", "confidence", "storage", "transport"},
-		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/app", "cmd/internal/eval"},
+		"cmd/internal/eval": {"", "agent", "answer", "confidence", "confirm", "storage", "transport"},
+		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()

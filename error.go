@@ -30,3 +30,17 @@ var (
 	// change would move a reminder that was sent.
 	ErrSent = errors.New("reminder went out")
 )
+
+// Detail is err's text without the sentinel's suffix (": invalid",
+// ": not found"), for the person or the model to read.
+func Detail(err error) string {
+	msg := err.Error()
+	for _, s := range []error{ErrInvalid, ErrNotFound} {
+		if errors.Is(err, s) {
+			if n := len(msg) - len(": "+s.Error()); n > 0 && msg[n:] == ": "+s.Error() {
+				msg = msg[:n]
+			}
+		}
+	}
+	return msg
+}

@@ -86,3 +86,12 @@ type EvalRun struct {
 	Cases, Calls                int
 	FalseExplicit, FalseConfirm int
 }
+
+// BreakerUndos of a person's auto-applied changes undone within
+// BreakerWindow make nod ask them for everything for BreakerFor
+// (docs/design.md §3.1).
+const (
+	BreakerUndos  = 2
+	BreakerWindow = time.Hour
+	BreakerFor    = 24 * time.Hour
+)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -221,18 +220,5 @@ func TaskJSON(t nod.Task, zone *time.Location, now time.Time) string {
 }
 
 func errorJSON(err error) string {
-	return string(mustJSON(map[string]string{"error": userError(err)}))
-}
-
-// userError is err's text without the sentinel suffix, for the model.
-func userError(err error) string {
-	msg := err.Error()
-	for _, s := range []error{nod.ErrInvalid, nod.ErrNotFound} {
-		if errors.Is(err, s) {
-			if n := len(msg) - len(": "+s.Error()); n > 0 && msg[n:] == ": "+s.Error() {
-				msg = msg[:n]
-			}
-		}
-	}
-	return msg
+	return string(mustJSON(map[string]string{"error": nod.Detail(err)}))
 }

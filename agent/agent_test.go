@@ -13,6 +13,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
@@ -36,7 +37,7 @@ type env struct {
 	db      *storage.DB
 	llm     *openaitest.Server
 	agent   *agent.Agent
-	confirm *agent.Confirmations
+	confirm *confirm.Service
 	clock   *fixtures.Clock
 }
 
@@ -55,7 +56,7 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
 				db: db, dsn: dsn, llm: llm, clock: clock,
 				clf:     func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
 				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words}, deps(db, clf), clock.Now, log),
-				confirm: agent.NewConfirmations(confirmDeps(db), clock.Now, log, nil),
+				confirm: confirm.New(confirmDeps(db), clock.Now, log, nil),
 			})
 		})
 	}
@@ -67,9 +68,11 @@ func deps(db *storage.DB, clf agent.Classifier) agent.Deps {
 }
 
 // confirmDeps wires a confirmation service to db as the app does.
-func confirmDeps(db *storage.DB) agent.ConfirmDeps {
-	return agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}
+func confirmDeps(db *storage.DB) confirm.Deps {
+	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}
 }
+
+var titles = fixtures.ChecklistTitles
 
 func est(n int) *int { return &n }
 
@@ -484,7 +487,7 @@ func TestConfirmOne(t *testing.T) {
 		e.seed(t)
 		cs := e.proposeCS(t)
 		// A fresh service, as after a restart or on another replica.
-		fresh := agent.NewConfirmations(confirmDeps(e.db), e.clock.Now, slog.New(slog.DiscardHandler), nil)
+		fresh := confirm.New(confirmDeps(e.db), e.clock.Now, slog.New(slog.DiscardHandler), nil)
 		d, err := fresh.Confirm(t.Context(), chat, user, cs.ID, 1)
 		if err != nil {
 			t.Fatal(err)

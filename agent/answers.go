@@ -253,8 +253,8 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 			t.answered = append(t.answered, c.set.ID)
 		}
 		if err != nil {
-			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeFailed, userError(err))
-			return errorJSON(fmt.Errorf("the decision could not be applied: %s", userError(err)))
+			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeFailed, nod.Detail(err))
+			return errorJSON(fmt.Errorf("the decision could not be applied: %s", nod.Detail(err)))
 		}
 		if d.Offer != nil {
 			t.ruleOffer = d.Offer // a confirmation in words counts as a tap's

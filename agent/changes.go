@@ -775,3 +775,10 @@ func zoneOr(z *time.Location) *time.Location {
 	}
 	return z
 }
+
+func checkState(checked bool) string {
+	if checked {
+		return "checked"
+	}
+	return "unchecked"
+}

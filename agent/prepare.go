@@ -47,7 +47,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 	}
 	a, err := decodeArgs(tool.Name, call.Arguments)
 	if err != nil {
-		t.record(start, tool.Name, nil, nod.OutcomeFailed, userError(err))
+		t.record(start, tool.Name, nil, nod.OutcomeFailed, nod.Detail(err))
 		return nil, errorJSON(err)
 	}
 	a.zone = t.reading()
@@ -58,7 +58,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 	case nod.ReadOnly:
 		out, err := t.read(ctx, tool, a)
 		if err != nil {
-			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 			return nil, errorJSON(err)
 		}
 		t.record(start, tool.Name, a.JSON(), nod.OutcomeExecuted, "")
@@ -66,7 +66,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 	case nod.Decides:
 		call, err := t.prepareAnswer(ctx, a)
 		if err != nil {
-			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 			return nil, errorJSON(err)
 		}
 		if why := t.refusedByWords(call); why != "" {
@@ -77,7 +77,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 	case nod.Destructive:
 		out, err := t.askDeletion(ctx, a)
 		if err != nil {
-			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+			t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 			return nil, errorJSON(err)
 		}
 		t.record(start, tool.Name, a.JSON(), nod.OutcomeQueued, "")
@@ -85,7 +85,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 	}
 	p, err := t.validate(ctx, tool, a)
 	if err != nil {
-		t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+		t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 		return nil, errorJSON(err)
 	}
 	p.start = start

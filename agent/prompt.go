@@ -245,7 +245,7 @@ func modeNote(s nod.ChatSettings, now time.Time) string {
 	case nod.ModeAlways:
 		if s.Mode != nod.ModeAlways {
 			fmt.Fprintf(&b, "Mode: ask for everything, until %s. The user undid %d changes that applied without asking within %s, so nod now asks them to confirm every change, even one they ask for plainly; their chosen mode, %s, comes back then, or earlier with /mode. If they wonder why you ask, say so.\n",
-				s.BreakerUntil.UTC().Format("Monday 15:04 UTC"), breakerUndos, breakerWindow, s.Mode)
+				s.BreakerUntil.UTC().Format("Monday 15:04 UTC"), nod.BreakerUndos, nod.BreakerWindow, s.Mode)
 		} else {
 			b.WriteString("Mode: always. The user chose to confirm every change: everything you change waits for their tap, even what they ask for plainly.\n")
 		}

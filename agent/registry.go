@@ -196,7 +196,7 @@ func explode(a args, parse func(args) (change, error)) ([]change, []string, erro
 		c, err := parse(ea)
 		if err != nil {
 			malformed++
-			if w := userError(err); !slices.Contains(why, w) {
+			if w := nod.Detail(err); !slices.Contains(why, w) {
 				why = append(why, w)
 			}
 			continue

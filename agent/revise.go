@@ -66,7 +66,7 @@ func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
 		Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task), Field: pc.c.field(), Before: pc.cur, After: pc.target,
 	}))
 	if err != nil {
-		return errorJSON(fmt.Errorf("the proposal could not be revised: %s", userError(err))), true
+		return errorJSON(fmt.Errorf("the proposal could not be revised: %s", nod.Detail(err))), true
 	}
 	t.revised = &set
 	return fmt.Sprintf("Proposal revised: item %d now reads %q and awaits the user's decision.", r.ref.N, pc.c.summary(pc.task)), true

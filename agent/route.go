@@ -239,7 +239,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 				t.items = slices.DeleteFunc(t.items, func(it nod.ChangeItem) bool { return it.TaskID == c.t.ID })
 			}
 			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
-			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, userError(err)))
+			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, nod.Detail(err)))
 		}
 		last = applied.After
 		item.TaskID, item.UndoID = applied.After.ID, applied.Undo.ID

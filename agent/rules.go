@@ -2,95 +2,11 @@ package agent
 
 import (
 	"context"
-	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
 )
-
-// streakWindow is how many of a kind's latest decisions are read to find a
-// streak of confirmations.
-const streakWindow = 20
-
-// offerRule offers a learned rule when the confirmations just made end a
-// streak: the person confirmed the same kind of change in nod.RuleStreak
-// different change sets, with no rejection of that kind since. Confirming
-// several items of one set at once is one decision, not a streak. A
-// failure to offer is logged: the confirmation itself stands.
-func (c *Confirmations) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d *nod.Decided) {
-	ns := make([]int, 0, len(d.Applied))
-	for n := range d.Applied {
-		ns = append(ns, n)
-	}
-	slices.Sort(ns)
-	tried := map[string]bool{}
-	for _, n := range ns {
-		it, _ := d.Set.Item(n)
-		kind := nod.KindOf(it.Tool, it.Field, it.After)
-		if kind == "" || tried[kind] {
-			continue
-		}
-		tried[kind] = true
-		ds, err := c.rules.KindDecisions(ctx, chatID, userID, kind, streakWindow)
-		if err != nil {
-			c.log.Error("rule streak", "chat", chatID, "kind", kind, "err", err)
-			return
-		}
-		if streak(ds) < nod.RuleStreak {
-			continue
-		}
-		r, created, err := c.rules.OfferRule(ctx, chatID, userID, kind)
-		if err != nil {
-			c.log.Error("offer rule", "chat", chatID, "kind", kind, "err", err)
-			return
-		}
-		if created {
-			d.Offer = &r
-			return
-		}
-	}
-}
-
-// streak counts the change sets in which the latest decisions, newest
-// first, confirmed, up to the first rejection.
-func streak(ds []nod.Decision) int {
-	sets := map[string]bool{}
-	for _, d := range ds {
-		if d.Verdict != nod.Confirmed {
-			break
-		}
-		sets[d.SetID] = true
-	}
-	return len(sets)
-}
-
-// DecideRule accepts or declines an offered rule for the person it was
-// offered to. Errors wrap nod.ErrNotFound, nod.ErrForbidden or
-// nod.ErrDecided.
-func (c *Confirmations) DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool) (nod.Rule, error) {
-	r, err := c.rules.Rule(ctx, chatID, id)
-	if err != nil {
-		return r, err
-	}
-	if r.UserID != userID {
-		return r, fmt.Errorf("rule %s belongs to user %d: %w", id, r.UserID, nod.ErrForbidden)
-	}
-	return c.rules.DecideRule(ctx, chatID, id, userID, accept)
-}
-
-// RevokeRule ends a rule of the person's. Errors as DecideRule.
-func (c *Confirmations) RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error) {
-	r, err := c.rules.Rule(ctx, chatID, id)
-	if err != nil {
-		return r, err
-	}
-	if r.UserID != userID {
-		return r, fmt.Errorf("rule %s belongs to user %d: %w", id, r.UserID, nod.ErrForbidden)
-	}
-	return c.rules.RevokeRule(ctx, chatID, id, userID)
-}
 
 // ruleFor returns the person's rule that applies pc without asking, or
 // nil. Rules act only on the person's own requests in smart mode (not in a

@@ -8,7 +8,7 @@ import (
 	"github.com/nodbot/nod/answer"
 )
 
-// The storage the agent and its confirmation service need, as small
+// The storage the agent needs, as small
 // interfaces grouped by what they do with it; *storage.DB provides them
 // all. Every method is scoped to a chat: a record of another chat is
 // nod.ErrNotFound. Reads are single statements; writes say what they
@@ -30,9 +30,6 @@ type Tasks interface {
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
 	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
-	// ChecklistOwner returns the task holding checklist item itemID;
-	// nod.ErrNotFound if no task of the chat holds it.
-	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error)
 }
 
 // Editor applies a change at once, outside any change set.
@@ -88,91 +85,9 @@ type Memory interface {
 	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
 }
 
-// Decisions decides the items of change sets, each decision in a
-// transaction of its own that authorizes the user and checks the set's
-// expiry inside it.
-type Decisions interface {
-	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
-	// has none of that id.
-	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
-	// ConfirmItems confirms pending items ns (nil: every pending item) in
-	// order in one transaction: for each, decide computes the task's new
-	// state from the task as stored now, and task change, item, set,
-	// decision, audit and undo entry are written together; the first item
-	// decide refuses (a *nod.Refusal) is recorded so and ends the run.
-	// Errors wrap nod.ErrNotFound, nod.ErrForbidden (userID may not decide
-	// the set), nod.ErrExpired, nod.ErrDecided (a single item no longer
-	// pending: exactly one of concurrent confirmations wins; or nothing
-	// pending) or decide's error, and then nothing was written.
-	// words, the person's answer that decided them when nod read it
-	// itself, are kept with the decisions.
-	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error)
-	// RejectItem rejects a pending item with its decision and audit row in
-	// one transaction; errors as ConfirmItems.
-	RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error)
-	// RejectItemBecause is RejectItem with the person's reason, and their
-	// answer in words as ConfirmItems keeps it.
-	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error)
-	// FailItem closes a pending item as stale or failed with a note for the
-	// person, audited as failed, in one transaction; errors as RejectItem.
-	FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
-	// ReopenItem makes a failed item pending again and its set open, in
-	// one transaction; nod.ErrExpired if the set's time is up, nod.ErrDecided
-	// if the item is not failed.
-	ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error)
-	// Repropose closes an expired set's pending items and opens a new set
-	// of items in one transaction; nod.ErrDecided if it was done before.
-	Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
-}
-
-// Undos takes applied changes back and trips the circuit breaker when the
-// person keeps taking back what was applied without asking.
-type Undos interface {
-	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
-	// none of that id.
-	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
-	// Undo applies the inverse of an undo entry's change in one
-	// transaction. Unless force is set it refuses with nod.ErrStale (a
-	// nod.Conflict) when one of the change's own fields or items changed
-	// since; other errors wrap nod.ErrNotFound, nod.ErrForbidden (another
-	// person's change), nod.ErrDecided (already undone), nod.ErrExpired,
-	// nod.ErrSent (its reminder went out since) or nod.ErrTrashed. The
-	// result holds the Redo entry and what became of a reminder left in
-	// the past.
-	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error)
-	// ChatSettings returns the chat's settings with userID's mode and
-	// circuit breaker; a chat never configured has the defaults.
-	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
-	// AutoUndosSince counts userID's auto-applied changes undone at or
-	// after since.
-	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)
-	// TripBreaker makes nod ask userID for everything until until,
-	// audited as a mode change in one transaction.
-	TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.UserID, until time.Time) error
-}
-
-// Rules offers, decides and revokes the rules learned from a person's
-// streaks of confirmations.
-type Rules interface {
-	// KindDecisions returns a person's latest decisions on one kind of
-	// change, newest first.
-	KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string, limit int) ([]nod.Decision, error)
-	// OfferRule records a rule's offer in one transaction; false if that
-	// kind was offered before (and its rule did not just expire).
-	OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error)
-	// Rule returns a rule; nod.ErrNotFound if the chat has none of that id.
-	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
-	// DecideRule accepts or declines an offered rule with its audit row in
-	// one transaction; nod.ErrDecided if it is not offered.
-	DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error)
-	// RevokeRule ends an active rule with its audit row in one
-	// transaction; nod.ErrDecided if it is not active.
-	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
-}
-
 // Deps are what an Agent works with, each a small interface of its own:
 // *storage.DB provides the storage ones, confidence.Classifier the
-// classifier and Confirmations the answers.
+// classifier and the confirmation service the answers.
 type Deps struct {
 	Tasks        Tasks
 	Editor       Editor
@@ -202,14 +117,4 @@ type Zones interface {
 	// AskedZone records that the agent was told to ask where the person
 	// is, and reports whether this was the first time.
 	AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error)
-}
-
-// ConfirmDeps are what Confirmations work with; *storage.DB provides
-// them all.
-type ConfirmDeps struct {
-	Decisions Decisions
-	Tasks     Tasks
-	Editor    Editor
-	Undos     Undos
-	Rules     Rules
 }

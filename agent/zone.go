@@ -25,7 +25,7 @@ func (t *turn) prepareZone(start time.Time, tool Tool, a args) (*proposal, strin
 			return &proposal{start: start, tool: tool, args: a, zone: zone}, ""
 		}
 	}
-	t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, userError(err))
+	t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 	return nil, errorJSON(err)
 }
 
@@ -60,7 +60,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		zc, err := t.a.zones.ProposeZone(ctx, t.req.ChatID, by, p.zone.String())
 		if err != nil {
 			t.a.log.Error("propose time zone", "chat", t.req.ChatID, "err", err)
-			return errorJSON(fmt.Errorf("set_chat_timezone could not be proposed: %s", userError(err)))
+			return errorJSON(fmt.Errorf("set_chat_timezone could not be proposed: %s", nod.Detail(err)))
 		}
 		if zc.Before == "" {
 			zc.Before = t.a.opts.TimeZone.String()
@@ -73,9 +73,9 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		if !errors.Is(err, nod.ErrInvalid) {
 			t.a.log.Error("set time zone", "chat", t.req.ChatID, "err", err)
 		}
-		entry.Outcome, entry.Error = nod.OutcomeFailed, userError(err)
+		entry.Outcome, entry.Error = nod.OutcomeFailed, nod.Detail(err)
 		t.recordEntry(p.start, entry)
-		return errorJSON(fmt.Errorf("set_chat_timezone could not be applied: %s", userError(err)))
+		return errorJSON(fmt.Errorf("set_chat_timezone could not be applied: %s", nod.Detail(err)))
 	}
 	if zc.Before == "" {
 		zc.Before = t.a.opts.TimeZone.String()

@@ -4,10 +4,10 @@ import (
 	"context"
 	"regexp"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/formatting"
 )
 
@@ -37,12 +37,8 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 	if !b.now().Before(d.ExpiresAt) {
 		return false, true // expired: the message is an ordinary one
 	}
-	typed, title := strings.ToLower(strings.TrimSpace(in.text)), strings.ToLower(strings.TrimSpace(d.Title))
-	if in.spoken {
-		// Speech to text ends what it hears as a sentence: "Fix login bug."
-		typed, title = strings.TrimRight(typed, ".!?…"), strings.TrimRight(title, ".!?…")
-	}
-	if typed != title && editDistance(typed, title, nearMiss) <= nearMiss {
+	typed := answer.ReadTitle(in.text, d.Title, in.spoken)
+	if typed == answer.NearTitle {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteAgain.With(d.Title)))
 		return true, false // the question stays open
 	}
@@ -53,7 +49,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 	if !ended {
 		return false, false // ended meanwhile by another delivery of the answer
 	}
-	if typed != title {
+	if typed != answer.SameTitle {
 		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
 		return b.reader.Read(in.text).Bare(), true // a bare "yes" or "no" ends there
@@ -266,36 +262,6 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		b.reply(ctx, p.topic(), receipt)
 	})
 	return p.loc.Notice(formatting.NoticeRestored)
-}
-
-// nearMiss is how many letters a typed title may be off to be asked
-// again rather than cancel the deletion.
-const nearMiss = 2
-
-// editDistance is the Levenshtein distance of a and b in runes, or more
-// than limit once it is known to be.
-func editDistance(a, b string, limit int) int {
-	ra, rb := []rune(a), []rune(b)
-	if d := len(ra) - len(rb); d > limit || -d > limit {
-		return limit + 1
-	}
-	prev := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur := make([]int, len(rb)+1)
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(rb)]
 }
 
 // onAcceptReading applies nod's reading of a decision the person stated

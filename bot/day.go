@@ -369,24 +369,13 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 	if no := b.othersReminder(ctx, p, t); no != "" {
 		return no
 	}
-	now := b.now()
-	at := now.Add(time.Hour).Truncate(time.Minute)
-	if p.action.N == nod.SnoozeTomorrow {
-		zone := p.loc.Zone()
-		base := now
-		if t.RemindAt != nil {
-			base = *t.RemindAt
-		}
-		l, n := base.In(zone), now.In(zone)
-		// Tomorrow by today's date, at the reminder's wall time.
-		at = time.Date(n.Year(), n.Month(), n.Day()+1, l.Hour(), l.Minute(), 0, 0, zone)
-	}
+	at := nod.SnoozeUntil(p.action.N, b.now(), t.RemindAt, p.loc.Zone())
 	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.topic(), p.user, p.action.ID, at) }, false)
 }
 
 // othersReminder refuses a tap on a reminder that another member of the
 // group set, naming whose it is; "" when p's person may act on it. The
-// storage's own check (Confirmations) closes the race with a reminder
+// storage's own check (confirm.Service) closes the race with a reminder
 // set anew meanwhile.
 func (b *Bot) othersReminder(ctx context.Context, p press, t nod.Task) string {
 	if t.RemindBy == 0 || t.RemindBy == p.user {

@@ -14,6 +14,7 @@ import (
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
@@ -43,8 +44,8 @@ type env struct {
 }
 
 // confirmDeps wires a confirmation service to db as the app does.
-func confirmDeps(db *storage.DB) agent.ConfirmDeps {
-	return agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}
+func confirmDeps(db *storage.DB) confirm.Deps {
+	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
@@ -56,7 +57,7 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	e.db = storagetest.Open(t, "sqlite", e.clock.Now)
 	log := slog.New(slog.DiscardHandler)
 	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: "clf", Timeout: 5 * time.Second, Lexicon: formatting.Words}, log)
-	c := agent.NewConfirmations(confirmDeps(e.db), e.clock.Now, log, nil)
+	c := confirm.New(confirmDeps(e.db), e.clock.Now, log, nil)
 	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: "agent", StepTimeout: 5 * time.Second, Lexicon: formatting.Words},
 		agent.Deps{Tasks: e.db, Editor: e.db, Conversation: e.db, Proposals: e.db, Memory: e.db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords())}, e.clock.Now, log)
 	if turner == nil {

@@ -146,7 +146,7 @@ type Sweeper interface {
 	Tidy(ctx context.Context, now time.Time)
 }
 
-// Decider decides a change set's items for a person; see agent.Confirmations for the errors.
+// Decider decides a change set's items for a person; see confirm.Service for the errors.
 type Decider interface {
 	Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
 	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
@@ -173,6 +173,9 @@ type Changer interface {
 	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error)
 	Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error)
 	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
+	// Chain follows undo entry u's chain of reverts back to the change it
+	// started from; odd says taking u back would apply that change again.
+	Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool)
 }
 
 // RuleDecider answers a learned rule's offer and revokes rules.
@@ -231,7 +234,7 @@ type People interface {
 
 // Deps are what a Bot works with, each a small interface of its own:
 // *storage.DB provides the reading and bookkeeping ones, the agent and
-// agent.Confirmations the deciding ones, sweep.Sweeper the sweep.
+// confirm.Service the deciding ones, sweep.Sweeper the sweep.
 type Deps struct {
 	Updates   Updates
 	Tasks     Tasks

@@ -142,18 +142,7 @@ func (b *Bot) reapplies(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) b
 // chain follows u's chain of reverts back to the entry of the change it
 // started from, root; odd says u is an odd step along it (see reapplies).
 func (b *Bot) chain(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool) {
-	for range 64 { // a chain of undos and redos; bounded all the same
-		if u.Reverts == "" {
-			break
-		}
-		odd = !odd
-		next, err := b.sets.UndoEntry(ctx, chat, u.Reverts)
-		if err != nil {
-			break
-		}
-		u = next
-	}
-	return u, odd
+	return b.change.Chain(ctx, chat, u)
 }
 
 // offerUndoAnyway shows what changed since, so that undo was refused,

@@ -16,6 +16,7 @@ import (
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/speech"
@@ -37,19 +38,20 @@ var (
 	_ agent.Conversation = (*storage.DB)(nil)
 	_ agent.Proposals    = (*storage.DB)(nil)
 	_ agent.Memory       = (*storage.DB)(nil)
-	_ agent.Decisions    = (*storage.DB)(nil)
-	_ agent.Undos        = (*storage.DB)(nil)
-	_ agent.Rules        = (*storage.DB)(nil)
 	_ agent.Classifier   = (*confidence.Classifier)(nil)
-	_ agent.Answerer     = (*agent.Confirmations)(nil)
+	_ agent.Answerer     = (*confirm.Service)(nil)
 	_ bot.Turner         = (*agent.Agent)(nil)
 	_ bot.Days           = (*storage.DB)(nil)
 	_ bot.Sweeper        = (*sweep.Sweeper)(nil)
 	_ sweep.Schedule     = (*storage.DB)(nil)
-	_ bot.Reminders      = (*agent.Confirmations)(nil)
+	_ bot.Reminders      = (*confirm.Service)(nil)
 	_ agent.Zones        = (*storage.DB)(nil)
 	_ bot.Places         = (*place.Finder)(nil)
 	_ bot.Transcriber    = (*speech.Transcriber)(nil)
+	_ confirm.Decisions  = (*storage.DB)(nil)
+	_ confirm.Undos      = (*storage.DB)(nil)
+	_ confirm.Rules      = (*storage.DB)(nil)
+	_ confirm.Changes    = agent.Changes{}
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -99,14 +101,14 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now, Lexicon: formatting.Words}, log.With("component", "classifier"))
 }
 
-func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
+func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
 		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db}, now, log.With("component", "agent"))
 }
 
-func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Confirmations {
-	return agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, now, log.With("component", "confirm"), reg)
+func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
+	return confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless
@@ -122,7 +124,7 @@ func newSweeper(cfg config, db *storage.DB, now Clock, log *slog.Logger) *sweep.
 		now, log.With("component", "sweep"))
 }
 
-func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, sw *sweep.Sweeper, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *sweep.Sweeper, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
 		ChangeSetTTL: cfg.ChangeSetTTL, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,

@@ -18,6 +18,7 @@ import (
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/storage"
 )
 
@@ -299,7 +300,7 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 	}
 	defer model.close()
 	rec := &recorder{real: o.Classifier}
-	conf := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, clk.now, o.Log, nil)
+	conf := confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}, clk.now, o.Log, nil)
 	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute, Lexicon: o.Lexicon},
 		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
 
@@ -338,7 +339,7 @@ type stage struct {
 	chat  nod.ChatID
 	model *model
 	rec   *recorder
-	conf  *agent.Confirmations
+	conf  *confirm.Service
 	agent *agent.Agent
 }
 
@@ -421,7 +422,7 @@ const refusedByWords = "Not decided: the user's words"
 // (docs/design.md §3.4 rule 2) and reports whether nod read it whole: an
 // answer it cannot read whole goes to the agent, as does someone else's
 // (a forward).
-func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB, conf *agent.Confirmations, chat nod.ChatID, setID string) (bool, error) {
+func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB, conf *confirm.Service, chat nod.ChatID, setID string) (bool, error) {
 	r := words.Read(c.Said.Text)
 	if !r.Whole || c.Said.Forwarded != "" {
 		return false, nil

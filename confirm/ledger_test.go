@@ -1,4 +1,4 @@
-package agent_test
+package confirm_test
 
 import (
 	"errors"
@@ -10,13 +10,10 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/agent"
-	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/storage/storagetest"
 )
-
-var titles = fixtures.ChecklistTitles
 
 // addFive queues five checklist items for T1 and confirms them all.
 func (e *env) addFive(t *testing.T) nod.Decided {
@@ -262,12 +259,12 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 			sets = append(sets, res.Set)
 		}
 		log := slog.New(slog.DiscardHandler)
-		replicas := []*agent.Confirmations{e.confirm, agent.NewConfirmations(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, log, nil)}
+		replicas := []*confirm.Service{e.confirm, confirm.New(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, log, nil)}
 
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		wins := map[string]int{}
-		tap := func(r *agent.Confirmations, set *nod.ChangeSet, n int) {
+		tap := func(r *confirm.Service, set *nod.ChangeSet, n int) {
 			defer wg.Done()
 			d, err := r.Confirm(t.Context(), chat, user, set.ID, n)
 			if err != nil && !errors.Is(err, nod.ErrDecided) {
@@ -373,7 +370,7 @@ func TestConcurrentUndoOnce(t *testing.T) {
 			t.Fatal(err)
 		}
 		undoID := d.Applied[1].Undo.ID
-		replicas := []*agent.Confirmations{e.confirm, agent.NewConfirmations(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, slog.New(slog.DiscardHandler), nil)}
+		replicas := []*confirm.Service{e.confirm, confirm.New(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, slog.New(slog.DiscardHandler), nil)}
 		var (
 			wg       sync.WaitGroup
 			mu       sync.Mutex

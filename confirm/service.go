@@ -1,4 +1,4 @@
-package agent
+package confirm
 
 import (
 	"context"
@@ -12,34 +12,35 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Confirmations decides change items and undoes applied changes on the
+// Service decides change items and undoes applied changes on the
 // person's behalf. Every method authorizes the user against the record it
 // names before anything is written.
-type Confirmations struct {
+type Service struct {
 	sets      Decisions
 	tasks     Tasks
 	editor    Editor
 	undos     Undos
 	rules     Rules
+	changes   Changes
 	now       func() time.Time
 	log       *slog.Logger
 	decisions *prometheus.CounterVec
 }
 
-// NewConfirmations returns the confirmation service. Its decisions are
-// counted on reg, when set.
-func NewConfirmations(d ConfirmDeps, now func() time.Time, log *slog.Logger, reg prometheus.Registerer) *Confirmations {
+// New returns the confirmation service. Its decisions are counted on reg,
+// when set.
+func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Registerer) *Service {
 	dc := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_decisions_total", Help: "Applied decisions by verdict: confirmed, rejected, stale, failed, undone."}, []string{"verdict"})
 	if reg != nil {
 		reg.MustRegister(dc)
 	}
-	return &Confirmations{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, rules: d.Rules, now: now, log: log, decisions: dc}
+	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, rules: d.Rules, changes: d.Changes, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
 // only the person whose request produced it, or, for a proactive review's
 // set (UserID 0), any allowed user of the chat.
-func (c *Confirmations) authorize(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.ChangeSet, error) {
+func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.ChangeSet, error) {
 	set, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return set, err
@@ -58,7 +59,7 @@ func (c *Confirmations) authorize(ctx context.Context, chatID nod.ChatID, userID
 // the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
 // nod.ErrExpired or nod.ErrDecided; any other error means nothing was
 // written and the item is still pending.
-func (c *Confirmations) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	// The store authorizes inside the transaction that decides: the set
 	// is read once.
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
@@ -69,7 +70,7 @@ func (c *Confirmations) Confirm(ctx context.Context, chatID nod.ChatID, userID n
 
 // ApplyAnyway confirms item n although its task changed since it was
 // proposed. Errors as Confirm.
-func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, true, "")
 	c.offerRule(ctx, chatID, userID, &d)
@@ -78,7 +79,7 @@ func (c *Confirmations) ApplyAnyway(ctx context.Context, chatID nod.ChatID, user
 
 // Skip closes item n as stale, keeping the task as it is now. Errors as
 // Reject.
-func (c *Confirmations) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction: the
 	// set is read once, on one clock reading.
 	set, err := c.sets.FailItem(ctx, chatID, setID, n, userID, nod.ItemStale, nod.Note{Key: nod.NoteSkipped})
@@ -90,7 +91,7 @@ func (c *Confirmations) Skip(ctx context.Context, chatID nod.ChatID, userID nod.
 
 // Retry makes the failed item n pending again and confirms the pending
 // items in order, as ConfirmAll.
-func (c *Confirmations) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -107,18 +108,18 @@ func (c *Confirmations) Retry(ctx context.Context, chatID nod.ChatID, userID nod
 // note (d.Stale) and ends the run; one that can no longer apply is closed
 // as stale or failed and ends a run of several (d.Failed). words are the
 // person's answer that decided them, if nod read one.
-func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) error {
+func (c *Service) confirm(ctx context.Context, d *nod.Decided, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) error {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
-		ch, err := parseChange(it.Tool, it.Args)
+		ch, err := c.changes.Parse(it.Tool, it.Args)
 		if err != nil {
 			return nod.Task{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteInvalid}}
 		}
-		value, err := ch.current(cur)
+		value, err := ch.Current(cur)
 		if err != nil {
 			return nod.Task{}, refusal(err)
 		}
-		target, _ := ch.target(cur)
+		target, _ := ch.Target(cur)
 		switch {
 		case value == target:
 			return nod.Task{}, &nod.Refusal{Status: nod.ItemStale, Note: staleNote(&it, cur, value, target)}
@@ -131,7 +132,7 @@ func (c *Confirmations) confirm(ctx context.Context, d *nod.Decided, chatID nod.
 			t = *cur
 		}
 		// Confirming is the person's own act: checklist changes are theirs.
-		if err := ch.apply(&t, applyCtx{now: now, by: nod.ActorUser}); err != nil {
+		if err := ch.Apply(&t, now, nod.ActorUser); err != nil {
 			return nod.Task{}, refusal(err)
 		}
 		if t.ID != "" {
@@ -172,7 +173,7 @@ func refusal(err error) error {
 	case errors.Is(err, nod.ErrNotFound):
 		return &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteItemGone}}
 	case errors.Is(err, nod.ErrInvalid):
-		return &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteCannot, Args: []string{userError(err)}}}
+		return &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteCannot, Args: []string{nod.Detail(err)}}}
 	}
 	return err
 }
@@ -181,7 +182,10 @@ func refusal(err error) error {
 func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note {
 	if value == target {
 		if it.Field == nod.FieldChecklist && cur != nil {
-			var st itemState
+			var st struct {
+				Title   string `json:"title"`
+				Checked bool   `json:"checked"`
+			}
 			if json.Unmarshal([]byte(value), &st) == nil && st.Title != "" {
 				return nod.Note{Key: nod.NoteAlreadyItem, Args: []string{st.Title, checkState(st.Checked)}}
 			}
@@ -203,7 +207,7 @@ func checkState(checked bool) string {
 }
 
 // Reject rejects item n. Errors as Confirm.
-func (c *Confirmations) Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction.
 	set, err := c.sets.RejectItem(ctx, chatID, setID, n, userID)
 	if err == nil {
@@ -215,7 +219,7 @@ func (c *Confirmations) Reject(ctx context.Context, chatID nod.ChatID, userID no
 // ConfirmAll confirms the pending items in order, each seeing the previous
 // one's result, and stops at the first that fails; the rest stay pending.
 // With nothing pending it returns nod.ErrDecided.
-func (c *Confirmations) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
+func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	err := c.confirm(ctx, &d, chatID, userID, setID, nil, false, "") // nil: what is pending in the transaction
 	c.offerRule(ctx, chatID, userID, &d)
@@ -225,7 +229,7 @@ func (c *Confirmations) ConfirmAll(ctx context.Context, chatID nod.ChatID, userI
 // ConfirmSome confirms items ns in order, in one transaction, as
 // ConfirmAll does for every pending item: a decision stated in words.
 // Items no longer pending are passed over.
-func (c *Confirmations) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error) {
+func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error) {
 	if len(ns) == 0 {
 		set, err := c.authorize(ctx, chatID, userID, setID)
 		if err != nil {
@@ -244,7 +248,7 @@ func (c *Confirmations) ConfirmSome(ctx context.Context, chatID nod.ChatID, user
 // each rejection with r.Reason. The person's words, when nod read them
 // itself, are kept with each decision. It returns the decision and how
 // many items it rejected.
-func (c *Confirmations) Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error) {
+func (c *Service) Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error) {
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	var err error
 	if len(r.Confirm) > 0 {
@@ -280,7 +284,7 @@ func (c *Confirmations) Answer(ctx context.Context, chatID nod.ChatID, userID no
 
 // RejectAll rejects every pending item. With nothing pending it returns
 // nod.ErrDecided.
-func (c *Confirmations) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
+func (c *Service) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -303,20 +307,11 @@ func (c *Confirmations) RejectAll(ctx context.Context, chatID nod.ChatID, userID
 	return d, nil
 }
 
-// breakerUndos of a person's auto-applied changes undone within
-// breakerWindow make nod ask them for everything for breakerFor
-// (docs/design.md §3.1).
-const (
-	breakerUndos  = 2
-	breakerWindow = time.Hour
-	breakerFor    = 24 * time.Hour
-)
-
 // Undo reverts an applied change. Errors wrap nod.ErrNotFound,
 // nod.ErrDecided (already undone), nod.ErrExpired, nod.ErrSent (the
 // reminder it set went out since) or nod.ErrStale (the task changed
 // since; force overrides).
-func (c *Confirmations) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error) {
+func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error) {
 	u, err := c.undos.UndoEntry(ctx, chatID, undoID)
 	if err != nil {
 		return nod.Undone{}, err
@@ -338,11 +333,11 @@ func (c *Confirmations) Undo(ctx context.Context, chatID nod.ChatID, userID nod.
 	if settings.Effective(now) == nod.ModeAlways {
 		return out, nil
 	}
-	n, err := c.undos.AutoUndosSince(ctx, chatID, u.UserID, now.Add(-breakerWindow))
-	if err != nil || n < breakerUndos {
+	n, err := c.undos.AutoUndosSince(ctx, chatID, u.UserID, now.Add(-nod.BreakerWindow))
+	if err != nil || n < nod.BreakerUndos {
 		return out, nil
 	}
-	if err := c.undos.TripBreaker(ctx, chatID, u.UserID, now.Add(breakerFor)); err != nil {
+	if err := c.undos.TripBreaker(ctx, chatID, u.UserID, now.Add(nod.BreakerFor)); err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
 	}
@@ -353,33 +348,38 @@ func (c *Confirmations) Undo(ctx context.Context, chatID nod.ChatID, userID nod.
 
 // Toggle flips a checklist item's checked state from the task card: the
 // person's own act, stamped user and now, audited and undoable.
-// want is nod.ToggleTick or nod.ToggleUntick, what the tapped button said,
-// or nod.ToggleFlip; an item already as wanted is nod.ErrDecided (the card
-// the person tapped was out of date). at is where the card was tapped:
+// want is nod.ToggleTick or nod.ToggleUntick, what the tapped button said
+// (anything else is nod.ErrInvalid); an item already as wanted is
+// nod.ErrDecided (the card the person tapped was out of date). at is where the card was tapped:
 // its undo is that topic's.
-func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error) {
-	task, err := c.tasks.ChecklistOwner(ctx, at.Chat, itemID)
-	if err != nil {
-		return nod.Applied{}, err
-	}
-	it, _ := task.Item(itemID)
-	checked := !it.Checked
+func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error) {
+	var checked bool
 	switch want {
 	case nod.ToggleTick:
 		checked = true
 	case nod.ToggleUntick:
 		checked = false
+	default:
+		return nod.Applied{}, fmt.Errorf("toggle item %q: want %d: %w", itemID, want, nod.ErrInvalid)
 	}
+	task, err := c.tasks.ChecklistOwner(ctx, at.Chat, itemID)
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	it, _ := task.Item(itemID)
 	if checked == it.Checked {
 		return nod.Applied{After: task}, fmt.Errorf("item %q is already %s: %w", it.Title, checkState(checked), nod.ErrDecided)
 	}
-	ch := updateItem{id: task.ID, itemID: itemID, checked: new(checked)}
+	ch, err := c.changes.Parse(nod.ToolUpdateItem, mustJSON(map[string]any{"task_id": task.ID, "id": itemID, "isChecked": checked}))
+	if err != nil {
+		return nod.Applied{}, err
+	}
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: task.ID, Tool: nod.ToolToggleItem, Args: ch.args(),
-		Summary: ch.summary(&task),
+		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: task.ID, Tool: nod.ToolToggleItem, Args: ch.Args(),
+		Summary: ch.Summary(&task),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
-			err := ch.apply(cur, applyCtx{now: now, by: nod.ActorUser})
+			err := ch.Apply(cur, now, nod.ActorUser)
 			return *cur, err
 		},
 		Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true},
@@ -389,7 +389,7 @@ func (c *Confirmations) Toggle(ctx context.Context, at nod.Topic, userID nod.Use
 // Delete moves the task of a confirmed pending deletion to the trash: the
 // person typed its title, in the deletion's topic. Undoable like any
 // change.
-func (c *Confirmations) Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error) {
+func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: chatID, Thread: d.Thread, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
@@ -404,7 +404,7 @@ func (c *Confirmations) Delete(ctx context.Context, chatID nod.ChatID, userID no
 
 // Restore brings a task back from the trash with its checklist; at is
 // where the person asked.
-func (c *Confirmations) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
+func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
 		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
 		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
@@ -423,7 +423,7 @@ func (c *Confirmations) Restore(ctx context.Context, at nod.Topic, userID nod.Us
 // tasks as they are now and opens a fresh set with those that still make
 // sense. It returns the new set (nil if nothing still makes sense) and how
 // many items were dropped.
-func (c *Confirmations) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error) {
+func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error) {
 	old, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return nil, 0, err
@@ -450,8 +450,8 @@ func (c *Confirmations) Repropose(ctx context.Context, chatID nod.ChatID, userID
 
 // revalidate rebuilds an item against its task as it is now; false if the
 // task or item is gone or the change would change nothing.
-func (c *Confirmations) revalidate(ctx context.Context, chatID nod.ChatID, it nod.ChangeItem) (nod.ChangeItem, bool) {
-	ch, err := parseChange(it.Tool, it.Args)
+func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.ChangeItem) (nod.ChangeItem, bool) {
+	ch, err := c.changes.Parse(it.Tool, it.Args)
 	if err != nil {
 		return it, false
 	}
@@ -463,44 +463,44 @@ func (c *Confirmations) revalidate(ctx context.Context, chatID nod.ChatID, it no
 		}
 		task = &t
 	}
-	cur, err1 := ch.current(task)
-	target, err2 := ch.target(task)
+	cur, err1 := ch.Current(task)
+	target, err2 := ch.Target(task)
 	if err1 != nil || err2 != nil || cur == target {
 		return it, false
 	}
-	return typed(ch, task, nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.summary(task), Field: it.Field, Before: cur, After: target}), true
+	return c.changes.Typed(ch, task, nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.Summary(task), Field: it.Field, Before: cur, After: target}), true
 }
 
 // MarkDone sets a task's status to DONE from its reminder's button: the
 // person's own change, audited and undoable. nod.ErrDecided if it is
 // done already. where is the reminder's topic.
-func (c *Confirmations) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
-	cs, _, err := parseStatus(args{tool: nod.ToolSetStatus, m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "status": mustJSON(nod.StatusDone)}})
+func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
+	ch, err := c.changes.Parse(nod.ToolSetStatus, mustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, where, userID, cs[0], "the reminder's ✓ Done", true)
+	return c.tap(ctx, where, userID, ch, "the reminder's ✓ Done", true)
 }
 
 // Remind moves a task's reminder to at from its reminder's button: the
 // person's own change, audited and undoable; the reminder stays in where,
 // the reminder's topic.
-func (c *Confirmations) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error) {
-	cs, _, err := parseReminder(args{tool: nod.ToolSetReminder, m: map[string]json.RawMessage{"task_id": mustJSON(taskID), "remind_at": mustJSON(at.Format(time.RFC3339))}, zone: at.Location()})
+func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error) {
+	ch, err := c.changes.Remind(taskID, at)
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, where, userID, snooze{cs[0]}, "the reminder's ⏰ button", true)
+	return c.tap(ctx, where, userID, snooze{ch}, "the reminder's ⏰ button", true)
 }
 
 // snooze is the change a reminder's ⏰ makes; its audit row says so
 // ("snooze": true), to be told from a reminder the person set anew.
-type snooze struct{ change }
+type snooze struct{ nod.ToolChange }
 
-func (s snooze) args() json.RawMessage {
+func (s snooze) Args() json.RawMessage {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(s.change.args(), &m) != nil || m == nil {
-		return s.change.args()
+	if json.Unmarshal(s.ToolChange.Args(), &m) != nil || m == nil {
+		return s.ToolChange.Args()
 	}
 	m["snooze"] = json.RawMessage("true")
 	return mustJSON(m)
@@ -509,30 +509,58 @@ func (s snooze) args() json.RawMessage {
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
 // nothing. A tap on a reminder's button (reminder set) acts only for the
 // person who set the reminder: nod.ErrForbidden otherwise.
-func (c *Confirmations) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch change, reason string, reminder bool) (nod.Applied, error) {
+func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch nod.ToolChange, reason string, reminder bool) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: ch.task(), Tool: ch.tool(), Args: ch.args(),
+		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: ch.TaskID(), Tool: ch.Tool(), Args: ch.Args(),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if reminder && cur.RemindBy != 0 && cur.RemindBy != userID {
 				return nod.Task{}, fmt.Errorf("the reminder of task %q is user %d's: %w", cur.Title, cur.RemindBy, nod.ErrForbidden)
 			}
-			if reminder && ch.field() == nod.FieldReminder && (cur.Status == nod.StatusDone || cur.Status == nod.StatusRejected) {
+			if reminder && ch.Field() == nod.FieldReminder && (cur.Status == nod.StatusDone || cur.Status == nod.StatusRejected) {
 				// An old reminder's ⏰ must not put off a task that is closed:
 				// its reminder would never come.
 				return nod.Task{}, fmt.Errorf("task %q is %s: %w", cur.Title, cur.Status, nod.ErrDecided)
 			}
-			before, _ := ch.current(cur)
-			after, _ := ch.target(cur)
+			before, _ := ch.Current(cur)
+			after, _ := ch.Target(cur)
 			if before == after {
 				return nod.Task{}, fmt.Errorf("task %q: %w", cur.Title, nod.ErrDecided)
 			}
-			if err := ch.apply(cur, applyCtx{now: now, by: nod.ActorUser}); err != nil {
+			if err := ch.Apply(cur, now, nod.ActorUser); err != nil {
 				return nod.Task{}, err
 			}
 			return *cur, nil
 		},
-		Summary: ch.summary(nil),
+		Summary: ch.Summary(nil),
 		Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true, Reason: reason},
 	})
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only maps of plain values are marshalled here
+	}
+	return b
+}
+
+// Chain follows undo entry u's chain of reverts back to the entry of the
+// change it started from, root. odd says u is an odd step along it: the
+// entry of an Undo, so that taking u back would apply again a change the
+// person took back (the entry of a Redo, an even step, takes it back).
+// An entry it cannot read ends the chain there.
+func (c *Service) Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool) {
+	for range 64 { // a chain of undos and redos; bounded all the same
+		if u.Reverts == "" {
+			break
+		}
+		odd = !odd
+		next, err := c.undos.UndoEntry(ctx, chatID, u.Reverts)
+		if err != nil {
+			break
+		}
+		u = next
+	}
+	return u, odd
 }

@@ -1,0 +1,139 @@
+package confirm
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// The storage the confirmation service needs, as small interfaces grouped
+// by what it does with it; *storage.DB provides them all. Every method is
+// scoped to a chat: a record of another chat is nod.ErrNotFound.
+
+// Tasks reads the tasks a tap names.
+type Tasks interface {
+	// Task returns a task outside the trash; nod.ErrNotFound if there is
+	// none (or it is in the trash).
+	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	// ChecklistOwner returns the task holding checklist item itemID;
+	// nod.ErrNotFound if no task of the chat holds it.
+	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error)
+}
+
+// Editor applies a change at once, outside any change set.
+type Editor interface {
+	// Apply applies an edit with its audit row and undo entry, in one
+	// transaction. Errors wrap nod.ErrNotFound (no such task),
+	// nod.ErrTrashed (the task is in the trash and the edit may not act
+	// there) or are Mutate's own; then nothing was written.
+	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
+}
+
+// Decisions decides the items of change sets, each decision in a
+// transaction of its own that authorizes the user and checks the set's
+// expiry inside it.
+type Decisions interface {
+	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
+	// has none of that id.
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	// ConfirmItems confirms pending items ns (nil: every pending item) in
+	// order in one transaction: for each, decide computes the task's new
+	// state from the task as stored now, and task change, item, set,
+	// decision, audit and undo entry are written together; the first item
+	// decide refuses (a *nod.Refusal) is recorded so and ends the run.
+	// Errors wrap nod.ErrNotFound, nod.ErrForbidden (userID may not decide
+	// the set), nod.ErrExpired, nod.ErrDecided (a single item no longer
+	// pending: exactly one of concurrent confirmations wins; or nothing
+	// pending) or decide's error, and then nothing was written.
+	// words, the person's answer that decided them when nod read it
+	// itself, are kept with the decisions.
+	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error)
+	// RejectItem rejects a pending item with its decision and audit row in
+	// one transaction; errors as ConfirmItems.
+	RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error)
+	// RejectItemBecause is RejectItem with the person's reason, and their
+	// answer in words as ConfirmItems keeps it.
+	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error)
+	// FailItem closes a pending item as stale or failed with a note for the
+	// person, audited as failed, in one transaction; errors as RejectItem.
+	FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
+	// ReopenItem makes a failed item pending again and its set open, in
+	// one transaction; nod.ErrExpired if the set's time is up, nod.ErrDecided
+	// if the item is not failed.
+	ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error)
+	// Repropose closes an expired set's pending items and opens a new set
+	// of items in one transaction; nod.ErrDecided if it was done before.
+	Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
+}
+
+// Undos takes applied changes back and trips the circuit breaker when the
+// person keeps taking back what was applied without asking.
+type Undos interface {
+	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
+	// none of that id.
+	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
+	// Undo applies the inverse of an undo entry's change in one
+	// transaction. Unless force is set it refuses with nod.ErrStale (a
+	// nod.Conflict) when one of the change's own fields or items changed
+	// since; other errors wrap nod.ErrNotFound, nod.ErrForbidden (another
+	// person's change), nod.ErrDecided (already undone), nod.ErrExpired,
+	// nod.ErrSent (its reminder went out since) or nod.ErrTrashed. The
+	// result holds the Redo entry and what became of a reminder left in
+	// the past.
+	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error)
+	// ChatSettings returns the chat's settings with userID's mode and
+	// circuit breaker; a chat never configured has the defaults.
+	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
+	// AutoUndosSince counts userID's auto-applied changes undone at or
+	// after since.
+	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)
+	// TripBreaker makes nod ask userID for everything until until,
+	// audited as a mode change in one transaction.
+	TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.UserID, until time.Time) error
+}
+
+// Rules offers, decides and revokes the rules learned from a person's
+// streaks of confirmations.
+type Rules interface {
+	// KindDecisions returns a person's latest decisions on one kind of
+	// change, newest first.
+	KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string, limit int) ([]nod.Decision, error)
+	// OfferRule records a rule's offer in one transaction; false if that
+	// kind was offered before (and its rule did not just expire).
+	OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error)
+	// Rule returns a rule; nod.ErrNotFound if the chat has none of that id.
+	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
+	// DecideRule accepts or declines an offered rule with its audit row in
+	// one transaction; nod.ErrDecided if it is not offered.
+	DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error)
+	// RevokeRule ends an active rule with its audit row in one
+	// transaction; nod.ErrDecided if it is not active.
+	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
+}
+
+// Changes rebuilds the changes a change item or a tap stands for: what a
+// tool's arguments do to a task. agent.Changes provides it.
+type Changes interface {
+	// Parse rebuilds a stored change item's change from its tool and
+	// arguments; an error wraps nod.ErrInvalid.
+	Parse(tool nod.Tool, args json.RawMessage) (nod.ToolChange, error)
+	// Remind is the change that sets task taskID's reminder to at, kept
+	// in at's zone.
+	Remind(taskID string, at time.Time) (nod.ToolChange, error)
+	// Typed fills in the typed values of item it, rebuilt as c against
+	// t: the checklist item it touches, the task it creates.
+	Typed(c nod.ToolChange, t *nod.Task, it nod.ChangeItem) nod.ChangeItem
+}
+
+// Deps are what the Service works with; *storage.DB provides the storage
+// ones, agent.Changes the Changes.
+type Deps struct {
+	Decisions Decisions
+	Tasks     Tasks
+	Editor    Editor
+	Undos     Undos
+	Rules     Rules
+	Changes   Changes
+}
