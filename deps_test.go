@@ -32,7 +32,6 @@ func TestDependencyBoundaries(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	const module = "github.com/nodbot/nod"
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		fields := strings.Fields(line)
 		pkg := strings.TrimPrefix(strings.TrimPrefix(fields[0], module), "/")
@@ -95,7 +94,6 @@ func TestLayers(t *testing.T) {
 		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/eval"},
 		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
-	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
