@@ -35,12 +35,17 @@ const (
 // MaxItems is how many items one change set holds at most (docs/design.md §4).
 const MaxItems = 10
 
-// DefaultChangeSetTTL is how long a change set stays open, and
-// DefaultUndoWindow how long an applied change stays undoable, unless
-// the operator sets otherwise: declared once for storage, bot and sweep.
+// How long nod's records act unless the operator sets otherwise
+// (docs/design.md §9.1), declared once for every package that keeps
+// them: a change set stays open DefaultChangeSetTTL, an applied change
+// undoable DefaultUndoWindow, a trashed task restorable
+// DefaultTrashRetention, and a deletion's question waits
+// DefaultConfirmWindow for the typed title.
 const (
-	DefaultChangeSetTTL = 7 * 24 * time.Hour
-	DefaultUndoWindow   = 24 * time.Hour
+	DefaultChangeSetTTL   = 7 * 24 * time.Hour
+	DefaultUndoWindow     = 24 * time.Hour
+	DefaultTrashRetention = 30 * 24 * time.Hour
+	DefaultConfirmWindow  = 10 * time.Minute
 )
 
 // Field names what a change touches; formatting renders each its own way.

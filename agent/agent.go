@@ -79,22 +79,28 @@ type Agent struct {
 	bodies sync.Pool
 }
 
+// The agent's defaults, where Options leave them unset.
+const (
+	DefaultStepTimeout = 60 * time.Second
+	DefaultMaxSteps    = 8
+)
+
 // New returns an agent talking to the endpoint of opts; now is the clock.
 func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	if opts.StepTimeout <= 0 {
-		opts.StepTimeout = 60 * time.Second
+		opts.StepTimeout = DefaultStepTimeout
 	}
 	if opts.MaxSteps <= 0 {
-		opts.MaxSteps = 8
+		opts.MaxSteps = DefaultMaxSteps
 	}
 	if opts.History.Keep <= 0 {
 		opts.History = nod.Window{Keep: 40, Step: 20}
 	}
 	if opts.ConfirmWindow <= 0 {
-		opts.ConfirmWindow = 10 * time.Minute
+		opts.ConfirmWindow = nod.DefaultConfirmWindow
 	}
 	if opts.MaxConns <= 0 {
-		opts.MaxConns = 256
+		opts.MaxConns = transport.DefaultMaxConns
 	}
 	if opts.TimeZone == nil {
 		opts.TimeZone = time.UTC

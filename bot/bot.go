@@ -107,6 +107,13 @@ type Bot struct {
 	accepting bool         // webhook updates are taken
 }
 
+// The bot's defaults, where Options leave them unset.
+const (
+	DefaultSweepInterval = time.Minute
+	DefaultUpdateTimeout = 5 * time.Minute
+	DefaultVoiceMax      = 5 * time.Minute
+)
+
 // New returns a bot; nothing talks to Telegram until Start.
 func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.APIURL == "" {
@@ -119,19 +126,19 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 		opts.ChangeSetTTL = nod.DefaultChangeSetTTL
 	}
 	if opts.SweepInterval <= 0 {
-		opts.SweepInterval = time.Minute
+		opts.SweepInterval = DefaultSweepInterval
 	}
 	if opts.UpdateTimeout <= 0 {
-		opts.UpdateTimeout = 5 * time.Minute
+		opts.UpdateTimeout = DefaultUpdateTimeout
 	}
 	if opts.MaxConns <= 0 {
-		opts.MaxConns = 256
+		opts.MaxConns = transport.DefaultMaxConns
 	}
 	if opts.TimeZone == nil {
 		opts.TimeZone = time.UTC
 	}
 	if opts.VoiceMax <= 0 {
-		opts.VoiceMax = 5 * time.Minute
+		opts.VoiceMax = DefaultVoiceMax
 	}
 	allowed := map[nod.UserID]bool{}
 	for _, id := range opts.AllowedUsers {

@@ -19,18 +19,23 @@ type Limits struct {
 	Global       float64 // messages a second in all
 }
 
+// DefaultLimits are Telegram's own limits, taken where Limits leave a
+// field unset.
+func DefaultLimits() Limits { return Limits{PerChat: 1, PerChatBurst: 3, PerGroup: 20, Global: 30} }
+
 func (l Limits) withDefaults() Limits {
+	def := DefaultLimits()
 	if l.PerChat <= 0 {
-		l.PerChat = 1
+		l.PerChat = def.PerChat
 	}
 	if l.PerChatBurst < 1 {
-		l.PerChatBurst = 3
+		l.PerChatBurst = def.PerChatBurst
 	}
 	if l.PerGroup <= 0 {
-		l.PerGroup = 20
+		l.PerGroup = def.PerGroup
 	}
 	if l.Global <= 0 {
-		l.Global = 30
+		l.Global = def.Global
 	}
 	return l
 }

@@ -169,13 +169,16 @@ type Classifier struct {
 	latency  prometheus.Histogram
 }
 
+// DefaultTimeout bounds a classifier request where Options leave it unset.
+const DefaultTimeout = 5 * time.Second
+
 // New returns a classifier. Its requests are never retried (docs/design.md §3.2).
 func New(opts Options, log *slog.Logger) *Classifier {
 	if opts.Timeout <= 0 {
-		opts.Timeout = 5 * time.Second
+		opts.Timeout = DefaultTimeout
 	}
 	if opts.MaxConns <= 0 {
-		opts.MaxConns = 256
+		opts.MaxConns = transport.DefaultMaxConns
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

@@ -45,7 +45,7 @@ func New(d Deps, opts Options, now func() time.Time, log *slog.Logger) *Sweeper 
 		opts.ChangeSetTTL = nod.DefaultChangeSetTTL
 	}
 	if opts.TrashRetention <= 0 {
-		opts.TrashRetention = 30 * 24 * time.Hour
+		opts.TrashRetention = nod.DefaultTrashRetention
 	}
 	if opts.UndoWindow <= 0 {
 		opts.UndoWindow = nod.DefaultUndoWindow

@@ -11,6 +11,10 @@ import (
 	"time"
 )
 
+// DefaultMaxConns is how many connections to one host a client keeps
+// where its owner sets no number.
+const DefaultMaxConns = 256
+
 // Pooled returns a client for one host that keeps up to conns idle
 // connections to it: as many as calls run at once (one per chat in a
 // turn), or each call beyond the idle pool opens a connection (a TLS

@@ -1,10 +1,17 @@
 package app
 
 import (
+	"io"
 	"os"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/bot"
+	"github.com/nodbot/nod/confidence"
 )
 
 // tableRows returns the rows of the first Markdown table after heading in
@@ -89,4 +96,40 @@ func TestConfigDocumented(t *testing.T) {
 	}
 	t.Run("README", func(t *testing.T) { check(t, "../../../README.md", "## Configure", true) })
 	t.Run("design", func(t *testing.T) { check(t, "../../../docs/design.md", "### 9.1 Contract: configuration", false) })
+}
+
+// TestDefaultsDeclaredOnce keeps the defaults the configuration table
+// documents equal to the ones the packages take when an option is unset:
+// the table's text is the contract (docs/design.md §9.1), the constants
+// are what code and tests that set no option get.
+func TestDefaultsDeclaredOnce(t *testing.T) {
+	cfg, _, err := loadConfig("nod", nil, func(string) string { return "" }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limits := bot.DefaultLimits()
+	for _, c := range []struct {
+		name      string
+		got, want any
+	}{
+		{"changeset-ttl", cfg.ChangeSetTTL, nod.DefaultChangeSetTTL},
+		{"undo-window", cfg.UndoWindow, nod.DefaultUndoWindow},
+		{"trash-retention", cfg.TrashRetention, nod.DefaultTrashRetention},
+		{"confirm-window", cfg.ConfirmWindow, nod.DefaultConfirmWindow},
+		{"step-timeout", cfg.StepTimeout, agent.DefaultStepTimeout},
+		{"max-steps", cfg.MaxSteps, agent.DefaultMaxSteps},
+		{"classifier-timeout", cfg.ClassifierTimeout, confidence.DefaultTimeout},
+		{"sweep-interval", cfg.SweepInterval, bot.DefaultSweepInterval},
+		{"update-timeout", cfg.UpdateTimeout, bot.DefaultUpdateTimeout},
+		{"voice-max", cfg.VoiceMax, bot.DefaultVoiceMax},
+		{"rate-chat", cfg.RateChat, limits.PerChat},
+		{"rate-chat-burst", cfg.RateChatBurst, limits.PerChatBurst},
+		{"rate-group", cfg.RateGroup, limits.PerGroup},
+		{"rate-global", cfg.RateGlobal, limits.Global},
+		{"timezone", cfg.TimeZone, time.UTC},
+	} {
+		if c.got != c.want {
+			t.Errorf("-%s defaults to %v in the configuration table, but the package takes %v when it is unset", c.name, c.got, c.want)
+		}
+	}
 }
