@@ -20,6 +20,7 @@ type Confirmations struct {
 	tasks     Tasks
 	editor    Editor
 	undos     Undos
+	breaker   Breaker
 	rules     Rules
 	now       func() time.Time
 	log       *slog.Logger
@@ -33,7 +34,7 @@ func NewConfirmations(d ConfirmDeps, now func() time.Time, log *slog.Logger, reg
 	if reg != nil {
 		reg.MustRegister(dc)
 	}
-	return &Confirmations{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, rules: d.Rules, now: now, log: log, decisions: dc}
+	return &Confirmations{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -330,7 +331,7 @@ func (c *Confirmations) Undo(ctx context.Context, chatID nod.ChatID, userID nod.
 		return out, nil
 	}
 	now := c.now()
-	settings, err := c.undos.ChatSettings(ctx, chatID, u.UserID)
+	settings, err := c.breaker.ChatSettings(ctx, chatID, u.UserID)
 	if err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
@@ -342,7 +343,7 @@ func (c *Confirmations) Undo(ctx context.Context, chatID nod.ChatID, userID nod.
 	if err != nil || n < breakerUndos {
 		return out, nil
 	}
-	if err := c.undos.TripBreaker(ctx, chatID, u.UserID, now.Add(breakerFor)); err != nil {
+	if err := c.breaker.TripBreaker(ctx, chatID, u.UserID, now.Add(breakerFor)); err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
 	}

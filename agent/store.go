@@ -9,8 +9,8 @@ import (
 )
 
 // The storage the agent and its confirmation service need, as small
-// interfaces grouped by what they do with it; *storage.DB provides them
-// all. Every method is scoped to a chat: a record of another chat is
+// interfaces grouped by what they do with it, each provided by one of
+// storage's repositories (storage.Tasks, storage.ChangeSets, …). Every method is scoped to a chat: a record of another chat is
 // nod.ErrNotFound. Reads are single statements; writes say what they
 // write together.
 
@@ -44,11 +44,15 @@ type Editor interface {
 	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
 }
 
-// Conversation is what a turn starts from and what it leaves behind.
-type Conversation interface {
+// Settings reads the chat's settings a turn runs under.
+type Settings interface {
 	// ChatSettings returns the chat's settings with userID's mode and
 	// circuit breaker; a chat never configured has the defaults.
 	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
+}
+
+// Conversation is what a turn starts from and what it leaves behind.
+type Conversation interface {
 	// History returns the topic's latest messages in window w, oldest
 	// first.
 	History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error)
@@ -75,15 +79,24 @@ type Proposals interface {
 	ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error)
 }
 
-// Memory is what the person decided before: what the prompt recalls and
-// what new proposals are checked against.
+// Memory is what the person decided on proposals before: what the prompt
+// recalls and what new proposals are checked against.
 type Memory interface {
 	// RecentDecisions returns the latest decisions, newest first.
 	RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error)
 	// RecentRejections returns rejections made at or after since.
 	RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error)
+}
+
+// Undone is what the person took back: new proposals are checked against
+// it as against Memory.
+type Undone interface {
 	// UndoneSince returns the changes the person undid at or after since.
 	UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error)
+}
+
+// Rulebook reads the rules the chat learned, which new proposals follow.
+type Rulebook interface {
 	// Rules returns the chat's learned rules in force at now.
 	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
 }
@@ -125,8 +138,7 @@ type Decisions interface {
 	Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
 }
 
-// Undos takes applied changes back and trips the circuit breaker when the
-// person keeps taking back what was applied without asking.
+// Undos takes applied changes back and counts those the person took back.
 type Undos interface {
 	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
 	// none of that id.
@@ -140,12 +152,17 @@ type Undos interface {
 	// result holds the Redo entry and what became of a reminder left in
 	// the past.
 	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error)
-	// ChatSettings returns the chat's settings with userID's mode and
-	// circuit breaker; a chat never configured has the defaults.
-	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
 	// AutoUndosSince counts userID's auto-applied changes undone at or
 	// after since.
 	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)
+}
+
+// Breaker trips the circuit breaker when the person keeps taking back what
+// was applied without asking.
+type Breaker interface {
+	// ChatSettings returns the chat's settings with userID's mode and
+	// circuit breaker; a chat never configured has the defaults.
+	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
 	// TripBreaker makes nod ask userID for everything until until,
 	// audited as a mode change in one transaction.
 	TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.UserID, until time.Time) error
@@ -171,14 +188,17 @@ type Rules interface {
 }
 
 // Deps are what an Agent works with, each a small interface of its own:
-// *storage.DB provides the storage ones, confidence.Classifier the
-// classifier and Confirmations the answers.
+// storage's repositories provide the storage ones, confidence.Classifier
+// the classifier and Confirmations the answers.
 type Deps struct {
 	Tasks        Tasks
 	Editor       Editor
+	Settings     Settings
 	Conversation Conversation
 	Proposals    Proposals
 	Memory       Memory
+	Undone       Undone
+	Rulebook     Rulebook
 	Classifier   Classifier
 	// Answers passes on decisions the person stated in words
 	// (answer_proposals), and Words reads those words as nod's own reader
@@ -204,12 +224,13 @@ type Zones interface {
 	AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error)
 }
 
-// ConfirmDeps are what Confirmations work with; *storage.DB provides
-// them all.
+// ConfirmDeps are what Confirmations work with; storage's repositories
+// provide them all.
 type ConfirmDeps struct {
 	Decisions Decisions
 	Tasks     Tasks
 	Editor    Editor
 	Undos     Undos
+	Breaker   Breaker
 	Rules     Rules
 }

@@ -41,7 +41,7 @@ func (b *Bot) sweep(ctx context.Context) {
 	for _, s := range warned {
 		b.refresh(ctx, b.locale(ctx, s.ChatID, ""), s, 0, 0, nil)
 	}
-	due, err := b.sweeps.DeletionsDue(ctx, now)
+	due, err := b.deletions.DeletionsDue(ctx, now)
 	if err != nil {
 		failed("deletions due", err)
 	}
@@ -56,7 +56,7 @@ func (b *Bot) sweep(ctx context.Context) {
 			b.askDeletion(ctx, chat, user, b.locale(ctx, chat, ""))
 		})
 	}
-	n, err := b.sweeps.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
+	n, err := b.tasks.PurgeTrash(ctx, now.Add(-b.opts.TrashRetention))
 	if err != nil {
 		failed("purge trash", err)
 	} else if n > 0 {
@@ -86,7 +86,7 @@ func (b *Bot) prune(ctx context.Context, now time.Time, failed func(string, erro
 	if err != nil {
 		failed("prune updates", err)
 	}
-	buttons, err := b.sweeps.PruneButtons(ctx, now.Add(-b.buttonWindow()))
+	buttons, err := b.buttons.PruneButtons(ctx, now.Add(-b.buttonWindow()))
 	if err != nil {
 		failed("prune buttons", err)
 	}

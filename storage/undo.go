@@ -24,7 +24,7 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 }
 
 // UndoEntry returns undo entry id of the chat.
-func (db *DB) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
+func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
 	return getUndo(ctx, db.reader(), chatID, id)
 }
 
@@ -32,7 +32,7 @@ func (db *DB) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.
 // neither undone nor expired, or nod.ErrNotFound: /undo takes back the
 // sender's own change, never someone else's, made in the topic it is
 // given in.
-func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
+func (db *Undo) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
 	var id string
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND thread = $2 AND user_id = $3 AND undone_at IS NULL AND expires_at > $4 ORDER BY seq DESC LIMIT 1`,
 		at.Chat, at.Thread, userID, micros(db.now())).Scan(&id)
@@ -57,7 +57,7 @@ func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (
 // nod.ErrSent (the change set a reminder that has gone out since),
 // nod.ErrTrashed (the task is in the trash and the undo would not restore
 // it) or nod.ErrStale (as a nod.Conflict naming what changed since).
-func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error) {
+func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error) {
 	var out nod.Undone
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -253,7 +253,7 @@ func legacyChange(taskID string, before, after sql.NullString) (nod.Change, erro
 
 // UndoneSince returns the chat's changes that were undone at or after
 // since (not the undos of undos), newest undo first.
-func (db *DB) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
+func (db *Undo) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
 	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
@@ -272,7 +272,7 @@ func (db *DB) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Tim
 
 // AutoUndosSince counts userID's auto-applied changes in the chat undone
 // at or after since: what the circuit breaker watches.
-func (db *DB) AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error) {
+func (db *Undo) AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error) {
 	var n int
 	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND auto = 1 AND undone_at >= $3`, chatID, userID, micros(since)).Scan(&n)
 	if err != nil {
