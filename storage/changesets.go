@@ -350,9 +350,9 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
 			return s, fmt.Errorf("change set %s items: %w", id, err)
 		}
-		it.Args, it.Field, it.Status, it.Note = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat), decodeNote(note)
-		if it.Field == nod.FieldLabels { // older versions kept them comma-joined
-			it.Before, it.After = canonicalLabels(it.Before), canonicalLabels(it.After)
+		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
+		if it.Note, err = decodeNote(note); err != nil {
+			return s, fmt.Errorf("change set %s item %d: %w", id, it.N, err)
 		}
 		if err := decodeDetail(&it, detail); err != nil {
 			return s, err
@@ -488,11 +488,4 @@ func (db *ChangeSets) ReviseItem(ctx context.Context, chatID nod.ChatID, setID s
 		return err
 	})
 	return set, err
-}
-
-// canonicalLabels gives labels stored in any form nod wrote them in the
-// canonical form nod.Task.Value gives, which a confirmation compares the
-// task's labels now with.
-func canonicalLabels(v string) string {
-	return nod.Task{Labels: nod.ParseLabels(v)}.Value(nod.FieldLabels)
 }

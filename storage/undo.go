@@ -197,17 +197,16 @@ func touched(c nod.Change) []string {
 
 func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
 	var (
-		u                    nod.UndoEntry
-		delta, before, after sql.NullString
-		title                sql.NullString
-		created, expires     int64
-		undone               sql.NullInt64
-		auto                 int
+		u                nod.UndoEntry
+		delta, title     sql.NullString
+		created, expires int64
+		undone           sql.NullInt64
+		auto             int
 	)
-	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.before, u.after, u.reverts,
+	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.reverts,
 		u.created_at, u.expires_at, u.undone_at, u.auto, t.title
 		FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id WHERE u.id = $1 AND u.chat_id = $2`, id, chatID).
-		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &before, &after, &u.Reverts,
+		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &u.Reverts,
 			&created, &expires, &undone, &auto, &title)
 	if noRows(err) {
 		return u, fmt.Errorf("undo entry %s: %w", id, nod.ErrNotFound)
@@ -216,39 +215,14 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Und
 		return u, fmt.Errorf("undo entry %s: %w", id, err)
 	}
 	u.Title = title.String
-	if delta.Valid {
-		u.Change, err = decodeChange(u.TaskID, delta.String)
-	} else {
-		u.Change, err = legacyChange(u.TaskID, before, after)
+	if !delta.Valid {
+		return u, fmt.Errorf("undo entry %s records no change", id)
 	}
-	if err != nil {
+	if u.Change, err = decodeChange(u.TaskID, delta.String); err != nil {
 		return u, err
 	}
 	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0
 	return u, nil
-}
-
-// legacyChange reads an entry written before changes were recorded: the
-// whole task before and after, diffed into the change it made.
-func legacyChange(taskID string, before, after sql.NullString) (nod.Change, error) {
-	var snaps [2]*nod.Task
-	for i, s := range []sql.NullString{before, after} {
-		if !s.Valid {
-			continue
-		}
-		var r legacyTask
-		if err := json.Unmarshal([]byte(s.String), &r); err != nil {
-			return nod.Change{}, fmt.Errorf("read task snapshot of undo entry: %w", err)
-		}
-		t := r.task()
-		snaps[i] = &t
-	}
-	if snaps[1] == nil {
-		return nod.Change{TaskID: taskID}, nil
-	}
-	c := nod.Diff(snaps[0], *snaps[1])
-	c.TaskID = taskID
-	return c, nil
 }
 
 // UndoneSince returns the chat's changes that were undone at or after
@@ -279,44 +253,4 @@ func (db *Undo) AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID no
 		return 0, fmt.Errorf("count undos: %w", err)
 	}
 	return n, nil
-}
-
-// legacyTask is a whole-task snapshot as undo entries before migration
-// 00008 stored it: nod.Task marshalled without tags, so its keys are the
-// Go field names of then. Spelled out here so that renaming a field of
-// nod.Task cannot break those entries.
-type legacyTask struct {
-	ID              string       `json:"ID"`
-	ChatID          nod.ChatID   `json:"ChatID"`
-	Title           string       `json:"Title"`
-	Description     string       `json:"Description"`
-	Status          string       `json:"Status"`
-	Priority        string       `json:"Priority"`
-	EstimateMinutes *int         `json:"EstimateMinutes"`
-	DueDate         string       `json:"DueDate"`
-	Labels          []string     `json:"Labels"`
-	Checklist       []legacyItem `json:"Checklist"`
-	CreatedAt       time.Time    `json:"CreatedAt"`
-	UpdatedAt       time.Time    `json:"UpdatedAt"`
-	DeletedAt       *time.Time   `json:"DeletedAt"`
-}
-
-// legacyItem is a checklist item inside a legacyTask.
-type legacyItem struct {
-	ID        string     `json:"ID"`
-	Title     string     `json:"Title"`
-	Checked   bool       `json:"Checked"`
-	CheckedBy string     `json:"CheckedBy"`
-	CheckedAt *time.Time `json:"CheckedAt"`
-}
-
-func (r legacyTask) task() nod.Task {
-	t := nod.Task{ID: r.ID, ChatID: r.ChatID, Title: r.Title, Description: r.Description, Status: nod.Status(r.Status),
-		Priority: nod.Priority(r.Priority), EstimateMinutes: r.EstimateMinutes, DueDate: r.DueDate, Labels: r.Labels,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeletedAt: r.DeletedAt}
-	for _, it := range r.Checklist {
-		t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: it.ID, Title: it.Title, Checked: it.Checked,
-			CheckedBy: nod.Actor(it.CheckedBy), CheckedAt: it.CheckedAt})
-	}
-	return t
 }

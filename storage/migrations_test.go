@@ -16,48 +16,6 @@ import (
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
-// legacySnapshot is T1 as undo entries before migration 00008 stored it:
-// nod.Task marshalled without tags, keyed by its Go field names.
-func legacySnapshot(priority, firstItem string) string {
-	s := `{"ID":"T1","ChatID":100,"Title":"Fix login bug","Description":"Users are logged out after 5 minutes.",
-		"Status":"IN_PROGRESS","Priority":"%s","EstimateMinutes":120,"DueDate":"2026-03-15","Labels":["backend","bug"],
-		"Checklist":[{"ID":"c1","Title":"%s","Checked":false,"CheckedBy":"user","CheckedAt":null},
-			{"ID":"c2","Title":"Update docs","Checked":true,"CheckedBy":"agent","CheckedAt":"2026-03-09T18:00:00Z"},
-			{"ID":"c3","Title":"Write migration notes","Checked":true,"CheckedBy":"user","CheckedAt":"2026-03-10T09:00:00Z"}],
-		"CreatedAt":"2026-03-11T10:00:00Z","UpdatedAt":"2026-03-11T10:00:00Z","DeletedAt":null}`
-	return strings.Join(strings.Fields(fmt.Sprintf(s, priority, firstItem)), " ")
-}
-
-func TestUndoLegacySnapshot(t *testing.T) {
-	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
-		ctx := t.Context()
-		seedT1(t, db)
-		now := clock.Now()
-		// The entry of a change that set priority P3 and renamed c1, written
-		// before changes were recorded (delta NULL).
-		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at)
-			VALUES ('U1', %d, 42, 'T1', 'set_task_priority', 'Set priority to P3', '%s', '%s', %d, %d)`,
-			chat, legacySnapshot("P1", "Write unit tests"), legacySnapshot("P3", "Write tests"), now.UnixMicro(), now.Add(time.Hour).UnixMicro()))
-		u, err := db.Undo().LatestUndo(ctx, nod.Topic{Chat: chat}, 42)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if u.ID != "U1" || !u.Change.Touches(nod.FieldPriority) || len(u.Change.Items) != 1 || u.Change.Items[0].Before.Title != "Write unit tests" {
-			t.Fatalf("legacy entry read as %+v", u)
-		}
-		if _, err := db.Undo().Undo(ctx, chat, "U1", 42, false); err != nil {
-			t.Fatalf("undo legacy entry: %v", err)
-		}
-		task, err := db.Tasks().Task(ctx, chat, "T1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if task.Priority != nod.P1 || task.Checklist[0].Title != "Write unit tests" || task.Checklist[2].CheckedBy != nod.ActorUser {
-			t.Errorf("after undoing the legacy entry: %+v", task)
-		}
-	})
-}
-
 // TestItemDetailMigration stores change items as nod wrote them before
 // migration 00013 (their typed values only inside the tool's arguments
 // and the agent's before/after values), runs the migration, and reads
