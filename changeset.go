@@ -35,6 +35,14 @@ const (
 // MaxItems is how many items one change set holds at most (docs/design.md §4).
 const MaxItems = 10
 
+// DefaultChangeSetTTL is how long a change set stays open, and
+// DefaultUndoWindow how long an applied change stays undoable, unless
+// the operator sets otherwise: declared once for storage, bot and sweep.
+const (
+	DefaultChangeSetTTL = 7 * 24 * time.Hour
+	DefaultUndoWindow   = 24 * time.Hour
+)
+
 // Field names what a change touches; formatting renders each its own way.
 type Field string
 

@@ -74,9 +74,13 @@ func TestLayers(t *testing.T) {
 		"transport":  {},
 		"confidence": {"", "transport"},
 		"agent":      {"", "answer", "confidence", "transport"},
+		// sweep decides what happens on nod's own clock, reaching storage
+		// through interfaces of its own (sweep/store.go).
+		"sweep": {""},
 		// bot reaches the agent and storage through interfaces of its own
-		// (bot/store.go), never through their packages.
-		"bot":   {"", "answer", "formatting", "transport"},
+		// (bot/store.go), never through their packages; it renders what
+		// sweep reports.
+		"bot":   {"", "answer", "formatting", "sweep", "transport"},
 		"place": {},
 		// speech is openai-go's audio client; the bot reaches it through
 		// bot.Transcriber.
@@ -84,8 +88,8 @@ func TestLayers(t *testing.T) {
 		// eval plays its cases through the agent on a storage of its own,
 		// and reads answers in words as the bot does.
 		"cmd/internal/eval": {"", "agent", "answer", "confidence", "storage", "transport"},
-		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "transport", "cmd/internal/app", "cmd/internal/eval"},
+		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	const module = "github.com/nodbot/nod"
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()

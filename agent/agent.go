@@ -42,6 +42,10 @@ type Options struct {
 	Metrics prometheus.Registerer
 	// TimeZone serves chats that set no zone of their own (default UTC).
 	TimeZone *time.Location
+	// Lexicon gives the lists of words with which the agent reads what the
+	// person's words cover and name, by name, in every language nod
+	// speaks (formatting.Words). Required: New panics without it.
+	Lexicon func(list string) []string
 }
 
 // Classifier decides which proposed actions the person explicitly asked
@@ -70,6 +74,7 @@ type Agent struct {
 	classifier Classifier
 	now        func() time.Time
 	log        *slog.Logger
+	lex        *lexicon
 	metrics    *metrics
 	tools      json.RawMessage // encoded once; see encodeTools
 	// bodies keeps request buffers for the next model call: a request is
@@ -102,7 +107,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
 	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, settings: d.Settings, conv: d.Conversation, sets: d.Proposals, memory: d.Memory, undone: d.Undone, rulebook: d.Rulebook,
-		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, now: now, log: log, metrics: newMetrics(opts.Metrics), tools: encodeTools()}
+		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, now: now, log: log, lex: newLexicon(opts.Lexicon), metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
 
 // maxPooledBody is the largest request buffer kept for reuse: one grown

@@ -16,6 +16,7 @@ import (
 	"github.com/nodbot/nod/fixtures"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/storage/storagetest"
 )
@@ -49,11 +50,11 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
 			db := storagetest.OpenDSN(t, dsn, clock.Now)
 			llm := openaitest.New(t)
 			log := slog.New(slog.DiscardHandler)
-			clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: clfM, Timeout: 2 * time.Second}, log)
+			clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: clfM, Timeout: 2 * time.Second, Lexicon: formatting.Words}, log)
 			fn(t, &env{
 				db: db, dsn: dsn, llm: llm, clock: clock,
 				clf:     func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
-				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second}, deps(db, clf), clock.Now, log),
+				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words}, deps(db, clf), clock.Now, log),
 				confirm: agent.NewConfirmations(confirmDeps(db), clock.Now, log, nil),
 			})
 		})

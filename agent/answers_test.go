@@ -37,10 +37,10 @@ func yesMan(r openaitest.Request) openaitest.Response {
 func (e *env) answering(t *testing.T) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: clfM, Timeout: 2 * time.Second}, log)
+	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: clfM, Timeout: 2 * time.Second, Lexicon: formatting.Words}, log)
 	d := deps(e.db, clf)
 	d.Answers, d.Words = e.confirm, answer.NewReader(formatting.AnswerWords())
-	e.agent = agent.New(agent.Options{BaseURL: e.llm.URL, Model: agentM, StepTimeout: 5 * time.Second}, d, e.clock.Now, log)
+	e.agent = agent.New(agent.Options{BaseURL: e.llm.URL, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words}, d, e.clock.Now, log)
 	e.clf = yesMan
 }
 

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -22,13 +21,13 @@ func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, 
 	}
 	switch c := pc.c.(type) {
 	case labelsChange:
-		return coverLabels(pc, c, saidFor(v, nod.FieldLabels))
+		return t.a.lex.coverLabels(pc, c, saidFor(v, nod.FieldLabels))
 	case createTask:
 		return t.coverCreate(pc, c, v)
 	case scalar:
 		// A receipt never claims more than was done: words that ask for a
 		// reminder that repeats do not cover one reminder at one time.
-		if c.fld == nod.FieldReminder && c.value != "" && asksRepeat(saidFor(v, nod.FieldReminder)) {
+		if c.fld == nod.FieldReminder && c.value != "" && t.a.lex.asksRepeat(saidFor(v, nod.FieldReminder)) {
 			return nil, []prepared{pc}, "The user's words ask for a reminder that repeats, but set_task_reminder sets one reminder at one time, so it waits for the user's tap: tell them it reminds them once and does not repeat."
 		}
 	}
@@ -37,23 +36,13 @@ func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, 
 
 // asksRepeat reports whether words said ask for something to happen
 // again and again: "every weekday", "daily", "jeden Montag", "montags".
-func asksRepeat(said []string) bool {
+func (l *lexicon) asksRepeat(said []string) bool {
 	for _, q := range said {
-		if anyWord(wordsOf(q), repeatWords, nil) {
+		if l.repeat.any(wordsOf(q)) {
 			return true
 		}
 	}
 	return false
-}
-
-// The words of asksRepeat, lower case.
-var repeatWords = map[string]bool{
-	"every": true, "each": true, "daily": true, "weekly": true, "monthly": true, "yearly": true, "hourly": true, "nightly": true,
-	"weekdays": true, "weekends": true, "mondays": true, "tuesdays": true, "wednesdays": true, "thursdays": true, "fridays": true,
-	"saturdays": true, "sundays": true, "repeat": true, "repeating": true, "recurring": true,
-	"jeden": true, "jede": true, "jedes": true, "jeder": true, "täglich": true, "wöchentlich": true, "monatlich": true, "jährlich": true,
-	"stündlich": true, "werktags": true, "wochentags": true, "montags": true, "dienstags": true, "mittwochs": true, "donnerstags": true,
-	"freitags": true, "samstags": true, "sonntags": true, "wiederholen": true, "immer": true,
 }
 
 // coverCreate creates a new task with the fields the verdict's quote
@@ -62,11 +51,12 @@ var repeatWords = map[string]bool{
 // it's urgent") runs with those words as its quote; one that no words
 // name asks.
 func (t *turn) coverCreate(pc prepared, c createTask, v confidence.Verdict) (run, ask []prepared, note string) {
+	l := t.a.lex
 	base := c.t.Clone()
 	var apart []fieldValue
 	for _, fv := range newFields(c.t) {
 		q := ""
-		if fq, ok := v.Fields[string(fv.f)]; ok && (fv.f != nod.FieldPriority || !otherPriority(fq.Quote, fv.value)) {
+		if fq, ok := v.Fields[string(fv.f)]; ok && (fv.f != nod.FieldPriority || !l.otherPriority(fq.Quote, fv.value)) {
 			q = fq.Quote
 		}
 		switch {
@@ -76,7 +66,7 @@ func (t *turn) coverCreate(pc prepared, c createTask, v confidence.Verdict) (run
 			if len(fv.labels) == 0 {
 				continue
 			}
-		case q == "" && speaksOf(v.Quote, fv):
+		case q == "" && l.speaksOf(v.Quote, fv):
 			continue
 		case nod.FoldText(q) == nod.FoldText(v.Quote):
 			continue
@@ -216,12 +206,12 @@ func saidFor(v confidence.Verdict, f nod.Field) []string {
 // ask to remove: the labels it adds (and the removals asked for) run,
 // the rest is a removal of its own, proposed on the task as the running
 // part leaves it.
-func coverLabels(pc prepared, c labelsChange, said []string) (run, ask []prepared, note string) {
+func (l *lexicon) coverLabels(pc prepared, c labelsChange, said []string) (run, ask []prepared, note string) {
 	gone := removedLabels(pc.cur, pc.target)
 	var kept []string
-	for _, l := range gone {
-		if !asksRemoval(said, l, len(gone)) {
-			kept = append(kept, l)
+	for _, g := range gone {
+		if !l.asksRemoval(said, g, len(gone)) {
+			kept = append(kept, g)
 		}
 	}
 	if len(kept) == 0 {
@@ -269,8 +259,8 @@ func quoteAll(ss []string) string {
 // that removes beside "all", "alle"); or when they ask to remove and the
 // call takes away that one label alone ("remove the label"). Words that
 // ask to add never do.
-func asksRemoval(said []string, l string, n int) bool {
-	if asksLabel(said, l) {
+func (l *lexicon) asksRemoval(said []string, label string, n int) bool {
+	if asksLabel(said, label) {
 		return true
 	}
 	for _, s := range said {
@@ -278,11 +268,11 @@ func asksRemoval(said []string, l string, n int) bool {
 		removes, all := false, false
 		for _, w := range ws {
 			switch {
-			case wholeSetWords[w] || hasStem(w, wholeSetStems):
+			case l.wholeSet.has(w):
 				return true
-			case removalWords[w] || hasStem(w, removalStems):
+			case l.removal.has(w):
 				removes = true
-			case allWords[w]:
+			case l.every.has(w):
 				all = true
 			}
 		}
@@ -292,15 +282,6 @@ func asksRemoval(said []string, l string, n int) bool {
 	}
 	return false
 }
-
-// The words of asksRemoval, lower case. A stem matches a word it starts.
-var (
-	wholeSetWords = map[string]bool{"only": true, "nur": true, "instead": true, "statt": true, "anstatt": true, "stattdessen": true, "ausschließlich": true}
-	wholeSetStems = []string{"replac", "ersetz", "clear"}
-	removalWords  = map[string]bool{"weg": true, "raus": true}
-	removalStems  = []string{"remov", "delet", "drop", "untag", "unlabel", "entfern", "lösch", "loesch"}
-	allWords      = map[string]bool{"all": true, "every": true, "alle": true, "allen": true, "sämtliche": true}
-)
 
 // asksLabel reports whether words said name label l: its words in
 // order, ignoring case and punctuation.
@@ -319,51 +300,22 @@ func asksLabel(said []string, l string) bool {
 // a word of urgency; a due date by a day, a month, a date or a word of
 // deadlines; an estimate by a duration; a description by its text or by
 // naming it. Labels are named one by one (asksLabel).
-func speaksOf(quote string, fv fieldValue) bool {
+func (l *lexicon) speaksOf(quote string, fv fieldValue) bool {
 	ws := wordsOf(quote)
 	switch fv.f {
 	case nod.FieldPriority:
-		if otherPriority(quote, fv.value) {
+		if l.otherPriority(quote, fv.value) {
 			return false // "P1" never speaks of a P0
 		}
-		return slices.Contains(ws, strings.ToLower(fv.value)) || anyWord(ws, priorityWords, priorityStems)
+		return slices.Contains(ws, strings.ToLower(fv.value)) || l.priority.any(ws)
 	case nod.FieldDue:
-		return dateLike.MatchString(strings.ToLower(quote)) || anyWord(ws, dueWords, dueStems)
+		return l.dateLike.MatchString(strings.ToLower(quote)) || l.due.any(ws)
 	case nod.FieldEstimate:
-		return duration.MatchString(strings.ToLower(quote)) || anyWord(ws, nil, estimateStems)
+		return l.duration.MatchString(strings.ToLower(quote)) || l.estimate.any(ws)
 	case nod.FieldDescription:
-		return strings.Contains(nod.FoldText(quote), nod.FoldText(fv.value)) || anyWord(ws, nil, descriptionStems)
+		return strings.Contains(nod.FoldText(quote), nod.FoldText(fv.value)) || l.description.any(ws)
 	}
 	return false
-}
-
-func anyWord(ws []string, words map[string]bool, stems []string) bool {
-	return slices.ContainsFunc(ws, func(w string) bool { return words[w] || hasStem(w, stems) })
-}
-
-// The words of speaksOf, lower case. A stem matches a word it starts.
-var (
-	priorityWords = map[string]bool{"asap": true, "sofort": true, "high": true, "low": true, "hoch": true, "niedrig": true, "blocker": true}
-	priorityStems = []string{"prio", "urgen", "dringend", "wichtig", "importan", "critical", "kritisch", "eilig", "eilt"}
-	dueWords      = map[string]bool{"today": true, "tonight": true, "tomorrow": true, "heute": true, "morgen": true, "übermorgen": true,
-		"due": true, "deadline": true, "bis": true, "until": true, "till": true, "eod": true, "eow": true,
-		"jan": true, "feb": true, "mar": true, "apr": true, "jun": true, "jul": true, "aug": true, "sep": true, "sept": true, "oct": true,
-		"okt": true, "nov": true, "dec": true, "dez": true, "mai": true, "mon": true, "tue": true, "tues": true, "wed": true, "thu": true,
-		"thurs": true, "fri": true, "sat": true, "sun": true}
-	dueStems = []string{"fällig", "frist", "week", "woche", "month", "monat", "monday", "tuesday", "wednesday", "thursday", "friday",
-		"saturday", "sunday", "montag", "dienstag", "mittwoch", "donnerstag", "freitag", "samstag", "sonnabend", "sonntag",
-		"januar", "februar", "march", "märz", "maerz", "april", "june", "juni", "july", "juli", "august", "september",
-		"october", "oktober", "november", "december", "dezember"}
-	estimateStems    = []string{"minute", "minut", "hour", "stunde", "estimat", "schätz", "dauer", "aufwand"}
-	descriptionStems = []string{"descri", "beschreib", "note", "notiz", "detail"}
-	// dateLike is a written date: "2026-03-13", "13.3.", "3/13", "13th".
-	dateLike = regexp.MustCompile(`\d{1,4}[./-]\d{1,2}|\b\d{1,2}(st|nd|rd|th)\b`)
-	// duration is an amount of time: "15 min", "2h", "1,5 std", "3 days".
-	duration = regexp.MustCompile(`\d\s*(h|hr|hrs|m|min|mins|std|d|days?|tage?)\b`)
-)
-
-func hasStem(w string, stems []string) bool {
-	return slices.ContainsFunc(stems, func(s string) bool { return strings.HasPrefix(w, s) })
 }
 
 // wordsOf splits text into lower-case words of letters and digits.

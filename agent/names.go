@@ -2,7 +2,6 @@ package agent
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -22,8 +21,8 @@ func (t *turn) namesOther(p *proposal, v confidence.Verdict) string {
 	for _, pc := range p.changes {
 		// A new task's priority is a field of its own: coverCreate asks
 		// for it alone when the words name another.
-		if c, ok := pc.c.(scalar); ok && c.fld == nod.FieldPriority && otherPriority(v.Quote, c.value) {
-			return fmt.Sprintf("the person's words name the priority %s, not %s", strings.Join(priorities(v.Quote), " or "), c.value)
+		if c, ok := pc.c.(scalar); ok && c.fld == nod.FieldPriority && t.a.lex.otherPriority(v.Quote, c.value) {
+			return fmt.Sprintf("the person's words name the priority %s, not %s", strings.Join(t.a.lex.priorities(v.Quote), " or "), c.value)
 		}
 		if other := t.otherTask(v.Quote, pc); other != "" {
 			return fmt.Sprintf("the person's words name the task %q, not %q", other, pc.task.Title)
@@ -33,19 +32,15 @@ func (t *turn) namesOther(p *proposal, v confidence.Verdict) string {
 }
 
 // otherPriority reports whether words name a priority, and not p.
-func otherPriority(words, p string) bool {
-	named := priorities(words)
+func (l *lexicon) otherPriority(words, p string) bool {
+	named := l.priorities(words)
 	return len(named) > 0 && !slices.Contains(named, p)
 }
 
-// priorityRE finds a priority in folded words: "P1", "prio 1",
-// "priority 1", "Priorität 1".
-var priorityRE = regexp.MustCompile(`\b(?:p|prio|priority|priorität|prioritaet)\s?([0-3])\b`)
-
 // priorities returns the priorities words name, in order, once each.
-func priorities(words string) []string {
+func (l *lexicon) priorities(words string) []string {
 	var out []string
-	for _, m := range priorityRE.FindAllStringSubmatch(strings.ToLower(words), -1) {
+	for _, m := range l.priorityName.FindAllStringSubmatch(strings.ToLower(words), -1) {
 		if p := "P" + m[1]; !slices.Contains(out, p) {
 			out = append(out, p)
 		}
@@ -64,21 +59,22 @@ func (t *turn) otherTask(quote string, pc prepared) string {
 	if pc.task == nil {
 		return ""
 	}
-	q := titleWords(quote)
-	own := titleWords(pc.task.Title)
+	l := t.a.lex
+	q := l.titleWords(quote)
+	own := l.titleWords(pc.task.Title)
 	for _, it := range pc.task.Checklist {
-		own = append(own, titleWords(it.Title)...)
+		own = append(own, l.titleWords(it.Title)...)
 	}
 	if _, ok := pc.c.(addItem); ok || pc.c.field() == nod.FieldTitle {
-		own = append(own, titleWords(pc.target)...)
+		own = append(own, l.titleWords(pc.target)...)
 	}
 	for _, w := range q {
-		if pointers[w] || slices.Contains(own, w) {
+		if l.pointers.has(w) || slices.Contains(own, w) {
 			return ""
 		}
 	}
 	for _, o := range t.tasks.Tasks {
-		if o.ID != pc.task.ID && names(q, titleWords(o.Title)) {
+		if o.ID != pc.task.ID && names(q, l.titleWords(o.Title)) {
 			return o.Title
 		}
 	}
@@ -103,22 +99,6 @@ func names(q, ws []string) bool {
 
 // titleWords are the words of s that can tell tasks apart: lower case,
 // without the little words every sentence has.
-func titleWords(s string) []string {
-	return slices.DeleteFunc(wordsOf(s), func(w string) bool { return little[w] })
-}
-
-var little = wordSet("the", "a", "an", "to", "for", "of", "and", "or", "in", "on", "at", "with", "my", "our", "your", "from", "by",
-	"der", "die", "das", "den", "dem", "des", "ein", "eine", "einen", "einem", "einer", "und", "oder", "für", "mit", "zu", "zum",
-	"zur", "im", "am", "an", "auf", "von", "vom", "in")
-
-// pointers point at a task without naming it: the one talked about.
-var pointers = wordSet("it", "its", "this", "that", "these", "those", "them", "they", "one",
-	"es", "ihn", "ihm", "sie", "dies", "diese", "dieses", "diesen", "diesem", "dieser")
-
-func wordSet(ws ...string) map[string]bool {
-	m := make(map[string]bool, len(ws))
-	for _, w := range ws {
-		m[w] = true
-	}
-	return m
+func (l *lexicon) titleWords(s string) []string {
+	return slices.DeleteFunc(wordsOf(s), l.little.has)
 }

@@ -64,7 +64,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true, true
 	}
-	b.reply(ctx, in.topic(), in.loc.WithUndo(in.loc.Text(formatting.Deleted.With(d.Title)), applied.Undo.ID))
+	b.reply(ctx, in.topic(), in.loc.Undo().Button(in.loc.Text(formatting.Deleted.With(d.Title)), applied.Undo.ID))
 	return true, true
 }
 
@@ -88,7 +88,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 // records its message; until then the question is owed, and the person's
 // words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion) {
-	id := b.reply(ctx, d.Topic(), loc.DeleteAsk(d))
+	id := b.reply(ctx, d.Topic(), loc.Tasks().DeleteAsk(d))
 	if id == 0 {
 		return
 	}
@@ -238,7 +238,7 @@ func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Trash(tasks))
+	b.reply(ctx, in.topic(), in.loc.Tasks().Trash(tasks))
 }
 
 func (b *Bot) onRestore(ctx context.Context, p press) string {
@@ -247,14 +247,14 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		receipt := p.loc.WithUndo(p.loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: applied.After.Title, Checklist: len(applied.After.Checklist)})), applied.Undo.ID)
+		receipt := p.loc.Undo().Button(p.loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: applied.After.Title, Checklist: len(applied.After.Checklist)})), applied.Undo.ID)
 		// The message tapped said the task was in the trash: it says what
 		// is true now. A /trash list of others shows the trash as it is,
 		// and the receipt follows; a message about this task alone becomes
 		// the receipt.
 		if restores := countKind(p.keyboard, nod.ActRestore); restores > 1 {
 			if tasks, err := b.tasks.Trash(ctx, p.chat); err == nil {
-				if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Trash(tasks)); err != nil {
+				if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().Trash(tasks)); err != nil {
 					b.log.Warn("refresh trash list", "chat", p.chat, "err", err)
 				}
 			}
@@ -312,7 +312,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 	p.then(func(ctx context.Context) {
 		b.refresh(ctx, p.loc, d.Set, d.Failed, 0, d.Applied)
 		// The reading says it is decided now, and keeps no button.
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.ReadingAccepted(r, d.Set)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Changes().ReadingAccepted(r, d.Set)); err != nil {
 			b.log.Warn("edit reading", "chat", p.chat, "err", err)
 		}
 		b.offerRule(ctx, p.loc, p.topic(), d.Offer)

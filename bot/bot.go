@@ -30,14 +30,11 @@ type Options struct {
 	// to MaxConns idle connections (default 256).
 	HTTPClient *http.Client
 	MaxConns   int
-	// ChangeSetTTL expires pending change sets; TrashRetention purges the
-	// trash; the sweep that does both runs every SweepInterval.
-	ChangeSetTTL   time.Duration
-	TrashRetention time.Duration
-	SweepInterval  time.Duration
-	// UndoWindow is how long an Undo button works (default 24h): a
-	// message's buttons are remembered at least that long.
-	UndoWindow time.Duration
+	// ChangeSetTTL is how long a change set stays open, as its Keep
+	// button says (default nod.DefaultChangeSetTTL).
+	ChangeSetTTL time.Duration
+	// SweepInterval is how often the sweep runs (default 1m).
+	SweepInterval time.Duration
 	// UpdateTimeout bounds the handling of one update, every model step
 	// and tool call included.
 	UpdateTimeout time.Duration
@@ -76,8 +73,9 @@ type Bot struct {
 	buttons   Buttons
 	deletions Deletions
 	answers   Answers
-	sweeps    Sweeps
+	keeper    Keeper
 	outbox    Outbox
+	sweeps    Sweeper
 	agent     Turner
 	decide    Decider
 	mend      Mender
@@ -112,8 +110,6 @@ type Bot struct {
 
 	gate      sync.RWMutex // held while a webhook update is queued
 	accepting bool         // webhook updates are taken
-
-	pruned time.Time // when the sweep last pruned; only the sweeper's goroutine
 }
 
 // New returns a bot; nothing talks to Telegram until Start.
@@ -125,16 +121,10 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 		opts.PollTimeout = 30 * time.Second
 	}
 	if opts.ChangeSetTTL <= 0 {
-		opts.ChangeSetTTL = 7 * 24 * time.Hour
-	}
-	if opts.TrashRetention <= 0 {
-		opts.TrashRetention = 30 * 24 * time.Hour
+		opts.ChangeSetTTL = nod.DefaultChangeSetTTL
 	}
 	if opts.SweepInterval <= 0 {
 		opts.SweepInterval = time.Minute
-	}
-	if opts.UndoWindow <= 0 {
-		opts.UndoWindow = 24 * time.Hour
 	}
 	if opts.UpdateTimeout <= 0 {
 		opts.UpdateTimeout = 5 * time.Minute
@@ -154,7 +144,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, audit: d.Audit, sets: d.Sets, undos: d.Undos, chats: d.Chats, rulebook: d.Rulebook, conv: d.Conversation,
 		messages: d.Messages, buttons: d.Buttons, deletions: d.Deletions, answers: d.Answers,
-		sweeps: d.Sweeps, outbox: d.Outbox, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, reader: newReader(), now: now, log: log,
+		keeper: d.Keeper, outbox: d.Outbox, sweeps: d.Sweep, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, reader: newReader(), now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 

@@ -142,7 +142,7 @@ func withoutButton(kb *models.InlineKeyboardMarkup, data string) *models.InlineK
 // showChangeSet sends a new change set to its topic and remembers its
 // message.
 func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet) {
-	id, err := b.send.send(ctx, set.Topic(), loc.ChangeSet(b.view(ctx, set, 0, nil)), 0)
+	id, err := b.send.send(ctx, set.Topic(), loc.Changes().ChangeSet(b.view(ctx, set, 0, nil)), 0)
 	if err != nil {
 		b.log.Error("send change set", "chat", set.ChatID, "set", set.ID, "err", err)
 		return
@@ -224,7 +224,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 	// Each redraw needs a decision that came in since the last: a set has
 	// that many only so often, so this ends; the bound is a guard.
 	for range 2*len(set.Items) + 2 {
-		if err := b.send.edit(ctx, set.ChatID, msgID, loc.ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
+		if err := b.send.edit(ctx, set.ChatID, msgID, loc.Changes().ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
 			b.log.Warn("refresh change set", "set", set.ID, "err", err)
 			return
 		}
@@ -266,11 +266,11 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 	}
 	if d.Stale != 0 {
 		it, _ := d.Set.Item(d.Stale)
-		return p.loc.Notice(formatting.NoticeNotApplied.With(p.loc.Remark(it.Note)))
+		return p.loc.Notice(formatting.NoticeNotApplied.With(p.loc.Changes().Remark(it.Note)))
 	}
 	if p.action.N > 0 {
 		if it, found := d.Set.Item(p.action.N); found && (it.Status == nod.ItemStale || it.Status == nod.ItemFailed) {
-			return p.loc.Notice(formatting.NoticeNotApplied.With(p.loc.Remark(it.Note)))
+			return p.loc.Notice(formatting.NoticeNotApplied.With(p.loc.Changes().Remark(it.Note)))
 		}
 	}
 	return ok

@@ -2,23 +2,16 @@ package bot
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	tgbot "github.com/go-telegram/bot"
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
+	"github.com/nodbot/nod/sweep"
 )
-
-// claimBatch is how many reminders (and daily reviews) one claim takes;
-// a sweep claims batch after batch until less than one is due.
-const claimBatch = 100
 
 // zone is the chat's time zone, the operator's default if it set none.
 func (b *Bot) zone(s *nod.ChatSettings) *time.Location {
@@ -62,7 +55,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	_, arg, _ := strings.Cut(in.text, " ")
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
-		b.reply(ctx, in.topic(), in.loc.TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
+		b.reply(ctx, in.topic(), in.loc.Day().TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
 		return
 	}
 	zone, err := nod.LoadZone(arg)
@@ -83,17 +76,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	if in.settings != nil {
 		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).TimeZoneSet(before, zone.String(), b.now(), daily, b.nextDaily(daily, zone)))
-}
-
-// nextDaily is when a daily review at the time of day at ("HH:MM") runs
-// next in zone; zero for none.
-func (b *Bot) nextDaily(at string, zone *time.Location) time.Time {
-	h, m, err := nod.ParseClock(at)
-	if err != nil {
-		return time.Time{}
-	}
-	return nod.NextDaily(h, m, zone, b.now())
+	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
@@ -105,7 +88,7 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		if s != nil {
 			at, quiet = s.Daily, s.DailyQuiet
 		}
-		b.reply(ctx, in.topic(), in.loc.Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", b.nextDaily(at, b.zone(s))))
+		b.reply(ctx, in.topic(), in.loc.Day().Daily(at, quiet, b.zoneName(s), s != nil && s.TimeZone != "", sweep.NextDaily(at, b.zone(s), b.now())))
 	}
 	if len(args) == 0 {
 		show(in.settings)
@@ -163,57 +146,6 @@ func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 	return p.loc.Notice(formatting.NoticeUndone)
 }
 
-// schedule claims the reminders and daily reviews that are due and
-// delivers them; what it claims is owed in the outbox first, so that a
-// stop in between delivers it on the next start, once.
-func (b *Bot) schedule(ctx context.Context, now time.Time) {
-	if b.days == nil {
-		return // built without them (a bench of other things)
-	}
-	for range 50 { // bounded: the next sweep goes on
-		owed, err := b.days.ClaimDue(ctx, now, b.opts.TimeZone, claimBatch)
-		if err != nil {
-			if ctx.Err() == nil {
-				b.log.Error("claim due reminders", "err", err)
-			}
-			return
-		}
-		b.deliverAll(ctx, owed)
-		if len(owed) < claimBatch {
-			return
-		}
-	}
-}
-
-// deliverers is how many reminders one process sends at once: each send
-// waits on Telegram, and the rate limiter paces them all.
-const deliverers = 16
-
-// deliverAll delivers claimed reminders, several at once, and returns
-// when all are sent: the next claim waits, so that one sweep never holds
-// more than a batch.
-func (b *Bot) deliverAll(ctx context.Context, owed []nod.Owed) {
-	sem := make(chan struct{}, deliverers)
-	var wg sync.WaitGroup
-	for _, o := range owed {
-		if o.Kind != nod.OwedReminder {
-			b.deliverDue(ctx, o)
-			continue
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() {
-				if r := recover(); r != nil {
-					b.log.Error("reminder panic", "chat", o.ChatID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
-				}
-				<-sem
-			}()
-			b.remind(ctx, o)
-		})
-	}
-	wg.Wait()
-}
-
 // deliverDue sends one claimed reminder, or runs one daily review, and
 // marks it delivered.
 func (b *Bot) deliverDue(ctx context.Context, o nod.Owed) {
@@ -225,25 +157,15 @@ func (b *Bot) deliverDue(ctx context.Context, o nod.Owed) {
 	}
 }
 
-// remind sends a task's reminder; a task gone or closed since it was
-// claimed gets none.
+// remind sends a task's reminder, if the sweep says it still goes out.
 func (b *Bot) remind(ctx context.Context, o nod.Owed) {
-	if !b.stillAllowed(ctx, o) {
-		return
-	}
-	taskID, _, _ := strings.Cut(o.Ref, "@")
-	t, err := b.tasks.Task(ctx, o.ChatID, taskID)
-	if err != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
-		if err != nil && !errors.Is(err, nod.ErrNotFound) {
-			b.log.Error("reminder", "chat", o.ChatID, "task", taskID, "err", err)
-			return // owed still: the next start sends it
-		}
-		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
+	t, ok := b.sweeps.Reminder(ctx, o)
+	if !ok {
 		return
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
-	if id := b.reply(ctx, o.Topic(), loc.Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
+	if id := b.reply(ctx, o.Topic(), loc.Day().Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
@@ -333,7 +255,7 @@ func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.C
 		if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
 			continue
 		}
-		if err := b.send.edit(ctx, chat, m.id, loc.ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
+		if err := b.send.edit(ctx, chat, m.id, loc.Day().ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
 			b.log.Warn("mark snooze passed", "chat", chat, "message", m.id, "err", err)
 		}
 		return true
@@ -364,11 +286,11 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 	whose := b.whoseReminder(ctx, chat, t)
 	switch open := t.Status != nod.StatusDone && t.Status != nod.StatusRejected; {
 	case again && tap.Tool == nod.ToolSetStatus && !open:
-		m = loc.ReminderDone(t, u.Redo.ID, whose)
+		m = loc.Day().ReminderDone(t, u.Redo.ID, whose)
 	case again && tap.Tool == nod.ToolSetReminder && t.RemindAt != nil:
-		m = loc.ReminderSnoozed(t, u.Redo.ID, whose)
+		m = loc.Day().ReminderSnoozed(t, u.Redo.ID, whose)
 	case !again && open && t.RemindAt != nil:
-		m = loc.Reminder(t, *t.RemindAt, 0, whose)
+		m = loc.Day().Reminder(t, *t.RemindAt, 0, whose)
 	default:
 		return nil
 	}
@@ -386,34 +308,14 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 	return out
 }
 
-// stillAllowed reports whether a reminder or daily review still goes out:
-// the allowlist is read when it is due, not when it was set, so a person
-// taken off NOD_ALLOWED_USERS gets nothing more (nor spends the model).
-// Its person is whoever set it up (one set up before nod kept that goes
-// out). What does not go out is marked delivered, so it is not tried
-// again.
-func (b *Bot) stillAllowed(ctx context.Context, o nod.Owed) bool {
-	who := o.User
-	if who == 0 || b.allowed[who] {
-		return true
-	}
-	b.log.Info("scheduled message not sent: its person is no longer allowed", "chat", o.ChatID, "kind", o.Kind, "user", who)
-	b.delivered(ctx, o.ChatID, o.Kind, o.Ref)
-	return false
-}
-
 // dailyReview runs the chat's daily review: the /review turn, started by
 // nod, so everything it proposes asks. Without proposals the agent's own
 // line is shown, or nod's when it wrote none; a quiet chat hears nothing.
 func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 	defer cancel()
-	if !b.stillAllowed(ctx, o) {
-		return
-	}
 	loc, s := b.settings(ctx, o.ChatID, 0, "")
-	if s == nil || s.Daily == "" {
-		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // turned off since
+	if !b.sweeps.Review(ctx, o, s) {
 		return
 	}
 	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Thread: o.Thread, Review: true, Daily: true, Group: o.ChatID.Group(), Lang: loc.Code(), Settings: s})
@@ -503,9 +405,9 @@ func (b *Bot) reminderTap(p press, apply func() (nod.Applied, error), done bool)
 	}
 	p.then(func(ctx context.Context) {
 		whose := b.nameOf(ctx, p.chat, p.user) // the reminder's own person: othersReminder let no one else through
-		m := p.loc.ReminderSnoozed(applied.After, applied.Undo.ID, whose)
+		m := p.loc.Day().ReminderSnoozed(applied.After, applied.Undo.ID, whose)
 		if done {
-			m = p.loc.ReminderDone(applied.After, applied.Undo.ID, whose)
+			m = p.loc.Day().ReminderDone(applied.After, applied.Undo.ID, whose)
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit reminder", "chat", p.chat, "err", err)
@@ -533,7 +435,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	}
 	before := b.zoneName(in.settings)
 	if zone == before && in.settings != nil && in.settings.TimeZone != "" {
-		b.reply(ctx, in.topic(), in.loc.TimeZoneShow(zone, true, b.now()))
+		b.reply(ctx, in.topic(), in.loc.Day().TimeZoneShow(zone, true, b.now()))
 		return
 	}
 	if !b.mayChangeChat(ctx, in, "tz") {
@@ -545,14 +447,14 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.TimeZoneReceipt(before, zc.After, zc.ID, ""))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, zc.ID, ""))
 }
 
 // offerZone shows a time zone the agent proposed, with a button to set
 // it and one to keep the zone; nil shows nothing.
 func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, at nod.Topic, zc *nod.ZoneChange) {
 	if zc != nil {
-		b.reply(ctx, at, loc.TimeZoneOffer(zc.Before, zc.After, zc.ID))
+		b.reply(ctx, at, loc.Day().TimeZoneOffer(zc.Before, zc.After, zc.ID))
 	}
 }
 
@@ -578,7 +480,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.TimeZoneReceipt(before, zc.After, zc.ID, "")
+			m = p.loc.Day().TimeZoneReceipt(before, zc.After, zc.ID, "")
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
 	"github.com/nodbot/nod/storage/storagetest"
+	"github.com/nodbot/nod/sweep"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -54,9 +55,9 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	e := &env{t: t, tg: telegramtest.New(t), llm: openaitest.New(t), clock: fixtures.NewClock(fixtures.DefaultNow), reg: prometheus.NewRegistry()}
 	e.db = storagetest.Open(t, "sqlite", e.clock.Now)
 	log := slog.New(slog.DiscardHandler)
-	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: "clf", Timeout: 5 * time.Second}, log)
+	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: "clf", Timeout: 5 * time.Second, Lexicon: formatting.Words}, log)
 	c := agent.NewConfirmations(confirmDeps(e.db), e.clock.Now, log, nil)
-	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: "agent", StepTimeout: 5 * time.Second},
+	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: "agent", StepTimeout: 5 * time.Second, Lexicon: formatting.Words},
 		agent.Deps{Tasks: e.db.Tasks(), Editor: e.db.Tasks(), Settings: e.db.Settings(), Conversation: e.db.Conversation(), Proposals: e.db.ChangeSets(), Memory: e.db.ChangeSets(), Undone: e.db.Undo(), Rulebook: e.db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords())}, e.clock.Now, log)
 	if turner == nil {
 		turner = ag
@@ -64,7 +65,8 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: []nod.UserID{user}, PollTimeout: 2 * time.Second, Limits: unlimited, Metrics: e.reg},
 		bot.Deps{Updates: e.db.Outbox(), Tasks: e.db.Tasks(), Audit: e.db.Audit(), Sets: e.db.ChangeSets(), Undos: e.db.Undo(), Chats: e.db.Settings(), Rulebook: e.db.Rules(),
-			Conversation: e.db.Conversation(), Messages: e.db.Messages(), Buttons: e.db.Messages(), Deletions: e.db.Deletions(), Answers: e.db.ChangeSets(), Sweeps: e.db.ChangeSets(), Outbox: e.db.Outbox(),
+			Conversation: e.db.Conversation(), Messages: e.db.Messages(), Buttons: e.db.Messages(), Deletions: e.db.Deletions(), Answers: e.db.ChangeSets(), Keeper: e.db.ChangeSets(), Outbox: e.db.Outbox(),
+			Sweep:  sweep.New(sweep.Deps{Expiry: e.db.ChangeSets(), Deletions: e.db.Deletions(), Trash: e.db.Tasks(), Buttons: e.db.Messages(), Updates: e.db.Outbox(), Outbox: e.db.Outbox(), Tasks: e.db.Tasks()}, sweep.Options{AllowedUsers: []nod.UserID{user}}, e.clock.Now, log),
 			Turner: turner, Decider: c, Mender: c, Changer: c, Rules: c}, e.clock.Now, log)
 	if err := b.Start(t.Context()); err != nil {
 		t.Fatal(err)
@@ -148,8 +150,8 @@ func TestRedeliveredUpdateHandledOnce(t *testing.T) {
 	var u struct {
 		ID int64 `json:"update_id"`
 	}
-	json.Unmarshal(e.tg.LastUpdate(), &u)
-	e.tg.Redeliver(u.ID)
+	json.Unmarshal(e.tg.Wire().LastUpdate(), &u)
+	e.tg.Wire().Redeliver(u.ID)
 	e.tg.SendText(chat, user, "/help") // handled after the redelivery
 	msgs := e.tg.WaitBotMessages(chat, 2)
 	if len(msgs) != 2 || len(e.llm.Requests()) != 1 {

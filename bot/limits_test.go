@@ -44,8 +44,8 @@ func FuzzMessageLimits(f *testing.F) {
 		}
 		for _, lang := range formatting.Languages() {
 			loc := formatting.For(lang)
-			checkLimits(t, lang+" change set", loc.ChangeSet(formatting.ChangeSetView{Set: set, Titles: titles, Undoable: undoable, KeepDays: 7}))
-			checkLimits(t, lang+" receipts", loc.Receipts(receipts))
+			checkLimits(t, lang+" change set", loc.Changes().ChangeSet(formatting.ChangeSetView{Set: set, Titles: titles, Undoable: undoable, KeepDays: 7}))
+			checkLimits(t, lang+" receipts", loc.Changes().Receipts(receipts))
 		}
 	})
 }

@@ -398,7 +398,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	}
 	for _, r := range res.Readings {
 		if set, err := b.sets.ChangeSet(ctx, in.chat, r.SetID); err == nil {
-			b.reply(ctx, in.topic(), loc.Reading(r, set))
+			b.reply(ctx, in.topic(), loc.Changes().Reading(r, set))
 		}
 	}
 	for _, id := range res.Superseded {
@@ -440,7 +440,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 	chat, at := in.chat, in.topic()
 	if z := res.Zone; z != nil {
 		// First: the turn read the person's dates and times in it.
-		b.reply(ctx, at, loc.TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
+		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
 	}
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
@@ -448,7 +448,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 		for i, r := range res.Receipts {
 			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule, Who: who}
 		}
-		if b.reply(ctx, at, loc.Receipts(rs)) != 0 {
+		if b.reply(ctx, at, loc.Changes().Receipts(rs)) != 0 {
 			ids := make([]string, len(res.Receipts))
 			for i, r := range res.Receipts {
 				ids[i] = r.Item.UndoID
@@ -457,7 +457,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 		}
 	}
 	for _, n := range res.Notices {
-		b.reply(ctx, at, loc.Text(formatting.NoteMessage.With(loc.Remark(n))))
+		b.reply(ctx, at, loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(n))))
 	}
 }
 

@@ -33,7 +33,7 @@ func (b *Bot) redrawModeCard(ctx context.Context, p press) {
 	case p.keyboard == nil:
 		return // an old message Telegram no longer shows us
 	case len(p.keyboard.InlineKeyboard) != 1 || len(p.keyboard.InlineKeyboard[0]) < 2:
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.BreakerEnded(nod.Mode(p.action.ID))); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Changes().BreakerEnded(nod.Mode(p.action.ID))); err != nil {
 			b.log.Warn("breaker message", "chat", p.chat, "err", err)
 		}
 		return
@@ -43,7 +43,7 @@ func (b *Bot) redrawModeCard(ctx context.Context, p press) {
 		b.log.Warn("mode card", "chat", p.chat, "err", err)
 		return
 	}
-	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.ModeChoice(s, b.now())); err != nil {
+	if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Changes().ModeChoice(s, b.now())); err != nil {
 		b.log.Warn("mode card", "chat", p.chat, "err", err)
 	}
 }
@@ -57,13 +57,13 @@ func (b *Bot) cmdMode(ctx context.Context, in incoming) {
 			b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 			return
 		}
-		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
+		b.reply(ctx, in.topic(), in.loc.Changes().ModeChoice(s, b.now()))
 		return
 	}
 	m, err := nod.ParseMode(arg)
 	if err != nil {
 		s, _ := b.chats.ChatSettings(ctx, in.chat, in.user)
-		b.reply(ctx, in.topic(), in.loc.ModeChoice(s, b.now()))
+		b.reply(ctx, in.topic(), in.loc.Changes().ModeChoice(s, b.now()))
 		return
 	}
 	if err := b.chats.SetMode(ctx, in.chat, in.user, m); err != nil {

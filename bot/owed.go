@@ -2,7 +2,6 @@ package bot
 
 import (
 	"context"
-	"errors"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
@@ -16,34 +15,18 @@ func (b *Bot) delivered(ctx context.Context, chat nod.ChatID, kind nod.OwedKind,
 	}
 }
 
-// deliverOwed sends what people are owed because of changes that a
-// stopped process (or a failed send) never reported: receipts, change-set
-// messages and their edits, undo reports, deletions' questions. It runs
-// at start and with every sweep.
+// deliverOwed sends what the sweep took of what people are owed (see
+// sweep.Sweeper.TakeOwed). It runs at start and with every sweep.
 func (b *Bot) deliverOwed(ctx context.Context) {
-	owed, err := b.outbox.TakeOwed(ctx, b.opts.UpdateTimeout+lateReplyTimeout)
-	if err != nil {
-		if ctx.Err() == nil { // else stopping: the next start delivers
-			b.log.Error("owed messages", "err", err)
-		}
-		return
-	}
-	receipts := map[nod.Topic][]nod.Owed{}
-	var topics []nod.Topic
-	for _, o := range owed {
-		b.log.Info("delivering an owed message", "chat", o.ChatID, "kind", o.Kind, "owed_since", o.At)
+	owed := b.sweeps.TakeOwed(ctx, b.opts.UpdateTimeout+lateReplyTimeout)
+	for _, o := range owed.Messages {
 		loc := b.locale(ctx, o.ChatID, "")
 		switch o.Kind {
-		case nod.OwedReceipt:
-			if len(receipts[o.Topic()]) == 0 {
-				topics = append(topics, o.Topic())
-			}
-			receipts[o.Topic()] = append(receipts[o.Topic()], o)
 		case nod.OwedSet:
 			set, err := b.sets.ChangeSet(ctx, o.ChatID, o.Ref)
 			switch {
 			case err != nil:
-				b.owedGone(ctx, o, err)
+				b.sweeps.Gone(ctx, o, err)
 			case set.MessageID != 0:
 				b.refresh(ctx, loc, set, 0, 0, nil) // it was shown: bring it up to date
 				b.delivered(ctx, o.ChatID, nod.OwedSet, o.Ref)
@@ -53,7 +36,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 		case nod.OwedRefresh:
 			set, err := b.sets.ChangeSet(ctx, o.ChatID, o.Ref)
 			if err != nil {
-				b.owedGone(ctx, o, err)
+				b.sweeps.Gone(ctx, o, err)
 				continue
 			}
 			b.refresh(ctx, loc, set, 0, 0, nil)
@@ -68,13 +51,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
 		case nod.OwedDeletion:
 			d, err := b.deletions.Deletion(ctx, o.ChatID, o.Ref)
-			switch {
-			case err != nil:
-				b.owedGone(ctx, o, err)
-			case d.MessageID != 0 || !d.Asked() || !b.now().Before(d.ExpiresAt):
-				// Shown already, or its time is up: the sweep moves its line on.
-				b.delivered(ctx, o.ChatID, nod.OwedDeletion, o.Ref)
-			default:
+			if b.sweeps.Deletion(ctx, o, d, err) {
 				b.showDeletion(ctx, o.ChatID, loc, d)
 			}
 		case nod.OwedReminder, nod.OwedDaily:
@@ -82,19 +59,19 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 		case nod.OwedUndone:
 			redo, err := b.undos.UndoEntry(ctx, o.ChatID, o.Ref)
 			if err != nil {
-				b.owedGone(ctx, o, err)
+				b.sweeps.Gone(ctx, o, err)
 				continue
 			}
 			if set, err := b.sets.ChangeSetByUndo(ctx, o.ChatID, redo.Reverts); err == nil {
 				b.refresh(ctx, loc, set, 0, 0, nil)
 			}
-			if b.reply(ctx, o.Topic(), loc.Undone(redo)) != 0 {
+			if b.reply(ctx, o.Topic(), loc.Undo().Undone(redo)) != 0 {
 				b.delivered(ctx, o.ChatID, nod.OwedUndone, o.Ref)
 			}
 		}
 	}
-	for _, at := range topics {
-		b.deliverReceipts(ctx, at, receipts[at])
+	for _, r := range owed.Receipts {
+		b.deliverReceipts(ctx, r.Topic, r.Owed)
 	}
 }
 
@@ -116,21 +93,11 @@ func (b *Bot) deliverReceipts(ctx context.Context, at nod.Topic, owed []nod.Owed
 		rs = append(rs, fr)
 		refs = append(refs, o.Ref)
 	}
-	m := loc.Receipts(rs)
+	m := loc.Changes().Receipts(rs)
 	m.HTML = loc.Render(formatting.ReceiptsLate) + "\n\n" + m.HTML
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedReceipt, refs...)
 	}
-}
-
-// owedGone drops an owed message about a record that no longer exists
-// (a purged task's set, say); a failing database leaves it owed.
-func (b *Bot) owedGone(ctx context.Context, o nod.Owed, err error) {
-	if !errors.Is(err, nod.ErrNotFound) {
-		b.log.Error("owed message", "chat", o.ChatID, "kind", o.Kind, "err", err)
-		return
-	}
-	b.delivered(ctx, o.ChatID, o.Kind, o.Ref)
 }
 
 // refreshOwed brings up to date the chat's change-set messages that a
@@ -145,7 +112,7 @@ func (b *Bot) refreshOwed(ctx context.Context, chat nod.ChatID, loc *formatting.
 	for _, id := range ids {
 		set, err := b.sets.ChangeSet(ctx, chat, id)
 		if err != nil {
-			b.owedGone(ctx, nod.Owed{ChatID: chat, Kind: nod.OwedRefresh, Ref: id}, err)
+			b.sweeps.Gone(ctx, nod.Owed{ChatID: chat, Kind: nod.OwedRefresh, Ref: id}, err)
 			continue
 		}
 		b.refresh(ctx, loc, set, 0, 0, nil)

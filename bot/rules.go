@@ -14,7 +14,7 @@ func (b *Bot) offerRule(ctx context.Context, loc *formatting.Locale, at nod.Topi
 	if r == nil {
 		return
 	}
-	id := b.reply(ctx, at, loc.RuleOffer(*r))
+	id := b.reply(ctx, at, loc.Rules().Offer(*r))
 	if id == 0 {
 		return
 	}
@@ -38,12 +38,12 @@ func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
 		return b.explain(p.loc, err, "decide rule", "chat", p.chat, "rule", p.action.ID)
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.RuleDecided(r)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules().Decided(r)); err != nil {
 			b.log.Warn("edit rule offer", "chat", p.chat, "err", err)
 		}
 	})
 	if accept {
-		return p.loc.Notice(formatting.NoticeRuleOn.With(p.loc.RuleUntil(r)))
+		return p.loc.Notice(formatting.NoticeRuleOn.With(p.loc.Rules().Until(r)))
 	}
 	return p.loc.Notice(formatting.NoticeRuleDeclined)
 }
@@ -56,7 +56,7 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 	}
 	p.then(func(ctx context.Context) {
 		if rs, err := b.rulebook.Rules(ctx, p.chat, b.now()); err == nil {
-			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules(rs)); err != nil {
+			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules().List(rs)); err != nil {
 				b.log.Warn("edit rules", "chat", p.chat, "err", err)
 			}
 		}
@@ -95,5 +95,5 @@ func (b *Bot) cmdRules(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Rules(rs))
+	b.reply(ctx, in.topic(), in.loc.Rules().List(rs))
 }

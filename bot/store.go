@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/sweep"
 )
 
 // Updates records the updates handled, so that a redelivered one is handled once.
@@ -12,12 +13,9 @@ type Updates interface {
 	// MarkUpdate records an update id; false means it was handled before.
 	MarkUpdate(ctx context.Context, id int64) (bool, error)
 	LastUpdateID(ctx context.Context) (int64, error)
-	// PruneUpdates forgets the updates handled before cutoff but the
-	// newest (LastUpdateID's), and says how many it forgot.
-	PruneUpdates(ctx context.Context, cutoff time.Time) (int, error)
 }
 
-// Tasks reads a chat's tasks and its trash, and empties old trash.
+// Tasks reads a chat's tasks and its trash.
 type Tasks interface {
 	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash, oldest
@@ -27,9 +25,6 @@ type Tasks interface {
 	// tasks, in the trash or not.
 	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
 	Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error)
-	// PurgeTrash deletes for good the tasks trashed before cutoff, and
-	// says how many.
-	PurgeTrash(ctx context.Context, cutoff time.Time) (int, error)
 }
 
 // AuditLog reads a chat's audit log (/audit).
@@ -106,9 +101,6 @@ type Buttons interface {
 	// first; MessageButtons the data recorded with message msgID.
 	ButtonMessages(ctx context.Context, chatID nod.ChatID, data string) ([]int, error)
 	MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error)
-	// PruneButtons forgets the callback data last shown on a message
-	// before cutoff (see ButtonSentWith), and says how many.
-	PruneButtons(ctx context.Context, cutoff time.Time) (int, error)
 }
 
 // Deletions keeps each person's line of deletions that wait for their
@@ -126,9 +118,6 @@ type Deletions interface {
 	// Deletion returns a deletion still in its line; nod.ErrNotFound once
 	// it has left.
 	Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error)
-	// DeletionsDue returns one deletion per person whose line must move
-	// on at now: its question expired, or its first was never asked.
-	DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error)
 }
 
 // Answers takes what the person's next words answer: a reading of their
@@ -140,29 +129,44 @@ type Answers interface {
 	SetReason(ctx context.Context, decisionID, reason string) error
 }
 
-// Sweeps moves time on for change sets: they expire or are kept.
-type Sweeps interface {
-	// ExpireSets expires the open sets whose time is up at now, each once.
-	ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error)
-	// WarnSets marks the open sets past their warning time, each once.
-	WarnSets(ctx context.Context, now time.Time, warnAt func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error)
+// Keeper keeps a change set open for longer: the Keep button.
+type Keeper interface {
 	// KeepSet gives an open set another TTL, for a person who may decide
 	// it; nod.ErrForbidden if they may not, nod.ErrExpired if it is not
 	// open.
 	KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error)
 }
 
-// Outbox holds the messages owed for changes until they are delivered.
+// Outbox settles the messages owed for changes once they are delivered.
 type Outbox interface {
-	// Delivered marks owed messages as sent; TakeOwed takes for this
-	// process those that nobody delivered (see storage.Outbox.TakeOwed).
+	// Delivered marks owed messages as sent.
 	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
-	TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error)
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
 	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and told the person so.
 	Interrupted(ctx context.Context, at nod.Topic, said string) error
+}
+
+// Sweeper decides what happens on nod's own clock (sweep.Sweeper); the
+// bot shows and sends what it reports, and settles what it sent.
+type Sweeper interface {
+	// TakeOwed takes what the outbox owes, grouped for delivery; Gone
+	// settles an owed message whose record could not be read, and
+	// Deletion says whether an owed deletion's question is still shown.
+	TakeOwed(ctx context.Context, grace time.Duration) sweep.Owed
+	Gone(ctx context.Context, o nod.Owed, err error)
+	Deletion(ctx context.Context, o nod.Owed, d nod.PendingDeletion, err error) bool
+	// Schedule claims the reminders and reviews due and hands each to
+	// deliver; Reminder and Review say whether a claimed one still goes
+	// out, settling it when not.
+	Schedule(ctx context.Context, now time.Time, deliver func(context.Context, nod.Owed))
+	Reminder(ctx context.Context, o nod.Owed) (nod.Task, bool)
+	Review(ctx context.Context, o nod.Owed, settings *nod.ChatSettings) bool
+	// Run reports the sets expired and warned and the deletions due;
+	// Tidy then purges and prunes what is old.
+	Run(ctx context.Context, now time.Time) sweep.Report
+	Tidy(ctx context.Context, now time.Time)
 }
 
 // Decider decides a change set's items for a person; see agent.Confirmations for the errors.
@@ -200,8 +204,8 @@ type RuleDecider interface {
 	RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error)
 }
 
-// Days keeps the chat's place in the day: its time zone, its daily
-// review, and the reminders and reviews that fall due.
+// Days keeps the chat's place in the day: its time zone and its daily
+// review.
 type Days interface {
 	// SetTimeZone sets the chat's zone (empty: the default def) and
 	// records the change for its Undo; UndoZone puts the zone before it
@@ -213,9 +217,6 @@ type Days interface {
 	// SetDaily turns the daily review on at a local HH:MM, or off (""),
 	// delivered to topic at.
 	SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhmm string, quiet bool, def *time.Location) error
-	// ClaimDue claims what is due at now, each once across replicas, and
-	// records it as owed in the same transaction.
-	ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error)
 }
 
 // Reminders makes the changes a reminder's buttons ask for, as the
@@ -253,7 +254,7 @@ type People interface {
 
 // Deps are what a Bot works with, each a small interface of its own:
 // storage's repositories provide the reading and bookkeeping ones, the
-// agent and agent.Confirmations the deciding ones.
+// agent and agent.Confirmations the deciding ones, sweep.Sweeper the sweep.
 type Deps struct {
 	Updates      Updates
 	Tasks        Tasks
@@ -267,8 +268,9 @@ type Deps struct {
 	Buttons      Buttons
 	Deletions    Deletions
 	Answers      Answers
-	Sweeps       Sweeps
+	Keeper       Keeper
 	Outbox       Outbox
+	Sweep        Sweeper
 	Turner       Turner
 	Decider      Decider
 	Mender       Mender

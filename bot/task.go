@@ -19,7 +19,7 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.TaskList(page))
+	b.reply(ctx, in.topic(), in.loc.Tasks().List(page))
 }
 
 // onTaskPage leafs the /tasks message it was pressed on to the page
@@ -38,7 +38,7 @@ func (b *Bot) onTaskPage(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "task page", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskList(page)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().List(page)); err != nil {
 			b.log.Warn("task page", "chat", p.chat, "err", err)
 		}
 	})
@@ -54,7 +54,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 			return b.explain(p.loc, err, "open task", "chat", p.chat)
 		}
 		p.then(func(ctx context.Context) {
-			b.reply(ctx, p.topic(), p.loc.TaskInTrash(p.action.ID, titles[p.action.ID]))
+			b.reply(ctx, p.topic(), p.loc.Tasks().InTrash(p.action.ID, titles[p.action.ID]))
 		})
 		return p.loc.Notice(formatting.NoticeInTrash)
 	}
@@ -63,7 +63,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) {
-		if id := b.reply(ctx, p.topic(), p.loc.TaskCard(t, b.now())); id != 0 {
+		if id := b.reply(ctx, p.topic(), p.loc.Tasks().Card(t, b.now())); id != 0 {
 			if err := b.messages.SetCardMessage(ctx, p.chat, t.ID, id); err != nil {
 				b.log.Warn("remember card", "chat", p.chat, "err", err)
 			}
@@ -77,7 +77,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 	if errors.Is(err, nod.ErrDecided) {
 		// The card was out of date: show the item as it is.
 		p.then(func(ctx context.Context) {
-			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After, b.now())); err != nil {
+			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().Card(applied.After, b.now())); err != nil {
 				b.log.Warn("refresh task card", "err", err)
 			}
 		})
@@ -88,7 +88,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "toggle", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.TaskCard(applied.After, b.now())); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().Card(applied.After, b.now())); err != nil {
 			b.log.Warn("refresh task card", "err", err)
 		}
 	})
@@ -108,7 +108,7 @@ func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.
 	if err != nil {
 		return // in the trash: the card's buttons answer so
 	}
-	if err := b.send.edit(ctx, chat, id, loc.TaskCard(t, b.now())); err != nil {
+	if err := b.send.edit(ctx, chat, id, loc.Tasks().Card(t, b.now())); err != nil {
 		b.log.Warn("refresh card", "chat", chat, "err", err)
 	}
 }

@@ -44,7 +44,7 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
 		return
 	}
-	m := p.loc.ReceiptUndone(u.Redo)
+	m := p.loc.Undo().ReceiptUndone(u.Redo)
 	for _, row := range kb.InlineKeyboard { // keep other buttons (a rule's Stop)
 		var keep []formatting.Button
 		for _, btn := range row {
@@ -91,16 +91,16 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
 	b.refreshCard(ctx, loc, chat, u.Redo.TaskID)
-	m := loc.Undone(u.Redo)
+	m := loc.Undo().Undone(u.Redo)
 	if u.Redone {
-		m = loc.Redone(u.Redo)
+		m = loc.Undo().Redone(u.Redo)
 	}
-	m = loc.WithReminderBack(m, u.Reminder, shown)
+	m = loc.Day().WithReminderBack(m, u.Reminder, shown)
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedUndone, u.Redo.ID)
 	}
 	if u.Breaker {
-		b.reply(ctx, at, loc.Breaker(u.Previous))
+		b.reply(ctx, at, loc.Changes().Breaker(u.Previous))
 	}
 }
 
@@ -169,5 +169,5 @@ func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at no
 		b.log.Error("undo anyway", "chat", chat, "err", err)
 		return
 	}
-	b.reply(ctx, at, loc.UndoStale(u, cf))
+	b.reply(ctx, at, loc.Undo().Stale(u, cf))
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -149,6 +150,10 @@ type Options struct {
 	// Now tells today's date, against which the classifier reads words
 	// such as "next Friday" (default time.Now).
 	Now func() time.Time
+	// Lexicon gives the lists of words nod reads a quote with, by name, in
+	// every language it speaks (formatting.Words). Without them no quote
+	// counts: every verdict needs the person's confirmation.
+	Lexicon func(list string) []string
 }
 
 // Classifier asks the classifier model. It is safe for concurrent use.
@@ -156,6 +161,7 @@ type Classifier struct {
 	opts Options
 	llm  openai.Client
 	log  *slog.Logger
+	lex  *lexicon
 	// plain is set once the endpoint rejected the JSON-schema response
 	// format: later requests go without it.
 	plain    atomic.Bool
@@ -175,7 +181,7 @@ func New(opts Options, log *slog.Logger) *Classifier {
 		opts.Now = time.Now
 	}
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(0), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
-	c := &Classifier{opts: opts, llm: llm, log: log,
+	c := &Classifier{opts: opts, llm: llm, log: log, lex: newLexicon(opts.Lexicon),
 		verdicts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "nod_classifier_verdicts_total",
 			Help: "Classifier verdicts per action, with the conservative default taken and why."}, []string{"level", "default"}),
 		latency: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "nod_classifier_seconds",
@@ -291,9 +297,9 @@ func (c *Classifier) classify(ctx context.Context, zone *time.Location, conv []E
 		v := Verdict{Level: NeedsConfirmation, Reasoning: nod.CleanText(a.Reasoning), Answered: Level(strings.ToLower(strings.TrimSpace(a.Level)))}
 		switch v.Answered {
 		case Explicit:
-			if at, why := quoted(conv, actions[a.Index], a.Quote); why == "" {
+			if at, why := c.lex.quoted(conv, actions[a.Index], a.Quote); why == "" {
 				v.Level, v.Quote, v.QuoteAt = Explicit, strings.TrimSpace(a.Quote), at
-				v.Fields = fieldQuotes(conv, actions[a.Index], a.Quotes)
+				v.Fields = c.lex.fieldQuotes(conv, actions[a.Index], a.Quotes)
 			} else {
 				v.Default = why
 			}
@@ -461,7 +467,7 @@ type answerAction struct {
 // quote} as the schema asks or an object by field as models also write
 // it, and keeps those that count as a quote for a does. Anything else in
 // it is ignored: a field without words asks the person.
-func fieldQuotes(conv []Entry, a Action, raw json.RawMessage) map[string]FieldQuote {
+func (l *lexicon) fieldQuotes(conv []Entry, a Action, raw json.RawMessage) map[string]FieldQuote {
 	said := map[string]string{}
 	var list []struct{ Field, Quote string }
 	if json.Unmarshal(raw, &list) == nil {
@@ -474,7 +480,7 @@ func fieldQuotes(conv []Entry, a Action, raw json.RawMessage) map[string]FieldQu
 	out := map[string]FieldQuote{}
 	for f, q := range said {
 		f = FieldName(f)
-		if at, why := quoted(conv, a, q); f != "" && why == "" {
+		if at, why := l.quoted(conv, a, q); f != "" && why == "" {
 			out[f] = FieldQuote{Quote: strings.TrimSpace(q), At: at}
 		}
 	}
@@ -518,7 +524,10 @@ func parse(content string) ([]answerAction, error) {
 // or at least two words of one: a fragment such as "t" occurs almost
 // anywhere (docs/design.md §3.3). Whatever change it is quoted for, words
 // that say no or ask a question decide nothing.
-func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
+func (l *lexicon) quoted(conv []Entry, a Action, quote string) (time.Time, string) {
+	if !l.ok {
+		return time.Time{}, "no words to read the quote with"
+	}
 	q := nod.FoldText(quote)
 	if q == "" {
 		return time.Time{}, "quote not found in the person's messages"
@@ -535,11 +544,11 @@ func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 			continue
 		}
 		if a.quotable(e) {
-			said := corrected(clause(m, q))
+			said := l.corrected(l.clause(m, q))
 			switch {
-			case negated(said) && !a.Rejects:
+			case l.negated(said) && !a.Rejects:
 				return time.Time{}, "the person's words say no or not"
-			case asks(m, q):
+			case l.asks(m, q):
 				return time.Time{}, "a question decides nothing"
 			}
 			return e.At, ""
@@ -565,16 +574,16 @@ func quoted(conv []Entry, a Action, quote string) (time.Time, string) {
 // "raise it", and "I won't say yes to all" the words "yes to all", so a
 // quote is judged with the words that turn it around; but in "nee, keine
 // anderen. aber nimm das doch rein" the "nee" answers something else.
-func clause(m, q string) string {
+func (l *lexicon) clause(m, q string) string {
 	at := strings.Index(m, q)
 	if at < 0 {
 		return m
 	}
 	start, end := at, at+len(q)
-	for start > 0 && !boundary(m, start) {
+	for start > 0 && !l.boundary(m, start) {
 		start--
 	}
-	for end < len(m) && !boundary(m, end) {
+	for end < len(m) && !l.boundary(m, end) {
 		end++
 	}
 	if end < len(m) && m[end] == '?' {
@@ -584,14 +593,14 @@ func clause(m, q string) string {
 }
 
 // boundary reports whether a clause ends at byte i of m: a sentence's or
-// a clause's punctuation, or "but" and "aber" starting a new one.
-func boundary(m string, i int) bool {
+// a clause's punctuation, or a word that starts a new one ("but").
+func (l *lexicon) boundary(m string, i int) bool {
 	switch m[i] {
 	case '.', '!', '?', ';', ',', '\n':
 		return true
 	}
 	rest := m[i:]
-	return strings.HasPrefix(rest, " but ") || strings.HasPrefix(rest, " aber ") || strings.HasPrefix(rest, " sondern ")
+	return slices.ContainsFunc(l.clauses, func(c string) bool { return strings.HasPrefix(rest, " "+c+" ") })
 }
 
 // corrected returns what words say after the speaker corrected
@@ -599,9 +608,9 @@ func boundary(m string, i int) bool {
 // of a correction takes back what came before it, and asks for nothing by
 // itself. Words that end in a correction ("do it, no wait") are left
 // whole, so that their no still counts.
-func corrected(said string) string {
+func (l *lexicon) corrected(said string) string {
 	at := -1
-	for _, c := range corrections {
+	for _, c := range l.corrections {
 		if i := strings.LastIndex(said, c); i >= 0 && i+len(c) > at {
 			at = i + len(c)
 		}
@@ -612,34 +621,17 @@ func corrected(said string) string {
 	return said[at:]
 }
 
-// corrections are the words with which people take back what they just
-// said, often in voice messages, folded as quotes are.
-var corrections = []string{"no wait", "no, wait", "no sorry", "no, sorry", "no i mean", "no, i mean", "no actually", "no, actually",
-	"nein warte", "nein, warte", "nee warte", "nee, warte", "nein sorry", "nein, sorry", "nein ich meine", "nein, ich meine",
-	"nee doch", "nee, doch", "nein doch", "nein, doch", "nee lieber", "nee, lieber", "nein lieber", "nein, lieber"}
-
 // negated reports whether words say no or not. Such words make nothing
 // explicit, whichever part of them the classifier quotes: the person is
 // asked instead.
-func negated(text string) bool {
+func (l *lexicon) negated(text string) bool {
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && r != '\'' && r != '’'
 	}) {
 		w = strings.ReplaceAll(w, "’", "'")
-		if negations[w] || strings.HasSuffix(w, "n't") {
+		if l.negations[w] || slices.ContainsFunc(l.negationSuffixes, func(s string) bool { return strings.HasSuffix(w, s) }) {
 			return true
 		}
 	}
 	return false
-}
-
-// negations are the words that say no, in the languages nod speaks,
-// contractions typed without their apostrophe among them.
-var negations = map[string]bool{
-	"no": true, "not": true, "nope": true, "never": true, "neither": true, "nor": true,
-	"dont": true, "wont": true, "cant": true, "didnt": true, "doesnt": true, "isnt": true, "arent": true, "wasnt": true,
-	"werent": true, "havent": true, "hasnt": true, "hadnt": true, "shouldnt": true, "wouldnt": true, "couldnt": true,
-	"mustnt": true, "neednt": true, "aint": true,
-	"nein": true, "nicht": true, "nich": true, "nee": true, "nö": true, "nie": true, "niemals": true,
-	"kein": true, "keine": true, "keinen": true, "keinem": true, "keiner": true, "keines": true,
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/nodbot/nod/confidence"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/formatting"
 )
 
 var (
@@ -27,7 +28,7 @@ var (
 func classifier(t *testing.T, answer func(openaitest.Request) openaitest.Response) (*confidence.Classifier, *openaitest.Server) {
 	llm := openaitest.New(t)
 	llm.Handle(answer)
-	return confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Timeout: 500 * time.Millisecond}, slog.New(slog.DiscardHandler)), llm
+	return confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Lexicon: formatting.Words, Timeout: 500 * time.Millisecond}, slog.New(slog.DiscardHandler)), llm
 }
 
 func levels(vs []confidence.Verdict) string {
@@ -148,7 +149,7 @@ func TestSchemaRejectedFallsBackOnce(t *testing.T) {
 func TestToldToday(t *testing.T) {
 	llm := openaitest.New(t)
 	llm.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
-	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Now: func() time.Time { return t0 }}, slog.New(slog.DiscardHandler))
+	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Lexicon: formatting.Words, Now: func() time.Time { return t0 }}, slog.New(slog.DiscardHandler))
 	c.Classify(t.Context(), nil, conv, two)
 	if sys := llm.Requests()[0].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11") {
 		t.Errorf("the classifier was not told today's date:\n%s", sys)
@@ -378,5 +379,18 @@ func TestNegationsTypedQuickly(t *testing.T) {
 		if v.Explicit() {
 			t.Errorf("%q decided a change", said)
 		}
+	}
+}
+
+// A classifier given no words cannot read a quote for a no or a
+// question, so no quote counts: it asks the person.
+func TestNoLexiconNothingExplicit(t *testing.T) {
+	llm := openaitest.New(t)
+	llm.Handle(func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"set the priority to p1","reasoning":"asked"}]}`)
+	})
+	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model"}, slog.New(slog.DiscardHandler))
+	if v := c.Classify(t.Context(), nil, conv, two[:1])[0]; v.Explicit() || v.Default == "" {
+		t.Errorf("Classify without words = %+v, want needs_confirmation with a reason", v)
 	}
 }

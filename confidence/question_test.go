@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 // FuzzQuestionsDecideNothing checks rules of docs/design.md §3.3 that
@@ -19,13 +20,14 @@ func FuzzQuestionsDecideNothing(f *testing.F) {
 		f.Add(s, uint8(0), uint8(3))
 	}
 	a := Action{Tool: "set_task_priority", Summary: "task “Launch”: priority: P2 → P0"}
+	lex := newLexicon(formatting.Words)
 	refused := func(text, quote string) bool {
-		_, why := quoted([]Entry{{Role: nod.RoleUser, Text: text}}, a, quote)
+		_, why := lex.quoted([]Entry{{Role: nod.RoleUser, Text: text}}, a, quote)
 		return why != ""
 	}
 	openers := []string{"", "ok, ", "can you tell me ", "could you please tell me ", "can we find out ", "kannst du mir sagen, ", "könntest du nachschauen, "}
 	f.Fuzz(func(t *testing.T, x string, from, to uint8) {
-		for w := range interrogatives {
+		for w := range lex.interrogatives {
 			for _, o := range openers {
 				if m := o + w + " " + x; !refused(m, m) {
 					t.Fatalf("%q decides something", m)

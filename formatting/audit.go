@@ -166,7 +166,7 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string, by auditP
 			Added: strings.Join(a.ArgList("add"), ", "), Removed: strings.Join(a.ArgList("remove"), ", ")}
 		line.Change = l.Render(summaryTmpl.With(d))
 	default:
-		line.Change = l.Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: string(a.Tool)})
+		line.Change = l.Changes().Summary(nod.ChangeItem{Tool: a.Tool, After: value, Summary: string(a.Tool)})
 	}
 	return line
 }

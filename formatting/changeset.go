@@ -106,7 +106,7 @@ type setFooter struct {
 // pending items. It never exceeds MaxLen: content diffs are shortened
 // until it fits. Each text's word diff is computed once, whatever the
 // number of tries.
-func (l *Locale) ChangeSet(v ChangeSetView) Message {
+func (cv Changes) ChangeSet(v ChangeSetView) Message {
 	segs := map[int][]Segment{}
 	for _, it := range v.Set.Items {
 		if it.Field == nod.FieldTitle || it.Field == nod.FieldDescription {
@@ -115,12 +115,12 @@ func (l *Locale) ChangeSet(v ChangeSetView) Message {
 	}
 	var html string
 	for _, budget := range []int{1500, 600, 200, 60, 0} {
-		html = l.renderChangeSet(v, budget, segs)
+		html = cv.l.renderChangeSet(v, budget, segs)
 		if VisibleLen(html) <= MaxLen {
 			break
 		}
 	}
-	return Message{HTML: html, Keyboard: l.changeSetKeyboard(v)}
+	return Message{HTML: html, Keyboard: cv.l.changeSetKeyboard(v)}
 }
 
 func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Segment) string {
@@ -152,13 +152,13 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 			group = key
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
-		line, diff := l.itemLines(it, Escape(l.Summary(it)), l.itemDiff(it, perItem, segs[it.N]))
+		line, diff := l.itemLines(it, Escape(l.Changes().Summary(it)), l.itemDiff(it, perItem, segs[it.N]))
 		b.WriteString("\n" + itemMark(it, v.Undone[it.UndoID]) + " " + line)
 		if diff != "" {
 			b.WriteString("\n" + diff)
 		}
 		if !it.Note.IsZero() {
-			b.WriteString("\n<i>" + Escape(l.Remark(it.Note)) + "</i>")
+			b.WriteString("\n<i>" + Escape(l.Changes().Remark(it.Note)) + "</i>")
 		}
 	}
 	b.WriteString("\n\n" + l.changeSetFooter(v))
@@ -239,8 +239,8 @@ func (l *Locale) overrideDetails(it nod.ChangeItem) string {
 // ContentDiff renders Before / After of a text change with the changed
 // words marked, each side cut to about budget characters with a note of
 // what was left out.
-func (l *Locale) ContentDiff(before, after string, budget int) string {
-	return l.contentDiff(WordDiff(before, after), before, after, budget)
+func (cv Changes) ContentDiff(before, after string, budget int) string {
+	return cv.l.contentDiff(WordDiff(before, after), before, after, budget)
 }
 
 // contentDiff is ContentDiff over the texts' word diff segs.

@@ -69,37 +69,37 @@ type passed struct {
 
 // TimeZoneShow renders /tz: the chat's zone and its time now; set false
 // means the chat never chose one and def serves it.
-func (l *Locale) TimeZoneShow(zone string, set bool, now time.Time) Message {
-	return l.Text(tzShow.With(zoneShown{Zone: zone, Set: set, Now: l.Stamp(now)}))
+func (dv Day) TimeZoneShow(zone string, set bool, now time.Time) Message {
+	return dv.l.Text(tzShow.With(zoneShown{Zone: zone, Set: set, Now: dv.l.Stamp(now)}))
 }
 
 // TimeZoneSet renders the answer to /tz NAME: the zone before and after,
 // and, if the chat has a daily review at the time of day daily, when it
 // runs next in the new zone.
-func (l *Locale) TimeZoneSet(before, after string, now time.Time, daily string, next time.Time) Message {
-	z := zoneChange{Before: before, After: after, Now: l.Stamp(now)}
+func (dv Day) TimeZoneSet(before, after string, now time.Time, daily string, next time.Time) Message {
+	z := zoneChange{Before: before, After: after, Now: dv.l.Stamp(now)}
 	if daily != "" && !next.IsZero() {
-		z.Daily, z.Next = daily, l.Stamp(next)
+		z.Daily, z.Next = daily, dv.l.Stamp(next)
 	}
-	return l.Text(tzSet.With(z))
+	return dv.l.Text(tzSet.With(z))
 }
 
 // TimeZoneReceipt reports a zone set from the person's words or a shared
 // location, with an Undo that puts the zone before back.
-func (l *Locale) TimeZoneReceipt(before, after, undoID, quote string) Message {
-	m := l.Text(tzReceipt.With(zoneChange{Before: before, After: after, Quote: quote}))
-	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
+func (dv Day) TimeZoneReceipt(before, after, undoID, quote string) Message {
+	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, Quote: quote}))
+	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
 }
 
 // Daily renders /daily: the chat's daily review, or that there is none;
 // zoneSet false means the chat never chose its zone.
-func (l *Locale) Daily(at string, quiet bool, zone string, zoneSet bool, next time.Time) Message {
+func (dv Day) Daily(at string, quiet bool, zone string, zoneSet bool, next time.Time) Message {
 	d := dailyReview{At: at, Quiet: quiet, Zone: zone, ZoneSet: zoneSet}
 	if at != "" && !next.IsZero() {
-		d.Next = l.Stamp(next)
+		d.Next = dv.l.Stamp(next)
 	}
-	return l.Text(dailyShow.With(d))
+	return dv.l.Text(dailyShow.With(d))
 }
 
 // Duration renders a lateness to the minute ("3 h 5 min").
@@ -111,19 +111,19 @@ func (l *Locale) Duration(d time.Duration) string {
 // Reminder renders a task's reminder with its buttons: done, an hour
 // later, tomorrow at the same time. late, if over a few minutes, says
 // that nod was not running when it was due.
-func (l *Locale) Reminder(t nod.Task, due time.Time, late time.Duration, whose string) Message {
-	data := reminder{Title: t.Title, At: l.Stamp(due), For: whose}
+func (dv Day) Reminder(t nod.Task, due time.Time, late time.Duration, whose string) Message {
+	data := reminder{Title: t.Title, At: dv.l.Stamp(due), For: whose}
 	if t.DueDate != "" {
-		data.Due = l.Date(t.DueDate)
+		data.Due = dv.l.Date(t.DueDate)
 	}
 	if late >= LateAfter {
-		data.Late = l.Duration(late)
+		data.Late = dv.l.Duration(late)
 	}
-	m := l.Text(reminderTmpl.With(data))
+	m := dv.l.Text(reminderTmpl.With(data))
 	m.Keyboard = [][]Button{{
-		l.button(remindDoneButton, nod.Action{Kind: nod.ActRemindDone, ID: t.ID}),
-		l.button(remindHourButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeHour}),
-		l.button(remindTomorrowButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeTomorrow}),
+		dv.l.button(remindDoneButton, nod.Action{Kind: nod.ActRemindDone, ID: t.ID}),
+		dv.l.button(remindHourButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeHour}),
+		dv.l.button(remindTomorrowButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeTomorrow}),
 	}}
 	return m
 }
@@ -135,48 +135,48 @@ const LateAfter = 5 * time.Minute
 // ReminderDone and ReminderSnoozed are a reminder's message once the
 // person tapped one of its buttons, with the Undo of that change.
 // In a group whose names the person whose reminder it is.
-func (l *Locale) ReminderDone(t nod.Task, undoID, whose string) Message {
-	m := l.Text(reminderDone.With(snoozed{Title: t.Title, For: whose}))
-	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
+func (dv Day) ReminderDone(t nod.Task, undoID, whose string) Message {
+	m := dv.l.Text(reminderDone.With(snoozed{Title: t.Title, For: whose}))
+	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
 	return m
 }
 
 // ReminderSnoozed: see ReminderDone.
-func (l *Locale) ReminderSnoozed(t nod.Task, undoID, whose string) Message {
+func (dv Day) ReminderSnoozed(t nod.Task, undoID, whose string) Message {
 	at := ""
 	if t.RemindAt != nil {
-		at = l.Stamp(*t.RemindAt)
+		at = dv.l.Stamp(*t.RemindAt)
 	}
-	m := l.Text(reminderSnoozed.With(snoozed{Title: t.Title, At: at, For: whose}))
-	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
+	m := dv.l.Text(reminderSnoozed.With(snoozed{Title: t.Title, At: at, For: whose}))
+	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
 	return m
 }
 
 // ReminderAgain is a snoozed reminder's message once the reminder it
 // put off went out at at: what it said is done, and its Undo, which
 // would move a reminder that was sent, is gone.
-func (l *Locale) ReminderAgain(t nod.Task, at time.Time, whose string) Message {
-	return l.Text(reminderAgain.With(snoozed{Title: t.Title, At: l.Stamp(at), For: whose}))
+func (dv Day) ReminderAgain(t nod.Task, at time.Time, whose string) Message {
+	return dv.l.Text(reminderAgain.With(snoozed{Title: t.Title, At: dv.l.Stamp(at), For: whose}))
 }
 
 // WithReminderBack adds to an undo's report m what became of the
 // reminder the undo left at a time that has passed; shown says the
 // reminder's message has its buttons again. Nothing for a zero rb.
-func (l *Locale) WithReminderBack(m Message, rb nod.ReminderBack, shown bool) Message {
+func (dv Day) WithReminderBack(m Message, rb nod.ReminderBack, shown bool) Message {
 	if rb.At.IsZero() {
 		return m
 	}
-	m.HTML += "\n" + l.Render(reminderBack.With(passed{At: l.Stamp(rb.At), Sent: rb.Sent, Shown: shown}))
+	m.HTML += "\n" + dv.l.Render(reminderBack.With(passed{At: dv.l.Stamp(rb.At), Sent: rb.Sent, Shown: shown}))
 	return m
 }
 
 // TimeZoneOffer asks whether to set the zone the agent proposed: a
 // button to set it and one to keep the zone the chat has.
-func (l *Locale) TimeZoneOffer(before, after, id string) Message {
-	m := l.Text(tzOffer.With(zoneChange{Before: before, After: after}))
+func (dv Day) TimeZoneOffer(before, after, id string) Message {
+	m := dv.l.Text(tzOffer.With(zoneChange{Before: before, After: after}))
 	m.Keyboard = [][]Button{{
-		l.button(zoneSetButton.With(after), nod.Action{Kind: nod.ActZoneAccept, ID: id}),
-		l.button(zoneKeepButton.With(before), nod.Action{Kind: nod.ActZoneDecline, ID: id}),
+		dv.l.button(zoneSetButton.With(after), nod.Action{Kind: nod.ActZoneAccept, ID: id}),
+		dv.l.button(zoneKeepButton.With(before), nod.Action{Kind: nod.ActZoneDecline, ID: id}),
 	}}
 	return m
 }

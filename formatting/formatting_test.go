@@ -205,7 +205,7 @@ func TestChangeSetGolden(t *testing.T) {
 		loc := formatting.For(lang)
 		for _, c := range cases {
 			t.Run(lang+"/"+c.name, func(t *testing.T) {
-				m := loc.ChangeSet(c.v)
+				m := loc.Changes().ChangeSet(c.v)
 				checkValid(t, c.name, m)
 				golden.Check(t, lang+"/changeset/"+c.name, "formatting.ChangeSet: "+c.name, render(m)...)
 			})
@@ -215,7 +215,7 @@ func TestChangeSetGolden(t *testing.T) {
 
 // Scalar changes read as one line each (docs/design.md §7).
 func TestScalarLines(t *testing.T) {
-	m := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
+	m := en.Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1"),
 		item(2, "update_task_estimate", "T1", nod.FieldEstimate, "", "120", "90"),
 		item(3, "update_task_estimate", "T2", nod.FieldEstimate, "", "", "120"),
@@ -235,7 +235,7 @@ func TestScalarLines(t *testing.T) {
 
 // Only the changed word is marked.
 func TestContentDiffMarksChangedWords(t *testing.T) {
-	got := en.ContentDiff("Users are logged out after 5 minutes.", "Users are logged out after 30 minutes.", 1000)
+	got := en.Changes().ContentDiff("Users are logged out after 5 minutes.", "Users are logged out after 30 minutes.", 1000)
 	want := "Before: Users are logged out after <s>5</s> minutes.\nAfter: Users are logged out after <b>30</b> minutes."
 	if got != want {
 		t.Errorf("ContentDiff = %q, want %q", got, want)
@@ -244,7 +244,7 @@ func TestContentDiffMarksChangedWords(t *testing.T) {
 
 // Buttons of one- and three-item sets; callback-relevant ids stay short.
 func TestChangeSetButtons(t *testing.T) {
-	one := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
+	one := en.Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: []nod.ChangeItem{
 		item(1, "set_task_priority", "T1", nod.FieldPriority, "", "P3", "P1")}}, Titles: titles})
 	if got := texts(one); strings.Join(got, "|") != "✓ 1|✗ 1" {
 		t.Errorf("one-item buttons = %v", got)
@@ -253,7 +253,7 @@ func TestChangeSetButtons(t *testing.T) {
 	for n := 1; n <= 10; n++ {
 		items = append(items, item(n, "add_checklist_item", "T1", nod.FieldChecklist, fmt.Sprintf("Add: %q", fmt.Sprint("Step ", n)), "", ""))
 	}
-	ten := en.ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: titles})
+	ten := en.Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: titles})
 	got := texts(ten)
 	if len(got) != 22 || got[20] != "✓ All" || got[21] != "✗ All" || got[18] != "✓ 10" {
 		t.Errorf("ten-item buttons = %v", got)
@@ -290,86 +290,86 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"answer_unknown":    loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: 12, Total: 6})),
 		"reason_too_long":   loc.Text(formatting.ReasonTooLong.With(formatting.Overlong{Len: 539, Max: nod.MaxReasonLen})),
 		"delete_again":      loc.Text(formatting.DeleteAgain.With("Fix <login> bug")), "turn_timeout_after_one": loc.Text(formatting.TurnTimeout.With(1)),
-		"redone":             loc.Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
-		"receipt_undone":     loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1", Title: "Fix <login> bug"}),
+		"redone":             loc.Undo().Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
+		"receipt_undone":     loc.Undo().ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1", Title: "Fix <login> bug"}),
 		"restored":           loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: "Fix <login> bug", Checklist: 0})),
 		"restored_checklist": loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: "Fix <login> bug", Checklist: 3})),
-		"undone_deletion": loc.Undone(nod.UndoEntry{ID: "u3", Tool: "delete_task", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug",
+		"undone_deletion": loc.Undo().Undone(nod.UndoEntry{ID: "u3", Tool: "delete_task", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug",
 			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue, After: ""}}}}),
-		"receipt_undone_deletion": loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Tool: "delete_task", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug",
+		"receipt_undone_deletion": loc.Undo().ReceiptUndone(nod.UndoEntry{ID: "u3", Tool: "delete_task", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug",
 			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue, After: ""}}}}),
-		"undone_restore": loc.Undone(nod.UndoEntry{ID: "u4", Tool: "restore_task", Summary: `Restore "Fix <login> bug"`, Title: "Fix <login> bug",
+		"undone_restore": loc.Undo().Undone(nod.UndoEntry{ID: "u4", Tool: "restore_task", Summary: `Restore "Fix <login> bug"`, Title: "Fix <login> bug",
 			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
-		"undone_created": loc.Undone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
+		"undone_created": loc.Undo().Undone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
 			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
-		"receipt_undone_created": loc.ReceiptUndone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
+		"receipt_undone_created": loc.Undo().ReceiptUndone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
 			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
-		"receipt_undone_named": loc.ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug"}),
-		"reading": loc.Reading(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}, Reason: "not <now>"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
+		"receipt_undone_named": loc.Undo().ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug"}),
+		"reading": loc.Changes().Reading(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}, Reason: "not <now>"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
-		"reading_accepted": loc.ReadingAccepted(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
+		"reading_accepted": loc.Changes().ReadingAccepted(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
 		"steps_exhausted": loc.Text(formatting.StepsExhausted.With(8)), "empty_reply": loc.Text(formatting.EmptyReply),
-		"no_tasks": loc.TaskList(nod.TaskPage{}), "pending_none": loc.Text(formatting.PendingNone),
-		"undone": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix <login> bug",
+		"no_tasks": loc.Tasks().List(nod.TaskPage{}), "pending_none": loc.Text(formatting.PendingNone),
+		"undone": loc.Undo().Undone(nod.UndoEntry{ID: "u2", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix <login> bug",
 			Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}),
-		"undone_unknown": loc.Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text(formatting.NothingToUndo), "undone_already": loc.Text(formatting.UndoneAlready.With("Fix <login> bug")),
+		"undone_unknown": loc.Undo().Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text(formatting.NothingToUndo), "undone_already": loc.Text(formatting.UndoneAlready.With("Fix <login> bug")),
 		"toggled": loc.Text(formatting.Toggled.With(&nod.ChecklistItem{Title: "Write <tests>", Checked: true})),
 		"panic":   loc.Text(formatting.Panic), "too_long": loc.Text(formatting.TooLong.With(5000)), "not_text": loc.Text(formatting.NotText), "unreadable": loc.Text(formatting.Unreadable), "forwarded_asks": loc.Text(formatting.ForwardedAsks),
 		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),
 		"voice_too_long": loc.VoiceTooLong(7*time.Minute+29*time.Second+200*time.Millisecond, 5*time.Minute), "voice_too_long_hours": loc.VoiceTooLong(75*time.Minute, time.Hour),
 		"voice_too_large": loc.VoiceTooLarge(5 * time.Minute), "voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
-		"task_list": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
-		"task_list_paged": loc.TaskList(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
+		"task_list": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
+		"task_list_paged": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),
-		"task_card": loc.TaskCard(t1, time.Time{}),
-		"receipt_explicit": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
+		"task_card": loc.Tasks().Card(t1, time.Time{}),
+		"receipt_explicit": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
-		"receipt_many": loc.Receipts([]formatting.Receipt{
+		"receipt_many": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 1, Tool: "set_task_title", Summary: `Set title to "Fix login redirect bug"`, Field: nod.FieldTitle, Before: "Fix login bug", After: "Fix login redirect bug", UndoID: "u1"}},
 			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 2, Tool: "update_task_estimate", Summary: "Set estimate to 90 minutes", Field: nod.FieldEstimate, Before: "120", After: "90", UndoID: "u2"}},
 			{TaskTitle: "Update <README>", Quote: "and <b>the</b> readme", Item: nod.ChangeItem{N: 3, Tool: "add_checklist_item", Summary: `Add: "Badges"`, Field: nod.FieldChecklist, After: "Badges", UndoID: "u3"}},
 		}),
-		"receipt_quotes_nested": loc.Receipts([]formatting.Receipt{
+		"receipt_quotes_nested": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Send the invoice", Quote: "remind me tomorrow at 9 to send the invoice to Rui", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Send the invoice", NewTask: &nod.Task{Title: "Send the invoice", Priority: nod.P2}, UndoID: "u1"}},
 			{TaskTitle: "Send the invoice", Quote: "Remind me tomorrow at 9", Item: nod.ChangeItem{N: 2, Tool: "set_task_reminder", Field: nod.FieldReminder, After: "2026-03-12T09:00:00Z", UndoID: "u2"}},
 		}),
-		"receipt_trusted": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true,
+		"receipt_trusted": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true,
 			Item: nod.ChangeItem{N: 1, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", UndoID: "u1"}}}),
-		"receipt_group": loc.Receipts([]formatting.Receipt{
+		"receipt_group": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Fix login bug", Quote: "raise it to P1", Who: "Alice <&>", Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}},
 			{TaskTitle: "Fix login bug", Quote: "and due friday", Who: "Bob", Item: nod.ChangeItem{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "", After: "2026-03-20", UndoID: "u2"}},
 		}),
-		"receipt_trusted_group": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true, Who: "Bob",
+		"receipt_trusted_group": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Trusted: true, Who: "Bob",
 			Item: nod.ChangeItem{N: 1, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", UndoID: "u1"}}}),
-		"receipt_rule_group": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule, Who: "Bob",
+		"receipt_rule_group": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule, Who: "Bob",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
 		"mode_smart": loc.Text(formatting.ModeSet.With("smart")), "mode_always": loc.Text(formatting.ModeSet.With("always")), "mode_trusted": loc.Text(formatting.ModeSet.With("trusted")),
-		"mode_show":       loc.ModeChoice(nod.ChatSettings{Mode: nod.ModeSmart}, at),
-		"mode_show_group": loc.ModeChoice(nod.ChatSettings{ChatID: -100, Mode: nod.ModeSmart}, at),
-		"mode_breaker":    loc.ModeChoice(nod.ChatSettings{Mode: nod.ModeTrusted, BreakerUntil: &until}, at),
-		"breaker":         loc.Breaker(nod.ModeSmart),
-		"breaker_ended":   loc.BreakerEnded(nod.ModeSmart),
-		"breaker_trusted": loc.Breaker(nod.ModeTrusted),
-		"notice":          loc.Text(formatting.NoteMessage.With(loc.Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}}))),
-		"task_card_long": loc.TaskCard(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
+		"mode_show":       loc.Changes().ModeChoice(nod.ChatSettings{Mode: nod.ModeSmart}, at),
+		"mode_show_group": loc.Changes().ModeChoice(nod.ChatSettings{ChatID: -100, Mode: nod.ModeSmart}, at),
+		"mode_breaker":    loc.Changes().ModeChoice(nod.ChatSettings{Mode: nod.ModeTrusted, BreakerUntil: &until}, at),
+		"breaker":         loc.Changes().Breaker(nod.ModeSmart),
+		"breaker_ended":   loc.Changes().BreakerEnded(nod.ModeSmart),
+		"breaker_trusted": loc.Changes().Breaker(nod.ModeTrusted),
+		"notice":          loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}}))),
+		"task_card_long": loc.Tasks().Card(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
 			Description: strings.Repeat("word ", 2000)}, time.Time{}),
-		"receipt_rule": loc.Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule,
+		"receipt_rule": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule,
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
-		"rule_offer":      loc.RuleOffer(nod.Rule{ID: "r1", Kind: "set_task_status=DONE", Status: nod.RuleOffered}),
-		"rule_on":         loc.RuleDecided(rule),
-		"rule_declined":   loc.RuleDecided(nod.Rule{ID: "r1", Kind: "update_task_estimate", Status: nod.RuleDeclined}),
-		"rules":           loc.Rules([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
-		"rules_none":      loc.Rules(nil),
-		"trash":           loc.Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
-		"trash_long":      loc.Trash(trashed(1234, at)),
-		"task_in_trash":   loc.TaskInTrash("T1", "Fix <login> bug"),
-		"redo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u2", Reverts: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
-		"undo_stale":      loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
-		"undo_stale_item": loc.UndoStale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
-		"delete_ask":      loc.DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
+		"rule_offer":      loc.Rules().Offer(nod.Rule{ID: "r1", Kind: "set_task_status=DONE", Status: nod.RuleOffered}),
+		"rule_on":         loc.Rules().Decided(rule),
+		"rule_declined":   loc.Rules().Decided(nod.Rule{ID: "r1", Kind: "update_task_estimate", Status: nod.RuleDeclined}),
+		"rules":           loc.Rules().List([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
+		"rules_none":      loc.Rules().List(nil),
+		"trash":           loc.Tasks().Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
+		"trash_long":      loc.Tasks().Trash(trashed(1234, at)),
+		"task_in_trash":   loc.Tasks().InTrash("T1", "Fix <login> bug"),
+		"redo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u2", Reverts: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
+		"undo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
+		"undo_stale_item": loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
+		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
 		"audit": loc.Audit([]nod.AuditEntry{
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
 			{Tool: "rule", Outcome: nod.OutcomeCreated, UserConfirmed: true, At: at},
@@ -453,11 +453,11 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 		loc := formatting.For(lang)
 		var b strings.Builder
 		for _, n := range notes {
-			fmt.Fprintf(&b, "%s %v: %s\n", n.Key, n.Args, loc.Remark(n))
+			fmt.Fprintf(&b, "%s %v: %s\n", n.Key, n.Args, loc.Changes().Remark(n))
 		}
 		for _, n := range notices {
 			if n.name == "n_not_applied" { // as the bot passes it: the note in the reader's words
-				n.c = formatting.NoticeNotApplied.With(loc.Remark(nod.Note{Key: nod.NoteNow, Args: []string{"estimate", "90"}}))
+				n.c = formatting.NoticeNotApplied.With(loc.Changes().Remark(nod.Note{Key: nod.NoteNow, Args: []string{"estimate", "90"}}))
 			}
 			fmt.Fprintf(&b, "%s: %s\n", n.name, loc.Notice(n.c))
 		}
@@ -497,7 +497,7 @@ func FuzzChangeSetHTML(f *testing.F) {
 			items = append(items, item(i, "update_task_description", "T1", nod.FieldDescription, "Update "+title, before, after))
 		}
 		for _, lang := range formatting.Languages() {
-			m := formatting.For(lang).ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[string]string{"T1": title}})
+			m := formatting.For(lang).Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[string]string{"T1": title}})
 			checkValid(t, "fuzz", m)
 		}
 	})
@@ -510,7 +510,7 @@ func BenchmarkChangeSet(b *testing.B) {
 		item(3, "add_checklist_item", "T1", nod.FieldChecklist, `Add: "Load test"`, "", "Load test"),
 	}}, Titles: titles}
 	for b.Loop() {
-		en.ChangeSet(v)
+		en.Changes().ChangeSet(v)
 	}
 }
 
@@ -520,7 +520,7 @@ func BenchmarkWordDiff(b *testing.B) {
 		after := strings.Replace(before, "lazy", "sleepy", 3) + " The end."
 		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
 			for b.Loop() {
-				en.ContentDiff(before, after, 1500)
+				en.Changes().ContentDiff(before, after, 1500)
 			}
 		})
 	}

@@ -106,9 +106,9 @@ func TestGermanUndoMessagesShowNoStoredEnglish(t *testing.T) {
 		u.ID, u.Title, u.Summary = "u1", "Login reparieren", stored
 		redo := u
 		for what, m := range map[string]formatting.Message{
-			"undo_stale": de.UndoStale(u, nod.Conflict{Field: nod.FieldPriority}),
-			"undone":     de.Undone(redo),
-			"redone":     de.Redone(u),
+			"undo_stale": de.Undo().Stale(u, nod.Conflict{Field: nod.FieldPriority}),
+			"undone":     de.Undo().Undone(redo),
+			"redone":     de.Undo().Redone(u),
 		} {
 			if strings.Contains(m.HTML, stored) {
 				t.Errorf("%s of a %s change shows the stored English summary: %s", what, name, m.HTML)
@@ -157,20 +157,20 @@ func TestGermanShowsNoStoredEnglish(t *testing.T) {
 	set.ID, set.ChatID = "s1", 1
 	titles := map[string]string{"T1": "Login reparieren"}
 	shown := map[string]string{
-		"change set": de.ChangeSet(formatting.ChangeSetView{Set: set, Titles: titles}).HTML,
-		"reading":    de.Reading(nod.Reading{SetID: "s1", Confirm: []int{1, 2, 3, 4, 5, 6, 7}, Reject: []int{8, 9, 10, 11, 12, 13}}, set).HTML,
+		"change set": de.Changes().ChangeSet(formatting.ChangeSetView{Set: set, Titles: titles}).HTML,
+		"reading":    de.Changes().Reading(nod.Reading{SetID: "s1", Confirm: []int{1, 2, 3, 4, 5, 6, 7}, Reject: []int{8, 9, 10, 11, 12, 13}}, set).HTML,
 	}
 	var rs []formatting.Receipt
 	for _, it := range set.Items {
 		rs = append(rs, formatting.Receipt{TaskTitle: "Login reparieren", Item: it})
 	}
-	shown["receipts"] = de.Receipts(rs).HTML
+	shown["receipts"] = de.Changes().Receipts(rs).HTML
 	for _, it := range set.Items {
 		u := nod.UndoEntry{ID: "u-" + it.ID, Tool: it.Tool, TaskID: it.TaskID, Title: "Login reparieren", Summary: stored, Change: changeOf(it)}
-		shown["undone "+string(it.Tool)] = de.Undone(u).HTML
-		shown["undone receipt "+string(it.Tool)] = de.ReceiptUndone(u).HTML
-		shown["redone "+string(it.Tool)] = de.Redone(u).HTML
-		shown["stale undo "+string(it.Tool)] = de.UndoStale(u, nod.Conflict{Field: it.Field}).HTML
+		shown["undone "+string(it.Tool)] = de.Undo().Undone(u).HTML
+		shown["undone receipt "+string(it.Tool)] = de.Undo().ReceiptUndone(u).HTML
+		shown["redone "+string(it.Tool)] = de.Undo().Redone(u).HTML
+		shown["stale undo "+string(it.Tool)] = de.Undo().Stale(u, nod.Conflict{Field: it.Field}).HTML
 	}
 	for what, html := range shown {
 		if strings.Contains(html, stored) {
@@ -200,7 +200,7 @@ func TestUndoneReceiptFromTheTypedChange(t *testing.T) {
 	redo := nod.UndoEntry{ID: "u1", Tool: nod.ToolSetStatus, Title: "Send the invoice", Summary: "Set status to DONE",
 		Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldStatus, Before: "DONE", After: "OPEN"}}}}
 	for lang, want := range map[string]string{"en": "<s>Set status to Done</s> on “Send the invoice”: undone, back to <b>Open</b>.", "de": "<s>Status auf Erledigt gesetzt</s> bei „Send the invoice“: rückgängig gemacht, wieder <b>Offen</b>."} {
-		if got := formatting.For(lang).ReceiptUndone(redo).HTML; !strings.Contains(got, want) || strings.Contains(got, "DONE") {
+		if got := formatting.For(lang).Undo().ReceiptUndone(redo).HTML; !strings.Contains(got, want) || strings.Contains(got, "DONE") {
 			t.Errorf("%s: %q", lang, got)
 		}
 	}

@@ -120,23 +120,9 @@ func Supported(code string) bool {
 // language nod speaks, from each language's template file: a German "ja
 // zu 1 und 3" in an English chat means the same.
 func AnswerWords() answer.Words {
-	return answer.Words{Yes: words(wordsYes), No: words(wordsNo), Not: words(wordsNot), To: words(wordsTo), And: words(wordsAnd),
-		Range: words(wordsRange), All: words(wordsAll), Except: words(wordsExcept), But: words(wordsBut), Too: words(wordsToo),
-		Refuse: words(wordsRefuse)}
-}
-
-// words gathers the comma-separated entries template f lists in every
-// language, lower-cased, each once.
-func words(f Fixed) []string {
-	var out []string
-	for _, code := range Languages() {
-		for _, w := range strings.Split(strings.ToLower(locales[code].Render(f)), ",") {
-			if w = strings.TrimSpace(w); w != "" && !slices.Contains(out, w) {
-				out = append(out, w)
-			}
-		}
-	}
-	return out
+	return answer.Words{Yes: union(wordsYes), No: union(wordsNo), Not: union(wordsNot), To: union(wordsTo), And: union(wordsAnd),
+		Range: union(wordsRange), All: union(wordsAll), Except: union(wordsExcept), But: union(wordsBut), Too: union(wordsToo),
+		Refuse: union(wordsRefuse)}
 }
 
 // Code is the locale's language code.

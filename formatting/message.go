@@ -160,14 +160,14 @@ type readingLine struct {
 // more.
 const MaxButtons = 100
 
-// TaskList renders a page of /tasks: one button per task, and ◀ / ▶ to
+// List renders a page of /tasks: one button per task, and ◀ / ▶ to
 // the pages before and after it. A page holds at most MaxButtons-2 tasks.
-func (l *Locale) TaskList(p nod.TaskPage) Message {
+func (tv Tasks) List(p nod.TaskPage) Message {
 	if len(p.Tasks) == 0 {
-		return l.Text(noTasks)
+		return tv.l.Text(noTasks)
 	}
 	tasks := p.Tasks[:min(len(p.Tasks), MaxButtons-2)]
-	m := Message{HTML: l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: p.Total}))}
+	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: p.Total}))}
 	for _, t := range tasks {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: t.ID}}})
 	}
@@ -184,9 +184,9 @@ func (l *Locale) TaskList(p nod.TaskPage) Message {
 	return m
 }
 
-// TaskCard renders a task with its checklist as toggle buttons.
-func (l *Locale) TaskCard(t nod.Task, now time.Time) Message {
-	m := Message{HTML: l.Render(taskCardTmpl.With(taskCard{Task: t, Sent: t.ReminderSent(now)}))}
+// Card renders a task with its checklist as toggle buttons.
+func (tv Tasks) Card(t nod.Task, now time.Time) Message {
+	m := Message{HTML: tv.l.Render(taskCardTmpl.With(taskCard{Task: t, Sent: t.ReminderSent(now)}))}
 	for _, it := range t.Checklist {
 		// The button says what a tap does, so that a stale card never ticks
 		// what the person meant to untick.
@@ -216,7 +216,7 @@ func buttonText(s string) string {
 }
 
 // DeleteAsk asks the person to type a task's title to delete it.
-func (l *Locale) DeleteAsk(d nod.PendingDeletion) Message { return l.Text(deleteAsk.With(d)) }
+func (tv Tasks) DeleteAsk(d nod.PendingDeletion) Message { return tv.l.Text(deleteAsk.With(d)) }
 
 // trashShown is how many trashed tasks /trash shows, newest first: each
 // has a button, and a keyboard holds 100 at most.
@@ -224,56 +224,56 @@ const trashShown = 20
 
 // Trash lists the trash with a Restore button per task, the latest
 // deleted first.
-func (l *Locale) Trash(tasks []nod.Task) Message {
+func (tv Tasks) Trash(tasks []nod.Task) Message {
 	if len(tasks) == 0 {
-		return l.Text(trashEmpty)
+		return tv.l.Text(trashEmpty)
 	}
 	shown := tasks[:min(len(tasks), trashShown)]
-	m := l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown)}))
+	m := tv.l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown)}))
 	for _, t := range shown {
-		m.Keyboard = append(m.Keyboard, []Button{l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: t.ID})})
+		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: t.ID})})
 	}
 	return m
 }
 
-// TaskInTrash says a task tapped in a list is in the trash now, with a
+// InTrash says a task tapped in a list is in the trash now, with a
 // button that restores it.
-func (l *Locale) TaskInTrash(id, title string) Message {
-	m := l.Text(taskInTrash.With(title))
-	m.Keyboard = [][]Button{{l.button(restoreButton.With(title), nod.Action{Kind: nod.ActRestore, ID: id})}}
+func (tv Tasks) InTrash(id, title string) Message {
+	m := tv.l.Text(taskInTrash.With(title))
+	m.Keyboard = [][]Button{{tv.l.button(restoreButton.With(title), nod.Action{Kind: nod.ActRestore, ID: id})}}
 	return m
 }
 
-// WithUndo adds an Undo button for undo entry id to m.
-func (l *Locale) WithUndo(m Message, id string) Message {
-	m.Keyboard = append(m.Keyboard, []Button{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: id})})
+// Button adds an Undo button for undo entry id to m.
+func (uv Undo) Button(m Message, id string) Message {
+	m.Keyboard = append(m.Keyboard, []Button{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: id})})
 	return m
 }
 
 // Undone reports an undo, with a button that redoes it.
-func (l *Locale) Undone(redo nod.UndoEntry) Message {
+func (uv Undo) Undone(redo nod.UndoEntry) Message {
 	var m Message
 	if back, ok := trashMove(redo.Change); ok {
-		m = l.Text(undoneTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
+		m = uv.l.Text(undoneTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	} else {
-		u := undoText{Title: redo.Title, Summary: l.undoneSummary(redo), Stored: redo.Summary}
-		u.Field, u.Back = l.wentBack(redo)
-		m = l.Text(undoneTmpl.With(u))
+		u := undoText{Title: redo.Title, Summary: uv.l.undoneSummary(redo), Stored: redo.Summary}
+		u.Field, u.Back = uv.l.wentBack(redo)
+		m = uv.l.Text(undoneTmpl.With(u))
 	}
-	m.Keyboard = [][]Button{{l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
+	m.Keyboard = [][]Button{{uv.l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
 	return m
 }
 
 // ReceiptUndone is the text a receipt is edited to once the person undid
 // its change; redo is the undo's own entry. It carries no buttons.
-func (l *Locale) ReceiptUndone(redo nod.UndoEntry) Message {
+func (uv Undo) ReceiptUndone(redo nod.UndoEntry) Message {
 	if back, ok := trashMove(redo.Change); ok {
-		return l.Text(receiptTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
+		return uv.l.Text(receiptTrash.With(trashUndo{Title: redo.Title, Back: back, Created: redo.Tool == nod.ToolCreateTask}))
 	}
-	summary := l.undoneSummary(redo)
+	summary := uv.l.undoneSummary(redo)
 	named := redo.Title != "" && strings.Contains(cmp.Or(summary, redo.Summary), redo.Title)
-	_, back := l.wentBack(redo)
-	return l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: summary, Stored: redo.Summary, Named: named, Back: back}))
+	_, back := uv.l.wentBack(redo)
+	return uv.l.Text(receiptUndone.With(receiptUndo{Title: redo.Title, Summary: summary, Stored: redo.Summary, Named: named, Back: back}))
 }
 
 // wentBack is the one field an undo set back and the value it holds
@@ -304,57 +304,57 @@ type redoneText struct {
 
 // Redone reports a Redo: the undone change applied again, with an Undo
 // button that takes it back once more.
-func (l *Locale) Redone(again nod.UndoEntry) Message {
-	summary := l.appliedSummary(again)
+func (uv Undo) Redone(again nod.UndoEntry) Message {
+	summary := uv.l.appliedSummary(again)
 	data := redoneText{Title: again.Title, Summary: summary, Stored: again.Summary,
 		Named: again.Title != "" && strings.Contains(cmp.Or(summary, again.Summary), again.Title)}
 	if back, ok := trashMove(again.Change); ok && again.Title != "" {
 		data.Trash, data.Back = true, back
 	}
-	m := l.Text(redoneTmpl.With(data))
-	m.Keyboard = [][]Button{{l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
+	m := uv.l.Text(redoneTmpl.With(data))
+	m.Keyboard = [][]Button{{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
 	return m
 }
 
-// UndoStale says an undo was refused because the task changed since, and
+// Stale says an undo was refused because the task changed since, and
 // offers to undo anyway.
 // cf names what changed.
-func (l *Locale) UndoStale(u nod.UndoEntry, cf nod.Conflict) Message {
-	d := staleUndo{Title: u.Title, Summary: l.appliedSummary(u), Stored: u.Summary, Field: string(cf.Field), Item: cf.Item}
+func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict) Message {
+	d := staleUndo{Title: u.Title, Summary: uv.l.appliedSummary(u), Stored: u.Summary, Field: string(cf.Field), Item: cf.Item}
 	anyway := undoAnyway
 	if u.Reverts != "" {
 		// u took a change back: undoing it applies that change again.
-		d.Redo, d.Summary, anyway = true, l.undoneSummary(u), redoAnyway
+		d.Redo, d.Summary, anyway = true, uv.l.undoneSummary(u), redoAnyway
 	}
-	m := l.Text(undoStale.With(d))
-	m.Keyboard = [][]Button{{l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
+	m := uv.l.Text(undoStale.With(d))
+	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
 	return m
 }
 
 // Reading shows nod's reading of a decision the person stated in words,
 // with one button that applies it.
-func (l *Locale) Reading(r nod.Reading, set nod.ChangeSet) Message {
-	m := l.reading(r, set, false)
-	m.Keyboard = [][]Button{{l.button(acceptReading, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
+func (cv Changes) Reading(r nod.Reading, set nod.ChangeSet) Message {
+	m := cv.l.reading(r, set, false)
+	m.Keyboard = [][]Button{{cv.l.button(acceptReading, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
 	return m
 }
 
 // ReadingAccepted is a reading once its button was tapped: decided as
 // read, with no button left.
-func (l *Locale) ReadingAccepted(r nod.Reading, set nod.ChangeSet) Message {
-	return l.reading(r, set, true)
+func (cv Changes) ReadingAccepted(r nod.Reading, set nod.ChangeSet) Message {
+	return cv.l.reading(r, set, true)
 }
 
 func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) Message {
 	var lines []readingLine
 	for _, n := range r.Confirm {
 		if it, ok := set.Item(n); ok {
-			lines = append(lines, readingLine{n, true, l.Summary(*it)})
+			lines = append(lines, readingLine{n, true, l.Changes().Summary(*it)})
 		}
 	}
 	for _, n := range r.Reject {
 		if it, ok := set.Item(n); ok {
-			lines = append(lines, readingLine{n, false, l.Summary(*it)})
+			lines = append(lines, readingLine{n, false, l.Changes().Summary(*it)})
 		}
 	}
 	return l.Text(readingTmpl.With(readingText{Lines: lines, Reason: r.Reason, Accepted: accepted}))

@@ -58,8 +58,8 @@ type breakerUntil struct{ Until, Mode string }
 
 // Receipts reports changes applied at once: what changed, as a diff, why
 // nod did not ask, and an Undo button per change.
-func (l *Locale) Receipts(rs []Receipt) Message {
-	html := l.Render(receiptHeader)
+func (cv Changes) Receipts(rs []Receipt) Message {
+	html := cv.l.Render(receiptHeader)
 	// One heading per task, with the title it has now: a rename in the
 	// same turn does not split the task in two.
 	key := func(r Receipt) string { return cmp.Or(r.Item.TaskID, r.TaskTitle) }
@@ -78,13 +78,13 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 		if len(rs) > 1 {
 			html += strconv.Itoa(i+1) + ". "
 		}
-		line, diff := l.itemLines(r.Item, Escape(l.DoneSummary(r.Item)), l.itemDiff(r.Item, budget, nil))
+		line, diff := cv.l.itemLines(r.Item, Escape(cv.DoneSummary(r.Item)), cv.l.itemDiff(r.Item, budget, nil))
 		html += line
 		if diff != "" {
 			html += "\n" + diff
 		}
 	}
-	for _, line := range l.receiptReasons(rs) {
+	for _, line := range cv.l.receiptReasons(rs) {
 		html += "\n\n" + line
 	}
 	m := Message{HTML: html}
@@ -94,7 +94,7 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 		if len(rs) > 1 {
 			n = i + 1
 		}
-		row = append(row, l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}))
+		row = append(row, cv.l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}))
 		if len(row) == 4 {
 			m.Keyboard = append(m.Keyboard, row)
 			row = nil
@@ -108,7 +108,7 @@ func (l *Locale) Receipts(rs []Receipt) Message {
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true
-			m.Keyboard = append(m.Keyboard, []Button{l.button(ruleStopButton.With(l.viewRule(*r.Rule)), nod.Action{Kind: nod.ActStopRule, ID: r.Rule.ID})})
+			m.Keyboard = append(m.Keyboard, []Button{cv.l.button(ruleStopButton.With(cv.l.viewRule(*r.Rule)), nod.Action{Kind: nod.ActStopRule, ID: r.Rule.ID})})
 		}
 	}
 	return m
@@ -164,15 +164,15 @@ type modeView struct {
 
 // ModeChoice shows the chat's mode with a button per mode; s says whether
 // the circuit breaker is asking for everything now, and until when.
-func (l *Locale) ModeChoice(s nod.ChatSettings, now time.Time) Message {
+func (cv Changes) ModeChoice(s nod.ChatSettings, now time.Time) Message {
 	current := s.Effective(now)
-	m := l.Text(modeShow.With(modeView{Mode: string(current), Group: s.ChatID < 0}))
+	m := cv.l.Text(modeShow.With(modeView{Mode: string(current), Group: s.ChatID < 0}))
 	if current != s.Mode && s.BreakerUntil != nil {
-		m.HTML += "\n" + l.Render(modeBreaker.With(breakerUntil{Until: l.Stamp(*s.BreakerUntil), Mode: string(s.Mode)}))
+		m.HTML += "\n" + cv.l.Render(modeBreaker.With(breakerUntil{Until: cv.l.Stamp(*s.BreakerUntil), Mode: string(s.Mode)}))
 	}
 	var row []Button
 	for _, mode := range []nod.Mode{nod.ModeSmart, nod.ModeAlways, nod.ModeTrusted} {
-		row = append(row, l.button(modeButton.With(string(mode)), nod.Action{Kind: nod.ActSetMode, ID: string(mode)}))
+		row = append(row, cv.l.button(modeButton.With(string(mode)), nod.Action{Kind: nod.ActSetMode, ID: string(mode)}))
 	}
 	m.Keyboard = [][]Button{row}
 	return m
@@ -180,14 +180,14 @@ func (l *Locale) ModeChoice(s nod.ChatSettings, now time.Time) Message {
 
 // BreakerEnded is the breaker's message once the person chose a mode
 // with its button: what it said is struck through, and the mode named.
-func (l *Locale) BreakerEnded(chosen nod.Mode) Message {
-	return l.Text(breakerEnded.With(string(chosen)))
+func (cv Changes) BreakerEnded(chosen nod.Mode) Message {
+	return cv.l.Text(breakerEnded.With(string(chosen)))
 }
 
 // Breaker tells the person the circuit breaker tripped, with a button back
 // to the chat's chosen mode.
-func (l *Locale) Breaker(previous nod.Mode) Message {
-	m := l.Text(breakerTmpl)
-	m.Keyboard = [][]Button{{l.button(breakerBackButton.With(string(previous)), nod.Action{Kind: nod.ActSetMode, ID: string(previous)})}}
+func (cv Changes) Breaker(previous nod.Mode) Message {
+	m := cv.l.Text(breakerTmpl)
+	m.Keyboard = [][]Button{{cv.l.button(breakerBackButton.With(string(previous)), nod.Action{Kind: nod.ActSetMode, ID: string(previous)})}}
 	return m
 }

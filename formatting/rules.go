@@ -35,55 +35,55 @@ type ruleView struct {
 }
 
 func (l *Locale) viewRule(r nod.Rule) ruleView {
-	v := ruleView{Name: l.RuleName(r.Kind), Streak: nod.RuleStreak, Days: int(nod.RuleLifetime.Hours() / 24)}
+	v := ruleView{Name: l.Rules().Name(r.Kind), Streak: nod.RuleStreak, Days: int(nod.RuleLifetime.Hours() / 24)}
 	if r.ExpiresAt != nil {
 		v.Until = r.ExpiresAt.UTC().Format(nod.DateLayout)
 	}
 	return v
 }
 
-// RuleName renders a kind of change as the person reads it: "Set
+// Name renders a kind of change as the person reads it: "Set
 // priority to P1".
-func (l *Locale) RuleName(kind string) string {
+func (rv Rules) Name(kind string) string {
 	tool, value, _ := strings.Cut(kind, "=")
-	return l.Render(ruleKind.With(ruleKindText{Tool: tool, Value: value}))
+	return rv.l.Render(ruleKind.With(ruleKindText{Tool: tool, Value: value}))
 }
 
-// RuleOffer asks whether changes of the rule's kind may apply without
+// Offer asks whether changes of the rule's kind may apply without
 // asking.
-func (l *Locale) RuleOffer(r nod.Rule) Message {
-	v := l.viewRule(r)
-	m := l.Text(ruleOffer.With(v))
+func (rv Rules) Offer(r nod.Rule) Message {
+	v := rv.l.viewRule(r)
+	m := rv.l.Text(ruleOffer.With(v))
 	m.Keyboard = [][]Button{{
-		l.button(ruleAcceptButton.With(v), nod.Action{Kind: nod.ActAcceptRule, ID: r.ID}),
-		l.button(ruleDeclineButton, nod.Action{Kind: nod.ActDeclineRule, ID: r.ID}),
+		rv.l.button(ruleAcceptButton.With(v), nod.Action{Kind: nod.ActAcceptRule, ID: r.ID}),
+		rv.l.button(ruleDeclineButton, nod.Action{Kind: nod.ActDeclineRule, ID: r.ID}),
 	}}
 	return m
 }
 
-// RuleDecided is the offer's message once answered.
-func (l *Locale) RuleDecided(r nod.Rule) Message {
+// Decided is the offer's message once answered.
+func (rv Rules) Decided(r nod.Rule) Message {
 	if r.Status == nod.RuleActive {
-		return l.Text(ruleOn.With(l.viewRule(r)))
+		return rv.l.Text(ruleOn.With(rv.l.viewRule(r)))
 	}
-	return l.Text(ruleDeclined.With(l.RuleName(r.Kind)))
+	return rv.l.Text(ruleDeclined.With(rv.Name(r.Kind)))
 }
 
-// Rules renders /rules: the rules in force, a revoke button each.
-func (l *Locale) Rules(rs []nod.Rule) Message {
+// List renders /rules: the rules in force, a revoke button each.
+func (rv Rules) List(rs []nod.Rule) Message {
 	if len(rs) == 0 {
-		return l.Text(rulesNone)
+		return rv.l.Text(rulesNone)
 	}
 	views := make([]ruleView, len(rs))
 	m := Message{}
 	for i, r := range rs {
-		views[i] = l.viewRule(r)
+		views[i] = rv.l.viewRule(r)
 		views[i].N = i + 1
-		m.Keyboard = append(m.Keyboard, []Button{l.button(ruleRevokeButton.With(views[i]), nod.Action{Kind: nod.ActRevokeRule, ID: r.ID})})
+		m.Keyboard = append(m.Keyboard, []Button{rv.l.button(ruleRevokeButton.With(views[i]), nod.Action{Kind: nod.ActRevokeRule, ID: r.ID})})
 	}
-	m.HTML = l.Render(rulesList.With(views))
+	m.HTML = rv.l.Render(rulesList.With(views))
 	return m
 }
 
-// RuleUntil is the date a rule ends, as the locale writes it.
-func (l *Locale) RuleUntil(r nod.Rule) string { return l.Date(l.viewRule(r).Until) }
+// Until is the date a rule ends, as the locale writes it.
+func (rv Rules) Until(r nod.Rule) string { return rv.l.Date(rv.l.viewRule(r).Until) }

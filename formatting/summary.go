@@ -35,11 +35,11 @@ type summaryData struct {
 // Summary is a change item's one-line summary in the locale's language,
 // rendered from what the item changes. Items of tools the template does
 // not know keep the summary stored with them.
-func (l *Locale) Summary(it nod.ChangeItem) string { return l.summary(it, false) }
+func (cv Changes) Summary(it nod.ChangeItem) string { return cv.l.summary(it, false) }
 
 // DoneSummary is Summary for a change that is applied, as a receipt says
 // it: "Priorität auf P1 gesetzt", not "… setzen".
-func (l *Locale) DoneSummary(it nod.ChangeItem) string { return l.summary(it, true) }
+func (cv Changes) DoneSummary(it nod.ChangeItem) string { return cv.l.summary(it, true) }
 
 func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary, Done: done}
@@ -68,7 +68,7 @@ func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 }
 
 // Remark renders a note.
-func (l *Locale) Remark(n nod.Note) string { return l.Render(noteTmpl.With(n)) }
+func (cv Changes) Remark(n nod.Note) string { return cv.l.Render(noteTmpl.With(n)) }
 
 // appliedSummary says in the locale's words what the change of undo entry
 // u did, from its typed change rather than the English summary stored
@@ -80,16 +80,16 @@ func (l *Locale) appliedSummary(u nod.UndoEntry) string {
 		return ""
 	case len(ch.Fields) == 1 && ch.Fields[0].Field != nod.FieldTrash:
 		f := ch.Fields[0]
-		return l.DoneSummary(nod.ChangeItem{Tool: u.Tool, After: f.After})
+		return l.Changes().DoneSummary(nod.ChangeItem{Tool: u.Tool, After: f.After})
 	case len(ch.Fields) == 0 && len(ch.Items) == 1:
 		ic := ch.Items[0]
 		switch {
 		case ic.Before == nil && ic.After != nil:
-			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.After.Title})
+			return l.Changes().DoneSummary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.After.Title})
 		case ic.After == nil && ic.Before != nil:
-			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.Before})
+			return l.Changes().DoneSummary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.Before})
 		case ic.Before != nil:
-			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.Before, ItemAfter: ic.After})
+			return l.Changes().DoneSummary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.Before, ItemAfter: ic.After})
 		}
 	}
 	return ""
@@ -105,16 +105,16 @@ func (l *Locale) undoneSummary(redo nod.UndoEntry) string {
 	switch {
 	case len(inv.Fields) == 1 && inv.Fields[0].Field != nod.FieldTrash:
 		f := inv.Fields[0]
-		return l.DoneSummary(nod.ChangeItem{Tool: tool, After: f.Before}) // what the undone change had set
+		return l.Changes().DoneSummary(nod.ChangeItem{Tool: tool, After: f.Before}) // what the undone change had set
 	case len(inv.Items) == 1:
 		ic := inv.Items[0]
 		switch {
 		case ic.After == nil: // the undone change added it
-			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.Before.Title})
+			return l.Changes().DoneSummary(nod.ChangeItem{Tool: nod.ToolAddItem, After: ic.Before.Title})
 		case ic.Before == nil: // it removed it
-			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.After})
+			return l.Changes().DoneSummary(nod.ChangeItem{Tool: nod.ToolRemoveItem, ItemBefore: ic.After})
 		default:
-			return l.DoneSummary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.After, ItemAfter: ic.Before})
+			return l.Changes().DoneSummary(nod.ChangeItem{Tool: nod.ToolUpdateItem, ItemBefore: ic.After, ItemAfter: ic.Before})
 		}
 	}
 	return ""

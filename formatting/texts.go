@@ -132,7 +132,7 @@ var (
 	NoticeReproposedAlready = fixed("n_reproposed_already")
 	NoticeReproposeNone     = fixed("n_repropose_none")
 	NoticeReproposed        = define[Reproposal]("n_reproposed")
-	NoticeRuleOn            = define[string]("n_rule_on") // until this date, as RuleUntil writes it
+	NoticeRuleOn            = define[string]("n_rule_on") // until this date, as Rules.Until writes it
 	NoticeRuleDeclined      = fixed("n_rule_declined")
 	NoticeRuleRevoked       = fixed("n_rule_revoked")
 	NoticeRuleDecided       = fixed("n_rule_decided")

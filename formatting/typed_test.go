@@ -29,7 +29,7 @@ func TestChecklistItemsFromTypedValues(t *testing.T) {
 		{"remove", nod.ChangeItem{Tool: "remove_checklist_item", Summary: "stored", ItemBefore: ticked}, `Remove from the checklist: “Write migration notes”`},
 		{"no item", nod.ChangeItem{Tool: "update_checklist_item", Summary: "stored"}, "stored"},
 	} {
-		if got := loc.Summary(tc.it); !strings.Contains(got, tc.want) {
+		if got := loc.Changes().Summary(tc.it); !strings.Contains(got, tc.want) {
 			t.Errorf("%s: Summary = %q, want it to contain %q", tc.name, got, tc.want)
 		}
 	}
@@ -37,7 +37,7 @@ func TestChecklistItemsFromTypedValues(t *testing.T) {
 		ID: "i1", N: 1, Tool: "update_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Status: nod.ItemPending, Summary: "stored",
 		Reason: "The notes were rewritten after the review", ItemBefore: ticked, ItemAfter: renamed,
 	}}}
-	html := loc.ChangeSet(formatting.ChangeSetView{Set: set, Titles: map[string]string{"T1": "Fix login bug"}}).HTML
+	html := loc.Changes().ChangeSet(formatting.ChangeSetView{Set: set, Titles: map[string]string{"T1": "Fix login bug"}}).HTML
 	for _, want := range []string{"Reason: “The notes were rewritten after the review”", "You set this item on " + loc.Stamp(at)} {
 		if !strings.Contains(html, want) {
 			t.Errorf("change set lacks %q:\n%s", want, html)
@@ -49,7 +49,7 @@ func TestChecklistItemsFromTypedValues(t *testing.T) {
 // stays one, never a backslash escape.
 func TestTitlesQuotedAsTyped(t *testing.T) {
 	for lang, want := range map[string]string{"en": `Create task “Fix <login> & "bug"”`, "de": `„Fix <login> & "bug"“`} {
-		got := formatting.For(lang).Summary(nod.ChangeItem{Tool: "create_task", Summary: "stored", Field: nod.FieldTask, After: `Fix <login> & "bug"`})
+		got := formatting.For(lang).Changes().Summary(nod.ChangeItem{Tool: "create_task", Summary: "stored", Field: nod.FieldTask, After: `Fix <login> & "bug"`})
 		if !strings.Contains(got, want) || strings.Contains(got, `\`) {
 			t.Errorf("%s: Summary = %s, want it to contain %s", lang, got, want)
 		}

@@ -71,10 +71,10 @@ type core struct {
 // timestamp the DB writes.
 func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	if opts.UndoWindow <= 0 {
-		opts.UndoWindow = 24 * time.Hour
+		opts.UndoWindow = nod.DefaultUndoWindow
 	}
 	if opts.ChangeSetTTL <= 0 {
-		opts.ChangeSetTTL = 7 * 24 * time.Hour
+		opts.ChangeSetTTL = nod.DefaultChangeSetTTL
 	}
 	// Every time the DB writes is cut to the precision both databases
 	// keep, so that a value read back compares equal to the one written.

@@ -14,7 +14,7 @@ import (
 // person's language lang, and returns the set's message.
 func (h *harness) threeNewTasks(lang string) telegramtest.Message {
 	h.t.Helper()
-	h.tg.SetLanguage(user, lang)
+	h.tg.Wire().SetLanguage(user, lang)
 	h.script(openaitest.Calls(
 		call("a", "create_task", map[string]any{"title": "Book the venue"}),
 		call("b", "create_task", map[string]any{"title": "Order flyers"}),

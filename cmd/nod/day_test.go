@@ -113,8 +113,8 @@ func TestZoneAskedOnce(t *testing.T) {
 func TestChatSettingsAdminsOnlyInGroup(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tg.SetMember(board, 43, "creator")
-	h.tg.SetMember(board, user, "member")
+	h.tg.Wire().SetMember(board, 43, "creator")
+	h.tg.Wire().SetMember(board, user, "member")
 	h.start()
 	h.tg.SendText(board, user, "/tz Europe/Berlin")
 	if m := h.tg.WaitBotMessages(board, 1)[0]; !strings.Contains(m.Text, "only its administrators can change the time zone") {
@@ -541,7 +541,7 @@ func TestReminderProposedInGerman(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
-	h.tg.SetLanguage(user, "de")
+	h.tg.Wire().SetLanguage(user, "de")
 	h.seedT1()
 	h.inBerlin(chat)
 	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})), openaitest.Text("Soll ich dich erinnern?"))

@@ -62,7 +62,7 @@ func (h *harness) trashed(chatID int64, id string) bool {
 // button presses and queued work had time to settle.
 func (h *harness) quiet(chatID int64, n int) []telegramtest.Message {
 	h.t.Helper()
-	h.tg.Wait("nod to settle", h.tg.Idle)
+	h.tg.Wait("nod to settle", h.tg.Wire().Idle)
 	time.Sleep(100 * time.Millisecond)
 	msgs := h.tg.BotMessages(chatID)
 	if len(msgs) != n {
@@ -262,7 +262,7 @@ func TestDeletionLineSurvivesRestart(t *testing.T) {
 	h.seed(chat, nod.Task{ID: "T3", Title: "Plan the offsite"})
 	h.tg.SendText(chat, user, "no") // the README question ends
 	h.tg.WaitBotMessages(chat, 5)
-	h.tg.SetFault(func(method string, p url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, p url.Values) *telegramtest.Error {
 		if method == "sendMessage" && strings.Contains(p.Get("text"), "Plan the offsite") {
 			return &telegramtest.Error{Code: 400, Description: "Bad Request: not now"}
 		}
@@ -273,7 +273,7 @@ func TestDeletionLineSurvivesRestart(t *testing.T) {
 	h.tg.WaitBotMessages(chat, 6)
 	h.tg.Wait("the question to fail", func() bool { return strings.Contains(h.logs.String(), "not now") })
 	h.stop()
-	h.tg.SetFault(nil)
+	h.tg.Wire().SetFault(nil)
 	// Later than a dead process's grace, within the question's time.
 	h.clock.Advance(6 * time.Minute)
 	h.start()
@@ -322,7 +322,7 @@ func TestGroupDeletionsAreTheAskers(t *testing.T) {
 func TestGermanDeletionUndone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tg.SetLanguage(user, "de")
+	h.tg.Wire().SetLanguage(user, "de")
 	h.seed(chat, nod.Task{ID: "T1", Title: "Fix login bug"})
 	h.clf = answer("explicit:lösch den Login-Bug")
 	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Sie kommt in den Papierkorb, sobald du bestätigst."))

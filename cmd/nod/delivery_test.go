@@ -108,7 +108,7 @@ func TestPressAnsweredBeforeRateLimitedEdit(t *testing.T) {
 	h := newHarness(t)
 	set := h.startWithRaise("raise it")
 	limited := 0
-	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method == "editMessageText" && limited == 0 {
 			limited++
 			return &telegramtest.Error{Code: 429, Description: "Too Many Requests: retry after 1", RetryAfter: 1}

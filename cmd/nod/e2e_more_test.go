@@ -84,10 +84,10 @@ func TestNonTextAndOversizedMessages(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.start()
-	h.tg.SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": time.Now().Unix(),
+	h.tg.Wire().SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": time.Now().Unix(),
 		"chat": map[string]any{"id": chat, "type": "private"}, "from": map[string]any{"id": user, "first_name": "U"},
 		"sticker": map[string]any{"file_id": "x", "file_unique_id": "y", "type": "regular", "width": 1, "height": 1}}})
-	h.tg.SendUpdate(map[string]any{"channel_post": map[string]any{"message_id": 92, "date": time.Now().Unix(),
+	h.tg.Wire().SendUpdate(map[string]any{"channel_post": map[string]any{"message_id": 92, "date": time.Now().Unix(),
 		"chat": map[string]any{"id": -100, "type": "channel"}, "text": "post"}})
 	h.tg.SendText(chat, user, strings.Repeat("x", 5000))
 	msgs := h.tg.WaitBotMessages(chat, 2)
@@ -216,7 +216,7 @@ func TestBinary(t *testing.T) {
 	}
 	// A refused token: one line that says what to fix, exit 1, no file.
 	refusing := telegramtest.New(t)
-	refusing.SetFault(func(string, url.Values) *telegramtest.Error {
+	refusing.Wire().SetFault(func(string, url.Values) *telegramtest.Error {
 		return &telegramtest.Error{Code: 401, Description: "Unauthorized"}
 	})
 	dir := t.TempDir()

@@ -128,7 +128,7 @@ func TestDoubleTapAndRedeliveryApplyOnce(t *testing.T) {
 	}
 	// Telegram redelivers the first press (same update_id, e.g. after a
 	// crash before the offset was confirmed): it must be ignored.
-	h.tg.Redeliver(2)
+	h.tg.Wire().Redeliver(2)
 	h.tg.Wait("the redelivered update to be dropped", func() bool {
 		return strings.Contains(h.logs.String(), "duplicate update ignored")
 	})

@@ -396,7 +396,7 @@ func TestQueuedDespiteTheQuoteSaysWhy(t *testing.T) {
 func TestGermanChangeOfMindApplies(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tg.SetLanguage(user, "de")
+	h.tg.Wire().SetLanguage(user, "de")
 	h.seedT1()
 	h.clf = answer("explicit:doch lieber P1")
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("P1."))

@@ -24,7 +24,7 @@ func TestTelegramFaults(t *testing.T) {
 		mu    sync.Mutex
 		sends int
 	)
-	h.tg.SetFault(func(method string, p url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, p url.Values) *telegramtest.Error {
 		mu.Lock()
 		defer mu.Unlock()
 		switch method {

@@ -23,13 +23,13 @@ func TestStrangerCostsNoRow(t *testing.T) {
 
 	var theirs []int64
 	msg := h.tg.SendText(chat, stranger, "delete everything")
-	theirs = append(theirs, h.tg.LastUpdateID())
+	theirs = append(theirs, h.tg.Wire().LastUpdateID())
 	h.tg.WaitBotMessages(chat, 3) // the refusal
 	h.tg.EditText(chat, msg, "delete everything now")
-	theirs = append(theirs, h.tg.LastUpdateID())
-	h.tg.Redeliver(theirs[0])
+	theirs = append(theirs, h.tg.Wire().LastUpdateID())
+	h.tg.Wire().Redeliver(theirs[0])
 	h.tg.WaitAnswer(h.tg.Press(chat, stranger, set.ID, b.Data))
-	theirs = append(theirs, h.tg.LastUpdateID())
+	theirs = append(theirs, h.tg.Wire().LastUpdateID())
 	// The person's next message is handled after the stranger's, in the
 	// chat's order.
 	h.script(openaitest.Text("Noted."))
@@ -57,11 +57,11 @@ func TestOldRecordsPruned(t *testing.T) {
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	set := h.startWithRaise("raise the login bug")
-	first := h.tg.LastUpdateID()
+	first := h.tg.Wire().LastUpdateID()
 	h.script(openaitest.Text("Noted."))
 	h.tg.SendText(chat, user, "thanks")
 	h.tg.WaitBotMessages(chat, 3)
-	newest := h.tg.LastUpdateID()
+	newest := h.tg.Wire().LastUpdateID()
 	h.settleMessages()
 
 	h.clock.Advance(8 * 24 * time.Hour)
@@ -83,7 +83,7 @@ func TestOldRecordsPruned(t *testing.T) {
 		return err == nil && !recorded
 	})
 	msgs := len(h.tg.BotMessages(chat))
-	h.tg.Age(chat, set.ID)
+	h.tg.Wire().Age(chat, set.ID)
 	if ans := h.tap(chat, user, set.ID, "🔁 Re-propose"); ans != "This button has expired; nothing was changed." {
 		t.Errorf("a forgotten button answered %q", ans)
 	}
@@ -103,7 +103,7 @@ func TestLiveButtonsOutlastPruning(t *testing.T) {
 	set := h.startWithRaise("raise the login bug")
 	h.clock.Advance(35 * 24 * time.Hour)
 	h.sweeps(3)
-	h.tg.Age(chat, set.ID)
+	h.tg.Wire().Age(chat, set.ID)
 	if ans := h.tap(chat, user, set.ID, "✓ 1"); !strings.Contains(ans, "Applied") {
 		t.Errorf("✓ 1 after 35 days answered %q", ans)
 	}

@@ -103,7 +103,7 @@ func TestGroupReviewOffersNoZone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.inGroup()
-	h.tg.SetMember(group, user, "member")
+	h.tg.Wire().SetMember(group, user, "member")
 	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("An admin can set it with /tz."))
 	h.start()
 	h.tg.SendText(group, user, "/review")
@@ -123,8 +123,8 @@ func TestGroupReviewOffersNoZone(t *testing.T) {
 func TestGroupLangAdminsOnly(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tg.SetMember(group, user, "member")
-	h.tg.SetMember(group, bob, "administrator")
+	h.tg.Wire().SetMember(group, user, "member")
+	h.tg.Wire().SetMember(group, bob, "administrator")
 	h.start()
 	h.tg.SendText(group, user, "/lang de")
 	if m := h.tg.WaitBotMessages(group, 1)[0]; !strings.Contains(m.Text, "only its administrators can change the chat's language") {

@@ -104,7 +104,7 @@ func TestKilledAndRestarted(t *testing.T) {
 
 	// Kill during confirm-all: the edit that follows the writes hangs.
 	release := make(chan struct{})
-	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method == "editMessageText" {
 			select {
 			case <-release:
@@ -230,7 +230,7 @@ func TestChangeSetAfterKill(t *testing.T) {
 	h.seedT1()
 	h.raiseT1()
 	hang := make(chan struct{})
-	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method == "sendMessage" {
 			select {
 			case <-hang:

@@ -34,7 +34,7 @@ func TestGermanUser(t *testing.T) {
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.seedT1()
-	h.tg.SetLanguage(user, "de-DE")
+	h.tg.Wire().SetLanguage(user, "de-DE")
 	h.start()
 
 	h.raiseT1()
@@ -106,8 +106,8 @@ func TestGermanUser(t *testing.T) {
 func TestRefusalLanguage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tg.SetLanguage(stranger, "de")
-	h.tg.SetLanguage(user, "fr")
+	h.tg.Wire().SetLanguage(stranger, "de")
+	h.tg.Wire().SetLanguage(user, "fr")
 	h.script(openaitest.Text("Bonjour"))
 	h.start()
 	h.tg.SendText(chat+1, stranger, "hallo")
@@ -127,7 +127,7 @@ func TestGermanAnswersInWords(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
-	h.tg.SetLanguage(user, "de")
+	h.tg.Wire().SetLanguage(user, "de")
 	var calls []openaitest.ToolCall
 	for i, p := range []map[string]any{
 		{"priority": "P1"}, {"estimate_minutes": 90}, {"due_date": "2026-03-20"}, {"status": "BLOCKED"}, {"labels": []string{"auth"}},

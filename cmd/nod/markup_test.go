@@ -59,7 +59,7 @@ func TestRefusedHTMLSentAsPlainText(t *testing.T) {
 		mu      sync.Mutex
 		refused = map[string]string{} // method → the HTML it last refused
 	)
-	h.tg.SetFault(func(method string, p url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, p url.Values) *telegramtest.Error {
 		if (method != "sendMessage" && method != "editMessageText") || p.Get("parse_mode") != "HTML" || !strings.Contains(p.Get("text"), "Test Task") {
 			return nil
 		}

@@ -76,15 +76,15 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	first, second, logs2 := h.replicas()
 
-	h.tg.SetWebhookTarget(first)
+	h.tg.Wire().SetWebhookTarget(first)
 	h.tg.SendText(chat, user, "raise the login bug")
 	set := h.changeSetMessage(chat, 2)
 	b, _ := set.Button("✓ 1")
-	h.tg.SetWebhookTarget("")
+	h.tg.Wire().SetWebhookTarget("")
 	id := h.tg.Press(chat, user, set.ID, b.Data) // queued, not posted
-	raw := h.tg.LastUpdate()
+	raw := h.tg.Wire().LastUpdate()
 	for _, target := range []string{first, second} {
-		go h.tg.PostWebhook(target, "replica-secret-0123", raw)
+		go h.tg.Wire().PostWebhook(target, "replica-secret-0123", raw)
 	}
 	h.tg.WaitAnswer(id)
 	h.tg.Wait("both replicas to take the update", func() bool {
@@ -153,13 +153,13 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 	h.script(turns...)
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	first, second, logs2 := h.replicas()
-	h.tg.SetWebhookTarget(first)
+	h.tg.Wire().SetWebhookTarget(first)
 	var sets []telegramtest.Message
 	for s := range items / 10 {
 		h.tg.SendText(chat, user, fmt.Sprintf("tick the next ten, part %d", s+1))
 		sets = append(sets, h.changeSetMessage(chat, 2*(s+1)))
 	}
-	h.tg.SetWebhookTarget("")
+	h.tg.Wire().SetWebhookTarget("")
 
 	// Queue every press first, then deliver them all at once.
 	type delivery struct {
@@ -178,7 +178,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 			t.Fatalf("no %q on message %d: %v", button, m.ID, buttonTexts(m))
 		}
 		answers = append(answers, h.tg.Press(chat, user, m.ID, m.Buttons()[i].Data))
-		deliveries = append(deliveries, delivery{target, h.tg.LastUpdate()})
+		deliveries = append(deliveries, delivery{target, h.tg.Wire().LastUpdate()})
 	}
 	for _, m := range sets[:5] {
 		for n := 1; n <= 10; n++ {
@@ -195,7 +195,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			h.tg.PostWebhook(d.target, "replica-secret-0123", d.raw)
+			h.tg.Wire().PostWebhook(d.target, "replica-secret-0123", d.raw)
 		}()
 	}
 	wg.Wait()

@@ -90,7 +90,7 @@ func TestForwardedYesIsNoAnswer(t *testing.T) {
 func TestForwardedGerman(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tg.SetLanguage(user, "de")
+	h.tg.Wire().SetLanguage(user, "de")
 	h.seedT1()
 	h.clf = answer("explicit:raise the login bug to P1")
 	h.raiseT1()
@@ -174,7 +174,7 @@ func TestEditAfterHandling(t *testing.T) {
 		}
 	}
 	// The same edit again changes nothing more: it is the same update.
-	h.tg.Redeliver(h.tg.LastUpdateID())
+	h.tg.Wire().Redeliver(h.tg.Wire().LastUpdateID())
 	h.settleMessages()
 	if n := len(h.llm.RequestsFor(agentM)); n != len(reqs) {
 		t.Errorf("a redelivered edit ran again: %d agent requests, want %d", n, len(reqs))

@@ -186,7 +186,7 @@ func TestTopicReminderAndDailyReview(t *testing.T) {
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.seedForumTask()
 	h.inBerlin(forum)
-	h.tg.SetMember(forum, user, "creator")
+	h.tg.Wire().SetMember(forum, user, "creator")
 	h.start()
 	ops := h.tg.CreateTopic(forum, user, "Ops")
 	daily := h.tg.CreateTopic(forum, user, "Daily")
@@ -254,7 +254,7 @@ func TestTopicUndecodableAnsweredThere(t *testing.T) {
 	m := u["message"].(map[string]any)
 	m["chat"] = map[string]any{"id": forum, "type": "supergroup", "is_forum": true}
 	m["message_thread_id"], m["is_topic_message"] = topic, true
-	h.tg.SendUpdate(u)
+	h.tg.Wire().SendUpdate(u)
 	got := h.tg.WaitBotMessages(forum, 1)[0]
 	if !strings.Contains(got.Text, "couldn't read that message") {
 		t.Errorf("answer to an unreadable update = %q", got.Text)

@@ -17,7 +17,7 @@ func TestTypingDoesNotDelayTheModel(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	modelCalled := make(chan struct{})
-	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method != "sendChatAction" {
 			return nil
 		}

@@ -54,7 +54,7 @@ func TestUndecodableUpdateCostsOnlyItself(t *testing.T) {
 	h.llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
 	// All three are queued before nod first polls: one batch.
 	h.tg.SendText(chat, user, "first message")
-	h.tg.SendUpdate(unknownKind(chat, user, "a forwarded story"))
+	h.tg.Wire().SendUpdate(unknownKind(chat, user, "a forwarded story"))
 	h.tg.SendText(chat, user, "second message")
 	h.start()
 	msgs := h.tg.WaitBotMessages(chat, 3)
@@ -89,16 +89,16 @@ func TestUndecodableWebhookUpdate(t *testing.T) {
 	h.env["NOD_WEBHOOK_SECRET"] = "hook-secret-0123456"
 	h.llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
-	h.tg.SetWebhookTarget("http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook")
-	h.tg.SendUpdate(unknownKind(chat, user, "a forwarded story"))
+	h.tg.Wire().SetWebhookTarget("http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook")
+	h.tg.Wire().SendUpdate(unknownKind(chat, user, "a forwarded story"))
 	h.tg.SendText(chat, user, "next message")
 	msgs := h.tg.WaitBotMessages(chat, 2)
 	if !strings.Contains(msgs[0].Text, "couldn't read that message") || !strings.Contains(msgs[1].Text, "heard: next message") {
 		t.Errorf("messages = %q, %q", msgs[0].Text, msgs[1].Text)
 	}
-	for _, status := range h.tg.WebhookStatuses() {
+	for _, status := range h.tg.Wire().WebhookStatuses() {
 		if status != 200 {
-			t.Errorf("webhook statuses = %v, want all 200", h.tg.WebhookStatuses())
+			t.Errorf("webhook statuses = %v, want all 200", h.tg.Wire().WebhookStatuses())
 			break
 		}
 	}

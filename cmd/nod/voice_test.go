@@ -240,7 +240,7 @@ func TestVoiceFailures(t *testing.T) {
 		t.Errorf("%d transcription requests; want 4 (a 5xx is tried twice)", n)
 	}
 	// The file cannot be fetched: the same line, and no transcription.
-	h.tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		if method == "download" {
 			return &telegramtest.Error{Code: 502, Description: "Bad Gateway"}
 		}
@@ -250,7 +250,7 @@ func TestVoiceFailures(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "couldn't transcribe") {
 		t.Errorf("failed download = %q", m.Text)
 	}
-	h.tg.SetFault(nil)
+	h.tg.Wire().SetFault(nil)
 	if n := len(h.llm.Transcriptions()); n != 4 {
 		t.Errorf("a file that was not fetched was transcribed")
 	}
@@ -308,7 +308,7 @@ func TestCaptions(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "can't look at photos or files") || !strings.Contains(m.Text, "caption") {
 		t.Errorf("photo without caption = %q", m.Text)
 	}
-	h.tg.SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": 1, "chat": map[string]any{"id": chat, "type": "private"},
+	h.tg.Wire().SendUpdate(map[string]any{"message": map[string]any{"message_id": 90, "date": 1, "chat": map[string]any{"id": chat, "type": "private"},
 		"from":    map[string]any{"id": user, "is_bot": false, "first_name": "User"},
 		"sticker": map[string]any{"file_id": "st", "file_unique_id": "st", "type": "regular", "width": 512, "height": 512, "is_animated": false, "is_video": false}}})
 	if m := h.tg.WaitBotMessages(chat, 5)[4]; m.Text != "I can only read text and voice messages." {
@@ -323,7 +323,7 @@ func TestCaptions(t *testing.T) {
 func TestVoiceInGerman(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.tg.SetLanguage(user, "de")
+	h.tg.Wire().SetLanguage(user, "de")
 	h.llm.HandleTranscriptions(openaitest.Heard("Was steht heute an?"))
 	h.script(openaitest.Text("Nichts Dringendes."))
 	h.start()

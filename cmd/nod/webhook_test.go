@@ -31,10 +31,10 @@ func TestWebhookMode(t *testing.T) {
 		t.Fatalf("no listening line:\n%s", h.logs)
 	}
 	target := "http://" + addr[1] + "/tg/hook"
-	if status := h.tg.PostWebhook(target, "wrong", []byte(`{"update_id":999,"message":{"message_id":1,"date":1,"chat":{"id":100,"type":"private"},"from":{"id":42,"first_name":"U"},"text":"forged"}}`)); status != 403 {
+	if status := h.tg.Wire().PostWebhook(target, "wrong", []byte(`{"update_id":999,"message":{"message_id":1,"date":1,"chat":{"id":100,"type":"private"},"from":{"id":42,"first_name":"U"},"text":"forged"}}`)); status != 403 {
 		t.Errorf("a wrong secret got %d, want 403", status)
 	}
-	h.tg.SetWebhookTarget(target)
+	h.tg.Wire().SetWebhookTarget(target)
 	h.tg.SendText(chat, user, "raise the login bug")
 	msg := h.changeSetMessage(chat, 2)
 	h.tap(chat, user, msg.ID, "✓ 1")
@@ -69,7 +69,7 @@ func TestWebhookStopLosesNothing(t *testing.T) {
 	raws := make([][]byte, updates)
 	for i := range raws {
 		h.tg.SendText(int64(300+i), user, fmt.Sprintf("message %d", i)) // queued: no webhook target set
-		raws[i] = h.tg.LastUpdate()
+		raws[i] = h.tg.Wire().LastUpdate()
 	}
 	status := make([]int, updates)
 	var wg sync.WaitGroup
@@ -81,7 +81,7 @@ func TestWebhookStopLosesNothing(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			status[i] = h.tg.PostWebhook(target, "stop-secret-0123456", raws[i])
+			status[i] = h.tg.Wire().PostWebhook(target, "stop-secret-0123456", raws[i])
 		}()
 		time.Sleep(20 * time.Millisecond) // spread the deliveries over the stop
 	}
@@ -117,7 +117,7 @@ func TestWebhookMalformedBodyLogBounded(t *testing.T) {
 	target := "http://" + addrRE.FindStringSubmatch(h.logs.String())[1] + "/hook"
 	body := []byte(`{"update_id":1,"message":{"text":"` + strings.Repeat("private words ", 60000) + `"`) // cut off: not JSON
 	before := len(h.logs.String())
-	if st := h.tg.PostWebhook(target, "log-secret-0123456", body); st != 200 {
+	if st := h.tg.Wire().PostWebhook(target, "log-secret-0123456", body); st != 200 {
 		t.Errorf("malformed body got %d, want 200 (a redelivery would fail the same way)", st)
 	}
 	h.tg.Wait("the drop to be logged", func() bool { return strings.Contains(h.logs.String(), "update not decodable; skipped") })

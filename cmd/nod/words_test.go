@@ -21,8 +21,8 @@ const (
 func (h *harness) inGroup() {
 	h.t.Helper()
 	h.seed(group, nod.Task{ID: "L1", Title: "Launch post", Priority: nod.P3})
-	h.tg.SetName(user, "Alice")
-	h.tg.SetName(bob, "Bob")
+	h.tg.Wire().SetName(user, "Alice")
+	h.tg.Wire().SetName(bob, "Bob")
 }
 
 // groupTask reads a task of the group.

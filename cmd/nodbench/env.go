@@ -20,7 +20,9 @@ import (
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/sweep"
 )
 
 // reporter is the fakes' test handle outside `go test`: errors are
@@ -76,7 +78,7 @@ func start(r *reporter, dsn string, users int, rtt time.Duration) (*env, error) 
 	e := &env{r: r}
 	labeled(partFake, func() {
 		e.tg, e.llm = telegramtest.New(r), openaitest.New(r)
-		e.tg.SetRoundTrip(rtt)
+		e.tg.Wire().SetRoundTrip(rtt)
 	})
 	var err error
 	labeled(partNod, func() { err = e.open(dsn, users) })
@@ -131,8 +133,8 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 		return nil, err
 	}
 	r.Cleanup(func() { n.db.Close() })
-	clf := confidence.New(confidence.Options{BaseURL: llmURL, Model: clfModel, Timeout: 30 * time.Second}, log)
-	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second}, agent.Deps{Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Settings: n.db.Settings(), Conversation: n.db.Conversation(), Proposals: n.db.ChangeSets(), Memory: n.db.ChangeSets(), Undone: n.db.Undo(), Rulebook: n.db.Rules(), Classifier: clf}, time.Now, log)
+	clf := confidence.New(confidence.Options{BaseURL: llmURL, Model: clfModel, Timeout: 30 * time.Second, Lexicon: formatting.Words}, log)
+	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second, Lexicon: formatting.Words}, agent.Deps{Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Settings: n.db.Settings(), Conversation: n.db.Conversation(), Proposals: n.db.ChangeSets(), Memory: n.db.ChangeSets(), Undone: n.db.Undo(), Rulebook: n.db.Rules(), Classifier: clf}, time.Now, log)
 	allowed := []nod.UserID{42}
 	for i := 1; i <= users; i++ {
 		allowed = append(allowed, nod.UserID(i))
@@ -148,7 +150,8 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	n.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: n.reg,
 		SweepInterval: 24 * time.Hour},
 		bot.Deps{Updates: n.db.Outbox(), Tasks: n.db.Tasks(), Audit: n.db.Audit(), Sets: n.db.ChangeSets(), Undos: n.db.Undo(), Chats: n.db.Settings(), Rulebook: n.db.Rules(),
-			Conversation: n.db.Conversation(), Messages: n.db.Messages(), Buttons: n.db.Messages(), Deletions: n.db.Deletions(), Answers: n.db.ChangeSets(), Sweeps: n.db.ChangeSets(), Outbox: n.db.Outbox(),
+			Conversation: n.db.Conversation(), Messages: n.db.Messages(), Buttons: n.db.Messages(), Deletions: n.db.Deletions(), Answers: n.db.ChangeSets(), Keeper: n.db.ChangeSets(), Outbox: n.db.Outbox(),
+			Sweep:  sweep.New(sweep.Deps{Expiry: n.db.ChangeSets(), Deletions: n.db.Deletions(), Trash: n.db.Tasks(), Buttons: n.db.Messages(), Updates: n.db.Outbox(), Outbox: n.db.Outbox(), Tasks: n.db.Tasks()}, sweep.Options{AllowedUsers: allowed}, time.Now, log),
 			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
 	if err := n.bot.Start(context.Background()); err != nil {
 		return nil, err

@@ -104,7 +104,7 @@ func (r loadRun) measure() (load, error) {
 }
 
 // conns counts the TCP connections both fakes accepted.
-func (e *env) conns() int64 { return e.tg.Conns() + e.llm.Conns() }
+func (e *env) conns() int64 { return e.tg.Wire().Conns() + e.llm.Conns() }
 
 // cpuRun is what the interleaved load run measured.
 type cpuRun struct {
@@ -209,15 +209,15 @@ func cpuSegments(nod, echo *child, tg, echoTG *telegramtest.Server, llm *openait
 	turnChats := chatRange(0, n)
 	var ids sync.Map // chat → callback query id
 	return [3]segment{
-		segEcho: {proc: echo, conns: echoTG.Conns, round: func(i int) []time.Duration {
+		segEcho: {proc: echo, conns: echoTG.Wire().Conns, round: func(i int) []time.Duration {
 			return concurrently(turnChats, func(chat int64) { echoTG.SendText(chat, chat, "echo") },
 				func(chat int64) bool { return len(echoTG.BotMessages(chat)) > i }, echoTG.Wait)
 		}},
-		segTurn: {proc: nod, conns: func() int64 { return tg.Conns() + llm.Conns() }, round: func(i int) []time.Duration {
+		segTurn: {proc: nod, conns: func() int64 { return tg.Wire().Conns() + llm.Conns() }, round: func(i int) []time.Duration {
 			return concurrently(turnChats, func(chat int64) { tg.SendText(chat, chat, "what's on my list?") },
 				func(chat int64) bool { return len(tg.BotMessages(chat)) > i }, tg.Wait)
 		}},
-		segTap: {proc: nod, conns: func() int64 { return tg.Conns() + llm.Conns() }, round: func(i int) []time.Duration {
+		segTap: {proc: nod, conns: func() int64 { return tg.Wire().Conns() + llm.Conns() }, round: func(i int) []time.Duration {
 			return concurrently(chatRange(n+i*n, n), func(chat int64) {
 				msgs := tg.BotMessages(chat)
 				set := msgs[len(msgs)-1]

@@ -16,7 +16,9 @@ import (
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/sweep"
 )
 
 // reminders is what the reminder bench measured: n reminders due in the
@@ -134,12 +136,14 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
 		c := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, time.Now, log, nil)
-		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel}, agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules()}, time.Now, log)
+		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, Lexicon: formatting.Words}, agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules()}, time.Now, log)
+		blog := slog.New(slog.NewTextHandler(lb, nil))
+		sw := sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()}, sweep.Options{}, time.Now, blog)
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
 			bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
-				Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: db.ChangeSets(), Sweeps: db.ChangeSets(), Outbox: db.Outbox(),
+				Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: db.ChangeSets(), Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c},
-			time.Now, slog.New(slog.NewTextHandler(lb, nil)))
+			time.Now, blog)
 		if err := b.Start(context.Background()); err != nil {
 			return nil, err
 		}

@@ -205,7 +205,7 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		res.TelegramTrips += max(0, visibleCalls(e.tg.Calls("")[calls:])-1)
 		// The next step starts once nod has its last answer from
 		// Telegram, as a person does not type within a round trip.
-		e.tg.Wait("the bot's calls answered", e.tg.Idle)
+		e.tg.Wait("the bot's calls answered", e.tg.Wire().Idle)
 		for _, m := range transcriptMessages(e)[before:] {
 			transcript.WriteString(m)
 		}

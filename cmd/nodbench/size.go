@@ -88,7 +88,7 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 func sizeTurns(e *env, chats []int64, rounds int, out *sized) error {
 	n := len(chats)
 	e.llm.Handle(readOnlyLLM)
-	e.tg.Wait("nod to settle", e.tg.Idle)
+	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
 	settle(e)
 	reqs := len(e.llm.RequestsFor(agentModel))
 	s0, _ := e.db.Work()
@@ -100,7 +100,7 @@ func sizeTurns(e *env, chats []int64, rounds int, out *sized) error {
 	if err != nil {
 		return err
 	}
-	e.tg.Wait("nod to settle", e.tg.Idle)
+	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
 	settle(e)
 	s1, _ := e.db.Work()
 	bytes := 0
@@ -164,7 +164,7 @@ func proposeSets(e *env, chats []int64, rounds int) (map[int64][]int, error) {
 // round; what a tap does after its answer (the set's edit) counts too.
 func sizeTaps(e *env, chats []int64, rounds int, sets map[int64][]int, out *sized) error {
 	n := len(chats)
-	e.tg.Wait("nod to settle", e.tg.Idle)
+	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
 	settle(e)
 	s0, _ := e.db.Work()
 	var presses sync.Map // chat and round → callback query id

@@ -31,7 +31,7 @@ func measureWork(t *testing.T, dialect string, prepare func(e *env), op func(e *
 		t.Fatal(err)
 	}
 	prepare(e)
-	e.tg.Wait("nod to settle", e.tg.Idle)
+	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
 	settled(t, e)
 	s0, t0 := e.db.Work()
 	op(e)

@@ -37,7 +37,7 @@ func (p *playground) restoreChat() error {
 	if err := json.Unmarshal(raw, &msgs); err != nil {
 		return fmt.Errorf("the kept chat %s: %w", chatFile(p.db), err)
 	}
-	p.tg.RestoreChat(p.chatID, msgs)
+	p.tg.Wire().RestoreChat(p.chatID, msgs)
 	if raw, err := os.ReadFile(clockFile(p.db)); err == nil {
 		if kept, err := time.Parse(time.RFC3339Nano, string(raw)); err == nil && kept.After(time.Now()) {
 			p.ahead.Store(int64(time.Until(kept)))

@@ -128,7 +128,7 @@ func (p *playground) resume(ctx context.Context, o options, log *slog.Logger) er
 	if err != nil {
 		return err
 	}
-	p.tg.ContinueAfter(last)
+	p.tg.Wire().ContinueAfter(last)
 	if p.tmp == "" {
 		p.keep = true
 		return p.restoreChat()
@@ -144,14 +144,14 @@ func (p *playground) openTelegram(o options, logf func(format string, args ...an
 	allowed = strconv.FormatInt(player, 10)
 	if o.group {
 		p.chatID, allowed = group, allowed+","+strconv.FormatInt(bob, 10)
-		p.tg.SetName(player, "Alice")
-		p.tg.SetName(bob, "Bob")
+		p.tg.Wire().SetName(player, "Alice")
+		p.tg.Wire().SetName(bob, "Bob")
 		// Alice made the group, as someone who adds a bot to their family's
 		// group did: chat-wide settings (/tz, /daily) are hers to change.
-		p.tg.SetMember(group, player, "creator")
-		p.tg.SetLanguage(bob, o.lang)
+		p.tg.Wire().SetMember(group, player, "creator")
+		p.tg.Wire().SetLanguage(bob, o.lang)
 	}
-	p.tg.SetLanguage(player, o.lang)
+	p.tg.Wire().SetLanguage(player, o.lang)
 	return allowed
 }
 

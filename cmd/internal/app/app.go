@@ -20,6 +20,7 @@ import (
 	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/speech"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/sweep"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -30,7 +31,7 @@ import (
 // Clock is the time source of the whole process; tests replace it.
 type Clock func() time.Time
 
-// Each storage interface of agent and bot is one repository's.
+// Each storage interface of agent, bot and sweep is one repository's.
 var (
 	_ agent.Tasks        = (*storage.Tasks)(nil)
 	_ agent.Editor       = (*storage.Tasks)(nil)
@@ -57,16 +58,25 @@ var (
 	_ bot.Buttons        = (*storage.Messages)(nil)
 	_ bot.Deletions      = (*storage.Deletions)(nil)
 	_ bot.Answers        = (*storage.ChangeSets)(nil)
-	_ bot.Sweeps         = (*storage.ChangeSets)(nil)
+	_ bot.Keeper         = (*storage.ChangeSets)(nil)
 	_ bot.Outbox         = (*storage.Outbox)(nil)
 	_ bot.Days           = (*storage.Schedule)(nil)
 	_ bot.People         = (*storage.Settings)(nil)
+	_ sweep.Expiry       = (*storage.ChangeSets)(nil)
+	_ sweep.Deletions    = (*storage.Deletions)(nil)
+	_ sweep.Trash        = (*storage.Tasks)(nil)
+	_ sweep.Buttons      = (*storage.Messages)(nil)
+	_ sweep.Updates      = (*storage.Outbox)(nil)
+	_ sweep.Outbox       = (*storage.Outbox)(nil)
+	_ sweep.Schedule     = (*storage.Schedule)(nil)
+	_ sweep.Tasks        = (*storage.Tasks)(nil)
 )
 
 var (
 	_ agent.Classifier = (*confidence.Classifier)(nil)
 	_ agent.Answerer   = (*agent.Confirmations)(nil)
 	_ bot.Turner       = (*agent.Agent)(nil)
+	_ bot.Sweeper      = (*sweep.Sweeper)(nil)
 	_ bot.Reminders    = (*agent.Confirmations)(nil)
 	_ bot.Places       = (*place.Finder)(nil)
 	_ bot.Transcriber  = (*speech.Transcriber)(nil)
@@ -116,12 +126,12 @@ func newRegistry() *prometheus.Registry {
 
 func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Logger) *confidence.Classifier {
 	return confidence.New(confidence.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, Model: cfg.ClassifierModel,
-		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now}, log.With("component", "classifier"))
+		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now, Lexicon: formatting.Words}, log.With("component", "classifier"))
 }
 
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *agent.Confirmations, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone},
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
 		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule()}, now, log.With("component", "agent"))
 }
 
@@ -136,13 +146,19 @@ func newTranscriber(cfg config, reg *prometheus.Registry, log *slog.Logger) *spe
 		log.With("component", "speech"))
 }
 
-func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
+func newSweeper(cfg config, db *storage.DB, now Clock, log *slog.Logger) *sweep.Sweeper {
+	return sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()},
+		sweep.Options{ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, UndoWindow: cfg.UndoWindow, AllowedUsers: cfg.AllowedUsers, TimeZone: cfg.TimeZone},
+		now, log.With("component", "sweep"))
+}
+
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *agent.Confirmations, sw *sweep.Sweeper, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
-		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout, UndoWindow: cfg.UndoWindow,
+		ChangeSetTTL: cfg.ChangeSetTTL, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
-			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: db.ChangeSets(), Sweeps: db.ChangeSets(), Outbox: db.Outbox(),
+			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: db.ChangeSets(), Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears}, now, log.With("component", "bot"))
 }
 
@@ -249,7 +265,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func() Clock { return w.clock },
-			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newBot, newHTTPServer,
+			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
 			// What a person can get wrong is checked before the database

@@ -84,7 +84,7 @@ func evalCmd(ctx context.Context, args []string, getenv func(string) string, std
 	// The classifier reads dates from the cases' day, as the agent does.
 	clf := newClassifier(cfg, prometheus.NewRegistry(), func() time.Time { return eval.Today }, log)
 	rep, err := eval.Run(ctx, cases, eval.Options{Classifier: clf, Model: cfg.ClassifierModel, Timeout: cfg.ClassifierTimeout,
-		Run: f.run, Progress: stderr, Log: log, Words: answer.NewReader(formatting.AnswerWords())})
+		Run: f.run, Progress: stderr, Log: log, Words: answer.NewReader(formatting.AnswerWords()), Lexicon: formatting.Words})
 	if err != nil {
 		return err
 	}

@@ -96,7 +96,7 @@ func serveEnv(t *testing.T, tg *telegramtest.Server) (map[string]string, string)
 // fix, before any database file exists.
 func TestWrongToken(t *testing.T) {
 	tg := telegramtest.New(t)
-	tg.SetFault(func(method string, _ url.Values) *telegramtest.Error {
+	tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
 		return &telegramtest.Error{Code: 401, Description: "Unauthorized"}
 	})
 	env, dir := serveEnv(t, tg)

@@ -25,7 +25,7 @@ func classifierOn(t *testing.T, answer func(openaitest.Request) openaitest.Respo
 	t.Helper()
 	llm := openaitest.New(t)
 	llm.Handle(answer)
-	return confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
+	return confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second, Lexicon: formatting.Words}, slog.New(slog.DiscardHandler))
 }
 
 // personLines are the person's lines of the transcript the classifier got, in
@@ -93,7 +93,7 @@ func TestRunCountsVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	right, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Model: "right"})
+	right, err := Run(t.Context(), cases, Options{Words: reader(), Lexicon: formatting.Words, Classifier: classifierOn(t, answering(t, cases, "")), Model: "right"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestRunCountsVerdicts(t *testing.T) {
 			}
 		}
 	}
-	yes, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, Explicit)), Model: "yes-man"})
+	yes, err := Run(t.Context(), cases, Options{Words: reader(), Lexicon: formatting.Words, Classifier: classifierOn(t, answering(t, cases, Explicit)), Model: "yes-man"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,8 +177,8 @@ func TestAsidesNeverReachTheClassifier(t *testing.T) {
 	}
 	llm := openaitest.New(t)
 	llm.Handle(answering(t, cases, Explicit))
-	clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
-	if _, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: clf, Model: "yes-man"}); err != nil {
+	clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf", Timeout: 5 * time.Second, Lexicon: formatting.Words}, slog.New(slog.DiscardHandler))
+	if _, err := Run(t.Context(), cases, Options{Words: reader(), Lexicon: formatting.Words, Classifier: clf, Model: "yes-man"}); err != nil {
 		t.Fatal(err)
 	}
 	reqs := llm.Requests()
@@ -199,11 +199,11 @@ func TestAsidesNeverReachTheClassifier(t *testing.T) {
 // -run picks cases by name.
 func TestRunPicks(t *testing.T) {
 	cases, _ := Cases()
-	rep, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`^en/plain`)})
+	rep, err := Run(t.Context(), cases, Options{Words: reader(), Lexicon: formatting.Words, Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`^en/plain`)})
 	if err != nil || len(rep.Cases) != 1 || rep.Cases[0].Name != "en/plain-explicit" {
 		t.Errorf("%v: %+v", err, rep.Cases)
 	}
-	if _, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`nothing`)}); err == nil {
+	if _, err := Run(t.Context(), cases, Options{Words: reader(), Lexicon: formatting.Words, Classifier: classifierOn(t, answering(t, cases, "")), Run: regexp.MustCompile(`nothing`)}); err == nil {
 		t.Errorf("no case matched, and no error")
 	}
 }
@@ -258,7 +258,7 @@ func TestAnswerCasesDecideNoMoreThanTheWords(t *testing.T) {
 			t.Errorf("no answer case says %q", want)
 		}
 	}
-	rep, err := Run(t.Context(), cases, Options{Words: reader(), Classifier: classifierOn(t, yesToAll), Model: "yes to all"})
+	rep, err := Run(t.Context(), cases, Options{Words: reader(), Lexicon: formatting.Words, Classifier: classifierOn(t, yesToAll), Model: "yes to all"})
 	if err != nil {
 		t.Fatal(err)
 	}

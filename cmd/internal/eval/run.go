@@ -34,6 +34,9 @@ type Options struct {
 	// Words reads answers in words as the bot does
 	// (formatting.AnswerWords); required.
 	Words *answer.Reader
+	// Lexicon is the agent's words, as nod serve gives them
+	// (formatting.Words); required.
+	Lexicon func(list string) []string
 }
 
 // Report is what a run found.
@@ -120,6 +123,9 @@ func Run(ctx context.Context, cases []Case, o Options) (Report, error) {
 	}
 	if o.Words == nil {
 		return Report{}, errors.New("eval: no words to read answers with")
+	}
+	if o.Lexicon == nil {
+		return Report{}, errors.New("eval: no lexicon for the agent")
 	}
 	rep := Report{Model: o.Model, Timeout: o.Timeout}
 	var picked []Case
@@ -294,7 +300,7 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 	defer model.close()
 	rec := &recorder{real: o.Classifier}
 	conf := agent.NewConfirmations(agent.ConfirmDeps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, clk.now, o.Log, nil)
-	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute},
+	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute, Lexicon: o.Lexicon},
 		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
 
 	s := &stage{clk: clk, chat: chat, model: model, rec: rec, conf: conf, agent: a}
