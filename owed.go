@@ -54,11 +54,15 @@ type Owed struct {
 	User UserID
 }
 
-// Receipt is what a receipt shows of one change applied without a tap.
+// Receipt is one change applied without a tap (an explicit request,
+// trusted mode, a rule): what a turn returns and what the outbox keeps
+// until the person is told.
 type Receipt struct {
 	TaskTitle string
 	Item      ChangeItem // what changed; UndoID names its undo entry
 	Quote     string     // the person's words that asked for it
 	Trusted   bool       // applied because the chat trusts the agent
-	RuleID    string     // the learned rule that applied it, if one did
+	// Rule is the learned rule that applied it, if one did; the outbox
+	// keeps its ID and reads it back.
+	Rule *Rule
 }

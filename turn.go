@@ -59,21 +59,12 @@ type TurnRequest struct {
 // speaker, or a review marked Group.
 func (r TurnRequest) InGroup() bool { return r.Group || r.Speaker != "" }
 
-// TurnReceipt is a change a turn applied without asking.
-type TurnReceipt struct {
-	TaskTitle string
-	Item      ChangeItem // what changed, with its undo entry
-	Quote     string     // the person's words that asked for it
-	Mode      Mode       // trusted: applied because the chat trusts the agent
-	Rule      *Rule      // the learned rule that applied it, if one did
-}
-
 // TurnResult is what a turn produced for the person.
 type TurnResult struct {
-	Receipts []TurnReceipt // changes applied at once
-	Notices  []Note        // what needed no change, or was left as the person set it
-	Text     string        // the agent's final reply; may be empty
-	Set      *ChangeSet    // proposals to show; nil if none
+	Receipts []Receipt  // changes applied at once
+	Notices  []Note     // what needed no change, or was left as the person set it
+	Text     string     // the agent's final reply; may be empty
+	Set      *ChangeSet // proposals to show; nil if none
 	// Deletions each wait for the person to type a task's title to
 	// delete it; they are asked one at a time, in this order.
 	Deletions []PendingDeletion

@@ -215,10 +215,6 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 		}
 		item := typed(pc.c, pc.task, nod.ChangeItem{N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
 			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed})
-		rule := ""
-		if pc.rule != nil {
-			rule = pc.rule.ID
-		}
 		applied, err := t.a.editor.Apply(ctx, nod.Edit{
 			ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
 			Summary: pc.c.summary(pc.task), Auto: true,
@@ -231,7 +227,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 				return tk, err
 			},
 			Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdict, Reason: why, Duration: time.Since(p.start)},
-			Receipt: &nod.Receipt{Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, RuleID: rule},
+			Receipt: &nod.Receipt{Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, Rule: pc.rule},
 		})
 		if err != nil {
 			if c, ok := pc.c.(createTask); ok && c.t.ID != "" {
@@ -243,7 +239,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 		}
 		last = applied.After
 		item.TaskID, item.UndoID = applied.After.ID, applied.Undo.ID
-		t.receipts = append(t.receipts, nod.TurnReceipt{TaskTitle: applied.After.Title, Quote: quote, Mode: t.mode, Rule: pc.rule, Item: item})
+		t.receipts = append(t.receipts, nod.Receipt{TaskTitle: applied.After.Title, Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, Rule: pc.rule})
 	}
 	if !t.req.Review {
 		for _, title := range left {

@@ -402,7 +402,7 @@ type turn struct {
 	items      []nod.ChangeItem
 	supersede  []nod.ItemRef // open items the turn's proposals replace
 	withdraw   []nod.ItemRef // open items the person's edit took back
-	receipts   []nod.TurnReceipt
+	receipts   []nod.Receipt
 	notices    []nod.Note // what the person is told beside receipts
 	deletions  []nod.PendingDeletion
 	asides     []string // what the model wrote beside its tool calls

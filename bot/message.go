@@ -446,7 +446,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		who := b.nameOf(ctx, chat, in.user)
 		for i, r := range res.Receipts {
-			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Mode == nod.ModeTrusted, Rule: r.Rule, Who: who}
+			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule, Who: who}
 		}
 		if b.reply(ctx, at, loc.Changes().Receipts(rs)) != 0 {
 			ids := make([]string, len(res.Receipts))

@@ -84,13 +84,7 @@ func (b *Bot) deliverReceipts(ctx context.Context, at nod.Topic, owed []nod.Owed
 	refs := make([]string, 0, len(owed))
 	for _, o := range owed {
 		r := o.Receipt
-		fr := formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Who: b.nameOf(ctx, chat, o.User)}
-		if r.RuleID != "" {
-			if rule, err := b.rulebook.Rule(ctx, chat, r.RuleID); err == nil {
-				fr.Rule = &rule
-			}
-		}
-		rs = append(rs, fr)
+		rs = append(rs, formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule, Who: b.nameOf(ctx, chat, o.User)})
 		refs = append(refs, o.Ref)
 	}
 	m := loc.Changes().Receipts(rs)

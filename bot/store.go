@@ -65,7 +65,6 @@ type Chats interface {
 type Rulebook interface {
 	// Rules returns the chat's learned rules in force at now.
 	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
-	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
 }
 
 // Conversation finds what the person said in an earlier message, for an

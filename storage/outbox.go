@@ -54,7 +54,11 @@ type answerRecord struct {
 func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error {
 	var payload string
 	if r := o.Receipt; r != nil {
-		b, err := json.Marshal(receiptRecord{TaskTitle: r.TaskTitle, Quote: r.Quote, Trusted: r.Trusted, RuleID: r.RuleID,
+		var rule string
+		if r.Rule != nil {
+			rule = r.Rule.ID
+		}
+		b, err := json.Marshal(receiptRecord{TaskTitle: r.TaskTitle, Quote: r.Quote, Trusted: r.Trusted, RuleID: rule,
 			N: r.Item.N, Tool: r.Item.Tool, TaskID: r.Item.TaskID, Args: r.Item.Args, Summary: r.Item.Summary,
 			Field: string(r.Item.Field), Before: r.Item.Before, After: r.Item.After, UndoID: r.Item.UndoID,
 			Detail: recordDetail(r.Item)})
@@ -194,10 +198,17 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 				db.log.Error("owed receipt unreadable", "id", r.o.ID, "err", err)
 				continue
 			}
-			r.o.Receipt = &nod.Receipt{TaskTitle: rec.TaskTitle, Quote: rec.Quote, Trusted: rec.Trusted, RuleID: rec.RuleID,
+			r.o.Receipt = &nod.Receipt{TaskTitle: rec.TaskTitle, Quote: rec.Quote, Trusted: rec.Trusted,
 				Item: nod.ChangeItem{N: rec.N, Tool: rec.Tool, TaskID: rec.TaskID, Args: rec.Args, Summary: rec.Summary,
 					Field: nod.Field(rec.Field), Before: rec.Before, After: rec.After, Status: nod.ItemConfirmed, UndoID: rec.UndoID}}
 			rec.Detail.fill(&r.o.Receipt.Item)
+			if rec.RuleID != "" {
+				// A rule that cannot be read leaves the receipt without it:
+				// it still says what changed.
+				if rule, err := getRule(ctx, db.reader(), r.o.ChatID, rec.RuleID); err == nil {
+					r.o.Receipt.Rule = &rule
+				}
+			}
 		}
 		out = append(out, r.o)
 	}

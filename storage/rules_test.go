@@ -104,3 +104,38 @@ func TestRuleLifecycle(t *testing.T) {
 		}
 	})
 }
+
+// An owed receipt keeps the rule that applied its change by id and reads
+// the rule back when taken; one whose rule cannot be read comes without it.
+func TestOwedReceiptRule(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		offered, _, err := db.Rules().OfferRule(ctx, chat, 42, "set_task_priority=P1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rule, err := db.Rules().DecideRule(ctx, chat, offered.ID, 42, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range []*nod.Rule{&rule, {ID: "gone"}} {
+			p := []nod.Priority{nod.P1, nod.P2}[i]
+			if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed, Mutate: setPriority(p),
+				Receipt: &nod.Receipt{Item: nod.ChangeItem{Tool: "set_task_priority", Summary: "Set priority"}, Trusted: true, Rule: r}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.Advance(2 * time.Minute)
+		owed, err := db.Outbox().TakeOwed(ctx, time.Minute)
+		if err != nil || len(owed) != 2 {
+			t.Fatalf("TakeOwed = %d messages, %v; want 2", len(owed), err)
+		}
+		if r := owed[0].Receipt; r == nil || !r.Trusted || r.TaskTitle != "Fix login bug" || r.Rule == nil || r.Rule.ID != rule.ID || r.Rule.Kind != rule.Kind || r.Rule.Status != nod.RuleActive {
+			t.Errorf("receipt applied by a rule = %+v, want rule %+v", r, rule)
+		}
+		if r := owed[1].Receipt; r == nil || r.Rule != nil {
+			t.Errorf("receipt whose rule is gone = %+v, want it without a rule", r)
+		}
+	})
+}
