@@ -44,3 +44,37 @@ type Rejection struct {
 	Reason  string
 	At      time.Time
 }
+
+// Decided is the outcome of deciding change-set items: the set as it is
+// now, what was applied, and where a run of confirmations stopped.
+type Decided struct {
+	Set     ChangeSet
+	Applied map[int]Applied // by item number
+	// Stopped is the item that was refused (its status and note say why),
+	// after which no further item was tried; 0 if none was.
+	Stopped int
+	// Items are the items a run of confirmations was to decide, in order:
+	// those named, or those pending when it began.
+	Items []int
+	// Offer is a learned rule these confirmations earned, to offer.
+	Offer *Rule
+}
+
+// Stale is the number of the item that was not applied because its task
+// changed since: it waits for Apply anyway or Skip. 0 if none.
+func (d Decided) Stale() int {
+	if it, ok := d.Set.Item(d.Stopped); ok && it.Status == ItemPending {
+		return d.Stopped
+	}
+	return 0
+}
+
+// Failed is the number of the item a run of several confirmations stopped
+// at, closed as stale or failed; 0 if none. A single item's refusal is
+// told by its status.
+func (d Decided) Failed() int {
+	if it, ok := d.Set.Item(d.Stopped); ok && it.Status != ItemPending && len(d.Items) > 1 {
+		return d.Stopped
+	}
+	return 0
+}

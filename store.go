@@ -117,18 +117,6 @@ type Refusal struct {
 
 func (r *Refusal) Error() string { return "not applied: " + string(r.Status) + " " + r.Note.Key }
 
-// Confirmation is the outcome of confirming items of a change set.
-type Confirmation struct {
-	Set     ChangeSet
-	Applied map[int]Applied // by item number
-	// Stopped is the item that was refused (its status and note say why),
-	// after which no further item was tried; 0 if none was.
-	Stopped int
-	// Items are the items the run was to decide, in order: those named,
-	// or those pending when it began.
-	Items []int
-}
-
 // TurnRecord is what one agent turn leaves behind, written at once so that
 // a crash mid-turn leaves no half of it.
 type TurnRecord struct {

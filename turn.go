@@ -93,20 +93,6 @@ type TurnResult struct {
 	Turn string
 }
 
-// Decided is the outcome of deciding change-set items: the set as it is
-// now, and what was applied.
-type Decided struct {
-	Set     ChangeSet
-	Applied map[int]Applied // by item number
-	// Failed is the number of the item confirm-all stopped at, or 0.
-	Failed int
-	// Stale is the number of an item that was not applied because its task
-	// changed since; it waits for Apply anyway or Skip.
-	Stale int
-	// Offer is a learned rule these confirmations earned, to offer.
-	Offer *Rule
-}
-
 // Undone is the outcome of an undo.
 type Undone struct {
 	Redo UndoEntry // undoes the undo

@@ -275,7 +275,7 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 			done = append(done, "nothing changed: those items were decided before")
 		}
 		out := "Decided as the user said: " + strings.Join(done, "; ") + "."
-		if n := d.Stale + d.Failed; n != 0 {
+		if n := d.Stale() + d.Failed(); n != 0 {
 			out += fmt.Sprintf(" Item %d was not applied: its task changed; the proposal's message shows why.", n)
 		}
 		// The pending list in the system message was read before this call.

@@ -148,7 +148,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 func (b *Bot) decideInWords(ctx context.Context, in incoming, set nod.ChangeSet, yes, no []int) {
 	d, rejected, err := b.decide.Answer(ctx, in.chat, in.user, nod.Reading{SetID: set.ID, Confirm: yes, Reject: no, Words: in.text})
 	if d.Set.ID != "" {
-		b.refresh(ctx, in.loc, d.Set, d.Failed, 0, d.Applied)
+		b.refresh(ctx, in.loc, d.Set, d.Failed(), 0, d.Applied)
 	}
 	if err != nil {
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
@@ -276,7 +276,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "reading", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		b.refresh(ctx, p.loc, d.Set, d.Failed, 0, d.Applied)
+		b.refresh(ctx, p.loc, d.Set, d.Failed(), 0, d.Applied)
 		// The reading says it is decided now, and keeps no button.
 		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Changes().ReadingAccepted(r, d.Set)); err != nil {
 			b.log.Warn("edit reading", "chat", p.chat, "err", err)

@@ -252,7 +252,7 @@ func sameDecisions(a, b nod.ChangeSet) bool {
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
-		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed, p.msgID, d.Applied) })
+		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied) })
 	}
 	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
 		return decidedNotice(p.loc, d.Set, p.action.N)
@@ -261,11 +261,11 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 		return b.explain(p.loc, err, "decide", "chat", p.chat, "set", p.action.ID)
 	}
 	p.then(func(ctx context.Context) { b.offerRule(ctx, p.loc, p.topic(), d.Offer) })
-	if d.Failed != 0 {
-		return p.loc.Notice(formatting.NoticeStoppedAt.With(d.Failed))
+	if d.Failed() != 0 {
+		return p.loc.Notice(formatting.NoticeStoppedAt.With(d.Failed()))
 	}
-	if d.Stale != 0 {
-		it, _ := d.Set.Item(d.Stale)
+	if d.Stale() != 0 {
+		it, _ := d.Set.Item(d.Stale())
 		return p.loc.Notice(formatting.NoticeNotApplied.With(p.loc.Changes().Remark(it.Note)))
 	}
 	if p.action.N > 0 {

@@ -63,8 +63,7 @@ func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.U
 func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
 	// The store authorizes inside the transaction that decides: the set
 	// is read once.
-	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, false, "")
+	d, err := c.confirm(ctx, chatID, userID, setID, []int{n}, false, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -72,8 +71,7 @@ func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.Use
 // ApplyAnyway confirms item n although its task changed since it was
 // proposed. Errors as Confirm.
 func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
-	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, []int{n}, true, "")
+	d, err := c.confirm(ctx, chatID, userID, setID, []int{n}, true, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -106,10 +104,10 @@ func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserI
 // confirm confirms items ns in order in one transaction, each re-validated
 // against its task as it is then. An item whose task changed since it was
 // proposed is not applied unless force is set: it stays pending with a
-// note (d.Stale) and ends the run; one that can no longer apply is closed
-// as stale or failed and ends a run of several (d.Failed). words are the
+// note (Decided.Stale) and ends the run; one that can no longer apply is
+// closed as stale or failed and ends the run (Decided.Failed). words are the
 // person's answer that decided them, if nod read one.
-func (c *Service) confirm(ctx context.Context, d *nod.Decided, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) error {
+func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) (nod.Decided, error) {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
 		ch, err := c.changes.Parse(it.Tool, it.Args)
@@ -143,28 +141,17 @@ func (c *Service) confirm(ctx context.Context, d *nod.Decided, chatID nod.ChatID
 		}
 		return t, nil
 	}
-	res, err := c.sets.ConfirmItems(ctx, chatID, setID, ns, userID, words, decide)
-	d.Set = res.Set
-	for n, a := range res.Applied {
-		d.Applied[n] = a
+	d, err := c.sets.ConfirmItems(ctx, chatID, setID, ns, userID, words, decide)
+	for range d.Applied {
 		c.decisions.WithLabelValues("confirmed").Inc()
 	}
-	if res.Stopped != 0 {
-		it, _ := d.Set.Item(res.Stopped)
-		switch {
-		case it.Status == nod.ItemPending:
-			d.Stale = it.N
-		case len(res.Items) > 1:
-			d.Failed = it.N
-		}
-		if it.Status != nod.ItemPending {
-			c.decisions.WithLabelValues(string(it.Status)).Inc()
-		}
+	if it, ok := d.Set.Item(d.Stopped); ok && it.Status != nod.ItemPending {
+		c.decisions.WithLabelValues(string(it.Status)).Inc()
 	}
 	if err != nil && !errors.Is(err, nod.ErrDecided) && !errors.Is(err, nod.ErrExpired) && !errors.Is(err, nod.ErrNotFound) {
 		c.log.Error("confirm items", "chat", chatID, "set", setID, "items", ns, "err", err)
 	}
-	return err
+	return d, err
 }
 
 // refusal turns a change that cannot apply to its task as it is now into
@@ -221,8 +208,7 @@ func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.User
 // one's result, and stops at the first that fails; the rest stay pending.
 // With nothing pending it returns nod.ErrDecided.
 func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
-	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, nil, false, "") // nil: what is pending in the transaction
+	d, err := c.confirm(ctx, chatID, userID, setID, nil, false, "") // nil: what is pending in the transaction
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -238,8 +224,7 @@ func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod
 		}
 		return nod.Decided{Set: set, Applied: map[int]nod.Applied{}}, fmt.Errorf("nothing named to decide: %w", nod.ErrDecided)
 	}
-	d := nod.Decided{Applied: map[int]nod.Applied{}}
-	err := c.confirm(ctx, &d, chatID, userID, setID, ns, false, "")
+	d, err := c.confirm(ctx, chatID, userID, setID, ns, false, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -253,7 +238,7 @@ func (c *Service) Answer(ctx context.Context, chatID nod.ChatID, userID nod.User
 	d := nod.Decided{Applied: map[int]nod.Applied{}}
 	var err error
 	if len(r.Confirm) > 0 {
-		err = c.confirm(ctx, &d, chatID, userID, r.SetID, r.Confirm, false, r.Words)
+		d, err = c.confirm(ctx, chatID, userID, r.SetID, r.Confirm, false, r.Words)
 		c.offerRule(ctx, chatID, userID, &d)
 		if err != nil && !errors.Is(err, nod.ErrDecided) {
 			return d, 0, err

@@ -49,7 +49,7 @@ type Decisions interface {
 	// pending) or decide's error, and then nothing was written.
 	// words, the person's answer that decided them when nod read it
 	// itself, are kept with the decisions.
-	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error)
+	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error)
 	// RejectItem rejects a pending item with its decision and audit row in
 	// one transaction; errors as ConfirmItems.
 	RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error)

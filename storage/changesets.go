@@ -26,12 +26,12 @@ import (
 // one wins) or an error of decide; then nothing was written and the
 // returned set is as stored. words, the person's answer in words that
 // decided the items, are kept with each decision (Events).
-func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error) {
-	var out nod.Confirmation
+func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error) {
+	var out nod.Decided
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
 		set, err := db.lockSet(ctx, tx, chatID, setID, now)
-		out = nod.Confirmation{Set: set, Applied: map[int]nod.Applied{}}
+		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}}
 		if err != nil {
 			return err
 		}
