@@ -97,10 +97,9 @@ func (a AuditEntry) arg(name string) json.RawMessage {
 // change itself (the fields and items it touched, before and after), not a
 // snapshot of the task.
 type UndoEntry struct {
-	ID     string
-	ChatID ChatID
-	// Thread is the topic the change was made in: /undo there takes it back.
-	Thread int
+	ID string
+	// Topic is where the change was made: /undo there takes it back.
+	Topic
 	UserID UserID // who made the change; only they may undo it
 	TaskID string
 	Tool   Tool

@@ -67,11 +67,10 @@ const (
 
 // ChangeSet is one turn's proposals, shown to the person as one message.
 type ChangeSet struct {
-	ID     string
-	ChatID ChatID
-	// Thread is the topic the set was proposed in: its message goes there,
-	// and only that topic's words answer it (0: none).
-	Thread    int
+	ID string
+	// Topic is where the set was proposed: its message goes there, and
+	// only that topic's words answer it.
+	Topic
 	UserID    UserID // who asked; 0 for a proactive review
 	Status    SetStatus
 	MessageID int // the Telegram message showing the set; 0 until sent

@@ -37,10 +37,8 @@ const (
 // message went out, so that a change is reported even when nod stops in
 // between: the next start delivers what is still owed.
 type Owed struct {
-	ID     string
-	ChatID ChatID
-	// Thread is the topic the message goes to (0: none).
-	Thread  int
+	ID      string
+	Topic   // where the message goes
 	Kind    OwedKind
 	Ref     string
 	Receipt *Receipt // for OwedReceipt

@@ -70,10 +70,9 @@ type Mutate func(current *Task) (Task, error)
 
 // Edit is one change to apply to a task and the records to keep of it.
 type Edit struct {
-	ChatID ChatID
-	// Thread is the topic the change is made in: its undo entry, its
-	// receipt and a reminder it sets belong there.
-	Thread  int
+	// Topic is where the change is made: its undo entry, its receipt and a
+	// reminder it sets belong there.
+	Topic
 	UserID  UserID
 	TaskID  string // empty: Mutate creates a task
 	Tool    Tool
@@ -120,8 +119,7 @@ func (r *Refusal) Error() string { return "not applied: " + string(r.Status) + "
 // TurnRecord is what one agent turn leaves behind, written at once so that
 // a crash mid-turn leaves no half of it.
 type TurnRecord struct {
-	ChatID ChatID
-	Thread int // the topic the turn runs in; its messages and set are the topic's
+	Topic  // where the turn runs; its messages and set are the topic's
 	UserID UserID
 	// Turn names the turn the record belongs to; a turn is saved in parts
 	// as it goes, so that a crash keeps what the person said. The part
@@ -158,11 +156,10 @@ type ItemRef struct {
 // asked one at a time, in the order the agent called them: the next is
 // asked once the one before is answered, cancelled or expired.
 type PendingDeletion struct {
-	ID     string // given when it joins the line
-	ChatID ChatID
-	// Thread is the topic the deletion was asked for in: its question is
-	// asked there, and answered only there.
-	Thread    int
+	ID string // given when it joins the line
+	// Topic is where the deletion was asked for: its question is asked
+	// there, and answered only there.
+	Topic
 	UserID    UserID
 	TaskID    string
 	Title     string

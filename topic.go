@@ -7,19 +7,11 @@ package nod
 // conversation is its own: its history, its pending change sets and its
 // undo are kept apart from the chat's other topics, while the tasks are
 // the chat's, shared by all of them.
+//
+// A record that lives in a conversation (a change set, an undo entry, an
+// owed message, a deletion's question, a turn) embeds its Topic: its
+// ChatID and Thread read as its own.
 type Topic struct {
-	Chat   ChatID
+	ChatID ChatID
 	Thread int
 }
-
-// Topic is where the set's message goes.
-func (cs ChangeSet) Topic() Topic { return Topic{cs.ChatID, cs.Thread} }
-
-// Topic is where the owed message goes.
-func (o Owed) Topic() Topic { return Topic{o.ChatID, o.Thread} }
-
-// Topic is where the deletion's question is asked.
-func (d PendingDeletion) Topic() Topic { return Topic{d.ChatID, d.Thread} }
-
-// Topic is where the turn runs.
-func (r TurnRequest) Topic() Topic { return Topic{r.ChatID, r.Thread} }

@@ -8,10 +8,9 @@ import (
 // TurnRequest is one turn's input: a message of the person's, or a
 // /review.
 type TurnRequest struct {
-	ChatID ChatID
-	// Thread is the forum topic the turn runs in (0: none): its history,
-	// its change sets and its undo are the topic's (Topic).
-	Thread int
+	// Topic is where the turn runs: its history, its change sets and its
+	// undo are the topic's.
+	Topic
 	UserID UserID
 	Text   string
 	// Speaker names the person in a group ("Alice (1001)"), where every

@@ -92,7 +92,7 @@ func (e *env) seed(t *testing.T) {
 		{ID: "T2", Title: "Update README", Status: nod.StatusOpen, Priority: nod.P2,
 			Checklist: []nod.ChecklistItem{{ID: "c9", Title: "Fix badge links", CheckedBy: nod.ActorUser}}},
 	} {
-		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
+		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall
 	before := len(e.llm.RequestsFor(agentM))
 	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
 		openaitest.Calls(calls...), openaitest.Text("ok")))
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: text})
+	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: text})
 	if err != nil {
 		t.Fatalf("Turn: %v", err)
 	}
@@ -227,7 +227,7 @@ func TestQueuedTitle(t *testing.T) {
 		if err != nil || stored.Status != nod.SetPending || stored.UserID != user {
 			t.Errorf("stored set = %+v, %v", stored, err)
 		}
-		hist, _ := e.db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
+		hist, _ := e.db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 100})
 		calls, answers := 0, 0
 		for _, m := range hist {
 			for _, tc := range m.ToolCalls {
@@ -299,7 +299,7 @@ func TestAnswerAsServersSendIt(t *testing.T) {
 			"usage":{"prompt_tokens":12,"completion_tokens":3}}`
 		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
 			openaitest.Response{Body: answer}, openaitest.Text("ok")))
-		res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "90 minutes for T1"})
+		res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "90 minutes for T1"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,14 +313,14 @@ func TestAnswerAsServersSendIt(t *testing.T) {
 		}
 		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
 			openaitest.Response{Body: `{"choices":[{"message":`}))
-		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "and again"}); !errors.Is(err, nod.ErrModel) {
+		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "and again"}); !errors.Is(err, nod.ErrModel) {
 			t.Errorf("a truncated answer: %v, want nod.ErrModel", err)
 		}
 		// Bytes that are not UTF-8, either way, go through as U+FFFD, as
 		// encoding/json lets them: neither side's slip fails the turn.
 		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
 			openaitest.Response{Body: "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"Noted \xff.\"}}]}"}))
-		res, err = e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "caf\xe9 at 5"})
+		res, err = e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "caf\xe9 at 5"})
 		if err != nil || res.Text != "Noted \uFFFD." {
 			t.Errorf("an answer with a byte that is not UTF-8: %q, %v", res.Text, err)
 		}
@@ -760,7 +760,7 @@ func TestSupersede(t *testing.T) {
 		if old.Status != nod.SetResolved || old.Items[0].Status != nod.ItemStale || old.Items[0].Note.Key != nod.NoteSuperseded {
 			t.Errorf("old set = %s, item %s %v", old.Status, old.Items[0].Status, old.Items[0].Note)
 		}
-		open, _ := e.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
+		open, _ := e.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: chat})
 		if len(open) != 1 || open[0].ID != second.Set.ID {
 			t.Errorf("%d open sets", len(open))
 		}
@@ -851,7 +851,7 @@ func TestTrashedTaskToldAsTrashed(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
-		if _, err := e.confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{ChatID: chat, UserID: user, TaskID: "T2", Title: "Update README"}); err != nil {
+		if _, err := e.confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T2", Title: "Update README"}); err != nil {
 			t.Fatal(err)
 		}
 		res, results := e.turn(t, call("g", "get_task", `{"task_id":"T2"}`), call("p", "set_task_priority", `{"task_id":"T2","priority":"P1"}`),

@@ -129,7 +129,7 @@ func (t *turn) answerSet(ctx context.Context, id string) (nod.ChangeSet, error) 
 		id = t.req.ReplySet
 	}
 	if id == "" {
-		sets, err := t.a.sets.OpenChangeSets(ctx, t.req.Topic())
+		sets, err := t.a.sets.OpenChangeSets(ctx, t.req.Topic)
 		if err != nil {
 			return nod.ChangeSet{}, err
 		}

@@ -20,7 +20,7 @@ func explicitly(quote string) func(openaitest.Request) openaitest.Response {
 
 func (e *env) seedLabelled(t *testing.T, labels ...string) {
 	t.Helper()
-	if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T3", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P2, Labels: labels}, nil
 		}}); err != nil {
@@ -89,7 +89,7 @@ func TestLabelRemovalWords(t *testing.T) {
 				c.had = []string{"bug"}
 			}
 			id := fmt.Sprintf("L%d", i)
-			if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+			if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 				Mutate: func(*nod.Task) (nod.Task, error) {
 					return nod.Task{ID: id, Title: "Task " + id, Status: nod.StatusOpen, Priority: nod.P2, Labels: c.had}, nil
 				}}); err != nil {
@@ -150,7 +150,7 @@ func (e *env) turnBurst(t *testing.T, texts []string, calls ...openaitest.ToolCa
 	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
 		openaitest.Calls(calls...), openaitest.Text("ok")))
 	more := texts[1:]
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: texts[0], More: func(context.Context) []nod.ChatMessage {
+	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: texts[0], More: func(context.Context) []nod.ChatMessage {
 		var out []nod.ChatMessage
 		for _, m := range more {
 			out = append(out, nod.ChatMessage{Content: m, UserID: user})

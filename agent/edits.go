@@ -32,7 +32,7 @@ func (a *Agent) withdrawn(ctx context.Context, req nod.TurnRequest, history []no
 	if from == 0 {
 		return nil, nil, nil
 	}
-	open, err := a.sets.OpenChangeSets(ctx, req.Topic())
+	open, err := a.sets.OpenChangeSets(ctx, req.Topic)
 	if err != nil {
 		return nil, nil, fmt.Errorf("withdraw proposals: %w", err)
 	}

@@ -51,7 +51,7 @@ func (e *env) pageThrough(t *testing.T, args map[string]any) []listResult {
 		}
 		return openaitest.Calls(call(fmt.Sprint("l", len(results)), "list_tasks", a))
 	})
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "list everything"})
+	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "list everything"})
 	if err != nil || res.StepsExhausted {
 		t.Fatalf("Turn: %v, steps exhausted %v", err, res.StepsExhausted)
 	}

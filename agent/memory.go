@@ -58,7 +58,7 @@ func (t *turn) repeats(ctx context.Context) repeats {
 		if r.rejections, err = t.a.memory.RecentRejections(ctx, t.req.ChatID, t.a.now().Add(-rejectionMemory)); err != nil {
 			t.a.log.Error("recent rejections", "chat", t.req.ChatID, "err", err)
 		}
-		sets, err := t.a.sets.OpenChangeSets(ctx, t.req.Topic())
+		sets, err := t.a.sets.OpenChangeSets(ctx, t.req.Topic)
 		if err != nil {
 			t.a.log.Error("open change sets", "chat", t.req.ChatID, "err", err)
 		}

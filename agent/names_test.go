@@ -90,7 +90,7 @@ func TestOldQuoteDoesNotRecreateAnUndoneTask(t *testing.T) {
 			t.Helper()
 			e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
 				openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy milk"})), openaitest.Text("Done. Anything else?")))
-			res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: text})
+			res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: text})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -117,7 +117,7 @@ func (t *turn) askDeletion(ctx context.Context, a args) (string, error) {
 		}
 	}
 	// Each call gets its own question, asked after the ones before it.
-	t.deletions = append(t.deletions, nod.PendingDeletion{ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, TaskID: task.ID, Title: task.Title,
+	t.deletions = append(t.deletions, nod.PendingDeletion{Topic: t.req.Topic, UserID: t.req.UserID, TaskID: task.ID, Title: task.Title,
 		Checklist: len(task.Checklist), Wait: t.a.opts.ConfirmWindow})
 	return resultDeletion, nil
 }

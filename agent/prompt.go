@@ -92,7 +92,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
 	}
 	a.writeTasks(&b, focus, zone)
-	open, err := a.sets.OpenChangeSets(ctx, req.Topic()) // the topic's: its conversation is its own
+	open, err := a.sets.OpenChangeSets(ctx, req.Topic) // the topic's: its conversation is its own
 	if err != nil {
 		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
 	}

@@ -216,7 +216,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 		item := typed(pc.c, pc.task, nod.ChangeItem{N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
 			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed})
 		applied, err := t.a.editor.Apply(ctx, nod.Edit{
-			ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
+			Topic: t.req.Topic, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
 			Summary: pc.c.summary(pc.task), Auto: true,
 			Mutate: func(cur *nod.Task) (nod.Task, error) {
 				var tk nod.Task

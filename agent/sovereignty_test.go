@@ -16,7 +16,7 @@ func (e *env) review(t *testing.T, calls ...openaitest.ToolCall) (nod.TurnResult
 		t.Errorf("a review asked the classifier")
 		return openaitest.Text("{}")
 	}, openaitest.Calls(calls...), openaitest.Text("ok")))
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Review: true})
+	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Review: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestSovereigntyExplicitQuote(t *testing.T) {
 		// The request came before the person re-checked c3 at 09:00.
 		e.clock.Set(time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC))
 		e.llm.Handle(openaitest.Script(agentM, nil, openaitest.Text("Later.")))
-		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: "uncheck write migration notes"}); err != nil {
+		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "uncheck write migration notes"}); err != nil {
 			t.Fatal(err)
 		}
 		e.clock.Set(fixturesNow)

@@ -98,13 +98,13 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 // loadHistory reads the conversation so far into t.history, and returns
 // what happened outside it since its last message.
 func (t *turn) loadHistory(ctx context.Context) ([]nod.Event, error) {
-	history, err := t.a.conv.History(ctx, t.req.Topic(), t.a.opts.History)
+	history, err := t.a.conv.History(ctx, t.req.Topic, t.a.opts.History)
 	if err != nil {
 		return nil, err
 	}
 	var events []nod.Event
 	if len(history) > 0 {
-		if events, err = t.a.conv.Events(ctx, t.req.Topic(), history[len(history)-1].At); err != nil {
+		if events, err = t.a.conv.Events(ctx, t.req.Topic, history[len(history)-1].At); err != nil {
 			return nil, err
 		}
 	}
@@ -202,7 +202,7 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 func (t *turn) keepWords(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
 	defer cancel()
-	if err := t.a.conv.SaveTurn(sctx, nod.TurnRecord{ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); err != nil {
+	if err := t.a.conv.SaveTurn(sctx, nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); err != nil {
 		t.a.log.Error("save failed turn", "chat", t.req.ChatID, "err", err)
 	}
 }
@@ -211,7 +211,7 @@ func (t *turn) keepWords(ctx context.Context) {
 // the turn made; the text is the model's asides and its answer.
 func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, error) {
 	req := t.req
-	rec := nod.TurnRecord{ChatID: req.ChatID, Thread: req.Thread, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Withdraw: t.withdraw, Readings: t.readings}
+	rec := nod.TurnRecord{Topic: req.Topic, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Withdraw: t.withdraw, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
 		if req.Review {
@@ -294,7 +294,7 @@ func words(msgs []nod.ChatMessage) []nod.ChatMessage {
 // the first flush opens the turn: the person is owed an answer until its
 // end is saved.
 func (t *turn) flush(ctx context.Context, opens bool) error {
-	rec := nod.TurnRecord{ChatID: t.req.ChatID, Thread: t.req.Thread, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
+	rec := nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
 	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
 		return err
 	}

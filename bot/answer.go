@@ -84,7 +84,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 // records its message; until then the question is owed, and the person's
 // words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion) {
-	id := b.reply(ctx, d.Topic(), loc.Tasks().DeleteAsk(d))
+	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d))
 	if id == 0 {
 		return
 	}
@@ -224,7 +224,7 @@ func (b *Bot) revision(ctx context.Context, in incoming) *nod.ItemRef {
 }
 
 func (b *Bot) cmdReview(ctx context.Context, in incoming) {
-	b.turn(ctx, in, nod.TurnRequest{ChatID: in.chat, Thread: in.thread, UserID: in.user, Review: true, Group: in.speaker != "", Lang: in.loc.Code(), Settings: in.settings})
+	b.turn(ctx, in, nod.TurnRequest{Topic: in.topic(), UserID: in.user, Review: true, Group: in.speaker != "", Lang: in.loc.Code(), Settings: in.settings})
 }
 
 func (b *Bot) cmdTrash(ctx context.Context, in incoming) {

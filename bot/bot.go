@@ -302,7 +302,7 @@ func (b *Bot) handle(u *models.Update) {
 	switch {
 	case u.Message != nil:
 		at := messageTopic(u.Message)
-		chat := at.Chat
+		chat := at.ChatID
 		if b.joinable(u.Message) && b.queue.join(at, nod.UserID(u.Message.From.ID), u) {
 			b.metrics.joined.Inc()
 			return // the person's turn in progress takes it in
@@ -426,9 +426,9 @@ func (b *Bot) allowedSender(m *models.Message) bool {
 // recover turns a panic into a log line and an apology.
 func (b *Bot) recover(ctx context.Context, at nod.Topic) {
 	if r := recover(); r != nil {
-		b.log.Error("handler panic", "chat", at.Chat, "panic", fmt.Sprint(r))
-		if at.Chat != 0 && b.send != nil {
-			b.send.send(ctx, at, b.locale(ctx, at.Chat, "").Text(formatting.Panic), 0)
+		b.log.Error("handler panic", "chat", at.ChatID, "panic", fmt.Sprint(r))
+		if at.ChatID != 0 && b.send != nil {
+			b.send.send(ctx, at, b.locale(ctx, at.ChatID, "").Text(formatting.Panic), 0)
 		}
 	}
 }
@@ -449,7 +449,7 @@ func updateTopic(u *models.Update) nod.Topic {
 // refuse tells a stranger the bot is private, naming their id: on their
 // first message in a chat, then at most once an hour.
 func (b *Bot) refuse(ctx context.Context, at nod.Topic, user nod.UserID, lang string) {
-	chat := at.Chat
+	chat := at.ChatID
 	b.mu.Lock()
 	due := b.refused.due(chat, user, b.now())
 	b.mu.Unlock()

@@ -32,7 +32,7 @@ type press struct {
 }
 
 // topic is where the pressed message is, and what the press sends goes.
-func (p press) topic() nod.Topic { return nod.Topic{Chat: p.chat, Thread: p.thread} }
+func (p press) topic() nod.Topic { return nod.Topic{ChatID: p.chat, Thread: p.thread} }
 
 // then runs fn once the press has been answered: edits and new messages
 // never hold up the answer, so a slow or rate-limited edit cannot leave
@@ -142,7 +142,7 @@ func withoutButton(kb *models.InlineKeyboardMarkup, data string) *models.InlineK
 // showChangeSet sends a new change set to its topic and remembers its
 // message.
 func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet) {
-	id, err := b.send.send(ctx, set.Topic(), loc.Changes().ChangeSet(b.view(ctx, set, 0, nil)), 0)
+	id, err := b.send.send(ctx, set.Topic, loc.Changes().ChangeSet(b.view(ctx, set, 0, nil)), 0)
 	if err != nil {
 		b.log.Error("send change set", "chat", set.ChatID, "set", set.ID, "err", err)
 		return

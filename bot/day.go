@@ -165,7 +165,7 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
-	if id := b.reply(ctx, o.Topic(), loc.Day().Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
+	if id := b.reply(ctx, o.Topic, loc.Day().Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
@@ -318,7 +318,7 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	if !b.sweeps.Review(ctx, o, s) {
 		return
 	}
-	res, err := b.agent.Turn(ctx, nod.TurnRequest{ChatID: o.ChatID, Thread: o.Thread, Review: true, Daily: true, Group: o.ChatID.Group(), Lang: loc.Code(), Settings: s})
+	res, err := b.agent.Turn(ctx, nod.TurnRequest{Topic: o.Topic, Review: true, Daily: true, Group: o.ChatID.Group(), Lang: loc.Code(), Settings: s})
 	if err != nil {
 		b.log.Warn("daily review failed", "chat", o.ChatID, "err", err)
 		b.delivered(ctx, o.ChatID, nod.OwedDaily, o.Ref) // tomorrow's comes as usual
@@ -329,19 +329,19 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	switch {
 	case res.Set != nil || res.ZoneOffer != nil:
 		if text != "" {
-			b.reply(ctx, o.Topic(), formatting.Message{HTML: formatting.ModelText(text)})
+			b.reply(ctx, o.Topic, formatting.Message{HTML: formatting.ModelText(text)})
 		}
 		if res.Set != nil {
 			b.showChangeSet(ctx, loc, *res.Set)
 		}
-		b.offerZone(ctx, loc, o.Topic(), res.ZoneOffer)
+		b.offerZone(ctx, loc, o.Topic, res.ZoneOffer)
 	case s.DailyQuiet:
 	case text != "":
 		// The agent's one line: what it saw, or a question about an
 		// overdue task it would not guess an answer to.
-		b.reply(ctx, o.Topic(), loc.Text(formatting.DailySaid.With(text)))
+		b.reply(ctx, o.Topic, loc.Text(formatting.DailySaid.With(text)))
 	default:
-		b.reply(ctx, o.Topic(), loc.Text(formatting.DailyNothing))
+		b.reply(ctx, o.Topic, loc.Text(formatting.DailyNothing))
 	}
 	b.log.Info("daily review", "chat", o.ChatID, "proposed", res.Set != nil)
 }

@@ -104,7 +104,7 @@ func (e *env) settle() {
 func (e *env) task(title string, p nod.Priority) nod.Task {
 	e.t.Helper()
 	t := nod.Task{ID: nod.NewID(), Title: title, Status: nod.StatusOpen, Priority: p}
-	if _, err := e.db.Tasks().Apply(e.t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	if _, err := e.db.Tasks().Apply(e.t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
 		e.t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ type incoming struct {
 }
 
 // topic is where the message was sent, and where its answers go.
-func (in incoming) topic() nod.Topic { return nod.Topic{Chat: in.chat, Thread: in.thread} }
+func (in incoming) topic() nod.Topic { return nod.Topic{ChatID: in.chat, Thread: in.thread} }
 
 // onMessage handles a message in its chat's queue.
 func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
@@ -108,7 +108,7 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 // message names one: a reply elsewhere carries the thread id of its reply
 // chain too, and Telegram refuses a message sent to that.
 func messageTopic(m *models.Message) nod.Topic {
-	at := nod.Topic{Chat: nod.ChatID(m.Chat.ID)}
+	at := nod.Topic{ChatID: nod.ChatID(m.Chat.ID)}
 	if m.IsTopicMessage {
 		at.Thread = m.MessageThreadID
 	}
@@ -230,7 +230,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 
 // request is the agent turn a message of the person's starts.
 func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
-	req := nod.TurnRequest{ChatID: in.chat, Thread: in.thread, UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
+	req := nod.TurnRequest{Topic: in.topic(), UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
 		MsgID: in.msgID, Forwarded: in.forwarded, EditOf: in.editOf, Edits: in.edits,
 		Lang: in.loc.Code(), Settings: in.settings}
 	if in.forwarded == "" {
@@ -466,7 +466,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 func (b *Bot) reply(ctx context.Context, at nod.Topic, m formatting.Message) int {
 	id, err := b.send.send(ctx, at, m, 0)
 	if err != nil {
-		b.sendFailed(ctx, err, "chat", at.Chat, "thread", at.Thread)
+		b.sendFailed(ctx, err, "chat", at.ChatID, "thread", at.Thread)
 	}
 	return id
 }

@@ -42,10 +42,10 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			b.refresh(ctx, loc, set, 0, 0, nil)
 		case nod.OwedAnswer:
 			// The turn that owed it stopped before its end was saved.
-			if b.reply(ctx, o.Topic(), loc.Text(formatting.AnswerLate.With(o.Text))) == 0 {
+			if b.reply(ctx, o.Topic, loc.Text(formatting.AnswerLate.With(o.Text))) == 0 {
 				continue
 			}
-			if err := b.outbox.Interrupted(ctx, o.Topic(), o.Text); err != nil {
+			if err := b.outbox.Interrupted(ctx, o.Topic, o.Text); err != nil {
 				b.log.Warn("record interruption", "chat", o.ChatID, "err", err)
 			}
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
@@ -65,7 +65,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			if set, err := b.sets.ChangeSetByUndo(ctx, o.ChatID, redo.Reverts); err == nil {
 				b.refresh(ctx, loc, set, 0, 0, nil)
 			}
-			if b.reply(ctx, o.Topic(), loc.Undo().Undone(redo)) != 0 {
+			if b.reply(ctx, o.Topic, loc.Undo().Undone(redo)) != 0 {
 				b.delivered(ctx, o.ChatID, nod.OwedUndone, o.Ref)
 			}
 		}
@@ -78,7 +78,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 // deliverReceipts sends receipts owed to one topic in one message that
 // says why they come late.
 func (b *Bot) deliverReceipts(ctx context.Context, at nod.Topic, owed []nod.Owed) {
-	chat := at.Chat
+	chat := at.ChatID
 	loc := b.locale(ctx, chat, "")
 	rs := make([]formatting.Receipt, 0, len(owed))
 	refs := make([]string, 0, len(owed))
@@ -106,7 +106,7 @@ func (b *Bot) refreshOwed(ctx context.Context, chat nod.ChatID, loc *formatting.
 	for _, id := range ids {
 		set, err := b.sets.ChangeSet(ctx, chat, id)
 		if err != nil {
-			b.sweeps.Gone(ctx, nod.Owed{ChatID: chat, Kind: nod.OwedRefresh, Ref: id}, err)
+			b.sweeps.Gone(ctx, nod.Owed{Topic: nod.Topic{ChatID: chat}, Kind: nod.OwedRefresh, Ref: id}, err)
 			continue
 		}
 		b.refresh(ctx, loc, set, 0, 0, nil)

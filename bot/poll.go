@@ -170,7 +170,7 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 			return
 		}
 		loc, _ := b.settings(ctx, nod.ChatID(m.Chat.ID), nod.UserID(m.From.ID), m.From.Lang)
-		at := nod.Topic{Chat: nod.ChatID(m.Chat.ID)}
+		at := nod.Topic{ChatID: nod.ChatID(m.Chat.ID)}
 		if m.InTopic {
 			at.Thread = m.Thread
 		}

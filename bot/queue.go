@@ -80,7 +80,7 @@ func (q *chatQueue) work(ctx context.Context, chat nod.ChatID) {
 // topic, and nothing else of the chat waits to run before it, so the
 // chat's order holds.
 func (q *chatQueue) join(at nod.Topic, user nod.UserID, u *models.Update) bool {
-	chat := at.Chat
+	chat := at.ChatID
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	l := q.live[chat]
@@ -97,7 +97,7 @@ func (q *chatQueue) join(at nod.Topic, user nod.UserID, u *models.Update) bool {
 // that arrived before the turn began). It returns how many it took from
 // the queue.
 func (q *chatQueue) open(at nod.Topic, user nod.UserID, waiting []*models.Update, joins func(*models.Update) bool) int {
-	chat := at.Chat
+	chat := at.ChatID
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	l := &live{user: user, thread: at.Thread, inbox: waiting}

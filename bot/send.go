@@ -116,7 +116,7 @@ func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, r
 	if err != nil {
 		return 0, err
 	}
-	chat := at.Chat
+	chat := at.ChatID
 	parts := formatting.Split(m.HTML)
 	var id int
 	for i, part := range parts {
@@ -196,8 +196,8 @@ func (s *sender) answer(ctx context.Context, id, text string) {
 
 // typing shows "typing…" in topic at; failures are logged only.
 func (s *sender) typing(ctx context.Context, at nod.Topic) {
-	if _, err := s.tg.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: at.Chat, MessageThreadID: at.Thread, Action: models.ChatActionTyping}); err != nil {
-		s.log.Warn("send chat action", "chat", at.Chat, "err", err)
+	if _, err := s.tg.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: at.ChatID, MessageThreadID: at.Thread, Action: models.ChatActionTyping}); err != nil {
+		s.log.Warn("send chat action", "chat", at.ChatID, "err", err)
 	}
 }
 

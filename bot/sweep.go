@@ -33,7 +33,7 @@ func (b *Bot) sweep(ctx context.Context) {
 		b.queue.push(b.work, chat, nil, func(ctx context.Context) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
-			defer b.recover(ctx, d.Topic())
+			defer b.recover(ctx, d.Topic)
 			b.askDeletion(ctx, chat, user, b.locale(ctx, chat, ""))
 		})
 	}

@@ -86,7 +86,7 @@ func countKind(kb *models.InlineKeyboardMarkup, kind nod.ActionKind) int {
 // in the past; shown: its message has its buttons again), and says so
 // if the breaker tripped.
 func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, u nod.Undone, shown bool) {
-	chat := at.Chat
+	chat := at.ChatID
 	if set, err := b.sets.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
 	}
@@ -148,7 +148,7 @@ func (b *Bot) chain(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) (root
 // offerUndoAnyway shows what changed since, so that undo was refused,
 // with Undo anyway.
 func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, err error) {
-	chat := at.Chat
+	chat := at.ChatID
 	var cf nod.Conflict
 	if !errors.As(err, &cf) {
 		return

@@ -91,7 +91,7 @@ func (e *env) seed(t *testing.T) {
 		{ID: "T2", Title: "Update README", Status: nod.StatusOpen, Priority: nod.P2,
 			Checklist: []nod.ChecklistItem{{ID: "c9", Title: "Fix badge links", CheckedBy: nod.ActorUser}}},
 	} {
-		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
+		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall
 	before := len(e.llm.RequestsFor(agentM))
 	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
 		openaitest.Calls(calls...), openaitest.Text("ok")))
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{ChatID: chat, UserID: user, Text: text})
+	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: text})
 	if err != nil {
 		t.Fatalf("Turn: %v", err)
 	}

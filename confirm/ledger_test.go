@@ -75,7 +75,7 @@ func TestUndoAnywayTouchesOnlyItsItem(t *testing.T) {
 		d := e.addFive(t)
 		task := e.task(t, "T1")
 		b := task.Checklist[4]
-		if _, err := e.confirm.Toggle(t.Context(), nod.Topic{Chat: chat}, user, b.ID, nod.ToggleTick); err != nil {
+		if _, err := e.confirm.Toggle(t.Context(), nod.Topic{ChatID: chat}, user, b.ID, nod.ToggleTick); err != nil {
 			t.Fatal(err)
 		}
 		it, _ := d.Set.Item(2)
@@ -101,7 +101,7 @@ func TestUndoTick(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
 		e.clock.Advance(1234567 * time.Nanosecond)
-		a, err := e.confirm.Toggle(t.Context(), nod.Topic{Chat: chat}, user, "c1", nod.ToggleTick)
+		a, err := e.confirm.Toggle(t.Context(), nod.Topic{ChatID: chat}, user, "c1", nod.ToggleTick)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +139,7 @@ func TestTrashIsFinal(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		del, err := e.confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{ChatID: chat, UserID: user, TaskID: "T1", Title: "Fix login bug"})
+		del, err := e.confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Title: "Fix login bug"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,10 +186,10 @@ func TestUndoIsTheAuthors(t *testing.T) {
 		if _, err := e.confirm.Undo(t.Context(), chat, other, d.Applied[1].Undo.ID, false); !errors.Is(err, nod.ErrForbidden) {
 			t.Errorf("undo by another member: %v, want ErrForbidden", err)
 		}
-		if _, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, other); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, other); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo of another member: %v, want ErrNotFound", err)
 		}
-		if u, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, user); err != nil || u.ID != d.Applied[1].Undo.ID {
+		if u, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, user); err != nil || u.ID != d.Applied[1].Undo.ID {
 			t.Errorf("LatestUndo of the author: %v, %v", u.ID, err)
 		}
 		if e.task(t, "T1").Priority != nod.P1 {
@@ -242,7 +242,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		for i := range items {
 			big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("i%02d", i), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
 		}
-		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
+		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return big, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
 			t.Fatal(err)
 		}

@@ -348,7 +348,7 @@ func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, i
 	default:
 		return nod.Applied{}, fmt.Errorf("toggle item %q: want %d: %w", itemID, want, nod.ErrInvalid)
 	}
-	task, err := c.tasks.ChecklistOwner(ctx, at.Chat, itemID)
+	task, err := c.tasks.ChecklistOwner(ctx, at.ChatID, itemID)
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -362,7 +362,7 @@ func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, i
 	}
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: task.ID, Tool: nod.ToolToggleItem, Args: ch.Args(),
+		Topic: at, UserID: userID, TaskID: task.ID, Tool: nod.ToolToggleItem, Args: ch.Args(),
 		Summary: ch.Summary(&task),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			err := ch.Apply(cur, now, nod.ActorUser)
@@ -378,7 +378,7 @@ func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, i
 func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: chatID, Thread: d.Thread, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
+		Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
 		Args: mustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			cur.DeletedAt = &now
@@ -392,7 +392,7 @@ func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.User
 // where the person asked.
 func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
+		Topic: at, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
 		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if cur.DeletedAt == nil {
@@ -498,7 +498,7 @@ func (s snooze) Args() json.RawMessage {
 func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch nod.ToolChange, reason string, reminder bool) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
-		ChatID: at.Chat, Thread: at.Thread, UserID: userID, TaskID: ch.TaskID(), Tool: ch.Tool(), Args: ch.Args(),
+		Topic: at, UserID: userID, TaskID: ch.TaskID(), Tool: ch.Tool(), Args: ch.Args(),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if reminder && cur.RemindBy != 0 && cur.RemindBy != userID {
 				return nod.Task{}, fmt.Errorf("the reminder of task %q is user %d's: %w", cur.Title, cur.RemindBy, nod.ErrForbidden)

@@ -61,7 +61,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	} else {
 		after = stampTask(after)
 	}
-	if err := writeChange(ctx, tx, nod.Topic{Chat: e.ChatID, Thread: e.Thread}, e.UserID, ch, &after, now); err != nil {
+	if err := writeChange(ctx, tx, e.Topic, e.UserID, ch, &after, now); err != nil {
 		return nod.Applied{}, err
 	}
 	if err := db.supersedeBy(ctx, tx, e.ChatID, e.UserID, ch, self, now); err != nil {
@@ -76,7 +76,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 		return nod.Applied{}, err
 	}
 	u := nod.UndoEntry{
-		ID: nod.NewID(), ChatID: e.ChatID, Thread: e.Thread, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
+		ID: nod.NewID(), Topic: e.Topic, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
 		Change: ch, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Auto: e.Auto,
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
@@ -85,7 +85,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	if e.Receipt != nil {
 		r := *e.Receipt
 		r.TaskTitle, r.Item.TaskID, r.Item.UndoID = after.Title, after.ID, u.ID
-		if err := db.owe(ctx, tx, nod.Owed{ChatID: e.ChatID, Thread: e.Thread, Kind: nod.OwedReceipt, Ref: u.ID, Receipt: &r}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: e.Topic, Kind: nod.OwedReceipt, Ref: u.ID, Receipt: &r}, now); err != nil {
 			return nod.Applied{}, err
 		}
 	}
@@ -216,7 +216,7 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 		if err := updateSetStatus(ctx, tx, &set, now); err != nil {
 			return err
 		}
-		if err := db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedRefresh, Ref: id}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: id}, now); err != nil {
 			return err
 		}
 	}

@@ -81,7 +81,7 @@ func TestReminderRowKeepsWhatItReplaced(t *testing.T) {
 			ten := nine.Add(time.Hour)
 			remind := func(at *time.Time, args string) nod.AuditEntry {
 				t.Helper()
-				_, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: nod.ToolSetReminder, Args: []byte(args),
+				_, err := db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: nod.ToolSetReminder, Args: []byte(args),
 					Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = at; return *cur, nil },
 					Audit:  nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true}})
 				if err != nil {

@@ -272,17 +272,17 @@ func TestEndedContextStartsNothing(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := db.Conversation().History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10}); !errors.Is(err, context.Canceled) {
+		if _, err := db.Conversation().History(ctx, nod.Topic{ChatID: chat}, nod.Window{Keep: 10}); !errors.Is(err, context.Canceled) {
 			t.Errorf("History: %v, want context.Canceled", err)
 		}
 		if _, err := db.Settings().ChatSettings(ctx, chat, 42); !errors.Is(err, context.Canceled) {
 			t.Errorf("ChatSettings: %v, want context.Canceled", err)
 		}
-		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi"}}})
+		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi"}}})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("SaveTurn: %v, want context.Canceled", err)
 		}
-		if h, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10}); err != nil || len(h) != 0 {
+		if h, err := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 10}); err != nil || len(h) != 0 {
 			t.Errorf("stored after its context ended: %v, %v", h, err)
 		}
 	})

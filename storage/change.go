@@ -67,7 +67,7 @@ func sqlValue(f nod.Field, v string) (any, error) {
 // created is the new task of a creating change. at is the topic the
 // change is made in: a reminder it sets goes there, and belongs to by.
 func writeChange(ctx context.Context, q conn, at nod.Topic, by nod.UserID, c nod.Change, after *nod.Task, now time.Time) error {
-	chatID := at.Chat
+	chatID := at.ChatID
 	if after != nil && after.RemindAt != nil && (c.Created || c.Touches(nod.FieldReminder)) {
 		after.RemindBy = by
 	}
@@ -98,7 +98,7 @@ func writeChange(ctx context.Context, q conn, at nod.Topic, by nod.UserID, c nod
 // stamped at the same time already, needs no statement: nothing else can
 // have written the task since. A reminder the change sets goes to topic.
 func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c nod.Change, now time.Time) error {
-	chatID := topic.Chat
+	chatID := topic.ChatID
 	if len(c.Fields) == 0 && q.memo != nil {
 		if at, ok := q.memo.touched[c.TaskID]; ok && at.Equal(now) {
 			return nil

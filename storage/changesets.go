@@ -74,7 +74,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 			it, _ := out.Set.Item(n)
 			return fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)
 		}
-		if err := db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
 			return err
 		}
 		return updateSetStatus(ctx, tx, &out.Set, now)
@@ -113,7 +113,7 @@ func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, se
 		return nod.Applied{}, err
 	}
 	applied, err := db.write(ctx, tx, now, nod.Edit{
-		ChatID: set.ChatID, Thread: set.Thread, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args, Summary: it.Summary,
+		Topic: set.Topic, UserID: userID, TaskID: it.TaskID, Tool: it.Tool, Args: it.Args, Summary: it.Summary,
 		Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed, UserConfirmed: true, Reason: it.Reason},
 	}, cur, after, it.ID)
 	if err != nil {
@@ -233,7 +233,7 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID st
 		if err := db.insertAudit(ctx, tx, a); err != nil {
 			return err
 		}
-		if err := db.owe(ctx, tx, nod.Owed{ChatID: chatID, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
 			return err
 		}
 		return updateSetStatus(ctx, tx, &set, now)
@@ -293,7 +293,7 @@ func chatSet(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Cha
 // newest first: a set proposed in another topic of the chat is that
 // topic's to answer (by id, its buttons work anywhere).
 func (db *ChangeSets) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND thread = $2 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, at.Chat, at.Thread)
+	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND thread = $2 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, at.ChatID, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("open change sets: %w", err)
 	}

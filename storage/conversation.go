@@ -24,12 +24,12 @@ func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 				return err
 			}
 		}
-		at := nod.Topic{Chat: t.ChatID, Thread: t.Thread}
+		at := t.Topic
 		if err := insertMessages(ctx, tx, at, t.Messages, now); err != nil {
 			return err
 		}
 		if t.Opens {
-			if err := db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Thread: t.Thread, Kind: nod.OwedAnswer, Ref: t.Turn, Text: t.Said}, now); err != nil {
+			if err := db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedAnswer, Ref: t.Turn, Text: t.Said}, now); err != nil {
 				return err
 			}
 		}
@@ -72,7 +72,7 @@ func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 			if err := db.insertSet(ctx, tx, t.Set, now); err != nil {
 				return err
 			}
-			return db.owe(ctx, tx, nod.Owed{ChatID: t.ChatID, Thread: t.Thread, Kind: nod.OwedSet, Ref: t.Set.ID}, now)
+			return db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedSet, Ref: t.Set.ID}, now)
 		}
 		return nil
 	})
@@ -91,7 +91,7 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 	var q strings.Builder
 	q.WriteString(`INSERT INTO messages (chat_id, thread, seq, body, created_at, msg_id) SELECT $1, $2, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = $1 AND thread = $2) + v.column1, v.column2, v.column3, v.column4 FROM (VALUES `)
 	args := make([]any, 2, 2+3*len(msgs))
-	args[0], args[1] = at.Chat, at.Thread
+	args[0], args[1] = at.ChatID, at.Thread
 	for i, m := range msgs {
 		if m.At.IsZero() {
 			m.At = now
@@ -118,7 +118,7 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 // History returns the topic's latest messages in window w, oldest first:
 // a topic's conversation is its own.
 func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error) {
-	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC`+limitSQL(w.Max()), at.Chat, at.Thread)
+	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC`+limitSQL(w.Max()), at.ChatID, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}

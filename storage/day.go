@@ -203,7 +203,7 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 // time in the chat's zone (def when it set none), and goes to topic at,
 // where it was set.
 func (db *Schedule) SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhmm string, quiet bool, def *time.Location) error {
-	chatID, now := at.Chat, db.now()
+	chatID, now := at.ChatID, db.now()
 	return db.inTx(ctx, func(tx conn) error {
 		var zone string
 		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&zone)
@@ -379,5 +379,5 @@ func claimDaily(ctx context.Context, tx conn, d dueDaily, now time.Time, def *ti
 	if ran > 0 {
 		return nod.Owed{}, false, nil
 	}
-	return nod.Owed{ChatID: d.chat, Thread: d.thread, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now, User: d.by}, true, nil
+	return nod.Owed{Topic: nod.Topic{ChatID: d.chat, Thread: d.thread}, Kind: nod.OwedDaily, Ref: day, Due: fromMicros(d.due), At: now, User: d.by}, true, nil
 }

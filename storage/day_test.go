@@ -25,7 +25,7 @@ func TestClaimDueOnce(t *testing.T) {
 			if i%10 == 9 {
 				status = nod.StatusDone
 			}
-			_, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: fmt.Sprintf("R%02d", i), Title: "r", Status: status, Priority: nod.P2, RemindAt: &at}, nil
 			}})
 			if err != nil {
@@ -33,7 +33,7 @@ func TestClaimDueOnce(t *testing.T) {
 			}
 		}
 		past := clock.Now().Add(-time.Minute)
-		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "P", Title: "set in the past", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &past}, nil
 		}}); err != nil {
 			t.Fatal(err)
@@ -41,7 +41,7 @@ func TestClaimDueOnce(t *testing.T) {
 		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat}, 42, "08:00", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		if owed, err := db.Schedule().ClaimDue(ctx, clock.Now(), time.UTC, 7); err != nil || len(owed) != 0 {
@@ -105,7 +105,7 @@ func TestClaimDueOnce(t *testing.T) {
 		// Moved to later the same day, after that day's review ran: none
 		// more that day.
 		clock.Set(next.Add(time.Minute))
-		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "09:30", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat}, 42, "09:30", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		if owed, _ := db.Schedule().ClaimDue(ctx, next.Add(2*time.Hour), time.UTC, 7); len(owed) != 0 {
@@ -156,14 +156,14 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 		}
 		empty := cost()
 		for i := range 300 {
-			_, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: fmt.Sprintf("F%03d", i), Title: "later", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &ahead}, nil
 			}})
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "23:59", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat}, 42, "23:59", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		if full := cost(); full != empty || full > 2 {
@@ -179,7 +179,7 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 func TestAskedZoneOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
-		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat}, 42, "08:00", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []nod.ChatID{chat, chat + 1} {
@@ -225,7 +225,7 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		nine := clock.Now().Add(time.Hour).Truncate(time.Minute)
 		remind := func(id string, at time.Time) nod.Applied {
 			t.Helper()
-			a, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: id, Tool: nod.ToolSetReminder, Audit: executed,
+			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: id, Tool: nod.ToolSetReminder, Audit: executed,
 				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 			if err != nil {
 				t.Fatal(err)
@@ -241,7 +241,7 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 			return owed
 		}
 		for _, id := range []string{"A", "B"} {
-			if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: id, Title: id, Status: nod.StatusOpen, Priority: nod.P2}, nil
 			}}); err != nil {
 				t.Fatal(err)

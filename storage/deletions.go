@@ -141,7 +141,7 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 				return nil // asked by another caller
 			}
 			step.Ask = &d
-			return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Thread: d.Thread, Kind: nod.OwedDeletion, Ref: d.ID}, now)
+			return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, Kind: nod.OwedDeletion, Ref: d.ID}, now)
 		}
 		return nil
 	})

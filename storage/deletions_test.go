@@ -16,7 +16,7 @@ import (
 func seedTask(t *testing.T, db *storage.DB, id, title string) {
 	t.Helper()
 	task := nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2}
-	_, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
+	_, err := db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task",
 		Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +24,7 @@ func seedTask(t *testing.T, db *storage.DB, id, title string) {
 }
 
 func deletion(user nod.UserID, task, title string) nod.PendingDeletion {
-	return nod.PendingDeletion{ChatID: chat, UserID: user, TaskID: task, Title: title, Wait: 10 * time.Minute}
+	return nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: task, Title: title, Wait: 10 * time.Minute}
 }
 
 // asked moves the person's line on and returns the deletion it asked.
@@ -53,7 +53,7 @@ func TestDeletionLine(t *testing.T) {
 		seedT1(t, db)
 		seedTask(t, db, "T2", "Update README")
 		seedTask(t, db, "T3", "Plan the offsite")
-		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{
+		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Deletions: []nod.PendingDeletion{
 			deletion(42, "T1", "Fix login bug"), deletion(42, "T2", "Update README"), deletion(42, "T1", "Fix login bug")}})
 		if err != nil {
 			t.Fatal(err)
@@ -126,10 +126,10 @@ func TestDeletionLine(t *testing.T) {
 		}
 
 		// Another person's line, beside 42's: each asks its own.
-		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T3", "Plan the offsite")}}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T3", "Plan the offsite")}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 43, Deletions: []nod.PendingDeletion{deletion(43, "T1", "Fix login bug")}}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 43, Deletions: []nod.PendingDeletion{deletion(43, "T1", "Fix login bug")}}); err != nil {
 			t.Fatal(err)
 		}
 		// Cut short before asking: the first in line is due, for each person.
@@ -149,13 +149,13 @@ func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
 		ctx := t.Context()
 		seedT1(t, db)
 		seedTask(t, db, "T2", "Update README")
-		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{
+		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Deletions: []nod.PendingDeletion{
 			deletion(42, "T1", "Fix login bug"), deletion(42, "T2", "Update README")}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := clock.Now()
-		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "delete_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed},
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "delete_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed},
 			Mutate: func(cur *nod.Task) (nod.Task, error) { cur.DeletedAt = &now; return *cur, nil }}); err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +253,7 @@ func TestDeletionLineMigration(t *testing.T) {
 		if err != nil || !ok || d.TaskID != "T1" || d.MessageID != 7 || d.Wait != 10*time.Minute || !d.ExpiresAt.Equal(now.Add(10*time.Minute)) {
 			t.Fatalf("after the migration: %+v, %v, %v", d, ok, err)
 		}
-		if err := migrated.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T2", "Update README")}}); err != nil {
+		if err := migrated.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T2", "Update README")}}); err != nil {
 			t.Fatal(err)
 		}
 		if step := asked(t, migrated, 42); step.Ask != nil {

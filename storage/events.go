@@ -34,7 +34,7 @@ const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COA
 // it answered there; and, as the chat's tasks and modes are every topic's,
 // the chat's deletions and restores, ticks on task cards and mode changes.
 func (db *Conversation) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
-	chatID := at.Chat
+	chatID := at.ChatID
 	rs, err := db.eventRows(ctx, at, since)
 	if err != nil {
 		return nil, err
@@ -93,7 +93,7 @@ type eventRow struct {
 // eventRows reads eventsSQL's rows by source as the query lists them,
 // then by time.
 func (db *Conversation) eventRows(ctx context.Context, at nod.Topic, since time.Time) ([]eventRow, error) {
-	rows, err := db.reader().QueryContext(ctx, eventsSQL, at.Chat, micros(since), at.Thread)
+	rows, err := db.reader().QueryContext(ctx, eventsSQL, at.ChatID, micros(since), at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
 	}

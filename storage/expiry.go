@@ -66,7 +66,7 @@ func (db *ChangeSets) Repropose(ctx context.Context, chatID nod.ChatID, oldID st
 		if len(items) == 0 {
 			return nil
 		}
-		fresh = &nod.ChangeSet{ChatID: chatID, Thread: old.Thread, UserID: userID, Items: items} // where the old one was
+		fresh = &nod.ChangeSet{Topic: nod.Topic{ChatID: chatID, Thread: old.Thread}, UserID: userID, Items: items} // where the old one was
 		return db.insertSet(ctx, tx, fresh, now)
 	})
 	return fresh, err

@@ -46,7 +46,7 @@ func TestItemDetailMigration(t *testing.T) {
 				Args: []byte(`{"task_id":"T1","title":"Load test"}`)},
 		}
 		set := &nod.ChangeSet{Items: slices.Clone(want)}
-		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: set}); err != nil {
 			t.Fatal(err)
 		}
 		check := func(db *storage.DB, when string) {
@@ -107,7 +107,7 @@ func TestHistoryStoredShape(t *testing.T) {
 		ctx := t.Context()
 		body := `{"role":"assistant","tool_calls":[{"id":"call_1","name":"set_task_priority","arguments":"{\"task_id\":\"T1\",\"priority\":\"P1\"}"}],"at":"2026-03-11T10:00:00Z"}`
 		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO messages (chat_id, seq, body, created_at) VALUES (%d, 1, '%s', %d)`, chat, body, fixtures.DefaultNow.UnixMicro()))
-		got, err := db.Conversation().History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		got, err := db.Conversation().History(ctx, nod.Topic{ChatID: chat}, nod.Window{Keep: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestMessageSeqMigration(t *testing.T) {
 			chat nod.ChatID
 			text string
 		}{{chat, "A1"}, {200, "B1"}, {chat, "A2"}, {chat, "A3"}, {200, "B2"}} {
-			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
+			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: m.chat}, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -141,7 +141,7 @@ func TestMessageSeqMigration(t *testing.T) {
 		// the numbers run across chats (A3 = 4, B2 = 5), its start would
 		// have moved.
 		for c, want := range map[nod.ChatID]string{chat: "A1 A2 A3", 200: "B1 B2"} {
-			got, err := migrated.Conversation().History(ctx, nod.Topic{Chat: c}, nod.Window{Keep: 2, Step: 2})
+			got, err := migrated.Conversation().History(ctx, nod.Topic{ChatID: c}, nod.Window{Keep: 2, Step: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -223,7 +223,7 @@ func TestUndoSummaryMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Summary: "Set priority to P1",
+		a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Summary: "Set priority to P1",
 			Mutate: setPriority(nod.P1), Audit: executed})
 		if err != nil {
 			t.Fatal(err)

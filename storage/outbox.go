@@ -40,7 +40,7 @@ func (db *Outbox) Interrupted(ctx context.Context, at nod.Topic, said string) er
 	args, _ := json.Marshal(rec) // a string and a number: cannot fail
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
-		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: at.Chat, Tool: nod.ToolInterrupted, Args: args, Outcome: nod.OutcomeExecuted, At: now})
+		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: at.ChatID, Tool: nod.ToolInterrupted, Args: args, Outcome: nod.OutcomeExecuted, At: now})
 	})
 }
 

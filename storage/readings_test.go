@@ -18,7 +18,7 @@ func TestReadingExpires(t *testing.T) {
 		cs := proposeCS(t, db)
 		for _, id := range []string{"r-early", "r-late"} {
 			r := nod.Reading{ID: id, ChatID: chat, UserID: 42, SetID: cs.ID, Confirm: []int{1}}
-			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Readings: []nod.Reading{r}}); err != nil {
+			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Readings: []nod.Reading{r}}); err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(7*24*time.Hour - time.Minute)

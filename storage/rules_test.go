@@ -121,7 +121,7 @@ func TestOwedReceiptRule(t *testing.T) {
 		}
 		for i, r := range []*nod.Rule{&rule, {ID: "gone"}} {
 			p := []nod.Priority{nod.P1, nod.P2}[i]
-			if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed, Mutate: setPriority(p),
+			if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed, Mutate: setPriority(p),
 				Receipt: &nod.Receipt{Item: nod.ChangeItem{Tool: "set_task_priority", Summary: "Set priority"}, Trusted: true, Rule: r}}); err != nil {
 				t.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func seedT1(t *testing.T, db *storage.DB) nod.Task {
 			{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &at},
 		},
 	}
-	_, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
+	_, err := db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task",
 		Mutate: func(*nod.Task) (nod.Task, error) { return t1, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
 	if err != nil {
 		t.Fatal(err)
@@ -82,7 +82,7 @@ func proposeCS(t *testing.T, db *storage.DB) nod.ChangeSet {
 		{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 		{Tool: "set_task_title", TaskID: "T1", Args: []byte(`{"task_id":"T1","title":"Fix login redirect bug"}`), Summary: `Set title to "Fix login redirect bug"`, Field: nod.FieldTitle, Before: "Fix login bug", After: "Fix login redirect bug"},
 	}}
-	if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+	if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: set}); err != nil {
 		t.Fatal(err)
 	}
 	if set.ID == "" || set.Items[1].N != 2 {
@@ -145,7 +145,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if len(audit) != 2 || audit[0].Outcome != nod.OutcomeConfirmed || !audit[0].UserConfirmed {
 			t.Errorf("audit = %+v", audit)
 		}
-		u, err := db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, 42)
+		u, err := db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, 42)
 		if want := []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}; err != nil || !slices.Equal(u.Change.Fields, want) {
 			t.Errorf("undo entry = %+v, %v", u, err)
 		}
@@ -170,7 +170,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if err != nil || set.Status != nod.SetResolved || set.ResolvedAt == nil {
 			t.Errorf("after ✗ 2: %s, %v", set.Status, err)
 		}
-		if open, _ := db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(open) != 0 {
+		if open, _ := db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: chat}); len(open) != 0 {
 			t.Errorf("OpenChangeSets = %d sets, want 0", len(open))
 		}
 	})
@@ -245,7 +245,7 @@ func TestUndo(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
+		a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,8 +267,8 @@ func TestUndo(t *testing.T) {
 			t.Errorf("after redo priority %s, want P1", task.Priority)
 		}
 		// A later change makes the first undo stale.
-		b, _ := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2), Audit: executed})
-		c, _ := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0), Audit: executed})
+		b, _ := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2), Audit: executed})
+		c, _ := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0), Audit: executed})
 		if _, err := db.Undo().Undo(ctx, chat, b.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
 			t.Errorf("stale undo error = %v, want ErrStale", err)
 		}
@@ -283,11 +283,11 @@ func TestUndo(t *testing.T) {
 		if _, err := db.Undo().Undo(ctx, chat, c.Undo.ID, 42, true); !errors.Is(err, nod.ErrExpired) {
 			t.Errorf("expired undo error = %v, want ErrExpired", err)
 		}
-		if _, err := db.Undo().LatestUndo(ctx, nod.Topic{Chat: chat}, 42); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := db.Undo().LatestUndo(ctx, nod.Topic{ChatID: chat}, 42); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
 		}
 		// Undoing a create moves the task to the trash.
-		cr, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+		cr, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T9", Title: "Write postmortem", Status: nod.StatusOpen, Priority: nod.P2}, nil
 		}})
 		if err != nil {
@@ -333,11 +333,11 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 			{Role: nod.RoleTool, ToolCallID: "call_1", Content: `{"tasks":[]}`},
 			{Role: nod.RoleAssistant, Content: "No tasks yet."},
 		}
-		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
-		db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
-		got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 3})
+		db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: 200}, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
+		got, err := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,10 +360,10 @@ func TestHistoryKeepsEveryField(t *testing.T) {
 				{ID: "call_2", Name: "list_tasks", Arguments: "{}"}}},
 			{Role: nod.RoleTool, ToolCallID: "call_1", Content: `{"tasks":[]}`, At: at},
 		}
-		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		got, err := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -382,7 +382,7 @@ func TestPersonMessage(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		save := func(chatID nod.ChatID, m nod.ChatMessage) {
 			t.Helper()
-			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chatID, Messages: []nod.ChatMessage{m}}); err != nil {
+			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chatID}, Messages: []nod.ChatMessage{m}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -397,7 +397,7 @@ func TestPersonMessage(t *testing.T) {
 		if _, ok, err := db.Conversation().PersonMessage(t.Context(), chat, 8); ok || err != nil {
 			t.Errorf("another chat's message found: %v, %v", ok, err)
 		}
-		hist, _ := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		hist, _ := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 10})
 		if len(hist) != 3 || hist[0].Forwarded != "Boss (7007)" || hist[0].MsgID != 7 {
 			t.Errorf("history lost the message's origin: %+v", hist)
 		}
@@ -409,7 +409,7 @@ func TestPersonMessage(t *testing.T) {
 func BenchmarkConfirmItem(b *testing.B) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(b, "sqlite", clock.Now)
-	_, err := db.Tasks().Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
+	_, err := db.Tasks().Apply(b.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed,
 		Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T1", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
 		}})
@@ -420,7 +420,7 @@ func BenchmarkConfirmItem(b *testing.B) {
 	for i := range sets {
 		s := &nod.ChangeSet{Items: []nod.ChangeItem{{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`),
 			Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}}}
-		if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+		if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: s}); err != nil {
 			b.Fatal(err)
 		}
 		sets[i] = *s
@@ -502,7 +502,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 			sets := make([]nod.ChangeSet, b.N)
 			for i := range sets {
 				id := fmt.Sprintf("T%d", i) // a task per set, so that checklists do not grow across iterations
-				if _, err := db.Tasks().Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
+				if _, err := db.Tasks().Apply(b.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed,
 					Mutate: func(*nod.Task) (nod.Task, error) {
 						return nod.Task{ID: id, Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
 					}}); err != nil {
@@ -514,7 +514,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 					s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: id, Args: []byte(`{}`),
 						Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
 				}
-				if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+				if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: s}); err != nil {
 					b.Fatal(err)
 				}
 				sets[i] = *s
@@ -580,7 +580,7 @@ func TestOwedTakenOnce(t *testing.T) {
 			writer, a, b := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
 			seedT1(t, writer)
 			for _, p := range []nod.Priority{nod.P1, nod.P2, nod.P0} {
-				if _, err := writer.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed,
+				if _, err := writer.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed,
 					Mutate: setPriority(p), Receipt: &nod.Receipt{Item: nod.ChangeItem{Tool: "set_task_priority", Summary: "Set priority"}}}); err != nil {
 					t.Fatal(err)
 				}
@@ -685,7 +685,7 @@ func TestTakeReadingOnce(t *testing.T) {
 			seedT1(t, a)
 			cs := proposeCS(t, a)
 			r := nod.Reading{ID: "r1", ChatID: chat, UserID: 42, SetID: cs.ID, Confirm: []int{1}, Reject: []int{2}}
-			if err := a.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Readings: []nod.Reading{r}}); err != nil {
+			if err := a.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Readings: []nod.Reading{r}}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := a.ChangeSets().TakeReading(t.Context(), chat, "r1", 43); !errors.Is(err, nod.ErrForbidden) {
@@ -728,7 +728,7 @@ func TestConfirmAllStatements(t *testing.T) {
 			s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: "T1", Args: []byte(`{}`),
 				Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
 		}
-		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: s}); err != nil {
 			t.Fatal(err)
 		}
 		add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
@@ -811,11 +811,11 @@ func TestHistoryWindowMovesInSteps(t *testing.T) {
 				n++
 				msgs = append(msgs, nod.ChatMessage{Role: nod.RoleUser, Content: fmt.Sprintf("m%d", n)})
 			}
-			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, Messages: msgs}); err != nil {
 				t.Fatal(err)
 			}
-			db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
-			got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, w)
+			db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: 200}, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
+			got, err := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -845,7 +845,7 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				msgs := []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprintf("q%d", i)}, {Role: nod.RoleAssistant, Content: fmt.Sprintf("a%d", i)}}
-				if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+				if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, Messages: msgs}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -853,7 +853,7 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 		wg.Wait()
 		// Numbered 1 to 16, a window of 4 moving 4 at a time holds the
 		// last four; a number given twice would leave it holding more.
-		got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 4, Step: 4})
+		got, err := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 4, Step: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

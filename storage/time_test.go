@@ -27,7 +27,7 @@ func TestTimestampsRoundTrip(t *testing.T) {
 		}
 
 		checkedAt := clock.Now().Add(-time.Hour + 7) // nanoseconds of its own
-		created, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+		created, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T1", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P2,
 				Checklist: []nod.ChecklistItem{{ID: "c1", Title: "Write tests", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &checkedAt}}}, nil
 		}})
@@ -42,7 +42,7 @@ func TestTimestampsRoundTrip(t *testing.T) {
 
 		clock.Advance(999 * time.Nanosecond)
 		tick, want := clock.Now(), nod.Stamp(clock.Now())
-		toggled, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "toggle_checklist_item", Audit: executed,
+		toggled, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "toggle_checklist_item", Audit: executed,
 			Mutate: func(cur *nod.Task) (nod.Task, error) {
 				cur.Checklist[0].Checked, cur.Checklist[0].CheckedAt = false, &tick
 				return *cur, nil
@@ -60,13 +60,13 @@ func TestTimestampsRoundTrip(t *testing.T) {
 
 		set := &nod.ChangeSet{Items: []nod.ChangeItem{{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`),
 			Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P2", After: "P1"}}}
-		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set,
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: set,
 			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "raise it", At: clock.Now()}}}); err != nil {
 			t.Fatal(err)
 		}
 		stored, _ := db.ChangeSets().ChangeSet(ctx, chat, set.ID)
 		same("proposed set", stored, *set)
-		msgs, _ := db.Conversation().History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		msgs, _ := db.Conversation().History(ctx, nod.Topic{ChatID: chat}, nod.Window{Keep: 10})
 		if len(msgs) != 1 || !msgs[0].At.Equal(want) {
 			t.Errorf("history = %+v, want one message at %v", msgs, want)
 		}
@@ -90,7 +90,7 @@ func TestTimestampsRoundTrip(t *testing.T) {
 		r, _ := db.Undo().UndoEntry(ctx, chat, redo.ID)
 		same("redo entry", r, redo)
 
-		trashed, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "delete_task", Audit: executed,
+		trashed, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "delete_task", Audit: executed,
 			Mutate: func(cur *nod.Task) (nod.Task, error) {
 				at := clock.Now()
 				cur.DeletedAt = &at

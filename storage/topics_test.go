@@ -19,10 +19,10 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		general, topic := nod.Topic{Chat: chat}, nod.Topic{Chat: chat, Thread: 7}
+		general, topic := nod.Topic{ChatID: chat}, nod.Topic{ChatID: chat, Thread: 7}
 		say := func(at nod.Topic, text string) {
 			t.Helper()
-			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: at.Chat, Thread: at.Thread, UserID: 42,
+			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: at, UserID: 42,
 				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: text}, {Role: nod.RoleAssistant, Content: "re: " + text}}}); err != nil {
 				t.Fatal(err)
 			}
@@ -41,7 +41,7 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 
 		set := &nod.ChangeSet{Items: []nod.ChangeItem{{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`),
 			Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}}}
-		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Thread: 7, UserID: 42, Set: set}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat, Thread: 7}, UserID: 42, Set: set}); err != nil {
 			t.Fatal(err)
 		}
 		if set.Thread != 7 || set.AfterSeq != 2 {
@@ -77,7 +77,7 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 
 		// A change made in topic 7 is undone from there, not from the chat;
 		// its receipt and the undo's report go there.
-		applied, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, Thread: 7, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Summary: "Set priority to P2",
+		applied, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: 7}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Summary: "Set priority to P2",
 			Mutate: setPriority(nod.P2), Audit: executed, Receipt: &nod.Receipt{Item: nod.ChangeItem{Tool: "set_task_priority", Summary: "Set priority to P2"}}})
 		if err != nil {
 			t.Fatal(err)
@@ -149,7 +149,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 		seedT1(t, db)
 		remindAt := func(id string, thread int, at time.Time) {
 			t.Helper()
-			_, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, Thread: thread, UserID: 42, TaskID: id, Tool: "set_task_reminder", Audit: executed,
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, TaskID: id, Tool: "set_task_reminder", Audit: executed,
 				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 			if err != nil {
 				t.Fatal(err)
@@ -158,19 +158,19 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 		due := clock.Now().Add(time.Hour)
 		remindAt("T1", 7, due)
 		created := due
-		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, Thread: 9, UserID: 42, Tool: "create_task", Audit: executed,
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: 9}, UserID: 42, Tool: "create_task", Audit: executed,
 			Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: "T2", Title: "Book flights", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &created}, nil
 			}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed,
 			Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: "T3", Title: "Call mum", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &created}, nil
 			}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat, Thread: 11}, 42, "13:00", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat, Thread: 11}, 42, "13:00", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		owed, err := db.Schedule().ClaimDue(ctx, clock.Now().Add(48*time.Hour), time.UTC, 10)
@@ -195,7 +195,7 @@ func TestTopicsMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for i, thread := range []int{0, 7, 0} {
-			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Thread: thread, UserID: 42,
+			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42,
 				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprint("message ", i)}}}); err != nil {
 				t.Fatal(err)
 			}
@@ -205,10 +205,10 @@ func TestTopicsMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
-		if got, want := numbered(t, migrated, nod.Topic{Chat: chat}), []string{"message 0", "message 1", "message 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		if got, want := numbered(t, migrated, nod.Topic{ChatID: chat}), []string{"message 0", "message 1", "message 2"}; fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("History after 00021 down and up = %q, want %q", got, want)
 		}
-		if h, _ := migrated.Conversation().History(ctx, nod.Topic{Chat: chat, Thread: 7}, nod.Window{Keep: 10}); len(h) != 0 {
+		if h, _ := migrated.Conversation().History(ctx, nod.Topic{ChatID: chat, Thread: 7}, nod.Window{Keep: 10}); len(h) != 0 {
 			t.Errorf("topic 7 kept %d messages through the round trip; they went to the chat", len(h))
 		}
 	})

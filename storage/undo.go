@@ -35,14 +35,14 @@ func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (no
 func (db *Undo) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
 	var id string
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND thread = $2 AND user_id = $3 AND undone_at IS NULL AND expires_at > $4 ORDER BY seq DESC LIMIT 1`,
-		at.Chat, at.Thread, userID, micros(db.now())).Scan(&id)
+		at.ChatID, at.Thread, userID, micros(db.now())).Scan(&id)
 	if noRows(err) {
 		return nod.UndoEntry{}, fmt.Errorf("nothing to undo: %w", nod.ErrNotFound)
 	}
 	if err != nil {
 		return nod.UndoEntry{}, fmt.Errorf("latest undo: %w", err)
 	}
-	return db.UndoEntry(ctx, at.Chat, id)
+	return db.UndoEntry(ctx, at.ChatID, id)
 }
 
 // Undo reverts undo entry id for userID by applying the inverse of its
@@ -102,7 +102,7 @@ func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID n
 			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, cf)
 		}
 		if !inv.Empty() {
-			if err := writeChange(ctx, tx, nod.Topic{Chat: chatID, Thread: u.Thread}, userID, inv, nil, now); err != nil {
+			if err := writeChange(ctx, tx, nod.Topic{ChatID: chatID, Thread: u.Thread}, userID, inv, nil, now); err != nil {
 				return err
 			}
 		}
@@ -129,14 +129,14 @@ func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID n
 			return err
 		}
 		redo := nod.UndoEntry{
-			ID: nod.NewID(), ChatID: chatID, Thread: u.Thread, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
+			ID: nod.NewID(), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
 		if err := insertUndo(ctx, tx, redo); err != nil {
 			return err
 		}
 		out.Redo, out.Redone = redo, u.Reverts != ""
-		return db.owe(ctx, tx, nod.Owed{ChatID: chatID, Thread: u.Thread, Kind: nod.OwedUndone, Ref: redo.ID}, now)
+		return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: redo.ID}, now)
 	})
 	return out, err
 }

@@ -23,13 +23,13 @@ func TestTurnWritesFewPages(t *testing.T) {
 	db := storagetest.OpenDSN(t, dsn, clock.Now)
 	const chats = 200
 	answer := func(chat nod.ChatID, turn string) nod.TurnRecord {
-		return nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
+		return nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
 			{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "l", Name: "list_tasks", Arguments: "{}"}}},
 			{Role: nod.RoleTool, ToolCallID: "l", Content: "[]"},
 			{Role: nod.RoleAssistant, Content: "You have no tasks yet."}}}
 	}
 	words := func(chat nod.ChatID, turn string) nod.TurnRecord {
-		return nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
+		return nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
 			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "what's on my list?", MsgID: 7}}}
 	}
 	for c := range nod.ChatID(chats) {
@@ -92,7 +92,7 @@ func TestWriteLessMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for i, thread := range []int{0, 7, 0, 7, 0} {
-			err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Thread: thread, UserID: 42, Turn: fmt.Sprint("t", i), Opens: i == 4, Said: "still owed",
+			err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, Turn: fmt.Sprint("t", i), Opens: i == 4, Said: "still owed",
 				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprint("message ", i), MsgID: 100 + i}}})
 			if err != nil {
 				t.Fatal(err)
@@ -104,10 +104,10 @@ func TestWriteLessMigration(t *testing.T) {
 		}
 		check := func(t *testing.T, db *storage.DB) {
 			t.Helper()
-			if got, want := numbered(t, db, nod.Topic{Chat: chat}), []string{"message 0", "message 2", "message 4"}; !slices.Equal(got, want) {
+			if got, want := numbered(t, db, nod.Topic{ChatID: chat}), []string{"message 0", "message 2", "message 4"}; !slices.Equal(got, want) {
 				t.Errorf("chat's conversation = %q, want %q", got, want)
 			}
-			if got, want := numbered(t, db, nod.Topic{Chat: chat, Thread: 7}), []string{"message 1", "message 3"}; !slices.Equal(got, want) {
+			if got, want := numbered(t, db, nod.Topic{ChatID: chat, Thread: 7}), []string{"message 1", "message 3"}; !slices.Equal(got, want) {
 				t.Errorf("topic's conversation = %q, want %q", got, want)
 			}
 			if m, ok, err := db.Conversation().PersonMessage(ctx, chat, 103); err != nil || !ok || m.Content != "message 3" {
@@ -148,7 +148,7 @@ func TestOutboxBySeqMigration(t *testing.T) {
 		up := storagetest.OpenDSN(t, dsn, clock.Now)
 		owe := func(db *storage.DB, turn, said string) {
 			t.Helper()
-			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: said}); err != nil {
+			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: turn, Opens: true, Said: said}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -193,12 +193,12 @@ func BenchmarkHistory(b *testing.B) {
 	const chat = 1
 	for i := range 20 {
 		turn := fmt.Sprint("t", i)
-		err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
+		err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
 			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "what's on my list?", MsgID: 7 + i, UserID: 42, Speaker: "Ann", At: clock.Now()}}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
+		err = db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
 			{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "call_8f2k", Name: "list_tasks", Arguments: `{"status":"open"}`}}, At: clock.Now()},
 			{Role: nod.RoleTool, ToolCallID: "call_8f2k", Content: `{"tasks":[{"id":"t1","title":"Buy milk","priority":"P2"}],"total":1}`, At: clock.Now()},
 			{Role: nod.RoleAssistant, Content: "You have one task: **Buy milk** (P2).", At: clock.Now()}}})
@@ -210,7 +210,7 @@ func BenchmarkHistory(b *testing.B) {
 	w := nod.Window{Keep: 40, Step: 20}
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := db.Conversation().History(b.Context(), nod.Topic{Chat: chat}, w)
+		h, err := db.Conversation().History(b.Context(), nod.Topic{ChatID: chat}, w)
 		if err != nil || len(h) < 40 {
 			b.Fatal(len(h), err)
 		}

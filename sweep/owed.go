@@ -43,11 +43,11 @@ func (s *Sweeper) TakeOwed(ctx context.Context, grace time.Duration) Owed {
 			out.Messages = append(out.Messages, o)
 			continue
 		}
-		i, ok := group[o.Topic()]
+		i, ok := group[o.Topic]
 		if !ok {
 			i = len(out.Receipts)
-			group[o.Topic()] = i
-			out.Receipts = append(out.Receipts, Receipts{Topic: o.Topic()})
+			group[o.Topic] = i
+			out.Receipts = append(out.Receipts, Receipts{Topic: o.Topic})
 		}
 		out.Receipts[i].Owed = append(out.Receipts[i].Owed, o)
 	}

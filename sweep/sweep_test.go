@@ -72,13 +72,13 @@ func TestRunWarnsOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *sweep.Sweeper, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		task := nod.Task{ID: "T1", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}
-		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }}); err != nil {
 			t.Fatal(err)
 		}
 		set := &nod.ChangeSet{Items: []nod.ChangeItem{{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`),
 			Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}}}
-		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: set}); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.Messages().SetMessageID(ctx, set.ID, 7); err != nil {

@@ -92,7 +92,7 @@ func TestNULFromTheModel(t *testing.T) {
 			if len(tasks) != 1 || tasks[0].Title != "Buy milk" || tasks[0].Labels[0] != "home" {
 				t.Errorf("tasks = %+v", tasks)
 			}
-			hist, _ := h.db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+			hist, _ := h.db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 10})
 			if len(hist) == 0 || hist[0].Content != "add Buy milk for home" {
 				t.Errorf("history = %+v", hist)
 			}

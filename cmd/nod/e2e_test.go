@@ -55,7 +55,7 @@ func TestAddTaskConfirmed(t *testing.T) {
 	if got, want := outcomes(h.audit(chat)), []string{"create_task:queued", "create_task:confirmed"}; !slices.Equal(got, want) {
 		t.Errorf("audit = %v, want %v", got, want)
 	}
-	if u, err := h.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, user); err != nil || !u.Change.Created || u.Title != "Buy milk" {
+	if u, err := h.db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, user); err != nil || !u.Change.Created || u.Title != "Buy milk" {
 		t.Errorf("undo entry = %+v, %v", u, err)
 	}
 }
@@ -100,7 +100,7 @@ func TestDecideItemsOneByOne(t *testing.T) {
 	if task.Priority != nod.P3 || *task.EstimateMinutes != 90 || task.DueDate != "2026-03-20" {
 		t.Errorf("T1 = %s, %d, %s; want P3, 90, 2026-03-20", task.Priority, *task.EstimateMinutes, task.DueDate)
 	}
-	sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
+	sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: chat})
 	if len(sets) != 0 {
 		t.Errorf("%d sets still open", len(sets))
 	}
@@ -248,7 +248,7 @@ func TestBadToolCalls(t *testing.T) {
 	if strings.Contains(results["m"], `"priority": `) {
 		t.Errorf("the malformed arguments were echoed: %q", results["m"])
 	}
-	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 || h.task("T1").Priority != nod.P3 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: chat}); len(sets) != 0 || h.task("T1").Priority != nod.P3 {
 		t.Errorf("bad calls queued or changed something")
 	}
 	if got := outcomes(h.audit(chat)); !slices.Contains(got, "archive_task:failed") {

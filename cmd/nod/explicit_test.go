@@ -58,7 +58,7 @@ func TestExplicitAppliedAtOnce(t *testing.T) {
 	if got := h.task("TT").Description; got != "The description has no typos." {
 		t.Errorf("description = %q", got)
 	}
-	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: chat}); len(sets) != 0 {
 		t.Errorf("an explicit change opened a set")
 	}
 	a := h.audit(chat)[0]

@@ -197,7 +197,7 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 	due := fixtures.DefaultNow.Add(2 * time.Hour)
 	remind := func(chatID int64, by int64, id, title string) {
 		t.Helper()
-		_, err := h.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: nod.ChatID(chatID), UserID: nod.UserID(by), Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		_, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: nod.ChatID(chatID)}, UserID: nod.UserID(by), Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &due}, nil
 			}})
@@ -208,7 +208,7 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 	remind(chat, user, "R1", "Alice's own reminder")
 	remind(group, user, "R2", "Alice's group reminder")
 	remind(group, bob, "R3", "Bob's group reminder")
-	if err := h.db.Schedule().SetDaily(t.Context(), nod.Topic{Chat: chat}, user, "08:00", false, time.UTC); err != nil {
+	if err := h.db.Schedule().SetDaily(t.Context(), nod.Topic{ChatID: chat}, user, "08:00", false, time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	h.env["NOD_ALLOWED_USERS"] = "43" // Alice (42) is taken off

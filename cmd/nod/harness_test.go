@@ -167,7 +167,7 @@ func (h *harness) seed(chatID int64, t nod.Task) nod.Task {
 	if t.Priority == "" {
 		t.Priority = nod.P2
 	}
-	a, err := h.db.Tasks().Apply(h.t.Context(), nod.Edit{ChatID: nod.ChatID(chatID), UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	a, err := h.db.Tasks().Apply(h.t.Context(), nod.Edit{Topic: nod.Topic{ChatID: nod.ChatID(chatID)}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }})
 	if err != nil {
 		h.t.Fatalf("seed %q: %v", t.Title, err)

@@ -261,7 +261,7 @@ func TestOwedTakenOverOnPostgres(t *testing.T) {
 	h.start()
 	// The replica that died: it applied an explicit change with its receipt
 	// owed, and never sent it.
-	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Auto: true,
+	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: "set_task_priority", Auto: true,
 		Args: []byte(`{"task_id":"T1","priority":"P1"}`), Summary: "Set priority to P1",
 		Mutate:  func(cur *nod.Task) (nod.Task, error) { cur.Priority = nod.P1; return *cur, nil },
 		Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted},

@@ -196,7 +196,7 @@ func (e *env) seed(chat nod.ChatID, t nod.Task) {
 	if t.Priority == "" {
 		t.Priority = nod.P2
 	}
-	_, err := e.db.Tasks().Apply(context.Background(), nod.Edit{ChatID: chat, UserID: 42, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	_, err := e.db.Tasks().Apply(context.Background(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }})
 	if err != nil {
 		e.r.Fatalf("seed: %v", err)

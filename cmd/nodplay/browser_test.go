@@ -149,7 +149,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := nod.Stamp(time.Now().Add(30 * time.Minute))
-	_, err = db.Tasks().Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: launch().ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	_, err = db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: player}, UserID: player, TaskID: launch().ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 	db.Close()
 	step("set a reminder", err)

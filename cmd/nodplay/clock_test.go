@@ -71,7 +71,7 @@ func remindIn(t *testing.T, tp *testPlayground, d time.Duration) {
 		t.Fatalf("seeded tasks: %v %v", tasks, err)
 	}
 	at := nod.Stamp(time.Now().Add(d))
-	if _, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	if _, err := db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: player}, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }}); err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
 		if t.Priority == "" {
 			t.Priority = nod.P2
 		}
-		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: nod.ChatID(chat), UserID: nod.UserID(player), Tool: nod.ToolCreateTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: nod.ChatID(chat)}, UserID: nod.UserID(player), Tool: nod.ToolCreateTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
 			return fmt.Errorf("seed %q: %w", t.Title, err)
 		}

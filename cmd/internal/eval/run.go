@@ -491,7 +491,7 @@ func request(c Case, chat nod.ChatID, n int, lastSet string) nod.TurnRequest {
 	m := all[n]
 	p := speaker(m)
 	// Messages are numbered as Telegram numbers a chat's: 1, 2, 3, …
-	req := nod.TurnRequest{ChatID: chat, UserID: p.id, Text: m.Text, Lang: firstNonEmpty(c.Lang, "en"), MsgID: n + 1}
+	req := nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: p.id, Text: m.Text, Lang: firstNonEmpty(c.Lang, "en"), MsgID: n + 1}
 	if m.Forwarded != "" {
 		req.Forwarded = m.Forwarded + " (5005)"
 	}
@@ -515,7 +515,7 @@ func seed(ctx context.Context, db *storage.DB, chat nod.ChatID, tasks []Task) er
 		for i, title := range t.Checklist {
 			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("c%d", i+1), Title: title, CheckedBy: nod.ActorUser})
 		}
-		_, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: alice, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: alice, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }})
 		if err != nil {
 			return fmt.Errorf("seed %q: %w", t.Title, err)
