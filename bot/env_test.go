@@ -45,7 +45,7 @@ type env struct {
 
 // confirmDeps wires a confirmation service to db as the app does.
 func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}
+	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }

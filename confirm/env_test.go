@@ -68,7 +68,7 @@ func deps(db *storage.DB, clf agent.Classifier) agent.Deps {
 
 // confirmDeps wires a confirmation service to db as the app does.
 func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}
+	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}
 }
 
 var titles = fixtures.ChecklistTitles

@@ -136,7 +136,7 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 	for _, db := range dbs {
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
-		c := confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}, time.Now, log, nil)
+		c := confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, time.Now, log, nil)
 		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, Lexicon: formatting.Words}, agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db}, time.Now, log)
 		blog := slog.New(slog.NewTextHandler(lb, nil))
 		sw := sweep.New(sweep.Deps{Expiry: db, Pruning: db, Outbox: db, Schedule: db, Tasks: db}, sweep.Options{}, time.Now, blog)

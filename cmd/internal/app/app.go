@@ -51,7 +51,6 @@ var (
 	_ confirm.Decisions  = (*storage.DB)(nil)
 	_ confirm.Undos      = (*storage.DB)(nil)
 	_ confirm.Rules      = (*storage.DB)(nil)
-	_ confirm.Changes    = agent.Changes{}
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -108,7 +107,7 @@ func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm
 }
 
 func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
-	return confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}, now, log.With("component", "confirm"), reg)
+	return confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless

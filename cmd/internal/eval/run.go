@@ -300,7 +300,7 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 	}
 	defer model.close()
 	rec := &recorder{real: o.Classifier}
-	conf := confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db, Changes: agent.Changes{}}, clk.now, o.Log, nil)
+	conf := confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, clk.now, o.Log, nil)
 	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute, Lexicon: o.Lexicon},
 		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
 

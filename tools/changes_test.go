@@ -1,0 +1,33 @@
+package tools_test
+
+import (
+	"testing"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
+)
+
+// Checklist lines, and the fallback to a shortened id when the item
+// cannot be looked up.
+func TestChecklistSummaries(t *testing.T) {
+	t.Parallel()
+	task := &nod.Task{Checklist: []nod.ChecklistItem{{ID: "c1", Title: "Write tests"}, {ID: "c2", Title: "Update docs", Checked: true}}}
+	yes, no := true, false
+	rename := "Update API docs"
+	for _, c := range []struct {
+		change tools.Change
+		task   *nod.Task
+		want   string
+	}{
+		{tools.AddItem{Task: "T1", Title: "Load test"}, task, `Add: "Load test"`},
+		{tools.Item{Task: "T1", ItemID: "c1", Checked: &yes}, task, `Check off: "Write tests"`},
+		{tools.Item{Task: "T1", ItemID: "c2", Checked: &no}, task, `Uncheck: "Update docs"`},
+		{tools.Item{Task: "T1", ItemID: "c2", Title: &rename, Checked: &yes}, task, `Rename: "Update docs" → "Update API docs"`},
+		{tools.Item{Task: "T1", ItemID: "2ff860d0-4c1e-4b7a", Checked: &yes}, task, "Check off: item 2ff860d0…"},
+		{tools.Item{Task: "T1", ItemID: "2ff860d0-4c1e-4b7a", Checked: &yes}, nil, "Check off: item 2ff860d0…"},
+	} {
+		if got := c.change.Summary(c.task); got != c.want {
+			t.Errorf("summary = %q, want %q", got, c.want)
+		}
+	}
+}
