@@ -269,11 +269,7 @@ func noopReason(c tools.Change, task *nod.Task) string {
 	case tools.Item:
 		it, _ := task.Item(c.ItemID)
 		if c.Checked != nil && c.Title == nil {
-			state := "unchecked"
-			if *c.Checked {
-				state = "checked"
-			}
-			return fmt.Sprintf("%q is already %s", it.Title, state)
+			return fmt.Sprintf("%q is already %s", it.Title, tools.CheckState(*c.Checked))
 		}
 		return fmt.Sprintf("%q already reads like that", it.Title)
 	}

@@ -182,12 +182,8 @@ func refusal(err error) error {
 func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note {
 	if value == target {
 		if it.Field == nod.FieldChecklist && cur != nil {
-			var st struct {
-				Title   string `json:"title"`
-				Checked bool   `json:"checked"`
-			}
-			if json.Unmarshal([]byte(value), &st) == nil && st.Title != "" {
-				return nod.Note{Key: nod.NoteAlreadyItem, Args: []string{st.Title, tools.CheckState(st.Checked)}}
+			if title, checked, ok := tools.ItemValue(value); ok {
+				return nod.Note{Key: nod.NoteAlreadyItem, Args: []string{title, tools.CheckState(checked)}}
 			}
 		}
 		return nod.Note{Key: nod.NoteAlready}

@@ -31,3 +31,21 @@ func TestChecklistSummaries(t *testing.T) {
 		}
 	}
 }
+
+// A checklist edit's raw value reads back as the item's title and state;
+// an added item's, its bare title, does not.
+func TestItemValue(t *testing.T) {
+	t.Parallel()
+	task := &nod.Task{Checklist: []nod.ChecklistItem{{ID: "c2", Title: "Update docs", Checked: true}}}
+	no := false
+	cur, err := tools.Item{Task: "T1", ItemID: "c2", Checked: &no}.Current(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if title, checked, ok := tools.ItemValue(cur); title != "Update docs" || !checked || !ok {
+		t.Errorf("ItemValue(%s) = %q, %v, %v; want \"Update docs\", true, true", cur, title, checked, ok)
+	}
+	if _, _, ok := tools.ItemValue("Load test"); ok {
+		t.Errorf("ItemValue(%q) is an item", "Load test")
+	}
+}
