@@ -22,13 +22,6 @@ const maxTypeMethods = 30
 // does several things one after another; name them.
 const maxFuncLines = 100
 
-// oversizedTypes names the types allowed past maxTypeMethods for now.
-var oversizedTypes = map[string]bool{
-	// storage.DB is being split into one repository per aggregate on
-	// another branch; the exemption goes when that split merges.
-	"github.com/nodbot/nod/storage.DB": true,
-}
-
 // TestTypesStaySmall counts the exported methods in the method set of *T
 // for every exported type T of the module (promoted methods included, so
 // embedding hides nothing).
@@ -56,7 +49,7 @@ func TestTypesStaySmall(t *testing.T) {
 			}
 			n := exportedMethods(typ)
 			full := p.PkgPath + "." + name
-			if n > maxTypeMethods && !oversizedTypes[full] {
+			if n > maxTypeMethods {
 				t.Errorf("%s has %d methods, want at most %d: split it by meaning", full, n, maxTypeMethods)
 			}
 		}

@@ -65,9 +65,12 @@ type Agent struct {
 	llm        openai.Client
 	tasks      Tasks
 	editor     Editor
+	settings   Settings
 	conv       Conversation
 	sets       Proposals
 	memory     Memory
+	undone     Undone
+	rulebook   Rulebook
 	classifier Classifier
 	now        func() time.Time
 	log        *slog.Logger
@@ -109,7 +112,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
-	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, conv: d.Conversation, sets: d.Proposals, memory: d.Memory,
+	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, settings: d.Settings, conv: d.Conversation, sets: d.Proposals, memory: d.Memory, undone: d.Undone, rulebook: d.Rulebook,
 		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, now: now, log: log, lex: newLexicon(opts.Lexicon), metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
 

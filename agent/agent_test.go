@@ -64,12 +64,12 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
 
 // deps wires an agent to db and clf as the app does, without answers.
 func deps(db *storage.DB, clf agent.Classifier) agent.Deps {
-	return agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf}
+	return agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf}
 }
 
 // confirmDeps wires a confirmation service to db as the app does.
 func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}
+	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}
 }
 
 var titles = fixtures.ChecklistTitles
@@ -92,7 +92,7 @@ func (e *env) seed(t *testing.T) {
 		{ID: "T2", Title: "Update README", Status: nod.StatusOpen, Priority: nod.P2,
 			Checklist: []nod.ChecklistItem{{ID: "c9", Title: "Fix badge links", CheckedBy: nod.ActorUser}}},
 	} {
-		if _, err := e.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
+		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +125,7 @@ func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall
 
 func (e *env) task(t *testing.T, id string) nod.Task {
 	t.Helper()
-	task, err := e.db.Task(t.Context(), chat, id)
+	task, err := e.db.Tasks().Task(t.Context(), chat, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func (e *env) task(t *testing.T, id string) nod.Task {
 // audit returns the chat's audit rows, newest first, without the seeding.
 func (e *env) audit(t *testing.T) []nod.AuditEntry {
 	t.Helper()
-	all, err := e.db.Audit(t.Context(), chat, 1000)
+	all, err := e.db.Audit().Audit(t.Context(), chat, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,11 +223,11 @@ func TestQueuedTitle(t *testing.T) {
 		if it.Tool != "set_task_title" || it.Status != nod.ItemPending || string(it.Args) != `{"task_id":"T1","title":"Fix login redirect bug"}` {
 			t.Errorf("item = %+v", it)
 		}
-		stored, err := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		stored, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if err != nil || stored.Status != nod.SetPending || stored.UserID != user {
 			t.Errorf("stored set = %+v, %v", stored, err)
 		}
-		hist, _ := e.db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
+		hist, _ := e.db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
 		calls, answers := 0, 0
 		for _, m := range hist {
 			for _, tc := range m.ToolCalls {
@@ -498,12 +498,12 @@ func TestConfirmOne(t *testing.T) {
 		if d.Set.Status != nod.SetPartiallyResolved || d.Set.Items[0].Status != nod.ItemConfirmed || d.Set.Items[1].Status != nod.ItemPending {
 			t.Errorf("set after ✓ 1: %+v", d.Set)
 		}
-		u, err := e.db.UndoEntry(t.Context(), chat, d.Set.Items[0].UndoID)
+		u, err := e.db.Undo().UndoEntry(t.Context(), chat, d.Set.Items[0].UndoID)
 		want := []nod.FieldChange{{Field: nod.FieldEstimate, Before: "120", After: "90"}}
 		if err != nil || !slices.Equal(u.Change.Fields, want) || len(u.Change.Items) != 0 {
 			t.Errorf("undo entry: %+v, %v", u, err)
 		}
-		ds, _ := e.db.RecentDecisions(t.Context(), chat, 10)
+		ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 10)
 		if len(ds) != 1 || ds[0].N != 1 || ds[0].Verdict != nod.Confirmed || ds[0].UserID != user {
 			t.Errorf("decisions = %+v", ds)
 		}
@@ -533,14 +533,14 @@ func TestDecidedItemsStayDecided(t *testing.T) {
 		}
 		e.clock.Advance(time.Hour)
 		e.confirm.ConfirmAll(t.Context(), chat, user, cs.ID)
-		again, _ := e.db.ChangeSet(t.Context(), chat, cs.ID)
+		again, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
 		if !again.ResolvedAt.Equal(resolvedAt) {
 			t.Errorf("resolved_at moved from %v to %v", resolvedAt, again.ResolvedAt)
 		}
 		if e.task(t, "T1").Title != "Fix login bug" {
 			t.Errorf("the rejected title was applied")
 		}
-		ds, _ := e.db.RecentDecisions(t.Context(), chat, 10)
+		ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 10)
 		if len(ds) != 2 {
 			t.Errorf("%d decisions, want 2", len(ds))
 		}
@@ -689,7 +689,7 @@ func TestUndoEveryTool(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.db.Task(t.Context(), chat, id); err == nil {
+		if _, err := e.db.Tasks().Task(t.Context(), chat, id); err == nil {
 			t.Errorf("undone create still listed")
 		}
 		if _, err := e.confirm.Undo(t.Context(), chat, user, u.Redo.ID, false); err != nil {
@@ -723,12 +723,12 @@ func TestDecisionHistoryInPrompt(t *testing.T) {
 				calls[i] = call(fmt.Sprint(i), "add_multiple_checklist_items", fmt.Sprintf(`{"task_id":"T2","items":[{"title":"Round %d step %d"}]}`, round+1, i))
 			}
 		}
-		ds, _ := e.db.RecentDecisions(t.Context(), chat, 100)
+		ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 100)
 		if len(ds) != 25 {
 			t.Fatalf("%d decisions", len(ds))
 		}
-		latest, _ := e.db.LatestRejection(t.Context(), ds[0].SetID)
-		e.db.SetReason(t.Context(), latest.ID, "P1 is for outages\n   only")
+		latest, _ := e.db.ChangeSets().LatestRejection(t.Context(), ds[0].SetID)
+		e.db.ChangeSets().SetReason(t.Context(), latest.ID, "P1 is for outages\n   only")
 		e.turn(t, call("l", "list_tasks", `{}`))
 		sys := e.llm.RequestsFor(agentM)[len(e.llm.RequestsFor(agentM))-1].System()
 		if n := strings.Count(sys, "- rejected: "); n != 20 {
@@ -756,11 +756,11 @@ func TestSupersede(t *testing.T) {
 		if results["c"] != "Proposal queued for user review." || len(second.Superseded) != 1 || second.Superseded[0] != first.Set.ID {
 			t.Fatalf("results %q, superseded %v", results, second.Superseded)
 		}
-		old, _ := e.db.ChangeSet(t.Context(), chat, first.Set.ID)
+		old, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, first.Set.ID)
 		if old.Status != nod.SetResolved || old.Items[0].Status != nod.ItemStale || old.Items[0].Note.Key != nod.NoteSuperseded {
 			t.Errorf("old set = %s, item %s %v", old.Status, old.Items[0].Status, old.Items[0].Note)
 		}
-		open, _ := e.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
+		open, _ := e.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 		if len(open) != 1 || open[0].ID != second.Set.ID {
 			t.Errorf("%d open sets", len(open))
 		}

@@ -77,7 +77,7 @@ func TestAnswerProposalsHeldToTheWords(t *testing.T) {
 				t.Errorf("%q: audited %s %s", c.says, a.Tool, a.Outcome)
 			}
 		}
-		set, err := e.db.ChangeSet(t.Context(), chat, cs.ID)
+		set, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
 		if err != nil || set.Status != nod.SetPending {
 			t.Fatalf("set after refused answers: %s, %v", set.Status, err)
 		}
@@ -87,7 +87,7 @@ func TestAnswerProposalsHeldToTheWords(t *testing.T) {
 		if r := results["x"]; !strings.HasPrefix(r, "Decided as the user said: item 1 applied.") {
 			t.Errorf("a faithful call: result %q", r)
 		}
-		set, _ = e.db.ChangeSet(t.Context(), chat, cs.ID)
+		set, _ = e.db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
 		if set.Items[0].Status != nod.ItemConfirmed || set.Items[1].Status != nod.ItemPending {
 			t.Errorf("items after the faithful call: %s, %s", set.Items[0].Status, set.Items[1].Status)
 		}

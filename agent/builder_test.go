@@ -59,7 +59,7 @@ func TestBatchExplosion(t *testing.T) {
 		if !slices.Equal(titles, []string{"Write tests", "Update API docs", "Write migration notes", "Design mockup", "Load test"}) {
 			t.Errorf("checklist = %q", titles)
 		}
-		if ds, _ := e.db.RecentDecisions(t.Context(), chat, 20); len(ds) != 5 {
+		if ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 20); len(ds) != 5 {
 			t.Errorf("%d decisions, want 5", len(ds))
 		}
 	})

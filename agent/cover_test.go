@@ -20,7 +20,7 @@ func explicitly(quote string) func(openaitest.Request) openaitest.Response {
 
 func (e *env) seedLabelled(t *testing.T, labels ...string) {
 	t.Helper()
-	if _, err := e.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T3", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P2, Labels: labels}, nil
 		}}); err != nil {
@@ -89,7 +89,7 @@ func TestLabelRemovalWords(t *testing.T) {
 				c.had = []string{"bug"}
 			}
 			id := fmt.Sprintf("L%d", i)
-			if _, err := e.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+			if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 				Mutate: func(*nod.Task) (nod.Task, error) {
 					return nod.Task{ID: id, Title: "Task " + id, Status: nod.StatusOpen, Priority: nod.P2, Labels: c.had}, nil
 				}}); err != nil {
@@ -170,7 +170,7 @@ const printer = `{"title":"Call the printer","priority":"P0","due_date":"2026-03
 // newTask returns the chat's one task that is not seeded.
 func (e *env) newTask(t *testing.T) nod.Task {
 	t.Helper()
-	tasks, err := e.db.ListTasks(t.Context(), chat, nod.TaskFilter{})
+	tasks, err := e.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{})
 	if err != nil || len(tasks) != 1 {
 		t.Fatalf("tasks = %+v, %v", tasks, err)
 	}

@@ -28,11 +28,11 @@ func TestEveryDeletionQueued(t *testing.T) {
 			t.Errorf("T1's deletion = %+v", d)
 		}
 		for _, want := range []string{"T2", "T1"} {
-			step, err := e.db.AskDeletion(t.Context(), chat, user)
+			step, err := e.db.Deletions().AskDeletion(t.Context(), chat, user)
 			if err != nil || step.Ask == nil || step.Ask.TaskID != want {
 				t.Fatalf("asked %+v, %v; want %s", step.Ask, err, want)
 			}
-			if ended, err := e.db.EndDeletion(t.Context(), chat, step.Ask.ID); !ended || err != nil {
+			if ended, err := e.db.Deletions().EndDeletion(t.Context(), chat, step.Ask.ID); !ended || err != nil {
 				t.Fatalf("EndDeletion: %v, %v", ended, err)
 			}
 		}

@@ -101,7 +101,7 @@ func TestListTasksPages(t *testing.T) {
 					}
 					tasks, all = append(tasks, task), append(all, id)
 				}
-				if err := e.db.ImportTasks(t.Context(), tasks); err != nil {
+				if err := e.db.Tasks().ImportTasks(t.Context(), tasks); err != nil {
 					t.Fatal(err)
 				}
 				for _, c := range []struct {
@@ -148,7 +148,7 @@ func TestListTasksUnder64KB(t *testing.T) {
 			tasks = append(tasks, nod.Task{ID: id, ChatID: chat, Title: id, Description: strings.Repeat("long words ", 500), Status: nod.StatusOpen, Priority: nod.P2})
 			want = append(want, id)
 		}
-		if err := e.db.ImportTasks(t.Context(), tasks); err != nil {
+		if err := e.db.Tasks().ImportTasks(t.Context(), tasks); err != nil {
 			t.Fatal(err)
 		}
 		pages := e.pageThrough(t, map[string]any{"limit": 200})

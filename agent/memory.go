@@ -80,7 +80,7 @@ func (t *turn) repeats(ctx context.Context) repeats {
 // need of them; a lookup failure is logged and leaves none.
 func (t *turn) rules(ctx context.Context) []nod.Rule {
 	return t.mem.rules.get(func() []nod.Rule {
-		rs, err := t.a.memory.Rules(ctx, t.req.ChatID, t.a.now())
+		rs, err := t.a.rulebook.Rules(ctx, t.req.ChatID, t.a.now())
 		if err != nil {
 			t.a.log.Error("rules", "chat", t.req.ChatID, "err", err)
 		}
@@ -98,7 +98,7 @@ func (t *turn) rules(ctx context.Context) []nod.Rule {
 // failure is logged.
 func (t *turn) undone(ctx context.Context) []nod.UndoEntry {
 	return t.mem.undone.get(func() []nod.UndoEntry {
-		u, err := t.a.memory.UndoneSince(ctx, t.req.ChatID, t.a.now().Add(-undoMemory))
+		u, err := t.a.undone.UndoneSince(ctx, t.req.ChatID, t.a.now().Add(-undoMemory))
 		if err != nil {
 			t.a.log.Warn("undone changes", "chat", t.req.ChatID, "err", err)
 		}

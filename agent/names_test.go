@@ -106,7 +106,7 @@ func TestOldQuoteDoesNotRecreateAnUndoneTask(t *testing.T) {
 		}
 		e.clock.Advance(time.Minute)
 		res = turn("hmm")
-		if tasks, _ := e.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 || len(res.Receipts) != 0 || res.Set == nil {
+		if tasks, _ := e.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 || len(res.Receipts) != 0 || res.Set == nil {
 			t.Errorf("the undone task came back on old words: tasks %+v, receipts %+v", tasks, res.Receipts)
 		}
 	})

@@ -94,7 +94,7 @@ func TestSovereigntyOverrideConfirmed(t *testing.T) {
 		}
 		// What formatting shows is stored as values: the reason, the item
 		// as the person set it and as proposed.
-		stored, err := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		stored, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestSovereigntyTrusted(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
-		if err := e.db.SetMode(t.Context(), chat, user, nod.ModeTrusted); err != nil {
+		if err := e.db.Settings().SetMode(t.Context(), chat, user, nod.ModeTrusted); err != nil {
 			t.Fatal(err)
 		}
 		res, results := e.turn(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","isChecked":false},{"id":"c3","isChecked":false}]}`))
@@ -208,11 +208,11 @@ func TestRuleNeverOverridesThePersonsItem(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seed(t)
-		r, _, err := e.db.OfferRule(t.Context(), chat, user, "update_checklist_item")
+		r, _, err := e.db.Rules().OfferRule(t.Context(), chat, user, "update_checklist_item")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.db.DecideRule(t.Context(), chat, r.ID, user, true); err != nil {
+		if _, err := e.db.Rules().DecideRule(t.Context(), chat, r.ID, user, true); err != nil {
 			t.Fatal(err)
 		}
 		res, results := e.turn(t, call("1", "update_checklist_items",

@@ -8,9 +8,9 @@ import (
 	"github.com/nodbot/nod/answer"
 )
 
-// The storage the agent needs, as small
-// interfaces grouped by what they do with it; *storage.DB provides them
-// all. Every method is scoped to a chat: a record of another chat is
+// The storage the agent needs, as small interfaces grouped by what they
+// do with it, each provided by one of storage's repositories
+// (storage.Tasks, storage.Conversation, …). Every method is scoped to a chat: a record of another chat is
 // nod.ErrNotFound. Reads are single statements; writes say what they
 // write together.
 
@@ -41,11 +41,15 @@ type Editor interface {
 	Apply(ctx context.Context, e nod.Edit) (nod.Applied, error)
 }
 
-// Conversation is what a turn starts from and what it leaves behind.
-type Conversation interface {
+// Settings reads the chat's settings a turn runs under.
+type Settings interface {
 	// ChatSettings returns the chat's settings with userID's mode and
 	// circuit breaker; a chat never configured has the defaults.
 	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
+}
+
+// Conversation is what a turn starts from and what it leaves behind.
+type Conversation interface {
 	// History returns the topic's latest messages in window w, oldest
 	// first.
 	History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error)
@@ -72,28 +76,40 @@ type Proposals interface {
 	ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error)
 }
 
-// Memory is what the person decided before: what the prompt recalls and
-// what new proposals are checked against.
+// Memory is what the person decided on proposals before: what the prompt
+// recalls and what new proposals are checked against.
 type Memory interface {
 	// RecentDecisions returns the latest decisions, newest first.
 	RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error)
 	// RecentRejections returns rejections made at or after since.
 	RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error)
+}
+
+// Undone is what the person took back: new proposals are checked against
+// it as against Memory.
+type Undone interface {
 	// UndoneSince returns the changes the person undid at or after since.
 	UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error)
+}
+
+// Rulebook reads the rules the chat learned, which new proposals follow.
+type Rulebook interface {
 	// Rules returns the chat's learned rules in force at now.
 	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
 }
 
 // Deps are what an Agent works with, each a small interface of its own:
-// *storage.DB provides the storage ones, confidence.Classifier the
-// classifier and the confirmation service the answers.
+// storage's repositories provide the storage ones, confidence.Classifier
+// the classifier and the confirmation service the answers.
 type Deps struct {
 	Tasks        Tasks
 	Editor       Editor
+	Settings     Settings
 	Conversation Conversation
 	Proposals    Proposals
 	Memory       Memory
+	Undone       Undone
+	Rulebook     Rulebook
 	Classifier   Classifier
 	// Answers passes on decisions the person stated in words
 	// (answer_proposals), and Words reads those words as nod's own reader

@@ -50,7 +50,7 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	t := &turn{a: a, req: req, id: nod.NewID(), started: a.now(), wall: time.Now(), fields: map[string]bool{}, seen: map[string]bool{}}
 	settings := req.Settings
 	if settings == nil {
-		s, err := a.conv.ChatSettings(ctx, req.ChatID, req.UserID)
+		s, err := a.settings.ChatSettings(ctx, req.ChatID, req.UserID)
 		if err != nil {
 			return nil, "", err
 		}

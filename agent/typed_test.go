@@ -19,7 +19,7 @@ func TestProposalsCarryTypedValues(t *testing.T) {
 		if res.Set == nil || len(res.Set.Items) != 2 {
 			t.Fatalf("set = %+v", res.Set)
 		}
-		stored, err := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		stored, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

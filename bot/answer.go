@@ -26,7 +26,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 	if in.settings != nil && !in.settings.DeletionAsked {
 		return false, false // no question of theirs waits: nothing to look for
 	}
-	d, ok, err := b.answers.WaitingDeletion(ctx, in.chat, in.user)
+	d, ok, err := b.deletions.WaitingDeletion(ctx, in.chat, in.user)
 	if err != nil {
 		b.log.Error("typed confirmation", "chat", in.chat, "err", err)
 		return false, false
@@ -42,7 +42,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteAgain.With(d.Title)))
 		return true, false // the question stays open
 	}
-	ended, err := b.answers.EndDeletion(ctx, in.chat, d.ID)
+	ended, err := b.deletions.EndDeletion(ctx, in.chat, d.ID)
 	if err != nil {
 		b.log.Error("typed confirmation", "chat", in.chat, "err", err)
 	}
@@ -67,7 +67,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 // askDeletion moves the person's line of deletions on: a question whose
 // time ran out says so, and the next deletion in line is asked.
 func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID, loc *formatting.Locale) {
-	step, err := b.answers.AskDeletion(ctx, chat, user)
+	step, err := b.deletions.AskDeletion(ctx, chat, user)
 	if err != nil {
 		b.log.Error("ask deletion", "chat", chat, "err", err)
 		return

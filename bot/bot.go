@@ -63,10 +63,15 @@ type Bot struct {
 	opts      Options
 	updates   Updates
 	tasks     Tasks
+	audit     AuditLog
 	sets      Sets
+	undos     Undos
 	chats     Chats
+	rulebook  Rulebook
+	conv      Conversation
 	messages  Messages
 	buttons   Buttons
+	deletions Deletions
 	answers   Answers
 	keeper    Keeper
 	outbox    Outbox
@@ -144,7 +149,8 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	for _, id := range opts.AllowedUsers {
 		allowed[id] = true
 	}
-	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, sets: d.Sets, chats: d.Chats, messages: d.Messages, buttons: d.Buttons, answers: d.Answers,
+	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, audit: d.Audit, sets: d.Sets, undos: d.Undos, chats: d.Chats, rulebook: d.Rulebook, conv: d.Conversation,
+		messages: d.Messages, buttons: d.Buttons, deletions: d.Deletions, answers: d.Answers,
 		keeper: d.Keeper, outbox: d.Outbox, sweeps: d.Sweep, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, reader: newReader(), now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }

@@ -192,7 +192,7 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 			}
 		}
 		if _, known := v.Undoable[it.UndoID]; it.UndoID != "" && !known {
-			u, err := b.sets.UndoEntry(ctx, set.ChatID, it.UndoID)
+			u, err := b.undos.UndoEntry(ctx, set.ChatID, it.UndoID)
 			v.Undoable[it.UndoID] = err == nil && u.UndoneAt == nil && b.now().Before(u.ExpiresAt)
 			v.Undone[it.UndoID] = err == nil && u.UndoneAt != nil
 		}

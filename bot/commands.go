@@ -37,7 +37,7 @@ func (b *Bot) cmdPending(ctx context.Context, in incoming) {
 }
 
 func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
-	entries, err := b.tasks.Audit(ctx, in.chat, 15)
+	entries, err := b.audit.Audit(ctx, in.chat, 15)
 	if err != nil {
 		b.log.Error("audit", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))

@@ -248,7 +248,7 @@ func (b *Bot) reminderCame(ctx context.Context, loc *formatting.Locale, chat nod
 // off to due, which has now come; it reports whether it did.
 func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, t nod.Task, due time.Time, m reminderMsg) bool {
 	for _, id := range m.undos {
-		u, err := b.sets.UndoEntry(ctx, chat, id)
+		u, err := b.undos.UndoEntry(ctx, chat, id)
 		if err != nil || u.UndoneAt != nil {
 			continue
 		}
@@ -270,7 +270,7 @@ func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.C
 // tap's outcome with the new Undo when it is applied again. It returns
 // the messages it edited.
 func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, undoID string, u nod.Undone) []int {
-	e, err := b.sets.UndoEntry(ctx, chat, undoID)
+	e, err := b.undos.UndoEntry(ctx, chat, undoID)
 	if err != nil {
 		return nil
 	}

@@ -45,7 +45,7 @@ type env struct {
 
 // confirmDeps wires a confirmation service to db as the app does.
 func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}
+	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
@@ -59,14 +59,15 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: "clf", Timeout: 5 * time.Second, Lexicon: formatting.Words}, log)
 	c := confirm.New(confirmDeps(e.db), e.clock.Now, log, nil)
 	ag := agent.New(agent.Options{BaseURL: e.llm.URL, Model: "agent", StepTimeout: 5 * time.Second, Lexicon: formatting.Words},
-		agent.Deps{Tasks: e.db, Editor: e.db, Conversation: e.db, Proposals: e.db, Memory: e.db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords())}, e.clock.Now, log)
+		agent.Deps{Tasks: e.db.Tasks(), Editor: e.db.Tasks(), Settings: e.db.Settings(), Conversation: e.db.Conversation(), Proposals: e.db.ChangeSets(), Memory: e.db.ChangeSets(), Undone: e.db.Undo(), Rulebook: e.db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords())}, e.clock.Now, log)
 	if turner == nil {
 		turner = ag
 	}
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: []nod.UserID{user}, PollTimeout: 2 * time.Second, Limits: unlimited, Metrics: e.reg},
-		bot.Deps{Updates: e.db, Tasks: e.db, Sets: e.db, Chats: e.db, Messages: e.db, Buttons: e.db, Answers: e.db, Keeper: e.db, Outbox: e.db,
-			Sweep:  sweep.New(sweep.Deps{Expiry: e.db, Pruning: e.db, Outbox: e.db, Tasks: e.db}, sweep.Options{AllowedUsers: []nod.UserID{user}}, e.clock.Now, log),
+		bot.Deps{Updates: e.db.Outbox(), Tasks: e.db.Tasks(), Audit: e.db.Audit(), Sets: e.db.ChangeSets(), Undos: e.db.Undo(), Chats: e.db.Settings(), Rulebook: e.db.Rules(),
+			Conversation: e.db.Conversation(), Messages: e.db.Messages(), Buttons: e.db.Messages(), Deletions: e.db.Deletions(), Answers: e.db.ChangeSets(), Keeper: e.db.ChangeSets(), Outbox: e.db.Outbox(),
+			Sweep:  sweep.New(sweep.Deps{Expiry: e.db.ChangeSets(), Deletions: e.db.Deletions(), Trash: e.db.Tasks(), Buttons: e.db.Messages(), Updates: e.db.Outbox(), Outbox: e.db.Outbox(), Tasks: e.db.Tasks()}, sweep.Options{AllowedUsers: []nod.UserID{user}}, e.clock.Now, log),
 			Turner: turner, Decider: c, Mender: c, Changer: c, Rules: c}, e.clock.Now, log)
 	if err := b.Start(t.Context()); err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func (e *env) settle() {
 func (e *env) task(title string, p nod.Priority) nod.Task {
 	e.t.Helper()
 	t := nod.Task{ID: nod.NewID(), Title: title, Status: nod.StatusOpen, Priority: p}
-	if _, err := e.db.Apply(e.t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	if _, err := e.db.Tasks().Apply(e.t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
 		e.t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func (e *env) propose(text string, tasks ...nod.Task) telegramtest.Message {
 
 func (e *env) priority(id string) nod.Priority {
 	e.t.Helper()
-	t, err := e.db.Task(e.t.Context(), chat, id)
+	t, err := e.db.Tasks().Task(e.t.Context(), chat, id)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -236,7 +237,7 @@ func TestAnswersInWordsAndReason(t *testing.T) {
 	requests := len(e.llm.Requests())
 	e.tg.ReplyText(chat, user, set.ID, "docs can wait")
 	e.tg.Wait("the reason", func() bool {
-		d, err := e.db.LatestRejection(t.Context(), setID(t, e, set.ID))
+		d, err := e.db.ChangeSets().LatestRejection(t.Context(), setID(t, e, set.ID))
 		return err == nil && d.Reason == "docs can wait"
 	})
 	if len(e.llm.Requests()) != requests {
@@ -247,7 +248,7 @@ func TestAnswersInWordsAndReason(t *testing.T) {
 // setID is the id of the set shown in message msgID.
 func setID(t *testing.T, e *env, msgID int) string {
 	t.Helper()
-	s, err := e.db.ChangeSetByMessage(t.Context(), chat, msgID)
+	s, err := e.db.ChangeSets().ChangeSetByMessage(t.Context(), chat, msgID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -304,7 +305,7 @@ func TestReasonAfterALaterConfirmation(t *testing.T) {
 	requests := len(e.llm.Requests())
 	e.tg.ReplyText(chat, user, set.ID, "the login bug can wait")
 	e.tg.Wait("the reason", func() bool {
-		d, err := e.db.LatestRejection(t.Context(), setID(t, e, set.ID))
+		d, err := e.db.ChangeSets().LatestRejection(t.Context(), setID(t, e, set.ID))
 		return err == nil && d.Reason == "the login bug can wait" && d.N == 1
 	})
 	if len(e.llm.Requests()) != requests {

@@ -64,7 +64,7 @@ func (b *Bot) onEdit(ctx context.Context, m *models.Message) {
 		return
 	}
 	in := b.incoming(ctx, m)
-	if old, ok, err := b.messages.PersonMessage(ctx, in.chat, m.ID); err != nil {
+	if old, ok, err := b.conv.PersonMessage(ctx, in.chat, m.ID); err != nil {
 		b.log.Warn("edited message: earlier words", "chat", in.chat, "err", err)
 	} else if ok {
 		in.editOf, in.edits = m.ID, old.Content

@@ -50,14 +50,14 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			}
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
 		case nod.OwedDeletion:
-			d, err := b.answers.Deletion(ctx, o.ChatID, o.Ref)
+			d, err := b.deletions.Deletion(ctx, o.ChatID, o.Ref)
 			if b.sweeps.Deletion(ctx, o, d, err) {
 				b.showDeletion(ctx, o.ChatID, loc, d)
 			}
 		case nod.OwedReminder, nod.OwedDaily:
 			b.deliverDue(ctx, o)
 		case nod.OwedUndone:
-			redo, err := b.sets.UndoEntry(ctx, o.ChatID, o.Ref)
+			redo, err := b.undos.UndoEntry(ctx, o.ChatID, o.Ref)
 			if err != nil {
 				b.sweeps.Gone(ctx, o, err)
 				continue
@@ -86,7 +86,7 @@ func (b *Bot) deliverReceipts(ctx context.Context, at nod.Topic, owed []nod.Owed
 		r := o.Receipt
 		fr := formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Who: b.nameOf(ctx, chat, o.User)}
 		if r.RuleID != "" {
-			if rule, err := b.chats.Rule(ctx, chat, r.RuleID); err == nil {
+			if rule, err := b.rulebook.Rule(ctx, chat, r.RuleID); err == nil {
 				fr.Rule = &rule
 			}
 		}

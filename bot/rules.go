@@ -55,7 +55,7 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) {
-		if rs, err := b.chats.Rules(ctx, p.chat, b.now()); err == nil {
+		if rs, err := b.rulebook.Rules(ctx, p.chat, b.now()); err == nil {
 			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules().List(rs)); err != nil {
 				b.log.Warn("edit rules", "chat", p.chat, "err", err)
 			}
@@ -89,7 +89,7 @@ func (b *Bot) revokeRule(ctx context.Context, p press) (string, bool) {
 }
 
 func (b *Bot) cmdRules(ctx context.Context, in incoming) {
-	rs, err := b.chats.Rules(ctx, in.chat, b.now())
+	rs, err := b.rulebook.Rules(ctx, in.chat, b.now())
 	if err != nil {
 		b.log.Error("rules", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))

@@ -18,7 +18,7 @@ func TestSentWith(t *testing.T) {
 	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(t, "sqlite", clock.Now)
-	b := &Bot{buttons: db, log: slog.New(slog.DiscardHandler)}
+	b := &Bot{buttons: db.Messages(), log: slog.New(slog.DiscardHandler)}
 	const chat = -500
 	b.bindButtons(t.Context(), chat, 5, []string{"1u.mine", "1S.rule"})
 	b.bindButtons(t.Context(), chat, 9, []string{"1u.theirs"})

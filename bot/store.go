@@ -15,7 +15,7 @@ type Updates interface {
 	LastUpdateID(ctx context.Context) (int64, error)
 }
 
-// Tasks reads a chat's tasks, its trash and its audit log.
+// Tasks reads a chat's tasks and its trash.
 type Tasks interface {
 	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash, oldest
@@ -25,11 +25,15 @@ type Tasks interface {
 	// tasks, in the trash or not.
 	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
 	Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error)
+}
+
+// AuditLog reads a chat's audit log (/audit).
+type AuditLog interface {
 	// Audit returns the latest entries, newest first.
 	Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.AuditEntry, error)
 }
 
-// Sets reads change sets and the undo entries of their changes.
+// Sets reads change sets and their latest rejection.
 type Sets interface {
 	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
 	ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error)
@@ -37,13 +41,17 @@ type Sets interface {
 	// OpenChangeSets returns the topic's open sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
+}
+
+// Undos reads the undo entries of applied changes.
+type Undos interface {
 	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
 	// LatestUndo returns userID's newest change in the topic still
 	// undoable.
 	LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error)
 }
 
-// Chats keeps a chat's settings (mode, language) and reads its learned rules.
+// Chats keeps a chat's settings (mode, language).
 type Chats interface {
 	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
 	SetMode(ctx context.Context, chatID nod.ChatID, userID nod.UserID, m nod.Mode) error
@@ -51,16 +59,25 @@ type Chats interface {
 	SetLanguage(ctx context.Context, chatID nod.ChatID, code string) error
 	// SeeLanguage remembers the language_code Telegram reported in a chat.
 	SeeLanguage(ctx context.Context, chatID nod.ChatID, code string) error
+}
+
+// Rulebook reads a chat's learned rules.
+type Rulebook interface {
 	// Rules returns the chat's learned rules in force at now.
 	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
 	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
 }
 
-// Messages remembers which Telegram message shows what, to edit it later.
-type Messages interface {
+// Conversation finds what the person said in an earlier message, for an
+// edit of that message.
+type Conversation interface {
 	// PersonMessage returns the latest conversation line that holds the
 	// person's message msgID, and whether there is one.
 	PersonMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChatMessage, bool, error)
+}
+
+// Messages remembers which Telegram message shows what, to edit it later.
+type Messages interface {
 	SetMessageID(ctx context.Context, setID string, messageID int) error
 	// SetCardMessage and CardMessage remember the latest card of a task.
 	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error
@@ -86,8 +103,9 @@ type Buttons interface {
 	MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error)
 }
 
-// Answers takes what waits for the person's next words: a typed deletion, a reading of their answer, a rejection's reason.
-type Answers interface {
+// Deletions keeps each person's line of deletions that wait for their
+// typed title.
+type Deletions interface {
 	// WaitingDeletion returns the person's deletion whose question was
 	// asked and shown, expired or not; false if none is.
 	WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PendingDeletion, bool, error)
@@ -95,11 +113,16 @@ type Answers interface {
 	// false if another caller already did.
 	EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error)
 	// AskDeletion drops the person's expired question and asks the next
-	// in line when none waits (see storage.DB.AskDeletion).
+	// in line when none waits (see storage.Deletions.AskDeletion).
 	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)
 	// Deletion returns a deletion still in its line; nod.ErrNotFound once
 	// it has left.
 	Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error)
+}
+
+// Answers takes what the person's next words answer: a reading of their
+// answer, a rejection's reason.
+type Answers interface {
 	// TakeReading uses a reading of the person's words, once.
 	TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error)
 	// SetReason stores a rejection's reason once.
@@ -189,7 +212,7 @@ type RuleDecider interface {
 type Days interface {
 	// SetTimeZone sets the chat's zone (empty: the default def) and
 	// records the change for its Undo; UndoZone puts the zone before it
-	// back (see storage.DB.UndoZone for the errors).
+	// back (see storage.Schedule.UndoZone for the errors).
 	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
 	UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error)
 	// DecideZone sets or declines a zone the agent proposed, once.
@@ -233,28 +256,33 @@ type People interface {
 }
 
 // Deps are what a Bot works with, each a small interface of its own:
-// *storage.DB provides the reading and bookkeeping ones, the agent and
-// confirm.Service the deciding ones, sweep.Sweeper the sweep.
+// storage's repositories provide the reading and bookkeeping ones, the
+// agent and confirm.Service the deciding ones, sweep.Sweeper the sweep.
 type Deps struct {
-	Updates   Updates
-	Tasks     Tasks
-	Sets      Sets
-	Chats     Chats
-	Messages  Messages
-	Buttons   Buttons
-	Answers   Answers
-	Keeper    Keeper
-	Outbox    Outbox
-	Sweep     Sweeper
-	Turner    Turner
-	Decider   Decider
-	Mender    Mender
-	Changer   Changer
-	Rules     RuleDecider
-	Days      Days
-	Reminders Reminders
-	Places    Places // nil: a shared location is not read
-	People    People // nil: members' names are not kept
+	Updates      Updates
+	Tasks        Tasks
+	Audit        AuditLog
+	Sets         Sets
+	Undos        Undos
+	Chats        Chats
+	Rulebook     Rulebook
+	Conversation Conversation
+	Messages     Messages
+	Buttons      Buttons
+	Deletions    Deletions
+	Answers      Answers
+	Keeper       Keeper
+	Outbox       Outbox
+	Sweep        Sweeper
+	Turner       Turner
+	Decider      Decider
+	Mender       Mender
+	Changer      Changer
+	Rules        RuleDecider
+	Days         Days
+	Reminders    Reminders
+	Places       Places // nil: a shared location is not read
+	People       People // nil: members' names are not kept
 	// Transcriber hears voice messages and audio files; nil: they are
 	// answered as messages nod cannot read.
 	Transcriber Transcriber

@@ -105,7 +105,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 }
 
 func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
-	u, err := b.sets.LatestUndo(ctx, in.topic(), in.user)
+	u, err := b.undos.LatestUndo(ctx, in.topic(), in.user)
 	if errors.Is(err, nod.ErrNotFound) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.NothingToUndo))
 		return
@@ -153,7 +153,7 @@ func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at no
 	if !errors.As(err, &cf) {
 		return
 	}
-	u, err := b.sets.UndoEntry(ctx, chat, undoID)
+	u, err := b.undos.UndoEntry(ctx, chat, undoID)
 	if err != nil {
 		b.log.Error("undo anyway", "chat", chat, "err", err)
 		return

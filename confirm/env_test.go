@@ -63,12 +63,12 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
 
 // deps wires an agent to db and clf as the app does, without answers.
 func deps(db *storage.DB, clf agent.Classifier) agent.Deps {
-	return agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf}
+	return agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf}
 }
 
 // confirmDeps wires a confirmation service to db as the app does.
 func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}
+	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}
 }
 
 var titles = fixtures.ChecklistTitles
@@ -91,7 +91,7 @@ func (e *env) seed(t *testing.T) {
 		{ID: "T2", Title: "Update README", Status: nod.StatusOpen, Priority: nod.P2,
 			Checklist: []nod.ChecklistItem{{ID: "c9", Title: "Fix badge links", CheckedBy: nod.ActorUser}}},
 	} {
-		if _, err := e.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
+		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
 			t.Fatal(err)
 		}
@@ -124,7 +124,7 @@ func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall
 
 func (e *env) task(t *testing.T, id string) nod.Task {
 	t.Helper()
-	task, err := e.db.Task(t.Context(), chat, id)
+	task, err := e.db.Tasks().Task(t.Context(), chat, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func (e *env) task(t *testing.T, id string) nod.Task {
 // audit returns the chat's audit rows, newest first, without the seeding.
 func (e *env) audit(t *testing.T) []nod.AuditEntry {
 	t.Helper()
-	all, err := e.db.Audit(t.Context(), chat, 1000)
+	all, err := e.db.Audit().Audit(t.Context(), chat, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func TestTrashIsFinal(t *testing.T) {
 		}
 		// The deletion closed the task's waiting proposal: ✓ 2 finds it
 		// decided, and says why.
-		set, _ := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		set, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		it, _ := set.Item(2)
 		if it.Status != nod.ItemStale || it.Note.Key != nod.NoteTaskGone {
 			t.Errorf("after the deletion item 2 is %s (%v), want stale: task gone", it.Status, it.Note)
@@ -158,7 +158,7 @@ func TestTrashIsFinal(t *testing.T) {
 		if _, err = e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 2); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("✓ 2 on a trashed task: %v, want ErrDecided", err)
 		}
-		trash, _ := e.db.Trash(t.Context(), chat)
+		trash, _ := e.db.Tasks().Trash(t.Context(), chat)
 		if len(trash) != 1 || trash[0].ID != "T1" || trash[0].Priority != nod.P3 || *trash[0].EstimateMinutes != 120 {
 			t.Fatalf("trash = %+v, want T1 as it was deleted", trash)
 		}
@@ -186,10 +186,10 @@ func TestUndoIsTheAuthors(t *testing.T) {
 		if _, err := e.confirm.Undo(t.Context(), chat, other, d.Applied[1].Undo.ID, false); !errors.Is(err, nod.ErrForbidden) {
 			t.Errorf("undo by another member: %v, want ErrForbidden", err)
 		}
-		if _, err := e.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, other); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, other); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo of another member: %v, want ErrNotFound", err)
 		}
-		if u, err := e.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, user); err != nil || u.ID != d.Applied[1].Undo.ID {
+		if u, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, user); err != nil || u.ID != d.Applied[1].Undo.ID {
 			t.Errorf("LatestUndo of the author: %v, %v", u.ID, err)
 		}
 		if e.task(t, "T1").Priority != nod.P1 {
@@ -219,11 +219,11 @@ func TestDecisionAfterTTLRefused(t *testing.T) {
 			}
 		}
 		// The storage path refuses it too, whatever its caller checked.
-		if _, err := e.db.RejectItem(t.Context(), chat, res.Set.ID, 2, user); !errors.Is(err, nod.ErrExpired) {
+		if _, err := e.db.ChangeSets().RejectItem(t.Context(), chat, res.Set.ID, 2, user); !errors.Is(err, nod.ErrExpired) {
 			t.Errorf("RejectItem at expiry: %v, want ErrExpired", err)
 		}
 		task := e.task(t, "T1")
-		set, _ := e.db.ChangeSet(t.Context(), chat, res.Set.ID)
+		set, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if task.Priority != nod.P3 || *task.EstimateMinutes != 120 || len(set.Pending()) != 2 {
 			t.Errorf("after refused decisions: T1 %s/%d, %d pending", task.Priority, *task.EstimateMinutes, len(set.Pending()))
 		}
@@ -242,7 +242,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		for i := range items {
 			big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("i%02d", i), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
 		}
-		if _, err := e.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
+		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return big, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
 			t.Fatal(err)
 		}
@@ -324,7 +324,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		}
 		confirmed, undos := 0, map[string]bool{}
 		for _, set := range sets {
-			s, _ := e.db.ChangeSet(t.Context(), chat, set.ID)
+			s, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, set.ID)
 			if s.Status != nod.SetResolved {
 				t.Errorf("set %s is %s, want resolved", s.ID, s.Status)
 			}
@@ -332,7 +332,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 				if it.Status == nod.ItemConfirmed {
 					confirmed++
 				}
-				if u, err := e.db.UndoEntry(t.Context(), chat, it.UndoID); err == nil && u.Change.Items[0].After.Checked {
+				if u, err := e.db.Undo().UndoEntry(t.Context(), chat, it.UndoID); err == nil && u.Change.Items[0].After.Checked {
 					undos[it.UndoID] = true
 				}
 			}
@@ -343,13 +343,13 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 				auditRows++
 			}
 		}
-		decisions, _ := e.db.RecentDecisions(t.Context(), chat, 1000)
+		decisions, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 1000)
 		t.Logf("%d taps and one ✓ All over 2 replicas: %d items confirmed, %d lost updates, %d applied twice, %d decisions, %d audit rows, %d undo entries",
 			taps, confirmed, lost, twice, len(decisions), auditRows, len(undos))
 		if lost != 0 || twice != 0 || len(wins) != items || confirmed != items || len(decisions) != items || auditRows != items || len(undos) != items {
 			t.Errorf("want every one of %d items applied exactly once with one decision, audit row and undo entry", items)
 		}
-		if brk, _, err := e.db.VerifyAudit(t.Context()); err != nil || brk != nil {
+		if brk, _, err := e.db.Audit().VerifyAudit(t.Context()); err != nil || brk != nil {
 			t.Errorf("audit chain after the race: %+v, %v", brk, err)
 		}
 	})

@@ -21,6 +21,7 @@ type Service struct {
 	tasks     Tasks
 	editor    Editor
 	undos     Undos
+	breaker   Breaker
 	rules     Rules
 	now       func() time.Time
 	log       *slog.Logger
@@ -34,7 +35,7 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 	if reg != nil {
 		reg.MustRegister(dc)
 	}
-	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, rules: d.Rules, now: now, log: log, decisions: dc}
+	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -314,7 +315,7 @@ func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 		return out, nil
 	}
 	now := c.now()
-	settings, err := c.undos.ChatSettings(ctx, chatID, u.UserID)
+	settings, err := c.breaker.ChatSettings(ctx, chatID, u.UserID)
 	if err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
@@ -326,7 +327,7 @@ func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 	if err != nil || n < nod.BreakerUndos {
 		return out, nil
 	}
-	if err := c.undos.TripBreaker(ctx, chatID, u.UserID, now.Add(nod.BreakerFor)); err != nil {
+	if err := c.breaker.TripBreaker(ctx, chatID, u.UserID, now.Add(nod.BreakerFor)); err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
 		return out, nil
 	}

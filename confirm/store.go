@@ -67,8 +67,7 @@ type Decisions interface {
 	Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
 }
 
-// Undos takes applied changes back and trips the circuit breaker when the
-// person keeps taking back what was applied without asking.
+// Undos takes applied changes back and counts those the person took back.
 type Undos interface {
 	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
 	// none of that id.
@@ -82,12 +81,17 @@ type Undos interface {
 	// result holds the Redo entry and what became of a reminder left in
 	// the past.
 	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error)
-	// ChatSettings returns the chat's settings with userID's mode and
-	// circuit breaker; a chat never configured has the defaults.
-	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
 	// AutoUndosSince counts userID's auto-applied changes undone at or
 	// after since.
 	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)
+}
+
+// Breaker trips the circuit breaker when the person keeps taking back what
+// was applied without asking.
+type Breaker interface {
+	// ChatSettings returns the chat's settings with userID's mode and
+	// circuit breaker; a chat never configured has the defaults.
+	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
 	// TripBreaker makes nod ask userID for everything until until,
 	// audited as a mode change in one transaction.
 	TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.UserID, until time.Time) error
@@ -112,12 +116,13 @@ type Rules interface {
 	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
 }
 
-// Deps are the storage the Service works with; *storage.DB provides them
-// all.
+// Deps are the storage the Service works with; storage's repositories
+// provide them.
 type Deps struct {
 	Decisions Decisions
 	Tasks     Tasks
 	Editor    Editor
 	Undos     Undos
+	Breaker   Breaker
 	Rules     Rules
 }

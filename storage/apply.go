@@ -11,7 +11,7 @@ import (
 // applyTx applies e inside tx: it reads the task (nod.ErrTrashed if it is
 // in the trash, unless e may act there), computes its new state with
 // e.Mutate and writes the change.
-func (db *DB) applyTx(ctx context.Context, tx conn, now time.Time, e nod.Edit) (nod.Applied, error) {
+func (db *core) applyTx(ctx context.Context, tx conn, now time.Time, e nod.Edit) (nod.Applied, error) {
 	if err := db.lockChat(ctx, tx, e.ChatID); err != nil {
 		return nod.Applied{}, err
 	}
@@ -38,7 +38,7 @@ func (db *DB) applyTx(ctx context.Context, tx conn, now time.Time, e nod.Edit) (
 // is exactly what differs, and each part of it is written only if it still
 // holds what before says. Open proposals to set the same fields or items
 // (but item self, being confirmed) are closed as superseded.
-func (db *DB) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, before *nod.Task, after nod.Task, self string) (nod.Applied, error) {
+func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, before *nod.Task, after nod.Task, self string) (nod.Applied, error) {
 	after.ChatID, after.UpdatedAt = e.ChatID, now
 	if before != nil {
 		after.ID, after.CreatedAt = before.ID, before.CreatedAt
@@ -118,7 +118,7 @@ func stampTask(t nod.Task) nod.Task {
 
 // Apply applies c at once (an explicit request, a toggle on the task card):
 // the task, its audit row and its undo entry in one transaction.
-func (db *DB) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
+func (db *Tasks) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
 	var applied nod.Applied
 	err := db.inTx(ctx, func(tx conn) error {
 		var err error
@@ -132,7 +132,7 @@ func (db *DB) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
 // that would set a field or checklist item that change ch just set
 // (docs/design.md §4): the person's applied change answers it. A deletion closes every
 // proposal for its task. The sets' messages are owed a refresh.
-func (db *DB) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by nod.UserID, ch nod.Change, self string, now time.Time) error {
+func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by nod.UserID, ch nod.Change, self string, now time.Time) error {
 	if ch.Created {
 		return nil
 	}

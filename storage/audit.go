@@ -45,7 +45,7 @@ func reminderWas(args json.RawMessage, ch nod.Change) json.RawMessage {
 // insertAudit appends a row to its chat's hash chain. It must run in a
 // transaction: on PostgreSQL a per-chat lock keeps concurrent writers from
 // forking the chain (SQLite writers are serialised anyway).
-func (db *DB) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error {
+func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error {
 	if a.Outcome == "" || a.Tool == "" {
 		return fmt.Errorf("audit row without tool or outcome: %w", nod.ErrInvalid)
 	}
@@ -86,7 +86,7 @@ const keyedPrefix = "k1:"
 // auditHash is the chain link of a row: SHA-256 over the previous link
 // and every stored field of the row, or, with an audit key, HMAC-SHA256
 // under it (marked keyedPrefix), which nobody without the key can forge.
-func (db *DB) auditHash(prev string, a nod.AuditEntry) string {
+func (db *core) auditHash(prev string, a nod.AuditEntry) string {
 	if len(db.opts.AuditKey) > 0 {
 		return keyedPrefix + linkHash(hmac.New(sha256.New, db.opts.AuditKey), prev, a)
 	}
@@ -116,7 +116,7 @@ type AuditBreak struct {
 // one (by id, in any chat) is a break, since anyone with the database can
 // compute a plain hash and relink a chain after a rewritten row. Rows
 // before the key was first used verify as they were written.
-func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
+func (db *Audit) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
 	keyedFrom, err := db.keyedFrom(ctx)
 	if err != nil {
 		return nil, 0, err
@@ -157,7 +157,7 @@ func (db *DB) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
 
 // keyedFrom returns the id of the audit log's first keyed row, 0 if the
 // log is not keyed: from there on every row must be.
-func (db *DB) keyedFrom(ctx context.Context) (int64, error) {
+func (db *Audit) keyedFrom(ctx context.Context) (int64, error) {
 	var id sql.NullInt64
 	if err := db.reader().QueryRowContext(ctx, `SELECT MIN(id) FROM audit_log WHERE hash LIKE $1`, keyedPrefix+"%").Scan(&id); err != nil {
 		return 0, fmt.Errorf("audit keyed from: %w", err)
@@ -167,7 +167,7 @@ func (db *DB) keyedFrom(ctx context.Context) (int64, error) {
 
 // AuditKeyed reports whether the newest audit row is keyed: a nod without
 // the key would then write rows that break the chain's rule.
-func (db *DB) AuditKeyed(ctx context.Context) (bool, error) {
+func (db *Audit) AuditKeyed(ctx context.Context) (bool, error) {
 	var hash string
 	err := db.reader().QueryRowContext(ctx, `SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1`).Scan(&hash)
 	if err != nil && !noRows(err) {
@@ -178,7 +178,7 @@ func (db *DB) AuditKeyed(ctx context.Context) (bool, error) {
 
 // rowHash is the link a row should have, computed as it was written:
 // keyed or plain.
-func (db *DB) rowHash(prev string, r chainedRow) string {
+func (db *Audit) rowHash(prev string, r chainedRow) string {
 	if strings.HasPrefix(r.hash, keyedPrefix) {
 		return keyedPrefix + linkHash(hmac.New(sha256.New, db.opts.AuditKey), prev, r.entry)
 	}
@@ -207,7 +207,7 @@ func scanAuditRow(rows *sql.Rows) (chainedRow, error) {
 }
 
 // AddAudit appends entries to the audit log in one transaction.
-func (db *DB) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error {
+func (db *Audit) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error {
 	return db.inTx(ctx, func(tx conn) error {
 		for _, a := range entries {
 			if a.At.IsZero() {
@@ -224,7 +224,7 @@ func (db *DB) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error {
 const auditColumns = `id, chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at`
 
 // Audit returns the chat's latest audit entries, newest first.
-func (db *DB) Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.AuditEntry, error) {
+func (db *Audit) Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.AuditEntry, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE chat_id = $1 ORDER BY id DESC`+limitSQL(limit), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -234,7 +234,7 @@ func (db *DB) Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Au
 
 // AuditSince returns the entries written at or after since, oldest first;
 // chatID 0 means every chat.
-func (db *DB) AuditSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.AuditEntry, error) {
+func (db *Audit) AuditSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.AuditEntry, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE ($1 = 0 OR chat_id = $1) AND created_at >= $2 ORDER BY id`, chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("audit: %w", err)
@@ -264,7 +264,7 @@ func scanAudit(rows *sql.Rows) ([]nod.AuditEntry, error) {
 }
 
 // RecentDecisions returns the chat's latest decisions, newest first.
-func (db *DB) RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error) {
+func (db *ChangeSets) RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error) {
 	ds, err := queryDecisions(ctx, db.reader(), `WHERE chat_id = $1 ORDER BY seq DESC`+limitSQL(limit), chatID)
 	if err != nil {
 		return nil, fmt.Errorf("decisions: %w", err)

@@ -26,7 +26,7 @@ func TestKeyedAuditRefusesPlainRows(t *testing.T) {
 			add := func(db *storage.DB, reason string) {
 				t.Helper()
 				clock.Advance(time.Minute)
-				if err := db.AddAudit(t.Context(), nod.AuditEntry{ChatID: chat, UserID: 42, Tool: "set_task_priority", Outcome: nod.OutcomeExecuted, Reason: reason, At: clock.Now()}); err != nil {
+				if err := db.Audit().AddAudit(t.Context(), nod.AuditEntry{ChatID: chat, UserID: 42, Tool: "set_task_priority", Outcome: nod.OutcomeExecuted, Reason: reason, At: clock.Now()}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -39,14 +39,14 @@ func TestKeyedAuditRefusesPlainRows(t *testing.T) {
 			for _, r := range []string{"one", "two", "three"} {
 				add(keyed, r)
 			}
-			if brk, n, err := keyed.VerifyAudit(t.Context()); brk != nil || err != nil || n != 4 {
+			if brk, n, err := keyed.Audit().VerifyAudit(t.Context()); brk != nil || err != nil || n != 4 {
 				t.Fatalf("an untouched log: %+v, %d, %v", brk, n, err)
 			}
-			if on, err := keyed.AuditKeyed(t.Context()); !on || err != nil {
+			if on, err := keyed.Audit().AuditKeyed(t.Context()); !on || err != nil {
 				t.Errorf("AuditKeyed = %v, %v", on, err)
 			}
 			// The attacker rewrites "two" and relinks "three" with plain hashes.
-			rows, err := keyed.Audit(t.Context(), chat, 10) // newest first
+			rows, err := keyed.Audit().Audit(t.Context(), chat, 10) // newest first
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func TestKeyedAuditRefusesPlainRows(t *testing.T) {
 			storagetest.Exec(t, dsn,
 				fmt.Sprintf(`UPDATE audit_log SET reason = 'rewritten', hash = '%s' WHERE id = %d`, h2, two.ID),
 				fmt.Sprintf(`UPDATE audit_log SET prev_hash = '%s', hash = '%s' WHERE id = %d`, h2, h3, three.ID))
-			brk, _, err := keyed.VerifyAudit(t.Context())
+			brk, _, err := keyed.Audit().VerifyAudit(t.Context())
 			if err != nil || brk == nil || brk.ID != two.ID || !strings.Contains(brk.Why, "keyed") {
 				t.Errorf("VerifyAudit after a plain rewrite = %+v, %v; want a break at row %d", brk, err, two.ID)
 			}
@@ -81,13 +81,13 @@ func TestReminderRowKeepsWhatItReplaced(t *testing.T) {
 			ten := nine.Add(time.Hour)
 			remind := func(at *time.Time, args string) nod.AuditEntry {
 				t.Helper()
-				_, err := db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: nod.ToolSetReminder, Args: []byte(args),
+				_, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: nod.ToolSetReminder, Args: []byte(args),
 					Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = at; return *cur, nil },
 					Audit:  nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true}})
 				if err != nil {
 					t.Fatal(err)
 				}
-				rows, err := db.Audit(t.Context(), chat, 1)
+				rows, err := db.Audit().Audit(t.Context(), chat, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -108,7 +108,7 @@ func TestReminderRowKeepsWhatItReplaced(t *testing.T) {
 			if moved.Arg("snooze") != "true" || moved.Arg("remind_at") != "2026-03-12T10:00:00Z" {
 				t.Errorf("the call's own arguments were not kept: %s", moved.Args)
 			}
-			if brk, _, err := db.VerifyAudit(t.Context()); brk != nil || err != nil {
+			if brk, _, err := db.Audit().VerifyAudit(t.Context()); brk != nil || err != nil {
 				t.Errorf("the audit chain breaks: %+v, %v", brk, err)
 			}
 		})

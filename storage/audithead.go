@@ -61,7 +61,7 @@ func ParseAuditHead(s string) (AuditHead, error) {
 }
 
 // AuditHead returns the head of the audit log as it is now.
-func (db *DB) AuditHead(ctx context.Context) (AuditHead, error) {
+func (db *Audit) AuditHead(ctx context.Context) (AuditHead, error) {
 	var maxID int64
 	if err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM audit_log`).Scan(&maxID); err != nil {
 		return AuditHead{}, fmt.Errorf("audit head: %w", err)
@@ -77,7 +77,7 @@ func (db *DB) AuditHead(ctx context.Context) (AuditHead, error) {
 }
 
 // headAt computes the head of the rows up to id maxID.
-func (db *DB) headAt(ctx context.Context, maxID int64) (AuditHead, error) {
+func (db *Audit) headAt(ctx context.Context, maxID int64) (AuditHead, error) {
 	h := AuditHead{MaxID: maxID}
 	if err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log WHERE id <= $1`, maxID).Scan(&h.Rows); err != nil {
 		return AuditHead{}, fmt.Errorf("audit head: %w", err)
@@ -107,7 +107,7 @@ func (db *DB) headAt(ctx context.Context, maxID int64) (AuditHead, error) {
 	return h, nil
 }
 
-func (db *DB) headSig(h AuditHead) string {
+func (db *Audit) headSig(h AuditHead) string {
 	m := hmac.New(sha256.New, db.opts.AuditKey)
 	fmt.Fprintf(m, "%s:%d:%d:%s", headPrefix, h.MaxID, h.Rows, h.Digest)
 	return hex.EncodeToString(m.Sum(nil))
@@ -117,7 +117,7 @@ func (db *DB) headSig(h AuditHead) string {
 // rows up to its newest, ending in the same links. It returns why not, or
 // "" if it does. A signed head is checked against the audit key first; an
 // unsigned one when a key is set is refused, as anyone could have made it.
-func (db *DB) VerifyHead(ctx context.Context, head AuditHead) (string, error) {
+func (db *Audit) VerifyHead(ctx context.Context, head AuditHead) (string, error) {
 	switch {
 	case head.Sig != "" && len(db.opts.AuditKey) == 0:
 		return "", fmt.Errorf("the head is signed; verifying it needs NOD_AUDIT_KEY: %w", nod.ErrInvalid)

@@ -44,7 +44,7 @@ type call struct {
 // tx runs fn in one SQLite transaction on the writer: BEGIN IMMEDIATE, so
 // that no other process's writer can slip in between a read and the write
 // that depends on it.
-func (w *writer) tx(ctx context.Context, db *DB, fn func(tx conn) error) error {
+func (w *writer) tx(ctx context.Context, db *core, fn func(tx conn) error) error {
 	return w.do(ctx, db, &call{ctx: ctx, fn: fn})
 }
 
@@ -52,7 +52,7 @@ func (w *writer) tx(ctx context.Context, db *DB, fn func(tx conn) error) error {
 // writer runs what is queued then, its own call among it unless an
 // earlier holder took that already; a caller whose call is still queued
 // once it gave the writer back (a batch holds maxBatch at most) goes on.
-func (w *writer) do(ctx context.Context, db *DB, c *call) error {
+func (w *writer) do(ctx context.Context, db *core, c *call) error {
 	c.done = make(chan struct{})
 	w.mu.Lock()
 	w.waiting = append(w.waiting, c)
@@ -94,7 +94,7 @@ func (w *writer) withdraw(c *call) bool {
 }
 
 // serve runs what is queued, then gives the writer back; w is held.
-func (w *writer) serve(db *DB) {
+func (w *writer) serve(db *core) {
 	w.mu.Lock()
 	n := min(len(w.waiting), maxBatch)
 	batch := make([]*call, n)
@@ -129,7 +129,7 @@ func (w *writer) serve(db *DB) {
 }
 
 // alone runs c in a transaction of its own (or, bare, in none).
-func (w *writer) alone(db *DB, c *call) {
+func (w *writer) alone(db *core, c *call) {
 	ctx := c.ctx
 	if err := w.open(ctx); err != nil {
 		c.err = err
@@ -168,7 +168,7 @@ func (w *writer) alone(db *DB, c *call) {
 
 // batch runs calls in one transaction, each in a savepoint; w is held
 // and calls has two or more.
-func (w *writer) batch(db *DB, calls []*call) {
+func (w *writer) batch(db *core, calls []*call) {
 	ctx := context.Background() // the batch's own statements are everyone's
 	exec := func(query string) error { return w.exec(ctx, query) }
 	// again runs calls alone, once the batch's transaction is gone.
@@ -231,7 +231,7 @@ func (w *writer) batch(db *DB, calls []*call) {
 }
 
 // run calls c's function on the writer, catching a panic for its caller.
-func (w *writer) run(db *DB, c *call, memo *txMemo) (err error) {
+func (w *writer) run(db *core, c *call, memo *txMemo) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			c.panicked = p

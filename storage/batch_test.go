@@ -57,7 +57,7 @@ func marked(t *testing.T, db *storage.DB, ids ...int64) map[int64]bool {
 	t.Helper()
 	out := map[int64]bool{}
 	for _, id := range ids {
-		fresh, err := db.MarkUpdate(context.Background(), id)
+		fresh, err := db.Outbox().MarkUpdate(context.Background(), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +85,7 @@ func TestQueuedWritesCommitTogether(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			if i%2 == 0 { // a single statement
-				fresh[i], errs[i] = db.MarkUpdate(ctx, int64(i))
+				fresh[i], errs[i] = db.Outbox().MarkUpdate(ctx, int64(i))
 				return
 			}
 			fresh[i] = true
@@ -118,7 +118,7 @@ func TestQueuedWritesCommitTogether(t *testing.T) {
 	more := 2*storage.MaxBatch + 3
 	for i := range more {
 		wg.Go(func() {
-			if _, err := db.MarkUpdate(ctx, int64(1000+i)); err != nil {
+			if _, err := db.Outbox().MarkUpdate(ctx, int64(1000+i)); err != nil {
 				t.Errorf("write %d: %v", i, err)
 			}
 		})
@@ -131,7 +131,7 @@ func TestQueuedWritesCommitTogether(t *testing.T) {
 	}
 	// A write that finds the writer free does not wait for company.
 	before = db.Commits()
-	if _, err := db.MarkUpdate(ctx, 100); err != nil {
+	if _, err := db.Outbox().MarkUpdate(ctx, 100); err != nil {
 		t.Fatal(err)
 	}
 	if got := db.Commits() - before; got != 1 {
@@ -238,7 +238,7 @@ func TestBatchKeepsEachOutcome(t *testing.T) {
 		}
 	}
 	// The writer is sound afterwards.
-	if _, err := db.MarkUpdate(ctx, 8); err != nil {
+	if _, err := db.Outbox().MarkUpdate(ctx, 8); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -250,7 +250,7 @@ func TestQueuedWriteWithdrawn(t *testing.T) {
 	release := holdWriter(t, db)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { _, err := db.MarkUpdate(ctx, 1); done <- err }()
+	go func() { _, err := db.Outbox().MarkUpdate(ctx, 1); done <- err }()
 	waitQueued(t, db, 1)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
@@ -272,17 +272,17 @@ func TestEndedContextStartsNothing(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
-		if _, err := db.History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10}); !errors.Is(err, context.Canceled) {
+		if _, err := db.Conversation().History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10}); !errors.Is(err, context.Canceled) {
 			t.Errorf("History: %v, want context.Canceled", err)
 		}
-		if _, err := db.ChatSettings(ctx, chat, 42); !errors.Is(err, context.Canceled) {
+		if _, err := db.Settings().ChatSettings(ctx, chat, 42); !errors.Is(err, context.Canceled) {
 			t.Errorf("ChatSettings: %v, want context.Canceled", err)
 		}
-		err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi"}}})
+		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi"}}})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("SaveTurn: %v, want context.Canceled", err)
 		}
-		if h, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10}); err != nil || len(h) != 0 {
+		if h, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10}); err != nil || len(h) != 0 {
 			t.Errorf("stored after its context ended: %v, %v", h, err)
 		}
 	})

@@ -14,7 +14,7 @@ import (
 // pressed on any other message can be refused. Recording a pair again
 // stamps it anew: a pair is kept from the last time it was shown (see
 // PruneButtons).
-func (db *DB) BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, data []string) error {
+func (db *Messages) BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, data []string) error {
 	if len(data) == 0 {
 		return nil
 	}
@@ -44,7 +44,7 @@ func (db *DB) BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, dat
 // into) message msgID of the chat, and whether any button of that message
 // was recorded at all: one that was not was sent before nod kept this
 // record, or its record failed.
-func (db *DB) ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, data string) (sent, recorded bool, err error) {
+func (db *Messages) ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, data string) (sent, recorded bool, err error) {
 	var on, all int64
 	err = db.reader().QueryRowContext(ctx, `SELECT COUNT(*), COALESCE(SUM(CASE WHEN data = $3 THEN 1 ELSE 0 END), 0)
 		FROM button_messages WHERE chat_id = $1 AND message_id = $2`, chatID, msgID, data).Scan(&all, &on)
@@ -57,7 +57,7 @@ func (db *DB) ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, 
 // PruneButtons deletes the callback data last sent with or edited into a
 // message before cutoff, and returns how many it deleted. A press of such
 // a button finds its message unrecorded (ButtonSentWith).
-func (db *DB) PruneButtons(ctx context.Context, cutoff time.Time) (int, error) {
+func (db *Messages) PruneButtons(ctx context.Context, cutoff time.Time) (int, error) {
 	res, err := db.exec(ctx, `DELETE FROM button_messages WHERE created_at < $1`, micros(cutoff))
 	if err != nil {
 		return 0, fmt.Errorf("prune buttons: %w", err)
@@ -68,7 +68,7 @@ func (db *DB) PruneButtons(ctx context.Context, cutoff time.Time) (int, error) {
 
 // ButtonMessages returns the chat's messages that were sent with (or
 // edited to carry) a button with callback data, newest first.
-func (db *DB) ButtonMessages(ctx context.Context, chatID nod.ChatID, data string) ([]int, error) {
+func (db *Messages) ButtonMessages(ctx context.Context, chatID nod.ChatID, data string) ([]int, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT message_id FROM button_messages WHERE chat_id = $1 AND data = $2 ORDER BY message_id DESC`, chatID, data)
 	if err != nil {
 		return nil, fmt.Errorf("messages with button %q: %w", data, err)
@@ -90,7 +90,7 @@ func (db *DB) ButtonMessages(ctx context.Context, chatID nod.ChatID, data string
 
 // MessageButtons returns the callback data message msgID of the chat was
 // sent with or has carried since.
-func (db *DB) MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error) {
+func (db *Messages) MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error) {
 	out, err := queryIDs(ctx, db.reader(), `SELECT data FROM button_messages WHERE chat_id = $1 AND message_id = $2 ORDER BY data`, chatID, msgID)
 	if err != nil {
 		return nil, fmt.Errorf("buttons of message %d: %w", msgID, err)

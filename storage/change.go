@@ -401,7 +401,7 @@ func (s *itemState) item() *nod.ChecklistItem {
 // writer already). Taken first in every transaction that decides or
 // applies, it orders them all the same way, so they cannot deadlock; the
 // audit chain takes the same lock.
-func (db *DB) lockChat(ctx context.Context, q conn, chatID nod.ChatID) error {
+func (db *core) lockChat(ctx context.Context, q conn, chatID nod.ChatID) error {
 	if !db.postgres || q.memo != nil && q.memo.locked[chatID] {
 		return nil
 	}

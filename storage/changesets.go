@@ -26,7 +26,7 @@ import (
 // one wins) or an error of decide; then nothing was written and the
 // returned set is as stored. words, the person's answer in words that
 // decided the items, are kept with each decision (Events).
-func (db *DB) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error) {
+func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Confirmation, error) {
 	var out nod.Confirmation
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -88,7 +88,7 @@ func (db *DB) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string,
 
 // confirmOne applies item it of set inside tx; tasks caches the tasks
 // the transaction has read or written.
-func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string,
+func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string,
 	tasks map[string]nod.Task, decide nod.Decide) (nod.Applied, error) {
 	var cur *nod.Task
 	if it.TaskID != "" {
@@ -136,7 +136,7 @@ func (db *DB) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.C
 
 // refuse records why item it was not applied: a note on an item that
 // stays pending, or a stale or failed item with its audit row.
-func (db *DB) refuse(ctx context.Context, tx conn, now time.Time, chatID nod.ChatID, it *nod.ChangeItem, userID nod.UserID, r nod.Refusal) error {
+func (db *ChangeSets) refuse(ctx context.Context, tx conn, now time.Time, chatID nod.ChatID, it *nod.ChangeItem, userID nod.UserID, r nod.Refusal) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = $1, note = $2 WHERE id = $3`, string(r.Status), encodeNote(r.Note), it.ID); err != nil {
 		return fmt.Errorf("refuse item %d: %w", it.N, err)
 	}
@@ -151,7 +151,7 @@ func (db *DB) refuse(ctx context.Context, tx conn, now time.Time, chatID nod.Cha
 // setID: nod.ErrNotFound if the chat has no such set, nod.ErrExpired if
 // it expired or its time is up at now, whether or not a sweep has marked
 // it yet.
-func (db *DB) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, setID string, now time.Time) (nod.ChangeSet, error) {
+func (db *ChangeSets) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, setID string, now time.Time) (nod.ChangeSet, error) {
 	if err := db.lockChat(ctx, tx, chatID); err != nil {
 		return nod.ChangeSet{}, err
 	}
@@ -167,7 +167,7 @@ func (db *DB) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, setID str
 
 // afterFailedClaim is the set to report when a decision's transaction
 // failed: as stored now (a rolled-back transaction changed nothing of it).
-func (db *DB) afterFailedClaim(ctx context.Context, chatID nod.ChatID, setID string, set nod.ChangeSet) nod.ChangeSet {
+func (db *ChangeSets) afterFailedClaim(ctx context.Context, chatID nod.ChatID, setID string, set nod.ChangeSet) nod.ChangeSet {
 	if set.ID == "" {
 		return set
 	}
@@ -181,26 +181,26 @@ func (db *DB) afterFailedClaim(ctx context.Context, chatID nod.ChatID, setID str
 // status, the decision and the audit row are written in one transaction.
 // Errors wrap nod.ErrNotFound, nod.ErrExpired or nod.ErrDecided, as those
 // of ConfirmItems.
-func (db *DB) RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error) {
+func (db *ChangeSets) RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, "", "")
 }
 
 // RejectItemBecause is RejectItem with the person's reason, and their
 // answer in words that rejected it, kept as ConfirmItems keeps it.
-func (db *DB) RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error) {
+func (db *ChangeSets) RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, reason, words)
 }
 
 // FailItem marks pending item n as stale or failed with a note for the
 // person, and audits it as failed, in one transaction. Errors are those of
 // RejectItem.
-func (db *DB) FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
+func (db *ChangeSets) FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, status, note, "", "")
 }
 
 // closeItem moves pending item n to a final status other than confirmed,
 // exactly once, with its decision (a rejection) or audit row.
-func (db *DB) closeItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason, words string) (nod.ChangeSet, error) {
+func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason, words string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -272,7 +272,7 @@ func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.Chan
 }
 
 // ChangeSet returns change set id of the chat with its items.
-func (db *DB) ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error) {
+func (db *ChangeSets) ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error) {
 	return chatSet(ctx, db.reader(), chatID, id)
 }
 
@@ -292,7 +292,7 @@ func chatSet(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Cha
 // OpenChangeSets returns the topic's pending and partially resolved sets,
 // newest first: a set proposed in another topic of the chat is that
 // topic's to answer (by id, its buttons work anywhere).
-func (db *DB) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error) {
+func (db *ChangeSets) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error) {
 	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND thread = $2 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, at.Chat, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("open change sets: %w", err)
@@ -309,7 +309,7 @@ func (db *DB) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet
 }
 
 // SetMessageID records which Telegram message shows the set.
-func (db *DB) SetMessageID(ctx context.Context, setID string, messageID int) error {
+func (db *Messages) SetMessageID(ctx context.Context, setID string, messageID int) error {
 	if _, err := db.exec(ctx, `UPDATE change_sets SET message_id = $1 WHERE id = $2`, messageID, setID); err != nil {
 		return fmt.Errorf("set message of change set %s: %w", setID, err)
 	}
@@ -350,9 +350,9 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
 			return s, fmt.Errorf("change set %s items: %w", id, err)
 		}
-		it.Args, it.Field, it.Status, it.Note = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat), decodeNote(note)
-		if it.Field == nod.FieldLabels { // older versions kept them comma-joined
-			it.Before, it.After = canonicalLabels(it.Before), canonicalLabels(it.After)
+		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
+		if it.Note, err = decodeNote(note); err != nil {
+			return s, fmt.Errorf("change set %s item %d: %w", id, it.N, err)
 		}
 		if err := decodeDetail(&it, detail); err != nil {
 			return s, err
@@ -362,7 +362,7 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 	return s, rows.Err()
 }
 
-func (db *DB) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {
+func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {
 	s.ID, s.Status, s.CreatedAt, s.ExpiresAt = nod.NewID(), nod.SetPending, now, now.Add(db.opts.ChangeSetTTL)
 	// Numbered after the topic's messages so far, the turn's own included:
 	// an answer to the set must come later.
@@ -389,7 +389,7 @@ func (db *DB) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time
 
 // ChangeSetByUndo returns the change set whose item was applied with undo
 // entry undoID, or nod.ErrNotFound.
-func (db *DB) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error) {
+func (db *ChangeSets) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error) {
 	var setID string
 	err := db.reader().QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
 	if noRows(err) {
@@ -402,7 +402,7 @@ func (db *DB) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID str
 }
 
 // ChangeSetByMessage returns the set shown by message msgID of the chat.
-func (db *DB) ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error) {
+func (db *ChangeSets) ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error) {
 	var id string
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND message_id = $2`, chatID, msgID).Scan(&id)
 	if noRows(err) {
@@ -416,7 +416,7 @@ func (db *DB) ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID i
 
 // ReopenItem makes a failed item pending again, for a retry; its set is
 // open again too.
-func (db *DB) ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error) {
+func (db *ChangeSets) ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -450,7 +450,7 @@ func (db *DB) ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n
 // ReviseItem replaces pending item n of set setID with a revised version
 // under the same number, auditing the old version as superseded, in one
 // transaction; nod.ErrDecided if the item is no longer pending.
-func (db *DB) ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error) {
+func (db *ChangeSets) ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -488,11 +488,4 @@ func (db *DB) ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n
 		return err
 	})
 	return set, err
-}
-
-// canonicalLabels gives labels stored in any form nod wrote them in the
-// canonical form nod.Task.Value gives, which a confirmation compares the
-// task's labels now with.
-func canonicalLabels(v string) string {
-	return nod.Task{Labels: nod.ParseLabels(v)}.Value(nod.FieldLabels)
 }

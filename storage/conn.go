@@ -20,7 +20,7 @@ import (
 // call. PostgreSQL's driver (pgx) caches prepared statements per
 // connection itself, so there the text goes straight through.
 type conn struct {
-	db   *DB
+	db   *core
 	pool *sql.DB // PostgreSQL's pool or SQLite's read pool
 	tx   *sql.Tx // a PostgreSQL transaction
 	w    *writer // SQLite's writer, held
@@ -49,7 +49,7 @@ func newTxMemo() *txMemo {
 }
 
 // reader runs reads outside a transaction.
-func (db *DB) reader() conn { return conn{db: db, pool: db.rdb} }
+func (db *core) reader() conn { return conn{db: db, pool: db.rdb} }
 
 // prepared returns query prepared where c runs it, or nil where it runs
 // as text (PostgreSQL, or a read whose preparing failed: the text then
@@ -240,7 +240,7 @@ func (w *writer) lend(ctx context.Context, f func() error) error {
 }
 
 // exec runs one write outside a transaction, as its own.
-func (db *DB) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
+func (db *core) exec(ctx context.Context, query string, args ...any) (res sql.Result, err error) {
 	db.counts.txs.Add(1)
 	if db.postgres {
 		return db.reader().ExecContext(ctx, query, args...)

@@ -16,7 +16,7 @@ import (
 
 // SaveTurn stores the turn's messages, audit rows and change set; the set
 // gets its id and item numbers.
-func (db *DB) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
+func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
 		if len(t.Messages) > 0 { // the messages are numbered on from the chat's last
@@ -117,7 +117,7 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 
 // History returns the topic's latest messages in window w, oldest first:
 // a topic's conversation is its own.
-func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error) {
+func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC`+limitSQL(w.Max()), at.Chat, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
@@ -156,7 +156,7 @@ func (db *DB) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.Ch
 // MarkUpdate records that update id is being handled. It returns false when
 // the update was seen before (a redelivery), in which case it must be
 // ignored.
-func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
+func (db *Outbox) MarkUpdate(ctx context.Context, id int64) (bool, error) {
 	res, err := db.exec(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, id, micros(db.now()))
 	if err != nil {
 		return false, fmt.Errorf("mark update %d: %w", id, err)
@@ -168,7 +168,7 @@ func (db *DB) MarkUpdate(ctx context.Context, id int64) (bool, error) {
 // PruneUpdates deletes the records of updates handled before cutoff, and
 // returns how many it deleted. The update with the highest id stays
 // whatever its age: LastUpdateID reads it to resume polling.
-func (db *DB) PruneUpdates(ctx context.Context, cutoff time.Time) (int, error) {
+func (db *Outbox) PruneUpdates(ctx context.Context, cutoff time.Time) (int, error) {
 	res, err := db.exec(ctx, `DELETE FROM processed_updates WHERE created_at < $1
 		AND update_id < (SELECT MAX(update_id) FROM processed_updates)`, micros(cutoff))
 	if err != nil {
@@ -181,7 +181,7 @@ func (db *DB) PruneUpdates(ctx context.Context, cutoff time.Time) (int, error) {
 // PersonMessage returns the latest line of chat's conversation that holds
 // the person's Telegram message msgID (an edit's line holds it too), and
 // whether there is one.
-func (db *DB) PersonMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChatMessage, bool, error) {
+func (db *Conversation) PersonMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChatMessage, bool, error) {
 	var (
 		seq  int64
 		body string
@@ -201,7 +201,7 @@ func (db *DB) PersonMessage(ctx context.Context, chatID nod.ChatID, msgID int) (
 }
 
 // LastUpdateID returns the highest update id handled, or 0.
-func (db *DB) LastUpdateID(ctx context.Context) (int64, error) {
+func (db *Outbox) LastUpdateID(ctx context.Context) (int64, error) {
 	var id sql.NullInt64
 	if err := db.reader().QueryRowContext(ctx, `SELECT MAX(update_id) FROM processed_updates`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("last update: %w", err)

@@ -14,7 +14,7 @@ import (
 // for userID, with its audit row under tool, and moves a daily review
 // that is on to its next local time, in one transaction. It returns the
 // change, recorded so that it can be undone.
-func (db *DB) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
+func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var err error
@@ -36,7 +36,7 @@ func (db *DB) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.Use
 // the person who made it. Errors wrap nod.ErrNotFound, nod.ErrForbidden
 // (another person's change), nod.ErrDecided (undone already) or
 // nod.ErrStale (the zone changed since).
-func (db *DB) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error) {
+func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var (
@@ -73,7 +73,7 @@ func (db *DB) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 
 // ProposeZone records a zone change the agent inferred, to wait for the
 // person's tap (DecideZone), with its audit row as queued.
-func (db *DB) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error) {
+func (db *Schedule) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error) {
 	l, err := nod.LoadZone(zone)
 	if err != nil {
 		return nod.ZoneChange{}, err
@@ -101,7 +101,7 @@ func (db *DB) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.Use
 // nod's own review, userID 0 when proposed). Errors wrap nod.ErrNotFound,
 // nod.ErrForbidden, nod.ErrDecided or nod.ErrExpired (a proposal lives
 // as long as a change set); then nothing changed.
-func (db *DB) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
+func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
 		var (
@@ -143,7 +143,7 @@ func (db *DB) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.User
 
 // AskedZone records that the agent of chatID was told to ask where the
 // person is; it reports whether this was the first time.
-func (db *DB) AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error) {
+func (db *Schedule) AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error) {
 	var first bool
 	err := db.inTx(ctx, func(tx conn) error {
 		now := micros(db.now())
@@ -165,7 +165,7 @@ func (db *DB) AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error) {
 
 // setZone writes the chat's zone and moves its daily review with it,
 // audited under tool as outcome; it returns the zone before and after.
-func (db *DB) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (string, string, error) {
+func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (string, string, error) {
 	loc := def
 	if zone != "" {
 		l, err := nod.LoadZone(zone)
@@ -202,7 +202,7 @@ func (db *DB) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID no
 // (empty: off), quiet or not, with its audit row; it is next due at that
 // time in the chat's zone (def when it set none), and goes to topic at,
 // where it was set.
-func (db *DB) SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhmm string, quiet bool, def *time.Location) error {
+func (db *Schedule) SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhmm string, quiet bool, def *time.Location) error {
 	chatID, now := at.Chat, db.now()
 	return db.inTx(ctx, func(tx conn) error {
 		var zone string
@@ -240,7 +240,7 @@ func (db *DB) SetDaily(ctx context.Context, at nod.Topic, userID nod.UserID, hhm
 // firing. A claimed daily review moves to its next local time after now,
 // so that days missed while nod was down are caught up once. Returns the
 // owed messages, owned by this process, for it to deliver now.
-func (db *DB) ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error) {
+func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Location, limit int) ([]nod.Owed, error) {
 	lock := ""
 	if db.postgres {
 		lock = " FOR UPDATE SKIP LOCKED"

@@ -25,7 +25,7 @@ func TestClaimDueOnce(t *testing.T) {
 			if i%10 == 9 {
 				status = nod.StatusDone
 			}
-			_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			_, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: fmt.Sprintf("R%02d", i), Title: "r", Status: status, Priority: nod.P2, RemindAt: &at}, nil
 			}})
 			if err != nil {
@@ -33,18 +33,18 @@ func TestClaimDueOnce(t *testing.T) {
 			}
 		}
 		past := clock.Now().Add(-time.Minute)
-		if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "P", Title: "set in the past", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &past}, nil
 		}}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
-		if owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 7); err != nil || len(owed) != 0 {
+		if owed, err := db.Schedule().ClaimDue(ctx, clock.Now(), time.UTC, 7); err != nil || len(owed) != 0 {
 			t.Fatalf("claimed before anything was due: %v %v", owed, err)
 		}
 		now := clock.Now().Add(48 * time.Hour)
@@ -57,7 +57,7 @@ func TestClaimDueOnce(t *testing.T) {
 		for range 4 {
 			wg.Go(func() {
 				for {
-					owed, err := db.ClaimDue(ctx, now, time.UTC, 7)
+					owed, err := db.Schedule().ClaimDue(ctx, now, time.UTC, 7)
 					mu.Lock()
 					if err != nil {
 						errs = append(errs, err)
@@ -90,51 +90,51 @@ func TestClaimDueOnce(t *testing.T) {
 		if reminders != 36 || daily != 1 {
 			t.Errorf("claimed %d reminders and %d daily reviews, want 36 and 1: %v", reminders, daily, got)
 		}
-		s, _ := db.ChatSettings(ctx, chat, 42)
+		s, _ := db.Settings().ChatSettings(ctx, chat, 42)
 		if s.Daily != "08:00" || s.TimeZone != "Europe/Berlin" {
 			t.Errorf("settings after the claims: %+v", s)
 		}
 		berlin, _ := time.LoadLocation("Europe/Berlin")
 		next := nod.NextDaily(8, 0, berlin, now)
-		if owed, _ := db.ClaimDue(ctx, next.Add(-time.Second), time.UTC, 7); len(owed) != 0 {
+		if owed, _ := db.Schedule().ClaimDue(ctx, next.Add(-time.Second), time.UTC, 7); len(owed) != 0 {
 			t.Errorf("claimed again before the next day: %v", owed)
 		}
-		if owed, _ := db.ClaimDue(ctx, next, time.UTC, 7); len(owed) != 1 || owed[0].Kind != nod.OwedDaily {
+		if owed, _ := db.Schedule().ClaimDue(ctx, next, time.UTC, 7); len(owed) != 1 || owed[0].Kind != nod.OwedDaily {
 			t.Errorf("the next day's review: %v", owed)
 		}
 		// Moved to later the same day, after that day's review ran: none
 		// more that day.
 		clock.Set(next.Add(time.Minute))
-		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "09:30", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "09:30", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
-		if owed, _ := db.ClaimDue(ctx, next.Add(2*time.Hour), time.UTC, 7); len(owed) != 0 {
+		if owed, _ := db.Schedule().ClaimDue(ctx, next.Add(2*time.Hour), time.UTC, 7); len(owed) != 0 {
 			t.Errorf("a second review on one day: %v", owed)
 		}
-		if owed, _ := db.ClaimDue(ctx, nod.NextDaily(9, 30, berlin, next.Add(2*time.Hour)), time.UTC, 7); len(owed) != 1 {
+		if owed, _ := db.Schedule().ClaimDue(ctx, nod.NextDaily(9, 30, berlin, next.Add(2*time.Hour)), time.UTC, 7); len(owed) != 1 {
 			t.Errorf("the day after's review at its new time: %v", owed)
 		}
 
 		// A zone change is undone once, by whoever made it, while the
 		// zone is still what it set.
-		zc, err := db.SetTimeZone(ctx, chat, 42, "Asia/Tokyo", time.UTC, "tz")
+		zc, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Asia/Tokyo", time.UTC, "tz")
 		if err != nil || zc.Before != "Europe/Berlin" || zc.After != "Asia/Tokyo" {
 			t.Fatalf("SetTimeZone = %+v, %v", zc, err)
 		}
-		if _, err := db.UndoZone(ctx, chat, 43, zc.ID, time.UTC); !errors.Is(err, nod.ErrForbidden) {
+		if _, err := db.Schedule().UndoZone(ctx, chat, 43, zc.ID, time.UTC); !errors.Is(err, nod.ErrForbidden) {
 			t.Errorf("another person's undo: %v", err)
 		}
-		later, _ := db.SetTimeZone(ctx, chat, 42, "America/New_York", time.UTC, "tz")
-		if _, err := db.UndoZone(ctx, chat, 42, zc.ID, time.UTC); !errors.Is(err, nod.ErrStale) {
+		later, _ := db.Schedule().SetTimeZone(ctx, chat, 42, "America/New_York", time.UTC, "tz")
+		if _, err := db.Schedule().UndoZone(ctx, chat, 42, zc.ID, time.UTC); !errors.Is(err, nod.ErrStale) {
 			t.Errorf("undo after a later change: %v", err)
 		}
-		if _, err := db.UndoZone(ctx, chat, 42, later.ID, time.UTC); err != nil {
+		if _, err := db.Schedule().UndoZone(ctx, chat, 42, later.ID, time.UTC); err != nil {
 			t.Errorf("undo of the latest: %v", err)
 		}
-		if _, err := db.UndoZone(ctx, chat, 42, later.ID, time.UTC); !errors.Is(err, nod.ErrDecided) {
+		if _, err := db.Schedule().UndoZone(ctx, chat, 42, later.ID, time.UTC); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("a second undo: %v", err)
 		}
-		if s, _ := db.ChatSettings(ctx, chat, 42); s.TimeZone != "Asia/Tokyo" {
+		if s, _ := db.Settings().ChatSettings(ctx, chat, 42); s.TimeZone != "Asia/Tokyo" {
 			t.Errorf("zone after undo = %q", s.TimeZone)
 		}
 	})
@@ -148,7 +148,7 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 		ahead := clock.Now().Add(24 * time.Hour)
 		cost := func() int64 {
 			before, _ := db.Work()
-			if owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 100); err != nil || len(owed) != 0 {
+			if owed, err := db.Schedule().ClaimDue(ctx, clock.Now(), time.UTC, 100); err != nil || len(owed) != 0 {
 				t.Fatalf("claimed %v, %v", owed, err)
 			}
 			after, _ := db.Work()
@@ -156,14 +156,14 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 		}
 		empty := cost()
 		for i := range 300 {
-			_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			_, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: fmt.Sprintf("F%03d", i), Title: "later", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &ahead}, nil
 			}})
 			if err != nil {
 				t.Fatal(err)
 			}
 		}
-		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "23:59", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "23:59", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		if full := cost(); full != empty || full > 2 {
@@ -179,7 +179,7 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 func TestAskedZoneOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
-		if err := db.SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
+		if err := db.Schedule().SetDaily(ctx, nod.Topic{Chat: chat}, 42, "08:00", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []nod.ChatID{chat, chat + 1} {
@@ -190,7 +190,7 @@ func TestAskedZoneOnce(t *testing.T) {
 			)
 			for range 4 {
 				wg.Go(func() {
-					ok, err := db.AskedZone(ctx, c)
+					ok, err := db.Schedule().AskedZone(ctx, c)
 					if err != nil {
 						t.Error(err)
 					}
@@ -205,7 +205,7 @@ func TestAskedZoneOnce(t *testing.T) {
 			if first != 1 {
 				t.Errorf("chat %d: %d turns were first to ask", c, first)
 			}
-			s, err := db.ChatSettings(ctx, c, 42)
+			s, err := db.Settings().ChatSettings(ctx, c, 42)
 			if err != nil || s.ZoneAsked == nil || !s.ZoneAsked.Equal(clock.Now()) {
 				t.Errorf("chat %d: asked %v, %v", c, s.ZoneAsked, err)
 			}
@@ -225,7 +225,7 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		nine := clock.Now().Add(time.Hour).Truncate(time.Minute)
 		remind := func(id string, at time.Time) nod.Applied {
 			t.Helper()
-			a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: id, Tool: nod.ToolSetReminder, Audit: executed,
+			a, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: id, Tool: nod.ToolSetReminder, Audit: executed,
 				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 			if err != nil {
 				t.Fatal(err)
@@ -234,14 +234,14 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		}
 		claim := func(want int) []nod.Owed {
 			t.Helper()
-			owed, err := db.ClaimDue(ctx, clock.Now(), time.UTC, 10)
+			owed, err := db.Schedule().ClaimDue(ctx, clock.Now(), time.UTC, 10)
 			if err != nil || len(owed) != want {
 				t.Fatalf("claimed %v, %v at %v; want %d", owed, err, clock.Now(), want)
 			}
 			return owed
 		}
 		for _, id := range []string{"A", "B"} {
-			if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: id, Title: id, Status: nod.StatusOpen, Priority: nod.P2}, nil
 			}}); err != nil {
 				t.Fatal(err)
@@ -253,23 +253,23 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		claim(1)
 		snooze := remind("A", nine.Add(time.Hour))
 		clock.Set(nine.Add(30 * time.Minute))
-		u, err := db.Undo(ctx, chat, snooze.Undo.ID, 42, false)
+		u, err := db.Undo().Undo(ctx, chat, snooze.Undo.ID, 42, false)
 		if err != nil || !u.Reminder.At.Equal(nine) || !u.Reminder.Sent {
 			t.Fatalf("undo of the snooze after the time it put off = %+v, %v; want 09:00 sent", u.Reminder, err)
 		}
 		claim(0)
-		again, err := db.Undo(ctx, chat, u.Redo.ID, 42, false)
+		again, err := db.Undo().Undo(ctx, chat, u.Redo.ID, 42, false)
 		if err != nil || !again.Reminder.At.IsZero() {
 			t.Fatalf("redo of the snooze = %+v, %v", again.Reminder, err)
 		}
 		clock.Set(nine.Add(time.Hour))
 		claim(1)
 		for _, force := range []bool{false, true} {
-			if _, err := db.Undo(ctx, chat, again.Redo.ID, 42, force); !errors.Is(err, nod.ErrSent) {
+			if _, err := db.Undo().Undo(ctx, chat, again.Redo.ID, 42, force); !errors.Is(err, nod.ErrSent) {
 				t.Errorf("undo (force %v) of a snooze whose reminder went out = %v, want ErrSent", force, err)
 			}
 		}
-		if task, _ := db.Task(ctx, chat, "A"); task.RemindAt == nil || !task.RemindAt.Equal(nine.Add(time.Hour)) {
+		if task, _ := db.Tasks().Task(ctx, chat, "A"); task.RemindAt == nil || !task.RemindAt.Equal(nine.Add(time.Hour)) {
 			t.Errorf("remind_at after the refused undo = %v", task.RemindAt)
 		}
 
@@ -278,7 +278,7 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		moved := remind("B", eleven.Add(time.Hour))
 		clock.Set(eleven.Add(30 * time.Minute))
 		claim(0)
-		u, err = db.Undo(ctx, chat, moved.Undo.ID, 42, false)
+		u, err = db.Undo().Undo(ctx, chat, moved.Undo.ID, 42, false)
 		if err != nil || !u.Reminder.At.Equal(eleven) || u.Reminder.Sent {
 			t.Fatalf("undo of the move after the time it moved from = %+v, %v; want 11:00 now", u.Reminder, err)
 		}

@@ -46,7 +46,7 @@ func queueDeletion(ctx context.Context, q conn, d nod.PendingDeletion, now time.
 // WaitingDeletion returns the person's deletion whose question was asked
 // and shown, expired or not (the caller compares ExpiresAt with its
 // clock); ok is false when none is.
-func (db *DB) WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PendingDeletion, bool, error) {
+func (db *Deletions) WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PendingDeletion, bool, error) {
 	d, err := scanDeletion(db.reader().QueryRowContext(ctx, `SELECT `+deletionColumns+` FROM pending_deletions
 		WHERE chat_id = $1 AND user_id = $2 AND expires_at > 0 AND message_id <> 0 ORDER BY seq LIMIT 1`, chatID, userID))
 	if noRows(err) {
@@ -60,7 +60,7 @@ func (db *DB) WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod
 
 // EndDeletion takes deletion id out of its line, answered or cancelled.
 // Exactly one caller ends it: the others get false.
-func (db *DB) EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error) {
+func (db *Deletions) EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error) {
 	res, err := db.exec(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND id = $2`, chatID, id)
 	if err != nil {
 		return false, fmt.Errorf("end deletion %s: %w", id, err)
@@ -71,7 +71,7 @@ func (db *DB) EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bo
 
 // Deletion returns deletion id of the chat; nod.ErrNotFound once it has
 // left its line.
-func (db *DB) Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error) {
+func (db *Deletions) Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error) {
 	d, err := scanDeletion(db.reader().QueryRowContext(ctx, `SELECT `+deletionColumns+` FROM pending_deletions WHERE chat_id = $1 AND id = $2`, chatID, id))
 	if noRows(err) {
 		return d, fmt.Errorf("deletion %s: %w", id, nod.ErrNotFound)
@@ -88,7 +88,7 @@ func (db *DB) Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.P
 // waits for an answer the first in line is asked (Ask): it waits from now
 // for its Wait, and its message is owed (nod.OwedDeletion) until it is
 // delivered. Of callers racing, one asks it.
-func (db *DB) AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error) {
+func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error) {
 	now := db.now()
 	var step nod.DeletionStep
 	err := db.inTx(ctx, func(tx conn) error {
@@ -154,7 +154,7 @@ func (db *DB) AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.Use
 // SetDeletionMessage records the message that asks deletion id's
 // question; the question waits its full time from now, when the person
 // sees it.
-func (db *DB) SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error {
+func (db *Messages) SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error {
 	_, err := db.exec(ctx, `UPDATE pending_deletions SET message_id = $1, expires_at = CAST($2 AS BIGINT) + wait_us WHERE chat_id = $3 AND id = $4 AND expires_at > 0`,
 		msgID, micros(db.now()), chatID, id)
 	if err != nil {
@@ -166,7 +166,7 @@ func (db *DB) SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id stri
 // DeletionsDue returns, one per person, the deletions whose line must move
 // on at now: an asked question whose time is up, or a first in line that
 // was never asked (its asking was cut short).
-func (db *DB) DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error) {
+func (db *Deletions) DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+deletionColumns+` FROM pending_deletions p
 		WHERE (p.expires_at > 0 AND p.expires_at <= $1)
 		OR (p.expires_at = 0 AND p.seq = (SELECT MIN(q.seq) FROM pending_deletions q WHERE q.chat_id = p.chat_id AND q.user_id = p.user_id))

@@ -16,7 +16,7 @@ import (
 func seedTask(t *testing.T, db *storage.DB, id, title string) {
 	t.Helper()
 	task := nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2}
-	_, err := db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
+	_, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
 		Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +30,7 @@ func deletion(user nod.UserID, task, title string) nod.PendingDeletion {
 // asked moves the person's line on and returns the deletion it asked.
 func asked(t *testing.T, db *storage.DB, user nod.UserID) nod.DeletionStep {
 	t.Helper()
-	step, err := db.AskDeletion(t.Context(), chat, user)
+	step, err := db.Deletions().AskDeletion(t.Context(), chat, user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,64 +53,64 @@ func TestDeletionLine(t *testing.T) {
 		seedT1(t, db)
 		seedTask(t, db, "T2", "Update README")
 		seedTask(t, db, "T3", "Plan the offsite")
-		err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{
+		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{
 			deletion(42, "T1", "Fix login bug"), deletion(42, "T2", "Update README"), deletion(42, "T1", "Fix login bug")}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s, _ := db.ChatSettings(ctx, chat, 42); s.DeletionAsked {
+		if s, _ := db.Settings().ChatSettings(ctx, chat, 42); s.DeletionAsked {
 			t.Errorf("a question waits before any was asked")
 		}
 		first := asked(t, db, 42)
 		if askedTask(first) != "T1" || len(first.Expired) != 0 || !first.Ask.ExpiresAt.Equal(clock.Now().Add(10*time.Minute)) {
 			t.Fatalf("first step = %+v", first)
 		}
-		owed, err := db.TakeOwed(ctx, 0)
+		owed, err := db.Outbox().TakeOwed(ctx, 0)
 		if err != nil || len(owed) != 1 || owed[0].Kind != nod.OwedDeletion || owed[0].Ref != first.Ask.ID {
 			t.Fatalf("owed after asking = %+v, %v", owed, err)
 		}
 		if again := asked(t, db, 42); again.Ask != nil || len(again.Expired) != 0 {
 			t.Errorf("asked again while T1's question waits: %+v", again)
 		}
-		if _, ok, _ := db.WaitingDeletion(ctx, chat, 42); ok {
+		if _, ok, _ := db.Deletions().WaitingDeletion(ctx, chat, 42); ok {
 			t.Errorf("a question not shown yet takes answers")
 		}
 
 		clock.Advance(2 * time.Minute) // the question is shown late: it waits its full time from then
-		if err := db.SetDeletionMessage(ctx, chat, first.Ask.ID, 7); err != nil {
+		if err := db.Messages().SetDeletionMessage(ctx, chat, first.Ask.ID, 7); err != nil {
 			t.Fatal(err)
 		}
-		d, ok, err := db.WaitingDeletion(ctx, chat, 42)
+		d, ok, err := db.Deletions().WaitingDeletion(ctx, chat, 42)
 		if err != nil || !ok || d.TaskID != "T1" || d.MessageID != 7 || !d.ExpiresAt.Equal(clock.Now().Add(10*time.Minute)) {
 			t.Fatalf("waiting = %+v, %v, %v", d, ok, err)
 		}
 		for user, want := range map[nod.UserID]bool{42: true, 43: false} {
-			if s, _ := db.ChatSettings(ctx, chat, user); s.DeletionAsked != want {
+			if s, _ := db.Settings().ChatSettings(ctx, chat, user); s.DeletionAsked != want {
 				t.Errorf("user %d: DeletionAsked = %v, want %v", user, s.DeletionAsked, want)
 			}
 		}
-		if _, ok, _ := db.WaitingDeletion(ctx, chat, 43); ok {
+		if _, ok, _ := db.Deletions().WaitingDeletion(ctx, chat, 43); ok {
 			t.Errorf("another person's words answer 42's question")
 		}
 
-		if ended, err := db.EndDeletion(ctx, chat, d.ID); !ended || err != nil {
+		if ended, err := db.Deletions().EndDeletion(ctx, chat, d.ID); !ended || err != nil {
 			t.Fatalf("EndDeletion = %v, %v", ended, err)
 		}
-		if ended, _ := db.EndDeletion(ctx, chat, d.ID); ended {
+		if ended, _ := db.Deletions().EndDeletion(ctx, chat, d.ID); ended {
 			t.Errorf("a deletion ended twice")
 		}
 		second := asked(t, db, 42)
 		if askedTask(second) != "T2" {
 			t.Fatalf("second step = %+v", second)
 		}
-		if err := db.SetDeletionMessage(ctx, chat, second.Ask.ID, 9); err != nil {
+		if err := db.Messages().SetDeletionMessage(ctx, chat, second.Ask.ID, 9); err != nil {
 			t.Fatal(err)
 		}
-		if due, _ := db.DeletionsDue(ctx, clock.Now()); len(due) != 0 {
+		if due, _ := db.Deletions().DeletionsDue(ctx, clock.Now()); len(due) != 0 {
 			t.Errorf("due before the time is up: %+v", due)
 		}
 		clock.Advance(10 * time.Minute)
-		due, err := db.DeletionsDue(ctx, clock.Now())
+		due, err := db.Deletions().DeletionsDue(ctx, clock.Now())
 		if err != nil || len(due) != 1 || due[0].UserID != 42 || due[0].TaskID != "T2" {
 			t.Fatalf("due after the time is up = %+v, %v", due, err)
 		}
@@ -118,22 +118,22 @@ func TestDeletionLine(t *testing.T) {
 		if last.Ask != nil || len(last.Expired) != 1 || last.Expired[0].TaskID != "T2" || last.Expired[0].MessageID != 9 {
 			t.Errorf("after expiry = %+v", last)
 		}
-		if due, _ := db.DeletionsDue(ctx, clock.Now()); len(due) != 0 {
+		if due, _ := db.Deletions().DeletionsDue(ctx, clock.Now()); len(due) != 0 {
 			t.Errorf("due with an empty line: %+v", due)
 		}
-		if _, err := db.Deletion(ctx, chat, second.Ask.ID); err == nil {
+		if _, err := db.Deletions().Deletion(ctx, chat, second.Ask.ID); err == nil {
 			t.Errorf("an expired deletion is still in its line")
 		}
 
 		// Another person's line, beside 42's: each asks its own.
-		if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T3", "Plan the offsite")}}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T3", "Plan the offsite")}}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 43, Deletions: []nod.PendingDeletion{deletion(43, "T1", "Fix login bug")}}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 43, Deletions: []nod.PendingDeletion{deletion(43, "T1", "Fix login bug")}}); err != nil {
 			t.Fatal(err)
 		}
 		// Cut short before asking: the first in line is due, for each person.
-		if due, _ := db.DeletionsDue(ctx, clock.Now()); len(due) != 2 {
+		if due, _ := db.Deletions().DeletionsDue(ctx, clock.Now()); len(due) != 2 {
 			t.Errorf("due lines = %+v, want 42's and 43's", due)
 		}
 		if a, b := asked(t, db, 42), asked(t, db, 43); askedTask(a) != "T3" || askedTask(b) != "T1" || b.Ask.UserID != 43 {
@@ -149,13 +149,13 @@ func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
 		ctx := t.Context()
 		seedT1(t, db)
 		seedTask(t, db, "T2", "Update README")
-		err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{
+		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{
 			deletion(42, "T1", "Fix login bug"), deletion(42, "T2", "Update README")}})
 		if err != nil {
 			t.Fatal(err)
 		}
 		now := clock.Now()
-		if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "delete_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed},
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "delete_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed},
 			Mutate: func(cur *nod.Task) (nod.Task, error) { cur.DeletedAt = &now; return *cur, nil }}); err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				step, err := db.AskDeletion(ctx, chat, 42)
+				step, err := db.Deletions().AskDeletion(ctx, chat, 42)
 				mu.Lock()
 				defer mu.Unlock()
 				if err != nil {
@@ -192,16 +192,16 @@ func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
 func TestButtonMessages(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
-		if err := db.BindButtons(ctx, chat, 5, []string{"1u.a", "1c.s.1", "1u.a"}); err != nil {
+		if err := db.Messages().BindButtons(ctx, chat, 5, []string{"1u.a", "1c.s.1", "1u.a"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.BindButtons(ctx, chat, 5, []string{"1u.a"}); err != nil {
+		if err := db.Messages().BindButtons(ctx, chat, 5, []string{"1u.a"}); err != nil {
 			t.Fatalf("binding again: %v", err)
 		}
-		if err := db.BindButtons(ctx, chat, 6, []string{"1u.b"}); err != nil {
+		if err := db.Messages().BindButtons(ctx, chat, 6, []string{"1u.b"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.BindButtons(ctx, chat, 8, nil); err != nil {
+		if err := db.Messages().BindButtons(ctx, chat, 8, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, c := range []struct {
@@ -217,17 +217,17 @@ func TestButtonMessages(t *testing.T) {
 			{chat, 7, "1u.a", false, false},     // a message with no buttons recorded
 			{chat, 8, "1u.a", false, false},     // nor any to record
 		} {
-			sent, recorded, err := db.ButtonSentWith(ctx, c.chat, c.msg, c.data)
+			sent, recorded, err := db.Messages().ButtonSentWith(ctx, c.chat, c.msg, c.data)
 			if err != nil || sent != c.sent || recorded != c.recorded {
 				t.Errorf("ButtonSentWith(%d, %d, %q) = %v, %v, %v; want %v, %v", c.chat, c.msg, c.data, sent, recorded, err, c.sent, c.recorded)
 			}
 		}
 		// Edited into message 6 as well: it counts on both.
-		if err := db.BindButtons(ctx, chat, 6, []string{"1u.a"}); err != nil {
+		if err := db.Messages().BindButtons(ctx, chat, 6, []string{"1u.a"}); err != nil {
 			t.Fatal(err)
 		}
 		for _, msg := range []int{5, 6} {
-			if sent, _, _ := db.ButtonSentWith(ctx, chat, msg, "1u.a"); !sent {
+			if sent, _, _ := db.Messages().ButtonSentWith(ctx, chat, msg, "1u.a"); !sent {
 				t.Errorf("1u.a does not count on message %d", msg)
 			}
 		}
@@ -249,17 +249,17 @@ func TestDeletionLineMigration(t *testing.T) {
 		storagetest.Exec(t, dsn, fmt.Sprintf(`INSERT INTO pending_deletions (chat_id, user_id, task_id, title, created_at, expires_at, message_id)
 			VALUES (%d, 42, 'T1', 'Fix login bug', %d, %d, 7)`, chat, now.UnixMicro(), now.Add(10*time.Minute).UnixMicro()))
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
-		d, ok, err := migrated.WaitingDeletion(ctx, chat, 42)
+		d, ok, err := migrated.Deletions().WaitingDeletion(ctx, chat, 42)
 		if err != nil || !ok || d.TaskID != "T1" || d.MessageID != 7 || d.Wait != 10*time.Minute || !d.ExpiresAt.Equal(now.Add(10*time.Minute)) {
 			t.Fatalf("after the migration: %+v, %v, %v", d, ok, err)
 		}
-		if err := migrated.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T2", "Update README")}}); err != nil {
+		if err := migrated.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Deletions: []nod.PendingDeletion{deletion(42, "T2", "Update README")}}); err != nil {
 			t.Fatal(err)
 		}
 		if step := asked(t, migrated, 42); step.Ask != nil {
 			t.Errorf("asked %s while the migrated question waits", step.Ask.TaskID)
 		}
-		if ended, err := migrated.EndDeletion(ctx, chat, d.ID); !ended || err != nil {
+		if ended, err := migrated.Deletions().EndDeletion(ctx, chat, d.ID); !ended || err != nil {
 			t.Fatalf("EndDeletion: %v, %v", ended, err)
 		}
 		if step := asked(t, migrated, 42); askedTask(step) != "T2" {

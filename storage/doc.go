@@ -1,5 +1,9 @@
 // Package storage keeps nod's data in SQLite (the embedded default) or
-// PostgreSQL, behind one set of repositories with one SQL text.
+// PostgreSQL, with one SQL text. DB opens, migrates and closes the
+// database and hands out one repository per aggregate (Tasks, ChangeSets,
+// Deletions, Conversation, Outbox, Messages, Audit, Schedule, Settings,
+// Rules, Undo), all on the connections, clock and transactions of one
+// shared core.
 //
 // Where the dialects differ, the code says so at the spot: the migration
 // folders (how an auto-increment id is declared), Open (driver and DSN),

@@ -33,7 +33,7 @@ const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COA
 // proposals, undos and redos of changes made in it, and nod's stop before
 // it answered there; and, as the chat's tasks and modes are every topic's,
 // the chat's deletions and restores, ticks on task cards and mode changes.
-func (db *DB) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
+func (db *Conversation) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
 	chatID := at.Chat
 	rs, err := db.eventRows(ctx, at, since)
 	if err != nil {
@@ -92,7 +92,7 @@ type eventRow struct {
 
 // eventRows reads eventsSQL's rows by source as the query lists them,
 // then by time.
-func (db *DB) eventRows(ctx context.Context, at nod.Topic, since time.Time) ([]eventRow, error) {
+func (db *Conversation) eventRows(ctx context.Context, at nod.Topic, since time.Time) ([]eventRow, error) {
 	rows, err := db.reader().QueryContext(ctx, eventsSQL, at.Chat, micros(since), at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("events: %w", err)
@@ -150,7 +150,8 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id string) nod.Task) {
 
 // nameMembers names the group's members who did the events, each read
 // once.
-func (db *DB) nameMembers(ctx context.Context, chatID nod.ChatID, events []nod.Event) error {
+func (db *Conversation) nameMembers(ctx context.Context, chatID nod.ChatID, events []nod.Event) error {
+	members := Settings{db.core}
 	names := map[nod.UserID]string{}
 	for i, e := range events {
 		if e.UserID == 0 {
@@ -159,7 +160,7 @@ func (db *DB) nameMembers(ctx context.Context, chatID nod.ChatID, events []nod.E
 		name, ok := names[e.UserID]
 		if !ok {
 			var err error
-			if name, err = db.MemberName(ctx, chatID, e.UserID); err != nil {
+			if name, err = members.MemberName(ctx, chatID, e.UserID); err != nil {
 				return fmt.Errorf("events: %w", err)
 			}
 			names[e.UserID] = name

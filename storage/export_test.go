@@ -52,7 +52,7 @@ const MaxBatch = maxBatch
 // WriterPragma reads a pragma on SQLite's writer connection.
 func (db *DB) WriterPragma(ctx context.Context, name string) (string, error) {
 	var v string
-	err := db.w.do(ctx, db, &call{ctx: ctx, bare: true, fn: func(c conn) error {
+	err := db.w.do(ctx, db.core, &call{ctx: ctx, bare: true, fn: func(c conn) error {
 		return c.text().QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
 	}})
 	return v, err

@@ -68,10 +68,16 @@ func TestLockOrderUnderRaces(t *testing.T) {
 	for range 15 {
 		cs := proposeCS(t, db)
 		race(
-			func() error { _, err := db.ReviseItem(ctx, chat, cs.ID, 1, 42, revised(nod.P0)); return err },
+			func() error {
+				_, err := db.ChangeSets().ReviseItem(ctx, chat, cs.ID, 1, 42, revised(nod.P0))
+				return err
+			},
 			func() error { _, _, err := confirmItem(ctx, db, chat, cs.ID, 1, 42, flipPriority); return err },
 			func() error { _, _, err := confirmItem(ctx, db, chat, cs.ID, 2, 42, flipPriority); return err },
-			func() error { _, err := db.ReviseItem(ctx, chat, cs.ID, 2, 42, revised(nod.P2)); return err },
+			func() error {
+				_, err := db.ChangeSets().ReviseItem(ctx, chat, cs.ID, 2, 42, revised(nod.P2))
+				return err
+			},
 		)
 	}
 	// Re-proposals of an expired set, beside a confirmation in a live one.
@@ -80,17 +86,20 @@ func TestLockOrderUnderRaces(t *testing.T) {
 		expired = append(expired, proposeCS(t, db))
 	}
 	clock.Advance(8 * 24 * time.Hour)
-	if _, err := db.ExpireSets(ctx, clock.Now()); err != nil {
+	if _, err := db.ChangeSets().ExpireSets(ctx, clock.Now()); err != nil {
 		t.Fatal(err)
 	}
 	for _, old := range expired {
 		live := proposeCS(t, db)
 		items := []nod.ChangeItem{revised(nod.P0)}
 		race(
-			func() error { _, err := db.Repropose(ctx, chat, old.ID, 42, items); return err },
-			func() error { _, err := db.Repropose(ctx, chat, old.ID, 42, items); return err },
+			func() error { _, err := db.ChangeSets().Repropose(ctx, chat, old.ID, 42, items); return err },
+			func() error { _, err := db.ChangeSets().Repropose(ctx, chat, old.ID, 42, items); return err },
 			func() error { _, _, err := confirmItem(ctx, db, chat, live.ID, 1, 42, flipPriority); return err },
-			func() error { _, err := db.ReviseItem(ctx, chat, live.ID, 2, 42, revised(nod.P2)); return err },
+			func() error {
+				_, err := db.ChangeSets().ReviseItem(ctx, chat, live.ID, 2, 42, revised(nod.P2))
+				return err
+			},
 		)
 	}
 	if n := strings.Count(logs.String(), "transaction retried"); n > 0 {

@@ -9,7 +9,7 @@ import (
 
 // SaveMember records the name userID goes by in chatID, as Telegram last
 // gave it.
-func (db *DB) SaveMember(ctx context.Context, chatID nod.ChatID, userID nod.UserID, name string) error {
+func (db *Settings) SaveMember(ctx context.Context, chatID nod.ChatID, userID nod.UserID, name string) error {
 	_, err := db.exec(ctx, `INSERT INTO chat_members (chat_id, user_id, name, updated_at) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (chat_id, user_id) DO UPDATE SET name = excluded.name, updated_at = excluded.updated_at`,
 		chatID, userID, name, micros(db.now()))
@@ -21,7 +21,7 @@ func (db *DB) SaveMember(ctx context.Context, chatID nod.ChatID, userID nod.User
 
 // MemberName returns the name userID goes by in chatID, or "" if nod
 // never saw them there.
-func (db *DB) MemberName(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (string, error) {
+func (db *Settings) MemberName(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (string, error) {
 	var name string
 	err := db.reader().QueryRowContext(ctx, `SELECT name FROM chat_members WHERE chat_id = $1 AND user_id = $2`, chatID, userID).Scan(&name)
 	if err != nil && !noRows(err) {

@@ -2,7 +2,7 @@ package storage
 
 import (
 	"encoding/json"
-	"strings"
+	"fmt"
 
 	"github.com/nodbot/nod"
 )
@@ -17,13 +17,14 @@ func encodeNote(n nod.Note) string {
 	return string(b)
 }
 
-// decodeNote reads a stored note. Plain text, as older versions stored
-// it, comes back as the key: the note template shows an unknown key as it
-// is.
-func decodeNote(s string) nod.Note {
+// decodeNote reads a stored note; "" is none.
+func decodeNote(s string) (nod.Note, error) {
 	var n nod.Note
-	if !strings.HasPrefix(s, `{"note":`) || json.Unmarshal([]byte(s), &n) != nil || n.Key == "" {
-		return nod.Note{Key: s}
+	if s == "" {
+		return n, nil
 	}
-	return n
+	if err := json.Unmarshal([]byte(s), &n); err != nil {
+		return n, fmt.Errorf("read note %q: %w", s, err)
+	}
+	return n, nil
 }

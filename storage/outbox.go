@@ -32,7 +32,7 @@ type receiptRecord struct {
 // Interrupted records that nod stopped before it answered said, in topic
 // at, and told the person so: an audit row, which the agent's next turn in
 // that topic reads as an event.
-func (db *DB) Interrupted(ctx context.Context, at nod.Topic, said string) error {
+func (db *Outbox) Interrupted(ctx context.Context, at nod.Topic, said string) error {
 	rec := map[string]any{"text": said}
 	if at.Thread != 0 {
 		rec["thread"] = at.Thread
@@ -51,7 +51,7 @@ type answerRecord struct {
 
 // owe records, inside the transaction of the change it reports, a message
 // the person is owed, as written by this process.
-func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error {
+func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error {
 	var payload string
 	if r := o.Receipt; r != nil {
 		b, err := json.Marshal(receiptRecord{TaskTitle: r.TaskTitle, Quote: r.Quote, Trusted: r.Trusted, RuleID: r.RuleID,
@@ -86,7 +86,7 @@ func (db *DB) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error 
 }
 
 // committed notes what a transaction's memo holds once it has committed.
-func (db *DB) committed(m *txMemo) {
+func (db *core) committed(m *txMemo) {
 	if m == nil {
 		return
 	}
@@ -96,7 +96,7 @@ func (db *DB) committed(m *txMemo) {
 }
 
 // Delivered marks the chat's owed messages of kind about refs as sent.
-func (db *DB) Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error {
+func (db *Outbox) Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error {
 	if len(refs) == 0 {
 		return nil
 	}
@@ -132,7 +132,7 @@ func deliveredSQL(chatID nod.ChatID, kind nod.OwedKind, now time.Time, refs []st
 // process left before this one opened the database (one process uses a
 // SQLite file at a time, so that one has stopped). Of replicas taking at
 // once, each entry goes to one.
-func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error) {
+func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, error) {
 	now := db.now()
 	rows, err := db.reader().QueryContext(ctx, `SELECT seq, chat_id, thread, kind, ref, payload, owner, taken_at FROM outbox
 		WHERE delivered_at IS NULL AND (taken_at <= $1 OR ($2 AND owner <> $3 AND taken_at < $4)) ORDER BY seq LIMIT 100`,
@@ -215,7 +215,7 @@ func (db *DB) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed, er
 // transaction committed, so a read that takes it sees the row. What
 // another process owed (a PostgreSQL replica's, one that stopped) its
 // own read or the owed sweep (TakeOwed) delivers.
-func (db *DB) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error) {
+func (db *Outbox) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error) {
 	mark, ok := db.refreshes.Load(chatID)
 	if !ok {
 		return nil, nil

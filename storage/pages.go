@@ -46,7 +46,7 @@ func parseCursor(s string) (int64, error) {
 // Every read is an index range of the page's length, but a text query
 // has the database look through the chat's tasks (the query is a
 // substring, which no index serves). A malformed cursor is nod.ErrInvalid.
-func (db *DB) TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error) {
+func (db *Tasks) TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error) {
 	limit := min(max(p.Limit, 1), nod.MaxPage)
 	conds, args := []string{"chat_id = $1", "deleted_at IS NULL"}, []any{chatID}
 	counts := []string{"chat_id = $1"}
@@ -176,7 +176,7 @@ var focusSQL = func() string {
 // open tasks overdue, then due within a week, tasks in progress, then the
 // most recently changed; and how many tasks the chat has in all. It reads
 // at most 200 index entries and limit tasks, however many the chat has.
-func (db *DB) FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error) {
+func (db *Tasks) FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error) {
 	limit = min(max(limit, 1), focusLimit)
 	soon := today
 	if t, err := time.Parse(nod.DateLayout, today); err == nil {
@@ -206,7 +206,7 @@ func (db *DB) FocusTasks(ctx context.Context, chatID nod.ChatID, today string, l
 
 // TaskTitles returns the titles of those of ids that name tasks of the
 // chat, in the trash or not, in one read.
-func (db *DB) TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error) {
+func (db *Tasks) TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	out := make(map[string]string, len(ids))
 	if len(ids) == 0 {
@@ -237,7 +237,7 @@ func (db *DB) TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (
 // rows a statement: no audit rows, no undo entries. It is for seeding (the
 // tests and the bench load chats of thousands of tasks); a task without a
 // creation time is created now.
-func (db *DB) ImportTasks(ctx context.Context, tasks []nod.Task) error {
+func (db *Tasks) ImportTasks(ctx context.Context, tasks []nod.Task) error {
 	now := db.now()
 	rows := make([][]any, 0, len(tasks))
 	var items [][]any

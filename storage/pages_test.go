@@ -42,7 +42,7 @@ func pageAll(t *testing.T, db *storage.DB, f nod.TaskFilter, limit, total int) [
 	var ids []string
 	req := nod.PageRequest{Limit: limit}
 	for pages := 0; ; pages++ {
-		p, err := db.TaskPage(t.Context(), chat, f, req)
+		p, err := db.Tasks().TaskPage(t.Context(), chat, f, req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +70,7 @@ func TestTaskPages(t *testing.T) {
 		ctx := t.Context()
 		const n = 250
 		all := manyTasks(chat, n)
-		if err := db.ImportTasks(ctx, append(all, nod.Task{ID: "other", ChatID: 200, Title: "Task of another chat", Status: nod.StatusOpen, Priority: nod.P2})); err != nil {
+		if err := db.Tasks().ImportTasks(ctx, append(all, nod.Task{ID: "other", ChatID: 200, Title: "Task of another chat", Status: nod.StatusOpen, Priority: nod.P2})); err != nil {
 			t.Fatal(err)
 		}
 		want := func(f nod.TaskFilter) []string {
@@ -92,14 +92,14 @@ func TestTaskPages(t *testing.T) {
 		}
 
 		// Back from the last page to the first.
-		p, err := db.TaskPage(ctx, chat, nod.TaskFilter{}, nod.PageRequest{Limit: 20, After: "6y"}) // seq 250: past the end
+		p, err := db.Tasks().TaskPage(ctx, chat, nod.TaskFilter{}, nod.PageRequest{Limit: 20, After: "6y"}) // seq 250: past the end
 		if err != nil || len(p.Tasks) != 0 || p.Total != n || p.Later {
 			t.Fatalf("page past the end: %d tasks, total %d, later %v, %v", len(p.Tasks), p.Total, p.Later, err)
 		}
 		var back []string
 		req := nod.PageRequest{Limit: 20, Before: "6z"}
 		for {
-			p, err := db.TaskPage(ctx, chat, nod.TaskFilter{}, req)
+			p, err := db.Tasks().TaskPage(ctx, chat, nod.TaskFilter{}, req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -112,10 +112,10 @@ func TestTaskPages(t *testing.T) {
 		if !slices.Equal(back, want(nod.TaskFilter{})) {
 			t.Errorf("paging back read %d tasks, want %d", len(back), n)
 		}
-		if p, err := db.TaskPage(ctx, chat, nod.TaskFilter{}, nod.PageRequest{Limit: 5, Before: "1"}); err != nil || len(p.Tasks) != 5 || p.Tasks[0].ID != "m0" || p.Earlier {
+		if p, err := db.Tasks().TaskPage(ctx, chat, nod.TaskFilter{}, nod.PageRequest{Limit: 5, Before: "1"}); err != nil || len(p.Tasks) != 5 || p.Tasks[0].ID != "m0" || p.Earlier {
 			t.Errorf("a page before the first task is the first page: %v, %v", ids(p.Tasks), err)
 		}
-		if _, err := db.TaskPage(ctx, chat, nod.TaskFilter{}, nod.PageRequest{After: "not a cursor!"}); err == nil {
+		if _, err := db.Tasks().TaskPage(ctx, chat, nod.TaskFilter{}, nod.PageRequest{After: "not a cursor!"}); err == nil {
 			t.Errorf("a malformed cursor was accepted")
 		}
 
@@ -127,13 +127,13 @@ func TestTaskPages(t *testing.T) {
 			`UPDATE tasks SET deleted_at = 1 WHERE id = 'm4'`,
 			`DELETE FROM tasks WHERE id = 'm4'`, // a purge of the trash
 			`DELETE FROM tasks WHERE id = 'm6'`)
-		live, err := db.ListTasks(ctx, chat, nod.TaskFilter{})
+		live, err := db.Tasks().ListTasks(ctx, chat, nod.TaskFilter{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		done, _ := db.ListTasks(ctx, chat, nod.TaskFilter{Status: nod.StatusDone})
+		done, _ := db.Tasks().ListTasks(ctx, chat, nod.TaskFilter{Status: nod.StatusDone})
 		for f, w := range map[nod.TaskFilter]int{{}: len(live), {Status: nod.StatusDone}: len(done)} {
-			if p, err := db.TaskPage(ctx, chat, f, nod.PageRequest{Limit: 1}); err != nil || p.Total != w {
+			if p, err := db.Tasks().TaskPage(ctx, chat, f, nod.PageRequest{Limit: 1}); err != nil || p.Total != w {
 				t.Errorf("total of %+v after writes = %d, want %d (%v)", f, p.Total, w, err)
 			}
 		}
@@ -173,10 +173,10 @@ func TestFocusTasks(t *testing.T) {
 		add("far", nod.StatusOpen, "2026-06-01", 0)
 		add("doing", nod.StatusInProgress, "", 0)
 		add("recent", nod.StatusDone, "", 72*time.Hour)
-		if err := db.ImportTasks(ctx, tasks); err != nil {
+		if err := db.Tasks().ImportTasks(ctx, tasks); err != nil {
 			t.Fatal(err)
 		}
-		p, err := db.FocusTasks(ctx, chat, "2026-03-11", 10)
+		p, err := db.Tasks().FocusTasks(ctx, chat, "2026-03-11", 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,13 +185,13 @@ func TestFocusTasks(t *testing.T) {
 		if !slices.Equal(got, want) || p.Total != len(tasks) || !p.Later || len(p.Cursors) != len(got) {
 			t.Errorf("FocusTasks = %v, total %d, later %v; want %v of %d", got, p.Total, p.Later, want, len(tasks))
 		}
-		if p, err := db.FocusTasks(ctx, chat, "2026-03-11", 500); err != nil || len(p.Tasks) != 50 {
+		if p, err := db.Tasks().FocusTasks(ctx, chat, "2026-03-11", 500); err != nil || len(p.Tasks) != 50 {
 			t.Errorf("FocusTasks(500) = %d tasks, %v; want 50", len(p.Tasks), err)
 		}
-		if p, err := db.FocusTasks(ctx, 999, "2026-03-11", 50); err != nil || len(p.Tasks) != 0 || p.Total != 0 {
+		if p, err := db.Tasks().FocusTasks(ctx, 999, "2026-03-11", 50); err != nil || len(p.Tasks) != 0 || p.Total != 0 {
 			t.Errorf("FocusTasks of an empty chat = %+v, %v", p, err)
 		}
-		titles, err := db.TaskTitles(ctx, chat, []string{"soon", "far", "soon", "nope"})
+		titles, err := db.Tasks().TaskTitles(ctx, chat, []string{"soon", "far", "soon", "nope"})
 		if err != nil || len(titles) != 2 || titles["far"] != "far" {
 			t.Errorf("TaskTitles = %v, %v", titles, err)
 		}

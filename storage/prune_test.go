@@ -16,7 +16,7 @@ func TestPruneUpdates(t *testing.T) {
 		ctx := t.Context()
 		mark := func(id int64) {
 			t.Helper()
-			if _, err := db.MarkUpdate(ctx, id); err != nil {
+			if _, err := db.Outbox().MarkUpdate(ctx, id); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -25,23 +25,23 @@ func TestPruneUpdates(t *testing.T) {
 		clock.Advance(time.Hour)
 		cutoff := clock.Now()
 		mark(12)
-		if n, err := db.PruneUpdates(ctx, cutoff); err != nil || n != 2 {
+		if n, err := db.Outbox().PruneUpdates(ctx, cutoff); err != nil || n != 2 {
 			t.Errorf("PruneUpdates = %d, %v; want 2", n, err)
 		}
 		for id, want := range map[int64]bool{10: true, 11: true, 12: false} {
-			if fresh, err := db.MarkUpdate(ctx, id); err != nil || fresh != want {
+			if fresh, err := db.Outbox().MarkUpdate(ctx, id); err != nil || fresh != want {
 				t.Errorf("MarkUpdate(%d) after pruning = %v, %v; want %v", id, fresh, err, want)
 			}
 		}
 		// Everything old: the newest stays.
 		clock.Advance(time.Hour)
-		if n, err := db.PruneUpdates(ctx, clock.Now()); err != nil || n != 2 {
+		if n, err := db.Outbox().PruneUpdates(ctx, clock.Now()); err != nil || n != 2 {
 			t.Errorf("PruneUpdates of all = %d, %v; want 2 (all but the newest)", n, err)
 		}
-		if last, err := db.LastUpdateID(ctx); err != nil || last != 12 {
+		if last, err := db.Outbox().LastUpdateID(ctx); err != nil || last != 12 {
 			t.Errorf("LastUpdateID after pruning = %d, %v; want 12", last, err)
 		}
-		if fresh, _ := db.MarkUpdate(ctx, 12); fresh {
+		if fresh, _ := db.Outbox().MarkUpdate(ctx, 12); fresh {
 			t.Errorf("the newest update was pruned")
 		}
 	})
@@ -54,7 +54,7 @@ func TestPruneButtons(t *testing.T) {
 		ctx := t.Context()
 		bind := func(msg int, data ...string) {
 			t.Helper()
-			if err := db.BindButtons(ctx, chat, msg, data); err != nil {
+			if err := db.Messages().BindButtons(ctx, chat, msg, data); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -65,7 +65,7 @@ func TestPruneButtons(t *testing.T) {
 		bind(7, "1u.new")
 		cutoff := clock.Now()
 		clock.Advance(time.Hour)
-		if n, err := db.PruneButtons(ctx, cutoff); err != nil || n != 2 {
+		if n, err := db.Messages().PruneButtons(ctx, cutoff); err != nil || n != 2 {
 			t.Errorf("PruneButtons = %d, %v; want 2", n, err)
 		}
 		for _, c := range []struct {
@@ -79,7 +79,7 @@ func TestPruneButtons(t *testing.T) {
 			{6, "1K.s", true, true},
 			{7, "1u.new", true, true},
 		} {
-			sent, recorded, err := db.ButtonSentWith(ctx, chat, c.msg, c.data)
+			sent, recorded, err := db.Messages().ButtonSentWith(ctx, chat, c.msg, c.data)
 			if err != nil || sent != c.sent || recorded != c.recorded {
 				t.Errorf("ButtonSentWith(%d, %q) after pruning = %v, %v, %v; want %v, %v", c.msg, c.data, sent, recorded, err, c.sent, c.recorded)
 			}

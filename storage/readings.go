@@ -38,7 +38,7 @@ func nonNil(ns []int) []int {
 // exactly once: nod.ErrNotFound if the chat has no such reading,
 // nod.ErrForbidden if it is someone else's, nod.ErrDecided if it was used,
 // nod.ErrExpired once ChangeSetTTL has passed since it was shown.
-func (db *DB) TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error) {
+func (db *ChangeSets) TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error) {
 	r := nod.Reading{ID: id, ChatID: chatID}
 	var (
 		yes, no string

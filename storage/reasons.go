@@ -12,7 +12,7 @@ import (
 // LatestRejection returns the newest rejection on the set, or
 // nod.ErrNotFound. A confirmation decided after it (two taps in quick
 // succession land in either order) leaves it the one a reason is for.
-func (db *DB) LatestRejection(ctx context.Context, setID string) (nod.Decision, error) {
+func (db *ChangeSets) LatestRejection(ctx context.Context, setID string) (nod.Decision, error) {
 	ds, err := queryDecisions(ctx, db.reader(), `WHERE set_id = $1 AND verdict = 'rejected' ORDER BY seq DESC LIMIT 1`, setID)
 	if err != nil {
 		return nod.Decision{}, fmt.Errorf("latest rejection: %w", err)
@@ -25,7 +25,7 @@ func (db *DB) LatestRejection(ctx context.Context, setID string) (nod.Decision, 
 
 // SetReason stores the reason of a rejection that has none yet; it returns
 // nod.ErrDecided if it already has one.
-func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
+func (db *ChangeSets) SetReason(ctx context.Context, decisionID, reason string) error {
 	res, err := db.exec(ctx, `UPDATE decisions SET reason = $1 WHERE id = $2 AND reason = '' AND verdict = 'rejected'`, reason, decisionID)
 	if err != nil {
 		return fmt.Errorf("set reason: %w", err)
@@ -37,7 +37,7 @@ func (db *DB) SetReason(ctx context.Context, decisionID, reason string) error {
 }
 
 // RecentRejections returns the chat's rejections made at or after since.
-func (db *DB) RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error) {
+func (db *ChangeSets) RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT d.tool, i.task_id, i.args, d.summary, d.reason, d.created_at
 		FROM decisions d JOIN change_items i ON i.id = d.item_id
 		WHERE d.chat_id = $1 AND d.verdict = 'rejected' AND d.created_at >= $2 ORDER BY d.seq DESC`, chatID, micros(since))

@@ -12,7 +12,7 @@ import (
 
 // KindDecisions returns a person's latest decisions on changes of one
 // kind in a chat, newest first.
-func (db *DB) KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string, limit int) ([]nod.Decision, error) {
+func (db *Rules) KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string, limit int) ([]nod.Decision, error) {
 	ds, err := queryDecisions(ctx, db.reader(), `WHERE chat_id = $1 AND user_id = $2 AND kind = $3 ORDER BY seq DESC`+limitSQL(limit), chatID, userID, kind)
 	if err != nil {
 		return nil, fmt.Errorf("decisions of kind %s: %w", kind, err)
@@ -24,7 +24,7 @@ func (db *DB) KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.U
 // offered one before: it returns false if an offer or a rule of that kind
 // is open, or was ever declined or revoked. An expired rule may be
 // offered again.
-func (db *DB) OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error) {
+func (db *Rules) OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error) {
 	now := db.now()
 	r := nod.Rule{ID: nod.NewID(), ChatID: chatID, UserID: userID, Kind: kind, Status: nod.RuleOffered, CreatedAt: now}
 	created := false
@@ -58,7 +58,7 @@ func (db *DB) OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserI
 }
 
 // SetRuleMessage remembers the message that offers a rule.
-func (db *DB) SetRuleMessage(ctx context.Context, id string, messageID int) error {
+func (db *Messages) SetRuleMessage(ctx context.Context, id string, messageID int) error {
 	if _, err := db.exec(ctx, `UPDATE rules SET message_id = $1 WHERE id = $2`, messageID, id); err != nil {
 		return fmt.Errorf("rule message: %w", err)
 	}
@@ -66,12 +66,12 @@ func (db *DB) SetRuleMessage(ctx context.Context, id string, messageID int) erro
 }
 
 // Rule returns one rule of a chat.
-func (db *DB) Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error) {
+func (db *Rules) Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error) {
 	return getRule(ctx, db.reader(), chatID, id)
 }
 
 // Rules returns the chat's rules in force at now, oldest first.
-func (db *DB) Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error) {
+func (db *Rules) Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error) {
 	rs, err := queryRules(ctx, db.reader(), `WHERE chat_id = $1 AND status = 'active' AND expires_at > $2 ORDER BY seq`, chatID, micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("rules: %w", err)
@@ -82,7 +82,7 @@ func (db *DB) Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]no
 // DecideRule accepts or declines an offered rule with its audit row, in
 // one transaction; nod.ErrDecided if it was decided before. An accepted
 // rule lasts nod.RuleLifetime.
-func (db *DB) DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error) {
+func (db *Rules) DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error) {
 	now := db.now()
 	status, outcome, expires := nod.RuleDeclined, nod.OutcomeDeclined, sql.NullInt64{}
 	if accept {
@@ -93,12 +93,12 @@ func (db *DB) DecideRule(ctx context.Context, chatID nod.ChatID, id string, user
 
 // RevokeRule ends an active rule with its audit row, in one transaction;
 // nod.ErrDecided if it is not active.
-func (db *DB) RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error) {
+func (db *Rules) RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error) {
 	return db.moveRule(ctx, chatID, id, userID, nod.RuleActive, nod.RuleRevoked, sql.NullInt64{}, nod.OutcomeRevoked)
 }
 
 // moveRule claims a rule in status from and moves it to status to.
-func (db *DB) moveRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, from, to nod.RuleStatus, expires sql.NullInt64, o nod.Outcome) (nod.Rule, error) {
+func (db *Rules) moveRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, from, to nod.RuleStatus, expires sql.NullInt64, o nod.Outcome) (nod.Rule, error) {
 	now := db.now()
 	var r nod.Rule
 	err := db.inTx(ctx, func(tx conn) error {

@@ -27,7 +27,7 @@ func TestRuleLifecycle(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				r, ok, err := db.OfferRule(ctx, 1, 42, kind)
+				r, ok, err := db.Rules().OfferRule(ctx, 1, 42, kind)
 				if err != nil {
 					t.Error(err)
 				}
@@ -43,47 +43,47 @@ func TestRuleLifecycle(t *testing.T) {
 			t.Fatalf("%d offers, want 1", len(offered))
 		}
 		id := offered[0].ID
-		r, err := db.DecideRule(ctx, 1, id, 42, true)
+		r, err := db.Rules().DecideRule(ctx, 1, id, 42, true)
 		if err != nil || r.Status != nod.RuleActive || !r.ExpiresAt.Equal(clock.Now().Add(nod.RuleLifetime)) {
 			t.Fatalf("accept: %+v %v", r, err)
 		}
-		if _, err := db.DecideRule(ctx, 1, id, 42, false); !errors.Is(err, nod.ErrDecided) {
+		if _, err := db.Rules().DecideRule(ctx, 1, id, 42, false); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("second decision: %v", err)
 		}
-		if _, err := db.DecideRule(ctx, 2, id, 42, true); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := db.Rules().DecideRule(ctx, 2, id, 42, true); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("another chat's rule: %v", err)
 		}
-		if rs, _ := db.Rules(ctx, 1, clock.Now()); len(rs) != 1 {
+		if rs, _ := db.Rules().Rules(ctx, 1, clock.Now()); len(rs) != 1 {
 			t.Errorf("rules in force: %v", rs)
 		}
-		if _, ok, _ := db.OfferRule(ctx, 1, 42, kind); ok {
+		if _, ok, _ := db.Rules().OfferRule(ctx, 1, 42, kind); ok {
 			t.Errorf("offered again while active")
 		}
 		// Expired: offered again; declined: never again.
 		clock.Advance(nod.RuleLifetime + time.Minute)
-		if rs, _ := db.Rules(ctx, 1, clock.Now()); len(rs) != 0 {
+		if rs, _ := db.Rules().Rules(ctx, 1, clock.Now()); len(rs) != 0 {
 			t.Errorf("expired rule still in force")
 		}
-		again, ok, err := db.OfferRule(ctx, 1, 42, kind)
+		again, ok, err := db.Rules().OfferRule(ctx, 1, 42, kind)
 		if !ok || err != nil {
 			t.Fatalf("expired rule not offered again: %v", err)
 		}
-		if _, err := db.DecideRule(ctx, 1, again.ID, 42, false); err != nil {
+		if _, err := db.Rules().DecideRule(ctx, 1, again.ID, 42, false); err != nil {
 			t.Fatal(err)
 		}
-		if _, ok, _ := db.OfferRule(ctx, 1, 42, kind); ok {
+		if _, ok, _ := db.Rules().OfferRule(ctx, 1, 42, kind); ok {
 			t.Errorf("a declined kind was offered again")
 		}
 		// Revoking is audited too.
-		other, _, _ := db.OfferRule(ctx, 1, 42, "add_checklist_item")
-		db.DecideRule(ctx, 1, other.ID, 42, true)
-		if _, err := db.RevokeRule(ctx, 1, other.ID, 42); err != nil {
+		other, _, _ := db.Rules().OfferRule(ctx, 1, 42, "add_checklist_item")
+		db.Rules().DecideRule(ctx, 1, other.ID, 42, true)
+		if _, err := db.Rules().RevokeRule(ctx, 1, other.ID, 42); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.RevokeRule(ctx, 1, other.ID, 42); !errors.Is(err, nod.ErrDecided) {
+		if _, err := db.Rules().RevokeRule(ctx, 1, other.ID, 42); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("second revoke: %v", err)
 		}
-		a, _ := db.Audit(ctx, 1, 10)
+		a, _ := db.Audit().Audit(ctx, 1, 10)
 		var got []nod.Outcome
 		for _, e := range a {
 			if e.Tool == "rule" {
@@ -99,7 +99,7 @@ func TestRuleLifecycle(t *testing.T) {
 				t.Errorf("rule audit %v, want %v", got, want)
 			}
 		}
-		if brk, _, err := db.VerifyAudit(ctx); brk != nil || err != nil {
+		if brk, _, err := db.Audit().VerifyAudit(ctx); brk != nil || err != nil {
 			t.Errorf("audit chain: %+v %v", brk, err)
 		}
 	})

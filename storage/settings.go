@@ -13,7 +13,7 @@ import (
 // ChatSettings returns the chat's settings with userID's mode and
 // circuit breaker, and whether userID's deletion question waits in it; a
 // chat never configured has the defaults.
-func (db *DB) ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {
+func (db *Settings) ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {
 	s := nod.ChatSettings{ChatID: chatID, UserID: userID, Mode: nod.ModeSmart}
 	var (
 		mode    string
@@ -40,7 +40,7 @@ func (db *DB) ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.Us
 
 // SetMode sets userID's mode in the chat and ends their circuit breaker,
 // with its audit row (tool "mode"), in one transaction.
-func (db *DB) SetMode(ctx context.Context, chatID nod.ChatID, userID nod.UserID, m nod.Mode) error {
+func (db *Settings) SetMode(ctx context.Context, chatID nod.ChatID, userID nod.UserID, m nod.Mode) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO member_modes (chat_id, user_id, mode, breaker_until, updated_at) VALUES ($1, $2, $3, NULL, $4)
@@ -56,7 +56,7 @@ func (db *DB) SetMode(ctx context.Context, chatID nod.ChatID, userID nod.UserID,
 
 // TripBreaker makes nod ask userID for everything in the chat until
 // until, keeping their chosen mode to return to; audited as a mode change.
-func (db *DB) TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.UserID, until time.Time) error {
+func (db *Settings) TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.UserID, until time.Time) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO member_modes (chat_id, user_id, mode, breaker_until, updated_at) VALUES ($1, $2, 'smart', $3, $4)
@@ -72,18 +72,18 @@ func (db *DB) TripBreaker(ctx context.Context, chatID nod.ChatID, userID nod.Use
 
 // SetLanguage sets the language chosen for the chat; empty follows the
 // language Telegram reports.
-func (db *DB) SetLanguage(ctx context.Context, chatID nod.ChatID, code string) error {
+func (db *Settings) SetLanguage(ctx context.Context, chatID nod.ChatID, code string) error {
 	return db.setText(ctx, chatID, "lang", code)
 }
 
 // SeeLanguage records the language_code Telegram reported in the chat.
-func (db *DB) SeeLanguage(ctx context.Context, chatID nod.ChatID, code string) error {
+func (db *Settings) SeeLanguage(ctx context.Context, chatID nod.ChatID, code string) error {
 	return db.setText(ctx, chatID, "lang_seen", code)
 }
 
 // setText sets one text column of the chat's settings; column is one of
 // ours, never input.
-func (db *DB) setText(ctx context.Context, chatID nod.ChatID, column, value string) error {
+func (db *Settings) setText(ctx context.Context, chatID nod.ChatID, column, value string) error {
 	_, err := db.exec(ctx, `INSERT INTO chat_settings (chat_id, `+column+`, updated_at) VALUES ($1, $2, $3)
 		ON CONFLICT (chat_id) DO UPDATE SET `+column+` = excluded.`+column+`, updated_at = excluded.updated_at`,
 		chatID, value, micros(db.now()))

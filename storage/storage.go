@@ -43,8 +43,9 @@ type Options struct {
 	MaxConns int
 }
 
-// DB is nod's storage. It is safe for concurrent use.
-type DB struct {
+// core is what every aggregate shares: the pools, the dialect, the clock
+// and the transaction helpers.
+type core struct {
 	opts     Options
 	instance string    // this process, as the outbox names its writer
 	opened   time.Time // when this process opened the database
@@ -77,7 +78,7 @@ func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	}
 	// Every time the DB writes is cut to the precision both databases
 	// keep, so that a value read back compares equal to the one written.
-	return &DB{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID()}
+	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID()})
 }
 
 // IsPostgres reports whether a DSN names a PostgreSQL database.
@@ -219,7 +220,7 @@ func (db *DB) Ping(ctx context.Context) error { return db.rdb.PingContext(ctx) }
 
 // withPool runs f with the write pool free for f's own use: SQLite's
 // writer lends its connection back meanwhile.
-func (db *DB) withPool(ctx context.Context, f func() error) error {
+func (db *core) withPool(ctx context.Context, f func() error) error {
 	if db.w == nil {
 		return f()
 	}
@@ -230,7 +231,7 @@ func (db *DB) withPool(ctx context.Context, f func() error) error {
 // transaction that lost a race (a PostgreSQL serialisation failure or
 // deadlock, or a write that found its row changed under it) runs again
 // from the start, a few times at most.
-func (db *DB) inTx(ctx context.Context, fn func(tx conn) error) error {
+func (db *core) inTx(ctx context.Context, fn func(tx conn) error) error {
 	const attempts = 4
 	var err error
 	for range attempts {
@@ -242,7 +243,7 @@ func (db *DB) inTx(ctx context.Context, fn func(tx conn) error) error {
 	return err
 }
 
-func (db *DB) tryTx(ctx context.Context, fn func(tx conn) error) error {
+func (db *core) tryTx(ctx context.Context, fn func(tx conn) error) error {
 	db.counts.txs.Add(1)
 	if db.w != nil {
 		return db.w.tx(ctx, db, fn)

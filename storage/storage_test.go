@@ -51,12 +51,12 @@ func seedT1(t *testing.T, db *storage.DB) nod.Task {
 			{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &at},
 		},
 	}
-	_, err := db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
+	_, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task",
 		Mutate: func(*nod.Task) (nod.Task, error) { return t1, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := db.Task(t.Context(), chat, "T1")
+	got, err := db.Tasks().Task(t.Context(), chat, "T1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func setPriority(p nod.Priority) nod.Mutate {
 
 // confirmItem confirms item n alone, applying mutate to its task.
 func confirmItem(ctx context.Context, db *storage.DB, chatID nod.ChatID, setID string, n int, userID nod.UserID, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
-	res, err := db.ConfirmItems(ctx, chatID, setID, []int{n}, userID, "", func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
+	res, err := db.ChangeSets().ConfirmItems(ctx, chatID, setID, []int{n}, userID, "", func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
 	return res.Set, res.Applied[n], err
 }
 
@@ -82,7 +82,7 @@ func proposeCS(t *testing.T, db *storage.DB) nod.ChangeSet {
 		{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 		{Tool: "set_task_title", TaskID: "T1", Args: []byte(`{"task_id":"T1","title":"Fix login redirect bug"}`), Summary: `Set title to "Fix login redirect bug"`, Field: nod.FieldTitle, Before: "Fix login bug", After: "Fix login redirect bug"},
 	}}
-	if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+	if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
 		t.Fatal(err)
 	}
 	if set.ID == "" || set.Items[1].N != 2 {
@@ -104,14 +104,14 @@ func TestTaskRoundTrip(t *testing.T) {
 			!got.Checklist[2].CheckedAt.Equal(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)) || got.Checklist[0].CheckedAt != nil {
 			t.Errorf("checklist read back as %+v", got.Checklist)
 		}
-		if _, err := db.Task(t.Context(), 200, "T1"); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := db.Tasks().Task(t.Context(), 200, "T1"); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("Task(chat 200, T1) error = %v, want ErrNotFound", err)
 		}
-		list, err := db.ListTasks(t.Context(), chat, nod.TaskFilter{Query: "LOGGED OUT"})
+		list, err := db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{Query: "LOGGED OUT"})
 		if err != nil || len(list) != 1 {
 			t.Errorf("ListTasks(query in description) = %d tasks, %v", len(list), err)
 		}
-		list, _ = db.ListTasks(t.Context(), chat, nod.TaskFilter{Status: nod.StatusDone})
+		list, _ = db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{Status: nod.StatusDone})
 		if len(list) != 0 {
 			t.Errorf("ListTasks(DONE) = %d tasks, want 0", len(list))
 		}
@@ -133,19 +133,19 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if applied.Before.Priority != nod.P3 || applied.After.Priority != nod.P1 {
 			t.Errorf("applied %s → %s, want P3 → P1", applied.Before.Priority, applied.After.Priority)
 		}
-		task, _ := db.Task(t.Context(), chat, "T1")
+		task, _ := db.Tasks().Task(t.Context(), chat, "T1")
 		if task.Priority != nod.P1 {
 			t.Errorf("stored priority %s, want P1", task.Priority)
 		}
-		decisions, _ := db.RecentDecisions(t.Context(), chat, 20)
+		decisions, _ := db.ChangeSets().RecentDecisions(t.Context(), chat, 20)
 		if len(decisions) != 1 || decisions[0].Verdict != nod.Confirmed || decisions[0].UserID != 42 {
 			t.Errorf("decisions = %+v", decisions)
 		}
-		audit, _ := db.Audit(t.Context(), chat, 20)
+		audit, _ := db.Audit().Audit(t.Context(), chat, 20)
 		if len(audit) != 2 || audit[0].Outcome != nod.OutcomeConfirmed || !audit[0].UserConfirmed {
 			t.Errorf("audit = %+v", audit)
 		}
-		u, err := db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, 42)
+		u, err := db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, 42)
 		if want := []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}; err != nil || !slices.Equal(u.Change.Fields, want) {
 			t.Errorf("undo entry = %+v, %v", u, err)
 		}
@@ -153,7 +153,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 		if _, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("second ConfirmItem error = %v, want ErrDecided", err)
 		}
-		if _, err := db.RejectItem(t.Context(), chat, cs.ID, 1, 42); !errors.Is(err, nod.ErrDecided) {
+		if _, err := db.ChangeSets().RejectItem(t.Context(), chat, cs.ID, 1, 42); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("RejectItem of confirmed item error = %v, want ErrDecided", err)
 		}
 		// Out of range, another chat.
@@ -166,11 +166,11 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 			t.Errorf("ConfirmItem from chat 200 error = %v, want ErrNotFound", err)
 		}
 		// Rejecting the rest resolves the set.
-		set, err = db.RejectItem(t.Context(), chat, cs.ID, 2, 42)
+		set, err = db.ChangeSets().RejectItem(t.Context(), chat, cs.ID, 2, 42)
 		if err != nil || set.Status != nod.SetResolved || set.ResolvedAt == nil {
 			t.Errorf("after ✗ 2: %s, %v", set.Status, err)
 		}
-		if open, _ := db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(open) != 0 {
+		if open, _ := db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(open) != 0 {
 			t.Errorf("OpenChangeSets = %d sets, want 0", len(open))
 		}
 	})
@@ -204,7 +204,7 @@ func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
 		if wins != 1 {
 			t.Errorf("%d confirmations won, want exactly 1", wins)
 		}
-		audit, _ := db.Audit(t.Context(), chat, 100)
+		audit, _ := db.Audit().Audit(t.Context(), chat, 100)
 		confirmed := 0
 		for _, a := range audit {
 			if a.Outcome == nod.OutcomeConfirmed {
@@ -223,18 +223,18 @@ func TestConfirmItemRollsBackWhole(t *testing.T) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
 		storagetest.FailInserts(t, db, "undo_entries")
-		audit, _ := db.Audit(t.Context(), chat, 100)
+		audit, _ := db.Audit().Audit(t.Context(), chat, 100)
 		_, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P1))
 		if err == nil {
 			t.Fatal("ConfirmItem succeeded although the undo entry could not be written")
 		}
-		task, _ := db.Task(t.Context(), chat, "T1")
-		set, _ := db.ChangeSet(t.Context(), chat, cs.ID)
-		decisions, _ := db.RecentDecisions(t.Context(), chat, 20)
+		task, _ := db.Tasks().Task(t.Context(), chat, "T1")
+		set, _ := db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
+		decisions, _ := db.ChangeSets().RecentDecisions(t.Context(), chat, 20)
 		if task.Priority != nod.P3 || set.Items[0].Status != nod.ItemPending || len(decisions) != 0 {
 			t.Errorf("after failed confirm: priority %s, item %s, %d decisions; want P3, pending, 0", task.Priority, set.Items[0].Status, len(decisions))
 		}
-		if after, _ := db.Audit(t.Context(), chat, 100); len(after) != len(audit) {
+		if after, _ := db.Audit().Audit(t.Context(), chat, 100); len(after) != len(audit) {
 			t.Errorf("a failed confirm wrote %d audit rows", len(after)-len(audit))
 		}
 	})
@@ -245,66 +245,66 @@ func TestUndo(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
+		a, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		undone, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		undone, err := db.Undo().Undo(ctx, chat, a.Undo.ID, 42, false)
 		redo := undone.Redo
 		if err != nil {
 			t.Fatal(err)
 		}
-		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P3 {
+		if task, _ := db.Tasks().Task(ctx, chat, "T1"); task.Priority != nod.P3 {
 			t.Errorf("after undo priority %s, want P3", task.Priority)
 		}
-		if _, err := db.Undo(ctx, chat, a.Undo.ID, 42, false); !errors.Is(err, nod.ErrDecided) {
+		if _, err := db.Undo().Undo(ctx, chat, a.Undo.ID, 42, false); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("second undo error = %v, want ErrDecided", err)
 		}
-		if _, err := db.Undo(ctx, chat, redo.ID, 42, false); err != nil {
+		if _, err := db.Undo().Undo(ctx, chat, redo.ID, 42, false); err != nil {
 			t.Fatalf("redo: %v", err)
 		}
-		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P1 {
+		if task, _ := db.Tasks().Task(ctx, chat, "T1"); task.Priority != nod.P1 {
 			t.Errorf("after redo priority %s, want P1", task.Priority)
 		}
 		// A later change makes the first undo stale.
-		b, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2), Audit: executed})
-		c, _ := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0), Audit: executed})
-		if _, err := db.Undo(ctx, chat, b.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
+		b, _ := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P2), Audit: executed})
+		c, _ := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P0), Audit: executed})
+		if _, err := db.Undo().Undo(ctx, chat, b.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
 			t.Errorf("stale undo error = %v, want ErrStale", err)
 		}
-		if _, err := db.Undo(ctx, chat, b.Undo.ID, 42, true); err != nil {
+		if _, err := db.Undo().Undo(ctx, chat, b.Undo.ID, 42, true); err != nil {
 			t.Errorf("forced undo: %v", err)
 		}
-		if task, _ := db.Task(ctx, chat, "T1"); task.Priority != nod.P1 {
+		if task, _ := db.Tasks().Task(ctx, chat, "T1"); task.Priority != nod.P1 {
 			t.Errorf("after forced undo priority %s, want P1", task.Priority)
 		}
 		// Expired after the window.
 		clock.Advance(24*time.Hour + time.Minute)
-		if _, err := db.Undo(ctx, chat, c.Undo.ID, 42, true); !errors.Is(err, nod.ErrExpired) {
+		if _, err := db.Undo().Undo(ctx, chat, c.Undo.ID, 42, true); !errors.Is(err, nod.ErrExpired) {
 			t.Errorf("expired undo error = %v, want ErrExpired", err)
 		}
-		if _, err := db.LatestUndo(ctx, nod.Topic{Chat: chat}, 42); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := db.Undo().LatestUndo(ctx, nod.Topic{Chat: chat}, 42); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo with only expired entries: %v, want ErrNotFound", err)
 		}
 		// Undoing a create moves the task to the trash.
-		cr, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+		cr, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T9", Title: "Write postmortem", Status: nod.StatusOpen, Priority: nod.P2}, nil
 		}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		undone, err = db.Undo(ctx, chat, cr.Undo.ID, 42, false)
+		undone, err = db.Undo().Undo(ctx, chat, cr.Undo.ID, 42, false)
 		redo = undone.Redo
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := db.Task(ctx, chat, "T9"); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := db.Tasks().Task(ctx, chat, "T9"); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("undone create still readable: %v", err)
 		}
-		if _, err := db.Undo(ctx, chat, redo.ID, 42, false); err != nil {
+		if _, err := db.Undo().Undo(ctx, chat, redo.ID, 42, false); err != nil {
 			t.Fatal(err)
 		}
-		if task, err := db.Task(ctx, chat, "T9"); err != nil || task.Title != "Write postmortem" {
+		if task, err := db.Tasks().Task(ctx, chat, "T9"); err != nil || task.Title != "Write postmortem" {
 			t.Errorf("redone create: %+v, %v", task, err)
 		}
 	})
@@ -313,13 +313,13 @@ func TestUndo(t *testing.T) {
 func TestMarkUpdateOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		for i, want := range []bool{true, false} {
-			first, err := db.MarkUpdate(t.Context(), 7)
+			first, err := db.Outbox().MarkUpdate(t.Context(), 7)
 			if err != nil || first != want {
 				t.Errorf("MarkUpdate #%d = %v, %v; want %v", i, first, err, want)
 			}
 		}
-		db.MarkUpdate(t.Context(), 5)
-		if id, _ := db.LastUpdateID(t.Context()); id != 7 {
+		db.Outbox().MarkUpdate(t.Context(), 5)
+		if id, _ := db.Outbox().LastUpdateID(t.Context()); id != 7 {
 			t.Errorf("LastUpdateID = %d, want 7", id)
 		}
 	})
@@ -333,11 +333,11 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 			{Role: nod.RoleTool, ToolCallID: "call_1", Content: `{"tasks":[]}`},
 			{Role: nod.RoleAssistant, Content: "No tasks yet."},
 		}
-		if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
-		db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
-		got, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 3})
+		db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
+		got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,10 +360,10 @@ func TestHistoryKeepsEveryField(t *testing.T) {
 				{ID: "call_2", Name: "list_tasks", Arguments: "{}"}}},
 			{Role: nod.RoleTool, ToolCallID: "call_1", Content: `{"tasks":[]}`, At: at},
 		}
-		if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
-		got, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -382,7 +382,7 @@ func TestPersonMessage(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		save := func(chatID nod.ChatID, m nod.ChatMessage) {
 			t.Helper()
-			if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chatID, Messages: []nod.ChatMessage{m}}); err != nil {
+			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chatID, Messages: []nod.ChatMessage{m}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -390,14 +390,14 @@ func TestPersonMessage(t *testing.T) {
 		save(chat, nod.ChatMessage{Role: nod.RoleAssistant, Content: "Planned."})
 		save(chat, nod.ChatMessage{Role: nod.RoleUser, Content: "plan the launch", MsgID: 7, EditOf: 7, Edits: "plan the launhc"})
 		save(200, nod.ChatMessage{Role: nod.RoleUser, Content: "other chat", MsgID: 8})
-		m, ok, err := db.PersonMessage(t.Context(), chat, 7)
+		m, ok, err := db.Conversation().PersonMessage(t.Context(), chat, 7)
 		if err != nil || !ok || m.Content != "plan the launch" || m.EditOf != 7 || m.Edits != "plan the launhc" {
 			t.Errorf("PersonMessage(7) = %+v, %v, %v", m, ok, err)
 		}
-		if _, ok, err := db.PersonMessage(t.Context(), chat, 8); ok || err != nil {
+		if _, ok, err := db.Conversation().PersonMessage(t.Context(), chat, 8); ok || err != nil {
 			t.Errorf("another chat's message found: %v, %v", ok, err)
 		}
-		hist, _ := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		hist, _ := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
 		if len(hist) != 3 || hist[0].Forwarded != "Boss (7007)" || hist[0].MsgID != 7 {
 			t.Errorf("history lost the message's origin: %+v", hist)
 		}
@@ -409,7 +409,7 @@ func TestPersonMessage(t *testing.T) {
 func BenchmarkConfirmItem(b *testing.B) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(b, "sqlite", clock.Now)
-	_, err := db.Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
+	_, err := db.Tasks().Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
 		Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T1", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
 		}})
@@ -420,7 +420,7 @@ func BenchmarkConfirmItem(b *testing.B) {
 	for i := range sets {
 		s := &nod.ChangeSet{Items: []nod.ChangeItem{{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`),
 			Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}}}
-		if err := db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+		if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
 			b.Fatal(err)
 		}
 		sets[i] = *s
@@ -454,7 +454,7 @@ func TestExpireSetsOnce(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				sets, err := db.ExpireSets(context.Background(), clock.Now())
+				sets, err := db.ChangeSets().ExpireSets(context.Background(), clock.Now())
 				if err != nil {
 					t.Errorf("ExpireSets: %v", err)
 				}
@@ -478,13 +478,13 @@ func TestAuditChainConcurrent(t *testing.T) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if err := db.AddAudit(context.Background(), nod.AuditEntry{ChatID: chat + nod.ChatID(i%2), UserID: 42, Tool: "list_tasks", Outcome: nod.OutcomeExecuted}); err != nil {
+				if err := db.Audit().AddAudit(context.Background(), nod.AuditEntry{ChatID: chat + nod.ChatID(i%2), UserID: 42, Tool: "list_tasks", Outcome: nod.OutcomeExecuted}); err != nil {
 					t.Errorf("AddAudit: %v", err)
 				}
 			}()
 		}
 		wg.Wait()
-		broken, checked, err := db.VerifyAudit(t.Context())
+		broken, checked, err := db.Audit().VerifyAudit(t.Context())
 		if err != nil || broken != nil || checked != 20 {
 			t.Errorf("VerifyAudit = %+v, %d, %v", broken, checked, err)
 		}
@@ -502,7 +502,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 			sets := make([]nod.ChangeSet, b.N)
 			for i := range sets {
 				id := fmt.Sprintf("T%d", i) // a task per set, so that checklists do not grow across iterations
-				if _, err := db.Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
+				if _, err := db.Tasks().Apply(b.Context(), nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: executed,
 					Mutate: func(*nod.Task) (nod.Task, error) {
 						return nod.Task{ID: id, Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
 					}}); err != nil {
@@ -514,7 +514,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 					s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: id, Args: []byte(`{}`),
 						Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
 				}
-				if err := db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+				if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
 					b.Fatal(err)
 				}
 				sets[i] = *s
@@ -530,7 +530,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 			stmts, _ := db.Work()
 			b.ResetTimer()
 			for i := range b.N {
-				if res, err := db.ConfirmItems(b.Context(), chat, sets[i].ID, ns, 42, "", add); err != nil || len(res.Applied) != k {
+				if res, err := db.ChangeSets().ConfirmItems(b.Context(), chat, sets[i].ID, ns, 42, "", add); err != nil || len(res.Applied) != k {
 					b.Fatalf("%d applied, %v", len(res.Applied), err)
 				}
 			}
@@ -549,10 +549,13 @@ func TestDatabaseErrorsAreNotNotFound(t *testing.T) {
 		cs := proposeCS(t, db)
 		storagetest.Exec(t, db.DSN(), `ALTER TABLE change_items RENAME TO change_items_gone`)
 		calls := map[string]func() error{
-			"ChangeSet":  func() error { _, err := db.ChangeSet(t.Context(), chat, cs.ID); return err },
-			"RejectItem": func() error { _, err := db.RejectItem(t.Context(), chat, cs.ID, 1, 42); return err },
-			"ReviseItem": func() error { _, err := db.ReviseItem(t.Context(), chat, cs.ID, 1, 42, cs.Items[0]); return err },
-			"Repropose":  func() error { _, err := db.Repropose(t.Context(), chat, cs.ID, 42, nil); return err },
+			"ChangeSet":  func() error { _, err := db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID); return err },
+			"RejectItem": func() error { _, err := db.ChangeSets().RejectItem(t.Context(), chat, cs.ID, 1, 42); return err },
+			"ReviseItem": func() error {
+				_, err := db.ChangeSets().ReviseItem(t.Context(), chat, cs.ID, 1, 42, cs.Items[0])
+				return err
+			},
+			"Repropose": func() error { _, err := db.ChangeSets().Repropose(t.Context(), chat, cs.ID, 42, nil); return err },
 			"ConfirmItems": func() error {
 				_, _, err := confirmItem(t.Context(), db, chat, cs.ID, 1, 42, setPriority(nod.P1))
 				return err
@@ -577,12 +580,12 @@ func TestOwedTakenOnce(t *testing.T) {
 			writer, a, b := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
 			seedT1(t, writer)
 			for _, p := range []nod.Priority{nod.P1, nod.P2, nod.P0} {
-				if _, err := writer.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed,
+				if _, err := writer.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed,
 					Mutate: setPriority(p), Receipt: &nod.Receipt{Item: nod.ChangeItem{Tool: "set_task_priority", Summary: "Set priority"}}}); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if own, _ := writer.TakeOwed(t.Context(), time.Minute); len(own) != 0 {
+			if own, _ := writer.Outbox().TakeOwed(t.Context(), time.Minute); len(own) != 0 {
 				t.Errorf("the writer took its own fresh messages: %d", len(own))
 			}
 			clock.Advance(2 * time.Minute)
@@ -593,7 +596,7 @@ func TestOwedTakenOnce(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					var err error
-					if taken[i], err = db.TakeOwed(context.Background(), time.Minute); err != nil {
+					if taken[i], err = db.Outbox().TakeOwed(context.Background(), time.Minute); err != nil {
 						t.Error(err)
 					}
 				}()
@@ -613,13 +616,13 @@ func TestOwedTakenOnce(t *testing.T) {
 			}
 			for _, os := range taken {
 				for _, o := range os {
-					if err := writer.Delivered(t.Context(), chat, o.Kind, o.Ref); err != nil {
+					if err := writer.Outbox().Delivered(t.Context(), chat, o.Kind, o.Ref); err != nil {
 						t.Fatal(err)
 					}
 				}
 			}
 			clock.Advance(2 * time.Minute)
-			if again, _ := a.TakeOwed(t.Context(), time.Minute); len(again) != 0 {
+			if again, _ := a.Outbox().TakeOwed(t.Context(), time.Minute); len(again) != 0 {
 				t.Errorf("delivered messages taken again: %d", len(again))
 			}
 		})
@@ -635,14 +638,14 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 		cs := proposeCS(t, db)
 		owed := func(want ...string) {
 			t.Helper()
-			if ids, err := db.OwedRefreshes(t.Context(), chat); err != nil || !slices.Equal(ids, want) {
+			if ids, err := db.Outbox().OwedRefreshes(t.Context(), chat); err != nil || !slices.Equal(ids, want) {
 				t.Errorf("owed refreshes %v, %v; want %v", ids, err, want)
 			}
 		}
 		reads := func() int64 {
 			t.Helper()
 			stmts, _ := db.Work()
-			if _, err := db.OwedRefreshes(t.Context(), chat); err != nil {
+			if _, err := db.Outbox().OwedRefreshes(t.Context(), chat); err != nil {
 				t.Fatal(err)
 			}
 			ran, _ := db.Work()
@@ -656,7 +659,7 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 		}
 		owed(cs.ID)
 		owed(cs.ID) // still owed: read again
-		if err := db.Delivered(t.Context(), chat, nod.OwedRefresh, cs.ID); err != nil {
+		if err := db.Outbox().Delivered(t.Context(), chat, nod.OwedRefresh, cs.ID); err != nil {
 			t.Fatal(err)
 		}
 		if n := reads(); n != 1 {
@@ -665,7 +668,7 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 		if n := reads(); n != 0 {
 			t.Errorf("after a read found none, OwedRefreshes ran %d statements", n)
 		}
-		if ids, err := db.OwedRefreshes(t.Context(), 200); err != nil || len(ids) != 0 {
+		if ids, err := db.Outbox().OwedRefreshes(t.Context(), 200); err != nil || len(ids) != 0 {
 			t.Errorf("another chat: %v, %v", ids, err)
 		}
 	})
@@ -682,10 +685,10 @@ func TestTakeReadingOnce(t *testing.T) {
 			seedT1(t, a)
 			cs := proposeCS(t, a)
 			r := nod.Reading{ID: "r1", ChatID: chat, UserID: 42, SetID: cs.ID, Confirm: []int{1}, Reject: []int{2}}
-			if err := a.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Readings: []nod.Reading{r}}); err != nil {
+			if err := a.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Readings: []nod.Reading{r}}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := a.TakeReading(t.Context(), chat, "r1", 43); !errors.Is(err, nod.ErrForbidden) {
+			if _, err := a.ChangeSets().TakeReading(t.Context(), chat, "r1", 43); !errors.Is(err, nod.ErrForbidden) {
 				t.Errorf("another user's take: %v, want ErrForbidden", err)
 			}
 			var wg sync.WaitGroup
@@ -694,7 +697,7 @@ func TestTakeReadingOnce(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					got, err := []*storage.DB{a, b}[i%2].TakeReading(context.Background(), chat, "r1", 42)
+					got, err := []*storage.DB{a, b}[i%2].ChangeSets().TakeReading(context.Background(), chat, "r1", 42)
 					switch {
 					case err == nil:
 						wins[i] = slices.Equal(got.Confirm, []int{1}) && slices.Equal(got.Reject, []int{2})
@@ -725,7 +728,7 @@ func TestConfirmAllStatements(t *testing.T) {
 			s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: "T1", Args: []byte(`{}`),
 				Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
 		}
-		if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
+		if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Set: s}); err != nil {
 			t.Fatal(err)
 		}
 		add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
@@ -733,7 +736,7 @@ func TestConfirmAllStatements(t *testing.T) {
 			return *cur, nil
 		}
 		stmts, txs := db.Work()
-		res, err := db.ConfirmItems(t.Context(), chat, s.ID, nil, 42, "", add)
+		res, err := db.ChangeSets().ConfirmItems(t.Context(), chat, s.ID, nil, 42, "", add)
 		if err != nil || len(res.Applied) != k {
 			t.Fatalf("ConfirmItems: %d applied, %v", len(res.Applied), err)
 		}
@@ -741,7 +744,7 @@ func TestConfirmAllStatements(t *testing.T) {
 		if n := stmts2 - stmts; n > 7*k || txs2-txs != 1 {
 			t.Errorf("confirm-all of %d items ran %d statements in %d transactions, want at most %d in 1", k, n, txs2-txs, 7*k)
 		}
-		task, err := db.Task(t.Context(), chat, "T1")
+		task, err := db.Tasks().Task(t.Context(), chat, "T1")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -763,12 +766,12 @@ func BenchmarkStatementReuse(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { db.Close() })
-	if err := db.SetLanguage(b.Context(), chat, "de"); err != nil {
+	if err := db.Settings().SetLanguage(b.Context(), chat, "de"); err != nil {
 		b.Fatal(err)
 	}
 	b.Run("prepared once", func(b *testing.B) {
 		for b.Loop() {
-			if _, err := db.ChatSettings(b.Context(), chat, chat); err != nil {
+			if _, err := db.Settings().ChatSettings(b.Context(), chat, chat); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -808,11 +811,11 @@ func TestHistoryWindowMovesInSteps(t *testing.T) {
 				n++
 				msgs = append(msgs, nod.ChatMessage{Role: nod.RoleUser, Content: fmt.Sprintf("m%d", n)})
 			}
-			if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+			if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
 				t.Fatal(err)
 			}
-			db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
-			got, err := db.History(t.Context(), nod.Topic{Chat: chat}, w)
+			db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: 200, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "other chat"}}})
+			got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, w)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -842,7 +845,7 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				msgs := []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprintf("q%d", i)}, {Role: nod.RoleAssistant, Content: fmt.Sprintf("a%d", i)}}
-				if err := db.SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
+				if err := db.Conversation().SaveTurn(t.Context(), nod.TurnRecord{ChatID: chat, Messages: msgs}); err != nil {
 					t.Error(err)
 				}
 			}()
@@ -850,7 +853,7 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 		wg.Wait()
 		// Numbered 1 to 16, a window of 4 moving 4 at a time holds the
 		// last four; a number given twice would leave it holding more.
-		got, err := db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 4, Step: 4})
+		got, err := db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 4, Step: 4})
 		if err != nil {
 			t.Fatal(err)
 		}

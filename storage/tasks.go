@@ -15,7 +15,7 @@ const taskColumns = `id, chat_id, title, description, status, priority, estimate
 
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
-func (db *DB) Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error) {
+func (db *Tasks) Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error) {
 	t, err := getTask(ctx, db.reader(), chatID, id)
 	if err != nil {
 		return nod.Task{}, err
@@ -31,7 +31,7 @@ func (db *DB) Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task,
 // ListTasks returns the chat's tasks outside the trash, oldest first: all
 // of them, read whole, for tools and tests. Whatever serves a person or
 // the agent reads a page (TaskPage, FocusTasks).
-func (db *DB) ListTasks(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter) ([]nod.Task, error) {
+func (db *Tasks) ListTasks(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter) ([]nod.Task, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY seq`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("list tasks: %w", err)
@@ -152,7 +152,7 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 }
 
 // ChecklistOwner returns the task holding checklist item itemID in the chat.
-func (db *DB) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error) {
+func (db *Tasks) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error) {
 	var taskID string
 	err := db.reader().QueryRowContext(ctx, `SELECT c.task_id FROM checklist_items c JOIN tasks t ON t.id = c.task_id
 		WHERE c.id = $1 AND t.chat_id = $2 AND t.deleted_at IS NULL`, itemID, chatID).Scan(&taskID)
@@ -166,7 +166,7 @@ func (db *DB) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID stri
 }
 
 // SetCardMessage records message msgID as the chat's latest card of task.
-func (db *DB) SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error {
+func (db *Messages) SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error {
 	_, err := db.exec(ctx, `INSERT INTO cards (chat_id, task_id, message_id) VALUES ($1, $2, $3)
 		ON CONFLICT (chat_id, task_id) DO UPDATE SET message_id = excluded.message_id`, chatID, taskID, msgID)
 	if err != nil {
@@ -177,7 +177,7 @@ func (db *DB) SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID stri
 
 // CardMessage returns the message of the chat's latest card of task, or
 // nod.ErrNotFound.
-func (db *DB) CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error) {
+func (db *Messages) CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error) {
 	var id int
 	err := db.reader().QueryRowContext(ctx, `SELECT message_id FROM cards WHERE chat_id = $1 AND task_id = $2`, chatID, taskID).Scan(&id)
 	if noRows(err) {

@@ -9,7 +9,7 @@ import (
 )
 
 // Trash returns the chat's tasks in the trash, newest deletion first.
-func (db *DB) Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error) {
+func (db *Tasks) Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NOT NULL ORDER BY deleted_at DESC, seq`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("trash: %w", err)
@@ -26,7 +26,7 @@ func (db *DB) Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error) 
 
 // PurgeTrash deletes for good the tasks trashed before cutoff, with their
 // checklists, and returns how many.
-func (db *DB) PurgeTrash(ctx context.Context, cutoff time.Time) (int, error) {
+func (db *Tasks) PurgeTrash(ctx context.Context, cutoff time.Time) (int, error) {
 	var n int64
 	err := db.inTx(ctx, func(tx conn) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM checklist_items WHERE task_id IN (SELECT id FROM tasks WHERE deleted_at < $1)`, micros(cutoff)); err != nil {

@@ -24,7 +24,7 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 }
 
 // UndoEntry returns undo entry id of the chat.
-func (db *DB) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
+func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
 	return getUndo(ctx, db.reader(), chatID, id)
 }
 
@@ -32,7 +32,7 @@ func (db *DB) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.
 // neither undone nor expired, or nod.ErrNotFound: /undo takes back the
 // sender's own change, never someone else's, made in the topic it is
 // given in.
-func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
+func (db *Undo) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
 	var id string
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND thread = $2 AND user_id = $3 AND undone_at IS NULL AND expires_at > $4 ORDER BY seq DESC LIMIT 1`,
 		at.Chat, at.Thread, userID, micros(db.now())).Scan(&id)
@@ -57,7 +57,7 @@ func (db *DB) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (
 // nod.ErrSent (the change set a reminder that has gone out since),
 // nod.ErrTrashed (the task is in the trash and the undo would not restore
 // it) or nod.ErrStale (as a nod.Conflict naming what changed since).
-func (db *DB) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error) {
+func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error) {
 	var out nod.Undone
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -197,17 +197,16 @@ func touched(c nod.Change) []string {
 
 func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
 	var (
-		u                    nod.UndoEntry
-		delta, before, after sql.NullString
-		title                sql.NullString
-		created, expires     int64
-		undone               sql.NullInt64
-		auto                 int
+		u                nod.UndoEntry
+		delta, title     sql.NullString
+		created, expires int64
+		undone           sql.NullInt64
+		auto             int
 	)
-	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.before, u.after, u.reverts,
+	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.reverts,
 		u.created_at, u.expires_at, u.undone_at, u.auto, t.title
 		FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id WHERE u.id = $1 AND u.chat_id = $2`, id, chatID).
-		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &before, &after, &u.Reverts,
+		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &u.Reverts,
 			&created, &expires, &undone, &auto, &title)
 	if noRows(err) {
 		return u, fmt.Errorf("undo entry %s: %w", id, nod.ErrNotFound)
@@ -216,44 +215,19 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Und
 		return u, fmt.Errorf("undo entry %s: %w", id, err)
 	}
 	u.Title = title.String
-	if delta.Valid {
-		u.Change, err = decodeChange(u.TaskID, delta.String)
-	} else {
-		u.Change, err = legacyChange(u.TaskID, before, after)
+	if !delta.Valid {
+		return u, fmt.Errorf("undo entry %s records no change", id)
 	}
-	if err != nil {
+	if u.Change, err = decodeChange(u.TaskID, delta.String); err != nil {
 		return u, err
 	}
 	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0
 	return u, nil
 }
 
-// legacyChange reads an entry written before changes were recorded: the
-// whole task before and after, diffed into the change it made.
-func legacyChange(taskID string, before, after sql.NullString) (nod.Change, error) {
-	var snaps [2]*nod.Task
-	for i, s := range []sql.NullString{before, after} {
-		if !s.Valid {
-			continue
-		}
-		var r legacyTask
-		if err := json.Unmarshal([]byte(s.String), &r); err != nil {
-			return nod.Change{}, fmt.Errorf("read task snapshot of undo entry: %w", err)
-		}
-		t := r.task()
-		snaps[i] = &t
-	}
-	if snaps[1] == nil {
-		return nod.Change{TaskID: taskID}, nil
-	}
-	c := nod.Diff(snaps[0], *snaps[1])
-	c.TaskID = taskID
-	return c, nil
-}
-
 // UndoneSince returns the chat's changes that were undone at or after
 // since (not the undos of undos), newest undo first.
-func (db *DB) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
+func (db *Undo) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
 	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
@@ -272,51 +246,11 @@ func (db *DB) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Tim
 
 // AutoUndosSince counts userID's auto-applied changes in the chat undone
 // at or after since: what the circuit breaker watches.
-func (db *DB) AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error) {
+func (db *Undo) AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error) {
 	var n int
 	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND auto = 1 AND undone_at >= $3`, chatID, userID, micros(since)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count undos: %w", err)
 	}
 	return n, nil
-}
-
-// legacyTask is a whole-task snapshot as undo entries before migration
-// 00008 stored it: nod.Task marshalled without tags, so its keys are the
-// Go field names of then. Spelled out here so that renaming a field of
-// nod.Task cannot break those entries.
-type legacyTask struct {
-	ID              string       `json:"ID"`
-	ChatID          nod.ChatID   `json:"ChatID"`
-	Title           string       `json:"Title"`
-	Description     string       `json:"Description"`
-	Status          string       `json:"Status"`
-	Priority        string       `json:"Priority"`
-	EstimateMinutes *int         `json:"EstimateMinutes"`
-	DueDate         string       `json:"DueDate"`
-	Labels          []string     `json:"Labels"`
-	Checklist       []legacyItem `json:"Checklist"`
-	CreatedAt       time.Time    `json:"CreatedAt"`
-	UpdatedAt       time.Time    `json:"UpdatedAt"`
-	DeletedAt       *time.Time   `json:"DeletedAt"`
-}
-
-// legacyItem is a checklist item inside a legacyTask.
-type legacyItem struct {
-	ID        string     `json:"ID"`
-	Title     string     `json:"Title"`
-	Checked   bool       `json:"Checked"`
-	CheckedBy string     `json:"CheckedBy"`
-	CheckedAt *time.Time `json:"CheckedAt"`
-}
-
-func (r legacyTask) task() nod.Task {
-	t := nod.Task{ID: r.ID, ChatID: r.ChatID, Title: r.Title, Description: r.Description, Status: nod.Status(r.Status),
-		Priority: nod.Priority(r.Priority), EstimateMinutes: r.EstimateMinutes, DueDate: r.DueDate, Labels: r.Labels,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, DeletedAt: r.DeletedAt}
-	for _, it := range r.Checklist {
-		t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: it.ID, Title: it.Title, Checked: it.Checked,
-			CheckedBy: nod.Actor(it.CheckedBy), CheckedAt: it.CheckedAt})
-	}
-	return t
 }

@@ -35,10 +35,10 @@ func TestTurnWritesFewPages(t *testing.T) {
 	for c := range nod.ChatID(chats) {
 		for i := range 10 {
 			turn := fmt.Sprint("t", c, i)
-			if err := db.SaveTurn(t.Context(), words(c+1, turn)); err != nil {
+			if err := db.Conversation().SaveTurn(t.Context(), words(c+1, turn)); err != nil {
 				t.Fatal(err)
 			}
-			if err := db.SaveTurn(t.Context(), answer(c+1, turn)); err != nil {
+			if err := db.Conversation().SaveTurn(t.Context(), answer(c+1, turn)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -67,9 +67,13 @@ func TestTurnWritesFewPages(t *testing.T) {
 	}
 	chat := func(i int) nod.ChatID { return nod.ChatID(i*chats/n + 1) }
 	got := []float64{
-		frames(func(i int) error { _, err := db.MarkUpdate(t.Context(), int64(1000+i)); return err }),
-		frames(func(i int) error { return db.SaveTurn(t.Context(), words(chat(i), fmt.Sprint("new", i))) }),
-		frames(func(i int) error { return db.SaveTurn(t.Context(), answer(chat(i), fmt.Sprint("new", i))) }),
+		frames(func(i int) error { _, err := db.Outbox().MarkUpdate(t.Context(), int64(1000+i)); return err }),
+		frames(func(i int) error {
+			return db.Conversation().SaveTurn(t.Context(), words(chat(i), fmt.Sprint("new", i)))
+		}),
+		frames(func(i int) error {
+			return db.Conversation().SaveTurn(t.Context(), answer(chat(i), fmt.Sprint("new", i)))
+		}),
 	}
 	t.Logf("pages written: update's mark %.1f, person's words %.1f, turn's answer %.1f", got[0], got[1], got[2])
 	// Before 00025: 2, 10.1 and 8.4 (a row and an index entry for an
@@ -88,14 +92,14 @@ func TestWriteLessMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for i, thread := range []int{0, 7, 0, 7, 0} {
-			err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Thread: thread, UserID: 42, Turn: fmt.Sprint("t", i), Opens: i == 4, Said: "still owed",
+			err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, Thread: thread, UserID: 42, Turn: fmt.Sprint("t", i), Opens: i == 4, Said: "still owed",
 				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprint("message ", i), MsgID: 100 + i}}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			clock.Advance(time.Second)
 		}
-		if _, err := db.MarkUpdate(ctx, 41); err != nil {
+		if _, err := db.Outbox().MarkUpdate(ctx, 41); err != nil {
 			t.Fatal(err)
 		}
 		check := func(t *testing.T, db *storage.DB) {
@@ -106,13 +110,13 @@ func TestWriteLessMigration(t *testing.T) {
 			if got, want := numbered(t, db, nod.Topic{Chat: chat, Thread: 7}), []string{"message 1", "message 3"}; !slices.Equal(got, want) {
 				t.Errorf("topic's conversation = %q, want %q", got, want)
 			}
-			if m, ok, err := db.PersonMessage(ctx, chat, 103); err != nil || !ok || m.Content != "message 3" {
+			if m, ok, err := db.Conversation().PersonMessage(ctx, chat, 103); err != nil || !ok || m.Content != "message 3" {
 				t.Errorf("PersonMessage(103) = %q, %v, %v", m.Content, ok, err)
 			}
-			if again, err := db.MarkUpdate(ctx, 41); err != nil || again {
+			if again, err := db.Outbox().MarkUpdate(ctx, 41); err != nil || again {
 				t.Errorf("update 41 marked anew (%v, %v): it was handled", again, err)
 			}
-			if last, err := db.LastUpdateID(ctx); err != nil || last != 41 {
+			if last, err := db.Outbox().LastUpdateID(ctx); err != nil || last != 41 {
 				t.Errorf("LastUpdateID = %d, %v", last, err)
 			}
 		}
@@ -122,7 +126,7 @@ func TestWriteLessMigration(t *testing.T) {
 		down := storagetest.OpenDSN(t, dsn, clock.Now) // up again
 		check(t, down)
 		clock.Advance(time.Hour)
-		if owed, err := down.TakeOwed(ctx, time.Minute); err != nil || len(owed) != 1 || owed[0].Text != "still owed" {
+		if owed, err := down.Outbox().TakeOwed(ctx, time.Minute); err != nil || len(owed) != 1 || owed[0].Text != "still owed" {
 			t.Errorf("owed after the round trip = %+v, %v, want the one answer", owed, err)
 		}
 	})
@@ -144,7 +148,7 @@ func TestOutboxBySeqMigration(t *testing.T) {
 		up := storagetest.OpenDSN(t, dsn, clock.Now)
 		owe := func(db *storage.DB, turn, said string) {
 			t.Helper()
-			if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: said}); err != nil {
+			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: said}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -152,7 +156,7 @@ func TestOutboxBySeqMigration(t *testing.T) {
 		taken := func(db *storage.DB) []string {
 			t.Helper()
 			clock.Advance(time.Hour)
-			owed, err := db.TakeOwed(ctx, time.Minute)
+			owed, err := db.Outbox().TakeOwed(ctx, time.Minute)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -165,7 +169,7 @@ func TestOutboxBySeqMigration(t *testing.T) {
 		if got, want := taken(up), []string{"t1 first", "t3 third", "t4 fourth"}; !slices.Equal(got, want) {
 			t.Errorf("owed after the migration = %q, want %q", got, want)
 		}
-		if err := up.Delivered(ctx, chat, nod.OwedAnswer, "t1"); err != nil {
+		if err := up.Outbox().Delivered(ctx, chat, nod.OwedAnswer, "t1"); err != nil {
 			t.Fatal(err)
 		}
 		if err := up.MigrateDownTo(ctx, 26); err != nil {
@@ -189,12 +193,12 @@ func BenchmarkHistory(b *testing.B) {
 	const chat = 1
 	for i := range 20 {
 		turn := fmt.Sprint("t", i)
-		err := db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
+		err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Opens: true, Said: "what's on my list?",
 			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "what's on my list?", MsgID: 7 + i, UserID: 42, Speaker: "Ann", At: clock.Now()}}})
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = db.SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
+		err = db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{ChatID: chat, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
 			{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "call_8f2k", Name: "list_tasks", Arguments: `{"status":"open"}`}}, At: clock.Now()},
 			{Role: nod.RoleTool, ToolCallID: "call_8f2k", Content: `{"tasks":[{"id":"t1","title":"Buy milk","priority":"P2"}],"total":1}`, At: clock.Now()},
 			{Role: nod.RoleAssistant, Content: "You have one task: **Buy milk** (P2).", At: clock.Now()}}})
@@ -206,7 +210,7 @@ func BenchmarkHistory(b *testing.B) {
 	w := nod.Window{Keep: 40, Step: 20}
 	b.ReportAllocs()
 	for b.Loop() {
-		h, err := db.History(b.Context(), nod.Topic{Chat: chat}, w)
+		h, err := db.Conversation().History(b.Context(), nod.Topic{Chat: chat}, w)
 		if err != nil || len(h) < 40 {
 			b.Fatal(len(h), err)
 		}

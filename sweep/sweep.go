@@ -89,7 +89,7 @@ func (s *Sweeper) Run(ctx context.Context, now time.Time) Report {
 	if err != nil {
 		s.failed(ctx, "warn change sets", err)
 	}
-	r.Deletions, err = s.d.Expiry.DeletionsDue(ctx, now)
+	r.Deletions, err = s.d.Deletions.DeletionsDue(ctx, now)
 	if err != nil {
 		s.failed(ctx, "deletions due", err)
 	}
@@ -101,7 +101,7 @@ func (s *Sweeper) Run(ctx context.Context, now time.Time) Report {
 // it has shown what Run reported, so that a set's message is redrawn
 // before the trash its tasks were in goes.
 func (s *Sweeper) Tidy(ctx context.Context, now time.Time) {
-	n, err := s.d.Pruning.PurgeTrash(ctx, now.Add(-s.opts.TrashRetention))
+	n, err := s.d.Trash.PurgeTrash(ctx, now.Add(-s.opts.TrashRetention))
 	if err != nil {
 		s.failed(ctx, "purge trash", err)
 	} else if n > 0 {
@@ -135,11 +135,11 @@ func (s *Sweeper) prune(ctx context.Context, now time.Time) {
 		return
 	}
 	s.pruned = now
-	updates, err := s.d.Pruning.PruneUpdates(ctx, now.Add(-updateWindow))
+	updates, err := s.d.Updates.PruneUpdates(ctx, now.Add(-updateWindow))
 	if err != nil {
 		s.failed(ctx, "prune updates", err)
 	}
-	buttons, err := s.d.Pruning.PruneButtons(ctx, now.Add(-s.buttonWindow()))
+	buttons, err := s.d.Buttons.PruneButtons(ctx, now.Add(-s.buttonWindow()))
 	if err != nil {
 		s.failed(ctx, "prune buttons", err)
 	}

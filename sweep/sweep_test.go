@@ -23,7 +23,7 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, s *sweep.Sweeper, db *st
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
 			db := storagetest.Open(t, d, clock.Now)
-			s := sweep.New(sweep.Deps{Expiry: db, Pruning: db, Outbox: db, Schedule: db, Tasks: db}, sweep.Options{}, clock.Now, slog.New(slog.DiscardHandler))
+			s := sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()}, sweep.Options{}, clock.Now, slog.New(slog.DiscardHandler))
 			fn(t, s, db, clock)
 		})
 	}
@@ -32,7 +32,7 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, s *sweep.Sweeper, db *st
 // known reports whether update id is remembered as handled, leaving it so.
 func known(t *testing.T, db *storage.DB, id int64) bool {
 	t.Helper()
-	first, err := db.MarkUpdate(t.Context(), id)
+	first, err := db.Outbox().MarkUpdate(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,16 +72,16 @@ func TestRunWarnsOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, s *sweep.Sweeper, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		task := nod.Task{ID: "T1", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}
-		if _, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }}); err != nil {
 			t.Fatal(err)
 		}
 		set := &nod.ChangeSet{Items: []nod.ChangeItem{{Tool: "set_task_priority", TaskID: "T1", Args: []byte(`{"task_id":"T1","priority":"P1"}`),
 			Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}}}
-		if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
 			t.Fatal(err)
 		}
-		if err := db.SetMessageID(ctx, set.ID, 7); err != nil {
+		if err := db.Messages().SetMessageID(ctx, set.ID, 7); err != nil {
 			t.Fatal(err)
 		}
 		count := func(r sweep.Report) (expired, warned int) { return len(r.Expired), len(r.Warned) }

@@ -82,7 +82,7 @@ func TestAnswerProposalsApplied(t *testing.T) {
 	if last := clf[len(clf)-1].Messages[len(clf[len(clf)-1].Messages)-1].Content; !strings.Contains(last, "0. answer_proposals: confirm items 1 (task \"Fix login bug\": Set priority to P1), 2 (task \"Fix login bug\": Set estimate to 90 minutes) and reject items 3") {
 		t.Errorf("classifier action list:\n%s", last)
 	}
-	ds, _ := h.db.RecentDecisions(t.Context(), chat, 5)
+	ds, _ := h.db.ChangeSets().RecentDecisions(t.Context(), chat, 5)
 	if len(ds) != 3 || ds[0].Verdict != nod.Rejected || ds[0].Reason != "no date yet" {
 		t.Errorf("decisions = %+v", ds)
 	}
@@ -250,7 +250,7 @@ func TestClassifierSeesWhatACallSets(t *testing.T) {
 			t.Errorf("action list lacks %q:\n%s", want, list)
 		}
 	}
-	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 1 || h.task("T1").Priority != nod.P3 {
+	if tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 1 || h.task("T1").Priority != nod.P3 {
 		t.Errorf("a one-letter quote applied something")
 	}
 }

@@ -37,7 +37,7 @@ func itemStatuses(s nod.ChangeSet) []nod.ItemStatus {
 // titles are the titles of the chat's tasks.
 func (h *harness) titles() []string {
 	h.t.Helper()
-	tasks, err := h.db.ListTasks(h.t.Context(), chat, nod.TaskFilter{})
+	tasks, err := h.db.Tasks().ListTasks(h.t.Context(), chat, nod.TaskFilter{})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -30,7 +30,7 @@ func (h *harness) printerBurst() {
 // printerTask returns the one task the burst created.
 func (h *harness) printerTask() nod.Task {
 	h.t.Helper()
-	tasks, err := h.db.ListTasks(h.t.Context(), chat, nod.TaskFilter{})
+	tasks, err := h.db.Tasks().ListTasks(h.t.Context(), chat, nod.TaskFilter{})
 	if err != nil || len(tasks) != 1 {
 		h.t.Fatalf("tasks = %+v, %v; want the printer task", tasks, err)
 	}

@@ -52,7 +52,7 @@ func TestTypedDeletionTrashRestorePurge(t *testing.T) {
 	if !strings.Contains(done.Text, "Moved “Fix login bug” to the trash") || !hasButton(done, "↩️ Undo") {
 		t.Errorf("deleted reply = %q %v", done.Text, buttonTexts(done))
 	}
-	if _, err := h.db.Task(t.Context(), chat, "T1"); err == nil {
+	if _, err := h.db.Tasks().Task(t.Context(), chat, "T1"); err == nil {
 		t.Fatalf("T1 still listed after deletion")
 	}
 	if got := outcomes(h.audit(chat)); got[len(got)-1] != "delete_task:confirmed" {
@@ -82,7 +82,7 @@ func TestTypedDeletionTrashRestorePurge(t *testing.T) {
 	h.tg.WaitBotMessages(chat, 10)
 	h.clock.Advance(30*24*time.Hour + time.Minute)
 	h.tg.Wait("the trash to be purged", func() bool {
-		trash, _ := h.db.Trash(t.Context(), chat)
+		trash, _ := h.db.Tasks().Trash(t.Context(), chat)
 		return len(trash) == 0
 	})
 }
@@ -144,7 +144,7 @@ func TestRejectionReason(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "Noted") {
 		t.Errorf("reason reply answered %q", m.Text)
 	}
-	ds, _ := h.db.RecentDecisions(t.Context(), chat, 10)
+	ds, _ := h.db.ChangeSets().RecentDecisions(t.Context(), chat, 10)
 	if len(ds) != 1 || ds[0].Reason != "Not needed, the estimate is fine" || ds[0].Verdict != nod.Rejected {
 		t.Errorf("decisions = %+v", ds)
 	}
@@ -205,7 +205,7 @@ func TestExpiry(t *testing.T) {
 	p0 := h.changeSetMessage(chat, 5)
 	h.clock.Advance(8 * 24 * time.Hour)
 	h.tg.WaitMessage(chat, p0.ID, "P0 set to expire", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "expired") })
-	h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	h.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(c *nod.Task) (nod.Task, error) { c.Priority = nod.P0; return *c, nil }})
 	if ans := h.tap(chat, user, p0.ID, "🔁 Re-propose"); !strings.Contains(ans, "Nothing in it still makes sense") {
 		t.Errorf("Re-propose of a done change answered %q", ans)
@@ -285,7 +285,7 @@ func TestStaleProposal(t *testing.T) {
 	if *h.task("T1").EstimateMinutes != 60 {
 		t.Errorf("Apply anyway did not apply")
 	}
-	u, _ := h.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, user)
+	u, _ := h.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, user)
 	if want := []nod.FieldChange{{Field: nod.FieldEstimate, Before: "120", After: "60"}}; !slices.Equal(u.Change.Fields, want) {
 		t.Errorf("undo entry change = %+v, want %+v", u.Change.Fields, want)
 	}
@@ -295,10 +295,10 @@ func TestStaleProposal(t *testing.T) {
 	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	h.tap(chat, user, third.ID, "✓ 1")
 	h.tg.WaitMessage(chat, third.ID, "Skip offered", func(m telegramtest.Message) bool { return hasButton(m, "Skip 1") })
-	before, _ := h.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, user)
+	before, _ := h.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, user)
 	h.tap(chat, user, third.ID, "Skip 1")
 	h.tg.WaitMessage(chat, third.ID, "skipped", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Applied 0 of 1") })
-	after, _ := h.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, user)
+	after, _ := h.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, user)
 	if *h.task("T1").EstimateMinutes != 60 || before.ID != after.ID {
 		t.Errorf("Skip: estimate %d, new undo entry %v", *h.task("T1").EstimateMinutes, before.ID != after.ID)
 	}
@@ -399,7 +399,7 @@ func TestSovereigntyEndToEnd(t *testing.T) {
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["u"]; !strings.Contains(r, tickedAt.Format(time.RFC3339)) || strings.Contains(r, "queued") {
 		t.Errorf("without a reason: %q", r)
 	}
-	if sets, _ := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 {
 		t.Errorf("a set was opened")
 	}
 	h.script(openaitest.Calls(call("u", "update_checklist_items", map[string]any{"task_id": "T1", "items": []map[string]any{
@@ -524,7 +524,7 @@ func TestEditByReply(t *testing.T) {
 	if got := outcomes(h.audit(chat)); !slices.Contains(got, "update_task_due_date:superseded") {
 		t.Errorf("audit %v lacks the superseded version", got)
 	}
-	if sets, _ := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 1 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 1 {
 		t.Errorf("%d open sets, want the one revised", len(sets))
 	}
 	h.tap(chat, user, set.ID, "✓ 1")

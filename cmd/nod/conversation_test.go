@@ -78,7 +78,7 @@ func TestBurstJoinsTheTurn(t *testing.T) {
 	if n := len(h.tg.BotMessages(chat)); n != 1 || !strings.Contains(msgs[0].Text, "Launch, pricing and support") {
 		t.Errorf("%d messages: %q", n, msgs[0].Text)
 	}
-	hist, _ := h.db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
+	hist, _ := h.db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
 	var kept []string
 	for _, m := range hist {
 		if m.Role == nod.RoleUser {

@@ -87,7 +87,7 @@ func TestZoneAskedOnce(t *testing.T) {
 	if got := reqs[1].ToolResults()["a"]; !strings.Contains(got, note) || !strings.Contains(got, "(UTC)") {
 		t.Errorf("the first date's result does not tell the agent to ask:\n%s", got)
 	}
-	if s, err := h.db.ChatSettings(t.Context(), chat, user); err != nil || s.ZoneAsked == nil {
+	if s, err := h.db.Settings().ChatSettings(t.Context(), chat, user); err != nil || s.ZoneAsked == nil {
 		t.Fatalf("the chat does not record that the agent was told: %+v %v", s, err)
 	}
 
@@ -124,7 +124,7 @@ func TestChatSettingsAdminsOnlyInGroup(t *testing.T) {
 	if m := h.tg.WaitBotMessages(board, 2)[1]; !strings.Contains(m.Text, "only its administrators can change the daily review") {
 		t.Errorf("member's /daily = %q", m.Text)
 	}
-	s, err := h.db.ChatSettings(t.Context(), board, 0)
+	s, err := h.db.Settings().ChatSettings(t.Context(), board, 0)
 	if err != nil || s.TimeZone != "" || s.Daily != "" {
 		t.Fatalf("a member's refused commands changed the chat: %+v %v", s, err)
 	}
@@ -136,7 +136,7 @@ func TestChatSettingsAdminsOnlyInGroup(t *testing.T) {
 	if m := h.tg.WaitBotMessages(board, 4)[3]; !strings.Contains(m.Text, "Every day at <b>08:00</b> (Europe/Berlin)") {
 		t.Errorf("creator's /daily = %q", m.Text)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), board, 0); s.TimeZone != "Europe/Berlin" || s.Daily != "08:00" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), board, 0); s.TimeZone != "Europe/Berlin" || s.Daily != "08:00" {
 		t.Errorf("settings after the creator's commands: %+v", s)
 	}
 	before := len(h.tg.Calls("getChatMember"))
@@ -162,7 +162,7 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "because you said") || !hasButton(rcpt, "↩️ Undo") {
 		t.Fatalf("receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Asia/Tokyo" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Asia/Tokyo" {
 		t.Fatalf("zone = %q", s.TimeZone)
 	}
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.Contains(r, `"timezone":"Asia/Tokyo"`) || !strings.Contains(r, "19:00 (Asia/Tokyo)") {
@@ -171,7 +171,7 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 	if ans := h.tap(chat, user, rcpt.ID, "↩️ Undo"); ans != "Undone." {
 		t.Errorf("undo answer = %q", ans)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
 		t.Errorf("zone after undo = %q", s.TimeZone)
 	}
 	if m, _ := h.tg.Message(chat, rcpt.ID); !strings.Contains(m.Text, "Time zone back to <b>UTC</b>") || hasButton(m, "↩️ Undo") {
@@ -191,14 +191,14 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 	if !strings.Contains(offer.Text, "Set this chat's time zone to <b>Europe/Berlin</b>?") || !hasButton(offer, "✓ Europe/Berlin") || !hasButton(offer, "✗ Keep UTC") {
 		t.Fatalf("zone offer = %q %v", offer.Text, buttonTexts(offer))
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
 		t.Fatalf("an inferred zone was set before the tap: %q", s.TimeZone)
 	}
 	if ans := h.tap(chat, stranger, offer.ID, "✓ Europe/Berlin"); ans == "" {
 		t.Errorf("a stranger's tap was not refused")
 	}
 	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
 		t.Fatalf("zone after the tap = %q", s.TimeZone)
 	}
 	m, _ := h.tg.Message(chat, offer.ID)
@@ -206,7 +206,7 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 		t.Fatalf("offer after the tap = %q %v", m.Text, buttonTexts(m))
 	}
 	h.tap(chat, user, offer.ID, "↩️ Undo")
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
 		t.Errorf("zone after undoing the tap = %q", s.TimeZone)
 	}
 }
@@ -217,7 +217,7 @@ var berlin, _ = time.LoadLocation("Europe/Berlin")
 // inBerlin sets the chat's zone before nod starts.
 func (h *harness) inBerlin(chatID int64) {
 	h.t.Helper()
-	if _, err := h.db.SetTimeZone(h.t.Context(), nod.ChatID(chatID), user, "Europe/Berlin", time.UTC, "tz"); err != nil {
+	if _, err := h.db.Schedule().SetTimeZone(h.t.Context(), nod.ChatID(chatID), user, "Europe/Berlin", time.UTC, "tz"); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -512,25 +512,25 @@ func TestLocationSetsTimeZone(t *testing.T) {
 	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Europe/Berlin</b>") || !hasButton(rcpt, "↩️ Undo") {
 		t.Fatalf("location receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
 		t.Fatalf("zone = %q", s.TimeZone)
 	}
 	h.tap(chat, user, rcpt.ID, "↩️ Undo")
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
 		t.Errorf("zone after undo = %q", s.TimeZone)
 	}
 	h.tg.SendLocation(chat, user, 0, -30) // the Atlantic
 	if m := h.tg.WaitBotMessages(chat, 2)[1]; !strings.Contains(m.Text, "at sea") || !strings.Contains(m.Text, "?") {
 		t.Errorf("sea point = %q", m.Text)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
 		t.Errorf("a sea point set the zone to %q", s.TimeZone)
 	}
 	h.tg.SendLocation(board, user, 35.68, 139.69)
 	if m := h.tg.WaitBotMessages(board, 1)[0]; !strings.Contains(m.Text, "only its administrators") {
 		t.Errorf("member's location in a group = %q", m.Text)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), board, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), board, user); s.TimeZone != "" {
 		t.Errorf("a member's location set the group's zone to %q", s.TimeZone)
 	}
 }
@@ -591,7 +591,7 @@ func TestReminderReadInTheZoneNamedWithIt(t *testing.T) {
 	if !strings.Contains(set.Text, "Reminder: none → 12 Mar 2026, 09:00") {
 		t.Fatalf("change set = %q", set.Text)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" || s.ZoneAsked != nil {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" || s.ZoneAsked != nil {
 		t.Fatalf("zone = %q, asked %v: the person said where they are", s.TimeZone, s.ZoneAsked)
 	}
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; strings.Contains(r, "ask them now") {
@@ -620,7 +620,7 @@ func TestSetChatTimezoneNotInGroup(t *testing.T) {
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in a group only its administrators") {
 		t.Errorf("tool result in a group = %q", r)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), board, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), board, user); s.TimeZone != "" {
 		t.Errorf("the agent set a group's zone to %q", s.TimeZone)
 	}
 	for _, m := range h.tg.BotMessages(board) {

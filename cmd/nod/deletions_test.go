@@ -32,7 +32,7 @@ func (h *harness) askTwo(chatID, userID int64) []telegramtest.Message {
 func (h *harness) shown(chatID, userID int64, id string) {
 	h.t.Helper()
 	h.tg.Wait("the question to be recorded", func() bool {
-		d, ok, err := h.db.WaitingDeletion(h.t.Context(), nod.ChatID(chatID), nod.UserID(userID))
+		d, ok, err := h.db.Deletions().WaitingDeletion(h.t.Context(), nod.ChatID(chatID), nod.UserID(userID))
 		return err == nil && ok && d.TaskID == id
 	})
 }
@@ -51,7 +51,7 @@ func isQuestion(m telegramtest.Message, title string) bool {
 // trashed reports whether task id of chatID is in the trash.
 func (h *harness) trashed(chatID int64, id string) bool {
 	h.t.Helper()
-	trash, err := h.db.Trash(h.t.Context(), nod.ChatID(chatID))
+	trash, err := h.db.Tasks().Trash(h.t.Context(), nod.ChatID(chatID))
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -88,11 +88,11 @@ func TestNULFromTheModel(t *testing.T) {
 			if msgs[1].Text != "Added it." || strings.Contains(msgs[0].Text, "went wrong") {
 				t.Errorf("messages = %q, %q", msgs[0].Text, msgs[1].Text)
 			}
-			tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{})
+			tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{})
 			if len(tasks) != 1 || tasks[0].Title != "Buy milk" || tasks[0].Labels[0] != "home" {
 				t.Errorf("tasks = %+v", tasks)
 			}
-			hist, _ := h.db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+			hist, _ := h.db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10})
 			if len(hist) == 0 || hist[0].Content != "add Buy milk for home" {
 				t.Errorf("history = %+v", hist)
 			}

@@ -137,7 +137,7 @@ func TestEmptyReplyAndDeleteRefused(t *testing.T) {
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["d"]; !strings.Contains(r, "typed confirmation") {
 		t.Errorf("delete_task result = %q", r)
 	}
-	if _, err := h.db.Task(t.Context(), chat, "T1"); err != nil {
+	if _, err := h.db.Tasks().Task(t.Context(), chat, "T1"); err != nil {
 		t.Errorf("T1 was deleted: %v", err)
 	}
 }
@@ -261,7 +261,7 @@ func TestBinary(t *testing.T) {
 	if strings.Contains(logs.String(), telegramtest.Token) || strings.Contains(logs.String(), "sk-test-secret-key") {
 		t.Errorf("a secret is in the logs")
 	}
-	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 1 {
+	if tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 1 {
 		t.Errorf("%d tasks after the binary's run", len(tasks))
 	}
 }

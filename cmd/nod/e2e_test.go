@@ -32,7 +32,7 @@ func TestAddTaskConfirmed(t *testing.T) {
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["call_1"]; r != "Proposal queued for user review." {
 		t.Errorf("tool result = %q", r)
 	}
-	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
+	if tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
 		t.Fatalf("a task exists before confirmation: %+v", tasks)
 	}
 
@@ -48,14 +48,14 @@ func TestAddTaskConfirmed(t *testing.T) {
 	if _, ok := set.Button("↩️ Undo 1"); !ok {
 		t.Errorf("applied set has no Undo button: %v", buttonTexts(set))
 	}
-	tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{})
+	tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{})
 	if len(tasks) != 1 || tasks[0].Title != "Buy milk" || tasks[0].Status != nod.StatusOpen || tasks[0].Priority != nod.P2 {
 		t.Fatalf("tasks after ✓ 1 = %+v", tasks)
 	}
 	if got, want := outcomes(h.audit(chat)), []string{"create_task:queued", "create_task:confirmed"}; !slices.Equal(got, want) {
 		t.Errorf("audit = %v, want %v", got, want)
 	}
-	if u, err := h.db.LatestUndo(t.Context(), nod.Topic{Chat: chat}, user); err != nil || !u.Change.Created || u.Title != "Buy milk" {
+	if u, err := h.db.Undo().LatestUndo(t.Context(), nod.Topic{Chat: chat}, user); err != nil || !u.Change.Created || u.Title != "Buy milk" {
 		t.Errorf("undo entry = %+v, %v", u, err)
 	}
 }
@@ -100,7 +100,7 @@ func TestDecideItemsOneByOne(t *testing.T) {
 	if task.Priority != nod.P3 || *task.EstimateMinutes != 90 || task.DueDate != "2026-03-20" {
 		t.Errorf("T1 = %s, %d, %s; want P3, 90, 2026-03-20", task.Priority, *task.EstimateMinutes, task.DueDate)
 	}
-	sets, _ := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
+	sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 	if len(sets) != 0 {
 		t.Errorf("%d sets still open", len(sets))
 	}
@@ -248,7 +248,7 @@ func TestBadToolCalls(t *testing.T) {
 	if strings.Contains(results["m"], `"priority": `) {
 		t.Errorf("the malformed arguments were echoed: %q", results["m"])
 	}
-	if sets, _ := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 || h.task("T1").Priority != nod.P3 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 || h.task("T1").Priority != nod.P3 {
 		t.Errorf("bad calls queued or changed something")
 	}
 	if got := outcomes(h.audit(chat)); !slices.Contains(got, "archive_task:failed") {

@@ -58,7 +58,7 @@ func TestExplicitAppliedAtOnce(t *testing.T) {
 	if got := h.task("TT").Description; got != "The description has no typos." {
 		t.Errorf("description = %q", got)
 	}
-	if sets, _ := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 {
 		t.Errorf("an explicit change opened a set")
 	}
 	a := h.audit(chat)[0]
@@ -238,7 +238,7 @@ func TestModes(t *testing.T) {
 	if n := len(h.llm.RequestsFor(clfM)); n != 0 || h.task("T1").Priority != nod.P2 {
 		t.Errorf("trusted: %d classifier requests, priority %s", n, h.task("T1").Priority)
 	}
-	if _, err := h.db.Task(t.Context(), chat, "T1"); err != nil || !strings.Contains(msgs[6].Text, "reply with the task's exact title") {
+	if _, err := h.db.Tasks().Task(t.Context(), chat, "T1"); err != nil || !strings.Contains(msgs[6].Text, "reply with the task's exact title") {
 		t.Errorf("delete_task in trusted mode: %v, last message %q", err, msgs[6].Text)
 	}
 	// The next text answers the typed confirmation: it cancels.
@@ -252,7 +252,7 @@ func TestModes(t *testing.T) {
 		t.Errorf("/mode in trusted mode: %q", choice.Text)
 	}
 	h.tap(chat, user, choice.ID, "🧠 Smart")
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.Mode != nod.ModeSmart {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.Mode != nod.ModeSmart {
 		t.Errorf("mode after tapping Smart = %s", s.Mode)
 	}
 	// The card is true when read later: it shows the mode now, its
@@ -346,7 +346,7 @@ func TestCircuitBreaker(t *testing.T) {
 		t.Errorf("during the breaker: %d new classifier requests, priority %s", n-clfBefore, h.task("T1").Priority)
 	}
 	h.tap(chat, user, breaker.ID, "🧠 Back to Smart")
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.Effective(h.clock.Now()) != nod.ModeSmart {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.Effective(h.clock.Now()) != nod.ModeSmart {
 		t.Errorf("after the button: %+v", s)
 	}
 	// Once used, the way back is gone from the message that offered it.

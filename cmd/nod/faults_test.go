@@ -152,7 +152,7 @@ func TestFullDisk(t *testing.T) {
 	}
 	// The person's words were kept before the model was asked; nothing
 	// of what the turn could not store was.
-	if hist, _ := h.db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10}); len(hist) != 1 || hist[0].Role != nod.RoleUser {
+	if hist, _ := h.db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 10}); len(hist) != 1 || hist[0].Role != nod.RoleUser {
 		t.Errorf("a full disk left %d messages of the turn: %+v", len(hist), hist)
 	}
 	h.stop()
@@ -200,7 +200,7 @@ func TestModelFaultsAndInvalidUTF8(t *testing.T) {
 	if u := last.LastUser(); !strings.Contains(u, "broken \uFFFD( bytes") {
 		t.Errorf("the person's text reached the model as %q", u)
 	}
-	if sets, _ := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 || h.task("T1").Priority != nod.P3 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat}); len(sets) != 0 || h.task("T1").Priority != nod.P3 {
 		t.Errorf("a failed turn wrote something")
 	}
 }

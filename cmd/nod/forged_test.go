@@ -74,8 +74,8 @@ func TestForgedUndoOnAnothersReceipt(t *testing.T) {
 			t.Errorf("%s answered %q", p.name, ans)
 		}
 	}
-	g1, _ := h.db.Task(t.Context(), group, "G1")
-	g2, _ := h.db.Task(t.Context(), group, "G2")
+	g1, _ := h.db.Tasks().Task(t.Context(), group, "G1")
+	g2, _ := h.db.Tasks().Task(t.Context(), group, "G2")
 	if g1.Priority != nod.P1 || g1.DueDate != "" || g2.Priority != nod.P0 {
 		t.Errorf("after refused presses: G1 %s due %q, G2 %s", g1.Priority, g1.DueDate, g2.Priority)
 	}
@@ -96,7 +96,7 @@ func TestForgedUndoOnAnothersReceipt(t *testing.T) {
 		t.Errorf("Bob's Undo on his receipt answered %q", ans)
 	}
 	h.settle()
-	if g2, _ := h.db.Task(t.Context(), group, "G2"); g2.Priority != nod.P3 {
+	if g2, _ := h.db.Tasks().Task(t.Context(), group, "G2"); g2.Priority != nod.P3 {
 		t.Errorf("G2 after Bob's Undo: %s", g2.Priority)
 	}
 	h.tg.WaitMessage(group, bobs.ID, "Bob's receipt to say undone", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "undone") })

@@ -41,7 +41,7 @@ func TestStrangerCostsNoRow(t *testing.T) {
 		t.Errorf("%d bot messages, want 4 (the stranger refused once)", n)
 	}
 	for _, id := range theirs {
-		if fresh, err := h.db.MarkUpdate(t.Context(), id); err != nil || !fresh {
+		if fresh, err := h.db.Outbox().MarkUpdate(t.Context(), id); err != nil || !fresh {
 			t.Errorf("the stranger's update %d was recorded (MarkUpdate = %v, %v)", id, fresh, err)
 		}
 	}
@@ -67,19 +67,19 @@ func TestOldRecordsPruned(t *testing.T) {
 	h.clock.Advance(8 * 24 * time.Hour)
 	set = h.tg.WaitMessage(chat, set.ID, "the set to expire", func(m telegramtest.Message) bool { return hasButton(m, "🔁 Re-propose") })
 	h.tg.Wait("the first update to be forgotten", func() bool {
-		fresh, err := h.db.MarkUpdate(t.Context(), first) // records it anew once forgotten
+		fresh, err := h.db.Outbox().MarkUpdate(t.Context(), first) // records it anew once forgotten
 		return err == nil && fresh
 	})
-	if fresh, err := h.db.MarkUpdate(t.Context(), newest); err != nil || fresh {
+	if fresh, err := h.db.Outbox().MarkUpdate(t.Context(), newest); err != nil || fresh {
 		t.Errorf("the newest update was forgotten (MarkUpdate = %v, %v)", fresh, err)
 	}
-	if _, recorded, _ := h.db.ButtonSentWith(t.Context(), chat, set.ID, set.Buttons()[0].Data); !recorded {
+	if _, recorded, _ := h.db.Messages().ButtonSentWith(t.Context(), chat, set.ID, set.Buttons()[0].Data); !recorded {
 		t.Errorf("the expired set's buttons were forgotten after 8 days")
 	}
 
 	h.clock.Advance(31 * 24 * time.Hour)
 	h.tg.Wait("the set's buttons to be forgotten", func() bool {
-		_, recorded, err := h.db.ButtonSentWith(t.Context(), chat, set.ID, set.Buttons()[0].Data)
+		_, recorded, err := h.db.Messages().ButtonSentWith(t.Context(), chat, set.ID, set.Buttons()[0].Data)
 		return err == nil && !recorded
 	})
 	msgs := len(h.tg.BotMessages(chat))

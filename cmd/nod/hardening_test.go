@@ -130,12 +130,12 @@ func TestGroupLangAdminsOnly(t *testing.T) {
 	if m := h.tg.WaitBotMessages(group, 1)[0]; !strings.Contains(m.Text, "only its administrators can change the chat's language") {
 		t.Errorf("a member's /lang = %q", m.Text)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), group, 0); s.Language != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), group, 0); s.Language != "" {
 		t.Fatalf("a member's /lang set %q", s.Language)
 	}
 	h.tg.SendText(group, bob, "/lang de")
 	h.tg.WaitBotMessages(group, 2)
-	if s, _ := h.db.ChatSettings(t.Context(), group, 0); s.Language != "de" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), group, 0); s.Language != "de" {
 		t.Errorf("an admin's /lang left %q", s.Language)
 	}
 }
@@ -154,7 +154,7 @@ func TestGroupReasonOnlyFromWhoRejected(t *testing.T) {
 	h.script(openaitest.Text("Alice decides that one."))
 	h.tg.ReplyText(group, bob, set.ID, "because it is silly")
 	h.settleMessages()
-	rs, err := h.db.RecentRejections(t.Context(), group, time.Time{})
+	rs, err := h.db.ChangeSets().RecentRejections(t.Context(), group, time.Time{})
 	if err != nil || len(rs) != 1 {
 		t.Fatalf("rejections %v, %v", rs, err)
 	}
@@ -163,7 +163,7 @@ func TestGroupReasonOnlyFromWhoRejected(t *testing.T) {
 	}
 	h.tg.ReplyText(group, user, set.ID, "not now")
 	h.tg.Wait("Alice's reason", func() bool {
-		rs, _ := h.db.RecentRejections(t.Context(), group, time.Time{})
+		rs, _ := h.db.ChangeSets().RecentRejections(t.Context(), group, time.Time{})
 		return len(rs) == 1 && rs[0].Reason == "not now"
 	})
 }
@@ -181,7 +181,7 @@ func TestZoneOfferExpires(t *testing.T) {
 	if got := h.tap(chat, user, offer.ID, "✓ Asia/Tokyo"); !strings.Contains(got, "expired") {
 		t.Errorf("a week-old offer answered %q", got)
 	}
-	if s, _ := h.db.ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "" {
 		t.Errorf("a week-old offer set the zone to %q", s.TimeZone)
 	}
 }
@@ -197,7 +197,7 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 	due := fixtures.DefaultNow.Add(2 * time.Hour)
 	remind := func(chatID int64, by int64, id, title string) {
 		t.Helper()
-		_, err := h.db.Apply(t.Context(), nod.Edit{ChatID: nod.ChatID(chatID), UserID: nod.UserID(by), Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		_, err := h.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: nod.ChatID(chatID), UserID: nod.UserID(by), Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) {
 				return nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &due}, nil
 			}})
@@ -208,7 +208,7 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 	remind(chat, user, "R1", "Alice's own reminder")
 	remind(group, user, "R2", "Alice's group reminder")
 	remind(group, bob, "R3", "Bob's group reminder")
-	if err := h.db.SetDaily(t.Context(), nod.Topic{Chat: chat}, user, "08:00", false, time.UTC); err != nil {
+	if err := h.db.Schedule().SetDaily(t.Context(), nod.Topic{Chat: chat}, user, "08:00", false, time.UTC); err != nil {
 		t.Fatal(err)
 	}
 	h.env["NOD_ALLOWED_USERS"] = "43" // Alice (42) is taken off
@@ -340,7 +340,7 @@ func TestUndoCommandNeverRedoes(t *testing.T) {
 	if !strings.Contains(m.Text, "undone already") || !strings.Contains(m.Text, "Write the postmortem") {
 		t.Errorf("/undo after Undo said %q", m.Text)
 	}
-	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
+	if tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
 		t.Fatalf("/undo after Undo brought the task back: %+v", tasks)
 	}
 	h.tap(chat, user, undone.ID, "↪️ Redo")

@@ -167,7 +167,7 @@ func (h *harness) seed(chatID int64, t nod.Task) nod.Task {
 	if t.Priority == "" {
 		t.Priority = nod.P2
 	}
-	a, err := h.db.Apply(h.t.Context(), nod.Edit{ChatID: nod.ChatID(chatID), UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	a, err := h.db.Tasks().Apply(h.t.Context(), nod.Edit{ChatID: nod.ChatID(chatID), UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }})
 	if err != nil {
 		h.t.Fatalf("seed %q: %v", t.Title, err)
@@ -191,7 +191,7 @@ func (h *harness) seedT1() nod.Task {
 
 func (h *harness) task(id string) nod.Task {
 	h.t.Helper()
-	t, err := h.db.Task(h.t.Context(), chat, id)
+	t, err := h.db.Tasks().Task(h.t.Context(), chat, id)
 	if err != nil {
 		h.t.Fatalf("task %s: %v", id, err)
 	}
@@ -200,7 +200,7 @@ func (h *harness) task(id string) nod.Task {
 
 func (h *harness) audit(chatID int64) []nod.AuditEntry {
 	h.t.Helper()
-	a, err := h.db.Audit(h.t.Context(), nod.ChatID(chatID), 1000)
+	a, err := h.db.Audit().Audit(h.t.Context(), nod.ChatID(chatID), 1000)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -238,7 +238,7 @@ func (h *harness) changeSetMessage(chatID int64, n int) telegramtest.Message {
 	}
 	// nod records which message shows the set right after sending it.
 	h.tg.Wait("the set's message to be recorded", func() bool {
-		_, err := h.db.ChangeSetByMessage(h.t.Context(), nod.ChatID(chatID), m.ID)
+		_, err := h.db.ChangeSets().ChangeSetByMessage(h.t.Context(), nod.ChatID(chatID), m.ID)
 		return err == nil
 	})
 	return m

@@ -140,7 +140,7 @@ func TestKilledAndRestarted(t *testing.T) {
 	}
 	// The killed turn keeps the person's words, and nothing the model
 	// never delivered.
-	hist, _ := h.db.History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
+	hist, _ := h.db.Conversation().History(t.Context(), nod.Topic{Chat: chat}, nod.Window{Keep: 100})
 	kept := false
 	for _, m := range hist {
 		kept = kept || m.Content == "a question"

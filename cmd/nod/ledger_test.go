@@ -124,11 +124,11 @@ func TestRedoAfterDeleteRefused(t *testing.T) {
 	if !strings.Contains(ans, "trash") || !strings.Contains(ans, "/trash") {
 		t.Errorf("Redo on a trashed task answered %q", ans)
 	}
-	trash, _ := h.db.Trash(t.Context(), chat)
+	trash, _ := h.db.Tasks().Trash(t.Context(), chat)
 	if len(trash) != 1 || trash[0].Priority != nod.P3 {
 		t.Errorf("trash = %+v, want T1 at P3", trash)
 	}
-	if _, err := h.db.Task(t.Context(), chat, "T1"); err == nil {
+	if _, err := h.db.Tasks().Task(t.Context(), chat, "T1"); err == nil {
 		t.Errorf("T1 came back from the trash")
 	}
 	if n := len(h.tg.BotMessages(chat)); n != 6 {
@@ -155,14 +155,14 @@ func TestGroupUndoIsTheAuthors(t *testing.T) {
 	if m := h.tg.WaitBotMessages(group, 3)[2]; !strings.Contains(m.Text, "nothing to undo") {
 		t.Errorf("another member's /undo: %q", m.Text)
 	}
-	if g, _ := h.db.Task(t.Context(), group, "G1"); g.Priority != nod.P1 {
+	if g, _ := h.db.Tasks().Task(t.Context(), group, "G1"); g.Priority != nod.P1 {
 		t.Errorf("priority after refused undos: %s", g.Priority)
 	}
 	h.tg.SendText(group, user, "/undo")
 	if m := h.tg.WaitBotMessages(group, 4)[3]; !strings.Contains(m.Text, "Undone") {
 		t.Errorf("the author's /undo: %q", m.Text)
 	}
-	if g, _ := h.db.Task(t.Context(), group, "G1"); g.Priority != nod.P3 {
+	if g, _ := h.db.Tasks().Task(t.Context(), group, "G1"); g.Priority != nod.P3 {
 		t.Errorf("priority after the author's /undo: %s", g.Priority)
 	}
 }
@@ -191,7 +191,7 @@ func TestDecisionAfterTTLWithoutSweep(t *testing.T) {
 
 func mustSet(t *testing.T, h *harness, msgID int) nod.ChangeSet {
 	t.Helper()
-	s, err := h.db.ChangeSetByMessage(t.Context(), chat, msgID)
+	s, err := h.db.ChangeSets().ChangeSetByMessage(t.Context(), chat, msgID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,14 +257,14 @@ func TestUndoCreateAndRedo(t *testing.T) {
 	h.tg.SendText(chat, user, "I should write the postmortem")
 	set := h.changeSetMessage(chat, 2)
 	h.tap(chat, user, set.ID, "✓ 1")
-	tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{})
+	tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{})
 	if len(tasks) != 1 {
 		t.Fatalf("tasks after ✓ 1: %+v", tasks)
 	}
 	created := tasks[0]
 	h.tg.WaitMessage(chat, set.ID, "Undo 1", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
 	h.tap(chat, user, set.ID, "↩️ Undo 1")
-	if tasks, _ := h.db.ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
+	if tasks, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 {
 		t.Errorf("undone task still listed: %+v", tasks)
 	}
 	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": created.ID})), openaitest.Text("It is gone."))
@@ -343,14 +343,17 @@ func TestAgentToldWhatHappened(t *testing.T) {
 	h.tap(chat, user, set.ID, "✗ 1")
 	h.tg.ReplyText(chat, user, set.ID, "the estimate is fine")
 	h.tg.Wait("the reason to be stored", func() bool {
-		d, err := h.db.RecentDecisions(t.Context(), chat, 1)
+		d, err := h.db.ChangeSets().RecentDecisions(t.Context(), chat, 1)
 		return err == nil && len(d) == 1 && d[0].Reason != ""
 	})
 	h.clock.Advance(time.Minute)
 	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	h.clock.Advance(time.Minute)
 	h.tg.SendText(chat, user, "/mode always")
-	h.tg.Wait("the mode to change", func() bool { s, _ := h.db.ChatSettings(t.Context(), chat, user); return s.Mode == nod.ModeAlways })
+	h.tg.Wait("the mode to change", func() bool {
+		s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user)
+		return s.Mode == nod.ModeAlways
+	})
 	h.clock.Advance(time.Minute)
 
 	h.script(openaitest.Text("Noted."))

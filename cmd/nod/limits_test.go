@@ -79,14 +79,14 @@ func TestRejectionReasonTooLong(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "539") || !strings.Contains(m.Text, "500") || !strings.Contains(m.Text, "shorter") {
 		t.Errorf("an over-long reason answered %q", m.Text)
 	}
-	if ds, _ := h.db.RecentDecisions(t.Context(), chat, 10); len(ds) != 1 || ds[0].Reason != "" {
+	if ds, _ := h.db.ChangeSets().RecentDecisions(t.Context(), chat, 10); len(ds) != 1 || ds[0].Reason != "" {
 		t.Errorf("decisions after an over-long reason = %+v", ds)
 	}
 	h.tg.ReplyText(chat, user, set.ID, "Not now, it can wait")
 	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Noted") {
 		t.Errorf("the shorter reason answered %q", m.Text)
 	}
-	if ds, _ := h.db.RecentDecisions(t.Context(), chat, 10); len(ds) != 1 || ds[0].Reason != "Not now, it can wait" {
+	if ds, _ := h.db.ChangeSets().RecentDecisions(t.Context(), chat, 10); len(ds) != 1 || ds[0].Reason != "Not now, it can wait" {
 		t.Errorf("decisions after the shorter reason = %+v", ds)
 	}
 	if n := len(h.llm.RequestsFor(agentM)); n != 2 {

@@ -28,7 +28,7 @@ func (h *harness) seedMany(n int, edit func(i int, t *nod.Task)) []string {
 			edit(i, &tasks[i])
 		}
 	}
-	if err := h.db.ImportTasks(h.t.Context(), tasks); err != nil {
+	if err := h.db.Tasks().ImportTasks(h.t.Context(), tasks); err != nil {
 		h.t.Fatalf("seed %d tasks: %v", n, err)
 	}
 	return ids
@@ -195,7 +195,7 @@ func TestTasksPagesInPlace(t *testing.T) {
 		t.Errorf("a trashed task reads %q", trashed.Text)
 	}
 	h.tap(chat, user, trashed.ID, "♻️ Restore Task 26")
-	if _, err := h.db.Task(t.Context(), chat, "k00026"); err != nil {
+	if _, err := h.db.Tasks().Task(t.Context(), chat, "k00026"); err != nil {
 		t.Errorf("Task 26 after Restore: %v", err)
 	}
 }

@@ -239,7 +239,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 			t.Errorf("set of message %d is %s", m.ID, s.Status)
 		}
 	}
-	decisions, _ := h.db.RecentDecisions(t.Context(), chat, 1000)
+	decisions, _ := h.db.ChangeSets().RecentDecisions(t.Context(), chat, 1000)
 	audited := h.count(nod.OutcomeConfirmed)
 	t.Logf("%d presses over 2 replicas: %d items confirmed, %d lost updates, %d decisions, %d audit rows, %d undo entries",
 		len(deliveries), confirmed, lost, len(decisions), audited, len(undos))
@@ -261,7 +261,7 @@ func TestOwedTakenOverOnPostgres(t *testing.T) {
 	h.start()
 	// The replica that died: it applied an explicit change with its receipt
 	// owed, and never sent it.
-	if _, err := h.db.Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Auto: true,
+	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{ChatID: chat, UserID: user, TaskID: "T1", Tool: "set_task_priority", Auto: true,
 		Args: []byte(`{"task_id":"T1","priority":"P1"}`), Summary: "Set priority to P1",
 		Mutate:  func(cur *nod.Task) (nod.Task, error) { cur.Priority = nod.P1; return *cur, nil },
 		Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted},

@@ -200,7 +200,7 @@ func TestEditProposesWithdrawnAgain(t *testing.T) {
 	if got := reqs[len(reqs)-1].ToolResults()["b"]; got != "Proposal queued for user review." {
 		t.Errorf("proposed again after the edit, the change got %q", got)
 	}
-	open, err := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
+	open, err := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 	if err != nil || len(open) != 1 || len(open[0].Items) != 1 {
 		t.Errorf("open sets after the edit = %+v, %v; want the new one", open, err)
 	}
@@ -236,7 +236,7 @@ func TestEditWithdrawsItsProposals(t *testing.T) {
 	} else if strings.Contains(sys, "still waiting for the user") {
 		t.Errorf("the agent was told the withdrawn proposal still waits:\n%s", sys)
 	}
-	open, err := h.db.OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
+	open, err := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{Chat: chat})
 	if err != nil || len(open) != 1 || open[0].Items[0].After == "" || !strings.Contains(string(open[0].Items[0].Args), "2026-03-19") {
 		t.Errorf("open sets after the edit = %+v, %v; want only Thursday's", open, err)
 	}

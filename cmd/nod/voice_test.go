@@ -159,7 +159,7 @@ func TestVoiceConfirmsDeletion(t *testing.T) {
 	if msgs[2].Text != "🎙 “Fix login bug.”" || !hasButton(msgs[3], "↩️ Undo") {
 		t.Errorf("after the spoken title: %q, %q %v", msgs[2].Text, msgs[3].Text, buttonTexts(msgs[3]))
 	}
-	if _, err := h.db.Task(t.Context(), chat, "T1"); !errors.Is(err, nod.ErrNotFound) {
+	if _, err := h.db.Tasks().Task(t.Context(), chat, "T1"); !errors.Is(err, nod.ErrNotFound) {
 		t.Errorf("T1 after its spoken title: %v; want it in the trash", err)
 	}
 }

@@ -28,7 +28,7 @@ func (h *harness) inGroup() {
 // groupTask reads a task of the group.
 func (h *harness) groupTask(id string) nod.Task {
 	h.t.Helper()
-	task, err := h.db.Task(h.t.Context(), group, id)
+	task, err := h.db.Tasks().Task(h.t.Context(), group, id)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestGroupAnswerIsTheDecidersOnly(t *testing.T) {
 	// is what is judged.
 	h.tg.SendText(group, user, "go on then")
 	h.tg.WaitBotMessages(group, 5)
-	s, err := h.db.ChangeSetByMessage(t.Context(), group, set.ID)
+	s, err := h.db.ChangeSets().ChangeSetByMessage(t.Context(), group, set.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	}
 	r.Cleanup(func() { n.db.Close() })
 	clf := confidence.New(confidence.Options{BaseURL: llmURL, Model: clfModel, Timeout: 30 * time.Second, Lexicon: formatting.Words}, log)
-	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second, Lexicon: formatting.Words}, agent.Deps{Tasks: n.db, Editor: n.db, Conversation: n.db, Proposals: n.db, Memory: n.db, Classifier: clf}, time.Now, log)
+	ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, StepTimeout: 60 * time.Second, Lexicon: formatting.Words}, agent.Deps{Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Settings: n.db.Settings(), Conversation: n.db.Conversation(), Proposals: n.db.ChangeSets(), Memory: n.db.ChangeSets(), Undone: n.db.Undo(), Rulebook: n.db.Rules(), Classifier: clf}, time.Now, log)
 	allowed := []nod.UserID{42}
 	for i := 1; i <= users; i++ {
 		allowed = append(allowed, nod.UserID(i))
@@ -143,15 +143,16 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	// The fake sets no rate limits: the bench measures nod, not Telegram's
 	// caps (which the bot's limiter would enforce at 30 messages a second).
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
-	c := confirm.New(confirm.Deps{Decisions: n.db, Tasks: n.db, Editor: n.db, Undos: n.db, Rules: n.db}, time.Now, log, nil)
+	c := confirm.New(confirm.Deps{Decisions: n.db.ChangeSets(), Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Undos: n.db.Undo(), Breaker: n.db.Settings(), Rules: n.db.Rules()}, time.Now, log, nil)
 	n.reg = prometheus.NewRegistry()
 	// Only the sweep at start runs: a periodic one would land in whatever
 	// turn or tap is being measured when a run takes minutes (the race
 	// detector, 10,000 tasks); the reminder bench sweeps on its own.
 	n.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: n.reg,
 		SweepInterval: 24 * time.Hour},
-		bot.Deps{Updates: n.db, Tasks: n.db, Sets: n.db, Chats: n.db, Messages: n.db, Buttons: n.db, Answers: n.db, Keeper: n.db, Outbox: n.db,
-			Sweep:  sweep.New(sweep.Deps{Expiry: n.db, Pruning: n.db, Outbox: n.db, Tasks: n.db}, sweep.Options{AllowedUsers: allowed}, time.Now, log),
+		bot.Deps{Updates: n.db.Outbox(), Tasks: n.db.Tasks(), Audit: n.db.Audit(), Sets: n.db.ChangeSets(), Undos: n.db.Undo(), Chats: n.db.Settings(), Rulebook: n.db.Rules(),
+			Conversation: n.db.Conversation(), Messages: n.db.Messages(), Buttons: n.db.Messages(), Deletions: n.db.Deletions(), Answers: n.db.ChangeSets(), Keeper: n.db.ChangeSets(), Outbox: n.db.Outbox(),
+			Sweep:  sweep.New(sweep.Deps{Expiry: n.db.ChangeSets(), Deletions: n.db.Deletions(), Trash: n.db.Tasks(), Buttons: n.db.Messages(), Updates: n.db.Outbox(), Outbox: n.db.Outbox(), Tasks: n.db.Tasks()}, sweep.Options{AllowedUsers: allowed}, time.Now, log),
 			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
 	if err := n.bot.Start(context.Background()); err != nil {
 		return nil, err
@@ -195,7 +196,7 @@ func (e *env) seed(chat nod.ChatID, t nod.Task) {
 	if t.Priority == "" {
 		t.Priority = nod.P2
 	}
-	_, err := e.db.Apply(context.Background(), nod.Edit{ChatID: chat, UserID: 42, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	_, err := e.db.Tasks().Apply(context.Background(), nod.Edit{ChatID: chat, UserID: 42, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }})
 	if err != nil {
 		e.r.Fatalf("seed: %v", err)

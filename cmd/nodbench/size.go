@@ -51,7 +51,7 @@ func seedSize(e *env, chat nod.ChatID, size int) {
 		tasks[i] = t
 	}
 	var err error
-	labeled(partBench, func() { err = e.db.ImportTasks(context.Background(), tasks) })
+	labeled(partBench, func() { err = e.db.Tasks().ImportTasks(context.Background(), tasks) })
 	if err != nil {
 		e.r.Fatalf("seed %d tasks: %v", size, err)
 	}

@@ -73,7 +73,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		ts, err := db.ListTasks(t.Context(), player, nod.TaskFilter{Query: "Launch plan"})
+		ts, err := db.Tasks().ListTasks(t.Context(), player, nod.TaskFilter{Query: "Launch plan"})
 		if err != nil || len(ts) != 1 {
 			t.Fatalf("Launch plan: %v, %v", ts, err)
 		}
@@ -149,7 +149,7 @@ func TestPlaygroundInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := nod.Stamp(time.Now().Add(30 * time.Minute))
-	_, err = db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: launch().ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	_, err = db.Tasks().Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: launch().ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 	db.Close()
 	step("set a reminder", err)

@@ -20,7 +20,7 @@ func (p *playground) chatZone() *time.Location {
 		return p.zone
 	}
 	defer db.Close()
-	s, err := db.ChatSettings(context.Background(), nod.ChatID(p.chatID), nod.UserID(player))
+	s, err := db.Settings().ChatSettings(context.Background(), nod.ChatID(p.chatID), nod.UserID(player))
 	if err != nil {
 		return p.zone
 	}

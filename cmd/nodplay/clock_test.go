@@ -66,12 +66,12 @@ func remindIn(t *testing.T, tp *testPlayground, d time.Duration) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tasks, err := db.ListTasks(t.Context(), player, nod.TaskFilter{})
+	tasks, err := db.Tasks().ListTasks(t.Context(), player, nod.TaskFilter{})
 	if err != nil || len(tasks) == 0 {
 		t.Fatalf("seeded tasks: %v %v", tasks, err)
 	}
 	at := nod.Stamp(time.Now().Add(d))
-	if _, err := db.Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	if _, err := db.Tasks().Apply(t.Context(), nod.Edit{ChatID: player, UserID: player, TaskID: tasks[0].ID, Tool: "set_task_reminder", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }}); err != nil {
 		t.Fatal(err)
 	}

@@ -169,7 +169,7 @@ func TestTourWalksThrough(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer db.Close()
-		ts, err := db.ListTasks(t.Context(), player, nod.TaskFilter{Query: title})
+		ts, err := db.Tasks().ListTasks(t.Context(), player, nod.TaskFilter{Query: title})
 		if err != nil || len(ts) != 1 {
 			t.Fatalf("task %q: %v, %v", title, ts, err)
 		}

@@ -20,7 +20,7 @@ func prepare(ctx context.Context, dsn string, chat int64, seed bool, log *slog.L
 		return 0, err
 	}
 	defer db.Close()
-	last, err := db.LastUpdateID(ctx)
+	last, err := db.Outbox().LastUpdateID(ctx)
 	if err != nil || !seed {
 		return last, err
 	}
@@ -29,7 +29,7 @@ func prepare(ctx context.Context, dsn string, chat int64, seed bool, log *slog.L
 
 // seedTasks gives an empty chat a few example tasks.
 func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
-	have, err := db.ListTasks(ctx, nod.ChatID(chat), nod.TaskFilter{})
+	have, err := db.Tasks().ListTasks(ctx, nod.ChatID(chat), nod.TaskFilter{})
 	if err != nil || len(have) > 0 {
 		return err
 	}
@@ -42,7 +42,7 @@ func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
 		if t.Priority == "" {
 			t.Priority = nod.P2
 		}
-		if _, err := db.Apply(ctx, nod.Edit{ChatID: nod.ChatID(chat), UserID: nod.UserID(player), Tool: nod.ToolCreateTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: nod.ChatID(chat), UserID: nod.UserID(player), Tool: nod.ToolCreateTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
 			return fmt.Errorf("seed %q: %w", t.Title, err)
 		}

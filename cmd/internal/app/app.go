@@ -32,25 +32,57 @@ import (
 // Clock is the time source of the whole process; tests replace it.
 type Clock func() time.Time
 
+// Each storage interface of agent, bot and sweep is one repository's.
 var (
-	_ agent.Tasks        = (*storage.DB)(nil)
-	_ agent.Editor       = (*storage.DB)(nil)
-	_ agent.Conversation = (*storage.DB)(nil)
-	_ agent.Proposals    = (*storage.DB)(nil)
-	_ agent.Memory       = (*storage.DB)(nil)
-	_ agent.Classifier   = (*confidence.Classifier)(nil)
-	_ agent.Answerer     = (*confirm.Service)(nil)
-	_ bot.Turner         = (*agent.Agent)(nil)
-	_ bot.Days           = (*storage.DB)(nil)
-	_ bot.Sweeper        = (*sweep.Sweeper)(nil)
-	_ sweep.Schedule     = (*storage.DB)(nil)
-	_ bot.Reminders      = (*confirm.Service)(nil)
-	_ agent.Zones        = (*storage.DB)(nil)
-	_ bot.Places         = (*place.Finder)(nil)
-	_ bot.Transcriber    = (*speech.Transcriber)(nil)
-	_ confirm.Decisions  = (*storage.DB)(nil)
-	_ confirm.Undos      = (*storage.DB)(nil)
-	_ confirm.Rules      = (*storage.DB)(nil)
+	_ agent.Tasks        = (*storage.Tasks)(nil)
+	_ agent.Editor       = (*storage.Tasks)(nil)
+	_ agent.Settings     = (*storage.Settings)(nil)
+	_ agent.Conversation = (*storage.Conversation)(nil)
+	_ agent.Proposals    = (*storage.ChangeSets)(nil)
+	_ agent.Memory       = (*storage.ChangeSets)(nil)
+	_ agent.Undone       = (*storage.Undo)(nil)
+	_ agent.Rulebook     = (*storage.Rules)(nil)
+	_ agent.Zones        = (*storage.Schedule)(nil)
+	_ bot.Updates        = (*storage.Outbox)(nil)
+	_ bot.Tasks          = (*storage.Tasks)(nil)
+	_ bot.AuditLog       = (*storage.Audit)(nil)
+	_ bot.Sets           = (*storage.ChangeSets)(nil)
+	_ bot.Undos          = (*storage.Undo)(nil)
+	_ bot.Chats          = (*storage.Settings)(nil)
+	_ bot.Rulebook       = (*storage.Rules)(nil)
+	_ bot.Conversation   = (*storage.Conversation)(nil)
+	_ bot.Messages       = (*storage.Messages)(nil)
+	_ bot.Buttons        = (*storage.Messages)(nil)
+	_ bot.Deletions      = (*storage.Deletions)(nil)
+	_ bot.Answers        = (*storage.ChangeSets)(nil)
+	_ bot.Keeper         = (*storage.ChangeSets)(nil)
+	_ bot.Outbox         = (*storage.Outbox)(nil)
+	_ bot.Days           = (*storage.Schedule)(nil)
+	_ bot.People         = (*storage.Settings)(nil)
+	_ sweep.Expiry       = (*storage.ChangeSets)(nil)
+	_ sweep.Deletions    = (*storage.Deletions)(nil)
+	_ sweep.Trash        = (*storage.Tasks)(nil)
+	_ sweep.Buttons      = (*storage.Messages)(nil)
+	_ sweep.Updates      = (*storage.Outbox)(nil)
+	_ sweep.Outbox       = (*storage.Outbox)(nil)
+	_ sweep.Schedule     = (*storage.Schedule)(nil)
+	_ sweep.Tasks        = (*storage.Tasks)(nil)
+	_ confirm.Decisions  = (*storage.ChangeSets)(nil)
+	_ confirm.Tasks      = (*storage.Tasks)(nil)
+	_ confirm.Editor     = (*storage.Tasks)(nil)
+	_ confirm.Undos      = (*storage.Undo)(nil)
+	_ confirm.Breaker    = (*storage.Settings)(nil)
+	_ confirm.Rules      = (*storage.Rules)(nil)
+)
+
+var (
+	_ agent.Classifier = (*confidence.Classifier)(nil)
+	_ agent.Answerer   = (*confirm.Service)(nil)
+	_ bot.Turner       = (*agent.Agent)(nil)
+	_ bot.Sweeper      = (*sweep.Sweeper)(nil)
+	_ bot.Reminders    = (*confirm.Service)(nil)
+	_ bot.Places       = (*place.Finder)(nil)
+	_ bot.Transcriber  = (*speech.Transcriber)(nil)
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -103,11 +135,11 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
-		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db}, now, log.With("component", "agent"))
+		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule()}, now, log.With("component", "agent"))
 }
 
 func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
-	return confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, now, log.With("component", "confirm"), reg)
+	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless
@@ -118,7 +150,7 @@ func newTranscriber(cfg config, reg *prometheus.Registry, log *slog.Logger) *spe
 }
 
 func newSweeper(cfg config, db *storage.DB, now Clock, log *slog.Logger) *sweep.Sweeper {
-	return sweep.New(sweep.Deps{Expiry: db, Pruning: db, Outbox: db, Schedule: db, Tasks: db},
+	return sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()},
 		sweep.Options{ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, UndoWindow: cfg.UndoWindow, AllowedUsers: cfg.AllowedUsers, TimeZone: cfg.TimeZone},
 		now, log.With("component", "sweep"))
 }
@@ -128,8 +160,9 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 		ChangeSetTTL: cfg.ChangeSetTTL, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
-		bot.Deps{Updates: db, Tasks: db, Sets: db, Chats: db, Messages: db, Buttons: db, Answers: db, Keeper: db, Outbox: db, Sweep: sw,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db, Reminders: c, Places: place.Shared, People: db, Transcriber: ears}, now, log.With("component", "bot"))
+		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
+			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: db.ChangeSets(), Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
@@ -198,7 +231,7 @@ func keyedNeedsKey(ctx context.Context, db *storage.DB, key string) error {
 	if key != "" {
 		return nil
 	}
-	keyed, err := db.AuditKeyed(ctx)
+	keyed, err := db.Audit().AuditKeyed(ctx)
 	if err != nil {
 		return err
 	}

@@ -40,7 +40,7 @@ func auditExport(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer db.Close()
-	entries, err := db.AuditSince(ctx, nod.ChatID(*chat), from)
+	entries, err := db.Audit().AuditSince(ctx, nod.ChatID(*chat), from)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 		return err
 	}
 	defer db.Close()
-	broken, checked, err := db.VerifyAudit(ctx)
+	broken, checked, err := db.Audit().VerifyAudit(ctx)
 	if err != nil {
 		return err
 	}
@@ -98,7 +98,7 @@ func auditVerify(ctx context.Context, args []string, getenv func(string) string,
 		return ErrBroken
 	}
 	if head != nil {
-		why, err := db.VerifyHead(ctx, *head)
+		why, err := db.Audit().VerifyHead(ctx, *head)
 		if err != nil {
 			return err
 		}
@@ -129,7 +129,7 @@ func auditHead(ctx context.Context, args []string, getenv func(string) string, o
 		return err
 	}
 	defer db.Close()
-	h, err := db.AuditHead(ctx)
+	h, err := db.Audit().AuditHead(ctx)
 	if err != nil {
 		return err
 	}
@@ -183,7 +183,7 @@ func (a *anchor) logHead() {
 	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	h, err := a.db.AuditHead(ctx)
+	h, err := a.db.Audit().AuditHead(ctx)
 	if err != nil {
 		a.log.Warn("audit head", "err", err)
 		return

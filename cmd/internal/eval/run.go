@@ -300,9 +300,9 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 	}
 	defer model.close()
 	rec := &recorder{real: o.Classifier}
-	conf := confirm.New(confirm.Deps{Decisions: db, Tasks: db, Editor: db, Undos: db, Rules: db}, clk.now, o.Log, nil)
+	conf := confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, clk.now, o.Log, nil)
 	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute, Lexicon: o.Lexicon},
-		agent.Deps{Tasks: db, Editor: db, Conversation: db, Proposals: db, Memory: db, Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
+		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
 
 	s := &stage{clk: clk, chat: chat, model: model, rec: rec, conf: conf, agent: a}
 	lastSet, err := s.before(ctx, c)
@@ -427,7 +427,7 @@ func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB,
 	if !r.Whole || c.Said.Forwarded != "" {
 		return false, nil
 	}
-	set, err := db.ChangeSet(ctx, chat, setID)
+	set, err := db.ChangeSets().ChangeSet(ctx, chat, setID)
 	if err != nil {
 		return false, err
 	}
@@ -442,7 +442,7 @@ func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB,
 // judge records what became of each item of the answered set, beside what
 // the case's words decide.
 func judge(ctx context.Context, res Result, c Case, db *storage.DB, chat nod.ChatID, setID string) Result {
-	set, err := db.ChangeSet(ctx, chat, setID)
+	set, err := db.ChangeSets().ChangeSet(ctx, chat, setID)
 	if err != nil {
 		res.Error = err.Error()
 		return res
@@ -515,7 +515,7 @@ func seed(ctx context.Context, db *storage.DB, chat nod.ChatID, tasks []Task) er
 		for i, title := range t.Checklist {
 			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("c%d", i+1), Title: title, CheckedBy: nod.ActorUser})
 		}
-		_, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: alice, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		_, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: alice, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }})
 		if err != nil {
 			return fmt.Errorf("seed %q: %w", t.Title, err)

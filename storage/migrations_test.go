@@ -16,48 +16,6 @@ import (
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
-// legacySnapshot is T1 as undo entries before migration 00008 stored it:
-// nod.Task marshalled without tags, keyed by its Go field names.
-func legacySnapshot(priority, firstItem string) string {
-	s := `{"ID":"T1","ChatID":100,"Title":"Fix login bug","Description":"Users are logged out after 5 minutes.",
-		"Status":"IN_PROGRESS","Priority":"%s","EstimateMinutes":120,"DueDate":"2026-03-15","Labels":["backend","bug"],
-		"Checklist":[{"ID":"c1","Title":"%s","Checked":false,"CheckedBy":"user","CheckedAt":null},
-			{"ID":"c2","Title":"Update docs","Checked":true,"CheckedBy":"agent","CheckedAt":"2026-03-09T18:00:00Z"},
-			{"ID":"c3","Title":"Write migration notes","Checked":true,"CheckedBy":"user","CheckedAt":"2026-03-10T09:00:00Z"}],
-		"CreatedAt":"2026-03-11T10:00:00Z","UpdatedAt":"2026-03-11T10:00:00Z","DeletedAt":null}`
-	return strings.Join(strings.Fields(fmt.Sprintf(s, priority, firstItem)), " ")
-}
-
-func TestUndoLegacySnapshot(t *testing.T) {
-	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
-		ctx := t.Context()
-		seedT1(t, db)
-		now := clock.Now()
-		// The entry of a change that set priority P3 and renamed c1, written
-		// before changes were recorded (delta NULL).
-		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO undo_entries (id, chat_id, user_id, task_id, tool, summary, before, after, created_at, expires_at)
-			VALUES ('U1', %d, 42, 'T1', 'set_task_priority', 'Set priority to P3', '%s', '%s', %d, %d)`,
-			chat, legacySnapshot("P1", "Write unit tests"), legacySnapshot("P3", "Write tests"), now.UnixMicro(), now.Add(time.Hour).UnixMicro()))
-		u, err := db.LatestUndo(ctx, nod.Topic{Chat: chat}, 42)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if u.ID != "U1" || !u.Change.Touches(nod.FieldPriority) || len(u.Change.Items) != 1 || u.Change.Items[0].Before.Title != "Write unit tests" {
-			t.Fatalf("legacy entry read as %+v", u)
-		}
-		if _, err := db.Undo(ctx, chat, "U1", 42, false); err != nil {
-			t.Fatalf("undo legacy entry: %v", err)
-		}
-		task, err := db.Task(ctx, chat, "T1")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if task.Priority != nod.P1 || task.Checklist[0].Title != "Write unit tests" || task.Checklist[2].CheckedBy != nod.ActorUser {
-			t.Errorf("after undoing the legacy entry: %+v", task)
-		}
-	})
-}
-
 // TestItemDetailMigration stores change items as nod wrote them before
 // migration 00013 (their typed values only inside the tool's arguments
 // and the agent's before/after values), runs the migration, and reads
@@ -88,12 +46,12 @@ func TestItemDetailMigration(t *testing.T) {
 				Args: []byte(`{"task_id":"T1","title":"Load test"}`)},
 		}
 		set := &nod.ChangeSet{Items: slices.Clone(want)}
-		if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: chat, UserID: 42, Set: set}); err != nil {
 			t.Fatal(err)
 		}
 		check := func(db *storage.DB, when string) {
 			t.Helper()
-			got, err := db.ChangeSet(ctx, chat, set.ID)
+			got, err := db.ChangeSets().ChangeSet(ctx, chat, set.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -122,7 +80,7 @@ func TestItemDetailMigration(t *testing.T) {
 			fmt.Sprintf(`INSERT INTO outbox (id, chat_id, kind, ref, payload, owner, taken_at) VALUES ('o-refresh', %d, 'refresh', 's1', '', 'old', 0)`, chat))
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
 		check(migrated, "after the migration")
-		owed, err := migrated.TakeOwed(ctx, time.Minute)
+		owed, err := migrated.Outbox().TakeOwed(ctx, time.Minute)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,7 +107,7 @@ func TestHistoryStoredShape(t *testing.T) {
 		ctx := t.Context()
 		body := `{"role":"assistant","tool_calls":[{"id":"call_1","name":"set_task_priority","arguments":"{\"task_id\":\"T1\",\"priority\":\"P1\"}"}],"at":"2026-03-11T10:00:00Z"}`
 		storagetest.Exec(t, db.DSN(), fmt.Sprintf(`INSERT INTO messages (chat_id, seq, body, created_at) VALUES (%d, 1, '%s', %d)`, chat, body, fixtures.DefaultNow.UnixMicro()))
-		got, err := db.History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10})
+		got, err := db.Conversation().History(ctx, nod.Topic{Chat: chat}, nod.Window{Keep: 10})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,7 +128,7 @@ func TestMessageSeqMigration(t *testing.T) {
 			chat nod.ChatID
 			text string
 		}{{chat, "A1"}, {200, "B1"}, {chat, "A2"}, {chat, "A3"}, {200, "B2"}} {
-			if err := db.SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
+			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{ChatID: m.chat, Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: m.text}}}); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -183,7 +141,7 @@ func TestMessageSeqMigration(t *testing.T) {
 		// the numbers run across chats (A3 = 4, B2 = 5), its start would
 		// have moved.
 		for c, want := range map[nod.ChatID]string{chat: "A1 A2 A3", 200: "B1 B2"} {
-			got, err := migrated.History(ctx, nod.Topic{Chat: c}, nod.Window{Keep: 2, Step: 2})
+			got, err := migrated.Conversation().History(ctx, nod.Topic{Chat: c}, nod.Window{Keep: 2, Step: 2})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +184,7 @@ func TestMemberModesMigration(t *testing.T) {
 			user nod.UserID
 			want nod.Mode
 		}{{chat, chat, nod.ModeTrusted}, {-500, 42, nod.ModeSmart}, {-500, 43, nod.ModeSmart}} {
-			s, err := migrated.ChatSettings(ctx, c.chat, c.user)
+			s, err := migrated.Settings().ChatSettings(ctx, c.chat, c.user)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +202,7 @@ func TestTaskCountsMigration(t *testing.T) {
 		tasks := manyTasks(chat, 30)
 		gone := clock.Now()
 		tasks[3].DeletedAt = &gone
-		if err := db.ImportTasks(ctx, tasks); err != nil {
+		if err := db.Tasks().ImportTasks(ctx, tasks); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.MigrateDownTo(ctx, 18); err != nil {
@@ -252,7 +210,7 @@ func TestTaskCountsMigration(t *testing.T) {
 		}
 		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
 		for f, want := range map[nod.TaskFilter]int{{}: 29, {Status: nod.StatusDone}: 6} {
-			if p, err := migrated.TaskPage(ctx, chat, f, nod.PageRequest{Limit: 1}); err != nil || p.Total != want {
+			if p, err := migrated.Tasks().TaskPage(ctx, chat, f, nod.PageRequest{Limit: 1}); err != nil || p.Total != want {
 				t.Errorf("total of %+v after the migration = %d, want %d (%v)", f, p.Total, want, err)
 			}
 		}
@@ -265,12 +223,12 @@ func TestUndoSummaryMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Summary: "Set priority to P1",
+		a, err := db.Tasks().Apply(ctx, nod.Edit{ChatID: chat, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Summary: "Set priority to P1",
 			Mutate: setPriority(nod.P1), Audit: executed})
 		if err != nil {
 			t.Fatal(err)
 		}
-		undone, err := db.Undo(ctx, chat, a.Undo.ID, 42, false)
+		undone, err := db.Undo().Undo(ctx, chat, a.Undo.ID, 42, false)
 		redo := undone.Redo
 		if err != nil {
 			t.Fatal(err)
@@ -283,7 +241,7 @@ func TestUndoSummaryMigration(t *testing.T) {
 		}
 		old := storagetest.OpenDSN(t, dsn, clock.Now) // migrates up again
 		for _, id := range []string{a.Undo.ID, redo.ID} {
-			u, err := old.UndoEntry(ctx, chat, id)
+			u, err := old.Undo().UndoEntry(ctx, chat, id)
 			if err != nil {
 				t.Fatal(err)
 			}
