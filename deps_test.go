@@ -72,14 +72,17 @@ func TestLayers(t *testing.T) {
 		"storage":    {""},
 		"transport":  {},
 		"confidence": {"", "transport"},
-		"agent":      {"", "answer", "confidence", "transport"},
+		"agent":      {"", "answer", "confidence", "tools", "transport"},
+		// tools is what each task tool's arguments mean and the change they
+		// make: the agent reads calls with it, confirm rebuilds stored items.
+		"tools": {""},
 		// sweep decides what happens on nod's own clock, reaching storage
 		// through interfaces of its own (sweep/store.go).
 		"sweep": {""},
 		// confirm is the person's own changes: the agent reaches it through
 		// agent.Answerer, the bot through bot/store.go, and it rebuilds a
-		// change through its own Changes interface, never the agent's package.
-		"confirm": {""},
+		// change with tools, never through the agent's package.
+		"confirm": {"", "tools"},
 		// bot reaches the agent and storage through interfaces of its own
 		// (bot/store.go), never through their packages; it renders what
 		// sweep reports.
@@ -90,9 +93,9 @@ func TestLayers(t *testing.T) {
 		"speech": {""},
 		// eval plays its cases through the agent on a storage of its own,
 		// and reads answers in words as the bot does.
-		"cmd/internal/eval": {"", "agent", "answer", "confidence", "confirm", "storage", "transport"},
-		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "transport", "cmd/internal/app", "cmd/internal/eval"},
+		"cmd/internal/eval": {"", "agent", "answer", "confidence", "confirm", "storage", "tools", "transport"},
+		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "tools", "transport", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "tools", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()
 	if err != nil {

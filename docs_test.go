@@ -37,7 +37,10 @@ func modulePackages(t *testing.T) map[string][]string {
 
 func relative(path string) string { return strings.TrimPrefix(strings.TrimPrefix(path, module), "/") }
 
-var backticked = regexp.MustCompile("`([^`]+)`")
+var (
+	backticked = regexp.MustCompile("`([^`\n]+)`")
+	fenced     = regexp.MustCompile("(?s)```.*?```")
+)
 
 // tableRows returns the rows of the first Markdown table after heading in
 // file, each as its cells.
@@ -155,6 +158,27 @@ func TestArchitectureLayoutIsTheCode(t *testing.T) {
 		})
 		if !covered {
 			t.Errorf("package %q is under no row of docs/architecture.md's layout", pkg)
+		}
+	}
+}
+
+// TestDocsNameFilesThatExist keeps the paths the documents name true: a
+// file moved or renamed takes its mentions with it.
+func TestDocsNameFilesThatExist(t *testing.T) {
+	path := regexp.MustCompile(`^[a-z][a-z0-9_./-]*/[a-z0-9_.-]+\.(go|tmpl|md|sh|json|sql)$`)
+	for _, doc := range []string{"README.md", "PLAYTEST.md", "docs/design.md", "docs/architecture.md", "docs/performance.md"} {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range backticked.FindAllStringSubmatch(fenced.ReplaceAllString(string(b), ""), -1) {
+			name, _, _ := strings.Cut(m[1], " ") // "bot/message.go onText"
+			if !path.MatchString(name) || strings.ContainsAny(name, "*<>") {
+				continue
+			}
+			if _, err := os.Stat(name); err != nil {
+				t.Errorf("%s names %s, which does not exist", doc, name)
+			}
 		}
 	}
 }

@@ -9,15 +9,15 @@ import (
 	"testing"
 )
 
-// maxMethods bounds every interface of bot, agent, confirm and sweep: a consumer asks
+// maxMethods bounds every interface of bot, agent, confirm, sweep and tools: a consumer asks
 // for the few methods it uses, grouped by what it does with
 // them.
 const maxMethods = 8
 
-// TestInterfacesAreSmall keeps the interfaces of bot, agent, confirm and sweep small,
+// TestInterfacesAreSmall keeps the interfaces of bot, agent, confirm, sweep and tools small,
 // counting the methods of embedded interfaces of the package too.
 func TestInterfacesAreSmall(t *testing.T) {
-	for _, dir := range []string{"agent", "bot", "confirm", "sweep"} {
+	for _, dir := range []string{"agent", "bot", "confirm", "sweep", "tools"} {
 		t.Run(dir, func(t *testing.T) { interfacesAreSmall(t, dir) })
 	}
 }

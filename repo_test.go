@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // maxTrackedSize is the largest file the repository may track: every
@@ -194,5 +195,31 @@ func TestReferencesStayInside(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// subjectsFrom is the first commit held to maxSubject; the history before
+// it is kept as it was written.
+const (
+	subjectsFrom = "bd93739"
+	maxSubject   = 72
+)
+
+// TestCommitSubjectsShort keeps commit subjects within maxSubject
+// characters, where `git log --oneline` and review tools show them whole.
+func TestCommitSubjectsShort(t *testing.T) {
+	trackedFiles(t) // skips outside a checkout
+	if exec.Command("git", "cat-file", "-e", subjectsFrom+"^{commit}").Run() != nil {
+		t.Skipf("%s is not in this clone's history", subjectsFrom)
+	}
+	out, err := exec.Command("git", "log", "--format=%h %s", subjectsFrom+"^..HEAD").Output()
+	if err != nil {
+		t.Fatalf("git log: %v", err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		hash, subject, _ := strings.Cut(line, " ")
+		if n := utf8.RuneCountInString(subject); n > maxSubject {
+			t.Errorf("commit %s's subject has %d characters, over %d: %q", hash, n, maxSubject, subject)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/tools"
 	"github.com/nodbot/nod/transport"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -225,9 +226,9 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 // TaskJSON renders a task in the shape get_task returns, its reminder
 // in zone as it stands at now.
 func TaskJSON(t nod.Task, zone *time.Location, now time.Time) string {
-	return string(mustJSON(toJSON(t, zone, now)))
+	return string(tools.MustJSON(toJSON(t, zone, now)))
 }
 
 func errorJSON(err error) string {
-	return string(mustJSON(map[string]string{"error": nod.Detail(err)}))
+	return string(tools.MustJSON(map[string]string{"error": nod.Detail(err)}))
 }

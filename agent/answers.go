@@ -11,6 +11,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/tools"
 )
 
 // Answerer decides items of a change set as a person's taps would:
@@ -32,14 +33,14 @@ type answerCall struct {
 
 // prepareAnswer validates an answer_proposals call: the set the person
 // may decide, open, and items that exist and are pending, each named once.
-func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
+func (t *turn) prepareAnswer(ctx context.Context, a tools.Args) (*answerCall, error) {
 	if t.req.Review {
 		return nil, errors.New("answer_proposals passes on the user's own words; a review has none, so it cannot be used here")
 	}
 	if t.a.answers == nil || t.a.words == nil {
 		return nil, errors.New("answer_proposals is not available")
 	}
-	setID, _, err := a.str("set", false)
+	setID, _, err := a.Str("set", false)
 	if err != nil {
 		return nil, err
 	}
@@ -48,17 +49,17 @@ func (t *turn) prepareAnswer(ctx context.Context, a args) (*answerCall, error) {
 		return nil, err
 	}
 	c := &answerCall{set: set}
-	if c.confirm, err = a.numbers("confirm"); err != nil {
+	if c.confirm, err = numbers(a, "confirm"); err != nil {
 		return nil, err
 	}
-	if c.reject, err = a.numbers("reject"); err != nil {
+	if c.reject, err = numbers(a, "reject"); err != nil {
 		return nil, err
 	}
-	if c.reason, err = a.reason(); err != nil {
+	if c.reason, err = a.Reason(); err != nil {
 		return nil, err
 	}
 	if len(c.confirm)+len(c.reject) == 0 {
-		return nil, a.errorf("confirm", "and reject are both empty: name the items the user decided, as numbered in the proposal")
+		return nil, a.Errorf("confirm", "and reject are both empty: name the items the user decided, as numbered in the proposal")
 	}
 	for _, n := range slices.Concat(c.confirm, c.reject) {
 		it, ok := set.Item(n)
@@ -158,8 +159,8 @@ func (t *turn) answerSet(ctx context.Context, id string) (nod.ChangeSet, error) 
 }
 
 // numbers reads an optional array of item numbers.
-func (a args) numbers(name string) ([]int, error) {
-	els, ok, err := a.array(name, false)
+func numbers(a tools.Args, name string) ([]int, error) {
+	els, ok, err := a.Array(name, false)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ func (a args) numbers(name string) ([]int, error) {
 	for _, e := range els {
 		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(string(e)), `"`))
 		if err != nil || n < 1 {
-			return nil, a.errorf(name, "must be an array of item numbers (1, 2, …)")
+			return nil, a.Errorf(name, "must be an array of item numbers (1, 2, …)")
 		}
 		if !slices.Contains(out, n) {
 			out = append(out, n)

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/tools"
 )
 
 // covered splits a change that an explicit verdict would run at once into
@@ -20,16 +22,15 @@ func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, 
 		return []prepared{pc}, nil, ""
 	}
 	switch c := pc.c.(type) {
-	case labelsChange:
+	case tools.Labels:
 		return t.a.lex.coverLabels(pc, c, saidFor(v, nod.FieldLabels))
-	case createTask:
+	case tools.Create:
 		return t.coverCreate(pc, c, v)
-	case scalar:
-		// A receipt never claims more than was done: words that ask for a
-		// reminder that repeats do not cover one reminder at one time.
-		if c.fld == nod.FieldReminder && c.value != "" && t.a.lex.asksRepeat(saidFor(v, nod.FieldReminder)) {
-			return nil, []prepared{pc}, "The user's words ask for a reminder that repeats, but set_task_reminder sets one reminder at one time, so it waits for the user's tap: tell them it reminds them once and does not repeat."
-		}
+	}
+	// A receipt never claims more than was done: words that ask for a
+	// reminder that repeats do not cover one reminder at one time.
+	if pc.c.Field() == nod.FieldReminder && pc.target != "" && t.a.lex.asksRepeat(saidFor(v, nod.FieldReminder)) {
+		return nil, []prepared{pc}, "The user's words ask for a reminder that repeats, but set_task_reminder sets one reminder at one time, so it waits for the user's tap: tell them it reminds them once and does not repeat."
 	}
 	return []prepared{pc}, nil, ""
 }
@@ -50,11 +51,11 @@ func (l *lexicon) asksRepeat(said []string) bool {
 // new task: one the person asked for in other words (a burst: "oh and
 // it's urgent") runs with those words as its quote; one that no words
 // name asks.
-func (t *turn) coverCreate(pc prepared, c createTask, v confidence.Verdict) (run, ask []prepared, note string) {
+func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (run, ask []prepared, note string) {
 	l := t.a.lex
-	base := c.t.Clone()
+	base := c.NewTask().Clone()
 	var apart []fieldValue
-	for _, fv := range newFields(c.t) {
+	for _, fv := range newFields(c.NewTask()) {
 		q := ""
 		if fq, ok := v.Fields[string(fv.f)]; ok && (fv.f != nod.FieldPriority || !l.otherPriority(fq.Quote, fv.value)) {
 			q = fq.Quote
@@ -79,7 +80,7 @@ func (t *turn) coverCreate(pc prepared, c createTask, v confidence.Verdict) (run
 		return []prepared{pc}, nil, ""
 	}
 	base.ID = nod.NewID() // the split-off changes name it before it exists
-	created := newCreate(base)
+	created := tools.NewCreate(base)
 	run = append(run, prepared{c: created, cur: "", target: base.Title})
 	var waiting []string
 	for _, fv := range apart {
@@ -155,7 +156,7 @@ func (fv fieldValue) clear(t *nod.Task) {
 // change is the change that sets the field on task id, made by the
 // tool that sets it from the arguments it takes; nil if they do not
 // parse, which a validated create_task never gives.
-func (fv fieldValue) change(id string) change {
+func (fv fieldValue) change(id string) tools.Change {
 	tool, arg, value := map[nod.Field]nod.Tool{nod.FieldPriority: nod.ToolSetPriority, nod.FieldEstimate: nod.ToolUpdateEstimate,
 		nod.FieldDue: nod.ToolUpdateDueDate, nod.FieldLabels: nod.ToolAssignLabels, nod.FieldDescription: nod.ToolUpdateDescription}[fv.f], string(fv.f), any(fv.value)
 	switch fv.f {
@@ -166,11 +167,11 @@ func (fv fieldValue) change(id string) change {
 	case nod.FieldLabels:
 		arg, value = "add", fv.labels
 	}
-	a, err := decodeArgs(tool, string(mustJSON(map[string]any{"task_id": id, arg: value})))
+	a, err := tools.Decode(tool, string(tools.MustJSON(map[string]any{"task_id": id, arg: value})))
 	if err != nil {
 		return nil
 	}
-	cs, _, err := mutatingTools[tool].parse(a)
+	cs, _, err := a.Changes()
 	if err != nil || len(cs) != 1 {
 		return nil
 	}
@@ -185,7 +186,7 @@ func (fv fieldValue) String() string {
 	case nod.FieldDue:
 		return "due date " + fv.value
 	case nod.FieldLabels:
-		return labelWord(fv.labels) + " " + quoteAll(fv.labels)
+		return tools.LabelWord(fv.labels) + " " + quoteAll(fv.labels)
 	case nod.FieldDescription:
 		return "description"
 	}
@@ -206,7 +207,7 @@ func saidFor(v confidence.Verdict, f nod.Field) []string {
 // ask to remove: the labels it adds (and the removals asked for) run,
 // the rest is a removal of its own, proposed on the task as the running
 // part leaves it.
-func (l *lexicon) coverLabels(pc prepared, c labelsChange, said []string) (run, ask []prepared, note string) {
+func (l *lexicon) coverLabels(pc prepared, c tools.Labels, said []string) (run, ask []prepared, note string) {
 	gone := removedLabels(pc.cur, pc.target)
 	var kept []string
 	for _, g := range gone {
@@ -217,16 +218,16 @@ func (l *lexicon) coverLabels(pc prepared, c labelsChange, said []string) (run, 
 	if len(kept) == 0 {
 		return []prepared{pc}, nil, ""
 	}
-	now := labelsChange{id: c.id, add: removedLabels(pc.target, pc.cur), remove: slices.DeleteFunc(gone, func(l string) bool { return slices.Contains(kept, l) })}
+	now := tools.Labels{Task: c.Task, Add: removedLabels(pc.target, pc.cur), Remove: slices.DeleteFunc(gone, func(l string) bool { return slices.Contains(kept, l) })}
 	mid := pc.task.Clone()
 	if p, ok := prepareOn(now, pc.task); ok {
 		run = append(run, p)
-		_ = now.apply(&mid, applyCtx{})
+		_ = now.Apply(&mid, time.Time{}, "") // labels stamp nothing
 	}
-	if p, ok := prepareOn(labelsChange{id: c.id, remove: kept}, &mid); ok {
+	if p, ok := prepareOn(tools.Labels{Task: c.Task, Remove: kept}, &mid); ok {
 		ask = append(ask, p)
 	}
-	note = fmt.Sprintf("Taking away %s %s waits for the user's tap: the user's words quoted for this call do not ask to remove it.", labelWord(kept), quoteAll(kept))
+	note = fmt.Sprintf("Taking away %s %s waits for the user's tap: the user's words quoted for this call do not ask to remove it.", tools.LabelWord(kept), quoteAll(kept))
 	if len(run) > 0 {
 		note += " The rest of the call was applied."
 	}
@@ -235,9 +236,9 @@ func (l *lexicon) coverLabels(pc prepared, c labelsChange, said []string) (run, 
 
 // prepareOn reads change c against task as validate does; ok is false
 // for a change that would change nothing.
-func prepareOn(c change, task *nod.Task) (prepared, bool) {
-	cur, err1 := c.current(task)
-	target, err2 := c.target(task)
+func prepareOn(c tools.Change, task *nod.Task) (prepared, bool) {
+	cur, err1 := c.Current(task)
+	target, err2 := c.Target(task)
 	if err1 != nil || err2 != nil || cur == target {
 		return prepared{}, false
 	}

@@ -76,8 +76,8 @@ func TestRequestBodyMatchesOpenAIGo(t *testing.T) {
 // toolParams builds the tool parameters from the schema maps, as every
 // request did before they were encoded once.
 func toolParams() []openai.ChatCompletionToolUnionParam {
-	out := make([]openai.ChatCompletionToolUnionParam, 0, len(tools))
-	for _, t := range tools {
+	out := make([]openai.ChatCompletionToolUnionParam, 0, len(registry))
+	for _, t := range registry {
 		out = append(out, openai.ChatCompletionFunctionTool(shared.FunctionDefinitionParam{
 			Name: string(t.Name), Description: openai.String(t.Description), Parameters: shared.FunctionParameters(t.Params),
 		}))

@@ -1,23 +1,24 @@
 package agent
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/nodbot/nod/tools"
+)
 
 // What the registry's tests read of it, exported to them alone.
 
 // Tools returns every tool, in the order the model sees them.
-func Tools() []Tool { return slices.Clone(tools) }
+func Tools() []Tool { return slices.Clone(registry) }
 
 // Explodes reports whether a call of the tool with two elements in its
 // array argument becomes two changes, as its parser says.
 func (t Tool) Explodes() bool {
-	if t.parse == nil {
-		return false
-	}
-	a, err := decodeArgs(t.Name, `{"task_id": "T1", "items": [{"id": "c1", "title": "One"}, {"id": "c2", "title": "Two"}]}`)
+	a, err := tools.Decode(t.Name, `{"task_id": "T1", "items": [{"id": "c1", "title": "One"}, {"id": "c2", "title": "Two"}]}`)
 	if err != nil {
 		return false
 	}
-	changes, _, err := t.parse(a)
+	changes, _, err := a.Changes()
 	return err == nil && len(changes) == 2
 }
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // maxListBytes bounds a list_tasks result, whatever the chat holds: a
@@ -75,7 +76,7 @@ func listJSON(p nod.TaskPage, zone *time.Location, now time.Time) string {
 		next = p.Cursors[len(p.Cursors)-1]
 	}
 	for i, task := range p.Tasks {
-		item := mustJSON(toJSON(task, zone, now))
+		item := tools.MustJSON(toJSON(task, zone, now))
 		room := maxListBytes - listTail - b.Len() - 1
 		if len(item) > room {
 			if i > 0 {
@@ -108,7 +109,7 @@ func fitJSON(t nod.Task, room int, zone *time.Location, now time.Time) json.RawM
 	j := toJSON(t, zone, now)
 	j.Truncated = "shortened to fit the listing: call get_task for the whole task before changing it"
 	for {
-		out := mustJSON(j)
+		out := tools.MustJSON(j)
 		switch {
 		case len(out) <= room:
 			return out

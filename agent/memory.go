@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // memory is what a turn checks new proposals against, each part read from
@@ -123,11 +124,11 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 		return why + ". It is made again only when the user's own words since then clearly ask for this change; if they seem to want it after all, ask them to say so plainly."
 	}
 	seen := t.repeats(ctx)
-	args, summary := canonical(pc.c.args()), nod.FoldText(pc.c.summary(pc.task))
+	args, summary := canonical(pc.c.Args()), nod.FoldText(pc.c.Summary(pc.task))
 	same := func(tool nod.Tool, task string, a []byte, sum string) bool {
 		// A new task's summary names only its title: its other fields tell
 		// two proposals apart.
-		return tool == pc.c.tool() && task == pc.c.task() && (canonical(a) == args || (tool != nod.ToolCreateTask && nod.FoldText(sum) == summary))
+		return tool == pc.c.Tool() && task == pc.c.TaskID() && (canonical(a) == args || (tool != nod.ToolCreateTask && nod.FoldText(sum) == summary))
 	}
 	for _, it := range seen.waiting {
 		if same(it.Tool, it.TaskID, it.Args, it.Summary) {
@@ -138,7 +139,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 	// replaces the old, so that no two open items set the same field.
 	if key := supersedeKey(pc.c); key != "" {
 		for _, it := range seen.waiting {
-			if old, err := parseChange(it.Tool, it.Args); err == nil && supersedeKey(old) == key {
+			if old, err := tools.Parse(it.Tool, it.Args); err == nil && supersedeKey(old) == key {
 				t.supersede = append(t.supersede, nod.ItemRef{SetID: it.set, N: it.N})
 			}
 		}
@@ -148,9 +149,9 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 
 // supersedeKey names what a change sets: a task's field, or one checklist
 // item; empty for changes that never conflict (new tasks, added items).
-func supersedeKey(c change) string {
-	if u, ok := c.(updateItem); ok {
-		return u.id + "/checklist/" + u.itemID
+func supersedeKey(c tools.Change) string {
+	if u, ok := c.(tools.Item); ok {
+		return u.Task + "/checklist/" + u.ItemID
 	}
 	return fieldKey(c)
 }
@@ -198,9 +199,9 @@ func (t *turn) revivesRejected(ctx context.Context, p *proposal, quoteAt time.Ti
 // pc, or nil.
 func (t *turn) rejection(ctx context.Context, pc prepared) *nod.Rejection {
 	seen := t.repeats(ctx)
-	args, summary := canonical(pc.c.args()), nod.FoldText(pc.c.summary(pc.task))
+	args, summary := canonical(pc.c.Args()), nod.FoldText(pc.c.Summary(pc.task))
 	for i, r := range seen.rejections {
-		if r.Tool == pc.c.tool() && r.TaskID == pc.c.task() && (canonical(r.Args) == args || (r.Tool != nod.ToolCreateTask && nod.FoldText(r.Summary) == summary)) {
+		if r.Tool == pc.c.Tool() && r.TaskID == pc.c.TaskID() && (canonical(r.Args) == args || (r.Tool != nod.ToolCreateTask && nod.FoldText(r.Summary) == summary)) {
 			return &seen.rejections[i]
 		}
 	}
@@ -219,11 +220,11 @@ const undoMemory = 30 * 24 * time.Hour
 func (t *turn) revivesUndone(ctx context.Context, p *proposal, quoteAt time.Time) bool {
 	undone := t.undone(ctx)
 	for _, pc := range p.changes {
-		if c, ok := pc.c.(createTask); ok {
+		if c, ok := pc.c.(tools.Create); ok {
 			// A task created again under the title of one whose creation
 			// the person undid is the same change, under a new id.
 			for _, u := range undone {
-				if u.Change.Created && u.UndoneAt != nil && !quoteAt.After(*u.UndoneAt) && nod.FoldText(u.Title) == nod.FoldText(c.t.Title) {
+				if u.Change.Created && u.UndoneAt != nil && !quoteAt.After(*u.UndoneAt) && nod.FoldText(u.Title) == nod.FoldText(c.NewTask().Title) {
 					return true
 				}
 			}
@@ -233,7 +234,7 @@ func (t *turn) revivesUndone(ctx context.Context, p *proposal, quoteAt time.Time
 			continue
 		}
 		after := pc.task.Clone()
-		if pc.c.apply(&after, applyCtx{now: t.a.now(), by: nod.ActorUser}) != nil {
+		if pc.c.Apply(&after, t.a.now(), nod.ActorUser) != nil {
 			continue
 		}
 		ch := nod.Diff(pc.task, after)

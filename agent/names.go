@@ -7,6 +7,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/tools"
 )
 
 // namesOther says why an explicit verdict's words cannot have asked for
@@ -21,8 +22,8 @@ func (t *turn) namesOther(p *proposal, v confidence.Verdict) string {
 	for _, pc := range p.changes {
 		// A new task's priority is a field of its own: coverCreate asks
 		// for it alone when the words name another.
-		if c, ok := pc.c.(scalar); ok && c.fld == nod.FieldPriority && t.a.lex.otherPriority(v.Quote, c.value) {
-			return fmt.Sprintf("the person's words name the priority %s, not %s", strings.Join(t.a.lex.priorities(v.Quote), " or "), c.value)
+		if pc.c.Field() == nod.FieldPriority && t.a.lex.otherPriority(v.Quote, pc.target) {
+			return fmt.Sprintf("the person's words name the priority %s, not %s", strings.Join(t.a.lex.priorities(v.Quote), " or "), pc.target)
 		}
 		if other := t.otherTask(v.Quote, pc); other != "" {
 			return fmt.Sprintf("the person's words name the task %q, not %q", other, pc.task.Title)
@@ -65,7 +66,7 @@ func (t *turn) otherTask(quote string, pc prepared) string {
 	for _, it := range pc.task.Checklist {
 		own = append(own, l.titleWords(it.Title)...)
 	}
-	if _, ok := pc.c.(addItem); ok || pc.c.field() == nod.FieldTitle {
+	if _, ok := pc.c.(tools.AddItem); ok || pc.c.Field() == nod.FieldTitle {
 		own = append(own, l.titleWords(pc.target)...)
 	}
 	for _, w := range q {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // proposal is a mutating call, validated and compared with the tasks as
@@ -16,7 +17,7 @@ type proposal struct {
 	idx     int
 	start   time.Time
 	tool    Tool
-	args    args
+	args    tools.Args
 	changes []prepared
 	dropped []string       // one line per kind of dropped element
 	answer  *answerCall    // answer_proposals: a decision stated in words
@@ -25,7 +26,7 @@ type proposal struct {
 
 // prepared is one change of a proposal with the values it was read with.
 type prepared struct {
-	c           change
+	c           tools.Change
 	task        *nod.Task // nil for create_task
 	cur, target string
 	rule        *nod.Rule // the learned rule that applies it without asking
@@ -45,12 +46,12 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 		t.record(start, nod.Tool(call.Name), nil, nod.OutcomeFailed, err)
 		return nil, errorJSON(errors.New(err))
 	}
-	a, err := decodeArgs(tool.Name, call.Arguments)
+	a, err := tools.Decode(tool.Name, call.Arguments)
 	if err != nil {
 		t.record(start, tool.Name, nil, nod.OutcomeFailed, nod.Detail(err))
 		return nil, errorJSON(err)
 	}
-	a.zone = t.reading()
+	a.Zone = t.reading()
 	if tool.Name == nod.ToolSetTimezone {
 		return t.prepareZone(start, tool, a)
 	}
@@ -99,8 +100,8 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 
 // askDeletion never deletes: it asks the person to type the task's title,
 // whatever the mode and whatever the classifier would say.
-func (t *turn) askDeletion(ctx context.Context, a args) (string, error) {
-	id, _, err := a.str("task_id", true)
+func (t *turn) askDeletion(ctx context.Context, a tools.Args) (string, error) {
+	id, _, err := a.Str("task_id", true)
 	if err != nil {
 		return "", err
 	}
@@ -124,8 +125,8 @@ func (t *turn) askDeletion(ctx context.Context, a args) (string, error) {
 
 // validate parses a mutating call and compares each of its changes with
 // the task as it is, dropping no-ops, repeats and invented item ids.
-func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, error) {
-	changes, notes, err := tool.parse(a)
+func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal, error) {
+	changes, notes, err := a.Changes()
 	if err != nil {
 		return nil, err
 	}
@@ -134,7 +135,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 	tasks := map[string]*nod.Task{}
 	for _, c := range changes {
 		var task *nod.Task
-		if id := c.task(); id != "" {
+		if id := c.TaskID(); id != "" {
 			if task = tasks[id]; task == nil {
 				got, err := t.a.tasks.Task(ctx, t.req.ChatID, id)
 				if errors.Is(err, nod.ErrNotFound) {
@@ -147,7 +148,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 				tasks[id] = task
 			}
 		}
-		cur, err := c.current(task)
+		cur, err := c.Current(task)
 		if errors.Is(err, nod.ErrNotFound) {
 			missing = append(missing, itemIDOf(c))
 			continue
@@ -155,7 +156,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 		if err != nil {
 			return nil, err
 		}
-		target, err := c.target(task)
+		target, err := c.Target(task)
 		if err != nil {
 			return nil, err
 		}
@@ -166,19 +167,19 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 		if whose := t.othersReminder(c, task); whose != 0 {
 			return nil, fmt.Errorf("%s: the reminder of %q is member %d's, who set it; in a group only they can move or clear it, and a task has one reminder: %w", tool.Name, task.Title, whose, nod.ErrInvalid)
 		}
-		seen := string(c.tool()) + "/" + c.task() + "/" + nod.FoldText(c.summary(task))
+		seen := string(c.Tool()) + "/" + c.TaskID() + "/" + nod.FoldText(c.Summary(task))
 		if t.seen[seen] {
-			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.summary(task), "Add: ")))
+			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.Summary(task), "Add: ")))
 			continue
 		}
 		key := fieldKey(c)
 		if key != "" && t.fields[key] {
-			return nil, fmt.Errorf("%s: a %s change for %q is already proposed in this turn; propose each field once: %w", tool.Name, c.field(), task.Title, nod.ErrInvalid)
+			return nil, fmt.Errorf("%s: a %s change for %q is already proposed in this turn; propose each field once: %w", tool.Name, c.Field(), task.Title, nod.ErrInvalid)
 		}
 		// Reserved now, so that later calls of the same step see them; not a
 		// check the guard may still block, so the agent can retry it with a
 		// reason.
-		if u, ok := c.(updateItem); !ok || u.sovereign(task) == "" {
+		if u, ok := c.(tools.Item); !ok || u.Sovereign(task) == "" {
 			t.seen[seen] = true
 		}
 		if key != "" {
@@ -189,7 +190,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 	if len(redundant) == 1 && len(changes) == 1 {
 		p.dropped = append(p.dropped, redundant[0])
 		if !t.req.Review {
-			t.notices = append(t.notices, noopNote(changes[0], tasks[changes[0].task()]))
+			t.notices = append(t.notices, noopNote(changes[0], tasks[changes[0].TaskID()]))
 		}
 	} else if len(redundant) > 0 {
 		p.dropped = append(p.dropped, fmt.Sprintf("Skipped %d redundant item(s): %s.", len(redundant), strings.Join(redundant, "; ")))
@@ -205,8 +206,8 @@ func (t *turn) validate(ctx context.Context, tool Tool, a args) (*proposal, erro
 // move or clear in a group, or 0: a reminder belongs to whoever set it
 // (docs/design.md §10), in words as in taps. One that went out is
 // nobody's to keep.
-func (t *turn) othersReminder(c change, task *nod.Task) nod.UserID {
-	if !t.req.InGroup() || c.field() != nod.FieldReminder || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
+func (t *turn) othersReminder(c tools.Change, task *nod.Task) nod.UserID {
+	if !t.req.InGroup() || c.Field() != nod.FieldReminder || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
 		return 0
 	}
 	if task.RemindBy == 0 || task.RemindBy == t.req.UserID {
@@ -217,24 +218,24 @@ func (t *turn) othersReminder(c change, task *nod.Task) nod.UserID {
 
 // fieldKey names the scalar field a change sets; checklist changes and new
 // tasks have none, since several of them in one turn are fine.
-func fieldKey(c change) string {
-	switch c.field() {
+func fieldKey(c tools.Change) string {
+	switch c.Field() {
 	case nod.FieldChecklist, nod.FieldTask:
 		return ""
 	}
-	return c.task() + "/" + string(c.field())
+	return c.TaskID() + "/" + string(c.Field())
 }
 
-func itemIDOf(c change) string {
-	if u, ok := c.(updateItem); ok {
-		return u.itemID
+func itemIDOf(c tools.Change) string {
+	if u, ok := c.(tools.Item); ok {
+		return u.ItemID
 	}
-	return c.task()
+	return c.TaskID()
 }
 
 // noopReason says why a change would change nothing.
-func noopReason(c change, task *nod.Task) string {
-	switch c.field() {
+func noopReason(c tools.Change, task *nod.Task) string {
+	switch c.Field() {
 	case nod.FieldTitle:
 		return fmt.Sprintf("Skipped: title is already %q.", task.Title)
 	case nod.FieldDescription:
@@ -263,16 +264,12 @@ func noopReason(c change, task *nod.Task) string {
 		return fmt.Sprintf("Skipped: labels are already %s.", ls)
 	}
 	switch c := c.(type) {
-	case addItem:
-		return fmt.Sprintf("%q is already on the task", c.title)
-	case updateItem:
-		it, _ := task.Item(c.itemID)
-		if c.checked != nil && c.title == nil {
-			state := "unchecked"
-			if *c.checked {
-				state = "checked"
-			}
-			return fmt.Sprintf("%q is already %s", it.Title, state)
+	case tools.AddItem:
+		return fmt.Sprintf("%q is already on the task", c.Title)
+	case tools.Item:
+		it, _ := task.Item(c.ItemID)
+		if c.Checked != nil && c.Title == nil {
+			return fmt.Sprintf("%q is already %s", it.Title, tools.CheckState(*c.Checked))
 		}
 		return fmt.Sprintf("%q already reads like that", it.Title)
 	}
@@ -280,21 +277,21 @@ func noopReason(c change, task *nod.Task) string {
 }
 
 // noopNote tells the person why a change they asked for changes nothing.
-func noopNote(c change, task *nod.Task) nod.Note {
+func noopNote(c tools.Change, task *nod.Task) nod.Note {
 	switch c := c.(type) {
-	case addItem:
-		return nod.Note{Key: nod.NoteNoopItem, Args: []string{c.title, "present"}}
-	case updateItem:
-		it, _ := task.Item(c.itemID)
+	case tools.AddItem:
+		return nod.Note{Key: nod.NoteNoopItem, Args: []string{c.Title, "present"}}
+	case tools.Item:
+		it, _ := task.Item(c.ItemID)
 		state := "same"
-		if c.checked != nil && c.title == nil {
-			state = checkState(*c.checked)
+		if c.Checked != nil && c.Title == nil {
+			state = tools.CheckState(*c.Checked)
 		}
 		return nod.Note{Key: nod.NoteNoopItem, Args: []string{it.Title, state}}
 	}
 	if task == nil {
 		return nod.Note{Key: nod.NoteAlready}
 	}
-	cur, _ := c.current(task)
-	return nod.Note{Key: nod.NoteNoop, Args: []string{string(c.field()), cur}}
+	cur, _ := c.Current(task)
+	return nod.Note{Key: nod.NoteNoop, Args: []string{string(c.Field()), cur}}
 }

@@ -7,13 +7,14 @@ import (
 	"strings"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // read runs a read-only tool.
-func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
+func (t *turn) read(ctx context.Context, tool Tool, a tools.Args) (string, error) {
 	switch tool.Name {
 	case nod.ToolGetTask:
-		id, _, err := a.str("task_id", true)
+		id, _, err := a.Str("task_id", true)
 		if err != nil {
 			return "", err
 		}
@@ -27,28 +28,28 @@ func (t *turn) read(ctx context.Context, tool Tool, a args) (string, error) {
 		return TaskJSON(task, t.zone, t.a.now()), nil
 	case nod.ToolListTasks:
 		var f nod.TaskFilter
-		q, _, err := a.str("query", false)
+		q, _, err := a.Str("query", false)
 		if err != nil {
 			return "", err
 		}
 		f.Query = q
-		if s, ok, err := a.str("status", false); err != nil {
+		if s, ok, err := a.Str("status", false); err != nil {
 			return "", err
 		} else if ok && strings.TrimSpace(s) != "" {
-			if f.Status, err = a.status("status"); err != nil {
+			if f.Status, err = a.Status("status"); err != nil {
 				return "", err
 			}
 		}
 		req := nod.PageRequest{Limit: nod.DefaultPage}
-		if n, ok, err := a.integer("limit", false); err != nil {
+		if n, ok, err := a.Integer("limit", false); err != nil {
 			return "", err
 		} else if ok {
 			if n < 1 {
-				return "", a.errorf("limit", "must be at least 1")
+				return "", a.Errorf("limit", "must be at least 1")
 			}
 			req.Limit = min(n, nod.MaxPage)
 		}
-		if req.After, _, err = a.str("cursor", false); err != nil {
+		if req.After, _, err = a.Str("cursor", false); err != nil {
 			return "", err
 		}
 		req.After = strings.TrimSpace(req.After)

@@ -1,9 +1,7 @@
 package agent
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -15,10 +13,8 @@ type Tool struct {
 	Name        nod.Tool
 	Risk        nod.Risk
 	Description string
-	Params      map[string]any // JSON schema of the arguments
-	// parse validates a mutating call's arguments into its changes: one,
-	// or one per element of a batch tool, with a note per dropped element.
-	parse func(a args) ([]change, []string, error)
+	Params      map[string]any // JSON schema of the arguments; what each
+	// argument means is package tools'
 }
 
 var (
@@ -37,44 +33,45 @@ func object(props map[string]any, required ...string) map[string]any {
 
 func enum(vals ...string) map[string]any { return map[string]any{"type": "string", "enum": vals} }
 
-// tools lists every tool of the contract, in the order the model sees them.
-var tools = []Tool{
+// registry lists every tool of the contract, in the order the model sees
+// them.
+var registry = []Tool{
 	{Name: nod.ToolListTasks, Risk: nod.ReadOnly, Description: "List the chat's tasks a page at a time, oldest first, optionally filtered by a case-insensitive text query on title or description, and by status. Returns {tasks, total, next_cursor}: total counts every match; pass next_cursor as cursor to read the next page (null: no more).",
 		Params: map[string]any{"type": "object", "properties": map[string]any{"query": str, "status": enum(statusNames()...),
 			"limit":  map[string]any{"type": "integer", "minimum": 1, "maximum": nod.MaxPage, "description": fmt.Sprintf("Tasks per page, default %d.", nod.DefaultPage)},
 			"cursor": map[string]any{"type": "string", "description": "The next_cursor of the page before."}}}},
 	{Name: nod.ToolGetTask, Risk: nod.ReadOnly, Description: "Get one task with its checklist (each item with checked_by and checked_at).",
 		Params: map[string]any{"type": "object", "properties": map[string]any{"task_id": str}, "required": []string{"task_id"}}},
-	{Name: nod.ToolCreateTask, Risk: nod.Mutating, Description: "Create a task. Status starts OPEN, priority defaults to P2.", parse: parseCreate,
+	{Name: nod.ToolCreateTask, Risk: nod.Mutating, Description: "Create a task. Status starts OPEN, priority defaults to P2.",
 		Params: object(map[string]any{"title": str, "description": str, "priority": enum("P0", "P1", "P2", "P3"),
 			"estimate_minutes": map[string]any{"type": "integer", "minimum": 0}, "due_date": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DD"},
 			"labels": map[string]any{"type": "array", "items": str}}, "title")},
-	{Name: nod.ToolSetTitle, Risk: nod.Mutating, Description: "Rename a task.", parse: parseTitle,
+	{Name: nod.ToolSetTitle, Risk: nod.Mutating, Description: "Rename a task.",
 		Params: object(map[string]any{"task_id": str, "title": str}, "task_id", "title")},
-	{Name: nod.ToolUpdateDescription, Risk: nod.Mutating, Description: "Replace a task's description.", parse: parseDescription,
+	{Name: nod.ToolUpdateDescription, Risk: nod.Mutating, Description: "Replace a task's description.",
 		Params: object(map[string]any{"task_id": str, "description": str}, "task_id", "description")},
-	{Name: nod.ToolSetStatus, Risk: nod.Mutating, Description: "Change a task's status.", parse: parseStatus,
+	{Name: nod.ToolSetStatus, Risk: nod.Mutating, Description: "Change a task's status.",
 		Params: object(map[string]any{"task_id": str, "status": enum(statusNames()...)}, "task_id", "status")},
-	{Name: nod.ToolSetPriority, Risk: nod.Mutating, Description: "Change a task's priority (P0 most urgent).", parse: parsePriority,
+	{Name: nod.ToolSetPriority, Risk: nod.Mutating, Description: "Change a task's priority (P0 most urgent).",
 		Params: object(map[string]any{"task_id": str, "priority": enum("P0", "P1", "P2", "P3")}, "task_id", "priority")},
-	{Name: nod.ToolUpdateEstimate, Risk: nod.Mutating, Description: "Set a task's estimate in minutes.", parse: parseEstimate,
+	{Name: nod.ToolUpdateEstimate, Risk: nod.Mutating, Description: "Set a task's estimate in minutes.",
 		Params: object(map[string]any{"task_id": str, "estimate_minutes": map[string]any{"type": "integer", "minimum": 0}}, "task_id", "estimate_minutes")},
-	{Name: nod.ToolUpdateDueDate, Risk: nod.Mutating, Description: "Set a task's due date (YYYY-MM-DD), or clear it with null.", parse: parseDueDate,
+	{Name: nod.ToolUpdateDueDate, Risk: nod.Mutating, Description: "Set a task's due date (YYYY-MM-DD), or clear it with null.",
 		Params: object(map[string]any{"task_id": str, "due_date": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DD or null"}}, "task_id", "due_date")},
-	{Name: nod.ToolSetReminder, Risk: nod.Mutating, Description: "Set when nod reminds the user of a task: a local date and time YYYY-MM-DDTHH:MM in the chat's time zone (see Today above), or null to clear it. A task has one reminder. In a group it is the reminder of whoever set it: it names them, and only they can move, clear or tap it.", parse: parseReminder,
+	{Name: nod.ToolSetReminder, Risk: nod.Mutating, Description: "Set when nod reminds the user of a task: a local date and time YYYY-MM-DDTHH:MM in the chat's time zone (see Today above), or null to clear it. A task has one reminder. In a group it is the reminder of whoever set it: it names them, and only they can move, clear or tap it.",
 		Params: object(map[string]any{"task_id": str, "remind_at": map[string]any{"type": []string{"string", "null"}, "description": "YYYY-MM-DDTHH:MM local time, or null"}}, "task_id", "remind_at")},
-	{Name: nod.ToolAssignLabels, Risk: nod.Mutating, Description: "Change a task's labels: add and remove name the labels to add and to take away, the others stay; or labels, the full new set, replaces them all. Give add and remove unless the user asks to replace the set. A label is taken away at once only when the user's own words ask to remove it.", parse: parseLabels,
+	{Name: nod.ToolAssignLabels, Risk: nod.Mutating, Description: "Change a task's labels: add and remove name the labels to add and to take away, the others stay; or labels, the full new set, replaces them all. Give add and remove unless the user asks to replace the set. A label is taken away at once only when the user's own words ask to remove it.",
 		Params: object(map[string]any{"task_id": str, "labels": map[string]any{"type": "array", "items": str, "description": "The full new set; leave out when giving add or remove."},
 			"add": map[string]any{"type": "array", "items": str}, "remove": map[string]any{"type": "array", "items": str}}, "task_id")},
-	{Name: nod.ToolAddItems, Risk: nod.Mutating, Description: "Add items to a task's checklist.", parse: parseAddItems,
+	{Name: nod.ToolAddItems, Risk: nod.Mutating, Description: "Add items to a task's checklist.",
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"title": str}, "required": []string{"title"}}}}, "task_id", "items")},
-	{Name: nod.ToolUpdateItems, Risk: nod.Mutating, Description: "Check, uncheck or rename checklist items (ids from get_task). Changing the checked state of an item the user set needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseUpdateItems,
+	{Name: nod.ToolUpdateItems, Risk: nod.Mutating, Description: "Check, uncheck or rename checklist items (ids from get_task). Changing the checked state of an item the user set needs a reason of at least 20 characters citing evidence from after the user's checked_at.",
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"id": str,
 				"isChecked": map[string]any{"type": "boolean", "description": "The new checked state (get_task calls it checked; either name works)."},
 				"title":     str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
-	{Name: nod.ToolRemoveItems, Risk: nod.Mutating, Description: "Remove items from a task's checklist (ids from get_task). Removing an item the user checked needs a reason of at least 20 characters citing evidence from after the user's checked_at.", parse: parseRemoveItems,
+	{Name: nod.ToolRemoveItems, Risk: nod.Mutating, Description: "Remove items from a task's checklist (ids from get_task). Removing an item the user checked needs a reason of at least 20 characters citing evidence from after the user's checked_at.",
 		Params: object(map[string]any{"task_id": str, "items": map[string]any{"type": "array", "items": map[string]any{
 			"type": "object", "properties": map[string]any{"id": str, "reason": str}, "required": []string{"id"}}}}, "task_id", "items")},
 	{Name: nod.ToolSetTimezone, Risk: nod.Mutating, Description: "Set the chat's time zone when the user says where they are (\"I'm in Cologne\" → Europe/Berlin): an IANA name. Dates and reminders are read in it.",
@@ -95,17 +92,11 @@ func statusNames() []string {
 	return out
 }
 
-var (
-	toolsByName   = map[nod.Tool]Tool{}
-	mutatingTools = map[nod.Tool]Tool{}
-)
+var toolsByName = map[nod.Tool]Tool{}
 
 func init() {
-	for _, t := range tools {
+	for _, t := range registry {
 		toolsByName[t.Name] = t
-		if t.Risk == nod.Mutating {
-			mutatingTools[t.Name] = t
-		}
 	}
 }
 
@@ -153,85 +144,4 @@ func Lookup(name string) (Tool, bool) {
 	}
 	t, ok := toolsByName[n]
 	return t, ok
-}
-
-// parseAddItems explodes add_multiple_checklist_items into one change per
-// title; malformed elements are dropped with a note.
-func parseAddItems(a args) ([]change, []string, error) { return explode(a, parseAddItem) }
-
-// parseUpdateItems explodes update_checklist_items into one change per
-// element; elements that change nothing are malformed.
-func parseUpdateItems(a args) ([]change, []string, error) { return explode(a, parseUpdateItem) }
-
-// parseRemoveItems explodes remove_checklist_items into one change per
-// element.
-func parseRemoveItems(a args) ([]change, []string, error) { return explode(a, parseRemoveItem) }
-
-// explode parses each element of a batch call's items with parse, giving
-// it the call's task_id.
-func explode(a args, parse func(args) (change, error)) ([]change, []string, error) {
-	id, err := taskID(a)
-	if err != nil {
-		return nil, nil, err
-	}
-	els, _, err := a.array("items", true)
-	if err != nil {
-		return nil, nil, err
-	}
-	if len(els) == 0 {
-		return nil, nil, a.errorf("items", "must hold at least one item")
-	}
-	var (
-		out       []change
-		malformed int
-		why       []string // what was wrong with them, each once
-	)
-	for _, e := range els {
-		ea, ok := element(a.tool, e)
-		if !ok {
-			malformed++
-			continue
-		}
-		ea.m["task_id"] = mustJSON(id)
-		c, err := parse(ea)
-		if err != nil {
-			malformed++
-			if w := nod.Detail(err); !slices.Contains(why, w) {
-				why = append(why, w)
-			}
-			continue
-		}
-		out = append(out, c)
-	}
-	return out, malformedNote(a.tool, malformed, why), nil
-}
-
-// malformedNote says how many elements were skipped, what was wrong with
-// them, and the shape an element has, so that a model can call again
-// right.
-func malformedNote(tool nod.Tool, n int, why []string) []string {
-	if n == 0 {
-		return nil
-	}
-	shape := map[nod.Tool]string{
-		nod.ToolAddItems:    `{"title": "…"}`,
-		nod.ToolUpdateItems: `{"id": "…", "isChecked": true, "title": "…", "reason": "…"} (id and at least one change)`,
-		nod.ToolRemoveItems: `{"id": "…", "reason": "…"} (reason optional)`,
-	}[tool]
-	if shape == "" {
-		shape = "an object with the fields of the tool's schema"
-	}
-	note := fmt.Sprintf("Skipped %d malformed item(s): each must be an object like %s.", n, shape)
-	if len(why) > 0 {
-		note += " " + strings.Join(why, "; ") + "."
-	}
-	return []string{note}
-}
-
-// JSON is the decoded arguments as JSON, for the audit log.
-func (a args) JSON() json.RawMessage {
-	if a.m == nil {
-		return json.RawMessage("{}")
-	}
-	return mustJSON(a.m)
 }

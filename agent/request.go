@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // The agent writes its chat completion requests itself, in the wire format
@@ -58,11 +59,11 @@ func encodeTools() json.RawMessage {
 		Type     string   `json:"type"`
 		Function function `json:"function"`
 	}
-	out := make([]tool, 0, len(tools))
-	for _, t := range tools {
+	out := make([]tool, 0, len(registry))
+	for _, t := range registry {
 		out = append(out, tool{"function", function{string(t.Name), t.Description, t.Params}})
 	}
-	return mustJSON(out)
+	return tools.MustJSON(out)
 }
 
 // requestBody writes into b the JSON of a chat completion request of

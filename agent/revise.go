@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 type revision struct {
@@ -24,7 +25,7 @@ func (t *turn) loadRevision(ctx context.Context) error {
 	if !ok || it.Status != nod.ItemPending {
 		return fmt.Errorf("revise item %d of %s: %w", t.req.Revise.N, set.ID, nod.ErrDecided)
 	}
-	c, err := parseChange(it.Tool, it.Args)
+	c, err := tools.Parse(it.Tool, it.Args)
 	if err != nil {
 		return err
 	}
@@ -57,17 +58,17 @@ func batchTool(tool nod.Tool) nod.Tool {
 // revision the person asked for; it returns the call's result and true.
 func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
 	r := t.revise
-	if r == nil || r.done || pc.c.tool() != r.item.Tool || pc.c.task() != r.item.TaskID ||
+	if r == nil || r.done || pc.c.Tool() != r.item.Tool || pc.c.TaskID() != r.item.TaskID ||
 		(r.key != "" && supersedeKey(pc.c) != r.key) {
 		return "", false
 	}
 	r.done = true
-	set, err := t.a.sets.ReviseItem(ctx, t.req.ChatID, r.ref.SetID, r.ref.N, t.req.UserID, typed(pc.c, pc.task, nod.ChangeItem{
-		Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task), Field: pc.c.field(), Before: pc.cur, After: pc.target,
+	set, err := t.a.sets.ReviseItem(ctx, t.req.ChatID, r.ref.SetID, r.ref.N, t.req.UserID, tools.Typed(pc.c, pc.task, nod.ChangeItem{
+		Tool: pc.c.Tool(), TaskID: pc.c.TaskID(), Args: pc.c.Args(), Summary: pc.c.Summary(pc.task), Field: pc.c.Field(), Before: pc.cur, After: pc.target,
 	}))
 	if err != nil {
 		return errorJSON(fmt.Errorf("the proposal could not be revised: %s", nod.Detail(err))), true
 	}
 	t.revised = &set
-	return fmt.Sprintf("Proposal revised: item %d now reads %q and awaits the user's decision.", r.ref.N, pc.c.summary(pc.task)), true
+	return fmt.Sprintf("Proposal revised: item %d now reads %q and awaits the user's decision.", r.ref.N, pc.c.Summary(pc.task)), true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/tools"
 )
 
 // commit applies or queues a proposal's changes and returns the call's
@@ -26,7 +27,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	for _, pc := range p.changes {
 		if t.revise != nil && !t.revise.done && v.Explicit() {
 			// An explicit edit applies at once; its old proposal closes.
-			if pc.c.tool() == t.revise.item.Tool && pc.c.task() == t.revise.item.TaskID {
+			if pc.c.Tool() == t.revise.item.Tool && pc.c.TaskID() == t.revise.item.TaskID {
 				t.revise.done = true
 				t.supersede = append(t.supersede, t.revise.ref)
 			}
@@ -92,8 +93,8 @@ func (t *turn) routeInto(r *routing, pc prepared, v confidence.Verdict) {
 	route, why, kept := t.route(pc, v)
 	if why != "" {
 		r.guarded = append(r.guarded, why)
-		if u, ok := pc.c.(updateItem); ok && u.reason == "" {
-			if it, err := u.item(pc.task); err == nil {
+		if u, ok := pc.c.(tools.Item); ok && u.Reason == "" {
+			if it, ok := pc.task.Item(u.ItemID); ok {
 				r.left = append(r.left, it.Title)
 			}
 		}
@@ -120,11 +121,11 @@ type routed struct {
 // change keeps a rename of the same item; kept is false if nothing is left.
 func (t *turn) route(pc prepared, v confidence.Verdict) (r routed, why string, kept bool) {
 	auto := v.Explicit()
-	u, ok := pc.c.(updateItem)
-	if !ok || !u.changesCheck(pc.task) {
+	u, ok := pc.c.(tools.Item)
+	if !ok || !u.ChangesCheck(pc.task) {
 		return routed{pc, auto}, "", true
 	}
-	it, _ := u.item(pc.task)
+	it, _ := pc.task.Item(u.ItemID)
 	if it.CheckedBy.Normalize() != nod.ActorUser {
 		return routed{pc, auto}, "", true // the agent's own item changes freely
 	}
@@ -132,17 +133,17 @@ func (t *turn) route(pc prepared, v confidence.Verdict) (r routed, why string, k
 	if fresh {
 		return routed{pc, true}, "", true
 	}
-	if why = u.sovereign(pc.task); why == "" {
+	if why = u.Sovereign(pc.task); why == "" {
 		// A reason: trusted mode applies it (stamped agent); otherwise the
 		// person decides, even when a stale quote called it explicit.
 		return routed{pc, t.mode == nod.ModeTrusted && auto}, "", true
 	}
-	rest, ok := u.titleOnly()
+	rest, ok := u.TitleOnly()
 	if !ok {
 		return routed{}, why, false
 	}
-	cur, err1 := rest.current(pc.task)
-	target, err2 := rest.target(pc.task)
+	cur, err1 := rest.Current(pc.task)
+	target, err2 := rest.Target(pc.task)
 	if err1 != nil || err2 != nil || cur == target {
 		return routed{}, why, false
 	}
@@ -169,12 +170,12 @@ func (t *turn) queue(ctx context.Context, changes []prepared) (int, []prepared, 
 			continue
 		}
 		if len(t.items) >= nod.MaxItems {
-			overflow = append(overflow, pc.c.summary(pc.task))
+			overflow = append(overflow, pc.c.Summary(pc.task))
 			continue
 		}
-		t.items = append(t.items, typed(pc.c, pc.task, nod.ChangeItem{
-			Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
-			Field: pc.c.field(), Before: pc.cur, After: pc.target,
+		t.items = append(t.items, tools.Typed(pc.c, pc.task, nod.ChangeItem{
+			Tool: pc.c.Tool(), TaskID: pc.c.TaskID(), Args: pc.c.Args(), Summary: pc.c.Summary(pc.task),
+			Field: pc.c.Field(), Before: pc.cur, After: pc.target,
 		}))
 		queued++
 	}
@@ -188,8 +189,8 @@ func (t *turn) queue(ctx context.Context, changes []prepared) (int, []prepared, 
 func reasonOf(changes []prepared) string {
 	var rs []string
 	for _, pc := range changes {
-		if u, ok := pc.c.(updateItem); ok && u.reason != "" {
-			rs = append(rs, u.reason)
+		if u, ok := pc.c.(tools.Item); ok && u.Reason != "" {
+			rs = append(rs, u.Reason)
 		}
 	}
 	return strings.Join(rs, "; ")
@@ -213,28 +214,28 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			// The person's standing permission, not their words this time.
 			actor, verdict, why, quote = nod.ActorAgent, "rule", "rule "+pc.rule.ID+" ("+pc.rule.Kind+")", ""
 		}
-		item := typed(pc.c, pc.task, nod.ChangeItem{N: len(t.receipts) + 1, Tool: pc.c.tool(), TaskID: pc.c.task(), Args: pc.c.args(), Summary: pc.c.summary(pc.task),
-			Field: pc.c.field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed})
+		item := tools.Typed(pc.c, pc.task, nod.ChangeItem{N: len(t.receipts) + 1, Tool: pc.c.Tool(), TaskID: pc.c.TaskID(), Args: pc.c.Args(), Summary: pc.c.Summary(pc.task),
+			Field: pc.c.Field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed})
 		applied, err := t.a.editor.Apply(ctx, nod.Edit{
-			Topic: t.req.Topic, UserID: t.req.UserID, TaskID: pc.c.task(), Tool: pc.c.tool(), Args: pc.c.args(),
-			Summary: pc.c.summary(pc.task), Auto: true,
+			Topic: t.req.Topic, UserID: t.req.UserID, TaskID: pc.c.TaskID(), Tool: pc.c.Tool(), Args: pc.c.Args(),
+			Summary: pc.c.Summary(pc.task), Auto: true,
 			Mutate: func(cur *nod.Task) (nod.Task, error) {
 				var tk nod.Task
 				if cur != nil {
 					tk = *cur
 				}
-				err := pc.c.apply(&tk, applyCtx{now: now, by: actor})
+				err := pc.c.Apply(&tk, now, actor)
 				return tk, err
 			},
 			Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdict, Reason: why, Duration: time.Since(p.start)},
 			Receipt: &nod.Receipt{Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, Rule: pc.rule},
 		})
 		if err != nil {
-			if c, ok := pc.c.(createTask); ok && c.t.ID != "" {
+			if c, ok := pc.c.(tools.Create); ok && c.NewTask().ID != "" {
 				// Its fields that wait for a tap would wait on no task.
-				t.items = slices.DeleteFunc(t.items, func(it nod.ChangeItem) bool { return it.TaskID == c.t.ID })
+				t.items = slices.DeleteFunc(t.items, func(it nod.ChangeItem) bool { return it.TaskID == c.NewTask().ID })
 			}
-			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.tool(), "err", err)
+			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.Tool(), "err", err)
 			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, nod.Detail(err)))
 		}
 		last = applied.After
@@ -248,7 +249,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	}
 	j := toJSON(last, t.zone, t.a.now())
 	j.Notes = notes
-	return string(mustJSON(j))
+	return string(tools.MustJSON(j))
 }
 
 func firstNonEmpty(ss ...string) string {

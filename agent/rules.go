@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // ruleFor returns the person's rule that applies pc without asking, or
@@ -17,13 +18,13 @@ func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
 	if t.mode != nod.ModeSmart || t.req.Review || t.req.UserID == 0 || t.forwarded() {
 		return nil
 	}
-	if u, ok := pc.c.(updateItem); ok && u.changesCheck(pc.task) {
-		if it, _ := u.item(pc.task); it.CheckedBy.Normalize() == nod.ActorUser {
+	if u, ok := pc.c.(tools.Item); ok && u.ChangesCheck(pc.task) {
+		if it, _ := pc.task.Item(u.ItemID); it.CheckedBy.Normalize() == nod.ActorUser {
 			return nil
 		}
 	}
 	rules := t.rules(ctx)
-	kind := nod.KindOf(pc.c.tool(), pc.c.field(), pc.target)
+	kind := nod.KindOf(pc.c.Tool(), pc.c.Field(), pc.target)
 	for i := range rules {
 		if kind != "" && rules[i].Kind == kind && rules[i].Active(t.a.now()) {
 			return &rules[i]

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // classifierSummary renders a call for the classifier: nod's own template
@@ -27,17 +28,17 @@ func classifierSummary(p *proposal, said string, chat *time.Location) string {
 		return string(p.tool.Name)
 	}
 	pc := p.changes[0]
-	name := "task " + cut(pc.c.task())
+	name := "task " + cut(pc.c.TaskID())
 	if pc.task != nil {
 		name = fmt.Sprintf("task %q", cutTo(pc.task.Title, 60))
 	}
 	switch c := pc.c.(type) {
-	case createTask:
-		return createSummary(c.t, p.args)
-	case addItem, updateItem:
+	case tools.Create:
+		return createSummary(c.NewTask(), p.args)
+	case tools.AddItem, tools.Item:
 		return checklistSummary(p, name, said)
 	}
-	return fmt.Sprintf("%s: %s", name, fieldLine(pc.c.field(), pc.cur, pc.target, zoneOr(p.args.zone)))
+	return fmt.Sprintf("%s: %s", name, fieldLine(pc.c.Field(), pc.cur, pc.target, zoneOr(p.args.Zone)))
 }
 
 // fieldLine says a field's change, old value first: "priority: P3 → P1".
@@ -119,9 +120,9 @@ func removedLabels(before, after string) []string {
 
 // createSummary names a new task and every field the call gives it,
 // each as the classifier's per-field quotes name it.
-func createSummary(t nod.Task, a args) string {
+func createSummary(t nod.Task, a tools.Args) string {
 	var fs []string
-	if a.present("priority") {
+	if a.Present("priority") {
 		fs = append(fs, "priority: "+string(t.Priority))
 	}
 	if t.DueDate != "" {
@@ -149,9 +150,9 @@ func checklistSummary(p *proposal, name, said string) string {
 	var parts []string
 	for _, pc := range p.changes {
 		switch c := pc.c.(type) {
-		case addItem:
-			parts = append(parts, fmt.Sprintf("%q", cut(c.title)))
-		case updateItem:
+		case tools.AddItem:
+			parts = append(parts, fmt.Sprintf("%q", cut(c.Title)))
+		case tools.Item:
 			parts = append(parts, itemLine(c, pc.task, said))
 		}
 	}
@@ -167,24 +168,24 @@ func checklistSummary(p *proposal, name, said string) string {
 // itemLine says what a change does to one checklist item: a removal names
 // the state it takes away, an edit the new title and the checked state
 // before and after.
-func itemLine(c updateItem, task *nod.Task, said string) string {
-	item := itemName(task, c.itemID, said)
+func itemLine(c tools.Item, task *nod.Task, said string) string {
+	item := itemName(task, c.ItemID, said)
 	var it *nod.ChecklistItem
 	if task != nil {
-		it, _ = task.Item(c.itemID)
+		it, _ = task.Item(c.ItemID)
 	}
-	if c.remove {
+	if c.Remove {
 		if it == nil {
 			return item
 		}
-		return fmt.Sprintf("%s (%s)", item, checkState(it.Checked))
+		return fmt.Sprintf("%s (%s)", item, tools.CheckState(it.Checked))
 	}
 	var p []string
-	if c.title != nil {
-		p = append(p, fmt.Sprintf("renamed to %q", cut(*c.title)))
+	if c.Title != nil {
+		p = append(p, fmt.Sprintf("renamed to %q", cut(*c.Title)))
 	}
-	if c.checked != nil && (it == nil || it.Checked != *c.checked) {
-		p = append(p, fmt.Sprintf("%s → %s", checkState(!*c.checked), checkState(*c.checked)))
+	if c.Checked != nil && (it == nil || it.Checked != *c.Checked) {
+		p = append(p, fmt.Sprintf("%s → %s", tools.CheckState(!*c.Checked), tools.CheckState(*c.Checked)))
 	}
 	return item + ": " + strings.Join(p, ", ")
 }
@@ -217,4 +218,12 @@ func cutTo(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// zoneOr is z, or UTC for a chat that has none.
+func zoneOr(z *time.Location) *time.Location {
+	if z == nil {
+		return time.UTC
+	}
+	return z
 }

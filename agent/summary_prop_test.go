@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 )
 
 // docs/design.md §3.3, as a property: for any call of any mutating tool
@@ -22,11 +23,11 @@ func TestSummaryNamesWhatItReplaces(t *testing.T) {
 	for range 3000 {
 		task := randomTask(r)
 		tool, raw := randomCall(r, task)
-		a, err := decodeArgs(tool.Name, raw)
+		a, err := tools.Decode(tool.Name, raw)
 		if err != nil {
 			t.Fatalf("%s %s: %v", tool.Name, raw, err)
 		}
-		a.zone = berlin
+		a.Zone = berlin
 		p, ok := prepareOffline(tool, a, task)
 		if !ok {
 			continue
@@ -60,22 +61,22 @@ func TestSummaryNamesWhatItReplaces(t *testing.T) {
 
 // prepareOffline is validate without storage: the call's changes against
 // task, no-ops and unknown items dropped.
-func prepareOffline(tool Tool, a args, task nod.Task) (*proposal, bool) {
-	changes, _, err := tool.parse(a)
+func prepareOffline(tool Tool, a tools.Args, task nod.Task) (*proposal, bool) {
+	changes, _, err := a.Changes()
 	if err != nil {
 		return nil, false
 	}
 	p := &proposal{tool: tool, args: a}
 	for _, c := range changes {
 		tk := &task
-		if c.task() == "" {
+		if c.TaskID() == "" {
 			tk = nil
 		}
-		cur, err := c.current(tk)
+		cur, err := c.Current(tk)
 		if err != nil {
 			continue
 		}
-		target, err := c.target(tk)
+		target, err := c.Target(tk)
 		if err != nil || cur == target {
 			continue
 		}
@@ -86,45 +87,45 @@ func prepareOffline(tool Tool, a args, task nod.Task) (*proposal, bool) {
 
 // expectedParts is what the line must say of one change, worked out
 // from the task and the change without the summary's own helpers.
-func expectedParts(pc prepared, a args, zone *time.Location) []string {
+func expectedParts(pc prepared, a tools.Args, zone *time.Location) []string {
 	var want []string
 	if pc.task != nil {
 		want = append(want, fmt.Sprintf("task %q", pc.task.Title))
 	}
 	switch c := pc.c.(type) {
-	case createTask:
-		want = append(want, fmt.Sprintf("create a task titled %q", c.t.Title))
-		if a.present("priority") {
-			want = append(want, "priority: "+string(c.t.Priority))
+	case tools.Create:
+		want = append(want, fmt.Sprintf("create a task titled %q", c.NewTask().Title))
+		if a.Present("priority") {
+			want = append(want, "priority: "+string(c.NewTask().Priority))
 		}
-		if c.t.DueDate != "" {
-			want = append(want, "due: "+c.t.DueDate)
+		if c.NewTask().DueDate != "" {
+			want = append(want, "due: "+c.NewTask().DueDate)
 		}
-		if c.t.EstimateMinutes != nil {
-			want = append(want, fmt.Sprintf("estimate: %d minutes", *c.t.EstimateMinutes))
+		if c.NewTask().EstimateMinutes != nil {
+			want = append(want, fmt.Sprintf("estimate: %d minutes", *c.NewTask().EstimateMinutes))
 		}
-		want = append(want, c.t.Labels...)
-		if c.t.Description != "" {
+		want = append(want, c.NewTask().Labels...)
+		if c.NewTask().Description != "" {
 			want = append(want, "description: ")
 		}
-	case addItem:
-		want = append(want, fmt.Sprintf("%q", c.title))
-	case updateItem:
-		it, _ := pc.task.Item(c.itemID)
-		want = append(want, "item "+c.itemID)
+	case tools.AddItem:
+		want = append(want, fmt.Sprintf("%q", c.Title))
+	case tools.Item:
+		it, _ := pc.task.Item(c.ItemID)
+		want = append(want, "item "+c.ItemID)
 		state := map[bool]string{true: "checked", false: "unchecked"}
 		switch {
-		case c.remove:
-			want = append(want, fmt.Sprintf("item %s (%s)", c.itemID, state[it.Checked]))
-		case c.checked != nil && *c.checked != it.Checked:
-			want = append(want, state[it.Checked]+" → "+state[*c.checked])
+		case c.Remove:
+			want = append(want, fmt.Sprintf("item %s (%s)", c.ItemID, state[it.Checked]))
+		case c.Checked != nil && *c.Checked != it.Checked:
+			want = append(want, state[it.Checked]+" → "+state[*c.Checked])
 		}
-		if c.title != nil && !c.remove {
-			want = append(want, fmt.Sprintf("renamed to %q", *c.title))
+		if c.Title != nil && !c.Remove {
+			want = append(want, fmt.Sprintf("renamed to %q", *c.Title))
 		}
 	default:
-		want = append(want, oldValue(pc.c.field(), *pc.task, zone))
-		if pc.c.field() == nod.FieldLabels {
+		want = append(want, oldValue(pc.c.Field(), *pc.task, zone))
+		if pc.c.Field() == nod.FieldLabels {
 			after := map[string]bool{}
 			for _, l := range nod.ParseLabels(pc.target) {
 				after[strings.ToLower(l)] = true
@@ -228,8 +229,8 @@ func randomTask(r *rand.Rand) nod.Task {
 // could send.
 func randomCall(r *rand.Rand, t nod.Task) (Tool, string) {
 	var names []nod.Tool
-	for _, tool := range tools {
-		if tool.Risk == nod.Mutating && tool.parse != nil {
+	for _, tool := range registry {
+		if tool.Risk == nod.Mutating && tool.Name != nod.ToolSetTimezone { // the chat's zone is no task's change
 			names = append(names, tool.Name)
 		}
 	}

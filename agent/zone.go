@@ -8,12 +8,13 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/tools"
 )
 
 // prepareZone validates set_chat_timezone: a zone that loads and is not
 // the chat's already.
-func (t *turn) prepareZone(start time.Time, tool Tool, a args) (*proposal, string) {
-	name, _, err := a.str("timezone", true)
+func (t *turn) prepareZone(start time.Time, tool Tool, a tools.Args) (*proposal, string) {
+	name, _, err := a.Str("timezone", true)
 	if err == nil {
 		var zone *time.Location
 		if zone, err = nod.LoadZone(name); err == nil {
@@ -102,11 +103,11 @@ func (t *turn) nameZone(calls []nod.ToolCall) {
 		if nod.Tool(c.Name) != nod.ToolSetTimezone {
 			continue
 		}
-		a, err := decodeArgs(nod.ToolSetTimezone, c.Arguments)
+		a, err := tools.Decode(nod.ToolSetTimezone, c.Arguments)
 		if err != nil {
 			continue
 		}
-		if name, _, err := a.str("timezone", true); err == nil {
+		if name, _, err := a.Str("timezone", true); err == nil {
 			if z, err := nod.LoadZone(name); err == nil {
 				t.named = z
 			}
@@ -144,7 +145,7 @@ func (t *turn) zoneNote(ctx context.Context, p *proposal) string {
 // writesTime reports whether a call sets a due date or a reminder.
 func writesTime(p *proposal) bool {
 	for _, k := range []string{"due_date", "remind_at"} {
-		if v, ok := p.args.m[k]; ok && string(v) != "null" && string(v) != `""` {
+		if v, ok := p.args.Raw(k); ok && string(v) != "null" && string(v) != `""` {
 			return true
 		}
 	}

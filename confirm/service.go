@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -22,7 +23,6 @@ type Service struct {
 	undos     Undos
 	breaker   Breaker
 	rules     Rules
-	changes   Changes
 	now       func() time.Time
 	log       *slog.Logger
 	decisions *prometheus.CounterVec
@@ -35,7 +35,7 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 	if reg != nil {
 		reg.MustRegister(dc)
 	}
-	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, changes: d.Changes, now: now, log: log, decisions: dc}
+	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -110,7 +110,7 @@ func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserI
 func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) (nod.Decided, error) {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
-		ch, err := c.changes.Parse(it.Tool, it.Args)
+		ch, err := tools.Parse(it.Tool, it.Args)
 		if err != nil {
 			return nod.Task{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteInvalid}}
 		}
@@ -170,12 +170,8 @@ func refusal(err error) error {
 func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note {
 	if value == target {
 		if it.Field == nod.FieldChecklist && cur != nil {
-			var st struct {
-				Title   string `json:"title"`
-				Checked bool   `json:"checked"`
-			}
-			if json.Unmarshal([]byte(value), &st) == nil && st.Title != "" {
-				return nod.Note{Key: nod.NoteAlreadyItem, Args: []string{st.Title, checkState(st.Checked)}}
+			if title, checked, ok := tools.ItemValue(value); ok {
+				return nod.Note{Key: nod.NoteAlreadyItem, Args: []string{title, tools.CheckState(checked)}}
 			}
 		}
 		return nod.Note{Key: nod.NoteAlready}
@@ -185,13 +181,6 @@ func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note
 		return nod.Note{Key: nod.NoteChanged, Args: []string{string(it.Field)}}
 	}
 	return nod.Note{Key: nod.NoteNow, Args: []string{string(it.Field), value}}
-}
-
-func checkState(checked bool) string {
-	if checked {
-		return "checked"
-	}
-	return "unchecked"
 }
 
 // Reject rejects item n. Errors as Confirm.
@@ -354,9 +343,9 @@ func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, i
 	}
 	it, _ := task.Item(itemID)
 	if checked == it.Checked {
-		return nod.Applied{After: task}, fmt.Errorf("item %q is already %s: %w", it.Title, checkState(checked), nod.ErrDecided)
+		return nod.Applied{After: task}, fmt.Errorf("item %q is already %s: %w", it.Title, tools.CheckState(checked), nod.ErrDecided)
 	}
-	ch, err := c.changes.Parse(nod.ToolUpdateItem, mustJSON(map[string]any{"task_id": task.ID, "id": itemID, "isChecked": checked}))
+	ch, err := tools.Parse(nod.ToolUpdateItem, tools.MustJSON(map[string]any{"task_id": task.ID, "id": itemID, "isChecked": checked}))
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -379,7 +368,7 @@ func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.User
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
-		Args: mustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
+		Args: tools.MustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			cur.DeletedAt = &now
 			return *cur, nil
@@ -393,7 +382,7 @@ func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.User
 func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: at, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
-		Args: mustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
+		Args: tools.MustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if cur.DeletedAt == nil {
 				return nod.Task{}, fmt.Errorf("task %q is not in the trash: %w", cur.Title, nod.ErrDecided)
@@ -437,7 +426,7 @@ func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.U
 // revalidate rebuilds an item against its task as it is now; false if the
 // task or item is gone or the change would change nothing.
 func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.ChangeItem) (nod.ChangeItem, bool) {
-	ch, err := c.changes.Parse(it.Tool, it.Args)
+	ch, err := tools.Parse(it.Tool, it.Args)
 	if err != nil {
 		return it, false
 	}
@@ -454,14 +443,14 @@ func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.Chan
 	if err1 != nil || err2 != nil || cur == target {
 		return it, false
 	}
-	return c.changes.Typed(ch, task, nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.Summary(task), Field: it.Field, Before: cur, After: target}), true
+	return tools.Typed(ch, task, nod.ChangeItem{Tool: it.Tool, TaskID: it.TaskID, Args: it.Args, Summary: ch.Summary(task), Field: it.Field, Before: cur, After: target}), true
 }
 
 // MarkDone sets a task's status to DONE from its reminder's button: the
 // person's own change, audited and undoable. nod.ErrDecided if it is
 // done already. where is the reminder's topic.
 func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
-	ch, err := c.changes.Parse(nod.ToolSetStatus, mustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
+	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -472,7 +461,7 @@ func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.User
 // person's own change, audited and undoable; the reminder stays in where,
 // the reminder's topic.
 func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error) {
-	ch, err := c.changes.Remind(taskID, at)
+	ch, err := tools.Remind(taskID, at)
 	if err != nil {
 		return nod.Applied{}, err
 	}
@@ -481,21 +470,21 @@ func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID
 
 // snooze is the change a reminder's ⏰ makes; its audit row says so
 // ("snooze": true), to be told from a reminder the person set anew.
-type snooze struct{ nod.ToolChange }
+type snooze struct{ tools.Change }
 
 func (s snooze) Args() json.RawMessage {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(s.ToolChange.Args(), &m) != nil || m == nil {
-		return s.ToolChange.Args()
+	if json.Unmarshal(s.Change.Args(), &m) != nil || m == nil {
+		return s.Change.Args()
 	}
 	m["snooze"] = json.RawMessage("true")
-	return mustJSON(m)
+	return tools.MustJSON(m)
 }
 
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
 // nothing. A tap on a reminder's button (reminder set) acts only for the
 // person who set the reminder: nod.ErrForbidden otherwise.
-func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch nod.ToolChange, reason string, reminder bool) (nod.Applied, error) {
+func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch tools.Change, reason string, reminder bool) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: at, UserID: userID, TaskID: ch.TaskID(), Tool: ch.Tool(), Args: ch.Args(),
@@ -521,14 +510,6 @@ func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch n
 		Summary: ch.Summary(nil),
 		Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true, Reason: reason},
 	})
-}
-
-func mustJSON(v any) json.RawMessage {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err) // only maps of plain values are marshalled here
-	}
-	return b
 }
 
 // Chain follows undo entry u's chain of reverts back to the entry of the

@@ -2,7 +2,6 @@ package confirm
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -117,22 +116,8 @@ type Rules interface {
 	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
 }
 
-// Changes rebuilds the changes a change item or a tap stands for: what a
-// tool's arguments do to a task. agent.Changes provides it.
-type Changes interface {
-	// Parse rebuilds a stored change item's change from its tool and
-	// arguments; an error wraps nod.ErrInvalid.
-	Parse(tool nod.Tool, args json.RawMessage) (nod.ToolChange, error)
-	// Remind is the change that sets task taskID's reminder to at, kept
-	// in at's zone.
-	Remind(taskID string, at time.Time) (nod.ToolChange, error)
-	// Typed fills in the typed values of item it, rebuilt as c against
-	// t: the checklist item it touches, the task it creates.
-	Typed(c nod.ToolChange, t *nod.Task, it nod.ChangeItem) nod.ChangeItem
-}
-
-// Deps are what the Service works with; storage's repositories provide
-// the storage ones, agent.Changes the Changes.
+// Deps are the storage the Service works with; storage's repositories
+// provide them.
 type Deps struct {
 	Decisions Decisions
 	Tasks     Tasks
@@ -140,5 +125,4 @@ type Deps struct {
 	Undos     Undos
 	Breaker   Breaker
 	Rules     Rules
-	Changes   Changes
 }

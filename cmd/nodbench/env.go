@@ -143,7 +143,7 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	// The fake sets no rate limits: the bench measures nod, not Telegram's
 	// caps (which the bot's limiter would enforce at 30 messages a second).
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
-	c := confirm.New(confirm.Deps{Decisions: n.db.ChangeSets(), Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Undos: n.db.Undo(), Breaker: n.db.Settings(), Rules: n.db.Rules(), Changes: agent.Changes{}}, time.Now, log, nil)
+	c := confirm.New(confirm.Deps{Decisions: n.db.ChangeSets(), Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Undos: n.db.Undo(), Breaker: n.db.Settings(), Rules: n.db.Rules()}, time.Now, log, nil)
 	n.reg = prometheus.NewRegistry()
 	// Only the sweep at start runs: a periodic one would land in whatever
 	// turn or tap is being measured when a run takes minutes (the race

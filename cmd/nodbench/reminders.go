@@ -136,7 +136,7 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 	for _, db := range dbs {
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
-		c := confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Changes: agent.Changes{}}, time.Now, log, nil)
+		c := confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, time.Now, log, nil)
 		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, Lexicon: formatting.Words}, agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules()}, time.Now, log)
 		blog := slog.New(slog.NewTextHandler(lb, nil))
 		sw := sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()}, sweep.Options{}, time.Now, blog)

@@ -83,7 +83,6 @@ var (
 	_ bot.Reminders    = (*confirm.Service)(nil)
 	_ bot.Places       = (*place.Finder)(nil)
 	_ bot.Transcriber  = (*speech.Transcriber)(nil)
-	_ confirm.Changes  = agent.Changes{}
 )
 
 // newLogger logs to w, masking every secret of cfg wherever it appears.
@@ -140,7 +139,7 @@ func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm
 }
 
 func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
-	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Changes: agent.Changes{}}, now, log.With("component", "confirm"), reg)
+	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless

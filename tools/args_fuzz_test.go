@@ -1,8 +1,12 @@
-package agent
+package tools
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
+
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 )
 
 // FuzzToolArguments feeds arbitrary argument strings to every mutating
@@ -16,26 +20,24 @@ func FuzzToolArguments(f *testing.F) {
 	} {
 		f.Add(s)
 	}
+	names := slices.Sorted(maps.Keys(parsers))
 	f.Fuzz(func(t *testing.T, raw string) {
-		for _, tool := range tools {
-			if tool.parse == nil {
-				continue
-			}
-			a, err := decodeArgs(tool.Name, raw)
+		for _, name := range names {
+			a, err := Decode(name, raw)
 			if err != nil {
 				continue
 			}
-			changes, _, err := tool.parse(a)
+			changes, _, err := a.Changes()
 			if err != nil {
 				continue
 			}
 			for _, c := range changes {
-				again, err := parseChange(c.tool(), c.args())
+				again, err := Parse(c.Tool(), c.Args())
 				if err != nil {
-					t.Fatalf("%s(%q): stored args %s do not parse again: %v", tool.Name, raw, c.args(), err)
+					t.Fatalf("%s(%q): stored args %s do not parse again: %v", name, raw, c.Args(), err)
 				}
-				if !json.Valid(again.args()) || string(again.args()) != string(c.args()) {
-					t.Fatalf("%s(%q): args %s parse back as %s", tool.Name, raw, c.args(), again.args())
+				if !json.Valid(again.Args()) || string(again.Args()) != string(c.Args()) {
+					t.Fatalf("%s(%q): args %s parse back as %s", name, raw, c.Args(), again.Args())
 				}
 			}
 		}
