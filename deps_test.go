@@ -81,8 +81,9 @@ func TestLayers(t *testing.T) {
 		"sweep": {""},
 		// confirm is the person's own changes: the agent reaches it through
 		// agent.Answerer, the bot through bot/store.go, and it rebuilds a
-		// change with tools, never through the agent's package.
-		"confirm": {"", "tools"},
+		// change with tools, never through the agent's package; it reads
+		// the person's answers in words with answer.
+		"confirm": {"", "answer", "tools"},
 		// bot reaches the agent and storage through interfaces of its own
 		// (bot/store.go), never through their packages; it renders what
 		// sweep reports.

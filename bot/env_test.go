@@ -45,7 +45,7 @@ type env struct {
 
 // confirmDeps wires a confirmation service to db as the app does.
 func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}
+	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(), Words: answer.NewReader(formatting.AnswerWords())}
 }
 
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
@@ -66,7 +66,7 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: []nod.UserID{user}, PollTimeout: 2 * time.Second, Limits: unlimited, Metrics: e.reg},
 		bot.Deps{Updates: e.db.Outbox(), Tasks: e.db.Tasks(), Audit: e.db.Audit(), Sets: e.db.ChangeSets(), Undos: e.db.Undo(), Chats: e.db.Settings(), Rulebook: e.db.Rules(),
-			Conversation: e.db.Conversation(), Messages: e.db.Messages(), Buttons: e.db.Messages(), Deletions: e.db.Deletions(), Answers: e.db.ChangeSets(), Keeper: e.db.ChangeSets(), Outbox: e.db.Outbox(),
+			Conversation: e.db.Conversation(), Messages: e.db.Messages(), Buttons: e.db.Messages(), Deletions: e.db.Deletions(), Answers: c, Keeper: e.db.ChangeSets(), Outbox: e.db.Outbox(),
 			Sweep:  sweep.New(sweep.Deps{Expiry: e.db.ChangeSets(), Deletions: e.db.Deletions(), Trash: e.db.Tasks(), Buttons: e.db.Messages(), Updates: e.db.Outbox(), Outbox: e.db.Outbox(), Tasks: e.db.Tasks()}, sweep.Options{AllowedUsers: []nod.UserID{user}}, e.clock.Now, log),
 			Turner: turner, Decider: c, Mender: c, Changer: c, Rules: c}, e.clock.Now, log)
 	if err := b.Start(t.Context()); err != nil {

@@ -234,7 +234,7 @@ func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
 		MsgID: in.msgID, Forwarded: in.forwarded, EditOf: in.editOf, Edits: in.edits,
 		Lang: in.loc.Code(), Settings: in.settings}
 	if in.forwarded == "" {
-		req.Revise = b.revision(ctx, in)
+		req.Revise = b.answers.Revision(ctx, in.chat, in.user, in.replyTo, in.text)
 	}
 	if in.replyTo != 0 {
 		if set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {

@@ -33,14 +33,13 @@ type AuditLog interface {
 	Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.AuditEntry, error)
 }
 
-// Sets reads change sets and their latest rejection.
+// Sets reads change sets.
 type Sets interface {
 	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
 	ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error)
 	ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's open sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
-	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
 }
 
 // Undos reads the undo entries of applied changes.
@@ -102,30 +101,29 @@ type Buttons interface {
 	MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error)
 }
 
-// Deletions keeps each person's line of deletions that wait for their
-// typed title.
+// Deletions reads a deletion owed its question, to show it.
 type Deletions interface {
-	// WaitingDeletion returns the person's deletion whose question was
-	// asked and shown, expired or not; false if none is.
-	WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PendingDeletion, bool, error)
-	// EndDeletion takes an answered or cancelled deletion out of its line;
-	// false if another caller already did.
-	EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error)
-	// AskDeletion drops the person's expired question and asks the next
-	// in line when none waits (see storage.Deletions.AskDeletion).
-	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)
 	// Deletion returns a deletion still in its line; nod.ErrNotFound once
 	// it has left.
 	Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error)
 }
 
-// Answers takes what the person's next words answer: a reading of their
-// answer, a rejection's reason.
+// Answers decides what the person's words answer, in the order of
+// docs/design.md §3.4 (confirm.Service); the bot says what happened.
 type Answers interface {
-	// TakeReading uses a reading of the person's words, once.
-	TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error)
-	// SetReason stores a rejection's reason once.
-	SetReason(ctx context.Context, decisionID, reason string) error
+	// AnswerDeletion answers the person's waiting deletion in topic at;
+	// AskDeletion moves their line of deletions on.
+	AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.UserID, text string, spoken bool) (nod.DeletionAnswer, error)
+	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)
+	// AnswerInWords decides a yes/no read whole, on the set of message
+	// replyTo or the topic's newest; AcceptReading decides a reading the
+	// person tapped, once.
+	AnswerInWords(ctx context.Context, at nod.Topic, userID nod.UserID, replyTo int, text string) (nod.WordsAnswer, error)
+	AcceptReading(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.WordsAnswer, error)
+	// Reason stores a reply as a rejection's reason; Revision is the
+	// pending item a reply revises, nil if none.
+	Reason(ctx context.Context, chatID nod.ChatID, userID nod.UserID, replyTo int, text string) (nod.ReasonOutcome, error)
+	Revision(ctx context.Context, chatID nod.ChatID, userID nod.UserID, replyTo int, text string) *nod.ItemRef
 }
 
 // Keeper keeps a change set open for longer: the Keep button.
@@ -174,8 +172,6 @@ type Decider interface {
 	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
 	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
 	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error)
-	// Answer decides the items of a reading of the person's words.
-	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error)
 	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
 }
 
@@ -187,13 +183,12 @@ type Mender interface {
 	Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error)
 }
 
-// Changer makes the person's own changes: undo, a tick on a task card, a typed deletion, a restore.
+// Changer makes the person's own changes: undo, a tick on a task card, a restore.
 type Changer interface {
 	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error)
 	// Toggle and Restore make the change in topic at, where the person
-	// tapped; Delete in the deletion's.
+	// tapped.
 	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error)
-	Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error)
 	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
 	// Chain follows undo entry u's chain of reverts back to the change it
 	// started from; odd says taking u back would apply that change again.

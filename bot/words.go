@@ -1,8 +1,6 @@
 package bot
 
 import (
-	"strconv"
-
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/formatting"
 )
@@ -11,8 +9,3 @@ import (
 // each language's template file: a German "ja zu 1 und 3" in an English
 // chat means the same (docs/design.md §3.4, rule 2).
 func newReader() *answer.Reader { return answer.NewReader(formatting.AnswerWords()) }
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
-}

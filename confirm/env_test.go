@@ -8,6 +8,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures"
@@ -68,7 +69,7 @@ func deps(db *storage.DB, clf agent.Classifier) agent.Deps {
 
 // confirmDeps wires a confirmation service to db as the app does.
 func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}
+	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(), Words: answer.NewReader(formatting.AnswerWords())}
 }
 
 var titles = fixtures.ChecklistTitles

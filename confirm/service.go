@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/tools"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -23,6 +24,9 @@ type Service struct {
 	undos     Undos
 	breaker   Breaker
 	rules     Rules
+	deletions Deletions
+	replies   Replies
+	words     *answer.Reader
 	now       func() time.Time
 	log       *slog.Logger
 	decisions *prometheus.CounterVec
@@ -35,7 +39,7 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 	if reg != nil {
 		reg.MustRegister(dc)
 	}
-	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, now: now, log: log, decisions: dc}
+	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, deletions: d.Deletions, replies: d.Replies, words: d.Words, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group

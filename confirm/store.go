@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/answer"
 )
 
 // The storage the confirmation service needs, as small interfaces grouped
@@ -116,8 +117,38 @@ type Rules interface {
 	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
 }
 
-// Deps are the storage the Service works with; storage's repositories
-// provide them.
+// Deletions keeps each person's line of deletions that wait for their
+// typed title.
+type Deletions interface {
+	// WaitingDeletion returns the person's deletion whose question was
+	// asked and shown, expired or not; false if none is.
+	WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PendingDeletion, bool, error)
+	// EndDeletion takes an answered or cancelled deletion out of its line;
+	// false if another caller already did.
+	EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error)
+	// AskDeletion drops the person's expired question and asks the next
+	// in line when none waits (see storage.Deletions.AskDeletion).
+	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)
+}
+
+// Replies finds the change set a person's words are about, and keeps
+// what they said of it: a reading to accept, a rejection's reason.
+type Replies interface {
+	// ChangeSetByMessage returns the set a message shows; nod.ErrNotFound
+	// if none.
+	ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error)
+	// OpenChangeSets returns the topic's open sets, newest first.
+	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
+	// LatestRejection returns the set's latest rejection.
+	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
+	// SetReason stores a rejection's reason once.
+	SetReason(ctx context.Context, decisionID, reason string) error
+	// TakeReading uses a reading of the person's words, once.
+	TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error)
+}
+
+// Deps are the storage the Service works with, storage's repositories
+// provide them, and the words it reads answers with.
 type Deps struct {
 	Decisions Decisions
 	Tasks     Tasks
@@ -125,4 +156,9 @@ type Deps struct {
 	Undos     Undos
 	Breaker   Breaker
 	Rules     Rules
+	Deletions Deletions
+	Replies   Replies
+	// Words reads the person's answers in words; nil reads none (only the
+	// agent's answer_proposals reach the service then).
+	Words *answer.Reader
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/confirm"
@@ -143,7 +144,7 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	// The fake sets no rate limits: the bench measures nod, not Telegram's
 	// caps (which the bot's limiter would enforce at 30 messages a second).
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
-	c := confirm.New(confirm.Deps{Decisions: n.db.ChangeSets(), Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Undos: n.db.Undo(), Breaker: n.db.Settings(), Rules: n.db.Rules()}, time.Now, log, nil)
+	c := confirm.New(confirm.Deps{Decisions: n.db.ChangeSets(), Tasks: n.db.Tasks(), Editor: n.db.Tasks(), Undos: n.db.Undo(), Breaker: n.db.Settings(), Rules: n.db.Rules(), Deletions: n.db.Deletions(), Replies: n.db.ChangeSets(), Words: answer.NewReader(formatting.AnswerWords())}, time.Now, log, nil)
 	n.reg = prometheus.NewRegistry()
 	// Only the sweep at start runs: a periodic one would land in whatever
 	// turn or tap is being measured when a run takes minutes (the race
@@ -151,7 +152,7 @@ func openNod(r *reporter, tgURL, llmURL, dsn string, users int) (*nodParts, erro
 	n.bot = bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, AllowedUsers: allowed, PollTimeout: 5 * time.Second, Limits: unlimited, Metrics: n.reg,
 		SweepInterval: 24 * time.Hour},
 		bot.Deps{Updates: n.db.Outbox(), Tasks: n.db.Tasks(), Audit: n.db.Audit(), Sets: n.db.ChangeSets(), Undos: n.db.Undo(), Chats: n.db.Settings(), Rulebook: n.db.Rules(),
-			Conversation: n.db.Conversation(), Messages: n.db.Messages(), Buttons: n.db.Messages(), Deletions: n.db.Deletions(), Answers: n.db.ChangeSets(), Keeper: n.db.ChangeSets(), Outbox: n.db.Outbox(),
+			Conversation: n.db.Conversation(), Messages: n.db.Messages(), Buttons: n.db.Messages(), Deletions: n.db.Deletions(), Answers: c, Keeper: n.db.ChangeSets(), Outbox: n.db.Outbox(),
 			Sweep:  sweep.New(sweep.Deps{Expiry: n.db.ChangeSets(), Deletions: n.db.Deletions(), Trash: n.db.Tasks(), Buttons: n.db.Messages(), Updates: n.db.Outbox(), Outbox: n.db.Outbox(), Tasks: n.db.Tasks()}, sweep.Options{AllowedUsers: allowed}, time.Now, log),
 			Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c}, time.Now, log)
 	if err := n.bot.Start(context.Background()); err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures"
@@ -136,13 +137,13 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 	for _, db := range dbs {
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
-		c := confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, time.Now, log, nil)
+		c := confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(), Words: answer.NewReader(formatting.AnswerWords())}, time.Now, log, nil)
 		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, Lexicon: formatting.Words}, agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules()}, time.Now, log)
 		blog := slog.New(slog.NewTextHandler(lb, nil))
 		sw := sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()}, sweep.Options{}, time.Now, blog)
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
 			bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
-				Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: db.ChangeSets(), Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
+				Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c},
 			time.Now, blog)
 		if err := b.Start(context.Background()); err != nil {

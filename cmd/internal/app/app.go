@@ -54,7 +54,6 @@ var (
 	_ bot.Messages       = (*storage.Messages)(nil)
 	_ bot.Buttons        = (*storage.Messages)(nil)
 	_ bot.Deletions      = (*storage.Deletions)(nil)
-	_ bot.Answers        = (*storage.ChangeSets)(nil)
 	_ bot.Keeper         = (*storage.ChangeSets)(nil)
 	_ bot.Outbox         = (*storage.Outbox)(nil)
 	_ bot.Days           = (*storage.Schedule)(nil)
@@ -73,6 +72,8 @@ var (
 	_ confirm.Undos      = (*storage.Undo)(nil)
 	_ confirm.Breaker    = (*storage.Settings)(nil)
 	_ confirm.Rules      = (*storage.Rules)(nil)
+	_ confirm.Deletions  = (*storage.Deletions)(nil)
+	_ confirm.Replies    = (*storage.ChangeSets)(nil)
 )
 
 var (
@@ -81,6 +82,7 @@ var (
 	_ bot.Turner       = (*agent.Agent)(nil)
 	_ bot.Sweeper      = (*sweep.Sweeper)(nil)
 	_ bot.Reminders    = (*confirm.Service)(nil)
+	_ bot.Answers      = (*confirm.Service)(nil)
 	_ bot.Places       = (*place.Finder)(nil)
 	_ bot.Transcriber  = (*speech.Transcriber)(nil)
 )
@@ -139,7 +141,7 @@ func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm
 }
 
 func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
-	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}, now, log.With("component", "confirm"), reg)
+	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(), Words: answer.NewReader(formatting.AnswerWords())}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless
@@ -161,7 +163,7 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
-			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: db.ChangeSets(), Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
+			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears}, now, log.With("component", "bot"))
 }
 
