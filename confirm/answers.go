@@ -32,7 +32,7 @@ func (c *Service) read(text string) answer.Reading {
 // the deletion itself fails the outcome is DeletionDeleted, with the
 // error: the question ended all the same.
 func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.UserID, text string, spoken bool) (nod.DeletionAnswer, error) {
-	d, ok, err := c.deletions.WaitingDeletion(ctx, at.Chat, userID)
+	d, ok, err := c.deletions.WaitingDeletion(ctx, at.ChatID, userID)
 	if err != nil {
 		return nod.DeletionAnswer{}, fmt.Errorf("waiting deletion: %w", err)
 	}
@@ -49,7 +49,7 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 		out.Outcome = nod.DeletionAgain
 		return out, nil
 	}
-	ended, err := c.deletions.EndDeletion(ctx, at.Chat, d.ID)
+	ended, err := c.deletions.EndDeletion(ctx, at.ChatID, d.ID)
 	if err != nil {
 		return nod.DeletionAnswer{}, fmt.Errorf("end deletion %s: %w", d.ID, err)
 	}
@@ -61,7 +61,7 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 		return out, nil
 	}
 	out.Outcome = nod.DeletionDeleted
-	out.Applied, err = c.Delete(ctx, at.Chat, userID, d)
+	out.Applied, err = c.Delete(ctx, at.ChatID, userID, d)
 	return out, err
 }
 
@@ -76,7 +76,7 @@ func (c *Service) AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod
 // may decide.
 func (c *Service) answerTarget(ctx context.Context, at nod.Topic, userID nod.UserID, replyTo int) (nod.ChangeSet, bool, error) {
 	if replyTo != 0 {
-		set, err := c.replies.ChangeSetByMessage(ctx, at.Chat, replyTo)
+		set, err := c.replies.ChangeSetByMessage(ctx, at.ChatID, replyTo)
 		return set, err == nil, nil
 	}
 	sets, err := c.replies.OpenChangeSets(ctx, at)
@@ -119,7 +119,7 @@ func (c *Service) AnswerInWords(ctx context.Context, at nod.Topic, userID nod.Us
 	}
 	out.Outcome = nod.WordsDecided
 	out.Reading = nod.Reading{SetID: set.ID, Confirm: yes, Reject: no, Words: text}
-	out.Decided, out.Rejected, err = c.Answer(ctx, at.Chat, userID, out.Reading)
+	out.Decided, out.Rejected, err = c.Answer(ctx, at.ChatID, userID, out.Reading)
 	return out, err
 }
 

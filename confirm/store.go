@@ -9,8 +9,9 @@ import (
 )
 
 // The storage the confirmation service needs, as small interfaces grouped
-// by what it does with it; *storage.DB provides them all. Every method is
-// scoped to a chat: a record of another chat is nod.ErrNotFound.
+// by what it does with it, each provided by one of storage's repositories.
+// Every method is scoped to a chat: a record of another chat is
+// nod.ErrNotFound.
 
 // Tasks reads the tasks a tap names.
 type Tasks interface {
