@@ -67,7 +67,7 @@ const (
 
 // ChangeSet is one turn's proposals, shown to the person as one message.
 type ChangeSet struct {
-	ID string
+	ID SetID
 	// Topic is where the set was proposed: its message goes there, and
 	// only that topic's words answer it.
 	Topic

@@ -16,7 +16,7 @@ const (
 type Decision struct {
 	ID      string
 	ChatID  ChatID
-	SetID   string
+	SetID   SetID
 	ItemID  string
 	N       int
 	UserID  UserID

@@ -147,7 +147,7 @@ type TurnRecord struct {
 
 // ItemRef names item N of change set SetID.
 type ItemRef struct {
-	SetID string
+	SetID SetID
 	N     int
 }
 
@@ -193,7 +193,7 @@ type Reading struct {
 	ID      string
 	ChatID  ChatID
 	UserID  UserID
-	SetID   string
+	SetID   SetID
 	Confirm []int
 	Reject  []int
 	Reason  string

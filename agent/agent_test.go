@@ -557,7 +557,7 @@ func TestDecisionsRefused(t *testing.T) {
 			name string
 			chat nod.ChatID
 			user nod.UserID
-			set  string
+			set  nod.SetID
 			n    int
 			want error
 		}{

@@ -44,7 +44,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a tools.Args) (*answerCall, er
 	if err != nil {
 		return nil, err
 	}
-	set, err := t.answerSet(ctx, strings.TrimSpace(setID))
+	set, err := t.answerSet(ctx, nod.SetID(strings.TrimSpace(setID)))
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (t *turn) refusedByWords(c *answerCall) string {
 
 // answerSet is the set an answer is about: the one named, else the one
 // the person's message replies to, else their newest open one.
-func (t *turn) answerSet(ctx context.Context, id string) (nod.ChangeSet, error) {
+func (t *turn) answerSet(ctx context.Context, id nod.SetID) (nod.ChangeSet, error) {
 	if id == "" {
 		id = t.req.ReplySet
 	}

@@ -45,7 +45,7 @@ type repeats struct {
 
 // waitingItem is a pending item of an open set.
 type waitingItem struct {
-	set string
+	set nod.SetID
 	nod.ChangeItem
 }
 

@@ -66,14 +66,14 @@ type Conversation interface {
 type Proposals interface {
 	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
 	// has none of that id.
-	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's pending and partially resolved
 	// sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	// ReviseItem replaces a pending item under its number and audits the
 	// old version as superseded, in one transaction; nod.ErrDecided if the
 	// item is no longer pending.
-	ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error)
+	ReviseItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error)
 }
 
 // Memory is what the person decided on proposals before: what the prompt

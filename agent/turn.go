@@ -407,7 +407,7 @@ type turn struct {
 	deletions  []nod.PendingDeletion
 	asides     []string // what the model wrote beside its tool calls
 	// decisions passed on in the person's words, and readings shown instead
-	answered []string
+	answered []nod.SetID
 	readings []nod.Reading
 	revised  *nod.ChangeSet // the set once the pending item was revised
 	// the chat's time zone as the person set it in this turn

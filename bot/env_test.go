@@ -246,7 +246,7 @@ func TestAnswersInWordsAndReason(t *testing.T) {
 }
 
 // setID is the id of the set shown in message msgID.
-func setID(t *testing.T, e *env, msgID int) string {
+func setID(t *testing.T, e *env, msgID int) nod.SetID {
 	t.Helper()
 	s, err := e.db.ChangeSets().ChangeSetByMessage(t.Context(), chat, msgID)
 	if err != nil {

@@ -25,7 +25,7 @@ func FuzzMessageLimits(f *testing.F) {
 		// Long enough that ten items overflow a message many times over;
 		// bounded, so that an input's word diffs stay quick.
 		title, text, quote = cutBytes(title, 600), cutBytes(text, 8000), cutBytes(quote, 600)
-		set := nod.ChangeSet{ID: nod.NewID(), UserID: 42, Status: nod.SetPending, AfterSeq: 1}
+		set := nod.ChangeSet{ID: nod.SetID(nod.NewID()), UserID: 42, Status: nod.SetPending, AfterSeq: 1}
 		titles := map[string]string{}
 		undoable := map[string]bool{}
 		var receipts []formatting.Receipt

@@ -35,12 +35,12 @@ type AuditLog interface {
 
 // Sets reads change sets and their latest rejection.
 type Sets interface {
-	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error)
 	ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error)
 	ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's open sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
-	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
+	LatestRejection(ctx context.Context, setID nod.SetID) (nod.Decision, error)
 }
 
 // Undos reads the undo entries of applied changes.
@@ -77,7 +77,7 @@ type Conversation interface {
 
 // Messages remembers which Telegram message shows what, to edit it later.
 type Messages interface {
-	SetMessageID(ctx context.Context, setID string, messageID int) error
+	SetMessageID(ctx context.Context, setID nod.SetID, messageID int) error
 	// SetCardMessage and CardMessage remember the latest card of a task.
 	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error
 	CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error)
@@ -133,7 +133,7 @@ type Keeper interface {
 	// KeepSet gives an open set another TTL, for a person who may decide
 	// it; nod.ErrForbidden if they may not, nod.ErrExpired if it is not
 	// open.
-	KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error)
+	KeepSet(ctx context.Context, chatID nod.ChatID, id nod.SetID, userID nod.UserID) (nod.ChangeSet, error)
 }
 
 // Outbox settles the messages owed for changes once they are delivered.
@@ -141,7 +141,7 @@ type Outbox interface {
 	// Delivered marks owed messages as sent.
 	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
-	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error)
+	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and told the person so.
 	Interrupted(ctx context.Context, at nod.Topic, said string) error
@@ -170,21 +170,21 @@ type Sweeper interface {
 
 // Decider decides a change set's items for a person; see confirm.Service for the errors.
 type Decider interface {
-	Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
-	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error)
+	Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
+	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int) (nod.Decided, error)
 	// Answer decides the items of a reading of the person's words.
 	Answer(ctx context.Context, chatID nod.ChatID, userID nod.UserID, r nod.Reading) (nod.Decided, int, error)
-	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
+	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
 }
 
 // Mender settles items that could not simply apply: stale, failed or expired ones.
 type Mender interface {
-	ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error)
+	ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (*nod.ChangeSet, int, error)
 }
 
 // Changer makes the person's own changes: undo, a tick on a task card, a typed deletion, a restore.

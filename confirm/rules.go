@@ -54,7 +54,7 @@ func (c *Service) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.U
 // streak counts the change sets in which the latest decisions, newest
 // first, confirmed, up to the first rejection.
 func streak(ds []nod.Decision) int {
-	sets := map[string]bool{}
+	sets := map[nod.SetID]bool{}
 	for _, d := range ds {
 		if d.Verdict != nod.Confirmed {
 			break

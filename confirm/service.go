@@ -41,7 +41,7 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 // authorize loads the set and checks that userID may decide it: in a group
 // only the person whose request produced it, or, for a proactive review's
 // set (UserID 0), any allowed user of the chat.
-func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.ChangeSet, error) {
+func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.ChangeSet, error) {
 	set, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return set, err
@@ -60,7 +60,7 @@ func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.U
 // the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
 // nod.ErrExpired or nod.ErrDecided; any other error means nothing was
 // written and the item is still pending.
-func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	// The store authorizes inside the transaction that decides: the set
 	// is read once.
 	d, err := c.confirm(ctx, chatID, userID, setID, []int{n}, false, "")
@@ -70,7 +70,7 @@ func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.Use
 
 // ApplyAnyway confirms item n although its task changed since it was
 // proposed. Errors as Confirm.
-func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	d, err := c.confirm(ctx, chatID, userID, setID, []int{n}, true, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
@@ -78,7 +78,7 @@ func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod
 
 // Skip closes item n as stale, keeping the task as it is now. Errors as
 // Reject.
-func (c *Service) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction: the
 	// set is read once, on one clock reading.
 	set, err := c.sets.FailItem(ctx, chatID, setID, n, userID, nod.ItemStale, nod.Note{Key: nod.NoteSkipped})
@@ -90,7 +90,7 @@ func (c *Service) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 
 // Retry makes the failed item n pending again and confirms the pending
 // items in order, as ConfirmAll.
-func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -107,7 +107,7 @@ func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserI
 // note (Decided.Stale) and ends the run; one that can no longer apply is
 // closed as stale or failed and ends the run (Decided.Failed). words are the
 // person's answer that decided them, if nod read one.
-func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) (nod.Decided, error) {
+func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int, force bool, words string) (nod.Decided, error) {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
 		ch, err := tools.Parse(it.Tool, it.Args)
@@ -184,7 +184,7 @@ func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note
 }
 
 // Reject rejects item n. Errors as Confirm.
-func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction.
 	set, err := c.sets.RejectItem(ctx, chatID, setID, n, userID)
 	if err == nil {
@@ -196,7 +196,7 @@ func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.User
 // ConfirmAll confirms the pending items in order, each seeing the previous
 // one's result, and stops at the first that fails; the rest stay pending.
 // With nothing pending it returns nod.ErrDecided.
-func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
+func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error) {
 	d, err := c.confirm(ctx, chatID, userID, setID, nil, false, "") // nil: what is pending in the transaction
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
@@ -205,7 +205,7 @@ func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.
 // ConfirmSome confirms items ns in order, in one transaction, as
 // ConfirmAll does for every pending item: a decision stated in words.
 // Items no longer pending are passed over.
-func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error) {
+func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int) (nod.Decided, error) {
 	if len(ns) == 0 {
 		set, err := c.authorize(ctx, chatID, userID, setID)
 		if err != nil {
@@ -259,7 +259,7 @@ func (c *Service) Answer(ctx context.Context, chatID nod.ChatID, userID nod.User
 
 // RejectAll rejects every pending item. With nothing pending it returns
 // nod.ErrDecided.
-func (c *Service) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
+func (c *Service) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -398,7 +398,7 @@ func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, 
 // tasks as they are now and opens a fresh set with those that still make
 // sense. It returns the new set (nil if nothing still makes sense) and how
 // many items were dropped.
-func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error) {
+func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (*nod.ChangeSet, int, error) {
 	old, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return nil, 0, err

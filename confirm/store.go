@@ -36,7 +36,7 @@ type Editor interface {
 type Decisions interface {
 	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
 	// has none of that id.
-	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error)
 	// ConfirmItems confirms pending items ns (nil: every pending item) in
 	// order in one transaction: for each, decide computes the task's new
 	// state from the task as stored now, and task change, item, set,
@@ -48,23 +48,23 @@ type Decisions interface {
 	// pending) or decide's error, and then nothing was written.
 	// words, the person's answer that decided them when nod read it
 	// itself, are kept with the decisions.
-	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error)
+	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID nod.SetID, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error)
 	// RejectItem rejects a pending item with its decision and audit row in
 	// one transaction; errors as ConfirmItems.
-	RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error)
+	RejectItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID) (nod.ChangeSet, error)
 	// RejectItemBecause is RejectItem with the person's reason, and their
 	// answer in words as ConfirmItems keeps it.
-	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error)
+	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error)
 	// FailItem closes a pending item as stale or failed with a note for the
 	// person, audited as failed, in one transaction; errors as RejectItem.
-	FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
+	FailItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
 	// ReopenItem makes a failed item pending again and its set open, in
 	// one transaction; nod.ErrExpired if the set's time is up, nod.ErrDecided
 	// if the item is not failed.
-	ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error)
+	ReopenItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int) (nod.ChangeSet, error)
 	// Repropose closes an expired set's pending items and opens a new set
 	// of items in one transaction; nod.ErrDecided if it was done before.
-	Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
+	Repropose(ctx context.Context, chatID nod.ChatID, oldID nod.SetID, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
 }
 
 // Undos takes applied changes back and counts those the person took back.

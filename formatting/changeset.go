@@ -359,7 +359,7 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	var rows [][]Button
 	if s.Status == nod.SetExpired {
 		if len(s.Pending()) > 0 {
-			return [][]Button{{l.button(reproposeButton, nod.Action{Kind: nod.ActRepropose, ID: s.ID})}}
+			return [][]Button{{l.button(reproposeButton, nod.Action{Kind: nod.ActRepropose, ID: string(s.ID)})}}
 		}
 		return nil
 	}
@@ -369,21 +369,21 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 			// Its task changed since: the person sees the value now and
 			// chooses, instead of a plain ✓.
 			rows = append(rows, []Button{
-				l.button(applyAnywayButton.With(n), nod.Action{Kind: nod.ActApplyAnyway, ID: s.ID, N: n}),
-				l.button(skipItemButton.With(n), nod.Action{Kind: nod.ActSkip, ID: s.ID, N: n}),
+				l.button(applyAnywayButton.With(n), nod.Action{Kind: nod.ActApplyAnyway, ID: string(s.ID), N: n}),
+				l.button(skipItemButton.With(n), nod.Action{Kind: nod.ActSkip, ID: string(s.ID), N: n}),
 			})
 			continue
 		}
 		rows = append(rows, []Button{
-			{Text: fmt.Sprintf("✓ %d", n), Action: nod.Action{Kind: nod.ActConfirm, ID: s.ID, N: n}},
-			{Text: fmt.Sprintf("✗ %d", n), Action: nod.Action{Kind: nod.ActReject, ID: s.ID, N: n}},
+			{Text: fmt.Sprintf("✓ %d", n), Action: nod.Action{Kind: nod.ActConfirm, ID: string(s.ID), N: n}},
+			{Text: fmt.Sprintf("✗ %d", n), Action: nod.Action{Kind: nod.ActReject, ID: string(s.ID), N: n}},
 		})
 	}
 	if v.Failed != 0 {
 		rows = append(rows, []Button{
-			l.button(retryButton, nod.Action{Kind: nod.ActRetry, ID: s.ID, N: v.Failed}),
-			l.button(skipRestButton, nod.Action{Kind: nod.ActSkipRest, ID: s.ID}),
-			l.button(abortButton, nod.Action{Kind: nod.ActAbort, ID: s.ID}),
+			l.button(retryButton, nod.Action{Kind: nod.ActRetry, ID: string(s.ID), N: v.Failed}),
+			l.button(skipRestButton, nod.Action{Kind: nod.ActSkipRest, ID: string(s.ID)}),
+			l.button(abortButton, nod.Action{Kind: nod.ActAbort, ID: string(s.ID)}),
 		})
 	}
 	var undo []Button
@@ -401,12 +401,12 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	if len(pending) > 1 && v.Failed == 0 {
 		rows = append(rows, []Button{
-			l.button(confirmAllButton, nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}),
-			l.button(rejectAllButton, nod.Action{Kind: nod.ActRejectAll, ID: s.ID}),
+			l.button(confirmAllButton, nod.Action{Kind: nod.ActConfirmAll, ID: string(s.ID)}),
+			l.button(rejectAllButton, nod.Action{Kind: nod.ActRejectAll, ID: string(s.ID)}),
 		})
 	}
 	if s.Warned && len(pending) > 0 {
-		rows = append(rows, []Button{l.button(keepButton.With(v.KeepDays), nod.Action{Kind: nod.ActKeep, ID: s.ID})})
+		rows = append(rows, []Button{l.button(keepButton.With(v.KeepDays), nod.Action{Kind: nod.ActKeep, ID: string(s.ID)})})
 	}
 	return rows
 }

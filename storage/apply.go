@@ -156,10 +156,14 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 	if err != nil {
 		return fmt.Errorf("supersede: %w", err)
 	}
-	type hit struct{ id, set string }
+	type hit struct {
+		id  string
+		set nod.SetID
+	}
 	var hits []hit
 	for rows.Next() {
-		var id, set, field, detail string
+		var id, field, detail string
+		var set nod.SetID
 		if err := rows.Scan(&id, &set, &field, &detail); err != nil {
 			rows.Close()
 			return fmt.Errorf("supersede: %w", err)
@@ -200,7 +204,7 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 	if trashed {
 		note = encodeNote(nod.Note{Key: nod.NoteTaskGone})
 	}
-	sets := map[string]bool{}
+	sets := map[nod.SetID]bool{}
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $1 WHERE id = $2 AND status = 'pending'`, note, h.id); err != nil {
 			return fmt.Errorf("supersede item: %w", err)
@@ -216,7 +220,7 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 		if err := updateSetStatus(ctx, tx, &set, now); err != nil {
 			return err
 		}
-		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: id}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(id)}, now); err != nil {
 			return err
 		}
 	}

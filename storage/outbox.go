@@ -226,12 +226,12 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 // transaction committed, so a read that takes it sees the row. What
 // another process owed (a PostgreSQL replica's, one that stopped) its
 // own read or the owed sweep (TakeOwed) delivers.
-func (db *Outbox) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error) {
+func (db *Outbox) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error) {
 	mark, ok := db.refreshes.Load(chatID)
 	if !ok {
 		return nil, nil
 	}
-	ids, err := queryIDs(ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
+	ids, err := queryIDs[nod.SetID](ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("owed refreshes: %w", err)
 	}

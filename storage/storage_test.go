@@ -71,7 +71,7 @@ func setPriority(p nod.Priority) nod.Mutate {
 }
 
 // confirmItem confirms item n alone, applying mutate to its task.
-func confirmItem(ctx context.Context, db *storage.DB, chatID nod.ChatID, setID string, n int, userID nod.UserID, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
+func confirmItem(ctx context.Context, db *storage.DB, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
 	res, err := db.ChangeSets().ConfirmItems(ctx, chatID, setID, []int{n}, userID, "", func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
 	return res.Set, res.Applied[n], err
 }
@@ -636,7 +636,7 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
-		owed := func(want ...string) {
+		owed := func(want ...nod.SetID) {
 			t.Helper()
 			if ids, err := db.Outbox().OwedRefreshes(t.Context(), chat); err != nil || !slices.Equal(ids, want) {
 				t.Errorf("owed refreshes %v, %v; want %v", ids, err, want)
@@ -659,7 +659,7 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 		}
 		owed(cs.ID)
 		owed(cs.ID) // still owed: read again
-		if err := db.Outbox().Delivered(t.Context(), chat, nod.OwedRefresh, cs.ID); err != nil {
+		if err := db.Outbox().Delivered(t.Context(), chat, nod.OwedRefresh, string(cs.ID)); err != nil {
 			t.Fatal(err)
 		}
 		if n := reads(); n != 1 {

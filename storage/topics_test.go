@@ -60,7 +60,7 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 		if err != nil || len(owed) != 1 || owed[0].Kind != nod.OwedSet || owed[0].Thread != 7 {
 			t.Fatalf("owed after the set = %+v, %v; want its message owed to topic 7", owed, err)
 		}
-		db.Outbox().Delivered(ctx, chat, nod.OwedSet, set.ID)
+		db.Outbox().Delivered(ctx, chat, nod.OwedSet, string(set.ID))
 
 		// A decision on topic 7's set is an event of topic 7's conversation.
 		clock.Advance(time.Minute)

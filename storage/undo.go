@@ -228,7 +228,7 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Und
 // UndoneSince returns the chat's changes that were undone at or after
 // since (not the undos of undos), newest undo first.
 func (db *Undo) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
-	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
+	ids, err := queryIDs[string](ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("undone changes: %w", err)
