@@ -115,7 +115,7 @@ type ChangeItem struct {
 	NewTask *Task
 	Status  ItemStatus
 	Note    Note   // why an item is stale or failed; zero: none
-	UndoID  string // the undo entry of a confirmed item
+	UndoID  UndoID // the undo entry of a confirmed item
 }
 
 // Expired reports whether the set's items can no longer be decided at

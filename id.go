@@ -33,4 +33,6 @@ func (c ChatID) Group() bool { return c < 0 }
 type (
 	// SetID is a change set's id.
 	SetID string
+	// UndoID is an undo entry's id.
+	UndoID string
 )

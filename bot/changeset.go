@@ -36,7 +36,8 @@ func (p press) topic() nod.Topic { return nod.Topic{ChatID: p.chat, Thread: p.th
 
 // The record a button names, typed once as its kind says: the callback
 // data carries a plain id.
-func (p press) set() nod.SetID { return nod.SetID(p.action.ID) }
+func (p press) set() nod.SetID   { return nod.SetID(p.action.ID) }
+func (p press) undo() nod.UndoID { return nod.UndoID(p.action.ID) }
 
 // then runs fn once the press has been answered: edits and new messages
 // never hold up the answer, so a slow or rate-limited edit cannot leave
@@ -162,7 +163,7 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 // Changes just applied (by item number) bring their task and undo entry,
 // which then need no lookup: a tap's refresh reads less.
 func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied map[int]nod.Applied) formatting.ChangeSetView {
-	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[string]bool{}, Undone: map[string]bool{}, Failed: failed,
+	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[nod.UndoID]bool{}, Undone: map[nod.UndoID]bool{}, Failed: failed,
 		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
 	if set.UserID != 0 {
 		v.Who = b.nameOf(ctx, set.ChatID, set.UserID)

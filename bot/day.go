@@ -191,7 +191,7 @@ const recentReminders = 10
 // or ⏰ puts its Undo on the reminder it was tapped on.
 type reminderMsg struct {
 	id    int
-	undos []string
+	undos []nod.UndoID
 }
 
 // reminderMessages returns task taskID's latest reminder messages but
@@ -219,7 +219,7 @@ func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID stri
 		m := reminderMsg{id: msg}
 		for _, d := range data {
 			if a, err := DecodeAction(d); err == nil && a.Kind == nod.ActUndo {
-				m.undos = append(m.undos, a.ID)
+				m.undos = append(m.undos, nod.UndoID(a.ID))
 			}
 		}
 		out = append(out, m)
@@ -269,7 +269,7 @@ func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.C
 // before the tap, when the tap is taken back and the task is open; the
 // tap's outcome with the new Undo when it is applied again. It returns
 // the messages it edited.
-func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, undoID string, u nod.Undone) []int {
+func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, undoID nod.UndoID, u nod.Undone) []int {
 	e, err := b.undos.UndoEntry(ctx, chat, undoID)
 	if err != nil {
 		return nil

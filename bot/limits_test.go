@@ -27,19 +27,19 @@ func FuzzMessageLimits(f *testing.F) {
 		title, text, quote = cutBytes(title, 600), cutBytes(text, 8000), cutBytes(quote, 600)
 		set := nod.ChangeSet{ID: nod.SetID(nod.NewID()), UserID: 42, Status: nod.SetPending, AfterSeq: 1}
 		titles := map[string]string{}
-		undoable := map[string]bool{}
+		undoable := map[nod.UndoID]bool{}
 		var receipts []formatting.Receipt
 		for i := 1; i <= n; i++ {
 			task := fmt.Sprintf("t%03d%s", i, strings.Repeat("x", 6))
 			titles[task] = fmt.Sprintf("%d %s", i, title)
 			it := limitItem(i, task, title, text)
 			if applied&(1<<i) != 0 {
-				it.Status, it.UndoID = nod.ItemConfirmed, nod.NewID()
+				it.Status, it.UndoID = nod.ItemConfirmed, nod.UndoID(nod.NewID())
 				undoable[it.UndoID] = true
 			}
 			set.Items = append(set.Items, it)
 			done := it
-			done.Status, done.UndoID = nod.ItemConfirmed, nod.NewID() // a receipt's item is applied
+			done.Status, done.UndoID = nod.ItemConfirmed, nod.UndoID(nod.NewID()) // a receipt's item is applied
 			receipts = append(receipts, formatting.Receipt{TaskTitle: titles[task], Item: done, Quote: quote})
 		}
 		for _, lang := range formatting.Languages() {

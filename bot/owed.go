@@ -57,7 +57,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 		case nod.OwedReminder, nod.OwedDaily:
 			b.deliverDue(ctx, o)
 		case nod.OwedUndone:
-			redo, err := b.undos.UndoEntry(ctx, o.ChatID, o.Ref)
+			redo, err := b.undos.UndoEntry(ctx, o.ChatID, nod.UndoID(o.Ref))
 			if err != nil {
 				b.sweeps.Gone(ctx, o, err)
 				continue

@@ -37,7 +37,7 @@ type AuditLog interface {
 type Sets interface {
 	ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error)
 	ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error)
-	ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error)
+	ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID nod.UndoID) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's open sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	LatestRejection(ctx context.Context, setID nod.SetID) (nod.Decision, error)
@@ -45,7 +45,7 @@ type Sets interface {
 
 // Undos reads the undo entries of applied changes.
 type Undos interface {
-	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
+	UndoEntry(ctx context.Context, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error)
 	// LatestUndo returns userID's newest change in the topic still
 	// undoable.
 	LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error)
@@ -189,7 +189,7 @@ type Mender interface {
 
 // Changer makes the person's own changes: undo, a tick on a task card, a typed deletion, a restore.
 type Changer interface {
-	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error)
+	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID nod.UndoID, force bool) (nod.Undone, error)
 	// Toggle and Restore make the change in topic at, where the person
 	// tapped; Delete in the deletion's.
 	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error)

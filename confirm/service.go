@@ -286,7 +286,7 @@ func (c *Service) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.U
 // nod.ErrDecided (already undone), nod.ErrExpired, nod.ErrSent (the
 // reminder it set went out since) or nod.ErrStale (the task changed
 // since; force overrides).
-func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error) {
+func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID nod.UndoID, force bool) (nod.Undone, error) {
 	u, err := c.undos.UndoEntry(ctx, chatID, undoID)
 	if err != nil {
 		return nod.Undone{}, err

@@ -71,7 +71,7 @@ type Decisions interface {
 type Undos interface {
 	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
 	// none of that id.
-	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
+	UndoEntry(ctx context.Context, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error)
 	// Undo applies the inverse of an undo entry's change in one
 	// transaction. Unless force is set it refuses with nod.ErrStale (a
 	// nod.Conflict) when one of the change's own fields or items changed
@@ -80,7 +80,7 @@ type Undos interface {
 	// nod.ErrSent (its reminder went out since) or nod.ErrTrashed. The
 	// result holds the Redo entry and what became of a reminder left in
 	// the past.
-	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error)
+	Undo(ctx context.Context, chatID nod.ChatID, id nod.UndoID, userID nod.UserID, force bool) (nod.Undone, error)
 	// AutoUndosSince counts userID's auto-applied changes undone at or
 	// after since.
 	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)

@@ -17,8 +17,8 @@ type ChangeSetView struct {
 	Trashed map[string]bool
 	// Undoable holds the undo entries that can still be undone; Undone
 	// those that were: their items were applied and taken back since.
-	Undoable map[string]bool
-	Undone   map[string]bool
+	Undoable map[nod.UndoID]bool
+	Undone   map[nod.UndoID]bool
 	// Failed is the item confirm-all stopped at, or 0.
 	Failed int
 	// KeepDays is how long Keep extends a set that warns of its expiry.
@@ -389,7 +389,7 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	var undo []Button
 	for _, it := range s.Items {
 		if it.Status == nod.ItemConfirmed && it.UndoID != "" && v.Undoable[it.UndoID] {
-			undo = append(undo, l.button(undoButton.With(it.N), nod.Action{Kind: nod.ActUndo, ID: it.UndoID}))
+			undo = append(undo, l.button(undoButton.With(it.N), nod.Action{Kind: nod.ActUndo, ID: string(it.UndoID)}))
 			if len(undo) == 4 {
 				rows = append(rows, undo)
 				undo = nil

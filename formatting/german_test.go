@@ -166,7 +166,7 @@ func TestGermanShowsNoStoredEnglish(t *testing.T) {
 	}
 	shown["receipts"] = de.Changes().Receipts(rs).HTML
 	for _, it := range set.Items {
-		u := nod.UndoEntry{ID: "u-" + it.ID, Tool: it.Tool, TaskID: it.TaskID, Title: "Login reparieren", Summary: stored, Change: changeOf(it)}
+		u := nod.UndoEntry{ID: nod.UndoID("u-" + it.ID), Tool: it.Tool, TaskID: it.TaskID, Title: "Login reparieren", Summary: stored, Change: changeOf(it)}
 		shown["undone "+string(it.Tool)] = de.Undo().Undone(u).HTML
 		shown["undone receipt "+string(it.Tool)] = de.Undo().ReceiptUndone(u).HTML
 		shown["redone "+string(it.Tool)] = de.Undo().Redone(u).HTML

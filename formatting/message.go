@@ -245,8 +245,8 @@ func (tv Tasks) InTrash(id, title string) Message {
 }
 
 // Button adds an Undo button for undo entry id to m.
-func (uv Undo) Button(m Message, id string) Message {
-	m.Keyboard = append(m.Keyboard, []Button{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: id})})
+func (uv Undo) Button(m Message, id nod.UndoID) Message {
+	m.Keyboard = append(m.Keyboard, []Button{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(id)})})
 	return m
 }
 
@@ -260,7 +260,7 @@ func (uv Undo) Undone(redo nod.UndoEntry) Message {
 		u.Field, u.Back = uv.l.wentBack(redo)
 		m = uv.l.Text(undoneTmpl.With(u))
 	}
-	m.Keyboard = [][]Button{{uv.l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
+	m.Keyboard = [][]Button{{uv.l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: string(redo.ID)})}}
 	return m
 }
 
@@ -312,7 +312,7 @@ func (uv Undo) Redone(again nod.UndoEntry) Message {
 		data.Trash, data.Back = true, back
 	}
 	m := uv.l.Text(redoneTmpl.With(data))
-	m.Keyboard = [][]Button{{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
+	m.Keyboard = [][]Button{{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(again.ID)})}}
 	return m
 }
 
@@ -327,7 +327,7 @@ func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict) Message {
 		d.Redo, d.Summary, anyway = true, uv.l.undoneSummary(u), redoAnyway
 	}
 	m := uv.l.Text(undoStale.With(d))
-	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
+	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: string(u.ID)})}}
 	return m
 }
 

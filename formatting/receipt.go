@@ -94,7 +94,7 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 		if len(rs) > 1 {
 			n = i + 1
 		}
-		row = append(row, cv.l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}))
+		row = append(row, cv.l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID)}))
 		if len(row) == 4 {
 			m.Keyboard = append(m.Keyboard, row)
 			row = nil

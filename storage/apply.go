@@ -76,7 +76,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 		return nod.Applied{}, err
 	}
 	u := nod.UndoEntry{
-		ID: nod.NewID(), Topic: e.Topic, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
+		ID: nod.UndoID(nod.NewID()), Topic: e.Topic, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
 		Change: ch, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Auto: e.Auto,
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
@@ -85,7 +85,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	if e.Receipt != nil {
 		r := *e.Receipt
 		r.TaskTitle, r.Item.TaskID, r.Item.UndoID = after.Title, after.ID, u.ID
-		if err := db.owe(ctx, tx, nod.Owed{Topic: e.Topic, Kind: nod.OwedReceipt, Ref: u.ID, Receipt: &r}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: e.Topic, Kind: nod.OwedReceipt, Ref: string(u.ID), Receipt: &r}, now); err != nil {
 			return nod.Applied{}, err
 		}
 	}

@@ -389,7 +389,7 @@ func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now ti
 
 // ChangeSetByUndo returns the change set whose item was applied with undo
 // entry undoID, or nod.ErrNotFound.
-func (db *ChangeSets) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error) {
+func (db *ChangeSets) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID nod.UndoID) (nod.ChangeSet, error) {
 	var setID nod.SetID
 	err := db.reader().QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
 	if noRows(err) {

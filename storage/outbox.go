@@ -25,7 +25,7 @@ type receiptRecord struct {
 	Field     string          `json:"field"`
 	Before    string          `json:"before"`
 	After     string          `json:"after"`
-	UndoID    string          `json:"undo_id"`
+	UndoID    nod.UndoID      `json:"undo_id"`
 	Detail    *detailRecord   `json:"detail,omitempty"`
 }
 

@@ -606,7 +606,7 @@ func TestOwedTakenOnce(t *testing.T) {
 			for _, os := range taken {
 				for _, o := range os {
 					ids[o.ID]++
-					if o.Receipt == nil || o.Receipt.Item.UndoID != o.Ref || o.Receipt.TaskTitle != "Fix login bug" {
+					if o.Receipt == nil || string(o.Receipt.Item.UndoID) != o.Ref || o.Receipt.TaskTitle != "Fix login bug" {
 						t.Errorf("owed receipt = %+v", o.Receipt)
 					}
 				}

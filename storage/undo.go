@@ -24,7 +24,7 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 }
 
 // UndoEntry returns undo entry id of the chat.
-func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
+func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error) {
 	return getUndo(ctx, db.reader(), chatID, id)
 }
 
@@ -33,7 +33,7 @@ func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (no
 // sender's own change, never someone else's, made in the topic it is
 // given in.
 func (db *Undo) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
-	var id string
+	var id nod.UndoID
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND thread = $2 AND user_id = $3 AND undone_at IS NULL AND expires_at > $4 ORDER BY seq DESC LIMIT 1`,
 		at.ChatID, at.Thread, userID, micros(db.now())).Scan(&id)
 	if noRows(err) {
@@ -57,7 +57,7 @@ func (db *Undo) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID)
 // nod.ErrSent (the change set a reminder that has gone out since),
 // nod.ErrTrashed (the task is in the trash and the undo would not restore
 // it) or nod.ErrStale (as a nod.Conflict naming what changed since).
-func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error) {
+func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id nod.UndoID, userID nod.UserID, force bool) (nod.Undone, error) {
 	var out nod.Undone
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -129,14 +129,14 @@ func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID n
 			return err
 		}
 		redo := nod.UndoEntry{
-			ID: nod.NewID(), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
+			ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
 		if err := insertUndo(ctx, tx, redo); err != nil {
 			return err
 		}
 		out.Redo, out.Redone = redo, u.Reverts != ""
-		return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: redo.ID}, now)
+		return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: string(redo.ID)}, now)
 	})
 	return out, err
 }
@@ -195,7 +195,7 @@ func touched(c nod.Change) []string {
 	return out
 }
 
-func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
+func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error) {
 	var (
 		u                nod.UndoEntry
 		delta, title     sql.NullString
@@ -228,7 +228,7 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Und
 // UndoneSince returns the chat's changes that were undone at or after
 // since (not the undos of undos), newest undo first.
 func (db *Undo) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
-	ids, err := queryIDs[string](ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
+	ids, err := queryIDs[nod.UndoID](ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("undone changes: %w", err)

@@ -226,7 +226,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 			lost++
 		}
 	}
-	confirmed, undos := 0, map[string]bool{}
+	confirmed, undos := 0, map[nod.UndoID]bool{}
 	for _, m := range sets {
 		s := mustSet(t, h, m.ID)
 		for _, it := range s.Items {
