@@ -35,4 +35,6 @@ type (
 	SetID string
 	// UndoID is an undo entry's id.
 	UndoID string
+	// RuleID is a learned rule's id.
+	RuleID string
 )

@@ -38,6 +38,7 @@ func (p press) topic() nod.Topic { return nod.Topic{ChatID: p.chat, Thread: p.th
 // data carries a plain id.
 func (p press) set() nod.SetID   { return nod.SetID(p.action.ID) }
 func (p press) undo() nod.UndoID { return nod.UndoID(p.action.ID) }
+func (p press) rule() nod.RuleID { return nod.RuleID(p.action.ID) }
 
 // then runs fn once the press has been answered: edits and new messages
 // never hold up the answer, so a slow or rate-limited edit cannot leave

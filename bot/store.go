@@ -81,7 +81,7 @@ type Messages interface {
 	// SetCardMessage and CardMessage remember the latest card of a task.
 	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error
 	CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error)
-	SetRuleMessage(ctx context.Context, id string, messageID int) error
+	SetRuleMessage(ctx context.Context, id nod.RuleID, messageID int) error
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
 	SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error
@@ -202,8 +202,8 @@ type Changer interface {
 
 // RuleDecider answers a learned rule's offer and revokes rules.
 type RuleDecider interface {
-	DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool) (nod.Rule, error)
-	RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error)
+	DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.RuleID, accept bool) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.RuleID) (nod.Rule, error)
 }
 
 // Days keeps the chat's place in the day: its time zone and its daily

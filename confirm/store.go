@@ -107,13 +107,13 @@ type Rules interface {
 	// kind was offered before (and its rule did not just expire).
 	OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error)
 	// Rule returns a rule; nod.ErrNotFound if the chat has none of that id.
-	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
+	Rule(ctx context.Context, chatID nod.ChatID, id nod.RuleID) (nod.Rule, error)
 	// DecideRule accepts or declines an offered rule with its audit row in
 	// one transaction; nod.ErrDecided if it is not offered.
-	DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error)
+	DecideRule(ctx context.Context, chatID nod.ChatID, id nod.RuleID, userID nod.UserID, accept bool) (nod.Rule, error)
 	// RevokeRule ends an active rule with its audit row in one
 	// transaction; nod.ErrDecided if it is not active.
-	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID nod.ChatID, id nod.RuleID, userID nod.UserID) (nod.Rule, error)
 }
 
 // Deps are the storage the Service works with; storage's repositories

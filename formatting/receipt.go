@@ -104,11 +104,11 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 		m.Keyboard = append(m.Keyboard, row)
 	}
 	// A rule's change can stop the rule where the person sees it act.
-	seen := map[string]bool{}
+	seen := map[nod.RuleID]bool{}
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true
-			m.Keyboard = append(m.Keyboard, []Button{cv.l.button(ruleStopButton.With(cv.l.viewRule(*r.Rule)), nod.Action{Kind: nod.ActStopRule, ID: r.Rule.ID})})
+			m.Keyboard = append(m.Keyboard, []Button{cv.l.button(ruleStopButton.With(cv.l.viewRule(*r.Rule)), nod.Action{Kind: nod.ActStopRule, ID: string(r.Rule.ID)})})
 		}
 	}
 	return m
@@ -145,7 +145,7 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 		})
 		out = append(out, l.Render(receiptQuote.With(s)))
 	}
-	seen := map[string]bool{}
+	seen := map[nod.RuleID]bool{}
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true

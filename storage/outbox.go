@@ -16,7 +16,7 @@ type receiptRecord struct {
 	TaskTitle string          `json:"task_title"`
 	Quote     string          `json:"quote,omitempty"`
 	Trusted   bool            `json:"trusted,omitempty"`
-	RuleID    string          `json:"rule_id,omitempty"`
+	RuleID    nod.RuleID      `json:"rule_id,omitempty"`
 	N         int             `json:"n"`
 	Tool      nod.Tool        `json:"tool"`
 	TaskID    string          `json:"task_id"`
@@ -54,7 +54,7 @@ type answerRecord struct {
 func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error {
 	var payload string
 	if r := o.Receipt; r != nil {
-		var rule string
+		var rule nod.RuleID
 		if r.Rule != nil {
 			rule = r.Rule.ID
 		}
