@@ -101,7 +101,7 @@ type UndoEntry struct {
 	// Topic is where the change was made: /undo there takes it back.
 	Topic
 	UserID UserID // who made the change; only they may undo it
-	TaskID string
+	TaskID TaskID
 	Tool   Tool
 	// Summary is the change the entry belongs to as the model was told it
 	// (English, for the model and the audit); people read summaries

@@ -30,7 +30,7 @@ const TrashedValue = "trashed"
 // Applying a change is a compare-and-set of just those; undoing it is
 // applying its Inverse, so a later change to anything else never conflicts.
 type Change struct {
-	TaskID string
+	TaskID TaskID
 	// Created marks the change that created the task; its inverse moves the
 	// task to the trash.
 	Created bool
@@ -378,7 +378,7 @@ func (it ChecklistItem) Stamped() ChecklistItem {
 
 // String names the change's parts, for logs and errors.
 func (c Change) String() string {
-	s := "change of task " + c.TaskID + ":"
+	s := "change of task " + string(c.TaskID) + ":"
 	if c.Created {
 		s += " created"
 	}

@@ -91,7 +91,7 @@ type ChangeItem struct {
 	ID     string
 	N      int    // 1-based number shown on its buttons; never changes
 	Tool   Tool   // contract name, or add_checklist_item / update_checklist_item
-	TaskID string // empty for create_task
+	TaskID TaskID // empty for create_task
 	// Args are the call's arguments as the agent rebuilds the change from
 	// them and the audit records them; no other package reads into them.
 	Args    json.RawMessage

@@ -37,4 +37,6 @@ type (
 	UndoID string
 	// RuleID is a learned rule's id.
 	RuleID string
+	// TaskID is a task's id.
+	TaskID string
 )

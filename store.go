@@ -74,7 +74,7 @@ type Edit struct {
 	// reminder it sets belong there.
 	Topic
 	UserID  UserID
-	TaskID  string // empty: Mutate creates a task
+	TaskID  TaskID // empty: Mutate creates a task
 	Tool    Tool
 	Args    json.RawMessage
 	Summary string
@@ -161,7 +161,7 @@ type PendingDeletion struct {
 	// there, and answered only there.
 	Topic
 	UserID    UserID
-	TaskID    string
+	TaskID    TaskID
 	Title     string
 	Checklist int // items that go with the task
 	// Wait is how long the question waits for the title once asked.

@@ -96,7 +96,7 @@ func (a Actor) Normalize() Actor {
 
 // Task is one of a chat's tasks. Every task belongs to exactly one chat.
 type Task struct {
-	ID              string
+	ID              TaskID
 	ChatID          ChatID
 	Title           string
 	Description     string // empty: none

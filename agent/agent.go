@@ -171,7 +171,7 @@ func (a *Agent) complete(ctx context.Context, system string, parts ...[]nod.Chat
 
 // taskJSON is a task as the tools return it (the contract's get_task shape).
 type taskJSON struct {
-	ID              string       `json:"id"`
+	ID              nod.TaskID   `json:"id"`
 	Title           string       `json:"title"`
 	Description     *string      `json:"description"`
 	Status          nod.Status   `json:"status"`

@@ -28,7 +28,7 @@ type answerCall struct {
 	confirm []int
 	reject  []int
 	reason  string
-	titles  map[string]string // the titles of the tasks its items change, by id
+	titles  map[nod.TaskID]string // the titles of the tasks its items change, by id
 }
 
 // prepareAnswer validates an answer_proposals call: the set the person
@@ -74,7 +74,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a tools.Args) (*answerCall, er
 			return nil, fmt.Errorf("item %d is both confirmed and rejected; name each item once", n)
 		}
 	}
-	var ids []string
+	var ids []nod.TaskID
 	for _, n := range slices.Concat(c.confirm, c.reject) {
 		if it, _ := set.Item(n); it.TaskID != "" && !slices.Contains(ids, it.TaskID) {
 			ids = append(ids, it.TaskID)

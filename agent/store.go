@@ -18,7 +18,7 @@ import (
 type Tasks interface {
 	// Task returns a task outside the trash; nod.ErrNotFound if there is
 	// none (or it is in the trash).
-	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash that f
 	// matches, oldest first, with how many it matches in all; a malformed
 	// cursor is nod.ErrInvalid.
@@ -29,7 +29,7 @@ type Tasks interface {
 	FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
-	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
+	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)
 }
 
 // Editor applies a change at once, outside any change set.

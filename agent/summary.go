@@ -28,7 +28,7 @@ func classifierSummary(p *proposal, said string, chat *time.Location) string {
 		return string(p.tool.Name)
 	}
 	pc := p.changes[0]
-	name := "task " + cut(pc.c.TaskID())
+	name := "task " + cut(string(pc.c.TaskID()))
 	if pc.task != nil {
 		name = fmt.Sprintf("task %q", cutTo(pc.task.Title, 60))
 	}

@@ -263,7 +263,7 @@ func refused(result string) bool {
 // and items in call order, so that the set's numbers run on continuously
 // under each task's heading.
 func groupByTask(items []nod.ChangeItem) []nod.ChangeItem {
-	first := map[string]int{}
+	first := map[nod.TaskID]int{}
 	for i, it := range items {
 		if _, ok := first[it.TaskID]; !ok {
 			first[it.TaskID] = i

@@ -39,6 +39,7 @@ func (p press) topic() nod.Topic { return nod.Topic{ChatID: p.chat, Thread: p.th
 func (p press) set() nod.SetID   { return nod.SetID(p.action.ID) }
 func (p press) undo() nod.UndoID { return nod.UndoID(p.action.ID) }
 func (p press) rule() nod.RuleID { return nod.RuleID(p.action.ID) }
+func (p press) task() nod.TaskID { return nod.TaskID(p.action.ID) }
 
 // then runs fn once the press has been answered: edits and new messages
 // never hold up the answer, so a slow or rate-limited edit cannot leave
@@ -164,15 +165,15 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 // Changes just applied (by item number) bring their task and undo entry,
 // which then need no lookup: a tap's refresh reads less.
 func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied map[int]nod.Applied) formatting.ChangeSetView {
-	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[nod.UndoID]bool{}, Undone: map[nod.UndoID]bool{}, Failed: failed,
+	v := formatting.ChangeSetView{Set: set, Titles: map[nod.TaskID]string{}, Trashed: map[nod.TaskID]bool{}, Undoable: map[nod.UndoID]bool{}, Undone: map[nod.UndoID]bool{}, Failed: failed,
 		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
 	if set.UserID != 0 {
 		v.Who = b.nameOf(ctx, set.ChatID, set.UserID)
 	}
-	var trash map[string]string // read once, if an item's task is not found
-	trashed := func(id string) string {
+	var trash map[nod.TaskID]string // read once, if an item's task is not found
+	trashed := func(id nod.TaskID) string {
 		if trash == nil {
-			trash = map[string]string{}
+			trash = map[nod.TaskID]string{}
 			if ts, err := b.tasks.Trash(ctx, set.ChatID); err == nil {
 				for _, t := range ts {
 					trash[t.ID] = t.Title

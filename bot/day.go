@@ -196,8 +196,8 @@ type reminderMsg struct {
 
 // reminderMessages returns task taskID's latest reminder messages but
 // skip, newest first.
-func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID string, skip int) []reminderMsg {
-	done, err := EncodeAction(nod.Action{Kind: nod.ActRemindDone, ID: taskID})
+func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID nod.TaskID, skip int) []reminderMsg {
+	done, err := EncodeAction(nod.Action{Kind: nod.ActRemindDone, ID: string(taskID)})
 	if err != nil {
 		return nil
 	}
@@ -349,20 +349,20 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 // onRemindDone marks a reminded task done: the person's own change,
 // applied at once with its Undo on the reminder's message.
 func (b *Bot) onRemindDone(ctx context.Context, p press) string {
-	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	t, err := b.tasks.Task(ctx, p.chat, p.task())
 	if err != nil {
 		return b.reminderRefusal(p, err)
 	}
 	if no := b.othersReminder(ctx, p, t); no != "" {
 		return no
 	}
-	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.topic(), p.user, p.action.ID) }, true)
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.topic(), p.user, p.task()) }, true)
 }
 
 // onSnooze moves a task's reminder an hour from now, or to tomorrow at
 // its local time.
 func (b *Bot) onSnooze(ctx context.Context, p press) string {
-	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	t, err := b.tasks.Task(ctx, p.chat, p.task())
 	if err != nil {
 		return b.reminderRefusal(p, err)
 	}
@@ -370,7 +370,7 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 		return no
 	}
 	at := nod.SnoozeUntil(p.action.N, b.now(), t.RemindAt, p.loc.Zone())
-	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.topic(), p.user, p.action.ID, at) }, false)
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.topic(), p.user, p.task(), at) }, false)
 }
 
 // othersReminder refuses a tap on a reminder that another member of the

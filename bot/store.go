@@ -17,13 +17,13 @@ type Updates interface {
 
 // Tasks reads a chat's tasks and its trash.
 type Tasks interface {
-	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash, oldest
 	// first, with how many there are.
 	TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
-	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
+	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)
 	Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error)
 }
 
@@ -79,8 +79,8 @@ type Conversation interface {
 type Messages interface {
 	SetMessageID(ctx context.Context, setID nod.SetID, messageID int) error
 	// SetCardMessage and CardMessage remember the latest card of a task.
-	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error
-	CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error)
+	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID, msgID int) error
+	CardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID) (int, error)
 	SetRuleMessage(ctx context.Context, id nod.RuleID, messageID int) error
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
@@ -194,7 +194,7 @@ type Changer interface {
 	// tapped; Delete in the deletion's.
 	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error)
 	Delete(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d nod.PendingDeletion) (nod.Applied, error)
-	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
+	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error)
 	// Chain follows undo entry u's chain of reverts back to the change it
 	// started from; odd says taking u back would apply that change again.
 	Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool)
@@ -225,9 +225,9 @@ type Days interface {
 // person's own: applied at once, audited, undoable in the reminder's topic.
 type Reminders interface {
 	// MarkDone sets the task's status to DONE; nod.ErrDecided if it is.
-	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
+	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error)
 	// Remind sets the task's reminder to at.
-	Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error)
+	Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error)
 }
 
 // Places maps a shared location to its time zone, offline; sea is true

@@ -368,7 +368,7 @@ func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.User
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
-		Args: tools.MustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
+		Args: tools.MustJSON(map[string]string{"task_id": string(d.TaskID)}), Summary: fmt.Sprintf("Delete %q", d.Title),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			cur.DeletedAt = &now
 			return *cur, nil
@@ -379,10 +379,10 @@ func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.User
 
 // Restore brings a task back from the trash with its checklist; at is
 // where the person asked.
-func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
+func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: at, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
-		Args: tools.MustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
+		Args: tools.MustJSON(map[string]string{"task_id": string(taskID)}), Summary: "Restore from the trash",
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if cur.DeletedAt == nil {
 				return nod.Task{}, fmt.Errorf("task %q is not in the trash: %w", cur.Title, nod.ErrDecided)
@@ -449,7 +449,7 @@ func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.Chan
 // MarkDone sets a task's status to DONE from its reminder's button: the
 // person's own change, audited and undoable. nod.ErrDecided if it is
 // done already. where is the reminder's topic.
-func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
+func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
 	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
 	if err != nil {
 		return nod.Applied{}, err
@@ -460,7 +460,7 @@ func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.User
 // Remind moves a task's reminder to at from its reminder's button: the
 // person's own change, audited and undoable; the reminder stays in where,
 // the reminder's topic.
-func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error) {
+func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error) {
 	ch, err := tools.Remind(taskID, at)
 	if err != nil {
 		return nod.Applied{}, err

@@ -15,7 +15,7 @@ import (
 type Tasks interface {
 	// Task returns a task outside the trash; nod.ErrNotFound if there is
 	// none (or it is in the trash).
-	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 	// ChecklistOwner returns the task holding checklist item itemID;
 	// nod.ErrNotFound if no task of the chat holds it.
 	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error)

@@ -12,9 +12,9 @@ import (
 type ChangeSetView struct {
 	Set nod.ChangeSet
 	// Titles are the current titles of the tasks the items touch.
-	Titles map[string]string
+	Titles map[nod.TaskID]string
 	// Trashed holds the tasks among them that are in the trash.
-	Trashed map[string]bool
+	Trashed map[nod.TaskID]bool
 	// Undoable holds the undo entries that can still be undone; Undone
 	// those that were: their items were applied and taken back since.
 	Undoable map[nod.UndoID]bool

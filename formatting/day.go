@@ -121,9 +121,9 @@ func (dv Day) Reminder(t nod.Task, due time.Time, late time.Duration, whose stri
 	}
 	m := dv.l.Text(reminderTmpl.With(data))
 	m.Keyboard = [][]Button{{
-		dv.l.button(remindDoneButton, nod.Action{Kind: nod.ActRemindDone, ID: t.ID}),
-		dv.l.button(remindHourButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeHour}),
-		dv.l.button(remindTomorrowButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeTomorrow}),
+		dv.l.button(remindDoneButton, nod.Action{Kind: nod.ActRemindDone, ID: string(t.ID)}),
+		dv.l.button(remindHourButton, nod.Action{Kind: nod.ActSnooze, ID: string(t.ID), N: nod.SnoozeHour}),
+		dv.l.button(remindTomorrowButton, nod.Action{Kind: nod.ActSnooze, ID: string(t.ID), N: nod.SnoozeTomorrow}),
 	}}
 	return m
 }

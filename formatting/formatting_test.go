@@ -106,11 +106,11 @@ var (
 			{ID: "c2", Title: "Update docs", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &at},
 		},
 	}
-	titles = map[string]string{"T1": "Fix login bug", "T2": "Update README"}
+	titles = map[nod.TaskID]string{"T1": "Fix login bug", "T2": "Update README"}
 )
 
 func item(n int, tool nod.Tool, task string, f nod.Field, summary, before, after string) nod.ChangeItem {
-	return nod.ChangeItem{ID: fmt.Sprintf("i%d", n), N: n, Tool: tool, TaskID: task, Summary: summary, Field: f, Before: before, After: after, Status: nod.ItemPending}
+	return nod.ChangeItem{ID: fmt.Sprintf("i%d", n), N: n, Tool: tool, TaskID: nod.TaskID(task), Summary: summary, Field: f, Before: before, After: after, Status: nod.ItemPending}
 }
 
 func TestChangeSetGolden(t *testing.T) {
@@ -395,9 +395,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "set_chat_timezone", Args: []byte(`{"timezone":"Europe/Berlin"}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "daily", Args: []byte(`{"daily":"08:00","quiet":true}`), Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: at},
 			{Tool: "daily", Args: []byte(`{"daily":"","quiet":false}`), Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: at},
-		}, map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}, nil),
-		"audit_group":       loc.Audit(groupAudit(at), map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}, map[nod.UserID]string{42: "Alice <&>", 43: "Bob"}),
-		"audit_reminders":   loc.Audit(reminderAudit(at), map[string]string{"T1": "Call the printer"}, nil),
+		}, map[nod.TaskID]string{"T1": "Fix <login> bug", "T9": "Old task"}, nil),
+		"audit_group":       loc.Audit(groupAudit(at), map[nod.TaskID]string{"T1": "Fix <login> bug", "T9": "Old task"}, map[nod.UserID]string{42: "Alice <&>", 43: "Bob"}),
+		"audit_reminders":   loc.Audit(reminderAudit(at), map[nod.TaskID]string{"T1": "Call the printer"}, nil),
 		"lang_show":         loc.Text(formatting.LangShow.With(formatting.Languages())),
 		"pending_item_one":  loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 1})),
 		"pending_item_1_of": loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 3})),
@@ -497,7 +497,7 @@ func FuzzChangeSetHTML(f *testing.F) {
 			items = append(items, item(i, "update_task_description", "T1", nod.FieldDescription, "Update "+title, before, after))
 		}
 		for _, lang := range formatting.Languages() {
-			m := formatting.For(lang).Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[string]string{"T1": title}})
+			m := formatting.For(lang).Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[nod.TaskID]string{"T1": title}})
 			checkValid(t, "fuzz", m)
 		}
 	})
@@ -575,7 +575,7 @@ func longText(a, b string) string {
 func trashed(n int, at time.Time) []nod.Task {
 	out := make([]nod.Task, n)
 	for i := range out {
-		out[i] = nod.Task{ID: fmt.Sprintf("T%d", i), Title: fmt.Sprintf("Idee %d", i), DeletedAt: &at}
+		out[i] = nod.Task{ID: nod.TaskID(fmt.Sprintf("T%d", i)), Title: fmt.Sprintf("Idee %d", i), DeletedAt: &at}
 	}
 	return out
 }

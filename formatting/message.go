@@ -169,7 +169,7 @@ func (tv Tasks) List(p nod.TaskPage) Message {
 	tasks := p.Tasks[:min(len(p.Tasks), MaxButtons-2)]
 	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: p.Total}))}
 	for _, t := range tasks {
-		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: t.ID}}})
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
 	}
 	var nav []Button
 	if p.Earlier {
@@ -231,16 +231,16 @@ func (tv Tasks) Trash(tasks []nod.Task) Message {
 	shown := tasks[:min(len(tasks), trashShown)]
 	m := tv.l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown)}))
 	for _, t := range shown {
-		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: t.ID})})
+		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: string(t.ID)})})
 	}
 	return m
 }
 
 // InTrash says a task tapped in a list is in the trash now, with a
 // button that restores it.
-func (tv Tasks) InTrash(id, title string) Message {
+func (tv Tasks) InTrash(id nod.TaskID, title string) Message {
 	m := tv.l.Text(taskInTrash.With(title))
-	m.Keyboard = [][]Button{{tv.l.button(restoreButton.With(title), nod.Action{Kind: nod.ActRestore, ID: id})}}
+	m.Keyboard = [][]Button{{tv.l.button(restoreButton.With(title), nod.Action{Kind: nod.ActRestore, ID: string(id)})}}
 	return m
 }
 

@@ -62,7 +62,7 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 	html := cv.l.Render(receiptHeader)
 	// One heading per task, with the title it has now: a rename in the
 	// same turn does not split the task in two.
-	key := func(r Receipt) string { return cmp.Or(r.Item.TaskID, r.TaskTitle) }
+	key := func(r Receipt) string { return cmp.Or(string(r.Item.TaskID), r.TaskTitle) }
 	titles := map[string]string{}
 	for _, r := range rs {
 		titles[key(r)] = r.TaskTitle

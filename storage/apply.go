@@ -45,7 +45,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	} else {
 		after.CreatedAt = now
 		if after.ID == "" {
-			after.ID = nod.NewID()
+			after.ID = nod.TaskID(nod.NewID())
 		}
 	}
 	if err := after.Validate(); err != nil {

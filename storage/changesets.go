@@ -44,7 +44,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 			}
 		}
 		out.Items = ns
-		tasks := map[string]nod.Task{} // as this transaction has left them
+		tasks := map[nod.TaskID]nod.Task{} // as this transaction has left them
 		tried := 0
 		for _, n := range ns {
 			it, ok := out.Set.Item(n)
@@ -89,7 +89,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 // confirmOne applies item it of set inside tx; tasks caches the tasks
 // the transaction has read or written.
 func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string,
-	tasks map[string]nod.Task, decide nod.Decide) (nod.Applied, error) {
+	tasks map[nod.TaskID]nod.Task, decide nod.Decide) (nod.Applied, error) {
 	var cur *nod.Task
 	if it.TaskID != "" {
 		t, ok := tasks[it.TaskID]

@@ -19,7 +19,7 @@ type receiptRecord struct {
 	RuleID    nod.RuleID      `json:"rule_id,omitempty"`
 	N         int             `json:"n"`
 	Tool      nod.Tool        `json:"tool"`
-	TaskID    string          `json:"task_id"`
+	TaskID    nod.TaskID      `json:"task_id"`
 	Args      json.RawMessage `json:"args"`
 	Summary   string          `json:"summary"`
 	Field     string          `json:"field"`

@@ -504,14 +504,14 @@ func BenchmarkConfirmAll(b *testing.B) {
 				id := fmt.Sprintf("T%d", i) // a task per set, so that checklists do not grow across iterations
 				if _, err := db.Tasks().Apply(b.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed,
 					Mutate: func(*nod.Task) (nod.Task, error) {
-						return nod.Task{ID: id, Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
+						return nod.Task{ID: nod.TaskID(id), Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
 					}}); err != nil {
 					b.Fatal(err)
 				}
 				s := &nod.ChangeSet{}
 				for j := range k {
 					title := fmt.Sprintf("Step %d", j)
-					s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: id, Args: []byte(`{}`),
+					s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: nod.TaskID(id), Args: []byte(`{}`),
 						Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
 				}
 				if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: s}); err != nil {

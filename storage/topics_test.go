@@ -149,7 +149,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 		seedT1(t, db)
 		remindAt := func(id string, thread int, at time.Time) {
 			t.Helper()
-			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, TaskID: id, Tool: "set_task_reminder", Audit: executed,
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, TaskID: nod.TaskID(id), Tool: "set_task_reminder", Audit: executed,
 				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 			if err != nil {
 				t.Fatal(err)

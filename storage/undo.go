@@ -169,7 +169,7 @@ func rearm(ctx context.Context, q conn, chatID nod.ChatID, inv nod.Change, t nod
 
 // reminderSent reports whether the reminder of task taskID at the time at
 // was claimed to go out at or after since (ClaimDue owes it then).
-func reminderSent(ctx context.Context, q conn, chatID nod.ChatID, taskID string, at, since time.Time) (bool, error) {
+func reminderSent(ctx context.Context, q conn, chatID nod.ChatID, taskID nod.TaskID, at, since time.Time) (bool, error) {
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE chat_id = $1 AND kind = $2 AND ref = $3 AND taken_at >= $4`,
 		chatID, string(nod.OwedReminder), reminderRef(taskID, at), micros(since)).Scan(&n)
@@ -181,7 +181,9 @@ func reminderSent(ctx context.Context, q conn, chatID nod.ChatID, taskID string,
 
 // reminderRef names the reminder of task taskID at the time at in the
 // outbox: each time a task's reminder goes out once.
-func reminderRef(taskID string, at time.Time) string { return fmt.Sprintf("%s@%d", taskID, micros(at)) }
+func reminderRef(taskID nod.TaskID, at time.Time) string {
+	return fmt.Sprintf("%s@%d", taskID, micros(at))
+}
 
 // touched names what a change sets, for its audit row.
 func touched(c nod.Change) []string {

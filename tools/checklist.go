@@ -12,7 +12,7 @@ import (
 
 // AddItem is one element of add_multiple_checklist_items.
 type AddItem struct {
-	Task  string // the task's id
+	Task  nod.TaskID // the task's id
 	Title string
 }
 
@@ -32,11 +32,11 @@ func parseAddItem(a Args) (Change, error) {
 	return AddItem{Task: id, Title: title}, nil
 }
 
-func (c AddItem) Tool() nod.Tool   { return nod.ToolAddItem }
-func (c AddItem) TaskID() string   { return c.Task }
-func (c AddItem) Field() nod.Field { return nod.FieldChecklist }
+func (c AddItem) Tool() nod.Tool     { return nod.ToolAddItem }
+func (c AddItem) TaskID() nod.TaskID { return c.Task }
+func (c AddItem) Field() nod.Field   { return nod.FieldChecklist }
 func (c AddItem) Args() json.RawMessage {
-	return MustJSON(map[string]string{"task_id": c.Task, "title": c.Title})
+	return MustJSON(map[string]string{"task_id": string(c.Task), "title": c.Title})
 }
 
 // Current is the title of an item that already says the same, if any: an
@@ -64,7 +64,7 @@ func (c AddItem) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 // set, of remove_checklist_items: removing an item the person ticked is
 // guarded like unticking it (docs/design.md §5).
 type Item struct {
-	Task    string // the task's id
+	Task    nod.TaskID // the task's id
 	ItemID  string
 	Title   *string // the new title, if it renames
 	Checked *bool   // the new checked state, if it sets one
@@ -140,8 +140,8 @@ func (c Item) Tool() nod.Tool {
 	}
 	return nod.ToolUpdateItem
 }
-func (c Item) TaskID() string   { return c.Task }
-func (c Item) Field() nod.Field { return nod.FieldChecklist }
+func (c Item) TaskID() nod.TaskID { return c.Task }
+func (c Item) Field() nod.Field   { return nod.FieldChecklist }
 func (c Item) Args() json.RawMessage {
 	m := map[string]any{"task_id": c.Task, "id": c.ItemID}
 	if c.Remove {

@@ -293,7 +293,7 @@ func TestTwoReplicasRemindOnce(t *testing.T) {
 	const n = 300
 	at := fixtures.DefaultNow.Add(time.Hour)
 	for i := range n {
-		h.seed(chat, nod.Task{ID: fmt.Sprintf("R%03d", i), Title: fmt.Sprintf("Reminder %03d", i), RemindAt: &at})
+		h.seed(chat, nod.Task{ID: nod.TaskID(fmt.Sprintf("R%03d", i)), Title: fmt.Sprintf("Reminder %03d", i), RemindAt: &at})
 	}
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	_, _, logs2 := h.replicas()

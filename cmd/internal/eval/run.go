@@ -510,7 +510,7 @@ func request(c Case, chat nod.ChatID, n int, lastSet nod.SetID) nod.TurnRequest 
 // seed stores the case's tasks.
 func seed(ctx context.Context, db *storage.DB, chat nod.ChatID, tasks []Task) error {
 	for _, t := range tasks {
-		task := nod.Task{ID: t.ID, Title: t.Title, Description: t.Description, Status: nod.Status(firstNonEmpty(t.Status, string(nod.StatusOpen))),
+		task := nod.Task{ID: nod.TaskID(t.ID), Title: t.Title, Description: t.Description, Status: nod.Status(firstNonEmpty(t.Status, string(nod.StatusOpen))),
 			Priority: nod.Priority(firstNonEmpty(t.Priority, string(nod.P2))), EstimateMinutes: t.EstimateMinutes, DueDate: t.DueDate, Labels: t.Labels}
 		for i, title := range t.Checklist {
 			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("c%d", i+1), Title: title, CheckedBy: nod.ActorUser})
