@@ -51,11 +51,11 @@ type ItemChange struct {
 	Before, After *ChecklistItem
 	// Prev is the id of the item it follows ("" for the first), so that an
 	// item removed and brought back returns to its place.
-	Prev string
+	Prev ItemID
 }
 
 // ID is the id of the checklist item the change touches.
-func (c ItemChange) ID() string {
+func (c ItemChange) ID() ItemID {
 	if c.After != nil {
 		return c.After.ID
 	}
@@ -353,7 +353,7 @@ func Diff(before *Task, after Task) Change {
 	return c
 }
 
-func prevID(items []ChecklistItem, i int) string {
+func prevID(items []ChecklistItem, i int) ItemID {
 	if i == 0 {
 		return ""
 	}

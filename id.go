@@ -39,4 +39,6 @@ type (
 	RuleID string
 	// TaskID is a task's id.
 	TaskID string
+	// ItemID is a checklist item's id.
+	ItemID string
 )

@@ -187,11 +187,11 @@ type taskJSON struct {
 }
 
 type itemJSON struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Checked   bool      `json:"checked"`
-	CheckedBy nod.Actor `json:"checked_by"`
-	CheckedAt *string   `json:"checked_at"`
+	ID        nod.ItemID `json:"id"`
+	Title     string     `json:"title"`
+	Checked   bool       `json:"checked"`
+	CheckedBy nod.Actor  `json:"checked_by"`
+	CheckedAt *string    `json:"checked_at"`
 }
 
 // toJSON renders t with its reminder in zone, the chat's, and says when

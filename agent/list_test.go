@@ -140,7 +140,7 @@ func TestListTasksUnder64KB(t *testing.T) {
 		huge := nod.Task{ID: "huge", ChatID: chat, Title: strings.Repeat("<", nod.MaxTitleLen), Status: nod.StatusOpen, Priority: nod.P2,
 			Description: strings.Repeat("ü&", nod.MaxDescriptionLen/3)}
 		for i := range nod.MaxChecklist {
-			huge.Checklist = append(huge.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("h%d", i), Title: strings.Repeat(">", nod.MaxTitleLen), CheckedBy: nod.ActorUser})
+			huge.Checklist = append(huge.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("h%d", i)), Title: strings.Repeat(">", nod.MaxTitleLen), CheckedBy: nod.ActorUser})
 		}
 		tasks, want = append(tasks, huge), append(want, "huge")
 		for i := range 60 {

@@ -151,7 +151,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 // item; empty for changes that never conflict (new tasks, added items).
 func supersedeKey(c tools.Change) string {
 	if u, ok := c.(tools.Item); ok {
-		return string(u.Task) + "/checklist/" + u.ItemID
+		return string(u.Task) + "/checklist/" + string(u.ItemID)
 	}
 	return fieldKey(c)
 }

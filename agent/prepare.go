@@ -228,7 +228,7 @@ func fieldKey(c tools.Change) string {
 
 func itemIDOf(c tools.Change) string {
 	if u, ok := c.(tools.Item); ok {
-		return u.ItemID
+		return string(u.ItemID)
 	}
 	return string(c.TaskID())
 }

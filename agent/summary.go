@@ -199,13 +199,13 @@ func countItems(n int) string {
 
 // itemName names a checklist item for the classifier: by its title when
 // the person's words contain it, else by its id.
-func itemName(task *nod.Task, id, said string) string {
+func itemName(task *nod.Task, id nod.ItemID, said string) string {
 	if task != nil {
-		if it, ok := task.Item(strings.TrimSpace(id)); ok && it.Title != "" && strings.Contains(nod.FoldText(said), nod.FoldText(it.Title)) {
+		if it, ok := task.Item(nod.ItemID(strings.TrimSpace(string(id)))); ok && it.Title != "" && strings.Contains(nod.FoldText(said), nod.FoldText(it.Title)) {
 			return fmt.Sprintf("item %q", cut(it.Title))
 		}
 	}
-	return "item " + cut(id)
+	return "item " + cut(string(id))
 }
 
 // cut shortens a value to 80 characters.

@@ -40,6 +40,7 @@ func (p press) set() nod.SetID   { return nod.SetID(p.action.ID) }
 func (p press) undo() nod.UndoID { return nod.UndoID(p.action.ID) }
 func (p press) rule() nod.RuleID { return nod.RuleID(p.action.ID) }
 func (p press) task() nod.TaskID { return nod.TaskID(p.action.ID) }
+func (p press) item() nod.ItemID { return nod.ItemID(p.action.ID) }
 
 // then runs fn once the press has been answered: edits and new messages
 // never hold up the answer, so a slow or rate-limited edit cannot leave

@@ -73,7 +73,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onToggle(ctx context.Context, p press) string {
-	applied, err := b.change.Toggle(ctx, p.topic(), p.user, p.action.ID, p.action.N)
+	applied, err := b.change.Toggle(ctx, p.topic(), p.user, p.item(), p.action.N)
 	if errors.Is(err, nod.ErrDecided) {
 		// The card was out of date: show the item as it is.
 		p.then(func(ctx context.Context) {
@@ -81,7 +81,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 				b.log.Warn("refresh task card", "err", err)
 			}
 		})
-		it, _ := applied.After.Item(p.action.ID)
+		it, _ := applied.After.Item(p.item())
 		return formatting.PlainText(p.loc.Render(formatting.AlreadyToggled.With(it)))
 	}
 	if err != nil {
@@ -92,7 +92,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 			b.log.Warn("refresh task card", "err", err)
 		}
 	})
-	it, _ := applied.After.Item(p.action.ID)
+	it, _ := applied.After.Item(p.item())
 	return formatting.PlainText(p.loc.Render(formatting.Toggled.With(it)))
 }
 

@@ -327,7 +327,7 @@ func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 // (anything else is nod.ErrInvalid); an item already as wanted is
 // nod.ErrDecided (the card the person tapped was out of date). at is where the card was tapped:
 // its undo is that topic's.
-func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error) {
+func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID nod.ItemID, want int) (nod.Applied, error) {
 	var checked bool
 	switch want {
 	case nod.ToggleTick:

@@ -18,7 +18,7 @@ type Tasks interface {
 	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 	// ChecklistOwner returns the task holding checklist item itemID;
 	// nod.ErrNotFound if no task of the chat holds it.
-	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error)
+	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID nod.ItemID) (nod.Task, error)
 }
 
 // Editor applies a change at once, outside any change set.

@@ -194,7 +194,7 @@ func (tv Tasks) Card(t nod.Task, now time.Time) Message {
 		if it.Checked {
 			box, want = "☑️", nod.ToggleUntick
 		}
-		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: it.ID, N: want}}})
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: string(it.ID), N: want}}})
 	}
 	return m
 }

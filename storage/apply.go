@@ -142,7 +142,7 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 		fields[string(f.Field)] = true
 		trashed = trashed || f.Field == nod.FieldTrash && f.After == nod.TrashedValue
 	}
-	items := map[string]bool{}
+	items := map[nod.ItemID]bool{}
 	for _, ic := range ch.Items {
 		if ic.Before != nil {
 			items[ic.ID()] = true

@@ -219,7 +219,7 @@ func writeItem(ctx context.Context, q conn, taskID nod.TaskID, ic nod.ItemChange
 // insertItem adds an item after item prev ("" for first place; at the end
 // when prev is gone), moving the items after it down one place. False if
 // an item with its id exists already.
-func insertItem(ctx context.Context, q conn, taskID nod.TaskID, it nod.ChecklistItem, prev string) (bool, error) {
+func insertItem(ctx context.Context, q conn, taskID nod.TaskID, it nod.ChecklistItem, prev nod.ItemID) (bool, error) {
 	pos := int64(-1)
 	if prev != "" {
 		err := q.QueryRowContext(ctx, `SELECT position FROM checklist_items WHERE id = $1 AND task_id = $2`, prev, taskID).Scan(&pos)
@@ -331,14 +331,14 @@ type (
 	itemRecord struct {
 		Before *itemState `json:"before,omitempty"`
 		After  *itemState `json:"after,omitempty"`
-		Prev   string     `json:"prev,omitempty"`
+		Prev   nod.ItemID `json:"prev,omitempty"`
 	}
 	itemState struct {
-		ID        string `json:"id"`
-		Title     string `json:"title"`
-		Checked   bool   `json:"checked"`
-		CheckedBy string `json:"checked_by"`
-		CheckedAt *int64 `json:"checked_at_us,omitempty"` // unix microseconds
+		ID        nod.ItemID `json:"id"`
+		Title     string     `json:"title"`
+		Checked   bool       `json:"checked"`
+		CheckedBy string     `json:"checked_by"`
+		CheckedAt *int64     `json:"checked_at_us,omitempty"` // unix microseconds
 	}
 )
 

@@ -134,7 +134,7 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Tas
 			e.Kind = nod.EventTicked
 		}
 		t := task(taskID)
-		if it, ok := t.Item(a.Arg("id")); ok {
+		if it, ok := t.Item(nod.ItemID(a.Arg("id"))); ok {
 			e.Value = it.Title
 		}
 	case "mode":

@@ -28,7 +28,7 @@ func manyTasks(chat nod.ChatID, n int) []nod.Task {
 			t.Title += " Übersicht"
 		}
 		if i%4 == 0 {
-			t.Checklist = []nod.ChecklistItem{{ID: fmt.Sprintf("m%d-c", i), Title: "Step", CheckedBy: nod.ActorUser}}
+			t.Checklist = []nod.ChecklistItem{{ID: nod.ItemID(fmt.Sprintf("m%d-c", i)), Title: "Step", CheckedBy: nod.ActorUser}}
 		}
 		tasks[i] = t
 	}

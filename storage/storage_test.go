@@ -524,7 +524,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 				ns[j] = j + 1
 			}
 			add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
-				cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: it.After, CheckedBy: nod.ActorUser})
+				cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.ItemID(nod.NewID()), Title: it.After, CheckedBy: nod.ActorUser})
 				return *cur, nil
 			}
 			stmts, _ := db.Work()
@@ -732,7 +732,7 @@ func TestConfirmAllStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 		add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
-			cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: it.After, CheckedBy: nod.ActorUser})
+			cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.ItemID(nod.NewID()), Title: it.After, CheckedBy: nod.ActorUser})
 			return *cur, nil
 		}
 		stmts, txs := db.Work()

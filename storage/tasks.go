@@ -152,7 +152,7 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 }
 
 // ChecklistOwner returns the task holding checklist item itemID in the chat.
-func (db *Tasks) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error) {
+func (db *Tasks) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID nod.ItemID) (nod.Task, error) {
 	var taskID nod.TaskID
 	err := db.reader().QueryRowContext(ctx, `SELECT c.task_id FROM checklist_items c JOIN tasks t ON t.id = c.task_id
 		WHERE c.id = $1 AND t.chat_id = $2 AND t.deleted_at IS NULL`, itemID, chatID).Scan(&taskID)

@@ -192,7 +192,7 @@ func touched(c nod.Change) []string {
 		out = append(out, string(f.Field))
 	}
 	for _, it := range c.Items {
-		out = append(out, "checklist:"+it.ID())
+		out = append(out, "checklist:"+string(it.ID()))
 	}
 	return out
 }

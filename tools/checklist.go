@@ -56,7 +56,7 @@ func (c AddItem) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 		return fmt.Errorf("task %q already has %d checklist items: %w", t.Title, nod.MaxChecklist, nod.ErrInvalid)
 	}
 	// A new item is the person's until someone checks it (docs/design.md §2.3).
-	t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: c.Title, CheckedBy: nod.ActorUser})
+	t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.ItemID(nod.NewID()), Title: c.Title, CheckedBy: nod.ActorUser})
 	return nil
 }
 
@@ -65,7 +65,7 @@ func (c AddItem) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 // guarded like unticking it (docs/design.md §5).
 type Item struct {
 	Task    nod.TaskID // the task's id
-	ItemID  string
+	ItemID  nod.ItemID
 	Title   *string // the new title, if it renames
 	Checked *bool   // the new checked state, if it sets one
 	Reason  string
@@ -91,7 +91,7 @@ func itemOf(a Args) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	return Item{Task: id, ItemID: strings.TrimSpace(itemID)}, nil
+	return Item{Task: id, ItemID: nod.ItemID(strings.TrimSpace(itemID))}, nil
 }
 
 func parseRemoveItem(a Args) (Change, error) {
@@ -316,11 +316,11 @@ func (c Item) Apply(t *nod.Task, now time.Time, by nod.Actor) error {
 }
 
 // shortID cuts an id that could not be looked up to 8 characters.
-func shortID(id string) string {
+func shortID(id nod.ItemID) string {
 	if len(id) > 8 {
-		return id[:8] + "…"
+		return string(id[:8]) + "…"
 	}
-	return id
+	return string(id)
 }
 
 // sameText compares texts ignoring case and runs of white space.

@@ -139,7 +139,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 	const items = 60
 	big := nod.Task{ID: "T5", Title: "Big checklist"}
 	for i := range items {
-		big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("i%02d", i), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
+		big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("i%02d", i)), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
 	}
 	h.seed(chat, big)
 	var turns []openaitest.Response

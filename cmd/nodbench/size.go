@@ -45,8 +45,8 @@ func seedSize(e *env, chat nod.ChatID, size int) {
 			t.DueDate = today.AddDate(0, 0, i%120-60).Format(nod.DateLayout)
 		}
 		if i%5 == 0 {
-			t.Checklist = []nod.ChecklistItem{{ID: string(t.ID) + "-a", Title: "First step", Checked: true, CheckedBy: nod.ActorUser},
-				{ID: string(t.ID) + "-b", Title: "Second step", CheckedBy: nod.ActorUser}}
+			t.Checklist = []nod.ChecklistItem{{ID: nod.ItemID(t.ID + "-a"), Title: "First step", Checked: true, CheckedBy: nod.ActorUser},
+				{ID: nod.ItemID(t.ID + "-b"), Title: "Second step", CheckedBy: nod.ActorUser}}
 		}
 		tasks[i] = t
 	}

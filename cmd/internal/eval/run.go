@@ -513,7 +513,7 @@ func seed(ctx context.Context, db *storage.DB, chat nod.ChatID, tasks []Task) er
 		task := nod.Task{ID: nod.TaskID(t.ID), Title: t.Title, Description: t.Description, Status: nod.Status(firstNonEmpty(t.Status, string(nod.StatusOpen))),
 			Priority: nod.Priority(firstNonEmpty(t.Priority, string(nod.P2))), EstimateMinutes: t.EstimateMinutes, DueDate: t.DueDate, Labels: t.Labels}
 		for i, title := range t.Checklist {
-			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("c%d", i+1), Title: title, CheckedBy: nod.ActorUser})
+			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("c%d", i+1)), Title: title, CheckedBy: nod.ActorUser})
 		}
 		_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: alice, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }})
