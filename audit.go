@@ -97,11 +97,11 @@ func (a AuditEntry) arg(name string) json.RawMessage {
 // change itself (the fields and items it touched, before and after), not a
 // snapshot of the task.
 type UndoEntry struct {
-	ID string
+	ID UndoID
 	// Topic is where the change was made: /undo there takes it back.
 	Topic
 	UserID UserID // who made the change; only they may undo it
-	TaskID string
+	TaskID TaskID
 	Tool   Tool
 	// Summary is the change the entry belongs to as the model was told it
 	// (English, for the model and the audit); people read summaries
@@ -118,5 +118,5 @@ type UndoEntry struct {
 	// Auto marks a change applied without the person's tap.
 	Auto bool
 	// Reverts is the entry this one undoes: set for the redo of an undo.
-	Reverts string
+	Reverts UndoID
 }

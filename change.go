@@ -30,7 +30,7 @@ const TrashedValue = "trashed"
 // Applying a change is a compare-and-set of just those; undoing it is
 // applying its Inverse, so a later change to anything else never conflicts.
 type Change struct {
-	TaskID string
+	TaskID TaskID
 	// Created marks the change that created the task; its inverse moves the
 	// task to the trash.
 	Created bool
@@ -51,11 +51,11 @@ type ItemChange struct {
 	Before, After *ChecklistItem
 	// Prev is the id of the item it follows ("" for the first), so that an
 	// item removed and brought back returns to its place.
-	Prev string
+	Prev ItemID
 }
 
 // ID is the id of the checklist item the change touches.
-func (c ItemChange) ID() string {
+func (c ItemChange) ID() ItemID {
 	if c.After != nil {
 		return c.After.ID
 	}
@@ -353,7 +353,7 @@ func Diff(before *Task, after Task) Change {
 	return c
 }
 
-func prevID(items []ChecklistItem, i int) string {
+func prevID(items []ChecklistItem, i int) ItemID {
 	if i == 0 {
 		return ""
 	}
@@ -378,7 +378,7 @@ func (it ChecklistItem) Stamped() ChecklistItem {
 
 // String names the change's parts, for logs and errors.
 func (c Change) String() string {
-	s := "change of task " + c.TaskID + ":"
+	s := "change of task " + string(c.TaskID) + ":"
 	if c.Created {
 		s += " created"
 	}

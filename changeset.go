@@ -67,7 +67,7 @@ const (
 
 // ChangeSet is one turn's proposals, shown to the person as one message.
 type ChangeSet struct {
-	ID string
+	ID SetID
 	// Topic is where the set was proposed: its message goes there, and
 	// only that topic's words answer it.
 	Topic
@@ -91,7 +91,7 @@ type ChangeItem struct {
 	ID     string
 	N      int    // 1-based number shown on its buttons; never changes
 	Tool   Tool   // contract name, or add_checklist_item / update_checklist_item
-	TaskID string // empty for create_task
+	TaskID TaskID // empty for create_task
 	// Args are the call's arguments as the agent rebuilds the change from
 	// them and the audit records them; no other package reads into them.
 	Args    json.RawMessage
@@ -115,7 +115,7 @@ type ChangeItem struct {
 	NewTask *Task
 	Status  ItemStatus
 	Note    Note   // why an item is stale or failed; zero: none
-	UndoID  string // the undo entry of a confirmed item
+	UndoID  UndoID // the undo entry of a confirmed item
 }
 
 // Expired reports whether the set's items can no longer be decided at

@@ -16,14 +16,14 @@ const (
 type Decision struct {
 	ID      string
 	ChatID  ChatID
-	SetID   string
+	SetID   SetID
 	ItemID  string
 	N       int
 	UserID  UserID
 	Verdict Verdict
 	Reason  string
 	Tool    Tool
-	TaskID  string // the task the item was about; empty for create_task
+	TaskID  TaskID // the task the item was about; empty for create_task
 	Summary string
 	Kind    string // as KindOf names it
 	At      time.Time
@@ -38,7 +38,7 @@ const MaxReasonLen = 500
 // against it.
 type Rejection struct {
 	Tool    Tool
-	TaskID  string
+	TaskID  TaskID
 	Args    []byte
 	Summary string
 	Reason  string

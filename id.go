@@ -26,3 +26,19 @@ type (
 // Telegram gives groups, supergroups and channels negative ids and a
 // private chat its person's (positive) id.
 func (c ChatID) Group() bool { return c < 0 }
+
+// The ids of nod's records, apart as types so that passing one kind for
+// another does not compile. Each is a NewID string; an id from outside
+// (callback data, a tool's arguments) is converted once, where it enters.
+type (
+	// SetID is a change set's id.
+	SetID string
+	// UndoID is an undo entry's id.
+	UndoID string
+	// RuleID is a learned rule's id.
+	RuleID string
+	// TaskID is a task's id.
+	TaskID string
+	// ItemID is a checklist item's id.
+	ItemID string
+)

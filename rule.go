@@ -26,7 +26,7 @@ const (
 
 // Rule is a learned rule, or the offer of one.
 type Rule struct {
-	ID        string
+	ID        RuleID
 	ChatID    ChatID
 	UserID    UserID
 	Kind      string // as KindOf names it

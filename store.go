@@ -74,7 +74,7 @@ type Edit struct {
 	// reminder it sets belong there.
 	Topic
 	UserID  UserID
-	TaskID  string // empty: Mutate creates a task
+	TaskID  TaskID // empty: Mutate creates a task
 	Tool    Tool
 	Args    json.RawMessage
 	Summary string
@@ -147,7 +147,7 @@ type TurnRecord struct {
 
 // ItemRef names item N of change set SetID.
 type ItemRef struct {
-	SetID string
+	SetID SetID
 	N     int
 }
 
@@ -161,7 +161,7 @@ type PendingDeletion struct {
 	// there, and answered only there.
 	Topic
 	UserID    UserID
-	TaskID    string
+	TaskID    TaskID
 	Title     string
 	Checklist int // items that go with the task
 	// Wait is how long the question waits for the title once asked.
@@ -193,7 +193,7 @@ type Reading struct {
 	ID      string
 	ChatID  ChatID
 	UserID  UserID
-	SetID   string
+	SetID   SetID
 	Confirm []int
 	Reject  []int
 	Reason  string

@@ -96,7 +96,7 @@ func (a Actor) Normalize() Actor {
 
 // Task is one of a chat's tasks. Every task belongs to exactly one chat.
 type Task struct {
-	ID              string
+	ID              TaskID
 	ChatID          ChatID
 	Title           string
 	Description     string // empty: none
@@ -115,7 +115,7 @@ type Task struct {
 
 // ChecklistItem is one line of a task's checklist.
 type ChecklistItem struct {
-	ID        string
+	ID        ItemID
 	Title     string
 	Checked   bool
 	CheckedBy Actor
@@ -123,7 +123,7 @@ type ChecklistItem struct {
 }
 
 // Item returns the checklist item with the given id.
-func (t *Task) Item(id string) (*ChecklistItem, bool) {
+func (t *Task) Item(id ItemID) (*ChecklistItem, bool) {
 	for i := range t.Checklist {
 		if t.Checklist[i].ID == id {
 			return &t.Checklist[i], true

@@ -40,7 +40,7 @@ type TurnRequest struct {
 	Revise *ItemRef
 	// ReplySet is the change set whose message the person's message
 	// replies to, if it does.
-	ReplySet string
+	ReplySet SetID
 	// Lang is the language nod writes to the chat in, for the agent's own
 	// replies.
 	Lang string
@@ -69,12 +69,12 @@ type TurnResult struct {
 	Deletions []PendingDeletion
 	// Superseded are the older sets whose items this turn replaced; their
 	// messages need refreshing.
-	Superseded []string
+	Superseded []SetID
 	// Revised is the set whose item the turn revised in place, if any.
 	Revised *ChangeSet
 	// Answered are the sets the turn decided items of, in the person's
 	// words; Readings wait for the person's tap.
-	Answered []string
+	Answered []SetID
 	Readings []Reading
 	// Zone is the chat's time zone change the turn applied, if any, and
 	// ZoneQuote the person's words that asked for it.

@@ -171,7 +171,7 @@ func (a *Agent) complete(ctx context.Context, system string, parts ...[]nod.Chat
 
 // taskJSON is a task as the tools return it (the contract's get_task shape).
 type taskJSON struct {
-	ID              string       `json:"id"`
+	ID              nod.TaskID   `json:"id"`
 	Title           string       `json:"title"`
 	Description     *string      `json:"description"`
 	Status          nod.Status   `json:"status"`
@@ -187,11 +187,11 @@ type taskJSON struct {
 }
 
 type itemJSON struct {
-	ID        string    `json:"id"`
-	Title     string    `json:"title"`
-	Checked   bool      `json:"checked"`
-	CheckedBy nod.Actor `json:"checked_by"`
-	CheckedAt *string   `json:"checked_at"`
+	ID        nod.ItemID `json:"id"`
+	Title     string     `json:"title"`
+	Checked   bool       `json:"checked"`
+	CheckedBy nod.Actor  `json:"checked_by"`
+	CheckedAt *string    `json:"checked_at"`
 }
 
 // toJSON renders t with its reminder in zone, the chat's, and says when

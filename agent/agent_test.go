@@ -123,7 +123,7 @@ func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall
 	return res, reqs[len(reqs)-1].ToolResults()
 }
 
-func (e *env) task(t *testing.T, id string) nod.Task {
+func (e *env) task(t *testing.T, id nod.TaskID) nod.Task {
 	t.Helper()
 	task, err := e.db.Tasks().Task(t.Context(), chat, id)
 	if err != nil {
@@ -557,7 +557,7 @@ func TestDecisionsRefused(t *testing.T) {
 			name string
 			chat nod.ChatID
 			user nod.UserID
-			set  string
+			set  nod.SetID
 			n    int
 			want error
 		}{

@@ -28,7 +28,7 @@ type answerCall struct {
 	confirm []int
 	reject  []int
 	reason  string
-	titles  map[string]string // the titles of the tasks its items change, by id
+	titles  map[nod.TaskID]string // the titles of the tasks its items change, by id
 }
 
 // prepareAnswer validates an answer_proposals call: the set the person
@@ -44,7 +44,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a tools.Args) (*answerCall, er
 	if err != nil {
 		return nil, err
 	}
-	set, err := t.answerSet(ctx, strings.TrimSpace(setID))
+	set, err := t.answerSet(ctx, nod.SetID(strings.TrimSpace(setID)))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (t *turn) prepareAnswer(ctx context.Context, a tools.Args) (*answerCall, er
 			return nil, fmt.Errorf("item %d is both confirmed and rejected; name each item once", n)
 		}
 	}
-	var ids []string
+	var ids []nod.TaskID
 	for _, n := range slices.Concat(c.confirm, c.reject) {
 		if it, _ := set.Item(n); it.TaskID != "" && !slices.Contains(ids, it.TaskID) {
 			ids = append(ids, it.TaskID)
@@ -125,7 +125,7 @@ func (t *turn) refusedByWords(c *answerCall) string {
 
 // answerSet is the set an answer is about: the one named, else the one
 // the person's message replies to, else their newest open one.
-func (t *turn) answerSet(ctx context.Context, id string) (nod.ChangeSet, error) {
+func (t *turn) answerSet(ctx context.Context, id nod.SetID) (nod.ChangeSet, error) {
 	if id == "" {
 		id = t.req.ReplySet
 	}

@@ -79,7 +79,7 @@ func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (r
 	if len(apart) == 0 {
 		return []prepared{pc}, nil, ""
 	}
-	base.ID = nod.NewID() // the split-off changes name it before it exists
+	base.ID = nod.TaskID(nod.NewID()) // the split-off changes name it before it exists
 	created := tools.NewCreate(base)
 	run = append(run, prepared{c: created, cur: "", target: base.Title})
 	var waiting []string
@@ -156,7 +156,7 @@ func (fv fieldValue) clear(t *nod.Task) {
 // change is the change that sets the field on task id, made by the
 // tool that sets it from the arguments it takes; nil if they do not
 // parse, which a validated create_task never gives.
-func (fv fieldValue) change(id string) tools.Change {
+func (fv fieldValue) change(id nod.TaskID) tools.Change {
 	tool, arg, value := map[nod.Field]nod.Tool{nod.FieldPriority: nod.ToolSetPriority, nod.FieldEstimate: nod.ToolUpdateEstimate,
 		nod.FieldDue: nod.ToolUpdateDueDate, nod.FieldLabels: nod.ToolAssignLabels, nod.FieldDescription: nod.ToolUpdateDescription}[fv.f], string(fv.f), any(fv.value)
 	switch fv.f {

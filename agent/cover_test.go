@@ -91,13 +91,13 @@ func TestLabelRemovalWords(t *testing.T) {
 			id := fmt.Sprintf("L%d", i)
 			if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 				Mutate: func(*nod.Task) (nod.Task, error) {
-					return nod.Task{ID: id, Title: "Task " + id, Status: nod.StatusOpen, Priority: nod.P2, Labels: c.had}, nil
+					return nod.Task{ID: nod.TaskID(id), Title: "Task " + id, Status: nod.StatusOpen, Priority: nod.P2, Labels: c.had}, nil
 				}}); err != nil {
 				t.Fatal(err)
 			}
 			e.clf = explicitly(c.quote)
 			res, results := e.turnSaying(t, c.quote, call("l", "assign_task_labels", `{"task_id":"`+id+`",`+c.args[1:]))
-			if got := e.task(t, id).Labels; !slices.Equal(nonNil(got), c.now) {
+			if got := e.task(t, nod.TaskID(id)).Labels; !slices.Equal(nonNil(got), c.now) {
 				t.Errorf("%q %s: labels = %q, want %q (%s)", c.quote, c.args, got, c.now, results["l"])
 			}
 			if (res.Set != nil) != (c.want != nil) {
@@ -108,7 +108,7 @@ func TestLabelRemovalWords(t *testing.T) {
 				if _, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {
 					t.Fatal(err)
 				}
-				if got := e.task(t, id).Labels; !slices.Equal(nonNil(got), c.want) {
+				if got := e.task(t, nod.TaskID(id)).Labels; !slices.Equal(nonNil(got), c.want) {
 					t.Errorf("%q %s: confirmed, labels = %q, want %q", c.quote, c.args, got, c.want)
 				}
 			}
@@ -205,7 +205,7 @@ func TestCreateFieldsNeedWords(t *testing.T) {
 		if want := []string{"set_task_priority", "update_task_estimate", "update_task_due_date", "assign_task_labels", "update_task_description"}; !slices.Equal(tools, want) {
 			t.Errorf("queued %v, want %v", tools, want)
 		}
-		if r := results["c"]; !strings.Contains(r, `"id":"`+task.ID+`"`) || !strings.Contains(r, "priority P0") || !strings.Contains(r, "tap") {
+		if r := results["c"]; !strings.Contains(r, `"id":"`+string(task.ID)+`"`) || !strings.Contains(r, "priority P0") || !strings.Contains(r, "tap") {
 			t.Errorf("result = %s", r)
 		}
 		if _, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {

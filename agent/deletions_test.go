@@ -27,7 +27,7 @@ func TestEveryDeletionQueued(t *testing.T) {
 		if d := res.Deletions[1]; d.Title != "Fix login bug" || d.Checklist != 3 || d.Wait != 10*time.Minute || d.UserID != user || d.Asked() {
 			t.Errorf("T1's deletion = %+v", d)
 		}
-		for _, want := range []string{"T2", "T1"} {
+		for _, want := range []nod.TaskID{"T2", "T1"} {
 			step, err := e.db.Deletions().AskDeletion(t.Context(), chat, user)
 			if err != nil || step.Ask == nil || step.Ask.TaskID != want {
 				t.Fatalf("asked %+v, %v; want %s", step.Ask, err, want)
@@ -46,7 +46,7 @@ func TestEveryDeletionQueued(t *testing.T) {
 			t.Errorf("%d delete_task calls audited as queued, want 3", queued)
 		}
 		for _, id := range []string{"T1", "T2"} {
-			e.task(t, id) // nothing deleted without the typed title
+			e.task(t, nod.TaskID(id)) // nothing deleted without the typed title
 		}
 	})
 }

@@ -94,7 +94,7 @@ func TestListTasksPages(t *testing.T) {
 				var all, reports []string
 				for i := range size {
 					id := fmt.Sprintf("s%03d", i)
-					task := nod.Task{ID: id, ChatID: chat, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2}
+					task := nod.Task{ID: nod.TaskID(id), ChatID: chat, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2}
 					if i%4 == 0 {
 						task.Description = "Quarterly REPORT"
 						reports = append(reports, id)
@@ -140,12 +140,12 @@ func TestListTasksUnder64KB(t *testing.T) {
 		huge := nod.Task{ID: "huge", ChatID: chat, Title: strings.Repeat("<", nod.MaxTitleLen), Status: nod.StatusOpen, Priority: nod.P2,
 			Description: strings.Repeat("ü&", nod.MaxDescriptionLen/3)}
 		for i := range nod.MaxChecklist {
-			huge.Checklist = append(huge.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("h%d", i), Title: strings.Repeat(">", nod.MaxTitleLen), CheckedBy: nod.ActorUser})
+			huge.Checklist = append(huge.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("h%d", i)), Title: strings.Repeat(">", nod.MaxTitleLen), CheckedBy: nod.ActorUser})
 		}
 		tasks, want = append(tasks, huge), append(want, "huge")
 		for i := range 60 {
 			id := fmt.Sprintf("big%02d", i)
-			tasks = append(tasks, nod.Task{ID: id, ChatID: chat, Title: id, Description: strings.Repeat("long words ", 500), Status: nod.StatusOpen, Priority: nod.P2})
+			tasks = append(tasks, nod.Task{ID: nod.TaskID(id), ChatID: chat, Title: id, Description: strings.Repeat("long words ", 500), Status: nod.StatusOpen, Priority: nod.P2})
 			want = append(want, id)
 		}
 		if err := e.db.Tasks().ImportTasks(t.Context(), tasks); err != nil {

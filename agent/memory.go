@@ -45,7 +45,7 @@ type repeats struct {
 
 // waitingItem is a pending item of an open set.
 type waitingItem struct {
-	set string
+	set nod.SetID
 	nod.ChangeItem
 }
 
@@ -125,7 +125,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 	}
 	seen := t.repeats(ctx)
 	args, summary := canonical(pc.c.Args()), nod.FoldText(pc.c.Summary(pc.task))
-	same := func(tool nod.Tool, task string, a []byte, sum string) bool {
+	same := func(tool nod.Tool, task nod.TaskID, a []byte, sum string) bool {
 		// A new task's summary names only its title: its other fields tell
 		// two proposals apart.
 		return tool == pc.c.Tool() && task == pc.c.TaskID() && (canonical(a) == args || (tool != nod.ToolCreateTask && nod.FoldText(sum) == summary))
@@ -151,7 +151,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 // item; empty for changes that never conflict (new tasks, added items).
 func supersedeKey(c tools.Change) string {
 	if u, ok := c.(tools.Item); ok {
-		return u.Task + "/checklist/" + u.ItemID
+		return string(u.Task) + "/checklist/" + string(u.ItemID)
 	}
 	return fieldKey(c)
 }

@@ -30,9 +30,9 @@ func TestQuoteNamesAnotherValueOrTask(t *testing.T) {
 			{"the login bug can wait, make it P1", "T2", "P1", ""},
 		} {
 			e.clf = explicitly(c.said)
-			before := e.task(t, c.task).Priority
+			before := e.task(t, nod.TaskID(c.task)).Priority
 			res, results := e.turnSaying(t, c.said, call("p", "set_task_priority", map[string]any{"task_id": c.task, "priority": c.priority}))
-			got := e.task(t, c.task).Priority
+			got := e.task(t, nod.TaskID(c.task)).Priority
 			switch {
 			case c.why == "" && (got != nod.Priority(c.priority) || len(res.Receipts) != 1):
 				t.Errorf("%q: %s is %s, want %s at once", c.said, c.task, got, c.priority)

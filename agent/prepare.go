@@ -105,9 +105,9 @@ func (t *turn) askDeletion(ctx context.Context, a tools.Args) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	task, err := t.a.tasks.Task(ctx, t.req.ChatID, strings.TrimSpace(id))
+	task, err := t.a.tasks.Task(ctx, t.req.ChatID, nod.TaskID(strings.TrimSpace(id)))
 	if errors.Is(err, nod.ErrNotFound) {
-		return "", fmt.Errorf("delete_task: %w: %w", missingTask(id, err), nod.ErrInvalid)
+		return "", fmt.Errorf("delete_task: %w: %w", missingTask(nod.TaskID(id), err), nod.ErrInvalid)
 	}
 	if err != nil {
 		return "", err
@@ -132,7 +132,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 	}
 	p := &proposal{tool: tool, args: a}
 	var missing, redundant []string
-	tasks := map[string]*nod.Task{}
+	tasks := map[nod.TaskID]*nod.Task{}
 	for _, c := range changes {
 		var task *nod.Task
 		if id := c.TaskID(); id != "" {
@@ -167,7 +167,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 		if whose := t.othersReminder(c, task); whose != 0 {
 			return nil, fmt.Errorf("%s: the reminder of %q is member %d's, who set it; in a group only they can move or clear it, and a task has one reminder: %w", tool.Name, task.Title, whose, nod.ErrInvalid)
 		}
-		seen := string(c.Tool()) + "/" + c.TaskID() + "/" + nod.FoldText(c.Summary(task))
+		seen := string(c.Tool()) + "/" + string(c.TaskID()) + "/" + nod.FoldText(c.Summary(task))
 		if t.seen[seen] {
 			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.Summary(task), "Add: ")))
 			continue
@@ -223,14 +223,14 @@ func fieldKey(c tools.Change) string {
 	case nod.FieldChecklist, nod.FieldTask:
 		return ""
 	}
-	return c.TaskID() + "/" + string(c.Field())
+	return string(c.TaskID()) + "/" + string(c.Field())
 }
 
 func itemIDOf(c tools.Change) string {
 	if u, ok := c.(tools.Item); ok {
-		return u.ItemID
+		return string(u.ItemID)
 	}
-	return c.TaskID()
+	return string(c.TaskID())
 }
 
 // noopReason says why a change would change nothing.

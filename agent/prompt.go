@@ -40,7 +40,7 @@ Rules:
 // them. In a group, this turn's person sees theirs (and a review's, which
 // anyone may decide) apart from other members' ones, which say whose they
 // are and are not this person's to answer.
-func writePending(b *strings.Builder, open []nod.ChangeSet, req nod.TurnRequest, titles map[string]string, withdrawn []nod.ItemRef) {
+func writePending(b *strings.Builder, open []nod.ChangeSet, req nod.TurnRequest, titles map[nod.TaskID]string, withdrawn []nod.ItemRef) {
 	group := req.Speaker != ""
 	lines := 0
 	for _, mine := range []bool{true, false} {
@@ -178,12 +178,12 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 // titlesFor returns the titles of the listed tasks and of those the
 // pending proposals and the latest decisions name: they may name tasks
 // the listing leaves out.
-func (a *Agent) titlesFor(ctx context.Context, chatID nod.ChatID, tasks []nod.Task, open []nod.ChangeSet, ds []nod.Decision) (map[string]string, error) {
-	titles := make(map[string]string, len(tasks))
+func (a *Agent) titlesFor(ctx context.Context, chatID nod.ChatID, tasks []nod.Task, open []nod.ChangeSet, ds []nod.Decision) (map[nod.TaskID]string, error) {
+	titles := make(map[nod.TaskID]string, len(tasks))
 	for _, t := range tasks {
 		titles[t.ID] = t.Title
 	}
-	var missing []string
+	var missing []nod.TaskID
 	for _, s := range open {
 		for _, it := range s.Items {
 			if _, ok := titles[it.TaskID]; !ok && it.Status == nod.ItemPending && it.TaskID != "" {
@@ -210,7 +210,7 @@ func (a *Agent) titlesFor(ctx context.Context, chatID nod.ChatID, tasks []nod.Ta
 
 // writeDecisions lists the latest decisions within their budget, and the
 // kinds of change the person (in a group, this turn's) keeps rejecting.
-func (a *Agent) writeDecisions(b *strings.Builder, req nod.TurnRequest, ds []nod.Decision, titles map[string]string) {
+func (a *Agent) writeDecisions(b *strings.Builder, req nod.TurnRequest, ds []nod.Decision, titles map[nod.TaskID]string) {
 	if len(ds) > 0 {
 		if req.InGroup() {
 			// Each member decides their own proposals: one member's no is not

@@ -18,9 +18,9 @@ func (t *turn) read(ctx context.Context, tool Tool, a tools.Args) (string, error
 		if err != nil {
 			return "", err
 		}
-		task, err := t.a.tasks.Task(ctx, t.req.ChatID, strings.TrimSpace(id))
+		task, err := t.a.tasks.Task(ctx, t.req.ChatID, nod.TaskID(strings.TrimSpace(id)))
 		if errors.Is(err, nod.ErrNotFound) {
-			return errorJSON(missingTask(id, err)), nil
+			return errorJSON(missingTask(nod.TaskID(id), err)), nil
 		}
 		if err != nil {
 			return "", err
@@ -64,7 +64,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a tools.Args) (string, error
 
 // missingTask says why the task with id cannot be read or changed: in the
 // trash, which only the user can undo, or never there (an invented id).
-func missingTask(id string, err error) error {
+func missingTask(id nod.TaskID, err error) error {
 	if errors.Is(err, nod.ErrTrashed) {
 		return fmt.Errorf("task %q is in the trash: you cannot read, change or restore it; the user can restore it with /trash or the Undo button on the deletion's message", id)
 	}

@@ -212,7 +212,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 		actor, verdict, why := by, verdictName(v), firstNonEmpty(quote, reasonOf([]prepared{pc}))
 		if pc.rule != nil {
 			// The person's standing permission, not their words this time.
-			actor, verdict, why, quote = nod.ActorAgent, "rule", "rule "+pc.rule.ID+" ("+pc.rule.Kind+")", ""
+			actor, verdict, why, quote = nod.ActorAgent, "rule", "rule "+string(pc.rule.ID)+" ("+pc.rule.Kind+")", ""
 		}
 		item := tools.Typed(pc.c, pc.task, nod.ChangeItem{N: len(t.receipts) + 1, Tool: pc.c.Tool(), TaskID: pc.c.TaskID(), Args: pc.c.Args(), Summary: pc.c.Summary(pc.task),
 			Field: pc.c.Field(), Before: pc.cur, After: pc.target, Status: nod.ItemConfirmed})

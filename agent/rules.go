@@ -39,10 +39,10 @@ func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
 // do not count: they picked among items, and did not turn the kind down.
 // In a group (user set) only the person's own decisions count.
 func avoidedKinds(ds []nod.Decision, since time.Time, user nod.UserID) []string {
-	picked := map[[2]string]bool{} // kind, set: confirmed there
+	picked := map[kindSet]bool{} // confirmed there
 	for _, d := range ds {
 		if d.Verdict == nod.Confirmed {
-			picked[[2]string{d.Kind, d.SetID}] = true
+			picked[kindSet{d.Kind, d.SetID}] = true
 		}
 	}
 	rejected, settled := map[string]int{}, map[string]bool{}
@@ -55,7 +55,7 @@ func avoidedKinds(ds []nod.Decision, since time.Time, user nod.UserID) []string 
 			settled[d.Kind] = true
 			continue
 		}
-		if picked[[2]string{d.Kind, d.SetID}] {
+		if picked[kindSet{d.Kind, d.SetID}] {
 			continue
 		}
 		if rejected[d.Kind]++; rejected[d.Kind] == 2 {
@@ -63,4 +63,10 @@ func avoidedKinds(ds []nod.Decision, since time.Time, user nod.UserID) []string 
 		}
 	}
 	return out
+}
+
+// kindSet is a kind of change in one change set.
+type kindSet struct {
+	kind string
+	set  nod.SetID
 }

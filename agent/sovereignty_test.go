@@ -24,7 +24,7 @@ func (e *env) review(t *testing.T, calls ...openaitest.ToolCall) (nod.TurnResult
 	return res, reqs[len(reqs)-1].ToolResults()
 }
 
-func (e *env) item(t *testing.T, id string) nod.ChecklistItem {
+func (e *env) item(t *testing.T, id nod.ItemID) nod.ChecklistItem {
 	t.Helper()
 	task := e.task(t, "T1")
 	it, ok := task.Item(id)

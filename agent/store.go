@@ -18,7 +18,7 @@ import (
 type Tasks interface {
 	// Task returns a task outside the trash; nod.ErrNotFound if there is
 	// none (or it is in the trash).
-	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash that f
 	// matches, oldest first, with how many it matches in all; a malformed
 	// cursor is nod.ErrInvalid.
@@ -29,7 +29,7 @@ type Tasks interface {
 	FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
-	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
+	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)
 }
 
 // Editor applies a change at once, outside any change set.
@@ -66,14 +66,14 @@ type Conversation interface {
 type Proposals interface {
 	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
 	// has none of that id.
-	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's pending and partially resolved
 	// sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	// ReviseItem replaces a pending item under its number and audits the
 	// old version as superseded, in one transaction; nod.ErrDecided if the
 	// item is no longer pending.
-	ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error)
+	ReviseItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error)
 }
 
 // Memory is what the person decided on proposals before: what the prompt

@@ -28,7 +28,7 @@ func classifierSummary(p *proposal, said string, chat *time.Location) string {
 		return string(p.tool.Name)
 	}
 	pc := p.changes[0]
-	name := "task " + cut(pc.c.TaskID())
+	name := "task " + cut(string(pc.c.TaskID()))
 	if pc.task != nil {
 		name = fmt.Sprintf("task %q", cutTo(pc.task.Title, 60))
 	}
@@ -199,13 +199,13 @@ func countItems(n int) string {
 
 // itemName names a checklist item for the classifier: by its title when
 // the person's words contain it, else by its id.
-func itemName(task *nod.Task, id, said string) string {
+func itemName(task *nod.Task, id nod.ItemID, said string) string {
 	if task != nil {
-		if it, ok := task.Item(strings.TrimSpace(id)); ok && it.Title != "" && strings.Contains(nod.FoldText(said), nod.FoldText(it.Title)) {
+		if it, ok := task.Item(nod.ItemID(strings.TrimSpace(string(id)))); ok && it.Title != "" && strings.Contains(nod.FoldText(said), nod.FoldText(it.Title)) {
 			return fmt.Sprintf("item %q", cut(it.Title))
 		}
 	}
-	return "item " + cut(id)
+	return "item " + cut(string(id))
 }
 
 // cut shortens a value to 80 characters.

@@ -112,7 +112,7 @@ func expectedParts(pc prepared, a tools.Args, zone *time.Location) []string {
 		want = append(want, fmt.Sprintf("%q", c.Title))
 	case tools.Item:
 		it, _ := pc.task.Item(c.ItemID)
-		want = append(want, "item "+c.ItemID)
+		want = append(want, "item "+string(c.ItemID))
 		state := map[bool]string{true: "checked", false: "unchecked"}
 		switch {
 		case c.Remove:
@@ -219,7 +219,7 @@ func randomTask(r *rand.Rand) nod.Task {
 		t.RemindAt = &at
 	}
 	for i := range r.IntN(5) {
-		t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("c%d", i+1), Title: fmt.Sprintf("Stored item %d %s", i+1, someText(r, 2)),
+		t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("c%d", i+1)), Title: fmt.Sprintf("Stored item %d %s", i+1, someText(r, 2)),
 			Checked: r.IntN(2) == 0, CheckedBy: nod.ActorAgent})
 	}
 	return t

@@ -263,7 +263,7 @@ func refused(result string) bool {
 // and items in call order, so that the set's numbers run on continuously
 // under each task's heading.
 func groupByTask(items []nod.ChangeItem) []nod.ChangeItem {
-	first := map[string]int{}
+	first := map[nod.TaskID]int{}
 	for i, it := range items {
 		if _, ok := first[it.TaskID]; !ok {
 			first[it.TaskID] = i
@@ -407,7 +407,7 @@ type turn struct {
 	deletions  []nod.PendingDeletion
 	asides     []string // what the model wrote beside its tool calls
 	// decisions passed on in the person's words, and readings shown instead
-	answered []string
+	answered []nod.SetID
 	readings []nod.Reading
 	revised  *nod.ChangeSet // the set once the pending item was revised
 	// the chat's time zone as the person set it in this turn

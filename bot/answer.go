@@ -150,7 +150,7 @@ func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 }
 
 func (b *Bot) onRestore(ctx context.Context, p press) string {
-	applied, err := b.change.Restore(ctx, p.topic(), p.user, p.action.ID)
+	applied, err := b.change.Restore(ctx, p.topic(), p.user, p.task())
 	if err != nil {
 		return b.explain(p.loc, err, "restore", "chat", p.chat)
 	}

@@ -34,6 +34,14 @@ type press struct {
 // topic is where the pressed message is, and what the press sends goes.
 func (p press) topic() nod.Topic { return nod.Topic{ChatID: p.chat, Thread: p.thread} }
 
+// The record a button names, typed once as its kind says: the callback
+// data carries a plain id.
+func (p press) set() nod.SetID   { return nod.SetID(p.action.ID) }
+func (p press) undo() nod.UndoID { return nod.UndoID(p.action.ID) }
+func (p press) rule() nod.RuleID { return nod.RuleID(p.action.ID) }
+func (p press) task() nod.TaskID { return nod.TaskID(p.action.ID) }
+func (p press) item() nod.ItemID { return nod.ItemID(p.action.ID) }
+
 // then runs fn once the press has been answered: edits and new messages
 // never hold up the answer, so a slow or rate-limited edit cannot leave
 // the button spinning (Telegram gives up on an unanswered press).
@@ -151,22 +159,22 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 		b.log.Error("remember change set message", "set", set.ID, "err", err)
 		return
 	}
-	b.delivered(ctx, set.ChatID, nod.OwedSet, set.ID)
+	b.delivered(ctx, set.ChatID, nod.OwedSet, string(set.ID))
 }
 
 // view gathers what the change-set message shows beside the set itself.
 // Changes just applied (by item number) bring their task and undo entry,
 // which then need no lookup: a tap's refresh reads less.
 func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied map[int]nod.Applied) formatting.ChangeSetView {
-	v := formatting.ChangeSetView{Set: set, Titles: map[string]string{}, Trashed: map[string]bool{}, Undoable: map[string]bool{}, Undone: map[string]bool{}, Failed: failed,
+	v := formatting.ChangeSetView{Set: set, Titles: map[nod.TaskID]string{}, Trashed: map[nod.TaskID]bool{}, Undoable: map[nod.UndoID]bool{}, Undone: map[nod.UndoID]bool{}, Failed: failed,
 		KeepDays: int(b.opts.ChangeSetTTL / (24 * time.Hour))}
 	if set.UserID != 0 {
 		v.Who = b.nameOf(ctx, set.ChatID, set.UserID)
 	}
-	var trash map[string]string // read once, if an item's task is not found
-	trashed := func(id string) string {
+	var trash map[nod.TaskID]string // read once, if an item's task is not found
+	trashed := func(id nod.TaskID) string {
 		if trash == nil {
-			trash = map[string]string{}
+			trash = map[nod.TaskID]string{}
 			if ts, err := b.tasks.Trash(ctx, set.ChatID); err == nil {
 				for _, t := range ts {
 					trash[t.ID] = t.Title
@@ -218,7 +226,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 	}
 	if msgID == 0 {
 		// Not shown yet: the message, once sent, shows the set as it is.
-		b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
+		b.delivered(ctx, set.ChatID, nod.OwedRefresh, string(set.ID))
 		return
 	}
 	// Each redraw needs a decision that came in since the last: a set has
@@ -238,7 +246,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 		}
 		set, failed, applied = now, 0, nil
 	}
-	b.delivered(ctx, set.ChatID, nod.OwedRefresh, set.ID)
+	b.delivered(ctx, set.ChatID, nod.OwedRefresh, string(set.ID))
 }
 
 // sameDecisions reports whether two reads of a set agree on its status and
@@ -277,29 +285,29 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 }
 
 func (b *Bot) onConfirm(ctx context.Context, p press) string {
-	d, err := b.decide.Confirm(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.decide.Confirm(ctx, p.chat, p.user, p.set(), p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedItem.With(p.action.N)))
 }
 
 func (b *Bot) onApplyAnyway(ctx context.Context, p press) string {
-	d, err := b.mend.ApplyAnyway(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.mend.ApplyAnyway(ctx, p.chat, p.user, p.set(), p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedItem.With(p.action.N)))
 }
 
 func (b *Bot) onSkip(ctx context.Context, p press) string {
-	d, err := b.mend.Skip(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.mend.Skip(ctx, p.chat, p.user, p.set(), p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeSkippedItem.With(p.action.N)))
 }
 
 func (b *Bot) onRetry(ctx context.Context, p press) string {
-	d, err := b.mend.Retry(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.mend.Retry(ctx, p.chat, p.user, p.set(), p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedCount.With(len(d.Applied))))
 }
 
 func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfirmAll(ctx, p) }
 
 func (b *Bot) onAbort(ctx context.Context, p press) string {
-	set, err := b.sets.ChangeSet(ctx, p.chat, p.action.ID)
+	set, err := b.sets.ChangeSet(ctx, p.chat, p.set())
 	if err != nil {
 		text, _ := notice(p.loc, err, nil)
 		return text
@@ -309,12 +317,12 @@ func (b *Bot) onAbort(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onReject(ctx context.Context, p press) string {
-	d, err := b.decide.Reject(ctx, p.chat, p.user, p.action.ID, p.action.N)
+	d, err := b.decide.Reject(ctx, p.chat, p.user, p.set(), p.action.N)
 	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeRejectedItem.With(p.action.N)))
 }
 
 func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
-	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.action.ID)
+	d, err := b.decide.ConfirmAll(ctx, p.chat, p.user, p.set())
 	if errors.Is(err, nod.ErrDecided) {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil) })
 		return p.loc.Notice(formatting.NoticeNothingLeft)
@@ -323,7 +331,7 @@ func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {
-	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.action.ID)
+	d, err := b.decide.RejectAll(ctx, p.chat, p.user, p.set())
 	if errors.Is(err, nod.ErrDecided) {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil) })
 		return p.loc.Notice(formatting.NoticeNothingLeft)
@@ -332,7 +340,7 @@ func (b *Bot) onRejectAll(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onRepropose(ctx context.Context, p press) string {
-	fresh, dropped, err := b.mend.Repropose(ctx, p.chat, p.user, p.action.ID)
+	fresh, dropped, err := b.mend.Repropose(ctx, p.chat, p.user, p.set())
 	if errors.Is(err, nod.ErrDecided) {
 		return p.loc.Notice(formatting.NoticeReproposedAlready)
 	}
@@ -340,7 +348,7 @@ func (b *Bot) onRepropose(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "re-propose", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if old, err := b.sets.ChangeSet(ctx, p.chat, p.action.ID); err == nil {
+		if old, err := b.sets.ChangeSet(ctx, p.chat, p.set()); err == nil {
 			b.refresh(ctx, p.loc, old, 0, p.msgID, nil)
 		}
 		if fresh != nil {

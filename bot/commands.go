@@ -43,10 +43,10 @@ func (b *Bot) cmdAudit(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	var ids []string
+	var ids []nod.TaskID
 	for _, e := range entries {
 		if id := e.Arg("task_id"); id != "" {
-			ids = append(ids, id)
+			ids = append(ids, nod.TaskID(id))
 		}
 	}
 	titles, err := b.tasks.TaskTitles(ctx, in.chat, ids)

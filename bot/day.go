@@ -191,13 +191,13 @@ const recentReminders = 10
 // or ⏰ puts its Undo on the reminder it was tapped on.
 type reminderMsg struct {
 	id    int
-	undos []string
+	undos []nod.UndoID
 }
 
 // reminderMessages returns task taskID's latest reminder messages but
 // skip, newest first.
-func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID string, skip int) []reminderMsg {
-	done, err := EncodeAction(nod.Action{Kind: nod.ActRemindDone, ID: taskID})
+func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID nod.TaskID, skip int) []reminderMsg {
+	done, err := EncodeAction(nod.Action{Kind: nod.ActRemindDone, ID: string(taskID)})
 	if err != nil {
 		return nil
 	}
@@ -219,7 +219,7 @@ func (b *Bot) reminderMessages(ctx context.Context, chat nod.ChatID, taskID stri
 		m := reminderMsg{id: msg}
 		for _, d := range data {
 			if a, err := DecodeAction(d); err == nil && a.Kind == nod.ActUndo {
-				m.undos = append(m.undos, a.ID)
+				m.undos = append(m.undos, nod.UndoID(a.ID))
 			}
 		}
 		out = append(out, m)
@@ -269,7 +269,7 @@ func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.C
 // before the tap, when the tap is taken back and the task is open; the
 // tap's outcome with the new Undo when it is applied again. It returns
 // the messages it edited.
-func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, undoID string, u nod.Undone) []int {
+func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, undoID nod.UndoID, u nod.Undone) []int {
 	e, err := b.undos.UndoEntry(ctx, chat, undoID)
 	if err != nil {
 		return nil
@@ -349,20 +349,20 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 // onRemindDone marks a reminded task done: the person's own change,
 // applied at once with its Undo on the reminder's message.
 func (b *Bot) onRemindDone(ctx context.Context, p press) string {
-	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	t, err := b.tasks.Task(ctx, p.chat, p.task())
 	if err != nil {
 		return b.reminderRefusal(p, err)
 	}
 	if no := b.othersReminder(ctx, p, t); no != "" {
 		return no
 	}
-	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.topic(), p.user, p.action.ID) }, true)
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.topic(), p.user, p.task()) }, true)
 }
 
 // onSnooze moves a task's reminder an hour from now, or to tomorrow at
 // its local time.
 func (b *Bot) onSnooze(ctx context.Context, p press) string {
-	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	t, err := b.tasks.Task(ctx, p.chat, p.task())
 	if err != nil {
 		return b.reminderRefusal(p, err)
 	}
@@ -370,7 +370,7 @@ func (b *Bot) onSnooze(ctx context.Context, p press) string {
 		return no
 	}
 	at := nod.SnoozeUntil(p.action.N, b.now(), t.RemindAt, p.loc.Zone())
-	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.topic(), p.user, p.action.ID, at) }, false)
+	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.Remind(ctx, p.topic(), p.user, p.task(), at) }, false)
 }
 
 // othersReminder refuses a tap on a reminder that another member of the

@@ -103,7 +103,7 @@ func (e *env) settle() {
 // task seeds a task of the chat.
 func (e *env) task(title string, p nod.Priority) nod.Task {
 	e.t.Helper()
-	t := nod.Task{ID: nod.NewID(), Title: title, Status: nod.StatusOpen, Priority: p}
+	t := nod.Task{ID: nod.TaskID(nod.NewID()), Title: title, Status: nod.StatusOpen, Priority: p}
 	if _, err := e.db.Tasks().Apply(e.t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "create_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) { return t, nil }}); err != nil {
 		e.t.Fatal(err)
@@ -132,7 +132,7 @@ func (e *env) propose(text string, tasks ...nod.Task) telegramtest.Message {
 	return set
 }
 
-func (e *env) priority(id string) nod.Priority {
+func (e *env) priority(id nod.TaskID) nod.Priority {
 	e.t.Helper()
 	t, err := e.db.Tasks().Task(e.t.Context(), chat, id)
 	if err != nil {
@@ -246,7 +246,7 @@ func TestAnswersInWordsAndReason(t *testing.T) {
 }
 
 // setID is the id of the set shown in message msgID.
-func setID(t *testing.T, e *env, msgID int) string {
+func setID(t *testing.T, e *env, msgID int) nod.SetID {
 	t.Helper()
 	s, err := e.db.ChangeSets().ChangeSetByMessage(t.Context(), chat, msgID)
 	if err != nil {

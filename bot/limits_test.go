@@ -25,21 +25,21 @@ func FuzzMessageLimits(f *testing.F) {
 		// Long enough that ten items overflow a message many times over;
 		// bounded, so that an input's word diffs stay quick.
 		title, text, quote = cutBytes(title, 600), cutBytes(text, 8000), cutBytes(quote, 600)
-		set := nod.ChangeSet{ID: nod.NewID(), UserID: 42, Status: nod.SetPending, AfterSeq: 1}
-		titles := map[string]string{}
-		undoable := map[string]bool{}
+		set := nod.ChangeSet{ID: nod.SetID(nod.NewID()), UserID: 42, Status: nod.SetPending, AfterSeq: 1}
+		titles := map[nod.TaskID]string{}
+		undoable := map[nod.UndoID]bool{}
 		var receipts []formatting.Receipt
 		for i := 1; i <= n; i++ {
-			task := fmt.Sprintf("t%03d%s", i, strings.Repeat("x", 6))
+			task := nod.TaskID(fmt.Sprintf("t%03d%s", i, strings.Repeat("x", 6)))
 			titles[task] = fmt.Sprintf("%d %s", i, title)
 			it := limitItem(i, task, title, text)
 			if applied&(1<<i) != 0 {
-				it.Status, it.UndoID = nod.ItemConfirmed, nod.NewID()
+				it.Status, it.UndoID = nod.ItemConfirmed, nod.UndoID(nod.NewID())
 				undoable[it.UndoID] = true
 			}
 			set.Items = append(set.Items, it)
 			done := it
-			done.Status, done.UndoID = nod.ItemConfirmed, nod.NewID() // a receipt's item is applied
+			done.Status, done.UndoID = nod.ItemConfirmed, nod.UndoID(nod.NewID()) // a receipt's item is applied
 			receipts = append(receipts, formatting.Receipt{TaskTitle: titles[task], Item: done, Quote: quote})
 		}
 		for _, lang := range formatting.Languages() {
@@ -52,7 +52,7 @@ func FuzzMessageLimits(f *testing.F) {
 
 // limitItem is item i of a fuzzed set: each of the kinds a set holds in
 // turn, made of title and text.
-func limitItem(i int, task, title, text string) nod.ChangeItem {
+func limitItem(i int, task nod.TaskID, title, text string) nod.ChangeItem {
 	it := nod.ChangeItem{ID: nod.NewID(), N: i, TaskID: task, Status: nod.ItemPending}
 	switch i % 5 {
 	case 0:

@@ -451,7 +451,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 		if b.reply(ctx, at, loc.Changes().Receipts(rs)) != 0 {
 			ids := make([]string, len(res.Receipts))
 			for i, r := range res.Receipts {
-				ids[i] = r.Item.UndoID
+				ids[i] = string(r.Item.UndoID)
 			}
 			b.delivered(ctx, chat, nod.OwedReceipt, ids...)
 		}

@@ -23,7 +23,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 		loc := b.locale(ctx, o.ChatID, "")
 		switch o.Kind {
 		case nod.OwedSet:
-			set, err := b.sets.ChangeSet(ctx, o.ChatID, o.Ref)
+			set, err := b.sets.ChangeSet(ctx, o.ChatID, nod.SetID(o.Ref))
 			switch {
 			case err != nil:
 				b.sweeps.Gone(ctx, o, err)
@@ -34,7 +34,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 				b.showChangeSet(ctx, loc, set)
 			}
 		case nod.OwedRefresh:
-			set, err := b.sets.ChangeSet(ctx, o.ChatID, o.Ref)
+			set, err := b.sets.ChangeSet(ctx, o.ChatID, nod.SetID(o.Ref))
 			if err != nil {
 				b.sweeps.Gone(ctx, o, err)
 				continue
@@ -57,7 +57,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 		case nod.OwedReminder, nod.OwedDaily:
 			b.deliverDue(ctx, o)
 		case nod.OwedUndone:
-			redo, err := b.undos.UndoEntry(ctx, o.ChatID, o.Ref)
+			redo, err := b.undos.UndoEntry(ctx, o.ChatID, nod.UndoID(o.Ref))
 			if err != nil {
 				b.sweeps.Gone(ctx, o, err)
 				continue
@@ -106,7 +106,7 @@ func (b *Bot) refreshOwed(ctx context.Context, chat nod.ChatID, loc *formatting.
 	for _, id := range ids {
 		set, err := b.sets.ChangeSet(ctx, chat, id)
 		if err != nil {
-			b.sweeps.Gone(ctx, nod.Owed{Topic: nod.Topic{ChatID: chat}, Kind: nod.OwedRefresh, Ref: id}, err)
+			b.sweeps.Gone(ctx, nod.Owed{Topic: nod.Topic{ChatID: chat}, Kind: nod.OwedRefresh, Ref: string(id)}, err)
 			continue
 		}
 		b.refresh(ctx, loc, set, 0, 0, nil)

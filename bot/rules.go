@@ -30,7 +30,7 @@ func (b *Bot) onDeclineRule(ctx context.Context, p press) string { return b.deci
 // decideRule answers a rule's offer; the offer's message then says what
 // was decided, without buttons.
 func (b *Bot) decideRule(ctx context.Context, p press, accept bool) string {
-	r, err := b.rules.DecideRule(ctx, p.chat, p.user, p.action.ID, accept)
+	r, err := b.rules.DecideRule(ctx, p.chat, p.user, p.rule(), accept)
 	if errors.Is(err, nod.ErrDecided) {
 		return p.loc.Notice(formatting.NoticeRuleDecided)
 	}
@@ -81,7 +81,7 @@ func (b *Bot) onStopRule(ctx context.Context, p press) string {
 // revokeRule revokes the pressed rule; a rule revoked before, or expired,
 // counts as done. It returns the refusal and false if it may not.
 func (b *Bot) revokeRule(ctx context.Context, p press) (string, bool) {
-	_, err := b.rules.RevokeRule(ctx, p.chat, p.user, p.action.ID)
+	_, err := b.rules.RevokeRule(ctx, p.chat, p.user, p.rule())
 	if err == nil || errors.Is(err, nod.ErrDecided) {
 		return "", true
 	}

@@ -17,13 +17,13 @@ type Updates interface {
 
 // Tasks reads a chat's tasks and its trash.
 type Tasks interface {
-	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 	// TaskPage returns a page of the tasks outside the trash, oldest
 	// first, with how many there are.
 	TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
-	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error)
+	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)
 	Trash(ctx context.Context, chatID nod.ChatID) ([]nod.Task, error)
 }
 
@@ -35,16 +35,16 @@ type AuditLog interface {
 
 // Sets reads change sets.
 type Sets interface {
-	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error)
 	ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error)
-	ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error)
+	ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID nod.UndoID) (nod.ChangeSet, error)
 	// OpenChangeSets returns the topic's open sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 }
 
 // Undos reads the undo entries of applied changes.
 type Undos interface {
-	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
+	UndoEntry(ctx context.Context, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error)
 	// LatestUndo returns userID's newest change in the topic still
 	// undoable.
 	LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error)
@@ -76,11 +76,11 @@ type Conversation interface {
 
 // Messages remembers which Telegram message shows what, to edit it later.
 type Messages interface {
-	SetMessageID(ctx context.Context, setID string, messageID int) error
+	SetMessageID(ctx context.Context, setID nod.SetID, messageID int) error
 	// SetCardMessage and CardMessage remember the latest card of a task.
-	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error
-	CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error)
-	SetRuleMessage(ctx context.Context, id string, messageID int) error
+	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID, msgID int) error
+	CardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID) (int, error)
+	SetRuleMessage(ctx context.Context, id nod.RuleID, messageID int) error
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
 	SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error
@@ -131,7 +131,7 @@ type Keeper interface {
 	// KeepSet gives an open set another TTL, for a person who may decide
 	// it; nod.ErrForbidden if they may not, nod.ErrExpired if it is not
 	// open.
-	KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error)
+	KeepSet(ctx context.Context, chatID nod.ChatID, id nod.SetID, userID nod.UserID) (nod.ChangeSet, error)
 }
 
 // Outbox settles the messages owed for changes once they are delivered.
@@ -139,7 +139,7 @@ type Outbox interface {
 	// Delivered marks owed messages as sent.
 	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
-	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error)
+	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and told the person so.
 	Interrupted(ctx context.Context, at nod.Topic, said string) error
@@ -168,28 +168,28 @@ type Sweeper interface {
 
 // Decider decides a change set's items for a person; see confirm.Service for the errors.
 type Decider interface {
-	Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
-	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error)
-	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error)
+	Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
+	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int) (nod.Decided, error)
+	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
 }
 
 // Mender settles items that could not simply apply: stale, failed or expired ones.
 type Mender interface {
-	ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error)
-	Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error)
+	ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error)
+	Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (*nod.ChangeSet, int, error)
 }
 
 // Changer makes the person's own changes: undo, a tick on a task card, a restore.
 type Changer interface {
-	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error)
+	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID nod.UndoID, force bool) (nod.Undone, error)
 	// Toggle and Restore make the change in topic at, where the person
 	// tapped.
-	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error)
-	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
+	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID nod.ItemID, want int) (nod.Applied, error)
+	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error)
 	// Chain follows undo entry u's chain of reverts back to the change it
 	// started from; odd says taking u back would apply that change again.
 	Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool)
@@ -197,8 +197,8 @@ type Changer interface {
 
 // RuleDecider answers a learned rule's offer and revokes rules.
 type RuleDecider interface {
-	DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool) (nod.Rule, error)
-	RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error)
+	DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.RuleID, accept bool) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.RuleID) (nod.Rule, error)
 }
 
 // Days keeps the chat's place in the day: its time zone and its daily
@@ -220,9 +220,9 @@ type Days interface {
 // person's own: applied at once, audited, undoable in the reminder's topic.
 type Reminders interface {
 	// MarkDone sets the task's status to DONE; nod.ErrDecided if it is.
-	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error)
+	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error)
 	// Remind sets the task's reminder to at.
-	Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error)
+	Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error)
 }
 
 // Places maps a shared location to its time zone, offline; sea is true

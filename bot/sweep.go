@@ -69,7 +69,7 @@ func (b *Bot) sweeper(ctx context.Context) {
 }
 
 func (b *Bot) onKeep(ctx context.Context, p press) string {
-	set, err := b.keeper.KeepSet(ctx, p.chat, p.action.ID, p.user)
+	set, err := b.keeper.KeepSet(ctx, p.chat, p.set(), p.user)
 	if err != nil {
 		text, _ := notice(p.loc, err, nil)
 		return text

@@ -46,15 +46,15 @@ func (b *Bot) onTaskPage(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onOpenTask(ctx context.Context, p press) string {
-	t, err := b.tasks.Task(ctx, p.chat, p.action.ID)
+	t, err := b.tasks.Task(ctx, p.chat, p.task())
 	if errors.Is(err, nod.ErrTrashed) {
 		// Deleted since the list was shown: say so, and offer it back.
-		titles, err := b.tasks.TaskTitles(ctx, p.chat, []string{p.action.ID})
+		titles, err := b.tasks.TaskTitles(ctx, p.chat, []nod.TaskID{p.task()})
 		if err != nil {
 			return b.explain(p.loc, err, "open task", "chat", p.chat)
 		}
 		p.then(func(ctx context.Context) {
-			b.reply(ctx, p.topic(), p.loc.Tasks().InTrash(p.action.ID, titles[p.action.ID]))
+			b.reply(ctx, p.topic(), p.loc.Tasks().InTrash(p.task(), titles[p.task()]))
 		})
 		return p.loc.Notice(formatting.NoticeInTrash)
 	}
@@ -73,7 +73,7 @@ func (b *Bot) onOpenTask(ctx context.Context, p press) string {
 }
 
 func (b *Bot) onToggle(ctx context.Context, p press) string {
-	applied, err := b.change.Toggle(ctx, p.topic(), p.user, p.action.ID, p.action.N)
+	applied, err := b.change.Toggle(ctx, p.topic(), p.user, p.item(), p.action.N)
 	if errors.Is(err, nod.ErrDecided) {
 		// The card was out of date: show the item as it is.
 		p.then(func(ctx context.Context) {
@@ -81,7 +81,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 				b.log.Warn("refresh task card", "err", err)
 			}
 		})
-		it, _ := applied.After.Item(p.action.ID)
+		it, _ := applied.After.Item(p.item())
 		return formatting.PlainText(p.loc.Render(formatting.AlreadyToggled.With(it)))
 	}
 	if err != nil {
@@ -92,14 +92,14 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 			b.log.Warn("refresh task card", "err", err)
 		}
 	})
-	it, _ := applied.After.Item(p.action.ID)
+	it, _ := applied.After.Item(p.item())
 	return formatting.PlainText(p.loc.Render(formatting.Toggled.With(it)))
 }
 
 // refreshCard brings the chat's latest card of task up to date after a
 // change made elsewhere (an undo), so that its toggles show the items as
 // they are.
-func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, taskID string) {
+func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, taskID nod.TaskID) {
 	id, err := b.messages.CardMessage(ctx, chat, taskID)
 	if err != nil {
 		return // no card shown, or none remembered

@@ -15,19 +15,19 @@ func (b *Bot) onUndo(ctx context.Context, p press) string { return b.undo(ctx, p
 func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(ctx, p, true) }
 
 func (b *Bot) undo(ctx context.Context, p press, force bool) string {
-	u, err := b.change.Undo(ctx, p.chat, p.user, p.action.ID, force)
+	u, err := b.change.Undo(ctx, p.chat, p.user, p.undo(), force)
 	if errors.Is(err, nod.ErrStale) {
-		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.topic(), p.action.ID, err) })
+		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.topic(), p.undo(), err) })
 	}
 	if err != nil {
 		return b.explainAs(p.loc, err, undoNotices, "undo", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		shown := b.tapsBack(ctx, p.loc, p.chat, p.action.ID, u)
-		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.action.ID); err != nil && p.keyboard != nil && !slices.Contains(shown, p.msgID) {
+		shown := b.tapsBack(ctx, p.loc, p.chat, p.undo(), u)
+		if _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.undo()); err != nil && p.keyboard != nil && !slices.Contains(shown, p.msgID) {
 			b.markUndone(ctx, p, u)
 		}
-		b.undone(ctx, p.loc, p.topic(), p.action.ID, u, len(shown) > 0)
+		b.undone(ctx, p.loc, p.topic(), p.undo(), u, len(shown) > 0)
 	})
 	if u.Redone {
 		return p.loc.Notice(formatting.NoticeRedone)
@@ -85,7 +85,7 @@ func countKind(kb *models.InlineKeyboardMarkup, kind nod.ActionKind) int {
 // undo with a button to redo it (and what became of a reminder it left
 // in the past; shown: its message has its buttons again), and says so
 // if the breaker tripped.
-func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, u nod.Undone, shown bool) {
+func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID nod.UndoID, u nod.Undone, shown bool) {
 	chat := at.ChatID
 	if set, err := b.sets.ChangeSetByUndo(ctx, chat, undoID); err == nil {
 		b.refresh(ctx, loc, set, 0, 0, nil)
@@ -97,7 +97,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 	}
 	m = loc.Day().WithReminderBack(m, u.Reminder, shown)
 	if b.reply(ctx, at, m) != 0 {
-		b.delivered(ctx, chat, nod.OwedUndone, u.Redo.ID)
+		b.delivered(ctx, chat, nod.OwedUndone, string(u.Redo.ID))
 	}
 	if u.Breaker {
 		b.reply(ctx, at, loc.Changes().Breaker(u.Previous))
@@ -147,7 +147,7 @@ func (b *Bot) chain(ctx context.Context, chat nod.ChatID, u nod.UndoEntry) (root
 
 // offerUndoAnyway shows what changed since, so that undo was refused,
 // with Undo anyway.
-func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID string, err error) {
+func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at nod.Topic, undoID nod.UndoID, err error) {
 	chat := at.ChatID
 	var cf nod.Conflict
 	if !errors.As(err, &cf) {

@@ -42,7 +42,7 @@ func TestUndoEachItemOfConfirmAll(t *testing.T) {
 		if got := titles(e.task(t, "T1")); !slices.Equal(got, want) {
 			t.Fatalf("checklist after ✓ All = %q, want %q", got, want)
 		}
-		redos := map[int]string{}
+		redos := map[int]nod.UndoID{}
 		for _, n := range []int{2, 4, 1, 5, 3} {
 			it, _ := d.Set.Item(n)
 			u, err := e.confirm.Undo(t.Context(), chat, user, it.UndoID, false)
@@ -240,7 +240,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		const items = 60
 		big := nod.Task{ID: "T5", Title: "Big checklist", Status: nod.StatusOpen, Priority: nod.P2}
 		for i := range items {
-			big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("i%02d", i), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
+			big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("i%02d", i)), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
 		}
 		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return big, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
@@ -322,7 +322,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 				twice++
 			}
 		}
-		confirmed, undos := 0, map[string]bool{}
+		confirmed, undos := 0, map[nod.UndoID]bool{}
 		for _, set := range sets {
 			s, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, set.ID)
 			if s.Status != nod.SetResolved {

@@ -54,7 +54,7 @@ func (c *Service) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.U
 // streak counts the change sets in which the latest decisions, newest
 // first, confirmed, up to the first rejection.
 func streak(ds []nod.Decision) int {
-	sets := map[string]bool{}
+	sets := map[nod.SetID]bool{}
 	for _, d := range ds {
 		if d.Verdict != nod.Confirmed {
 			break
@@ -67,7 +67,7 @@ func streak(ds []nod.Decision) int {
 // DecideRule accepts or declines an offered rule for the person it was
 // offered to. Errors wrap nod.ErrNotFound, nod.ErrForbidden or
 // nod.ErrDecided.
-func (c *Service) DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool) (nod.Rule, error) {
+func (c *Service) DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.RuleID, accept bool) (nod.Rule, error) {
 	r, err := c.rules.Rule(ctx, chatID, id)
 	if err != nil {
 		return r, err
@@ -79,7 +79,7 @@ func (c *Service) DecideRule(ctx context.Context, chatID nod.ChatID, userID nod.
 }
 
 // RevokeRule ends a rule of the person's. Errors as DecideRule.
-func (c *Service) RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string) (nod.Rule, error) {
+func (c *Service) RevokeRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.RuleID) (nod.Rule, error) {
 	r, err := c.rules.Rule(ctx, chatID, id)
 	if err != nil {
 		return r, err

@@ -45,7 +45,7 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 // authorize loads the set and checks that userID may decide it: in a group
 // only the person whose request produced it, or, for a proactive review's
 // set (UserID 0), any allowed user of the chat.
-func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.ChangeSet, error) {
+func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.ChangeSet, error) {
 	set, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return set, err
@@ -64,7 +64,7 @@ func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.U
 // the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
 // nod.ErrExpired or nod.ErrDecided; any other error means nothing was
 // written and the item is still pending.
-func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	// The store authorizes inside the transaction that decides: the set
 	// is read once.
 	d, err := c.confirm(ctx, chatID, userID, setID, []int{n}, false, "")
@@ -74,7 +74,7 @@ func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.Use
 
 // ApplyAnyway confirms item n although its task changed since it was
 // proposed. Errors as Confirm.
-func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	d, err := c.confirm(ctx, chatID, userID, setID, []int{n}, true, "")
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
@@ -82,7 +82,7 @@ func (c *Service) ApplyAnyway(ctx context.Context, chatID nod.ChatID, userID nod
 
 // Skip closes item n as stale, keeping the task as it is now. Errors as
 // Reject.
-func (c *Service) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction: the
 	// set is read once, on one clock reading.
 	set, err := c.sets.FailItem(ctx, chatID, setID, n, userID, nod.ItemStale, nod.Note{Key: nod.NoteSkipped})
@@ -94,7 +94,7 @@ func (c *Service) Skip(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 
 // Retry makes the failed item n pending again and confirms the pending
 // items in order, as ConfirmAll.
-func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -111,7 +111,7 @@ func (c *Service) Retry(ctx context.Context, chatID nod.ChatID, userID nod.UserI
 // note (Decided.Stale) and ends the run; one that can no longer apply is
 // closed as stale or failed and ends the run (Decided.Failed). words are the
 // person's answer that decided them, if nod read one.
-func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int, force bool, words string) (nod.Decided, error) {
+func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int, force bool, words string) (nod.Decided, error) {
 	now := c.now()
 	decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
 		ch, err := tools.Parse(it.Tool, it.Args)
@@ -188,7 +188,7 @@ func staleNote(it *nod.ChangeItem, cur *nod.Task, value, target string) nod.Note
 }
 
 // Reject rejects item n. Errors as Confirm.
-func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, n int) (nod.Decided, error) {
+func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
 	// The store authorizes and checks the item inside its transaction.
 	set, err := c.sets.RejectItem(ctx, chatID, setID, n, userID)
 	if err == nil {
@@ -200,7 +200,7 @@ func (c *Service) Reject(ctx context.Context, chatID nod.ChatID, userID nod.User
 // ConfirmAll confirms the pending items in order, each seeing the previous
 // one's result, and stops at the first that fails; the rest stay pending.
 // With nothing pending it returns nod.ErrDecided.
-func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
+func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error) {
 	d, err := c.confirm(ctx, chatID, userID, setID, nil, false, "") // nil: what is pending in the transaction
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
@@ -209,7 +209,7 @@ func (c *Service) ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.
 // ConfirmSome confirms items ns in order, in one transaction, as
 // ConfirmAll does for every pending item: a decision stated in words.
 // Items no longer pending are passed over.
-func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string, ns []int) (nod.Decided, error) {
+func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int) (nod.Decided, error) {
 	if len(ns) == 0 {
 		set, err := c.authorize(ctx, chatID, userID, setID)
 		if err != nil {
@@ -263,7 +263,7 @@ func (c *Service) Answer(ctx context.Context, chatID nod.ChatID, userID nod.User
 
 // RejectAll rejects every pending item. With nothing pending it returns
 // nod.ErrDecided.
-func (c *Service) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (nod.Decided, error) {
+func (c *Service) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error) {
 	set, err := c.authorize(ctx, chatID, userID, setID)
 	if err != nil {
 		return nod.Decided{Set: set}, err
@@ -290,7 +290,7 @@ func (c *Service) RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.U
 // nod.ErrDecided (already undone), nod.ErrExpired, nod.ErrSent (the
 // reminder it set went out since) or nod.ErrStale (the task changed
 // since; force overrides).
-func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID string, force bool) (nod.Undone, error) {
+func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID nod.UndoID, force bool) (nod.Undone, error) {
 	u, err := c.undos.UndoEntry(ctx, chatID, undoID)
 	if err != nil {
 		return nod.Undone{}, err
@@ -331,7 +331,7 @@ func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 // (anything else is nod.ErrInvalid); an item already as wanted is
 // nod.ErrDecided (the card the person tapped was out of date). at is where the card was tapped:
 // its undo is that topic's.
-func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID string, want int) (nod.Applied, error) {
+func (c *Service) Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID nod.ItemID, want int) (nod.Applied, error) {
 	var checked bool
 	switch want {
 	case nod.ToggleTick:
@@ -372,7 +372,7 @@ func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.User
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, UserID: userID, TaskID: d.TaskID, Tool: nod.ToolDeleteTask,
-		Args: tools.MustJSON(map[string]string{"task_id": d.TaskID}), Summary: fmt.Sprintf("Delete %q", d.Title),
+		Args: tools.MustJSON(map[string]string{"task_id": string(d.TaskID)}), Summary: fmt.Sprintf("Delete %q", d.Title),
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			cur.DeletedAt = &now
 			return *cur, nil
@@ -383,10 +383,10 @@ func (c *Service) Delete(ctx context.Context, chatID nod.ChatID, userID nod.User
 
 // Restore brings a task back from the trash with its checklist; at is
 // where the person asked.
-func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
+func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: at, UserID: userID, TaskID: taskID, Tool: nod.ToolRestoreTask, Trashed: true,
-		Args: tools.MustJSON(map[string]string{"task_id": taskID}), Summary: "Restore from the trash",
+		Args: tools.MustJSON(map[string]string{"task_id": string(taskID)}), Summary: "Restore from the trash",
 		Mutate: func(cur *nod.Task) (nod.Task, error) {
 			if cur.DeletedAt == nil {
 				return nod.Task{}, fmt.Errorf("task %q is not in the trash: %w", cur.Title, nod.ErrDecided)
@@ -402,7 +402,7 @@ func (c *Service) Restore(ctx context.Context, at nod.Topic, userID nod.UserID, 
 // tasks as they are now and opens a fresh set with those that still make
 // sense. It returns the new set (nil if nothing still makes sense) and how
 // many items were dropped.
-func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID string) (*nod.ChangeSet, int, error) {
+func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (*nod.ChangeSet, int, error) {
 	old, err := c.sets.ChangeSet(ctx, chatID, setID)
 	if err != nil {
 		return nil, 0, err
@@ -453,7 +453,7 @@ func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.Chan
 // MarkDone sets a task's status to DONE from its reminder's button: the
 // person's own change, audited and undoable. nod.ErrDecided if it is
 // done already. where is the reminder's topic.
-func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string) (nod.Applied, error) {
+func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
 	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
 	if err != nil {
 		return nod.Applied{}, err
@@ -464,7 +464,7 @@ func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.User
 // Remind moves a task's reminder to at from its reminder's button: the
 // person's own change, audited and undoable; the reminder stays in where,
 // the reminder's topic.
-func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID string, at time.Time) (nod.Applied, error) {
+func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error) {
 	ch, err := tools.Remind(taskID, at)
 	if err != nil {
 		return nod.Applied{}, err

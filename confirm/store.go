@@ -17,10 +17,10 @@ import (
 type Tasks interface {
 	// Task returns a task outside the trash; nod.ErrNotFound if there is
 	// none (or it is in the trash).
-	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 	// ChecklistOwner returns the task holding checklist item itemID;
 	// nod.ErrNotFound if no task of the chat holds it.
-	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error)
+	ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID nod.ItemID) (nod.Task, error)
 }
 
 // Editor applies a change at once, outside any change set.
@@ -38,7 +38,7 @@ type Editor interface {
 type Decisions interface {
 	// ChangeSet returns a set with its items; nod.ErrNotFound if the chat
 	// has none of that id.
-	ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error)
+	ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error)
 	// ConfirmItems confirms pending items ns (nil: every pending item) in
 	// order in one transaction: for each, decide computes the task's new
 	// state from the task as stored now, and task change, item, set,
@@ -50,30 +50,30 @@ type Decisions interface {
 	// pending) or decide's error, and then nothing was written.
 	// words, the person's answer that decided them when nod read it
 	// itself, are kept with the decisions.
-	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error)
+	ConfirmItems(ctx context.Context, chatID nod.ChatID, setID nod.SetID, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error)
 	// RejectItem rejects a pending item with its decision and audit row in
 	// one transaction; errors as ConfirmItems.
-	RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error)
+	RejectItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID) (nod.ChangeSet, error)
 	// RejectItemBecause is RejectItem with the person's reason, and their
 	// answer in words as ConfirmItems keeps it.
-	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error)
+	RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error)
 	// FailItem closes a pending item as stale or failed with a note for the
 	// person, audited as failed, in one transaction; errors as RejectItem.
-	FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
+	FailItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error)
 	// ReopenItem makes a failed item pending again and its set open, in
 	// one transaction; nod.ErrExpired if the set's time is up, nod.ErrDecided
 	// if the item is not failed.
-	ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error)
+	ReopenItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int) (nod.ChangeSet, error)
 	// Repropose closes an expired set's pending items and opens a new set
 	// of items in one transaction; nod.ErrDecided if it was done before.
-	Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
+	Repropose(ctx context.Context, chatID nod.ChatID, oldID nod.SetID, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error)
 }
 
 // Undos takes applied changes back and counts those the person took back.
 type Undos interface {
 	// UndoEntry returns an undo entry; nod.ErrNotFound if the chat has
 	// none of that id.
-	UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error)
+	UndoEntry(ctx context.Context, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error)
 	// Undo applies the inverse of an undo entry's change in one
 	// transaction. Unless force is set it refuses with nod.ErrStale (a
 	// nod.Conflict) when one of the change's own fields or items changed
@@ -82,7 +82,7 @@ type Undos interface {
 	// nod.ErrSent (its reminder went out since) or nod.ErrTrashed. The
 	// result holds the Redo entry and what became of a reminder left in
 	// the past.
-	Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error)
+	Undo(ctx context.Context, chatID nod.ChatID, id nod.UndoID, userID nod.UserID, force bool) (nod.Undone, error)
 	// AutoUndosSince counts userID's auto-applied changes undone at or
 	// after since.
 	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)
@@ -109,13 +109,13 @@ type Rules interface {
 	// kind was offered before (and its rule did not just expire).
 	OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error)
 	// Rule returns a rule; nod.ErrNotFound if the chat has none of that id.
-	Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error)
+	Rule(ctx context.Context, chatID nod.ChatID, id nod.RuleID) (nod.Rule, error)
 	// DecideRule accepts or declines an offered rule with its audit row in
 	// one transaction; nod.ErrDecided if it is not offered.
-	DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error)
+	DecideRule(ctx context.Context, chatID nod.ChatID, id nod.RuleID, userID nod.UserID, accept bool) (nod.Rule, error)
 	// RevokeRule ends an active rule with its audit row in one
 	// transaction; nod.ErrDecided if it is not active.
-	RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error)
+	RevokeRule(ctx context.Context, chatID nod.ChatID, id nod.RuleID, userID nod.UserID) (nod.Rule, error)
 }
 
 // Deletions keeps each person's line of deletions that wait for their
@@ -141,7 +141,7 @@ type Replies interface {
 	// OpenChangeSets returns the topic's open sets, newest first.
 	OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error)
 	// LatestRejection returns the set's latest rejection.
-	LatestRejection(ctx context.Context, setID string) (nod.Decision, error)
+	LatestRejection(ctx context.Context, setID nod.SetID) (nod.Decision, error)
 	// SetReason stores a rejection's reason once.
 	SetReason(ctx context.Context, decisionID, reason string) error
 	// TakeReading uses a reading of the person's words, once.

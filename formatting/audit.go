@@ -81,7 +81,7 @@ type auditLine struct {
 // `nod audit export`). titles names the tasks the rows are about. names
 // is nil in a private chat, where every row is the reader's; in a group
 // it holds the names of the rows' members, by user id.
-func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string, names map[nod.UserID]string) Message {
+func (l *Locale) Audit(entries []nod.AuditEntry, titles map[nod.TaskID]string, names map[nod.UserID]string) Message {
 	var lines []auditLine
 	for _, a := range entries {
 		if a.Tool == nod.ToolListTasks || a.Tool == nod.ToolGetTask {
@@ -96,9 +96,9 @@ func (l *Locale) Audit(entries []nod.AuditEntry, titles map[string]string, names
 	return l.Text(auditTmpl.With(lines))
 }
 
-func (l *Locale) auditLine(a nod.AuditEntry, titles map[string]string, by auditPerson) auditLine {
+func (l *Locale) auditLine(a nod.AuditEntry, titles map[nod.TaskID]string, by auditPerson) auditLine {
 	str := a.Arg
-	line := auditLine{At: l.Stamp(a.At), By: by, Outcome: a.Outcome, Tool: a.Tool, Task: titles[str("task_id")], Reason: a.Reason}
+	line := auditLine{At: l.Stamp(a.At), By: by, Outcome: a.Outcome, Tool: a.Tool, Task: titles[nod.TaskID(str("task_id"))], Reason: a.Reason}
 	switch {
 	case a.UserConfirmed:
 		line.Who = "you"

@@ -12,13 +12,13 @@ import (
 type ChangeSetView struct {
 	Set nod.ChangeSet
 	// Titles are the current titles of the tasks the items touch.
-	Titles map[string]string
+	Titles map[nod.TaskID]string
 	// Trashed holds the tasks among them that are in the trash.
-	Trashed map[string]bool
+	Trashed map[nod.TaskID]bool
 	// Undoable holds the undo entries that can still be undone; Undone
 	// those that were: their items were applied and taken back since.
-	Undoable map[string]bool
-	Undone   map[string]bool
+	Undoable map[nod.UndoID]bool
+	Undone   map[nod.UndoID]bool
 	// Failed is the item confirm-all stopped at, or 0.
 	Failed int
 	// KeepDays is how long Keep extends a set that warns of its expiry.
@@ -359,7 +359,7 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	var rows [][]Button
 	if s.Status == nod.SetExpired {
 		if len(s.Pending()) > 0 {
-			return [][]Button{{l.button(reproposeButton, nod.Action{Kind: nod.ActRepropose, ID: s.ID})}}
+			return [][]Button{{l.button(reproposeButton, nod.Action{Kind: nod.ActRepropose, ID: string(s.ID)})}}
 		}
 		return nil
 	}
@@ -369,27 +369,27 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 			// Its task changed since: the person sees the value now and
 			// chooses, instead of a plain ✓.
 			rows = append(rows, []Button{
-				l.button(applyAnywayButton.With(n), nod.Action{Kind: nod.ActApplyAnyway, ID: s.ID, N: n}),
-				l.button(skipItemButton.With(n), nod.Action{Kind: nod.ActSkip, ID: s.ID, N: n}),
+				l.button(applyAnywayButton.With(n), nod.Action{Kind: nod.ActApplyAnyway, ID: string(s.ID), N: n}),
+				l.button(skipItemButton.With(n), nod.Action{Kind: nod.ActSkip, ID: string(s.ID), N: n}),
 			})
 			continue
 		}
 		rows = append(rows, []Button{
-			{Text: fmt.Sprintf("✓ %d", n), Action: nod.Action{Kind: nod.ActConfirm, ID: s.ID, N: n}},
-			{Text: fmt.Sprintf("✗ %d", n), Action: nod.Action{Kind: nod.ActReject, ID: s.ID, N: n}},
+			{Text: fmt.Sprintf("✓ %d", n), Action: nod.Action{Kind: nod.ActConfirm, ID: string(s.ID), N: n}},
+			{Text: fmt.Sprintf("✗ %d", n), Action: nod.Action{Kind: nod.ActReject, ID: string(s.ID), N: n}},
 		})
 	}
 	if v.Failed != 0 {
 		rows = append(rows, []Button{
-			l.button(retryButton, nod.Action{Kind: nod.ActRetry, ID: s.ID, N: v.Failed}),
-			l.button(skipRestButton, nod.Action{Kind: nod.ActSkipRest, ID: s.ID}),
-			l.button(abortButton, nod.Action{Kind: nod.ActAbort, ID: s.ID}),
+			l.button(retryButton, nod.Action{Kind: nod.ActRetry, ID: string(s.ID), N: v.Failed}),
+			l.button(skipRestButton, nod.Action{Kind: nod.ActSkipRest, ID: string(s.ID)}),
+			l.button(abortButton, nod.Action{Kind: nod.ActAbort, ID: string(s.ID)}),
 		})
 	}
 	var undo []Button
 	for _, it := range s.Items {
 		if it.Status == nod.ItemConfirmed && it.UndoID != "" && v.Undoable[it.UndoID] {
-			undo = append(undo, l.button(undoButton.With(it.N), nod.Action{Kind: nod.ActUndo, ID: it.UndoID}))
+			undo = append(undo, l.button(undoButton.With(it.N), nod.Action{Kind: nod.ActUndo, ID: string(it.UndoID)}))
 			if len(undo) == 4 {
 				rows = append(rows, undo)
 				undo = nil
@@ -401,12 +401,12 @@ func (l *Locale) changeSetKeyboard(v ChangeSetView) [][]Button {
 	}
 	if len(pending) > 1 && v.Failed == 0 {
 		rows = append(rows, []Button{
-			l.button(confirmAllButton, nod.Action{Kind: nod.ActConfirmAll, ID: s.ID}),
-			l.button(rejectAllButton, nod.Action{Kind: nod.ActRejectAll, ID: s.ID}),
+			l.button(confirmAllButton, nod.Action{Kind: nod.ActConfirmAll, ID: string(s.ID)}),
+			l.button(rejectAllButton, nod.Action{Kind: nod.ActRejectAll, ID: string(s.ID)}),
 		})
 	}
 	if s.Warned && len(pending) > 0 {
-		rows = append(rows, []Button{l.button(keepButton.With(v.KeepDays), nod.Action{Kind: nod.ActKeep, ID: s.ID})})
+		rows = append(rows, []Button{l.button(keepButton.With(v.KeepDays), nod.Action{Kind: nod.ActKeep, ID: string(s.ID)})})
 	}
 	return rows
 }

@@ -121,9 +121,9 @@ func (dv Day) Reminder(t nod.Task, due time.Time, late time.Duration, whose stri
 	}
 	m := dv.l.Text(reminderTmpl.With(data))
 	m.Keyboard = [][]Button{{
-		dv.l.button(remindDoneButton, nod.Action{Kind: nod.ActRemindDone, ID: t.ID}),
-		dv.l.button(remindHourButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeHour}),
-		dv.l.button(remindTomorrowButton, nod.Action{Kind: nod.ActSnooze, ID: t.ID, N: nod.SnoozeTomorrow}),
+		dv.l.button(remindDoneButton, nod.Action{Kind: nod.ActRemindDone, ID: string(t.ID)}),
+		dv.l.button(remindHourButton, nod.Action{Kind: nod.ActSnooze, ID: string(t.ID), N: nod.SnoozeHour}),
+		dv.l.button(remindTomorrowButton, nod.Action{Kind: nod.ActSnooze, ID: string(t.ID), N: nod.SnoozeTomorrow}),
 	}}
 	return m
 }
@@ -135,20 +135,20 @@ const LateAfter = 5 * time.Minute
 // ReminderDone and ReminderSnoozed are a reminder's message once the
 // person tapped one of its buttons, with the Undo of that change.
 // In a group whose names the person whose reminder it is.
-func (dv Day) ReminderDone(t nod.Task, undoID, whose string) Message {
+func (dv Day) ReminderDone(t nod.Task, undoID nod.UndoID, whose string) Message {
 	m := dv.l.Text(reminderDone.With(snoozed{Title: t.Title, For: whose}))
-	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
+	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(undoID)})}}
 	return m
 }
 
 // ReminderSnoozed: see ReminderDone.
-func (dv Day) ReminderSnoozed(t nod.Task, undoID, whose string) Message {
+func (dv Day) ReminderSnoozed(t nod.Task, undoID nod.UndoID, whose string) Message {
 	at := ""
 	if t.RemindAt != nil {
 		at = dv.l.Stamp(*t.RemindAt)
 	}
 	m := dv.l.Text(reminderSnoozed.With(snoozed{Title: t.Title, At: at, For: whose}))
-	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: undoID})}}
+	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(undoID)})}}
 	return m
 }
 

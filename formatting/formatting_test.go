@@ -106,11 +106,11 @@ var (
 			{ID: "c2", Title: "Update docs", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &at},
 		},
 	}
-	titles = map[string]string{"T1": "Fix login bug", "T2": "Update README"}
+	titles = map[nod.TaskID]string{"T1": "Fix login bug", "T2": "Update README"}
 )
 
 func item(n int, tool nod.Tool, task string, f nod.Field, summary, before, after string) nod.ChangeItem {
-	return nod.ChangeItem{ID: fmt.Sprintf("i%d", n), N: n, Tool: tool, TaskID: task, Summary: summary, Field: f, Before: before, After: after, Status: nod.ItemPending}
+	return nod.ChangeItem{ID: fmt.Sprintf("i%d", n), N: n, Tool: tool, TaskID: nod.TaskID(task), Summary: summary, Field: f, Before: before, After: after, Status: nod.ItemPending}
 }
 
 func TestChangeSetGolden(t *testing.T) {
@@ -178,11 +178,11 @@ func TestChangeSetGolden(t *testing.T) {
 			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
 			{ID: "i2", N: 2, Tool: "create_task", Field: nod.FieldTask, After: "Fix the import", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the import", Priority: nod.P2}},
 		}}, Titles: titles}},
-		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
-		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[string]bool{"u1": true}}},
+		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
+		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		{"withdrawn", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: withdrawn}, Titles: titles}},
 		// Applied, then taken back: it shows so, and does not count as applied.
-		{"resolved_undone", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undone: map[string]bool{"u1": true}}},
+		{"resolved_undone", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undone: map[nod.UndoID]bool{"u1": true}}},
 		{"review_grouped", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", Status: nod.SetPending, Items: []nod.ChangeItem{
 			item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
 			item(2, "update_task_due_date", "T2", nod.FieldDue, "Set due date to 2026-03-31", "", "2026-03-31"),
@@ -395,9 +395,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{Tool: "set_chat_timezone", Args: []byte(`{"timezone":"Europe/Berlin"}`), Outcome: nod.OutcomeQueued, At: at},
 			{Tool: "daily", Args: []byte(`{"daily":"08:00","quiet":true}`), Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: at},
 			{Tool: "daily", Args: []byte(`{"daily":"","quiet":false}`), Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: at},
-		}, map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}, nil),
-		"audit_group":       loc.Audit(groupAudit(at), map[string]string{"T1": "Fix <login> bug", "T9": "Old task"}, map[nod.UserID]string{42: "Alice <&>", 43: "Bob"}),
-		"audit_reminders":   loc.Audit(reminderAudit(at), map[string]string{"T1": "Call the printer"}, nil),
+		}, map[nod.TaskID]string{"T1": "Fix <login> bug", "T9": "Old task"}, nil),
+		"audit_group":       loc.Audit(groupAudit(at), map[nod.TaskID]string{"T1": "Fix <login> bug", "T9": "Old task"}, map[nod.UserID]string{42: "Alice <&>", 43: "Bob"}),
+		"audit_reminders":   loc.Audit(reminderAudit(at), map[nod.TaskID]string{"T1": "Call the printer"}, nil),
 		"lang_show":         loc.Text(formatting.LangShow.With(formatting.Languages())),
 		"pending_item_one":  loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 1})),
 		"pending_item_1_of": loc.Text(formatting.PendingItem.With(formatting.PendingCount{Pending: 1, Total: 3})),
@@ -497,7 +497,7 @@ func FuzzChangeSetHTML(f *testing.F) {
 			items = append(items, item(i, "update_task_description", "T1", nod.FieldDescription, "Update "+title, before, after))
 		}
 		for _, lang := range formatting.Languages() {
-			m := formatting.For(lang).Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[string]string{"T1": title}})
+			m := formatting.For(lang).Changes().ChangeSet(formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s", UserID: 1, Status: nod.SetPending, Items: items}, Titles: map[nod.TaskID]string{"T1": title}})
 			checkValid(t, "fuzz", m)
 		}
 	})
@@ -575,7 +575,7 @@ func longText(a, b string) string {
 func trashed(n int, at time.Time) []nod.Task {
 	out := make([]nod.Task, n)
 	for i := range out {
-		out[i] = nod.Task{ID: fmt.Sprintf("T%d", i), Title: fmt.Sprintf("Idee %d", i), DeletedAt: &at}
+		out[i] = nod.Task{ID: nod.TaskID(fmt.Sprintf("T%d", i)), Title: fmt.Sprintf("Idee %d", i), DeletedAt: &at}
 	}
 	return out
 }

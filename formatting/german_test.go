@@ -155,7 +155,7 @@ func TestGermanShowsNoStoredEnglish(t *testing.T) {
 		set.Items = append(set.Items, it)
 	}
 	set.ID, set.ChatID = "s1", 1
-	titles := map[string]string{"T1": "Login reparieren"}
+	titles := map[nod.TaskID]string{"T1": "Login reparieren"}
 	shown := map[string]string{
 		"change set": de.Changes().ChangeSet(formatting.ChangeSetView{Set: set, Titles: titles}).HTML,
 		"reading":    de.Changes().Reading(nod.Reading{SetID: "s1", Confirm: []int{1, 2, 3, 4, 5, 6, 7}, Reject: []int{8, 9, 10, 11, 12, 13}}, set).HTML,
@@ -166,7 +166,7 @@ func TestGermanShowsNoStoredEnglish(t *testing.T) {
 	}
 	shown["receipts"] = de.Changes().Receipts(rs).HTML
 	for _, it := range set.Items {
-		u := nod.UndoEntry{ID: "u-" + it.ID, Tool: it.Tool, TaskID: it.TaskID, Title: "Login reparieren", Summary: stored, Change: changeOf(it)}
+		u := nod.UndoEntry{ID: nod.UndoID("u-" + it.ID), Tool: it.Tool, TaskID: it.TaskID, Title: "Login reparieren", Summary: stored, Change: changeOf(it)}
 		shown["undone "+string(it.Tool)] = de.Undo().Undone(u).HTML
 		shown["undone receipt "+string(it.Tool)] = de.Undo().ReceiptUndone(u).HTML
 		shown["redone "+string(it.Tool)] = de.Undo().Redone(u).HTML

@@ -169,7 +169,7 @@ func (tv Tasks) List(p nod.TaskPage) Message {
 	tasks := p.Tasks[:min(len(p.Tasks), MaxButtons-2)]
 	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: p.Total}))}
 	for _, t := range tasks {
-		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: t.ID}}})
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
 	}
 	var nav []Button
 	if p.Earlier {
@@ -194,7 +194,7 @@ func (tv Tasks) Card(t nod.Task, now time.Time) Message {
 		if it.Checked {
 			box, want = "☑️", nod.ToggleUntick
 		}
-		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: it.ID, N: want}}})
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: string(it.ID), N: want}}})
 	}
 	return m
 }
@@ -231,22 +231,22 @@ func (tv Tasks) Trash(tasks []nod.Task) Message {
 	shown := tasks[:min(len(tasks), trashShown)]
 	m := tv.l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown)}))
 	for _, t := range shown {
-		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: t.ID})})
+		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: string(t.ID)})})
 	}
 	return m
 }
 
 // InTrash says a task tapped in a list is in the trash now, with a
 // button that restores it.
-func (tv Tasks) InTrash(id, title string) Message {
+func (tv Tasks) InTrash(id nod.TaskID, title string) Message {
 	m := tv.l.Text(taskInTrash.With(title))
-	m.Keyboard = [][]Button{{tv.l.button(restoreButton.With(title), nod.Action{Kind: nod.ActRestore, ID: id})}}
+	m.Keyboard = [][]Button{{tv.l.button(restoreButton.With(title), nod.Action{Kind: nod.ActRestore, ID: string(id)})}}
 	return m
 }
 
 // Button adds an Undo button for undo entry id to m.
-func (uv Undo) Button(m Message, id string) Message {
-	m.Keyboard = append(m.Keyboard, []Button{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: id})})
+func (uv Undo) Button(m Message, id nod.UndoID) Message {
+	m.Keyboard = append(m.Keyboard, []Button{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(id)})})
 	return m
 }
 
@@ -260,7 +260,7 @@ func (uv Undo) Undone(redo nod.UndoEntry) Message {
 		u.Field, u.Back = uv.l.wentBack(redo)
 		m = uv.l.Text(undoneTmpl.With(u))
 	}
-	m.Keyboard = [][]Button{{uv.l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: redo.ID})}}
+	m.Keyboard = [][]Button{{uv.l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: string(redo.ID)})}}
 	return m
 }
 
@@ -312,7 +312,7 @@ func (uv Undo) Redone(again nod.UndoEntry) Message {
 		data.Trash, data.Back = true, back
 	}
 	m := uv.l.Text(redoneTmpl.With(data))
-	m.Keyboard = [][]Button{{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: again.ID})}}
+	m.Keyboard = [][]Button{{uv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(again.ID)})}}
 	return m
 }
 
@@ -327,7 +327,7 @@ func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict) Message {
 		d.Redo, d.Summary, anyway = true, uv.l.undoneSummary(u), redoAnyway
 	}
 	m := uv.l.Text(undoStale.With(d))
-	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: u.ID})}}
+	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: string(u.ID)})}}
 	return m
 }
 

@@ -62,7 +62,7 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 	html := cv.l.Render(receiptHeader)
 	// One heading per task, with the title it has now: a rename in the
 	// same turn does not split the task in two.
-	key := func(r Receipt) string { return cmp.Or(r.Item.TaskID, r.TaskTitle) }
+	key := func(r Receipt) string { return cmp.Or(string(r.Item.TaskID), r.TaskTitle) }
 	titles := map[string]string{}
 	for _, r := range rs {
 		titles[key(r)] = r.TaskTitle
@@ -94,7 +94,7 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 		if len(rs) > 1 {
 			n = i + 1
 		}
-		row = append(row, cv.l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: r.Item.UndoID}))
+		row = append(row, cv.l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID)}))
 		if len(row) == 4 {
 			m.Keyboard = append(m.Keyboard, row)
 			row = nil
@@ -104,11 +104,11 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 		m.Keyboard = append(m.Keyboard, row)
 	}
 	// A rule's change can stop the rule where the person sees it act.
-	seen := map[string]bool{}
+	seen := map[nod.RuleID]bool{}
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true
-			m.Keyboard = append(m.Keyboard, []Button{cv.l.button(ruleStopButton.With(cv.l.viewRule(*r.Rule)), nod.Action{Kind: nod.ActStopRule, ID: r.Rule.ID})})
+			m.Keyboard = append(m.Keyboard, []Button{cv.l.button(ruleStopButton.With(cv.l.viewRule(*r.Rule)), nod.Action{Kind: nod.ActStopRule, ID: string(r.Rule.ID)})})
 		}
 	}
 	return m
@@ -145,7 +145,7 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 		})
 		out = append(out, l.Render(receiptQuote.With(s)))
 	}
-	seen := map[string]bool{}
+	seen := map[nod.RuleID]bool{}
 	for _, r := range rs {
 		if r.Rule != nil && !seen[r.Rule.ID] {
 			seen[r.Rule.ID] = true

@@ -55,8 +55,8 @@ func (rv Rules) Offer(r nod.Rule) Message {
 	v := rv.l.viewRule(r)
 	m := rv.l.Text(ruleOffer.With(v))
 	m.Keyboard = [][]Button{{
-		rv.l.button(ruleAcceptButton.With(v), nod.Action{Kind: nod.ActAcceptRule, ID: r.ID}),
-		rv.l.button(ruleDeclineButton, nod.Action{Kind: nod.ActDeclineRule, ID: r.ID}),
+		rv.l.button(ruleAcceptButton.With(v), nod.Action{Kind: nod.ActAcceptRule, ID: string(r.ID)}),
+		rv.l.button(ruleDeclineButton, nod.Action{Kind: nod.ActDeclineRule, ID: string(r.ID)}),
 	}}
 	return m
 }
@@ -79,7 +79,7 @@ func (rv Rules) List(rs []nod.Rule) Message {
 	for i, r := range rs {
 		views[i] = rv.l.viewRule(r)
 		views[i].N = i + 1
-		m.Keyboard = append(m.Keyboard, []Button{rv.l.button(ruleRevokeButton.With(views[i]), nod.Action{Kind: nod.ActRevokeRule, ID: r.ID})})
+		m.Keyboard = append(m.Keyboard, []Button{rv.l.button(ruleRevokeButton.With(views[i]), nod.Action{Kind: nod.ActRevokeRule, ID: string(r.ID)})})
 	}
 	m.HTML = rv.l.Render(rulesList.With(views))
 	return m

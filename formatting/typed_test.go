@@ -37,7 +37,7 @@ func TestChecklistItemsFromTypedValues(t *testing.T) {
 		ID: "i1", N: 1, Tool: "update_checklist_item", TaskID: "T1", Field: nod.FieldChecklist, Status: nod.ItemPending, Summary: "stored",
 		Reason: "The notes were rewritten after the review", ItemBefore: ticked, ItemAfter: renamed,
 	}}}
-	html := loc.Changes().ChangeSet(formatting.ChangeSetView{Set: set, Titles: map[string]string{"T1": "Fix login bug"}}).HTML
+	html := loc.Changes().ChangeSet(formatting.ChangeSetView{Set: set, Titles: map[nod.TaskID]string{"T1": "Fix login bug"}}).HTML
 	for _, want := range []string{"Reason: “The notes were rewritten after the review”", "You set this item on " + loc.Stamp(at)} {
 		if !strings.Contains(html, want) {
 			t.Errorf("change set lacks %q:\n%s", want, html)

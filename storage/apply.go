@@ -45,7 +45,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	} else {
 		after.CreatedAt = now
 		if after.ID == "" {
-			after.ID = nod.NewID()
+			after.ID = nod.TaskID(nod.NewID())
 		}
 	}
 	if err := after.Validate(); err != nil {
@@ -76,7 +76,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 		return nod.Applied{}, err
 	}
 	u := nod.UndoEntry{
-		ID: nod.NewID(), Topic: e.Topic, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
+		ID: nod.UndoID(nod.NewID()), Topic: e.Topic, UserID: e.UserID, TaskID: after.ID, Tool: e.Tool, Summary: e.Summary,
 		Change: ch, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Auto: e.Auto,
 	}
 	if err := insertUndo(ctx, tx, u); err != nil {
@@ -85,7 +85,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	if e.Receipt != nil {
 		r := *e.Receipt
 		r.TaskTitle, r.Item.TaskID, r.Item.UndoID = after.Title, after.ID, u.ID
-		if err := db.owe(ctx, tx, nod.Owed{Topic: e.Topic, Kind: nod.OwedReceipt, Ref: u.ID, Receipt: &r}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: e.Topic, Kind: nod.OwedReceipt, Ref: string(u.ID), Receipt: &r}, now); err != nil {
 			return nod.Applied{}, err
 		}
 	}
@@ -142,7 +142,7 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 		fields[string(f.Field)] = true
 		trashed = trashed || f.Field == nod.FieldTrash && f.After == nod.TrashedValue
 	}
-	items := map[string]bool{}
+	items := map[nod.ItemID]bool{}
 	for _, ic := range ch.Items {
 		if ic.Before != nil {
 			items[ic.ID()] = true
@@ -156,10 +156,14 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 	if err != nil {
 		return fmt.Errorf("supersede: %w", err)
 	}
-	type hit struct{ id, set string }
+	type hit struct {
+		id  string
+		set nod.SetID
+	}
 	var hits []hit
 	for rows.Next() {
-		var id, set, field, detail string
+		var id, field, detail string
+		var set nod.SetID
 		if err := rows.Scan(&id, &set, &field, &detail); err != nil {
 			rows.Close()
 			return fmt.Errorf("supersede: %w", err)
@@ -200,7 +204,7 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 	if trashed {
 		note = encodeNote(nod.Note{Key: nod.NoteTaskGone})
 	}
-	sets := map[string]bool{}
+	sets := map[nod.SetID]bool{}
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $1 WHERE id = $2 AND status = 'pending'`, note, h.id); err != nil {
 			return fmt.Errorf("supersede item: %w", err)
@@ -216,7 +220,7 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 		if err := updateSetStatus(ctx, tx, &set, now); err != nil {
 			return err
 		}
-		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: id}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(id)}, now); err != nil {
 			return err
 		}
 	}

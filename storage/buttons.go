@@ -91,7 +91,7 @@ func (db *Messages) ButtonMessages(ctx context.Context, chatID nod.ChatID, data 
 // MessageButtons returns the callback data message msgID of the chat was
 // sent with or has carried since.
 func (db *Messages) MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error) {
-	out, err := queryIDs(ctx, db.reader(), `SELECT data FROM button_messages WHERE chat_id = $1 AND message_id = $2 ORDER BY data`, chatID, msgID)
+	out, err := queryIDs[string](ctx, db.reader(), `SELECT data FROM button_messages WHERE chat_id = $1 AND message_id = $2 ORDER BY data`, chatID, msgID)
 	if err != nil {
 		return nil, fmt.Errorf("buttons of message %d: %w", msgID, err)
 	}

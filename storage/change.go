@@ -167,7 +167,7 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c
 
 // remindIn makes task id's reminder go to topic at, when the task has one
 // and at is a forum topic.
-func remindIn(ctx context.Context, q conn, at nod.Topic, id string, reminds bool) error {
+func remindIn(ctx context.Context, q conn, at nod.Topic, id nod.TaskID, reminds bool) error {
 	if !reminds || at.Thread == 0 {
 		return nil
 	}
@@ -190,7 +190,7 @@ func itemValues(it *nod.ChecklistItem) []any {
 
 // writeItem writes one checklist item change; false if the item is not
 // as the change expects. after, if known, is the task after the change.
-func writeItem(ctx context.Context, q conn, taskID string, ic nod.ItemChange, after *nod.Task) (bool, error) {
+func writeItem(ctx context.Context, q conn, taskID nod.TaskID, ic nod.ItemChange, after *nod.Task) (bool, error) {
 	var (
 		res sql.Result
 		err error
@@ -219,7 +219,7 @@ func writeItem(ctx context.Context, q conn, taskID string, ic nod.ItemChange, af
 // insertItem adds an item after item prev ("" for first place; at the end
 // when prev is gone), moving the items after it down one place. False if
 // an item with its id exists already.
-func insertItem(ctx context.Context, q conn, taskID string, it nod.ChecklistItem, prev string) (bool, error) {
+func insertItem(ctx context.Context, q conn, taskID nod.TaskID, it nod.ChecklistItem, prev nod.ItemID) (bool, error) {
 	pos := int64(-1)
 	if prev != "" {
 		err := q.QueryRowContext(ctx, `SELECT position FROM checklist_items WHERE id = $1 AND task_id = $2`, prev, taskID).Scan(&pos)
@@ -244,7 +244,7 @@ func insertItem(ctx context.Context, q conn, taskID string, it nod.ChecklistItem
 
 // appendItem adds an item at the end of the checklist, in one statement:
 // no item moves. False if an item with its id exists already.
-func appendItem(ctx context.Context, q conn, taskID string, it nod.ChecklistItem) (bool, error) {
+func appendItem(ctx context.Context, q conn, taskID nod.TaskID, it nod.ChecklistItem) (bool, error) {
 	res, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at)
 		SELECT $1, $2, COALESCE(MAX(position), -1) + 1, $3, $4, $5, $6 FROM checklist_items WHERE task_id = $2 ON CONFLICT (id) DO NOTHING`,
 		append([]any{it.ID, taskID}, itemValues(&it)...)...)
@@ -331,14 +331,14 @@ type (
 	itemRecord struct {
 		Before *itemState `json:"before,omitempty"`
 		After  *itemState `json:"after,omitempty"`
-		Prev   string     `json:"prev,omitempty"`
+		Prev   nod.ItemID `json:"prev,omitempty"`
 	}
 	itemState struct {
-		ID        string `json:"id"`
-		Title     string `json:"title"`
-		Checked   bool   `json:"checked"`
-		CheckedBy string `json:"checked_by"`
-		CheckedAt *int64 `json:"checked_at_us,omitempty"` // unix microseconds
+		ID        nod.ItemID `json:"id"`
+		Title     string     `json:"title"`
+		Checked   bool       `json:"checked"`
+		CheckedBy string     `json:"checked_by"`
+		CheckedAt *int64     `json:"checked_at_us,omitempty"` // unix microseconds
 	}
 )
 
@@ -357,7 +357,7 @@ func encodeChange(c nod.Change) (string, error) {
 	return string(b), nil
 }
 
-func decodeChange(taskID, s string) (nod.Change, error) {
+func decodeChange(taskID nod.TaskID, s string) (nod.Change, error) {
 	var r changeRecord
 	if err := json.Unmarshal([]byte(s), &r); err != nil {
 		return nod.Change{}, fmt.Errorf("decode change of task %s: %w", taskID, err)

@@ -26,7 +26,7 @@ import (
 // one wins) or an error of decide; then nothing was written and the
 // returned set is as stored. words, the person's answer in words that
 // decided the items, are kept with each decision (Events).
-func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID string, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error) {
+func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID nod.SetID, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error) {
 	var out nod.Decided
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -44,7 +44,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 			}
 		}
 		out.Items = ns
-		tasks := map[string]nod.Task{} // as this transaction has left them
+		tasks := map[nod.TaskID]nod.Task{} // as this transaction has left them
 		tried := 0
 		for _, n := range ns {
 			it, ok := out.Set.Item(n)
@@ -74,7 +74,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 			it, _ := out.Set.Item(n)
 			return fmt.Errorf("change set %s item %d is %s: %w", setID, n, it.Status, nod.ErrDecided)
 		}
-		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(setID)}, now); err != nil {
 			return err
 		}
 		return updateSetStatus(ctx, tx, &out.Set, now)
@@ -89,7 +89,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 // confirmOne applies item it of set inside tx; tasks caches the tasks
 // the transaction has read or written.
 func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string,
-	tasks map[string]nod.Task, decide nod.Decide) (nod.Applied, error) {
+	tasks map[nod.TaskID]nod.Task, decide nod.Decide) (nod.Applied, error) {
 	var cur *nod.Task
 	if it.TaskID != "" {
 		t, ok := tasks[it.TaskID]
@@ -151,7 +151,7 @@ func (db *ChangeSets) refuse(ctx context.Context, tx conn, now time.Time, chatID
 // setID: nod.ErrNotFound if the chat has no such set, nod.ErrExpired if
 // it expired or its time is up at now, whether or not a sweep has marked
 // it yet.
-func (db *ChangeSets) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, setID string, now time.Time) (nod.ChangeSet, error) {
+func (db *ChangeSets) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, setID nod.SetID, now time.Time) (nod.ChangeSet, error) {
 	if err := db.lockChat(ctx, tx, chatID); err != nil {
 		return nod.ChangeSet{}, err
 	}
@@ -167,7 +167,7 @@ func (db *ChangeSets) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, s
 
 // afterFailedClaim is the set to report when a decision's transaction
 // failed: as stored now (a rolled-back transaction changed nothing of it).
-func (db *ChangeSets) afterFailedClaim(ctx context.Context, chatID nod.ChatID, setID string, set nod.ChangeSet) nod.ChangeSet {
+func (db *ChangeSets) afterFailedClaim(ctx context.Context, chatID nod.ChatID, setID nod.SetID, set nod.ChangeSet) nod.ChangeSet {
 	if set.ID == "" {
 		return set
 	}
@@ -181,26 +181,26 @@ func (db *ChangeSets) afterFailedClaim(ctx context.Context, chatID nod.ChatID, s
 // status, the decision and the audit row are written in one transaction.
 // Errors wrap nod.ErrNotFound, nod.ErrExpired or nod.ErrDecided, as those
 // of ConfirmItems.
-func (db *ChangeSets) RejectItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID) (nod.ChangeSet, error) {
+func (db *ChangeSets) RejectItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, "", "")
 }
 
 // RejectItemBecause is RejectItem with the person's reason, and their
 // answer in words that rejected it, kept as ConfirmItems keeps it.
-func (db *ChangeSets) RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error) {
+func (db *ChangeSets) RejectItemBecause(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, reason, words string) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, nod.ItemRejected, nod.Note{}, reason, words)
 }
 
 // FailItem marks pending item n as stale or failed with a note for the
 // person, and audits it as failed, in one transaction. Errors are those of
 // RejectItem.
-func (db *ChangeSets) FailItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
+func (db *ChangeSets) FailItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note) (nod.ChangeSet, error) {
 	return db.closeItem(ctx, chatID, setID, n, userID, status, note, "", "")
 }
 
 // closeItem moves pending item n to a final status other than confirmed,
 // exactly once, with its decision (a rejection) or audit row.
-func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason, words string) (nod.ChangeSet, error) {
+func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason, words string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -233,7 +233,7 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID st
 		if err := db.insertAudit(ctx, tx, a); err != nil {
 			return err
 		}
-		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: setID}, now); err != nil {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(setID)}, now); err != nil {
 			return err
 		}
 		return updateSetStatus(ctx, tx, &set, now)
@@ -272,13 +272,13 @@ func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.Chan
 }
 
 // ChangeSet returns change set id of the chat with its items.
-func (db *ChangeSets) ChangeSet(ctx context.Context, chatID nod.ChatID, id string) (nod.ChangeSet, error) {
+func (db *ChangeSets) ChangeSet(ctx context.Context, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error) {
 	return chatSet(ctx, db.reader(), chatID, id)
 }
 
 // chatSet loads set id of the chat: a set of another chat is
 // nod.ErrNotFound, like a missing one; a failing database is its own error.
-func chatSet(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.ChangeSet, error) {
+func chatSet(ctx context.Context, q conn, chatID nod.ChatID, id nod.SetID) (nod.ChangeSet, error) {
 	set, err := loadSet(ctx, q, id)
 	if err != nil {
 		return nod.ChangeSet{}, err
@@ -293,7 +293,7 @@ func chatSet(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Cha
 // newest first: a set proposed in another topic of the chat is that
 // topic's to answer (by id, its buttons work anywhere).
 func (db *ChangeSets) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND thread = $2 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, at.ChatID, at.Thread)
+	ids, err := queryIDs[nod.SetID](ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND thread = $2 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, at.ChatID, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("open change sets: %w", err)
 	}
@@ -309,14 +309,14 @@ func (db *ChangeSets) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.C
 }
 
 // SetMessageID records which Telegram message shows the set.
-func (db *Messages) SetMessageID(ctx context.Context, setID string, messageID int) error {
+func (db *Messages) SetMessageID(ctx context.Context, setID nod.SetID, messageID int) error {
 	if _, err := db.exec(ctx, `UPDATE change_sets SET message_id = $1 WHERE id = $2`, messageID, setID); err != nil {
 		return fmt.Errorf("set message of change set %s: %w", setID, err)
 	}
 	return nil
 }
 
-func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
+func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
 	var (
 		s        nod.ChangeSet
 		status   string
@@ -363,7 +363,7 @@ func loadSet(ctx context.Context, q conn, id string) (nod.ChangeSet, error) {
 }
 
 func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {
-	s.ID, s.Status, s.CreatedAt, s.ExpiresAt = nod.NewID(), nod.SetPending, now, now.Add(db.opts.ChangeSetTTL)
+	s.ID, s.Status, s.CreatedAt, s.ExpiresAt = nod.SetID(nod.NewID()), nod.SetPending, now, now.Add(db.opts.ChangeSetTTL)
 	// Numbered after the topic's messages so far, the turn's own included:
 	// an answer to the set must come later.
 	err := tx.QueryRowContext(ctx, `INSERT INTO change_sets (id, chat_id, thread, user_id, status, created_at, expires_at, after_seq)
@@ -389,8 +389,8 @@ func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now ti
 
 // ChangeSetByUndo returns the change set whose item was applied with undo
 // entry undoID, or nod.ErrNotFound.
-func (db *ChangeSets) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID string) (nod.ChangeSet, error) {
-	var setID string
+func (db *ChangeSets) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID nod.UndoID) (nod.ChangeSet, error) {
+	var setID nod.SetID
 	err := db.reader().QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
 	if noRows(err) {
 		return nod.ChangeSet{}, fmt.Errorf("change set of undo %s: %w", undoID, nod.ErrNotFound)
@@ -403,7 +403,7 @@ func (db *ChangeSets) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, un
 
 // ChangeSetByMessage returns the set shown by message msgID of the chat.
 func (db *ChangeSets) ChangeSetByMessage(ctx context.Context, chatID nod.ChatID, msgID int) (nod.ChangeSet, error) {
-	var id string
+	var id nod.SetID
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM change_sets WHERE chat_id = $1 AND message_id = $2`, chatID, msgID).Scan(&id)
 	if noRows(err) {
 		return nod.ChangeSet{}, fmt.Errorf("change set of message %d: %w", msgID, nod.ErrNotFound)
@@ -416,7 +416,7 @@ func (db *ChangeSets) ChangeSetByMessage(ctx context.Context, chatID nod.ChatID,
 
 // ReopenItem makes a failed item pending again, for a retry; its set is
 // open again too.
-func (db *ChangeSets) ReopenItem(ctx context.Context, chatID nod.ChatID, setID string, n int) (nod.ChangeSet, error) {
+func (db *ChangeSets) ReopenItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -450,7 +450,7 @@ func (db *ChangeSets) ReopenItem(ctx context.Context, chatID nod.ChatID, setID s
 // ReviseItem replaces pending item n of set setID with a revised version
 // under the same number, auditing the old version as superseded, in one
 // transaction; nod.ErrDecided if the item is no longer pending.
-func (db *ChangeSets) ReviseItem(ctx context.Context, chatID nod.ChatID, setID string, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error) {
+func (db *ChangeSets) ReviseItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, it nod.ChangeItem) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {

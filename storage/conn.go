@@ -36,7 +36,7 @@ type txMemo struct {
 	// transaction inserted one.
 	auditHead map[nod.ChatID]string
 	// touched is when the transaction last stamped a task's updated_at.
-	touched map[string]time.Time
+	touched map[nod.TaskID]time.Time
 	// locked holds the chats whose lock the transaction took.
 	locked map[nod.ChatID]bool
 	// refreshes are the chats the transaction owed a set's refresh:
@@ -45,7 +45,7 @@ type txMemo struct {
 }
 
 func newTxMemo() *txMemo {
-	return &txMemo{auditHead: map[nod.ChatID]string{}, touched: map[string]time.Time{}, locked: map[nod.ChatID]bool{}}
+	return &txMemo{auditHead: map[nod.ChatID]string{}, touched: map[nod.TaskID]time.Time{}, locked: map[nod.ChatID]bool{}}
 }
 
 // reader runs reads outside a transaction.

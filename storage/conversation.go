@@ -72,7 +72,7 @@ func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 			if err := db.insertSet(ctx, tx, t.Set, now); err != nil {
 				return err
 			}
-			return db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedSet, Ref: t.Set.ID}, now)
+			return db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedSet, Ref: string(t.Set.ID)}, now)
 		}
 		return nil
 	})

@@ -258,7 +258,7 @@ func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Locat
 		out = append(reminders, dailies...)
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {
-				out[i].Ref = reminderRef(out[i].Ref, out[i].Due)
+				out[i].Ref = reminderRef(nod.TaskID(out[i].Ref), out[i].Due)
 			}
 			out[i].ID = nod.NewID()
 			if err := db.owe(ctx, tx, out[i], now); err != nil {

@@ -26,7 +26,7 @@ func TestClaimDueOnce(t *testing.T) {
 				status = nod.StatusDone
 			}
 			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
-				return nod.Task{ID: fmt.Sprintf("R%02d", i), Title: "r", Status: status, Priority: nod.P2, RemindAt: &at}, nil
+				return nod.Task{ID: nod.TaskID(fmt.Sprintf("R%02d", i)), Title: "r", Status: status, Priority: nod.P2, RemindAt: &at}, nil
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -157,7 +157,7 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 		empty := cost()
 		for i := range 300 {
 			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
-				return nod.Task{ID: fmt.Sprintf("F%03d", i), Title: "later", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &ahead}, nil
+				return nod.Task{ID: nod.TaskID(fmt.Sprintf("F%03d", i)), Title: "later", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &ahead}, nil
 			}})
 			if err != nil {
 				t.Fatal(err)
@@ -225,7 +225,7 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		nine := clock.Now().Add(time.Hour).Truncate(time.Minute)
 		remind := func(id string, at time.Time) nod.Applied {
 			t.Helper()
-			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: id, Tool: nod.ToolSetReminder, Audit: executed,
+			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: nod.TaskID(id), Tool: nod.ToolSetReminder, Audit: executed,
 				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 			if err != nil {
 				t.Fatal(err)
@@ -242,7 +242,7 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		}
 		for _, id := range []string{"A", "B"} {
 			if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
-				return nod.Task{ID: id, Title: id, Status: nod.StatusOpen, Priority: nod.P2}, nil
+				return nod.Task{ID: nod.TaskID(id), Title: id, Status: nod.StatusOpen, Priority: nod.P2}, nil
 			}}); err != nil {
 				t.Fatal(err)
 			}

@@ -13,7 +13,7 @@ import (
 )
 
 // seedTask stores a plain task of the chat.
-func seedTask(t *testing.T, db *storage.DB, id, title string) {
+func seedTask(t *testing.T, db *storage.DB, id nod.TaskID, title string) {
 	t.Helper()
 	task := nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2}
 	_, err := db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task",
@@ -23,7 +23,7 @@ func seedTask(t *testing.T, db *storage.DB, id, title string) {
 	}
 }
 
-func deletion(user nod.UserID, task, title string) nod.PendingDeletion {
+func deletion(user nod.UserID, task nod.TaskID, title string) nod.PendingDeletion {
 	return nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: task, Title: title, Wait: 10 * time.Minute}
 }
 
@@ -37,7 +37,7 @@ func asked(t *testing.T, db *storage.DB, user nod.UserID) nod.DeletionStep {
 	return step
 }
 
-func askedTask(step nod.DeletionStep) string {
+func askedTask(step nod.DeletionStep) nod.TaskID {
 	if step.Ask == nil {
 		return ""
 	}
@@ -176,7 +176,7 @@ func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
 					fails = append(fails, err)
 				}
 				if step.Ask != nil {
-					asks = append(asks, step.Ask.TaskID)
+					asks = append(asks, string(step.Ask.TaskID))
 				}
 			}()
 		}

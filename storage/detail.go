@@ -21,7 +21,7 @@ type (
 		Task   *detailNewTask `json:"task,omitempty"`
 	}
 	detailItem struct {
-		ID      string     `json:"id"`
+		ID      nod.ItemID `json:"id"`
 		Title   string     `json:"title"`
 		Checked bool       `json:"checked"`
 		By      string     `json:"by"`

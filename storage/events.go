@@ -39,8 +39,8 @@ func (db *Conversation) Events(ctx context.Context, at nod.Topic, since time.Tim
 	if err != nil {
 		return nil, err
 	}
-	titles := map[string]nod.Task{}
-	task := func(id string) nod.Task {
+	titles := map[nod.TaskID]nod.Task{}
+	task := func(id nod.TaskID) nod.Task {
 		if t, ok := titles[id]; ok {
 			return t
 		}
@@ -118,8 +118,8 @@ func (db *Conversation) eventRows(ctx context.Context, at nod.Topic, since time.
 
 // auditEvent fills in e what the audited action a did; task reads the
 // task a names, for its title and checklist.
-func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id string) nod.Task) {
-	taskID := a.Arg("task_id")
+func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Task) {
+	taskID := nod.TaskID(a.Arg("task_id"))
 	if taskID != "" {
 		e.Task = task(taskID).Title
 	}
@@ -134,7 +134,7 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id string) nod.Task) {
 			e.Kind = nod.EventTicked
 		}
 		t := task(taskID)
-		if it, ok := t.Item(a.Arg("id")); ok {
+		if it, ok := t.Item(nod.ItemID(a.Arg("id"))); ok {
 			e.Value = it.Title
 		}
 	case "mode":

@@ -14,7 +14,7 @@ import (
 func (db *ChangeSets) ExpireSets(ctx context.Context, now time.Time) ([]nod.ChangeSet, error) {
 	// A set whose message is not recorded yet is being shown right now: it
 	// waits for the next sweep, unless its message never went out.
-	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND expires_at <= $1
+	ids, err := queryIDs[nod.SetID](ctx, db.reader(), `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND expires_at <= $1
 		AND (message_id <> 0 OR expires_at <= $2)`, micros(now), micros(now.Add(-time.Hour)))
 	if err != nil {
 		return nil, fmt.Errorf("expire sets: %w", err)
@@ -41,7 +41,7 @@ func (db *ChangeSets) ExpireSets(ctx context.Context, now time.Time) ([]nod.Chan
 // and opens a new set of items for userID, in one transaction: exactly one
 // of concurrent re-proposals wins, the others get nod.ErrDecided. With no
 // items, the old set is closed and no new set opened.
-func (db *ChangeSets) Repropose(ctx context.Context, chatID nod.ChatID, oldID string, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error) {
+func (db *ChangeSets) Repropose(ctx context.Context, chatID nod.ChatID, oldID nod.SetID, userID nod.UserID, items []nod.ChangeItem) (*nod.ChangeSet, error) {
 	var fresh *nod.ChangeSet
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -75,7 +75,7 @@ func (db *ChangeSets) Repropose(ctx context.Context, chatID nod.ChatID, oldID st
 // WarnSets marks open sets that expire before soon as warned and returns
 // them, each once, so that their messages can say so.
 func (db *ChangeSets) WarnSets(ctx context.Context, now time.Time, before func(nod.ChangeSet) time.Time) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND warned = 0 AND message_id <> 0 AND expires_at > $1`, micros(now))
+	ids, err := queryIDs[nod.SetID](ctx, db.reader(), `SELECT id FROM change_sets WHERE status IN ('pending', 'partially_resolved') AND warned = 0 AND message_id <> 0 AND expires_at > $1`, micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("warn sets: %w", err)
 	}
@@ -103,7 +103,7 @@ func (db *ChangeSets) WarnSets(ctx context.Context, now time.Time, before func(n
 // KeepSet gives an open set another ChangeSetTTL from now, for a person
 // who may decide it: nod.ErrForbidden if they may not, nod.ErrExpired if
 // it is not open.
-func (db *ChangeSets) KeepSet(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.ChangeSet, error) {
+func (db *ChangeSets) KeepSet(ctx context.Context, chatID nod.ChatID, id nod.SetID, userID nod.UserID) (nod.ChangeSet, error) {
 	now := db.now()
 	res, err := db.exec(ctx, `UPDATE change_sets SET expires_at = $1, warned = 0 WHERE id = $2 AND chat_id = $3 AND status IN ('pending', 'partially_resolved') AND expires_at > $4
 		AND (user_id = 0 OR user_id = $5)`,

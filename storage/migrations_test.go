@@ -240,7 +240,7 @@ func TestUndoSummaryMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		old := storagetest.OpenDSN(t, dsn, clock.Now) // migrates up again
-		for _, id := range []string{a.Undo.ID, redo.ID} {
+		for _, id := range []nod.UndoID{a.Undo.ID, redo.ID} {
 			u, err := old.Undo().UndoEntry(ctx, chat, id)
 			if err != nil {
 				t.Fatal(err)

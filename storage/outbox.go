@@ -16,16 +16,16 @@ type receiptRecord struct {
 	TaskTitle string          `json:"task_title"`
 	Quote     string          `json:"quote,omitempty"`
 	Trusted   bool            `json:"trusted,omitempty"`
-	RuleID    string          `json:"rule_id,omitempty"`
+	RuleID    nod.RuleID      `json:"rule_id,omitempty"`
 	N         int             `json:"n"`
 	Tool      nod.Tool        `json:"tool"`
-	TaskID    string          `json:"task_id"`
+	TaskID    nod.TaskID      `json:"task_id"`
 	Args      json.RawMessage `json:"args"`
 	Summary   string          `json:"summary"`
 	Field     string          `json:"field"`
 	Before    string          `json:"before"`
 	After     string          `json:"after"`
-	UndoID    string          `json:"undo_id"`
+	UndoID    nod.UndoID      `json:"undo_id"`
 	Detail    *detailRecord   `json:"detail,omitempty"`
 }
 
@@ -54,7 +54,7 @@ type answerRecord struct {
 func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) error {
 	var payload string
 	if r := o.Receipt; r != nil {
-		var rule string
+		var rule nod.RuleID
 		if r.Rule != nil {
 			rule = r.Rule.ID
 		}
@@ -226,12 +226,12 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 // transaction committed, so a read that takes it sees the row. What
 // another process owed (a PostgreSQL replica's, one that stopped) its
 // own read or the owed sweep (TakeOwed) delivers.
-func (db *Outbox) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]string, error) {
+func (db *Outbox) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error) {
 	mark, ok := db.refreshes.Load(chatID)
 	if !ok {
 		return nil, nil
 	}
-	ids, err := queryIDs(ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
+	ids, err := queryIDs[nod.SetID](ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("owed refreshes: %w", err)
 	}

@@ -206,9 +206,9 @@ func (db *Tasks) FocusTasks(ctx context.Context, chatID nod.ChatID, today string
 
 // TaskTitles returns the titles of those of ids that name tasks of the
 // chat, in the trash or not, in one read.
-func (db *Tasks) TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string) (map[string]string, error) {
+func (db *Tasks) TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error) {
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
-	out := make(map[string]string, len(ids))
+	out := make(map[nod.TaskID]string, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
@@ -224,7 +224,8 @@ func (db *Tasks) TaskTitles(ctx context.Context, chatID nod.ChatID, ids []string
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id, title string
+		var id nod.TaskID
+		var title string
 		if err := rows.Scan(&id, &title); err != nil {
 			return nil, fmt.Errorf("task titles: %w", err)
 		}

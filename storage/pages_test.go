@@ -17,7 +17,7 @@ import (
 func manyTasks(chat nod.ChatID, n int) []nod.Task {
 	tasks := make([]nod.Task, n)
 	for i := range tasks {
-		t := nod.Task{ID: fmt.Sprintf("m%d", i), ChatID: chat, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2}
+		t := nod.Task{ID: nod.TaskID(fmt.Sprintf("m%d", i)), ChatID: chat, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2}
 		switch {
 		case i%5 == 0:
 			t.Status = nod.StatusDone
@@ -28,7 +28,7 @@ func manyTasks(chat nod.ChatID, n int) []nod.Task {
 			t.Title += " Übersicht"
 		}
 		if i%4 == 0 {
-			t.Checklist = []nod.ChecklistItem{{ID: fmt.Sprintf("m%d-c", i), Title: "Step", CheckedBy: nod.ActorUser}}
+			t.Checklist = []nod.ChecklistItem{{ID: nod.ItemID(fmt.Sprintf("m%d-c", i)), Title: "Step", CheckedBy: nod.ActorUser}}
 		}
 		tasks[i] = t
 	}
@@ -37,9 +37,9 @@ func manyTasks(chat nod.ChatID, n int) []nod.Task {
 
 // pageAll reads every page of f with limit and returns the ids in order,
 // checking each page's total.
-func pageAll(t *testing.T, db *storage.DB, f nod.TaskFilter, limit, total int) []string {
+func pageAll(t *testing.T, db *storage.DB, f nod.TaskFilter, limit, total int) []nod.TaskID {
 	t.Helper()
-	var ids []string
+	var ids []nod.TaskID
 	req := nod.PageRequest{Limit: limit}
 	for pages := 0; ; pages++ {
 		p, err := db.Tasks().TaskPage(t.Context(), chat, f, req)
@@ -73,8 +73,8 @@ func TestTaskPages(t *testing.T) {
 		if err := db.Tasks().ImportTasks(ctx, append(all, nod.Task{ID: "other", ChatID: 200, Title: "Task of another chat", Status: nod.StatusOpen, Priority: nod.P2})); err != nil {
 			t.Fatal(err)
 		}
-		want := func(f nod.TaskFilter) []string {
-			var ids []string
+		want := func(f nod.TaskFilter) []nod.TaskID {
+			var ids []nod.TaskID
 			for _, task := range all {
 				if f.Match(task) {
 					ids = append(ids, task.ID)
@@ -96,7 +96,7 @@ func TestTaskPages(t *testing.T) {
 		if err != nil || len(p.Tasks) != 0 || p.Total != n || p.Later {
 			t.Fatalf("page past the end: %d tasks, total %d, later %v, %v", len(p.Tasks), p.Total, p.Later, err)
 		}
-		var back []string
+		var back []nod.TaskID
 		req := nod.PageRequest{Limit: 20, Before: "6z"}
 		for {
 			p, err := db.Tasks().TaskPage(ctx, chat, nod.TaskFilter{}, req)
@@ -143,8 +143,8 @@ func TestTaskPages(t *testing.T) {
 	})
 }
 
-func ids(tasks []nod.Task) []string {
-	var out []string
+func ids(tasks []nod.Task) []nod.TaskID {
+	var out []nod.TaskID
 	for _, t := range tasks {
 		out = append(out, t.ID)
 	}
@@ -159,11 +159,11 @@ func TestFocusTasks(t *testing.T) {
 		base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 		var tasks []nod.Task
 		for i := range 300 { // background: changed long ago, oldest first
-			tasks = append(tasks, nod.Task{ID: fmt.Sprintf("b%d", i), ChatID: chat, Title: "Background", Status: nod.StatusOpen, Priority: nod.P3,
+			tasks = append(tasks, nod.Task{ID: nod.TaskID(fmt.Sprintf("b%d", i)), ChatID: chat, Title: "Background", Status: nod.StatusOpen, Priority: nod.P3,
 				CreatedAt: base, UpdatedAt: base.Add(time.Duration(i) * time.Minute)})
 		}
 		add := func(id string, status nod.Status, due string, updated time.Duration) {
-			tasks = append(tasks, nod.Task{ID: id, ChatID: chat, Title: id, Status: status, Priority: nod.P2, DueDate: due, CreatedAt: base, UpdatedAt: base.Add(updated)})
+			tasks = append(tasks, nod.Task{ID: nod.TaskID(id), ChatID: chat, Title: id, Status: status, Priority: nod.P2, DueDate: due, CreatedAt: base, UpdatedAt: base.Add(updated)})
 		}
 		add("overdue-old", nod.StatusOpen, "2026-03-01", 0)
 		add("overdue-new", nod.StatusBlocked, "2026-03-10", 0)
@@ -181,7 +181,7 @@ func TestFocusTasks(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := ids(p.Tasks)
-		want := []string{"overdue-new", "overdue-old", "soon", "soon-later", "doing", "recent", "b299", "b298", "b297", "b296"}
+		want := []nod.TaskID{"overdue-new", "overdue-old", "soon", "soon-later", "doing", "recent", "b299", "b298", "b297", "b296"}
 		if !slices.Equal(got, want) || p.Total != len(tasks) || !p.Later || len(p.Cursors) != len(got) {
 			t.Errorf("FocusTasks = %v, total %d, later %v; want %v of %d", got, p.Total, p.Later, want, len(tasks))
 		}
@@ -191,7 +191,7 @@ func TestFocusTasks(t *testing.T) {
 		if p, err := db.Tasks().FocusTasks(ctx, 999, "2026-03-11", 50); err != nil || len(p.Tasks) != 0 || p.Total != 0 {
 			t.Errorf("FocusTasks of an empty chat = %+v, %v", p, err)
 		}
-		titles, err := db.Tasks().TaskTitles(ctx, chat, []string{"soon", "far", "soon", "nope"})
+		titles, err := db.Tasks().TaskTitles(ctx, chat, []nod.TaskID{"soon", "far", "soon", "nope"})
 		if err != nil || len(titles) != 2 || titles["far"] != "far" {
 			t.Errorf("TaskTitles = %v, %v", titles, err)
 		}

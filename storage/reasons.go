@@ -12,7 +12,7 @@ import (
 // LatestRejection returns the newest rejection on the set, or
 // nod.ErrNotFound. A confirmation decided after it (two taps in quick
 // succession land in either order) leaves it the one a reason is for.
-func (db *ChangeSets) LatestRejection(ctx context.Context, setID string) (nod.Decision, error) {
+func (db *ChangeSets) LatestRejection(ctx context.Context, setID nod.SetID) (nod.Decision, error) {
 	ds, err := queryDecisions(ctx, db.reader(), `WHERE set_id = $1 AND verdict = 'rejected' ORDER BY seq DESC LIMIT 1`, setID)
 	if err != nil {
 		return nod.Decision{}, fmt.Errorf("latest rejection: %w", err)

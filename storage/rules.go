@@ -26,7 +26,7 @@ func (db *Rules) KindDecisions(ctx context.Context, chatID nod.ChatID, userID no
 // offered again.
 func (db *Rules) OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error) {
 	now := db.now()
-	r := nod.Rule{ID: nod.NewID(), ChatID: chatID, UserID: userID, Kind: kind, Status: nod.RuleOffered, CreatedAt: now}
+	r := nod.Rule{ID: nod.RuleID(nod.NewID()), ChatID: chatID, UserID: userID, Kind: kind, Status: nod.RuleOffered, CreatedAt: now}
 	created := false
 	err := db.inTx(ctx, func(tx conn) error {
 		if _, err := tx.ExecContext(ctx, `UPDATE rules SET status = 'expired' WHERE chat_id = $1 AND user_id = $2 AND kind = $3 AND status = 'active' AND expires_at <= $4`,
@@ -58,7 +58,7 @@ func (db *Rules) OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.Us
 }
 
 // SetRuleMessage remembers the message that offers a rule.
-func (db *Messages) SetRuleMessage(ctx context.Context, id string, messageID int) error {
+func (db *Messages) SetRuleMessage(ctx context.Context, id nod.RuleID, messageID int) error {
 	if _, err := db.exec(ctx, `UPDATE rules SET message_id = $1 WHERE id = $2`, messageID, id); err != nil {
 		return fmt.Errorf("rule message: %w", err)
 	}
@@ -66,7 +66,7 @@ func (db *Messages) SetRuleMessage(ctx context.Context, id string, messageID int
 }
 
 // Rule returns one rule of a chat.
-func (db *Rules) Rule(ctx context.Context, chatID nod.ChatID, id string) (nod.Rule, error) {
+func (db *Rules) Rule(ctx context.Context, chatID nod.ChatID, id nod.RuleID) (nod.Rule, error) {
 	return getRule(ctx, db.reader(), chatID, id)
 }
 
@@ -82,7 +82,7 @@ func (db *Rules) Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([
 // DecideRule accepts or declines an offered rule with its audit row, in
 // one transaction; nod.ErrDecided if it was decided before. An accepted
 // rule lasts nod.RuleLifetime.
-func (db *Rules) DecideRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, accept bool) (nod.Rule, error) {
+func (db *Rules) DecideRule(ctx context.Context, chatID nod.ChatID, id nod.RuleID, userID nod.UserID, accept bool) (nod.Rule, error) {
 	now := db.now()
 	status, outcome, expires := nod.RuleDeclined, nod.OutcomeDeclined, sql.NullInt64{}
 	if accept {
@@ -93,12 +93,12 @@ func (db *Rules) DecideRule(ctx context.Context, chatID nod.ChatID, id string, u
 
 // RevokeRule ends an active rule with its audit row, in one transaction;
 // nod.ErrDecided if it is not active.
-func (db *Rules) RevokeRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Rule, error) {
+func (db *Rules) RevokeRule(ctx context.Context, chatID nod.ChatID, id nod.RuleID, userID nod.UserID) (nod.Rule, error) {
 	return db.moveRule(ctx, chatID, id, userID, nod.RuleActive, nod.RuleRevoked, sql.NullInt64{}, nod.OutcomeRevoked)
 }
 
 // moveRule claims a rule in status from and moves it to status to.
-func (db *Rules) moveRule(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, from, to nod.RuleStatus, expires sql.NullInt64, o nod.Outcome) (nod.Rule, error) {
+func (db *Rules) moveRule(ctx context.Context, chatID nod.ChatID, id nod.RuleID, userID nod.UserID, from, to nod.RuleStatus, expires sql.NullInt64, o nod.Outcome) (nod.Rule, error) {
 	now := db.now()
 	var r nod.Rule
 	err := db.inTx(ctx, func(tx conn) error {
@@ -123,7 +123,7 @@ func (db *Rules) moveRule(ctx context.Context, chatID nod.ChatID, id string, use
 		if r, err = getRule(ctx, tx, chatID, id); err != nil {
 			return err
 		}
-		what, _ := json.Marshal(map[string]string{"rule_id": r.ID, "kind": r.Kind})
+		what, _ := json.Marshal(map[string]string{"rule_id": string(r.ID), "kind": r.Kind})
 		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolRule, Args: what, Outcome: o, UserConfirmed: true, At: now})
 	})
 	if err != nil {
@@ -132,7 +132,7 @@ func (db *Rules) moveRule(ctx context.Context, chatID nod.ChatID, id string, use
 	return r, nil
 }
 
-func getRule(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Rule, error) {
+func getRule(ctx context.Context, q conn, chatID nod.ChatID, id nod.RuleID) (nod.Rule, error) {
 	rs, err := queryRules(ctx, q, `WHERE chat_id = $1 AND id = $2`, chatID, id)
 	if err != nil {
 		return nod.Rule{}, err

@@ -309,15 +309,15 @@ func (db *DB) Postgres() bool { return db.postgres }
 func (db *DB) DSN() string { return db.opts.DSN }
 
 // queryIDs returns the first column of a query's rows.
-func queryIDs(ctx context.Context, q conn, query string, args ...any) ([]string, error) {
+func queryIDs[ID ~string](ctx context.Context, q conn, query string, args ...any) ([]ID, error) {
 	rows, err := q.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	var ids []string
+	var ids []ID
 	for rows.Next() {
-		var id string
+		var id ID
 		if err := rows.Scan(&id); err != nil {
 			return nil, err
 		}

@@ -71,7 +71,7 @@ func setPriority(p nod.Priority) nod.Mutate {
 }
 
 // confirmItem confirms item n alone, applying mutate to its task.
-func confirmItem(ctx context.Context, db *storage.DB, chatID nod.ChatID, setID string, n int, userID nod.UserID, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
+func confirmItem(ctx context.Context, db *storage.DB, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, mutate nod.Mutate) (nod.ChangeSet, nod.Applied, error) {
 	res, err := db.ChangeSets().ConfirmItems(ctx, chatID, setID, []int{n}, userID, "", func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return mutate(cur) })
 	return res.Set, res.Applied[n], err
 }
@@ -504,14 +504,14 @@ func BenchmarkConfirmAll(b *testing.B) {
 				id := fmt.Sprintf("T%d", i) // a task per set, so that checklists do not grow across iterations
 				if _, err := db.Tasks().Apply(b.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed,
 					Mutate: func(*nod.Task) (nod.Task, error) {
-						return nod.Task{ID: id, Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
+						return nod.Task{ID: nod.TaskID(id), Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P3}, nil
 					}}); err != nil {
 					b.Fatal(err)
 				}
 				s := &nod.ChangeSet{}
 				for j := range k {
 					title := fmt.Sprintf("Step %d", j)
-					s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: id, Args: []byte(`{}`),
+					s.Items = append(s.Items, nod.ChangeItem{Tool: "add_checklist_item", TaskID: nod.TaskID(id), Args: []byte(`{}`),
 						Summary: "Add: " + title, Field: nod.FieldChecklist, After: title})
 				}
 				if err := db.Conversation().SaveTurn(b.Context(), nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: s}); err != nil {
@@ -524,7 +524,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 				ns[j] = j + 1
 			}
 			add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
-				cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: it.After, CheckedBy: nod.ActorUser})
+				cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.ItemID(nod.NewID()), Title: it.After, CheckedBy: nod.ActorUser})
 				return *cur, nil
 			}
 			stmts, _ := db.Work()
@@ -606,7 +606,7 @@ func TestOwedTakenOnce(t *testing.T) {
 			for _, os := range taken {
 				for _, o := range os {
 					ids[o.ID]++
-					if o.Receipt == nil || o.Receipt.Item.UndoID != o.Ref || o.Receipt.TaskTitle != "Fix login bug" {
+					if o.Receipt == nil || string(o.Receipt.Item.UndoID) != o.Ref || o.Receipt.TaskTitle != "Fix login bug" {
 						t.Errorf("owed receipt = %+v", o.Receipt)
 					}
 				}
@@ -636,7 +636,7 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
-		owed := func(want ...string) {
+		owed := func(want ...nod.SetID) {
 			t.Helper()
 			if ids, err := db.Outbox().OwedRefreshes(t.Context(), chat); err != nil || !slices.Equal(ids, want) {
 				t.Errorf("owed refreshes %v, %v; want %v", ids, err, want)
@@ -659,7 +659,7 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 		}
 		owed(cs.ID)
 		owed(cs.ID) // still owed: read again
-		if err := db.Outbox().Delivered(t.Context(), chat, nod.OwedRefresh, cs.ID); err != nil {
+		if err := db.Outbox().Delivered(t.Context(), chat, nod.OwedRefresh, string(cs.ID)); err != nil {
 			t.Fatal(err)
 		}
 		if n := reads(); n != 1 {
@@ -732,7 +732,7 @@ func TestConfirmAllStatements(t *testing.T) {
 			t.Fatal(err)
 		}
 		add := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
-			cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: it.After, CheckedBy: nod.ActorUser})
+			cur.Checklist = append(cur.Checklist, nod.ChecklistItem{ID: nod.ItemID(nod.NewID()), Title: it.After, CheckedBy: nod.ActorUser})
 			return *cur, nil
 		}
 		stmts, txs := db.Work()

@@ -15,7 +15,7 @@ const taskColumns = `id, chat_id, title, description, status, priority, estimate
 
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
-func (db *Tasks) Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error) {
+func (db *Tasks) Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error) {
 	t, err := getTask(ctx, db.reader(), chatID, id)
 	if err != nil {
 		return nod.Task{}, err
@@ -48,7 +48,7 @@ func (db *Tasks) ListTasks(ctx context.Context, chatID nod.ChatID, f nod.TaskFil
 }
 
 // getTask reads a task of the chat, trashed or not.
-func getTask(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Task, error) {
+func getTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID) (nod.Task, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = $1 AND chat_id = $2`, id, chatID)
 	if err != nil {
 		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
@@ -120,7 +120,7 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 	if len(tasks) == 0 {
 		return nil
 	}
-	idx := make(map[string]int, len(tasks))
+	idx := make(map[nod.TaskID]int, len(tasks))
 	args := make([]any, len(tasks))
 	marks := make([]string, len(tasks))
 	for i, t := range tasks {
@@ -135,7 +135,7 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 	defer rows.Close()
 	for rows.Next() {
 		var (
-			taskID string
+			taskID nod.TaskID
 			it     nod.ChecklistItem
 			chk    int
 			by     sql.NullString
@@ -152,8 +152,8 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 }
 
 // ChecklistOwner returns the task holding checklist item itemID in the chat.
-func (db *Tasks) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID string) (nod.Task, error) {
-	var taskID string
+func (db *Tasks) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID nod.ItemID) (nod.Task, error) {
+	var taskID nod.TaskID
 	err := db.reader().QueryRowContext(ctx, `SELECT c.task_id FROM checklist_items c JOIN tasks t ON t.id = c.task_id
 		WHERE c.id = $1 AND t.chat_id = $2 AND t.deleted_at IS NULL`, itemID, chatID).Scan(&taskID)
 	if noRows(err) {
@@ -166,7 +166,7 @@ func (db *Tasks) ChecklistOwner(ctx context.Context, chatID nod.ChatID, itemID s
 }
 
 // SetCardMessage records message msgID as the chat's latest card of task.
-func (db *Messages) SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID string, msgID int) error {
+func (db *Messages) SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID, msgID int) error {
 	_, err := db.exec(ctx, `INSERT INTO cards (chat_id, task_id, message_id) VALUES ($1, $2, $3)
 		ON CONFLICT (chat_id, task_id) DO UPDATE SET message_id = excluded.message_id`, chatID, taskID, msgID)
 	if err != nil {
@@ -177,7 +177,7 @@ func (db *Messages) SetCardMessage(ctx context.Context, chatID nod.ChatID, taskI
 
 // CardMessage returns the message of the chat's latest card of task, or
 // nod.ErrNotFound.
-func (db *Messages) CardMessage(ctx context.Context, chatID nod.ChatID, taskID string) (int, error) {
+func (db *Messages) CardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID) (int, error) {
 	var id int
 	err := db.reader().QueryRowContext(ctx, `SELECT message_id FROM cards WHERE chat_id = $1 AND task_id = $2`, chatID, taskID).Scan(&id)
 	if noRows(err) {

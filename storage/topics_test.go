@@ -60,7 +60,7 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 		if err != nil || len(owed) != 1 || owed[0].Kind != nod.OwedSet || owed[0].Thread != 7 {
 			t.Fatalf("owed after the set = %+v, %v; want its message owed to topic 7", owed, err)
 		}
-		db.Outbox().Delivered(ctx, chat, nod.OwedSet, set.ID)
+		db.Outbox().Delivered(ctx, chat, nod.OwedSet, string(set.ID))
 
 		// A decision on topic 7's set is an event of topic 7's conversation.
 		clock.Advance(time.Minute)
@@ -149,7 +149,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 		seedT1(t, db)
 		remindAt := func(id string, thread int, at time.Time) {
 			t.Helper()
-			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, TaskID: id, Tool: "set_task_reminder", Audit: executed,
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, TaskID: nod.TaskID(id), Tool: "set_task_reminder", Audit: executed,
 				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
 			if err != nil {
 				t.Fatal(err)

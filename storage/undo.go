@@ -24,7 +24,7 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 }
 
 // UndoEntry returns undo entry id of the chat.
-func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
+func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error) {
 	return getUndo(ctx, db.reader(), chatID, id)
 }
 
@@ -33,7 +33,7 @@ func (db *Undo) UndoEntry(ctx context.Context, chatID nod.ChatID, id string) (no
 // sender's own change, never someone else's, made in the topic it is
 // given in.
 func (db *Undo) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID) (nod.UndoEntry, error) {
-	var id string
+	var id nod.UndoID
 	err := db.reader().QueryRowContext(ctx, `SELECT id FROM undo_entries WHERE chat_id = $1 AND thread = $2 AND user_id = $3 AND undone_at IS NULL AND expires_at > $4 ORDER BY seq DESC LIMIT 1`,
 		at.ChatID, at.Thread, userID, micros(db.now())).Scan(&id)
 	if noRows(err) {
@@ -57,7 +57,7 @@ func (db *Undo) LatestUndo(ctx context.Context, at nod.Topic, userID nod.UserID)
 // nod.ErrSent (the change set a reminder that has gone out since),
 // nod.ErrTrashed (the task is in the trash and the undo would not restore
 // it) or nod.ErrStale (as a nod.Conflict naming what changed since).
-func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID, force bool) (nod.Undone, error) {
+func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id nod.UndoID, userID nod.UserID, force bool) (nod.Undone, error) {
 	var out nod.Undone
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
@@ -129,14 +129,14 @@ func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id string, userID n
 			return err
 		}
 		redo := nod.UndoEntry{
-			ID: nod.NewID(), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
+			ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
 		}
 		if err := insertUndo(ctx, tx, redo); err != nil {
 			return err
 		}
 		out.Redo, out.Redone = redo, u.Reverts != ""
-		return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: redo.ID}, now)
+		return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: string(redo.ID)}, now)
 	})
 	return out, err
 }
@@ -169,7 +169,7 @@ func rearm(ctx context.Context, q conn, chatID nod.ChatID, inv nod.Change, t nod
 
 // reminderSent reports whether the reminder of task taskID at the time at
 // was claimed to go out at or after since (ClaimDue owes it then).
-func reminderSent(ctx context.Context, q conn, chatID nod.ChatID, taskID string, at, since time.Time) (bool, error) {
+func reminderSent(ctx context.Context, q conn, chatID nod.ChatID, taskID nod.TaskID, at, since time.Time) (bool, error) {
 	var n int
 	err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE chat_id = $1 AND kind = $2 AND ref = $3 AND taken_at >= $4`,
 		chatID, string(nod.OwedReminder), reminderRef(taskID, at), micros(since)).Scan(&n)
@@ -181,7 +181,9 @@ func reminderSent(ctx context.Context, q conn, chatID nod.ChatID, taskID string,
 
 // reminderRef names the reminder of task taskID at the time at in the
 // outbox: each time a task's reminder goes out once.
-func reminderRef(taskID string, at time.Time) string { return fmt.Sprintf("%s@%d", taskID, micros(at)) }
+func reminderRef(taskID nod.TaskID, at time.Time) string {
+	return fmt.Sprintf("%s@%d", taskID, micros(at))
+}
 
 // touched names what a change sets, for its audit row.
 func touched(c nod.Change) []string {
@@ -190,12 +192,12 @@ func touched(c nod.Change) []string {
 		out = append(out, string(f.Field))
 	}
 	for _, it := range c.Items {
-		out = append(out, "checklist:"+it.ID())
+		out = append(out, "checklist:"+string(it.ID()))
 	}
 	return out
 }
 
-func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.UndoEntry, error) {
+func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id nod.UndoID) (nod.UndoEntry, error) {
 	var (
 		u                nod.UndoEntry
 		delta, title     sql.NullString
@@ -228,7 +230,7 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Und
 // UndoneSince returns the chat's changes that were undone at or after
 // since (not the undos of undos), newest undo first.
 func (db *Undo) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
-	ids, err := queryIDs(ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
+	ids, err := queryIDs[nod.UndoID](ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("undone changes: %w", err)

@@ -75,7 +75,7 @@ func (s *Sweeper) Reminder(ctx context.Context, o nod.Owed) (nod.Task, bool) {
 		return nod.Task{}, false
 	}
 	taskID, _, _ := strings.Cut(o.Ref, "@")
-	t, err := s.d.Tasks.Task(ctx, o.ChatID, taskID)
+	t, err := s.d.Tasks.Task(ctx, o.ChatID, nod.TaskID(taskID))
 	if err != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
 		if err != nil && !errors.Is(err, nod.ErrNotFound) {
 			s.log.Error("reminder", "chat", o.ChatID, "task", taskID, "err", err)

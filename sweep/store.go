@@ -60,7 +60,7 @@ type Schedule interface {
 
 // Tasks reads the task a reminder is about.
 type Tasks interface {
-	Task(ctx context.Context, chatID nod.ChatID, id string) (nod.Task, error)
+	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
 }
 
 // Deps are what a Sweeper works with; storage's repositories provide

@@ -17,7 +17,7 @@ import (
 type Change interface {
 	Tool() nod.Tool
 	// TaskID is the task the change touches; empty for create_task.
-	TaskID() string
+	TaskID() nod.TaskID
 	Field() nod.Field
 	// Args are the arguments as stored with the change.
 	Args() json.RawMessage
@@ -68,7 +68,7 @@ func Parse(tool nod.Tool, raw json.RawMessage) (Change, error) {
 // set's before and after, and staleness checks all compare.
 type scalar struct {
 	name   nod.Tool
-	id     string
+	id     nod.TaskID
 	fld    nod.Field
 	value  string // the new value, canonical
 	raw    json.RawMessage
@@ -76,7 +76,7 @@ type scalar struct {
 }
 
 func (s scalar) Tool() nod.Tool                      { return s.name }
-func (s scalar) TaskID() string                      { return s.id }
+func (s scalar) TaskID() nod.TaskID                  { return s.id }
 func (s scalar) Field() nod.Field                    { return s.fld }
 func (s scalar) Args() json.RawMessage               { return s.raw }
 func (s scalar) Current(t *nod.Task) (string, error) { return t.Value(s.fld), nil }
@@ -87,9 +87,9 @@ func (s scalar) Apply(t *nod.Task, now time.Time, _ nod.Actor) error {
 }
 func (s scalar) Summary(*nod.Task) string { return s.render(s.value) }
 
-func taskID(a Args) (string, error) {
+func taskID(a Args) (nod.TaskID, error) {
 	id, _, err := a.Str("task_id", true)
-	return strings.TrimSpace(id), err
+	return nod.TaskID(strings.TrimSpace(id)), err
 }
 
 // scalarTool is one tool that sets one field: how it reads its argument
@@ -200,7 +200,7 @@ func one(c Change) ([]Change, []string, error) { return []Change{c}, nil, nil }
 // removal is what the person's words must cover to run at once
 // (docs/design.md §3.5), so a model that only adds says so.
 type Labels struct {
-	Task        string // the task's id
+	Task        nod.TaskID // the task's id
 	Whole       bool
 	Set         []string // the new set, with Whole
 	Add, Remove []string
@@ -239,9 +239,9 @@ func (c Labels) result(cur []string) []string {
 	return nod.NormalizeLabels(append(out, c.Add...))
 }
 
-func (c Labels) Tool() nod.Tool   { return nod.ToolAssignLabels }
-func (c Labels) TaskID() string   { return c.Task }
-func (c Labels) Field() nod.Field { return nod.FieldLabels }
+func (c Labels) Tool() nod.Tool     { return nod.ToolAssignLabels }
+func (c Labels) TaskID() nod.TaskID { return c.Task }
+func (c Labels) Field() nod.Field   { return nod.FieldLabels }
 func (c Labels) Args() json.RawMessage {
 	m := map[string]any{"task_id": c.Task}
 	switch {
@@ -375,7 +375,7 @@ func NewCreate(t nod.Task) Create {
 func (c Create) NewTask() nod.Task { return c.t }
 
 func (c Create) Tool() nod.Tool                    { return nod.ToolCreateTask }
-func (c Create) TaskID() string                    { return "" }
+func (c Create) TaskID() nod.TaskID                { return "" }
 func (c Create) Field() nod.Field                  { return nod.FieldTask }
 func (c Create) Args() json.RawMessage             { return c.raw }
 func (c Create) Current(*nod.Task) (string, error) { return "", nil }
@@ -387,7 +387,7 @@ func (c Create) Summary(*nod.Task) string          { return fmt.Sprintf("Create 
 func (c Create) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 	*t = c.t.Clone()
 	if t.ID == "" {
-		t.ID = nod.NewID()
+		t.ID = nod.TaskID(nod.NewID())
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 
 // AddItem is one element of add_multiple_checklist_items.
 type AddItem struct {
-	Task  string // the task's id
+	Task  nod.TaskID // the task's id
 	Title string
 }
 
@@ -32,11 +32,11 @@ func parseAddItem(a Args) (Change, error) {
 	return AddItem{Task: id, Title: title}, nil
 }
 
-func (c AddItem) Tool() nod.Tool   { return nod.ToolAddItem }
-func (c AddItem) TaskID() string   { return c.Task }
-func (c AddItem) Field() nod.Field { return nod.FieldChecklist }
+func (c AddItem) Tool() nod.Tool     { return nod.ToolAddItem }
+func (c AddItem) TaskID() nod.TaskID { return c.Task }
+func (c AddItem) Field() nod.Field   { return nod.FieldChecklist }
 func (c AddItem) Args() json.RawMessage {
-	return MustJSON(map[string]string{"task_id": c.Task, "title": c.Title})
+	return MustJSON(map[string]string{"task_id": string(c.Task), "title": c.Title})
 }
 
 // Current is the title of an item that already says the same, if any: an
@@ -56,7 +56,7 @@ func (c AddItem) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 		return fmt.Errorf("task %q already has %d checklist items: %w", t.Title, nod.MaxChecklist, nod.ErrInvalid)
 	}
 	// A new item is the person's until someone checks it (docs/design.md §2.3).
-	t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.NewID(), Title: c.Title, CheckedBy: nod.ActorUser})
+	t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.ItemID(nod.NewID()), Title: c.Title, CheckedBy: nod.ActorUser})
 	return nil
 }
 
@@ -64,8 +64,8 @@ func (c AddItem) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 // set, of remove_checklist_items: removing an item the person ticked is
 // guarded like unticking it (docs/design.md §5).
 type Item struct {
-	Task    string // the task's id
-	ItemID  string
+	Task    nod.TaskID // the task's id
+	ItemID  nod.ItemID
 	Title   *string // the new title, if it renames
 	Checked *bool   // the new checked state, if it sets one
 	Reason  string
@@ -91,7 +91,7 @@ func itemOf(a Args) (Item, error) {
 	if err != nil {
 		return Item{}, err
 	}
-	return Item{Task: id, ItemID: strings.TrimSpace(itemID)}, nil
+	return Item{Task: id, ItemID: nod.ItemID(strings.TrimSpace(itemID))}, nil
 }
 
 func parseRemoveItem(a Args) (Change, error) {
@@ -140,8 +140,8 @@ func (c Item) Tool() nod.Tool {
 	}
 	return nod.ToolUpdateItem
 }
-func (c Item) TaskID() string   { return c.Task }
-func (c Item) Field() nod.Field { return nod.FieldChecklist }
+func (c Item) TaskID() nod.TaskID { return c.Task }
+func (c Item) Field() nod.Field   { return nod.FieldChecklist }
 func (c Item) Args() json.RawMessage {
 	m := map[string]any{"task_id": c.Task, "id": c.ItemID}
 	if c.Remove {
@@ -316,11 +316,11 @@ func (c Item) Apply(t *nod.Task, now time.Time, by nod.Actor) error {
 }
 
 // shortID cuts an id that could not be looked up to 8 characters.
-func shortID(id string) string {
+func shortID(id nod.ItemID) string {
 	if len(id) > 8 {
-		return id[:8] + "…"
+		return string(id[:8]) + "…"
 	}
-	return id
+	return string(id)
 }
 
 // sameText compares texts ignoring case and runs of white space.

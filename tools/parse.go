@@ -40,7 +40,7 @@ func (a Args) Changes() ([]Change, []string, error) {
 
 // Remind is the change that sets task taskID's reminder to at, stored and
 // summarised in at's zone.
-func Remind(taskID string, at time.Time) (Change, error) {
+func Remind(taskID nod.TaskID, at time.Time) (Change, error) {
 	cs, _, err := parseReminder(Args{Tool: nod.ToolSetReminder, m: map[string]json.RawMessage{"task_id": MustJSON(taskID), "remind_at": MustJSON(at.Format(time.RFC3339))}, Zone: at.Location()})
 	if err != nil {
 		return nil, err

@@ -72,7 +72,7 @@ func TestAnswerProposalsApplied(t *testing.T) {
 		t.Errorf("T1 = %s %d %s", task.Priority, *task.EstimateMinutes, task.DueDate)
 	}
 	req := h.llm.RequestsFor(agentM)[2]
-	if sys := req.System(); !strings.Contains(sys, "proposal "+id+", item 3: Set due date to 2026-03-20") {
+	if sys := req.System(); !strings.Contains(sys, "proposal "+string(id)+", item 3: Set due date to 2026-03-20") {
 		t.Errorf("the agent was not told the set's items as numbered:\n%s", sys)
 	}
 	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["x"]; r != "Decided as the user said: items 1 and 2 applied; item 3 rejected. Nothing of that proposal waits for the user any more." {

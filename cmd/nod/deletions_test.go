@@ -29,7 +29,7 @@ func (h *harness) askTwo(chatID, userID int64) []telegramtest.Message {
 
 // shown waits until nod has recorded the message of the question about
 // task id: from then on it takes the answer, and its time runs.
-func (h *harness) shown(chatID, userID int64, id string) {
+func (h *harness) shown(chatID, userID int64, id nod.TaskID) {
 	h.t.Helper()
 	h.tg.Wait("the question to be recorded", func() bool {
 		d, ok, err := h.db.Deletions().WaitingDeletion(h.t.Context(), nod.ChatID(chatID), nod.UserID(userID))
@@ -49,7 +49,7 @@ func isQuestion(m telegramtest.Message, title string) bool {
 }
 
 // trashed reports whether task id of chatID is in the trash.
-func (h *harness) trashed(chatID int64, id string) bool {
+func (h *harness) trashed(chatID int64, id nod.TaskID) bool {
 	h.t.Helper()
 	trash, err := h.db.Tasks().Trash(h.t.Context(), nod.ChatID(chatID))
 	if err != nil {

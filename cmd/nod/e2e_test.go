@@ -205,7 +205,7 @@ func TestChatIsolation(t *testing.T) {
 		openaitest.Text("No such task."),
 	)
 	h.start()
-	h.tg.SendText(chat, user, "show me task "+b.ID)
+	h.tg.SendText(chat, user, "show me task "+string(b.ID))
 	h.tg.WaitBotMessages(chat, 1)
 	reqs := h.llm.Requests()
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.Contains(r, `"error"`) || !strings.Contains(r, "does not exist") {

@@ -19,7 +19,7 @@ func firedHarness(t *testing.T, id, title string) (*harness, telegramtest.Messag
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.inBerlin(chat)
 	at := nine()
-	h.seed(chat, nod.Task{ID: id, Title: title, RemindAt: &at})
+	h.seed(chat, nod.Task{ID: nod.TaskID(id), Title: title, RemindAt: &at})
 	h.start()
 	h.clock.Set(at)
 	h.sweeps(3)

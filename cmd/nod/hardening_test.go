@@ -199,7 +199,7 @@ func TestScheduledWorkRechecksTheAllowlist(t *testing.T) {
 		t.Helper()
 		_, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: nod.ChatID(chatID)}, UserID: nod.UserID(by), Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) {
-				return nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &due}, nil
+				return nod.Task{ID: nod.TaskID(id), Title: title, Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &due}, nil
 			}})
 		if err != nil {
 			t.Fatal(err)

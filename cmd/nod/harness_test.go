@@ -159,7 +159,7 @@ func (h *harness) script(responses ...openaitest.Response) {
 func (h *harness) seed(chatID int64, t nod.Task) nod.Task {
 	h.t.Helper()
 	if t.ID == "" {
-		t.ID = nod.NewID()
+		t.ID = nod.TaskID(nod.NewID())
 	}
 	if t.Status == "" {
 		t.Status = nod.StatusOpen
@@ -189,7 +189,7 @@ func (h *harness) seedT1() nod.Task {
 		}})
 }
 
-func (h *harness) task(id string) nod.Task {
+func (h *harness) task(id nod.TaskID) nod.Task {
 	h.t.Helper()
 	t, err := h.db.Tasks().Task(h.t.Context(), chat, id)
 	if err != nil {

@@ -23,7 +23,7 @@ func (h *harness) seedMany(n int, edit func(i int, t *nod.Task)) []string {
 	ids := make([]string, n)
 	for i := range tasks {
 		ids[i] = fmt.Sprintf("k%05d", i)
-		tasks[i] = nod.Task{ID: ids[i], ChatID: chat, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2}
+		tasks[i] = nod.Task{ID: nod.TaskID(ids[i]), ChatID: chat, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2}
 		if edit != nil {
 			edit(i, &tasks[i])
 		}

@@ -139,7 +139,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 	const items = 60
 	big := nod.Task{ID: "T5", Title: "Big checklist"}
 	for i := range items {
-		big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("i%02d", i), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
+		big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("i%02d", i)), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
 	}
 	h.seed(chat, big)
 	var turns []openaitest.Response
@@ -226,7 +226,7 @@ func TestConcurrentTapsOnTwoReplicas(t *testing.T) {
 			lost++
 		}
 	}
-	confirmed, undos := 0, map[string]bool{}
+	confirmed, undos := 0, map[nod.UndoID]bool{}
 	for _, m := range sets {
 		s := mustSet(t, h, m.ID)
 		for _, it := range s.Items {
@@ -293,7 +293,7 @@ func TestTwoReplicasRemindOnce(t *testing.T) {
 	const n = 300
 	at := fixtures.DefaultNow.Add(time.Hour)
 	for i := range n {
-		h.seed(chat, nod.Task{ID: fmt.Sprintf("R%03d", i), Title: fmt.Sprintf("Reminder %03d", i), RemindAt: &at})
+		h.seed(chat, nod.Task{ID: nod.TaskID(fmt.Sprintf("R%03d", i)), Title: fmt.Sprintf("Reminder %03d", i), RemindAt: &at})
 	}
 	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
 	_, _, logs2 := h.replicas()

@@ -15,7 +15,7 @@ import (
 func ruleHarness(t *testing.T, n int) *harness {
 	h := newHarness(t)
 	for i := 1; i <= n; i++ {
-		h.seed(chat, nod.Task{ID: fmt.Sprintf("T%d", i), Title: fmt.Sprintf("Task %d", i), Priority: nod.P3})
+		h.seed(chat, nod.Task{ID: nod.TaskID(fmt.Sprintf("T%d", i)), Title: fmt.Sprintf("Task %d", i), Priority: nod.P3})
 	}
 	h.start()
 	return h

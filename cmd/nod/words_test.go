@@ -26,7 +26,7 @@ func (h *harness) inGroup() {
 }
 
 // groupTask reads a task of the group.
-func (h *harness) groupTask(id string) nod.Task {
+func (h *harness) groupTask(id nod.TaskID) nod.Task {
 	h.t.Helper()
 	task, err := h.db.Tasks().Task(h.t.Context(), group, id)
 	if err != nil {

@@ -33,7 +33,7 @@ func seedSize(e *env, chat nod.ChatID, size int) {
 	today := time.Now().UTC()
 	tasks := make([]nod.Task, size)
 	for i := range tasks {
-		t := nod.Task{ID: fmt.Sprintf("s%d-%d", chat, i), ChatID: chat, Title: fmt.Sprintf("Task %d of a long list", i),
+		t := nod.Task{ID: nod.TaskID(fmt.Sprintf("s%d-%d", chat, i)), ChatID: chat, Title: fmt.Sprintf("Task %d of a long list", i),
 			Description: "Something to do, with a few words on why.", Status: nod.StatusOpen, Priority: nod.Priorities[i%4]}
 		switch {
 		case i%10 == 0:
@@ -45,8 +45,8 @@ func seedSize(e *env, chat nod.ChatID, size int) {
 			t.DueDate = today.AddDate(0, 0, i%120-60).Format(nod.DateLayout)
 		}
 		if i%5 == 0 {
-			t.Checklist = []nod.ChecklistItem{{ID: t.ID + "-a", Title: "First step", Checked: true, CheckedBy: nod.ActorUser},
-				{ID: t.ID + "-b", Title: "Second step", CheckedBy: nod.ActorUser}}
+			t.Checklist = []nod.ChecklistItem{{ID: nod.ItemID(t.ID + "-a"), Title: "First step", Checked: true, CheckedBy: nod.ActorUser},
+				{ID: nod.ItemID(t.ID + "-b"), Title: "Second step", CheckedBy: nod.ActorUser}}
 		}
 		tasks[i] = t
 	}

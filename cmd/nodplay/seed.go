@@ -38,7 +38,7 @@ func seedTasks(ctx context.Context, db *storage.DB, chat int64) error {
 		{Title: "Launch plan", Description: "Everything for the launch of version 2."},
 		{Title: "Write release notes", Description: "What changed in version 2, for the blog."},
 	} {
-		t.ID, t.Status = nod.NewID(), nod.StatusOpen
+		t.ID, t.Status = nod.TaskID(nod.NewID()), nod.StatusOpen
 		if t.Priority == "" {
 			t.Priority = nod.P2
 		}

@@ -346,7 +346,7 @@ type stage struct {
 // before plays the turns before the evaluated one, with the stand-in
 // classifier and the undos and decisions that follow them, and returns
 // the last set proposed.
-func (s *stage) before(ctx context.Context, c Case) (lastSet string, err error) {
+func (s *stage) before(ctx context.Context, c Case) (lastSet nod.SetID, err error) {
 	for i, t := range c.Before {
 		s.clk.tick()
 		s.model.script(t.Calls, "", firstNonEmpty(t.Reply, "OK."))
@@ -380,7 +380,7 @@ func (s *stage) before(ctx context.Context, c Case) (lastSet string, err error) 
 
 // measured plays the evaluated turn with the measured classifier and
 // records in res its latency and what became of each of its calls.
-func (s *stage) measured(ctx context.Context, c Case, res *Result, lastSet string) error {
+func (s *stage) measured(ctx context.Context, c Case, res *Result, lastSet nod.SetID) error {
 	s.model.script(c.Calls, c.Aside, "OK.")
 	s.rec.measure()
 	start := time.Now()
@@ -422,7 +422,7 @@ const refusedByWords = "Not decided: the user's words"
 // (docs/design.md §3.4 rule 2) and reports whether nod read it whole: an
 // answer it cannot read whole goes to the agent, as does someone else's
 // (a forward).
-func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB, conf *confirm.Service, chat nod.ChatID, setID string) (bool, error) {
+func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB, conf *confirm.Service, chat nod.ChatID, setID nod.SetID) (bool, error) {
 	r := words.Read(c.Said.Text)
 	if !r.Whole || c.Said.Forwarded != "" {
 		return false, nil
@@ -441,7 +441,7 @@ func nodReads(ctx context.Context, c Case, words *answer.Reader, db *storage.DB,
 
 // judge records what became of each item of the answered set, beside what
 // the case's words decide.
-func judge(ctx context.Context, res Result, c Case, db *storage.DB, chat nod.ChatID, setID string) Result {
+func judge(ctx context.Context, res Result, c Case, db *storage.DB, chat nod.ChatID, setID nod.SetID) Result {
 	set, err := db.ChangeSets().ChangeSet(ctx, chat, setID)
 	if err != nil {
 		res.Error = err.Error()
@@ -486,7 +486,7 @@ func speaker(m Message) person {
 }
 
 // request is the turn a message starts, as the bot would make it.
-func request(c Case, chat nod.ChatID, n int, lastSet string) nod.TurnRequest {
+func request(c Case, chat nod.ChatID, n int, lastSet nod.SetID) nod.TurnRequest {
 	all := append(said(c.Before), c.Said)
 	m := all[n]
 	p := speaker(m)
@@ -510,10 +510,10 @@ func request(c Case, chat nod.ChatID, n int, lastSet string) nod.TurnRequest {
 // seed stores the case's tasks.
 func seed(ctx context.Context, db *storage.DB, chat nod.ChatID, tasks []Task) error {
 	for _, t := range tasks {
-		task := nod.Task{ID: t.ID, Title: t.Title, Description: t.Description, Status: nod.Status(firstNonEmpty(t.Status, string(nod.StatusOpen))),
+		task := nod.Task{ID: nod.TaskID(t.ID), Title: t.Title, Description: t.Description, Status: nod.Status(firstNonEmpty(t.Status, string(nod.StatusOpen))),
 			Priority: nod.Priority(firstNonEmpty(t.Priority, string(nod.P2))), EstimateMinutes: t.EstimateMinutes, DueDate: t.DueDate, Labels: t.Labels}
 		for i, title := range t.Checklist {
-			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: fmt.Sprintf("c%d", i+1), Title: title, CheckedBy: nod.ActorUser})
+			task.Checklist = append(task.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("c%d", i+1)), Title: title, CheckedBy: nod.ActorUser})
 		}
 		_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: alice, Tool: nod.ToolSeed, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }})
