@@ -12,135 +12,30 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
-	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
-	"github.com/nodbot/nod/formatting"
-	"github.com/nodbot/nod/storage"
-	"github.com/nodbot/nod/storage/storagetest"
+	"github.com/nodbot/nod/fixtures/servicetest"
 )
 
 const (
 	chat   = 100
 	user   = 42
-	agentM = "agent-model"
-	clfM   = "clf-model"
+	agentM = servicetest.AgentModel
+	clfM   = servicetest.ClfModel
 )
 
-type env struct {
-	dsn string
-	// clf answers classifier requests; by default with no verdicts, so
-	// every change needs confirmation.
-	clf     func(openaitest.Request) openaitest.Response
-	db      *storage.DB
-	llm     *openaitest.Server
-	agent   *agent.Agent
-	confirm *confirm.Service
-	clock   *fixtures.Clock
-}
+// env is one backend's agent and confirmation service, wired as the app
+// wires them; the tests add helpers of their own.
+type env struct{ *servicetest.Env }
 
-// forEachDialect runs fn with an agent on a fresh database of every
-// backend and a fake model endpoint.
+// forEachDialect runs fn on every backend (servicetest.ForEachDialect).
 func forEachDialect(t *testing.T, fn func(t *testing.T, e *env)) {
-	for _, d := range storagetest.Dialects(t) {
-		t.Run(d, func(t *testing.T) {
-			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.DSN(t, d)
-			db := storagetest.OpenDSN(t, dsn, clock.Now)
-			llm := openaitest.New(t)
-			log := slog.New(slog.DiscardHandler)
-			clf := confidence.New(confidence.Options{BaseURL: llm.URL, Model: clfM, Timeout: 2 * time.Second, Lexicon: formatting.Words}, log)
-			fn(t, &env{
-				db: db, dsn: dsn, llm: llm, clock: clock,
-				clf:     func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) },
-				agent:   agent.New(agent.Options{BaseURL: llm.URL, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words}, deps(db, clf), clock.Now, log),
-				confirm: confirm.New(confirmDeps(db), clock.Now, log, nil),
-			})
-		})
-	}
-}
-
-// deps wires an agent to db and clf as the app does, without answers.
-func deps(db *storage.DB, clf agent.Classifier) agent.Deps {
-	return agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf}
-}
-
-// confirmDeps wires a confirmation service to db as the app does.
-func confirmDeps(db *storage.DB) confirm.Deps {
-	return confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules()}
+	servicetest.ForEachDialect(t, func(t *testing.T, e *servicetest.Env) { fn(t, &env{e}) })
 }
 
 var titles = fixtures.ChecklistTitles
-
-func est(n int) *int { return &n }
-
-// seedT1 stores T1 and T2 of the default fixture.
-func (e *env) seed(t *testing.T) {
-	t.Helper()
-	c2 := time.Date(2026, 3, 9, 18, 0, 0, 0, time.UTC)
-	c3 := time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
-	for _, task := range []nod.Task{
-		{ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
-			Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: est(120), DueDate: "2026-03-15", Labels: []string{"backend", "bug"},
-			Checklist: []nod.ChecklistItem{
-				{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser},
-				{ID: "c2", Title: "Update docs", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &c2},
-				{ID: "c3", Title: "Write migration notes", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &c3},
-			}},
-		{ID: "T2", Title: "Update README", Status: nod.StatusOpen, Priority: nod.P2,
-			Checklist: []nod.ChecklistItem{{ID: "c9", Title: "Fix badge links", CheckedBy: nod.ActorUser}}},
-	} {
-		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed",
-			Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-// turn runs one turn in which the model makes calls, then answers "ok";
-// it returns the result and the tool results by call id.
-func (e *env) turn(t *testing.T, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
-	t.Helper()
-	return e.turnSaying(t, "please", calls...)
-}
-
-// turnSaying is turn with the person's text.
-func (e *env) turnSaying(t *testing.T, text string, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
-	t.Helper()
-	before := len(e.llm.RequestsFor(agentM))
-	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
-		openaitest.Calls(calls...), openaitest.Text("ok")))
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: text})
-	if err != nil {
-		t.Fatalf("Turn: %v", err)
-	}
-	reqs := e.llm.RequestsFor(agentM)
-	if len(reqs) != before+2 {
-		t.Fatalf("%d model requests in the turn, want 2", len(reqs)-before)
-	}
-	return res, reqs[len(reqs)-1].ToolResults()
-}
-
-func (e *env) task(t *testing.T, id nod.TaskID) nod.Task {
-	t.Helper()
-	task, err := e.db.Tasks().Task(t.Context(), chat, id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return task
-}
-
-// audit returns the chat's audit rows, newest first, without the seeding.
-func (e *env) audit(t *testing.T) []nod.AuditEntry {
-	t.Helper()
-	all, err := e.db.Audit().Audit(t.Context(), chat, 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return slices.DeleteFunc(all, func(a nod.AuditEntry) bool { return a.Tool == "seed" })
-}
 
 func call(id, name string, args any) openaitest.ToolCall { return openaitest.Call(id, name, args) }
 
@@ -189,15 +84,15 @@ func TestRegistry(t *testing.T) {
 func TestUnknownTool(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t, call("x", "archive_task", map[string]string{"task_id": "T1"}))
+		e.Seed(t)
+		res, results := e.Turn(t, call("x", "archive_task", map[string]string{"task_id": "T1"}))
 		if res.Set != nil || !strings.Contains(results["x"], "archive_task") || !strings.Contains(results["x"], `"error"`) {
 			t.Errorf("result %q, set %v", results["x"], res.Set)
 		}
-		if e.task(t, "T1").Status != nod.StatusInProgress {
+		if e.Task(t, "T1").Status != nod.StatusInProgress {
 			t.Errorf("T1 changed")
 		}
-		audit := e.audit(t)
+		audit := e.Audit(t)
 		if len(audit) != 1 || audit[0].Tool != "archive_task" || audit[0].Outcome != nod.OutcomeFailed {
 			t.Errorf("audit = %+v", audit)
 		}
@@ -208,12 +103,12 @@ func TestUnknownTool(t *testing.T) {
 func TestQueuedTitle(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t, call("c1", "set_task_title", map[string]string{"task_id": "T1", "title": "Fix login redirect bug"}))
+		e.Seed(t)
+		res, results := e.Turn(t, call("c1", "set_task_title", map[string]string{"task_id": "T1", "title": "Fix login redirect bug"}))
 		if results["c1"] != "Proposal queued for user review." {
 			t.Errorf("result = %q", results["c1"])
 		}
-		if e.task(t, "T1").Title != "Fix login bug" {
+		if e.Task(t, "T1").Title != "Fix login bug" {
 			t.Errorf("title changed before confirmation")
 		}
 		if res.Set == nil || len(res.Set.Items) != 1 {
@@ -223,11 +118,11 @@ func TestQueuedTitle(t *testing.T) {
 		if it.Tool != "set_task_title" || it.Status != nod.ItemPending || string(it.Args) != `{"task_id":"T1","title":"Fix login redirect bug"}` {
 			t.Errorf("item = %+v", it)
 		}
-		stored, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
+		stored, err := e.DB.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if err != nil || stored.Status != nod.SetPending || stored.UserID != user {
 			t.Errorf("stored set = %+v, %v", stored, err)
 		}
-		hist, _ := e.db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 100})
+		hist, _ := e.DB.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 100})
 		calls, answers := 0, 0
 		for _, m := range hist {
 			for _, tc := range m.ToolCalls {
@@ -250,10 +145,10 @@ func TestQueuedTitle(t *testing.T) {
 func TestArgumentRecovery(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		plain := `{"task_id":"T1","priority":"P1"}`
 		twice, _ := json.Marshal(plain)
-		res, results := e.turn(t,
+		res, results := e.Turn(t,
 			call("a", "add_multiple_checklist_items", `{"task_id":"T1","items":"[{\"title\":\"Load test\"},{\"title\":\"Review session TTL\"}]"}`),
 			call("b", "set_task_priority", "```json\n"+plain+"\n```"),
 			call("c", "update_task_estimate", string(twice[:len(twice)-1])+`"`), // same as twice
@@ -278,9 +173,9 @@ func TestArgumentRecovery(t *testing.T) {
 func TestArgumentsEncodedTwice(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		twice, _ := json.Marshal(`{"task_id":"T1","estimate_minutes":90}`)
-		res, results := e.turn(t, call("c", "update_task_estimate", string(twice)))
+		res, results := e.Turn(t, call("c", "update_task_estimate", string(twice)))
 		if results["c"] != "Proposal queued for user review." || res.Set == nil || res.Set.Items[0].After != "90" {
 			t.Errorf("result %q, set %+v", results["c"], res.Set)
 		}
@@ -293,38 +188,38 @@ func TestArgumentsEncodedTwice(t *testing.T) {
 func TestAnswerAsServersSendIt(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		answer := `{"id":"x","object":"chat.completion","choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
 			"tool_calls":[{"type":"function","function":{"name":"update_task_estimate","arguments":{"task_id":"T1","estimate_minutes":90}}}]}}],
 			"usage":{"prompt_tokens":12,"completion_tokens":3}}`
-		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+		e.LLM.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.Clf(r) },
 			openaitest.Response{Body: answer}, openaitest.Text("ok")))
-		res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "90 minutes for T1"})
+		res, err := e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "90 minutes for T1"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if res.Set == nil || len(res.Set.Items) != 1 || res.Set.Items[0].After != "90" {
 			t.Fatalf("set %+v", res.Set)
 		}
-		reqs := e.llm.RequestsFor(agentM)
+		reqs := e.LLM.RequestsFor(agentM)
 		last := reqs[len(reqs)-1]
 		if got := last.ToolResults(); len(got) != 1 {
 			t.Errorf("tool results %v: the call without an id got none of its own", got)
 		}
-		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+		e.LLM.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.Clf(r) },
 			openaitest.Response{Body: `{"choices":[{"message":`}))
-		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "and again"}); !errors.Is(err, nod.ErrModel) {
+		if _, err := e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "and again"}); !errors.Is(err, nod.ErrModel) {
 			t.Errorf("a truncated answer: %v, want nod.ErrModel", err)
 		}
 		// Bytes that are not UTF-8, either way, go through as U+FFFD, as
 		// encoding/json lets them: neither side's slip fails the turn.
-		e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+		e.LLM.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.Clf(r) },
 			openaitest.Response{Body: "{\"choices\":[{\"message\":{\"role\":\"assistant\",\"content\":\"Noted \xff.\"}}]}"}))
-		res, err = e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "caf\xe9 at 5"})
+		res, err = e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "caf\xe9 at 5"})
 		if err != nil || res.Text != "Noted \uFFFD." {
 			t.Errorf("an answer with a byte that is not UTF-8: %q, %v", res.Text, err)
 		}
-		reqs = e.llm.RequestsFor(agentM)
+		reqs = e.LLM.RequestsFor(agentM)
 		if msgs := reqs[len(reqs)-1].Messages; msgs[len(msgs)-1].Content != "caf\uFFFD at 5" {
 			t.Errorf("the person's words that are not UTF-8 went out as %q", msgs[len(msgs)-1].Content)
 		}
@@ -336,7 +231,7 @@ func TestAnswerAsServersSendIt(t *testing.T) {
 func TestInvalidArguments(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		cases := []struct {
 			id, tool, args string
 			want           []string
@@ -355,7 +250,7 @@ func TestInvalidArguments(t *testing.T) {
 		for _, c := range cases {
 			calls = append(calls, call(c.id, c.tool, c.args))
 		}
-		res, results := e.turn(t, calls...)
+		res, results := e.Turn(t, calls...)
 		for _, c := range cases {
 			r := results[c.id]
 			if !strings.Contains(r, `"error"`) {
@@ -380,7 +275,7 @@ func TestInvalidArguments(t *testing.T) {
 func TestNoOps(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		cases := map[string]openaitest.ToolCall{
 			"Skipped: priority is already P3.":           call("1", "set_task_priority", `{"task_id":"T1","priority":"P3"}`),
 			"Skipped: status is already IN_PROGRESS.":    call("2", "set_task_status", `{"task_id":"T1","status":"in_progress"}`),
@@ -394,7 +289,7 @@ func TestNoOps(t *testing.T) {
 		for _, c := range cases {
 			calls = append(calls, c)
 		}
-		res, results := e.turn(t, calls...)
+		res, results := e.Turn(t, calls...)
 		for want, c := range cases {
 			if results[c.ID] != want {
 				t.Errorf("%s %s = %q, want %q", c.Name, c.Arguments, results[c.ID], want)
@@ -411,8 +306,8 @@ func TestNoOps(t *testing.T) {
 func TestOneProposalPerFieldPerTurn(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t,
+		e.Seed(t)
+		res, results := e.Turn(t,
 			call("a", "set_task_priority", `{"task_id":"T1","priority":"P3"}`),
 			call("b", "set_task_priority", `{"task_id":"T1","priority":"P1"}`),
 			call("c", "set_task_priority", `{"task_id":"T1","priority":"P2"}`),
@@ -431,8 +326,8 @@ func TestOneProposalPerFieldPerTurn(t *testing.T) {
 func TestReadOnlyTurn(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t, call("l", "list_tasks", `{"query":"LOGIN"}`), call("g", "get_task", `{"task_id":"T1"}`))
+		e.Seed(t)
+		res, results := e.Turn(t, call("l", "list_tasks", `{"query":"LOGIN"}`), call("g", "get_task", `{"task_id":"T1"}`))
 		var list struct {
 			Tasks []map[string]any `json:"tasks"`
 		}
@@ -460,7 +355,7 @@ func TestReadOnlyTurn(t *testing.T) {
 		if res.Set != nil {
 			t.Errorf("a read-only turn stored a set")
 		}
-		audit := e.audit(t)
+		audit := e.Audit(t)
 		if len(audit) != 2 || audit[0].Outcome != nod.OutcomeExecuted || string(audit[1].Args) != `{"query":"LOGIN"}` {
 			t.Errorf("audit = %+v", audit)
 		}
@@ -470,7 +365,7 @@ func TestReadOnlyTurn(t *testing.T) {
 // proposeCS queues a two-item set on T1: estimate 90, then the title.
 func (e *env) proposeCS(t *testing.T) nod.ChangeSet {
 	t.Helper()
-	res, _ := e.turn(t,
+	res, _ := e.Turn(t,
 		call("a", "update_task_estimate", `{"task_id":"T1","estimate_minutes":90}`),
 		call("b", "set_task_title", `{"task_id":"T1","title":"Fix login redirect bug"}`),
 	)
@@ -484,26 +379,26 @@ func (e *env) proposeCS(t *testing.T) nod.ChangeSet {
 func TestConfirmOne(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		cs := e.proposeCS(t)
 		// A fresh service, as after a restart or on another replica.
-		fresh := confirm.New(confirmDeps(e.db), e.clock.Now, slog.New(slog.DiscardHandler), nil)
+		fresh := confirm.New(servicetest.ConfirmDeps(e.DB), e.Clock.Now, slog.New(slog.DiscardHandler), nil)
 		d, err := fresh.Confirm(t.Context(), chat, user, cs.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *e.task(t, "T1").EstimateMinutes != 90 || e.task(t, "T1").Title != "Fix login bug" {
-			t.Errorf("T1 after ✓ 1: %+v", e.task(t, "T1"))
+		if *e.Task(t, "T1").EstimateMinutes != 90 || e.Task(t, "T1").Title != "Fix login bug" {
+			t.Errorf("T1 after ✓ 1: %+v", e.Task(t, "T1"))
 		}
 		if d.Set.Status != nod.SetPartiallyResolved || d.Set.Items[0].Status != nod.ItemConfirmed || d.Set.Items[1].Status != nod.ItemPending {
 			t.Errorf("set after ✓ 1: %+v", d.Set)
 		}
-		u, err := e.db.Undo().UndoEntry(t.Context(), chat, d.Set.Items[0].UndoID)
+		u, err := e.DB.Undo().UndoEntry(t.Context(), chat, d.Set.Items[0].UndoID)
 		want := []nod.FieldChange{{Field: nod.FieldEstimate, Before: "120", After: "90"}}
 		if err != nil || !slices.Equal(u.Change.Fields, want) || len(u.Change.Items) != 0 {
 			t.Errorf("undo entry: %+v, %v", u, err)
 		}
-		ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 10)
+		ds, _ := e.DB.ChangeSets().RecentDecisions(t.Context(), chat, 10)
 		if len(ds) != 1 || ds[0].N != 1 || ds[0].Verdict != nod.Confirmed || ds[0].UserID != user {
 			t.Errorf("decisions = %+v", ds)
 		}
@@ -515,32 +410,32 @@ func TestConfirmOne(t *testing.T) {
 func TestDecidedItemsStayDecided(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		cs := e.proposeCS(t)
-		if _, err := e.confirm.Reject(t.Context(), chat, user, cs.ID, 2); err != nil {
+		if _, err := e.Confirm.Reject(t.Context(), chat, user, cs.ID, 2); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.confirm.Confirm(t.Context(), chat, user, cs.ID, 2); !errors.Is(err, nod.ErrDecided) {
+		if _, err := e.Confirm.Confirm(t.Context(), chat, user, cs.ID, 2); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("✓ 2 after ✗ 2: %v, want ErrDecided", err)
 		}
-		d, err := e.confirm.Confirm(t.Context(), chat, user, cs.ID, 1)
+		d, err := e.Confirm.Confirm(t.Context(), chat, user, cs.ID, 1)
 		if err != nil || d.Set.Status != nod.SetResolved || d.Set.ResolvedAt == nil {
 			t.Fatalf("✓ 1: %+v, %v", d.Set, err)
 		}
 		resolvedAt := *d.Set.ResolvedAt
-		if _, err := e.confirm.Reject(t.Context(), chat, user, cs.ID, 1); !errors.Is(err, nod.ErrDecided) {
+		if _, err := e.Confirm.Reject(t.Context(), chat, user, cs.ID, 1); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("✗ 1 after ✓ 1: %v, want ErrDecided", err)
 		}
-		e.clock.Advance(time.Hour)
-		e.confirm.ConfirmAll(t.Context(), chat, user, cs.ID)
-		again, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
+		e.Clock.Advance(time.Hour)
+		e.Confirm.ConfirmAll(t.Context(), chat, user, cs.ID)
+		again, _ := e.DB.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
 		if !again.ResolvedAt.Equal(resolvedAt) {
 			t.Errorf("resolved_at moved from %v to %v", resolvedAt, again.ResolvedAt)
 		}
-		if e.task(t, "T1").Title != "Fix login bug" {
+		if e.Task(t, "T1").Title != "Fix login bug" {
 			t.Errorf("the rejected title was applied")
 		}
-		ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 10)
+		ds, _ := e.DB.ChangeSets().RecentDecisions(t.Context(), chat, 10)
 		if len(ds) != 2 {
 			t.Errorf("%d decisions, want 2", len(ds))
 		}
@@ -551,7 +446,7 @@ func TestDecidedItemsStayDecided(t *testing.T) {
 func TestDecisionsRefused(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		cs := e.proposeCS(t)
 		for _, c := range []struct {
 			name string
@@ -568,16 +463,16 @@ func TestDecisionsRefused(t *testing.T) {
 			{"chat 200", 200, user, cs.ID, 1, nod.ErrNotFound},
 			{"another user", chat, 43, cs.ID, 1, nod.ErrForbidden},
 		} {
-			if _, err := e.confirm.Confirm(t.Context(), c.chat, c.user, c.set, c.n); !errors.Is(err, c.want) {
+			if _, err := e.Confirm.Confirm(t.Context(), c.chat, c.user, c.set, c.n); !errors.Is(err, c.want) {
 				t.Errorf("%s: %v, want %v", c.name, err, c.want)
 			}
 		}
-		for _, a := range e.audit(t) {
+		for _, a := range e.Audit(t) {
 			if a.Outcome != nod.OutcomeQueued {
 				t.Errorf("a refused decision wrote %s", a.Outcome)
 			}
 		}
-		if *e.task(t, "T1").EstimateMinutes != 120 {
+		if *e.Task(t, "T1").EstimateMinutes != 120 {
 			t.Errorf("a refused decision changed T1")
 		}
 	})
@@ -588,22 +483,22 @@ func TestDecisionsRefused(t *testing.T) {
 func TestRepeatsFiltered(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		first, _ := e.turn(t,
+		e.Seed(t)
+		first, _ := e.Turn(t,
 			call("a", "set_task_priority", `{"task_id":"T1","priority":"P1"}`),
 			call("b", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Write release notes"}]}`),
 			call("c", "set_task_title", `{"task_id":"T1","title":"Fix login redirect bug"}`),
 			call("d", "update_task_estimate", `{"task_id":"T1","estimate_minutes":60}`),
 		)
 		for _, n := range []int{1, 2} {
-			if _, err := e.confirm.Reject(t.Context(), chat, user, first.Set.ID, n); err != nil {
+			if _, err := e.Confirm.Reject(t.Context(), chat, user, first.Set.ID, n); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if _, err := e.confirm.Confirm(t.Context(), chat, user, first.Set.ID, 4); err != nil {
+		if _, err := e.Confirm.Confirm(t.Context(), chat, user, first.Set.ID, 4); err != nil {
 			t.Fatal(err)
 		}
-		res, results := e.turn(t,
+		res, results := e.Turn(t,
 			call("a", "set_task_priority", `{"priority":"P1","task_id":"T1","confidence":"high"}`),
 			call("b", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"write  release notes"},{"title":"Tag v1.2"}]}`),
 			call("c", "set_task_title", `{"title":"Fix login redirect bug","task_id":"T1","human_summary":"Rename for clarity"}`),
@@ -627,7 +522,7 @@ func TestRepeatsFiltered(t *testing.T) {
 			t.Errorf("queued %q, want %q", got, want)
 		}
 		blocked := 0
-		for _, a := range e.audit(t) {
+		for _, a := range e.Audit(t) {
 			if a.Outcome == nod.OutcomeBlocked {
 				blocked++
 			}
@@ -636,8 +531,8 @@ func TestRepeatsFiltered(t *testing.T) {
 			t.Errorf("%d blocked audit rows, want 2 (priority, title)", blocked)
 		}
 		// After 30 days a rejection no longer blocks.
-		e.clock.Advance(31 * 24 * time.Hour)
-		if _, results := e.turn(t, call("a", "set_task_priority", `{"task_id":"T1","priority":"P1"}`)); results["a"] != "Proposal queued for user review." {
+		e.Clock.Advance(31 * 24 * time.Hour)
+		if _, results := e.Turn(t, call("a", "set_task_priority", `{"task_id":"T1","priority":"P1"}`)); results["a"] != "Proposal queued for user review." {
 			t.Errorf("after 31 days: %q", results["a"])
 		}
 	})
@@ -647,7 +542,7 @@ func TestRepeatsFiltered(t *testing.T) {
 func TestUndoEveryTool(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		for _, c := range []openaitest.ToolCall{
 			call("1", "set_task_title", `{"task_id":"T1","title":"Fix login redirect bug"}`),
 			call("2", "update_task_description", `{"task_id":"T1","description":"New text."}`),
@@ -659,43 +554,43 @@ func TestUndoEveryTool(t *testing.T) {
 			call("8", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Design mockup"},{"title":"Implement API"}]}`),
 			call("9", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","isChecked":false,"title":"Docs"}]}`),
 		} {
-			before := e.task(t, "T1")
-			res, _ := e.turn(t, c)
+			before := e.Task(t, "T1")
+			res, _ := e.Turn(t, c)
 			if res.Set == nil {
 				t.Fatalf("%s: nothing queued", c.Name)
 			}
-			d, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID)
+			d, err := e.Confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID)
 			if err != nil || len(d.Applied) != len(res.Set.Items) {
 				t.Fatalf("%s: %v, applied %d", c.Name, err, len(d.Applied))
 			}
-			if e.task(t, "T1").SameContent(before) {
+			if e.Task(t, "T1").SameContent(before) {
 				t.Fatalf("%s changed nothing", c.Name)
 			}
 			// Batch items undo one by one, newest first.
 			for i := len(res.Set.Items) - 1; i >= 0; i-- {
-				if _, err := e.confirm.Undo(t.Context(), chat, user, d.Applied[res.Set.Items[i].N].Undo.ID, false); err != nil {
+				if _, err := e.Confirm.Undo(t.Context(), chat, user, d.Applied[res.Set.Items[i].N].Undo.ID, false); err != nil {
 					t.Fatalf("%s: undo item %d: %v", c.Name, i+1, err)
 				}
 			}
-			if after := e.task(t, "T1"); !after.SameContent(before) {
+			if after := e.Task(t, "T1"); !after.SameContent(before) {
 				t.Errorf("%s: undo left %+v, want %+v", c.Name, after, before)
 			}
 		}
 		// Undoing a create sends the task to the trash; redoing brings it back.
-		res, _ := e.turn(t, call("c", "create_task", `{"title":"Write postmortem","priority":"P2"}`))
-		d, _ := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		res, _ := e.Turn(t, call("c", "create_task", `{"title":"Write postmortem","priority":"P2"}`))
+		d, _ := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		id := d.Applied[1].After.ID
-		u, err := e.confirm.Undo(t.Context(), chat, user, d.Applied[1].Undo.ID, false)
+		u, err := e.Confirm.Undo(t.Context(), chat, user, d.Applied[1].Undo.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.db.Tasks().Task(t.Context(), chat, id); err == nil {
+		if _, err := e.DB.Tasks().Task(t.Context(), chat, id); err == nil {
 			t.Errorf("undone create still listed")
 		}
-		if _, err := e.confirm.Undo(t.Context(), chat, user, u.Redo.ID, false); err != nil {
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, u.Redo.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if task := e.task(t, id); task.Title != "Write postmortem" || task.Priority != nod.P2 {
+		if task := e.Task(t, id); task.Title != "Write postmortem" || task.Priority != nod.P2 {
 			t.Errorf("redone create = %+v", task)
 		}
 	})
@@ -706,31 +601,31 @@ func TestUndoEveryTool(t *testing.T) {
 func TestDecisionHistoryInPrompt(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		var calls []openaitest.ToolCall
 		for i := range 10 {
 			calls = append(calls, call(fmt.Sprint(i), "add_multiple_checklist_items", fmt.Sprintf(`{"task_id":"T2","items":[{"title":"Step %d"}]}`, i)))
 		}
 		for round := range 3 {
-			res, _ := e.turn(t, calls...)
+			res, _ := e.Turn(t, calls...)
 			for n := range res.Set.Items {
 				if round == 2 && n > 4 {
 					break
 				}
-				e.confirm.Reject(t.Context(), chat, user, res.Set.ID, n+1)
+				e.Confirm.Reject(t.Context(), chat, user, res.Set.ID, n+1)
 			}
 			for i := range calls {
 				calls[i] = call(fmt.Sprint(i), "add_multiple_checklist_items", fmt.Sprintf(`{"task_id":"T2","items":[{"title":"Round %d step %d"}]}`, round+1, i))
 			}
 		}
-		ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 100)
+		ds, _ := e.DB.ChangeSets().RecentDecisions(t.Context(), chat, 100)
 		if len(ds) != 25 {
 			t.Fatalf("%d decisions", len(ds))
 		}
-		latest, _ := e.db.ChangeSets().LatestRejection(t.Context(), ds[0].SetID)
-		e.db.ChangeSets().SetReason(t.Context(), latest.ID, "P1 is for outages\n   only")
-		e.turn(t, call("l", "list_tasks", `{}`))
-		sys := e.llm.RequestsFor(agentM)[len(e.llm.RequestsFor(agentM))-1].System()
+		latest, _ := e.DB.ChangeSets().LatestRejection(t.Context(), ds[0].SetID)
+		e.DB.ChangeSets().SetReason(t.Context(), latest.ID, "P1 is for outages\n   only")
+		e.Turn(t, call("l", "list_tasks", `{}`))
+		sys := e.LLM.RequestsFor(agentM)[len(e.LLM.RequestsFor(agentM))-1].System()
 		if n := strings.Count(sys, "- rejected: "); n != 20 {
 			t.Errorf("%d decision lines, want 20", n)
 		}
@@ -748,19 +643,19 @@ func TestDecisionHistoryInPrompt(t *testing.T) {
 func TestSupersede(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		first, _ := e.turn(t, call("a", "update_task_estimate", `{"task_id":"T1","estimate_minutes":60}`),
+		e.Seed(t)
+		first, _ := e.Turn(t, call("a", "update_task_estimate", `{"task_id":"T1","estimate_minutes":60}`),
 			call("b", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","title":"Write unit tests"}]}`))
-		second, results := e.turn(t, call("c", "update_task_estimate", `{"task_id":"T1","estimate_minutes":90}`),
+		second, results := e.Turn(t, call("c", "update_task_estimate", `{"task_id":"T1","estimate_minutes":90}`),
 			call("d", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","title":"Write integration tests"}]}`))
 		if results["c"] != "Proposal queued for user review." || len(second.Superseded) != 1 || second.Superseded[0] != first.Set.ID {
 			t.Fatalf("results %q, superseded %v", results, second.Superseded)
 		}
-		old, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, first.Set.ID)
+		old, _ := e.DB.ChangeSets().ChangeSet(t.Context(), chat, first.Set.ID)
 		if old.Status != nod.SetResolved || old.Items[0].Status != nod.ItemStale || old.Items[0].Note.Key != nod.NoteSuperseded {
 			t.Errorf("old set = %s, item %s %v", old.Status, old.Items[0].Status, old.Items[0].Note)
 		}
-		open, _ := e.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: chat})
+		open, _ := e.DB.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: chat})
 		if len(open) != 1 || open[0].ID != second.Set.ID {
 			t.Errorf("%d open sets", len(open))
 		}
@@ -787,12 +682,12 @@ func TestToolSchemasRequiredIsAList(t *testing.T) {
 func TestFullSetTellsTheAgent(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		var items []map[string]string
 		for i := range nod.MaxItems {
 			items = append(items, map[string]string{"title": fmt.Sprintf("Step %d", i+1)})
 		}
-		res, results := e.turn(t, call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": items}),
+		res, results := e.Turn(t, call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T2", "items": items}),
 			call("b", "set_task_priority", map[string]string{"task_id": "T2", "priority": "P1"}))
 		if res.Set == nil || len(res.Set.Items) != nod.MaxItems {
 			t.Fatalf("set = %+v", res.Set)
@@ -801,7 +696,7 @@ func TestFullSetTellsTheAgent(t *testing.T) {
 		if results["b"] != want {
 			t.Errorf("result of the call past the cap = %q, want %q", results["b"], want)
 		}
-		sys := e.llm.RequestsFor(agentM)[0].System()
+		sys := e.LLM.RequestsFor(agentM)[0].System()
 		if !strings.Contains(sys, fmt.Sprintf("at most %d items, each checklist item counting as one", nod.MaxItems)) {
 			t.Errorf("the agent was not told the cap:\n%s", sys)
 		}
@@ -815,13 +710,13 @@ func TestFullSetTellsTheAgent(t *testing.T) {
 func TestHistoryStaysAPrefixAcrossTurns(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		const turns = 40 // four messages each: the person, the call, its result, the reply
 		var prev []openaitest.Message
 		breaks := 0
 		for i := range turns {
-			e.turnSaying(t, fmt.Sprintf("what is on my list? (%d)", i), call("l", "list_tasks", `{}`))
-			reqs := e.llm.RequestsFor(agentM)
+			e.TurnSaying(t, fmt.Sprintf("what is on my list? (%d)", i), call("l", "list_tasks", `{}`))
+			reqs := e.LLM.RequestsFor(agentM)
 			first := reqs[len(reqs)-2].Messages[1:] // the turn's first request, after the system prompt
 			if prev != nil && !slices.EqualFunc(prev, first[:min(len(prev), len(first))], sameMessage) {
 				breaks++
@@ -850,11 +745,11 @@ func sameMessage(a, b openaitest.Message) bool {
 func TestTrashedTaskToldAsTrashed(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		if _, err := e.confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T2", Title: "Update README"}); err != nil {
+		e.Seed(t)
+		if _, err := e.Confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T2", Title: "Update README"}); err != nil {
 			t.Fatal(err)
 		}
-		res, results := e.turn(t, call("g", "get_task", `{"task_id":"T2"}`), call("p", "set_task_priority", `{"task_id":"T2","priority":"P1"}`),
+		res, results := e.Turn(t, call("g", "get_task", `{"task_id":"T2"}`), call("p", "set_task_priority", `{"task_id":"T2","priority":"P1"}`),
 			call("d", "delete_task", `{"task_id":"T2"}`), call("x", "get_task", `{"task_id":"T-404"}`))
 		for _, id := range []string{"g", "p", "d"} {
 			if r := results[id]; !strings.Contains(r, `"error"`) || !strings.Contains(r, "is in the trash") || !strings.Contains(r, "/trash") || strings.Contains(r, "invent") {

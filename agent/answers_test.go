@@ -13,6 +13,7 @@ import (
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/servicetest"
 	"github.com/nodbot/nod/formatting"
 )
 
@@ -37,11 +38,11 @@ func yesMan(r openaitest.Request) openaitest.Response {
 func (e *env) answering(t *testing.T) {
 	t.Helper()
 	log := slog.New(slog.DiscardHandler)
-	clf := confidence.New(confidence.Options{BaseURL: e.llm.URL, Model: clfM, Timeout: 2 * time.Second, Lexicon: formatting.Words}, log)
-	d := deps(e.db, clf)
-	d.Answers, d.Words = e.confirm, answer.NewReader(formatting.AnswerWords())
-	e.agent = agent.New(agent.Options{BaseURL: e.llm.URL, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words}, d, e.clock.Now, log)
-	e.clf = yesMan
+	clf := confidence.New(confidence.Options{BaseURL: e.LLM.URL, Model: clfM, Timeout: 2 * time.Second, Lexicon: formatting.Words}, log)
+	d := servicetest.AgentDeps(e.DB, clf)
+	d.Answers, d.Words = e.Confirm, answer.NewReader(formatting.AnswerWords())
+	e.Agent = agent.New(agent.Options{BaseURL: e.LLM.URL, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words}, d, e.Clock.Now, log)
+	e.Clf = yesMan
 }
 
 // answer_proposals never confirms an item the person's words of the turn
@@ -53,7 +54,7 @@ func (e *env) answering(t *testing.T) {
 func TestAnswerProposalsHeldToTheWords(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		cs := e.proposeCS(t)
 		e.answering(t)
 		confirm := func(ns ...int) openaitest.ToolCall {
@@ -68,26 +69,26 @@ func TestAnswerProposalsHeldToTheWords(t *testing.T) {
 			{"1 is fine, 2 not yet", []int{1, 2}, "do not say yes to item 2"},
 			{"no way", []int{1}, "as a whole"},
 		} {
-			e.clock.Advance(time.Minute)
-			_, results := e.turnSaying(t, c.says, confirm(c.ns...))
+			e.Clock.Advance(time.Minute)
+			_, results := e.TurnSaying(t, c.says, confirm(c.ns...))
 			if r := results["x"]; !strings.HasPrefix(r, "Not decided: the user's words “"+c.says+"”") || !strings.Contains(r, c.want) {
 				t.Errorf("%q, confirm %v: result %q", c.says, c.ns, r)
 			}
-			if a := e.audit(t)[0]; a.Tool != nod.ToolAnswerProposals || a.Outcome != nod.OutcomeBlocked {
+			if a := e.Audit(t)[0]; a.Tool != nod.ToolAnswerProposals || a.Outcome != nod.OutcomeBlocked {
 				t.Errorf("%q: audited %s %s", c.says, a.Tool, a.Outcome)
 			}
 		}
-		set, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
+		set, err := e.DB.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
 		if err != nil || set.Status != nod.SetPending {
 			t.Fatalf("set after refused answers: %s, %v", set.Status, err)
 		}
 
-		e.clock.Advance(time.Minute)
-		_, results := e.turnSaying(t, "1 is fine, 2 not yet", confirm(1))
+		e.Clock.Advance(time.Minute)
+		_, results := e.TurnSaying(t, "1 is fine, 2 not yet", confirm(1))
 		if r := results["x"]; !strings.HasPrefix(r, "Decided as the user said: item 1 applied.") {
 			t.Errorf("a faithful call: result %q", r)
 		}
-		set, _ = e.db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
+		set, _ = e.DB.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
 		if set.Items[0].Status != nod.ItemConfirmed || set.Items[1].Status != nod.ItemPending {
 			t.Errorf("items after the faithful call: %s, %s", set.Items[0].Status, set.Items[1].Status)
 		}

@@ -24,8 +24,8 @@ func summaries(s *nod.ChangeSet) []string {
 func TestBatchExplosion(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t,
+		e.Seed(t)
+		res, results := e.Turn(t,
 			call("a", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Design mockup"},{"title":"Implement API"},{"title":"Load test"}],"human_summary":"Add three steps"}`),
 			call("b", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","isChecked":true,"reason":"The user said the tests are all written now."},{"id":"c2","title":"Update API docs","isChecked":true}]}`),
 		)
@@ -43,15 +43,15 @@ func TestBatchExplosion(t *testing.T) {
 		for n := 1; n <= 5; n++ {
 			var err error
 			if n == 2 {
-				_, err = e.confirm.Reject(t.Context(), chat, user, res.Set.ID, n)
+				_, err = e.Confirm.Reject(t.Context(), chat, user, res.Set.ID, n)
 			} else {
-				_, err = e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, n)
+				_, err = e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, n)
 			}
 			if err != nil {
 				t.Fatalf("item %d: %v", n, err)
 			}
 		}
-		task := e.task(t, "T1")
+		task := e.Task(t, "T1")
 		var titles []string
 		for _, it := range task.Checklist {
 			titles = append(titles, it.Title)
@@ -59,7 +59,7 @@ func TestBatchExplosion(t *testing.T) {
 		if !slices.Equal(titles, []string{"Write tests", "Update API docs", "Write migration notes", "Design mockup", "Load test"}) {
 			t.Errorf("checklist = %q", titles)
 		}
-		if ds, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 20); len(ds) != 5 {
+		if ds, _ := e.DB.ChangeSets().RecentDecisions(t.Context(), chat, 20); len(ds) != 5 {
 			t.Errorf("%d decisions, want 5", len(ds))
 		}
 	})
@@ -69,8 +69,8 @@ func TestBatchExplosion(t *testing.T) {
 func TestBatchFilters(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t,
+		e.Seed(t)
+		res, results := e.Turn(t,
 			call("a", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","isChecked":true,"reason":"The user said the tests are all written now."},{"id":"c-999","isChecked":true},{"id":"c9","isChecked":true}]}`),
 			call("b", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"write tests "},{"title":"Deploy app"},{"title":"Deploy App"}]}`),
 			call("c", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Valid item"},"not-a-map",42,{"title":"   "}]}`),
@@ -94,7 +94,7 @@ func TestBatchFilters(t *testing.T) {
 		}
 		// A later step of another turn with "Deploy app" queues it? It
 		// is already pending: not queued twice.
-		_, results = e.turn(t, call("e", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Deploy app"},{"title":"Rollback plan"}]}`))
+		_, results = e.Turn(t, call("e", "add_multiple_checklist_items", `{"task_id":"T1","items":[{"title":"Deploy app"},{"title":"Rollback plan"}]}`))
 		if r := results["e"]; !strings.Contains(r, "already awaits") {
 			t.Errorf("pending repeat: %q", r)
 		}
@@ -105,17 +105,17 @@ func TestBatchFilters(t *testing.T) {
 func TestSetCap(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		var items []string
 		for i := 1; i <= 12; i++ {
 			items = append(items, fmt.Sprintf(`{"title":"Step %d"}`, i))
 		}
-		res, results := e.turn(t, call("a", "add_multiple_checklist_items", `{"task_id":"T2","items":[`+strings.Join(items, ",")+`]}`))
+		res, results := e.Turn(t, call("a", "add_multiple_checklist_items", `{"task_id":"T2","items":[`+strings.Join(items, ",")+`]}`))
 		if len(res.Set.Items) != 10 || !strings.Contains(results["a"], "full (10 items)") ||
 			!strings.Contains(results["a"], `"Step 11"`) || !strings.Contains(results["a"], `"Step 12"`) {
 			t.Errorf("%d items, result %q", len(res.Set.Items), results["a"])
 		}
-		res, results = e.turn(t, call("b", "add_multiple_checklist_items", `{"task_id":"T1","items":[`+strings.Join(items[:10], ",")+`]}`))
+		res, results = e.Turn(t, call("b", "add_multiple_checklist_items", `{"task_id":"T1","items":[`+strings.Join(items[:10], ",")+`]}`))
 		if len(res.Set.Items) != 10 || results["b"] != "Proposal queued for user review." {
 			t.Errorf("ten: %d items, %q", len(res.Set.Items), results["b"])
 		}

@@ -13,7 +13,7 @@ import (
 func TestRemoveChecklistItems(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		res, results := e.review(t, call("r", "remove_checklist_items", `{"task_id":"T1","items":[{"id":"c1"},{"id":"c3"},{"id":"c-999"}]}`))
 		if res.Set == nil || len(res.Set.Items) != 1 || res.Set.Items[0].Tool != "remove_checklist_item" {
 			t.Fatalf("set = %+v, want one removal", res.Set)
@@ -26,17 +26,17 @@ func TestRemoveChecklistItems(t *testing.T) {
 		if got := res.Set.Items[0].Summary; got != `Remove from the checklist: "Write tests"` {
 			t.Errorf("summary = %q", got)
 		}
-		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		d, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := titles(e.task(t, "T1")); !slices.Equal(got, []string{"Update docs", "Write migration notes"}) {
+		if got := titles(e.Task(t, "T1")); !slices.Equal(got, []string{"Update docs", "Write migration notes"}) {
 			t.Errorf("checklist after the removal = %q", got)
 		}
-		if _, err := e.confirm.Undo(t.Context(), chat, user, d.Applied[1].Undo.ID, false); err != nil {
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, d.Applied[1].Undo.ID, false); err != nil {
 			t.Fatal(err)
 		}
-		if got := titles(e.task(t, "T1")); !slices.Equal(got, []string{"Write tests", "Update docs", "Write migration notes"}) {
+		if got := titles(e.Task(t, "T1")); !slices.Equal(got, []string{"Write tests", "Update docs", "Write migration notes"}) {
 			t.Errorf("checklist after undoing the removal = %q", got)
 		}
 		// With a reason, the ticked item's removal is proposed, and shown
@@ -53,8 +53,8 @@ func TestRemoveChecklistItems(t *testing.T) {
 func TestCheckedAlias(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t, call("u", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","checked":false}]}`))
+		e.Seed(t)
+		res, results := e.Turn(t, call("u", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","checked":false}]}`))
 		if res.Set == nil || len(res.Set.Items) != 1 || results["u"] != "Proposal queued for user review." {
 			t.Fatalf("set = %+v, result %q", res.Set, results["u"])
 		}
@@ -70,14 +70,14 @@ func TestCheckedAlias(t *testing.T) {
 func TestClassifierSeesTitlesAndEveryField(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		e.turnSaying(t, "add a task to buy milk and tick write tests",
+		e.Seed(t)
+		e.TurnSaying(t, "add a task to buy milk and tick write tests",
 			call("c", "create_task", `{"title":"Buy milk","labels":["home","errands"],"description":"Two litres, organic","due_date":"2026-03-20"}`),
 			call("p", "set_task_priority", `{"task_id":"T1","priority":"P1"}`),
 			call("u", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","isChecked":true},{"id":"c2","isChecked":false}]}`),
 			call("r", "remove_checklist_items", `{"task_id":"T1","items":[{"id":"c3","reason":"the person said the notes moved to the wiki"}]}`),
 		)
-		reqs := e.llm.RequestsFor(clfM)
+		reqs := e.LLM.RequestsFor(clfM)
 		if len(reqs) != 1 {
 			t.Fatalf("%d classifier requests", len(reqs))
 		}

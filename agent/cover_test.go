@@ -20,7 +20,7 @@ func explicitly(quote string) func(openaitest.Request) openaitest.Response {
 
 func (e *env) seedLabelled(t *testing.T, labels ...string) {
 	t.Helper()
-	if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+	if _, err := e.DB.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "T3", Title: "Fix login bug", Status: nod.StatusOpen, Priority: nod.P2, Labels: labels}, nil
 		}}); err != nil {
@@ -35,9 +35,9 @@ func TestLabelRemovalNeedsWords(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		e.seedLabelled(t, "bug")
-		e.clf = explicitly("label it backend")
-		res, results := e.turnSaying(t, "label it backend", call("l", "assign_task_labels", `{"task_id":"T3","labels":["backend"]}`))
-		if got := e.task(t, "T3").Labels; !slices.Equal(got, []string{"backend", "bug"}) {
+		e.Clf = explicitly("label it backend")
+		res, results := e.TurnSaying(t, "label it backend", call("l", "assign_task_labels", `{"task_id":"T3","labels":["backend"]}`))
+		if got := e.Task(t, "T3").Labels; !slices.Equal(got, []string{"backend", "bug"}) {
 			t.Fatalf("labels = %q, want backend added and bug kept", got)
 		}
 		if len(res.Receipts) != 1 || res.Receipts[0].Quote != "label it backend" || res.Receipts[0].Item.Before != `["bug"]` || res.Receipts[0].Item.After != `["backend","bug"]` {
@@ -52,10 +52,10 @@ func TestLabelRemovalNeedsWords(t *testing.T) {
 		if r := results["l"]; !strings.Contains(r, `"bug"`) || !strings.Contains(r, "waits for the user's tap") {
 			t.Errorf("result = %s", r)
 		}
-		if _, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1); err != nil {
+		if _, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1); err != nil {
 			t.Fatal(err)
 		}
-		if got := e.task(t, "T3").Labels; !slices.Equal(got, []string{"backend"}) {
+		if got := e.Task(t, "T3").Labels; !slices.Equal(got, []string{"backend"}) {
 			t.Errorf("after the tap labels = %q", got)
 		}
 	})
@@ -89,15 +89,15 @@ func TestLabelRemovalWords(t *testing.T) {
 				c.had = []string{"bug"}
 			}
 			id := fmt.Sprintf("L%d", i)
-			if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+			if _, err := e.DB.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 				Mutate: func(*nod.Task) (nod.Task, error) {
 					return nod.Task{ID: nod.TaskID(id), Title: "Task " + id, Status: nod.StatusOpen, Priority: nod.P2, Labels: c.had}, nil
 				}}); err != nil {
 				t.Fatal(err)
 			}
-			e.clf = explicitly(c.quote)
-			res, results := e.turnSaying(t, c.quote, call("l", "assign_task_labels", `{"task_id":"`+id+`",`+c.args[1:]))
-			if got := e.task(t, nod.TaskID(id)).Labels; !slices.Equal(nonNil(got), c.now) {
+			e.Clf = explicitly(c.quote)
+			res, results := e.TurnSaying(t, c.quote, call("l", "assign_task_labels", `{"task_id":"`+id+`",`+c.args[1:]))
+			if got := e.Task(t, nod.TaskID(id)).Labels; !slices.Equal(nonNil(got), c.now) {
 				t.Errorf("%q %s: labels = %q, want %q (%s)", c.quote, c.args, got, c.now, results["l"])
 			}
 			if (res.Set != nil) != (c.want != nil) {
@@ -105,10 +105,10 @@ func TestLabelRemovalWords(t *testing.T) {
 				continue
 			}
 			if res.Set != nil {
-				if _, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {
+				if _, err := e.Confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {
 					t.Fatal(err)
 				}
-				if got := e.task(t, nod.TaskID(id)).Labels; !slices.Equal(nonNil(got), c.want) {
+				if got := e.Task(t, nod.TaskID(id)).Labels; !slices.Equal(nonNil(got), c.want) {
 					t.Errorf("%q %s: confirmed, labels = %q, want %q", c.quote, c.args, got, c.want)
 				}
 			}
@@ -135,7 +135,7 @@ func TestLabelArguments(t *testing.T) {
 			`{"task_id":"T3","add":"b"}`:                  "add",
 			`{"task_id":"T3","remove":["nope"]}`:          "already",
 		} {
-			_, results := e.turn(t, call("l", "assign_task_labels", args))
+			_, results := e.Turn(t, call("l", "assign_task_labels", args))
 			if !strings.Contains(results["l"], want) {
 				t.Errorf("%s: result %q, want %q in it", args, results["l"], want)
 			}
@@ -147,10 +147,10 @@ func TestLabelArguments(t *testing.T) {
 // the turn before its first step, as a burst is.
 func (e *env) turnBurst(t *testing.T, texts []string, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
 	t.Helper()
-	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+	e.LLM.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.Clf(r) },
 		openaitest.Calls(calls...), openaitest.Text("ok")))
 	more := texts[1:]
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: texts[0], More: func(context.Context) []nod.ChatMessage {
+	res, err := e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: texts[0], More: func(context.Context) []nod.ChatMessage {
 		var out []nod.ChatMessage
 		for _, m := range more {
 			out = append(out, nod.ChatMessage{Content: m, UserID: user})
@@ -161,7 +161,7 @@ func (e *env) turnBurst(t *testing.T, texts []string, calls ...openaitest.ToolCa
 	if err != nil {
 		t.Fatalf("Turn: %v", err)
 	}
-	reqs := e.llm.RequestsFor(agentM)
+	reqs := e.LLM.RequestsFor(agentM)
 	return res, reqs[len(reqs)-1].ToolResults()
 }
 
@@ -170,7 +170,7 @@ const printer = `{"title":"Call the printer","priority":"P0","due_date":"2026-03
 // newTask returns the chat's one task that is not seeded.
 func (e *env) newTask(t *testing.T) nod.Task {
 	t.Helper()
-	tasks, err := e.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{})
+	tasks, err := e.DB.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{})
 	if err != nil || len(tasks) != 1 {
 		t.Fatalf("tasks = %+v, %v", tasks, err)
 	}
@@ -183,8 +183,8 @@ func (e *env) newTask(t *testing.T) nod.Task {
 func TestCreateFieldsNeedWords(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.clf = explicitly("add a task to call the printer")
-		res, results := e.turnSaying(t, "add a task to call the printer", call("c", "create_task", printer))
+		e.Clf = explicitly("add a task to call the printer")
+		res, results := e.TurnSaying(t, "add a task to call the printer", call("c", "create_task", printer))
 		task := e.newTask(t)
 		if task.Title != "Call the printer" || task.Priority != nod.P2 || task.DueDate != "" || task.EstimateMinutes != nil || len(task.Labels) != 0 || task.Description != "" {
 			t.Errorf("created %+v, want the title alone", task)
@@ -208,10 +208,10 @@ func TestCreateFieldsNeedWords(t *testing.T) {
 		if r := results["c"]; !strings.Contains(r, `"id":"`+string(task.ID)+`"`) || !strings.Contains(r, "priority P0") || !strings.Contains(r, "tap") {
 			t.Errorf("result = %s", r)
 		}
-		if _, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {
+		if _, err := e.Confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {
 			t.Fatal(err)
 		}
-		task = e.task(t, task.ID)
+		task = e.Task(t, task.ID)
 		if task.Priority != nod.P0 || task.DueDate != "2026-03-13" || *task.EstimateMinutes != 15 || !slices.Equal(task.Labels, []string{"office"}) || task.Description != "Ask about the paper jam" {
 			t.Errorf("confirmed: %+v", task)
 		}
@@ -223,8 +223,8 @@ func TestCreateFieldsNamed(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		said := "add a task to call the printer, urgent, due friday, 15 min, label it office: ask about the paper jam"
-		e.clf = explicitly(said)
-		res, _ := e.turnSaying(t, said, call("c", "create_task", printer))
+		e.Clf = explicitly(said)
+		res, _ := e.TurnSaying(t, said, call("c", "create_task", printer))
 		if res.Set != nil || len(res.Receipts) != 1 {
 			t.Fatalf("set %+v, %d receipts", res.Set, len(res.Receipts))
 		}
@@ -240,7 +240,7 @@ func TestCreateFieldsNamed(t *testing.T) {
 func TestCreateFieldsQuotedApart(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.clf = func(openaitest.Request) openaitest.Response {
+		e.Clf = func(openaitest.Request) openaitest.Response {
 			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer",` +
 				`"quotes":[{"field":"priority","quote":"oh and it's urgent"},{"field":"due_date","quote":"due friday"},{"field":"labels","quote":"file it under office"}],"reasoning":"x"}]}`)
 		}

@@ -13,8 +13,8 @@ import (
 func TestEveryDeletionQueued(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t, call("a", "delete_task", `{"task_id":"T2"}`), call("b", "delete_task", `{"task_id":"T1"}`),
+		e.Seed(t)
+		res, results := e.Turn(t, call("a", "delete_task", `{"task_id":"T2"}`), call("b", "delete_task", `{"task_id":"T1"}`),
 			call("c", "delete_task", `{"task_id":"T2"}`))
 		for _, id := range []string{"a", "b", "c"} {
 			if r := results[id]; r != "Deletion awaits the user's typed confirmation." {
@@ -28,16 +28,16 @@ func TestEveryDeletionQueued(t *testing.T) {
 			t.Errorf("T1's deletion = %+v", d)
 		}
 		for _, want := range []nod.TaskID{"T2", "T1"} {
-			step, err := e.db.Deletions().AskDeletion(t.Context(), chat, user)
+			step, err := e.DB.Deletions().AskDeletion(t.Context(), chat, user)
 			if err != nil || step.Ask == nil || step.Ask.TaskID != want {
 				t.Fatalf("asked %+v, %v; want %s", step.Ask, err, want)
 			}
-			if ended, err := e.db.Deletions().EndDeletion(t.Context(), chat, step.Ask.ID); !ended || err != nil {
+			if ended, err := e.DB.Deletions().EndDeletion(t.Context(), chat, step.Ask.ID); !ended || err != nil {
 				t.Fatalf("EndDeletion: %v, %v", ended, err)
 			}
 		}
 		queued := 0
-		for _, a := range e.audit(t) {
+		for _, a := range e.Audit(t) {
 			if a.Tool == "delete_task" && a.Outcome == nod.OutcomeQueued {
 				queued++
 			}
@@ -46,7 +46,7 @@ func TestEveryDeletionQueued(t *testing.T) {
 			t.Errorf("%d delete_task calls audited as queued, want 3", queued)
 		}
 		for _, id := range []string{"T1", "T2"} {
-			e.task(t, nod.TaskID(id)) // nothing deleted without the typed title
+			e.Task(t, nod.TaskID(id)) // nothing deleted without the typed title
 		}
 	})
 }

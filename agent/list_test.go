@@ -28,9 +28,9 @@ type listResult struct {
 func (e *env) pageThrough(t *testing.T, args map[string]any) []listResult {
 	t.Helper()
 	var results []listResult
-	e.llm.Handle(func(r openaitest.Request) openaitest.Response {
+	e.LLM.Handle(func(r openaitest.Request) openaitest.Response {
 		if r.Model == clfM {
-			return e.clf(r)
+			return e.Clf(r)
 		}
 		last := r.Messages[len(r.Messages)-1]
 		a := maps(args)
@@ -51,7 +51,7 @@ func (e *env) pageThrough(t *testing.T, args map[string]any) []listResult {
 		}
 		return openaitest.Calls(call(fmt.Sprint("l", len(results)), "list_tasks", a))
 	})
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "list everything"})
+	res, err := e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "list everything"})
 	if err != nil || res.StepsExhausted {
 		t.Fatalf("Turn: %v, steps exhausted %v", err, res.StepsExhausted)
 	}
@@ -101,7 +101,7 @@ func TestListTasksPages(t *testing.T) {
 					}
 					tasks, all = append(tasks, task), append(all, id)
 				}
-				if err := e.db.Tasks().ImportTasks(t.Context(), tasks); err != nil {
+				if err := e.DB.Tasks().ImportTasks(t.Context(), tasks); err != nil {
 					t.Fatal(err)
 				}
 				for _, c := range []struct {
@@ -118,7 +118,7 @@ func TestListTasksPages(t *testing.T) {
 					}
 				}
 				// The prompt lists 50 at most and says how many there are.
-				system := e.llm.RequestsFor(agentM)[0].Messages[0].Content
+				system := e.LLM.RequestsFor(agentM)[0].Messages[0].Content
 				lines := strings.Count(system, "\n- s")
 				if size > 50 && (lines != 50 || !strings.Contains(system, fmt.Sprintf("The user has %d tasks. These 50 matter most now", size))) ||
 					size <= 50 && (lines != size || !strings.Contains(system, fmt.Sprintf("The user's tasks (%d,", size))) {
@@ -148,7 +148,7 @@ func TestListTasksUnder64KB(t *testing.T) {
 			tasks = append(tasks, nod.Task{ID: nod.TaskID(id), ChatID: chat, Title: id, Description: strings.Repeat("long words ", 500), Status: nod.StatusOpen, Priority: nod.P2})
 			want = append(want, id)
 		}
-		if err := e.db.Tasks().ImportTasks(t.Context(), tasks); err != nil {
+		if err := e.DB.Tasks().ImportTasks(t.Context(), tasks); err != nil {
 			t.Fatal(err)
 		}
 		pages := e.pageThrough(t, map[string]any{"limit": 200})

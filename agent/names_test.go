@@ -16,7 +16,7 @@ import (
 func TestQuoteNamesAnotherValueOrTask(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		for _, c := range []struct {
 			said, task, priority string
 			why                  string // "" runs at once
@@ -29,10 +29,10 @@ func TestQuoteNamesAnotherValueOrTask(t *testing.T) {
 			{"the login bug can wait, make it P0", "T2", "P1", "the person's words name the priority P0, not P1"},
 			{"the login bug can wait, make it P1", "T2", "P1", ""},
 		} {
-			e.clf = explicitly(c.said)
-			before := e.task(t, nod.TaskID(c.task)).Priority
-			res, results := e.turnSaying(t, c.said, call("p", "set_task_priority", map[string]any{"task_id": c.task, "priority": c.priority}))
-			got := e.task(t, nod.TaskID(c.task)).Priority
+			e.Clf = explicitly(c.said)
+			before := e.Task(t, nod.TaskID(c.task)).Priority
+			res, results := e.TurnSaying(t, c.said, call("p", "set_task_priority", map[string]any{"task_id": c.task, "priority": c.priority}))
+			got := e.Task(t, nod.TaskID(c.task)).Priority
 			switch {
 			case c.why == "" && (got != nod.Priority(c.priority) || len(res.Receipts) != 1):
 				t.Errorf("%q: %s is %s, want %s at once", c.said, c.task, got, c.priority)
@@ -50,8 +50,8 @@ func TestQuoteNamesAnotherValueOrTask(t *testing.T) {
 func TestNewTaskPriorityNamedOtherwise(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.clf = explicitly("add a task to call the printer, P1, it's urgent")
-		res, _ := e.turnSaying(t, "add a task to call the printer, P1, it's urgent", call("c", "create_task", `{"title":"Call the printer","priority":"P0"}`))
+		e.Clf = explicitly("add a task to call the printer, P1, it's urgent")
+		res, _ := e.TurnSaying(t, "add a task to call the printer, P1, it's urgent", call("c", "create_task", `{"title":"Call the printer","priority":"P0"}`))
 		if task := e.newTask(t); task.Priority != nod.P2 {
 			t.Errorf("created at %s, want P2 with P0 asking", task.Priority)
 		}
@@ -65,7 +65,7 @@ func TestNewTaskPriorityNamedOtherwise(t *testing.T) {
 func TestNewTaskPriorityQuotedOtherwise(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.clf = func(openaitest.Request) openaitest.Response {
+		e.Clf = func(openaitest.Request) openaitest.Response {
 			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add a task to call the printer",` +
 				`"quotes":[{"field":"priority","quote":"oh and make it P1"}],"reasoning":"x"}]}`)
 		}
@@ -85,12 +85,12 @@ func TestNewTaskPriorityQuotedOtherwise(t *testing.T) {
 func TestOldQuoteDoesNotRecreateAnUndoneTask(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.clf = explicitly("add a task: buy milk")
+		e.Clf = explicitly("add a task: buy milk")
 		turn := func(text string) nod.TurnResult {
 			t.Helper()
-			e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.clf(r) },
+			e.LLM.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.Clf(r) },
 				openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy milk"})), openaitest.Text("Done. Anything else?")))
-			res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: text})
+			res, err := e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: text})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -100,13 +100,13 @@ func TestOldQuoteDoesNotRecreateAnUndoneTask(t *testing.T) {
 		if len(res.Receipts) != 1 {
 			t.Fatalf("receipts %+v, want the new task's", res.Receipts)
 		}
-		e.clock.Advance(time.Minute)
-		if _, err := e.confirm.Undo(t.Context(), chat, user, res.Receipts[0].Item.UndoID, false); err != nil {
+		e.Clock.Advance(time.Minute)
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, res.Receipts[0].Item.UndoID, false); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Advance(time.Minute)
+		e.Clock.Advance(time.Minute)
 		res = turn("hmm")
-		if tasks, _ := e.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 || len(res.Receipts) != 0 || res.Set == nil {
+		if tasks, _ := e.DB.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(tasks) != 0 || len(res.Receipts) != 0 || res.Set == nil {
 			t.Errorf("the undone task came back on old words: tasks %+v, receipts %+v", tasks, res.Receipts)
 		}
 	})

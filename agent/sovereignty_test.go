@@ -12,21 +12,21 @@ import (
 // review runs a /review turn in which the model makes calls.
 func (e *env) review(t *testing.T, calls ...openaitest.ToolCall) (nod.TurnResult, map[string]string) {
 	t.Helper()
-	e.llm.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response {
+	e.LLM.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response {
 		t.Errorf("a review asked the classifier")
 		return openaitest.Text("{}")
 	}, openaitest.Calls(calls...), openaitest.Text("ok")))
-	res, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Review: true})
+	res, err := e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Review: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := e.llm.RequestsFor(agentM)
+	reqs := e.LLM.RequestsFor(agentM)
 	return res, reqs[len(reqs)-1].ToolResults()
 }
 
 func (e *env) item(t *testing.T, id nod.ItemID) nod.ChecklistItem {
 	t.Helper()
-	task := e.task(t, "T1")
+	task := e.Task(t, "T1")
 	it, ok := task.Item(id)
 	if !ok {
 		t.Fatalf("no item %s", id)
@@ -41,7 +41,7 @@ var c3At = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
 func TestSovereigntyNeedsAReason(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		res, results := e.review(t,
 			call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`),
 			call("2", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c1","isChecked":true}]}`),
@@ -69,7 +69,7 @@ func TestSovereigntyNeedsAReason(t *testing.T) {
 		if c3 := e.item(t, "c3"); !c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(c3At) {
 			t.Errorf("c3 = %+v", c3)
 		}
-		audit := e.audit(t)
+		audit := e.Audit(t)
 		if audit[len(audit)-1].Outcome != nod.OutcomeBlocked || !strings.Contains(audit[len(audit)-1].Error, "Write migration notes") {
 			t.Errorf("first audit row = %+v", audit[len(audit)-1])
 		}
@@ -86,7 +86,7 @@ func TestSovereigntyNeedsAReason(t *testing.T) {
 func TestSovereigntyOverrideConfirmed(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		reason := "User said at 17:30 the notes lack the rollback part"
 		res, _ := e.review(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false,"reason":"`+reason+`"}]}`))
 		if res.Set == nil || res.Set.Items[0].Summary != `Uncheck: "Write migration notes"` {
@@ -94,7 +94,7 @@ func TestSovereigntyOverrideConfirmed(t *testing.T) {
 		}
 		// What formatting shows is stored as values: the reason, the item
 		// as the person set it and as proposed.
-		stored, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
+		stored, err := e.DB.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -103,7 +103,7 @@ func TestSovereigntyOverrideConfirmed(t *testing.T) {
 		if b, a := it.ItemBefore, it.ItemAfter; it.Reason != reason || b == nil || !b.Same(want) || a == nil || a.Checked || a.Title != want.Title {
 			t.Errorf("stored item: reason %q, before %+v, after %+v", it.Reason, b, a)
 		}
-		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		d, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,10 +111,10 @@ func TestSovereigntyOverrideConfirmed(t *testing.T) {
 		if c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(fixturesNow) {
 			t.Errorf("c3 after ✓ = %+v", c3)
 		}
-		if a := e.audit(t)[0]; a.Outcome != nod.OutcomeConfirmed || a.Reason != reason {
+		if a := e.Audit(t)[0]; a.Outcome != nod.OutcomeConfirmed || a.Reason != reason {
 			t.Errorf("audit = %+v", a)
 		}
-		if _, err := e.confirm.Undo(t.Context(), chat, user, d.Set.Items[0].UndoID, false); err != nil {
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, d.Set.Items[0].UndoID, false); err != nil {
 			t.Fatal(err)
 		}
 		if c3 := e.item(t, "c3"); !c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(c3At) {
@@ -129,11 +129,11 @@ var fixturesNow = time.Date(2026, 3, 11, 10, 0, 0, 0, time.UTC)
 func TestSovereigntyTrusted(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		if err := e.db.Settings().SetMode(t.Context(), chat, user, nod.ModeTrusted); err != nil {
+		e.Seed(t)
+		if err := e.DB.Settings().SetMode(t.Context(), chat, user, nod.ModeTrusted); err != nil {
 			t.Fatal(err)
 		}
-		res, results := e.turn(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","isChecked":false},{"id":"c3","isChecked":false}]}`))
+		res, results := e.Turn(t, call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c2","isChecked":false},{"id":"c3","isChecked":false}]}`))
 		if c2 := e.item(t, "c2"); c2.Checked || c2.CheckedBy != nod.ActorAgent || !c2.CheckedAt.Equal(fixturesNow) {
 			t.Errorf("c2 = %+v", c2)
 		}
@@ -156,13 +156,13 @@ func TestSovereigntyTrusted(t *testing.T) {
 func TestSovereigntyRename(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, results := e.turn(t, call("1", "update_checklist_items",
+		e.Seed(t)
+		res, results := e.Turn(t, call("1", "update_checklist_items",
 			`{"task_id":"T1","items":[{"id":"c3","title":"Write migration and rollback notes","isChecked":false}]}`))
 		if !strings.HasPrefix(results["1"], "Proposal queued for user review.\nNot changed") {
 			t.Errorf("result = %q", results["1"])
 		}
-		if _, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1); err != nil {
+		if _, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1); err != nil {
 			t.Fatal(err)
 		}
 		c3 := e.item(t, "c3")
@@ -177,23 +177,23 @@ func TestSovereigntyRename(t *testing.T) {
 func TestSovereigntyExplicitQuote(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		// The request came before the person re-checked c3 at 09:00.
-		e.clock.Set(time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC))
-		e.llm.Handle(openaitest.Script(agentM, nil, openaitest.Text("Later.")))
-		if _, err := e.agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "uncheck write migration notes"}); err != nil {
+		e.Clock.Set(time.Date(2026, 3, 10, 8, 30, 0, 0, time.UTC))
+		e.LLM.Handle(openaitest.Script(agentM, nil, openaitest.Text("Later.")))
+		if _, err := e.Agent.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "uncheck write migration notes"}); err != nil {
 			t.Fatal(err)
 		}
-		e.clock.Set(fixturesNow)
-		e.clf = func(openaitest.Request) openaitest.Response {
+		e.Clock.Set(fixturesNow)
+		e.Clf = func(openaitest.Request) openaitest.Response {
 			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"uncheck write migration notes"}]}`)
 		}
-		res, results := e.turnSaying(t, "what's left on the login bug?", call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`))
+		res, results := e.TurnSaying(t, "what's left on the login bug?", call("1", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`))
 		if !e.item(t, "c3").Checked || len(res.Receipts) != 0 || res.Set != nil || !strings.Contains(results["1"], "Not changed") {
 			t.Errorf("an old quote unchecked c3: %q, %d receipts", results["1"], len(res.Receipts))
 		}
 		// The same words, now.
-		res, _ = e.turnSaying(t, "uncheck write migration notes, the reviewer found gaps", call("2", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`))
+		res, _ = e.TurnSaying(t, "uncheck write migration notes, the reviewer found gaps", call("2", "update_checklist_items", `{"task_id":"T1","items":[{"id":"c3","isChecked":false}]}`))
 		c3 := e.item(t, "c3")
 		if c3.Checked || c3.CheckedBy != nod.ActorUser || !c3.CheckedAt.Equal(fixturesNow) || len(res.Receipts) != 1 || res.Receipts[0].Quote != "uncheck write migration notes" {
 			t.Errorf("explicit now: c3 %+v, receipts %+v", c3, res.Receipts)
@@ -207,15 +207,15 @@ func TestSovereigntyExplicitQuote(t *testing.T) {
 func TestRuleNeverOverridesThePersonsItem(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		r, _, err := e.db.Rules().OfferRule(t.Context(), chat, user, "update_checklist_item")
+		e.Seed(t)
+		r, _, err := e.DB.Rules().OfferRule(t.Context(), chat, user, "update_checklist_item")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.db.Rules().DecideRule(t.Context(), chat, r.ID, user, true); err != nil {
+		if _, err := e.DB.Rules().DecideRule(t.Context(), chat, r.ID, user, true); err != nil {
 			t.Fatal(err)
 		}
-		res, results := e.turn(t, call("1", "update_checklist_items",
+		res, results := e.Turn(t, call("1", "update_checklist_items",
 			`{"task_id":"T1","items":[{"id":"c2","isChecked":false},{"id":"c3","isChecked":false,"reason":"The user said the notes are missing a part"}]}`))
 		if c2 := e.item(t, "c2"); c2.Checked || c2.CheckedBy != nod.ActorAgent {
 			t.Errorf("c2 = %+v, want unchecked by the rule", c2)

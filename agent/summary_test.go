@@ -11,8 +11,8 @@ import (
 func TestClassifierSeesWhatACallReplaces(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		e.turnSaying(t, "tidy up the login bug",
+		e.Seed(t)
+		e.TurnSaying(t, "tidy up the login bug",
 			call("1", "set_task_title", `{"task_id":"T1","title":"Fix the login redirect"}`),
 			call("2", "update_task_description", `{"task_id":"T1","description":"New text."}`),
 			call("3", "set_task_status", `{"task_id":"T1","status":"done"}`),
@@ -22,7 +22,7 @@ func TestClassifierSeesWhatACallReplaces(t *testing.T) {
 			call("7", "assign_task_labels", `{"task_id":"T1","labels":["backend","auth"]}`),
 			call("8", "set_task_priority", `{"task_id":"T2","priority":"P0"}`),
 		)
-		reqs := e.llm.RequestsFor(clfM)
+		reqs := e.LLM.RequestsFor(clfM)
 		if len(reqs) != 1 {
 			t.Fatalf("%d classifier requests", len(reqs))
 		}

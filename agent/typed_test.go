@@ -12,14 +12,14 @@ import (
 func TestProposalsCarryTypedValues(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		res, _ := e.review(t,
 			call("1", "create_task", `{"title":"Buy milk","priority":"p1","due_date":"2026-03-20","estimate_minutes":15,"labels":["home"],"description":"2 litres"}`),
 			call("2", "remove_checklist_items", `{"task_id":"T1","items":[{"id":"c1","reason":"Tests exist already"}]}`))
 		if res.Set == nil || len(res.Set.Items) != 2 {
 			t.Fatalf("set = %+v", res.Set)
 		}
-		stored, err := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
+		stored, err := e.DB.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

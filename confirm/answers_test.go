@@ -13,14 +13,14 @@ func (e *env) askIn(t *testing.T, thread int) nod.PendingDeletion {
 	t.Helper()
 	ctx := t.Context()
 	d := nod.PendingDeletion{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: user, TaskID: "T1", Title: "Fix login bug", Wait: 10 * time.Minute}
-	if err := e.db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: user, Deletions: []nod.PendingDeletion{d}}); err != nil {
+	if err := e.DB.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: user, Deletions: []nod.PendingDeletion{d}}); err != nil {
 		t.Fatal(err)
 	}
-	step, err := e.confirm.AskDeletion(ctx, chat, user)
+	step, err := e.Confirm.AskDeletion(ctx, chat, user)
 	if err != nil || step.Ask == nil {
 		t.Fatalf("AskDeletion = %+v, %v", step, err)
 	}
-	if err := e.db.Messages().SetDeletionMessage(ctx, chat, step.Ask.ID, 7); err != nil {
+	if err := e.DB.Messages().SetDeletionMessage(ctx, chat, step.Ask.ID, 7); err != nil {
 		t.Fatal(err)
 	}
 	return *step.Ask
@@ -34,39 +34,39 @@ func TestAnswerDeletion(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
 		ctx := t.Context()
-		e.seed(t)
+		e.Seed(t)
 		e.askIn(t, 5)
 
-		if a, err := e.confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat}, user, "Fix login bug", false); err != nil || a.Outcome != nod.DeletionNone {
+		if a, err := e.Confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat}, user, "Fix login bug", false); err != nil || a.Outcome != nod.DeletionNone {
 			t.Errorf("answered in another topic: %+v, %v; want it not taken", a, err)
 		}
-		if a, err := e.confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat, Thread: 5}, user, "Fix lgin bug", false); err != nil || a.Outcome != nod.DeletionAgain {
+		if a, err := e.Confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat, Thread: 5}, user, "Fix lgin bug", false); err != nil || a.Outcome != nod.DeletionAgain {
 			t.Errorf("near miss: %+v, %v; want asked again", a, err)
 		}
-		if _, ok, _ := e.db.Deletions().WaitingDeletion(ctx, chat, user); !ok {
+		if _, ok, _ := e.DB.Deletions().WaitingDeletion(ctx, chat, user); !ok {
 			t.Fatal("the question ended on a near miss")
 		}
-		a, err := e.confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat, Thread: 5}, user, "fix LOGIN bug", false)
+		a, err := e.Confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat, Thread: 5}, user, "fix LOGIN bug", false)
 		if err != nil || a.Outcome != nod.DeletionDeleted || a.Applied.Undo.ID == "" || !a.Ended() {
 			t.Fatalf("title: %+v, %v; want deleted, undoable", a, err)
 		}
-		if _, err := e.db.Tasks().Task(ctx, chat, "T1"); err == nil {
+		if _, err := e.DB.Tasks().Task(ctx, chat, "T1"); err == nil {
 			t.Error("T1 is not in the trash")
 		}
-		if a, err := e.confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat, Thread: 5}, user, "fix LOGIN bug", false); err != nil || a.Outcome != nod.DeletionNone {
+		if a, err := e.Confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat, Thread: 5}, user, "fix LOGIN bug", false); err != nil || a.Outcome != nod.DeletionNone {
 			t.Errorf("a second delivery: %+v, %v; want nothing taken", a, err)
 		}
 
-		if _, err := e.confirm.Restore(ctx, nod.Topic{ChatID: chat}, user, "T1"); err != nil {
+		if _, err := e.Confirm.Restore(ctx, nod.Topic{ChatID: chat}, user, "T1"); err != nil {
 			t.Fatal(err)
 		}
 		e.askIn(t, 0)
-		e.clock.Advance(11 * time.Minute)
-		a, err = e.confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat}, user, "Fix login bug", false)
+		e.Clock.Advance(11 * time.Minute)
+		a, err = e.Confirm.AnswerDeletion(ctx, nod.Topic{ChatID: chat}, user, "Fix login bug", false)
 		if err != nil || a.Outcome != nod.DeletionExpired || !a.Ended() {
 			t.Errorf("after its time: %+v, %v; want expired", a, err)
 		}
-		if _, err := e.db.Tasks().Task(ctx, chat, "T1"); err != nil {
+		if _, err := e.DB.Tasks().Task(ctx, chat, "T1"); err != nil {
 			t.Errorf("an expired question deleted T1: %v", err)
 		}
 	})

@@ -12,18 +12,19 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/servicetest"
 	"github.com/nodbot/nod/storage/storagetest"
 )
 
 // addFive queues five checklist items for T1 and confirms them all.
 func (e *env) addFive(t *testing.T) nod.Decided {
 	t.Helper()
-	res, _ := e.turn(t, openaitest.Call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T1",
+	res, _ := e.Turn(t, openaitest.Call("a", "add_multiple_checklist_items", map[string]any{"task_id": "T1",
 		"items": []map[string]string{{"title": "A"}, {"title": "B"}, {"title": "C"}, {"title": "D"}, {"title": "E"}}}))
 	if res.Set == nil || len(res.Set.Items) != 5 {
 		t.Fatalf("set = %+v, want 5 items", res.Set)
 	}
-	d, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID)
+	d, err := e.Confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID)
 	if err != nil || len(d.Applied) != 5 {
 		t.Fatalf("ConfirmAll: %d applied, %v", len(d.Applied), err)
 	}
@@ -35,32 +36,32 @@ func (e *env) addFive(t *testing.T) nod.Decided {
 func TestUndoEachItemOfConfirmAll(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		d := e.addFive(t)
 		base := []string{"Write tests", "Update docs", "Write migration notes"}
 		want := append(slices.Clone(base), "A", "B", "C", "D", "E")
-		if got := titles(e.task(t, "T1")); !slices.Equal(got, want) {
+		if got := titles(e.Task(t, "T1")); !slices.Equal(got, want) {
 			t.Fatalf("checklist after ✓ All = %q, want %q", got, want)
 		}
 		redos := map[int]nod.UndoID{}
 		for _, n := range []int{2, 4, 1, 5, 3} {
 			it, _ := d.Set.Item(n)
-			u, err := e.confirm.Undo(t.Context(), chat, user, it.UndoID, false)
+			u, err := e.Confirm.Undo(t.Context(), chat, user, it.UndoID, false)
 			if err != nil {
 				t.Fatalf("Undo %d: %v", n, err)
 			}
 			redos[n] = u.Redo.ID
 			gone := string(rune('A' + n - 1))
 			want = slices.DeleteFunc(want, func(s string) bool { return s == gone })
-			if got := titles(e.task(t, "T1")); !slices.Equal(got, want) {
+			if got := titles(e.Task(t, "T1")); !slices.Equal(got, want) {
 				t.Errorf("after Undo %d: checklist %q, want %q", n, got, want)
 			}
 		}
 		// Redo of D (undone second) brings it back after C's place, C being gone: after "Write migration notes".
-		if _, err := e.confirm.Undo(t.Context(), chat, user, redos[4], false); err != nil {
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, redos[4], false); err != nil {
 			t.Fatalf("Redo 4: %v", err)
 		}
-		if got, want := titles(e.task(t, "T1")), append(slices.Clone(base), "D"); !slices.Equal(got, want) {
+		if got, want := titles(e.Task(t, "T1")), append(slices.Clone(base), "D"); !slices.Equal(got, want) {
 			t.Errorf("after Redo 4: checklist %q, want %q", got, want)
 		}
 	})
@@ -71,24 +72,24 @@ func TestUndoEachItemOfConfirmAll(t *testing.T) {
 func TestUndoAnywayTouchesOnlyItsItem(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		d := e.addFive(t)
-		task := e.task(t, "T1")
+		task := e.Task(t, "T1")
 		b := task.Checklist[4]
-		if _, err := e.confirm.Toggle(t.Context(), nod.Topic{ChatID: chat}, user, b.ID, nod.ToggleTick); err != nil {
+		if _, err := e.Confirm.Toggle(t.Context(), nod.Topic{ChatID: chat}, user, b.ID, nod.ToggleTick); err != nil {
 			t.Fatal(err)
 		}
 		it, _ := d.Set.Item(2)
-		_, err := e.confirm.Undo(t.Context(), chat, user, it.UndoID, false)
+		_, err := e.Confirm.Undo(t.Context(), chat, user, it.UndoID, false)
 		var cf nod.Conflict
 		if !errors.As(err, &cf) || cf.Field != nod.FieldChecklist || cf.Item != "B" {
 			t.Fatalf("Undo 2 after ticking B: %v, want a conflict on item B", err)
 		}
-		if _, err := e.confirm.Undo(t.Context(), chat, user, it.UndoID, true); err != nil {
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, it.UndoID, true); err != nil {
 			t.Fatalf("Undo anyway 2: %v", err)
 		}
 		want := []string{"Write tests", "Update docs", "Write migration notes", "A", "C", "D", "E"}
-		if got := titles(e.task(t, "T1")); !slices.Equal(got, want) {
+		if got := titles(e.Task(t, "T1")); !slices.Equal(got, want) {
 			t.Errorf("after Undo anyway 2: %q, want %q", got, want)
 		}
 	})
@@ -99,21 +100,21 @@ func TestUndoAnywayTouchesOnlyItsItem(t *testing.T) {
 func TestUndoTick(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		e.clock.Advance(1234567 * time.Nanosecond)
-		a, err := e.confirm.Toggle(t.Context(), nod.Topic{ChatID: chat}, user, "c1", nod.ToggleTick)
+		e.Seed(t)
+		e.Clock.Advance(1234567 * time.Nanosecond)
+		a, err := e.Confirm.Toggle(t.Context(), nod.Topic{ChatID: chat}, user, "c1", nod.ToggleTick)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t1 := e.task(t, "T1")
+		t1 := e.Task(t, "T1")
 		c1, _ := t1.Item("c1")
-		if !c1.Checked || c1.CheckedAt == nil || !c1.CheckedAt.Equal(nod.Stamp(e.clock.Now())) {
+		if !c1.Checked || c1.CheckedAt == nil || !c1.CheckedAt.Equal(nod.Stamp(e.Clock.Now())) {
 			t.Fatalf("c1 after the tick: %+v", c1)
 		}
-		if _, err := e.confirm.Undo(t.Context(), chat, user, a.Undo.ID, false); err != nil {
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, a.Undo.ID, false); err != nil {
 			t.Fatalf("undo of a tick: %v", err)
 		}
-		t1 = e.task(t, "T1")
+		t1 = e.Task(t, "T1")
 		c1, _ = t1.Item("c1")
 		if c1.Checked || c1.CheckedBy != nod.ActorUser || c1.CheckedAt != nil {
 			t.Errorf("c1 after undo: %+v, want unchecked, user, never set", c1)
@@ -128,44 +129,44 @@ func TestUndoTick(t *testing.T) {
 func TestTrashIsFinal(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+		e.Seed(t)
+		res, _ := e.Turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
 			openaitest.Call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 30}))
-		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		d, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		undone, err := e.confirm.Undo(t.Context(), chat, user, d.Applied[1].Undo.ID, false)
+		undone, err := e.Confirm.Undo(t.Context(), chat, user, d.Applied[1].Undo.ID, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		del, err := e.confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Title: "Fix login bug"})
+		del, err := e.Confirm.Delete(t.Context(), chat, user, nod.PendingDeletion{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Title: "Fix login bug"})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, force := range []bool{false, true} {
-			if _, err := e.confirm.Undo(t.Context(), chat, user, undone.Redo.ID, force); !errors.Is(err, nod.ErrTrashed) {
+			if _, err := e.Confirm.Undo(t.Context(), chat, user, undone.Redo.ID, force); !errors.Is(err, nod.ErrTrashed) {
 				t.Errorf("Redo (anyway %v) on a trashed task: %v, want ErrTrashed", force, err)
 			}
 		}
 		// The deletion closed the task's waiting proposal: ✓ 2 finds it
 		// decided, and says why.
-		set, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
+		set, _ := e.DB.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		it, _ := set.Item(2)
 		if it.Status != nod.ItemStale || it.Note.Key != nod.NoteTaskGone {
 			t.Errorf("after the deletion item 2 is %s (%v), want stale: task gone", it.Status, it.Note)
 		}
-		if _, err = e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 2); !errors.Is(err, nod.ErrDecided) {
+		if _, err = e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 2); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("✓ 2 on a trashed task: %v, want ErrDecided", err)
 		}
-		trash, _ := e.db.Tasks().Trash(t.Context(), chat)
+		trash, _ := e.DB.Tasks().Trash(t.Context(), chat)
 		if len(trash) != 1 || trash[0].ID != "T1" || trash[0].Priority != nod.P3 || *trash[0].EstimateMinutes != 120 {
 			t.Fatalf("trash = %+v, want T1 as it was deleted", trash)
 		}
-		if _, err := e.confirm.Undo(t.Context(), chat, user, del.Undo.ID, false); err != nil {
+		if _, err := e.Confirm.Undo(t.Context(), chat, user, del.Undo.ID, false); err != nil {
 			t.Fatalf("undo of the deletion: %v", err)
 		}
-		if task := e.task(t, "T1"); task.Priority != nod.P3 {
+		if task := e.Task(t, "T1"); task.Priority != nod.P3 {
 			t.Errorf("restored T1 priority %s, want P3", task.Priority)
 		}
 	})
@@ -176,23 +177,23 @@ func TestTrashIsFinal(t *testing.T) {
 func TestUndoIsTheAuthors(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
+		e.Seed(t)
 		const other = 43
-		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}))
-		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		res, _ := e.Turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}))
+		d, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := e.confirm.Undo(t.Context(), chat, other, d.Applied[1].Undo.ID, false); !errors.Is(err, nod.ErrForbidden) {
+		if _, err := e.Confirm.Undo(t.Context(), chat, other, d.Applied[1].Undo.ID, false); !errors.Is(err, nod.ErrForbidden) {
 			t.Errorf("undo by another member: %v, want ErrForbidden", err)
 		}
-		if _, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, other); !errors.Is(err, nod.ErrNotFound) {
+		if _, err := e.DB.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, other); !errors.Is(err, nod.ErrNotFound) {
 			t.Errorf("LatestUndo of another member: %v, want ErrNotFound", err)
 		}
-		if u, err := e.db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, user); err != nil || u.ID != d.Applied[1].Undo.ID {
+		if u, err := e.DB.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: chat}, user); err != nil || u.ID != d.Applied[1].Undo.ID {
 			t.Errorf("LatestUndo of the author: %v, %v", u.ID, err)
 		}
-		if e.task(t, "T1").Priority != nod.P1 {
+		if e.Task(t, "T1").Priority != nod.P1 {
 			t.Errorf("priority changed by a refused undo")
 		}
 	})
@@ -203,15 +204,15 @@ func TestUndoIsTheAuthors(t *testing.T) {
 func TestDecisionAfterTTLRefused(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+		e.Seed(t)
+		res, _ := e.Turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
 			openaitest.Call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 30}))
-		e.clock.Set(res.Set.ExpiresAt)
+		e.Clock.Set(res.Set.ExpiresAt)
 		calls := map[string]func() error{
-			"✓ 1":   func() error { _, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1); return err },
-			"✗ 1":   func() error { _, err := e.confirm.Reject(t.Context(), chat, user, res.Set.ID, 1); return err },
-			"✓ All": func() error { _, err := e.confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); return err },
-			"✗ All": func() error { _, err := e.confirm.RejectAll(t.Context(), chat, user, res.Set.ID); return err },
+			"✓ 1":   func() error { _, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1); return err },
+			"✗ 1":   func() error { _, err := e.Confirm.Reject(t.Context(), chat, user, res.Set.ID, 1); return err },
+			"✓ All": func() error { _, err := e.Confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); return err },
+			"✗ All": func() error { _, err := e.Confirm.RejectAll(t.Context(), chat, user, res.Set.ID); return err },
 		}
 		for name, call := range calls {
 			if err := call(); !errors.Is(err, nod.ErrExpired) {
@@ -219,11 +220,11 @@ func TestDecisionAfterTTLRefused(t *testing.T) {
 			}
 		}
 		// The storage path refuses it too, whatever its caller checked.
-		if _, err := e.db.ChangeSets().RejectItem(t.Context(), chat, res.Set.ID, 2, user); !errors.Is(err, nod.ErrExpired) {
+		if _, err := e.DB.ChangeSets().RejectItem(t.Context(), chat, res.Set.ID, 2, user); !errors.Is(err, nod.ErrExpired) {
 			t.Errorf("RejectItem at expiry: %v, want ErrExpired", err)
 		}
-		task := e.task(t, "T1")
-		set, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
+		task := e.Task(t, "T1")
+		set, _ := e.DB.ChangeSets().ChangeSet(t.Context(), chat, res.Set.ID)
 		if task.Priority != nod.P3 || *task.EstimateMinutes != 120 || len(set.Pending()) != 2 {
 			t.Errorf("after refused decisions: T1 %s/%d, %d pending", task.Priority, *task.EstimateMinutes, len(set.Pending()))
 		}
@@ -242,7 +243,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		for i := range items {
 			big.Checklist = append(big.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("i%02d", i)), Title: fmt.Sprintf("Step %d", i), CheckedBy: nod.ActorAgent})
 		}
-		if _, err := e.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed",
+		if _, err := e.DB.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, Tool: "seed",
 			Mutate: func(*nod.Task) (nod.Task, error) { return big, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
 			t.Fatal(err)
 		}
@@ -252,14 +253,14 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 			for i := range 10 {
 				elems = append(elems, map[string]any{"id": fmt.Sprintf("i%02d", s*10+i), "isChecked": true})
 			}
-			res, _ := e.turn(t, openaitest.Call("a", "update_checklist_items", map[string]any{"task_id": "T5", "items": elems}))
+			res, _ := e.Turn(t, openaitest.Call("a", "update_checklist_items", map[string]any{"task_id": "T5", "items": elems}))
 			if res.Set == nil || len(res.Set.Items) != 10 {
 				t.Fatalf("set %d = %+v", s, res.Set)
 			}
 			sets = append(sets, res.Set)
 		}
 		log := slog.New(slog.DiscardHandler)
-		replicas := []*confirm.Service{e.confirm, confirm.New(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, log, nil)}
+		replicas := []*confirm.Service{e.Confirm, confirm.New(servicetest.ConfirmDeps(storagetest.OpenDSN(t, e.DSN, e.Clock.Now)), e.Clock.Now, log, nil)}
 
 		var wg sync.WaitGroup
 		var mu sync.Mutex
@@ -309,7 +310,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		}
 		wg.Wait()
 
-		task := e.task(t, "T5")
+		task := e.Task(t, "T5")
 		lost := 0
 		for _, it := range task.Checklist {
 			if !it.Checked {
@@ -324,7 +325,7 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 		}
 		confirmed, undos := 0, map[nod.UndoID]bool{}
 		for _, set := range sets {
-			s, _ := e.db.ChangeSets().ChangeSet(t.Context(), chat, set.ID)
+			s, _ := e.DB.ChangeSets().ChangeSet(t.Context(), chat, set.ID)
 			if s.Status != nod.SetResolved {
 				t.Errorf("set %s is %s, want resolved", s.ID, s.Status)
 			}
@@ -332,24 +333,24 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 				if it.Status == nod.ItemConfirmed {
 					confirmed++
 				}
-				if u, err := e.db.Undo().UndoEntry(t.Context(), chat, it.UndoID); err == nil && u.Change.Items[0].After.Checked {
+				if u, err := e.DB.Undo().UndoEntry(t.Context(), chat, it.UndoID); err == nil && u.Change.Items[0].After.Checked {
 					undos[it.UndoID] = true
 				}
 			}
 		}
 		auditRows := 0
-		for _, a := range e.audit(t) {
+		for _, a := range e.Audit(t) {
 			if a.Outcome == nod.OutcomeConfirmed {
 				auditRows++
 			}
 		}
-		decisions, _ := e.db.ChangeSets().RecentDecisions(t.Context(), chat, 1000)
+		decisions, _ := e.DB.ChangeSets().RecentDecisions(t.Context(), chat, 1000)
 		t.Logf("%d taps and one ✓ All over 2 replicas: %d items confirmed, %d lost updates, %d applied twice, %d decisions, %d audit rows, %d undo entries",
 			taps, confirmed, lost, twice, len(decisions), auditRows, len(undos))
 		if lost != 0 || twice != 0 || len(wins) != items || confirmed != items || len(decisions) != items || auditRows != items || len(undos) != items {
 			t.Errorf("want every one of %d items applied exactly once with one decision, audit row and undo entry", items)
 		}
-		if brk, _, err := e.db.Audit().VerifyAudit(t.Context()); err != nil || brk != nil {
+		if brk, _, err := e.DB.Audit().VerifyAudit(t.Context()); err != nil || brk != nil {
 			t.Errorf("audit chain after the race: %+v, %v", brk, err)
 		}
 	})
@@ -362,15 +363,15 @@ func TestConcurrentConfirmationsLoseNothing(t *testing.T) {
 func TestConcurrentUndoOnce(t *testing.T) {
 	t.Parallel()
 	forEachDialect(t, func(t *testing.T, e *env) {
-		e.seed(t)
-		res, _ := e.turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
+		e.Seed(t)
+		res, _ := e.Turn(t, openaitest.Call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"}),
 			openaitest.Call("b", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 30}))
-		d, err := e.confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
+		d, err := e.Confirm.Confirm(t.Context(), chat, user, res.Set.ID, 1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		undoID := d.Applied[1].Undo.ID
-		replicas := []*confirm.Service{e.confirm, confirm.New(confirmDeps(storagetest.OpenDSN(t, e.dsn, e.clock.Now)), e.clock.Now, slog.New(slog.DiscardHandler), nil)}
+		replicas := []*confirm.Service{e.Confirm, confirm.New(servicetest.ConfirmDeps(storagetest.OpenDSN(t, e.DSN, e.Clock.Now)), e.Clock.Now, slog.New(slog.DiscardHandler), nil)}
 		var (
 			wg       sync.WaitGroup
 			mu       sync.Mutex
@@ -402,9 +403,9 @@ func TestConcurrentUndoOnce(t *testing.T) {
 			}
 		}()
 		wg.Wait()
-		task := e.task(t, "T1")
+		task := e.Task(t, "T1")
 		rows := 0
-		for _, a := range e.audit(t) {
+		for _, a := range e.Audit(t) {
 			if a.Outcome == nod.OutcomeUndone {
 				rows++
 			}
