@@ -156,7 +156,7 @@ func (fv fieldValue) clear(t *nod.Task) {
 // change is the change that sets the field on task id, made by the
 // tool that sets it from the arguments it takes; nil if they do not
 // parse, which a validated create_task never gives.
-func (fv fieldValue) change(id nod.TaskID) tools.Change {
+func (fv fieldValue) change(id nod.TaskID) tools.Call {
 	tool, arg, value := map[nod.Field]nod.Tool{nod.FieldPriority: nod.ToolSetPriority, nod.FieldEstimate: nod.ToolUpdateEstimate,
 		nod.FieldDue: nod.ToolUpdateDueDate, nod.FieldLabels: nod.ToolAssignLabels, nod.FieldDescription: nod.ToolUpdateDescription}[fv.f], string(fv.f), any(fv.value)
 	switch fv.f {
@@ -171,7 +171,7 @@ func (fv fieldValue) change(id nod.TaskID) tools.Change {
 	if err != nil {
 		return nil
 	}
-	cs, _, err := a.Changes()
+	cs, _, err := a.Calls()
 	if err != nil || len(cs) != 1 {
 		return nil
 	}
@@ -236,7 +236,7 @@ func (l *lexicon) coverLabels(pc prepared, c tools.Labels, said []string) (run, 
 
 // prepareOn reads change c against task as validate does; ok is false
 // for a change that would change nothing.
-func prepareOn(c tools.Change, task *nod.Task) (prepared, bool) {
+func prepareOn(c tools.Call, task *nod.Task) (prepared, bool) {
 	cur, err1 := c.Current(task)
 	target, err2 := c.Target(task)
 	if err1 != nil || err2 != nil || cur == target {

@@ -18,7 +18,7 @@ func (t Tool) Explodes() bool {
 	if err != nil {
 		return false
 	}
-	changes, _, err := a.Changes()
+	changes, _, err := a.Calls()
 	return err == nil && len(changes) == 2
 }
 

@@ -149,7 +149,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 
 // supersedeKey names what a change sets: a task's field, or one checklist
 // item; empty for changes that never conflict (new tasks, added items).
-func supersedeKey(c tools.Change) string {
+func supersedeKey(c tools.Call) string {
 	if u, ok := c.(tools.Item); ok {
 		return string(u.Task) + "/checklist/" + string(u.ItemID)
 	}

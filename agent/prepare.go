@@ -26,7 +26,7 @@ type proposal struct {
 
 // prepared is one change of a proposal with the values it was read with.
 type prepared struct {
-	c           tools.Change
+	c           tools.Call
 	task        *nod.Task // nil for create_task
 	cur, target string
 	rule        *nod.Rule // the learned rule that applies it without asking
@@ -126,7 +126,7 @@ func (t *turn) askDeletion(ctx context.Context, a tools.Args) (string, error) {
 // validate parses a mutating call and compares each of its changes with
 // the task as it is, dropping no-ops, repeats and invented item ids.
 func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal, error) {
-	changes, notes, err := a.Changes()
+	changes, notes, err := a.Calls()
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 // move or clear in a group, or 0: a reminder belongs to whoever set it
 // (docs/design.md §10), in words as in taps. One that went out is
 // nobody's to keep.
-func (t *turn) othersReminder(c tools.Change, task *nod.Task) nod.UserID {
+func (t *turn) othersReminder(c tools.Call, task *nod.Task) nod.UserID {
 	if !t.req.InGroup() || c.Field() != nod.FieldReminder || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
 		return 0
 	}
@@ -218,7 +218,7 @@ func (t *turn) othersReminder(c tools.Change, task *nod.Task) nod.UserID {
 
 // fieldKey names the scalar field a change sets; checklist changes and new
 // tasks have none, since several of them in one turn are fine.
-func fieldKey(c tools.Change) string {
+func fieldKey(c tools.Call) string {
 	switch c.Field() {
 	case nod.FieldChecklist, nod.FieldTask:
 		return ""
@@ -226,7 +226,7 @@ func fieldKey(c tools.Change) string {
 	return string(c.TaskID()) + "/" + string(c.Field())
 }
 
-func itemIDOf(c tools.Change) string {
+func itemIDOf(c tools.Call) string {
 	if u, ok := c.(tools.Item); ok {
 		return string(u.ItemID)
 	}
@@ -234,7 +234,7 @@ func itemIDOf(c tools.Change) string {
 }
 
 // noopReason says why a change would change nothing.
-func noopReason(c tools.Change, task *nod.Task) string {
+func noopReason(c tools.Call, task *nod.Task) string {
 	switch c.Field() {
 	case nod.FieldTitle:
 		return fmt.Sprintf("Skipped: title is already %q.", task.Title)
@@ -277,7 +277,7 @@ func noopReason(c tools.Change, task *nod.Task) string {
 }
 
 // noopNote tells the person why a change they asked for changes nothing.
-func noopNote(c tools.Change, task *nod.Task) nod.Note {
+func noopNote(c tools.Call, task *nod.Task) nod.Note {
 	switch c := c.(type) {
 	case tools.AddItem:
 		return nod.Note{Key: nod.NoteNoopItem, Args: []string{c.Title, "present"}}

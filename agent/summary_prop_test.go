@@ -62,7 +62,7 @@ func TestSummaryNamesWhatItReplaces(t *testing.T) {
 // prepareOffline is validate without storage: the call's changes against
 // task, no-ops and unknown items dropped.
 func prepareOffline(tool Tool, a tools.Args, task nod.Task) (*proposal, bool) {
-	changes, _, err := a.Changes()
+	changes, _, err := a.Calls()
 	if err != nil {
 		return nil, false
 	}

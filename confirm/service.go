@@ -474,12 +474,12 @@ func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID
 
 // snooze is the change a reminder's ⏰ makes; its audit row says so
 // ("snooze": true), to be told from a reminder the person set anew.
-type snooze struct{ tools.Change }
+type snooze struct{ tools.Call }
 
 func (s snooze) Args() json.RawMessage {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(s.Change.Args(), &m) != nil || m == nil {
-		return s.Change.Args()
+	if json.Unmarshal(s.Call.Args(), &m) != nil || m == nil {
+		return s.Call.Args()
 	}
 	m["snooze"] = json.RawMessage("true")
 	return tools.MustJSON(m)
@@ -488,7 +488,7 @@ func (s snooze) Args() json.RawMessage {
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
 // nothing. A tap on a reminder's button (reminder set) acts only for the
 // person who set the reminder: nod.ErrForbidden otherwise.
-func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch tools.Change, reason string, reminder bool) (nod.Applied, error) {
+func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch tools.Call, reason string, reminder bool) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: at, UserID: userID, TaskID: ch.TaskID(), Tool: ch.Tool(), Args: ch.Args(),

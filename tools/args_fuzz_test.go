@@ -27,7 +27,7 @@ func FuzzToolArguments(f *testing.F) {
 			if err != nil {
 				continue
 			}
-			changes, _, err := a.Changes()
+			changes, _, err := a.Calls()
 			if err != nil {
 				continue
 			}

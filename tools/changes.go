@@ -11,10 +11,10 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// Change is one change to one task: a tool call, or one element of an
+// Call is one change to one task: a tool call, or one element of an
 // exploded batch call. It is rebuilt from its stored tool name and
 // arguments when confirmed, so that what is applied is what was shown.
-type Change interface {
+type Call interface {
 	Tool() nod.Tool
 	// TaskID is the task the change touches; empty for create_task.
 	TaskID() nod.TaskID
@@ -36,7 +36,7 @@ type Change interface {
 
 // Parse rebuilds a stored change item from its tool and arguments; an
 // error wraps nod.ErrInvalid.
-func Parse(tool nod.Tool, raw json.RawMessage) (Change, error) {
+func Parse(tool nod.Tool, raw json.RawMessage) (Call, error) {
 	a, err := Decode(tool, string(raw))
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ type scalarTool struct {
 }
 
 // parse is the tool's parse function: the task id and the one argument.
-func (st scalarTool) parse(a Args) ([]Change, []string, error) {
+func (st scalarTool) parse(a Args) ([]Call, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
 		return nil, nil, err
@@ -193,7 +193,7 @@ var (
 		render: clearOr("Clear the due date", func(v string) string { return "Set due date to " + v })}.parse
 )
 
-func one(c Change) ([]Change, []string, error) { return []Change{c}, nil, nil }
+func one(c Call) ([]Call, []string, error) { return []Call{c}, nil, nil }
 
 // Labels is assign_task_labels: the whole new set (labels), or the
 // labels to add and to take away, the others kept (add, remove). A
@@ -206,7 +206,7 @@ type Labels struct {
 	Add, Remove []string
 }
 
-func parseLabels(a Args) ([]Change, []string, error) {
+func parseLabels(a Args) ([]Call, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
 		return nil, nil, err
@@ -309,7 +309,7 @@ type Create struct {
 	raw json.RawMessage
 }
 
-func parseCreate(a Args) ([]Change, []string, error) {
+func parseCreate(a Args) ([]Call, []string, error) {
 	title, _, err := a.Str("title", true)
 	if err != nil {
 		return nil, nil, err
@@ -396,7 +396,7 @@ func (c Create) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 // than from its arguments: the checklist item an update or removal touches
 // in t (the task as it is now), before and as proposed, with the reason
 // given; the task a create_task would create.
-func Typed(c Change, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
+func Typed(c Call, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 	switch c := c.(type) {
 	case Create:
 		nt := c.t.Clone()
@@ -428,7 +428,7 @@ func Typed(c Change, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 
 // parseReminder reads set_task_reminder: a local YYYY-MM-DDTHH:MM in the
 // chat's zone (or RFC 3339, as a stored change keeps it), or null.
-func parseReminder(a Args) ([]Change, []string, error) {
+func parseReminder(a Args) ([]Call, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
 		return nil, nil, err

@@ -15,7 +15,7 @@ func TestChecklistSummaries(t *testing.T) {
 	yes, no := true, false
 	rename := "Update API docs"
 	for _, c := range []struct {
-		change tools.Change
+		change tools.Call
 		task   *nod.Task
 		want   string
 	}{

@@ -16,7 +16,7 @@ type AddItem struct {
 	Title string
 }
 
-func parseAddItem(a Args) (Change, error) {
+func parseAddItem(a Args) (Call, error) {
 	id, err := taskID(a)
 	if err != nil {
 		return nil, err
@@ -94,7 +94,7 @@ func itemOf(a Args) (Item, error) {
 	return Item{Task: id, ItemID: nod.ItemID(strings.TrimSpace(itemID))}, nil
 }
 
-func parseRemoveItem(a Args) (Change, error) {
+func parseRemoveItem(a Args) (Call, error) {
 	c, err := itemOf(a)
 	if err != nil {
 		return nil, err
@@ -106,7 +106,7 @@ func parseRemoveItem(a Args) (Change, error) {
 	return c, nil
 }
 
-func parseUpdateItem(a Args) (Change, error) {
+func parseUpdateItem(a Args) (Call, error) {
 	c, err := itemOf(a)
 	if err != nil {
 		return nil, err

@@ -12,7 +12,7 @@ import (
 
 // parsers reads each task tool's arguments into its changes: one, or one
 // per element of a batch tool, with a note per dropped element.
-var parsers = map[nod.Tool]func(a Args) ([]Change, []string, error){
+var parsers = map[nod.Tool]func(a Args) ([]Call, []string, error){
 	nod.ToolCreateTask:        parseCreate,
 	nod.ToolSetTitle:          parseTitle,
 	nod.ToolUpdateDescription: parseDescription,
@@ -30,7 +30,7 @@ var parsers = map[nod.Tool]func(a Args) ([]Change, []string, error){
 // Changes validates a call of a task tool into its changes: one, or one
 // per element of a batch tool, with a note per dropped element. An error
 // wraps nod.ErrInvalid.
-func (a Args) Changes() ([]Change, []string, error) {
+func (a Args) Calls() ([]Call, []string, error) {
 	parse, ok := parsers[a.Tool]
 	if !ok {
 		return nil, nil, fmt.Errorf("unknown change %q: %w", a.Tool, nod.ErrInvalid)
@@ -40,7 +40,7 @@ func (a Args) Changes() ([]Change, []string, error) {
 
 // Remind is the change that sets task taskID's reminder to at, stored and
 // summarised in at's zone.
-func Remind(taskID nod.TaskID, at time.Time) (Change, error) {
+func Remind(taskID nod.TaskID, at time.Time) (Call, error) {
 	cs, _, err := parseReminder(Args{Tool: nod.ToolSetReminder, m: map[string]json.RawMessage{"task_id": MustJSON(taskID), "remind_at": MustJSON(at.Format(time.RFC3339))}, Zone: at.Location()})
 	if err != nil {
 		return nil, err
@@ -50,19 +50,19 @@ func Remind(taskID nod.TaskID, at time.Time) (Change, error) {
 
 // parseAddItems explodes add_multiple_checklist_items into one change per
 // title; malformed elements are dropped with a note.
-func parseAddItems(a Args) ([]Change, []string, error) { return explode(a, parseAddItem) }
+func parseAddItems(a Args) ([]Call, []string, error) { return explode(a, parseAddItem) }
 
 // parseUpdateItems explodes update_checklist_items into one change per
 // element; elements that change nothing are malformed.
-func parseUpdateItems(a Args) ([]Change, []string, error) { return explode(a, parseUpdateItem) }
+func parseUpdateItems(a Args) ([]Call, []string, error) { return explode(a, parseUpdateItem) }
 
 // parseRemoveItems explodes remove_checklist_items into one change per
 // element.
-func parseRemoveItems(a Args) ([]Change, []string, error) { return explode(a, parseRemoveItem) }
+func parseRemoveItems(a Args) ([]Call, []string, error) { return explode(a, parseRemoveItem) }
 
 // explode parses each element of a batch call's items with parse, giving
 // it the call's task_id.
-func explode(a Args, parse func(Args) (Change, error)) ([]Change, []string, error) {
+func explode(a Args, parse func(Args) (Call, error)) ([]Call, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
 		return nil, nil, err
@@ -75,7 +75,7 @@ func explode(a Args, parse func(Args) (Change, error)) ([]Change, []string, erro
 		return nil, nil, a.Errorf("items", "must hold at least one item")
 	}
 	var (
-		out       []Change
+		out       []Call
 		malformed int
 		why       []string // what was wrong with them, each once
 	)
