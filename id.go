@@ -41,4 +41,6 @@ type (
 	TaskID string
 	// ItemID is a checklist item's id.
 	ItemID string
+	// DeletionID is a deletion's id while it waits for its typed title.
+	DeletionID string
 )

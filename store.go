@@ -156,7 +156,7 @@ type ItemRef struct {
 // asked one at a time, in the order the agent called them: the next is
 // asked once the one before is answered, cancelled or expired.
 type PendingDeletion struct {
-	ID string // given when it joins the line
+	ID DeletionID // given when it joins the line
 	// Topic is where the deletion was asked for: its question is asked
 	// there, and answered only there.
 	Topic

@@ -78,7 +78,7 @@ func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting
 		b.log.Warn("remember deletion prompt", "chat", chat, "err", err)
 		return
 	}
-	b.delivered(ctx, chat, nod.OwedDeletion, d.ID)
+	b.delivered(ctx, chat, nod.OwedDeletion, string(d.ID))
 }
 
 // yesNo says what a yes/no in words decided (confirm.Service.AnswerInWords

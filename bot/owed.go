@@ -50,7 +50,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			}
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
 		case nod.OwedDeletion:
-			d, err := b.deletions.Deletion(ctx, o.ChatID, o.Ref)
+			d, err := b.deletions.Deletion(ctx, o.ChatID, nod.DeletionID(o.Ref))
 			if b.sweeps.Deletion(ctx, o, d, err) {
 				b.showDeletion(ctx, o.ChatID, loc, d)
 			}

@@ -83,7 +83,7 @@ type Messages interface {
 	SetRuleMessage(ctx context.Context, id nod.RuleID, messageID int) error
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
-	SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error
+	SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id nod.DeletionID, msgID int) error
 }
 
 // Buttons remembers which callback data each message carries, sent with
@@ -105,7 +105,7 @@ type Buttons interface {
 type Deletions interface {
 	// Deletion returns a deletion still in its line; nod.ErrNotFound once
 	// it has left.
-	Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error)
+	Deletion(ctx context.Context, chatID nod.ChatID, id nod.DeletionID) (nod.PendingDeletion, error)
 }
 
 // Answers decides what the person's words answer, in the order of

@@ -126,7 +126,7 @@ type Deletions interface {
 	WaitingDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PendingDeletion, bool, error)
 	// EndDeletion takes an answered or cancelled deletion out of its line;
 	// false if another caller already did.
-	EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error)
+	EndDeletion(ctx context.Context, chatID nod.ChatID, id nod.DeletionID) (bool, error)
 	// AskDeletion drops the person's expired question and asks the next
 	// in line when none waits (see storage.Deletions.AskDeletion).
 	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)

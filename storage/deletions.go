@@ -31,7 +31,7 @@ func scanDeletion(row interface{ Scan(...any) error }, extra ...any) (nod.Pendin
 // task already waits there: asking twice would delete it once anyway.
 func queueDeletion(ctx context.Context, q conn, d nod.PendingDeletion, now time.Time) error {
 	if d.ID == "" {
-		d.ID = nod.NewID()
+		d.ID = nod.DeletionID(nod.NewID())
 	}
 	_, err := q.ExecContext(ctx, `INSERT INTO pending_deletions (id, chat_id, user_id, task_id, title, checklist, wait_us, created_at, thread)
 		SELECT CAST($1 AS TEXT), CAST($2 AS BIGINT), CAST($3 AS BIGINT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS INTEGER), CAST($7 AS BIGINT), CAST($8 AS BIGINT), CAST($9 AS BIGINT)
@@ -60,7 +60,7 @@ func (db *Deletions) WaitingDeletion(ctx context.Context, chatID nod.ChatID, use
 
 // EndDeletion takes deletion id out of its line, answered or cancelled.
 // Exactly one caller ends it: the others get false.
-func (db *Deletions) EndDeletion(ctx context.Context, chatID nod.ChatID, id string) (bool, error) {
+func (db *Deletions) EndDeletion(ctx context.Context, chatID nod.ChatID, id nod.DeletionID) (bool, error) {
 	res, err := db.exec(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND id = $2`, chatID, id)
 	if err != nil {
 		return false, fmt.Errorf("end deletion %s: %w", id, err)
@@ -71,7 +71,7 @@ func (db *Deletions) EndDeletion(ctx context.Context, chatID nod.ChatID, id stri
 
 // Deletion returns deletion id of the chat; nod.ErrNotFound once it has
 // left its line.
-func (db *Deletions) Deletion(ctx context.Context, chatID nod.ChatID, id string) (nod.PendingDeletion, error) {
+func (db *Deletions) Deletion(ctx context.Context, chatID nod.ChatID, id nod.DeletionID) (nod.PendingDeletion, error) {
 	d, err := scanDeletion(db.reader().QueryRowContext(ctx, `SELECT `+deletionColumns+` FROM pending_deletions WHERE chat_id = $1 AND id = $2`, chatID, id))
 	if noRows(err) {
 		return d, fmt.Errorf("deletion %s: %w", id, nod.ErrNotFound)
@@ -141,7 +141,7 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 				return nil // asked by another caller
 			}
 			step.Ask = &d
-			return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, Kind: nod.OwedDeletion, Ref: d.ID}, now)
+			return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, Kind: nod.OwedDeletion, Ref: string(d.ID)}, now)
 		}
 		return nil
 	})
@@ -154,7 +154,7 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 // SetDeletionMessage records the message that asks deletion id's
 // question; the question waits its full time from now, when the person
 // sees it.
-func (db *Messages) SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id string, msgID int) error {
+func (db *Messages) SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id nod.DeletionID, msgID int) error {
 	_, err := db.exec(ctx, `UPDATE pending_deletions SET message_id = $1, expires_at = CAST($2 AS BIGINT) + wait_us WHERE chat_id = $3 AND id = $4 AND expires_at > 0`,
 		msgID, micros(db.now()), chatID, id)
 	if err != nil {

@@ -66,7 +66,7 @@ func TestDeletionLine(t *testing.T) {
 			t.Fatalf("first step = %+v", first)
 		}
 		owed, err := db.Outbox().TakeOwed(ctx, 0)
-		if err != nil || len(owed) != 1 || owed[0].Kind != nod.OwedDeletion || owed[0].Ref != first.Ask.ID {
+		if err != nil || len(owed) != 1 || owed[0].Kind != nod.OwedDeletion || owed[0].Ref != string(first.Ask.ID) {
 			t.Fatalf("owed after asking = %+v, %v", owed, err)
 		}
 		if again := asked(t, db, 42); again.Ask != nil || len(again.Expired) != 0 {
