@@ -14,19 +14,19 @@ const (
 // Decision records one person's verdict on one change item. The chat's
 // latest decisions are fed back to the agent.
 type Decision struct {
-	ID      string
-	ChatID  ChatID
-	SetID   SetID
-	ItemID  string
-	N       int
-	UserID  UserID
-	Verdict Verdict
-	Reason  string
-	Tool    Tool
-	TaskID  TaskID // the task the item was about; empty for create_task
-	Summary string
-	Kind    string // as KindOf names it
-	At      time.Time
+	ID           string
+	ChatID       ChatID
+	SetID        SetID
+	ChangeItemID string // the change item decided, not a checklist item (ItemID)
+	N            int
+	UserID       UserID
+	Verdict      Verdict
+	Reason       string
+	Tool         Tool
+	TaskID       TaskID // the task the item was about; empty for create_task
+	Summary      string
+	Kind         string // as KindOf names it
+	At           time.Time
 }
 
 // MaxReasonLen bounds a reason, in characters: a rejection's, in the

@@ -287,7 +287,7 @@ func queryDecisions(ctx context.Context, q conn, where string, args ...any) ([]n
 			verdict string
 			at      int64
 		)
-		if err := rows.Scan(&d.ID, &d.ChatID, &d.SetID, &d.ItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &d.Kind, &at, &d.TaskID); err != nil {
+		if err := rows.Scan(&d.ID, &d.ChatID, &d.SetID, &d.ChangeItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &d.Kind, &at, &d.TaskID); err != nil {
 			return nil, err
 		}
 		d.Verdict, d.At = nod.Verdict(verdict), fromMicros(at)
