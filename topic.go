@@ -13,5 +13,8 @@ package nod
 // ChatID and Thread read as its own.
 type Topic struct {
 	ChatID ChatID
-	Thread int
+	Thread ThreadID
 }
+
+// ThreadID is a forum topic's message_thread_id; 0 outside topics.
+type ThreadID int

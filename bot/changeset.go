@@ -22,7 +22,7 @@ type press struct {
 	user  nod.UserID
 	// thread is the forum topic of the pressed message, 0 outside one:
 	// what the press sends goes there.
-	thread   int
+	thread   nod.ThreadID
 	msgID    int
 	action   nod.Action
 	data     string                       // the pressed button's callback data
@@ -50,7 +50,7 @@ func (p press) then(fn func(ctx context.Context)) { *p.later = append(*p.later, 
 func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	var (
 		chat   nod.ChatID
-		thread int // of a message Telegram no longer shows, unknown: the chat
+		thread nod.ThreadID // of a message Telegram no longer shows, unknown: the chat
 		msgID  int
 		kb     *models.InlineKeyboardMarkup
 	)

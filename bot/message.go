@@ -27,7 +27,7 @@ type incoming struct {
 	// thread is the forum topic the message was sent in, 0 outside one:
 	// everything sent in answer goes there, and the topic's conversation
 	// is the turn's.
-	thread  int
+	thread  nod.ThreadID
 	msgID   int
 	text    string
 	replyTo int
@@ -110,7 +110,7 @@ func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
 func messageTopic(m *models.Message) nod.Topic {
 	at := nod.Topic{ChatID: nod.ChatID(m.Chat.ID)}
 	if m.IsTopicMessage {
-		at.Thread = m.MessageThreadID
+		at.Thread = nod.ThreadID(m.MessageThreadID)
 	}
 	return at
 }

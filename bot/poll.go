@@ -172,7 +172,7 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 		loc, _ := b.settings(ctx, nod.ChatID(m.Chat.ID), nod.UserID(m.From.ID), m.From.Lang)
 		at := nod.Topic{ChatID: nod.ChatID(m.Chat.ID)}
 		if m.InTopic {
-			at.Thread = m.Thread
+			at.Thread = nod.ThreadID(m.Thread)
 		}
 		if _, err := b.send.send(ctx, at, loc.Text(formatting.Unreadable), m.ID); err != nil {
 			b.sendFailed(ctx, err, "chat", nod.ChatID(m.Chat.ID))

@@ -36,7 +36,7 @@ type job struct {
 // in its topic: a message in another topic is another conversation.
 type live struct {
 	user   nod.UserID
-	thread int
+	thread nod.ThreadID
 	inbox  []*models.Update
 }
 

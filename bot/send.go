@@ -122,7 +122,7 @@ func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, r
 	for i, part := range parts {
 		// A thread id only for a forum topic: Telegram refuses one
 		// elsewhere ("message thread not found").
-		p := &tgbot.SendMessageParams{ChatID: chat, MessageThreadID: at.Thread, Text: part, ParseMode: models.ParseModeHTML}
+		p := &tgbot.SendMessageParams{ChatID: chat, MessageThreadID: int(at.Thread), Text: part, ParseMode: models.ParseModeHTML}
 		if i == len(parts)-1 && len(kb.InlineKeyboard) > 0 {
 			p.ReplyMarkup = kb
 		}
@@ -196,7 +196,7 @@ func (s *sender) answer(ctx context.Context, id, text string) {
 
 // typing shows "typing…" in topic at; failures are logged only.
 func (s *sender) typing(ctx context.Context, at nod.Topic) {
-	if _, err := s.tg.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: at.ChatID, MessageThreadID: at.Thread, Action: models.ChatActionTyping}); err != nil {
+	if _, err := s.tg.SendChatAction(ctx, &tgbot.SendChatActionParams{ChatID: at.ChatID, MessageThreadID: int(at.Thread), Action: models.ChatActionTyping}); err != nil {
 		s.log.Warn("send chat action", "chat", at.ChatID, "err", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // askIn queues a deletion of T1 asked in topic thread, asks it and shows
 // it, as the bot does.
-func (e *env) askIn(t *testing.T, thread int) nod.PendingDeletion {
+func (e *env) askIn(t *testing.T, thread nod.ThreadID) nod.PendingDeletion {
 	t.Helper()
 	ctx := t.Context()
 	d := nod.PendingDeletion{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: user, TaskID: "T1", Title: "Fix login bug", Wait: 10 * time.Minute}

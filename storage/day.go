@@ -311,7 +311,7 @@ func claimReminders(ctx context.Context, tx conn, now time.Time, limit int, lock
 // dueDaily is a chat's daily review due, as chat_settings holds it.
 type dueDaily struct {
 	chat     nod.ChatID
-	thread   int
+	thread   nod.ThreadID
 	by       nod.UserID
 	at, zone string
 	due      int64

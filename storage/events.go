@@ -50,7 +50,7 @@ func (db *Conversation) Events(ctx context.Context, at nod.Topic, since time.Tim
 	}
 	thread := "" // as Interrupted records it
 	if at.Thread != 0 {
-		thread = strconv.Itoa(at.Thread)
+		thread = strconv.Itoa(int(at.Thread))
 	}
 	out := make([]nod.Event, 0, len(rs))
 	for _, r := range rs {

@@ -100,7 +100,7 @@ func TestTopicsKeepConversationsApart(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sent := map[nod.OwedKind]int{} // a refresh is an edit: it names no topic
+		sent := map[nod.OwedKind]nod.ThreadID{} // a refresh is an edit: it names no topic
 		for _, o := range owed {
 			if o.Kind != nod.OwedRefresh {
 				sent[o.Kind] = o.Thread
@@ -147,7 +147,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		remindAt := func(id string, thread int, at time.Time) {
+		remindAt := func(id string, thread nod.ThreadID, at time.Time) {
 			t.Helper()
 			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, TaskID: nod.TaskID(id), Tool: "set_task_reminder", Audit: executed,
 				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &at; return *cur, nil }})
@@ -177,7 +177,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[string]int{}
+		got := map[string]nod.ThreadID{}
 		for _, o := range owed {
 			got[o.Ref[:min(len(o.Ref), 2)]+" "+string(o.Kind)] = o.Thread
 		}
@@ -194,7 +194,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 func TestTopicsMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
-		for i, thread := range []int{0, 7, 0} {
+		for i, thread := range []nod.ThreadID{0, 7, 0} {
 			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42,
 				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprint("message ", i)}}}); err != nil {
 				t.Fatal(err)

@@ -91,7 +91,7 @@ func TestTurnWritesFewPages(t *testing.T) {
 func TestWriteLessMigration(t *testing.T) {
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
-		for i, thread := range []int{0, 7, 0, 7, 0} {
+		for i, thread := range []nod.ThreadID{0, 7, 0, 7, 0} {
 			err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat, Thread: thread}, UserID: 42, Turn: fmt.Sprint("t", i), Opens: i == 4, Said: "still owed",
 				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: fmt.Sprint("message ", i), MsgID: 100 + i}}})
 			if err != nil {

@@ -83,7 +83,7 @@ func TestTopicConversations(t *testing.T) {
 	if strings.Contains(reqB.System(), "Your proposals still waiting") {
 		t.Errorf("topic B's system prompt lists topic A's proposals:\n%s", grepLines(reqB.System(), "proposal"))
 	}
-	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: forum, Thread: a}); len(sets) != 1 || len(sets[0].Pending()) != 1 || h.forumTask().Priority != nod.P3 {
+	if sets, _ := h.db.ChangeSets().OpenChangeSets(t.Context(), nod.Topic{ChatID: forum, Thread: nod.ThreadID(a)}); len(sets) != 1 || len(sets[0].Pending()) != 1 || h.forumTask().Priority != nod.P3 {
 		t.Fatalf("topic B's yes decided topic A's set: %d open sets in A, F1 at %s", len(sets), h.forumTask().Priority)
 	}
 
@@ -230,7 +230,7 @@ func TestTopicReminderAndDailyReview(t *testing.T) {
 	if st := h.forumTask().Status; st != nod.StatusDone {
 		t.Fatalf("F1 after ✓ Done = %s", st)
 	}
-	if u, err := h.db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: forum, Thread: ops}, user); err != nil || u.Tool != "set_task_status" {
+	if u, err := h.db.Undo().LatestUndo(t.Context(), nod.Topic{ChatID: forum, Thread: nod.ThreadID(ops)}, user); err != nil || u.Tool != "set_task_status" {
 		t.Errorf("the ✓ Done tap's undo in the reminder's topic = %s, %v", u.Tool, err)
 	}
 
