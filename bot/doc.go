@@ -1,5 +1,8 @@
 // Package bot is nod's Telegram adapter on github.com/go-telegram/bot:
-// updates in, messages and inline keyboards out.
+// updates in, messages and inline keyboards out. It decides nothing about
+// the person's data: it decodes an update, asks a service (the agent, the
+// confirmation service, the sweep) through the interfaces of store.go, and
+// renders what comes back with formatting.
 //
 // The library runs every update in its own goroutine, advances the polling
 // offset before a handler runs, recovers no panics and never retries. So
