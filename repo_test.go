@@ -223,3 +223,52 @@ func TestCommitSubjectsShort(t *testing.T) {
 		}
 	}
 }
+
+// ciFuzz reads .ci/run's fuzz lines: the target each names and the
+// package it runs in.
+var ciFuzz = regexp.MustCompile(`-fuzz '\^(Fuzz\w+)\$'.* \./(\S+)`)
+
+// TestFuzzTargetsRunInCI keeps every fuzz target in CI's fuzz step, run in
+// the package that holds it: a target moved to another package would
+// otherwise match nothing there, and CI would pass without fuzzing it.
+func TestFuzzTargetsRunInCI(t *testing.T) {
+	ci, err := os.ReadFile(".ci/run")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := map[string]string{}
+	for _, m := range ciFuzz.FindAllStringSubmatch(string(ci), -1) {
+		listed[m[1]] = m[2]
+	}
+	found := map[string]string{}
+	err = filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range fuzzFunc.FindAllStringSubmatch(string(b), -1) {
+			found[m[1]] = filepath.Dir(path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, dir := range found {
+		if pkg, ok := listed[name]; !ok {
+			t.Errorf("%s (in %s) is not fuzzed in .ci/run", name, dir)
+		} else if pkg != dir {
+			t.Errorf(".ci/run fuzzes %s in ./%s, but it is in ./%s", name, pkg, dir)
+		}
+	}
+	for name, pkg := range listed {
+		if _, ok := found[name]; !ok {
+			t.Errorf(".ci/run fuzzes %s in ./%s, which has no such target", name, pkg)
+		}
+	}
+}
+
+var fuzzFunc = regexp.MustCompile(`(?m)^func (Fuzz\w+)\(f \*testing\.F\)`)
