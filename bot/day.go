@@ -295,17 +295,38 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 		return nil
 	}
 	var out []int
-	for _, rm := range b.reminderMessages(ctx, chat, t.ID, 0) {
+	for i, rm := range b.reminderMessages(ctx, chat, t.ID, 0) {
 		if !slices.Contains(rm.undos, tap.ID) {
 			continue
 		}
-		if err := b.send.edit(ctx, chat, rm.id, m); err != nil {
+		shown := m
+		if i > 0 {
+			// The task's reminder came again while the undo ran (a sweep
+			// between the undo's write and this edit): the newer message
+			// holds the buttons, as reminderCame leaves them.
+			shown.Keyboard = nil
+		}
+		if err := b.send.edit(ctx, chat, rm.id, shown); err != nil {
 			b.log.Warn("edit reminder after undo", "chat", chat, "message", rm.id, "err", err)
 			continue
 		}
 		out = append(out, rm.id)
 	}
+	b.newerReminderCame(ctx, chat, t.ID, out)
 	return out
+}
+
+// newerReminderCame takes the buttons off the reminder messages edited
+// (tapsBack) if the task's reminder came again meanwhile: the reminder's
+// delivery runs beside the tap, and when it listed the messages before
+// an edit gave one its buttons back, it left them there.
+func (b *Bot) newerReminderCame(ctx context.Context, chat nod.ChatID, taskID nod.TaskID, edited []int) {
+	now := b.reminderMessages(ctx, chat, taskID, 0)
+	for i, rm := range now {
+		if i > 0 && slices.Contains(edited, rm.id) {
+			b.send.editKeyboard(ctx, chat, rm.id, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		}
+	}
 }
 
 // dailyReview runs the chat's daily review: the /review turn, started by
