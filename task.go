@@ -106,6 +106,7 @@ type Task struct {
 	DueDate         string     // YYYY-MM-DD, empty: none
 	RemindAt        *time.Time // nil: no reminder
 	RemindBy        UserID     // who set the reminder; 0: not known
+	CreatedBy       UserID     // who created the task; 0: not known
 	Labels          []string
 	Checklist       []ChecklistItem
 	CreatedAt       time.Time

@@ -65,13 +65,15 @@ func sqlValue(f nod.Field, v string) (any, error) {
 // nothing is written and the error wraps nod.ErrStale (as a nod.Conflict),
 // nod.ErrTrashed or nod.ErrNotFound; the caller's transaction rolls back.
 // created is the new task of a creating change. at is the topic the
-// change is made in: a reminder it sets goes there, and belongs to by.
+// change is made in: a reminder it sets goes there, and belongs to by,
+// as does a task it creates.
 func writeChange(ctx context.Context, q conn, at nod.Topic, by nod.UserID, c nod.Change, after *nod.Task, now time.Time) error {
 	chatID := at.ChatID
 	if after != nil && after.RemindAt != nil && (c.Created || c.Touches(nod.FieldReminder)) {
 		after.RemindBy = by
 	}
 	if c.Created {
+		after.CreatedBy = by
 		if err := insertTask(ctx, q, *after); err != nil {
 			return err
 		}
@@ -288,7 +290,7 @@ func taskRow(t nod.Task) ([]any, error) {
 	}
 	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
 	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, remindDue(t.RemindAt, t.UpdatedAt)}, nil
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.CreatedBy, remindDue(t.RemindAt, t.UpdatedAt)}, nil
 }
 
 // insertColumns are the columns a new task is written with: taskColumns
@@ -301,7 +303,7 @@ func insertTask(ctx context.Context, q conn, t nod.Task) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`, row...)
+	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`, row...)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

@@ -251,3 +251,55 @@ func TestUndoSummaryMigration(t *testing.T) {
 		}
 	})
 }
+
+// Migration 00030 names who created each task already stored: from the
+// undo entry of its creation, else from the create_task audit row of its
+// moment when every such row names one person; else nobody (0).
+func TestTaskCreatorMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		group := nod.ChatID(-500)
+		create := func(title string, by nod.UserID) nod.TaskID {
+			t.Helper()
+			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: group}, UserID: by, Tool: nod.ToolCreateTask, Audit: executed,
+				Args: []byte(fmt.Sprintf(`{"title":%q}`, title)),
+				Mutate: func(*nod.Task) (nod.Task, error) {
+					return nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}, nil
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.After.CreatedBy != by {
+				t.Errorf("%q created by %d, want %d", title, a.After.CreatedBy, by)
+			}
+			return a.After.ID
+		}
+		// Two people's tasks of one moment: only the undo entries of
+		// their creation tell whose is whose; without them, the audit
+		// rows cannot.
+		alices, bobsToo := create("Alice's", 42), create("Bob's, made with Alice's", 43)
+		clock.Advance(time.Second)
+		tied1, tied2 := create("Tied 1", 42), create("Tied 2", 43)
+		clock.Advance(time.Second)
+		bobs := create("Bob's, known by its audit row", 43)
+		clock.Advance(time.Second)
+		imported := nod.Task{ID: "imp", ChatID: group, Title: "Imported", Status: nod.StatusOpen, Priority: nod.P2}
+		if err := db.Tasks().ImportTasks(ctx, []nod.Task{imported}); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.MigrateDownTo(ctx, 29); err != nil {
+			t.Fatal(err)
+		}
+		storagetest.Exec(t, dsn, fmt.Sprintf(`DELETE FROM undo_entries WHERE task_id IN ('%s', '%s', '%s')`, bobs, tied1, tied2))
+		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+		for id, want := range map[nod.TaskID]nod.UserID{alices: 42, bobsToo: 43, bobs: 43, tied1: 0, tied2: 0, "imp": 0} {
+			got, err := migrated.Tasks().Task(ctx, group, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.CreatedBy != want {
+				t.Errorf("%q after the migration: created by %d, want %d", got.Title, got.CreatedBy, want)
+			}
+		}
+	})
+}
