@@ -246,21 +246,30 @@ func scanAudit(rows *sql.Rows) ([]nod.AuditEntry, error) {
 	defer rows.Close()
 	var out []nod.AuditEntry
 	for rows.Next() {
-		var (
-			a       nod.AuditEntry
-			args    string
-			outcome string
-			conf    int
-			dur, at int64
-		)
-		if err := rows.Scan(&a.ID, &a.ChatID, &a.UserID, &a.Tool, &args, &outcome, &conf, &a.Verdict, &a.Error, &a.Reason, &dur, &at); err != nil {
-			return nil, fmt.Errorf("audit: %w", err)
+		a, err := scanAuditEntry(rows)
+		if err != nil {
+			return nil, err
 		}
-		a.Args, a.Outcome, a.UserConfirmed = json.RawMessage(args), nod.Outcome(outcome), conf != 0
-		a.Duration, a.At = time.Duration(dur)*time.Microsecond, fromMicros(at)
 		out = append(out, a)
 	}
 	return out, rows.Err()
+}
+
+// scanAuditEntry scans a row of auditColumns.
+func scanAuditEntry(rows *sql.Rows) (nod.AuditEntry, error) {
+	var (
+		a       nod.AuditEntry
+		args    string
+		outcome string
+		conf    int
+		dur, at int64
+	)
+	if err := rows.Scan(&a.ID, &a.ChatID, &a.UserID, &a.Tool, &args, &outcome, &conf, &a.Verdict, &a.Error, &a.Reason, &dur, &at); err != nil {
+		return a, fmt.Errorf("audit: %w", err)
+	}
+	a.Args, a.Outcome, a.UserConfirmed = json.RawMessage(args), nod.Outcome(outcome), conf != 0
+	a.Duration, a.At = time.Duration(dur)*time.Microsecond, fromMicros(at)
+	return a, nil
 }
 
 // RecentDecisions returns the chat's latest decisions, newest first.

@@ -16,12 +16,13 @@ type DB struct {
 	settings     Settings
 	rules        Rules
 	undo         Undo
+	exports      Exports
 }
 
 func newDB(c *core) *DB {
 	return &DB{core: c, tasks: Tasks{c}, changeSets: ChangeSets{c}, deletions: Deletions{c},
 		conversation: Conversation{c}, outbox: Outbox{c}, messages: Messages{c}, audit: Audit{c},
-		schedule: Schedule{c}, settings: Settings{c}, rules: Rules{c}, undo: Undo{c}}
+		schedule: Schedule{c}, settings: Settings{c}, rules: Rules{c}, undo: Undo{c}, exports: Exports{c}}
 }
 
 // Tasks keeps tasks, their pages and the trash, and applies edits to them.
@@ -61,6 +62,10 @@ type Rules struct{ *core }
 // Undo keeps undo entries and undoes them.
 type Undo struct{ *core }
 
+// Exports reads a person's data whole, for /export: every aggregate's
+// rows of one chat, or of one person in it, in one read.
+type Exports struct{ *core }
+
 // Tasks returns the tasks repository.
 func (db *DB) Tasks() *Tasks { return &db.tasks }
 
@@ -93,3 +98,6 @@ func (db *DB) Rules() *Rules { return &db.rules }
 
 // Undo returns the undo repository.
 func (db *DB) Undo() *Undo { return &db.undo }
+
+// Exports returns the repository that reads a person's data.
+func (db *DB) Exports() *Exports { return &db.exports }

@@ -126,10 +126,14 @@ func (db *Tasks) TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilt
 // not nil) into page and returns the tasks' seqs.
 func scanPage(rows *sql.Rows, page *nod.TaskPage, total *int) ([]int64, error) {
 	defer rows.Close()
+	var tail []any
+	if total != nil {
+		tail = append(tail, total)
+	}
 	var seqs []int64
 	for rows.Next() {
 		var seq int64
-		t, err := scanTask(rows, &seq, total)
+		t, err := scanTask(rows, &seq, tail...)
 		if err != nil {
 			return nil, err
 		}

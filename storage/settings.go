@@ -14,6 +14,11 @@ import (
 // circuit breaker, and whether userID's deletion question waits in it; a
 // chat never configured has the defaults.
 func (db *Settings) ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {
+	return readSettings(ctx, db.reader(), chatID, userID)
+}
+
+// readSettings reads the chat's settings with userID's mode where q runs.
+func readSettings(ctx context.Context, q conn, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {
 	s := nod.ChatSettings{ChatID: chatID, UserID: userID, Mode: nod.ModeSmart}
 	var (
 		mode    string
@@ -22,7 +27,7 @@ func (db *Settings) ChatSettings(ctx context.Context, chatID nod.ChatID, userID 
 		asked   sql.NullInt64
 	)
 	// One row whether or not the chat has settings or a waiting deletion.
-	err := db.reader().QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
+	err := q.QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
 		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0),
 		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked
 		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id

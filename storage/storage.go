@@ -264,6 +264,24 @@ func (db *core) tryTx(ctx context.Context, fn func(tx conn) error) error {
 	return nil
 }
 
+// inRead runs fn in one read-only transaction: every statement of it
+// reads the database as it was at its first (SQLite's WAL read
+// transaction, PostgreSQL's repeatable read snapshot), whatever commits
+// meanwhile. It holds one read connection while fn runs; writers never
+// wait for it.
+func (db *core) inRead(ctx context.Context, fn func(q conn) error) error {
+	opts := &sql.TxOptions{ReadOnly: true}
+	if db.postgres {
+		opts.Isolation = sql.LevelRepeatableRead
+	}
+	tx, err := db.rdb.BeginTx(ctx, opts)
+	if err != nil {
+		return fmt.Errorf("begin read: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(conn{db: db, tx: tx})
+}
+
 // retryable reports whether err is worth running the transaction again.
 func retryable(err error) bool {
 	var pg *pgconn.PgError

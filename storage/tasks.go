@@ -70,7 +70,7 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 	defer rows.Close()
 	var tasks []nod.Task
 	for rows.Next() {
-		t, err := scanTask(rows, nil, nil)
+		t, err := scanTask(rows, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -79,9 +79,9 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 	return tasks, rows.Err()
 }
 
-// scanTask scans taskColumns, after a row's seq and before its total
-// where those are read too (non-nil).
-func scanTask(rows *sql.Rows, seq *int64, total *int) (nod.Task, error) {
+// scanTask scans taskColumns, after a row's seq where that is read too
+// (non-nil), and before the columns tail scans into.
+func scanTask(rows *sql.Rows, seq *int64, tail ...any) (nod.Task, error) {
 	var (
 		t                nod.Task
 		est              sql.NullInt64
@@ -96,9 +96,7 @@ func scanTask(rows *sql.Rows, seq *int64, total *int) (nod.Task, error) {
 		dest = append(dest, seq)
 	}
 	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind, &t.RemindBy, &t.CreatedBy)
-	if total != nil {
-		dest = append(dest, total)
-	}
+	dest = append(dest, tail...)
 	if err := rows.Scan(dest...); err != nil {
 		return nod.Task{}, err
 	}
