@@ -153,7 +153,7 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[nod.TaskID]string, by au
 		titles := a.ArgTitles("items")
 		shown := titles[:min(len(titles), 3)]
 		line.Change = l.Render(auditItems.With(auditList{Tool: a.Tool, N: len(titles), Titles: shown, More: len(titles) - len(shown)}))
-	case nod.ToolDeleteTask, nod.ToolRestoreTask, nod.ToolToggleItem, nod.ToolUpdateItem, nod.ToolRemoveItem, nod.ToolAnswerProposals, nod.ToolRule, nod.ToolSeed:
+	case nod.ToolDeleteTask, nod.ToolRestoreTask, nod.ToolToggleItem, nod.ToolUpdateItem, nod.ToolRemoveItem, nod.ToolAnswerProposals, nod.ToolRule, nod.ToolSeed, nod.ToolExport:
 		line.Change = l.Render(auditChange.With(auditTool{Tool: a.Tool, Checked: str("isChecked"), By: by}))
 	case nod.ToolSetReminder:
 		line.Change = l.auditReminder(a)

@@ -81,6 +81,18 @@ var (
 	CmdLang    = fixed("cmd_lang")
 	CmdTz      = fixed("cmd_tz")
 	CmdDaily   = fixed("cmd_daily")
+	CmdExport  = fixed("cmd_export")
+)
+
+// The messages of /export. A string is the person's name in a group,
+// "" in a private chat or when nod never learned it.
+var (
+	ExportCaption      = define[ExportFiles]("export_caption")
+	ExportTableCaption = fixed("export_table_caption")
+	ExportSent         = define[string]("export_sent")
+	ExportStartPrivate = define[string]("export_start_private")
+	ExportTooBig       = define[ExportTrouble]("export_too_big")
+	ExportFailed       = define[ExportTrouble]("export_failed")
 )
 
 // The words of an answer to a change set, for AnswerWords.
