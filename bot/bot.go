@@ -51,6 +51,9 @@ type Options struct {
 	// VoiceMax is the longest voice message or audio file transcribed
 	// (default 5m).
 	VoiceMax time.Duration
+	// MaxUpload is the largest file nod sends (/export): the Bot API's
+	// limit, 50 MB by default; a local Bot API server takes up to 2000 MB.
+	MaxUpload int64
 }
 
 // Turner runs agent turns.
@@ -85,6 +88,7 @@ type Bot struct {
 	reminders Reminders
 	places    Places
 	people    People
+	exports   Exporter
 	// names caches what people last saved, by chat and user: a name is
 	// written when it changes, not with every message.
 	names   sync.Map
@@ -117,6 +121,7 @@ const (
 	DefaultSweepInterval = time.Minute
 	DefaultUpdateTimeout = 5 * time.Minute
 	DefaultVoiceMax      = 5 * time.Minute
+	DefaultMaxUpload     = 50 << 20
 )
 
 // New returns a bot; nothing talks to Telegram until Start.
@@ -145,13 +150,16 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.VoiceMax <= 0 {
 		opts.VoiceMax = DefaultVoiceMax
 	}
+	if opts.MaxUpload <= 0 {
+		opts.MaxUpload = DefaultMaxUpload
+	}
 	allowed := map[nod.UserID]bool{}
 	for _, id := range opts.AllowedUsers {
 		allowed[id] = true
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, audit: d.Audit, sets: d.Sets, undos: d.Undos, chats: d.Chats, rulebook: d.Rulebook, conv: d.Conversation,
 		messages: d.Messages, buttons: d.Buttons, deletions: d.Deletions, answers: d.Answers,
-		keeper: d.Keeper, outbox: d.Outbox, sweeps: d.Sweep, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, ears: d.Transcriber, reader: newReader(), now: now, log: log,
+		keeper: d.Keeper, outbox: d.Outbox, sweeps: d.Sweep, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, exports: d.Exports, ears: d.Transcriber, reader: newReader(), now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 

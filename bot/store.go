@@ -249,6 +249,16 @@ type People interface {
 	MemberName(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (string, error)
 }
 
+// Exporter reads a person's data for /export and records that it went.
+type Exporter interface {
+	// Export reads what scope holds in one read-only transaction and
+	// calls write with it while the read lasts (storage.Exports.Export):
+	// the export's sequences must not be walked after write returns.
+	Export(ctx context.Context, scope nod.ExportScope, write func(nod.Export) error) error
+	// RecordExport appends the export's audit row (tool "export").
+	RecordExport(ctx context.Context, a nod.AuditEntry) error
+}
+
 // Deps are what a Bot works with, each a small interface of its own:
 // storage's repositories provide the reading and bookkeeping ones, the
 // agent and confirm.Service the deciding ones, sweep.Sweeper the sweep.
@@ -280,4 +290,5 @@ type Deps struct {
 	// Transcriber hears voice messages and audio files; nil: they are
 	// answered as messages nod cannot read.
 	Transcriber Transcriber
+	Exports     Exporter
 }

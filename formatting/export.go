@@ -141,7 +141,9 @@ func ExportJSON(w io.Writer, e nod.Export, zone *time.Location, at time.Time) er
 		if err != nil {
 			return err
 		}
-		s.element(exportTaskOf(t, zone))
+		if err := s.element(exportTaskOf(t, zone)); err != nil {
+			return err
+		}
 	}
 	s.open("reminders")
 	for t, err := range e.Reminders {
@@ -150,7 +152,9 @@ func ExportJSON(w io.Writer, e nod.Export, zone *time.Location, at time.Time) er
 		}
 		if r := reminderOf(t, zone); r != nil {
 			r.TaskID, r.Task = t.ID, t.Title
-			s.element(r)
+			if err := s.element(r); err != nil {
+				return err
+			}
 		}
 	}
 	s.open("audit")
@@ -162,8 +166,11 @@ func ExportJSON(w io.Writer, e nod.Export, zone *time.Location, at time.Time) er
 		if !json.Valid(args) {
 			args, _ = json.Marshal(string(args)) // kept, as a string
 		}
-		s.element(exportAudit{ID: a.ID, Time: utc(a.At), UserID: a.UserID, Tool: a.Tool, Arguments: args, Outcome: a.Outcome,
+		err = s.element(exportAudit{ID: a.ID, Time: utc(a.At), UserID: a.UserID, Tool: a.Tool, Arguments: args, Outcome: a.Outcome,
 			UserConfirmed: a.UserConfirmed, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error})
+		if err != nil {
+			return err
+		}
 	}
 	s.close()
 	s.raw("\n}\n")
@@ -294,13 +301,16 @@ func (s *jsonStream) open(name string) {
 	s.array, s.empty = true, true
 }
 
-func (s *jsonStream) element(v any) {
+// element adds v to the open array; it returns the first error so far,
+// so that a file whose upload ended stops reading the database.
+func (s *jsonStream) element(v any) error {
 	if !s.empty {
 		s.raw(",")
 	}
 	s.empty = false
 	s.raw("\n")
 	s.encode(v)
+	return s.err
 }
 
 func (s *jsonStream) close() {

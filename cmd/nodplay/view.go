@@ -152,6 +152,8 @@ func (p *playground) view() view {
 			}
 		}
 		switch {
+		case m.Document != nil: // a file nod sent (/export): its name, size and caption
+			vm.HTML = template.HTMLEscapeString(fmt.Sprintf("📎 %s · %d KB\n%s", m.Document.Name, (len(m.Document.Data)+1023)/1024, m.Document.Caption))
 		case m.HTML:
 			vm.HTML = browserHTML(m.Text)
 		case m.Kind == "voice":

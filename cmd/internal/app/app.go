@@ -58,6 +58,7 @@ var (
 	_ bot.Outbox         = (*storage.Outbox)(nil)
 	_ bot.Days           = (*storage.Schedule)(nil)
 	_ bot.People         = (*storage.Settings)(nil)
+	_ bot.Exporter       = (*storage.Exports)(nil)
 	_ sweep.Expiry       = (*storage.ChangeSets)(nil)
 	_ sweep.Deletions    = (*storage.Deletions)(nil)
 	_ sweep.Trash        = (*storage.Tasks)(nil)
@@ -164,7 +165,7 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears}, now, log.With("component", "bot"))
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports()}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
