@@ -56,14 +56,15 @@ func (b *Bot) cmdExport(ctx context.Context, in incoming) {
 	)
 	err := b.exports.Export(ctx, scope, func(e nod.Export) error {
 		counts = e.Counts
-		files = []*exportFile{
+		plan := []*exportFile{
 			{name: formatting.ExportJSONName(day), caption: loc.Text(formatting.ExportCaption.With(formatting.ExportFiles{Day: day, Own: group, Counts: e.Counts})),
 				write: func(w io.Writer) error { return formatting.ExportJSON(w, e, zone, now) }},
 			{name: formatting.ExportCSVName(day), caption: loc.Text(formatting.ExportTableCaption),
 				write: func(w io.Writer) error { return formatting.ExportCSV(w, e, zone) }},
 		}
-		for _, f := range files {
+		for _, f := range plan {
 			f.size, f.err = b.send.document(ctx, to, f.name, f.caption, b.opts.MaxUpload, f.write)
+			files = append(files, f) // tried
 			if errors.Is(f.err, tgbot.ErrorForbidden) || ctx.Err() != nil {
 				break // nothing goes to that chat
 			}
