@@ -51,7 +51,11 @@ func confirmDeps(db *storage.DB) confirm.Deps {
 func newEnv(t *testing.T) *env { return newEnvWith(t, nil) }
 
 // newEnvWith is newEnv with turner in place of the agent, if not nil.
-func newEnvWith(t *testing.T, turner bot.Turner) *env {
+func newEnvWith(t *testing.T, turner bot.Turner) *env { return newEnvOpts(t, turner, nil) }
+
+// newEnvOpts is newEnvWith with the bot's options changed by opts, if
+// not nil.
+func newEnvOpts(t *testing.T, turner bot.Turner, opts func(*bot.Options)) *env {
 	t.Helper()
 	e := &env{t: t, tg: telegramtest.New(t), llm: openaitest.New(t), clock: fixtures.NewClock(fixtures.DefaultNow), reg: prometheus.NewRegistry()}
 	e.db = storagetest.Open(t, "sqlite", e.clock.Now)
@@ -64,11 +68,15 @@ func newEnvWith(t *testing.T, turner bot.Turner) *env {
 		turner = ag
 	}
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
-	b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: []nod.UserID{user}, PollTimeout: 2 * time.Second, Limits: unlimited, Metrics: e.reg},
+	o := bot.Options{Token: telegramtest.Token, APIURL: e.tg.URL, AllowedUsers: []nod.UserID{user}, PollTimeout: 2 * time.Second, Limits: unlimited, Metrics: e.reg}
+	if opts != nil {
+		opts(&o)
+	}
+	b := bot.New(o,
 		bot.Deps{Updates: e.db.Outbox(), Tasks: e.db.Tasks(), Audit: e.db.Audit(), Sets: e.db.ChangeSets(), Undos: e.db.Undo(), Chats: e.db.Settings(), Rulebook: e.db.Rules(),
 			Conversation: e.db.Conversation(), Messages: e.db.Messages(), Buttons: e.db.Messages(), Deletions: e.db.Deletions(), Answers: c, Keeper: e.db.ChangeSets(), Outbox: e.db.Outbox(),
 			Sweep:  sweep.New(sweep.Deps{Expiry: e.db.ChangeSets(), Deletions: e.db.Deletions(), Trash: e.db.Tasks(), Buttons: e.db.Messages(), Updates: e.db.Outbox(), Outbox: e.db.Outbox(), Tasks: e.db.Tasks()}, sweep.Options{AllowedUsers: []nod.UserID{user}}, e.clock.Now, log),
-			Turner: turner, Decider: c, Mender: c, Changer: c, Rules: c}, e.clock.Now, log)
+			Turner: turner, Decider: c, Mender: c, Changer: c, Rules: c, Exports: e.db.Exports()}, e.clock.Now, log)
 	if err := b.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
