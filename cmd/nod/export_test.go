@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -318,3 +319,41 @@ func TestExportStranger(t *testing.T) {
 // tomorrowAt is the day after the tests' day (11 March 2026) at hour h,
 // UTC.
 func tomorrowAt(h int) time.Time { return time.Date(2026, 3, 12, h, 0, 0, 0, time.UTC) }
+
+// A chat of 10,000 tasks, each with its create_task audit row, exports
+// whole: both files hold every task, well under Telegram's 50 MB, and no
+// model is asked. The sizes are logged (docs/design.md §15 quotes them).
+func TestExportTenThousandTasks(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const n = 10000
+	var rows []nod.AuditEntry
+	h.seedMany(n, func(i int, t *nod.Task) {
+		t.Title = fmt.Sprintf("Task %d: call the printer about the invoice", i)
+		t.Description = "Ask about the March invoice; they charged twice. Bring the contract number and the delivery note."
+		t.Labels = []string{"office", "money"}
+		t.CreatedBy = user
+		t.Checklist = []nod.ChecklistItem{{ID: nod.ItemID(fmt.Sprintf("k%05d-1", i)), Title: "Find the contract"},
+			{ID: nod.ItemID(fmt.Sprintf("k%05d-2", i)), Title: "Call them", Checked: i%2 == 0}}
+		if i%10 == 0 {
+			at := tomorrowAt(9)
+			t.RemindAt, t.RemindBy = &at, user
+		}
+		args, _ := json.Marshal(map[string]any{"title": t.Title, "labels": t.Labels})
+		rows = append(rows, nod.AuditEntry{ChatID: chat, UserID: user, Tool: nod.ToolCreateTask, Args: args, Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "add a task"})
+	})
+	if err := h.db.Audit().AddAudit(t.Context(), rows...); err != nil {
+		t.Fatal(err)
+	}
+	h.start()
+	h.tg.SendText(chat, user, "/export")
+	doc, table, docs := h.exportFiles(chat)
+	if len(doc.Tasks) != n || len(doc.Reminders) != n/10 || len(doc.Audit) != n || len(table) != n+1 {
+		t.Errorf("exported %d tasks, %d reminders, %d audit rows, %d table rows; want %d, %d, %d, %d",
+			len(doc.Tasks), len(doc.Reminders), len(doc.Audit), len(table), n, n/10, n, n+1)
+	}
+	if n := len(h.llm.Requests()); n != 0 {
+		t.Errorf("the export asked the model %d times", n)
+	}
+	t.Logf("10,000 tasks: %s is %d KB, %s %d KB", docs[0].Name, len(docs[0].Data)>>10, docs[1].Name, len(docs[1].Data)>>10)
+}
