@@ -30,6 +30,9 @@ type Options struct {
 	// to MaxConns idle connections (default 256).
 	HTTPClient *http.Client
 	MaxConns   int
+	// MaxUpload is the largest file nod sends (/export): the Bot API's
+	// limit, 50 MB by default; a local Bot API server takes up to 2000 MB.
+	MaxUpload int64
 	// ChangeSetTTL is how long a change set stays open, as its Keep
 	// button says (default nod.DefaultChangeSetTTL).
 	ChangeSetTTL time.Duration
@@ -51,9 +54,6 @@ type Options struct {
 	// VoiceMax is the longest voice message or audio file transcribed
 	// (default 5m).
 	VoiceMax time.Duration
-	// MaxUpload is the largest file nod sends (/export): the Bot API's
-	// limit, 50 MB by default; a local Bot API server takes up to 2000 MB.
-	MaxUpload int64
 }
 
 // Turner runs agent turns.
@@ -144,14 +144,14 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.MaxConns <= 0 {
 		opts.MaxConns = transport.DefaultMaxConns
 	}
+	if opts.MaxUpload <= 0 {
+		opts.MaxUpload = DefaultMaxUpload
+	}
 	if opts.TimeZone == nil {
 		opts.TimeZone = time.UTC
 	}
 	if opts.VoiceMax <= 0 {
 		opts.VoiceMax = DefaultVoiceMax
-	}
-	if opts.MaxUpload <= 0 {
-		opts.MaxUpload = DefaultMaxUpload
 	}
 	allowed := map[nod.UserID]bool{}
 	for _, id := range opts.AllowedUsers {
