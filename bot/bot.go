@@ -33,6 +33,9 @@ type Options struct {
 	// ChangeSetTTL is how long a change set stays open, as its Keep
 	// button says (default nod.DefaultChangeSetTTL).
 	ChangeSetTTL time.Duration
+	// TrashRetention is how long the trash keeps a task, as the deletion's
+	// question and /trash say (default nod.DefaultTrashRetention).
+	TrashRetention time.Duration
 	// SweepInterval is how often the sweep runs (default 1m).
 	SweepInterval time.Duration
 	// UpdateTimeout bounds the handling of one update, every model step
@@ -126,6 +129,9 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	if opts.PollTimeout <= 0 {
 		opts.PollTimeout = 30 * time.Second
+	}
+	if opts.TrashRetention <= 0 {
+		opts.TrashRetention = nod.DefaultTrashRetention
 	}
 	if opts.ChangeSetTTL <= 0 {
 		opts.ChangeSetTTL = nod.DefaultChangeSetTTL
