@@ -80,7 +80,8 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
-// "/daily 08:00", "/daily 08:00 quiet", "/daily off".
+// "/daily 08:00" (or "7", "19 Uhr", "7pm"), "/daily 08:00 quiet",
+// "/daily off".
 func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 	args := strings.Fields(strings.ToLower(in.text))[1:]
 	show := func(s *nod.ChatSettings) {
@@ -95,18 +96,16 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		return
 	}
 	at, quiet := "", false
-	switch {
-	case len(args) == 1 && args[0] == "off":
-	case len(args) <= 2:
-		h, m, err := nod.ParseClock(args[0])
-		if err != nil || (len(args) == 2 && args[1] != "quiet") {
+	if len(args) != 1 || args[0] != "off" {
+		if quiet = args[len(args)-1] == "quiet"; quiet {
+			args = args[:len(args)-1]
+		}
+		h, m, err := nod.ReadTimeOfDay(strings.Join(args, " "))
+		if err != nil {
 			b.reply(ctx, in.topic(), in.loc.Text(formatting.DailyBad))
 			return
 		}
-		at, quiet = time.Date(0, 1, 1, h, m, 0, 0, time.UTC).Format("15:04"), len(args) == 2
-	default:
-		b.reply(ctx, in.topic(), in.loc.Text(formatting.DailyBad))
-		return
+		at = time.Date(0, 1, 1, h, m, 0, 0, time.UTC).Format("15:04")
 	}
 	if !b.mayChangeChat(ctx, in, "daily") {
 		return

@@ -629,3 +629,27 @@ func TestSetChatTimezoneNotInGroup(t *testing.T) {
 		}
 	}
 }
+
+// /daily takes a time as people type it: "7", "7:30", "19 Uhr", "7pm";
+// what it cannot read is asked again and changes nothing.
+func TestDailyReadsTimesAsTyped(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start()
+	for i, c := range []struct{ typed, want string }{
+		{"/daily 7", "Every day at <b>07:00</b>"},
+		{"/daily 7:30 quiet", "Every day at <b>07:30</b>"},
+		{"/daily 19 Uhr", "Every day at <b>19:00</b>"},
+		{"/daily 7pm", "Every day at <b>19:00</b>"},
+		{"/daily 25", "Say a time of day"},
+	} {
+		h.tg.SendText(chat, user, c.typed)
+		if m := h.tg.WaitBotMessages(chat, i+1)[i]; !strings.Contains(m.Text, c.want) {
+			t.Errorf("%s = %q, want %q", c.typed, m.Text, c.want)
+		}
+	}
+	s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
+	if err != nil || s.Daily != "19:00" || s.DailyQuiet {
+		t.Errorf("kept %+v, %v; want 19:00, not quiet", s, err)
+	}
+}
