@@ -135,6 +135,9 @@ type ZoneChange struct {
 	ChatID        ChatID
 	UserID        UserID
 	Before, After string // IANA names; empty: the default
+	// Reminders is how many upcoming reminders the change kept at their
+	// local clock times.
+	Reminders int
 }
 
 // SnoozeUntil is when a reminder's ⏰ button n (SnoozeHour,
