@@ -178,6 +178,12 @@ func TestChangeSetGolden(t *testing.T) {
 			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
 			{ID: "i2", N: 2, Tool: "create_task", Field: nod.FieldTask, After: "Fix the import", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the import", Priority: nod.P2}},
 		}}, Titles: titles}},
+		// A priority is shown when the call named it, P2 too; the P2 every
+		// task gets when none is named (above) is not.
+		{"create_named_p2", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, Args: []byte(`{"title":"Fix the export","priority":"P2"}`),
+				NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2, Labels: []string{"bug"}}},
+		}}, Titles: titles}},
 		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		{"withdrawn", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: withdrawn}, Titles: titles}},
