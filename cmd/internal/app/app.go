@@ -164,8 +164,8 @@ func newSweeper(cfg config, db *storage.DB, now Clock, log *slog.Logger) *sweep.
 func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *sweep.Sweeper, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, after Timer, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
 		ChangeSetTTL: cfg.ChangeSetTTL, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
-		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax, After: after,
-		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
+		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
+		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}, After: after},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears}, now, log.With("component", "bot"))
