@@ -54,6 +54,9 @@ type Options struct {
 	// VoiceMax is the longest voice message or audio file transcribed
 	// (default 5m).
 	VoiceMax time.Duration
+	// After waits between polls the server answered early with nothing,
+	// as time.After does (the default); tests pass a settable clock's.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Turner runs agent turns.
@@ -150,6 +153,9 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	if opts.VoiceMax <= 0 {
 		opts.VoiceMax = DefaultVoiceMax
+	}
+	if opts.After == nil {
+		opts.After = time.After
 	}
 	allowed := map[nod.UserID]bool{}
 	for _, id := range opts.AllowedUsers {

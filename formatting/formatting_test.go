@@ -446,7 +446,7 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 	}{
 		{"n_forbidden", formatting.NoticeForbidden}, {"n_expired", formatting.NoticeExpired}, {"n_decided", formatting.NoticeDecided},
 		{"n_item_decided", formatting.NoticeItemDecided.With(formatting.DecidedItem{N: 2, Status: nod.ItemRejected})}, {"n_stale_undo", formatting.NoticeStaleUndo}, {"n_not_here", formatting.NoticeNotHere}, {"n_button_expired", formatting.NoticeButtonExpired},
-		{"n_invalid", formatting.NoticeInvalid}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
+		{"n_invalid", formatting.NoticeInvalid}, {"n_unreadable", formatting.NoticeUnreadable}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
 		{"n_applied_item", formatting.NoticeAppliedItem.With(1)}, {"n_rejected_item", formatting.NoticeRejectedItem.With(1)}, {"n_skipped_item", formatting.NoticeSkippedItem.With(1)},
 		{"n_applied_count", formatting.NoticeAppliedCount.With(3)}, {"n_rejected_all", formatting.NoticeRejectedAll}, {"n_nothing_left", formatting.NoticeNothingLeft},
 		{"n_stopped_at", formatting.NoticeStoppedAt.With(2)}, {"n_not_applied", nil}, {"n_aborted", formatting.NoticeAborted},

@@ -116,6 +116,7 @@ var (
 	NoticeNotHere           = fixed("n_not_here")
 	NoticeButtonExpired     = fixed("n_button_expired")
 	NoticeInvalid           = fixed("n_invalid")
+	NoticeUnreadable        = fixed("n_unreadable")
 	NoticeFailed            = fixed("n_failed")
 	NoticeStranger          = define[nod.UserID]("n_stranger")
 	NoticeAppliedItem       = define[int]("n_applied_item")
