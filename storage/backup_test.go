@@ -56,7 +56,9 @@ func TestBackupWhileWriting(t *testing.T) {
 			title := fmt.Sprintf("Task %d", writes)
 			_, werr = db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: nod.ChatID(100 + writes%3)}, UserID: 42, Tool: "create_task",
 				Args: []byte(fmt.Sprintf(`{"title":%q}`, title)), Audit: executed,
-				Mutate: func(*nod.Task) (nod.Task, error) { return nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}, nil }})
+				Mutate: func(*nod.Task) (nod.Task, error) {
+					return nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}, nil
+				}})
 			if werr != nil {
 				return
 			}
