@@ -34,6 +34,9 @@ func backupCmd(ctx context.Context, args []string, getenv func(string) string, o
 	// The copy is written and checked under a temporary name in FILE's
 	// folder, so that a half-written backup never has FILE's name.
 	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("there is no folder %s to write the backup in", filepath.Dir(file))
+	}
 	if err != nil {
 		return fmt.Errorf("backup: %w", err)
 	}
@@ -45,7 +48,9 @@ func backupCmd(ctx context.Context, args []string, getenv func(string) string, o
 			os.Remove(tmpName)
 		}
 	}()
-	if err := storage.Backup(ctx, dsn, tmpName); err != nil {
+	if err := storage.Backup(ctx, dsn, tmpName); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("there is no database %s to back up (-db, NOD_DB)", sqliteFile(dsn))
+	} else if err != nil {
 		return err
 	}
 	held, err := inspect(ctx, tmpName, getenv("NOD_AUDIT_KEY"), false)

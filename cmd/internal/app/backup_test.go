@@ -135,6 +135,24 @@ func TestBackupAndRestore(t *testing.T) {
 	}
 }
 
+// A backup of no database, or into no folder, says so in one line and
+// leaves nothing behind.
+func TestBackupRefuses(t *testing.T) {
+	dir := t.TempDir()
+	live := liveDB(t, dir, "nod.db", "Buy milk")
+	for _, c := range []struct{ db, file, want string }{
+		{filepath.Join(dir, "none.db"), filepath.Join(dir, "b.db"), "there is no database " + filepath.Join(dir, "none.db") + " to back up"},
+		{live, filepath.Join(dir, "no", "b.db"), "there is no folder " + filepath.Join(dir, "no")},
+	} {
+		if _, _, err := cli(t, nil, "backup", "-db", c.db, c.file); err == nil || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("backup -db %s %s: %v, want %q", c.db, c.file, err, c.want)
+		}
+	}
+	if got := listDir(t, dir); !slices.Equal(got, []string{"nod.db"}) {
+		t.Errorf("refused backups left %v", got)
+	}
+}
+
 // A -wal beside the database replaced holds writes of that database: it
 // goes with it to the kept name, and none is left for the restored one.
 func TestRestoreKeepsTheWAL(t *testing.T) {
