@@ -121,6 +121,11 @@ func newDB(cfg config, now Clock, log *slog.Logger) *storage.DB {
 }
 
 func migrate(ctx context.Context, cfg config, log *slog.Logger) error {
+	l := &dbLock{dsn: cfg.DB}
+	if err := l.hold(ctx); err != nil {
+		return err
+	}
+	defer l.release(ctx)
 	db := newDB(cfg, time.Now, log)
 	defer db.Close()
 	return db.Migrate(ctx)
@@ -289,6 +294,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 			// is opened, so that a failed start leaves no file behind.
 			lc.Append(fx.Hook{OnStart: b.Check})
 			lc.Append(fx.Hook{OnStart: h.start, OnStop: h.stop})
+			// Held from before the database opens to after it closes: nod
+			// restore refuses to replace a database in use (lock.go).
+			l := &dbLock{dsn: cfg.DB}
+			lc.Append(fx.Hook{OnStart: l.hold, OnStop: l.release})
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { return keyedNeedsKey(ctx, db, cfg.AuditKey) }})
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})
