@@ -2,6 +2,7 @@ package main
 
 import (
 	"database/sql"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -223,4 +224,35 @@ func (h *harness) owedReceipts() int {
 		h.t.Fatal(err)
 	}
 	return n
+}
+
+// Telegram refuses the early receipt: it goes out again with the reply,
+// first, once, and nothing stays owed.
+func TestEarlyReceiptRefusedGoesWithTheReply(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:make the login bug P1")
+	release := make(chan struct{})
+	h.heldModel(release, openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
+		openaitest.Text("Raised it to P1."))
+	var refused atomic.Bool
+	h.tg.Wire().SetFault(func(method string, p url.Values) *telegramtest.Error {
+		if method == "sendMessage" && strings.Contains(p.Get("text"), "Priority: P3 → P1") && refused.CompareAndSwap(false, true) {
+			return &telegramtest.Error{Code: 400, Description: "Bad Request: not now"}
+		}
+		return nil
+	})
+	h.start()
+	h.tg.SendText(chat, user, "make the login bug P1")
+	h.tg.Wait("the early receipt to be refused", refused.Load)
+	close(release)
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	h.settleMessages()
+	if !strings.Contains(msgs[0].Text, "Priority: P3 → P1") || !hasButton(msgs[0], "↩️ Undo") || msgs[1].Text != "Raised it to P1." {
+		t.Errorf("messages %q, %q: want the receipt, then the reply", msgs[0].Text, msgs[1].Text)
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 2 || h.owedReceipts() != 0 {
+		t.Errorf("%d messages, %d receipts owed", n, h.owedReceipts())
+	}
 }
