@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -146,6 +147,13 @@ type result struct {
 	Prompt        prompts  `json:"agent_prompts"`
 	Transcript    string   `json:"-"`
 	Errors        []string `json:"errors,omitempty"`
+
+	// ToReceipt and ToSet are, over the scenario's messages that start
+	// a turn, the longest time from the update to the turn's first
+	// receipt, or to its change-set message, reaching Telegram, in units
+	// of the injected model latency; 0: no turn sent one.
+	ToReceipt float64 `json:"time_to_receipt_model_units,omitempty"`
+	ToSet     float64 `json:"time_to_set_model_units,omitempty"`
 }
 
 // runScenario plays a scenario with every model call taking latency and
@@ -179,7 +187,18 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		resp.Delay = latency
 		return resp
 	}, withDelay(sc.agent, latency)...)
-	e.llm.Handle(agentScript)
+	var (
+		asked   sync.Mutex
+		askedAt []time.Time // when each agent request arrived
+	)
+	e.llm.Handle(func(q openaitest.Request) openaitest.Response {
+		if q.Model == agentModel {
+			asked.Lock()
+			askedAt = append(askedAt, time.Now())
+			asked.Unlock()
+		}
+		return agentScript(q)
+	})
 	var (
 		transcript strings.Builder
 		turnStarts []int // index of each step's first agent request
@@ -201,8 +220,25 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		}
 		e.tg.WaitBotMessages(benchChat, st.waitFor)
 		res.Latency += time.Since(start)
+		beside := 0
+		if st.llm > 0 {
+			sent := e.tg.BotMessages(benchChat)[before:]
+			receipt, set := firstSent(sent, start)
+			res.ToReceipt, res.ToSet = max(res.ToReceipt, units(receipt, latency)), max(res.ToSet, units(set, latency))
+			// A message sent before the step's last model call was
+			// answered went out beside it (a receipt): the person waited
+			// for the model, not for its round trip.
+			asked.Lock()
+			answered := askedAt[len(askedAt)-1].Add(latency)
+			asked.Unlock()
+			for _, m := range sent {
+				if m.Sent.Before(answered) {
+					beside++
+				}
+			}
+		}
 		res.SequentialLLM += st.llm
-		res.TelegramTrips += max(0, visibleCalls(e.tg.Calls("")[calls:])-1)
+		res.TelegramTrips += max(0, visibleCalls(e.tg.Calls("")[calls:])-1-beside)
 		// The next step starts once nod has its last answer from
 		// Telegram, as a person does not type within a round trip.
 		e.tg.Wait("the bot's calls answered", e.tg.Wire().Idle)
@@ -238,6 +274,29 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 	}
 	res.Errors = append(res.Errors, r.errs...)
 	return res
+}
+
+// firstSent returns how long after start the first receipt (a message
+// with an Undo button) and the first change-set message (one with ✓ 1)
+// among msgs reached the fake Telegram; 0 for none.
+func firstSent(msgs []telegramtest.Message, start time.Time) (receipt, set time.Duration) {
+	for _, m := range msgs {
+		if _, ok := m.Button("↩️ Undo"); ok && receipt == 0 {
+			receipt = m.Sent.Sub(start)
+		}
+		if _, ok := m.Button("✓ 1"); ok && set == 0 {
+			set = m.Sent.Sub(start)
+		}
+	}
+	return receipt, set
+}
+
+// units is d in units of the model's latency.
+func units(d, latency time.Duration) float64 {
+	if latency <= 0 {
+		return 0
+	}
+	return float64(d) / float64(latency)
 }
 
 // visibleCalls counts the calls that change what the person sees.
