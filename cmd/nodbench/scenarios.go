@@ -187,18 +187,8 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		resp.Delay = latency
 		return resp
 	}, withDelay(sc.agent, latency)...)
-	var (
-		asked   sync.Mutex
-		askedAt []time.Time // when each agent request arrived
-	)
-	e.llm.Handle(func(q openaitest.Request) openaitest.Response {
-		if q.Model == agentModel {
-			asked.Lock()
-			askedAt = append(askedAt, time.Now())
-			asked.Unlock()
-		}
-		return agentScript(q)
-	})
+	asked := &asks{}
+	e.llm.Handle(asked.timed(agentScript))
 	var (
 		transcript strings.Builder
 		turnStarts []int // index of each step's first agent request
@@ -222,20 +212,7 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		res.Latency += time.Since(start)
 		beside := 0
 		if st.llm > 0 {
-			sent := e.tg.BotMessages(benchChat)[before:]
-			receipt, set := firstSent(sent, start)
-			res.ToReceipt, res.ToSet = max(res.ToReceipt, units(receipt, latency)), max(res.ToSet, units(set, latency))
-			// A message sent before the step's last model call was
-			// answered went out beside it (a receipt): the person waited
-			// for the model, not for its round trip.
-			asked.Lock()
-			answered := askedAt[len(askedAt)-1].Add(latency)
-			asked.Unlock()
-			for _, m := range sent {
-				if m.Sent.Before(answered) {
-					beside++
-				}
-			}
+			beside = res.timeTurn(e.tg.BotMessages(benchChat)[before:], start, asked.last().Add(latency), latency)
 		}
 		res.SequentialLLM += st.llm
 		res.TelegramTrips += max(0, visibleCalls(e.tg.Calls("")[calls:])-1-beside)
@@ -274,6 +251,50 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 	}
 	res.Errors = append(res.Errors, r.errs...)
 	return res
+}
+
+// asks records when each agent request arrived.
+type asks struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+// timed is h, recording the agent requests it answers.
+func (a *asks) timed(h func(openaitest.Request) openaitest.Response) func(openaitest.Request) openaitest.Response {
+	return func(q openaitest.Request) openaitest.Response {
+		if q.Model == agentModel {
+			a.mu.Lock()
+			a.at = append(a.at, time.Now())
+			a.mu.Unlock()
+		}
+		return h(q)
+	}
+}
+
+// last is when the latest agent request arrived.
+func (a *asks) last() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.at) == 0 {
+		return time.Time{}
+	}
+	return a.at[len(a.at)-1]
+}
+
+// timeTurn adds to res how long after start a turn's first receipt and
+// change set reached Telegram, in msgs (what the turn sent), and returns
+// how many of msgs went out before answered, when the turn's last model
+// call was answered: beside it (a receipt), so that the person waited for
+// the model, not for their round trips.
+func (res *result) timeTurn(msgs []telegramtest.Message, start, answered time.Time, latency time.Duration) (beside int) {
+	receipt, set := firstSent(msgs, start)
+	res.ToReceipt, res.ToSet = max(res.ToReceipt, units(receipt, latency)), max(res.ToSet, units(set, latency))
+	for _, m := range msgs {
+		if m.Sent.Before(answered) {
+			beside++
+		}
+	}
+	return beside
 }
 
 // firstSent returns how long after start the first receipt (a message
