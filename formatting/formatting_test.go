@@ -178,6 +178,12 @@ func TestChangeSetGolden(t *testing.T) {
 			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
 			{ID: "i2", N: 2, Tool: "create_task", Field: nod.FieldTask, After: "Fix the import", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the import", Priority: nod.P2}},
 		}}, Titles: titles}},
+		// A priority is shown when the call named it, P2 too; the P2 every
+		// task gets when none is named (above) is not.
+		{"create_named_p2", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, Args: []byte(`{"title":"Fix the export","priority":"P2"}`),
+				NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2, Labels: []string{"bug"}}},
+		}}, Titles: titles}},
 		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		{"withdrawn", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: withdrawn}, Titles: titles}},
@@ -363,13 +369,13 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"rule_declined":   loc.Rules().Decided(nod.Rule{ID: "r1", Kind: "update_task_estimate", Status: nod.RuleDeclined}),
 		"rules":           loc.Rules().List([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
 		"rules_none":      loc.Rules().List(nil),
-		"trash":           loc.Tasks().Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
-		"trash_long":      loc.Tasks().Trash(trashed(1234, at)),
+		"trash":           loc.Tasks().Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}, nod.DefaultTrashRetention),
+		"trash_long":      loc.Tasks().Trash(trashed(1234, at), nod.DefaultTrashRetention),
 		"task_in_trash":   loc.Tasks().InTrash("T1", "Fix <login> bug"),
 		"redo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u2", Reverts: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale_item": loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
-		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
+		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3, Wait: nod.DefaultConfirmWindow}, nod.DefaultTrashRetention),
 		"audit": loc.Audit([]nod.AuditEntry{
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
 			{Tool: "rule", Outcome: nod.OutcomeCreated, UserConfirmed: true, At: at},
@@ -440,7 +446,7 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 	}{
 		{"n_forbidden", formatting.NoticeForbidden}, {"n_expired", formatting.NoticeExpired}, {"n_decided", formatting.NoticeDecided},
 		{"n_item_decided", formatting.NoticeItemDecided.With(formatting.DecidedItem{N: 2, Status: nod.ItemRejected})}, {"n_stale_undo", formatting.NoticeStaleUndo}, {"n_not_here", formatting.NoticeNotHere}, {"n_button_expired", formatting.NoticeButtonExpired},
-		{"n_invalid", formatting.NoticeInvalid}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
+		{"n_invalid", formatting.NoticeInvalid}, {"n_unreadable", formatting.NoticeUnreadable}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
 		{"n_applied_item", formatting.NoticeAppliedItem.With(1)}, {"n_rejected_item", formatting.NoticeRejectedItem.With(1)}, {"n_skipped_item", formatting.NoticeSkippedItem.With(1)},
 		{"n_applied_count", formatting.NoticeAppliedCount.With(3)}, {"n_rejected_all", formatting.NoticeRejectedAll}, {"n_nothing_left", formatting.NoticeNothingLeft},
 		{"n_stopped_at", formatting.NoticeStoppedAt.With(2)}, {"n_not_applied", nil}, {"n_aborted", formatting.NoticeAborted},

@@ -80,7 +80,7 @@ var (
 	noTasks       = fixed("no_tasks")
 	taskListTmpl  = define[taskList]("task_list")
 	taskCardTmpl  = define[taskCard]("task_card")
-	deleteAsk     = define[nod.PendingDeletion]("delete_ask")
+	deleteAsk     = define[deletionAsked]("delete_ask")
 	trashEmpty    = fixed("trash_empty")
 	trashList     = define[trashPage]("trash_list")
 	taskInTrash   = define[string]("task_in_trash")
@@ -107,10 +107,11 @@ type taskList struct {
 }
 
 // trashPage is the trash as /trash shows it: the latest Tasks of Total,
-// and More left out.
+// More left out, and how long the trash Keeps a task.
 type trashPage struct {
 	Tasks       []nod.Task
 	Total, More int
+	Keep        time.Duration
 }
 
 // undoText reports an undo or a redo. Summary is in the reader's words
@@ -215,21 +216,31 @@ func buttonText(s string) string {
 	return s
 }
 
-// DeleteAsk asks the person to type a task's title to delete it.
-func (tv Tasks) DeleteAsk(d nod.PendingDeletion) Message { return tv.l.Text(deleteAsk.With(d)) }
+// DeleteAsk asks the person to type a task's title to delete it; keep is
+// how long the trash keeps it.
+func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration) Message {
+	return tv.l.Text(deleteAsk.With(deletionAsked{d, keep}))
+}
+
+// deletionAsked is a deletion's question with how long the trash keeps
+// the task.
+type deletionAsked struct {
+	nod.PendingDeletion
+	Keep time.Duration
+}
 
 // trashShown is how many trashed tasks /trash shows, newest first: each
 // has a button, and a keyboard holds 100 at most.
 const trashShown = 20
 
 // Trash lists the trash with a Restore button per task, the latest
-// deleted first.
-func (tv Tasks) Trash(tasks []nod.Task) Message {
+// deleted first; keep is how long the trash keeps a task.
+func (tv Tasks) Trash(tasks []nod.Task, keep time.Duration) Message {
 	if len(tasks) == 0 {
 		return tv.l.Text(trashEmpty)
 	}
 	shown := tasks[:min(len(tasks), trashShown)]
-	m := tv.l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown)}))
+	m := tv.l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown), Keep: keep}))
 	for _, t := range shown {
 		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: string(t.ID)})})
 	}

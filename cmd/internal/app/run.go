@@ -26,6 +26,10 @@ Usage:
   nod audit export [flags]   write the audit log as CSV to stdout
   nod audit verify [flags]   check the audit log's hash chains; exit 1 if broken
   nod audit head [flags]     print the audit log's head, to keep elsewhere
+  nod backup [-db DSN] FILE  write a consistent copy of the SQLite database to
+                             the new FILE, while nod runs
+  nod restore [-db DSN] FILE replace the SQLite database with the backup FILE;
+                             stop nod first
   nod healthcheck [flags]    exit 0 if the nod on NOD_HTTP_ADDR answers /healthz,
                              else 1 (an image's HEALTHCHECK: no shell needed)
   nod version                print the version and the commit it was built from
@@ -65,6 +69,15 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return auditHead(ctx, args[1:], getenv, stdout, stderr)
 		}
 		return errUsage
+	case "backup", "restore":
+		if isHelp(args) {
+			fmt.Fprintf(stdout, "usage: %s\n  -db path|url\n    \tSQLite file path or postgres:// URL (NOD_DB, default nod.db)\n", commandUsage[cmd])
+			return flag.ErrHelp
+		}
+		if cmd == "backup" {
+			return backupCmd(ctx, args, getenv, stdout, stderr)
+		}
+		return restoreCmd(ctx, args, getenv, stdout, stderr)
 	case "eval":
 		if isHelp(args) {
 			fmt.Fprintln(stdout, "nod eval [-json] [-run REGEXP] [flags]: plays nod's classifier cases against OPENAI_BASE_URL and NOD_CLASSIFIER_MODEL")
@@ -116,8 +129,8 @@ func help(ctx context.Context, args []string, getenv func(string) string, stdout
 		printFlags(stdout, "nod serve")
 	case "migrate":
 		printFlags(stdout, "nod migrate")
-	case "eval":
-		return Run(ctx, []string{"eval", "-h"}, getenv, stdout, stdout)
+	case "eval", "backup", "restore":
+		return Run(ctx, []string{args[0], "-h"}, getenv, stdout, stdout)
 	case "audit export", "audit verify", "audit head":
 		return Run(ctx, append(args, "-h"), getenv, stdout, stdout)
 	case "audit":
