@@ -30,7 +30,9 @@ Usage:
                              the new FILE, while nod runs
   nod restore [-db DSN] FILE replace the SQLite database with the backup FILE;
                              stop nod first
-  nod version                print the version
+  nod healthcheck [flags]    exit 0 if the nod on NOD_HTTP_ADDR answers /healthz,
+                             else 1 (an image's HEALTHCHECK: no shell needed)
+  nod version                print the version and the commit it was built from
   nod help [command]         this help, or a command's flags
 
 `
@@ -49,8 +51,11 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "help":
 		return help(ctx, args, getenv, stdout)
 	case "version":
-		fmt.Fprintln(stdout, "nod", Version())
+		info, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(info))
 		return nil
+	case "healthcheck":
+		return healthcheck(ctx, args, getenv, stdout, stderr)
 	case "audit":
 		if len(args) == 0 {
 			return errUsage
@@ -130,6 +135,8 @@ func help(ctx context.Context, args []string, getenv func(string) string, stdout
 		return Run(ctx, append(args, "-h"), getenv, stdout, stdout)
 	case "audit":
 		fmt.Fprintln(stdout, errUsage)
+	case "healthcheck":
+		return Run(ctx, []string{"healthcheck", "-h"}, getenv, stdout, stdout)
 	case "version", "help":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -148,14 +155,4 @@ func isHelp(args []string) bool {
 		}
 	}
 	return false
-}
-
-// Version is the version nod was built as: the module's (`go install
-// …@v1.2.3` records it), or one the go command derived from the git
-// checkout, else "dev".
-func Version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
 }
