@@ -43,7 +43,10 @@ func listTasks(chat nod.ChatID, n int, today time.Time) []nod.Task {
 // overdue or due within a week by due date, then by priority, then the
 // newest (tasks is in creation order); or done ones, the newest first.
 func wantList(tasks []nod.Task, l nod.TaskList) []nod.TaskID {
-	soon := func() string { d, _ := time.Parse(nod.DateLayout, l.Today); return d.AddDate(0, 0, 7).Format(nod.DateLayout) }()
+	soon := func() string {
+		d, _ := time.Parse(nod.DateLayout, l.Today)
+		return d.AddDate(0, 0, 7).Format(nod.DateLayout)
+	}()
 	type row struct {
 		t   nod.Task
 		pos int
