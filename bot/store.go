@@ -18,9 +18,9 @@ type Updates interface {
 // Tasks reads a chat's tasks and its trash.
 type Tasks interface {
 	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
-	// TaskPage returns a page of the tasks outside the trash, oldest
-	// first, with how many there are.
-	TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
+	// ListPage returns a page of /tasks (open tasks by what needs the
+	// person, or done ones), with how many each list holds.
+	ListPage(ctx context.Context, chatID nod.ChatID, l nod.TaskList, p nod.PageRequest) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
 	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)

@@ -45,12 +45,11 @@ type listPart struct {
 // has the database look through the chat's tasks to count them.
 func (db *Tasks) ListPage(ctx context.Context, chatID nod.ChatID, l nod.TaskList, p nod.PageRequest) (nod.TaskPage, error) {
 	limit := min(max(p.Limit, 1), nod.MaxPage)
-	soon := l.Today
-	if t, err := time.Parse(nod.DateLayout, l.Today); err == nil {
-		soon = t.AddDate(0, 0, nod.SoonDays).Format(nod.DateLayout)
-	} else {
+	day, err := time.Parse(nod.DateLayout, l.Today)
+	if err != nil {
 		return nod.TaskPage{}, fmt.Errorf("list page: today %q: %w", l.Today, nod.ErrInvalid)
 	}
+	soon := day.AddDate(0, 0, nod.SoonDays).Format(nod.DateLayout)
 	args := []any{chatID}
 	if !l.Done {
 		args = append(args, soon) // $2 of the open list's parts

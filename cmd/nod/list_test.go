@@ -1,0 +1,96 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// listed returns the titles a /tasks message lists, in order, and checks
+// that each has its button.
+func listed(t *testing.T, m telegramtest.Message) []string {
+	t.Helper()
+	var titles []string
+	for _, line := range strings.Split(m.Text, "\n") {
+		icon, rest, ok := strings.Cut(line, " ")
+		if !ok || !strings.ContainsAny(icon, "▫️🔄✅✖️⏸🧱✨") || !strings.Contains(rest, " · P") {
+			continue
+		}
+		title, _, _ := strings.Cut(rest, " · ")
+		titles = append(titles, title)
+		if _, ok := m.Button(icon + " " + title); !ok {
+			t.Errorf("%q has no button", title)
+		}
+	}
+	return titles
+}
+
+// /tasks puts first what needs the person: overdue, then due soon by date,
+// then by priority, then the newest; done and rejected tasks wait behind
+// "✅ Done (N)", which leads there and back in place. Each line shows the
+// task's labels; "/tasks #label" lists only the tasks carrying it, in any
+// case.
+func TestTasksByNeed(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	day := func(n int) string { return h.clock.Now().AddDate(0, 0, n).Format(nod.DateLayout) }
+	for _, s := range []nod.Task{
+		{Title: "Old idea", Priority: nod.P0, Status: nod.StatusRejected},
+		{Title: "Someday P2 older"},
+		{Title: "Pay rent", DueDate: day(-2), Priority: nod.P3},
+		{Title: "Water plants", DueDate: day(3), Labels: []string{"home"}},
+		{Title: "Call mum", Priority: nod.P0, Labels: []string{"Home"}},
+		{Title: "Sent invoices", Status: nod.StatusDone, Labels: []string{"HOME"}},
+		{Title: "Book flights", DueDate: day(0), Priority: nod.P1},
+		{Title: "Someday P2 newer"},
+		{Title: "Plan next year", DueDate: day(30), Priority: nod.P1},
+	} {
+		h.seed(chat, s)
+	}
+	h.start()
+
+	h.tg.SendText(chat, user, "/tasks")
+	list := h.tg.WaitBotMessages(chat, 1)[0]
+	want := []string{"Pay rent", "Book flights", "Water plants", "Call mum", "Plan next year", "Someday P2 newer", "Someday P2 older"}
+	if got := listed(t, list); !slices.Equal(got, want) {
+		t.Errorf("/tasks lists %q, want %q:\n%s", got, want, list.Text)
+	}
+	for _, part := range []string{"<b>Your tasks</b> (7)", "Pay rent · P3 · <b>overdue</b>", "Book flights · P1 · due <b>today</b>", "Water plants · P2 · due ", "· 🏷 home", "Call mum · P0 · 🏷 Home"} {
+		if !strings.Contains(list.Text, part) {
+			t.Errorf("/tasks lacks %q:\n%s", part, list.Text)
+		}
+	}
+	if strings.Contains(list.Text, "page") {
+		t.Errorf("one page says it is a page:\n%s", list.Text)
+	}
+
+	h.tap(chat, user, list.ID, "✅ Done (2)")
+	done := h.tg.WaitMessage(chat, list.ID, "the done tasks", func(m telegramtest.Message) bool { return m.Edits == 1 })
+	if got := listed(t, done); !slices.Equal(got, []string{"Sent invoices", "Old idea"}) || !strings.HasPrefix(done.Text, "<b>Done</b> (2)") {
+		t.Errorf("the done page lists %q:\n%s", got, done.Text)
+	}
+	h.tap(chat, user, list.ID, "📋 Open (7)")
+	back := h.tg.WaitMessage(chat, list.ID, "the open tasks again", func(m telegramtest.Message) bool { return m.Edits == 2 })
+	if got := listed(t, back); !slices.Equal(got, want) {
+		t.Errorf("back from the done page: %q", got)
+	}
+
+	h.tg.SendText(chat, user, "/tasks #HOME")
+	home := h.tg.WaitBotMessages(chat, 2)[1]
+	if got := listed(t, home); !slices.Equal(got, []string{"Water plants", "Call mum"}) || !strings.HasPrefix(home.Text, "<b>Your tasks</b> 🏷 HOME (2)") {
+		t.Errorf("/tasks #HOME lists %q:\n%s", got, home.Text)
+	}
+	h.tap(chat, user, home.ID, "✅ Done (1)")
+	homeDone := h.tg.WaitMessage(chat, home.ID, "the done tasks labelled home", func(m telegramtest.Message) bool { return m.Edits == 1 })
+	if got := listed(t, homeDone); !slices.Equal(got, []string{"Sent invoices"}) {
+		t.Errorf("done with #HOME lists %q:\n%s", got, homeDone.Text)
+	}
+
+	h.tg.SendText(chat, user, "/tasks #garden")
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "Nothing open with this label.") || len(m.Buttons()) != 0 {
+		t.Errorf("/tasks #garden reads %q with %d buttons", m.Text, len(m.Buttons()))
+	}
+}
