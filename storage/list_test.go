@@ -164,3 +164,25 @@ func seqCursor(t *testing.T, db *storage.DB, l nod.TaskList, id nod.TaskID) stri
 	}
 	return p.Cursors[i]
 }
+
+// list_tasks's label filter pages like its other filters, on both
+// databases: in creation order, any case, with its total.
+func TestTaskPageByLabel(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		all := listTasks(chat, 90, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
+		if err := db.Tasks().ImportTasks(t.Context(), all); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []nod.TaskFilter{{Label: "HOME"}, {Label: "home", Status: nod.StatusDone}, {Label: "x", Query: "task 1"}, {Label: "hom"}} {
+			var want []nod.TaskID
+			for _, task := range all {
+				if f.Match(task) {
+					want = append(want, task.ID)
+				}
+			}
+			if got := pageAll(t, db, f, 7, len(want)); !slices.Equal(got, want) {
+				t.Errorf("%+v: %v, want %v", f, got, want)
+			}
+		}
+	})
+}

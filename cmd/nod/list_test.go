@@ -1,11 +1,13 @@
 package main
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
@@ -92,5 +94,39 @@ func TestTasksByNeed(t *testing.T) {
 	h.tg.SendText(chat, user, "/tasks #garden")
 	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "Nothing open with this label.") || len(m.Buttons()) != 0 {
 		t.Errorf("/tasks #garden reads %q with %d buttons", m.Text, len(m.Buttons()))
+	}
+}
+
+// list_tasks takes an optional label, matched in any case; a label that
+// is not a string is a tool error the model reads, and nothing else
+// breaks.
+func TestListTasksByLabel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	for _, s := range []nod.Task{{Title: "Water plants", Labels: []string{"home"}}, {Title: "Fix login bug", Labels: []string{"work"}}, {Title: "Call mum", Labels: []string{"Home", "family"}}} {
+		h.seed(chat, s)
+	}
+	h.start()
+	h.script(openaitest.Calls(call("a", "list_tasks", map[string]any{"label": "#HOME"}), call("b", "list_tasks", map[string]any{"label": 7})), openaitest.Text("Two at home."))
+	h.tg.SendText(chat, user, "what do I have at home?")
+	h.tg.WaitBotMessages(chat, 1)
+	reqs := h.llm.RequestsFor(agentM)
+	results := map[string]string{}
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role == "tool" {
+			results[m.ToolCallID] = m.Content
+		}
+	}
+	var res struct {
+		Tasks []struct {
+			Title string `json:"title"`
+		} `json:"tasks"`
+		Total int `json:"total"`
+	}
+	if err := json.Unmarshal([]byte(results["a"]), &res); err != nil || res.Total != 2 || len(res.Tasks) != 2 || res.Tasks[0].Title != "Water plants" || res.Tasks[1].Title != "Call mum" {
+		t.Errorf("list_tasks with label #HOME returned %s (%v)", results["a"], err)
+	}
+	if !strings.Contains(results["b"], "label") || !strings.Contains(results["b"], "string") {
+		t.Errorf("a label of 7 returned %s", results["b"])
 	}
 }
