@@ -83,3 +83,13 @@ func ParseListRef(id string) (ListRef, error) {
 	}
 	return r, nil
 }
+
+// TodayList is what /today shows of a local day: open tasks overdue or
+// due that day (Due: by due date, then priority, then the newest, at most
+// a page; DueTotal counts them all), and open tasks with a reminder
+// during that day (Reminders: by time, at most a page).
+type TodayList struct {
+	Due       []Task
+	DueTotal  int
+	Reminders []Task
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
@@ -30,6 +31,21 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 // today is the chat's local date: what /tasks counts as overdue.
 func (b *Bot) today(loc *formatting.Locale) string {
 	return b.now().In(loc.Zone()).Format(nod.DateLayout)
+}
+
+// cmdToday shows what is overdue or due on the chat's local day, and the
+// day's reminders.
+func (b *Bot) cmdToday(ctx context.Context, in incoming) {
+	now := b.now().In(in.loc.Zone())
+	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	today := from.Format(nod.DateLayout)
+	l, err := b.tasks.TodayList(ctx, in.chat, today, from, from.AddDate(0, 0, 1), taskPage)
+	if err != nil {
+		b.log.Error("today", "chat", in.chat, "err", err)
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
+		return
+	}
+	b.reply(ctx, in.topic(), in.loc.Tasks().Today(l, today))
 }
 
 // onTaskPage leafs the /tasks message it was pressed on to the page

@@ -2,6 +2,7 @@ package formatting
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,6 +80,7 @@ func (l *Locale) button(c Content, a nod.Action) Button {
 var (
 	noTasks       = fixed("no_tasks")
 	taskListTmpl  = define[taskList]("task_list")
+	todayTmpl     = define[todayList]("today")
 	taskCardTmpl  = define[taskCard]("task_card")
 	deleteAsk     = define[deletionAsked]("delete_ask")
 	trashEmpty    = fixed("trash_empty")
@@ -111,6 +113,13 @@ type taskList struct {
 	Done         bool
 	Label, Today string
 	Page, Pages  int
+}
+
+// todayList is /today: More counts the due tasks Due leaves out.
+type todayList struct {
+	nod.TodayList
+	Today string
+	More  int
 }
 
 // ListView says which page of /tasks a nod.TaskPage is: its list, the
@@ -222,6 +231,21 @@ func (tv Tasks) List(p nod.TaskPage, v ListView) Message {
 			c = openList.With(other)
 		}
 		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(c, nod.Action{Kind: nod.ActTaskPage, ID: id, N: nod.PageLater})})
+	}
+	return m
+}
+
+// Today renders /today on day today (YYYY-MM-DD): what is overdue or
+// due, and the day's reminders, each task with a button that opens it.
+func (tv Tasks) Today(l nod.TodayList, today string) Message {
+	m := Message{HTML: tv.l.Render(todayTmpl.With(todayList{TodayList: l, Today: today, More: l.DueTotal - len(l.Due)}))}
+	seen := map[nod.TaskID]bool{}
+	for _, t := range append(slices.Clip(l.Due), l.Reminders...) {
+		if seen[t.ID] || len(m.Keyboard) == MaxButtons {
+			continue
+		}
+		seen[t.ID] = true
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
 	}
 	return m
 }

@@ -221,3 +221,40 @@ func (db *Tasks) listParts(done bool, key *listKey, before bool, label []string,
 		return []listPart{b}
 	}
 }
+
+// TodayList returns what /today shows on day today (YYYY-MM-DD) of the
+// chat, whose local day runs from from to to: at most limit tasks of each
+// kind. The due tasks are an index range (tasks_live_due); the reminders
+// have the database look through the chat's open tasks.
+func (db *Tasks) TodayList(ctx context.Context, chatID nod.ChatID, today string, from, to time.Time, limit int) (nod.TodayList, error) {
+	limit = min(max(limit, 1), nod.MaxPage)
+	if _, err := time.Parse(nod.DateLayout, today); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: today %q: %w", today, nod.ErrInvalid)
+	}
+	q := db.reader()
+	var out nod.TodayList
+	due := openTask + ` AND due_date IS NOT NULL AND due_date <= $2`
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE `+due, chatID, today).Scan(&out.DueTotal); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	read := func(stmt string, args ...any) ([]nod.Task, error) {
+		rows, err := q.QueryContext(ctx, stmt+limitSQL(limit), args...)
+		if err != nil {
+			return nil, err
+		}
+		var page nod.TaskPage
+		if _, err := scanPage(rows, &page, nil); err != nil {
+			return nil, err
+		}
+		return page.Tasks, loadChecklists(ctx, q, page.Tasks)
+	}
+	var err error
+	if out.Due, err = read(`SELECT seq, `+taskColumns+` FROM tasks WHERE `+due+` ORDER BY due_date, priority, seq DESC`, chatID, today); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	if out.Reminders, err = read(`SELECT seq, `+taskColumns+` FROM tasks WHERE `+openTask+` AND remind_at >= $2 AND remind_at < $3 ORDER BY remind_at, seq`,
+		chatID, micros(from), micros(to)); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	return out, nil
+}

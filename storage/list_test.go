@@ -186,3 +186,48 @@ func TestTaskPageByLabel(t *testing.T) {
 		}
 	})
 }
+
+// TodayList reads the open tasks overdue or due on the day, by due date,
+// and the open tasks with a reminder within the day, by time, on both
+// databases.
+func TestTodayList(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		at := func(h int) *time.Time { t := time.Date(2026, 3, 12, h, 0, 0, 0, time.UTC); return &t }
+		tasks := []nod.Task{
+			{ID: "a", Title: "Due today P0", DueDate: "2026-03-12", Priority: nod.P0},
+			{ID: "b", Title: "Overdue", DueDate: "2026-03-02", Priority: nod.P3},
+			{ID: "c", Title: "Tomorrow", DueDate: "2026-03-13", Priority: nod.P0},
+			{ID: "d", Title: "Done overdue", DueDate: "2026-03-01", Priority: nod.P0, Status: nod.StatusDone},
+			{ID: "e", Title: "Reminder at 15", RemindAt: at(15), Priority: nod.P2},
+			{ID: "f", Title: "Reminder at 9", RemindAt: at(9), Priority: nod.P2},
+			{ID: "g", Title: "Reminder tomorrow", RemindAt: at(24), Priority: nod.P2},
+			{ID: "h", Title: "Done reminder", RemindAt: at(10), Priority: nod.P2, Status: nod.StatusDone},
+		}
+		for i := range tasks {
+			tasks[i].ChatID = chat
+			if tasks[i].Status == "" {
+				tasks[i].Status = nod.StatusOpen
+			}
+		}
+		if err := db.Tasks().ImportTasks(t.Context(), tasks); err != nil {
+			t.Fatal(err)
+		}
+		from := time.Date(2026, 3, 12, 0, 0, 0, 0, time.UTC)
+		l, err := db.Tasks().TodayList(t.Context(), chat, "2026-03-12", from, from.AddDate(0, 0, 1), 20)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(l.Due); !slices.Equal(got, []nod.TaskID{"b", "a"}) || l.DueTotal != 2 {
+			t.Errorf("due %v of %d, want [b a] of 2", got, l.DueTotal)
+		}
+		if got := ids(l.Reminders); !slices.Equal(got, []nod.TaskID{"f", "e"}) {
+			t.Errorf("reminders %v, want [f e]", got)
+		}
+		if l, err := db.Tasks().TodayList(t.Context(), chat, "2026-03-12", from, from.AddDate(0, 0, 1), 1); err != nil || len(l.Due) != 1 || l.DueTotal != 2 || len(l.Reminders) != 1 {
+			t.Errorf("by one: %d due of %d, %d reminders, %v", len(l.Due), l.DueTotal, len(l.Reminders), err)
+		}
+		if _, err := db.Tasks().TodayList(t.Context(), chat, "someday", from, from, 5); err == nil {
+			t.Errorf("a day that is no date was read")
+		}
+	})
+}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
@@ -129,4 +130,77 @@ func TestListTasksByLabel(t *testing.T) {
 	if !strings.Contains(results["b"], "label") || !strings.Contains(results["b"], "string") {
 		t.Errorf("a label of 7 returned %s", results["b"])
 	}
+}
+
+// /today shows, in the chat's zone, what is overdue or due that local
+// day and the day's reminders, each with a button that opens it; a day
+// with nothing gets a friendly line. The menu lists /today.
+func TestToday(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	// 23:30 UTC is already the next day in Berlin.
+	h.clock.Set(time.Date(2026, 3, 11, 23, 30, 0, 0, time.UTC))
+	h.start()
+	h.tg.SendText(chat, user, "/today")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "Nothing is due today") || len(m.Buttons()) != 0 {
+		t.Errorf("/today of an empty list reads %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	h.tg.WaitBotMessages(chat, 2)
+	at := func(d, hh, mm int) *time.Time {
+		t := time.Date(2026, 3, d, hh, mm, 0, 0, time.UTC)
+		return &t
+	}
+	for _, s := range []nod.Task{
+		{Title: "Pay rent", DueDate: "2026-03-09"},
+		{Title: "Book flights", DueDate: "2026-03-12", Priority: nod.P0},
+		{Title: "Due tomorrow", DueDate: "2026-03-13"},
+		{Title: "Done long ago", DueDate: "2026-03-01", Status: nod.StatusDone},
+		{Title: "Call mum", RemindAt: at(12, 14, 0)},           // 15:00 in Berlin
+		{Title: "Reminder yesterday", RemindAt: at(11, 22, 0)}, // 23:00 on the 11th in Berlin
+		{Title: "Reminder tomorrow", RemindAt: at(12, 23, 30)}, // 00:30 on the 13th in Berlin
+	} {
+		h.seed(chat, s)
+	}
+	h.tg.SendText(chat, user, "/today")
+	// The reminder past due may fire meanwhile: find /today by its head.
+	m := botMessage(h, "<b>Today</b>, 12 Mar 2026")
+	for _, part := range []string{"<b>Today</b>, 12 Mar 2026", "Pay rent · P2 · <b>overdue</b>", "Book flights · P0 · due <b>today</b>", "⏰ 15:00 · Call mum"} {
+		if !strings.Contains(m.Text, part) {
+			t.Errorf("/today lacks %q:\n%s", part, m.Text)
+		}
+	}
+	for _, not := range []string{"Due tomorrow", "Done long ago", "Reminder yesterday", "Reminder tomorrow"} {
+		if strings.Contains(m.Text, not) {
+			t.Errorf("/today shows %q:\n%s", not, m.Text)
+		}
+	}
+	if strings.Index(m.Text, "Pay rent") > strings.Index(m.Text, "Book flights") {
+		t.Errorf("the overdue task is not first:\n%s", m.Text)
+	}
+	if len(m.Buttons()) != 3 {
+		t.Errorf("%d buttons, want one per task: %v", len(m.Buttons()), m.Buttons())
+	}
+	h.tap(chat, user, m.ID, "▫️ Call mum")
+	botMessage(h, "<b>Call mum</b>\n")
+	if cmds := h.tg.Calls("setMyCommands"); len(cmds) == 0 || !strings.Contains(cmds[0].Params.Get("commands"), `"today"`) {
+		t.Errorf("setMyCommands calls = %v", cmds)
+	}
+}
+
+// botMessage waits for the first message nod sent the chat that starts
+// with prefix.
+func botMessage(h *harness, prefix string) telegramtest.Message {
+	h.t.Helper()
+	var found telegramtest.Message
+	h.tg.Wait("a message starting "+prefix, func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if strings.HasPrefix(m.Text, prefix) {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
 }
