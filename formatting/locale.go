@@ -144,6 +144,7 @@ func (l *Locale) funcs() template.FuncMap {
 		"q":          l.Quote,
 		"join":       func(ls []string) string { return strings.Join(ls, ", ") },
 		"inc":        func(i int) int { return i + 1 },
+		"clock":      func(t *time.Time) string { return t.In(l.Zone()).Format("15:04") },
 		"count":      l.count,
 		"cut": func(s string, n int) string {
 			t, left := truncate(s, n)

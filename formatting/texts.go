@@ -75,6 +75,7 @@ var (
 	CmdStart   = fixed("cmd_start")
 	CmdHelp    = fixed("cmd_help")
 	CmdTasks   = fixed("cmd_tasks")
+	CmdToday   = fixed("cmd_today")
 	CmdPending = fixed("cmd_pending")
 	CmdReview  = fixed("cmd_review")
 	CmdTrash   = fixed("cmd_trash")
