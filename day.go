@@ -2,6 +2,7 @@ package nod
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -66,6 +67,53 @@ func ParseClock(s string) (hour, minute int, err error) {
 	return t.Hour(), t.Minute(), nil
 }
 
+// ReadTimeOfDay reads a time of day as people type it after a command:
+// "7", "07:30", "7.30", "19 Uhr", "19h", "7pm", "7:30 am". Hours alone
+// are whole hours; a 12-hour clock needs its am or pm.
+func ReadTimeOfDay(s string) (hour, minute int, err error) {
+	bad := fmt.Errorf("%q is not a time of day: %w", s, ErrInvalid)
+	t := strings.ToLower(strings.Join(strings.Fields(s), ""))
+	pm, am := strings.HasSuffix(t, "pm"), strings.HasSuffix(t, "am")
+	for _, suffix := range []string{"pm", "am", "uhr", "h"} {
+		if strings.HasSuffix(t, suffix) {
+			t = strings.TrimSuffix(t, suffix)
+			break
+		}
+	}
+	hh, mm, hasMinutes := strings.Cut(strings.ReplaceAll(t, ".", ":"), ":")
+	if !digits(hh, 1, 2) || hasMinutes && !digits(mm, 2, 2) {
+		return 0, 0, bad
+	}
+	hour, _ = strconv.Atoi(hh)
+	minute, _ = strconv.Atoi(mm)
+	if am || pm {
+		if hour < 1 || hour > 12 {
+			return 0, 0, bad
+		}
+		hour %= 12
+		if pm {
+			hour += 12
+		}
+	}
+	if hour < 0 || hour > 23 || minute < 0 || minute > 59 {
+		return 0, 0, bad
+	}
+	return hour, minute, nil
+}
+
+// digits reports whether s is min to max ASCII digits.
+func digits(s string, min, max int) bool {
+	if len(s) < min || len(s) > max {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // NextDaily is the first moment after after at which it is hh:mm in loc.
 // On a day whose hh:mm does not exist it is the moment time.Date moves it
 // to; a day never runs twice, since a day's moment is reckoned from its
@@ -87,6 +135,9 @@ type ZoneChange struct {
 	ChatID        ChatID
 	UserID        UserID
 	Before, After string // IANA names; empty: the default
+	// Reminders is how many upcoming reminders the change kept at their
+	// local clock times.
+	Reminders int
 }
 
 // SnoozeUntil is when a reminder's ⏰ button n (SnoozeHour,

@@ -1,6 +1,7 @@
 package nod_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -60,6 +61,23 @@ func TestSnoozeUntil(t *testing.T) {
 	} {
 		if got := nod.SnoozeUntil(c.n, now, c.remindAt, berlin); !got.Equal(c.want) {
 			t.Errorf("SnoozeUntil(%d, %v, %v) = %v, want %v", c.n, now, c.remindAt, got, c.want)
+		}
+	}
+}
+
+func TestReadTimeOfDay(t *testing.T) {
+	for in, want := range map[string]string{
+		"7": "07:00", "07": "07:00", "7:30": "07:30", "7.30": "07:30", "19 Uhr": "19:00", "19:30 uhr": "19:30",
+		"19h": "19:00", "7pm": "19:00", "7:30 PM": "19:30", "12am": "00:00", "12pm": "12:00", "0": "00:00", "23:59": "23:59",
+	} {
+		h, m, err := nod.ReadTimeOfDay(in)
+		if got := fmt.Sprintf("%02d:%02d", h, m); err != nil || got != want {
+			t.Errorf("ReadTimeOfDay(%q) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "24", "7:5", "7:60", "13pm", "0am", "+7", "-1", "7:30:00", "abc", "uhr", "1234", "7 30"} {
+		if h, m, err := nod.ReadTimeOfDay(in); err == nil {
+			t.Errorf("ReadTimeOfDay(%q) = %02d:%02d, want an error", in, h, m)
 		}
 	}
 }

@@ -16,6 +16,7 @@ require (
 	github.com/sergi/go-diff v1.4.0
 	go.uber.org/fx v1.24.0
 	go.uber.org/goleak v1.3.0
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/time v0.16.0
 	golang.org/x/tools v0.52.0
 	modernc.org/sqlite v1.60.1

@@ -2,6 +2,7 @@ package nod
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 )
@@ -10,11 +11,15 @@ import (
 type TaskFilter struct {
 	Query  string // case-insensitive substring of title or description
 	Status Status // empty: any
+	Label  string // a label the task carries, case-insensitive; empty: any
 }
 
 // Match reports whether t passes the filter.
 func (f TaskFilter) Match(t Task) bool {
 	if f.Status != "" && t.Status != f.Status {
+		return false
+	}
+	if l := FoldLabel(f.Label); l != "" && !slices.ContainsFunc(t.Labels, func(have string) bool { return FoldLabel(have) == l }) {
 		return false
 	}
 	q := strings.ToLower(strings.TrimSpace(f.Query))
@@ -52,6 +57,9 @@ type TaskPage struct {
 	// before a cursor has tasks after it, though they may have gone to
 	// the trash since.
 	Earlier, Later bool
+	// Done counts, for a TaskList of open tasks, the done and rejected
+	// tasks the same label holds (what the list's "Done" page shows).
+	Done int
 }
 
 // CompareCursors orders two cursors as their tasks are listed: cursors

@@ -52,6 +52,25 @@ type TurnRequest struct {
 	// step. Once it returns none, the turn takes no more: later messages
 	// start a turn of their own.
 	More func(ctx context.Context) []ChatMessage
+	// Progress, if set, hears what the turn applied as soon as a step's
+	// calls are decided, before the model is asked again, so that the
+	// receipts go out while it writes on. Each call carries only what no
+	// call before it did; the result still holds everything.
+	Progress func(ctx context.Context, p TurnProgress)
+}
+
+// TurnProgress is what a turn applied since it last reported: what the
+// person can be told before the model's next step.
+type TurnProgress struct {
+	Receipts []Receipt // changes applied at once, in order
+	Notices  []Note
+	// Zone is the chat's time zone change applied since, if any, and
+	// ZoneQuote the person's words that asked for it.
+	Zone      *ZoneChange
+	ZoneQuote string
+	// ZoneOffer is the zone the turn proposed so far, if any: as in
+	// TurnResult, the turn reads dates and times in it.
+	ZoneOffer *ZoneChange
 }
 
 // InGroup reports whether the turn is in a group chat: one with a

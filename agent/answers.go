@@ -276,6 +276,13 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 			done = append(done, "nothing changed: those items were decided before")
 		}
 		out := "Decided as the user said: " + strings.Join(done, "; ") + "."
+		// A task created by the answer has an id the model could not know:
+		// without it, its next change to the task needs a look-up first.
+		for _, n := range applied {
+			if a := d.Applied[n]; a.Before == nil {
+				out += fmt.Sprintf(" Item %d created task %s %q.", n, a.After.ID, cutTo(a.After.Title, 60))
+			}
+		}
 		if n := d.Stale() + d.Failed(); n != 0 {
 			out += fmt.Sprintf(" Item %d was not applied: its task changed; the proposal's message shows why.", n)
 		}

@@ -94,3 +94,25 @@ func TestAnswerProposalsHeldToTheWords(t *testing.T) {
 		}
 	})
 }
+
+// A task an answer in words creates has an id the model could not know:
+// the result names it, so the next change to it needs no look-up.
+func TestAnswerNamesTheTaskItCreated(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		res, _ := e.Turn(t, call("c", "create_task", `{"title":"Prepare the move"}`))
+		if res.Set == nil || len(res.Set.Items) != 1 {
+			t.Fatalf("CS = %+v", res.Set)
+		}
+		e.answering(t)
+		_, results := e.TurnSaying(t, "yes", call("x", "answer_proposals", map[string]any{"set": res.Set.ID, "confirm": []int{1}}))
+		tasks, err := e.DB.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{Query: "Prepare the move"})
+		if err != nil || len(tasks) != 1 {
+			t.Fatalf("created: %v, %v", tasks, err)
+		}
+		want := fmt.Sprintf("Item 1 created task %s %q.", tasks[0].ID, "Prepare the move")
+		if r := results["x"]; !strings.HasPrefix(r, "Decided as the user said: item 1 applied.") || !strings.Contains(r, want) {
+			t.Errorf("result %q, want it to say %q", r, want)
+		}
+	})
+}

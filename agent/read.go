@@ -33,6 +33,10 @@ func (t *turn) read(ctx context.Context, tool Tool, a tools.Args) (string, error
 			return "", err
 		}
 		f.Query = q
+		if f.Label, _, err = a.Str("label", false); err != nil {
+			return "", err
+		}
+		f.Label = strings.TrimPrefix(strings.TrimSpace(f.Label), "#")
 		if s, ok, err := a.Str("status", false); err != nil {
 			return "", err
 		} else if ok && strings.TrimSpace(s) != "" {

@@ -36,8 +36,8 @@ func enum(vals ...string) map[string]any { return map[string]any{"type": "string
 // registry lists every tool of the contract, in the order the model sees
 // them.
 var registry = []Tool{
-	{Name: nod.ToolListTasks, Risk: nod.ReadOnly, Description: "List the chat's tasks a page at a time, oldest first, optionally filtered by a case-insensitive text query on title or description, and by status. Returns {tasks, total, next_cursor}: total counts every match; pass next_cursor as cursor to read the next page (null: no more).",
-		Params: map[string]any{"type": "object", "properties": map[string]any{"query": str, "status": enum(statusNames()...),
+	{Name: nod.ToolListTasks, Risk: nod.ReadOnly, Description: "List the chat's tasks a page at a time, oldest first, optionally filtered by a case-insensitive text query on title or description, by status, and by a label (case-insensitive). Returns {tasks, total, next_cursor}: total counts every match; pass next_cursor as cursor to read the next page (null: no more).",
+		Params: map[string]any{"type": "object", "properties": map[string]any{"query": str, "status": enum(statusNames()...), "label": str,
 			"limit":  map[string]any{"type": "integer", "minimum": 1, "maximum": nod.MaxPage, "description": fmt.Sprintf("Tasks per page, default %d.", nod.DefaultPage)},
 			"cursor": map[string]any{"type": "string", "description": "The next_cursor of the page before."}}}},
 	{Name: nod.ToolGetTask, Risk: nod.ReadOnly, Description: "Get one task with its checklist (each item with checked_by and checked_at).",

@@ -157,6 +157,7 @@ func (t *turn) loadReplyItems(ctx context.Context) {
 func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error) {
 	var res nod.TurnResult
 	for res.Steps = 1; ; res.Steps++ {
+		t.report(ctx)
 		t.takeMore(ctx)
 		msg, err := t.a.complete(ctx, system, t.history, t.msgs)
 		if err != nil {
@@ -194,6 +195,24 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 		}
 	}
 	return res, nil
+}
+
+// report hands on what the turn applied since it last reported, before
+// the model is asked again: the person need not wait for its next step
+// to see a change made and be able to undo it (nod.TurnRequest.Progress).
+func (t *turn) report(ctx context.Context) {
+	if t.req.Progress == nil {
+		return
+	}
+	p := nod.TurnProgress{Receipts: slices.Clone(t.receipts[t.told.receipts:]), Notices: slices.Clone(t.notices[t.told.notices:]), ZoneOffer: t.zoneOffer}
+	if t.zoneChange != t.told.zone {
+		p.Zone, p.ZoneQuote = t.zoneChange, t.zoneQuote
+	}
+	if len(p.Receipts) == 0 && len(p.Notices) == 0 && p.Zone == nil {
+		return
+	}
+	t.told.receipts, t.told.notices, t.told.zone = len(t.receipts), len(t.notices), t.zoneChange
+	t.req.Progress(ctx, p)
 }
 
 // keepWords saves what a turn the model failed keeps, so that the
@@ -404,8 +423,13 @@ type turn struct {
 	withdraw   []nod.ItemRef // open items the person's edit took back
 	receipts   []nod.Receipt
 	notices    []nod.Note // what the person is told beside receipts
-	deletions  []nod.PendingDeletion
-	asides     []string // what the model wrote beside its tool calls
+	// told is how much of the above the turn already reported (report)
+	told struct {
+		receipts, notices int
+		zone              *nod.ZoneChange
+	}
+	deletions []nod.PendingDeletion
+	asides    []string // what the model wrote beside its tool calls
 	// decisions passed on in the person's words, and readings shown instead
 	answered []nod.SetID
 	readings []nod.Reading

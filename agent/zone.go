@@ -83,7 +83,11 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	}
 	t.zoneChange, t.zoneQuote = &zc, v.Quote
 	t.zone = p.zone
-	return fmt.Sprintf(`{"timezone":%q,"previous":%q,"now":%q}`, zc.After, zc.Before, todayLine(t.a.now(), p.zone))
+	kept := "none"
+	if zc.Reminders > 0 {
+		kept = fmt.Sprintf("%d upcoming, each at the same clock time as before, now in %s", zc.Reminders, zc.After)
+	}
+	return fmt.Sprintf(`{"timezone":%q,"previous":%q,"now":%q,"reminders_kept_local":%q}`, zc.After, zc.Before, todayLine(t.a.now(), p.zone), kept)
 }
 
 // reading is the zone the person's dates and times are read in: the one

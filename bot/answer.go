@@ -46,7 +46,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true, true
 	}
-	b.reply(ctx, in.topic(), in.loc.Undo().Button(in.loc.Text(formatting.Deleted.With(d.Title)), a.Applied.Undo.ID))
+	b.reply(ctx, in.topic(), in.loc.Undo().Button(in.loc.Text(formatting.Deleted.With(formatting.Trashed{Title: d.Title, Keep: b.opts.TrashRetention})), a.Applied.Undo.ID))
 	return true, true
 }
 
@@ -70,7 +70,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 // records its message; until then the question is owed, and the person's
 // words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion) {
-	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d))
+	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention))
 	if id == 0 {
 		return
 	}
@@ -146,7 +146,7 @@ func (b *Bot) cmdTrash(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Tasks().Trash(tasks))
+	b.reply(ctx, in.topic(), in.loc.Tasks().Trash(tasks, b.opts.TrashRetention))
 }
 
 func (b *Bot) onRestore(ctx context.Context, p press) string {
@@ -162,7 +162,7 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 		// the receipt.
 		if restores := countKind(p.keyboard, nod.ActRestore); restores > 1 {
 			if tasks, err := b.tasks.Trash(ctx, p.chat); err == nil {
-				if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().Trash(tasks)); err != nil {
+				if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().Trash(tasks, b.opts.TrashRetention)); err != nil {
 					b.log.Warn("refresh trash list", "chat", p.chat, "err", err)
 				}
 			}

@@ -36,6 +36,9 @@ type Options struct {
 	// ChangeSetTTL is how long a change set stays open, as its Keep
 	// button says (default nod.DefaultChangeSetTTL).
 	ChangeSetTTL time.Duration
+	// TrashRetention is how long the trash keeps a task, as the deletion's
+	// question and /trash say (default nod.DefaultTrashRetention).
+	TrashRetention time.Duration
 	// SweepInterval is how often the sweep runs (default 1m).
 	SweepInterval time.Duration
 	// UpdateTimeout bounds the handling of one update, every model step
@@ -54,6 +57,9 @@ type Options struct {
 	// VoiceMax is the longest voice message or audio file transcribed
 	// (default 5m).
 	VoiceMax time.Duration
+	// After waits between polls the server answered early with nothing,
+	// as time.After does (the default); tests pass a settable clock's.
+	After func(time.Duration) <-chan time.Time
 }
 
 // Turner runs agent turns.
@@ -132,6 +138,9 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	if opts.PollTimeout <= 0 {
 		opts.PollTimeout = 30 * time.Second
 	}
+	if opts.TrashRetention <= 0 {
+		opts.TrashRetention = nod.DefaultTrashRetention
+	}
 	if opts.ChangeSetTTL <= 0 {
 		opts.ChangeSetTTL = nod.DefaultChangeSetTTL
 	}
@@ -152,6 +161,9 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	if opts.VoiceMax <= 0 {
 		opts.VoiceMax = DefaultVoiceMax
+	}
+	if opts.After == nil {
+		opts.After = time.After
 	}
 	allowed := map[nod.UserID]bool{}
 	for _, id := range opts.AllowedUsers {

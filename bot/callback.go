@@ -80,7 +80,7 @@ func DecodeAction(s string) (nod.Action, error) {
 }
 
 func validID(id string) bool {
-	if id == "" || len(id) > 40 {
+	if id == "" || len(id) > nod.MaxActionID {
 		return false
 	}
 	for i := 0; i < len(id); i++ {

@@ -67,7 +67,8 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		return
 	}
 	before := b.zoneName(in.settings)
-	if _, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, nod.ToolTZ); err != nil {
+	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, nod.ToolTZ)
+	if err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
@@ -76,11 +77,12 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	if in.settings != nil {
 		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
+	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), zc.Reminders, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
-// "/daily 08:00", "/daily 08:00 quiet", "/daily off".
+// "/daily 08:00" (or "7", "19 Uhr", "7pm"), "/daily 08:00 quiet",
+// "/daily off".
 func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 	args := strings.Fields(strings.ToLower(in.text))[1:]
 	show := func(s *nod.ChatSettings) {
@@ -95,18 +97,16 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 		return
 	}
 	at, quiet := "", false
-	switch {
-	case len(args) == 1 && args[0] == "off":
-	case len(args) <= 2:
-		h, m, err := nod.ParseClock(args[0])
-		if err != nil || (len(args) == 2 && args[1] != "quiet") {
+	if len(args) != 1 || args[0] != "off" {
+		if quiet = args[len(args)-1] == "quiet"; quiet {
+			args = args[:len(args)-1]
+		}
+		h, m, err := nod.ReadTimeOfDay(strings.Join(args, " "))
+		if err != nil {
 			b.reply(ctx, in.topic(), in.loc.Text(formatting.DailyBad))
 			return
 		}
-		at, quiet = time.Date(0, 1, 1, h, m, 0, 0, time.UTC).Format("15:04"), len(args) == 2
-	default:
-		b.reply(ctx, in.topic(), in.loc.Text(formatting.DailyBad))
-		return
+		at = time.Date(0, 1, 1, h, m, 0, 0, time.UTC).Format("15:04")
 	}
 	if !b.mayChangeChat(ctx, in, "daily") {
 		return
@@ -457,7 +457,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, zc.ID, ""))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, zc.Reminders, zc.ID, ""))
 }
 
 // offerZone shows a time zone the agent proposed, with a button to set
@@ -490,7 +490,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.Day().TimeZoneReceipt(before, zc.After, zc.ID, "")
+			m = p.loc.Day().TimeZoneReceipt(before, zc.After, zc.Reminders, zc.ID, "")
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

@@ -325,7 +325,9 @@ func commandName(text string) (string, bool) {
 }
 
 // turn runs an agent turn and sends what it produced, in the contract's
-// order: the agent's final text, then the change-set message.
+// order: the receipts, the agent's final text, then the change-set
+// message. A step's receipts go out as soon as its changes are applied,
+// beside the model's next call; the set waits for the final text.
 func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	// "typing…" goes out beside the model's first call rather than
 	// before it, where Telegram's round trip would add to every turn; it
@@ -339,11 +341,9 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
 		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
 	}
-	typed := make(chan struct{})
-	go func() {
-		defer close(typed)
-		b.send.typing(ctx, in.topic())
-	}()
+	early := b.beside(in)
+	early.typing(ctx)
+	req.Progress = early.progress
 	res, err := b.agent.Turn(ctx, req)
 	if !req.Review {
 		// The agent is done: what the person sends from now on is routed
@@ -351,7 +351,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		// its last look runs next, as a turn of its own.
 		b.queue.close(in.chat, b.burst)
 	}
-	<-typed
+	early.wait()
 	loc := turnLocale(in.loc, res)
 	if err != nil {
 		tmpl := formatting.InternalError
@@ -364,7 +364,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		// The update's time may be up: what is owed still goes out.
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
 		defer cancel()
-		b.sendReceipts(ctx, loc, in, res) // what was applied before the failure
+		b.sendReceipts(ctx, loc, in, early.rest(res)) // what was applied before the failure, unless sent already
 		b.log.Warn("turn failed", "chat", in.chat, "applied", len(res.Receipts), "err", err)
 		// One message that says what did apply (the receipts above) and
 		// that nothing else did.
@@ -373,7 +373,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		}
 		return
 	}
-	b.sendReceipts(ctx, loc, in, res)
+	b.sendReceipts(ctx, loc, in, early.rest(res))
 	text := formatting.ModelText(strings.TrimSpace(res.Text))
 	if req.Forwarded != "" && res.Set != nil {
 		// Why nod asks though the person sent the words: they are not theirs.
@@ -435,13 +435,15 @@ func turnLocale(loc *formatting.Locale, res nod.TurnResult) *formatting.Locale {
 
 // sendReceipts reports what a turn applied without asking, and what it
 // found already done; the receipts come first in a turn's messages. In a
-// group they name the person whose turn it was.
-func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incoming, res nod.TurnResult) {
+// group they name the person whose turn it was. It reports whether the
+// receipts went out.
+func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incoming, res nod.TurnResult) bool {
 	chat, at := in.chat, in.topic()
 	if z := res.Zone; z != nil {
 		// First: the turn read the person's dates and times in it.
-		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.ID, res.ZoneQuote))
+		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.Reminders, z.ID, res.ZoneQuote))
 	}
+	sent := false
 	if len(res.Receipts) > 0 {
 		rs := make([]formatting.Receipt, len(res.Receipts))
 		who := b.nameOf(ctx, chat, in.user)
@@ -454,11 +456,13 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 				ids[i] = string(r.Item.UndoID)
 			}
 			b.delivered(ctx, chat, nod.OwedReceipt, ids...)
+			sent = true
 		}
 	}
 	for _, n := range res.Notices {
 		b.reply(ctx, at, loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(n))))
 	}
+	return sent
 }
 
 // reply sends m to topic at, logging a failure: there is no one else to

@@ -31,15 +31,28 @@ const maxPollBackoff = 5 * time.Second
 // offset where it is, and nothing after it would arrive. Here each update
 // is decoded on its own, and one that cannot be costs only itself.
 func (b *Bot) poll(ctx context.Context, client httpDoer, offset int64) {
-	var backoff time.Duration
+	var (
+		backoff time.Duration // after failed polls
+		idle    idlePacer     // after empty answers that came back early
+	)
 	for ctx.Err() == nil {
-		if backoff > 0 {
+		var wait <-chan time.Time
+		switch {
+		case backoff > 0:
+			wait = time.After(backoff)
+		case idle.wait > 0:
+			wait = b.opts.After(idle.wait)
+		}
+		if wait != nil {
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(backoff):
+			case <-wait:
 			}
 		}
+		// The server's own time, not the clock's: whether it held the
+		// poll is a fact of the wire.
+		start := time.Now()
 		raws, retryAfter, err := b.getUpdates(ctx, client, offset)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -53,6 +66,7 @@ func (b *Bot) poll(ctx context.Context, client httpDoer, offset int64) {
 			continue
 		}
 		backoff = 0
+		b.pace(&idle, len(raws), time.Since(start))
 		for _, raw := range raws {
 			u, id, err := decodeUpdate(raw)
 			if id >= offset {
@@ -67,6 +81,62 @@ func (b *Bot) poll(ctx context.Context, client httpDoer, offset int64) {
 	}
 }
 
+// The waits between polls answered early with nothing double from
+// firstIdleWait up to maxIdleWait: Telegram holds an empty poll for its
+// whole timeout and never meets them, while a server that answers at once
+// (some Bot API emulators do) is asked at most once a second instead of
+// thousands of times. A message sent meanwhile waits at most maxIdleWait
+// before it is fetched.
+const (
+	firstIdleWait = 100 * time.Millisecond
+	maxIdleWait   = time.Second
+)
+
+// idlePacer spaces out polls that the server answers early with nothing.
+type idlePacer struct {
+	wait  time.Duration // before the next poll
+	early int           // such answers in a row
+}
+
+// idleWait is the wait before the next poll after one that brought n
+// updates in took, of a poll that asked the server to hold it for asked,
+// when the wait before it was prev. Updates, or an empty answer that was
+// held for at least half the time asked, mean the server long-polls: no
+// wait. A timeout of zero asks for no holding, and every empty answer
+// waits.
+func idleWait(prev time.Duration, n int, took, asked time.Duration) time.Duration {
+	if n > 0 || asked > 0 && took >= asked/2 {
+		return 0
+	}
+	return min(max(2*prev, firstIdleWait), maxIdleWait)
+}
+
+// pace updates p after a poll, logging where an episode of early empty
+// answers starts and ends, not every poll of it.
+func (b *Bot) pace(p *idlePacer, n int, took time.Duration) {
+	wait := idleWait(p.wait, n, took, b.pollTimeout())
+	switch {
+	case wait > 0 && p.wait == 0:
+		b.log.Warn("telegram: get updates answered at once with nothing; spacing polls out",
+			"took_ms", took.Milliseconds(), "timeout_s", int(b.pollTimeout()/time.Second), "max_wait", maxIdleWait)
+	case wait == 0 && p.wait > 0:
+		b.log.Info("telegram: get updates holds or brings updates again; polling at once", "early_answers", p.early)
+	}
+	p.wait = wait
+	if wait > 0 {
+		p.early++
+	} else {
+		p.early = 0
+	}
+}
+
+// pollTimeout is how long getUpdates asks the server to hold a poll that
+// finds nothing: a second under PollTimeout, so that the answer comes
+// before the client gives up.
+func (b *Bot) pollTimeout() time.Duration {
+	return max(b.opts.PollTimeout-time.Second, 0).Truncate(time.Second)
+}
+
 // httpDoer sends a request; *http.Client and sizedBodies are ones.
 type httpDoer interface {
 	Do(*http.Request) (*http.Response, error)
@@ -78,7 +148,7 @@ func (b *Bot) getUpdates(ctx context.Context, client httpDoer, offset int64) ([]
 	kinds, _ := json.Marshal(allowedUpdates)
 	form := url.Values{
 		"offset":          {strconv.FormatInt(offset, 10)},
-		"timeout":         {strconv.Itoa(int(max(b.opts.PollTimeout-time.Second, 0) / time.Second))},
+		"timeout":         {strconv.Itoa(int(b.pollTimeout() / time.Second))},
 		"allowed_updates": {string(kinds)},
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.opts.APIURL+"/bot"+b.opts.Token+"/getUpdates", strings.NewReader(form.Encode()))
@@ -132,9 +202,14 @@ func decodeUpdate(raw []byte) (*models.Update, int64, error) {
 // undecodable logs an update that could not be decoded and, when it is a
 // message of an allowed person, tells them nod could not read it, in the
 // chat's order: they would otherwise wait for an answer that never comes.
+// A button press is answered (answerUnreadable), or its button would spin.
 func (b *Bot) undecodable(raw []byte, id int64, err error) {
 	b.metrics.updates.WithLabelValues("undecodable").Inc()
 	b.log.Warn("update not decodable; skipped", "update", id, "bytes", len(raw), "excerpt", excerpt(string(raw), 120), "err", excerpt(err.Error(), 200))
+	if p, ok := readPress(raw); ok {
+		b.answerUnreadable(id, p)
+		return
+	}
 	type sender struct {
 		ID   int64  `json:"id"`
 		Lang string `json:"language_code"`
@@ -178,4 +253,75 @@ func (b *Bot) undecodable(raw []byte, id int64, err error) {
 			b.sendFailed(ctx, err, "chat", nod.ChatID(m.Chat.ID))
 		}
 	})
+}
+
+// unreadPress is what could be read of a button press whose update did
+// not decode: its query's id, who pressed (0: unknown) and in which chat.
+type unreadPress struct {
+	id   string
+	user nod.UserID
+	lang string
+	chat nod.ChatID
+}
+
+// readPress reads what it can of raw's callback query, field by field, so
+// that a field of a type nod does not expect costs only itself; ok is
+// false when raw holds no callback query with an id to answer.
+func readPress(raw []byte) (p unreadPress, ok bool) {
+	var env struct {
+		Query map[string]json.RawMessage `json:"callback_query"`
+	}
+	if json.Unmarshal(raw, &env) != nil || json.Unmarshal(env.Query["id"], &p.id) != nil || p.id == "" {
+		return unreadPress{}, false
+	}
+	var from struct {
+		ID   int64  `json:"id"`
+		Lang string `json:"language_code"`
+	}
+	if json.Unmarshal(env.Query["from"], &from) == nil {
+		p.user, p.lang = nod.UserID(from.ID), from.Lang
+	}
+	var msg struct {
+		Chat struct {
+			ID int64 `json:"id"`
+		} `json:"chat"`
+	}
+	if json.Unmarshal(env.Query["message"], &msg) == nil {
+		p.chat = nod.ChatID(msg.Chat.ID)
+	}
+	return p, true
+}
+
+// answerUnreadable answers a button press nod could not decode, at once
+// and beside the chat's queue as handle answers one: an allowed person's
+// once per update (a redelivery is dropped before the answer), saying it
+// could not be read; a stranger's as onCallback refuses one; one whose
+// sender cannot be read with no text.
+func (b *Bot) answerUnreadable(update int64, p unreadPress) {
+	b.handlers.Add(1)
+	b.metrics.presses.Inc()
+	go func() {
+		defer b.handlers.Done()
+		defer b.metrics.presses.Dec()
+		ctx, cancel := context.WithTimeout(b.work, b.opts.UpdateTimeout)
+		defer cancel()
+		switch {
+		case p.user == 0:
+			b.send.answer(ctx, p.id, "")
+		case !b.allowed[p.user]:
+			b.log.Info("stranger's button refused", "chat", p.chat, "user", p.user)
+			b.send.answer(ctx, p.id, strangerNotice(p.lang, p.user))
+		default:
+			first, err := b.firstDelivery(ctx, update)
+			switch {
+			case err != nil: // the database failed: the update's own language
+				text, _ := notice(formatting.For(p.lang), err, nil)
+				b.send.answer(ctx, p.id, text)
+			case first && p.chat != 0:
+				b.send.answer(ctx, p.id, b.locale(ctx, p.chat, p.lang).Notice(formatting.NoticeUnreadable))
+			case first:
+				b.send.answer(ctx, p.id, formatting.For(p.lang).Notice(formatting.NoticeUnreadable))
+			}
+		}
+	}()
 }

@@ -20,6 +20,7 @@ var commands = []command{
 	{"start", formatting.CmdStart, (*Bot).cmdStart},
 	{"help", formatting.CmdHelp, (*Bot).cmdHelp},
 	{"tasks", formatting.CmdTasks, (*Bot).cmdTasks},
+	{"today", formatting.CmdToday, (*Bot).cmdToday},
 	{"pending", formatting.CmdPending, (*Bot).cmdPending},
 	{"review", formatting.CmdReview, (*Bot).cmdReview},
 	{"trash", formatting.CmdTrash, (*Bot).cmdTrash},

@@ -18,9 +18,12 @@ type Updates interface {
 // Tasks reads a chat's tasks and its trash.
 type Tasks interface {
 	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
-	// TaskPage returns a page of the tasks outside the trash, oldest
-	// first, with how many there are.
-	TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
+	// ListPage returns a page of /tasks (open tasks by what needs the
+	// person, or done ones), with how many each list holds.
+	ListPage(ctx context.Context, chatID nod.ChatID, l nod.TaskList, p nod.PageRequest) (nod.TaskPage, error)
+	// TodayList returns what /today shows of the local day today that
+	// runs from from to to.
+	TodayList(ctx context.Context, chatID nod.ChatID, today string, from, to time.Time, limit int) (nod.TodayList, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
 	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)

@@ -3,6 +3,8 @@ package bot
 import (
 	"context"
 	"errors"
+	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
@@ -12,33 +14,64 @@ import (
 // and ◀ ▶, a keyboard far below Telegram's 100 buttons.
 const taskPage = 20
 
+// cmdTasks shows the first page of the chat's open tasks, or with
+// "#label" (or just the label) of those carrying that label.
 func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
-	page, err := b.tasks.TaskPage(ctx, in.chat, nod.TaskFilter{}, nod.PageRequest{Limit: taskPage})
+	_, arg, _ := strings.Cut(in.text, " ")
+	l := nod.TaskList{Label: strings.TrimPrefix(strings.TrimSpace(arg), "#"), Today: b.today(in.loc)}
+	page, err := b.tasks.ListPage(ctx, in.chat, l, nod.PageRequest{Limit: taskPage})
 	if err != nil {
 		b.log.Error("list tasks", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Tasks().List(page))
+	b.reply(ctx, in.topic(), in.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: 1, PageSize: taskPage}))
+}
+
+// today is the chat's local date: what /tasks counts as overdue.
+func (b *Bot) today(loc *formatting.Locale) string {
+	return b.now().In(loc.Zone()).Format(nod.DateLayout)
+}
+
+// cmdToday shows what is overdue or due on the chat's local day, and the
+// day's reminders.
+func (b *Bot) cmdToday(ctx context.Context, in incoming) {
+	now := b.now().In(in.loc.Zone())
+	from := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	today := from.Format(nod.DateLayout)
+	l, err := b.tasks.TodayList(ctx, in.chat, today, from, from.AddDate(0, 0, 1), taskPage)
+	if err != nil {
+		b.log.Error("today", "chat", in.chat, "err", err)
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
+		return
+	}
+	b.reply(ctx, in.topic(), in.loc.Tasks().Today(l, today))
 }
 
 // onTaskPage leafs the /tasks message it was pressed on to the page
-// before or after the task its button names, editing it in place.
+// before or after the task its button names, or to the first page of the
+// list it names, editing it in place.
 func (b *Bot) onTaskPage(ctx context.Context, p press) string {
-	req := nod.PageRequest{Limit: taskPage, After: p.action.ID}
-	if p.action.N == nod.PageEarlier {
-		req = nod.PageRequest{Limit: taskPage, Before: p.action.ID}
+	ref, err := nod.ParseListRef(p.action.ID)
+	if err != nil {
+		return b.explain(p.loc, err, "task page", "chat", p.chat)
 	}
-	page, err := b.tasks.TaskPage(ctx, p.chat, nod.TaskFilter{}, req)
-	if err == nil && len(page.Tasks) == 0 && page.Total > 0 {
-		// The tasks after the button's went to the trash since: start over.
-		page, err = b.tasks.TaskPage(ctx, p.chat, nod.TaskFilter{}, nod.PageRequest{Limit: taskPage})
+	l := nod.TaskList{Label: ref.Label, Done: ref.Done, Today: b.today(p.loc)}
+	req := nod.PageRequest{Limit: taskPage, After: ref.Cursor}
+	if p.action.N == nod.PageEarlier {
+		req = nod.PageRequest{Limit: taskPage, Before: ref.Cursor}
+	}
+	page, err := b.tasks.ListPage(ctx, p.chat, l, req)
+	if err == nil && len(page.Tasks) == 0 && req.After != "" {
+		// The tasks after the button's are gone or done since: start over.
+		req, ref.Page = nod.PageRequest{Limit: taskPage}, 1
+		page, err = b.tasks.ListPage(ctx, p.chat, l, req)
 	}
 	if err != nil {
 		return b.explain(p.loc, err, "task page", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().List(page)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: ref.Page, PageSize: taskPage})); err != nil {
 			b.log.Warn("task page", "chat", p.chat, "err", err)
 		}
 	})

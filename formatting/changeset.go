@@ -1,6 +1,7 @@
 package formatting
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -213,7 +214,7 @@ func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string 
 		}
 		return l.contentDiff(segs, it.Before, it.After, budget)
 	case nod.FieldTask:
-		return l.createDetails(it.NewTask)
+		return l.createDetails(it.NewTask, it.Args)
 	case nod.FieldChecklist:
 		return l.overrideDetails(it)
 	}
@@ -308,11 +309,17 @@ func cutSegments(segs []Segment, keep Op, budget int) ([]Segment, int) {
 	return out, total - shown
 }
 
-func (l *Locale) createDetails(a *nod.Task) string {
+// createDetails shows the fields a new task is created with. The
+// priority every task gets when none is named is not shown: the person
+// would read a P2 nobody chose.
+func (l *Locale) createDetails(a *nod.Task, args json.RawMessage) string {
 	if a == nil {
 		return ""
 	}
-	data := newTaskDetails{Priority: string(a.Priority), Labels: strings.Join(a.Labels, ", ")}
+	data := newTaskDetails{Labels: strings.Join(a.Labels, ", ")}
+	if named(args, "priority") || a.Priority != nod.P2 {
+		data.Priority = string(a.Priority)
+	}
 	if a.DueDate != "" {
 		data.Due = l.Date(a.DueDate)
 	}
@@ -321,6 +328,16 @@ func (l *Locale) createDetails(a *nod.Task) string {
 	}
 	data.Description, data.More = truncate(a.Description, 300)
 	return l.Render(createDetails.With(data))
+}
+
+// named reports whether the call's arguments name key with a value.
+func named(args json.RawMessage, key string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil {
+		return false
+	}
+	v, ok := m[key]
+	return ok && string(v) != "null"
 }
 
 // decidedAny reports whether the person decided an item of s (confirmed,

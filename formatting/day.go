@@ -38,7 +38,10 @@ type zoneShown struct {
 // After, the time there Now, and the person's words that asked for it;
 // set by /tz, the chat's daily review (Daily, its time of day) and when
 // it runs Next in the new zone.
-type zoneChange struct{ Before, After, Now, Quote, Daily, Next string }
+type zoneChange struct {
+	Before, After, Now, Quote, Daily, Next string
+	Reminders                              int // upcoming, kept at their local times
+}
 
 // dailyReview is /daily: At is the time of day, "" for none; ZoneSet says
 // whether the chat chose Zone or has the default.
@@ -74,10 +77,10 @@ func (dv Day) TimeZoneShow(zone string, set bool, now time.Time) Message {
 }
 
 // TimeZoneSet renders the answer to /tz NAME: the zone before and after,
-// and, if the chat has a daily review at the time of day daily, when it
-// runs next in the new zone.
-func (dv Day) TimeZoneSet(before, after string, now time.Time, daily string, next time.Time) Message {
-	z := zoneChange{Before: before, After: after, Now: dv.l.Stamp(now)}
+// how many reminders kept their local times, and, if the chat has a daily
+// review at the time of day daily, when it runs next in the new zone.
+func (dv Day) TimeZoneSet(before, after string, reminders int, now time.Time, daily string, next time.Time) Message {
+	z := zoneChange{Before: before, After: after, Reminders: reminders, Now: dv.l.Stamp(now)}
 	if daily != "" && !next.IsZero() {
 		z.Daily, z.Next = daily, dv.l.Stamp(next)
 	}
@@ -85,9 +88,10 @@ func (dv Day) TimeZoneSet(before, after string, now time.Time, daily string, nex
 }
 
 // TimeZoneReceipt reports a zone set from the person's words or a shared
-// location, with an Undo that puts the zone before back.
-func (dv Day) TimeZoneReceipt(before, after, undoID, quote string) Message {
-	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, Quote: quote}))
+// location, and how many reminders kept their local times, with an Undo
+// that puts the zone before back.
+func (dv Day) TimeZoneReceipt(before, after string, reminders int, undoID, quote string) Message {
+	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, Reminders: reminders, Quote: quote}))
 	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
 }

@@ -96,8 +96,11 @@ func est(n int) *int { return &n }
 var en = formatting.For("en")
 
 var (
-	at = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
-	t1 = nod.Task{
+	// remindToday and remindLater are reminders on 15 March 2026 (CET).
+	remindToday = time.Date(2026, 3, 15, 8, 30, 0, 0, time.UTC)
+	remindLater = time.Date(2026, 3, 15, 16, 0, 0, 0, time.UTC)
+	at          = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	t1          = nod.Task{
 		ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
 		Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: est(120), DueDate: "2026-03-15",
 		Labels: []string{"backend", "bug"},
@@ -177,6 +180,12 @@ func TestChangeSetGolden(t *testing.T) {
 		{"create_two", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
 			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
 			{ID: "i2", N: 2, Tool: "create_task", Field: nod.FieldTask, After: "Fix the import", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the import", Priority: nod.P2}},
+		}}, Titles: titles}},
+		// A priority is shown when the call named it, P2 too; the P2 every
+		// task gets when none is named (above) is not.
+		{"create_named_p2", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, Args: []byte(`{"title":"Fix the export","priority":"P2"}`),
+				NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2, Labels: []string{"bug"}}},
 		}}, Titles: titles}},
 		{"partial", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPartiallyResolved, Items: partial}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		{"resolved", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
@@ -312,7 +321,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
 		"steps_exhausted": loc.Text(formatting.StepsExhausted.With(8)), "empty_reply": loc.Text(formatting.EmptyReply),
-		"no_tasks": loc.Tasks().List(nod.TaskPage{}), "pending_none": loc.Text(formatting.PendingNone),
+		"no_tasks": loc.Tasks().List(nod.TaskPage{}, formatting.ListView{}), "pending_none": loc.Text(formatting.PendingNone),
 		"undone": loc.Undo().Undone(nod.UndoEntry{ID: "u2", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix <login> bug",
 			Change: nod.Change{Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}),
 		"undone_unknown": loc.Undo().Undone(nod.UndoEntry{ID: "u2", Tool: "seed", Summary: "Import <tasks>", Title: "Fix <login> bug"}), "nothing_to_undo": loc.Text(formatting.NothingToUndo), "undone_already": loc.Text(formatting.UndoneAlready.With("Fix <login> bug")),
@@ -321,10 +330,20 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),
 		"voice_too_long": loc.VoiceTooLong(7*time.Minute+29*time.Second+200*time.Millisecond, 5*time.Minute), "voice_too_long_hours": loc.VoiceTooLong(75*time.Minute, time.Hour),
 		"voice_too_large": loc.VoiceTooLarge(5 * time.Minute), "voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
-		"task_list": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}}, Cursors: []string{"1", "2"}, Total: 2}),
+		"task_list": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2, DueDate: "2026-03-10"},
+			{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P0, Labels: []string{"office"}}}, Cursors: []string{"1", "2", "3"}, Total: 3, Done: 4},
+			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20}),
 		"task_list_paged": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
-			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}),
-		"task_card": loc.Tasks().Card(t1, time.Time{}),
+			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-01"}, Page: 2, PageSize: 20}),
+		"task_list_done": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{{ID: "T4", Title: "Send <invoices>", Status: nod.StatusDone, Priority: nod.P1, DueDate: "2026-03-01", Labels: []string{"office"}},
+			{ID: "T5", Title: "Old idea", Status: nod.StatusRejected, Priority: nod.P3}}, Cursors: []string{"4", "5"}, Total: 3, Done: 2},
+			formatting.ListView{TaskList: nod.TaskList{Label: "Office", Done: true, Today: "2026-03-15"}, Page: 1, PageSize: 20}),
+		"today": loc.In(time.FixedZone("CET", 3600)).Tasks().Today(nod.TodayList{Due: []nod.Task{{ID: "T2", Title: "Pay <rent>", Status: nod.StatusOpen, Priority: nod.P1, DueDate: "2026-03-10"}, t1},
+			DueTotal: 23, Reminders: []nod.Task{{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &remindToday}, {ID: "T1", Title: t1.Title, Status: t1.Status, Priority: t1.Priority, RemindAt: &remindLater}}}, "2026-03-15"),
+		"today_empty":          loc.Tasks().Today(nod.TodayList{}, "2026-03-15"),
+		"task_list_label_none": loc.Tasks().List(nod.TaskPage{Total: 0, Done: 0}, formatting.ListView{TaskList: nod.TaskList{Label: "garden", Today: "2026-03-15"}, PageSize: 20}),
+		"task_list_all_done":   loc.Tasks().List(nod.TaskPage{Total: 0, Done: 12}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20}),
+		"task_card":            loc.Tasks().Card(t1, time.Time{}),
 		"receipt_explicit": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
 		"receipt_many": loc.Changes().Receipts([]formatting.Receipt{
@@ -363,13 +382,13 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"rule_declined":   loc.Rules().Decided(nod.Rule{ID: "r1", Kind: "update_task_estimate", Status: nod.RuleDeclined}),
 		"rules":           loc.Rules().List([]nod.Rule{rule, {ID: "r2", Kind: "add_checklist_item", Status: nod.RuleActive, ExpiresAt: &until}}),
 		"rules_none":      loc.Rules().List(nil),
-		"trash":           loc.Tasks().Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}),
-		"trash_long":      loc.Tasks().Trash(trashed(1234, at)),
+		"trash":           loc.Tasks().Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}, nod.DefaultTrashRetention),
+		"trash_long":      loc.Tasks().Trash(trashed(1234, at), nod.DefaultTrashRetention),
 		"task_in_trash":   loc.Tasks().InTrash("T1", "Fix <login> bug"),
 		"redo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u2", Reverts: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale_item": loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
-		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3}),
+		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{Title: "Fix login bug", Checklist: 3, Wait: nod.DefaultConfirmWindow}, nod.DefaultTrashRetention),
 		"audit": loc.Audit([]nod.AuditEntry{
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
 			{Tool: "rule", Outcome: nod.OutcomeCreated, UserConfirmed: true, At: at},
@@ -449,7 +468,7 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 	}{
 		{"n_forbidden", formatting.NoticeForbidden}, {"n_expired", formatting.NoticeExpired}, {"n_decided", formatting.NoticeDecided},
 		{"n_item_decided", formatting.NoticeItemDecided.With(formatting.DecidedItem{N: 2, Status: nod.ItemRejected})}, {"n_stale_undo", formatting.NoticeStaleUndo}, {"n_not_here", formatting.NoticeNotHere}, {"n_button_expired", formatting.NoticeButtonExpired},
-		{"n_invalid", formatting.NoticeInvalid}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
+		{"n_invalid", formatting.NoticeInvalid}, {"n_unreadable", formatting.NoticeUnreadable}, {"n_failed", formatting.NoticeFailed}, {"n_stranger", formatting.NoticeStranger.With(666)},
 		{"n_applied_item", formatting.NoticeAppliedItem.With(1)}, {"n_rejected_item", formatting.NoticeRejectedItem.With(1)}, {"n_skipped_item", formatting.NoticeSkippedItem.With(1)},
 		{"n_applied_count", formatting.NoticeAppliedCount.With(3)}, {"n_rejected_all", formatting.NoticeRejectedAll}, {"n_nothing_left", formatting.NoticeNothingLeft},
 		{"n_stopped_at", formatting.NoticeStoppedAt.With(2)}, {"n_not_applied", nil}, {"n_aborted", formatting.NoticeAborted},

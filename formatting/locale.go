@@ -135,6 +135,8 @@ func (l *Locale) funcs() template.FuncMap {
 		"date":       l.Date,
 		"stamp":      l.stampAny,
 		"minutes":    l.Minutes,
+		"span":       func(d time.Duration) string { return l.span(d, false) },
+		"spanIn":     func(d time.Duration) string { return l.span(d, true) },
 		"statusName": func(s any) string { return l.Status(nod.Status(fmt.Sprint(s))) },
 		"statusIcon": statusIcon,
 		"field":      func(f any) string { return l.Field(nod.Field(fmt.Sprint(f))) },
@@ -142,6 +144,7 @@ func (l *Locale) funcs() template.FuncMap {
 		"q":          l.Quote,
 		"join":       func(ls []string) string { return strings.Join(ls, ", ") },
 		"inc":        func(i int) int { return i + 1 },
+		"clock":      func(t *time.Time) string { return t.In(l.Zone()).Format("15:04") },
 		"count":      l.count,
 		"cut": func(s string, n int) string {
 			t, left := truncate(s, n)
@@ -196,6 +199,7 @@ var (
 	dateTmpl       = define[dateParts]("date")
 	stampTmpl      = define[dateParts]("stamp")
 	minutesTmpl    = define[hoursMinutes]("minutes")
+	spanTmpl       = define[spanParts]("span")
 	noneTmpl       = fixed("none")
 	thousands      = fixed("thousands")
 	quoteTmpl      = define[string]("quote")
@@ -256,6 +260,28 @@ func (l *Locale) Minutes(m *int) string {
 
 // hoursMinutes is a duration as the minutes template writes it.
 type hoursMinutes struct{ H, M int }
+
+// span renders how long nod keeps or waits for something ("30 days",
+// "10 minutes") in its largest whole unit; in, for a phrase like "within",
+// where German declines the noun ("innerhalb von 30 Tagen"). The spans
+// come from configuration, so the text says what this nod does.
+func (l *Locale) span(d time.Duration, in bool) string {
+	p := spanParts{N: int(d / time.Minute), Unit: "minute", Dative: in}
+	switch {
+	case d >= 24*time.Hour && d%(24*time.Hour) == 0:
+		p.N, p.Unit = int(d/(24*time.Hour)), "day"
+	case d >= time.Hour && d%time.Hour == 0:
+		p.N, p.Unit = int(d/time.Hour), "hour"
+	}
+	return l.Render(spanTmpl.With(p))
+}
+
+// spanParts is a duration as the span template writes it.
+type spanParts struct {
+	N      int
+	Unit   string // day, hour or minute
+	Dative bool
+}
 
 // Status renders a status ("In progress").
 func (l *Locale) Status(s nod.Status) string {

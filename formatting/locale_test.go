@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
 )
 
 // Adding a language is adding one file: it must define every template
@@ -50,5 +53,34 @@ func TestDatesAndDurations(t *testing.T) {
 		if got := l.Minutes(&m); got != want[1] {
 			t.Errorf("%s minutes %q, want %q", code, got, want[1])
 		}
+	}
+}
+
+// TestSpansInWords: a configured span reads in its largest whole unit,
+// and German declines "Tag" after "innerhalb von".
+func TestSpansInWords(t *testing.T) {
+	for _, c := range []struct {
+		lang string
+		d    time.Duration
+		want string
+	}{
+		{"en", 30 * 24 * time.Hour, "restores it within 30 days."},
+		{"en", 24 * time.Hour, "restores it within 1 day."},
+		{"en", 36 * time.Hour, "restores it within 36 hours."},
+		{"en", time.Hour, "restores it within 1 hour."},
+		{"en", 90 * time.Minute, "restores it within 90 minutes."},
+		{"de", 30 * 24 * time.Hour, "innerhalb von 30 Tagen wieder her."},
+		{"de", 24 * time.Hour, "innerhalb von 1 Tag wieder her."},
+		{"de", 2 * time.Hour, "innerhalb von 2 Stunden wieder her."},
+		{"de", time.Minute, "innerhalb von 1 Minute wieder her."},
+	} {
+		got := For(c.lang).Text(Deleted.With(Trashed{Title: "X", Keep: c.d})).HTML
+		if !strings.HasSuffix(got, c.want) {
+			t.Errorf("%s %v: %q, want it to end %q", c.lang, c.d, got, c.want)
+		}
+	}
+	got := For("de").Tasks().DeleteAsk(nod.PendingDeletion{Title: "X", Wait: 10 * time.Minute}, 2*24*time.Hour).HTML
+	if !strings.Contains(got, "Ich warte 10 Minuten; die Aufgabe liegt dann 2 Tage im Papierkorb.") {
+		t.Errorf("de question: %s", got)
 	}
 }

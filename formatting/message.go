@@ -2,6 +2,7 @@ package formatting
 
 import (
 	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -79,8 +80,9 @@ func (l *Locale) button(c Content, a nod.Action) Button {
 var (
 	noTasks       = fixed("no_tasks")
 	taskListTmpl  = define[taskList]("task_list")
+	todayTmpl     = define[todayList]("today")
 	taskCardTmpl  = define[taskCard]("task_card")
-	deleteAsk     = define[nod.PendingDeletion]("delete_ask")
+	deleteAsk     = define[deletionAsked]("delete_ask")
 	trashEmpty    = fixed("trash_empty")
 	trashList     = define[trashPage]("trash_list")
 	taskInTrash   = define[string]("task_in_trash")
@@ -98,19 +100,41 @@ var (
 	redoAnyway    = fixed("b_redo_anyway")
 	restoreButton = define[string]("b_restore")
 	acceptReading = fixed("b_accept_reading")
+	doneList      = define[int]("b_done_list") // how many are done
+	openList      = define[int]("b_open_list") // how many are open
 )
 
-// taskList is a page of /tasks; Total counts every task.
+// taskList is a page of /tasks: Total counts the tasks of its list
+// (open or Done, with Label), on page Page of Pages; Today tells what is
+// overdue.
 type taskList struct {
-	Tasks []nod.Task
-	Total int
+	Tasks        []nod.Task
+	Total        int
+	Done         bool
+	Label, Today string
+	Page, Pages  int
+}
+
+// todayList is /today: More counts the due tasks Due leaves out.
+type todayList struct {
+	nod.TodayList
+	Today string
+	More  int
+}
+
+// ListView says which page of /tasks a nod.TaskPage is: its list, the
+// number its button gave it (0: unknown) and how many tasks a page holds.
+type ListView struct {
+	nod.TaskList
+	Page, PageSize int
 }
 
 // trashPage is the trash as /trash shows it: the latest Tasks of Total,
-// and More left out.
+// More left out, and how long the trash Keeps a task.
 type trashPage struct {
 	Tasks       []nod.Task
 	Total, More int
+	Keep        time.Duration
 }
 
 // undoText reports an undo or a redo. Summary is in the reader's words
@@ -160,28 +184,84 @@ type readingLine struct {
 // more.
 const MaxButtons = 100
 
-// List renders a page of /tasks: one button per task, and ◀ / ▶ to
-// the pages before and after it. A page holds at most MaxButtons-2 tasks.
-func (tv Tasks) List(p nod.TaskPage) Message {
-	if len(p.Tasks) == 0 {
+// List renders a page of /tasks: one button per task, ◀ / ▶ to the
+// pages before and after it, and a button to the done tasks (or back to
+// the open ones). A page holds at most MaxButtons-3 tasks.
+func (tv Tasks) List(p nod.TaskPage, v ListView) Message {
+	n, other := p.Total, p.Done
+	if v.Done {
+		n, other = p.Done, p.Total
+	}
+	if n+other == 0 && v.Label == "" {
 		return tv.l.Text(noTasks)
 	}
-	tasks := p.Tasks[:min(len(p.Tasks), MaxButtons-2)]
-	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: p.Total}))}
+	tasks := p.Tasks[:min(len(p.Tasks), MaxButtons-3)]
+	pages := max(1, (n+max(v.PageSize, 1)-1)/max(v.PageSize, 1))
+	// The number the button gave, kept true to what the read found.
+	page := min(max(v.Page, 1), pages)
+	switch {
+	case !p.Earlier:
+		page = 1
+	case !p.Later && len(tasks) == len(p.Tasks):
+		page = pages
+	case page == 1 && pages > 1:
+		page = 2
+	}
+	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: n, Done: v.Done, Label: v.Label, Today: v.Today, Page: page, Pages: pages}))}
 	for _, t := range tasks {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
 	}
-	var nav []Button
-	if p.Earlier {
-		nav = append(nav, Button{Text: "◀", Action: nod.Action{Kind: nod.ActTaskPage, ID: p.Cursors[0], N: nod.PageEarlier}})
+	ref := func(page int, cursor string) (string, bool) {
+		return nod.ListRef{Label: v.Label, Done: v.Done, Page: page, Cursor: cursor}.ID()
 	}
-	if p.Later || len(tasks) < len(p.Tasks) {
-		nav = append(nav, Button{Text: "▶", Action: nod.Action{Kind: nod.ActTaskPage, ID: p.Cursors[len(tasks)-1], N: nod.PageLater}})
+	var nav []Button
+	if id, ok := ref(page-1, firstOf(p.Cursors)); ok && p.Earlier {
+		nav = append(nav, Button{Text: "◀", Action: nod.Action{Kind: nod.ActTaskPage, ID: id, N: nod.PageEarlier}})
+	}
+	if id, ok := ref(page+1, lastOf(p.Cursors[:len(tasks)])); ok && (p.Later || len(tasks) < len(p.Tasks)) {
+		nav = append(nav, Button{Text: "▶", Action: nod.Action{Kind: nod.ActTaskPage, ID: id, N: nod.PageLater}})
 	}
 	if len(nav) > 0 {
 		m.Keyboard = append(m.Keyboard, nav)
 	}
+	// The other list's first page: the done tasks, or back to the open.
+	if id, ok := (nod.ListRef{Label: v.Label, Done: !v.Done, Page: 1}).ID(); ok && (v.Done || other > 0) {
+		c := doneList.With(other)
+		if v.Done {
+			c = openList.With(other)
+		}
+		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(c, nod.Action{Kind: nod.ActTaskPage, ID: id, N: nod.PageLater})})
+	}
 	return m
+}
+
+// Today renders /today on day today (YYYY-MM-DD): what is overdue or
+// due, and the day's reminders, each task with a button that opens it.
+func (tv Tasks) Today(l nod.TodayList, today string) Message {
+	m := Message{HTML: tv.l.Render(todayTmpl.With(todayList{TodayList: l, Today: today, More: l.DueTotal - len(l.Due)}))}
+	seen := map[nod.TaskID]bool{}
+	for _, t := range append(slices.Clip(l.Due), l.Reminders...) {
+		if seen[t.ID] || len(m.Keyboard) == MaxButtons {
+			continue
+		}
+		seen[t.ID] = true
+		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
+	}
+	return m
+}
+
+func firstOf(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
+
+func lastOf(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[len(s)-1]
 }
 
 // Card renders a task with its checklist as toggle buttons.
@@ -215,21 +295,31 @@ func buttonText(s string) string {
 	return s
 }
 
-// DeleteAsk asks the person to type a task's title to delete it.
-func (tv Tasks) DeleteAsk(d nod.PendingDeletion) Message { return tv.l.Text(deleteAsk.With(d)) }
+// DeleteAsk asks the person to type a task's title to delete it; keep is
+// how long the trash keeps it.
+func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration) Message {
+	return tv.l.Text(deleteAsk.With(deletionAsked{d, keep}))
+}
+
+// deletionAsked is a deletion's question with how long the trash keeps
+// the task.
+type deletionAsked struct {
+	nod.PendingDeletion
+	Keep time.Duration
+}
 
 // trashShown is how many trashed tasks /trash shows, newest first: each
 // has a button, and a keyboard holds 100 at most.
 const trashShown = 20
 
 // Trash lists the trash with a Restore button per task, the latest
-// deleted first.
-func (tv Tasks) Trash(tasks []nod.Task) Message {
+// deleted first; keep is how long the trash keeps a task.
+func (tv Tasks) Trash(tasks []nod.Task, keep time.Duration) Message {
 	if len(tasks) == 0 {
 		return tv.l.Text(trashEmpty)
 	}
 	shown := tasks[:min(len(tasks), trashShown)]
-	m := tv.l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown)}))
+	m := tv.l.Text(trashList.With(trashPage{Tasks: shown, Total: len(tasks), More: len(tasks) - len(shown), Keep: keep}))
 	for _, t := range shown {
 		m.Keyboard = append(m.Keyboard, []Button{tv.l.button(restoreButton.With(t.Title), nod.Action{Kind: nod.ActRestore, ID: string(t.ID)})})
 	}

@@ -1,6 +1,10 @@
 package formatting
 
-import "github.com/nodbot/nod"
+import (
+	"time"
+
+	"github.com/nodbot/nod"
+)
 
 // The templates the bot renders with Text, Notice or Render, each with
 // the type of its data. An int where a turn stopped counts the changes
@@ -44,7 +48,7 @@ var (
 	// Deleting takes the task's title.
 	DeleteAgain           = define[string]("delete_again")
 	DeleteCancelled       = define[string]("delete_cancelled")
-	Deleted               = define[string]("deleted")
+	Deleted               = define[Trashed]("deleted")
 	DeletePromptCancelled = define[string]("delete_prompt_cancelled")
 	DeletePromptExpired   = define[string]("delete_prompt_expired")
 	DeletePromptDone      = define[string]("delete_prompt_done")
@@ -71,6 +75,7 @@ var (
 	CmdStart   = fixed("cmd_start")
 	CmdHelp    = fixed("cmd_help")
 	CmdTasks   = fixed("cmd_tasks")
+	CmdToday   = fixed("cmd_today")
 	CmdPending = fixed("cmd_pending")
 	CmdReview  = fixed("cmd_review")
 	CmdTrash   = fixed("cmd_trash")
@@ -124,6 +129,7 @@ var (
 	NoticeNotHere           = fixed("n_not_here")
 	NoticeButtonExpired     = fixed("n_button_expired")
 	NoticeInvalid           = fixed("n_invalid")
+	NoticeUnreadable        = fixed("n_unreadable")
 	NoticeFailed            = fixed("n_failed")
 	NoticeStranger          = define[nod.UserID]("n_stranger")
 	NoticeAppliedItem       = define[int]("n_applied_item")
@@ -196,3 +202,9 @@ type DecidedItem struct {
 // Reproposal is a re-proposed set: Count items proposed again, Dropped
 // no longer made sense.
 type Reproposal struct{ Count, Dropped int }
+
+// Trashed is a task moved to the trash, and how long the trash keeps it.
+type Trashed struct {
+	Title string
+	Keep  time.Duration
+}

@@ -17,11 +17,11 @@ import (
 func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
 	err := db.inTx(ctx, func(tx conn) error {
-		var err error
-		zc.Before, zc.After, err = db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted)
+		set, err := db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted)
 		if err != nil {
 			return err
 		}
+		zc.Before, zc.After, zc.Reminders = set.before, set.after, set.reminders
 		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at) VALUES ($1,$2,$3,$4,$5,$6)`,
 			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()))
 		if err != nil {
@@ -62,9 +62,11 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 		if now != zc.After {
 			return fmt.Errorf("time zone is %q, not %q: %w", now, zc.After, nod.ErrStale)
 		}
-		if _, _, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, nod.ToolSetTimezone, nod.OutcomeUndone); err != nil {
+		set, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, nod.ToolSetTimezone, nod.OutcomeUndone)
+		if err != nil {
 			return err
 		}
+		zc.Reminders = set.reminders
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET undone_at = $1 WHERE id = $2`, micros(db.now()), id)
 		return err
 	})
@@ -130,9 +132,11 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 			args, _ := json.Marshal(map[string]string{"timezone": zc.After})
 			return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolSetTimezone, Args: args, Outcome: nod.OutcomeRejected, UserConfirmed: true, At: db.now()})
 		}
-		if zc.Before, _, err = db.setZone(ctx, tx, chatID, userID, zc.After, def, nod.ToolSetTimezone, nod.OutcomeConfirmed); err != nil {
+		set, err := db.setZone(ctx, tx, chatID, userID, zc.After, def, nod.ToolSetTimezone, nod.OutcomeConfirmed)
+		if err != nil {
 			return err
 		}
+		zc.Before, zc.Reminders = set.before, set.reminders
 		// The person who tapped may undo it; before is the zone as it was
 		// when they did.
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3 WHERE id = $4`, userID, zc.Before, micros(db.now()), id)
@@ -165,37 +169,95 @@ func (db *Schedule) AskedZone(ctx context.Context, chatID nod.ChatID) (bool, err
 
 // setZone writes the chat's zone and moves its daily review with it,
 // audited under tool as outcome; it returns the zone before and after.
-func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (string, string, error) {
+func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (zoneSet, error) {
 	loc := def
 	if zone != "" {
 		l, err := nod.LoadZone(zone)
 		if err != nil {
-			return "", "", err
+			return zoneSet{}, err
 		}
 		loc, zone = l, l.String()
 	}
 	now := db.now()
-	var prev string
-	{
-		var daily string
-		err := tx.QueryRowContext(ctx, `SELECT tz, daily_at FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&prev, &daily)
-		if err != nil && !noRows(err) {
-			return "", "", fmt.Errorf("set time zone: %w", err)
-		}
-		var due sql.NullInt64
-		if h, m, err := nod.ParseClock(daily); err == nil && daily != "" {
-			due = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, loc, now)), Valid: true}
-		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, tz, daily_due, updated_at) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (chat_id) DO UPDATE SET tz = excluded.tz, daily_due = excluded.daily_due, updated_at = excluded.updated_at`,
-			chatID, zone, due, micros(now))
-		if err != nil {
-			return "", "", fmt.Errorf("set time zone: %w", err)
-		}
-		args, _ := json.Marshal(map[string]string{"timezone": zone, "before": prev})
-		err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
-		return prev, zone, err
+	var prev, daily string
+	err := tx.QueryRowContext(ctx, `SELECT tz, daily_at FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&prev, &daily)
+	if err != nil && !noRows(err) {
+		return zoneSet{}, fmt.Errorf("set time zone: %w", err)
 	}
+	var due sql.NullInt64
+	if h, m, err := nod.ParseClock(daily); err == nil && daily != "" {
+		due = sql.NullInt64{Int64: micros(nod.NextDaily(h, m, loc, now)), Valid: true}
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO chat_settings (chat_id, tz, daily_due, updated_at) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (chat_id) DO UPDATE SET tz = excluded.tz, daily_due = excluded.daily_due, updated_at = excluded.updated_at`,
+		chatID, zone, due, micros(now))
+	if err != nil {
+		return zoneSet{}, fmt.Errorf("set time zone: %w", err)
+	}
+	prevLoc := def
+	if prev != "" {
+		if l, err := nod.LoadZone(prev); err == nil {
+			prevLoc = l
+		}
+	}
+	moved, err := keepLocalTimes(ctx, tx, chatID, prevLoc, loc, now)
+	if err != nil {
+		return zoneSet{}, err
+	}
+	args, _ := json.Marshal(map[string]any{"timezone": zone, "before": prev, "reminders": moved})
+	err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
+	return zoneSet{before: prev, after: zone, reminders: moved}, err
+}
+
+// zoneSet is what setting a chat's zone did: the zone before and after,
+// and how many upcoming reminders kept their local times.
+type zoneSet struct {
+	before, after string
+	reminders     int
+}
+
+// keepLocalTimes moves the chat's upcoming reminders from their clock
+// time in from to the same clock time in to: "remind me at 8" means 8
+// where the person is, as the daily review does. Only a reminder waiting
+// for its own moment moves (one an undo sent at once stays due now); one
+// moved into the past fires late rather than never. It returns how many
+// it moved; none when the zones are the same.
+func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) (int, error) {
+	if from.String() == to.String() {
+		return 0, nil
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT id, remind_at FROM tasks WHERE chat_id = $1 AND remind_due = remind_at AND deleted_at IS NULL`, chatID)
+	if err != nil {
+		return 0, fmt.Errorf("reminders to keep local: %w", err)
+	}
+	type move struct {
+		id nod.TaskID
+		at time.Time
+	}
+	var moves []move
+	for rows.Next() {
+		var (
+			m  move
+			at int64
+		)
+		if err := rows.Scan(&m.id, &at); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("reminders to keep local: %w", err)
+		}
+		l := fromMicros(at).In(from)
+		m.at = time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, to)
+		moves = append(moves, m)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("reminders to keep local: %w", err)
+	}
+	for _, m := range moves {
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2 WHERE id = $3`, micros(m.at), micros(now), m.id); err != nil {
+			return 0, fmt.Errorf("keep reminder local: %w", err)
+		}
+	}
+	return len(moves), nil
 }
 
 // SetDaily turns the chat's daily review on at the local time hh:mm

@@ -19,6 +19,10 @@ import (
 func TestClaimDueOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
+		// The zone first: a zone set later keeps the reminders' local times.
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
+			t.Fatal(err)
+		}
 		at := clock.Now().Add(time.Hour)
 		for i := range 40 {
 			status := nod.StatusOpen
@@ -36,9 +40,6 @@ func TestClaimDueOnce(t *testing.T) {
 		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
 			return nod.Task{ID: "P", Title: "set in the past", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &past}, nil
 		}}); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
 			t.Fatal(err)
 		}
 		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat}, 42, "08:00", false, time.UTC); err != nil {

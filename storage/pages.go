@@ -44,8 +44,8 @@ func parseCursor(s string) (int64, error) {
 // matches, oldest first, and how many f matches in all. A page read
 // before a cursor that has nothing before it any more is the first page.
 // Every read is an index range of the page's length, but a text query
-// has the database look through the chat's tasks (the query is a
-// substring, which no index serves). A malformed cursor is nod.ErrInvalid.
+// or a label has the database look through the chat's tasks (no index
+// serves a substring or a label inside the JSON list). A malformed cursor is nod.ErrInvalid.
 func (db *Tasks) TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error) {
 	limit := min(max(p.Limit, 1), nod.MaxPage)
 	conds, args := []string{"chat_id = $1", "deleted_at IS NULL"}, []any{chatID}
@@ -63,6 +63,11 @@ func (db *Tasks) TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilt
 			match = fmt.Sprintf("(strpos(lower(title), $%d) > 0 OR strpos(lower(description), $%d) > 0)", len(args)-1, len(args))
 		}
 		conds = append(conds, match)
+		total = `(SELECT COUNT(*) FROM tasks WHERE ` + strings.Join(conds, " AND ") + `)`
+	}
+	if l := nod.FoldLabel(f.Label); l != "" {
+		args = append(args, l)
+		conds = append(conds, db.labelCond(len(args)))
 		total = `(SELECT COUNT(*) FROM tasks WHERE ` + strings.Join(conds, " AND ") + `)`
 	}
 	order, before := "seq", p.Before != ""

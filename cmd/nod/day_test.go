@@ -629,3 +629,79 @@ func TestSetChatTimezoneNotInGroup(t *testing.T) {
 		}
 	}
 }
+
+// /daily takes a time as people type it: "7", "7:30", "19 Uhr", "7pm";
+// what it cannot read is asked again and changes nothing.
+func TestDailyReadsTimesAsTyped(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start()
+	for i, c := range []struct{ typed, want string }{
+		{"/daily 7", "Every day at <b>07:00</b>"},
+		{"/daily 7:30 quiet", "Every day at <b>07:30</b>"},
+		{"/daily 19 Uhr", "Every day at <b>19:00</b>"},
+		{"/daily 7pm", "Every day at <b>19:00</b>"},
+		{"/daily 25", "Say a time of day"},
+	} {
+		h.tg.SendText(chat, user, c.typed)
+		if m := h.tg.WaitBotMessages(chat, i+1)[i]; !strings.Contains(m.Text, c.want) {
+			t.Errorf("%s = %q, want %q", c.typed, m.Text, c.want)
+		}
+	}
+	s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
+	if err != nil || s.Daily != "19:00" || s.DailyQuiet {
+		t.Errorf("kept %+v, %v; want 19:00, not quiet", s, err)
+	}
+}
+
+// A reminder keeps its local clock time when the chat's zone changes, as
+// the daily review does: "remind me at 8" means 8 where the person is.
+// /tz, the agent's set_chat_timezone and its Undo each say so, and the
+// reminder fires at 8 in the zone it ends in; a reminder already sent
+// does not move.
+func TestRemindersKeepTheirLocalTimes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.clock.Set(time.Date(2026, 3, 11, 9, 0, 0, 0, time.UTC))
+	at, sent := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC), time.Date(2026, 3, 11, 8, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T9", Title: "Check the build", RemindAt: &at})
+	h.seed(chat, nod.Task{ID: "T8", Title: "Water the plants", RemindAt: &sent})
+	h.start()
+	wantAt := func(when string, want time.Time) {
+		t.Helper()
+		if got := h.task("T9").RemindAt; got == nil || !got.Equal(want) {
+			t.Errorf("%s: reminder at %v, want %v", when, got, want)
+		}
+		if got := h.task("T8").RemindAt; got == nil || !got.Equal(sent) {
+			t.Errorf("%s: a sent reminder moved to %v", when, got)
+		}
+	}
+
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "⏰ Your reminder stays at its local time, now Europe/Berlin time.") {
+		t.Errorf("/tz = %q", m.Text)
+	}
+	wantAt("after /tz", time.Date(2026, 3, 12, 8, 0, 0, 0, berlin))
+
+	h.clf = answer("explicit:I'm in Tokyo this week")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
+	h.tg.SendText(chat, user, "I'm in Tokyo this week")
+	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
+	if !strings.Contains(rcpt.Text, "Time zone: Europe/Berlin → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "⏰ Your reminder stays at its local time, now Asia/Tokyo time.") {
+		t.Errorf("receipt = %q", rcpt.Text)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.Contains(r, `"reminders_kept_local":"1 upcoming, each at the same clock time as before, now in Asia/Tokyo"`) {
+		t.Errorf("tool result = %q", r)
+	}
+	tokyo, _ := time.LoadLocation("Asia/Tokyo")
+	wantAt("in Tokyo", time.Date(2026, 3, 12, 8, 0, 0, 0, tokyo))
+
+	h.tap(chat, user, rcpt.ID, "↩️ Undo")
+	wantAt("after the undo", time.Date(2026, 3, 12, 8, 0, 0, 0, berlin))
+	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
+	h.sweeps(3)
+	if rs := h.reminders(chat); len(rs) != 1 || !strings.Contains(rs[0].Text, "Check the build") {
+		t.Errorf("reminders sent at 08:00 Berlin time: %d", len(rs))
+	}
+}

@@ -373,3 +373,33 @@ func TestTrashListRedrawnAfterRestore(t *testing.T) {
 		t.Errorf("receipt = %q %v", receipt.Text, buttonTexts(receipt))
 	}
 }
+
+// TestDeletionTextsSayTheConfiguredSpans: an operator who keeps the trash
+// two days and waits five minutes for a title sees nod say so, in the
+// question, the receipt and /trash; nothing says the defaults.
+func TestDeletionTextsSayTheConfiguredSpans(t *testing.T) {
+	h := newHarness(t)
+	h.env["NOD_TRASH_RETENTION"] = "48h"
+	h.env["NOD_CONFIRM_WINDOW"] = "5m"
+	h.seedT1()
+	h.start()
+	words := "delete the login bug"
+	h.clf = answer("explicit:" + words)
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("It goes to the trash once you confirm."))
+	h.tg.SendText(chat, user, words)
+	asked := h.tg.WaitBotMessages(chat, 2)[1].Text // answered, it is edited
+	h.shown(chat, user, "T1")
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.WaitBotMessages(chat, 3)
+	h.tg.SendText(chat, user, "/trash")
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	text := asked + "\n" + msgs[2].Text + "\n" + msgs[3].Text
+	for _, want := range []string{"This waits 5 minutes; the task goes to the trash for 2 days.", "/trash restores it within 2 days.", "tasks are kept 2 days:"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "30 days") || strings.Contains(text, "10 minutes") {
+		t.Errorf("a default span in:\n%s", text)
+	}
+}

@@ -114,7 +114,7 @@ func (h *harness) startWhen(ready func() bool) {
 	runs := strings.Count(h.logs.String(), "msg=running")
 	go func() {
 		h.done <- run(ctx, nil, func(k string) string { return h.env[k] }, h.logs, h.logs,
-			app.WithClock(h.clock.Now))
+			app.WithClock(h.clock.Now), app.WithTimer(h.clock.After))
 	}()
 	h.tg.Wait("nod to poll", func() bool {
 		select {

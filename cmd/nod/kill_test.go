@@ -172,9 +172,9 @@ func TestKilledAndRestarted(t *testing.T) {
 	}
 }
 
-// SIGKILL after an explicit change was applied and before its turn ended:
-// the next start sends the receipt, once, with a line saying why it comes
-// late, and its Undo works.
+// SIGKILL after an explicit change was applied and before its receipt
+// reached Telegram (which hangs): the next start sends the receipt, once,
+// with a line saying why it comes late, and its Undo works.
 func TestReceiptAfterKill(t *testing.T) {
 	t.Parallel()
 	firstPassOnly(t, "SQLite hands a stopped process's messages over at once; TestOwedTakenOverOnPostgres covers PostgreSQL")
@@ -183,11 +183,23 @@ func TestReceiptAfterKill(t *testing.T) {
 	h.clf = answer("explicit:make the login bug P1")
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})),
 		openaitest.Response{Text: "never delivered", Delay: time.Minute})
+	hang := make(chan struct{})
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
+		if method == "sendMessage" {
+			select {
+			case <-hang:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		return nil
+	})
 	p := h.startProcess(t)
 	h.tg.SendText(chat, user, "make the login bug P1")
 	h.tg.Wait("the change to be applied", func() bool { return slices.Contains(outcomes(h.audit(chat)), "set_task_priority:executed") })
+	h.tg.Wait("the receipt to be tried", func() bool { return len(h.tg.Calls("sendMessage")) > 0 })
 	h.tg.Wait("the model to be asked again", func() bool { return len(h.llm.RequestsFor(agentM)) == 2 })
 	p.kill()
+	close(hang)
 	if n := len(h.tg.BotMessages(chat)); n != 0 {
 		t.Fatalf("%d messages before the restart", n)
 	}
@@ -266,8 +278,8 @@ func TestChangeSetAfterKill(t *testing.T) {
 
 // SIGKILL in the middle of a turn: the person's message stays in the
 // conversation, nod says after the restart that it stopped before
-// answering (with the late receipt of what it had done), and the next
-// request holds both the cut-off message and what nod said.
+// answering (the receipt of what it had done went out before the kill),
+// and the next request holds both the cut-off message and what nod said.
 func TestKilledTurnStaysInTheConversation(t *testing.T) {
 	t.Parallel()
 	firstPassOnly(t, "SQLite hands a stopped process's owed messages over at once; on PostgreSQL after the dead process's time (TestOwedTakenOverOnPostgres)")
@@ -280,15 +292,16 @@ func TestKilledTurnStaysInTheConversation(t *testing.T) {
 	p := h.startProcess(t)
 	h.tg.SendText(chat, user, "make the login bug P1 and tell me what else matters")
 	h.tg.Wait("the model to be asked again", func() bool { return len(h.llm.RequestsFor(agentM)) == 2 })
+	h.typingAfter("Priority: P3 → P1") // the receipt is out, and marked delivered
 	p.kill()
 
 	h.startProcess(t)
 	said := h.tg.WaitBotMessages(chat, 2)
-	if !strings.Contains(said[0].Text, "I stopped before I could answer “make the login bug P1 and tell me what else matters”") {
-		t.Errorf("after the restart nod said %q", said[0].Text)
+	if !strings.Contains(said[0].Text, "Priority: P3 → P1") {
+		t.Errorf("receipt = %q", said[0].Text)
 	}
-	if !strings.Contains(said[1].Text, "Priority: P3 → P1") {
-		t.Errorf("late receipt = %q", said[1].Text)
+	if !strings.Contains(said[1].Text, "I stopped before I could answer “make the login bug P1 and tell me what else matters”") {
+		t.Errorf("after the restart nod said %q", said[1].Text)
 	}
 	h.tg.SendText(chat, user, "so?")
 	h.tg.Wait("the answer", func() bool { return len(h.tg.BotMessages(chat)) == 3 })

@@ -67,6 +67,14 @@ type report struct {
 	Baseline     load          `json:"baseline_echo"`
 	Fraction     float64       `json:"turns_vs_baseline"`
 	Memory       memory        `json:"memory"`
+
+	// ToReceipt and ToSet are the scenarios' longest times from a
+	// person's message to the turn's first receipt, and to its change-set
+	// message, reaching Telegram, in units of the injected model latency
+	// (-latency).
+	ToReceipt float64 `json:"time_to_receipt_model_units"`
+	ToSet     float64 `json:"time_to_set_model_units"`
+
 	// Sizes is the size axis: a read-only turn and a confirm tap with
 	// more and more tasks in the chat.
 	Sizes []sized `json:"sizes,omitempty"`
@@ -208,6 +216,7 @@ func runScenarios(rep *report, dsn string, latency, rtt time.Duration) error {
 		}
 		rep.Scenarios = append(rep.Scenarios, res)
 		rep.Prompts.add(res.Prompt)
+		rep.ToReceipt, rep.ToSet = max(rep.ToReceipt, res.ToReceipt), max(rep.ToSet, res.ToSet)
 	}
 	rep.StablePrompt = rep.Prompts.stablePct()
 	return nil
@@ -306,8 +315,9 @@ func printTable(w io.Writer, rep report) {
 	}{{"turn", rep.TurnRatioByRound}, {"tap", rep.TapRatioByRound}} {
 		fmt.Fprintf(w, "  %s ÷ echo over %d rounds: min %.1f×, quartiles %.1f× %.1f× %.1f×, max %.1f×\n", s.what, s.s.Rounds, s.s.Min, s.s.P25, s.s.Median, s.s.P75, s.s.Max)
 	}
-	fmt.Fprintf(w, "agent prompt: %d tok≈ a call, %.0f %% of a turn's first prompt a stable prefix of the turn before (%d of %d tok≈)\n\n",
+	fmt.Fprintf(w, "agent prompt: %d tok≈ a call, %.0f %% of a turn's first prompt a stable prefix of the turn before (%d of %d tok≈)\n",
 		rep.Prompts.Tokens/max(1, rep.Prompts.Calls), rep.StablePrompt, rep.Prompts.TurnStable, rep.Prompts.TurnTokens)
+	fmt.Fprintf(w, "from a message to its turn's first receipt %.2f model latencies, to its change set %.2f (the longest of the scenarios)\n\n", rep.ToReceipt, rep.ToSet)
 	fmt.Fprintf(tw, "scenario (LLM latency %s, Telegram round trip %s)\tagent calls\tclassifier calls\tprompt tok≈\tcompletion tok≈\tmax prompt tok≈\tagent prompt tok≈/call\tstable prefix tok≈/call\tlatency\tsequential LLM\tTelegram trips\toverhead\n", rep.Latency, rep.RoundTrip)
 	for _, r := range rep.Scenarios {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%d\t%d\t%.3f\n", r.Name, r.AgentCalls, r.ClassifierCalls, r.PromptTokens,

@@ -55,6 +55,11 @@ func TestBenchSmoke(t *testing.T) {
 			t.Errorf("JSON field %s = %v, want a number", k, top[k])
 		}
 	}
+	// Causality bounds them below: an explicit change's receipt waits for
+	// the agent's step and the classifier, a set for the reply after them.
+	if _, ok := top["time_to_receipt_model_units"].(float64); !ok || rep.ToReceipt < 2 || rep.ToSet < 3 {
+		t.Errorf("time to receipt %v, to set %v model latencies", rep.ToReceipt, rep.ToSet)
+	}
 	if rep.Prompts.Calls == 0 || rep.Prompts.TurnTokens == 0 {
 		t.Errorf("prompt figures missing: %+v", rep.Prompts)
 	}

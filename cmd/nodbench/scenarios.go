@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -146,6 +147,13 @@ type result struct {
 	Prompt        prompts  `json:"agent_prompts"`
 	Transcript    string   `json:"-"`
 	Errors        []string `json:"errors,omitempty"`
+
+	// ToReceipt and ToSet are, over the scenario's messages that start
+	// a turn, the longest time from the update to the turn's first
+	// receipt, or to its change-set message, reaching Telegram, in units
+	// of the injected model latency; 0: no turn sent one.
+	ToReceipt float64 `json:"time_to_receipt_model_units,omitempty"`
+	ToSet     float64 `json:"time_to_set_model_units,omitempty"`
 }
 
 // runScenario plays a scenario with every model call taking latency and
@@ -179,7 +187,8 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		resp.Delay = latency
 		return resp
 	}, withDelay(sc.agent, latency)...)
-	e.llm.Handle(agentScript)
+	asked := &asks{}
+	e.llm.Handle(asked.timed(agentScript))
 	var (
 		transcript strings.Builder
 		turnStarts []int // index of each step's first agent request
@@ -201,8 +210,12 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 		}
 		e.tg.WaitBotMessages(benchChat, st.waitFor)
 		res.Latency += time.Since(start)
+		beside := 0
+		if st.llm > 0 {
+			beside = res.timeTurn(e.tg.BotMessages(benchChat)[before:], start, asked.last().Add(latency), latency)
+		}
 		res.SequentialLLM += st.llm
-		res.TelegramTrips += max(0, visibleCalls(e.tg.Calls("")[calls:])-1)
+		res.TelegramTrips += max(0, visibleCalls(e.tg.Calls("")[calls:])-1-beside)
 		// The next step starts once nod has its last answer from
 		// Telegram, as a person does not type within a round trip.
 		e.tg.Wait("the bot's calls answered", e.tg.Wire().Idle)
@@ -238,6 +251,73 @@ func runScenario(sc scenario, dsn string, latency, rtt time.Duration) (res resul
 	}
 	res.Errors = append(res.Errors, r.errs...)
 	return res
+}
+
+// asks records when each agent request arrived.
+type asks struct {
+	mu sync.Mutex
+	at []time.Time
+}
+
+// timed is h, recording the agent requests it answers.
+func (a *asks) timed(h func(openaitest.Request) openaitest.Response) func(openaitest.Request) openaitest.Response {
+	return func(q openaitest.Request) openaitest.Response {
+		if q.Model == agentModel {
+			a.mu.Lock()
+			a.at = append(a.at, time.Now())
+			a.mu.Unlock()
+		}
+		return h(q)
+	}
+}
+
+// last is when the latest agent request arrived.
+func (a *asks) last() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.at) == 0 {
+		return time.Time{}
+	}
+	return a.at[len(a.at)-1]
+}
+
+// timeTurn adds to res how long after start a turn's first receipt and
+// change set reached Telegram, in msgs (what the turn sent), and returns
+// how many of msgs went out before answered, when the turn's last model
+// call was answered: beside it (a receipt), so that the person waited for
+// the model, not for their round trips.
+func (res *result) timeTurn(msgs []telegramtest.Message, start, answered time.Time, latency time.Duration) (beside int) {
+	receipt, set := firstSent(msgs, start)
+	res.ToReceipt, res.ToSet = max(res.ToReceipt, units(receipt, latency)), max(res.ToSet, units(set, latency))
+	for _, m := range msgs {
+		if m.Sent.Before(answered) {
+			beside++
+		}
+	}
+	return beside
+}
+
+// firstSent returns how long after start the first receipt (a message
+// with an Undo button) and the first change-set message (one with ✓ 1)
+// among msgs reached the fake Telegram; 0 for none.
+func firstSent(msgs []telegramtest.Message, start time.Time) (receipt, set time.Duration) {
+	for _, m := range msgs {
+		if _, ok := m.Button("↩️ Undo"); ok && receipt == 0 {
+			receipt = m.Sent.Sub(start)
+		}
+		if _, ok := m.Button("✓ 1"); ok && set == 0 {
+			set = m.Sent.Sub(start)
+		}
+	}
+	return receipt, set
+}
+
+// units is d in units of the model's latency.
+func units(d, latency time.Duration) float64 {
+	if latency <= 0 {
+		return 0
+	}
+	return float64(d) / float64(latency)
 }
 
 // visibleCalls counts the calls that change what the person sees.

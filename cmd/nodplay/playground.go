@@ -124,7 +124,11 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 // from the last nod handled; the chat of a database the player named is
 // kept, and shown as it was.
 func (p *playground) resume(ctx context.Context, o options, log *slog.Logger) error {
-	last, err := prepare(ctx, o.db, p.chatID, o.seed, log)
+	lang := o.lang
+	if o.model == "tour" { // its script is English, and finds the English tasks
+		lang = "en"
+	}
+	last, err := prepare(ctx, o.db, p.chatID, o.seed, lang, log)
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -420,4 +421,26 @@ func TestPlaygroundRestartKeepsTheClock(t *testing.T) {
 			t.Errorf("nod's clock after the restart = %s, before the first run's %s", now, moved)
 		}
 	})
+}
+
+// A German player's example tasks are German; the tour, whose script is
+// English, keeps the English ones whatever the language.
+func TestPlaygroundSeedsInThePlayersLanguage(t *testing.T) {
+	t.Parallel()
+	llm := openaitest.New(t)
+	env := map[string]string{"OPENAI_BASE_URL": llm.URL, "NOD_MODEL": "my-model"}
+	for _, c := range []struct {
+		model, lang, want string
+	}{{"endpoint", "de", "Login-Fehler beheben"}, {"endpoint", "de-AT", "Login-Fehler beheben"}, {"endpoint", "en", "Fix login bug"}, {"tour", "de", "Fix login bug"}} {
+		tp := newPlayground(t, env, options{model: c.model, lang: c.lang})
+		db := storage.New(storage.Options{DSN: tp.db}, time.Now, slog.New(slog.DiscardHandler))
+		if err := db.Open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		ts, err := db.Tasks().ListTasks(t.Context(), player, nod.TaskFilter{})
+		db.Close()
+		if err != nil || len(ts) != 3 || !slices.ContainsFunc(ts, func(task nod.Task) bool { return task.Title == c.want }) {
+			t.Errorf("%s, %s: the examples are %v (%v), want %q among them", c.model, c.lang, ts, err, c.want)
+		}
+	}
 }

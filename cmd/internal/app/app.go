@@ -32,6 +32,10 @@ import (
 // Clock is the time source of the whole process; tests replace it.
 type Clock func() time.Time
 
+// Timer is Clock's time.After: tests replace it with their clock's, so
+// that a wait ends when the test moves the clock.
+type Timer func(time.Duration) <-chan time.Time
+
 // Each storage interface of agent, bot and sweep is one repository's.
 var (
 	_ agent.Tasks        = (*storage.Tasks)(nil)
@@ -118,6 +122,11 @@ func newDB(cfg config, now Clock, log *slog.Logger) *storage.DB {
 }
 
 func migrate(ctx context.Context, cfg config, log *slog.Logger) error {
+	l := &dbLock{dsn: cfg.DB}
+	if err := l.hold(ctx); err != nil {
+		return err
+	}
+	defer l.release(ctx)
 	db := newDB(cfg, time.Now, log)
 	defer db.Close()
 	return db.Migrate(ctx)
@@ -158,11 +167,11 @@ func newSweeper(cfg config, db *storage.DB, now Clock, log *slog.Logger) *sweep.
 		now, log.With("component", "sweep"))
 }
 
-func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *sweep.Sweeper, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, log *slog.Logger) *bot.Bot {
+func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *sweep.Sweeper, ears *speech.Transcriber, reg *prometheus.Registry, now Clock, after Timer, log *slog.Logger) *bot.Bot {
 	return bot.New(bot.Options{Token: cfg.Token, APIURL: strings.TrimRight(cfg.TelegramURL, "/"), AllowedUsers: cfg.AllowedUsers,
-		ChangeSetTTL: cfg.ChangeSetTTL, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
+		ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, SweepInterval: cfg.SweepInterval, UpdateTimeout: cfg.UpdateTimeout,
 		WebhookURL: cfg.WebhookURL, WebhookSecret: cfg.WebhookSecret, Metrics: reg, TimeZone: cfg.TimeZone, VoiceMax: cfg.VoiceMax,
-		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}},
+		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}, After: after},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports()}, now, log.With("component", "bot"))
@@ -249,14 +258,21 @@ func keyedNeedsKey(ctx context.Context, db *storage.DB, key string) error {
 type Option func(*wiring)
 
 // wiring is what Options set; zero values keep the process's own.
-type wiring struct{ clock Clock }
+type wiring struct {
+	clock Clock
+	timer Timer
+}
 
 // WithClock runs nod on clock instead of the system's.
 func WithClock(clock Clock) Option { return func(w *wiring) { w.clock = clock } }
 
+// WithTimer makes nod wait on timer, where it waits on its clock (between
+// polls a server answers at once), instead of the system's timers.
+func WithTimer(timer Timer) Option { return func(w *wiring) { w.timer = timer } }
+
 // serve wires nod with fx and runs it until ctx is done.
 func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option) error {
-	w := wiring{clock: time.Now}
+	w := wiring{clock: time.Now, timer: time.After}
 	for _, o := range options {
 		o(&w)
 	}
@@ -271,6 +287,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 		fx.Supply(cfg, log),
 		fx.Provide(
 			func() Clock { return w.clock },
+			func() Timer { return w.timer },
 			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
@@ -278,6 +295,10 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 			// is opened, so that a failed start leaves no file behind.
 			lc.Append(fx.Hook{OnStart: b.Check})
 			lc.Append(fx.Hook{OnStart: h.start, OnStop: h.stop})
+			// Held from before the database opens to after it closes: nod
+			// restore refuses to replace a database in use (lock.go).
+			l := &dbLock{dsn: cfg.DB}
+			lc.Append(fx.Hook{OnStart: l.hold, OnStop: l.release})
 			lc.Append(fx.Hook{OnStart: db.Open, OnStop: func(context.Context) error { return db.Close() }})
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { return keyedNeedsKey(ctx, db, cfg.AuditKey) }})
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})

@@ -26,7 +26,13 @@ Usage:
   nod audit export [flags]   write the audit log as CSV to stdout
   nod audit verify [flags]   check the audit log's hash chains; exit 1 if broken
   nod audit head [flags]     print the audit log's head, to keep elsewhere
-  nod version                print the version
+  nod backup [-db DSN] FILE  write a consistent copy of the SQLite database to
+                             the new FILE, while nod runs
+  nod restore [-db DSN] FILE replace the SQLite database with the backup FILE;
+                             stop nod first
+  nod healthcheck [flags]    exit 0 if the nod on NOD_HTTP_ADDR answers /healthz,
+                             else 1 (an image's HEALTHCHECK: no shell needed)
+  nod version                print the version and the commit it was built from
   nod help [command]         this help, or a command's flags
 
 `
@@ -45,8 +51,11 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	case "help":
 		return help(ctx, args, getenv, stdout)
 	case "version":
-		fmt.Fprintln(stdout, "nod", Version())
+		info, _ := debug.ReadBuildInfo()
+		fmt.Fprintln(stdout, versionLine(info))
 		return nil
+	case "healthcheck":
+		return healthcheck(ctx, args, getenv, stdout, stderr)
 	case "audit":
 		if len(args) == 0 {
 			return errUsage
@@ -60,6 +69,15 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return auditHead(ctx, args[1:], getenv, stdout, stderr)
 		}
 		return errUsage
+	case "backup", "restore":
+		if isHelp(args) {
+			fmt.Fprintf(stdout, "usage: %s\n  -db path|url\n    \tSQLite file path or postgres:// URL (NOD_DB, default nod.db)\n", commandUsage[cmd])
+			return flag.ErrHelp
+		}
+		if cmd == "backup" {
+			return backupCmd(ctx, args, getenv, stdout, stderr)
+		}
+		return restoreCmd(ctx, args, getenv, stdout, stderr)
 	case "eval":
 		if isHelp(args) {
 			fmt.Fprintln(stdout, "nod eval [-json] [-run REGEXP] [flags]: plays nod's classifier cases against OPENAI_BASE_URL and NOD_CLASSIFIER_MODEL")
@@ -111,12 +129,14 @@ func help(ctx context.Context, args []string, getenv func(string) string, stdout
 		printFlags(stdout, "nod serve")
 	case "migrate":
 		printFlags(stdout, "nod migrate")
-	case "eval":
-		return Run(ctx, []string{"eval", "-h"}, getenv, stdout, stdout)
+	case "eval", "backup", "restore":
+		return Run(ctx, []string{args[0], "-h"}, getenv, stdout, stdout)
 	case "audit export", "audit verify", "audit head":
 		return Run(ctx, append(args, "-h"), getenv, stdout, stdout)
 	case "audit":
 		fmt.Fprintln(stdout, errUsage)
+	case "healthcheck":
+		return Run(ctx, []string{"healthcheck", "-h"}, getenv, stdout, stdout)
 	case "version", "help":
 		fmt.Fprint(stdout, usage)
 	default:
@@ -135,14 +155,4 @@ func isHelp(args []string) bool {
 		}
 	}
 	return false
-}
-
-// Version is the version nod was built as: the module's (`go install
-// …@v1.2.3` records it), or one the go command derived from the git
-// checkout, else "dev".
-func Version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "dev"
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +78,8 @@ func TestHelp(t *testing.T) {
 
 func TestVersion(t *testing.T) {
 	out, _, err := cli(t, nil, "version")
-	if err != nil || out != "nod "+Version()+"\n" || Version() == "" {
+	info, _ := debug.ReadBuildInfo()
+	if err != nil || out != versionLine(info)+"\n" || !strings.HasPrefix(out, "nod "+Version()+" (") || Version() == "" {
 		t.Errorf("nod version = %q, %v", out, err)
 	}
 }

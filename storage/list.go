@@ -1,0 +1,260 @@
+package storage
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// openTask and doneTask are the conditions of the two halves of /tasks,
+// written as the partial indexes are, so that the planner uses them.
+const (
+	openTask = `chat_id = $1 AND deleted_at IS NULL AND status NOT IN ('DONE', 'REJECTED')`
+	doneTask = `chat_id = $1 AND deleted_at IS NULL AND status IN ('DONE', 'REJECTED')`
+)
+
+// labelCond matches tasks carrying the folded label in argument n.
+func (db *Tasks) labelCond(n int) string {
+	if db.postgres {
+		return fmt.Sprintf("EXISTS (SELECT 1 FROM json_array_elements_text(CAST(labels AS json)) AS l(v) WHERE lower(l.v) = $%d)", n)
+	}
+	return fmt.Sprintf("EXISTS (SELECT 1 FROM json_each(labels) AS l WHERE nod_fold(l.value) = $%d)", n)
+}
+
+// listPart is one index range of a /tasks page: its bucket b, the due
+// date it sorts by (d, empty outside the first bucket), and its order.
+type listPart struct {
+	b     int
+	d, p  string // the columns, or '' for none
+	where []string
+	order string
+}
+
+// ListPage returns a page of /tasks (see nod.TaskList): p's cursors are
+// those of TaskPage, and a page read after or before a task finds its
+// place by the task's sort key now. Each half of the order is one index
+// range of the page's length: overdue and soon by due date
+// (tasks_live_due), the other open tasks by priority and age
+// (tasks_open_priority), done ones by age (tasks_live_status). A label
+// has the database look through the chat's tasks to count them.
+func (db *Tasks) ListPage(ctx context.Context, chatID nod.ChatID, l nod.TaskList, p nod.PageRequest) (nod.TaskPage, error) {
+	limit := min(max(p.Limit, 1), nod.MaxPage)
+	day, err := time.Parse(nod.DateLayout, l.Today)
+	if err != nil {
+		return nod.TaskPage{}, fmt.Errorf("list page: today %q: %w", l.Today, nod.ErrInvalid)
+	}
+	soon := day.AddDate(0, 0, nod.SoonDays).Format(nod.DateLayout)
+	args := []any{chatID}
+	if !l.Done {
+		args = append(args, soon) // $2 of the open list's parts
+	}
+	var label []string
+	if f := nod.FoldLabel(l.Label); f != "" {
+		args = append(args, f)
+		label = []string{db.labelCond(len(args))}
+	}
+	q := db.reader()
+	page, err := db.countList(ctx, q, chatID, nod.FoldLabel(l.Label))
+	if err != nil {
+		return nod.TaskPage{}, err
+	}
+	before := p.Before != ""
+	mark := p.After
+	if before {
+		mark = p.Before
+	}
+	var key *listKey
+	if mark != "" {
+		seq, err := parseCursor(mark)
+		if err != nil {
+			return nod.TaskPage{}, err
+		}
+		if key, err = db.listKey(ctx, q, chatID, seq, soon); err != nil {
+			return nod.TaskPage{}, err
+		}
+		if key == nil { // the task is gone for good: start over
+			return db.ListPage(ctx, chatID, l, nod.PageRequest{Limit: p.Limit})
+		}
+	}
+	parts := db.listParts(l.Done, key, before, label, &args)
+	cols := strings.ReplaceAll("t."+taskColumns, ", ", ", t.")
+	outer := "f.b, f.d, f.p, f.seq DESC"
+	if before {
+		outer = "f.b DESC, f.d DESC, f.p DESC, f.seq"
+	}
+	var sqls []string
+	for i, pt := range parts {
+		sqls = append(sqls, fmt.Sprintf(`SELECT b, seq, d, p FROM (SELECT %d AS b, seq, %s AS d, %s AS p FROM tasks WHERE %s ORDER BY %s%s) AS k%d`,
+			pt.b, pt.d, pt.p, strings.Join(pt.where, " AND "), pt.order, limitSQL(limit+1), i))
+	}
+	var seqs []int64
+	if len(sqls) > 0 {
+		rows, err := q.QueryContext(ctx, `SELECT f.seq, `+cols+` FROM (`+strings.Join(sqls, " UNION ALL ")+`) AS f JOIN tasks t ON t.seq = f.seq ORDER BY `+outer+limitSQL(limit+1), args...)
+		if err != nil {
+			return nod.TaskPage{}, fmt.Errorf("list page: %w", err)
+		}
+		if seqs, err = scanPage(rows, &page, nil); err != nil {
+			return nod.TaskPage{}, fmt.Errorf("list page: %w", err)
+		}
+	}
+	more := len(page.Tasks) > limit
+	if more {
+		page.Tasks, seqs = page.Tasks[:limit], seqs[:limit]
+	}
+	if before {
+		if len(page.Tasks) == 0 {
+			return db.ListPage(ctx, chatID, l, nod.PageRequest{Limit: p.Limit})
+		}
+		slices.Reverse(page.Tasks)
+		slices.Reverse(seqs)
+		page.Earlier, page.Later = more, true
+	} else {
+		page.Earlier, page.Later = p.After != "", more
+	}
+	for _, s := range seqs {
+		page.Cursors = append(page.Cursors, cursor(s))
+	}
+	if err := loadChecklists(ctx, q, page.Tasks); err != nil {
+		return nod.TaskPage{}, fmt.Errorf("list page: %w", err)
+	}
+	return page, nil
+}
+
+// countList counts the open (Total) and done (Done) tasks of a list: from
+// task_counts, or with a label by looking through the chat's tasks.
+func (db *Tasks) countList(ctx context.Context, q conn, chatID nod.ChatID, label string) (nod.TaskPage, error) {
+	var page nod.TaskPage
+	done := `status IN ('DONE', 'REJECTED')`
+	stmt := `SELECT CAST(COALESCE(SUM(CASE WHEN ` + done + ` THEN 0 ELSE n END), 0) AS BIGINT), CAST(COALESCE(SUM(CASE WHEN ` + done + ` THEN n ELSE 0 END), 0) AS BIGINT) FROM task_counts WHERE chat_id = $1`
+	args := []any{chatID}
+	if label != "" {
+		stmt = `SELECT CAST(COALESCE(SUM(CASE WHEN ` + done + ` THEN 0 ELSE 1 END), 0) AS BIGINT), CAST(COALESCE(SUM(CASE WHEN ` + done + ` THEN 1 ELSE 0 END), 0) AS BIGINT) FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND ` + db.labelCond(2)
+		args = append(args, label)
+	}
+	if err := q.QueryRowContext(ctx, stmt, args...).Scan(&page.Total, &page.Done); err != nil {
+		return nod.TaskPage{}, fmt.Errorf("count list: %w", err)
+	}
+	return page, nil
+}
+
+// listKey is a task's place in the open list: its bucket (0 overdue or due
+// soon, 1 the rest), due date, priority and seq.
+type listKey struct {
+	b   int
+	due string
+	pri string
+	seq int64
+}
+
+// listKey reads the sort key of the task with seq, or nil when no task of
+// the chat has it any more.
+func (db *Tasks) listKey(ctx context.Context, q conn, chatID nod.ChatID, seq int64, soon string) (*listKey, error) {
+	var due sql.NullString
+	k := listKey{seq: seq}
+	err := q.QueryRowContext(ctx, `SELECT due_date, priority FROM tasks WHERE chat_id = $1 AND seq = $2`, chatID, seq).Scan(&due, &k.pri)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list page cursor: %w", err)
+	}
+	if due.Valid && due.String <= soon {
+		k.due = due.String
+	} else {
+		k.b = 1
+	}
+	return &k, nil
+}
+
+// listParts returns the index ranges that hold the page after (or, when
+// before, before) key, appending their arguments to args.
+func (db *Tasks) listParts(done bool, key *listKey, before bool, label []string, args *[]any) []listPart {
+	arg := func(v any) string {
+		*args = append(*args, v)
+		return fmt.Sprintf("$%d", len(*args))
+	}
+	newest, older, newer := "seq DESC", "<", ">"
+	if before {
+		newest, older, newer = "seq", ">", "<"
+	}
+	if done {
+		var parts []listPart
+		for _, s := range []nod.Status{nod.StatusDone, nod.StatusRejected} {
+			w := append([]string{`chat_id = $1 AND deleted_at IS NULL AND status = '` + string(s) + `'`}, label...)
+			if key != nil {
+				w = append(w, "seq "+older+" "+arg(key.seq))
+			}
+			parts = append(parts, listPart{d: "''", p: "''", where: w, order: newest})
+		}
+		return parts
+	}
+	asc := "ASC"
+	if before {
+		asc = "DESC"
+	}
+	a := listPart{d: "due_date", p: "priority", where: append([]string{openTask, "due_date IS NOT NULL", "due_date <= $2"}, label...),
+		order: "due_date " + asc + ", priority " + asc + ", " + newest}
+	b := listPart{b: 1, d: "''", p: "priority", where: append([]string{openTask, "(due_date IS NULL OR due_date > $2)"}, label...),
+		order: "priority " + asc + ", " + newest}
+	switch {
+	case key == nil:
+		return []listPart{a, b}
+	case key.b == 0:
+		d, p, s := arg(key.due), arg(key.pri), arg(key.seq)
+		a.where = append(a.where, fmt.Sprintf("(due_date %[1]s %[3]s OR (due_date = %[3]s AND (priority %[1]s %[4]s OR (priority = %[4]s AND seq %[2]s %[5]s))))", newer, older, d, p, s))
+		if before {
+			return []listPart{a}
+		}
+		return []listPart{a, b}
+	default:
+		p, s := arg(key.pri), arg(key.seq)
+		b.where = append(b.where, fmt.Sprintf("(priority %[1]s %[3]s OR (priority = %[3]s AND seq %[2]s %[4]s))", newer, older, p, s))
+		if before {
+			return []listPart{a, b}
+		}
+		return []listPart{b}
+	}
+}
+
+// TodayList returns what /today shows on day today (YYYY-MM-DD) of the
+// chat, whose local day runs from from to to: at most limit tasks of each
+// kind. The due tasks are an index range (tasks_live_due); the reminders
+// have the database look through the chat's open tasks.
+func (db *Tasks) TodayList(ctx context.Context, chatID nod.ChatID, today string, from, to time.Time, limit int) (nod.TodayList, error) {
+	limit = min(max(limit, 1), nod.MaxPage)
+	if _, err := time.Parse(nod.DateLayout, today); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: today %q: %w", today, nod.ErrInvalid)
+	}
+	q := db.reader()
+	var out nod.TodayList
+	due := openTask + ` AND due_date IS NOT NULL AND due_date <= $2`
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM tasks WHERE `+due, chatID, today).Scan(&out.DueTotal); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	read := func(stmt string, args ...any) ([]nod.Task, error) {
+		rows, err := q.QueryContext(ctx, stmt+limitSQL(limit), args...)
+		if err != nil {
+			return nil, err
+		}
+		var page nod.TaskPage
+		if _, err := scanPage(rows, &page, nil); err != nil {
+			return nil, err
+		}
+		return page.Tasks, loadChecklists(ctx, q, page.Tasks)
+	}
+	var err error
+	if out.Due, err = read(`SELECT seq, `+taskColumns+` FROM tasks WHERE `+due+` ORDER BY due_date, priority, seq DESC`, chatID, today); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	if out.Reminders, err = read(`SELECT seq, `+taskColumns+` FROM tasks WHERE `+openTask+` AND remind_at >= $2 AND remind_at < $3 ORDER BY remind_at, seq`,
+		chatID, micros(from), micros(to)); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	return out, nil
+}
