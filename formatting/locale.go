@@ -144,6 +144,9 @@ func (l *Locale) funcs() template.FuncMap {
 		"q":          l.Quote,
 		"join":       func(ls []string) string { return strings.Join(ls, ", ") },
 		"inc":        func(i int) int { return i + 1 },
+		"neg":        func(i int) int { return -i },
+		"mod":        func(i, n int) int { return i % n },
+		"list":       func(s ...string) []string { return s },
 		"count":      l.count,
 		"cut": func(s string, n int) string {
 			t, left := truncate(s, n)

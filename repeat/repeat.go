@@ -133,7 +133,13 @@ func monthDays(v string) ([]int, error) {
 			out = append(out, n)
 		}
 	}
-	slices.Sort(out)
+	// Days of the month first, then those counted from its end.
+	slices.SortFunc(out, func(a, b int) int {
+		if (a < 0) != (b < 0) {
+			return b - a
+		}
+		return a - b
+	})
 	return out, nil
 }
 

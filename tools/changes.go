@@ -556,3 +556,44 @@ func zoneOr(z *time.Location) *time.Location {
 	}
 	return z
 }
+
+// Occurrence is what a repeating reminder's ✓ Done does: this time is
+// done, the task stays open, and its reminder (and due date, by as many
+// days) moves to next, the rule's next occurrence. It is recorded as a
+// set_task_reminder, so that Undo takes the reminder back.
+func Occurrence(t nod.Task, next time.Time) Call {
+	at := nod.Stamp(next)
+	due := t.DueDate
+	if d, err := time.Parse(nod.DateLayout, t.DueDate); err == nil && t.RemindAt != nil {
+		from, _ := time.Parse(nod.DateLayout, nod.LocalDate(*t.RemindAt, next.Location()))
+		to, _ := time.Parse(nod.DateLayout, nod.LocalDate(next, next.Location()))
+		due = d.AddDate(0, 0, int(to.Sub(from).Hours()/24)).Format(nod.DateLayout)
+	}
+	return occurrence{id: t.ID, at: at, due: due,
+		raw: MustJSON(map[string]any{"task_id": t.ID, "remind_at": next.Format(time.RFC3339), "occurrence_done": true})}
+}
+
+type occurrence struct {
+	id  nod.TaskID
+	at  time.Time
+	due string
+	raw json.RawMessage
+}
+
+func (o occurrence) Tool() nod.Tool                      { return nod.ToolSetReminder }
+func (o occurrence) TaskID() nod.TaskID                  { return o.id }
+func (o occurrence) Field() nod.Field                    { return nod.FieldReminder }
+func (o occurrence) Args() json.RawMessage               { return o.raw }
+func (o occurrence) Current(t *nod.Task) (string, error) { return t.Value(nod.FieldReminder), nil }
+func (o occurrence) Target(*nod.Task) (string, error)    { return o.at.Format(time.RFC3339), nil }
+func (o occurrence) Summary(*nod.Task) string {
+	return "Done this time; set reminder to " + o.at.Format("2006-01-02 15:04")
+}
+func (o occurrence) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
+	at := o.at
+	t.RemindAt = &at
+	if t.DueDate != "" {
+		t.DueDate = o.due
+	}
+	return nil
+}
