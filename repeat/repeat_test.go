@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/repeat"
 )
 

@@ -102,3 +102,31 @@ func fired(h *harness) []telegramtest.Message {
 	}
 	return out
 }
+
+// A rule with no occurrence left (COUNT reached): ✓ Done closes the task
+// as for any reminder.
+func TestRepeatingReminderLastTimeCloses(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at,
+		Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY;COUNT=2"})
+	h.start()
+	h.clock.Set(at.Add(time.Minute))
+	h.sweeps(3)
+	rs := fired(h)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders, want 1", len(rs))
+	}
+	if h.task("T1").Repeat == "" {
+		t.Fatal("the task lost its rule")
+	}
+	h.tap(chat, user, rs[0].ID, "✓ Done")
+	if st := h.task("T1").Status; st != nod.StatusDone {
+		t.Errorf("status after the last time's ✓ Done = %s, want DONE", st)
+	}
+	if m, _ := h.tg.Message(chat, rs[0].ID); !strings.Contains(m.Text, "✅ Done: <b>Check the mail</b>") || strings.Contains(m.Text, "Next reminder") {
+		t.Errorf("reminder after ✓ Done = %q", m.Text)
+	}
+}
