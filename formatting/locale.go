@@ -139,14 +139,14 @@ func (l *Locale) funcs() template.FuncMap {
 		"spanIn":     func(d time.Duration) string { return l.span(d, true) },
 		"statusName": func(s any) string { return l.Status(nod.Status(fmt.Sprint(s))) },
 		"statusIcon": statusIcon,
+		"neg":        func(i int) int { return -i },
+		"mod":        func(i, n int) int { return i % n },
+		"list":       func(s ...string) []string { return s },
 		"field":      func(f any) string { return l.Field(nod.Field(fmt.Sprint(f))) },
 		"value":      func(f, raw string) string { return l.scalarValue(nod.Field(f), raw) },
 		"q":          l.Quote,
 		"join":       func(ls []string) string { return strings.Join(ls, ", ") },
 		"inc":        func(i int) int { return i + 1 },
-		"neg":        func(i int) int { return -i },
-		"mod":        func(i, n int) int { return i % n },
-		"list":       func(s ...string) []string { return s },
 		"count":      l.count,
 		"cut": func(s string, n int) string {
 			t, left := truncate(s, n)
