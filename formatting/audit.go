@@ -142,6 +142,10 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[nod.TaskID]string, by au
 		if v := str("due_date"); v != "null" {
 			value = v
 		}
+	case nod.ToolSetRepeat:
+		if v := str("repeat"); v != "null" {
+			value = v
+		}
 	case nod.ToolAssignLabels:
 		// As every other message shows a label set, whatever order the call gave.
 		value = nod.Task{Labels: a.ArgList("labels")}.Value(nod.FieldLabels)
