@@ -132,3 +132,70 @@ func failTrigger(postgres bool, table string) []string {
 		`CREATE TRIGGER fail_` + table + ` BEFORE INSERT ON ` + table + ` FOR EACH ROW EXECUTE FUNCTION fail_` + table + `()`,
 	}
 }
+
+// Row is one row of a table as text: each column's value, "NULL" for
+// NULL.
+type Row map[string]string
+
+// Dump reads every table of the database at dsn but goose's own, each
+// row as text, for tests that look for what must not be left anywhere.
+func Dump(t testing.TB, dsn string) map[string][]Row {
+	t.Helper()
+	driver, src, list := "pgx", dsn, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
+	if !storage.IsPostgres(dsn) {
+		driver, src, list = "sqlite", "file:"+dsn+"?_pragma=busy_timeout(5000)", `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	}
+	raw, err := sql.Open(driver, src)
+	if err != nil {
+		t.Fatalf("open %s: %v", dsn, err)
+	}
+	defer raw.Close()
+	var tables []string
+	rows, err := raw.QueryContext(t.Context(), list)
+	if err != nil {
+		t.Fatalf("list tables: %v", err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if name != "goose_db_version" {
+			tables = append(tables, name)
+		}
+	}
+	rows.Close()
+	out := map[string][]Row{}
+	for _, table := range tables {
+		rows, err := raw.QueryContext(t.Context(), `SELECT * FROM `+table)
+		if err != nil {
+			t.Fatalf("dump %s: %v", table, err)
+		}
+		cols, _ := rows.Columns()
+		out[table] = []Row{}
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatalf("dump %s: %v", table, err)
+			}
+			r := Row{}
+			for i, c := range cols {
+				switch v := vals[i].(type) {
+				case nil:
+					r[c] = "NULL"
+				case []byte:
+					r[c] = string(v)
+				default:
+					r[c] = fmt.Sprint(v)
+				}
+			}
+			out[table] = append(out[table], r)
+		}
+		rows.Close()
+	}
+	return out
+}
