@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -161,72 +160,36 @@ func seedEveryTable(t *testing.T, db *storage.DB, dsn string) {
 	}
 }
 
-// names reports where a dump still names Alice: her words anywhere, her
-// id in a column that names a person or chat, or in a text that names
-// her. allowed says which may.
-func names(dump map[string][]storagetest.Row, allowed func(table string, r storagetest.Row, col string) bool) []string {
+// names reports where a dump still names Alice, but where allowed says
+// it may.
+func names(dump map[string][]storagetest.Row, allowed func(storagetest.Hit) bool) []string {
 	var out []string
-	for table, rows := range dump {
-		for _, r := range rows {
-			for col, v := range r {
-				hit := strings.Contains(v, aliceMark) || strings.Contains(v, "(42)") || strings.Contains(v, `"user_id":42`) || strings.Contains(v, `"user":42`)
-				switch col {
-				case "chat_id", "user_id", "remind_by", "daily_by":
-					hit = hit || v == "42"
-				}
-				if hit && (allowed == nil || !allowed(table, r, col)) {
-					out = append(out, fmt.Sprintf("%s.%s = %.80q", table, col, v))
-				}
-			}
+	for _, h := range storagetest.Find(dump, aliceMark, alice) {
+		if allowed == nil || !allowed(h) {
+			out = append(out, h.String())
 		}
 	}
-	sort.Strings(out)
 	return out
 }
 
 // bobsRows are the rows that hold Bob's words or name him, and not
 // Alice, as text.
 func bobsRows(dump map[string][]storagetest.Row) []string {
+	alices := storagetest.Holding(dump, aliceMark, alice)
 	var out []string
-	for table, rows := range dump {
-		for _, r := range rows {
-			vs := mapValues(r)
-			if !slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(v, bobMark) || v == "43" || strings.Contains(v, "(43)") }) ||
-				slices.ContainsFunc(vs, func(v string) bool { return strings.Contains(v, aliceMark) || v == "42" || strings.Contains(v, "(42)") }) {
-				continue
-			}
-			if table == "audit_log" && r["tool"] == string(nod.ToolForget) {
-				continue
-			}
-			out = append(out, table+" "+fmt.Sprint(sortedRow(r)))
+	for _, r := range storagetest.Holding(dump, bobMark, bob) {
+		if !slices.Contains(alices, r) {
+			out = append(out, r)
 		}
 	}
-	sort.Strings(out)
 	return out
-}
-
-func mapValues(r storagetest.Row) []string {
-	var vs []string
-	for _, v := range r {
-		vs = append(vs, v)
-	}
-	return vs
-}
-
-func sortedRow(r storagetest.Row) []string {
-	var kv []string
-	for k, v := range r {
-		kv = append(kv, k+"="+v)
-	}
-	sort.Strings(kv)
-	return kv
 }
 
 // privateChain allows what the private chat's audit chain keeps: its
 // chat id (Telegram's private chat id is the person's), which names the
 // chain its links and the heads pinned before were written under.
-func privateChain(table string, r storagetest.Row, col string) bool {
-	return table == "audit_log" && col == "chat_id" && r["redacted"] == "1" || table == "audit_log" && col == "chat_id" && r["tool"] == string(nod.ToolForget)
+func privateChain(h storagetest.Hit) bool {
+	return h.Table == "audit_log" && h.Column == "chat_id" && (h.Row["redacted"] == "1" || h.Row["tool"] == string(nod.ToolForget))
 }
 
 // Forget deletes every row of Alice's private chat in every table, and

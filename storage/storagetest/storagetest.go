@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -197,5 +199,62 @@ func Dump(t testing.TB, dsn string) map[string][]Row {
 		}
 		rows.Close()
 	}
+	return out
+}
+
+// Hit is a value of a row that names someone.
+type Hit struct {
+	Table, Column string
+	Row           Row
+}
+
+func (h Hit) String() string {
+	return fmt.Sprintf("%s.%s = %.100q", h.Table, h.Column, h.Row[h.Column])
+}
+
+// Find returns the values in dump that hold word, or name the person
+// id: in a column that holds a person or a chat (chat_id, user_id,
+// remind_by, daily_by), or in a text as nod writes one ("Alice (42)",
+// "user_id":42, "user":42), sorted.
+func Find(dump map[string][]Row, word string, id int64) []Hit {
+	n := strconv.FormatInt(id, 10)
+	var out []Hit
+	for table, rows := range dump {
+		for _, r := range rows {
+			for col, v := range r {
+				hit := strings.Contains(v, word) || strings.Contains(v, "("+n+")") || strings.Contains(v, `"user_id":`+n+`,`) ||
+					strings.Contains(v, `"user_id":`+n+`}`) || strings.Contains(v, `"user":`+n+`,`) || strings.Contains(v, `"user":`+n+`}`)
+				switch col {
+				case "chat_id", "user_id", "remind_by", "daily_by":
+					hit = hit || v == n
+				}
+				if hit {
+					out = append(out, Hit{Table: table, Column: col, Row: r})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// Holding returns the rows of dump that hold word or name the person
+// id (as Find finds them), each as one line of text, sorted.
+func Holding(dump map[string][]Row, word string, id int64) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range Find(dump, word, id) {
+		var kv []string
+		for k, v := range h.Row {
+			kv = append(kv, k+"="+v)
+		}
+		sort.Strings(kv)
+		line := h.Table + " " + strings.Join(kv, " ")
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
