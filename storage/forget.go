@@ -152,9 +152,10 @@ func (db *People) Forget(ctx context.Context, chatID nod.ChatID, userID nod.User
 		if err != nil {
 			return err
 		}
-		// Every chat's lock, in one order: an audit chain is appended to
-		// under it.
-		for _, c := range append([]nod.ChatID{chatID}, f.groups...) {
+		// Every chat's lock, in one order whoever forgets: an audit chain
+		// is appended to under it.
+		chats := slices.Sorted(slices.Values(append([]nod.ChatID{chatID}, f.groups...)))
+		for _, c := range chats {
 			if err := db.lockChat(ctx, tx, c); err != nil {
 				return err
 			}
@@ -169,7 +170,7 @@ func (db *People) Forget(ctx context.Context, chatID nod.ChatID, userID nod.User
 		}
 		out = f.data
 		out.AuditRows = 0
-		for _, c := range append([]nod.ChatID{chatID}, f.groups...) {
+		for _, c := range chats {
 			n, err := db.redactAudit(ctx, tx, c, f.auditRows(c), now)
 			if err != nil {
 				return err
@@ -367,7 +368,8 @@ type traces struct {
 	user nod.UserID
 	chat nod.ChatID // their private chat
 	// groups are the other chats that keep something of theirs, in
-	// order.
+	// order: groups, and another person's private chat where a line
+	// names them.
 	groups []nod.ChatID
 	// lines are, per group, the conversation's lines that go or change.
 	lines map[nod.ChatID][]lineEdit
@@ -392,7 +394,9 @@ func (f *traces) auditRows(c nod.ChatID) auditCond {
 }
 
 // traceChats finds the chats other than the private one that name the
-// person: in a table's user column, or in a conversation line of theirs.
+// person: in a table's user column, in a conversation line of theirs, or
+// in a line that names them (another's reply to them, a forward of their
+// words, a turn's notes: "Alice (42)").
 const traceChats = `SELECT chat_id FROM chat_members WHERE user_id = $2
 	UNION SELECT chat_id FROM member_modes WHERE user_id = $2
 	UNION SELECT chat_id FROM rules WHERE user_id = $2
@@ -405,14 +409,14 @@ const traceChats = `SELECT chat_id FROM chat_members WHERE user_id = $2
 	UNION SELECT chat_id FROM audit_log WHERE user_id = $2
 	UNION SELECT chat_id FROM tasks WHERE remind_by = $2
 	UNION SELECT chat_id FROM chat_settings WHERE daily_by = $2
-	UNION SELECT chat_id FROM messages WHERE body LIKE $3 OR body LIKE $4`
+	UNION SELECT chat_id FROM messages WHERE body LIKE $3 OR body LIKE $4 OR body LIKE $5`
 
 // traces finds what q keeps of userID and counts it.
 func (db *People) traces(ctx context.Context, q conn, chatID nod.ChatID, userID nod.UserID) (*traces, error) {
 	f := &traces{user: userID, chat: chatID, lines: map[nod.ChatID][]lineEdit{}, said: map[string]bool{}}
 	id := strconv.FormatInt(int64(userID), 10)
 	rows, err := q.QueryContext(ctx, `SELECT chat_id FROM (`+traceChats+`) AS c WHERE chat_id <> $1 ORDER BY chat_id`,
-		chatID, userID, `%"user_id":`+id+`,%`, `%"user_id":`+id+`}%`)
+		chatID, userID, `%"user_id":`+id+`,%`, `%"user_id":`+id+`}%`, `%(`+id+`)%`)
 	if err != nil {
 		return nil, fmt.Errorf("chats: %w", err)
 	}
@@ -452,11 +456,16 @@ func (db *People) traces(ctx context.Context, q conn, chatID nod.ChatID, userID 
 
 // count counts what f holds, but the lines counted already.
 func (db *People) count(ctx context.Context, q conn, f *traces) error {
+	// Other people's private chats where a line names them count as no
+	// group, nor do their tasks.
 	others := "0"
 	args := []any{f.chat, f.user}
 	for _, g := range f.groups {
 		args = append(args, g)
 		others += ",$" + strconv.Itoa(len(args))
+		if g.Group() {
+			f.data.Groups++
+		}
 	}
 	var msgs int
 	err := q.QueryRowContext(ctx, `SELECT
@@ -465,13 +474,12 @@ func (db *People) count(ctx context.Context, q conn, f *traces) error {
 		(SELECT COUNT(*) FROM change_sets WHERE chat_id = $1 OR user_id = $2),
 		(SELECT COUNT(*) FROM rules WHERE chat_id = $1 OR user_id = $2),
 		(SELECT COUNT(*) FROM tasks WHERE chat_id = $1 AND remind_at IS NOT NULL OR chat_id <> $1 AND remind_by = $2),
-		(SELECT COUNT(*) FROM tasks WHERE chat_id IN (`+others+`) AND deleted_at IS NULL)`, args...).
+		(SELECT COUNT(*) FROM tasks WHERE chat_id IN (`+others+`) AND chat_id < 0 AND deleted_at IS NULL)`, args...).
 		Scan(&f.data.Tasks, &msgs, &f.data.Proposals, &f.data.Rules, &f.data.Reminders, &f.data.GroupTasks)
 	if err != nil {
 		return fmt.Errorf("count: %w", err)
 	}
 	f.data.Messages += msgs
-	f.data.Groups = len(f.groups)
 	rows, err := q.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit_log WHERE chat_id IN ($1,`+others+`) AND redacted = 0 AND (chat_id = $1 OR user_id = $2 OR user_id = 0)`, args...)
 	if err != nil {
 		return fmt.Errorf("count audit rows: %w", err)

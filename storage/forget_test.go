@@ -136,6 +136,9 @@ func seedEveryTable(t *testing.T, db *storage.DB, dsn string) {
 		nod.ChatMessage{Role: nod.RoleUser, Content: "me too " + bobMark, UserID: bob, Speaker: "Bob (43)", ReplyTo: "Alice (42)'s message “hello " + aliceMark + "”"},
 		nod.ChatMessage{Role: nod.RoleEvent, Content: "Meanwhile, outside this conversation (oldest first):\n- 2026-03-11 10:00 Alice (42) confirmed your proposal “" + aliceMark + "”\n- 2026-03-11 10:01 Bob (43) rejected your proposal “" + bobMark + "”"},
 		nod.ChatMessage{Role: nod.RoleUser, Content: "and now " + bobMark, UserID: bob, Speaker: "Bob (43)"})
+	// Bob forwards Alice's message to nod, in his private chat: his
+	// message, which names her.
+	line(nod.Topic{ChatID: bob}, nod.ChatMessage{Role: nod.RoleUser, Content: "look " + bobMark, UserID: bob, Forwarded: "Alice (42), 2026-03-10 09:00"})
 	// The audit rows: written before salted digests (legacy) and since,
 	// each person's, and nod's record of Alice's turn cut short.
 	for _, p := range []struct {
