@@ -46,6 +46,12 @@ func (c *Service) AnswerForget(ctx context.Context, chatID nod.ChatID, userID no
 		return nod.ForgetAnswer{}, err // none waits here: asked in another chat, it is answered there
 	}
 	out := nod.ForgetAnswer{Request: r}
+	if r.MessageID == 0 {
+		// Its prompt never showed (sending it failed): the person's words
+		// are not its answer, and it ends.
+		_, _, err := c.forgets.EndForget(ctx, userID)
+		return nod.ForgetAnswer{}, err
+	}
 	if !c.now().Before(r.ExpiresAt) {
 		if _, ended, err := c.forgets.EndForget(ctx, userID); err != nil || !ended {
 			return nod.ForgetAnswer{}, err

@@ -209,9 +209,12 @@ var memberTables = []string{"decisions", "rules", "readings", "member_modes", "z
 func (db *People) forgetMember(ctx context.Context, tx conn, g nod.ChatID, userID nod.UserID, f *traces, now time.Time) error {
 	for _, e := range f.lines[g] {
 		var err error
-		if e.drop {
+		switch {
+		case e.drop:
 			_, err = tx.ExecContext(ctx, `DELETE FROM messages WHERE chat_id = $1 AND thread = $2 AND seq = $3`, g, e.thread, e.seq)
-		} else {
+		case e.note: // nod's note holds no Telegram message of theirs
+			_, err = tx.ExecContext(ctx, `UPDATE messages SET body = $1, msg_id = 0 WHERE chat_id = $2 AND thread = $3 AND seq = $4`, e.body, g, e.thread, e.seq)
+		default:
 			_, err = tx.ExecContext(ctx, `UPDATE messages SET body = $1 WHERE chat_id = $2 AND thread = $3 AND seq = $4`, e.body, g, e.thread, e.seq)
 		}
 		if err != nil {
@@ -443,7 +446,7 @@ func (db *People) traces(ctx context.Context, q conn, chatID nod.ChatID, userID 
 			f.said[s] = true
 		}
 		for _, e := range edits {
-			if e.drop {
+			if e.drop || e.note {
 				f.data.Messages++
 			}
 		}
@@ -497,11 +500,14 @@ func (db *People) count(ctx context.Context, q conn, f *traces) error {
 }
 
 // lineEdit is a line of a group's conversation that goes (drop) or gets
-// body in place of what named the person.
+// body in place of what named the person, or of the person's own line
+// (note).
 type lineEdit struct {
 	thread, seq int64
+	at          time.Time
 	drop        bool
 	body        string
+	note        bool // a line of theirs that forgottenNote replaces
 }
 
 // personTag finds the person named as a group's lines name them:
@@ -513,6 +519,12 @@ func personTag(userID nod.UserID) *regexp.Regexp {
 
 // forgotten is what a line that named the person says in its place.
 const forgotten = "someone nod was asked to forget"
+
+// forgottenNote stands in for a topic's newest line when it was theirs:
+// a topic's lines are numbered on from its newest, and a change set made
+// after that line counts answers from a number above it, so the number
+// must not be given again.
+const forgottenNote = "A member asked nod to forget them: their lines of this conversation are gone."
 
 // memberLines reads group g's conversation and returns the edits that
 // forget userID: their lines go, and nod's lines that answered them
@@ -529,6 +541,7 @@ func memberLines(ctx context.Context, q conn, g nod.ChatID, userID nod.UserID, t
 	var (
 		thread int64 = -1
 		theirs bool
+		last   = map[int64]int64{} // each topic's newest line
 	)
 	for rows.Next() {
 		var (
@@ -539,50 +552,16 @@ func memberLines(ctx context.Context, q conn, g nod.ChatID, userID nod.UserID, t
 		if err := rows.Scan(&e.thread, &e.seq, &body); err != nil {
 			return nil, nil, err
 		}
-		if e.thread != thread {
-			thread, theirs = e.thread, false
-		}
 		if err := json.Unmarshal([]byte(body), &m); err != nil {
 			return nil, nil, fmt.Errorf("line %d: %w", e.seq, err)
 		}
-		switch nod.Role(m.Role) {
-		case nod.RoleUser:
-			theirs = !m.Review && m.UserID == userID
-			if theirs {
-				said = append(said, m.Content)
-				if m.Edits != "" {
-					said = append(said, m.Edits)
-				}
-				e.drop = true
-				break
-			}
-			changed := false
-			if tag.MatchString(m.ReplyTo) {
-				m.ReplyTo, changed = "a message of "+forgotten, true
-			}
-			if tag.MatchString(m.Forwarded) {
-				m.Forwarded, changed = forgotten, true
-			}
-			if !changed {
-				continue
-			}
-		case nod.RoleEvent:
-			theirs = false // a turn's notes start the next turn
-			lines := strings.Split(m.Content, "\n")
-			kept := slices.DeleteFunc(slices.Clone(lines), tag.MatchString)
-			switch {
-			case len(kept) == len(lines):
-				continue
-			case len(kept) <= 1: // the heading alone
-				e.drop = true
-			default:
-				m.Content = strings.Join(kept, "\n")
-			}
-		default:
-			if !theirs {
-				continue
-			}
-			e.drop = true
+		last[e.thread], e.at = e.seq, m.At
+		if e.thread != thread {
+			thread, theirs = e.thread, false
+		}
+		var keep bool
+		if theirs, keep = forgetLine(&m, &e, userID, theirs, tag); keep {
+			continue
 		}
 		if !e.drop {
 			b, err := json.Marshal(m)
@@ -590,8 +569,61 @@ func memberLines(ctx context.Context, q conn, g nod.ChatID, userID nod.UserID, t
 				return nil, nil, err
 			}
 			e.body = string(b)
+		} else if m.Role == string(nod.RoleUser) && m.UserID == userID {
+			said = append(said, m.Content)
+			if m.Edits != "" {
+				said = append(said, m.Edits)
+			}
 		}
 		edits = append(edits, e)
 	}
-	return edits, said, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, nil, err
+	}
+	for i, e := range edits {
+		if e.drop && last[e.thread] == e.seq {
+			b, _ := json.Marshal(messageRecord{Role: string(nod.RoleEvent), Content: forgottenNote, At: e.at}) // strings and a time: cannot fail
+			edits[i].drop, edits[i].note, edits[i].body = false, true, string(b)
+		}
+	}
+	return edits, said, nil
+}
+
+// forgetLine decides line m: whether it is kept as it is (keep), goes
+// (e.drop) or is rewritten in place (m changed); theirs says whether
+// it is the person's or answers them, for the line after it.
+func forgetLine(m *messageRecord, e *lineEdit, userID nod.UserID, theirs bool, tag *regexp.Regexp) (bool, bool) {
+	switch nod.Role(m.Role) {
+	case nod.RoleUser:
+		if !m.Review && m.UserID == userID {
+			e.drop = true
+			return true, false
+		}
+		changed := false
+		if tag.MatchString(m.ReplyTo) {
+			m.ReplyTo, changed = "a message of "+forgotten, true
+		}
+		if tag.MatchString(m.Forwarded) {
+			m.Forwarded, changed = forgotten, true
+		}
+		return false, !changed
+	case nod.RoleEvent:
+		// A turn's notes start the next turn: whoever's it is.
+		lines := strings.Split(m.Content, "\n")
+		kept := slices.DeleteFunc(slices.Clone(lines), tag.MatchString)
+		switch {
+		case len(kept) == len(lines):
+			return false, true
+		case len(kept) <= 1: // the heading alone
+			e.drop = true
+		default:
+			m.Content = strings.Join(kept, "\n")
+		}
+		return false, false
+	}
+	if theirs {
+		e.drop = true
+		return true, false
+	}
+	return false, true
 }

@@ -136,6 +136,11 @@ func seedEveryTable(t *testing.T, db *storage.DB, dsn string) {
 		nod.ChatMessage{Role: nod.RoleUser, Content: "me too " + bobMark, UserID: bob, Speaker: "Bob (43)", ReplyTo: "Alice (42)'s message “hello " + aliceMark + "”"},
 		nod.ChatMessage{Role: nod.RoleEvent, Content: "Meanwhile, outside this conversation (oldest first):\n- 2026-03-11 10:00 Alice (42) confirmed your proposal “" + aliceMark + "”\n- 2026-03-11 10:01 Bob (43) rejected your proposal “" + bobMark + "”"},
 		nod.ChatMessage{Role: nod.RoleUser, Content: "and now " + bobMark, UserID: bob, Speaker: "Bob (43)"})
+	// In a topic of the group, Alice's line and nod's answer are the
+	// newest.
+	line(nod.Topic{ChatID: group, Thread: 5}, nod.ChatMessage{Role: nod.RoleUser, Content: "in the topic " + bobMark, UserID: bob, Speaker: "Bob (43)"},
+		nod.ChatMessage{Role: nod.RoleUser, Content: "in the topic " + aliceMark, UserID: alice, Speaker: "Alice (42)"},
+		nod.ChatMessage{Role: nod.RoleAssistant, Content: "Noted, " + aliceMark})
 	// Bob forwards Alice's message to nod, in his private chat: his
 	// message, which names her.
 	line(nod.Topic{ChatID: bob}, nod.ChatMessage{Role: nod.RoleUser, Content: "look " + bobMark, UserID: bob, Forwarded: "Alice (42), 2026-03-10 09:00"})
@@ -228,11 +233,11 @@ func TestForgetEveryTable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Private: 1 task; lines 2 + her group turn's 4; sets and rules
+		// Private: 1 task; lines 2 + her group turn's 4 + the topic's 2; sets and rules
 		// 1 each in both chats; reminders: her private task's and the
 		// group task's; audit: 2 private, 2 + the interrupted one in the
 		// group.
-		want := nod.PersonData{Tasks: 1, Messages: 6, Proposals: 2, Rules: 2, Reminders: 2, Groups: 1, GroupTasks: 2, AuditRows: 5}
+		want := nod.PersonData{Tasks: 1, Messages: 8, Proposals: 2, Rules: 2, Reminders: 2, Groups: 1, GroupTasks: 2, AuditRows: 5}
 		if got != want || scope != want {
 			t.Errorf("Forget = %+v, PersonData before = %+v; want %+v", got, scope, want)
 		}
@@ -276,6 +281,16 @@ func TestForgetEveryTable(t *testing.T) {
 			"event: Meanwhile, outside this conversation (oldest first):\n- 2026-03-11 10:01 Bob (43) rejected your proposal “" + bobMark + "” ", "user: and now " + bobMark + " "}
 		if !slices.Equal(lines, wantLines) {
 			t.Errorf("the group's conversation:\n%s", strings.Join(lines, "\n"))
+		}
+		// In the topic, Alice's lines were the newest: the topic's newest
+		// number stays taken, by a note that says what happened.
+		topic, err := db.Conversation().History(ctx, nod.Topic{ChatID: group, Thread: 5}, nod.Window{Keep: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(topic) != 2 || topic[0].Content != "in the topic "+bobMark || topic[1].Role != nod.RoleEvent || topic[1].Seq != 3 ||
+			!strings.Contains(topic[1].Content, "asked nod to forget them") {
+			t.Errorf("the topic's conversation: %+v", topic)
 		}
 		if brk, n, err := db.Audit().VerifyAudit(ctx); brk != nil || err != nil || n != 10 {
 			t.Errorf("verify after forgetting = %+v, %d rows, %v; want nil, 10", brk, n, err)

@@ -319,3 +319,34 @@ func TestForgetPromptExpires(t *testing.T) {
 		t.Errorf("the task went: %v", err)
 	}
 }
+
+// When forgetting fails, nothing is deleted and the /forget still waits:
+// the person is told, and the phrase typed again forgets them.
+func TestForgetFailsWhole(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedAs(aliceChat, user, nod.Task{ID: "A1", Title: "Pay rent " + aliceMark})
+	h.start()
+	h.sayIn(aliceChat, user, "/forget", 1)
+	storagetest.FailInserts(t, h.db, "audit_log") // the forget row cannot be written
+	if m := h.sayIn(aliceChat, user, "forget me", 1)[0]; !strings.Contains(m.Text, "Something went wrong") {
+		t.Errorf("a failed forget = %q", m.Text)
+	}
+	if _, err := h.db.Tasks().Task(t.Context(), aliceChat, "A1"); err != nil {
+		t.Errorf("a failed forget deleted the task: %v", err)
+	}
+	if _, ok, _ := h.db.People().ForgetRequest(t.Context(), user); !ok {
+		t.Fatalf("a failed forget ended the /forget")
+	}
+	drop := `DROP TRIGGER fail_audit_log`
+	if h.db.Postgres() {
+		drop += ` ON audit_log`
+	}
+	storagetest.Exec(t, h.dsn, drop)
+	if m := h.sayIn(aliceChat, user, "forget me", 1)[0]; !strings.Contains(m.Text, "Done: I forgot you") {
+		t.Errorf("the phrase again = %q", m.Text)
+	}
+	if _, err := h.db.Tasks().Task(t.Context(), aliceChat, "A1"); !errors.Is(err, nod.ErrNotFound) {
+		t.Errorf("the task after forgetting: %v", err)
+	}
+}
