@@ -308,8 +308,9 @@ func (db *People) forgetOwed(ctx context.Context, tx conn, g nod.ChatID, userID 
 	return nil
 }
 
-// redactAudit redacts audit rows ids of chat c and appends the forget
-// row that records them; it returns how many it redacted. A row whose
+// redactAudit redacts the audit rows of chat c that cond picks and
+// appends the forget row that records them; it returns how many it
+// redacted. A row whose
 // link or digest no longer held is redacted all the same, and recorded
 // as changed: verify keeps reporting it.
 func (db *People) redactAudit(ctx context.Context, tx conn, c nod.ChatID, cond auditCond, now time.Time) (int, error) {

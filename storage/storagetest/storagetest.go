@@ -213,9 +213,10 @@ func (h Hit) String() string {
 }
 
 // Find returns the values in dump that hold word, or name the person
-// id: in a column that holds a person or a chat (chat_id, user_id,
-// remind_by, daily_by), or in a text as nod writes one ("Alice (42)",
-// "user_id":42, "user":42), sorted.
+// id: in a column that holds a person or a chat (chat_id, user_id, and
+// every column named for who did something: remind_by, daily_by, …), or
+// in a text as nod writes one ("Alice (42)", "user_id":42, "user":42),
+// sorted.
 func Find(dump map[string][]Row, word string, id int64) []Hit {
 	n := strconv.FormatInt(id, 10)
 	var out []Hit
@@ -224,8 +225,7 @@ func Find(dump map[string][]Row, word string, id int64) []Hit {
 			for col, v := range r {
 				hit := strings.Contains(v, word) || strings.Contains(v, "("+n+")") || strings.Contains(v, `"user_id":`+n+`,`) ||
 					strings.Contains(v, `"user_id":`+n+`}`) || strings.Contains(v, `"user":`+n+`,`) || strings.Contains(v, `"user":`+n+`}`)
-				switch col {
-				case "chat_id", "user_id", "remind_by", "daily_by":
+				if col == "chat_id" || col == "user_id" || strings.HasSuffix(col, "_by") {
 					hit = hit || v == n
 				}
 				if hit {
