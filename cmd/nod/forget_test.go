@@ -170,6 +170,13 @@ func TestForgetAPerson(t *testing.T) {
 			h.tg.Wire().Redeliver(h.tg.Wire().LastUpdateID())
 			h.tg.Wait("the redelivered phrase to be dropped", func() bool { return strings.Contains(h.logs.String(), "duplicate update ignored") })
 			h.settleMessages()
+			// The group's /audit keeps that something happened, not who or
+			// what.
+			list := h.sayIn(group, bob, "/audit", 1)[0].Text
+			if !strings.Contains(list, "Redacted: nod forgot the person this row was about") || !strings.Contains(list, "Forgot someone who asked") ||
+				strings.Contains(list, "Alice") || !strings.Contains(list, "Bob") {
+				t.Errorf("the group's /audit after /forget:\n%s", list)
+			}
 			h.stop()
 
 			after := storagetest.Dump(t, h.dsn)
