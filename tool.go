@@ -48,4 +48,5 @@ const (
 	ToolDaily       Tool = "daily"
 	ToolInterrupted Tool = "interrupted" // a turn cut short by a stop
 	ToolSeed        Tool = "seed"        // tasks imported or seeded, not changed by anyone in the chat
+	ToolForget      Tool = "forget"      // nod forgot a person: the rows it redacted
 )

@@ -31,6 +31,7 @@ var commands = []command{
 	{"lang", formatting.CmdLang, (*Bot).cmdLang},
 	{"tz", formatting.CmdTz, (*Bot).cmdTz},
 	{"daily", formatting.CmdDaily, (*Bot).cmdDaily},
+	{"forget", formatting.CmdForget, (*Bot).cmdForget},
 }
 
 // actions maps every button kind to its handler; a handler returns the

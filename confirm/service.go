@@ -27,6 +27,9 @@ type Service struct {
 	rules     Rules
 	deletions Deletions
 	replies   Replies
+	forgets   Forgets
+	forget    []string      // the phrases that confirm a /forget
+	window    time.Duration // how long a /forget waits for them
 	words     *answer.Reader
 	now       func() time.Time
 	log       *slog.Logger
@@ -40,7 +43,11 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 	if reg != nil {
 		reg.MustRegister(dc)
 	}
-	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, deletions: d.Deletions, replies: d.Replies, words: d.Words, now: now, log: log, decisions: dc}
+	if d.ConfirmWindow <= 0 {
+		d.ConfirmWindow = nod.DefaultConfirmWindow
+	}
+	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, deletions: d.Deletions, replies: d.Replies,
+		forgets: d.Forgets, forget: d.ForgetWords, window: d.ConfirmWindow, words: d.Words, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group

@@ -11,8 +11,8 @@ import (
 )
 
 // groupAudit is a group's audit log: Alice (42) and Bob (43) by name,
-// member 44 whose name nod never learned, and a review's proposal,
-// nobody's.
+// member 44 whose name nod never learned, a review's proposal,
+// nobody's, and the rows of someone nod forgot.
 func groupAudit(at time.Time) []nod.AuditEntry {
 	return []nod.AuditEntry{
 		{UserID: 43, Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
@@ -32,6 +32,8 @@ func groupAudit(at time.Time) []nod.AuditEntry {
 		{UserID: 44, Tool: "remove_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1"}]}`), Outcome: nod.OutcomeRejected, UserConfirmed: true, At: at},
 		{UserID: 43, Tool: "answer_proposals", Args: []byte(`{"set_id":"s1","confirm":[1]}`), Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "yes", At: at},
 		{Tool: "interrupted", Args: []byte(`{"text":"make it P1"}`), Outcome: nod.OutcomeExecuted, At: at},
+		{Tool: "set_task_title", Args: []byte(`{}`), Outcome: nod.OutcomeExecuted, Redacted: true, At: at},
+		{Tool: "forget", Args: []byte(`{"rows":3,"redacted":[{"id":1},{"id":2},{"id":3}]}`), Outcome: nod.OutcomeExecuted, At: at},
 	}
 }
 
@@ -115,6 +117,8 @@ func TestAuditNamesGroupMembers(t *testing.T) {
 			"A member rejected: Remove a checklist item",
 			"Applied as Bob asked: my reading of Bob's answer (“yes”)",
 			"Stopped before answering a message",
+			"Redacted: nod forgot the person this row was about",
+			"Forgot someone who asked: 3 rows redacted",
 		},
 		"de": {
 			"Von Bob bestätigt: Priorität auf P1 setzen",
@@ -134,6 +138,8 @@ func TestAuditNamesGroupMembers(t *testing.T) {
 			"Von einem Mitglied abgelehnt: Einen Checklistenpunkt entfernen",
 			"Wie von Bob gewünscht übernommen: meine Lesart der Antwort von Bob („yes“)",
 			"Vor der Antwort auf eine Nachricht unterbrochen",
+			"Geschwärzt: nod hat die Person vergessen, um die es ging",
+			"Jemanden auf Wunsch vergessen: 3 Zeilen geschwärzt",
 		},
 	}
 	for lang, rows := range want {
