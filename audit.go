@@ -42,6 +42,9 @@ type AuditEntry struct {
 	Reason        string
 	Duration      time.Duration
 	At            time.Time
+	// Redacted marks a row whose content (who, arguments, verdict, error,
+	// reason) was removed when nod forgot its person; its link stays.
+	Redacted bool
 }
 
 // Arg is the recorded call's argument name as text, for showing the row:

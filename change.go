@@ -215,7 +215,7 @@ func (c Change) ApplyTo(t Task, now time.Time) Task {
 
 // scalarFields are the fields a FieldChange may name, in the order
 // changes list them.
-var scalarFields = []Field{FieldTitle, FieldDescription, FieldStatus, FieldPriority, FieldEstimate, FieldDue, FieldReminder, FieldLabels, FieldTrash}
+var scalarFields = []Field{FieldTitle, FieldDescription, FieldStatus, FieldPriority, FieldEstimate, FieldDue, FieldReminder, FieldRepeat, FieldLabels, FieldTrash}
 
 // Value is field f of t in canonical form: text as it is, an estimate in
 // minutes or "" for none, a due date or "", labels as a JSON array of the
@@ -242,6 +242,8 @@ func (t Task) Value(f Field) string {
 			return ""
 		}
 		return Stamp(*t.RemindAt).Format(time.RFC3339)
+	case FieldRepeat:
+		return t.Repeat
 	case FieldLabels:
 		b, _ := json.Marshal(NormalizeLabels(t.Labels))
 		return string(b)
@@ -299,6 +301,8 @@ func (t *Task) SetValue(f Field, v string, now time.Time) {
 			at = Stamp(at)
 			t.RemindAt = &at
 		}
+	case FieldRepeat:
+		t.Repeat = v
 	case FieldLabels:
 		t.Labels = NormalizeLabels(ParseLabels(v))
 	case FieldTrash:

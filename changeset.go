@@ -61,6 +61,7 @@ const (
 	FieldEstimate    Field = "estimate"
 	FieldDue         Field = "due"
 	FieldReminder    Field = "reminder" // remind_at, RFC 3339 in UTC
+	FieldRepeat      Field = "repeat"   // the reminder's rule, as Task.Repeat holds it
 	FieldLabels      Field = "labels"
 	FieldChecklist   Field = "checklist"
 )

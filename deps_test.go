@@ -27,6 +27,7 @@ func TestDependencyBoundaries(t *testing.T) {
 		// The agent's wire format and storage's conversation rows.
 		"github.com/go-json-experiment/json": {"agent", "storage"},
 		"golang.org/x/time":                  {"bot"},
+		"github.com/teambition/rrule-go":     {"repeat"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
 	if err != nil {
@@ -68,14 +69,16 @@ func TestLayers(t *testing.T) {
 	allowed := map[string][]string{
 		"":           {},
 		"answer":     {""},
-		"formatting": {"", "answer"},
-		"storage":    {""},
+		"formatting": {"", "answer", "repeat"},
+		"storage":    {"", "repeat"},
 		"transport":  {},
 		"confidence": {"", "transport"},
-		"agent":      {"", "answer", "confidence", "tools", "transport"},
+		"agent":      {"", "answer", "confidence", "repeat", "tools", "transport"},
 		// tools is what each task tool's arguments mean and the change they
 		// make: the agent reads calls with it, confirm rebuilds stored items.
-		"tools": {""},
+		"tools": {"", "repeat"},
+		// repeat reads a reminder's rule (rrule-go); it knows nothing of tasks.
+		"repeat": {},
 		// sweep decides what happens on nod's own clock, reaching storage
 		// through interfaces of its own (sweep/store.go).
 		"sweep": {""},
@@ -83,20 +86,20 @@ func TestLayers(t *testing.T) {
 		// agent.Answerer, the bot through bot/store.go, and it rebuilds a
 		// change with tools, never through the agent's package; it reads
 		// the person's answers in words with answer.
-		"confirm": {"", "answer", "tools"},
+		"confirm": {"", "answer", "repeat", "tools"},
 		// bot reaches the agent and storage through interfaces of its own
 		// (bot/store.go), never through their packages; it renders what
 		// sweep reports.
-		"bot":   {"", "answer", "formatting", "sweep", "transport"},
+		"bot":   {"", "answer", "formatting", "repeat", "sweep", "transport"},
 		"place": {},
 		// speech is openai-go's audio client; the bot reaches it through
 		// bot.Transcriber.
 		"speech": {""},
 		// eval plays its cases through the agent on a storage of its own,
 		// and reads answers in words as the bot does.
-		"cmd/internal/eval": {"", "agent", "answer", "confidence", "confirm", "storage", "tools", "transport"},
-		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "tools", "transport", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "speech", "sweep", "tools", "transport", "cmd/internal/app", "cmd/internal/eval"},
+		"cmd/internal/eval": {"", "agent", "answer", "confidence", "confirm", "repeat", "storage", "tools", "transport"},
+		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "repeat", "speech", "sweep", "tools", "transport", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "repeat", "speech", "sweep", "tools", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()
 	if err != nil {

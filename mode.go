@@ -43,6 +43,9 @@ type ChatSettings struct {
 	// deletions waits for their typed answer: read with the settings, so
 	// that an ordinary message costs no look for one.
 	DeletionAsked bool
+	// ForgetAsked is set when the person's /forget waits for its typed
+	// phrase in this chat, their private one.
+	ForgetAsked bool
 	// TimeZone is the chat's IANA zone; empty: the operator's default.
 	TimeZone string
 	// ZoneAsked is when the agent was told to ask where the person is,

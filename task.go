@@ -107,11 +107,14 @@ type Task struct {
 	RemindAt        *time.Time // nil: no reminder
 	RemindBy        UserID     // who set the reminder; 0: not known
 	CreatedBy       UserID     // who created the task; 0: not known
-	Labels          []string
-	Checklist       []ChecklistItem
-	CreatedAt       time.Time
-	UpdatedAt       time.Time
-	DeletedAt       *time.Time // non-nil: in the trash
+	// Repeat is the reminder's rule: an RRULE with the local time it was
+	// read from (package repeat); empty: the reminder does not repeat.
+	Repeat    string
+	Labels    []string
+	Checklist []ChecklistItem
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	DeletedAt *time.Time // non-nil: in the trash
 }
 
 // ChecklistItem is one line of a task's checklist.
@@ -235,7 +238,7 @@ func NormalizeLabels(in []string) []string {
 // looks as a change left it.
 func (t Task) SameContent(o Task) bool {
 	if t.ID != o.ID || t.Title != o.Title || t.Description != o.Description ||
-		t.Status != o.Status || t.Priority != o.Priority || t.DueDate != o.DueDate || t.Value(FieldReminder) != o.Value(FieldReminder) ||
+		t.Status != o.Status || t.Priority != o.Priority || t.DueDate != o.DueDate || t.Value(FieldReminder) != o.Value(FieldReminder) || t.Repeat != o.Repeat ||
 		(t.DeletedAt == nil) != (o.DeletedAt == nil) ||
 		!slices.Equal(t.Labels, o.Labels) || len(t.Checklist) != len(o.Checklist) {
 		return false

@@ -32,6 +32,9 @@ const (
 	ToolAddItem    Tool = "add_checklist_item"
 	ToolUpdateItem Tool = "update_checklist_item"
 	ToolRemoveItem Tool = "remove_checklist_item"
+	// ToolSetRepeat is the repeat part of a set_task_reminder call: its
+	// own item, shown, applied and undone beside the reminder's time.
+	ToolSetRepeat Tool = "set_task_repeat"
 )
 
 // What nod does on the person's tap or command, and its own records.
@@ -46,4 +49,5 @@ const (
 	ToolInterrupted Tool = "interrupted" // a turn cut short by a stop
 	ToolSeed        Tool = "seed"        // tasks imported or seeded, not changed by anyone in the chat
 	ToolExport      Tool = "export"      // the person's data sent to them (/export)
+	ToolForget      Tool = "forget"      // nod forgot a person: the rows it redacted
 )

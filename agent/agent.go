@@ -13,6 +13,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/confidence"
+	"github.com/nodbot/nod/repeat"
 	"github.com/nodbot/nod/tools"
 	"github.com/nodbot/nod/transport"
 	"github.com/openai/openai-go/v3"
@@ -180,6 +181,7 @@ type taskJSON struct {
 	DueDate         *string      `json:"due_date"`
 	RemindAt        *string      `json:"remind_at"`
 	ReminderSent    bool         `json:"reminder_sent,omitempty"` // the reminder went out: its time passed while the task was open
+	Repeat          *string      `json:"repeat"`                  // the reminder's RRULE, or null
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
 	Notes           []string     `json:"notes,omitempty"`     // elements of the call that were dropped
@@ -211,6 +213,9 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 	if t.RemindAt != nil {
 		s := t.RemindAt.In(zone).Format(time.RFC3339)
 		j.RemindAt, j.ReminderSent = &s, t.ReminderSent(now)
+	}
+	if r := repeat.Show(t.Repeat); r != "" {
+		j.Repeat = &r
 	}
 	for _, it := range t.Checklist {
 		ij := itemJSON{ID: it.ID, Title: it.Title, Checked: it.Checked, CheckedBy: it.CheckedBy.Normalize()}

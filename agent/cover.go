@@ -17,7 +17,8 @@ import (
 // theirs cover, which asks (docs/design.md §3.5): a change runs at once
 // only if their words cover everything it replaces. A verdict without a
 // quote (trusted mode) is not split. note tells the model what waits.
-func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, note string) {
+// repeats says the call gives its reminder a rule to repeat by.
+func (t *turn) covered(pc prepared, v confidence.Verdict, repeats bool) (run, ask []prepared, note string) {
 	if !v.Explicit() || v.Quote == "" {
 		return []prepared{pc}, nil, ""
 	}
@@ -29,8 +30,8 @@ func (t *turn) covered(pc prepared, v confidence.Verdict) (run, ask []prepared, 
 	}
 	// A receipt never claims more than was done: words that ask for a
 	// reminder that repeats do not cover one reminder at one time.
-	if pc.c.Field() == nod.FieldReminder && pc.target != "" && t.a.lex.asksRepeat(saidFor(v, nod.FieldReminder)) {
-		return nil, []prepared{pc}, "The user's words ask for a reminder that repeats, but set_task_reminder sets one reminder at one time, so it waits for the user's tap: tell them it reminds them once and does not repeat."
+	if pc.c.Field() == nod.FieldReminder && pc.target != "" && !repeats && t.a.lex.asksRepeat(saidFor(v, nod.FieldReminder)) {
+		return nil, []prepared{pc}, "The user's words ask for a reminder that repeats, but this set_task_reminder call has no repeat, so it sets one reminder at one time and waits for the user's tap: tell them it reminds them once and does not repeat, or set it again with repeat (an RRULE)."
 	}
 	return []prepared{pc}, nil, ""
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/repeat"
 	"github.com/nodbot/nod/tools"
 )
 
@@ -160,6 +161,9 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 		if err != nil {
 			return nil, err
 		}
+		if cur == target && c.Field() == nod.FieldRepeat && target == "" {
+			continue // a cleared reminder's rule goes with it; none to clear is nothing to say
+		}
 		if cur == target {
 			redundant = append(redundant, noopReason(c, task))
 			continue
@@ -207,7 +211,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 // (docs/design.md §10), in words as in taps. One that went out is
 // nobody's to keep.
 func (t *turn) othersReminder(c tools.Call, task *nod.Task) nod.UserID {
-	if !t.req.InGroup() || c.Field() != nod.FieldReminder || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
+	if !t.req.InGroup() || c.Field() != nod.FieldReminder && c.Field() != nod.FieldRepeat || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
 		return 0
 	}
 	if task.RemindBy == 0 || task.RemindBy == t.req.UserID {
@@ -256,6 +260,8 @@ func noopReason(c tools.Call, task *nod.Task) string {
 			return "Skipped: the task has no reminder already."
 		}
 		return fmt.Sprintf("Skipped: the reminder is already at %s.", task.Value(nod.FieldReminder))
+	case nod.FieldRepeat:
+		return fmt.Sprintf("Skipped: the reminder already repeats %s.", repeat.Show(task.Repeat))
 	case nod.FieldLabels:
 		ls := strings.Join(nod.NormalizeLabels(task.Labels), ", ")
 		if ls == "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/repeat"
 )
 
 // Prompt budgets: the prompt is resent on every step.
@@ -160,6 +161,9 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 				b.WriteString(" (sent)")
 			case !t.RemindAt.After(a.now()):
 				b.WriteString(" (not sent: closed before it was due)")
+			}
+			if r := repeat.Show(t.Repeat); r != "" {
+				fmt.Fprintf(b, " repeat %s", r)
 			}
 		}
 		if n := len(t.Checklist); n > 0 {

@@ -50,6 +50,8 @@ func batchTool(tool nod.Tool) nod.Tool {
 		return nod.ToolAddItems
 	case nod.ToolUpdateItem:
 		return nod.ToolUpdateItems
+	case nod.ToolSetRepeat:
+		return nod.ToolSetReminder
 	}
 	return tool
 }

@@ -35,7 +35,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 			revised = append(revised, out)
 			continue
 		}
-		run, ask, wait := t.covered(pc, v)
+		run, ask, wait := t.covered(pc, v, p.args.Present("repeat"))
 		if wait != "" {
 			r.waits = append(r.waits, wait)
 		}

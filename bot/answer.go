@@ -9,7 +9,8 @@ import (
 )
 
 // The order in which a text message is read (docs/design.md §3.4, first match wins):
-// the answer to a waiting typed confirmation; a command; yes/no to a change
+// the answer to a waiting typed confirmation (a /forget's phrase, then a
+// deletion's title); a command; yes/no to a change
 // set; a rejection's reason; anything else goes to the agent.
 
 // typedConfirmation answers the person's asked deletion, if they have

@@ -377,7 +377,9 @@ func (b *Bot) onRemindDone(ctx context.Context, p press) string {
 	if no := b.othersReminder(ctx, p, t); no != "" {
 		return no
 	}
-	return b.reminderTap(p, func() (nod.Applied, error) { return b.reminders.MarkDone(ctx, p.topic(), p.user, p.task()) }, true)
+	return b.reminderTap(p, func() (nod.Applied, error) {
+		return b.reminders.MarkDone(ctx, p.topic(), p.user, p.task(), p.loc.Zone())
+	}, true)
 }
 
 // onSnooze moves a task's reminder an hour from now, or to tomorrow at

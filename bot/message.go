@@ -201,6 +201,9 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 		b.turn(ctx, in, b.request(ctx, in))
 		return
 	}
+	if b.forgetAnswer(ctx, in) {
+		return
+	}
 	consumed, moveOn := b.typedConfirmation(ctx, in)
 	if moveOn {
 		// Once this message is handled, so that its replies come first;

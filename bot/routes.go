@@ -32,6 +32,7 @@ var commands = []command{
 	{"tz", formatting.CmdTz, (*Bot).cmdTz},
 	{"daily", formatting.CmdDaily, (*Bot).cmdDaily},
 	{"export", formatting.CmdExport, (*Bot).cmdExport},
+	{"forget", formatting.CmdForget, (*Bot).cmdForget},
 }
 
 // actions maps every button kind to its handler; a handler returns the

@@ -87,6 +87,8 @@ type Messages interface {
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
 	SetDeletionMessage(ctx context.Context, chatID nod.ChatID, id nod.DeletionID, msgID int) error
+	// SetForgetMessage records the prompt of userID's /forget.
+	SetForgetMessage(ctx context.Context, userID nod.UserID, msgID int) error
 }
 
 // Buttons remembers which callback data each message carries, sent with
@@ -127,6 +129,11 @@ type Answers interface {
 	// pending item a reply revises, nil if none.
 	Reason(ctx context.Context, chatID nod.ChatID, userID nod.UserID, replyTo int, text string) (nod.ReasonOutcome, error)
 	Revision(ctx context.Context, chatID nod.ChatID, userID nod.UserID, replyTo int, text string) *nod.ItemRef
+	// AskForget records the person's /forget in their private chat and
+	// counts what it would delete; AnswerForget answers it with their
+	// next message there (docs/design.md §6.1).
+	AskForget(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PersonData, nod.ForgetRequest, error)
+	AnswerForget(ctx context.Context, chatID nod.ChatID, userID nod.UserID, text string) (nod.ForgetAnswer, error)
 }
 
 // Keeper keeps a change set open for longer: the Keep button.
@@ -223,7 +230,7 @@ type Days interface {
 // person's own: applied at once, audited, undoable in the reminder's topic.
 type Reminders interface {
 	// MarkDone sets the task's status to DONE; nod.ErrDecided if it is.
-	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error)
+	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location) (nod.Applied, error)
 	// Remind sets the task's reminder to at.
 	Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error)
 }

@@ -13,7 +13,7 @@ import (
 // sweep delivers what is owed and what fell due, then shows what the
 // sweep service reports: expired sets' messages say so and lose their
 // buttons, warned ones say when they end, and lines of deletions move
-// on. Safe on several replicas at once: each set is reported, and each
+// on, and a /forget whose time ran out says so. Safe on several replicas at once: each set is reported, and each
 // message edited, by one of them.
 func (b *Bot) sweep(ctx context.Context) {
 	b.deliverOwed(ctx)
@@ -36,6 +36,9 @@ func (b *Bot) sweep(ctx context.Context) {
 			defer b.recover(ctx, d.Topic)
 			b.askDeletion(ctx, chat, user, b.locale(ctx, chat, ""))
 		})
+	}
+	for _, f := range r.Forgets {
+		b.closeForget(ctx, f, b.locale(ctx, f.ChatID, ""), formatting.ForgetPromptExpired)
 	}
 	b.sweeps.Tidy(ctx, now)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/answer"
+	"github.com/nodbot/nod/repeat"
 	"github.com/nodbot/nod/tools"
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -26,6 +27,9 @@ type Service struct {
 	rules     Rules
 	deletions Deletions
 	replies   Replies
+	forgets   Forgets
+	forget    []string      // the phrases that confirm a /forget
+	window    time.Duration // how long a /forget waits for them
 	words     *answer.Reader
 	now       func() time.Time
 	log       *slog.Logger
@@ -39,7 +43,11 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 	if reg != nil {
 		reg.MustRegister(dc)
 	}
-	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, deletions: d.Deletions, replies: d.Replies, words: d.Words, now: now, log: log, decisions: dc}
+	if d.ConfirmWindow <= 0 {
+		d.ConfirmWindow = nod.DefaultConfirmWindow
+	}
+	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, deletions: d.Deletions, replies: d.Replies,
+		forgets: d.Forgets, forget: d.ForgetWords, window: d.ConfirmWindow, words: d.Words, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -453,12 +461,38 @@ func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.Chan
 // MarkDone sets a task's status to DONE from its reminder's button: the
 // person's own change, audited and undoable. nod.ErrDecided if it is
 // done already. where is the reminder's topic.
-func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
+//
+// On a repeating reminder it completes this time only: the task stays
+// open and its reminder moves to the rule's next occurrence in zone, the
+// chat's (tools.Occurrence); a rule with none left closes the task.
+func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location) (nod.Applied, error) {
+	if next, t, ok := c.nextOccurrence(ctx, where.ChatID, taskID, zone); ok {
+		return c.tap(ctx, where, userID, tools.Occurrence(t, next), "the reminder's ✓ Done", true)
+	}
 	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
 	if err != nil {
 		return nod.Applied{}, err
 	}
 	return c.tap(ctx, where, userID, ch, "the reminder's ✓ Done", true)
+}
+
+// nextOccurrence is the occurrence of task taskID's repeating reminder
+// after now and after the time it is at, if it repeats and has one.
+func (c *Service) nextOccurrence(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID, zone *time.Location) (time.Time, nod.Task, bool) {
+	t, err := c.tasks.Task(ctx, chatID, taskID)
+	if err != nil || t.Repeat == "" || t.RemindAt == nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+		return time.Time{}, t, false
+	}
+	rule, err := repeat.Read(t.Repeat)
+	if err != nil {
+		return time.Time{}, t, false
+	}
+	from := c.now()
+	if t.RemindAt.After(from) {
+		from = *t.RemindAt
+	}
+	next, ok := rule.Next(zone, from)
+	return next.In(zone), t, ok
 }
 
 // Remind moves a task's reminder to at from its reminder's button: the

@@ -148,6 +148,26 @@ type Replies interface {
 	TakeReading(ctx context.Context, chatID nod.ChatID, id string, userID nod.UserID) (nod.Reading, error)
 }
 
+// Forgets keeps a person's /forget and forgets them (storage.People).
+type Forgets interface {
+	// PersonData counts what nod keeps about userID, whose private chat
+	// is chatID.
+	PersonData(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PersonData, error)
+	// AskForget records a /forget waiting for its phrase, replacing one
+	// asked before.
+	AskForget(ctx context.Context, r nod.ForgetRequest) error
+	// ForgetRequest returns userID's waiting /forget, expired or not;
+	// false if none waits.
+	ForgetRequest(ctx context.Context, userID nod.UserID) (nod.ForgetRequest, bool, error)
+	// EndForget ends userID's /forget, cancelled or expired; false if
+	// another caller already did.
+	EndForget(ctx context.Context, userID nod.UserID) (nod.ForgetRequest, bool, error)
+	// Forget deletes what nod keeps about userID and ends their /forget,
+	// in one transaction; nod.ErrNotFound if no /forget waits (then
+	// nothing was written).
+	Forget(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PersonData, error)
+}
+
 // Deps are the storage the Service works with, storage's repositories
 // provide them, and the words it reads answers with.
 type Deps struct {
@@ -159,6 +179,13 @@ type Deps struct {
 	Rules     Rules
 	Deletions Deletions
 	Replies   Replies
+	// Forgets keeps /forget; nil: nobody can have nod forget them.
+	Forgets Forgets
+	// ForgetWords are the phrases that confirm a /forget
+	// (formatting.Words("forget")), and ConfirmWindow how long one waits
+	// for them (default nod.DefaultConfirmWindow).
+	ForgetWords   []string
+	ConfirmWindow time.Duration
 	// Words reads the person's answers in words; nil reads none (only the
 	// agent's answer_proposals reach the service then).
 	Words *answer.Reader

@@ -74,6 +74,9 @@ type auditLine struct {
 	Mode    string // for mode rows
 	Reason  string
 	Quote   string // the person's words an explicit change quoted
+	// Redacted marks a row whose content nod removed when it forgot its
+	// person: it says no more.
+	Redacted bool
 }
 
 // Audit lists a chat's latest audit entries for the person: what changed,
@@ -109,7 +112,13 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[nod.TaskID]string, by au
 	default:
 		line.Who = "nod"
 	}
-	if a.Tool == nod.ToolMode {
+	switch {
+	case a.Redacted:
+		return auditLine{At: line.At, By: auditPerson{Group: by.Group, None: true}, Outcome: a.Outcome, Tool: a.Tool, Redacted: true}
+	case a.Tool == nod.ToolForget:
+		line.Change = str("rows")
+		return line
+	case a.Tool == nod.ToolMode:
 		line.Mode = str("mode")
 		return line
 	}
@@ -140,6 +149,10 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[nod.TaskID]string, by au
 		value = str("estimate_minutes")
 	case nod.ToolUpdateDueDate:
 		if v := str("due_date"); v != "null" {
+			value = v
+		}
+	case nod.ToolSetRepeat:
+		if v := str("repeat"); v != "null" {
 			value = v
 		}
 	case nod.ToolAssignLabels:

@@ -11,13 +11,14 @@ import (
 )
 
 // groupAudit is a group's audit log: Alice (42) and Bob (43) by name,
-// member 44 whose name nod never learned, and a review's proposal,
-// nobody's.
+// member 44 whose name nod never learned, a review's proposal,
+// nobody's, and the rows of someone nod forgot.
 func groupAudit(at time.Time) []nod.AuditEntry {
 	return []nod.AuditEntry{
 		{UserID: 43, Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
 		{UserID: 42, Tool: "set_task_reminder", Args: []byte(`{"task_id":"T1","remind_at":"2026-03-12T10:00:00Z","snooze":true,"was":"2026-03-12T09:00:00Z"}`), Outcome: nod.OutcomeExecuted, UserConfirmed: true, At: at},
 		{UserID: 42, Tool: "set_task_reminder", Args: []byte(`{"task_id":"T1","remind_at":"2026-03-12T09:00:00Z","was":null}`), Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "remind me at 9", At: at},
+		{UserID: 42, Tool: "set_task_repeat", Args: []byte(`{"task_id":"T1","repeat":"DTSTART:20260312T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"}`), Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "every weekday at 9", At: at},
 		{UserID: 42, Tool: "rule", Outcome: nod.OutcomeCreated, UserConfirmed: true, At: at},
 		{UserID: 42, Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeExecuted, Verdict: "rule", Reason: "rule r1 (set_task_priority=P1)", At: at},
 		{Tool: "set_task_status", Args: []byte(`{"task_id":"T1","status":"DONE"}`), Outcome: nod.OutcomeQueued, At: at},
@@ -31,6 +32,8 @@ func groupAudit(at time.Time) []nod.AuditEntry {
 		{UserID: 44, Tool: "remove_checklist_items", Args: []byte(`{"task_id":"T1","items":[{"id":"c1"}]}`), Outcome: nod.OutcomeRejected, UserConfirmed: true, At: at},
 		{UserID: 43, Tool: "answer_proposals", Args: []byte(`{"set_id":"s1","confirm":[1]}`), Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "yes", At: at},
 		{Tool: "interrupted", Args: []byte(`{"text":"make it P1"}`), Outcome: nod.OutcomeExecuted, At: at},
+		{Tool: "set_task_title", Args: []byte(`{}`), Outcome: nod.OutcomeExecuted, Redacted: true, At: at},
+		{Tool: "forget", Args: []byte(`{"rows":3,"redacted":[{"id":1},{"id":2},{"id":3}]}`), Outcome: nod.OutcomeExecuted, At: at},
 	}
 }
 
@@ -100,6 +103,7 @@ func TestAuditNamesGroupMembers(t *testing.T) {
 			"Bob confirmed: Set priority to P1",
 			"Alice did: snoozed the reminder to 12 Mar 2026, 10:00",
 			"Applied as Alice asked: set a reminder for 12 Mar 2026, 09:00 (“remind me at 9”)",
+			"Applied as Alice asked: Repeat the reminder every weekday at 09:00 (“every weekday at 9”)",
 			"Alice accepted a rule",
 			"Applied by Alice's rule: Set priority to P1",
 			"Proposed: Set status to Done",
@@ -113,11 +117,14 @@ func TestAuditNamesGroupMembers(t *testing.T) {
 			"A member rejected: Remove a checklist item",
 			"Applied as Bob asked: my reading of Bob's answer (“yes”)",
 			"Stopped before answering a message",
+			"Redacted: nod forgot the person this row was about",
+			"Forgot someone who asked: 3 rows redacted",
 		},
 		"de": {
 			"Von Bob bestätigt: Priorität auf P1 setzen",
 			"Von Alice: Erinnerung mit ⏰ auf 12. März 2026, 10:00 Uhr verschoben",
 			"Wie von Alice gewünscht übernommen: Erinnerung auf 12. März 2026, 09:00 Uhr gesetzt („remind me at 9“)",
+			"Wie von Alice gewünscht übernommen: Erinnerung wiederholen: werktags um 09:00 („every weekday at 9“)",
 			"Alice hat eine Regel angenommen",
 			"Per Regel von Alice übernommen: Priorität auf P1 setzen",
 			"Vorgeschlagen: Status auf Erledigt setzen",
@@ -131,6 +138,8 @@ func TestAuditNamesGroupMembers(t *testing.T) {
 			"Von einem Mitglied abgelehnt: Einen Checklistenpunkt entfernen",
 			"Wie von Bob gewünscht übernommen: meine Lesart der Antwort von Bob („yes“)",
 			"Vor der Antwort auf eine Nachricht unterbrochen",
+			"Geschwärzt: nod hat die Person vergessen, um die es ging",
+			"Jemanden auf Wunsch vergessen: 3 Zeilen geschwärzt",
 		},
 	}
 	for lang, rows := range want {

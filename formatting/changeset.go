@@ -173,7 +173,7 @@ func (l *Locale) itemLines(it nod.ChangeItem, summary, diff string) (string, str
 	switch {
 	case diff == "":
 		return summary, ""
-	case it.Field == nod.FieldStatus || it.Field == nod.FieldPriority || it.Field == nod.FieldEstimate || it.Field == nod.FieldDue || it.Field == nod.FieldReminder || it.Field == nod.FieldLabels:
+	case it.Field == nod.FieldStatus || it.Field == nod.FieldPriority || it.Field == nod.FieldEstimate || it.Field == nod.FieldDue || it.Field == nod.FieldReminder || it.Field == nod.FieldRepeat || it.Field == nod.FieldLabels:
 		return diff, ""
 	case it.Field == nod.FieldTitle:
 		return l.Field(nod.FieldTitle), diff
@@ -202,7 +202,7 @@ func itemMark(it nod.ChangeItem, undone bool) string {
 // word diff if it was computed before.
 func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string {
 	switch it.Field {
-	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldReminder, nod.FieldLabels:
+	case nod.FieldStatus, nod.FieldPriority, nod.FieldEstimate, nod.FieldDue, nod.FieldReminder, nod.FieldRepeat, nod.FieldLabels:
 		sc := scalarChange{Field: it.Field, Before: l.scalarValue(it.Field, it.Before), After: l.scalarValue(it.Field, it.After)}
 		if it.Field == nod.FieldLabels {
 			sc.Removed = strings.Join(removedLabels(nod.ParseLabels(it.Before), nod.ParseLabels(it.After)), ", ")

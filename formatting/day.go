@@ -14,6 +14,7 @@ var (
 	dailyShow       = define[dailyReview]("daily_show")
 	reminderTmpl    = define[reminder]("reminder")
 	reminderDone    = define[snoozed]("reminder_done")
+	reminderNext    = define[snoozed]("reminder_next")
 	reminderSnoozed = define[snoozed]("reminder_snoozed")
 	reminderAgain   = define[snoozed]("reminder_again")
 	reminderBack    = define[passed]("reminder_back")
@@ -141,6 +142,10 @@ const LateAfter = 5 * time.Minute
 // In a group whose names the person whose reminder it is.
 func (dv Day) ReminderDone(t nod.Task, undoID nod.UndoID, whose string) Message {
 	m := dv.l.Text(reminderDone.With(snoozed{Title: t.Title, For: whose}))
+	if t.Repeat != "" && t.RemindAt != nil && t.Status != nod.StatusDone && t.Status != nod.StatusRejected {
+		// A repeating reminder's ✓ Done completes this time: it names the next.
+		m = dv.l.Text(reminderNext.With(snoozed{Title: t.Title, At: dv.l.Stamp(*t.RemindAt), For: whose}))
+	}
 	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(undoID)})}}
 	return m
 }

@@ -112,6 +112,7 @@ type (
 		Verdict       string          `json:"verdict"`
 		Reason        string          `json:"reason"`
 		Error         string          `json:"error"`
+		Redacted      bool            `json:"redacted,omitempty"` // its person was forgotten (/forget)
 	}
 )
 
@@ -167,7 +168,7 @@ func ExportJSON(w io.Writer, e nod.Export, zone *time.Location, at time.Time) er
 			args, _ = json.Marshal(string(args)) // kept, as a string
 		}
 		err = s.element(exportAudit{ID: a.ID, Time: utc(a.At), UserID: a.UserID, Tool: a.Tool, Arguments: args, Outcome: a.Outcome,
-			UserConfirmed: a.UserConfirmed, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error})
+			UserConfirmed: a.UserConfirmed, Verdict: a.Verdict, Reason: a.Reason, Error: a.Error, Redacted: a.Redacted})
 		if err != nil {
 			return err
 		}

@@ -286,6 +286,7 @@ func texts(m formatting.Message) []string {
 
 // messageCases are the messages golden files hold for every language.
 func messageCases(loc *formatting.Locale) map[string]formatting.Message {
+	ten := 10
 	until := time.Date(2026, 4, 10, 10, 0, 0, 0, time.UTC)
 	rule := nod.Rule{ID: "r1", Kind: "set_task_priority=P1", Status: nod.RuleActive, ExpiresAt: &until}
 	return map[string]formatting.Message{
@@ -299,6 +300,16 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"answer_unknown":    loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: 12, Total: 6})),
 		"reason_too_long":   loc.Text(formatting.ReasonTooLong.With(formatting.Overlong{Len: 539, Max: nod.MaxReasonLen})),
 		"delete_again":      loc.Text(formatting.DeleteAgain.With("Fix <login> bug")), "turn_timeout_after_one": loc.Text(formatting.TurnTimeout.With(1)),
+		"forget_ask": loc.Text(formatting.ForgetAsk.With(formatting.ForgetScope{Wait: &ten,
+			PersonData: nod.PersonData{Tasks: 12, Messages: 1480, Proposals: 7, Rules: 1, Reminders: 3, Groups: 2, GroupTasks: 40, AuditRows: 2061}})),
+		"forget_ask_alone": loc.Text(formatting.ForgetAsk.With(formatting.ForgetScope{Wait: &ten, PersonData: nod.PersonData{Tasks: 1, Messages: 1, Proposals: 1, AuditRows: 1}})),
+		"forget_ask_one_group": loc.Text(formatting.ForgetAsk.With(formatting.ForgetScope{Wait: &ten,
+			PersonData: nod.PersonData{Messages: 4, Proposals: 1, Rules: 1, Reminders: 1, Groups: 1, GroupTasks: 1, AuditRows: 3}})),
+		"forget_group":     loc.Text(formatting.ForgetGroup),
+		"forgotten":        loc.Text(formatting.Forgotten.With(nod.PersonData{Tasks: 12, Messages: 1480, Proposals: 7, Rules: 1, Reminders: 3, Groups: 2, GroupTasks: 40, AuditRows: 2061})),
+		"forgotten_alone":  loc.Text(formatting.Forgotten.With(nod.PersonData{Tasks: 1, Messages: 1, Proposals: 1, Rules: 1, AuditRows: 1})),
+		"forget_cancelled": loc.Text(formatting.ForgetCancelled), "forget_prompt_done": loc.Text(formatting.ForgetPromptDone),
+		"forget_prompt_cancelled": loc.Text(formatting.ForgetPromptCancelled), "forget_prompt_expired": loc.Text(formatting.ForgetPromptExpired),
 		"redone":             loc.Undo().Redone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1 <now>", Title: "Fix <login> bug"}),
 		"receipt_undone":     loc.Undo().ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: "Set priority to P1", Title: "Fix <login> bug"}),
 		"restored":           loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: "Fix <login> bug", Checklist: 0})),

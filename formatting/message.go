@@ -61,6 +61,8 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 		if t, err := time.Parse(time.RFC3339, raw); err == nil {
 			return l.Stamp(t)
 		}
+	case nod.FieldRepeat:
+		return l.Repeat(raw)
 	case nod.FieldLabels:
 		ls := nod.ParseLabels(raw)
 		if len(ls) == 0 {

@@ -54,6 +54,15 @@ var (
 	DeletePromptDone      = define[string]("delete_prompt_done")
 	Restored              = define[RestoredTask]("restored")
 
+	// Forgetting a person takes a typed phrase, in a private chat.
+	ForgetAsk             = define[ForgetScope]("forget_ask")
+	ForgetGroup           = fixed("forget_group")
+	Forgotten             = define[nod.PersonData]("forgotten")
+	ForgetCancelled       = fixed("forget_cancelled")
+	ForgetPromptDone      = fixed("forget_prompt_done")
+	ForgetPromptCancelled = fixed("forget_prompt_cancelled")
+	ForgetPromptExpired   = fixed("forget_prompt_expired")
+
 	NothingToUndo  = fixed("nothing_to_undo")
 	UndoneAlready  = define[string]("undone_already") // the task's title, "" if none
 	AlreadyToggled = define[*nod.ChecklistItem]("already_toggled")
@@ -87,6 +96,7 @@ var (
 	CmdTz      = fixed("cmd_tz")
 	CmdDaily   = fixed("cmd_daily")
 	CmdExport  = fixed("cmd_export")
+	CmdForget  = fixed("cmd_forget")
 )
 
 // The messages of /export. A string is the person's name in a group,
@@ -197,6 +207,13 @@ type RestoredTask struct {
 type DecidedItem struct {
 	N      int
 	Status nod.ItemStatus
+}
+
+// ForgetScope is what /forget would delete, and how many minutes it
+// waits for its phrase.
+type ForgetScope struct {
+	nod.PersonData
+	Wait *int
 }
 
 // Reproposal is a re-proposed set: Count items proposed again, Dropped

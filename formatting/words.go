@@ -17,6 +17,8 @@ var wordLists = []string{
 	// agent
 	"repeat", "whole_set", "removal", "every", "priority", "priority_name", "due", "ordinal", "estimate",
 	"duration_unit", "description", "little", "pointer",
+	// confirm
+	"forget",
 }
 
 func init() {

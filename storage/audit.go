@@ -3,6 +3,7 @@ package storage
 import (
 	"context"
 	"crypto/hmac"
+	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
@@ -10,7 +11,6 @@ import (
 	"fmt"
 	"hash"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -67,10 +67,15 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 			return fmt.Errorf("audit chain: %w", err)
 		}
 	}
-	hash := db.auditHash(prev, a)
-	_, err := q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+	salt, err := newSalt()
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	digest := contentDigest(salt, a)
+	hash := db.auditHash(prev, a, digest)
+	_, err = q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
 		a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At),
-		prev, hash)
+		prev, hash, salt, digest)
 	if err != nil {
 		return fmt.Errorf("audit %s %s: %w", a.Tool, a.Outcome, err)
 	}
@@ -83,127 +88,62 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 // keyedPrefix marks a link computed with the audit key.
 const keyedPrefix = "k1:"
 
-// auditHash is the chain link of a row: SHA-256 over the previous link
-// and every stored field of the row, or, with an audit key, HMAC-SHA256
-// under it (marked keyedPrefix), which nobody without the key can forge.
-func (db *core) auditHash(prev string, a nod.AuditEntry) string {
+// auditHash is the chain link of a row: SHA-256 over the previous link,
+// the row's own fields and the digest of its content (contentDigest),
+// or, with an audit key, HMAC-SHA256 under it (marked keyedPrefix),
+// which nobody without the key can forge.
+func (db *core) auditHash(prev string, a nod.AuditEntry, digest string) string {
 	if len(db.opts.AuditKey) > 0 {
-		return keyedPrefix + linkHash(hmac.New(sha256.New, db.opts.AuditKey), prev, a)
+		return keyedPrefix + saltedLink(hmac.New(sha256.New, db.opts.AuditKey), prev, a, digest)
 	}
-	return linkHash(sha256.New(), prev, a)
+	return saltedLink(sha256.New(), prev, a, digest)
 }
 
-func linkHash(h hash.Hash, prev string, a nod.AuditEntry) string {
-	for _, f := range []string{prev, strconv.FormatInt(int64(a.ChatID), 10), strconv.FormatInt(int64(a.UserID), 10), string(a.Tool), string(a.Args),
-		string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Error, a.Reason,
-		strconv.FormatInt(a.Duration.Microseconds(), 10), strconv.FormatInt(micros(a.At), 10)} {
-		fmt.Fprintf(h, "%d:%s;", len(f), f)
-	}
+// saltedLink is a row's link as nod writes it since migration 00031: over
+// the row's fields that say what happened (chat, tool, outcome, whether a
+// person confirmed, duration, time) and over its content only through
+// its digest, so that forgetting the content leaves the link checkable.
+func saltedLink(h hash.Hash, prev string, a nod.AuditEntry, digest string) string {
+	writeFields(h, prev, "v2", strconv.FormatInt(int64(a.ChatID), 10), string(a.Tool), string(a.Outcome), strconv.FormatBool(a.UserConfirmed),
+		strconv.FormatInt(a.Duration.Microseconds(), 10), strconv.FormatInt(micros(a.At), 10), digest)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// AuditBreak is the first row where a chat's audit chain does not hold.
-type AuditBreak struct {
-	ChatID nod.ChatID
-	ID     int64
-	Why    string
+// contentDigest commits to what a row says of its person: who, the
+// call's arguments, the verdict, the error and the reason, under the
+// row's random salt. Without the salt, which forgetting removes, the
+// digest of a short text such as {"task_id":"T1"} cannot be found by
+// trying every likely one.
+func contentDigest(salt string, a nod.AuditEntry) string {
+	h := sha256.New()
+	writeFields(h, "nod-audit-content-v2", salt, strconv.FormatInt(int64(a.UserID), 10), string(a.Args), a.Verdict, a.Error, a.Reason)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
-// VerifyAudit walks every chat's hash chain and returns the first broken
-// link, or nil, and how many rows it checked.
-//
-// Once the log is keyed it stays keyed: a plain row after the first keyed
-// one (by id, in any chat) is a break, since anyone with the database can
-// compute a plain hash and relink a chain after a rewritten row. Rows
-// before the key was first used verify as they were written.
-func (db *Audit) VerifyAudit(ctx context.Context) (*AuditBreak, int, error) {
-	keyedFrom, err := db.keyedFrom(ctx)
-	if err != nil {
-		return nil, 0, err
+// newSalt is a row's salt: 16 random bytes, hex.
+func newSalt() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("salt: %w", err)
 	}
-	rows, err := db.reader().QueryContext(ctx, `SELECT `+auditColumns+`, prev_hash, hash FROM audit_log ORDER BY chat_id, id`)
-	if err != nil {
-		return nil, 0, fmt.Errorf("verify audit: %w", err)
-	}
-	defer rows.Close()
-	var (
-		chat    nod.ChatID = -1
-		prev    string
-		checked int
-	)
-	for rows.Next() {
-		a, err := scanAuditRow(rows)
-		if err != nil {
-			return nil, checked, err
-		}
-		if a.entry.ChatID != chat {
-			chat, prev = a.entry.ChatID, ""
-		}
-		checked++
-		switch {
-		case a.prev != prev:
-			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "does not follow the row before it (a row was removed or changed)"}, checked, nil
-		case strings.HasPrefix(a.hash, keyedPrefix) && len(db.opts.AuditKey) == 0:
-			return nil, checked, fmt.Errorf("verify audit: row %d is keyed with NOD_AUDIT_KEY; verifying it needs the key: %w", a.entry.ID, nod.ErrInvalid)
-		case keyedFrom != 0 && a.entry.ID > keyedFrom && !strings.HasPrefix(a.hash, keyedPrefix):
-			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: fmt.Sprintf("has no keyed hash though the log is keyed since row %d (written without NOD_AUDIT_KEY)", keyedFrom)}, checked, nil
-		case a.hash != db.rowHash(prev, a):
-			return &AuditBreak{ChatID: chat, ID: a.entry.ID, Why: "its content does not match its hash (the row was changed)"}, checked, nil
-		}
-		prev = a.hash
-	}
-	return nil, checked, rows.Err()
+	return hex.EncodeToString(b), nil
 }
 
-// keyedFrom returns the id of the audit log's first keyed row, 0 if the
-// log is not keyed: from there on every row must be.
-func (db *Audit) keyedFrom(ctx context.Context) (int64, error) {
-	var id sql.NullInt64
-	if err := db.reader().QueryRowContext(ctx, `SELECT MIN(id) FROM audit_log WHERE hash LIKE $1`, keyedPrefix+"%").Scan(&id); err != nil {
-		return 0, fmt.Errorf("audit keyed from: %w", err)
+// writeFields writes each field with its length before it, so that no
+// two lists of fields write the same bytes.
+func writeFields(h hash.Hash, fields ...string) {
+	for _, f := range fields {
+		fmt.Fprintf(h, "%d:%s;", len(f), f)
 	}
-	return id.Int64, nil
 }
 
-// AuditKeyed reports whether the newest audit row is keyed: a nod without
-// the key would then write rows that break the chain's rule.
-func (db *Audit) AuditKeyed(ctx context.Context) (bool, error) {
-	var hash string
-	err := db.reader().QueryRowContext(ctx, `SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1`).Scan(&hash)
-	if err != nil && !noRows(err) {
-		return false, fmt.Errorf("audit keyed: %w", err)
-	}
-	return strings.HasPrefix(hash, keyedPrefix), nil
-}
-
-// rowHash is the link a row should have, computed as it was written:
-// keyed or plain.
-func (db *Audit) rowHash(prev string, r chainedRow) string {
-	if strings.HasPrefix(r.hash, keyedPrefix) {
-		return keyedPrefix + linkHash(hmac.New(sha256.New, db.opts.AuditKey), prev, r.entry)
-	}
-	return linkHash(sha256.New(), prev, r.entry)
-}
-
-type chainedRow struct {
-	entry      nod.AuditEntry
-	prev, hash string
-}
-
-func scanAuditRow(rows *sql.Rows) (chainedRow, error) {
-	var (
-		r         chainedRow
-		args, out string
-		conf      int
-		dur, at   int64
-	)
-	a := &r.entry
-	if err := rows.Scan(&a.ID, &a.ChatID, &a.UserID, &a.Tool, &args, &out, &conf, &a.Verdict, &a.Error, &a.Reason, &dur, &at, &r.prev, &r.hash); err != nil {
-		return r, fmt.Errorf("verify audit: %w", err)
-	}
-	a.Args, a.Outcome, a.UserConfirmed = json.RawMessage(args), nod.Outcome(out), conf != 0
-	a.Duration, a.At = time.Duration(dur)*time.Microsecond, fromMicros(at)
-	return r, nil
+// linkHash is a row's link as nod wrote it before migration 00031: over
+// every stored field, the content included.
+func linkHash(h hash.Hash, prev string, a nod.AuditEntry) string {
+	writeFields(h, prev, strconv.FormatInt(int64(a.ChatID), 10), strconv.FormatInt(int64(a.UserID), 10), string(a.Tool), string(a.Args),
+		string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Error, a.Reason,
+		strconv.FormatInt(a.Duration.Microseconds(), 10), strconv.FormatInt(micros(a.At), 10))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // AddAudit appends entries to the audit log in one transaction.
@@ -221,7 +161,7 @@ func (db *Audit) AddAudit(ctx context.Context, entries ...nod.AuditEntry) error 
 	})
 }
 
-const auditColumns = `id, chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at`
+const auditColumns = `id, chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, redacted`
 
 // Audit returns the chat's latest audit entries, newest first.
 func (db *Audit) Audit(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.AuditEntry, error) {
@@ -262,12 +202,13 @@ func scanAuditEntry(rows *sql.Rows) (nod.AuditEntry, error) {
 		args    string
 		outcome string
 		conf    int
+		red     int
 		dur, at int64
 	)
-	if err := rows.Scan(&a.ID, &a.ChatID, &a.UserID, &a.Tool, &args, &outcome, &conf, &a.Verdict, &a.Error, &a.Reason, &dur, &at); err != nil {
+	if err := rows.Scan(&a.ID, &a.ChatID, &a.UserID, &a.Tool, &args, &outcome, &conf, &a.Verdict, &a.Error, &a.Reason, &dur, &at, &red); err != nil {
 		return a, fmt.Errorf("audit: %w", err)
 	}
-	a.Args, a.Outcome, a.UserConfirmed = json.RawMessage(args), nod.Outcome(outcome), conf != 0
+	a.Args, a.Outcome, a.UserConfirmed, a.Redacted = json.RawMessage(args), nod.Outcome(outcome), conf != 0, red != 0
 	a.Duration, a.At = time.Duration(dur)*time.Microsecond, fromMicros(at)
 	return a, nil
 }

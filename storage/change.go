@@ -17,7 +17,7 @@ import (
 var columns = map[nod.Field]string{
 	nod.FieldTitle: "title", nod.FieldDescription: "description", nod.FieldStatus: "status",
 	nod.FieldPriority: "priority", nod.FieldEstimate: "estimate_minutes", nod.FieldDue: "due_date",
-	nod.FieldLabels: "labels", nod.FieldReminder: "remind_at",
+	nod.FieldLabels: "labels", nod.FieldReminder: "remind_at", nod.FieldRepeat: "repeat",
 }
 
 // remindDue is what a task's remind_due holds for reminder at, written
@@ -145,8 +145,15 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c
 				t := fromMicros(v.Int64)
 				at = &t
 			}
-			args = append(args, remindDue(at, now), topic.Thread, by)
-			sets = append(sets, fmt.Sprintf("remind_due = $%d", len(args)-2), fmt.Sprintf("remind_thread = $%d", len(args)-1), fmt.Sprintf("remind_by = $%d", len(args)))
+			due := remindDue(at, now)
+			args = append(args, due, topic.Thread, by)
+			set := fmt.Sprintf("remind_due = $%d", len(args)-2)
+			if at != nil && !due.Valid {
+				// A repeating reminder put back in the past (Undo of a ✓ Done)
+				// keeps its next occurrence due.
+				set = fmt.Sprintf("remind_due = CASE WHEN repeat <> '' THEN remind_due ELSE $%d END", len(args)-2)
+			}
+			sets = append(sets, set, fmt.Sprintf("remind_thread = $%d", len(args)-1), fmt.Sprintf("remind_by = $%d", len(args)))
 		}
 	}
 	conds = append(conds, trash)
@@ -290,7 +297,7 @@ func taskRow(t nod.Task) ([]any, error) {
 	}
 	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
 	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.CreatedBy, remindDue(t.RemindAt, t.UpdatedAt)}, nil
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.Repeat, t.CreatedBy, remindDue(t.RemindAt, t.UpdatedAt)}, nil
 }
 
 // insertColumns are the columns a new task is written with: taskColumns
@@ -303,7 +310,7 @@ func insertTask(ctx context.Context, q conn, t nod.Task) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16)`, row...)
+	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`, row...)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

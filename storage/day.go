@@ -4,10 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/repeat"
 )
 
 // SetTimeZone sets the chat's time zone (empty: back to the default def)
@@ -309,7 +311,7 @@ func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Locat
 	}
 	var out []nod.Owed
 	err := db.inTx(ctx, func(tx conn) error {
-		reminders, err := claimReminders(ctx, tx, now, limit, lock)
+		reminders, err := claimReminders(ctx, tx, now, def, limit, lock)
 		if err != nil {
 			return err
 		}
@@ -337,23 +339,29 @@ func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Locat
 
 // claimReminders clears the reminders due at now and returns those that
 // fire: the others' tasks are in the trash, done or rejected. Ref is the
-// task's id.
-func claimReminders(ctx context.Context, tx conn, now time.Time, limit int, lock string) ([]nod.Owed, error) {
+// task's id. A repeating reminder fires its latest occurrence due, once
+// however many passed while nod was down, and is due next at its first
+// occurrence after now.
+func claimReminders(ctx context.Context, tx conn, now time.Time, def *time.Location, limit int, lock string) ([]nod.Owed, error) {
 	rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
 			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due`+limitSQL(limit)+lock+`)
-			RETURNING id, chat_id, remind_thread, remind_by, remind_at, status, deleted_at`, micros(now))
+			RETURNING id, chat_id, remind_thread, remind_by, remind_at, status, deleted_at, repeat`, micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("claim reminders: %w", err)
 	}
-	var out []nod.Owed
+	var (
+		out     []nod.Owed
+		repeats = map[nod.TaskID]string{}
+	)
 	for rows.Next() {
 		var (
 			o       nod.Owed
 			at      sql.NullInt64
 			status  string
 			deleted sql.NullInt64
+			rule    string
 		)
-		if err := rows.Scan(&o.Ref, &o.ChatID, &o.Thread, &o.User, &at, &status, &deleted); err != nil {
+		if err := rows.Scan(&o.Ref, &o.ChatID, &o.Thread, &o.User, &at, &status, &deleted, &rule); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("claim reminders: %w", err)
 		}
@@ -361,13 +369,51 @@ func claimReminders(ctx context.Context, tx conn, now time.Time, limit int, lock
 			continue
 		}
 		o.Kind, o.Due, o.At = nod.OwedReminder, fromMicros(at.Int64), now
+		if rule != "" {
+			repeats[nod.TaskID(o.Ref)] = rule
+		}
 		out = append(out, o)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("claim reminders: %w", err)
 	}
+	for i := range out {
+		if rule, ok := repeats[nod.TaskID(out[i].Ref)]; ok {
+			if err := claimRepeat(ctx, tx, &out[i], rule, now, def); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return out, nil
+}
+
+// claimRepeat moves the repeating reminder o claimed on: to the latest
+// occurrence at or before now if that is later than its time (nod was
+// down, or no one tapped ✓ Done), which is what fires, and due next at
+// the rule's first occurrence after now.
+func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now time.Time, def *time.Location) error {
+	rule, err := repeat.Read(stored)
+	if err != nil {
+		return nil // a rule that does not read fires once, as a plain reminder
+	}
+	var zone string
+	err = tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, o.ChatID).Scan(&zone)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("claim reminder of task %s: %w", o.Ref, err)
+	}
+	loc := nod.ChatSettings{TimeZone: zone}.Zone(def)
+	if latest, ok := rule.Latest(loc, now); ok && latest.After(o.Due) {
+		o.Due = nod.Stamp(latest)
+	}
+	var due sql.NullInt64
+	if next, ok := rule.Next(loc, now); ok {
+		due = sql.NullInt64{Int64: micros(next), Valid: true}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2 WHERE id = $3`, micros(o.Due), due, o.Ref); err != nil {
+		return fmt.Errorf("claim reminder of task %s: %w", o.Ref, err)
+	}
+	return nil
 }
 
 // dueDaily is a chat's daily review due, as chat_settings holds it.

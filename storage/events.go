@@ -17,14 +17,15 @@ import (
 // buttons. Each row is its source, two texts, a reason, a time, a title,
 // who did it and, for a decision, the person's answer in words that made
 // it. Its audit terms are those of the index audit_log_events (migration
-// 00026), which only they let the query use.
+// 00026), which only they let the query use; a row nod redacted when it
+// forgot its person tells of nothing.
 const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id, d.words FROM decisions d
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
 		WHERE d.chat_id = $1 AND d.created_at > $2
 		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id, '' FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
-		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id, '' FROM audit_log WHERE chat_id = $1 AND created_at > $2
+		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id, '' FROM audit_log WHERE chat_id = $1 AND created_at > $2 AND redacted = 0
 		AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
 		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))`
 

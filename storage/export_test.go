@@ -2,6 +2,7 @@ package storage
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/sha256"
 	"fmt"
 	"strings"
@@ -104,4 +105,27 @@ func (db *DB) AuditLink(ctx context.Context, id int64) (string, error) {
 	var h string
 	err := db.reader().QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE id = $1`, id).Scan(&h)
 	return h, err
+}
+
+// AddLegacyAudit appends a row as nod wrote rows before migration 00031:
+// no salt and no digest, its link over its raw content (keyed when the DB
+// has a key).
+func (db *DB) AddLegacyAudit(ctx context.Context, a nod.AuditEntry) error {
+	return db.inTx(ctx, func(tx conn) error {
+		var prev string
+		err := tx.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID).Scan(&prev)
+		if err != nil && !noRows(err) {
+			return err
+		}
+		if len(a.Args) == 0 {
+			a.Args = []byte("{}")
+		}
+		link := linkHash(sha256.New(), prev, a)
+		if len(db.opts.AuditKey) > 0 {
+			link = keyedPrefix + linkHash(hmac.New(sha256.New, db.opts.AuditKey), prev, a)
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+			a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At), prev, link)
+		return err
+	})
 }

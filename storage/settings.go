@@ -11,8 +11,8 @@ import (
 )
 
 // ChatSettings returns the chat's settings with userID's mode and
-// circuit breaker, and whether userID's deletion question waits in it; a
-// chat never configured has the defaults.
+// circuit breaker, and whether userID's deletion question or /forget
+// waits in it; a chat never configured has the defaults.
 func (db *Settings) ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {
 	return readSettings(ctx, db.reader(), chatID, userID)
 }
@@ -29,10 +29,11 @@ func readSettings(ctx context.Context, q conn, chatID nod.ChatID, userID nod.Use
 	// One row whether or not the chat has settings or a waiting deletion.
 	err := q.QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
 		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0),
+		EXISTS (SELECT 1 FROM forget_requests f WHERE f.user_id = $2 AND f.chat_id = c.chat_id),
 		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked
 		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
 		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`,
-		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.TimeZone, &s.Daily, &quiet, &asked)
+		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.ForgetAsked, &s.TimeZone, &s.Daily, &quiet, &asked)
 	if err != nil {
 		return s, fmt.Errorf("chat settings: %w", err)
 	}

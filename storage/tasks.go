@@ -11,7 +11,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at, remind_by, created_by`
+const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at, remind_by, repeat, created_by`
 
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
@@ -95,7 +95,7 @@ func scanTask(rows *sql.Rows, seq *int64, tail ...any) (nod.Task, error) {
 	if seq != nil {
 		dest = append(dest, seq)
 	}
-	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind, &t.RemindBy, &t.CreatedBy)
+	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind, &t.RemindBy, &t.Repeat, &t.CreatedBy)
 	dest = append(dest, tail...)
 	if err := rows.Scan(dest...); err != nil {
 		return nod.Task{}, err

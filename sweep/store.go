@@ -22,6 +22,13 @@ type Deletions interface {
 	DeletionsDue(ctx context.Context, now time.Time) ([]nod.PendingDeletion, error)
 }
 
+// Forgets ends the /forget requests whose phrase never came.
+type Forgets interface {
+	// ExpireForgets ends the requests whose time is up at now, each
+	// once across replicas, and returns them.
+	ExpireForgets(ctx context.Context, now time.Time) ([]nod.ForgetRequest, error)
+}
+
 // Trash empties old trash.
 type Trash interface {
 	// PurgeTrash deletes for good the tasks trashed before cutoff, and
@@ -68,6 +75,7 @@ type Tasks interface {
 type Deps struct {
 	Expiry    Expiry
 	Deletions Deletions
+	Forgets   Forgets // nil: no /forget expires
 	Trash     Trash
 	Buttons   Buttons
 	Updates   Updates

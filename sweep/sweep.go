@@ -68,10 +68,14 @@ type Report struct {
 	// Deletions are one deletion per person whose line moves on: the bot
 	// asks that person's next question.
 	Deletions []nod.PendingDeletion
+	// Forgets are the /forget requests whose time ran out, each reported
+	// once: the bot edits their prompts.
+	Forgets []nod.ForgetRequest
 }
 
 // Run expires the change sets whose time is up, warns of those whose
-// time comes near, and finds the lines of deletions that move on. Safe
+// time comes near, finds the lines of deletions that move on, and ends
+// the /forget requests whose time is up. Safe
 // on several replicas at once: each set is reported by one of them.
 func (s *Sweeper) Run(ctx context.Context, now time.Time) Report {
 	var r Report
@@ -92,6 +96,11 @@ func (s *Sweeper) Run(ctx context.Context, now time.Time) Report {
 	r.Deletions, err = s.d.Deletions.DeletionsDue(ctx, now)
 	if err != nil {
 		s.failed(ctx, "deletions due", err)
+	}
+	if s.d.Forgets != nil {
+		if r.Forgets, err = s.d.Forgets.ExpireForgets(ctx, now); err != nil {
+			s.failed(ctx, "expire forget requests", err)
+		}
 	}
 	return r
 }

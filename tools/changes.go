@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/repeat"
 )
 
 // Call is one change to one task: a tool call, or one element of an
@@ -48,6 +49,8 @@ func Parse(tool nod.Tool, raw json.RawMessage) (Call, error) {
 		return parseUpdateItem(a)
 	case nod.ToolRemoveItem:
 		return parseRemoveItem(a)
+	case nod.ToolSetRepeat:
+		return parseRepeat(a)
 	}
 	parse, ok := parsers[tool]
 	if !ok {
@@ -427,7 +430,11 @@ func Typed(c Call, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 }
 
 // parseReminder reads set_task_reminder: a local YYYY-MM-DDTHH:MM in the
-// chat's zone (or RFC 3339, as a stored change keeps it), or null.
+// chat's zone (or RFC 3339, as a stored change keeps it), or null; and
+// repeat, an RRULE read from remind_at's local time, or null to stop
+// repeating. A repeat is its own change (set_task_repeat) beside the
+// time's; without repeat the rule stays as it is, and clearing the
+// reminder clears its rule too.
 func parseReminder(a Args) ([]Call, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
@@ -455,19 +462,92 @@ func parseReminder(a Args) ([]Call, []string, error) {
 		t = nod.Stamp(t)
 		at = &t
 	}
+	rule, repeats, err := readRepeat(a, at)
+	if err != nil {
+		return nil, nil, err
+	}
 	value, raw := "", any(nil)
 	if at != nil {
 		value = at.Format(time.RFC3339)
 		raw = at.In(zoneOr(a.Zone)).Format(time.RFC3339)
 	}
-	return one(scalar{name: a.Tool, id: id, fld: nod.FieldReminder, value: value,
+	calls := []Call{scalar{name: a.Tool, id: id, fld: nod.FieldReminder, value: value,
 		raw: MustJSON(map[string]any{"task_id": id, "remind_at": raw}),
 		render: func(v string) string {
 			if at == nil {
 				return "Clear the reminder"
 			}
 			return "Set reminder to " + at.In(zoneOr(a.Zone)).Format("2006-01-02 15:04")
-		}})
+		}}}
+	if repeats {
+		calls = append(calls, repeatCall(id, rule))
+	}
+	return calls, nil, nil
+}
+
+// readRepeat reads set_task_reminder's repeat: the rule as a task keeps
+// it ("" to stop repeating) and whether the call touches it.
+func readRepeat(a Args, at *time.Time) (string, bool, error) {
+	if at == nil {
+		if a.Present("repeat") {
+			return "", false, a.Errorf("repeat", "needs remind_at, the first time it reminds")
+		}
+		return "", true, nil
+	}
+	if _, ok := a.m["repeat"]; !ok {
+		return "", false, nil
+	}
+	if !a.Present("repeat") {
+		return "", true, nil
+	}
+	s, _, err := a.Str("repeat", false)
+	if err != nil {
+		return "", false, err
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", true, nil
+	}
+	r, err := repeat.Parse(s)
+	if err != nil {
+		return "", false, a.Errorf("repeat", "must be an RRULE such as FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR: %v", err)
+	}
+	return r.At(at.In(zoneOr(a.Zone))).String(), true, nil
+}
+
+// parseRepeat reads a stored set_task_repeat: the rule as a task keeps
+// it, or null.
+func parseRepeat(a Args) (Call, error) {
+	id, err := taskID(a)
+	if err != nil {
+		return nil, err
+	}
+	rule := ""
+	if a.Present("repeat") {
+		s, _, err := a.Str("repeat", true)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := repeat.Read(s); err != nil {
+			return nil, a.Errorf("repeat", "is not a rule: %v", err)
+		}
+		rule = s
+	}
+	return repeatCall(id, rule), nil
+}
+
+func repeatCall(id nod.TaskID, rule string) Call {
+	var raw any
+	if rule != "" {
+		raw = rule
+	}
+	return scalar{name: nod.ToolSetRepeat, id: id, fld: nod.FieldRepeat, value: rule,
+		raw: MustJSON(map[string]any{"task_id": id, "repeat": raw}),
+		render: func(string) string {
+			if rule == "" {
+				return "Stop repeating the reminder"
+			}
+			return "Repeat the reminder: " + repeat.Show(rule)
+		}}
 }
 
 func zoneOr(z *time.Location) *time.Location {
@@ -475,4 +555,45 @@ func zoneOr(z *time.Location) *time.Location {
 		return time.UTC
 	}
 	return z
+}
+
+// Occurrence is what a repeating reminder's ✓ Done does: this time is
+// done, the task stays open, and its reminder (and due date, by as many
+// days) moves to next, the rule's next occurrence. It is recorded as a
+// set_task_reminder, so that Undo takes the reminder back.
+func Occurrence(t nod.Task, next time.Time) Call {
+	at := nod.Stamp(next)
+	due := t.DueDate
+	if d, err := time.Parse(nod.DateLayout, t.DueDate); err == nil && t.RemindAt != nil {
+		from, _ := time.Parse(nod.DateLayout, nod.LocalDate(*t.RemindAt, next.Location()))
+		to, _ := time.Parse(nod.DateLayout, nod.LocalDate(next, next.Location()))
+		due = d.AddDate(0, 0, int(to.Sub(from).Hours()/24)).Format(nod.DateLayout)
+	}
+	return occurrence{id: t.ID, at: at, due: due,
+		raw: MustJSON(map[string]any{"task_id": t.ID, "remind_at": next.Format(time.RFC3339), "occurrence_done": true})}
+}
+
+type occurrence struct {
+	id  nod.TaskID
+	at  time.Time
+	due string
+	raw json.RawMessage
+}
+
+func (o occurrence) Tool() nod.Tool                      { return nod.ToolSetReminder }
+func (o occurrence) TaskID() nod.TaskID                  { return o.id }
+func (o occurrence) Field() nod.Field                    { return nod.FieldReminder }
+func (o occurrence) Args() json.RawMessage               { return o.raw }
+func (o occurrence) Current(t *nod.Task) (string, error) { return t.Value(nod.FieldReminder), nil }
+func (o occurrence) Target(*nod.Task) (string, error)    { return o.at.Format(time.RFC3339), nil }
+func (o occurrence) Summary(*nod.Task) string {
+	return "Done this time; set reminder to " + o.at.Format("2006-01-02 15:04")
+}
+func (o occurrence) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
+	at := o.at
+	t.RemindAt = &at
+	if t.DueDate != "" {
+		t.DueDate = o.due
+	}
+	return nil
 }

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -131,4 +133,128 @@ func failTrigger(postgres bool, table string) []string {
 		`CREATE FUNCTION fail_` + table + `() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'injected failure'; END $$ LANGUAGE plpgsql`,
 		`CREATE TRIGGER fail_` + table + ` BEFORE INSERT ON ` + table + ` FOR EACH ROW EXECUTE FUNCTION fail_` + table + `()`,
 	}
+}
+
+// Row is one row of a table as text: each column's value, "NULL" for
+// NULL.
+type Row map[string]string
+
+// Dump reads every table of the database at dsn but goose's own, each
+// row as text, for tests that look for what must not be left anywhere.
+func Dump(t testing.TB, dsn string) map[string][]Row {
+	t.Helper()
+	driver, src, list := "pgx", dsn, `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`
+	if !storage.IsPostgres(dsn) {
+		driver, src, list = "sqlite", "file:"+dsn+"?_pragma=busy_timeout(5000)", `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+	}
+	raw, err := sql.Open(driver, src)
+	if err != nil {
+		t.Fatalf("open %s: %v", dsn, err)
+	}
+	defer raw.Close()
+	var tables []string
+	rows, err := raw.QueryContext(t.Context(), list)
+	if err != nil {
+		t.Fatalf("list tables: %v", err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			t.Fatal(err)
+		}
+		if name != "goose_db_version" {
+			tables = append(tables, name)
+		}
+	}
+	rows.Close()
+	out := map[string][]Row{}
+	for _, table := range tables {
+		rows, err := raw.QueryContext(t.Context(), `SELECT * FROM `+table)
+		if err != nil {
+			t.Fatalf("dump %s: %v", table, err)
+		}
+		cols, _ := rows.Columns()
+		out[table] = []Row{}
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				t.Fatalf("dump %s: %v", table, err)
+			}
+			r := Row{}
+			for i, c := range cols {
+				switch v := vals[i].(type) {
+				case nil:
+					r[c] = "NULL"
+				case []byte:
+					r[c] = string(v)
+				default:
+					r[c] = fmt.Sprint(v)
+				}
+			}
+			out[table] = append(out[table], r)
+		}
+		rows.Close()
+	}
+	return out
+}
+
+// Hit is a value of a row that names someone.
+type Hit struct {
+	Table, Column string
+	Row           Row
+}
+
+func (h Hit) String() string {
+	return fmt.Sprintf("%s.%s = %.100q", h.Table, h.Column, h.Row[h.Column])
+}
+
+// Find returns the values in dump that hold word, or name the person
+// id: in a column that holds a person or a chat (chat_id, user_id, and
+// every column named for who did something: remind_by, daily_by, …), or
+// in a text as nod writes one ("Alice (42)", "user_id":42, "user":42),
+// sorted.
+func Find(dump map[string][]Row, word string, id int64) []Hit {
+	n := strconv.FormatInt(id, 10)
+	var out []Hit
+	for table, rows := range dump {
+		for _, r := range rows {
+			for col, v := range r {
+				hit := strings.Contains(v, word) || strings.Contains(v, "("+n+")") || strings.Contains(v, `"user_id":`+n+`,`) ||
+					strings.Contains(v, `"user_id":`+n+`}`) || strings.Contains(v, `"user":`+n+`,`) || strings.Contains(v, `"user":`+n+`}`)
+				if col == "chat_id" || col == "user_id" || strings.HasSuffix(col, "_by") {
+					hit = hit || v == n
+				}
+				if hit {
+					out = append(out, Hit{Table: table, Column: col, Row: r})
+				}
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// Holding returns the rows of dump that hold word or name the person
+// id (as Find finds them), each as one line of text, sorted.
+func Holding(dump map[string][]Row, word string, id int64) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, h := range Find(dump, word, id) {
+		var kv []string
+		for k, v := range h.Row {
+			kv = append(kv, k+"="+v)
+		}
+		sort.Strings(kv)
+		line := h.Table + " " + strings.Join(kv, " ")
+		if !seen[line] {
+			seen[line] = true
+			out = append(out, line)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

@@ -150,8 +150,9 @@ func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm
 		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule()}, now, log.With("component", "agent"))
 }
 
-func newConfirmations(db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
-	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(), Words: answer.NewReader(formatting.AnswerWords())}, now, log.With("component", "confirm"), reg)
+func newConfirmations(cfg config, db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
+	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(),
+		Forgets: db.People(), ForgetWords: formatting.Words("forget"), ConfirmWindow: cfg.ConfirmWindow, Words: answer.NewReader(formatting.AnswerWords())}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless
@@ -162,7 +163,7 @@ func newTranscriber(cfg config, reg *prometheus.Registry, log *slog.Logger) *spe
 }
 
 func newSweeper(cfg config, db *storage.DB, now Clock, log *slog.Logger) *sweep.Sweeper {
-	return sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()},
+	return sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Forgets: db.People(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()},
 		sweep.Options{ChangeSetTTL: cfg.ChangeSetTTL, TrashRetention: cfg.TrashRetention, UndoWindow: cfg.UndoWindow, AllowedUsers: cfg.AllowedUsers, TimeZone: cfg.TimeZone},
 		now, log.With("component", "sweep"))
 }

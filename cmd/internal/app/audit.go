@@ -49,12 +49,14 @@ func auditExport(ctx context.Context, args []string, getenv func(string) string,
 
 func writeAuditCSV(out io.Writer, entries []nod.AuditEntry) error {
 	w := csv.NewWriter(out)
-	w.Write([]string{"id", "time", "chat_id", "user_id", "tool", "outcome", "user_confirmed", "verdict", "reason", "error", "duration_ms", "arguments"})
+	// redacted: nod forgot the row's person; its user, verdict, reason,
+	// error and arguments are gone (docs/design.md §6.1).
+	w.Write([]string{"id", "time", "chat_id", "user_id", "tool", "outcome", "user_confirmed", "verdict", "reason", "error", "duration_ms", "arguments", "redacted"})
 	for _, a := range entries {
 		w.Write([]string{
 			strconv.FormatInt(a.ID, 10), a.At.UTC().Format(time.RFC3339Nano), strconv.FormatInt(int64(a.ChatID), 10), strconv.FormatInt(int64(a.UserID), 10),
 			string(a.Tool), string(a.Outcome), strconv.FormatBool(a.UserConfirmed), a.Verdict, a.Reason, a.Error,
-			strconv.FormatFloat(float64(a.Duration.Microseconds())/1000, 'f', 3, 64), string(a.Args),
+			strconv.FormatFloat(float64(a.Duration.Microseconds())/1000, 'f', 3, 64), string(a.Args), strconv.FormatBool(a.Redacted),
 		})
 	}
 	w.Flush()

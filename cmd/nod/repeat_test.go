@@ -1,0 +1,132 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// "Every weekday at 8": set at once with the rule in words, fired on
+// Monday once across a restart; ✓ Done moves the reminder (and the due
+// date) to Tuesday 08:00 and the task stays open; Undo takes it back,
+// and Tuesday's comes all the same. Three weekdays missed while nod was
+// down come as one reminder, and the next is Monday's.
+func TestRepeatingReminder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", Status: nod.StatusOpen, Priority: nod.P2, DueDate: "2026-03-16"})
+	h.inBerlin(chat)
+	const said = "remind me every weekday at 8 to check the mail"
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-16T08:00",
+		"repeat": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"})), openaitest.Text("Every weekday at 8."))
+	h.start()
+	h.tg.SendText(chat, user, said)
+	rcpt := h.tg.WaitBotMessages(chat, 2)[0]
+	if !strings.Contains(rcpt.Text, "Reminder: none → 16 Mar 2026, 08:00") || !strings.Contains(rcpt.Text, "Repeats: none → every weekday at 08:00") {
+		t.Fatalf("receipt = %q", rcpt.Text)
+	}
+	if task := h.task("T1"); task.RemindAt == nil || task.Repeat == "" {
+		t.Fatalf("task after the receipt = %+v", task)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; !strings.Contains(r, `"repeat":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"`) {
+		t.Errorf("tool result = %s", r)
+	}
+
+	monday := time.Date(2026, 3, 16, 7, 0, 30, 0, time.UTC) // 08:00:30 in Berlin
+	h.clock.Set(monday)
+	h.sweeps(3)
+	h.stop()
+	h.start()
+	h.sweeps(3)
+	rs := fired(h)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders on Monday across a restart, want 1", len(rs))
+	}
+	h.tap(chat, user, rs[0].ID, "✓ Done")
+	tuesday := time.Date(2026, 3, 17, 7, 0, 0, 0, time.UTC)
+	task := h.task("T1")
+	if task.Status != nod.StatusOpen || task.RemindAt == nil || !task.RemindAt.Equal(tuesday) || task.DueDate != "2026-03-17" {
+		t.Fatalf("after ✓ Done: status %s, remind_at %v, due %s; want open, Tuesday 08:00, 2026-03-17", task.Status, task.RemindAt, task.DueDate)
+	}
+	if m, _ := h.tg.Message(chat, rs[0].ID); !strings.Contains(m.Text, "Next reminder: 17 Mar 2026, 08:00") || !hasButton(m, "↩️ Undo") {
+		t.Errorf("reminder after ✓ Done = %q %v", m.Text, buttonTexts(m))
+	}
+	h.tap(chat, user, rs[0].ID, "↩️ Undo")
+	task = h.task("T1")
+	if task.RemindAt == nil || !task.RemindAt.Equal(monday.Truncate(time.Minute)) || task.DueDate != "2026-03-16" || task.Status != nod.StatusOpen {
+		t.Fatalf("after Undo: remind_at %v, due %s, status %s; want Monday's back", task.RemindAt, task.DueDate, task.Status)
+	}
+
+	h.clock.Set(tuesday.Add(30 * time.Second))
+	h.sweeps(3)
+	if n := len(fired(h)); n != 2 {
+		t.Fatalf("%d reminders by Tuesday 08:00, want 2", n)
+	}
+
+	// Down from Tuesday to Friday 10:00: Wednesday's, Thursday's and
+	// Friday's come as one.
+	h.stop()
+	h.clock.Set(time.Date(2026, 3, 20, 9, 0, 0, 0, time.UTC))
+	h.start()
+	h.sweeps(3)
+	if n := len(fired(h)); n != 3 {
+		t.Fatalf("%d reminders after the downtime, want 3 (one for the days missed)", n)
+	}
+	h.stop()
+	h.start()
+	h.sweeps(3)
+	if n := len(fired(h)); n != 3 {
+		t.Fatalf("%d reminders after another restart, want 3", n)
+	}
+	rs = fired(h)
+	h.tap(chat, user, rs[2].ID, "✓ Done")
+	if task := h.task("T1"); task.RemindAt == nil || !task.RemindAt.Equal(time.Date(2026, 3, 23, 7, 0, 0, 0, time.UTC)) || task.Status != nod.StatusOpen {
+		t.Errorf("✓ Done on Friday: remind_at %v, status %s; want Monday 23 Mar 08:00, open", task.RemindAt, task.Status)
+	}
+}
+
+// fired lists the reminder messages of the chat, whatever became of their
+// buttons since (a newer reminder takes them off an older one).
+func fired(h *harness) []telegramtest.Message {
+	var out []telegramtest.Message
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.HasPrefix(m.Text, "⏰ <b>Check the mail</b>") || strings.Contains(m.Text, "Next reminder:") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// A rule with no occurrence left (COUNT reached): ✓ Done closes the task
+// as for any reminder.
+func TestRepeatingReminderLastTimeCloses(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at,
+		Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY;COUNT=2"})
+	h.start()
+	h.clock.Set(at.Add(time.Minute))
+	h.sweeps(3)
+	rs := fired(h)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders, want 1", len(rs))
+	}
+	if h.task("T1").Repeat == "" {
+		t.Fatal("the task lost its rule")
+	}
+	h.tap(chat, user, rs[0].ID, "✓ Done")
+	if st := h.task("T1").Status; st != nod.StatusDone {
+		t.Errorf("status after the last time's ✓ Done = %s, want DONE", st)
+	}
+	if m, _ := h.tg.Message(chat, rs[0].ID); !strings.Contains(m.Text, "✅ Done: <b>Check the mail</b>") || strings.Contains(m.Text, "Next reminder") {
+		t.Errorf("reminder after ✓ Done = %q", m.Text)
+	}
+}

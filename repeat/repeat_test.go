@@ -1,0 +1,101 @@
+package repeat_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
+	"github.com/nodbot/nod/repeat"
+)
+
+func TestParseRefusesWhatNodDoesNotTake(t *testing.T) {
+	for _, s := range []string{"", "FREQ=SECONDLY", "FREQ=HOURLY", "FREQ=DAILY;BYHOUR=8", "FREQ=MONTHLY;BYSETPOS=-1;BYDAY=FR",
+		"FREQ=MONTHLY;BYDAY=1MO", "FREQ=DAILY;COUNT=0", "FREQ=DAILY;INTERVAL=x", "FREQ=DAILY;COUNT=2;UNTIL=20261231",
+		"FREQ=DAILY;UNTIL=tomorrow", "FREQ=MONTHLY;BYMONTHDAY=32", "INTERVAL=2", "FREQ=DAILY;FREQ=WEEKLY", "FREQ"} {
+		if r, err := repeat.Parse(s); !errors.Is(err, repeat.ErrUnsupported) {
+			t.Errorf("Parse(%q) = %+v, %v; want ErrUnsupported", s, r, err)
+		}
+	}
+}
+
+func TestParseCanonical(t *testing.T) {
+	for in, want := range map[string]string{
+		"rrule:freq=weekly;byday=fr,mo,we,tu,th": "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+		"FREQ=WEEKLY;INTERVAL=2;BYDAY=MO;":       "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO",
+		"FREQ=MONTHLY;BYMONTHDAY=1":              "FREQ=MONTHLY;BYMONTHDAY=1",
+		"FREQ=DAILY;INTERVAL=1;COUNT=5":          "FREQ=DAILY;COUNT=5",
+		"FREQ=YEARLY;UNTIL=20301231":             "FREQ=YEARLY;UNTIL=20301231",
+	} {
+		r, err := repeat.Parse(in)
+		if err != nil || r.RRULE() != want {
+			t.Errorf("Parse(%q) = %q, %v; want %q", in, r.RRULE(), err, want)
+		}
+		back, err := repeat.Read(r.At(time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC)).String())
+		if err != nil || back.RRULE() != want || back.Start.Hour() != 8 {
+			t.Errorf("Read(String()) of %q = %+v, %v", in, back, err)
+		}
+	}
+}
+
+// A daily 08:00 in Europe/Berlin stays 08:00 local across both changes
+// of 2026 (29 March, 25 October); 02:30 on the spring day is 03:30.
+func TestDaylightSaving(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	daily, _ := repeat.Parse("FREQ=DAILY")
+	for _, c := range []struct {
+		start, after time.Time
+		want         string
+	}{
+		{time.Date(2026, 3, 27, 8, 0, 0, 0, berlin), time.Date(2026, 3, 28, 9, 0, 0, 0, berlin), "2026-03-29T08:00:00+02:00"},
+		{time.Date(2026, 3, 27, 8, 0, 0, 0, berlin), time.Date(2026, 3, 29, 9, 0, 0, 0, berlin), "2026-03-30T08:00:00+02:00"},
+		{time.Date(2026, 10, 23, 8, 0, 0, 0, berlin), time.Date(2026, 10, 24, 9, 0, 0, 0, berlin), "2026-10-25T08:00:00+01:00"},
+		{time.Date(2026, 3, 27, 2, 30, 0, 0, berlin), time.Date(2026, 3, 28, 9, 0, 0, 0, berlin), "2026-03-29T03:30:00+02:00"},
+		{time.Date(2026, 3, 27, 2, 30, 0, 0, berlin), time.Date(2026, 3, 29, 9, 0, 0, 0, berlin), "2026-03-30T02:30:00+02:00"},
+	} {
+		got, ok := daily.At(c.start).Next(berlin, c.after)
+		if !ok || got.Format(time.RFC3339) != c.want {
+			t.Errorf("daily from %s, next after %s = %s, %v; want %s", c.start, c.after, got.Format(time.RFC3339), ok, c.want)
+		}
+	}
+	// From a Saturday before the spring change: every occurrence at 08:00.
+	r := daily.At(time.Date(2026, 3, 28, 8, 0, 0, 0, berlin))
+	at := time.Date(2026, 3, 28, 8, 0, 0, 0, berlin)
+	for range 3 {
+		next, _ := r.Next(berlin, at)
+		if next.Hour() != 8 || next.Sub(at) != 23*time.Hour && next.Sub(at) != 24*time.Hour {
+			t.Errorf("after %s comes %s", at, next)
+		}
+		at = next
+	}
+}
+
+func TestNextAndLatest(t *testing.T) {
+	utc := time.UTC
+	mon := time.Date(2026, 11, 30, 8, 0, 0, 0, utc) // a Monday
+	weekdays, _ := repeat.Parse("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")
+	r := weekdays.At(mon)
+	if got, _ := r.Next(utc, time.Date(2026, 12, 4, 9, 0, 0, 0, utc)); !got.Equal(time.Date(2026, 12, 7, 8, 0, 0, 0, utc)) {
+		t.Errorf("after Friday 09:00 = %s, want Monday 08:00", got)
+	}
+	if got, _ := r.Latest(utc, time.Date(2026, 12, 3, 9, 0, 0, 0, utc)); !got.Equal(time.Date(2026, 12, 3, 8, 0, 0, 0, utc)) {
+		t.Errorf("latest by Thursday 09:00 = %s", got)
+	}
+	five, _ := repeat.Parse("FREQ=DAILY;COUNT=5")
+	if got, ok := five.At(mon).Next(utc, mon.AddDate(0, 0, 4)); ok {
+		t.Errorf("a fifth of five has a next: %s", got)
+	}
+	if got, ok := five.At(mon).Next(utc, mon.AddDate(0, 0, 3)); !ok || !got.Equal(mon.AddDate(0, 0, 4)) {
+		t.Errorf("the fifth of five = %s, %v", got, ok)
+	}
+	until, _ := repeat.Parse("FREQ=DAILY;UNTIL=20261202")
+	if got, ok := until.At(mon).Next(utc, mon.AddDate(0, 0, 1)); !ok || !got.Equal(mon.AddDate(0, 0, 2)) {
+		t.Errorf("UNTIL's own day = %s, %v", got, ok)
+	}
+	if _, ok := until.At(mon).Next(utc, mon.AddDate(0, 0, 2)); ok {
+		t.Error("a next after UNTIL")
+	}
+}
