@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/repeat"
 )
 
 // ExportFiles is what an export's JSON holds, for its caption: the
@@ -99,6 +100,7 @@ type (
 		Task   string      `json:"task,omitempty"`
 		Local  string      `json:"local"`
 		UTC    string      `json:"utc"`
+		Repeat *string     `json:"repeat"` // its rule, an RFC 5545 RRULE as get_task shows it; null: once
 		SetBy  *nod.UserID `json:"set_by"`
 	}
 	exportAudit struct {
@@ -224,10 +226,26 @@ func reminderOf(t nod.Task, zone *time.Location) *exportReminder {
 		return nil
 	}
 	r := &exportReminder{Local: t.RemindAt.In(zone).Format(time.RFC3339), UTC: utc(*t.RemindAt)}
+	if rule := rruleOf(t.Repeat); rule != "" {
+		r.Repeat = &rule
+	}
 	if t.RemindBy != 0 {
 		r.SetBy = &t.RemindBy
 	}
 	return r
+}
+
+// rruleOf is a stored repeat rule's RRULE, as get_task shows it; the
+// stored text itself if it does not read as one.
+func rruleOf(stored string) string {
+	if stored == "" {
+		return ""
+	}
+	r, err := repeat.Read(stored)
+	if err != nil {
+		return stored
+	}
+	return r.RRULE()
 }
 
 func utc(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -336,7 +354,7 @@ func (s *jsonStream) flush() error {
 // chat's local time (YYYY-MM-DD HH:MM), which spreadsheets read as a
 // date and time; reminder_utc is the reminder in UTC.
 var exportColumns = []string{"id", "title", "description", "status", "priority", "estimate_minutes", "due_date", "labels",
-	"checklist", "reminder_local", "reminder_utc", "created", "updated", "in_trash_since", "created_by"}
+	"checklist", "reminder_local", "reminder_utc", "reminder_repeat", "created", "updated", "in_trash_since", "created_by"}
 
 // sheetTime is how the CSV writes a moment.
 const sheetTime = "2006-01-02 15:04"
@@ -379,7 +397,7 @@ func ExportCSV(w io.Writer, e nod.Export, zone *time.Location) error {
 			by = strconv.FormatInt(int64(t.CreatedBy), 10)
 		}
 		row := []string{string(t.ID), cell(t.Title), cell(t.Description), string(t.Status), string(t.Priority), est, t.DueDate,
-			cell(strings.Join(t.Labels, ", ")), cell(checklistCell(t.Checklist, zone)), local(t.RemindAt), utcReminder,
+			cell(strings.Join(t.Labels, ", ")), cell(checklistCell(t.Checklist, zone)), local(t.RemindAt), utcReminder, rruleOf(t.Repeat),
 			local(&t.CreatedAt), local(&t.UpdatedAt), local(t.DeletedAt), by}
 		if err := cw.Write(row); err != nil {
 			return err

@@ -40,7 +40,7 @@ func exportFixture() nod.Export {
 	est := 90
 	tasks := []nod.Task{
 		{ID: "T1", Title: tricky, Description: "- first\n- second", Status: nod.StatusInProgress, Priority: nod.P1, EstimateMinutes: &est,
-			DueDate: "2026-12-01", Labels: []string{"backend", "bug"}, RemindAt: &remind, RemindBy: 42, CreatedBy: 42, CreatedAt: created, UpdatedAt: ticked,
+			DueDate: "2026-12-01", Labels: []string{"backend", "bug"}, RemindAt: &remind, RemindBy: 42, Repeat: "DTSTART:20261130T090000\nRRULE:FREQ=WEEKLY;BYDAY=MO", CreatedBy: 42, CreatedAt: created, UpdatedAt: ticked,
 			Checklist: []nod.ChecklistItem{
 				{ID: "c1", Title: "Write tests", CheckedBy: nod.ActorUser},
 				{ID: "c2", Title: "Update, \"docs\"", Checked: true, CheckedBy: nod.ActorAgent, CheckedAt: &ticked},
@@ -124,8 +124,8 @@ func TestExportFiles(t *testing.T) {
 	}
 	want := [][]string{
 		{"T1", tricky, "'- first\n- second", "IN_PROGRESS", "P1", "90", "2026-12-01", "backend, bug",
-			"[ ] Write tests\n[x] Update, \"docs\" (agent, 2026-11-21 18:05)", "2026-11-30 09:00", "2026-11-30 08:00", "2026-11-20 09:30", "2026-11-21 18:05", "", "42"},
-		{"T2", "'=HYPERLINK(\"http://x\")", "", "OPEN", "P2", "", "", "", "", "", "", "2026-11-20 09:30", "2026-11-20 09:30", "2026-11-21 18:05", ""},
+			"[ ] Write tests\n[x] Update, \"docs\" (agent, 2026-11-21 18:05)", "2026-11-30 09:00", "2026-11-30 08:00", "FREQ=WEEKLY;BYDAY=MO", "2026-11-20 09:30", "2026-11-21 18:05", "", "42"},
+		{"T2", "'=HYPERLINK(\"http://x\")", "", "OPEN", "P2", "", "", "", "", "", "", "", "2026-11-20 09:30", "2026-11-20 09:30", "2026-11-21 18:05", ""},
 	}
 	if diff := cmp.Diff(want, rows[1:]); diff != "" || len(rows[0]) != len(want[0]) {
 		t.Errorf("CSV rows (-want +got):\n%s", diff)
