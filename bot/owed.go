@@ -42,11 +42,11 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			b.refresh(ctx, loc, set, 0, 0, nil)
 		case nod.OwedAnswer:
 			// The turn that owed it stopped before its end was saved.
+			if err := b.outbox.Interrupted(ctx, o.Topic, o.Text, o.Ref); err != nil {
+				b.log.Warn("record interruption", "chat", o.ChatID, "err", err)
+			}
 			if b.reply(ctx, o.Topic, loc.Text(formatting.AnswerLate.With(o.Text))) == 0 {
 				continue
-			}
-			if err := b.outbox.Interrupted(ctx, o.Topic, o.Text); err != nil {
-				b.log.Warn("record interruption", "chat", o.ChatID, "err", err)
 			}
 			b.delivered(ctx, o.ChatID, nod.OwedAnswer, o.Ref)
 		case nod.OwedDeletion:

@@ -151,8 +151,9 @@ type Outbox interface {
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
 	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
-	// stopped before answering said and told the person so.
-	Interrupted(ctx context.Context, at nod.Topic, said string) error
+	// stopped before answering said and is telling the person so, once per
+	// owed answer ref.
+	Interrupted(ctx context.Context, at nod.Topic, said, ref string) error
 }
 
 // Sweeper decides what happens on nod's own clock (sweep.Sweeper); the

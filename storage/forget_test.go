@@ -161,7 +161,7 @@ func seedEveryTable(t *testing.T, db *storage.DB, dsn string) {
 			t.Fatal(err)
 		}
 		if p.interrupted != "" {
-			if err := db.Outbox().Interrupted(ctx, nod.Topic{ChatID: nod.ChatID(p.chat)}, p.interrupted); err != nil {
+			if err := db.Outbox().Interrupted(ctx, nod.Topic{ChatID: nod.ChatID(p.chat)}, p.interrupted, "r1"); err != nil {
 				t.Fatal(err)
 			}
 		}

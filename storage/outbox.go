@@ -30,16 +30,25 @@ type receiptRecord struct {
 }
 
 // Interrupted records that nod stopped before it answered said, in topic
-// at, and told the person so: an audit row, which the agent's next turn in
-// that topic reads as an event.
-func (db *Outbox) Interrupted(ctx context.Context, at nod.Topic, said string) error {
-	rec := map[string]any{"text": said}
+// at, and is telling the person so: an audit row, which the agent's next
+// turn in that topic reads as an event. It is recorded before the message
+// goes out, so that a turn the person starts on reading it knows; ref,
+// the owed answer's, keeps a retried message from recording it twice.
+func (db *Outbox) Interrupted(ctx context.Context, at nod.Topic, said, ref string) error {
+	rec := map[string]any{"text": said, "ref": ref}
 	if at.Thread != 0 {
 		rec["thread"] = at.Thread
 	}
-	args, _ := json.Marshal(rec) // a string and a number: cannot fail
+	args, _ := json.Marshal(rec) // strings and a number: cannot fail
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_log WHERE chat_id = $1 AND tool = $2 AND args = $3`, at.ChatID, nod.ToolInterrupted, string(args)).Scan(&n); err != nil {
+			return fmt.Errorf("interrupted: %w", err)
+		}
+		if n > 0 {
+			return nil
+		}
 		return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: at.ChatID, Tool: nod.ToolInterrupted, Args: args, Outcome: nod.OutcomeExecuted, At: now})
 	})
 }
