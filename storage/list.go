@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -103,19 +102,9 @@ func (db *Tasks) ListPage(ctx context.Context, chatID nod.ChatID, l nod.TaskList
 			return nod.TaskPage{}, fmt.Errorf("list page: %w", err)
 		}
 	}
-	more := len(page.Tasks) > limit
-	if more {
-		page.Tasks, seqs = page.Tasks[:limit], seqs[:limit]
-	}
-	if before {
-		if len(page.Tasks) == 0 {
-			return db.ListPage(ctx, chatID, l, nod.PageRequest{Limit: p.Limit})
-		}
-		slices.Reverse(page.Tasks)
-		slices.Reverse(seqs)
-		page.Earlier, page.Later = more, true
-	} else {
-		page.Earlier, page.Later = p.After != "", more
+	seqs, startOver := settlePage(&page, seqs, limit, p)
+	if startOver {
+		return db.ListPage(ctx, chatID, l, nod.PageRequest{Limit: p.Limit})
 	}
 	for _, s := range seqs {
 		page.Cursors = append(page.Cursors, cursor(s))

@@ -98,19 +98,9 @@ func (db *Tasks) TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilt
 	if err != nil {
 		return nod.TaskPage{}, fmt.Errorf("list tasks: %w", err)
 	}
-	more := len(page.Tasks) > limit
-	if more {
-		page.Tasks, seqs = page.Tasks[:limit], seqs[:limit]
-	}
-	if before {
-		if len(page.Tasks) == 0 {
-			return db.TaskPage(ctx, chatID, f, nod.PageRequest{Limit: p.Limit})
-		}
-		slices.Reverse(page.Tasks)
-		slices.Reverse(seqs)
-		page.Earlier, page.Later = more, true
-	} else {
-		page.Earlier, page.Later = p.After != "", more
+	seqs, startOver := settlePage(&page, seqs, limit, p)
+	if startOver {
+		return db.TaskPage(ctx, chatID, f, nod.PageRequest{Limit: p.Limit})
 	}
 	if len(page.Tasks) == 0 {
 		// No row carried the total.
@@ -125,6 +115,28 @@ func (db *Tasks) TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilt
 		return nod.TaskPage{}, fmt.Errorf("list tasks: %w", err)
 	}
 	return page, nil
+}
+
+// settlePage trims a page read one row past limit to limit, puts a page
+// read backwards in order, and says which ways there is more. startOver
+// reports a backward page that found nothing (its cursor ran off the
+// start): the caller reads the first page instead.
+func settlePage(page *nod.TaskPage, seqs []int64, limit int, p nod.PageRequest) (_ []int64, startOver bool) {
+	more := len(page.Tasks) > limit
+	if more {
+		page.Tasks, seqs = page.Tasks[:limit], seqs[:limit]
+	}
+	if p.Before == "" {
+		page.Earlier, page.Later = p.After != "", more
+		return seqs, false
+	}
+	if len(page.Tasks) == 0 {
+		return seqs, true
+	}
+	slices.Reverse(page.Tasks)
+	slices.Reverse(seqs)
+	page.Earlier, page.Later = more, true
+	return seqs, false
 }
 
 // scanPage reads rows of seq and taskColumns (and a total, if total is
