@@ -483,7 +483,7 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 		{"n_applied_item", formatting.NoticeAppliedItem.With(1)}, {"n_rejected_item", formatting.NoticeRejectedItem.With(1)}, {"n_skipped_item", formatting.NoticeSkippedItem.With(1)},
 		{"n_applied_count", formatting.NoticeAppliedCount.With(3)}, {"n_rejected_all", formatting.NoticeRejectedAll}, {"n_nothing_left", formatting.NoticeNothingLeft},
 		{"n_stopped_at", formatting.NoticeStoppedAt.With(2)}, {"n_not_applied", nil}, {"n_aborted", formatting.NoticeAborted},
-		{"n_undo_late", formatting.NoticeUndoLate}, {"n_undone", formatting.NoticeUndone}, {"n_restored", formatting.NoticeRestored},
+		{"n_undo_late", formatting.NoticeUndoLate}, {"n_undone", formatting.NoticeUndone}, {"n_bulk_undone", formatting.NoticeBulkUndone}, {"n_restored", formatting.NoticeRestored},
 		{"n_mode", formatting.NoticeMode.With("smart")}, {"n_kept", formatting.NoticeKept.With("2026-03-25")}, {"n_reproposed_already", formatting.NoticeReproposedAlready},
 		{"n_repropose_none", formatting.NoticeReproposeNone}, {"n_reproposed", formatting.NoticeReproposed.With(formatting.Reproposal{Count: 2, Dropped: 1})}, {"n_rule_on", formatting.NoticeRuleOn.With("10 Apr 2026")},
 		{"n_rule_declined", formatting.NoticeRuleDeclined}, {"n_rule_revoked", formatting.NoticeRuleRevoked}, {"n_rule_decided", formatting.NoticeRuleDecided},

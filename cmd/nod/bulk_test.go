@@ -1,0 +1,183 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// bulkTurn has the person ask for n tasks in one message and the model
+// create them in one step; the classifier finds each asked for in that
+// message. It returns the receipt, the turn's first message.
+func (h *harness) bulkTurn(n int) telegramtest.Message {
+	h.t.Helper()
+	var titles []string
+	var calls []openaitest.ToolCall
+	var verdicts []string
+	for i := range n {
+		title := fmt.Sprintf("Task number %d", i+1)
+		titles = append(titles, title)
+		calls = append(calls, call(fmt.Sprintf("c%d", i), "create_task", map[string]any{"title": title}))
+	}
+	said := "add these tasks: " + strings.Join(titles, ", ")
+	for range n {
+		verdicts = append(verdicts, "explicit:"+said)
+	}
+	h.clf = answer(verdicts...)
+	h.script(openaitest.Calls(calls...), openaitest.Text("Added them."))
+	h.start()
+	h.tg.SendText(chat, user, said)
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	h.settleMessages()
+	return msgs[0]
+}
+
+// liveTasks lists the chat's tasks that are not in the trash.
+func (h *harness) liveTasks() []nod.Task {
+	h.t.Helper()
+	tasks, err := h.db.Tasks().ListTasks(h.t.Context(), chat, nod.TaskFilter{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return slices.DeleteFunc(tasks, func(t nod.Task) bool { return t.DeletedAt != nil })
+}
+
+// docs/design.md §14: 23 tasks asked for at once get one short receipt:
+// one line each (cut with "… and 8 more"), the person's words quoted
+// once, and Undo all beside Undo one…. Undo one… pages the changes,
+// a tap undoes one; Undo all takes back the rest in one transaction,
+// each recorded once; a second tap changes nothing.
+func TestBulkReceiptUndoAllAndOne(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(23)
+	if n := len(h.tg.BotMessages(chat)); n != 2 {
+		t.Fatalf("%d messages, want the one receipt and the reply", n)
+	}
+	for _, want := range []string{"✅ <b>23 tasks added</b>", "\n1. Task number 1\n", "\n15. Task number 15\n", "… and 8 more", "because you said “add these tasks: Task number 1,"} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Errorf("receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	if lines, _, _ := strings.Cut(receipt.Text, "because"); strings.Count(receipt.Text, "because you said") != 1 || strings.Contains(lines, "Task number 16") || strings.Contains(receipt.Text, "Priority") {
+		t.Errorf("receipt repeats itself or says more than the titles:\n%s", receipt.Text)
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo all", "↩️ Undo one…"}) {
+		t.Errorf("receipt buttons = %v", got)
+	}
+	if n := len(h.liveTasks()); n != 23 {
+		t.Fatalf("%d tasks, want 23", n)
+	}
+
+	// Undo one…: a page of eight, then the next page.
+	h.tap(chat, user, receipt.ID, "↩️ Undo one…")
+	page := h.tg.WaitMessage(chat, receipt.ID, "the first page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1. ") })
+	if got := buttonTexts(page); len(got) != 10 || got[7] != "↩️ Undo 8. Task number 8" || got[8] != "Page 2 ›" || got[9] != "↩️ Undo all" {
+		t.Errorf("first page = %v", got)
+	}
+	h.tap(chat, user, receipt.ID, "Page 2 ›")
+	page = h.tg.WaitMessage(chat, receipt.ID, "the second page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 9. ") })
+	if !hasButton(page, "‹ Page 1") || !hasButton(page, "Page 3 ›") {
+		t.Errorf("second page = %v", buttonTexts(page))
+	}
+	undo10, _ := page.Button("↩️ Undo 10. ")
+	if got := h.tap(chat, user, receipt.ID, "↩️ Undo 10. "); got != "Undone." {
+		t.Errorf("Undo 10 answered %q", got)
+	}
+	page = h.tg.WaitMessage(chat, receipt.ID, "the page without 10", func(m telegramtest.Message) bool { return !hasButton(m, "↩️ Undo 10. ") })
+	if !hasButton(page, "↩️ Undo 9. ") || !hasButton(page, "↩️ Undo 11. ") {
+		t.Errorf("after Undo 10 the page = %v", buttonTexts(page))
+	}
+	live := h.liveTasks()
+	if len(live) != 22 || slices.ContainsFunc(live, func(t nod.Task) bool { return t.Title == "Task number 10" }) {
+		t.Fatalf("after Undo 10: %d tasks left", len(live))
+	}
+
+	// Undo all: the 22 left, at once.
+	undoAll, _ := receipt.Button("↩️ Undo all")
+	if got := h.tap(chat, user, receipt.ID, "↩️ Undo all"); got != "Undone." {
+		t.Errorf("Undo all answered %q", got)
+	}
+	if n := len(h.liveTasks()); n != 0 {
+		t.Errorf("%d tasks left after Undo all", n)
+	}
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if !slices.ContainsFunc(msgs[3:], func(m telegramtest.Message) bool {
+		return m.Text == "↩️ <b>Undone</b>: the 22 tasks added are gone again."
+	}) {
+		t.Errorf("no one message for the Undo all: %q", transcript(msgs[2:]))
+	}
+	if m, _ := h.tg.Message(chat, receipt.ID); len(m.Buttons()) != 0 {
+		t.Errorf("the receipt keeps buttons after Undo all: %v", buttonTexts(m))
+	}
+	if n := h.count(nod.OutcomeUndone); n != 23 {
+		t.Errorf("%d undone audit rows, want 23, one per change", n)
+	}
+	// Every task created went to the trash, where Restore finds it.
+	if trash, err := h.db.Tasks().Trash(t.Context(), chat); err != nil || len(trash) != 23 {
+		t.Errorf("the trash holds %d tasks (%v), want 23", len(trash), err)
+	}
+
+	// A second tap, and a stale one on a change of the page: nothing more.
+	for _, b := range []telegramtest.Button{undoAll, undo10} {
+		got := h.tg.WaitAnswer(h.tg.Press(chat, user, receipt.ID, b.Data))
+		h.settle()
+		if !strings.Contains(strings.ToLower(got), "already") {
+			t.Errorf("a stale %q answered %q", b.Text, got)
+		}
+	}
+	if n := h.count(nod.OutcomeUndone); n != 23 {
+		t.Errorf("%d undone audit rows after more taps, want 23", n)
+	}
+}
+
+// Undo all is one transaction: when one change cannot be undone (its
+// task went to the trash since), none is, and the person is told.
+func TestBulkUndoAllIsAtomic(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(5)
+	if !strings.Contains(receipt.Text, "5 tasks added") || strings.Contains(receipt.Text, "more") {
+		t.Fatalf("receipt:\n%s", receipt.Text)
+	}
+	live := h.liveTasks()
+	victim := live[slices.IndexFunc(live, func(t nod.Task) bool { return t.Title == "Task number 3" })]
+	now := h.clock.Now()
+	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: victim.ID, Tool: nod.ToolDeleteTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(t *nod.Task) (nod.Task, error) { c := t.Clone(); c.DeletedAt = &now; return c, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(time.Minute)
+	if got := h.tap(chat, user, receipt.ID, "↩️ Undo all"); !strings.Contains(strings.ToLower(got), "trash") {
+		t.Errorf("Undo all answered %q, want it to name the trash", got)
+	}
+	if n := len(h.liveTasks()); n != 4 {
+		t.Errorf("%d tasks left after a refused Undo all, want the 4 untouched", n)
+	}
+	if n := h.count(nod.OutcomeUndone); n != 0 {
+		t.Errorf("%d undone audit rows after a refused Undo all", n)
+	}
+	if !hasButton(receipt, "↩️ Undo all") {
+		t.Errorf("the receipt lost Undo all: %v", buttonTexts(receipt))
+	}
+}
+
+// Receipts of up to three changes keep their form: a block and an Undo
+// per change.
+func TestBulkOfThreeKeepsReceipts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(3)
+	if strings.Contains(receipt.Text, "tasks added") || !strings.Contains(receipt.Text, "✅ <b>Done</b>") {
+		t.Errorf("receipt of three:\n%s", receipt.Text)
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 1", "↩️ Undo 2", "↩️ Undo 3"}) {
+		t.Errorf("receipt buttons = %v", got)
+	}
+}
