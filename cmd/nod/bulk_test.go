@@ -181,3 +181,40 @@ func TestBulkOfThreeKeepsReceipts(t *testing.T) {
 		t.Errorf("receipt buttons = %v", got)
 	}
 }
+
+// A daily review whose agent proposes and writes no line of its own
+// still starts with the review's header, as one without proposals does,
+// in the chat's language.
+func TestDailyReviewWithProposalsHasHeader(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seed(chat, nod.Task{ID: "T2", Title: "Book flights", DueDate: "2026-03-12"})
+	h.inBerlin(chat)
+	h.tg.Wire().SetLanguage(user, "de-DE")
+	h.start()
+	h.tg.SendText(chat, user, "/daily 8:00")
+	h.tg.WaitBotMessages(chat, 1)
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"})), openaitest.Text(""))
+	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
+	h.changeSetMessage(chat, 3)
+	if m := h.tg.BotMessages(chat)[1]; m.Text != "☀️ <b>Tägliche Durchsicht</b>\nIch habe deine Aufgaben durchgesehen: Was ich vorschlage, steht unten." {
+		t.Errorf("the review's first message = %q", m.Text)
+	}
+}
+
+// A German chat's first words from nod give German examples: /start and
+// the empty task list.
+func TestGermanStartExamples(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tg.Wire().SetLanguage(user, "de-DE")
+	h.start()
+	start := h.say("/start")
+	if !strings.Contains(start.Text, "„Aufgabe Milch kaufen anlegen“") || strings.Contains(start.Text, "Buy milk") {
+		t.Errorf("/start in German = %q", start.Text)
+	}
+	if m := h.say("/tasks"); !strings.Contains(m.Text, "„Aufgabe Milch kaufen anlegen“") {
+		t.Errorf("/tasks of an empty German chat = %q", m.Text)
+	}
+}
