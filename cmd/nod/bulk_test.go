@@ -218,3 +218,64 @@ func TestGermanStartExamples(t *testing.T) {
 		t.Errorf("/tasks of an empty German chat = %q", m.Text)
 	}
 }
+
+// guessedLabel has the person ask for a task in plain words and the
+// model add a label they never said. The classifier is played as a
+// careful model: the call sets more than was asked, so it asks, unless
+// it was told that a new task's guessed fields are nod's to ask about.
+func (h *harness) guessedLabel() (set telegramtest.Message, task nod.Task) {
+	h.t.Helper()
+	h.clf = func(r openaitest.Request) openaitest.Response {
+		if !strings.Contains(r.System(), "is \"explicit\" even when the action also sets fields they never mentioned") {
+			return openaitest.Text(`{"actions":[{"index":0,"level":"needs_confirmation","quote":"","quotes":[],"reasoning":"the label was not asked for"}]}`)
+		}
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add buy milk","quotes":[],"reasoning":"the task was asked for; the label was not"}]}`)
+	}
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy milk", "labels": []string{"shopping"}})), openaitest.Text("Added Buy milk."))
+	h.start()
+	h.tg.SendText(chat, user, "add buy milk")
+	set = h.changeSetMessage(chat, 3)
+	tasks := h.liveTasks()
+	if len(tasks) != 1 {
+		h.t.Fatalf("%d tasks, want Buy milk", len(tasks))
+	}
+	clf := h.llm.RequestsFor(clfM)
+	if len(clf) != 1 || !strings.Contains(clf[0].LastUser(), `0. create_task: create a task titled "Buy milk" with labels: shopping`) {
+		h.t.Errorf("the classifier was not shown the guessed label:\n%v", clf)
+	}
+	return set, tasks[0]
+}
+
+// docs/design.md §3.5: "add buy milk" creates the task at once; the
+// label the model guessed is its own item of the change set, and ✓
+// applies it.
+func TestGuessedLabelAsksAlone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set, task := h.guessedLabel()
+	if task.Title != "Buy milk" || len(task.Labels) != 0 {
+		t.Errorf("created %+v; want Buy milk without the guessed label", task)
+	}
+	receipt := h.tg.BotMessages(chat)[0]
+	if !strings.Contains(receipt.Text, "because you said “add buy milk”") || strings.Contains(receipt.Text, "shopping") || !hasButton(receipt, "↩️ Undo") {
+		t.Errorf("receipt:\n%s %v", receipt.Text, buttonTexts(receipt))
+	}
+	if !strings.Contains(set.Text, "Buy milk") || !strings.Contains(set.Text, "shopping") || hasButton(set, "✓ 2") {
+		t.Errorf("the change set is not the label alone:\n%s %v", set.Text, buttonTexts(set))
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	if got := h.task(task.ID).Labels; !slices.Equal(got, []string{"shopping"}) {
+		t.Errorf("after ✓ 1 labels = %q", got)
+	}
+}
+
+// ✗ on the guessed label leaves the task as the person asked for it.
+func TestGuessedLabelRejectedKeepsTask(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set, task := h.guessedLabel()
+	h.tap(chat, user, set.ID, "✗ 1")
+	if got := h.task(task.ID); got.DeletedAt != nil || len(got.Labels) != 0 || got.Title != "Buy milk" {
+		t.Errorf("after ✗ 1: %+v", got)
+	}
+}
