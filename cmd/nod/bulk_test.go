@@ -279,3 +279,41 @@ func TestGuessedLabelRejectedKeepsTask(t *testing.T) {
 		t.Errorf("after ✗ 1: %+v", got)
 	}
 }
+
+// A proposal shows the model's reason: its words beside the call, on one
+// line under the item, escaped, and cut when long. The tools take no
+// reason of their own (but a checklist item's), so those words are it.
+func TestProposalShowsItsReason(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T2", Title: "Prepare slides"})
+	h.seed(chat, nod.Task{ID: "T3", Title: "Book room"})
+	long := strings.Repeat("and the room must be booked before the slides are final ", 5)
+	h.script(
+		openaitest.Response{Text: "The slides are due Tuesday <b>soon</b>, so I'd raise this.", ToolCalls: []openaitest.ToolCall{
+			call("p", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"}),
+		}},
+		openaitest.Response{Text: long, ToolCalls: []openaitest.ToolCall{
+			call("q", "set_task_priority", map[string]any{"task_id": "T3", "priority": "P1"}),
+			call("d", "update_task_due_date", map[string]any{"task_id": "T3", "due_date": "2026-03-16"}),
+		}},
+		openaitest.Text("Proposed below."))
+	h.start()
+	h.tg.SendText(chat, user, "what should I do first?")
+	set := h.changeSetMessage(chat, 2)
+	if want := "Priority: P2 → P1\n💬 Why: <i>The slides are due Tuesday &lt;b&gt;soon&lt;/b&gt;, so I'd raise this.</i>"; !strings.Contains(set.Text, want) {
+		t.Errorf("the change set lacks the first reason %q:\n%s", want, set.Text)
+	}
+	// One reason for the two items of one step, under the last of them, cut.
+	if n := strings.Count(set.Text, "💬 Why:"); n != 2 {
+		t.Errorf("%d reasons shown, want 2:\n%s", n, set.Text)
+	}
+	if !strings.Contains(set.Text, "Due: none → 16 Mar 2026\n💬 Why: <i>and the room must be booked") || !strings.Contains(set.Text, "…</i>") || strings.Contains(set.Text, strings.TrimSpace(long)) {
+		t.Errorf("the second step's reason is not one cut line under its last item:\n%s", set.Text)
+	}
+	// It stays after a decision, read back from storage.
+	h.tap(chat, user, set.ID, "✓ 1")
+	if m, _ := h.tg.Message(chat, set.ID); !strings.Contains(m.Text, "The slides are due Tuesday") {
+		t.Errorf("the edited set lost the reason:\n%s", m.Text)
+	}
+}
