@@ -243,6 +243,9 @@ func (h *harness) guessedLabel() (set telegramtest.Message, task nod.Task) {
 	if len(clf) != 1 || !strings.Contains(clf[0].LastUser(), `0. create_task: create a task titled "Buy milk" with labels: shopping`) {
 		h.t.Errorf("the classifier was not shown the guessed label:\n%v", clf)
 	}
+	if len(clf) == 1 && !strings.Contains(clf[0].System(), "nod then creates the task with what they said and asks them about each guessed field on its own") {
+		h.t.Errorf("the classifier was not told a guessed field asks on its own:\n%s", clf[0].System())
+	}
 	return set, tasks[0]
 }
 
