@@ -72,7 +72,7 @@ func (cv Changes) bulkReceipt(rs []Receipt) Message {
 			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(rs)-i)))
 			break
 		}
-		b.WriteString("\n" + cv.l.Render(bulkLine.With(cv.bulkItem(i+1, r))))
+		b.WriteString("\n" + cv.l.Render(bulkLine.With(cv.bulkLineOf(i+1, r))))
 	}
 	// The person's words once, cut: a list of twenty tasks is in them.
 	said := slices.Clone(rs)
@@ -94,8 +94,8 @@ func (cv Changes) bulkReceipt(rs []Receipt) Message {
 	return m
 }
 
-// bulkItem is change n of a short receipt as its line names it.
-func (cv Changes) bulkItem(n int, r Receipt) bulkItem {
+// bulkLineOf is change n of a short receipt as its line names it.
+func (cv Changes) bulkLineOf(n int, r Receipt) bulkItem {
 	it := bulkItem{N: n, Title: cut(r.TaskTitle, 60)}
 	if r.Item.Tool != nod.ToolCreateTask {
 		it.Summary = cut(cv.DoneSummary(r.Item), 80)
