@@ -320,3 +320,20 @@ func TestProposalShowsItsReason(t *testing.T) {
 		t.Errorf("the edited set lost the reason:\n%s", m.Text)
 	}
 }
+
+// Undo all is the person's one decision: taking back five changes at
+// once does not trip the circuit breaker, which two undos do.
+func TestBulkUndoAllCountsOnceForTheBreaker(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(5)
+	h.tap(chat, user, receipt.ID, "↩️ Undo all")
+	h.tg.WaitBotMessages(chat, 3)
+	s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
+	if err != nil || s.Effective(h.clock.Now()) != nod.ModeSmart {
+		t.Errorf("after one Undo all the mode is %q (%v), want smart", s.Effective(h.clock.Now()), err)
+	}
+	if n := len(h.liveTasks()); n != 0 {
+		t.Errorf("%d tasks left", n)
+	}
+}
