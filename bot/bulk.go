@@ -106,8 +106,8 @@ func (b *Bot) undoable(ctx context.Context, chat nod.ChatID, acts []nod.Action) 
 
 // bulkUndoneOne edits a short receipt after the person undid change n
 // from its Undo one… page: the page shows what is left, or the receipt
-// loses its buttons when nothing is. It reports whether kb is such a
-// receipt's keyboard.
+// loses its buttons when nothing is. It reports whether the pressed
+// message is such a receipt (it carries Undo all).
 func (b *Bot) bulkUndoneOne(ctx context.Context, p press) bool {
 	var first string
 	for _, row := range p.keyboard.InlineKeyboard {
