@@ -33,6 +33,8 @@ const (
 	ActSnooze                              // remind of task ID again: N is SnoozeHour or SnoozeTomorrow
 	ActZoneAccept                          // set the time zone proposed as ID
 	ActZoneDecline                         // keep the time zone, declining proposal ID
+	ActUndoAll                             // undo every change of the short receipt it is on (ID: its first undo entry)
+	ActUndoPick                            // show page N of the Undo buttons of the short receipt it is on
 )
 
 // What a reminder's snooze (ActSnooze's N) asks for.

@@ -126,6 +126,15 @@ type Undone struct {
 	Reminder ReminderBack
 }
 
+// UndoneAll is what an Undo all of a receipt of many changes did: each
+// change it took back, and whether the circuit breaker tripped (Breaker,
+// Previous as in Undone).
+type UndoneAll struct {
+	Undone   []Undone
+	Breaker  bool
+	Previous Mode
+}
+
 // ReminderBack is what became of a reminder that an undo put back at a
 // time that has passed, or left there on a task it reopened or restored
 // (docs/design.md §10): one that went out at that time (Sent) does not

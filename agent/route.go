@@ -175,7 +175,7 @@ func (t *turn) queue(ctx context.Context, changes []prepared) (int, []prepared, 
 		}
 		t.items = append(t.items, tools.Typed(pc.c, pc.task, nod.ChangeItem{
 			Tool: pc.c.Tool(), TaskID: pc.c.TaskID(), Args: pc.c.Args(), Summary: pc.c.Summary(pc.task),
-			Field: pc.c.Field(), Before: pc.cur, After: pc.target,
+			Field: pc.c.Field(), Before: pc.cur, After: pc.target, Why: whyLine(t.beside),
 		}))
 		queued++
 	}
@@ -270,3 +270,17 @@ func verdictName(v confidence.Verdict) string {
 	}
 	return string(v.Level)
 }
+
+// whyLine is the model's text beside a step's calls as a proposal shows
+// it: its first line, cut to maxWhy runes; "" for none.
+func whyLine(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(nod.CleanText(text)), "\n")
+	line = strings.Join(strings.Fields(line), " ")
+	if r := []rune(line); len(r) > maxWhy {
+		line = strings.TrimSpace(string(r[:maxWhy-1])) + "…"
+	}
+	return line
+}
+
+// maxWhy is the longest reason a proposal shows, in runes.
+const maxWhy = 160

@@ -178,6 +178,7 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 			res.Text = msg.Content
 			break
 		}
+		t.beside = msg.Content
 		results := t.step(ctx, msg.ToolCalls)
 		for i, result := range results {
 			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: t.a.now()})
@@ -419,10 +420,13 @@ type turn struct {
 	audit      []nod.AuditEntry
 	classified int // classifier requests
 	items      []nod.ChangeItem
-	supersede  []nod.ItemRef // open items the turn's proposals replace
-	withdraw   []nod.ItemRef // open items the person's edit took back
-	receipts   []nod.Receipt
-	notices    []nod.Note // what the person is told beside receipts
+	// beside is the model's text beside the calls of the step being
+	// decided: the reason its proposals show (nod.ChangeItem.Why).
+	beside    string
+	supersede []nod.ItemRef // open items the turn's proposals replace
+	withdraw  []nod.ItemRef // open items the person's edit took back
+	receipts  []nod.Receipt
+	notices   []nod.Note // what the person is told beside receipts
 	// told is how much of the above the turn already reported (report)
 	told struct {
 		receipts, notices int

@@ -349,8 +349,12 @@ func (b *Bot) dailyReview(ctx context.Context, o nod.Owed) {
 	text := strings.TrimSpace(res.Text)
 	switch {
 	case res.Set != nil || res.ZoneOffer != nil:
+		// The same header as a review without proposals: the person sees
+		// at once that nod, not they, started this.
 		if text != "" {
-			b.reply(ctx, o.Topic, formatting.Message{HTML: formatting.ModelText(text)})
+			b.reply(ctx, o.Topic, loc.Text(formatting.DailySaid.With(text)))
+		} else {
+			b.reply(ctx, o.Topic, loc.Text(formatting.DailyProposed))
 		}
 		if res.Set != nil {
 			b.showChangeSet(ctx, loc, *res.Set)

@@ -86,6 +86,11 @@ func checkLimits(t *testing.T, what string, m formatting.Message) {
 			t.Errorf("%s: callback data %q is %d bytes", what, data, len(data))
 		}
 	}
+	for _, a := range m.Bind {
+		if _, err := EncodeAction(a); err != nil {
+			t.Errorf("%s: bound action %+v: %v", what, a, err)
+		}
+	}
 	for i, part := range formatting.Split(m.HTML) {
 		if n := formatting.VisibleLen(part); n > formatting.MaxLen || n == 0 {
 			t.Errorf("%s: part %d has %d characters as Telegram counts them", what, i, n)
@@ -94,3 +99,22 @@ func checkLimits(t *testing.T, what string, m formatting.Message) {
 }
 
 func cutBytes(s string, n int) string { return s[:min(len(s), n)] }
+
+// A short receipt of very many changes with long titles and words is one
+// message within Telegram's limits: its lines and the quote are cut.
+func TestBulkReceiptLimits(t *testing.T) {
+	title, quote := strings.Repeat("Überprüfe „Kunden“ 🚀<b>& ", 40), strings.Repeat("mach das 🚀 ", 200)
+	var receipts []formatting.Receipt
+	for i := range 200 {
+		it := nod.ChangeItem{N: i + 1, Tool: nod.ToolSetTitle, TaskID: nod.TaskID(fmt.Sprintf("t%d", i)), Field: nod.FieldTitle,
+			Before: title, After: title + "!", UndoID: nod.UndoID(nod.NewID()), Status: nod.ItemConfirmed}
+		receipts = append(receipts, formatting.Receipt{TaskTitle: title, Item: it, Quote: quote})
+	}
+	for _, lang := range formatting.Languages() {
+		m := formatting.For(lang).Changes().Receipts(receipts)
+		checkLimits(t, lang+" short receipt", m)
+		if parts := formatting.Split(m.HTML); len(parts) != 1 || len(m.Bind) != 200 {
+			t.Errorf("%s: %d parts, %d changes bound", lang, len(parts), len(m.Bind))
+		}
+	}
+}

@@ -66,4 +66,6 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActSnooze:        (*Bot).onSnooze,
 	nod.ActZoneAccept:    (*Bot).onZoneAccept,
 	nod.ActZoneDecline:   (*Bot).onZoneDecline,
+	nod.ActUndoAll:       (*Bot).onUndoAll,
+	nod.ActUndoPick:      (*Bot).onUndoPick,
 }

@@ -116,6 +116,14 @@ func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, r
 	if err != nil {
 		return 0, err
 	}
+	data := callbackData(kb)
+	for _, a := range m.Bind {
+		d, err := EncodeAction(a)
+		if err != nil {
+			return 0, err
+		}
+		data = append(data, d)
+	}
 	chat := at.ChatID
 	parts := formatting.Split(m.HTML)
 	var id int
@@ -144,7 +152,7 @@ func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, r
 		if p.ReplyMarkup != nil {
 			// A press before this lands finds the message unrecorded and
 			// is checked against Telegram's copy of its buttons.
-			s.bind(ctx, chat, id, callbackData(kb))
+			s.bind(ctx, chat, id, data)
 		}
 	}
 	return id, nil

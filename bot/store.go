@@ -197,6 +197,9 @@ type Mender interface {
 // Changer makes the person's own changes: undo, a tick on a task card, a restore.
 type Changer interface {
 	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID nod.UndoID, force bool) (nod.Undone, error)
+	// UndoAll undoes the changes of a receipt of many in one transaction;
+	// those undone already are left out.
+	UndoAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, ids []nod.UndoID) (nod.UndoneAll, error)
 	// Toggle and Restore make the change in topic at, where the person
 	// tapped.
 	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID nod.ItemID, want int) (nod.Applied, error)

@@ -39,6 +39,9 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 // undid, so that it no longer reads as in force: a receipt of that one
 // change says it was undone; one of several loses that change's Undo.
 func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
+	if b.bulkUndoneOne(ctx, p) {
+		return
+	}
 	kb := withoutButton(p.keyboard, p.data)
 	if undos := countUndos(p.keyboard); undos > 1 || u.Redone {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)

@@ -311,26 +311,55 @@ func (c *Service) Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID
 	if !u.Auto {
 		return out, nil
 	}
+	out.Breaker, out.Previous = c.tripAfterUndo(ctx, chatID, u.UserID, 1)
+	return out, nil
+}
+
+// UndoAll undoes the changes of a receipt of many at once, in one
+// transaction (see Undos.UndoAll): ids undone already are left out. To
+// the circuit breaker it is one undo, the person's one decision.
+func (c *Service) UndoAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, ids []nod.UndoID) (nod.UndoneAll, error) {
+	auto := 0
+	for _, id := range ids {
+		if u, err := c.undos.UndoEntry(ctx, chatID, id); err == nil && u.Auto && u.UndoneAt == nil {
+			auto++
+		}
+	}
+	done, err := c.undos.UndoAll(ctx, chatID, ids, userID)
+	if err != nil {
+		return nod.UndoneAll{}, err
+	}
+	c.decisions.WithLabelValues("undone").Add(float64(len(done)))
+	out := nod.UndoneAll{Undone: done}
+	if auto > 0 {
+		out.Breaker, out.Previous = c.tripAfterUndo(ctx, chatID, userID, auto)
+	}
+	return out, nil
+}
+
+// tripAfterUndo trips the circuit breaker for userID when the person
+// has undone enough auto-applied changes within its window; n is how
+// many the undo just made took back, which count as one.
+func (c *Service) tripAfterUndo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, n int) (tripped bool, previous nod.Mode) {
 	now := c.now()
-	settings, err := c.breaker.ChatSettings(ctx, chatID, u.UserID)
+	settings, err := c.breaker.ChatSettings(ctx, chatID, userID)
 	if err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
-		return out, nil
+		return false, ""
 	}
 	if settings.Effective(now) == nod.ModeAlways {
-		return out, nil
+		return false, ""
 	}
-	n, err := c.undos.AutoUndosSince(ctx, chatID, u.UserID, now.Add(-nod.BreakerWindow))
-	if err != nil || n < nod.BreakerUndos {
-		return out, nil
+	undos, err := c.undos.AutoUndosSince(ctx, chatID, userID, now.Add(-nod.BreakerWindow))
+	if undos -= n - 1; err != nil || undos < nod.BreakerUndos {
+		return false, ""
 	}
-	if err := c.breaker.TripBreaker(ctx, chatID, u.UserID, now.Add(nod.BreakerFor)); err != nil {
+	if err := c.breaker.TripBreaker(ctx, chatID, userID, now.Add(nod.BreakerFor)); err != nil {
 		c.log.Error("circuit breaker", "chat", chatID, "err", err)
-		return out, nil
+		return false, ""
 	}
-	c.log.Info("circuit breaker tripped", "chat", chatID, "undos", n)
-	out.Breaker, out.Previous = true, settings.Mode
-	return out, nil
+	c.log.Info("circuit breaker tripped", "chat", chatID, "undos", undos)
+	return true, settings.Mode
 }
 
 // Toggle flips a checklist item's checked state from the task card: the

@@ -83,6 +83,10 @@ type Undos interface {
 	// result holds the Redo entry and what became of a reminder left in
 	// the past.
 	Undo(ctx context.Context, chatID nod.ChatID, id nod.UndoID, userID nod.UserID, force bool) (nod.Undone, error)
+	// UndoAll undoes each of ids as Undo does, without force, in one
+	// transaction: those undone already or expired are left out, any
+	// other refusal undoes none (nod.ErrDecided: nothing was left).
+	UndoAll(ctx context.Context, chatID nod.ChatID, ids []nod.UndoID, userID nod.UserID) ([]nod.Undone, error)
 	// AutoUndosSince counts userID's auto-applied changes undone at or
 	// after since.
 	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)

@@ -44,6 +44,7 @@ var (
 	overrideTmpl  = define[override]("override")
 	createDetails = define[newTaskDetails]("create_details")
 	csFooter      = define[setFooter]("cs_footer")
+	itemWhy       = define[string]("item_why") // the model's words beside its call
 
 	reproposeButton   = fixed("b_repropose")
 	applyAnywayButton = define[int]("b_apply_anyway")
@@ -134,7 +135,7 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 		perItem = budget / n
 	}
 	group := "\x00"
-	for _, it := range s.Items {
+	for i, it := range s.Items {
 		title := l.Render(newTask)
 		if it.TaskID != "" {
 			title = v.Titles[it.TaskID]
@@ -160,6 +161,11 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 		}
 		if !it.Note.IsZero() {
 			b.WriteString("\n<i>" + Escape(l.Changes().Remark(it.Note)) + "</i>")
+		}
+		// The model's reason, once under the last of the items it gave
+		// it for; a checklist item's own reason shows in its diff.
+		if it.Why != "" && it.Reason == "" && (i == len(s.Items)-1 || s.Items[i+1].Why != it.Why) {
+			b.WriteString("\n" + l.Render(itemWhy.With(it.Why)))
 		}
 	}
 	b.WriteString("\n\n" + l.changeSetFooter(v))

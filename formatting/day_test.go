@@ -41,6 +41,7 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"daily_off":            loc.Text(formatting.DailyOff),
 		"daily_bad":            loc.Text(formatting.DailyBad),
 		"daily_nothing":        loc.Text(formatting.DailyNothing),
+		"daily_proposed":       loc.Text(formatting.DailyProposed),
 		"reminder":             loc.Day().Reminder(task, due, 30*time.Second, ""),
 		"reminder_group":       loc.Day().Reminder(task, due, 30*time.Second, "Alice <A&B>"),
 		"reminder_late":        loc.Day().Reminder(task, due, 3*time.Hour+10*time.Minute, ""),

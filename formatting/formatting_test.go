@@ -206,6 +206,13 @@ func TestChangeSetGolden(t *testing.T) {
 				ItemBefore: &nod.ChecklistItem{ID: "c2", Title: "Book the table", Checked: true, CheckedBy: nod.ActorUser, CheckedAt: &overrideAt},
 				ItemAfter:  &nod.ChecklistItem{ID: "c2", Title: "Book the table", CheckedBy: nod.ActorAgent}},
 		}}, Titles: titles}},
+		// The model's reason beside its calls: once under the last item it
+		// was given for, escaped.
+		{"why", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			{N: 1, Tool: "set_task_priority", TaskID: "T1", Field: nod.FieldPriority, Summary: "Set priority to P1", Before: "P3", After: "P1", Why: "Slides are due <Tuesday>."},
+			{N: 2, Tool: "update_task_due_date", TaskID: "T2", Field: nod.FieldDue, Summary: "Set due date to 2026-03-31", After: "2026-03-31", Why: "Launch moved; both follow it."},
+			{N: 3, Tool: "set_task_priority", TaskID: "T2", Field: nod.FieldPriority, Summary: "Set priority to P1", Before: "P2", After: "P1", Why: "Launch moved; both follow it."},
+		}}, Titles: titles}},
 		{"expired", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetExpired, Items: scalars[:2]}, Titles: titles}},
 		{"warned", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:2], Warned: true,
 			ExpiresAt: time.Date(2026, 3, 18, 10, 0, 0, 0, time.UTC)}, Titles: titles, KeepDays: 7}},
@@ -362,6 +369,11 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 2, Tool: "update_task_estimate", Summary: "Set estimate to 90 minutes", Field: nod.FieldEstimate, Before: "120", After: "90", UndoID: "u2"}},
 			{TaskTitle: "Update <README>", Quote: "and <b>the</b> readme", Item: nod.ChangeItem{N: 3, Tool: "add_checklist_item", Summary: `Add: "Badges"`, Field: nod.FieldChecklist, After: "Badges", UndoID: "u3"}},
 		}),
+		"receipt_bulk":          loc.Changes().Receipts(bulkCreated(23)),
+		"receipt_bulk_four":     loc.Changes().Receipts(bulkCreated(4)),
+		"receipt_bulk_mixed":    loc.Changes().Receipts(bulkMixed()),
+		"receipt_bulk_undone":   loc.Changes().BulkUndone(22, true),
+		"receipt_bulk_undo_one": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_quotes_nested": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Send the invoice", Quote: "remind me tomorrow at 9 to send the invoice to Rui", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Send the invoice", NewTask: &nod.Task{Title: "Send the invoice", Priority: nod.P2}, UndoID: "u1"}},
 			{TaskTitle: "Send the invoice", Quote: "Remind me tomorrow at 9", Item: nod.ChangeItem{N: 2, Tool: "set_task_reminder", Field: nod.FieldReminder, After: "2026-03-12T09:00:00Z", UndoID: "u2"}},
@@ -483,7 +495,7 @@ func TestNotesAndNoticesGolden(t *testing.T) {
 		{"n_applied_item", formatting.NoticeAppliedItem.With(1)}, {"n_rejected_item", formatting.NoticeRejectedItem.With(1)}, {"n_skipped_item", formatting.NoticeSkippedItem.With(1)},
 		{"n_applied_count", formatting.NoticeAppliedCount.With(3)}, {"n_rejected_all", formatting.NoticeRejectedAll}, {"n_nothing_left", formatting.NoticeNothingLeft},
 		{"n_stopped_at", formatting.NoticeStoppedAt.With(2)}, {"n_not_applied", nil}, {"n_aborted", formatting.NoticeAborted},
-		{"n_undo_late", formatting.NoticeUndoLate}, {"n_undone", formatting.NoticeUndone}, {"n_restored", formatting.NoticeRestored},
+		{"n_undo_late", formatting.NoticeUndoLate}, {"n_undone", formatting.NoticeUndone}, {"n_bulk_undone", formatting.NoticeBulkUndone}, {"n_restored", formatting.NoticeRestored},
 		{"n_mode", formatting.NoticeMode.With("smart")}, {"n_kept", formatting.NoticeKept.With("2026-03-25")}, {"n_reproposed_already", formatting.NoticeReproposedAlready},
 		{"n_repropose_none", formatting.NoticeReproposeNone}, {"n_reproposed", formatting.NoticeReproposed.With(formatting.Reproposal{Count: 2, Dropped: 1})}, {"n_rule_on", formatting.NoticeRuleOn.With("10 Apr 2026")},
 		{"n_rule_declined", formatting.NoticeRuleDeclined}, {"n_rule_revoked", formatting.NoticeRuleRevoked}, {"n_rule_decided", formatting.NoticeRuleDecided},
@@ -615,6 +627,37 @@ func trashed(n int, at time.Time) []nod.Task {
 	out := make([]nod.Task, n)
 	for i := range out {
 		out[i] = nod.Task{ID: nod.TaskID(fmt.Sprintf("T%d", i)), Title: fmt.Sprintf("Idee %d", i), DeletedAt: &at}
+	}
+	return out
+}
+
+// bulkCreated is the receipts of n tasks created at once, as one
+// message asked for them.
+func bulkCreated(n int) []formatting.Receipt {
+	var rs []formatting.Receipt
+	for i := range n {
+		title := fmt.Sprintf("Buy <%d> & more", i+1)
+		rs = append(rs, formatting.Receipt{TaskTitle: title, Quote: "add these: " + strings.Repeat("buy <1> & more, ", 30),
+			Item: nod.ChangeItem{N: i + 1, Tool: "create_task", After: title, NewTask: &nod.Task{Title: title, Priority: nod.P2}, UndoID: nod.UndoID(fmt.Sprintf("u%d", i+1))}})
+	}
+	return rs
+}
+
+// bulkMixed is the receipts of four changes of several kinds.
+func bulkMixed() []formatting.Receipt {
+	return []formatting.Receipt{
+		{TaskTitle: "Fix login bug", Quote: "all of them P1", Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}},
+		{TaskTitle: "Write docs", Quote: "all of them P1", Item: nod.ChangeItem{N: 2, Tool: "set_task_priority", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u2"}},
+		{TaskTitle: "Launch <plan>", Quote: "all of them P1", Item: nod.ChangeItem{N: 3, Tool: "set_task_priority", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u3"}},
+		{TaskTitle: "Launch <plan>", Quote: "and add Ship", Item: nod.ChangeItem{N: 4, Tool: "add_checklist_item", Field: nod.FieldChecklist, Summary: `Add: "Ship"`, After: "Ship", UndoID: "u4"}},
+	}
+}
+
+// bulkOpen is the n changes of a short receipt that can still be undone.
+func bulkOpen(n int) []formatting.BulkChange {
+	var out []formatting.BulkChange
+	for i := range n {
+		out = append(out, formatting.BulkChange{N: i + 1, UndoID: nod.UndoID(fmt.Sprintf("u%d", i+1)), Title: fmt.Sprintf("Buy <%d> with a title long enough to be cut on its button", i+1)})
 	}
 	return out
 }

@@ -20,6 +20,9 @@ type Button struct {
 type Message struct {
 	HTML     string
 	Keyboard [][]Button
+	// Bind are actions the message may show later, bound to it when it is
+	// sent though not shown: a short receipt's own Undo buttons.
+	Bind []nod.Action
 }
 
 func statusIcon(s nod.Status) string {

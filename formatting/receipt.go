@@ -57,8 +57,12 @@ type ruleBy struct {
 type breakerUntil struct{ Until, Mode string }
 
 // Receipts reports changes applied at once: what changed, as a diff, why
-// nod did not ask, and an Undo button per change.
+// nod did not ask, and an Undo button per change; from BulkAt changes on,
+// a short receipt (bulkReceipt).
 func (cv Changes) Receipts(rs []Receipt) Message {
+	if len(rs) >= BulkAt {
+		return cv.bulkReceipt(rs)
+	}
 	html := cv.l.Render(receiptHeader)
 	// One heading per task, with the title it has now: a rename in the
 	// same turn does not split the task in two.

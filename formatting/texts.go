@@ -77,6 +77,9 @@ var (
 	DailyBad     = fixed("daily_bad")
 	DailyNothing = fixed("daily_nothing")
 	DailySaid    = define[string]("daily_said") // the agent's line, plain text
+	// DailyProposed heads a daily review whose proposals follow when the
+	// agent wrote no line of its own.
+	DailyProposed = fixed("daily_proposed")
 )
 
 // The descriptions of the commands, as Telegram's menu lists them.
@@ -154,6 +157,7 @@ var (
 	NoticeUndoLate          = fixed("n_undo_late")
 	NoticeRedone            = fixed("n_redone")
 	NoticeUndone            = fixed("n_undone")
+	NoticeBulkUndone        = fixed("n_bulk_undone") // every change of a short receipt
 	NoticeRestored          = fixed("n_restored")
 	NoticeMode              = define[nod.Mode]("n_mode")
 	NoticeKept              = define[string]("n_kept") // until this YYYY-MM-DD

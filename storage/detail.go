@@ -16,6 +16,7 @@ import (
 type (
 	detailRecord struct {
 		Reason string         `json:"reason,omitempty"`
+		Why    string         `json:"why,omitempty"`
 		Before *detailItem    `json:"item_before,omitempty"`
 		After  *detailItem    `json:"item_after,omitempty"`
 		Task   *detailNewTask `json:"task,omitempty"`
@@ -41,7 +42,7 @@ type (
 // recordDetail is the stored form of it's typed values; nil when it has
 // none.
 func recordDetail(it nod.ChangeItem) *detailRecord {
-	r := detailRecord{Reason: it.Reason, Before: recordDetailItem(it.ItemBefore), After: recordDetailItem(it.ItemAfter)}
+	r := detailRecord{Reason: it.Reason, Why: it.Why, Before: recordDetailItem(it.ItemBefore), After: recordDetailItem(it.ItemAfter)}
 	if t := it.NewTask; t != nil {
 		r.Task = &detailNewTask{Title: t.Title, Description: t.Description, Status: string(t.Status), Priority: string(t.Priority),
 			EstimateMinutes: t.EstimateMinutes, DueDate: t.DueDate, Labels: t.Labels}
@@ -57,7 +58,7 @@ func (r *detailRecord) fill(it *nod.ChangeItem) {
 	if r == nil {
 		return
 	}
-	it.Reason, it.ItemBefore, it.ItemAfter = r.Reason, r.Before.item(), r.After.item()
+	it.Reason, it.Why, it.ItemBefore, it.ItemAfter = r.Reason, r.Why, r.Before.item(), r.After.item()
 	if t := r.Task; t != nil {
 		status := nod.Status(t.Status)
 		if status == "" {

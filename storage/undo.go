@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -61,84 +62,126 @@ func (db *Undo) Undo(ctx context.Context, chatID nod.ChatID, id nod.UndoID, user
 	var out nod.Undone
 	now := db.now()
 	err := db.inTx(ctx, func(tx conn) error {
-		out = nod.Undone{} // a retried transaction starts afresh
 		if err := db.lockChat(ctx, tx, chatID); err != nil {
 			return err
 		}
-		u, err := getUndo(ctx, tx, chatID, id)
-		if err != nil {
-			return err
-		}
-		switch {
-		case u.UserID != userID:
-			return fmt.Errorf("undo %s was made by user %d: %w", id, u.UserID, nod.ErrForbidden)
-		case u.UndoneAt != nil:
-			return fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
-		case !now.Before(u.ExpiresAt):
-			return fmt.Errorf("undo %s: %w", id, nod.ErrExpired)
-		}
-		if at, ok := u.Change.RemindsAt(); ok {
-			// Not even with force: the reminder it set is a message the
-			// person has had, which no undo takes back.
-			sent, err := reminderSent(ctx, tx, chatID, u.TaskID, at, u.CreatedAt)
-			if err != nil {
-				return err
-			}
-			if sent {
-				return fmt.Errorf("undo %s: the reminder at %s went out since: %w", id, at.Format(time.RFC3339), nod.ErrSent)
-			}
-		}
-		cur, err := getTask(ctx, tx, chatID, u.TaskID)
-		if err != nil {
-			return err
-		}
-		inv := u.Change.Inverse()
-		if cur.DeletedAt != nil && !inv.ExpectsTrashed() {
-			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, nod.ErrTrashed)
-		}
-		if force {
-			inv = inv.Rebase(cur)
-		} else if cf, ok := inv.Conflict(cur); ok {
-			return fmt.Errorf("undo %s: task %q: %w", id, cur.Title, cf)
-		}
-		if !inv.Empty() {
-			if err := writeChange(ctx, tx, nod.Topic{ChatID: chatID, Thread: u.Thread}, userID, inv, nil, now); err != nil {
-				return err
-			}
-		}
-		res, err := tx.ExecContext(ctx, `UPDATE undo_entries SET undone_at = $1 WHERE id = $2 AND undone_at IS NULL`, micros(now), id)
-		if err != nil {
-			return fmt.Errorf("mark undo %s: %w", id, err)
-		}
-		if k, _ := res.RowsAffected(); k != 1 {
-			return fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
-		}
-		outcome := nod.OutcomeUndone
-		if u.Reverts != "" {
-			outcome = nod.OutcomeRedone
-		}
-		args, err := json.Marshal(map[string]any{"undo_id": id, "task_id": u.TaskID, "tool": u.Tool, "fields": touched(inv)})
-		if err != nil {
-			return err
-		}
-		if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: u.Tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now}); err != nil {
-			return err
-		}
-		after := inv.ApplyTo(cur, now)
-		if out.Reminder, err = rearm(ctx, tx, chatID, inv, after, now); err != nil {
-			return err
-		}
-		redo := nod.UndoEntry{
-			ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
-			Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
-		}
-		if err := insertUndo(ctx, tx, redo); err != nil {
-			return err
-		}
-		out.Redo, out.Redone = redo, u.Reverts != ""
-		return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: string(redo.ID)}, now)
+		var err error
+		out, err = db.undoIn(ctx, tx, chatID, id, userID, force, now)
+		return err
 	})
 	return out, err
+}
+
+// UndoAll reverts the undo entries ids for userID as Undo does each, all
+// in one transaction: the Undo all of a receipt of many changes. Entries
+// undone already (a double tap) or expired are left out, and done names
+// the ones it undid, in order; any other refusal (a change made since,
+// someone else's, a task in the trash) undoes none of them and is
+// returned as Undo returns it. With nothing left to undo the error wraps
+// nod.ErrDecided.
+func (db *Undo) UndoAll(ctx context.Context, chatID nod.ChatID, ids []nod.UndoID, userID nod.UserID) (done []nod.Undone, err error) {
+	now := db.now()
+	err = db.inTx(ctx, func(tx conn) error {
+		done = nil // a retried transaction starts afresh
+		if err := db.lockChat(ctx, tx, chatID); err != nil {
+			return err
+		}
+		for _, id := range ids {
+			u, err := db.undoIn(ctx, tx, chatID, id, userID, false, now)
+			switch {
+			case errors.Is(err, nod.ErrDecided) || errors.Is(err, nod.ErrExpired):
+				continue
+			case err != nil:
+				return err
+			}
+			done = append(done, u)
+		}
+		if len(done) == 0 {
+			return fmt.Errorf("undo all of %d changes: %w", len(ids), nod.ErrDecided)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return done, nil
+}
+
+// undoIn is Undo's work inside transaction tx, which holds the chat's lock.
+func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.UndoID, userID nod.UserID, force bool, now time.Time) (nod.Undone, error) {
+	var out nod.Undone
+	u, err := getUndo(ctx, tx, chatID, id)
+	if err != nil {
+		return out, err
+	}
+	switch {
+	case u.UserID != userID:
+		return out, fmt.Errorf("undo %s was made by user %d: %w", id, u.UserID, nod.ErrForbidden)
+	case u.UndoneAt != nil:
+		return out, fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
+	case !now.Before(u.ExpiresAt):
+		return out, fmt.Errorf("undo %s: %w", id, nod.ErrExpired)
+	}
+	if at, ok := u.Change.RemindsAt(); ok {
+		// Not even with force: the reminder it set is a message the
+		// person has had, which no undo takes back.
+		sent, err := reminderSent(ctx, tx, chatID, u.TaskID, at, u.CreatedAt)
+		if err != nil {
+			return out, err
+		}
+		if sent {
+			return out, fmt.Errorf("undo %s: the reminder at %s went out since: %w", id, at.Format(time.RFC3339), nod.ErrSent)
+		}
+	}
+	cur, err := getTask(ctx, tx, chatID, u.TaskID)
+	if err != nil {
+		return out, err
+	}
+	inv := u.Change.Inverse()
+	if cur.DeletedAt != nil && !inv.ExpectsTrashed() {
+		return out, fmt.Errorf("undo %s: task %q: %w", id, cur.Title, nod.ErrTrashed)
+	}
+	if force {
+		inv = inv.Rebase(cur)
+	} else if cf, ok := inv.Conflict(cur); ok {
+		return out, fmt.Errorf("undo %s: task %q: %w", id, cur.Title, cf)
+	}
+	if !inv.Empty() {
+		if err := writeChange(ctx, tx, nod.Topic{ChatID: chatID, Thread: u.Thread}, userID, inv, nil, now); err != nil {
+			return out, err
+		}
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE undo_entries SET undone_at = $1 WHERE id = $2 AND undone_at IS NULL`, micros(now), id)
+	if err != nil {
+		return out, fmt.Errorf("mark undo %s: %w", id, err)
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
+		return out, fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
+	}
+	outcome := nod.OutcomeUndone
+	if u.Reverts != "" {
+		outcome = nod.OutcomeRedone
+	}
+	args, err := json.Marshal(map[string]any{"undo_id": id, "task_id": u.TaskID, "tool": u.Tool, "fields": touched(inv)})
+	if err != nil {
+		return out, err
+	}
+	if err := db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: u.Tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now}); err != nil {
+		return out, err
+	}
+	after := inv.ApplyTo(cur, now)
+	if out.Reminder, err = rearm(ctx, tx, chatID, inv, after, now); err != nil {
+		return out, err
+	}
+	redo := nod.UndoEntry{
+		ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
+		Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
+	}
+	if err := insertUndo(ctx, tx, redo); err != nil {
+		return out, err
+	}
+	out.Redo, out.Redone = redo, u.Reverts != ""
+	return out, db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: string(redo.ID)}, now)
 }
 
 // rearm keeps an undo from leaving a reminder that never fires: when the

@@ -444,7 +444,8 @@ func TestDailyReview(t *testing.T) {
 	if !strings.Contains(set.Text, "Priority: P2 → P1") {
 		t.Errorf("review's set = %q", set.Text)
 	}
-	if said := h.tg.BotMessages(chat)[2]; said.Text != "<b>Book flights</b> is due today; raise it?" {
+	// A review with proposals has the same header as one without.
+	if said := h.tg.BotMessages(chat)[2]; said.Text != "☀️ <b>Daily review</b>\n<b>Book flights</b> is due today; raise it?" {
 		t.Errorf("the review's line before its set = %q", said.Text)
 	}
 	reqs := h.llm.RequestsFor(agentM)

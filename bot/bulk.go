@@ -1,0 +1,131 @@
+package bot
+
+import (
+	"context"
+	"errors"
+	"slices"
+
+	"github.com/go-telegram/bot/models"
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
+)
+
+// bulkUndos are the changes of the short receipt message msgID, in the
+// order it lists them: its own Undo buttons, bound to it when it was
+// sent (formatting.Message.Bind) and numbered from 1. The message names
+// them; each undo still checks who may take it back.
+func (b *Bot) bulkUndos(ctx context.Context, chat nod.ChatID, msgID int) []nod.Action {
+	data, err := b.buttons.MessageButtons(ctx, chat, msgID)
+	if err != nil {
+		b.log.Warn("buttons of a short receipt", "chat", chat, "message", msgID, "err", err)
+		return nil
+	}
+	var out []nod.Action
+	for _, d := range data {
+		if a, err := DecodeAction(d); err == nil && a.Kind == nod.ActUndo && a.N > 0 {
+			out = append(out, a)
+		}
+	}
+	slices.SortFunc(out, func(x, y nod.Action) int { return x.N - y.N })
+	return slices.CompactFunc(out, func(x, y nod.Action) bool { return x.N == y.N })
+}
+
+// onUndoAll takes back every change of a short receipt in one
+// transaction: the receipt loses its buttons and one message says how
+// many went back. Changes undone one by one before are left out; a
+// second tap finds nothing left.
+func (b *Bot) onUndoAll(ctx context.Context, p press) string {
+	acts := b.bulkUndos(ctx, p.chat, p.msgID)
+	if len(acts) == 0 {
+		return p.loc.Notice(formatting.NoticeButtonExpired)
+	}
+	ids := make([]nod.UndoID, len(acts))
+	for i, a := range acts {
+		ids[i] = nod.UndoID(a.ID)
+	}
+	res, err := b.change.UndoAll(ctx, p.chat, p.user, ids)
+	if errors.Is(err, nod.ErrDecided) {
+		return p.loc.Notice(formatting.NoticeBulkUndone)
+	}
+	if err != nil {
+		return b.explainAs(p.loc, err, undoNotices, "undo all", "chat", p.chat)
+	}
+	p.then(func(ctx context.Context) {
+		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		created := true
+		redos := make([]string, len(res.Undone))
+		for i, u := range res.Undone {
+			created = created && u.Redo.Tool == nod.ToolCreateTask
+			redos[i] = string(u.Redo.ID)
+			b.refreshCard(ctx, p.loc, p.chat, u.Redo.TaskID)
+		}
+		// One message for them all: each undo owes its report, which
+		// this one is.
+		if b.reply(ctx, p.topic(), p.loc.Changes().BulkUndone(len(res.Undone), created)) != 0 {
+			b.delivered(ctx, p.chat, nod.OwedUndone, redos...)
+		}
+		if res.Breaker {
+			b.reply(ctx, p.topic(), p.loc.Changes().Breaker(res.Previous))
+		}
+	})
+	return p.loc.Notice(formatting.NoticeUndone)
+}
+
+// onUndoPick shows page N of a short receipt's changes that can still
+// be undone, one Undo button each, in place of its buttons.
+func (b *Bot) onUndoPick(ctx context.Context, p press) string {
+	open := b.undoable(ctx, p.chat, b.bulkUndos(ctx, p.chat, p.msgID))
+	if len(open) == 0 {
+		p.then(func(ctx context.Context) {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		})
+		return p.loc.Notice(formatting.NoticeBulkUndone)
+	}
+	kb, err := keyboard(formatting.Message{Keyboard: p.loc.Changes().UndoOne(p.undo(), open, p.action.N)})
+	if err != nil {
+		return b.explain(p.loc, err, "undo one", "chat", p.chat)
+	}
+	p.then(func(ctx context.Context) { b.send.editKeyboard(ctx, p.chat, p.msgID, kb) })
+	return ""
+}
+
+// undoable are the changes of acts that can still be undone, with the
+// titles their tasks had then.
+func (b *Bot) undoable(ctx context.Context, chat nod.ChatID, acts []nod.Action) []formatting.BulkChange {
+	var out []formatting.BulkChange
+	now := b.now()
+	for _, a := range acts {
+		u, err := b.undos.UndoEntry(ctx, chat, nod.UndoID(a.ID))
+		if err != nil || u.UndoneAt != nil || !now.Before(u.ExpiresAt) {
+			continue
+		}
+		out = append(out, formatting.BulkChange{N: a.N, UndoID: u.ID, Title: u.Title})
+	}
+	return out
+}
+
+// bulkUndoneOne edits a short receipt after the person undid change n
+// from its Undo one… page: the page shows what is left, or the receipt
+// loses its buttons when nothing is. It reports whether the pressed
+// message is such a receipt (it carries Undo all).
+func (b *Bot) bulkUndoneOne(ctx context.Context, p press) bool {
+	var first string
+	for _, row := range p.keyboard.InlineKeyboard {
+		for _, btn := range row {
+			if a, err := DecodeAction(btn.CallbackData); err == nil && a.Kind == nod.ActUndoAll {
+				first = a.ID
+			}
+		}
+	}
+	if first == "" {
+		return false
+	}
+	open := b.undoable(ctx, p.chat, b.bulkUndos(ctx, p.chat, p.msgID))
+	kb, err := keyboard(formatting.Message{Keyboard: p.loc.Changes().UndoOneNear(nod.UndoID(first), open, p.action.N)})
+	if err != nil {
+		b.log.Warn("short receipt after undo", "chat", p.chat, "err", err)
+		return true
+	}
+	b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
+	return true
+}

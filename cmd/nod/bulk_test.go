@@ -1,0 +1,339 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// bulkTurn has the person ask for n tasks in one message and the model
+// create them in one step; the classifier finds each asked for in that
+// message. It returns the receipt, the turn's first message.
+func (h *harness) bulkTurn(n int) telegramtest.Message {
+	h.t.Helper()
+	var titles []string
+	var calls []openaitest.ToolCall
+	var verdicts []string
+	for i := range n {
+		title := fmt.Sprintf("Task number %d", i+1)
+		titles = append(titles, title)
+		calls = append(calls, call(fmt.Sprintf("c%d", i), "create_task", map[string]any{"title": title}))
+	}
+	said := "add these tasks: " + strings.Join(titles, ", ")
+	for range n {
+		verdicts = append(verdicts, "explicit:"+said)
+	}
+	h.clf = answer(verdicts...)
+	h.script(openaitest.Calls(calls...), openaitest.Text("Added them."))
+	h.start()
+	h.tg.SendText(chat, user, said)
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	h.settleMessages()
+	return msgs[0]
+}
+
+// liveTasks lists the chat's tasks that are not in the trash.
+func (h *harness) liveTasks() []nod.Task {
+	h.t.Helper()
+	tasks, err := h.db.Tasks().ListTasks(h.t.Context(), chat, nod.TaskFilter{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return slices.DeleteFunc(tasks, func(t nod.Task) bool { return t.DeletedAt != nil })
+}
+
+// docs/design.md §14: 23 tasks asked for at once get one short receipt:
+// one line each (cut with "… and 8 more"), the person's words quoted
+// once, and Undo all beside Undo one…. Undo one… pages the changes,
+// a tap undoes one; Undo all takes back the rest in one transaction,
+// each recorded once; a second tap changes nothing.
+func TestBulkReceiptUndoAllAndOne(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(23)
+	if n := len(h.tg.BotMessages(chat)); n != 2 {
+		t.Fatalf("%d messages, want the one receipt and the reply", n)
+	}
+	for _, want := range []string{"✅ <b>23 tasks added</b>", "\n1. Task number 1\n", "\n15. Task number 15\n", "… and 8 more", "because you said “add these tasks: Task number 1,"} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Errorf("receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	if lines, _, _ := strings.Cut(receipt.Text, "because"); strings.Count(receipt.Text, "because you said") != 1 || strings.Contains(lines, "Task number 16") || strings.Contains(receipt.Text, "Priority") {
+		t.Errorf("receipt repeats itself or says more than the titles:\n%s", receipt.Text)
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo all", "↩️ Undo one…"}) {
+		t.Errorf("receipt buttons = %v", got)
+	}
+	if n := len(h.liveTasks()); n != 23 {
+		t.Fatalf("%d tasks, want 23", n)
+	}
+
+	// Undo one…: a page of eight, then the next page.
+	h.tap(chat, user, receipt.ID, "↩️ Undo one…")
+	page := h.tg.WaitMessage(chat, receipt.ID, "the first page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1. ") })
+	if got := buttonTexts(page); len(got) != 10 || got[7] != "↩️ Undo 8. Task number 8" || got[8] != "Page 2 ›" || got[9] != "↩️ Undo all" {
+		t.Errorf("first page = %v", got)
+	}
+	h.tap(chat, user, receipt.ID, "Page 2 ›")
+	page = h.tg.WaitMessage(chat, receipt.ID, "the second page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 9. ") })
+	if !hasButton(page, "‹ Page 1") || !hasButton(page, "Page 3 ›") {
+		t.Errorf("second page = %v", buttonTexts(page))
+	}
+	undo10, _ := page.Button("↩️ Undo 10. ")
+	if got := h.tap(chat, user, receipt.ID, "↩️ Undo 10. "); got != "Undone." {
+		t.Errorf("Undo 10 answered %q", got)
+	}
+	page = h.tg.WaitMessage(chat, receipt.ID, "the page without 10", func(m telegramtest.Message) bool { return !hasButton(m, "↩️ Undo 10. ") })
+	if !hasButton(page, "↩️ Undo 9. ") || !hasButton(page, "↩️ Undo 11. ") {
+		t.Errorf("after Undo 10 the page = %v", buttonTexts(page))
+	}
+	live := h.liveTasks()
+	if len(live) != 22 || slices.ContainsFunc(live, func(t nod.Task) bool { return t.Title == "Task number 10" }) {
+		t.Fatalf("after Undo 10: %d tasks left", len(live))
+	}
+
+	// Undo all: the 22 left, at once.
+	undoAll, _ := receipt.Button("↩️ Undo all")
+	if got := h.tap(chat, user, receipt.ID, "↩️ Undo all"); got != "Undone." {
+		t.Errorf("Undo all answered %q", got)
+	}
+	if n := len(h.liveTasks()); n != 0 {
+		t.Errorf("%d tasks left after Undo all", n)
+	}
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if !slices.ContainsFunc(msgs[3:], func(m telegramtest.Message) bool {
+		return m.Text == "↩️ <b>Undone</b>: the 22 tasks added are gone again."
+	}) {
+		t.Errorf("no one message for the Undo all: %q", transcript(msgs[2:]))
+	}
+	if m, _ := h.tg.Message(chat, receipt.ID); len(m.Buttons()) != 0 {
+		t.Errorf("the receipt keeps buttons after Undo all: %v", buttonTexts(m))
+	}
+	if n := h.count(nod.OutcomeUndone); n != 23 {
+		t.Errorf("%d undone audit rows, want 23, one per change", n)
+	}
+	// Every task created went to the trash, where Restore finds it.
+	if trash, err := h.db.Tasks().Trash(t.Context(), chat); err != nil || len(trash) != 23 {
+		t.Errorf("the trash holds %d tasks (%v), want 23", len(trash), err)
+	}
+
+	// A second tap, and a stale one on a change of the page: nothing more.
+	for _, b := range []telegramtest.Button{undoAll, undo10} {
+		got := h.tg.WaitAnswer(h.tg.Press(chat, user, receipt.ID, b.Data))
+		h.settle()
+		if !strings.Contains(strings.ToLower(got), "already") {
+			t.Errorf("a stale %q answered %q", b.Text, got)
+		}
+	}
+	if n := h.count(nod.OutcomeUndone); n != 23 {
+		t.Errorf("%d undone audit rows after more taps, want 23", n)
+	}
+}
+
+// Undo all is one transaction: when one change cannot be undone (its
+// task went to the trash since), none is, and the person is told.
+func TestBulkUndoAllIsAtomic(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(5)
+	if !strings.Contains(receipt.Text, "5 tasks added") || strings.Contains(receipt.Text, "more") {
+		t.Fatalf("receipt:\n%s", receipt.Text)
+	}
+	live := h.liveTasks()
+	victim := live[slices.IndexFunc(live, func(t nod.Task) bool { return t.Title == "Task number 3" })]
+	now := h.clock.Now()
+	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: victim.ID, Tool: nod.ToolDeleteTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(t *nod.Task) (nod.Task, error) { c := t.Clone(); c.DeletedAt = &now; return c, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(time.Minute)
+	if got := h.tap(chat, user, receipt.ID, "↩️ Undo all"); !strings.Contains(strings.ToLower(got), "trash") {
+		t.Errorf("Undo all answered %q, want it to name the trash", got)
+	}
+	if n := len(h.liveTasks()); n != 4 {
+		t.Errorf("%d tasks left after a refused Undo all, want the 4 untouched", n)
+	}
+	if n := h.count(nod.OutcomeUndone); n != 0 {
+		t.Errorf("%d undone audit rows after a refused Undo all", n)
+	}
+	if !hasButton(receipt, "↩️ Undo all") {
+		t.Errorf("the receipt lost Undo all: %v", buttonTexts(receipt))
+	}
+}
+
+// Receipts of up to three changes keep their form: a block and an Undo
+// per change.
+func TestBulkOfThreeKeepsReceipts(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(3)
+	if strings.Contains(receipt.Text, "tasks added") || !strings.Contains(receipt.Text, "✅ <b>Done</b>") {
+		t.Errorf("receipt of three:\n%s", receipt.Text)
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 1", "↩️ Undo 2", "↩️ Undo 3"}) {
+		t.Errorf("receipt buttons = %v", got)
+	}
+}
+
+// A daily review whose agent proposes and writes no line of its own
+// still starts with the review's header, as one without proposals does,
+// in the chat's language.
+func TestDailyReviewWithProposalsHasHeader(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.seed(chat, nod.Task{ID: "T2", Title: "Book flights", DueDate: "2026-03-12"})
+	h.inBerlin(chat)
+	h.tg.Wire().SetLanguage(user, "de-DE")
+	h.start()
+	h.tg.SendText(chat, user, "/daily 8:00")
+	h.tg.WaitBotMessages(chat, 1)
+	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"})), openaitest.Text(""))
+	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
+	h.changeSetMessage(chat, 3)
+	if m := h.tg.BotMessages(chat)[1]; m.Text != "☀️ <b>Tägliche Durchsicht</b>\nIch habe deine Aufgaben durchgesehen: Was ich vorschlage, steht unten." {
+		t.Errorf("the review's first message = %q", m.Text)
+	}
+}
+
+// A German chat's first words from nod give German examples: /start and
+// the empty task list.
+func TestGermanStartExamples(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tg.Wire().SetLanguage(user, "de-DE")
+	h.start()
+	start := h.say("/start")
+	if !strings.Contains(start.Text, "„Aufgabe Milch kaufen anlegen“") || strings.Contains(start.Text, "Buy milk") {
+		t.Errorf("/start in German = %q", start.Text)
+	}
+	if m := h.say("/tasks"); !strings.Contains(m.Text, "„Aufgabe Milch kaufen anlegen“") {
+		t.Errorf("/tasks of an empty German chat = %q", m.Text)
+	}
+}
+
+// guessedLabel has the person ask for a task in plain words and the
+// model add a label they never said. The classifier is played as a
+// careful model: the call sets more than was asked, so it asks, unless
+// it was told that a new task's guessed fields are nod's to ask about.
+func (h *harness) guessedLabel() (set telegramtest.Message, task nod.Task) {
+	h.t.Helper()
+	h.clf = func(r openaitest.Request) openaitest.Response {
+		if !strings.Contains(r.System(), "is \"explicit\" even when the action also sets fields they never mentioned") {
+			return openaitest.Text(`{"actions":[{"index":0,"level":"needs_confirmation","quote":"","quotes":[],"reasoning":"the label was not asked for"}]}`)
+		}
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add buy milk","quotes":[],"reasoning":"the task was asked for; the label was not"}]}`)
+	}
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy milk", "labels": []string{"shopping"}})), openaitest.Text("Added Buy milk."))
+	h.start()
+	h.tg.SendText(chat, user, "add buy milk")
+	set = h.changeSetMessage(chat, 3)
+	tasks := h.liveTasks()
+	if len(tasks) != 1 {
+		h.t.Fatalf("%d tasks, want Buy milk", len(tasks))
+	}
+	clf := h.llm.RequestsFor(clfM)
+	if len(clf) != 1 || !strings.Contains(clf[0].LastUser(), `0. create_task: create a task titled "Buy milk" with labels: shopping`) {
+		h.t.Errorf("the classifier was not shown the guessed label:\n%v", clf)
+	}
+	if len(clf) == 1 && !strings.Contains(clf[0].System(), "nod then creates the task with what they said and asks them about each guessed field on its own") {
+		h.t.Errorf("the classifier was not told a guessed field asks on its own:\n%s", clf[0].System())
+	}
+	return set, tasks[0]
+}
+
+// docs/design.md §3.5: "add buy milk" creates the task at once; the
+// label the model guessed is its own item of the change set, and ✓
+// applies it.
+func TestGuessedLabelAsksAlone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set, task := h.guessedLabel()
+	if task.Title != "Buy milk" || len(task.Labels) != 0 {
+		t.Errorf("created %+v; want Buy milk without the guessed label", task)
+	}
+	receipt := h.tg.BotMessages(chat)[0]
+	if !strings.Contains(receipt.Text, "because you said “add buy milk”") || strings.Contains(receipt.Text, "shopping") || !hasButton(receipt, "↩️ Undo") {
+		t.Errorf("receipt:\n%s %v", receipt.Text, buttonTexts(receipt))
+	}
+	if !strings.Contains(set.Text, "Buy milk") || !strings.Contains(set.Text, "shopping") || hasButton(set, "✓ 2") {
+		t.Errorf("the change set is not the label alone:\n%s %v", set.Text, buttonTexts(set))
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	if got := h.task(task.ID).Labels; !slices.Equal(got, []string{"shopping"}) {
+		t.Errorf("after ✓ 1 labels = %q", got)
+	}
+}
+
+// ✗ on the guessed label leaves the task as the person asked for it.
+func TestGuessedLabelRejectedKeepsTask(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set, task := h.guessedLabel()
+	h.tap(chat, user, set.ID, "✗ 1")
+	if got := h.task(task.ID); got.DeletedAt != nil || len(got.Labels) != 0 || got.Title != "Buy milk" {
+		t.Errorf("after ✗ 1: %+v", got)
+	}
+}
+
+// A proposal shows the model's reason: its words beside the call, on one
+// line under the item, escaped, and cut when long. The tools take no
+// reason of their own (but a checklist item's), so those words are it.
+func TestProposalShowsItsReason(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T2", Title: "Prepare slides"})
+	h.seed(chat, nod.Task{ID: "T3", Title: "Book room"})
+	long := strings.Repeat("and the room must be booked before the slides are final ", 5)
+	h.script(
+		openaitest.Response{Text: "The slides are due Tuesday <b>soon</b>, so I'd raise this.", ToolCalls: []openaitest.ToolCall{
+			call("p", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"}),
+		}},
+		openaitest.Response{Text: long, ToolCalls: []openaitest.ToolCall{
+			call("q", "set_task_priority", map[string]any{"task_id": "T3", "priority": "P1"}),
+			call("d", "update_task_due_date", map[string]any{"task_id": "T3", "due_date": "2026-03-16"}),
+		}},
+		openaitest.Text("Proposed below."))
+	h.start()
+	h.tg.SendText(chat, user, "what should I do first?")
+	set := h.changeSetMessage(chat, 2)
+	if want := "Priority: P2 → P1\n💬 Why: <i>The slides are due Tuesday &lt;b&gt;soon&lt;/b&gt;, so I'd raise this.</i>"; !strings.Contains(set.Text, want) {
+		t.Errorf("the change set lacks the first reason %q:\n%s", want, set.Text)
+	}
+	// One reason for the two items of one step, under the last of them, cut.
+	if n := strings.Count(set.Text, "💬 Why:"); n != 2 {
+		t.Errorf("%d reasons shown, want 2:\n%s", n, set.Text)
+	}
+	if !strings.Contains(set.Text, "Due: none → 16 Mar 2026\n💬 Why: <i>and the room must be booked") || !strings.Contains(set.Text, "…</i>") || strings.Contains(set.Text, strings.TrimSpace(long)) {
+		t.Errorf("the second step's reason is not one cut line under its last item:\n%s", set.Text)
+	}
+	// It stays after a decision, read back from storage.
+	h.tap(chat, user, set.ID, "✓ 1")
+	if m, _ := h.tg.Message(chat, set.ID); !strings.Contains(m.Text, "The slides are due Tuesday") {
+		t.Errorf("the edited set lost the reason:\n%s", m.Text)
+	}
+}
+
+// Undo all is the person's one decision: taking back five changes at
+// once does not trip the circuit breaker, which two undos do.
+func TestBulkUndoAllCountsOnceForTheBreaker(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(5)
+	h.tap(chat, user, receipt.ID, "↩️ Undo all")
+	h.tg.WaitBotMessages(chat, 3)
+	s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
+	if err != nil || s.Effective(h.clock.Now()) != nod.ModeSmart {
+		t.Errorf("after one Undo all the mode is %q (%v), want smart", s.Effective(h.clock.Now()), err)
+	}
+	if n := len(h.liveTasks()); n != 0 {
+		t.Errorf("%d tasks left", n)
+	}
+}

@@ -1,0 +1,165 @@
+package formatting
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/nodbot/nod"
+)
+
+// BulkAt is the number of changes from which a receipt is short: a line
+// per change and one Undo all. Up to three, each change's diff and its
+// own Undo still fit a phone's screen and one row of buttons; a
+// twenty-three-part receipt with twenty-three Undo buttons does not.
+const BulkAt = 4
+
+// The most changes a short receipt names, and how many Undo buttons a
+// page of Undo one… shows: the rest are counted ("… and 8 more") and
+// paged.
+const (
+	bulkLines = 15
+	undoPage  = 8
+)
+
+// The templates of a short receipt.
+var (
+	bulkHeader     = define[bulkCount]("receipt_bulk")
+	bulkLine       = define[bulkItem]("receipt_bulk_line")
+	bulkMore       = define[int]("receipt_bulk_more")
+	bulkUndone     = define[bulkCount]("receipt_bulk_undone") // what an Undo all took back
+	undoAllButton  = fixed("b_undo_all")
+	undoOneButton  = fixed("b_undo_one")
+	undoItemButton = define[bulkItem]("b_undo_item")
+	pageButton     = define[pageTurn]("b_undo_page")
+)
+
+// bulkCount is what a short receipt's header counts: N changes, all of
+// them new tasks when Created.
+type bulkCount struct {
+	N       int
+	Created bool
+}
+
+// bulkItem is one change of a short receipt: its number, the task's
+// title, and what it did unless it created the task.
+type bulkItem struct {
+	N       int
+	Title   string
+	Summary string
+}
+
+// pageTurn is a button to another page of Undo one…: Page is its
+// number, Back whether it lies before this one.
+type pageTurn struct {
+	Page int
+	Back bool
+}
+
+// bulkReceipt is Receipts for many changes: one line each (at most
+// bulkLines, the rest counted), the person's words once, and Undo all
+// beside Undo one…. Each change's own Undo is bound to the message
+// (Message.Bind, numbered from 1) without being shown, so that Undo all
+// and Undo one… find the changes on the message that was tapped.
+func (cv Changes) bulkReceipt(rs []Receipt) Message {
+	created := true
+	for _, r := range rs {
+		created = created && r.Item.Tool == nod.ToolCreateTask
+	}
+	var b strings.Builder
+	b.WriteString(cv.l.Render(bulkHeader.With(bulkCount{N: len(rs), Created: created})))
+	for i, r := range rs {
+		if i == bulkLines && len(rs) > bulkLines+1 {
+			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(rs)-i)))
+			break
+		}
+		b.WriteString("\n" + cv.l.Render(bulkLine.With(cv.bulkLineOf(i+1, r))))
+	}
+	// The person's words once, cut: a list of twenty tasks is in them.
+	said := slices.Clone(rs)
+	for i := range said {
+		said[i].Quote = cut(said[i].Quote, 300)
+	}
+	for _, line := range cv.l.receiptReasons(said) {
+		b.WriteString("\n\n" + line)
+	}
+	m := Message{HTML: b.String()}
+	first := string(rs[0].Item.UndoID)
+	m.Keyboard = [][]Button{{
+		cv.l.button(undoAllButton, nod.Action{Kind: nod.ActUndoAll, ID: first}),
+		cv.l.button(undoOneButton, nod.Action{Kind: nod.ActUndoPick, ID: first, N: 1}),
+	}}
+	for i, r := range rs {
+		m.Bind = append(m.Bind, nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID), N: i + 1})
+	}
+	return m
+}
+
+// bulkLineOf is change n of a short receipt as its line names it.
+func (cv Changes) bulkLineOf(n int, r Receipt) bulkItem {
+	it := bulkItem{N: n, Title: cut(r.TaskTitle, 60)}
+	if r.Item.Tool != nod.ToolCreateTask {
+		it.Summary = cut(cv.DoneSummary(r.Item), 80)
+	}
+	return it
+}
+
+// BulkChange is one change of a short receipt that can still be undone,
+// as Undo one… lists it: N is its number on the receipt.
+type BulkChange struct {
+	N      int
+	UndoID nod.UndoID
+	Title  string
+}
+
+// UndoOne is the keyboard of a short receipt showing page page (from 1)
+// of its changes that can still be undone, one Undo button each, with
+// buttons to the other pages and Undo all. first names the receipt as
+// its Undo all does.
+func (cv Changes) UndoOne(first nod.UndoID, open []BulkChange, page int) [][]Button {
+	pages := max((len(open)+undoPage-1)/undoPage, 1)
+	page = min(max(page, 1), pages)
+	var kb [][]Button
+	for _, c := range open[min((page-1)*undoPage, len(open)):min(page*undoPage, len(open))] {
+		kb = append(kb, []Button{cv.l.button(undoItemButton.With(bulkItem{N: c.N, Title: cut(c.Title, 40)}), nod.Action{Kind: nod.ActUndo, ID: string(c.UndoID), N: c.N})})
+	}
+	var turn []Button
+	if page > 1 {
+		turn = append(turn, cv.l.button(pageButton.With(pageTurn{Page: page - 1, Back: true}), nod.Action{Kind: nod.ActUndoPick, ID: string(first), N: page - 1}))
+	}
+	if page < pages {
+		turn = append(turn, cv.l.button(pageButton.With(pageTurn{Page: page + 1}), nod.Action{Kind: nod.ActUndoPick, ID: string(first), N: page + 1}))
+	}
+	if len(turn) > 0 {
+		kb = append(kb, turn)
+	}
+	if len(open) > 0 {
+		kb = append(kb, []Button{cv.l.button(undoAllButton, nod.Action{Kind: nod.ActUndoAll, ID: string(first)})})
+	}
+	return kb
+}
+
+// UndoOneNear is UndoOne at the page where change n is or was: after
+// the person undid n, the page they were on.
+func (cv Changes) UndoOneNear(first nod.UndoID, open []BulkChange, n int) [][]Button {
+	before := 0
+	for _, c := range open {
+		if c.N < n {
+			before++
+		}
+	}
+	return cv.UndoOne(first, open, before/undoPage+1)
+}
+
+// BulkUndone reports an Undo all that took back n changes of a short
+// receipt (created: all of them new tasks, which are gone again).
+func (cv Changes) BulkUndone(n int, created bool) Message {
+	return cv.l.Text(bulkUndone.With(bulkCount{N: n, Created: created}))
+}
+
+// cut shortens s to at most n runes, marking the cut.
+func cut(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return strings.TrimSpace(string(r[:n-1])) + "…"
+	}
+	return s
+}
