@@ -33,6 +33,7 @@ const (
 	ActSnooze                              // remind of task ID again: N is SnoozeHour or SnoozeTomorrow
 	ActZoneAccept                          // set the time zone proposed as ID
 	ActZoneDecline                         // keep the time zone, declining proposal ID
+	ActZoneCity                            // set the time zone proposed as ID, for the city GeoNames calls N
 )
 
 // What a reminder's snooze (ActSnooze's N) asks for.

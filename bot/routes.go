@@ -65,5 +65,6 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActRemindDone:    (*Bot).onRemindDone,
 	nod.ActSnooze:        (*Bot).onSnooze,
 	nod.ActZoneAccept:    (*Bot).onZoneAccept,
+	nod.ActZoneCity:      (*Bot).onZoneCity,
 	nod.ActZoneDecline:   (*Bot).onZoneDecline,
 }
