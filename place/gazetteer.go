@@ -157,7 +157,8 @@ func (g *gazetteer) lookup(query string) []int32 {
 }
 
 // within keeps the places in the country or region q names: its code
-// (FR, OR), its name in English or German, or a common short name.
+// (FR, OR), its name in English or German or that name's last words
+// ("Maine" for "State of Maine"), or a common short name.
 func (g *gazetteer) within(ids []int32, q string) []int32 {
 	if q == "" {
 		return ids
@@ -169,8 +170,8 @@ func (g *gazetteer) within(ids []int32, q string) []int32 {
 	for _, i := range ids {
 		e := g.cities[i]
 		r, c := g.regions[e.country+"."+e.admin], g.regions[e.country]
-		for _, s := range []string{e.country, c.en, c.de, r.en, r.de, e.admin} {
-			if s != "" && Fold(s) == q {
+		for _, s := range []string{e.country, e.admin, c.en, c.de, r.en, r.de} {
+			if f := Fold(s); f != "" && (f == q || strings.HasSuffix(f, " "+q)) {
 				out = append(out, i)
 				break
 			}

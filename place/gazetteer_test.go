@@ -38,6 +38,8 @@ func TestFindCity(t *testing.T) {
 		{"Portland OR", "Portland", "Portland", "United States of America", "America/Los_Angeles"},
 		{"Portland, Oregon", "Portland", "Portland", "United States of America", "America/Los_Angeles"},
 		{"Portland, ME", "Portland", "Portland", "United States of America", "America/New_York"},
+		{"Portland, Maine", "Portland", "Portland", "United States of America", "America/New_York"}, // "State of Maine"
+		{"Frankfurt, Hessen", "Frankfurt am Main", "Frankfurt am Main", "Germany", "Europe/Berlin"},
 		{"Paris", "Paris", "Paris", "France", "Europe/Paris"},
 		{"Paris, France", "Paris", "Paris", "France", "Europe/Paris"},
 		{"Paris, Texas", "Paris", "Paris", "United States of America", "America/Chicago"},
