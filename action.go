@@ -35,6 +35,7 @@ const (
 	ActZoneDecline                         // keep the time zone, declining proposal ID
 	ActUndoAll                             // undo every change of the short receipt it is on (ID: its first undo entry)
 	ActUndoPick                            // show page N of the Undo buttons of the short receipt it is on
+	ActZoneCity                            // set the time zone proposed as ID, for the city GeoNames calls N
 )
 
 // What a reminder's snooze (ActSnooze's N) asks for.

@@ -138,6 +138,9 @@ type ZoneChange struct {
 	// Reminders is how many upcoming reminders the change kept at their
 	// local clock times.
 	Reminders int
+	// City is the place whose name set the zone (set_chat_timezone
+	// "Lisbon"), for its receipt; nil for a zone's name. Not stored.
+	City *City
 }
 
 // SnoozeUntil is when a reminder's ⏰ button n (SnoozeHour,

@@ -91,7 +91,7 @@ func TestLayers(t *testing.T) {
 		// (bot/store.go), never through their packages; it renders what
 		// sweep reports.
 		"bot":   {"", "answer", "formatting", "repeat", "sweep", "transport"},
-		"place": {},
+		"place": {""},
 		// speech is openai-go's audio client; the bot reaches it through
 		// bot.Transcriber.
 		"speech": {""},

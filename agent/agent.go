@@ -62,6 +62,7 @@ type Agent struct {
 	answers    Answerer       // passes on decisions stated in words; nil: unavailable
 	words      *answer.Reader // reads them as nod's own reader does
 	zones      Zones
+	cities     Cities
 	opts       Options
 	llm        openai.Client
 	tasks      Tasks
@@ -114,7 +115,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
 	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, settings: d.Settings, conv: d.Conversation, sets: d.Proposals, memory: d.Memory, undone: d.Undone, rulebook: d.Rulebook,
-		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, now: now, log: log, lex: newLexicon(opts.Lexicon), metrics: newMetrics(opts.Metrics), tools: encodeTools()}
+		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, cities: d.Cities, now: now, log: log, lex: newLexicon(opts.Lexicon), metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
 
 // maxPooledBody is the largest request buffer kept for reuse: one grown

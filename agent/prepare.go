@@ -23,6 +23,7 @@ type proposal struct {
 	dropped []string       // one line per kind of dropped element
 	answer  *answerCall    // answer_proposals: a decision stated in words
 	zone    *time.Location // set_chat_timezone: the zone asked for
+	city    *nod.City      // the city that named it, nil for a zone's name
 }
 
 // prepared is one change of a proposal with the values it was read with.

@@ -120,6 +120,14 @@ type Deps struct {
 	// Zones sets the chat's time zone (set_chat_timezone); nil: the tool
 	// never applies.
 	Zones Zones
+	// Cities finds the place a city's name given to set_chat_timezone
+	// means (place.Finder.FindCity); nil: only IANA names are taken.
+	Cities Cities
+}
+
+// Cities finds places by name, offline, with the zone at each.
+type Cities interface {
+	FindCity(name string) (nod.CityMatch, error)
 }
 
 // Zones sets a chat's time zone.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -11,23 +12,62 @@ import (
 	"github.com/nodbot/nod/tools"
 )
 
-// prepareZone validates set_chat_timezone: a zone that loads and is not
-// the chat's already.
+// prepareZone validates set_chat_timezone: a zone that loads, or a city
+// that is one place, and is not the chat's zone already.
 func (t *turn) prepareZone(start time.Time, tool Tool, a tools.Args) (*proposal, string) {
 	name, _, err := a.Str("timezone", true)
 	if err == nil {
-		var zone *time.Location
-		if zone, err = nod.LoadZone(name); err == nil {
+		var (
+			zone *time.Location
+			city *nod.City
+		)
+		if zone, city, err = t.resolveZone(name); err == nil {
 			if zone.String() == t.zone.String() {
 				out := fmt.Sprintf("Skipped: the chat's time zone is already %s.", zone)
 				t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
 				return nil, out
 			}
-			return &proposal{start: start, tool: tool, args: a, zone: zone}, ""
+			return &proposal{start: start, tool: tool, args: a, zone: zone, city: city}, ""
 		}
 	}
 	t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 	return nil, errorJSON(err)
+}
+
+// resolveZone reads set_chat_timezone's name: an IANA zone, else a city
+// (with the zone at it). A name several places share is an error that
+// lists them, for the agent to ask which.
+func (t *turn) resolveZone(name string) (*time.Location, *nod.City, error) {
+	zone, err := nod.LoadZone(name)
+	if err == nil || t.a.cities == nil {
+		return zone, nil, err
+	}
+	m, ferr := t.a.cities.FindCity(name)
+	switch {
+	case ferr != nil:
+		t.a.log.Error("find a city", "chat", t.req.ChatID, "err", ferr)
+		return nil, nil, fmt.Errorf("looking up the place %q failed; ask the user for their IANA time zone", name)
+	case len(m.Cities) == 0:
+		return nil, nil, fmt.Errorf("%q is neither an IANA time zone such as Europe/Berlin nor a city nod knows: %w", name, nod.ErrInvalid)
+	case !m.Found():
+		var b strings.Builder
+		for i, c := range m.Cities {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			fmt.Fprintf(&b, "%s (%s)", nod.Labels(m.Cities, "en")[i], c.Zone)
+		}
+		more := ""
+		if m.Total > len(m.Cities) {
+			more = fmt.Sprintf(", and %d smaller ones", m.Total-len(m.Cities))
+		}
+		return nil, nil, fmt.Errorf("%q is more than one place: %s%s. Nothing was set: ask the user which one they mean, then call set_chat_timezone with the city and its country or state, or its IANA zone: %w", name, b.String(), more, nod.ErrInvalid)
+	}
+	c := m.Cities[0]
+	if zone, err = nod.LoadZone(c.Zone); err != nil {
+		return nil, nil, err
+	}
+	return zone, &c, nil
 }
 
 // commitZone sets the chat's zone when the person asked for it in their
@@ -66,6 +106,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		if zc.Before == "" {
 			zc.Before = t.a.opts.TimeZone.String()
 		}
+		zc.City = p.city
 		t.zoneOffer = &zc
 		return resultQueued
 	}
@@ -81,11 +122,15 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	if zc.Before == "" {
 		zc.Before = t.a.opts.TimeZone.String()
 	}
+	zc.City = p.city
 	t.zoneChange, t.zoneQuote = &zc, v.Quote
 	t.zone = p.zone
 	kept := "none"
 	if zc.Reminders > 0 {
 		kept = fmt.Sprintf("%d upcoming, each at the same clock time as before, now in %s", zc.Reminders, zc.After)
+	}
+	if p.city != nil {
+		return fmt.Sprintf(`{"timezone":%q,"city":%q,"previous":%q,"now":%q,"reminders_kept_local":%q}`, zc.After, p.city.Label("en", true), zc.Before, todayLine(t.a.now(), p.zone), kept)
 	}
 	return fmt.Sprintf(`{"timezone":%q,"previous":%q,"now":%q,"reminders_kept_local":%q}`, zc.After, zc.Before, todayLine(t.a.now(), p.zone), kept)
 }
@@ -112,7 +157,7 @@ func (t *turn) nameZone(calls []nod.ToolCall) {
 			continue
 		}
 		if name, _, err := a.Str("timezone", true); err == nil {
-			if z, err := nod.LoadZone(name); err == nil {
+			if z, _, err := t.resolveZone(name); err == nil {
 				t.named = z
 			}
 		}

@@ -22,6 +22,7 @@ var kindLetters = map[nod.ActionKind]byte{
 	nod.ActTaskPage: 'P',
 	nod.ActUndoZone: 'z', nod.ActRemindDone: 'd', nod.ActSnooze: 'h', nod.ActZoneAccept: 'T', nod.ActZoneDecline: 'N',
 	nod.ActUndoAll: 'L', nod.ActUndoPick: 'O',
+	nod.ActZoneCity: 'W',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

@@ -50,7 +50,9 @@ func (b *Bot) mayChange(ctx context.Context, chat nod.ChatID, user nod.UserID, g
 	return cm.Type == models.ChatMemberTypeOwner || cm.Type == models.ChatMemberTypeAdministrator
 }
 
-// cmdTz shows the chat's time zone, or sets it: "/tz Europe/Berlin".
+// cmdTz shows the chat's time zone, or sets it: "/tz Europe/Berlin",
+// or a city's, "/tz München"; a name several places share is asked
+// about, one button each.
 func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	_, arg, _ := strings.Cut(in.text, " ")
 	arg = strings.TrimSpace(arg)
@@ -58,10 +60,23 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Day().TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
 		return
 	}
+	var city *nod.City
 	zone, err := nod.LoadZone(arg)
 	if err != nil {
-		b.reply(ctx, in.topic(), in.loc.Text(formatting.TzBad.With(arg)))
-		return
+		m, ok := b.findCity(ctx, in, arg)
+		if !ok {
+			return
+		}
+		if !m.Found() {
+			b.askCity(ctx, in, arg, m)
+			return
+		}
+		city = &m.Cities[0]
+		if zone, err = nod.LoadZone(city.Zone); err != nil {
+			b.log.Error("zone of a city", "city", city.ID, "zone", city.Zone, "err", err)
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
+			return
+		}
 	}
 	if !b.mayChangeChat(ctx, in, "tz") {
 		return
@@ -77,7 +92,49 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	if in.settings != nil {
 		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), zc.Reminders, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
+	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Reminders, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
+}
+
+// findCity looks up the places name means; ok is false when the person
+// was answered already (no such place, or the look-up failed).
+func (b *Bot) findCity(ctx context.Context, in incoming, name string) (m nod.CityMatch, ok bool) {
+	if b.places != nil {
+		var err error
+		if m, err = b.places.FindCity(name); err != nil {
+			b.log.Error("find a city", "chat", in.chat, "err", err)
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
+			return m, false
+		}
+	}
+	if len(m.Cities) == 0 {
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.TzBad.With(name)))
+		return m, false
+	}
+	return m, true
+}
+
+// askCity asks which of the places called name the person means, with a
+// button for each that sets its zone: a proposal kept for the person who
+// asked, as the agent's are, so that the button authorizes nothing.
+func (b *Bot) askCity(ctx context.Context, in incoming, name string, m nod.CityMatch) {
+	if !b.mayChangeChat(ctx, in, "tz") {
+		return
+	}
+	zones := make([]string, len(m.Cities))
+	for i, c := range m.Cities {
+		zones[i] = c.Zone
+	}
+	asked, err := b.days.AskZones(ctx, in.chat, in.user, zones)
+	if err != nil {
+		b.log.Error("ask time zone", "chat", in.chat, "err", err)
+		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
+		return
+	}
+	ids := make([]string, len(asked))
+	for i, zc := range asked {
+		ids[i] = zc.ID
+	}
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneWhich(name, m.Cities, ids, m.Total))
 }
 
 // cmdDaily shows, sets or stops the chat's daily review: "/daily",
@@ -463,14 +520,14 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, zc.Reminders, zc.ID, ""))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Reminders, zc.ID, ""))
 }
 
 // offerZone shows a time zone the agent proposed, with a button to set
 // it and one to keep the zone; nil shows nothing.
 func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, at nod.Topic, zc *nod.ZoneChange) {
 	if zc != nil {
-		b.reply(ctx, at, loc.Day().TimeZoneOffer(zc.Before, zc.After, zc.ID))
+		b.reply(ctx, at, loc.Day().TimeZoneOffer(zc.Before, zc.After, zc.City, zc.ID))
 	}
 }
 
@@ -480,6 +537,12 @@ func (b *Bot) onZoneAccept(ctx context.Context, p press) string { return b.decid
 
 // onZoneDecline keeps the chat's zone.
 func (b *Bot) onZoneDecline(ctx context.Context, p press) string { return b.decideZone(ctx, p, false) }
+
+// onZoneCity sets the zone of the city the person chose after /tz NAME.
+// The proposal decides the zone and who may choose it; the button's
+// city only names it in the receipt, and only when its zone is the
+// proposal's.
+func (b *Bot) onZoneCity(ctx context.Context, p press) string { return b.decideZone(ctx, p, true) }
 
 func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	if !b.mayChange(ctx, p.chat, p.user, p.group) {
@@ -493,10 +556,20 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	if before == "" {
 		before = b.opts.TimeZone.String()
 	}
+	var city *nod.City
+	if p.action.Kind == nod.ActZoneCity && b.places != nil {
+		c, found, err := b.places.CityByID(p.action.N)
+		if err != nil {
+			b.log.Warn("city of a zone", "chat", p.chat, "err", err)
+		}
+		if found && c.Zone == zc.After {
+			city = &c
+		}
+	}
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.Day().TimeZoneReceipt(before, zc.After, zc.Reminders, zc.ID, "")
+			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Reminders, zc.ID, "")
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

@@ -444,7 +444,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 	chat, at := in.chat, in.topic()
 	if z := res.Zone; z != nil {
 		// First: the turn read the person's dates and times in it.
-		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.Reminders, z.ID, res.ZoneQuote))
+		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.City, z.Reminders, z.ID, res.ZoneQuote))
 	}
 	sent := false
 	if len(res.Receipts) > 0 {

@@ -65,6 +65,7 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActRemindDone:    (*Bot).onRemindDone,
 	nod.ActSnooze:        (*Bot).onSnooze,
 	nod.ActZoneAccept:    (*Bot).onZoneAccept,
+	nod.ActZoneCity:      (*Bot).onZoneCity,
 	nod.ActZoneDecline:   (*Bot).onZoneDecline,
 	nod.ActUndoAll:       (*Bot).onUndoAll,
 	nod.ActUndoPick:      (*Bot).onUndoPick,

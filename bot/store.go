@@ -223,6 +223,9 @@ type Days interface {
 	// back (see storage.Schedule.UndoZone for the errors).
 	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
 	UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error)
+	// AskZones records a proposal for each zone of the places a name
+	// given to /tz may mean, for the person to choose one (DecideZone).
+	AskZones(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zones []string) ([]nod.ZoneChange, error)
 	// DecideZone sets or declines a zone the agent proposed, once.
 	DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool, def *time.Location) (nod.ZoneChange, error)
 	// SetDaily turns the daily review on at a local HH:MM, or off (""),
@@ -240,9 +243,13 @@ type Reminders interface {
 }
 
 // Places maps a shared location to its time zone, offline; sea is true
-// for a point where no country's time applies.
+// for a point where no country's time applies. FindCity finds the places
+// a name given to /tz means (place.Finder.FindCity); CityByID is one of
+// them again, for a tap on a button that chose it.
 type Places interface {
 	Zone(lat, lng float64) (zone string, sea bool, err error)
+	FindCity(name string) (nod.CityMatch, error)
+	CityByID(id int) (c nod.City, found bool, err error)
 }
 
 // Transcriber turns a voice message into the person's words.

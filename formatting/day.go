@@ -19,11 +19,13 @@ var (
 	reminderAgain   = define[snoozed]("reminder_again")
 	reminderBack    = define[passed]("reminder_back")
 	tzOffer         = define[zoneChange]("tz_offer")
+	tzWhich         = define[cityQuestion]("tz_which")
 
 	remindDoneButton     = fixed("b_remind_done")
 	remindHourButton     = fixed("b_remind_hour")
 	remindTomorrowButton = fixed("b_remind_tomorrow")
 	zoneSetButton        = define[string]("b_zone_set")
+	cityButton           = define[string]("b_city")
 	zoneKeepButton       = define[string]("b_zone_keep")
 )
 
@@ -41,7 +43,8 @@ type zoneShown struct {
 // it runs Next in the new zone.
 type zoneChange struct {
 	Before, After, Now, Quote, Daily, Next string
-	Reminders                              int // upcoming, kept at their local times
+	City                                   string // the place named, "" for a zone named
+	Reminders                              int    // upcoming, kept at their local times
 }
 
 // dailyReview is /daily: At is the time of day, "" for none; ZoneSet says
@@ -78,21 +81,22 @@ func (dv Day) TimeZoneShow(zone string, set bool, now time.Time) Message {
 }
 
 // TimeZoneSet renders the answer to /tz NAME: the zone before and after,
-// how many reminders kept their local times, and, if the chat has a daily
-// review at the time of day daily, when it runs next in the new zone.
-func (dv Day) TimeZoneSet(before, after string, reminders int, now time.Time, daily string, next time.Time) Message {
-	z := zoneChange{Before: before, After: after, Reminders: reminders, Now: dv.l.Stamp(now)}
+// the city that named it ("" for a zone's name), how many reminders kept
+// their local times, and, if the chat has a daily review at the time of
+// day daily, when it runs next in the new zone.
+func (dv Day) TimeZoneSet(before, after string, city *nod.City, reminders int, now time.Time, daily string, next time.Time) Message {
+	z := zoneChange{Before: before, After: after, City: dv.city(city), Reminders: reminders, Now: dv.l.Stamp(now)}
 	if daily != "" && !next.IsZero() {
 		z.Daily, z.Next = daily, dv.l.Stamp(next)
 	}
 	return dv.l.Text(tzSet.With(z))
 }
 
-// TimeZoneReceipt reports a zone set from the person's words or a shared
-// location, and how many reminders kept their local times, with an Undo
-// that puts the zone before back.
-func (dv Day) TimeZoneReceipt(before, after string, reminders int, undoID, quote string) Message {
-	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, Reminders: reminders, Quote: quote}))
+// TimeZoneReceipt reports a zone set from the person's words, a city
+// they chose or a shared location (city nil), and how many reminders
+// kept their local times, with an Undo that puts the zone before back.
+func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, reminders int, undoID, quote string) Message {
+	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, City: dv.city(city), Reminders: reminders, Quote: quote}))
 	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
 }
@@ -179,12 +183,43 @@ func (dv Day) WithReminderBack(m Message, rb nod.ReminderBack, shown bool) Messa
 	return m
 }
 
-// TimeZoneOffer asks whether to set the zone the agent proposed: a
-// button to set it and one to keep the zone the chat has.
-func (dv Day) TimeZoneOffer(before, after, id string) Message {
-	m := dv.l.Text(tzOffer.With(zoneChange{Before: before, After: after}))
+// city names a place in a receipt: its name and country.
+func (dv Day) city(c *nod.City) string {
+	if c == nil {
+		return ""
+	}
+	return c.Label(dv.l.code, false)
+}
+
+// cityQuestion asks which of the places called Name the person means;
+// More says that more places than the buttons have that name.
+type cityQuestion struct {
+	Name string
+	More bool
+}
+
+// TimeZoneWhich asks which of cities, all called name, the person
+// means: one button each, set to choose proposal ids[i]; total counts
+// the places of that name, more than the buttons when some are left out.
+func (dv Day) TimeZoneWhich(name string, cities []nod.City, ids []string, total int) Message {
+	m := dv.l.Text(tzWhich.With(cityQuestion{Name: name, More: total > len(cities)}))
+	for i, label := range nod.Labels(cities, dv.l.code) {
+		m.Keyboard = append(m.Keyboard, []Button{dv.l.button(cityButton.With(label), nod.Action{Kind: nod.ActZoneCity, ID: ids[i], N: cities[i].ID})})
+	}
+	return m
+}
+
+// TimeZoneOffer asks whether to set the zone the agent proposed, named
+// by city (nil for a zone's name): a button to set it and one to keep
+// the zone the chat has.
+func (dv Day) TimeZoneOffer(before, after string, city *nod.City, id string) Message {
+	m := dv.l.Text(tzOffer.With(zoneChange{Before: before, After: after, City: dv.city(city)}))
+	set := nod.Action{Kind: nod.ActZoneAccept, ID: id}
+	if city != nil {
+		set = nod.Action{Kind: nod.ActZoneCity, ID: id, N: city.ID} // its receipt names the city
+	}
 	m.Keyboard = [][]Button{{
-		dv.l.button(zoneSetButton.With(after), nod.Action{Kind: nod.ActZoneAccept, ID: id}),
+		dv.l.button(zoneSetButton.With(after), set),
 		dv.l.button(zoneKeepButton.With(before), nod.Action{Kind: nod.ActZoneDecline, ID: id}),
 	}}
 	return m

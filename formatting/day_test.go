@@ -19,16 +19,26 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 	later := due.Add(time.Hour)
 	snoozed := task
 	snoozed.RemindAt = &later
+	munich := nod.City{ID: 2867714, Name: "Munich", NameDE: "München", Country: "Germany", CountryDE: "Deutschland", Zone: "Europe/Berlin"}
+	frankfurt := nod.City{ID: 2925533, Name: "Frankfurt am Main", Region: "Hesse", RegionDE: "Hessen", Country: "Germany", CountryDE: "Deutschland", Zone: "Europe/Berlin"}
+	oder := nod.City{ID: 2925535, Name: "Frankfurt (Oder)", Region: "Brandenburg", Country: "Germany", CountryDE: "Deutschland", Zone: "Europe/Berlin"}
+	portland := nod.City{ID: 5746545, Name: "Portland", Region: "Oregon", Country: "United States of America", CountryDE: "Vereinigte Staaten", Zone: "America/Los_Angeles"}
+	maine := nod.City{ID: 4975802, Name: "Portland", Region: "State of Maine", RegionDE: "Maine", Country: "United States of America", CountryDE: "Vereinigte Staaten", Zone: "America/New_York"}
 	return map[string]formatting.Message{
 		"tz_show":              loc.Day().TimeZoneShow("Europe/Berlin", true, now),
 		"tz_show_default":      loc.In(time.UTC).Day().TimeZoneShow("UTC", false, now),
-		"tz_set":               loc.Day().TimeZoneSet("UTC", "Europe/Berlin", 0, now, "", time.Time{}),
-		"tz_set_daily":         loc.Day().TimeZoneSet("UTC", "Europe/Berlin", 2, now, "08:00", nod.NextDaily(8, 0, loc.Zone(), now)),
+		"tz_set":               loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, 0, now, "", time.Time{}),
+		"tz_set_daily":         loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, 2, now, "08:00", nod.NextDaily(8, 0, loc.Zone(), now)),
+		"tz_set_city":          loc.Day().TimeZoneSet("UTC", "Europe/Berlin", &munich, 1, now, "", time.Time{}),
 		"tz_bad":               loc.Text(formatting.TzBad.With("Mars/Olympus")),
-		"tz_receipt":           loc.Day().TimeZoneReceipt("UTC", "Asia/Tokyo", 1, "z1", "I'm in Tokyo this week"),
-		"tz_receipt_map":       loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", 0, "z1", ""),
+		"tz_receipt":           loc.Day().TimeZoneReceipt("UTC", "Asia/Tokyo", nil, 1, "z1", "I'm in Tokyo this week"),
+		"tz_receipt_map":       loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", nil, 0, "z1", ""),
+		"tz_receipt_city":      loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", &oder, 0, "z1", "I'm in Frankfurt <Oder>"),
+		"tz_which":             loc.Day().TimeZoneWhich("Frankfurt", []nod.City{frankfurt, oder}, []string{"z1", "z2"}, 2),
+		"tz_which_more":        loc.Day().TimeZoneWhich("Portland <&>", []nod.City{portland, maine}, []string{"z1", "z2"}, 4),
 		"tz_undone":            loc.Text(formatting.TzUndone.With("UTC")),
-		"tz_offer":             loc.Day().TimeZoneOffer("UTC", "Asia/Tokyo", "z1"),
+		"tz_offer":             loc.Day().TimeZoneOffer("UTC", "Asia/Tokyo", nil, "z1"),
+		"tz_offer_city":        loc.Day().TimeZoneOffer("UTC", "Europe/Berlin", &munich, "z1"),
 		"tz_kept":              loc.Text(formatting.TzKept),
 		"tz_sea":               loc.Text(formatting.TzSea),
 		"admin_only_tz":        loc.Text(formatting.AdminOnly.With("tz")),

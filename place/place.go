@@ -24,6 +24,10 @@ type Finder struct {
 	finder tzf.F
 	err    error
 	loaded atomic.Bool
+
+	gzOnce sync.Once // the gazetteer, read on the first name looked up
+	gz     *gazetteer
+	gzErr  error
 }
 
 // Zone returns the IANA zone at latitude lat and longitude lng. sea is

@@ -100,6 +100,42 @@ func (db *Schedule) ProposeZone(ctx context.Context, chatID nod.ChatID, userID n
 	return zc, err
 }
 
+// AskZones records a proposed zone change for each place a name given
+// to /tz may mean (/tz Frankfurt), in one transaction, to wait for the
+// person's tap on one of them (DecideZone) as a proposal of the agent's
+// does. It audits nothing: nothing changes until they choose.
+func (db *Schedule) AskZones(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zones []string) ([]nod.ZoneChange, error) {
+	out := make([]nod.ZoneChange, len(zones))
+	for i, z := range zones {
+		l, err := nod.LoadZone(z)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, After: l.String()}
+	}
+	now := micros(db.now())
+	err := db.inTx(ctx, func(tx conn) error {
+		var before string
+		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&before)
+		if err != nil && !noRows(err) {
+			return fmt.Errorf("ask time zone: %w", err)
+		}
+		for i := range out {
+			out[i].Before = before
+			_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, status) VALUES ($1,$2,$3,$4,$5,$6,'proposed')`,
+				out[i].ID, chatID, userID, before, out[i].After, now)
+			if err != nil {
+				return fmt.Errorf("ask time zone: %w", err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // DecideZone applies (accept) or declines a proposed zone change, once,
 // for the person it was proposed to (anyone of the chat for a proposal of
 // nod's own review, userID 0 when proposed). Errors wrap nod.ErrNotFound,

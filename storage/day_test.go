@@ -289,3 +289,38 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 		claim(0)
 	})
 }
+
+// AskZones keeps one proposal per place a name may mean, for the person
+// who asked: nothing is set or audited until they choose one, a tap by
+// anyone else is refused, and bad zones store nothing.
+func TestAskZones(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		if _, err := db.Schedule().AskZones(ctx, chat, 42, []string{"Europe/Berlin", "Mars/Olympus"}); !errors.Is(err, nod.ErrInvalid) {
+			t.Fatalf("a bad zone: %v", err)
+		}
+		asked, err := db.Schedule().AskZones(ctx, chat, 42, []string{"America/Los_Angeles", "America/New_York"})
+		if err != nil || len(asked) != 2 || asked[0].ID == asked[1].ID || asked[1].After != "America/New_York" {
+			t.Fatalf("AskZones = %+v, %v", asked, err)
+		}
+		if s, _ := db.Settings().ChatSettings(ctx, chat, 42); s.TimeZone != "" {
+			t.Fatalf("asking set the zone to %q", s.TimeZone)
+		}
+		if entries, err := db.Audit().Audit(ctx, chat, 10); err != nil || len(entries) != 0 {
+			t.Fatalf("asking audited %+v, %v", entries, err)
+		}
+		if _, err := db.Schedule().DecideZone(ctx, chat, 43, asked[1].ID, true, time.UTC); !errors.Is(err, nod.ErrForbidden) {
+			t.Errorf("another person's choice: %v", err)
+		}
+		zc, err := db.Schedule().DecideZone(ctx, chat, 42, asked[1].ID, true, time.UTC)
+		if err != nil || zc.After != "America/New_York" {
+			t.Fatalf("the asker's choice: %+v, %v", zc, err)
+		}
+		if s, _ := db.Settings().ChatSettings(ctx, chat, 42); s.TimeZone != "America/New_York" {
+			t.Errorf("zone = %q", s.TimeZone)
+		}
+		if _, err := db.Schedule().DecideZone(ctx, chat, 42, asked[1].ID, true, time.UTC); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("a second tap: %v", err)
+		}
+	})
+}

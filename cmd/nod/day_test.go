@@ -40,7 +40,7 @@ func TestTimeZoneCommandAndPromptLine(t *testing.T) {
 		t.Errorf("/tz = %q", m.Text)
 	}
 	h.tg.SendText(chat, user, "/tz Mars/Olympus")
-	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "not a time zone I know") {
+	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "I don't know a place or time zone called “Mars/Olympus”") {
 		t.Errorf("/tz Mars/Olympus = %q", m.Text)
 	}
 	h.tg.SendText(chat, user, "/tz Europe/Berlin")

@@ -89,6 +89,7 @@ var (
 	_ bot.Reminders    = (*confirm.Service)(nil)
 	_ bot.Answers      = (*confirm.Service)(nil)
 	_ bot.Places       = (*place.Finder)(nil)
+	_ agent.Cities     = (*place.Finder)(nil)
 	_ bot.Transcriber  = (*speech.Transcriber)(nil)
 )
 
@@ -147,7 +148,7 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
-		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule()}, now, log.With("component", "agent"))
+		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule(), Cities: place.Shared}, now, log.With("component", "agent"))
 }
 
 func newConfirmations(cfg config, db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
