@@ -33,6 +33,13 @@ const (
 	ActSnooze                              // remind of task ID again: N is SnoozeHour or SnoozeTomorrow
 	ActZoneAccept                          // set the time zone proposed as ID
 	ActZoneDecline                         // keep the time zone, declining proposal ID
+	// A task card's own buttons, on task ID. N is the card's reminder
+	// time as it showed it (Unix seconds, 0 for none): a tap on a card
+	// whose task has another reminder since changes nothing.
+	ActCardDone     // mark it done (a repeating reminder: this occurrence)
+	ActCardHour     // remind of it again in an hour
+	ActCardTomorrow // remind of it again tomorrow at the reminder's local time
+	ActCardReopen   // open it again (N unused)
 )
 
 // What a reminder's snooze (ActSnooze's N) asks for.

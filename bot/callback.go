@@ -21,6 +21,7 @@ var kindLetters = map[nod.ActionKind]byte{
 	nod.ActAcceptRule: 'A', nod.ActDeclineRule: 'D', nod.ActRevokeRule: 'V', nod.ActStopRule: 'S', nod.ActAcceptReading: 'g',
 	nod.ActTaskPage: 'P',
 	nod.ActUndoZone: 'z', nod.ActRemindDone: 'd', nod.ActSnooze: 'h', nod.ActZoneAccept: 'T', nod.ActZoneDecline: 'N',
+	nod.ActCardDone: 'v', nod.ActCardHour: 'H', nod.ActCardTomorrow: 'M', nod.ActCardReopen: 'O',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

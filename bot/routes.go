@@ -66,4 +66,8 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActSnooze:        (*Bot).onSnooze,
 	nod.ActZoneAccept:    (*Bot).onZoneAccept,
 	nod.ActZoneDecline:   (*Bot).onZoneDecline,
+	nod.ActCardDone:      (*Bot).onCardDone,
+	nod.ActCardHour:      (*Bot).onCardSnooze,
+	nod.ActCardTomorrow:  (*Bot).onCardSnooze,
+	nod.ActCardReopen:    (*Bot).onCardReopen,
 }

@@ -144,8 +144,11 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Tas
 		e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
 	case nod.ToolSetStatus: // a reminder's ✓ Done
 		e.Kind = nod.EventRemindDone
-	case nod.ToolSetReminder: // a reminder's ⏰
+	case nod.ToolSetReminder: // a reminder's ⏰, or ✓ Done on a repeating one
 		e.Kind, e.Value = nod.EventSnoozed, a.Arg("remind_at")
+		if a.Arg("occurrence_done") == "true" {
+			e.Kind, e.Reason = nod.EventOccurrenceDone, a.Arg("was")
+		}
 	}
 }
 
