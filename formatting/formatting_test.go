@@ -181,6 +181,10 @@ func TestChangeSetGolden(t *testing.T) {
 			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
 			{ID: "i2", N: 2, Tool: "create_task", Field: nod.FieldTask, After: "Fix the import", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the import", Priority: nod.P2}},
 		}}, Titles: titles}},
+		// A new task that exists: its heading is its title, no longer "New task".
+		{"create_applied", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: []nod.ChangeItem{
+			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemConfirmed, UndoID: "u1", NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
+		}}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		// A priority is shown when the call named it, P2 too; the P2 every
 		// task gets when none is named (above) is not.
 		{"create_named_p2", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{

@@ -300,8 +300,14 @@ func (tv Tasks) Card(t nod.Task, now time.Time) Message {
 
 // CardTapped is a task's card after a tap on one of its buttons changed
 // it: the task as it is now, with the Undo of that change.
+// A closed task's card then has only its Undo: ↩️ Reopen beside ↩️ Undo
+// would offer the same twice.
 func (tv Tasks) CardTapped(t nod.Task, now time.Time, undoID nod.UndoID) Message {
-	return tv.Card(t, now).withRow([]Button{tv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(undoID)})})
+	m := tv.Card(t, now)
+	if t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+		m.Keyboard = m.Keyboard[:len(m.Keyboard)-1]
+	}
+	return m.withRow([]Button{tv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(undoID)})})
 }
 
 // withRow is m with row of buttons added below its others.
