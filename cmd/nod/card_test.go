@@ -91,7 +91,6 @@ func TestCardDoneUndoReopen(t *testing.T) {
 		t.Errorf("the card after Undo: %q %v", undone.Text, buttonTexts(undone))
 	}
 
-
 	closed := h.openCard(chat, user, "Sent invoices")
 	if !hasButton(closed, "↩️ Reopen") || hasButton(closed, "✓ Done") {
 		t.Fatalf("a done task's card: %v", buttonTexts(closed))
