@@ -272,7 +272,11 @@ func lastOf(s []string) string {
 // ↩️ Reopen on a closed one. Each of those buttons carries the reminder
 // the card shows, so that a tap on a card out of date changes nothing.
 func (tv Tasks) Card(t nod.Task, now time.Time) Message {
-	m := Message{HTML: tv.l.Render(taskCardTmpl.With(taskCard{Task: t, Sent: t.ReminderSent(now), Rule: tv.ruleWords(t)}))}
+	c := taskCard{Task: t, Sent: t.ReminderSent(now), Rule: tv.ruleWords(t), Now: now}
+	if !now.IsZero() {
+		c.Today = now.In(tv.l.Zone()).Format(nod.DateLayout)
+	}
+	m := Message{HTML: tv.l.Render(taskCardTmpl.With(c))}
 	for _, it := range t.Checklist {
 		// The button says what a tap does, so that a stale card never ticks
 		// what the person meant to untick.
@@ -324,12 +328,15 @@ func (tv Tasks) ruleWords(t nod.Task) string {
 	return tv.l.Repeat(t.Repeat)
 }
 
-// taskCard is a task as its card shows it at a moment: Sent when its
+// taskCard is a task as its card shows it at a moment, Now (zero: dates
+// as they are, else relative to Today, its local date): Sent when its
 // reminder went out already; Rule its repeating reminder's rule in words.
 type taskCard struct {
 	nod.Task
-	Sent bool
-	Rule string
+	Sent  bool
+	Rule  string
+	Now   time.Time
+	Today string
 }
 
 // buttonText keeps a button label readable; Telegram shows about 64.

@@ -146,7 +146,7 @@ func TestCardDoubleAndStaleTaps(t *testing.T) {
 		t.Errorf("a stale card's ⏰ moved the reminder to %v", now)
 	}
 	h.tg.WaitMessage(chat, old.ID, "the stale card brought up to date", func(m telegramtest.Message) bool {
-		return m.Edits >= 1 && strings.Contains(m.Text, "12 Mar 2026")
+		return m.Edits >= 1 && strings.Contains(m.Text, "Reminder: tomorrow, 12:00")
 	})
 }
 
