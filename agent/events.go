@@ -74,7 +74,12 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 	case nod.EventInterrupted:
 		return fmt.Sprintf("nod stopped (it was restarted) before it answered the user's message “%s”; it told them so, with a receipt for any change already made, and asked them to send it again", e.Value)
 	case nod.EventRemindDone:
+		if strings.Contains(e.Reason, "card") { // the audit's reason: "the card's ✓ Done"
+			return fmt.Sprintf("%s marked the task “%s” done on its card", who, e.Task)
+		}
 		return fmt.Sprintf("%s marked the task “%s” done from its reminder", who, e.Task)
+	case nod.EventReopened:
+		return fmt.Sprintf("%s reopened the task “%s” on its card (status %s)", who, e.Task, e.Value)
 	case nod.EventSnoozed:
 		return fmt.Sprintf("%s had the reminder of “%s” come again at %s", who, e.Task, local(e.Value, zone, "2006-01-02 15:04"))
 	case nod.EventOccurrenceDone:

@@ -63,7 +63,11 @@ func TestCardDoneUndoReopen(t *testing.T) {
 	h := newHarness(t)
 	h.seed(chat, nod.Task{ID: "B1", Title: "Buy milk"})
 	h.seed(chat, nod.Task{ID: "S1", Title: "Sent invoices", Status: nod.StatusDone})
+	h.script(openaitest.Text("Hi."), openaitest.Text("Noted."))
 	h.start()
+	h.tg.SendText(chat, user, "hi")
+	h.tg.WaitBotMessages(chat, 1)
+	h.clock.Set(h.clock.Now().Add(time.Minute)) // the taps come after the turn
 	card := h.openCard(chat, user, "Buy milk")
 	if !hasButton(card, "✓ Done") || hasButton(card, "⏰") || hasButton(card, "↩️") {
 		t.Fatalf("an open task's card without reminder: %v", buttonTexts(card))
@@ -103,6 +107,24 @@ func TestCardDoneUndoReopen(t *testing.T) {
 	reopened := h.card(chat, closed.ID, 1)
 	if !hasButton(reopened, "✓ Done") || !hasButton(reopened, "↩️ Undo") {
 		t.Errorf("the card after ↩️ Reopen: %q %v", reopened.Text, buttonTexts(reopened))
+	}
+
+	// The agent is told what the card's buttons did, as what they were.
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, "what did I do?")
+	h.tg.WaitBotMessages(chat, n+1)
+	reqs := h.llm.RequestsFor(agentM)
+	var told string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		told += m.Content + "\n"
+	}
+	for _, want := range []string{"the user marked the task “Buy milk” done on its card", "the user reopened the task “Sent invoices” on its card (status OPEN)"} {
+		if !strings.Contains(told, want) {
+			t.Errorf("the agent was not told %q:\n%s", want, told)
+		}
+	}
+	if strings.Contains(told, "from its reminder") {
+		t.Errorf("the agent was told of a reminder:\n%s", told)
 	}
 }
 
