@@ -187,7 +187,7 @@ func TestCardSnooze(t *testing.T) {
 		t.Fatalf("after ⏰ 1 h the reminder is at %v", got)
 	}
 	snoozed := h.card(chat, card.ID, 1)
-	if !strings.Contains(snoozed.Text, "11:00") || !hasButton(snoozed, "↩️ Undo") {
+	if !strings.Contains(snoozed.Text, "Reminder: today, 11:00") || !hasButton(snoozed, "↩️ Undo") {
 		t.Errorf("the card after ⏰ 1 h: %q %v", snoozed.Text, buttonTexts(snoozed))
 	}
 	var snooze bool
