@@ -36,6 +36,13 @@ const (
 	ActUndoAll                             // undo every change of the short receipt it is on (ID: its first undo entry)
 	ActUndoPick                            // show page N of the Undo buttons of the short receipt it is on
 	ActZoneCity                            // set the time zone proposed as ID, for the city GeoNames calls N
+	// A task card's own buttons, on task ID. N is the card's reminder
+	// time as it showed it (Unix seconds, 0 for none): a tap on a card
+	// whose task has another reminder since changes nothing.
+	ActCardDone     // mark it done (a repeating reminder: this occurrence)
+	ActCardHour     // remind of it again in an hour
+	ActCardTomorrow // remind of it again tomorrow at the reminder's local time
+	ActCardReopen   // open it again (N unused)
 )
 
 // What a reminder's snooze (ActSnooze's N) asks for.

@@ -123,3 +123,14 @@ type UndoEntry struct {
 	// Reverts is the entry this one undoes: set for the redo of an undo.
 	Reverts UndoID
 }
+
+// OccurrenceSummary begins the summary of ✓ Done on a repeating reminder
+// (this time done, the reminder moved to the next): what tells its undo
+// entry from a snooze's, both a set_task_reminder.
+const OccurrenceSummary = "Done this time; "
+
+// CompletesOccurrence reports whether u is the entry of ✓ Done on a
+// repeating reminder.
+func (u UndoEntry) CompletesOccurrence() bool {
+	return u.Tool == ToolSetReminder && strings.HasPrefix(u.Summary, OccurrenceSummary)
+}

@@ -127,6 +127,11 @@ const (
 	// a reminder's button: the task marked done, or reminded again later
 	EventRemindDone EventKind = "remind_done"
 	EventSnoozed    EventKind = "snoozed"
+	// ↩️ Reopen on a done task's card
+	EventReopened EventKind = "reopened"
+	// ✓ Done on a repeating reminder: this occurrence (Reason, RFC 3339)
+	// is done, the reminder moved to the next (Value)
+	EventOccurrenceDone EventKind = "occurrence_done"
 	// nod stopped (a crash, a restart) before it answered the person's
 	// message, and told them so
 	EventInterrupted EventKind = "interrupted"

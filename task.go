@@ -136,6 +136,16 @@ func (t *Task) Item(id ItemID) (*ChecklistItem, bool) {
 	return nil, false
 }
 
+// Owner is whose task t is where buttons act on it (a group's card or
+// reminder): the person who set its reminder, else who created it; 0
+// when nod never knew, and anyone may.
+func (t Task) Owner() UserID {
+	if t.RemindBy != 0 {
+		return t.RemindBy
+	}
+	return t.CreatedBy
+}
+
 // ReminderSent reports whether t's reminder went out by now: its time
 // has passed while the task was open. A task closed before its reminder
 // was due never gets it.

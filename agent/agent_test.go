@@ -787,6 +787,17 @@ func TestEventNotesInTheChatsZone(t *testing.T) {
 	}
 }
 
+// ✓ Done on a repeating reminder is told as this time done and the next
+// to come, with their days, never as a reminder put off.
+func TestEventNotesOccurrenceDone(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	at := time.Date(2026, 11, 30, 7, 5, 0, 0, time.UTC)
+	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventOccurrenceDone, Task: "Check the mail", Reason: "2026-11-30T07:00:00Z", Value: "2026-12-01T07:00:00Z"}}, 42, false, berlin)
+	if want := "the user marked the repeating task “Check the mail” done for Mon 2026-11-30 08:00; the task stays open, its next reminder is Tue 2026-12-01 08:00"; !strings.Contains(got, want) || strings.Contains(got, "come again") {
+		t.Errorf("notes = %q, want them to hold %q", got, want)
+	}
+}
+
 // In a group another member's mode change is told as theirs: modes are per
 // person, and the turn's own mode is the one the prompt states.
 func TestEventNotesModeIsThePersons(t *testing.T) {

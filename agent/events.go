@@ -74,13 +74,20 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 	case nod.EventInterrupted:
 		return fmt.Sprintf("nod stopped (it was restarted) before it answered the user's message “%s”; it told them so, with a receipt for any change already made, and asked them to send it again", e.Value)
 	case nod.EventRemindDone:
-		return fmt.Sprintf("%s marked the task “%s” done from its reminder", who, e.Task)
-	case nod.EventSnoozed:
-		at := e.Value
-		if t, err := time.Parse(time.RFC3339, e.Value); err == nil {
-			at = t.In(zone).Format("2006-01-02 15:04")
+		if strings.Contains(e.Reason, "card") { // the audit's reason: "the card's ✓ Done"
+			return fmt.Sprintf("%s marked the task “%s” done on its card", who, e.Task)
 		}
-		return fmt.Sprintf("%s had the reminder of “%s” come again at %s", who, e.Task, at)
+		return fmt.Sprintf("%s marked the task “%s” done from its reminder", who, e.Task)
+	case nod.EventReopened:
+		return fmt.Sprintf("%s reopened the task “%s” on its card (status %s)", who, e.Task, e.Value)
+	case nod.EventSnoozed:
+		return fmt.Sprintf("%s had the reminder of “%s” come again at %s", who, e.Task, local(e.Value, zone, "2006-01-02 15:04"))
+	case nod.EventOccurrenceDone:
+		s := fmt.Sprintf("%s marked this time of the repeating task “%s” done", who, e.Task)
+		if e.Reason != "" {
+			s = fmt.Sprintf("%s marked the repeating task “%s” done for %s", who, e.Task, local(e.Reason, zone, weekday))
+		}
+		return s + fmt.Sprintf("; the task stays open, its next reminder is %s", local(e.Value, zone, weekday))
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)
@@ -88,6 +95,18 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("%s switched the chat to mode %s", who, e.Value)
 	}
 	return string(e.Kind)
+}
+
+// weekday is how a repeating reminder's times are told: its day counts.
+const weekday = "Mon 2006-01-02 15:04"
+
+// local is an RFC 3339 time as the chat reads it, in layout, or as it is
+// if it is not one.
+func local(s string, zone *time.Location, layout string) string {
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.In(zone).Format(layout)
+	}
+	return s
 }
 
 // maxWords bounds the person's answer quoted in a note.

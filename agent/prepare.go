@@ -53,7 +53,7 @@ func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, strin
 		t.record(start, tool.Name, nil, nod.OutcomeFailed, nod.Detail(err))
 		return nil, errorJSON(err)
 	}
-	a.Zone = t.reading()
+	a.Zone, a.Now = t.reading(), t.a.now()
 	if tool.Name == nod.ToolSetTimezone {
 		return t.prepareZone(start, tool, a)
 	}

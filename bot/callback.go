@@ -23,6 +23,7 @@ var kindLetters = map[nod.ActionKind]byte{
 	nod.ActUndoZone: 'z', nod.ActRemindDone: 'd', nod.ActSnooze: 'h', nod.ActZoneAccept: 'T', nod.ActZoneDecline: 'N',
 	nod.ActUndoAll: 'L', nod.ActUndoPick: 'O',
 	nod.ActZoneCity: 'W',
+	nod.ActCardDone: 'v', nod.ActCardHour: 'H', nod.ActCardTomorrow: 'M', nod.ActCardReopen: 'E',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

@@ -342,7 +342,7 @@ func (b *Bot) tapsBack(ctx context.Context, loc *formatting.Locale, chat nod.Cha
 	var m formatting.Message
 	whose := b.whoseReminder(ctx, chat, t)
 	switch open := t.Status != nod.StatusDone && t.Status != nod.StatusRejected; {
-	case again && tap.Tool == nod.ToolSetStatus && !open:
+	case again && tap.Tool == nod.ToolSetStatus && !open, again && tap.CompletesOccurrence() && t.RemindAt != nil:
 		m = loc.Day().ReminderDone(t, u.Redo.ID, whose)
 	case again && tap.Tool == nod.ToolSetReminder && t.RemindAt != nil:
 		m = loc.Day().ReminderSnoozed(t, u.Redo.ID, whose)

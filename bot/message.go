@@ -243,8 +243,32 @@ func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
 		if set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {
 			req.ReplySet = set.ID
 		}
+		if t, ok := b.cardOf(ctx, in.chat, in.replyTo); ok {
+			// A reply to a task card is about that task: the agent is told
+			// which, as the card's text alone may not say it exactly.
+			req.ReplyTo = fmt.Sprintf("the card of task %s “%s” (%s)", t.ID, t.Title, req.ReplyTo)
+		}
 	}
 	return req
+}
+
+// cardOf is the task whose card message msgID is, as the buttons it was
+// sent or edited with name it; false if it is no card, or its task is
+// gone.
+func (b *Bot) cardOf(ctx context.Context, chat nod.ChatID, msgID int) (nod.Task, bool) {
+	data, err := b.buttons.MessageButtons(ctx, chat, msgID)
+	if err != nil {
+		return nod.Task{}, false
+	}
+	for _, d := range data {
+		a, err := DecodeAction(d)
+		if err != nil || a.Kind != nod.ActCardDone && a.Kind != nod.ActCardReopen {
+			continue
+		}
+		t, err := b.tasks.Task(ctx, chat, nod.TaskID(a.ID))
+		return t, err == nil
+	}
+	return nod.Task{}, false
 }
 
 // words are what a message says in writing: its text, or the caption of

@@ -33,6 +33,7 @@ var (
 	undoNotices     = overrides{nod.ErrExpired: formatting.NoticeUndoLate, nod.ErrForbidden: formatting.NoticeUndoForbidden}
 	undoZoneNotices = overrides{nod.ErrForbidden: formatting.NoticeUndoForbidden, nod.ErrStale: formatting.NoticeZoneStale, nod.ErrDecided: formatting.NoticeZoneStale}
 	zoneNotices     = overrides{nod.ErrDecided: formatting.NoticeZoneStale}
+	cardNotices     = overrides{nod.ErrDecided: formatting.NoticeCardStale, nod.ErrForbidden: formatting.NoticeTaskForbidden}
 	reminderNotices = overrides{nod.ErrNotFound: formatting.NoticeRemindGone, nod.ErrDecided: formatting.NoticeRemindClosed, nod.ErrForbidden: formatting.NoticeRemindForbidden}
 )
 

@@ -69,4 +69,8 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActZoneDecline:   (*Bot).onZoneDecline,
 	nod.ActUndoAll:       (*Bot).onUndoAll,
 	nod.ActUndoPick:      (*Bot).onUndoPick,
+	nod.ActCardDone:      (*Bot).onCardDone,
+	nod.ActCardHour:      (*Bot).onCardSnooze,
+	nod.ActCardTomorrow:  (*Bot).onCardSnooze,
+	nod.ActCardReopen:    (*Bot).onCardReopen,
 }

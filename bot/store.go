@@ -240,6 +240,12 @@ type Reminders interface {
 	MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location) (nod.Applied, error)
 	// Remind sets the task's reminder to at.
 	Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error)
+	// CardDone, CardSnooze and Reopen are a task card's buttons: each
+	// applies only to the task as the card showed it (its reminder at
+	// shown, zero for none), else nod.ErrDecided.
+	CardDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location, shown time.Time) (nod.Applied, error)
+	CardSnooze(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at, shown time.Time) (nod.Applied, error)
+	Reopen(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error)
 }
 
 // Places maps a shared location to its time zone, offline; sea is true

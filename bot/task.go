@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
 )
@@ -137,6 +138,11 @@ func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.
 	if err != nil {
 		return // no card shown, or none remembered
 	}
+	b.cardNow(ctx, loc, chat, id, taskID)
+}
+
+// cardNow edits message id, a card of task taskID, to show it as it is.
+func (b *Bot) cardNow(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, id int, taskID nod.TaskID) {
 	t, err := b.tasks.Task(ctx, chat, taskID)
 	if err != nil {
 		return // in the trash: the card's buttons answer so
@@ -144,4 +150,94 @@ func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.
 	if err := b.send.edit(ctx, chat, id, loc.Tasks().Card(t, b.now())); err != nil {
 		b.log.Warn("refresh card", "chat", chat, "err", err)
 	}
+}
+
+// onCardDone marks the task of a card done, or on a repeating reminder
+// this occurrence, as the reminder's ✓ Done does: the person's own
+// change, applied at once, with its Undo on the card.
+func (b *Bot) onCardDone(ctx context.Context, p press) string {
+	return b.cardTap(ctx, p, func(nod.Task) (nod.Applied, error) {
+		return b.reminders.CardDone(ctx, p.topic(), p.user, p.task(), p.loc.Zone(), shownAt(p.action.N))
+	})
+}
+
+// onCardSnooze puts a card's task's reminder off as the reminder's own
+// ⏰ buttons do (nod.SnoozeUntil).
+func (b *Bot) onCardSnooze(ctx context.Context, p press) string {
+	return b.cardTap(ctx, p, func(t nod.Task) (nod.Applied, error) {
+		n := nod.SnoozeHour
+		if p.action.Kind == nod.ActCardTomorrow {
+			n = nod.SnoozeTomorrow
+		}
+		at := nod.SnoozeUntil(n, b.now(), t.RemindAt, p.loc.Zone())
+		return b.reminders.CardSnooze(ctx, p.topic(), p.user, p.task(), at, shownAt(p.action.N))
+	})
+}
+
+// onCardReopen opens a card's done task again.
+func (b *Bot) onCardReopen(ctx context.Context, p press) string {
+	return b.cardTap(ctx, p, func(nod.Task) (nod.Applied, error) {
+		return b.reminders.Reopen(ctx, p.topic(), p.user, p.task())
+	})
+}
+
+// shownAt is the reminder a card's button carries (Unix seconds, 0 for
+// none) as a time, zero for none.
+func shownAt(n int) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(int64(n), 0)
+}
+
+// cardTap applies a tap on a card's button and edits the card to show
+// the task as the tap left it, with its Undo. A card out of date (the
+// task closed, opened or its reminder moved since) changes nothing and is
+// brought up to date.
+func (b *Bot) cardTap(ctx context.Context, p press, apply func(nod.Task) (nod.Applied, error)) string {
+	t, err := b.tasks.Task(ctx, p.chat, p.task())
+	if err != nil {
+		return b.explainAs(p.loc, err, cardNotices, "card", "chat", p.chat)
+	}
+	if no := b.othersTask(ctx, p, t); no != "" {
+		return no
+	}
+	applied, err := apply(t)
+	if errors.Is(err, nod.ErrDecided) {
+		p.then(func(ctx context.Context) {
+			if t, err := b.tasks.Task(ctx, p.chat, p.task()); err == nil {
+				if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().Card(t, b.now())); err != nil {
+					b.log.Warn("refresh task card", "chat", p.chat, "err", err)
+				}
+			}
+		})
+	}
+	if err != nil {
+		return b.explainAs(p.loc, err, cardNotices, "card", "chat", p.chat)
+	}
+	p.then(func(ctx context.Context) {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().CardTapped(applied.After, b.now(), applied.Undo.ID)); err != nil {
+			b.log.Warn("edit task card", "chat", p.chat, "err", err)
+		}
+	})
+	return ""
+}
+
+// othersTask refuses a tap on the card of another member's task in a
+// group (nod.Task.Owner), naming whose it is; "" when p's person may act
+// on it. confirm.Service checks again as it writes.
+func (b *Bot) othersTask(ctx context.Context, p press, t nod.Task) string {
+	o := t.Owner()
+	if o == 0 || o == p.user {
+		return ""
+	}
+	if name := b.nameOf(ctx, p.chat, o); name != "" {
+		return p.loc.Notice(formatting.NoticeTaskWhose.With(name))
+	}
+	return p.loc.Notice(formatting.NoticeTaskForbidden)
+}
+
+// isCard reports whether kb is a task card's: it has ✓ Done or ↩️ Reopen.
+func isCard(kb *models.InlineKeyboardMarkup) bool {
+	return countKind(kb, nod.ActCardDone)+countKind(kb, nod.ActCardReopen) > 0
 }

@@ -496,13 +496,13 @@ func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.Chan
 // chat's (tools.Occurrence); a rule with none left closes the task.
 func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location) (nod.Applied, error) {
 	if next, t, ok := c.nextOccurrence(ctx, where.ChatID, taskID, zone); ok {
-		return c.tap(ctx, where, userID, tools.Occurrence(t, next), "the reminder's ✓ Done", true)
+		return c.tap(ctx, where, userID, tools.Occurrence(t, next), "the reminder's ✓ Done", true, nil)
 	}
 	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, where, userID, ch, "the reminder's ✓ Done", true)
+	return c.tap(ctx, where, userID, ch, "the reminder's ✓ Done", true, nil)
 }
 
 // nextOccurrence is the occurrence of task taskID's repeating reminder
@@ -532,7 +532,7 @@ func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID
 	if err != nil {
 		return nod.Applied{}, err
 	}
-	return c.tap(ctx, where, userID, snooze{ch}, "the reminder's ⏰ button", true)
+	return c.tap(ctx, where, userID, snooze{ch}, "the reminder's ⏰ button", true, nil)
 }
 
 // snooze is the change a reminder's ⏰ makes; its audit row says so
@@ -550,8 +550,10 @@ func (s snooze) Args() json.RawMessage {
 
 // tap applies ch as the person's tap; nod.ErrDecided if it changes
 // nothing. A tap on a reminder's button (reminder set) acts only for the
-// person who set the reminder: nod.ErrForbidden otherwise.
-func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch tools.Call, reason string, reminder bool) (nod.Applied, error) {
+// person who set the reminder: nod.ErrForbidden otherwise. check, if not
+// nil, is what the task must be as it is now for the tap to apply (a
+// card's).
+func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch tools.Call, reason string, reminder bool, check func(*nod.Task) error) (nod.Applied, error) {
 	now := c.now()
 	return c.editor.Apply(ctx, nod.Edit{
 		Topic: at, UserID: userID, TaskID: ch.TaskID(), Tool: ch.Tool(), Args: ch.Args(),
@@ -563,6 +565,11 @@ func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch t
 				// An old reminder's ⏰ must not put off a task that is closed:
 				// its reminder would never come.
 				return nod.Task{}, fmt.Errorf("task %q is %s: %w", cur.Title, cur.Status, nod.ErrDecided)
+			}
+			if check != nil {
+				if err := check(cur); err != nil {
+					return nod.Task{}, err
+				}
 			}
 			before, _ := ch.Current(cur)
 			after, _ := ch.Target(cur)
@@ -577,6 +584,66 @@ func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch t
 		Summary: ch.Summary(nil),
 		Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, UserConfirmed: true, Reason: reason},
 	})
+}
+
+// CardDone marks a task done from its card's ✓ Done as the reminder's
+// button does (MarkDone): a repeating reminder's occurrence is completed
+// and the task stays open. shown is the reminder the card showed (zero:
+// none); the tap applies only to the task as its card showed it.
+func (c *Service) CardDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location, shown time.Time) (nod.Applied, error) {
+	check := cardShowed(userID, shown, true)
+	if next, t, ok := c.nextOccurrence(ctx, where.ChatID, taskID, zone); ok {
+		return c.tap(ctx, where, userID, tools.Occurrence(t, next), "the card's ✓ Done", false, check)
+	}
+	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusDone}))
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	return c.tap(ctx, where, userID, ch, "the card's ✓ Done", false, check)
+}
+
+// CardSnooze moves a task's reminder to at from its card's ⏰, as the
+// reminder's own ⏰ does; shown is the reminder the card showed.
+func (c *Service) CardSnooze(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at, shown time.Time) (nod.Applied, error) {
+	ch, err := tools.Remind(taskID, at)
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	return c.tap(ctx, where, userID, snooze{ch}, "the card's ⏰ button", true, cardShowed(userID, shown, true))
+}
+
+// Reopen opens a done or rejected task again from its card's ↩️ Reopen;
+// an open one is nod.ErrDecided.
+func (c *Service) Reopen(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
+	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusOpen}))
+	if err != nil {
+		return nod.Applied{}, err
+	}
+	return c.tap(ctx, where, userID, ch, "the card's ↩️ Reopen", false, cardShowed(userID, time.Time{}, false))
+}
+
+// cardShowed is what a task must be for a tap on its card to apply: the
+// tapping person's (nod.Task.Owner), open if open (else closed), and, for
+// an open one, with the reminder the card showed (zero: none). Anything
+// else is a card out of date, nod.ErrDecided: the person tapped on what
+// is no longer there.
+func cardShowed(userID nod.UserID, shown time.Time, open bool) func(*nod.Task) error {
+	return func(cur *nod.Task) error {
+		if o := cur.Owner(); o != 0 && o != userID {
+			return fmt.Errorf("task %q is user %d's: %w", cur.Title, o, nod.ErrForbidden)
+		}
+		closed := cur.Status == nod.StatusDone || cur.Status == nod.StatusRejected
+		if closed == open {
+			return fmt.Errorf("task %q is %s since its card was shown: %w", cur.Title, cur.Status, nod.ErrDecided)
+		}
+		if !open {
+			return nil
+		}
+		if (cur.RemindAt == nil) != shown.IsZero() || (cur.RemindAt != nil && cur.RemindAt.Unix() != shown.Unix()) {
+			return fmt.Errorf("the reminder of task %q moved since its card was shown: %w", cur.Title, nod.ErrDecided)
+		}
+		return nil
+	}
 }
 
 // Chain follows undo entry u's chain of reverts back to the entry of the

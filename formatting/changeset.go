@@ -137,6 +137,10 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 	group := "\x00"
 	for i, it := range s.Items {
 		title := l.Render(newTask)
+		if it.TaskID == "" && it.NewTask != nil && it.Status == nod.ItemConfirmed && !v.Undone[it.UndoID] {
+			// It exists: its heading is the task's, "New task" only while proposed.
+			title = it.NewTask.Title
+		}
 		if it.TaskID != "" {
 			title = v.Titles[it.TaskID]
 			switch {

@@ -73,6 +73,12 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 			nod.ReminderBack{At: due}, false),
 		"task_card":      loc.Tasks().Card(task, due.Add(-time.Hour)),
 		"task_card_sent": loc.Tasks().Card(task, due),
+		"task_card_done": loc.Tasks().CardTapped(nod.Task{ID: "T1", Title: task.Title, Status: nod.StatusDone, Priority: nod.P2}, now, "u5"),
+		"task_card_repeat": loc.Tasks().CardTapped(nod.Task{ID: "T1", Title: task.Title, Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &later,
+			Repeat: "DTSTART:20261123T100000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"}, now, "u6"),
+		"n_card_stale":     loc.Text(formatting.NoticeCardStale),
+		"n_task_whose":     loc.Text(formatting.NoticeTaskWhose.With("Alice")),
+		"n_task_forbidden": loc.Text(formatting.NoticeTaskForbidden),
 		"receipt_reminder": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "File the tax return", Quote: "remind me tomorrow at 9 about the tax return",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 09:00", Field: nod.FieldReminder, Before: "", After: "2026-11-25T08:00:00Z", UndoID: "u1"}}}),
 	}

@@ -181,6 +181,10 @@ func TestChangeSetGolden(t *testing.T) {
 			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
 			{ID: "i2", N: 2, Tool: "create_task", Field: nod.FieldTask, After: "Fix the import", Status: nod.ItemPending, NewTask: &nod.Task{Title: "Fix the import", Priority: nod.P2}},
 		}}, Titles: titles}},
+		// A new task that exists: its heading is its title, no longer "New task".
+		{"create_applied", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: []nod.ChangeItem{
+			{ID: "i1", N: 1, Tool: "create_task", Field: nod.FieldTask, After: "Fix the export", Status: nod.ItemConfirmed, UndoID: "u1", NewTask: &nod.Task{Title: "Fix the export", Priority: nod.P2}},
+		}}, Titles: titles, Undoable: map[nod.UndoID]bool{"u1": true}}},
 		// A priority is shown when the call named it, P2 too; the P2 every
 		// task gets when none is named (above) is not.
 		{"create_named_p2", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
@@ -357,7 +361,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{ID: "T5", Title: "Old idea", Status: nod.StatusRejected, Priority: nod.P3}}, Cursors: []string{"4", "5"}, Total: 3, Done: 2},
 			formatting.ListView{TaskList: nod.TaskList{Label: "Office", Done: true, Today: "2026-03-15"}, Page: 1, PageSize: 20}),
 		"today": loc.In(time.FixedZone("CET", 3600)).Tasks().Today(nod.TodayList{Due: []nod.Task{{ID: "T2", Title: "Pay <rent>", Status: nod.StatusOpen, Priority: nod.P1, DueDate: "2026-03-10"}, t1},
-			DueTotal: 23, Reminders: []nod.Task{{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &remindToday}, {ID: "T1", Title: t1.Title, Status: t1.Status, Priority: t1.Priority, RemindAt: &remindLater}}}, "2026-03-15"),
+			DueTotal: 23, Reminders: []nod.Task{{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &remindToday, Repeat: "DTSTART:20260309T093000\nRRULE:FREQ=WEEKLY;BYDAY=SU"}, {ID: "T1", Title: t1.Title, Status: t1.Status, Priority: t1.Priority, RemindAt: &remindLater}}}, "2026-03-15"),
 		"today_empty":          loc.Tasks().Today(nod.TodayList{}, "2026-03-15"),
 		"task_list_label_none": loc.Tasks().List(nod.TaskPage{Total: 0, Done: 0}, formatting.ListView{TaskList: nod.TaskList{Label: "garden", Today: "2026-03-15"}, PageSize: 20}),
 		"task_list_all_done":   loc.Tasks().List(nod.TaskPage{Total: 0, Done: 12}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20}),

@@ -134,6 +134,8 @@ func (l *Locale) funcs() template.FuncMap {
 		"md":         ModelText,
 		"date":       l.Date,
 		"stamp":      l.stampAny,
+		"day":        l.RelativeDay,
+		"when":       l.relativeStamp,
 		"minutes":    l.Minutes,
 		"span":       func(d time.Duration) string { return l.span(d, false) },
 		"spanIn":     func(d time.Duration) string { return l.span(d, true) },

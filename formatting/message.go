@@ -100,6 +100,7 @@ var (
 	readingTmpl   = define[readingText]("reading")
 
 	undoButton    = define[int]("b_undo") // the item's number, or 0
+	reopenButton  = fixed("b_reopen")
 	redoButton    = fixed("b_redo")
 	undoAnyway    = fixed("b_undo_anyway")
 	redoAnyway    = fixed("b_redo_anyway")
@@ -269,9 +270,16 @@ func lastOf(s []string) string {
 	return s[len(s)-1]
 }
 
-// Card renders a task with its checklist as toggle buttons.
+// Card renders a task with its checklist as toggle buttons, and what a
+// person does with it: ✓ Done and the reminder's ⏰ on an open task,
+// ↩️ Reopen on a closed one. Each of those buttons carries the reminder
+// the card shows, so that a tap on a card out of date changes nothing.
 func (tv Tasks) Card(t nod.Task, now time.Time) Message {
-	m := Message{HTML: tv.l.Render(taskCardTmpl.With(taskCard{Task: t, Sent: t.ReminderSent(now)}))}
+	c := taskCard{Task: t, Sent: t.ReminderSent(now), Rule: tv.ruleWords(t), Now: now}
+	if !now.IsZero() {
+		c.Today = now.In(tv.l.Zone()).Format(nod.DateLayout)
+	}
+	m := Message{HTML: tv.l.Render(taskCardTmpl.With(c))}
 	for _, it := range t.Checklist {
 		// The button says what a tap does, so that a stale card never ticks
 		// what the person meant to untick.
@@ -281,14 +289,57 @@ func (tv Tasks) Card(t nod.Task, now time.Time) Message {
 		}
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(box + " " + it.Title), Action: nod.Action{Kind: nod.ActToggle, ID: string(it.ID), N: want}}})
 	}
+	if t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+		return m.withRow([]Button{tv.l.button(reopenButton, nod.Action{Kind: nod.ActCardReopen, ID: string(t.ID)})})
+	}
+	shown := 0
+	if t.RemindAt != nil {
+		shown = int(t.RemindAt.Unix())
+	}
+	row := []Button{tv.l.button(remindDoneButton, nod.Action{Kind: nod.ActCardDone, ID: string(t.ID), N: shown})}
+	if t.RemindAt != nil {
+		row = append(row,
+			tv.l.button(remindHourButton, nod.Action{Kind: nod.ActCardHour, ID: string(t.ID), N: shown}),
+			tv.l.button(remindTomorrowButton, nod.Action{Kind: nod.ActCardTomorrow, ID: string(t.ID), N: shown}))
+	}
+	return m.withRow(row)
+}
+
+// CardTapped is a task's card after a tap on one of its buttons changed
+// it: the task as it is now, with the Undo of that change.
+// A closed task's card then has only its Undo: ↩️ Reopen beside ↩️ Undo
+// would offer the same twice.
+func (tv Tasks) CardTapped(t nod.Task, now time.Time, undoID nod.UndoID) Message {
+	m := tv.Card(t, now)
+	if t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+		m.Keyboard = m.Keyboard[:len(m.Keyboard)-1]
+	}
+	return m.withRow([]Button{tv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(undoID)})})
+}
+
+// withRow is m with row of buttons added below its others.
+func (m Message) withRow(row []Button) Message {
+	m.Keyboard = append(m.Keyboard, row)
 	return m
 }
 
-// taskCard is a task as its card shows it at a moment: Sent when its
-// reminder went out already.
+// ruleWords is t's repeating reminder's rule in words, "" if it has none.
+func (tv Tasks) ruleWords(t nod.Task) string {
+	if t.Repeat == "" || t.RemindAt == nil {
+		return ""
+	}
+	return tv.l.Repeat(t.Repeat)
+}
+
+// taskCard is a task as its card shows it at a moment, Now (zero: dates
+// as they are, else relative to Today, its local date): Sent when its
+// reminder went out already; Rule its repeating reminder's rule in words.
 type taskCard struct {
 	nod.Task
-	Sent bool
+	Sent  bool
+	Rule  string
+	Now   time.Time
+	Today string
 }
 
 // buttonText keeps a button label readable; Telegram shows about 64.

@@ -174,6 +174,9 @@ var (
 	NoticeRemindSent        = fixed("n_remind_sent")
 	NoticeRemindForbidden   = fixed("n_remind_forbidden")
 	NoticeRemindWhose       = define[string]("n_remind_whose") // the name of whose it is
+	NoticeCardStale         = fixed("n_card_stale")
+	NoticeTaskWhose         = define[string]("n_task_whose") // the name of whose it is
+	NoticeTaskForbidden     = fixed("n_task_forbidden")
 )
 
 func init() {

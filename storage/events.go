@@ -142,10 +142,16 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Tas
 		e.Kind, e.Value = nod.EventMode, a.Arg("mode")
 	case "interrupted":
 		e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
-	case nod.ToolSetStatus: // a reminder's ✓ Done
+	case nod.ToolSetStatus: // a reminder's or card's ✓ Done, a card's ↩️ Reopen
 		e.Kind = nod.EventRemindDone
-	case nod.ToolSetReminder: // a reminder's ⏰
+		if st := nod.Status(a.Arg("status")); st != nod.StatusDone {
+			e.Kind, e.Value = nod.EventReopened, string(st)
+		}
+	case nod.ToolSetReminder: // a reminder's ⏰, or ✓ Done on a repeating one
 		e.Kind, e.Value = nod.EventSnoozed, a.Arg("remind_at")
+		if a.Arg("occurrence_done") == "true" {
+			e.Kind, e.Reason = nod.EventOccurrenceDone, a.Arg("was")
+		}
 	}
 }
 

@@ -18,6 +18,10 @@ type Args struct {
 	// Zone is the chat's, in which local times such as a reminder's are
 	// read; nil reads them in UTC.
 	Zone *time.Location
+	// Now is when the call is read: a repeating reminder set before it
+	// starts at its first occurrence at or after it. Zero: as given (a
+	// stored change, rebuilt).
+	Now time.Time
 }
 
 // Decode parses a tool call's argument string, recovering the forms

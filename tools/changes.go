@@ -466,6 +466,16 @@ func parseReminder(a Args) ([]Call, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	if rule != "" && !a.Now.IsZero() && at.Before(a.Now) {
+		// A rule set from a time already past would never fire: it
+		// starts at its first occurrence from now on (docs/design.md §10).
+		if r, err := repeat.Read(rule); err == nil {
+			if next, ok := r.Next(zoneOr(a.Zone), a.Now.Add(-time.Nanosecond)); ok {
+				next = nod.Stamp(next)
+				at, rule = &next, r.At(next.In(zoneOr(a.Zone))).String()
+			}
+		}
+	}
 	value, raw := "", any(nil)
 	if at != nil {
 		value = at.Format(time.RFC3339)
@@ -587,7 +597,7 @@ func (o occurrence) Args() json.RawMessage               { return o.raw }
 func (o occurrence) Current(t *nod.Task) (string, error) { return t.Value(nod.FieldReminder), nil }
 func (o occurrence) Target(*nod.Task) (string, error)    { return o.at.Format(time.RFC3339), nil }
 func (o occurrence) Summary(*nod.Task) string {
-	return "Done this time; set reminder to " + o.at.Format("2006-01-02 15:04")
+	return nod.OccurrenceSummary + "set reminder to " + o.at.Format("2006-01-02 15:04")
 }
 func (o occurrence) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 	at := o.at

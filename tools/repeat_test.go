@@ -80,3 +80,48 @@ func TestReminderRepeatRefused(t *testing.T) {
 		}
 	}
 }
+
+// A rule set from a time already past starts at its first occurrence at
+// or after the moment the call is read, in the chat's zone; a reminder
+// that does not repeat keeps its past time (it never fires, as ever).
+func TestReminderRepeatFromThePast(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	read := func(args string, now time.Time) []tools.Call {
+		t.Helper()
+		a, err := tools.Decode(nod.ToolSetReminder, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Zone, a.Now = berlin, now
+		cs, _, err := a.Calls()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs
+	}
+	task := &nod.Task{ID: "T1", Title: "Stretch", Status: nod.StatusOpen, Priority: nod.P2}
+	weekdays := `{"task_id":"T1","remind_at":"2026-11-27T08:00","repeat":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"}`
+	for _, c := range []struct {
+		now        time.Time
+		at, repeat string
+	}{
+		// Sunday 10:00 in Berlin: Monday 08:00 is the first weekday left.
+		{time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC), "2026-11-30T07:00:00Z", "DTSTART:20261130T080000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"},
+		// Monday at 08:00 sharp: that occurrence is at or after now.
+		{time.Date(2026, 11, 30, 7, 0, 0, 0, time.UTC), "2026-11-30T07:00:00Z", "DTSTART:20261130T080000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"},
+		// Read before it is due: as given.
+		{time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC), "2026-11-27T07:00:00Z", "DTSTART:20261127T080000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"},
+	} {
+		cs := read(weekdays, c.now)
+		if at, _ := cs[0].Target(task); at != c.at {
+			t.Errorf("at %v: remind_at %s, want %s", c.now, at, c.at)
+		}
+		if rule, _ := cs[1].Target(task); rule != c.repeat {
+			t.Errorf("at %v: repeat %q, want %q", c.now, rule, c.repeat)
+		}
+	}
+	once := read(`{"task_id":"T1","remind_at":"2026-11-27T08:00"}`, time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC))
+	if at, _ := once[0].Target(task); at != "2026-11-27T07:00:00Z" {
+		t.Errorf("a reminder that does not repeat moved to %s", at)
+	}
+}

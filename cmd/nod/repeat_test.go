@@ -130,3 +130,54 @@ func TestRepeatingReminderLastTimeCloses(t *testing.T) {
 		t.Errorf("reminder after ✓ Done = %q", m.Text)
 	}
 }
+
+// Redo after the Undo of a repeating reminder's ✓ Done edits the reminder
+// back to the completion ("Next reminder: …"), not to a snooze's words.
+func TestRepeatingDoneRedo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", RemindAt: &at, Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY"})
+	h.start()
+	h.clock.Set(at.Add(time.Minute))
+	h.sweeps(3)
+	rs := fired(h)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders, want 1", len(rs))
+	}
+	h.clock.Set(at.Add(5 * time.Minute)) // the taps come after the reminder
+	h.tap(chat, user, rs[0].ID, "✓ Done")
+	h.tap(chat, user, rs[0].ID, "↩️ Undo")
+	undone := h.withButton(chat, "↪️ Redo")
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	if got := h.task("T1").RemindAt; got == nil || !got.Equal(at.AddDate(0, 0, 1)) {
+		t.Fatalf("after Redo the reminder is at %v, want the next day's", got)
+	}
+	m := h.tg.WaitMessage(chat, rs[0].ID, "the reminder after Redo", func(m telegramtest.Message) bool { return m.Edits >= 3 })
+	if !strings.Contains(m.Text, "✅ Done: <b>Check the mail</b>. Next reminder: 13 Mar 2026, 10:00") || strings.Contains(m.Text, "remind you again") {
+		t.Errorf("the reminder after Redo reads %q", m.Text)
+	}
+}
+
+// The agent's rule set from a time already past starts at the first
+// occurrence from now on, and the receipt says so: it would never fire.
+func TestRepeatingReminderSetInThePast(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail"})
+	const said = "remind me every day at 8 to check the mail"
+	h.clf = answer("explicit:" + said)
+	// 10:00 UTC now: today's 08:00 has passed.
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-11T08:00", "repeat": "FREQ=DAILY"})),
+		openaitest.Text("Every day at 8."))
+	h.start()
+	h.tg.SendText(chat, user, said)
+	rcpt := h.tg.WaitBotMessages(chat, 2)[0]
+	if got := h.task("T1").RemindAt; got == nil || !got.Equal(time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)) {
+		t.Fatalf("the reminder is at %v, want tomorrow 08:00", got)
+	}
+	if !strings.Contains(rcpt.Text, "Reminder: none → 12 Mar 2026, 08:00") {
+		t.Errorf("receipt = %q", rcpt.Text)
+	}
+}

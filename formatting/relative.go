@@ -1,0 +1,87 @@
+package formatting
+
+import (
+	"time"
+
+	"github.com/nodbot/nod"
+)
+
+// Dates and times relative to the day a person reads them on: "today,
+// 10:01", "tomorrow", "Fri, 09:00", "3 Dec", "3 Dec 2027". Only messages
+// that show how things stand when they are sent (a task card, /tasks,
+// /today) use them; a diff, which stays in the chat as a record, keeps
+// the date itself (docs/design.md §7.2).
+var (
+	relDayTmpl   = define[relDay]("rel_day")
+	relStampTmpl = define[relDay]("rel_stamp")
+)
+
+// relDay is a day as the rel_day and rel_stamp templates word it: Offset
+// days from today, when Near (yesterday to six days ahead); else the date,
+// Year only when it is not today's.
+type relDay struct {
+	Near    bool
+	Offset  int
+	Weekday int // 0 Sunday … 6 Saturday
+	Day     int
+	Month   string
+	Year    int
+	Clock   string
+}
+
+// RelativeDay renders a YYYY-MM-DD date relative to today, the reader's
+// local date (both YYYY-MM-DD): "today", "tomorrow", "yesterday", a
+// weekday within the coming week, else the date, with its year only when
+// it is not today's. Either not a date renders d as Date does.
+func (l *Locale) RelativeDay(d, today string) string {
+	r, ok := l.relDay(d, today)
+	if !ok {
+		return l.Date(d)
+	}
+	return l.Render(relDayTmpl.With(r))
+}
+
+// RelativeStamp renders a moment to the minute relative to now, both in
+// the locale's zone: "today, 10:01", "Fri, 09:00", "3 Dec, 09:00". A zero
+// now renders it as Stamp does.
+func (l *Locale) RelativeStamp(t, now time.Time) string {
+	if now.IsZero() {
+		return l.Stamp(t)
+	}
+	t = t.In(l.Zone())
+	r, ok := l.relDay(t.Format(nod.DateLayout), now.In(l.Zone()).Format(nod.DateLayout))
+	if !ok {
+		return l.Stamp(t)
+	}
+	r.Clock = t.Format("15:04")
+	return l.Render(relStampTmpl.With(r))
+}
+
+func (l *Locale) relDay(d, today string) (relDay, bool) {
+	day, err1 := time.Parse(nod.DateLayout, d)
+	ref, err2 := time.Parse(nod.DateLayout, today)
+	if err1 != nil || err2 != nil {
+		return relDay{}, false
+	}
+	// Calendar days, in UTC: no daylight saving stretches one.
+	offset := int(day.Sub(ref).Hours() / 24)
+	r := relDay{Near: offset >= -1 && offset <= 6, Offset: offset, Weekday: int(day.Weekday()), Day: day.Day(), Month: l.months[day.Month()-1]}
+	if day.Year() != ref.Year() {
+		r.Year = day.Year()
+	}
+	return r, true
+}
+
+// relativeStamp is the template function when: a *time.Time or
+// time.Time relative to now, "—" for nil.
+func (l *Locale) relativeStamp(t any, now time.Time) string {
+	switch v := t.(type) {
+	case time.Time:
+		return l.RelativeStamp(v, now)
+	case *time.Time:
+		if v != nil {
+			return l.RelativeStamp(*v, now)
+		}
+	}
+	return l.Render(noneTmpl)
+}
