@@ -494,7 +494,8 @@ func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.Chan
 // On a repeating reminder it completes this time only: the task stays
 // open and its reminder moves to the rule's next occurrence in zone, the
 // chat's (tools.Occurrence); a rule with none left closes the task.
-func (c *Service) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location) (nod.Applied, error) {
+func (t *Taps) MarkDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location) (nod.Applied, error) {
+	c := t.c
 	if next, t, ok := c.nextOccurrence(ctx, where.ChatID, taskID, zone); ok {
 		return c.tap(ctx, where, userID, tools.Occurrence(t, next), "the reminder's ✓ Done", true, nil)
 	}
@@ -527,7 +528,8 @@ func (c *Service) nextOccurrence(ctx context.Context, chatID nod.ChatID, taskID 
 // Remind moves a task's reminder to at from its reminder's button: the
 // person's own change, audited and undoable; the reminder stays in where,
 // the reminder's topic.
-func (c *Service) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error) {
+func (t *Taps) Remind(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at time.Time) (nod.Applied, error) {
+	c := t.c
 	ch, err := tools.Remind(taskID, at)
 	if err != nil {
 		return nod.Applied{}, err
@@ -590,7 +592,8 @@ func (c *Service) tap(ctx context.Context, at nod.Topic, userID nod.UserID, ch t
 // button does (MarkDone): a repeating reminder's occurrence is completed
 // and the task stays open. shown is the reminder the card showed (zero:
 // none); the tap applies only to the task as its card showed it.
-func (c *Service) CardDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location, shown time.Time) (nod.Applied, error) {
+func (t *Taps) CardDone(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, zone *time.Location, shown time.Time) (nod.Applied, error) {
+	c := t.c
 	check := cardShowed(userID, shown, true)
 	if next, t, ok := c.nextOccurrence(ctx, where.ChatID, taskID, zone); ok {
 		return c.tap(ctx, where, userID, tools.Occurrence(t, next), "the card's ✓ Done", false, check)
@@ -604,7 +607,8 @@ func (c *Service) CardDone(ctx context.Context, where nod.Topic, userID nod.User
 
 // CardSnooze moves a task's reminder to at from its card's ⏰, as the
 // reminder's own ⏰ does; shown is the reminder the card showed.
-func (c *Service) CardSnooze(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at, shown time.Time) (nod.Applied, error) {
+func (t *Taps) CardSnooze(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID, at, shown time.Time) (nod.Applied, error) {
+	c := t.c
 	ch, err := tools.Remind(taskID, at)
 	if err != nil {
 		return nod.Applied{}, err
@@ -614,7 +618,8 @@ func (c *Service) CardSnooze(ctx context.Context, where nod.Topic, userID nod.Us
 
 // Reopen opens a done or rejected task again from its card's ↩️ Reopen;
 // an open one is nod.ErrDecided.
-func (c *Service) Reopen(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
+func (t *Taps) Reopen(ctx context.Context, where nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error) {
+	c := t.c
 	ch, err := tools.Parse(nod.ToolSetStatus, tools.MustJSON(map[string]any{"task_id": taskID, "status": nod.StatusOpen}))
 	if err != nil {
 		return nod.Applied{}, err
@@ -665,3 +670,11 @@ func (c *Service) Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry)
 	}
 	return u, odd
 }
+
+// Taps are the person's taps on a task itself rather than on a change
+// set: a reminder's ✓ Done and ⏰, a task card's buttons. Each is their
+// own explicit change, applied at once, audited and undoable.
+type Taps struct{ c *Service }
+
+// Taps returns the service's taps on tasks.
+func (c *Service) Taps() *Taps { return &Taps{c} }

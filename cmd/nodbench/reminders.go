@@ -144,7 +144,7 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, log *sl
 		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
 			bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 				Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
-				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c},
+				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c.Taps()},
 			time.Now, blog)
 		if err := b.Start(context.Background()); err != nil {
 			return nil, err

@@ -86,7 +86,7 @@ var (
 	_ agent.Answerer   = (*confirm.Service)(nil)
 	_ bot.Turner       = (*agent.Agent)(nil)
 	_ bot.Sweeper      = (*sweep.Sweeper)(nil)
-	_ bot.Reminders    = (*confirm.Service)(nil)
+	_ bot.Reminders    = (*confirm.Taps)(nil)
 	_ bot.Answers      = (*confirm.Service)(nil)
 	_ bot.Places       = (*place.Finder)(nil)
 	_ agent.Cities     = (*place.Finder)(nil)
@@ -176,7 +176,7 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}, After: after},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports()}, now, log.With("component", "bot"))
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c.Taps(), Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports()}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
