@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/race"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
@@ -330,7 +331,7 @@ func TestExportTenThousandTasks(t *testing.T) {
 	// minutes; 1,500 still stream past the 1 MB upload buffer. The
 	// plain run (go test without -race) exports all 10,000.
 	n := 10000
-	if raceBuild {
+	if race.Enabled {
 		n = 1500
 	}
 	var rows []nod.AuditEntry

@@ -10,6 +10,7 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/race"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage/storagetest"
 )
@@ -48,7 +49,7 @@ func TestModelPagesThroughTenThousandTasks(t *testing.T) {
 	// over ten minutes. 2,000 still page ten times, past two cut pages;
 	// the plain run (CI's PostgreSQL pass) pages through all 10,000.
 	n, every := 10000, 2500
-	if raceBuild {
+	if race.Enabled {
 		n, every = 2000, 700
 	}
 	want := h.seedMany(n, func(i int, t *nod.Task) {
