@@ -123,6 +123,8 @@ func (t *turn) system(ctx context.Context, settings nod.ChatSettings) (string, e
 	if err != nil {
 		return "", err
 	}
+	t.offerExternal()
+	system += t.externalNote()
 	t.tasks, t.listed = tasks, true
 	if len(withdraw) > 0 {
 		t.withdraw = withdraw
@@ -159,7 +161,7 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 	for res.Steps = 1; ; res.Steps++ {
 		t.report(ctx)
 		t.takeMore(ctx)
-		msg, err := t.a.complete(ctx, system, t.history, t.msgs)
+		msg, err := t.a.complete(ctx, system, t.requestTools, t.history, t.msgs)
 		if err != nil {
 			t.keepWords(ctx)
 			t.a.metrics.turns.WithLabelValues("model_error").Inc()
@@ -401,6 +403,12 @@ type turn struct {
 	replyItems string
 	// the pending item the person's reply revises (revise.go)
 	revise *revision
+	// requestTools are the tools the model is offered, encoded: nod's
+	// own and the external ones this turn saw (external.go); unavailable
+	// names the operator's servers that were down.
+	requestTools json.RawMessage
+	external     map[nod.Tool]nod.ExternalTool
+	unavailable  []string
 	// tasks are the tasks the system prompt listed; when they are all the
 	// chat's, list_tasks answers from them while listed holds: until a
 	// step calls a tool that may change a task (read.go).

@@ -302,4 +302,16 @@ type Deps struct {
 	// answered as messages nod cannot read.
 	Transcriber Transcriber
 	Exports     Exporter
+	// Calls reads external calls for the reports of their outcomes; nil:
+	// an owed report is dropped.
+	Calls Calls
+}
+
+// Calls reads the external calls whose outcome a person is owed
+// (storage.Calls).
+type Calls interface {
+	// Settle returns a call for the report of its outcome; a call still
+	// claimed by a process that stopped is marked unknown first, never
+	// to be sent again.
+	Settle(ctx context.Context, chatID nod.ChatID, id string) (nod.ExternalCall, error)
 }

@@ -28,6 +28,8 @@ type Service struct {
 	deletions Deletions
 	replies   Replies
 	forgets   Forgets
+	external  Caller
+	calls     Outcomes
 	forget    []string      // the phrases that confirm a /forget
 	window    time.Duration // how long a /forget waits for them
 	words     *answer.Reader
@@ -47,7 +49,7 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 		d.ConfirmWindow = nod.DefaultConfirmWindow
 	}
 	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, deletions: d.Deletions, replies: d.Replies,
-		forgets: d.Forgets, forget: d.ForgetWords, window: d.ConfirmWindow, words: d.Words, now: now, log: log, decisions: dc}
+		forgets: d.Forgets, external: d.External, calls: d.Calls, forget: d.ForgetWords, window: d.ConfirmWindow, words: d.Words, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -154,6 +156,7 @@ func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.Use
 		return t, nil
 	}
 	d, err := c.sets.ConfirmItems(ctx, chatID, setID, ns, userID, words, decide)
+	c.runCalls(ctx, &d)
 	for range d.Applied {
 		c.decisions.WithLabelValues("confirmed").Inc()
 	}
