@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -81,6 +82,16 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 			at = t.In(zone).Format("2006-01-02 15:04")
 		}
 		return fmt.Sprintf("%s had the reminder of “%s” come again at %s", who, e.Task, at)
+	case nod.EventCallRan:
+		s := fmt.Sprintf("%s confirmed your call %s; it ran", who, callNamed(e.Summary))
+		if e.Value != "" {
+			s += fmt.Sprintf(" and returned: %s", e.Value)
+		}
+		return s
+	case nod.EventCallFailed:
+		return fmt.Sprintf("%s confirmed your call %s; it did not succeed: %s", who, callNamed(e.Summary), e.Reason)
+	case nod.EventCallUnknown:
+		return fmt.Sprintf("nod stopped while your call %s was under way, so whether it happened is unknown; the user was told so. nod never sends it again: do not call it again unless the user asks after checking", callNamed(e.Summary))
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)
@@ -88,6 +99,13 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("%s switched the chat to mode %s", who, e.Value)
 	}
 	return string(e.Kind)
+}
+
+// callNamed reads an external call's event summary, its tool and its
+// arguments as stored, as nod's own summary of the call.
+func callNamed(summary string) string {
+	tool, args, _ := strings.Cut(summary, " ")
+	return "“" + externalSummary(nod.Tool(tool), json.RawMessage(args)) + "”"
 }
 
 // maxWords bounds the person's answer quoted in a note.

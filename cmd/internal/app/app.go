@@ -18,6 +18,7 @@ import (
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/formatting"
+	"github.com/nodbot/nod/mcpclient"
 	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/speech"
 	"github.com/nodbot/nod/storage"
@@ -144,15 +145,30 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now, Lexicon: formatting.Words}, log.With("component", "classifier"))
 }
 
-func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
-	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
-		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
-		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule()}, now, log.With("component", "agent"))
+// newHub holds the operator's MCP servers (NOD_MCP_CONFIG); without one,
+// a hub with none: nod offers no external tools. It waits on timer
+// between tries to reach a server.
+func newHub(cfg config, after Timer, log *slog.Logger) (*mcpclient.Hub, error) {
+	var mc mcpclient.Config
+	if cfg.MCPConfig != "" {
+		var err error
+		if mc, err = mcpclient.Load(cfg.MCPConfig); err != nil {
+			return nil, err
+		}
+	}
+	return mcpclient.New(mc, mcpclient.Options{Logger: log.With("component", "mcp"), After: after}), nil
 }
 
-func newConfirmations(cfg config, db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
+func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, hub *mcpclient.Hub, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
+	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
+		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
+		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule(), External: hub, Calls: db.Calls()}, now, log.With("component", "agent"))
+}
+
+func newConfirmations(cfg config, db *storage.DB, hub *mcpclient.Hub, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
 	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(),
-		Forgets: db.People(), ForgetWords: formatting.Words("forget"), ConfirmWindow: cfg.ConfirmWindow, Words: answer.NewReader(formatting.AnswerWords())}, now, log.With("component", "confirm"), reg)
+		Forgets: db.People(), ForgetWords: formatting.Words("forget"), ConfirmWindow: cfg.ConfirmWindow, Words: answer.NewReader(formatting.AnswerWords()),
+		External: hub, Calls: db.Calls()}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless
@@ -175,7 +191,7 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}, After: after},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports()}, now, log.With("component", "bot"))
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports(), Calls: db.Calls()}, now, log.With("component", "bot"))
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
@@ -289,9 +305,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 		fx.Provide(
 			func() Clock { return w.clock },
 			func() Timer { return w.timer },
-			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
+			newRegistry, newDB, newHub, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
 		),
-		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
+		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot, hub *mcpclient.Hub) {
 			// What a person can get wrong is checked before the database
 			// is opened, so that a failed start leaves no file behind.
 			lc.Append(fx.Hook{OnStart: b.Check})
@@ -305,6 +321,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})
 			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
 			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})
+			// The servers connect in the background: one that is down is
+			// retried, its tools absent meanwhile, never holding nod up.
+			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { hub.Start(ctx); return nil }, OnStop: func(context.Context) error { return hub.Close() }})
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})
 		}),
 	}
