@@ -11,9 +11,9 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/mcptest"
-	"github.com/nodbot/nod/formatting"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/formatting"
 )
 
 // The tools of an operator's MCP servers under nod's confirmations
