@@ -7,7 +7,7 @@ import (
 )
 
 // ExternalPrefix starts the name of every tool of an operator's MCP
-// servers as the agent sees it: mcp__SERVER__TOOL (docs/design.md §15).
+// servers as the agent sees it: mcp__SERVER__TOOL (docs/design.md §16).
 const ExternalPrefix = "mcp__"
 
 // ExternalTool is one tool of an operator's MCP server, as the agent is
@@ -41,7 +41,7 @@ func (t Tool) External() bool { return strings.HasPrefix(string(t), ExternalPref
 const FieldCall Field = "call"
 
 // RiskName is how a change item of an external call records its tool's
-// risk: "read", "mutate" or "destroy" (docs/design.md §15).
+// risk: "read", "mutate" or "destroy" (docs/design.md §16).
 func RiskName(r Risk) string {
 	switch r {
 	case ReadOnly:

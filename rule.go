@@ -49,7 +49,7 @@ func KindOf(tool Tool, field Field, after string) string {
 	case tool == "" || tool == ToolDeleteTask:
 		return ""
 	case field == FieldCall && after != RiskName(Mutating):
-		return "" // a destructive call always asks (docs/design.md §15)
+		return "" // a destructive call always asks (docs/design.md §16)
 	case field == FieldStatus || field == FieldPriority:
 		return string(tool) + "=" + after
 	}

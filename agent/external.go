@@ -15,7 +15,7 @@ import (
 	"github.com/nodbot/nod/tools"
 )
 
-// The tools of the operator's MCP servers (docs/design.md §15) reach the
+// The tools of the operator's MCP servers (docs/design.md §16) reach the
 // agent beside nod's own, under the same promise: a read runs at once, a
 // mutation is classified like any change, a destructive call always waits
 // for a tap, and nod sends each call it lets run exactly once.

@@ -123,7 +123,7 @@ type Deps struct {
 	Zones Zones
 	// External offers the tools of the operator's MCP servers and calls
 	// them, and Calls claims each call before it is sent and records its
-	// outcome (docs/design.md §15); with either nil, the agent offers none.
+	// outcome (docs/design.md §16); with either nil, the agent offers none.
 	External External
 	Calls    Calls
 }

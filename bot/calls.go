@@ -8,7 +8,7 @@ import (
 )
 
 // splitCalls parts a turn's receipts into nod's own changes and the
-// external calls the person's words ran (docs/design.md §15): a call's
+// external calls the person's words ran (docs/design.md §16): a call's
 // receipt is a message of its own, without Undo.
 func splitCalls(rs []nod.Receipt) (own, calls []nod.Receipt) {
 	for _, r := range rs {

@@ -11,7 +11,7 @@ import (
 const callTimeout = 60 * time.Second
 
 // runCalls sends the external calls a confirmation claimed, in order,
-// each once, and records each outcome (docs/design.md §15). The claim
+// each once, and records each outcome (docs/design.md §16). The claim
 // committed before: a crash from here on leaves the call claimed, and
 // its owed report then says its outcome is unknown; it is never sent
 // again.

@@ -8,7 +8,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// The templates of external calls (docs/design.md §15): the receipt of a
+// The templates of external calls (docs/design.md §16): the receipt of a
 // call the person's words ran, a call's arguments in a change set, the
 // heading of a service's items, and the report of a call's outcome.
 var (

@@ -189,7 +189,7 @@ var settings = []setting{
 	{"transcribe-model", "name", "NOD_TRANSCRIBE_MODEL", "whisper-1", "speech-to-text model for voice messages", false, str(func(c *config) *string { return &c.TranscribeModel })},
 	{"transcribe-url", "url", "NOD_TRANSCRIBE_URL", "", "OpenAI-compatible endpoint for speech-to-text only; unset, OPENAI_BASE_URL", false, str(func(c *config) *string { return &c.TranscribeURL })},
 	{"voice-max", "duration", "NOD_VOICE_MAX", "5m", "longest voice message transcribed", false, dur(func(c *config) *time.Duration { return &c.VoiceMax })},
-	{"mcp-config", "path", "NOD_MCP_CONFIG", "", "JSON file naming the MCP servers whose tools the agent may use (docs/design.md §15)", false, str(func(c *config) *string { return &c.MCPConfig })},
+	{"mcp-config", "path", "NOD_MCP_CONFIG", "", "JSON file naming the MCP servers whose tools the agent may use (docs/design.md §16)", false, str(func(c *config) *string { return &c.MCPConfig })},
 	{"log-format", "text|json", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
 		if v != "text" && v != "json" {
 			return fmt.Errorf("%q is not text or json", v)
