@@ -36,10 +36,13 @@ type ruleView struct {
 	Until  string // YYYY-MM-DD
 	Streak int
 	Days   int
+	// Call marks a rule for a tool of an operator's MCP server: what it
+	// runs, nod cannot undo.
+	Call bool
 }
 
 func (l *Locale) viewRule(r nod.Rule) ruleView {
-	v := ruleView{Name: l.Rules().Name(r.Kind), Streak: nod.RuleStreak, Days: int(nod.RuleLifetime.Hours() / 24)}
+	v := ruleView{Name: l.Rules().Name(r.Kind), Streak: nod.RuleStreak, Days: int(nod.RuleLifetime.Hours() / 24), Call: nod.Tool(r.Kind).External()}
 	if r.ExpiresAt != nil {
 		v.Until = r.ExpiresAt.UTC().Format(nod.DateLayout)
 	}
