@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -254,5 +255,85 @@ func TestMCPTwoReplicasCallOnce(t *testing.T) {
 	h.waitFor("the call's outcome", "notebook › add_note ran")
 	if c := n.Calls("add_note"); c != 1 {
 		t.Errorf("add_note reached the server %d times", c)
+	}
+}
+
+// In trusted mode a mutating call runs at once, a destructive one still
+// waits; an answer in words decides a call's item like any other.
+func TestMCPTrustedModeAndAnswerInWords(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n, _ := h.notebook()
+	h.startConnected(1)
+	h.tg.SendText(chat, user, "/mode trusted")
+	h.tg.WaitBotMessages(chat, 1)
+	h.script(
+		openaitest.Calls(call("a", addNote, map[string]any{"text": "milk"}), call("d", deleteNote, map[string]any{"id": 1})),
+		openaitest.Text("Done and proposed."),
+	)
+	h.tg.SendText(chat, user, "tidy my notebook")
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if !strings.Contains(readable(msgs[1]), "Ran notebook › add_note (trusted mode)") || len(msgs[1].Buttons()) != 0 {
+		t.Errorf("trusted receipt = %q %v", readable(msgs[1]), buttonTexts(msgs[1]))
+	}
+	set := h.changeSetMessage(chat, 4)
+	if !strings.Contains(readable(set), "⚠️ Run notebook › delete_note") || n.Calls("delete_note") != 0 || n.Calls("add_note") != 1 {
+		t.Errorf("trusted mode: set %q, %d deletes, %d adds", readable(set), n.Calls("delete_note"), n.Calls("add_note"))
+	}
+	h.clock.Advance(time.Minute)
+	h.tg.SendText(chat, user, "yes to 1")
+	h.waitFor("the call's outcome", "notebook › delete_note ran")
+	if n.Calls("delete_note") != 1 || len(n.Notes()) != 0 {
+		t.Errorf("after yes: %d deletes, notes %v", n.Calls("delete_note"), n.Notes())
+	}
+}
+
+// Learned rules cover a mutating tool of one server: three confirmed
+// calls earn the offer, which says nod cannot undo what it runs; once
+// accepted, the next call of that tool runs at once with a receipt
+// naming the rule. A destructive tool never earns one.
+func TestMCPLearnedRule(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n, _ := h.notebook()
+	h.startConnected(1)
+	var offer telegramtest.Message
+	for i, text := range []string{"one", "two", "three"} {
+		ms := h.propose(call("a"+text, addNote, map[string]any{"text": text}))
+		h.clock.Advance(time.Minute)
+		before := len(h.tg.BotMessages(chat))
+		if got := h.tap(chat, user, ms[len(ms)-1].ID, "✓ 1"); got != "Applied item 1." {
+			t.Fatalf("tap answer %q", got)
+		}
+		if m, ok := offerIn(h.tg.BotMessages(chat)[before:]); ok {
+			if i < 2 {
+				t.Fatalf("offer after %d confirmations", i+1)
+			}
+			offer = m
+		}
+	}
+	if !strings.Contains(readable(offer), "“Run notebook › add_note”") || !strings.Contains(readable(offer), "nod cannot undo them") {
+		t.Fatalf("offer = %q", readable(offer))
+	}
+	if got := h.tap(chat, user, offer.ID, "✓ For 30 days"); !strings.HasPrefix(got, "Rule on until") {
+		t.Fatalf("accepting the rule answered %q", got)
+	}
+	ms := h.propose(call("a4", addNote, map[string]any{"text": "four"}))
+	if !strings.Contains(readable(ms[0]), "Ran notebook › add_note by your rule “Run notebook › add_note”") || n.Calls("add_note") != 4 {
+		t.Errorf("rule receipt = %q; %d calls", readable(ms[0]), n.Calls("add_note"))
+	}
+	for _, m := range ms {
+		if _, ok := m.Button("✓ 1"); ok {
+			t.Errorf("a call the rule covers was queued: %q", readable(m))
+		}
+	}
+	for i := 1; i <= 3; i++ {
+		ms := h.propose(call(fmt.Sprint("d", i), deleteNote, map[string]any{"id": i}))
+		h.clock.Advance(time.Minute)
+		before := len(h.tg.BotMessages(chat))
+		h.tap(chat, user, ms[len(ms)-1].ID, "✓ 1")
+		if m, ok := offerIn(h.tg.BotMessages(chat)[before:]); ok {
+			t.Errorf("a destructive tool earned a rule: %q", readable(m))
+		}
 	}
 }
