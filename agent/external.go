@@ -177,6 +177,11 @@ func (t *turn) commitExternal(ctx context.Context, p *proposal, v confidence.Ver
 			return t.runExternal(ctx, p, "", "rule", rule)
 		}
 	}
+	if t.rejectedCall(ctx, x) {
+		why := fmt.Sprintf("Not queued: the user rejected %s recently; do not propose it again unless they ask for it.", summary)
+		t.record(p.start, x.tool.Name, x.args, nod.OutcomeBlocked, why)
+		return why
+	}
 	if len(t.items) >= nod.MaxItems {
 		why := fmt.Sprintf("The change set is full (%d items); not queued: %s. Propose it again in a later turn, once the user has decided some of the waiting items.", nod.MaxItems, summary)
 		t.record(p.start, x.tool.Name, x.args, nod.OutcomeBlocked, why)
@@ -191,6 +196,19 @@ func (t *turn) commitExternal(ctx context.Context, p *proposal, v confidence.Ver
 		out += "\nIt waits for the user's tap because " + v.Default + "."
 	}
 	return out
+}
+
+// rejectedCall reports whether the person rejected the same call (same
+// tool, same arguments) recently: it is not shown again (docs/design.md
+// §4).
+func (t *turn) rejectedCall(ctx context.Context, x *externalCall) bool {
+	args := canonical(x.args)
+	for _, r := range t.repeats(ctx).rejections {
+		if r.Tool == x.tool.Name && canonical(r.Args) == args {
+			return true
+		}
+	}
+	return false
 }
 
 // ruleForKind returns the person's active rule for kind, as ruleFor does

@@ -441,6 +441,9 @@ func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.U
 // revalidate rebuilds an item against its task as it is now; false if the
 // task or item is gone or the change would change nothing.
 func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.ChangeItem) (nod.ChangeItem, bool) {
+	if it.Field == nod.FieldCall { // an external call touches no task: it still makes sense
+		return nod.ChangeItem{Tool: it.Tool, Args: it.Args, Summary: it.Summary, Field: it.Field, After: it.After}, true
+	}
 	ch, err := tools.Parse(it.Tool, it.Args)
 	if err != nil {
 		return it, false

@@ -29,6 +29,7 @@ type callReceipt struct {
 	Trusted      bool
 	Args         []CallArg
 	Failed       bool
+	Lost         bool   // no answer came back: whether it happened is unknown
 	Error        string // why it failed, its first lines
 }
 
@@ -36,7 +37,10 @@ type callReceipt struct {
 type callOutcome struct {
 	Server, Tool string
 	Unknown      bool
-	Failed       bool
+	// Lost: the call was sent and no answer came back (the connection
+	// broke, its time ran out): whether it happened is unknown.
+	Lost   bool
+	Failed bool
 	Result       string // the first lines of what it returned, or why it failed
 	Truncated    bool
 }
@@ -97,7 +101,7 @@ func (cv Changes) CallReceipt(r Receipt) Message {
 		data.Quote = ""
 	}
 	if c := r.Call; c != nil && (c.Err != "" || c.Result.IsError) {
-		data.Failed = true
+		data.Failed, data.Lost = true, c.Err != ""
 		data.Error, _ = shortResult(c.Err + c.Result.Text)
 	}
 	m := Message{HTML: cv.l.Render(callReceiptTmpl.With(data))}
@@ -120,6 +124,7 @@ func (cv Changes) CallOutcome(c nod.ExternalCall) Message {
 	if c.Err != "" || c.Result.IsError {
 		data.Failed, text = true, strings.TrimSpace(c.Err+"\n"+c.Result.Text)
 	}
+	data.Lost = c.Err != "" && data.Failed && !data.Unknown
 	data.Result, data.Truncated = shortResult(text)
 	data.Truncated = data.Truncated || c.Result.Truncated
 	return Message{HTML: cv.l.Render(callOutcomeTmpl.With(data))}

@@ -66,6 +66,12 @@ func TestCallTexts(t *testing.T) {
 		if text := formatting.PlainText(cv.CallOutcome(done).HTML); !strings.Contains(text, "added note 1: <ok>") {
 			t.Errorf("%s outcome lacks the result:\n%s", tc.lang, text)
 		}
+		lost := nod.ExternalCall{Tool: item.Tool, Args: args, State: nod.CallDone, Err: "connection reset"}
+		for _, m := range []formatting.Message{cv.CallReceipt(formatting.Receipt{Item: item, Quote: "q", Call: &lost}), cv.CallOutcome(lost)} {
+			if text := formatting.PlainText(m.HTML); !strings.Contains(text, tc.unknown) || !strings.Contains(text, "connection reset") {
+				t.Errorf("%s report of a call that gave no answer:\n%s", tc.lang, text)
+			}
+		}
 		fr := cv.CallReceipt(formatting.Receipt{Item: item, Quote: "put it in my notebook", Call: &failed})
 		if text := formatting.PlainText(fr.HTML); !strings.Contains(text, tc.fail) || strings.Contains(text, tc.cannot) {
 			t.Errorf("%s receipt of a failed call:\n%s", tc.lang, text)

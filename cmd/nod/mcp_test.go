@@ -154,6 +154,7 @@ func TestMCPInferredCallWaitsForTap(t *testing.T) {
 	h.script(
 		openaitest.Calls(call("a", addNote, map[string]any{"text": "call the plumber"}), call("b", addNote, map[string]any{"text": "water the plants"})),
 		openaitest.Text("I suggest two notes."),
+		openaitest.Calls(call("c", addNote, map[string]any{"text": "water the plants"})),
 		openaitest.Text("Fine."),
 	)
 	h.startConnected(1)
@@ -201,10 +202,14 @@ func TestMCPInferredCallWaitsForTap(t *testing.T) {
 		t.Errorf("outcome message = %q", ran.Text)
 	}
 	h.tg.SendText(chat, user, "thanks")
-	h.tg.Wait("the next turn", func() bool { return len(h.llm.RequestsFor(agentM)) == 3 })
+	h.tg.Wait("the next turn", func() bool { return len(h.llm.RequestsFor(agentM)) >= 3 })
 	sys := allSystem(h.llm.RequestsFor(agentM)[2])
 	if !strings.Contains(sys, "notebook › add_note") || !strings.Contains(sys, "added note 1: call the plumber") || !strings.Contains(sys, "rejected your proposal") {
 		t.Errorf("the agent's next request does not tell the outcome:\n%s", sys)
+	}
+	h.tg.Wait("the turn's end", func() bool { return len(h.llm.RequestsFor(agentM)) == 4 })
+	if got := h.llm.RequestsFor(agentM)[3].ToolResults()["c"]; !strings.Contains(got, "rejected") || n.Calls("add_note") != 1 {
+		t.Errorf("a rejected call proposed again: %q", got)
 	}
 	rows := outcomes(h.audit(chat))
 	if !slices.Contains(rows, addNote+":confirmed") || !slices.Contains(rows, addNote+":executed") || !slices.Contains(rows, addNote+":rejected") {
