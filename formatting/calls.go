@@ -39,10 +39,10 @@ type callOutcome struct {
 	Unknown      bool
 	// Lost: the call was sent and no answer came back (the connection
 	// broke, its time ran out): whether it happened is unknown.
-	Lost   bool
-	Failed bool
-	Result       string // the first lines of what it returned, or why it failed
-	Truncated    bool
+	Lost      bool
+	Failed    bool
+	Result    string // the first lines of what it returned, or why it failed
+	Truncated bool
 }
 
 // maxArgValue bounds an argument's value where people read it.
