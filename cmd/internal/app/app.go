@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/formatting"
+	"github.com/nodbot/nod/mcpclient"
 	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/speech"
 	"github.com/nodbot/nod/storage"
@@ -178,6 +180,34 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports()}, now, log.With("component", "bot"))
 }
 
+// newHub holds the operator's MCP servers (NOD_MCP_CONFIG); with none
+// configured it has no tools and nothing unavailable. It retries a server
+// on the process's timer, so tests move the backoff on their clock.
+func newHub(cfg config, after Timer, log *slog.Logger) *mcpclient.Hub {
+	getenv := cfg.getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return mcpclient.New(cfg.MCP, mcpclient.Options{Logger: log.With("component", "mcp"), After: after, Version: Version(), Getenv: getenv})
+}
+
+// startHub connects the MCP servers in the background: one that is down
+// does not stop nod, its tools are absent until it answers.
+func startHub(h *mcpclient.Hub, cfg config, log *slog.Logger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if len(cfg.MCP.Servers) > 0 {
+			names := make([]string, 0, len(cfg.MCP.Servers))
+			for name := range cfg.MCP.Servers {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			log.Info("mcp servers configured", "servers", strings.Join(names, ","), "config", cfg.MCPConfig)
+		}
+		h.Start(ctx)
+		return nil
+	}
+}
+
 // httpServer serves health checks on NOD_HTTP_ADDR.
 type httpServer struct {
 	srv *http.Server
@@ -289,9 +319,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 		fx.Provide(
 			func() Clock { return w.clock },
 			func() Timer { return w.timer },
-			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
+			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer, newHub,
 		),
-		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
+		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot, hub *mcpclient.Hub) {
 			// What a person can get wrong is checked before the database
 			// is opened, so that a failed start leaves no file behind.
 			lc.Append(fx.Hook{OnStart: b.Check})
@@ -305,6 +335,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})
 			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
 			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})
+			lc.Append(fx.Hook{OnStart: startHub(hub, cfg, log.With("component", "mcp")), OnStop: func(context.Context) error { return hub.Close() }})
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})
 		}),
 	}
