@@ -31,7 +31,10 @@ type playground struct {
 	// records voice messages.
 	voice bool
 	relay *relay
-	srv   *http.Server
+	// notebook is the demo MCP server nod is given (notebook.go), nil when
+	// the operator named servers of their own.
+	notebook *notebook
+	srv      *http.Server
 	stop  context.CancelFunc // stops nod and the view
 	// exited is closed once nod has returned, with its result in runErr:
 	// both a failed start and close wait for it, so it is closed rather
