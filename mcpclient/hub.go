@@ -92,7 +92,7 @@ func New(cfg Config, opts Options) *Hub {
 		opts.After = time.After
 	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{}
+		opts.HTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -134,6 +134,7 @@ func (h *Hub) Close() error {
 		cancel()
 	}
 	h.wg.Wait()
+	h.opts.HTTPClient.CloseIdleConnections()
 	return nil
 }
 

@@ -20,13 +20,15 @@ import (
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/mcptest"
 	"github.com/nodbot/nod/mcpclient"
+	"go.uber.org/goleak"
 )
 
 // TestMain lets this test binary be the stdio server of the tests that
-// run one (mcptest.StdioCommand).
+// run one (mcptest.StdioCommand), and fails the suite if a goroutine of
+// a closed hub outlives it.
 func TestMain(m *testing.M) {
 	mcptest.ServeStdioIfChild()
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -336,4 +338,52 @@ func TestStdioServer(t *testing.T) {
 	if kids := children(t); len(kids) != 0 {
 		t.Errorf("children after Close: %v", kids)
 	}
+}
+
+// A call waits for the server's answer; one whose server goes away
+// meanwhile is an error wrapping ErrUnavailable, never a result, and the
+// caller's own deadline is its own error.
+func TestCallInFlight(t *testing.T) {
+	nb := mcptest.NewNotebook()
+	srv := mcptest.ServeHTTP(t, nb)
+	h, _ := start(t, httpConfig("notebook", srv.URL), fixtures.NewClock(t0))
+	eventually(t, "connected", func() bool { return len(h.Tools()) == 3 })
+	gate := nb.Gate("add_note")
+	type answer struct {
+		r   nod.ExternalResult
+		err error
+	}
+	call := func(ctx context.Context) chan answer {
+		out := make(chan answer, 1)
+		go func() {
+			r, err := h.Call(ctx, "mcp__notebook__add_note", json.RawMessage(`{"text":"held"}`))
+			out <- answer{r, err}
+		}()
+		<-gate.Arrived()
+		return out
+	}
+
+	held := call(t.Context())
+	if len(nb.Notes()) != 0 {
+		t.Fatal("a held call ran")
+	}
+	gate.Release()
+	if a := <-held; a.err != nil || a.r.Text != "added note 1: held" {
+		t.Errorf("released call: %+v, %v", a.r, a.err)
+	}
+
+	gate = nb.Gate("add_note")
+	ctx, cancel := context.WithCancel(t.Context())
+	held = call(ctx)
+	cancel()
+	if a := <-held; a.err == nil || errors.Is(a.err, mcpclient.ErrUnavailable) || !errors.Is(a.err, context.Canceled) {
+		t.Errorf("a call its caller gave up: %v", a.err)
+	}
+
+	held = call(t.Context())
+	srv.Stop()
+	if a := <-held; !errors.Is(a.err, mcpclient.ErrUnavailable) || a.r.Text != "" {
+		t.Errorf("a call whose server went away: %+v, %v", a.r, a.err)
+	}
+	gate.Release()
 }
