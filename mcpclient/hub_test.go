@@ -209,23 +209,23 @@ func TestServerDownAtStart(t *testing.T) {
 	}
 }
 
-// A server that goes away is found out by the next call (an error
-// wrapping ErrUnavailable, not a result), and reconnected after the
-// backoff once it is back.
+// A server that goes away is missed at once (its event stream breaks),
+// a call of its tools meanwhile is an error wrapping ErrUnavailable, and
+// it is reconnected after the backoff once it is back.
 func TestHTTPServerRestarts(t *testing.T) {
 	nb := mcptest.NewNotebook()
 	srv := mcptest.ServeHTTP(t, nb)
 	clock := fixtures.NewClock(t0)
-	h, _ := start(t, httpConfig("notebook", srv.URL), clock)
+	h, logs := start(t, httpConfig("notebook", srv.URL), clock)
 	eventually(t, "connected", func() bool { return len(h.Tools()) == 3 })
 	srv.Stop()
-	eventually(t, "the server is missed", func() bool {
-		_, err := h.Call(t.Context(), "mcp__notebook__list_notes", nil)
-		if err != nil && !errors.Is(err, mcpclient.ErrUnavailable) {
-			t.Fatalf("Call on a stopped server: %v, want ErrUnavailable", err)
-		}
-		return len(h.Unavailable()) == 1
-	})
+	eventually(t, "the server is missed", func() bool { return len(h.Unavailable()) == 1 })
+	if _, err := h.Call(t.Context(), "mcp__notebook__list_notes", nil); !errors.Is(err, mcpclient.ErrUnavailable) {
+		t.Errorf("Call on a stopped server: %v, want ErrUnavailable", err)
+	}
+	if !strings.Contains(logs.String(), `msg="mcp server lost; reconnecting" server=notebook`) {
+		t.Errorf("the loss is not logged:\n%s", logs)
+	}
 	if h.Tools() != nil {
 		t.Errorf("Tools while down: %v", names(h.Tools()))
 	}
