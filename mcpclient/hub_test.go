@@ -387,3 +387,45 @@ func TestCallInFlight(t *testing.T) {
 	}
 	gate.Release()
 }
+
+// A stdio child gets the entry's env plus PATH and HOME, nothing else of
+// nod's environment (its secrets stay nod's).
+func TestStdioEnvironment(t *testing.T) {
+	command, env := mcptest.StdioCommand(t)
+	env[mcptest.EnvToolEnv], env["NOTES_DIR"] = "1", "/srv/notes"
+	nodEnv := map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/nod", "TELEGRAM_BOT_TOKEN": "123:secret"}
+	cfg := mcpclient.Config{Servers: map[string]mcpclient.Server{"local": {Command: command, Env: env}}}
+	h := mcpclient.New(cfg, mcpclient.Options{After: fixtures.NewClock(t0).After, Getenv: func(k string) string { return nodEnv[k] }})
+	h.Start(t.Context())
+	defer h.Close()
+	eventually(t, "connected", func() bool { return len(h.Tools()) == 4 })
+	r, err := h.Call(t.Context(), "mcp__local__environment", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "HOME=/home/nod\n" + mcptest.EnvToolEnv + "=1\n" + mcptest.ChildEnv + "=1\nNOTES_DIR=/srv/notes\nPATH=/usr/bin:/bin"
+	if r.Text != want {
+		t.Errorf("the child's environment:\n%s\nwant:\n%s", r.Text, want)
+	}
+}
+
+// A streamable HTTP server gets the entry's headers with every request.
+func TestHTTPHeaders(t *testing.T) {
+	srv := mcptest.ServeHTTP(t, mcptest.NewNotebook())
+	srv.Require("Authorization", "Bearer s3cret")
+	cfg := func(token string) mcpclient.Config {
+		return mcpclient.Config{Servers: map[string]mcpclient.Server{"notebook": {URL: srv.URL,
+			Headers: map[string]string{"Authorization": "Bearer " + token}}}}
+	}
+	clock := fixtures.NewClock(t0)
+	wrong, logs := start(t, cfg("guess"), clock)
+	eventually(t, "the refusal", func() bool { return strings.Contains(logs.String(), "mcp server unavailable") })
+	if wrong.Tools() != nil || len(wrong.Unavailable()) != 1 {
+		t.Errorf("a refused hub has tools %v", names(wrong.Tools()))
+	}
+	right, _ := start(t, cfg("s3cret"), clock)
+	eventually(t, "connected", func() bool { return len(right.Tools()) == 3 })
+	if r, err := right.Call(t.Context(), "mcp__notebook__add_note", json.RawMessage(`{"text":"with a token"}`)); err != nil || r.IsError {
+		t.Errorf("add_note with the token: %+v, %v", r, err)
+	}
+}
