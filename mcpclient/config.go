@@ -56,13 +56,17 @@ const maxServerName = 64 - len(nod.ExternalPrefix) - len("__") - 8
 
 // Load reads the configuration file at path: {"mcpServers": {"NAME":
 // {...}}}. ${VAR} and ${VAR:-default} in a command, its args, env
-// values, a URL and headers are read from nod's environment.
-func Load(path string) (Config, error) {
+// values, a URL and headers are read from the process's environment.
+func Load(path string) (Config, error) { return LoadEnv(path, os.Getenv) }
+
+// LoadEnv is Load with ${VAR} read through getenv, where an empty value
+// counts as unset.
+func LoadEnv(path string, getenv func(string) string) (Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Config{}, fmt.Errorf("MCP configuration: %w", err)
 	}
-	cfg, err := parse(data, os.LookupEnv)
+	cfg, err := parse(data, func(k string) (string, bool) { v := getenv(k); return v, v != "" })
 	if err != nil {
 		return Config{}, fmt.Errorf("MCP configuration %s: %w", path, err)
 	}
@@ -173,7 +177,7 @@ func expandMap(m map[string]string, field string, x func(field, v string) string
 }
 
 // expand replaces ${VAR} and ${VAR:-default} in s from nod's environment;
-// a variable that is unset and has no default is an error. A "$" not
+// a variable that is unset or empty and has no default is an error. A "$" not
 // followed by "{" stays as it is (passwords hold them).
 func expand(s string, lookup func(string) (string, bool)) (string, error) {
 	var b strings.Builder
@@ -196,7 +200,6 @@ func expand(s string, lookup func(string) (string, bool)) (string, error) {
 			b.WriteString(v)
 		case hasDef:
 			b.WriteString(def)
-		case ok:
 		default:
 			return "", fmt.Errorf("${%s}: the variable is not set", name)
 		}

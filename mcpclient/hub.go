@@ -92,7 +92,7 @@ func New(cfg Config, opts Options) *Hub {
 		opts.After = time.After
 	}
 	if opts.HTTPClient == nil {
-		opts.HTTPClient = &http.Client{}
+		opts.HTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -134,6 +134,7 @@ func (h *Hub) Close() error {
 		cancel()
 	}
 	h.wg.Wait()
+	h.opts.HTTPClient.CloseIdleConnections()
 	return nil
 }
 
@@ -212,14 +213,17 @@ func (h *Hub) Call(ctx context.Context, name nod.Tool, args json.RawMessage) (no
 // doubling to 1 min. Each episode of failures is logged once.
 func (h *Hub) run(ctx context.Context, s *server) {
 	log := h.log.With("server", s.name)
-	var wait time.Duration
-	failing := false
+	var (
+		wait    time.Duration
+		retry   <-chan time.Time // nil at first: connect at once
+		failing bool
+	)
 	for {
-		if wait > 0 {
+		if retry != nil {
 			select {
 			case <-ctx.Done():
 				return
-			case <-h.opts.After(wait):
+			case <-retry:
 			}
 		}
 		connected, err := h.serve(ctx, s, log)
@@ -227,18 +231,25 @@ func (h *Hub) run(ctx context.Context, s *server) {
 			return
 		}
 		switch {
+		case connected:
+			wait = minBackoff
+		case failing:
+			wait = min(2*wait, maxBackoff)
+		default:
+			wait = minBackoff
+		}
+		// The timer is set before the line is logged, so that a test that
+		// reads the line and moves its clock finds the retry waiting.
+		retry = h.opts.After(wait)
+		switch {
 		case connected: // a new episode, logged here
-			failing = true
 			log.Warn("mcp server lost; reconnecting", "err", err)
-			wait = minBackoff
 		case !failing:
-			failing = true
 			log.Warn("mcp server unavailable; retrying in the background", "err", err)
-			wait = minBackoff
 		default:
 			log.Debug("mcp server still unavailable", "err", err, "retry_in", wait)
-			wait = min(2*wait, maxBackoff)
 		}
+		failing = true
 	}
 }
 

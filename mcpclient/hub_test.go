@@ -20,13 +20,15 @@ import (
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/mcptest"
 	"github.com/nodbot/nod/mcpclient"
+	"go.uber.org/goleak"
 )
 
 // TestMain lets this test binary be the stdio server of the tests that
-// run one (mcptest.StdioCommand).
+// run one (mcptest.StdioCommand), and fails the suite if a goroutine of
+// a closed hub outlives it.
 func TestMain(m *testing.M) {
 	mcptest.ServeStdioIfChild()
-	os.Exit(m.Run())
+	goleak.VerifyTestMain(m)
 }
 
 var t0 = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -207,23 +209,23 @@ func TestServerDownAtStart(t *testing.T) {
 	}
 }
 
-// A server that goes away is found out by the next call (an error
-// wrapping ErrUnavailable, not a result), and reconnected after the
-// backoff once it is back.
+// A server that goes away is missed at once (its event stream breaks),
+// a call of its tools meanwhile is an error wrapping ErrUnavailable, and
+// it is reconnected after the backoff once it is back.
 func TestHTTPServerRestarts(t *testing.T) {
 	nb := mcptest.NewNotebook()
 	srv := mcptest.ServeHTTP(t, nb)
 	clock := fixtures.NewClock(t0)
-	h, _ := start(t, httpConfig("notebook", srv.URL), clock)
+	h, logs := start(t, httpConfig("notebook", srv.URL), clock)
 	eventually(t, "connected", func() bool { return len(h.Tools()) == 3 })
 	srv.Stop()
-	eventually(t, "the server is missed", func() bool {
-		_, err := h.Call(t.Context(), "mcp__notebook__list_notes", nil)
-		if err != nil && !errors.Is(err, mcpclient.ErrUnavailable) {
-			t.Fatalf("Call on a stopped server: %v, want ErrUnavailable", err)
-		}
-		return len(h.Unavailable()) == 1
-	})
+	eventually(t, "the server is missed", func() bool { return len(h.Unavailable()) == 1 })
+	if _, err := h.Call(t.Context(), "mcp__notebook__list_notes", nil); !errors.Is(err, mcpclient.ErrUnavailable) {
+		t.Errorf("Call on a stopped server: %v, want ErrUnavailable", err)
+	}
+	if !strings.Contains(logs.String(), `msg="mcp server lost; reconnecting" server=notebook`) {
+		t.Errorf("the loss is not logged:\n%s", logs)
+	}
 	if h.Tools() != nil {
 		t.Errorf("Tools while down: %v", names(h.Tools()))
 	}
@@ -335,5 +337,95 @@ func TestStdioServer(t *testing.T) {
 	}
 	if kids := children(t); len(kids) != 0 {
 		t.Errorf("children after Close: %v", kids)
+	}
+}
+
+// A call waits for the server's answer; one whose server goes away
+// meanwhile is an error wrapping ErrUnavailable, never a result, and the
+// caller's own deadline is its own error.
+func TestCallInFlight(t *testing.T) {
+	nb := mcptest.NewNotebook()
+	srv := mcptest.ServeHTTP(t, nb)
+	h, _ := start(t, httpConfig("notebook", srv.URL), fixtures.NewClock(t0))
+	eventually(t, "connected", func() bool { return len(h.Tools()) == 3 })
+	gate := nb.Gate("add_note")
+	type answer struct {
+		r   nod.ExternalResult
+		err error
+	}
+	call := func(ctx context.Context) chan answer {
+		out := make(chan answer, 1)
+		go func() {
+			r, err := h.Call(ctx, "mcp__notebook__add_note", json.RawMessage(`{"text":"held"}`))
+			out <- answer{r, err}
+		}()
+		<-gate.Arrived()
+		return out
+	}
+
+	held := call(t.Context())
+	if len(nb.Notes()) != 0 {
+		t.Fatal("a held call ran")
+	}
+	gate.Release()
+	if a := <-held; a.err != nil || a.r.Text != "added note 1: held" {
+		t.Errorf("released call: %+v, %v", a.r, a.err)
+	}
+
+	gate = nb.Gate("add_note")
+	ctx, cancel := context.WithCancel(t.Context())
+	held = call(ctx)
+	cancel()
+	if a := <-held; a.err == nil || errors.Is(a.err, mcpclient.ErrUnavailable) || !errors.Is(a.err, context.Canceled) {
+		t.Errorf("a call its caller gave up: %v", a.err)
+	}
+
+	held = call(t.Context())
+	srv.Stop()
+	if a := <-held; !errors.Is(a.err, mcpclient.ErrUnavailable) || a.r.Text != "" {
+		t.Errorf("a call whose server went away: %+v, %v", a.r, a.err)
+	}
+	gate.Release()
+}
+
+// A stdio child gets the entry's env plus PATH and HOME, nothing else of
+// nod's environment (its secrets stay nod's).
+func TestStdioEnvironment(t *testing.T) {
+	command, env := mcptest.StdioCommand(t)
+	env[mcptest.EnvToolEnv], env["NOTES_DIR"] = "1", "/srv/notes"
+	nodEnv := map[string]string{"PATH": "/usr/bin:/bin", "HOME": "/home/nod", "TELEGRAM_BOT_TOKEN": "123:secret"}
+	cfg := mcpclient.Config{Servers: map[string]mcpclient.Server{"local": {Command: command, Env: env}}}
+	h := mcpclient.New(cfg, mcpclient.Options{After: fixtures.NewClock(t0).After, Getenv: func(k string) string { return nodEnv[k] }})
+	h.Start(t.Context())
+	defer h.Close()
+	eventually(t, "connected", func() bool { return len(h.Tools()) == 4 })
+	r, err := h.Call(t.Context(), "mcp__local__environment", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "HOME=/home/nod\n" + mcptest.EnvToolEnv + "=1\n" + mcptest.ChildEnv + "=1\nNOTES_DIR=/srv/notes\nPATH=/usr/bin:/bin"
+	if r.Text != want {
+		t.Errorf("the child's environment:\n%s\nwant:\n%s", r.Text, want)
+	}
+}
+
+// A streamable HTTP server gets the entry's headers with every request.
+func TestHTTPHeaders(t *testing.T) {
+	srv := mcptest.ServeHTTP(t, mcptest.NewNotebook())
+	srv.Require("Authorization", "Bearer s3cret")
+	cfg := func(token string) mcpclient.Config {
+		return mcpclient.Config{Servers: map[string]mcpclient.Server{"notebook": {URL: srv.URL,
+			Headers: map[string]string{"Authorization": "Bearer " + token}}}}
+	}
+	clock := fixtures.NewClock(t0)
+	wrong, logs := start(t, cfg("guess"), clock)
+	eventually(t, "the refusal", func() bool { return strings.Contains(logs.String(), "mcp server unavailable") })
+	if wrong.Tools() != nil || len(wrong.Unavailable()) != 1 {
+		t.Errorf("a refused hub has tools %v", names(wrong.Tools()))
+	}
+	right, _ := start(t, cfg("s3cret"), clock)
+	eventually(t, "connected", func() bool { return len(right.Tools()) == 3 })
+	if r, err := right.Call(t.Context(), "mcp__notebook__add_note", json.RawMessage(`{"text":"with a token"}`)); err != nil || r.IsError {
+		t.Errorf("add_note with the token: %+v, %v", r, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -145,20 +146,6 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now, Lexicon: formatting.Words}, log.With("component", "classifier"))
 }
 
-// newHub holds the operator's MCP servers (NOD_MCP_CONFIG); without one,
-// a hub with none: nod offers no external tools. It waits on timer
-// between tries to reach a server.
-func newHub(cfg config, after Timer, log *slog.Logger) (*mcpclient.Hub, error) {
-	var mc mcpclient.Config
-	if cfg.MCPConfig != "" {
-		var err error
-		if mc, err = mcpclient.Load(cfg.MCPConfig); err != nil {
-			return nil, err
-		}
-	}
-	return mcpclient.New(mc, mcpclient.Options{Logger: log.With("component", "mcp"), After: after}), nil
-}
-
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, hub *mcpclient.Hub, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
@@ -192,6 +179,34 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c, Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports(), Calls: db.Calls()}, now, log.With("component", "bot"))
+}
+
+// newHub holds the operator's MCP servers (NOD_MCP_CONFIG); with none
+// configured it has no tools and nothing unavailable. It retries a server
+// on the process's timer, so tests move the backoff on their clock.
+func newHub(cfg config, after Timer, log *slog.Logger) *mcpclient.Hub {
+	getenv := cfg.getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return mcpclient.New(cfg.MCP, mcpclient.Options{Logger: log.With("component", "mcp"), After: after, Version: Version(), Getenv: getenv})
+}
+
+// startHub connects the MCP servers in the background: one that is down
+// does not stop nod, its tools are absent until it answers.
+func startHub(h *mcpclient.Hub, cfg config, log *slog.Logger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if len(cfg.MCP.Servers) > 0 {
+			names := make([]string, 0, len(cfg.MCP.Servers))
+			for name := range cfg.MCP.Servers {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			log.Info("mcp servers configured", "servers", strings.Join(names, ","), "config", cfg.MCPConfig)
+		}
+		h.Start(ctx)
+		return nil
+	}
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
@@ -305,7 +320,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 		fx.Provide(
 			func() Clock { return w.clock },
 			func() Timer { return w.timer },
-			newRegistry, newDB, newHub, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
+			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer, newHub,
 		),
 		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot, hub *mcpclient.Hub) {
 			// What a person can get wrong is checked before the database
@@ -321,9 +336,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})
 			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
 			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})
-			// The servers connect in the background: one that is down is
-			// retried, its tools absent meanwhile, never holding nod up.
-			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { hub.Start(ctx); return nil }, OnStop: func(context.Context) error { return hub.Close() }})
+			lc.Append(fx.Hook{OnStart: startHub(hub, cfg, log.With("component", "mcp")), OnStop: func(context.Context) error { return hub.Close() }})
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})
 		}),
 	}
