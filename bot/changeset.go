@@ -263,7 +263,12 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied) })
 	}
 	if len(d.Calls) > 0 {
-		p.then(func(ctx context.Context) { b.reportCalls(ctx, p.loc, d.Calls) })
+		// Sent once the press is answered: a slow service never leaves
+		// the button spinning.
+		p.then(func(ctx context.Context) {
+			b.decide.RunCalls(ctx, &d)
+			b.reportCalls(ctx, p.loc, d.Calls)
+		})
 	}
 	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
 		return decidedNotice(p.loc, d.Set, p.action.N)

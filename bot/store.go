@@ -184,6 +184,9 @@ type Decider interface {
 	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
 	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int) (nod.Decided, error)
 	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
+	// RunCalls sends the external calls a tap's confirmation claimed,
+	// each once, and fills in their outcomes.
+	RunCalls(ctx context.Context, d *nod.Decided)
 }
 
 // Mender settles items that could not simply apply: stale, failed or expired ones.

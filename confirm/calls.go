@@ -10,14 +10,17 @@ import (
 // callTimeout bounds one external call a confirmation sends.
 const callTimeout = 60 * time.Second
 
-// runCalls sends the external calls a confirmation claimed, in order,
-// each once, and records each outcome (docs/design.md §16). The claim
-// committed before: a crash from here on leaves the call claimed, and
-// its owed report then says its outcome is unknown; it is never sent
-// again.
-func (c *Service) runCalls(ctx context.Context, d *nod.Decided) {
+// RunCalls sends the external calls a confirmation claimed (d.Calls), in
+// order, each once, and records each outcome in place
+// (docs/design.md §16). The claim committed before: a crash from here on
+// leaves the call claimed, and its owed report then says its outcome is
+// unknown; it is never sent again. Calls already run are passed over.
+func (c *Service) RunCalls(ctx context.Context, d *nod.Decided) {
 	for i := range d.Calls {
 		call := &d.Calls[i]
+		if call.State != nod.CallClaimed || call.Err != "" {
+			continue
+		}
 		if c.external == nil || c.calls == nil {
 			call.Err = "no external services are configured"
 			continue

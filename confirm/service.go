@@ -71,7 +71,9 @@ func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.U
 
 // Confirm confirms item n. A change whose task changed since it was
 // proposed is not applied: the item becomes stale with a note saying what
-// the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
+// the value is now. An external call the item holds is claimed, not yet
+// sent: the caller sends it with RunCalls once it answered the tap (so
+// does ApplyAnyway, Retry and ConfirmAll). Errors wrap nod.ErrNotFound, nod.ErrForbidden,
 // nod.ErrExpired or nod.ErrDecided; any other error means nothing was
 // written and the item is still pending.
 func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
@@ -156,7 +158,6 @@ func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.Use
 		return t, nil
 	}
 	d, err := c.sets.ConfirmItems(ctx, chatID, setID, ns, userID, words, decide)
-	c.runCalls(ctx, &d)
 	for range d.Applied {
 		c.decisions.WithLabelValues("confirmed").Inc()
 	}
@@ -229,6 +230,7 @@ func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod
 		return nod.Decided{Set: set, Applied: map[int]nod.Applied{}}, fmt.Errorf("nothing named to decide: %w", nod.ErrDecided)
 	}
 	d, err := c.confirm(ctx, chatID, userID, setID, ns, false, "")
+	c.RunCalls(ctx, &d)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -243,6 +245,7 @@ func (c *Service) Answer(ctx context.Context, chatID nod.ChatID, userID nod.User
 	var err error
 	if len(r.Confirm) > 0 {
 		d, err = c.confirm(ctx, chatID, userID, r.SetID, r.Confirm, false, r.Words)
+		c.RunCalls(ctx, &d) // no button waits for an answer: the calls go now
 		c.offerRule(ctx, chatID, userID, &d)
 		if err != nil && !errors.Is(err, nod.ErrDecided) {
 			return d, 0, err

@@ -167,11 +167,16 @@ func TestMCPCallKilledMidway(t *testing.T) {
 	h.tg.Wait("the server to connect", func() bool { return strings.Contains(p.logs.String(), `msg="mcp server connected"`) })
 	h.tg.SendText(chat, user, "rent is due")
 	set := h.changeSetMessage(chat, 2)
-	h.tg.Tap(chat, user, set.ID, "✓ 1")
+	press := h.tg.Tap(chat, user, set.ID, "✓ 1")
 	select {
 	case <-gate.Arrived():
 	case <-time.After(30 * time.Second):
 		t.Fatal("the call never reached the server")
+	}
+	// The press is answered before the call is sent: a held call never
+	// leaves the button spinning.
+	if ans := h.tg.WaitAnswer(press); ans != "Applied item 1." {
+		t.Errorf("the press was answered %q", ans)
 	}
 	p.kill()
 	gate.Release()
