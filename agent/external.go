@@ -179,16 +179,16 @@ func (t *turn) commitExternal(ctx context.Context, p *proposal, v confidence.Ver
 	}
 	if t.rejectedCall(ctx, x) {
 		why := fmt.Sprintf("Not queued: the user rejected %s recently; do not propose it again unless they ask for it.", summary)
-		t.record(p.start, x.tool.Name, x.args, nod.OutcomeBlocked, why)
+		t.recordEntry(p.start, nod.AuditEntry{Tool: x.tool.Name, Args: auditArgs(nod.ExternalCall{Tool: x.tool.Name, Args: x.args}), Outcome: nod.OutcomeBlocked, Error: why})
 		return why
 	}
 	if len(t.items) >= nod.MaxItems {
 		why := fmt.Sprintf("The change set is full (%d items); not queued: %s. Propose it again in a later turn, once the user has decided some of the waiting items.", nod.MaxItems, summary)
-		t.record(p.start, x.tool.Name, x.args, nod.OutcomeBlocked, why)
+		t.recordEntry(p.start, nod.AuditEntry{Tool: x.tool.Name, Args: auditArgs(nod.ExternalCall{Tool: x.tool.Name, Args: x.args}), Outcome: nod.OutcomeBlocked, Error: why})
 		return why
 	}
 	t.items = append(t.items, nod.ChangeItem{Tool: x.tool.Name, Args: x.args, Summary: summary, Field: nod.FieldCall, After: nod.RiskName(x.tool.Risk)})
-	t.recordEntry(p.start, nod.AuditEntry{Tool: x.tool.Name, Args: x.args, Outcome: nod.OutcomeQueued, Verdict: verdictName(v)})
+	t.recordEntry(p.start, nod.AuditEntry{Tool: x.tool.Name, Args: auditArgs(nod.ExternalCall{Tool: x.tool.Name, Args: x.args}), Outcome: nod.OutcomeQueued, Verdict: verdictName(v)})
 	out := resultQueued
 	if x.tool.Risk != nod.Mutating {
 		out += "\nThis tool may delete or change what cannot be restored: it always waits for the user's tap, whatever they said."
@@ -234,7 +234,7 @@ func (t *turn) runExternal(ctx context.Context, p *proposal, quote, verdict stri
 	c := nod.ExternalCall{Topic: t.req.Topic, UserID: t.req.UserID, Tool: x.tool.Name, Args: x.args}
 	if err := t.a.calls.Claim(ctx, &c); err != nil {
 		t.a.log.Error("claim external call", "chat", t.req.ChatID, "tool", x.tool.Name, "err", err)
-		t.record(p.start, x.tool.Name, x.args, nod.OutcomeFailed, nod.Detail(err))
+		t.recordEntry(p.start, nod.AuditEntry{Tool: x.tool.Name, Args: auditArgs(nod.ExternalCall{Tool: x.tool.Name, Args: x.args}), Outcome: nod.OutcomeFailed, Error: nod.Detail(err)})
 		return errorJSON(fmt.Errorf("%s was not called: %s", x.tool.Name, nod.Detail(err)))
 	}
 	res, err := t.a.external.Call(ctx, x.tool.Name, x.args)

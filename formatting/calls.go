@@ -130,6 +130,29 @@ func (cv Changes) CallOutcome(c nod.ExternalCall) Message {
 	return Message{HTML: cv.l.Render(callOutcomeTmpl.With(data))}
 }
 
+// auditCall names an external call in an audit line: its service, its
+// tool and its first arguments, short.
+func auditCall(a nod.AuditEntry) string {
+	server, tool := a.Tool.Server()
+	s := server + " › " + tool
+	var parts []string
+	for _, arg := range CallArgs(json.RawMessage(a.Arg("arguments"))) {
+		if len(parts) == 2 {
+			parts = append(parts, "…")
+			break
+		}
+		v := arg.Value
+		if r := []rune(v); len(r) > 40 {
+			v = string(r[:39]) + "…"
+		}
+		parts = append(parts, arg.Name+" = "+v)
+	}
+	if len(parts) > 0 {
+		s += " (" + strings.Join(parts, ", ") + ")"
+	}
+	return s
+}
+
 // callDetails shows a waiting call's arguments, as a change's diff.
 func (l *Locale) callDetails(it nod.ChangeItem) string {
 	args := CallArgs(it.Args)

@@ -78,3 +78,13 @@ func TestCallTexts(t *testing.T) {
 		}
 	}
 }
+
+// An audit line names a call by its service, tool and first arguments.
+func TestCallAuditLine(t *testing.T) {
+	a := nod.AuditEntry{Tool: "mcp__notebook__add_note", Outcome: nod.OutcomeExecuted, Verdict: "explicit", Reason: "add it",
+		Args: json.RawMessage(`{"server":"notebook","tool":"add_note","arguments":{"text":"buy milk"},"result":"added note 1"}`)}
+	m := formatting.For("en").Audit([]nod.AuditEntry{a}, nil, nil)
+	if text := formatting.PlainText(m.HTML); !strings.Contains(text, "notebook › add_note (text = buy milk)") {
+		t.Errorf("audit line:\n%s", text)
+	}
+}

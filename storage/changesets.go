@@ -256,6 +256,9 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID no
 		}
 		it.Status, it.Note = status, note
 		a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: encodeNote(note), At: now}
+		if it.Field == nod.FieldCall { // recorded as every row of a call is
+			a.Args = CallAuditArgs(nod.ExternalCall{Tool: it.Tool, Args: it.Args, State: nod.CallClaimed})
+		}
 		if status == nod.ItemRejected {
 			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, reason, words, now); err != nil {
 				return err
