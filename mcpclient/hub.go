@@ -112,15 +112,18 @@ func New(cfg Config, opts Options) *Hub {
 }
 
 // Start connects every server in the background, each retried with
-// backoff while it cannot be reached. Close stops them.
+// backoff while it cannot be reached; a second Start does nothing. Close
+// stops them.
 func (h *Hub) Start(ctx context.Context) {
 	if h == nil || len(h.servers) == 0 {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.mu.Lock()
-	h.cancel = cancel
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	if h.cancel != nil { // once: a second Start would connect every server twice
+		return
+	}
+	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	for _, name := range slices.Sorted(maps.Keys(h.servers)) {
 		s := h.servers[name]
 		h.wg.Go(func() { h.run(ctx, s) })
