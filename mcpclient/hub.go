@@ -24,6 +24,12 @@ import (
 // its server is down, unknown, or went away during the call.
 var ErrUnavailable = errors.New("MCP tool unavailable")
 
+// ErrInterrupted is the error of a call that was sent but got no answer:
+// the connection broke, or the caller gave up, meanwhile. Whether the
+// server ran it is unknown; an error without it never reached a server
+// or was answered by one.
+var ErrInterrupted = errors.New("the MCP call was sent, and whether it ran is unknown")
+
 // Backoff between attempts to reach a server: from minBackoff doubling
 // to maxBackoff.
 const (
@@ -78,7 +84,7 @@ type server struct {
 	entry   Server
 	session *mcp.ClientSession // nil while not connected
 	tools   []nod.ExternalTool
-	warned  map[string]bool // "tools" entries already logged as unknown
+	warned  map[string]bool // what was logged once: unknown "tools" entries, skipped tools
 	changed chan struct{}   // the server's tool list changed
 	lost    chan *mcp.ClientSession
 }
@@ -106,15 +112,18 @@ func New(cfg Config, opts Options) *Hub {
 }
 
 // Start connects every server in the background, each retried with
-// backoff while it cannot be reached. Close stops them.
+// backoff while it cannot be reached; a second Start does nothing. Close
+// stops them.
 func (h *Hub) Start(ctx context.Context) {
 	if h == nil || len(h.servers) == 0 {
 		return
 	}
-	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	h.mu.Lock()
-	h.cancel = cancel
-	h.mu.Unlock()
+	defer h.mu.Unlock()
+	if h.cancel != nil { // once: a second Start would connect every server twice
+		return
+	}
+	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	for _, name := range slices.Sorted(maps.Keys(h.servers)) {
 		s := h.servers[name]
 		h.wg.Go(func() { h.run(ctx, s) })
@@ -167,9 +176,12 @@ func (h *Hub) Unavailable() []string {
 }
 
 // Call calls the tool named name (mcp__SERVER__TOOL) with args, a JSON
-// object. A tool not offered now, or a server that goes away during the
-// call, is an error wrapping ErrUnavailable; an error the server answers
-// with is an error too; a result is only ever the server's.
+// object. A tool not offered now is an error wrapping ErrUnavailable
+// (nothing was sent); a server that goes away during the call, one
+// wrapping ErrUnavailable and ErrInterrupted; a caller that gives up, one
+// wrapping ErrInterrupted and its context's error; an error the server
+// answers with is an error wrapping neither. A result is only ever the
+// server's.
 func (h *Hub) Call(ctx context.Context, name nod.Tool, args json.RawMessage) (nod.ExternalResult, error) {
 	if h == nil {
 		return nod.ExternalResult{}, fmt.Errorf("%w: %s (no MCP servers configured)", ErrUnavailable, name)
@@ -195,7 +207,7 @@ func (h *Hub) Call(ctx context.Context, name nod.Tool, args json.RawMessage) (no
 		var answered *jsonrpc.Error
 		switch {
 		case ctx.Err() != nil:
-			return nod.ExternalResult{}, fmt.Errorf("calling %s: %w", name, err)
+			return nod.ExternalResult{}, fmt.Errorf("%w: calling %s: %w", ErrInterrupted, name, err)
 		case errors.As(err, &answered) && !slices.Contains(transportCodes, answered.Code):
 			return nod.ExternalResult{}, fmt.Errorf("calling %s: the server answered: %w", name, err)
 		}
@@ -203,7 +215,7 @@ func (h *Hub) Call(ctx context.Context, name nod.Tool, args json.RawMessage) (no
 		case s.lost <- cs:
 		default:
 		}
-		return nod.ExternalResult{}, fmt.Errorf("%w: calling %s: %w", ErrUnavailable, name, err)
+		return nod.ExternalResult{}, fmt.Errorf("%w: %w: calling %s: %w", ErrUnavailable, ErrInterrupted, name, err)
 	}
 	return result(r), nil
 }
@@ -312,7 +324,10 @@ func (h *Hub) list(ctx context.Context, s *server, cs *mcp.ClientSession, log *s
 		seen[t.Name] = true
 		name, ok := toolName(s.name, t.Name)
 		if !ok {
-			log.Warn("mcp tool skipped: its name is not one the model API takes", "tool", t.Name, "name", name)
+			if !s.warned["skip "+t.Name] {
+				s.warned["skip "+t.Name] = true
+				log.Warn("mcp tool skipped: its name is not one the model API takes", "tool", t.Name, "name", name)
+			}
 			continue
 		}
 		desc := t.Description

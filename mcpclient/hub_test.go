@@ -166,7 +166,7 @@ func TestCallAbsentTool(t *testing.T) {
 	h, _ := start(t, httpConfig("notebook", srv.URL), fixtures.NewClock(t0))
 	eventually(t, "connected", func() bool { return len(h.Tools()) == 3 })
 	for _, name := range []nod.Tool{"mcp__notebook__rename_note", "mcp__files__read_file"} {
-		if _, err := h.Call(t.Context(), name, nil); !errors.Is(err, mcpclient.ErrUnavailable) {
+		if _, err := h.Call(t.Context(), name, nil); !errors.Is(err, mcpclient.ErrUnavailable) || errors.Is(err, mcpclient.ErrInterrupted) {
 			t.Errorf("Call(%s) = %v, want ErrUnavailable", name, err)
 		}
 	}
@@ -190,8 +190,8 @@ func TestServerDownAtStart(t *testing.T) {
 	if h.Tools() != nil || !slices.Equal(h.Unavailable(), []string{"notebook"}) {
 		t.Errorf("down: Tools %v, Unavailable %v", names(h.Tools()), h.Unavailable())
 	}
-	if _, err := h.Call(t.Context(), "mcp__notebook__list_notes", nil); !errors.Is(err, mcpclient.ErrUnavailable) {
-		t.Errorf("Call while down = %v", err)
+	if _, err := h.Call(t.Context(), "mcp__notebook__list_notes", nil); !errors.Is(err, mcpclient.ErrUnavailable) || errors.Is(err, mcpclient.ErrInterrupted) {
+		t.Errorf("Call while down = %v, want ErrUnavailable (and nothing sent)", err)
 	}
 	clock.Advance(time.Second)
 	eventually(t, "the second retry waits", func() bool { return len(clock.Waits()) == 2 })
@@ -376,13 +376,13 @@ func TestCallInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	held = call(ctx)
 	cancel()
-	if a := <-held; a.err == nil || errors.Is(a.err, mcpclient.ErrUnavailable) || !errors.Is(a.err, context.Canceled) {
+	if a := <-held; errors.Is(a.err, mcpclient.ErrUnavailable) || !errors.Is(a.err, mcpclient.ErrInterrupted) || !errors.Is(a.err, context.Canceled) {
 		t.Errorf("a call its caller gave up: %v", a.err)
 	}
 
 	held = call(t.Context())
 	srv.Stop()
-	if a := <-held; !errors.Is(a.err, mcpclient.ErrUnavailable) || a.r.Text != "" {
+	if a := <-held; !errors.Is(a.err, mcpclient.ErrUnavailable) || !errors.Is(a.err, mcpclient.ErrInterrupted) || a.r.Text != "" {
 		t.Errorf("a call whose server went away: %+v, %v", a.r, a.err)
 	}
 	gate.Release()
