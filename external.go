@@ -2,9 +2,15 @@ package nod
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 )
+
+// ErrNotSent marks the error of an external call that never left nod
+// (its server or tool is not available now): it did not run. A call
+// error without it may have run.
+var ErrNotSent = errors.New("the call was not sent")
 
 // ExternalPrefix starts the name of every tool of an operator's MCP
 // servers as the agent sees it: mcp__SERVER__TOOL (docs/design.md §16).
@@ -78,9 +84,11 @@ type ExternalCall struct {
 	N      int
 	State  CallState
 	Result ExternalResult
-	// Err is why the call did not return a result (the server could not
-	// be reached, say); "" when it did.
+	// Err is why the call did not return a result; "" when it did.
+	// NotSent says it never left nod (its server is down): it did not
+	// run. Otherwise a call without a result may have run.
 	Err       string
+	NotSent   bool
 	ClaimedAt time.Time
 }
 

@@ -153,7 +153,7 @@ func (t *turn) runRead(ctx context.Context, start time.Time, et nod.ExternalTool
 	c := nod.ExternalCall{Topic: t.req.Topic, UserID: t.req.UserID, Tool: et.Name, Args: args, State: nod.CallDone, Result: res}
 	e := nod.AuditEntry{Tool: et.Name, Outcome: nod.OutcomeExecuted}
 	if err != nil {
-		c.Err, e.Outcome, e.Error = nod.Detail(err), nod.OutcomeFailed, nod.Detail(err)
+		c.Err, c.NotSent, e.Outcome, e.Error = nod.Detail(err), errors.Is(err, nod.ErrNotSent), nod.OutcomeFailed, nod.Detail(err)
 	} else if res.IsError {
 		e.Outcome, e.Error = nod.OutcomeFailed, firstLine(res.Text)
 	}
@@ -240,7 +240,7 @@ func (t *turn) runExternal(ctx context.Context, p *proposal, quote, verdict stri
 	res, err := t.a.external.Call(ctx, x.tool.Name, x.args)
 	c.Result = res
 	if err != nil {
-		c.Err = nod.Detail(err)
+		c.Err, c.NotSent = nod.Detail(err), errors.Is(err, nod.ErrNotSent)
 	}
 	why := quote
 	if rule != nil {
@@ -269,6 +269,9 @@ type resultJSON struct {
 
 // resultFor is the tool result of call c for the agent, bounded.
 func resultFor(c nod.ExternalCall) string {
+	if c.NotSent {
+		return errorJSON(fmt.Errorf("%s was not called: %s; it did not run", c.Tool, c.Err))
+	}
 	if c.Err != "" {
 		return errorJSON(fmt.Errorf("%s returned no result: %s; it may or may not have run", c.Tool, c.Err))
 	}

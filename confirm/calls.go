@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -31,7 +32,7 @@ func (c *Service) RunCalls(ctx context.Context, d *nod.Decided) {
 		cancel()
 		call.Result = res
 		if err != nil {
-			call.Err = nod.Detail(err)
+			call.Err, call.NotSent = nod.Detail(err), errors.Is(err, nod.ErrNotSent)
 		}
 		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), callTimeout)
 		err = c.calls.Finish(fctx, call, nod.AuditEntry{UserConfirmed: true, Reason: "confirmed by the user's tap", Duration: time.Since(start)})

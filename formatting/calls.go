@@ -30,6 +30,7 @@ type callReceipt struct {
 	Args         []CallArg
 	Failed       bool
 	Lost         bool   // no answer came back: whether it happened is unknown
+	NotSent      bool   // it never left nod: it did not run
 	Error        string // why it failed, its first lines
 }
 
@@ -101,7 +102,7 @@ func (cv Changes) CallReceipt(r Receipt) Message {
 		data.Quote = ""
 	}
 	if c := r.Call; c != nil && (c.Err != "" || c.Result.IsError) {
-		data.Failed, data.Lost = true, c.Err != ""
+		data.Failed, data.Lost, data.NotSent = true, c.Err != "" && !c.NotSent, c.NotSent
 		data.Error, _ = shortResult(c.Err + c.Result.Text)
 	}
 	m := Message{HTML: cv.l.Render(callReceiptTmpl.With(data))}
@@ -124,7 +125,7 @@ func (cv Changes) CallOutcome(c nod.ExternalCall) Message {
 	if c.Err != "" || c.Result.IsError {
 		data.Failed, text = true, strings.TrimSpace(c.Err+"\n"+c.Result.Text)
 	}
-	data.Lost = c.Err != "" && data.Failed && !data.Unknown
+	data.Lost = c.Err != "" && !c.NotSent && !data.Unknown
 	data.Result, data.Truncated = shortResult(text)
 	data.Truncated = data.Truncated || c.Result.Truncated
 	return Message{HTML: cv.l.Render(callOutcomeTmpl.With(data))}

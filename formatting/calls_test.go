@@ -72,6 +72,13 @@ func TestCallTexts(t *testing.T) {
 				t.Errorf("%s report of a call that gave no answer:\n%s", tc.lang, text)
 			}
 		}
+		notSent := nod.ExternalCall{Tool: item.Tool, Args: args, State: nod.CallDone, Err: "MCP tool unavailable", NotSent: true}
+		if text := formatting.PlainText(cv.CallOutcome(notSent).HTML); !strings.Contains(text, tc.fail) || strings.Contains(text, tc.unknown) {
+			t.Errorf("%s outcome of a call never sent:\n%s", tc.lang, text)
+		}
+		if text := formatting.PlainText(cv.CallReceipt(formatting.Receipt{Item: item, Quote: "q", Call: &notSent}).HTML); strings.Contains(text, tc.ran) || strings.Contains(text, "Ran ") || strings.Contains(text, tc.unknown) || !strings.Contains(text, tc.fail) {
+			t.Errorf("%s receipt of a call never sent:\n%s", tc.lang, text)
+		}
 		fr := cv.CallReceipt(formatting.Receipt{Item: item, Quote: "put it in my notebook", Call: &failed})
 		if text := formatting.PlainText(fr.HTML); !strings.Contains(text, tc.fail) || strings.Contains(text, tc.cannot) {
 			t.Errorf("%s receipt of a failed call:\n%s", tc.lang, text)

@@ -49,8 +49,8 @@ func (db *core) claim(ctx context.Context, tx conn, c *nod.ExternalCall, now tim
 func (db *Calls) Finish(ctx context.Context, c *nod.ExternalCall, audit nod.AuditEntry) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
-		res, err := tx.ExecContext(ctx, `UPDATE external_calls SET state = CASE WHEN state = 'claimed' THEN 'done' ELSE state END, result = $1, failure = $2, done_at = COALESCE(done_at, $3) WHERE id = $4 AND chat_id = $5`,
-			encodeResult(c.Result), c.Err, micros(now), c.ID, c.ChatID)
+		res, err := tx.ExecContext(ctx, `UPDATE external_calls SET state = CASE WHEN state = 'claimed' THEN 'done' ELSE state END, result = $1, failure = $2, done_at = COALESCE(done_at, $3), not_sent = $6 WHERE id = $4 AND chat_id = $5`,
+			encodeResult(c.Result), c.Err, micros(now), c.ID, c.ChatID, boolInt(c.NotSent))
 		if err != nil {
 			return fmt.Errorf("finish call %s: %w", c.ID, err)
 		}
@@ -106,9 +106,10 @@ func getCall(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Ext
 		c                   nod.ExternalCall
 		args, state, result string
 		claimed             int64
+		notSent             int
 	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, thread, user_id, tool, args, set_id, n, state, result, failure, claimed_at FROM external_calls WHERE id = $1 AND chat_id = $2`, id, chatID).
-		Scan(&c.ID, &c.ChatID, &c.Thread, &c.UserID, &c.Tool, &args, &c.SetID, &c.N, &state, &result, &c.Err, &claimed)
+	err := q.QueryRowContext(ctx, `SELECT id, chat_id, thread, user_id, tool, args, set_id, n, state, result, failure, claimed_at, not_sent FROM external_calls WHERE id = $1 AND chat_id = $2`, id, chatID).
+		Scan(&c.ID, &c.ChatID, &c.Thread, &c.UserID, &c.Tool, &args, &c.SetID, &c.N, &state, &result, &c.Err, &claimed, &notSent)
 	if noRows(err) {
 		return c, fmt.Errorf("call %s: %w", id, nod.ErrNotFound)
 	}
@@ -116,7 +117,7 @@ func getCall(ctx context.Context, q conn, chatID nod.ChatID, id string) (nod.Ext
 		return c, fmt.Errorf("call %s: %w", id, err)
 	}
 	c.Args, c.State, c.ClaimedAt = json.RawMessage(args), nod.CallState(state), fromMicros(claimed)
-	c.Result = decodeResult(result)
+	c.Result, c.NotSent = decodeResult(result), notSent != 0
 	return c, nil
 }
 

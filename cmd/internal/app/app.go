@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
@@ -149,13 +151,13 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, hub *mcpclient.Hub, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
-		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule(), External: hub, Calls: db.Calls()}, now, log.With("component", "agent"))
+		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule(), External: hubCalls{hub}, Calls: db.Calls()}, now, log.With("component", "agent"))
 }
 
 func newConfirmations(cfg config, db *storage.DB, hub *mcpclient.Hub, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
 	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(),
 		Forgets: db.People(), ForgetWords: formatting.Words("forget"), ConfirmWindow: cfg.ConfirmWindow, Words: answer.NewReader(formatting.AnswerWords()),
-		External: hub, Calls: db.Calls()}, now, log.With("component", "confirm"), reg)
+		External: hubCalls{hub}, Calls: db.Calls()}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless
@@ -207,6 +209,19 @@ func startHub(h *mcpclient.Hub, cfg config, log *slog.Logger) func(context.Conte
 		h.Start(ctx)
 		return nil
 	}
+}
+
+// hubCalls is the hub as the agent and confirm call it: a call that
+// never left nod (its tool not offered now) is marked nod.ErrNotSent, so
+// that nobody is told its outcome is unknown: it did not run.
+type hubCalls struct{ *mcpclient.Hub }
+
+func (h hubCalls) Call(ctx context.Context, name nod.Tool, args json.RawMessage) (nod.ExternalResult, error) {
+	r, err := h.Hub.Call(ctx, name, args)
+	if errors.Is(err, mcpclient.ErrUnavailable) && !errors.Is(err, mcpclient.ErrInterrupted) {
+		err = fmt.Errorf("%w: %w", nod.ErrNotSent, err)
+	}
+	return r, err
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.

@@ -6,7 +6,8 @@
 -- 'unknown' (nod stopped while it was under way; it is never sent again).
 -- set_id and n name the change item a tap confirmed ('' and 0 for a call
 -- the person's words ran at once). result holds the outcome as the
--- agent was told it, bounded.
+-- agent was told it, bounded; failure why it returned none, and
+-- not_sent whether it never left nod (then it did not run).
 CREATE TABLE external_calls (
     id         TEXT PRIMARY KEY,
     chat_id    BIGINT NOT NULL,
@@ -19,6 +20,7 @@ CREATE TABLE external_calls (
     state      TEXT NOT NULL,
     result     TEXT NOT NULL DEFAULT '',
     failure    TEXT NOT NULL DEFAULT '',
+    not_sent   INTEGER NOT NULL DEFAULT 0,
     claimed_at BIGINT NOT NULL,
     done_at    BIGINT
 );
