@@ -342,3 +342,35 @@ func TestMCPLearnedRule(t *testing.T) {
 		}
 	}
 }
+
+// A decision the agent passes on in the person's words (answer_proposals)
+// runs the call once; the person gets a receipt quoting their words, and
+// the model learns what it returned.
+func TestMCPCallDecidedByAnswerProposals(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	n, _ := h.notebook()
+	h.script(
+		openaitest.Calls(call("a", addNote, map[string]any{"text": "milk"})),
+		openaitest.Text("Shall I?"),
+		openaitest.Calls(call("p", "answer_proposals", map[string]any{"confirm": []int{1}})),
+		openaitest.Text("Done."),
+	)
+	h.startConnected(1)
+	h.tg.SendText(chat, user, "milk is running out")
+	h.changeSetMessage(chat, 2)
+	h.clock.Advance(time.Minute)
+	h.clf = answer("explicit:the note about milk is what I want")
+	h.tg.SendText(chat, user, "the note about milk is what I want")
+	receipt := h.waitFor("the call's receipt", "Ran notebook › add_note")
+	if !strings.Contains(readable(receipt), "because you said “the note about milk is what I want”") || len(receipt.Buttons()) != 0 {
+		t.Errorf("receipt = %q %v", readable(receipt), buttonTexts(receipt))
+	}
+	h.tg.Wait("the turn's end", func() bool { return len(h.llm.RequestsFor(agentM)) == 4 })
+	if got := h.llm.RequestsFor(agentM)[3].ToolResults()["p"]; !strings.Contains(got, "Item 1 ran") || !strings.Contains(got, "added note 1") {
+		t.Errorf("answer_proposals told the model %q", got)
+	}
+	if c := n.Calls("add_note"); c != 1 {
+		t.Errorf("add_note reached the server %d times", c)
+	}
+}
