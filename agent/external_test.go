@@ -42,3 +42,20 @@ func TestResultForIsBounded(t *testing.T) {
 		t.Errorf("lost result = %s", got)
 	}
 }
+
+// An external result from an earlier turn keeps only its start.
+func TestPastExternalResultsCut(t *testing.T) {
+	h := []nod.ChatMessage{
+		{Role: nod.RoleUser, Content: "dump"},
+		{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "a", Name: "mcp__x__dump"}, {ID: "b", Name: "mcp__x__small"}}},
+		{Role: nod.RoleTool, ToolCallID: "a", Content: strings.Repeat("z", 10000)},
+		{Role: nod.RoleTool, ToolCallID: "b", Content: "short"},
+	}
+	out := pastReads(h)
+	if len(out[2].Content) > maxPastExternal+len(pastExternalNote) || !strings.HasSuffix(out[2].Content, pastExternalNote) || out[3].Content != "short" {
+		t.Errorf("past results: %d bytes, %q", len(out[2].Content), out[3].Content)
+	}
+	if len(h[2].Content) != 10000 {
+		t.Errorf("pastReads changed its input")
+	}
+}
