@@ -13,8 +13,5 @@ import (
 // notebook instead.
 func TestMain(m *testing.M) {
 	mcptest.ServeStdioIfChild() // the stdio MCP server of TestMCPStdioServer
-	// The fixture MCP server's sessions outlive its stop (the SDK's
-	// streamable handler keeps them until their client goes); they are
-	// the test server's, not nod's.
-	goleak.VerifyTestMain(m, goleak.IgnoreTopFunction("github.com/modelcontextprotocol/go-sdk/mcp.(*streamableServerConn).Read"))
+	goleak.VerifyTestMain(m)
 }
