@@ -14,6 +14,7 @@ import (
 	"github.com/nodbot/nod/fixtures/mcptest"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
+	"github.com/nodbot/nod/storage"
 )
 
 // waitFor waits for a bot message of chat whose text, as read, contains
@@ -151,11 +152,16 @@ func TestMCPStdioServer(t *testing.T) {
 
 // SIGKILL while a confirmed call is under way (the server holds it):
 // after the restart the person is told its outcome is unknown, the
-// server never sees it again, and the agent's next turn is told.
+// server never sees it again, and the agent's next turn is told. On
+// PostgreSQL the report is taken over once the dead process's time is
+// up (NOD_UPDATE_TIMEOUT and a margin, on the wall clock here).
 func TestMCPCallKilledMidway(t *testing.T) {
 	t.Parallel()
-	firstPassOnly(t, "SQLite hands a stopped process's reports over at once; TestMCPUnknownOutcomeOnPostgres covers PostgreSQL")
 	h := newHarness(t)
+	postgres := storage.IsPostgres(h.dsn)
+	if postgres {
+		h.env["NOD_UPDATE_TIMEOUT"], h.env["NOD_SWEEP_INTERVAL"] = "1s", "200ms"
+	}
 	n, _ := h.notebook()
 	gate := n.Gate("add_note")
 	h.script(
@@ -182,6 +188,14 @@ func TestMCPCallKilledMidway(t *testing.T) {
 	gate.Release()
 
 	p = h.startProcess(t)
+	if postgres {
+		deadline := time.Now().Add(time.Minute)
+		for time.Now().Before(deadline) && !slices.ContainsFunc(h.tg.BotMessages(chat), func(m telegramtest.Message) bool {
+			return strings.Contains(readable(m), "whether it happened is unknown")
+		}) {
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 	notice := h.waitFor("the unknown outcome's notice", "whether it happened is unknown")
 	if !strings.Contains(readable(notice), "notebook › add_note") || !strings.Contains(readable(notice), "will not run it again") {
 		t.Errorf("notice = %q", readable(notice))
