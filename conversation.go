@@ -135,6 +135,12 @@ const (
 	// nod stopped (a crash, a restart) before it answered the person's
 	// message, and told them so
 	EventInterrupted EventKind = "interrupted"
+	// an external call a tap confirmed ran (Value: its result's first
+	// lines), failed (Reason), or nod stopped while it was under way and
+	// its outcome is unknown; Summary names the call
+	EventCallRan     EventKind = "call_ran"
+	EventCallFailed  EventKind = "call_failed"
+	EventCallUnknown EventKind = "call_unknown"
 )
 
 // Event is one thing the person did, or nod did for them, outside the

@@ -58,6 +58,9 @@ type Decided struct {
 	Items []int
 	// Offer is a learned rule these confirmations earned, to offer.
 	Offer *Rule
+	// Calls are the external calls the confirmations claimed, in order;
+	// the confirmation service sends each once and fills in its outcome.
+	Calls []ExternalCall
 }
 
 // Stale is the number of the item that was not applied because its task

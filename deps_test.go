@@ -28,6 +28,8 @@ func TestDependencyBoundaries(t *testing.T) {
 		"github.com/go-json-experiment/json": {"agent", "storage"},
 		"golang.org/x/time":                  {"bot"},
 		"github.com/teambition/rrule-go":     {"repeat"},
+		// The MCP SDK: nod's client of an operator's MCP servers.
+		"github.com/modelcontextprotocol/go-sdk": {"mcpclient"},
 	}
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
 	if err != nil {
@@ -92,14 +94,17 @@ func TestLayers(t *testing.T) {
 		// sweep reports.
 		"bot":   {"", "answer", "formatting", "repeat", "sweep", "transport"},
 		"place": {""},
+		// mcpclient is nod's client of an operator's MCP servers (go-sdk);
+		// the services reach it through interfaces of their own.
+		"mcpclient": {""},
 		// speech is openai-go's audio client; the bot reaches it through
 		// bot.Transcriber.
 		"speech": {""},
 		// eval plays its cases through the agent on a storage of its own,
 		// and reads answers in words as the bot does.
 		"cmd/internal/eval": {"", "agent", "answer", "confidence", "confirm", "repeat", "storage", "tools", "transport"},
-		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "repeat", "speech", "sweep", "tools", "transport", "cmd/internal/eval"},
-		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "storage", "place", "repeat", "speech", "sweep", "tools", "transport", "cmd/internal/app", "cmd/internal/eval"},
+		"cmd/internal/app":  {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "mcpclient", "storage", "place", "repeat", "speech", "sweep", "tools", "transport", "cmd/internal/eval"},
+		"cmd/nod":           {"", "agent", "answer", "bot", "confidence", "confirm", "formatting", "mcpclient", "storage", "place", "repeat", "speech", "sweep", "tools", "transport", "cmd/internal/app", "cmd/internal/eval"},
 	}
 	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}}`, "./...").Output()
 	if err != nil {

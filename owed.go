@@ -30,6 +30,10 @@ const (
 	// OwedDaily: the chat's daily review fell due. Ref is the local date
 	// it is for.
 	OwedDaily OwedKind = "daily"
+	// OwedCall: the report of an external call's outcome, owed from the
+	// moment the call is claimed. Ref is the call. Still owed after a
+	// crash, it tells the person the outcome is unknown.
+	OwedCall OwedKind = "call"
 )
 
 // Owed is a message nod owes a person because of a change. It is written
@@ -63,4 +67,7 @@ type Receipt struct {
 	// Rule is the learned rule that applied it, if one did; the outbox
 	// keeps its ID and reads it back.
 	Rule *Rule
+	// Call is the external call the person's words ran, for a receipt of
+	// one (Item.Field FieldCall): it cannot be undone.
+	Call *ExternalCall
 }

@@ -48,6 +48,8 @@ func KindOf(tool Tool, field Field, after string) string {
 	switch {
 	case tool == "" || tool == ToolDeleteTask:
 		return ""
+	case field == FieldCall && after != RiskName(Mutating):
+		return "" // a destructive call always asks (docs/design.md §16)
 	case field == FieldStatus || field == FieldPriority:
 		return string(tool) + "=" + after
 	}

@@ -63,6 +63,8 @@ type Agent struct {
 	words      *answer.Reader // reads them as nod's own reader does
 	zones      Zones
 	cities     Cities
+	external   External // nil: no MCP servers
+	calls      Calls
 	opts       Options
 	llm        openai.Client
 	tasks      Tasks
@@ -115,7 +117,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	// deadline instead.
 	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
 	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, settings: d.Settings, conv: d.Conversation, sets: d.Proposals, memory: d.Memory, undone: d.Undone, rulebook: d.Rulebook,
-		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, cities: d.Cities, now: now, log: log, lex: newLexicon(opts.Lexicon), metrics: newMetrics(opts.Metrics), tools: encodeTools()}
+		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, cities: d.Cities, external: d.External, calls: d.Calls, now: now, log: log, lex: newLexicon(opts.Lexicon), metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
 
 // maxPooledBody is the largest request buffer kept for reuse: one grown
@@ -124,7 +126,7 @@ const maxPooledBody = 1 << 20
 
 // complete runs one model step within the step deadline, on the
 // conversation in parts (the history, then the turn's own messages).
-func (a *Agent) complete(ctx context.Context, system string, parts ...[]nod.ChatMessage) (nod.ChatMessage, error) {
+func (a *Agent) complete(ctx context.Context, system string, tools json.RawMessage, parts ...[]nod.ChatMessage) (nod.ChatMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, a.opts.StepTimeout)
 	defer cancel()
 	start := time.Now()
@@ -132,7 +134,7 @@ func (a *Agent) complete(ctx context.Context, system string, parts ...[]nod.Chat
 	if buf == nil {
 		buf = new(bytes.Buffer)
 	}
-	body := requestBody(buf, a.opts.Model, system, a.tools, parts...)
+	body := requestBody(buf, a.opts.Model, system, tools, parts...)
 	var raw []byte
 	_, err := a.llm.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
 	if err == nil && buf.Cap() <= maxPooledBody {

@@ -263,9 +263,14 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 		t.audit = append(t.audit, nod.AuditEntry{UserID: t.req.UserID, Tool: p.tool.Name, Args: p.args.JSON(), Outcome: nod.OutcomeExecuted,
 			Verdict: verdictName(v), Reason: v.Quote, At: t.a.now()})
 		applied := slices.Sorted(maps.Keys(d.Applied))
+		decided := slices.Clone(applied)
+		for _, call := range d.Calls {
+			decided = append(decided, call.N)
+		}
+		slices.Sort(decided)
 		done := []string{}
-		if len(applied) > 0 {
-			done = append(done, itemNumbers(applied)+" applied")
+		if len(decided) > 0 {
+			done = append(done, itemNumbers(decided)+" applied")
 		}
 		if rejected > 0 && rejected == len(c.reject) {
 			done = append(done, itemNumbers(c.reject)+" rejected")
@@ -285,6 +290,15 @@ func (t *turn) commitAnswer(ctx context.Context, p *proposal, v confidence.Verdi
 		}
 		if n := d.Stale() + d.Failed(); n != 0 {
 			out += fmt.Sprintf(" Item %d was not applied: its task changed; the proposal's message shows why.", n)
+		}
+		for i := range d.Calls {
+			// The person's words ran it: its receipt says so, and the
+			// model learns what it returned.
+			call := &d.Calls[i]
+			it, _ := d.Set.Item(call.N)
+			t.receipts = append(t.receipts, nod.Receipt{Item: nod.ChangeItem{N: len(t.receipts) + 1, Tool: call.Tool, Args: call.Args, Summary: it.Summary,
+				Field: nod.FieldCall, After: it.After, Status: nod.ItemConfirmed}, Quote: v.Quote, Call: call})
+			out += fmt.Sprintf(" Item %d ran: %s", call.N, resultFor(*call))
 		}
 		// The pending list in the system message was read before this call.
 		if left := d.Set.Pending(); len(left) > 0 {

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -88,6 +89,16 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 			s = fmt.Sprintf("%s marked the repeating task “%s” done for %s", who, e.Task, local(e.Reason, zone, weekday))
 		}
 		return s + fmt.Sprintf("; the task stays open, its next reminder is %s", local(e.Value, zone, weekday))
+	case nod.EventCallRan:
+		s := fmt.Sprintf("%s confirmed your call %s; it ran", who, callNamed(e.Summary))
+		if e.Value != "" {
+			s += fmt.Sprintf(" and returned: %s", e.Value)
+		}
+		return s
+	case nod.EventCallFailed:
+		return fmt.Sprintf("%s confirmed your call %s; it did not succeed: %s", who, callNamed(e.Summary), e.Reason)
+	case nod.EventCallUnknown:
+		return fmt.Sprintf("nod stopped while your call %s was under way, so whether it happened is unknown; the user was told so. nod never sends it again: do not call it again unless the user asks after checking", callNamed(e.Summary))
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)
@@ -107,6 +118,13 @@ func local(s string, zone *time.Location, layout string) string {
 		return t.In(zone).Format(layout)
 	}
 	return s
+}
+
+// callNamed reads an external call's event summary, its tool and its
+// arguments as stored, as nod's own summary of the call.
+func callNamed(summary string) string {
+	tool, args, _ := strings.Cut(summary, " ")
+	return "“" + externalSummary(nod.Tool(tool), json.RawMessage(args)) + "”"
 }
 
 // maxWords bounds the person's answer quoted in a note.

@@ -22,6 +22,7 @@ type proposal struct {
 	changes []prepared
 	dropped []string       // one line per kind of dropped element
 	answer  *answerCall    // answer_proposals: a decision stated in words
+	ext     *externalCall  // a call of an external tool (external.go)
 	zone    *time.Location // set_chat_timezone: the zone asked for
 	city    *nod.City      // the city that named it, nil for a zone's name
 }
@@ -41,6 +42,11 @@ type prepared struct {
 // returns the proposal a mutating call makes. It never fails: every
 // problem becomes a result the model can act on.
 func (t *turn) prepare(ctx context.Context, call nod.ToolCall) (*proposal, string) {
+	if nod.Tool(call.Name).External() {
+		// Exactly as offered: no alias or folding ever maps a name onto
+		// an external tool.
+		return t.prepareExternal(ctx, call)
+	}
 	start := time.Now()
 	tool, ok := Lookup(call.Name)
 	if !ok {

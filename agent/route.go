@@ -22,6 +22,9 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	if p.zone != nil {
 		return t.commitZone(ctx, p, v)
 	}
+	if p.ext != nil {
+		return t.commitExternal(ctx, p, v)
+	}
 	var r routing
 	var revised []string
 	for _, pc := range p.changes {

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -123,11 +124,38 @@ type Deps struct {
 	// Cities finds the place a city's name given to set_chat_timezone
 	// means (place.Finder.FindCity); nil: only IANA names are taken.
 	Cities Cities
+	// External offers the tools of the operator's MCP servers and calls
+	// them, and Calls claims each call before it is sent and records its
+	// outcome (docs/design.md §16); with either nil, the agent offers none.
+	External External
+	Calls    Calls
 }
 
 // Cities finds places by name, offline, with the zone at each.
 type Cities interface {
 	FindCity(name string) (nod.CityMatch, error)
+}
+
+// External is the operator's MCP servers (mcpclient.Hub).
+type External interface {
+	// Tools lists the tools of the servers connected now, by name.
+	Tools() []nod.ExternalTool
+	// Unavailable names the configured servers not connected now.
+	Unavailable() []string
+	// Call calls a tool; its result is bounded. An error means it
+	// returned no result: it may not have been sent at all (the server
+	// is down), or it was and its answer was lost.
+	Call(ctx context.Context, name nod.Tool, args json.RawMessage) (nod.ExternalResult, error)
+}
+
+// Calls claims external calls and records their outcomes
+// (storage.Calls).
+type Calls interface {
+	// Claim records a call as claimed, with the report of its outcome
+	// owed, before it is sent; it sets the call's ID.
+	Claim(ctx context.Context, c *nod.ExternalCall) error
+	// Finish records a claimed call's outcome with its audit row.
+	Finish(ctx context.Context, c *nod.ExternalCall, audit nod.AuditEntry) error
 }
 
 // Zones sets a chat's time zone.

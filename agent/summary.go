@@ -24,6 +24,9 @@ func classifierSummary(p *proposal, said string, chat *time.Location) string {
 	if p.zone != nil {
 		return fmt.Sprintf("set the chat's time zone: %s → %s", zoneOr(chat), p.zone)
 	}
+	if p.ext != nil {
+		return "call " + externalSummary(p.ext.tool.Name, p.ext.args)
+	}
 	if len(p.changes) == 0 {
 		return string(p.tool.Name)
 	}

@@ -123,6 +123,8 @@ func (t *turn) system(ctx context.Context, settings nod.ChatSettings) (string, e
 	if err != nil {
 		return "", err
 	}
+	t.offerExternal()
+	system += t.externalNote()
 	t.tasks, t.listed = tasks, true
 	if len(withdraw) > 0 {
 		t.withdraw = withdraw
@@ -159,7 +161,7 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 	for res.Steps = 1; ; res.Steps++ {
 		t.report(ctx)
 		t.takeMore(ctx)
-		msg, err := t.a.complete(ctx, system, t.history, t.msgs)
+		msg, err := t.a.complete(ctx, system, t.requestTools, t.history, t.msgs)
 		if err != nil {
 			t.keepWords(ctx)
 			t.a.metrics.turns.WithLabelValues("model_error").Inc()
@@ -358,22 +360,35 @@ func fromUserMessage(h []nod.ChatMessage) []nod.ChatMessage {
 // earlier turn.
 const pastReadNote = "(what this read returned in an earlier turn is left out: the tasks above are as of now; read again for details)"
 
+// maxPastExternal bounds an external call's result from an earlier turn,
+// and pastExternalNote ends it.
+const (
+	maxPastExternal  = 2000
+	pastExternalNote = "… (the rest of this result, from an earlier turn, is left out; call the tool again for it)"
+)
+
 // pastReads leaves out the results of reads made in earlier turns: the
 // system prompt lists the tasks as they are now, a read's old answer
 // can only mislead, and a conversation of lists sent a model hundreds of
 // kilobytes a turn. The same messages read the same every turn, so the
 // conversation stays a prefix of the next turn's. h is not modified.
 func pastReads(h []nod.ChatMessage) []nod.ChatMessage {
-	reads := map[string]bool{}
+	reads, external := map[string]bool{}, map[string]bool{}
 	out := slices.Clone(h)
 	for i, m := range out {
 		for _, c := range m.ToolCalls {
 			if nod.Tool(c.Name) == nod.ToolListTasks || nod.Tool(c.Name) == nod.ToolGetTask {
 				reads[c.ID] = true
 			}
+			external[c.ID] = nod.Tool(c.Name).External()
 		}
-		if m.Role == nod.RoleTool && reads[m.ToolCallID] {
+		switch {
+		case m.Role == nod.RoleTool && reads[m.ToolCallID]:
 			out[i].Content = pastReadNote
+		case m.Role == nod.RoleTool && external[m.ToolCallID] && len(m.Content) > maxPastExternal:
+			// An external result may be 64 KB: an earlier turn's keeps its
+			// start, the same every turn.
+			out[i].Content = strings.ToValidUTF8(m.Content[:maxPastExternal], "") + pastExternalNote
 		}
 	}
 	return out
@@ -402,6 +417,12 @@ type turn struct {
 	replyItems string
 	// the pending item the person's reply revises (revise.go)
 	revise *revision
+	// requestTools are the tools the model is offered, encoded: nod's
+	// own and the external ones this turn saw (external.go); unavailable
+	// names the operator's servers that were down.
+	requestTools json.RawMessage
+	external     map[nod.Tool]nod.ExternalTool
+	unavailable  []string
 	// tasks are the tasks the system prompt listed; when they are all the
 	// chat's, list_tasks answers from them while listed holds: until a
 	// step calls a tool that may change a task (read.go).

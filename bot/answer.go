@@ -111,13 +111,14 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		return true
 	}
 	b.reply(ctx, in.topic(), in.loc.Text(formatting.Answered.With(answered(d, a.Rejected))))
+	b.reportCalls(ctx, in.loc, d.Calls)
 	b.offerRule(ctx, in.loc, in.topic(), d.Offer)
 	return true
 }
 
 // answered is what the "answered" message counts.
 func answered(d nod.Decided, rejected int) formatting.Tally {
-	return formatting.Tally{Applied: len(d.Applied), Rejected: rejected, Pending: len(d.Set.Pending())}
+	return formatting.Tally{Applied: len(d.Applied) + len(d.Calls), Rejected: rejected, Pending: len(d.Set.Pending())}
 }
 
 // reason says what a reply to a change set did as a rejection's reason
@@ -191,6 +192,7 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Changes().ReadingAccepted(a.Reading, d.Set)); err != nil {
 			b.log.Warn("edit reading", "chat", p.chat, "err", err)
 		}
+		b.reportCalls(ctx, p.loc, d.Calls)
 		b.offerRule(ctx, p.loc, p.topic(), d.Offer)
 	})
 	return formatting.PlainText(p.loc.Render(formatting.Answered.With(answered(d, a.Rejected))))

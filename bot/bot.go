@@ -84,6 +84,7 @@ type Bot struct {
 	answers   Answers
 	keeper    Keeper
 	outbox    Outbox
+	calls     Calls
 	sweeps    Sweeper
 	agent     Turner
 	decide    Decider
@@ -171,7 +172,7 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Bot {
 	}
 	return &Bot{opts: opts, updates: d.Updates, tasks: d.Tasks, audit: d.Audit, sets: d.Sets, undos: d.Undos, chats: d.Chats, rulebook: d.Rulebook, conv: d.Conversation,
 		messages: d.Messages, buttons: d.Buttons, deletions: d.Deletions, answers: d.Answers,
-		keeper: d.Keeper, outbox: d.Outbox, sweeps: d.Sweep, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, exports: d.Exports, ears: d.Transcriber, reader: newReader(), now: now, log: log,
+		keeper: d.Keeper, outbox: d.Outbox, calls: d.Calls, sweeps: d.Sweep, agent: d.Turner, decide: d.Decider, mend: d.Mender, change: d.Changer, rules: d.Rules, days: d.Days, reminders: d.Reminders, places: d.Places, people: d.People, exports: d.Exports, ears: d.Transcriber, reader: newReader(), now: now, log: log,
 		allowed: allowed, queue: newChatQueue(), metrics: newMetrics(opts.Metrics)}
 }
 

@@ -262,6 +262,14 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied) })
 	}
+	if len(d.Calls) > 0 {
+		// Sent once the press is answered: a slow service never leaves
+		// the button spinning.
+		p.then(func(ctx context.Context) {
+			b.decide.RunCalls(ctx, &d)
+			b.reportCalls(ctx, p.loc, d.Calls)
+		})
+	}
 	if errors.Is(err, nod.ErrDecided) && p.action.N > 0 {
 		return decidedNotice(p.loc, d.Set, p.action.N)
 	}
@@ -301,7 +309,7 @@ func (b *Bot) onSkip(ctx context.Context, p press) string {
 
 func (b *Bot) onRetry(ctx context.Context, p press) string {
 	d, err := b.mend.Retry(ctx, p.chat, p.user, p.set(), p.action.N)
-	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedCount.With(len(d.Applied))))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedCount.With(len(d.Applied)+len(d.Calls))))
 }
 
 func (b *Bot) onSkipRest(ctx context.Context, p press) string { return b.onConfirmAll(ctx, p) }
@@ -327,7 +335,7 @@ func (b *Bot) onConfirmAll(ctx context.Context, p press) string {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, 0, p.msgID, nil) })
 		return p.loc.Notice(formatting.NoticeNothingLeft)
 	}
-	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedCount.With(len(d.Applied))))
+	return b.decided(ctx, p, d, err, p.loc.Notice(formatting.NoticeAppliedCount.With(len(d.Applied)+len(d.Calls))))
 }
 
 func (b *Bot) onRejectAll(ctx context.Context, p press) string {

@@ -471,19 +471,31 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.City, z.Reminders, z.ID, res.ZoneQuote))
 	}
 	sent := false
-	if len(res.Receipts) > 0 {
-		rs := make([]formatting.Receipt, len(res.Receipts))
+	own, calls := splitCalls(res.Receipts)
+	if len(own) > 0 {
+		rs := make([]formatting.Receipt, len(own))
 		who := b.nameOf(ctx, chat, in.user)
-		for i, r := range res.Receipts {
+		for i, r := range own {
 			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule, Who: who}
 		}
 		if b.reply(ctx, at, loc.Changes().Receipts(rs)) != 0 {
-			ids := make([]string, len(res.Receipts))
-			for i, r := range res.Receipts {
+			ids := make([]string, len(own))
+			for i, r := range own {
 				ids[i] = string(r.Item.UndoID)
 			}
 			b.delivered(ctx, chat, nod.OwedReceipt, ids...)
 			sent = true
+		}
+	}
+	if len(calls) > 0 {
+		who := b.nameOf(ctx, chat, in.user)
+		for _, r := range calls {
+			// One message per call: it has no Undo, and each says what ran.
+			fr := formatting.Receipt{Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule, Who: who, Call: r.Call}
+			if b.reply(ctx, at, loc.Changes().CallReceipt(fr)) != 0 {
+				b.delivered(ctx, chat, nod.OwedCall, r.Call.ID)
+				sent = true
+			}
 		}
 	}
 	for _, n := range res.Notices {

@@ -184,6 +184,9 @@ type Decider interface {
 	ConfirmAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
 	ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, ns []int) (nod.Decided, error)
 	RejectAll(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (nod.Decided, error)
+	// RunCalls sends the external calls a tap's confirmation claimed,
+	// each once, and fills in their outcomes.
+	RunCalls(ctx context.Context, d *nod.Decided)
 }
 
 // Mender settles items that could not simply apply: stale, failed or expired ones.
@@ -318,4 +321,16 @@ type Deps struct {
 	// answered as messages nod cannot read.
 	Transcriber Transcriber
 	Exports     Exporter
+	// Calls reads external calls for the reports of their outcomes; nil:
+	// an owed report is dropped.
+	Calls Calls
+}
+
+// Calls reads the external calls whose outcome a person is owed
+// (storage.Calls).
+type Calls interface {
+	// Settle returns a call for the report of its outcome; a call still
+	// claimed by a process that stopped is marked unknown first, never
+	// to be sent again.
+	Settle(ctx context.Context, chatID nod.ChatID, id string) (nod.ExternalCall, error)
 }

@@ -18,9 +18,12 @@ const streakWindow = 20
 // several items of one set at once is one decision, not a streak. A
 // failure to offer is logged: the confirmation itself stands.
 func (c *Service) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d *nod.Decided) {
-	ns := make([]int, 0, len(d.Applied))
+	ns := make([]int, 0, len(d.Applied)+len(d.Calls))
 	for n := range d.Applied {
 		ns = append(ns, n)
+	}
+	for _, c := range d.Calls { // a destructive call has no kind: never a rule
+		ns = append(ns, c.N)
 	}
 	slices.Sort(ns)
 	tried := map[string]bool{}

@@ -28,6 +28,8 @@ type Service struct {
 	deletions Deletions
 	replies   Replies
 	forgets   Forgets
+	external  Caller
+	calls     Outcomes
 	forget    []string      // the phrases that confirm a /forget
 	window    time.Duration // how long a /forget waits for them
 	words     *answer.Reader
@@ -47,7 +49,7 @@ func New(d Deps, now func() time.Time, log *slog.Logger, reg prometheus.Register
 		d.ConfirmWindow = nod.DefaultConfirmWindow
 	}
 	return &Service{sets: d.Decisions, tasks: d.Tasks, editor: d.Editor, undos: d.Undos, breaker: d.Breaker, rules: d.Rules, deletions: d.Deletions, replies: d.Replies,
-		forgets: d.Forgets, forget: d.ForgetWords, window: d.ConfirmWindow, words: d.Words, now: now, log: log, decisions: dc}
+		forgets: d.Forgets, external: d.External, calls: d.Calls, forget: d.ForgetWords, window: d.ConfirmWindow, words: d.Words, now: now, log: log, decisions: dc}
 }
 
 // authorize loads the set and checks that userID may decide it: in a group
@@ -69,7 +71,9 @@ func (c *Service) authorize(ctx context.Context, chatID nod.ChatID, userID nod.U
 
 // Confirm confirms item n. A change whose task changed since it was
 // proposed is not applied: the item becomes stale with a note saying what
-// the value is now. Errors wrap nod.ErrNotFound, nod.ErrForbidden,
+// the value is now. An external call the item holds is claimed, not yet
+// sent: the caller sends it with RunCalls once it answered the tap (so
+// does ApplyAnyway, Retry and ConfirmAll). Errors wrap nod.ErrNotFound, nod.ErrForbidden,
 // nod.ErrExpired or nod.ErrDecided; any other error means nothing was
 // written and the item is still pending.
 func (c *Service) Confirm(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID, n int) (nod.Decided, error) {
@@ -226,6 +230,7 @@ func (c *Service) ConfirmSome(ctx context.Context, chatID nod.ChatID, userID nod
 		return nod.Decided{Set: set, Applied: map[int]nod.Applied{}}, fmt.Errorf("nothing named to decide: %w", nod.ErrDecided)
 	}
 	d, err := c.confirm(ctx, chatID, userID, setID, ns, false, "")
+	c.RunCalls(ctx, &d)
 	c.offerRule(ctx, chatID, userID, &d)
 	return d, err
 }
@@ -240,6 +245,7 @@ func (c *Service) Answer(ctx context.Context, chatID nod.ChatID, userID nod.User
 	var err error
 	if len(r.Confirm) > 0 {
 		d, err = c.confirm(ctx, chatID, userID, r.SetID, r.Confirm, false, r.Words)
+		c.RunCalls(ctx, &d) // no button waits for an answer: the calls go now
 		c.offerRule(ctx, chatID, userID, &d)
 		if err != nil && !errors.Is(err, nod.ErrDecided) {
 			return d, 0, err
@@ -467,6 +473,9 @@ func (c *Service) Repropose(ctx context.Context, chatID nod.ChatID, userID nod.U
 // revalidate rebuilds an item against its task as it is now; false if the
 // task or item is gone or the change would change nothing.
 func (c *Service) revalidate(ctx context.Context, chatID nod.ChatID, it nod.ChangeItem) (nod.ChangeItem, bool) {
+	if it.Field == nod.FieldCall { // an external call touches no task: it still makes sense
+		return nod.ChangeItem{Tool: it.Tool, Args: it.Args, Summary: it.Summary, Field: it.Field, After: it.After}, true
+	}
 	ch, err := tools.Parse(it.Tool, it.Args)
 	if err != nil {
 		return it, false

@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -193,4 +194,21 @@ type Deps struct {
 	// Words reads the person's answers in words; nil reads none (only the
 	// agent's answer_proposals reach the service then).
 	Words *answer.Reader
+	// External sends the external calls confirmations claim, and Calls
+	// records their outcomes; nil: a claimed call is never sent, and its
+	// outcome is reported unknown.
+	External Caller
+	Calls    Outcomes
+}
+
+// Caller sends a call to an operator's MCP server (mcpclient.Hub).
+type Caller interface {
+	// Call calls a tool; an error means it returned no result.
+	Call(ctx context.Context, name nod.Tool, args json.RawMessage) (nod.ExternalResult, error)
+}
+
+// Outcomes records what claimed external calls came to (storage.Calls).
+type Outcomes interface {
+	// Finish records a claimed call's outcome with its audit row.
+	Finish(ctx context.Context, c *nod.ExternalCall, audit nod.AuditEntry) error
 }

@@ -137,6 +137,10 @@ func (l *Locale) auditLine(a nod.AuditEntry, titles map[nod.TaskID]string, by au
 		line.Change = strings.Join(names, ", ")
 		return line
 	}
+	if a.Tool.External() {
+		line.Change = auditCall(a)
+		return line
+	}
 	value := ""
 	switch a.Tool {
 	case nod.ToolSetTitle, nod.ToolAddItem, nod.ToolCreateTask:

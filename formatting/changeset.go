@@ -154,7 +154,14 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 		if it.TaskID == "" {
 			key = fmt.Sprintf("\x01%d", it.N) // each new task under a heading of its own
 		}
-		if key != group {
+		if it.Field == nod.FieldCall {
+			// An external call's heading is its service.
+			server, _ := it.Tool.Server()
+			if key = "\x02" + server; key != group {
+				group = key
+				b.WriteString("\n\n" + l.Render(callHeading.With(server)))
+			}
+		} else if key != group {
 			group = key
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
@@ -227,6 +234,8 @@ func (l *Locale) itemDiff(it nod.ChangeItem, budget int, segs []Segment) string 
 		return l.createDetails(it.NewTask, it.Args)
 	case nod.FieldChecklist:
 		return l.overrideDetails(it)
+	case nod.FieldCall:
+		return l.callDetails(it)
 	}
 	return ""
 }

@@ -20,6 +20,8 @@ type Receipt struct {
 	// Who is the person the change was for, named in a group; "" in a
 	// private chat, where the receipt speaks to "you".
 	Who string
+	// Call is the external call of a receipt of one (CallReceipt).
+	Call *nod.ExternalCall
 }
 
 // The templates of receipts and modes.

@@ -23,7 +23,11 @@ var (
 
 // ruleKindText is a kind of change split at "=": the tool and the value
 // it sets, if the kind names one.
-type ruleKindText struct{ Tool, Value string }
+type ruleKindText struct {
+	Tool, Value string
+	// Server and Call name an external tool's service and its own name.
+	Server, Call string
+}
 
 // ruleView is a rule as its messages show it.
 type ruleView struct {
@@ -32,10 +36,13 @@ type ruleView struct {
 	Until  string // YYYY-MM-DD
 	Streak int
 	Days   int
+	// Call marks a rule for a tool of an operator's MCP server: what it
+	// runs, nod cannot undo.
+	Call bool
 }
 
 func (l *Locale) viewRule(r nod.Rule) ruleView {
-	v := ruleView{Name: l.Rules().Name(r.Kind), Streak: nod.RuleStreak, Days: int(nod.RuleLifetime.Hours() / 24)}
+	v := ruleView{Name: l.Rules().Name(r.Kind), Streak: nod.RuleStreak, Days: int(nod.RuleLifetime.Hours() / 24), Call: nod.Tool(r.Kind).External()}
 	if r.ExpiresAt != nil {
 		v.Until = r.ExpiresAt.UTC().Format(nod.DateLayout)
 	}
@@ -46,7 +53,8 @@ func (l *Locale) viewRule(r nod.Rule) ruleView {
 // priority to P1".
 func (rv Rules) Name(kind string) string {
 	tool, value, _ := strings.Cut(kind, "=")
-	return rv.l.Render(ruleKind.With(ruleKindText{Tool: tool, Value: value}))
+	server, call := nod.Tool(tool).Server()
+	return rv.l.Render(ruleKind.With(ruleKindText{Tool: tool, Value: value, Server: server, Call: call}))
 }
 
 // Offer asks whether changes of the rule's kind may apply without

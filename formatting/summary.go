@@ -30,6 +30,9 @@ type summaryData struct {
 	// Added and Removed are the labels a call of assign_task_labels adds
 	// and takes away when it names them rather than the whole set.
 	Added, Removed string
+	// Call is an external call's risk ("mutate" or "destroy"; "" for nod's
+	// own changes), Server its service and ToolName the service's tool.
+	Call, Server, ToolName string
 }
 
 // Summary is a change item's one-line summary in the locale's language,
@@ -43,6 +46,10 @@ func (cv Changes) DoneSummary(it nod.ChangeItem) string { return cv.l.summary(it
 
 func (l *Locale) summary(it nod.ChangeItem, done bool) string {
 	d := summaryData{Tool: it.Tool, Value: it.After, Fallback: it.Summary, Done: done}
+	if it.Field == nod.FieldCall {
+		d.Call = it.After
+		d.Server, d.ToolName = it.Tool.Server()
+	}
 	switch it.Tool {
 	case nod.ToolAssignLabels:
 		d.Value = strings.Join(nod.ParseLabels(it.After), ", ")

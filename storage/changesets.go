@@ -55,6 +55,14 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 				continue // decided meanwhile by another tap
 			}
 			tried++
+			if it.Field == nod.FieldCall {
+				call, err := db.claimItem(ctx, tx, now, &out.Set, it, userID, words)
+				if err != nil {
+					return err
+				}
+				out.Calls = append(out.Calls, call)
+				continue
+			}
 			applied, err := db.confirmOne(ctx, tx, now, &out.Set, it, userID, words, tasks, decide)
 			var refused *nod.Refusal
 			if errors.As(err, &refused) {
@@ -81,7 +89,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 	})
 	if err != nil {
 		out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
-		out.Applied, out.Stopped = nil, 0
+		out.Applied, out.Stopped, out.Calls = nil, 0, nil
 	}
 	return out, err
 }
@@ -132,6 +140,30 @@ func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, se
 		return nod.Applied{}, err
 	}
 	return applied, nil
+}
+
+// claimItem confirms item it of set, an external call, inside tx: the
+// call is claimed for its one send, which the caller makes once the
+// transaction committed (docs/design.md §15). The item has no undo: nod
+// cannot take an external call back.
+func (db *ChangeSets) claimItem(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string) (nod.ExternalCall, error) {
+	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'confirmed', note = '' WHERE id = $1 AND status = 'pending'`, it.ID)
+	if err != nil {
+		return nod.ExternalCall{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, err)
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
+		return nod.ExternalCall{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, errRetry)
+	}
+	it.Status, it.Note = nod.ItemConfirmed, nod.Note{}
+	call := nod.ExternalCall{Topic: set.Topic, UserID: userID, Tool: it.Tool, Args: it.Args, SetID: set.ID, N: it.N}
+	if err := db.claim(ctx, tx, &call, now); err != nil {
+		return call, err
+	}
+	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, "", words, now); err != nil {
+		return call, err
+	}
+	return call, db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: set.ChatID, UserID: userID, Tool: it.Tool, Args: CallAuditArgs(call),
+		Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: now})
 }
 
 // refuse records why item it was not applied: a note on an item that
@@ -224,6 +256,9 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID no
 		}
 		it.Status, it.Note = status, note
 		a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: it.Tool, Args: it.Args, Outcome: nod.OutcomeFailed, Error: encodeNote(note), At: now}
+		if it.Field == nod.FieldCall { // recorded as every row of a call is
+			a.Args = CallAuditArgs(nod.ExternalCall{Tool: it.Tool, Args: it.Args, State: nod.CallClaimed})
+		}
 		if status == nod.ItemRejected {
 			if err := insertDecision(ctx, tx, set, *it, userID, nod.Rejected, reason, words, now); err != nil {
 				return err

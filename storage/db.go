@@ -18,12 +18,13 @@ type DB struct {
 	undo         Undo
 	people       People
 	exports      Exports
+	calls        Calls
 }
 
 func newDB(c *core) *DB {
 	return &DB{core: c, tasks: Tasks{c}, changeSets: ChangeSets{c}, deletions: Deletions{c},
 		conversation: Conversation{c}, outbox: Outbox{c}, messages: Messages{c}, audit: Audit{c},
-		schedule: Schedule{c}, settings: Settings{c}, rules: Rules{c}, undo: Undo{c}, people: People{c}, exports: Exports{c}}
+		schedule: Schedule{c}, settings: Settings{c}, rules: Rules{c}, undo: Undo{c}, people: People{c}, exports: Exports{c}, calls: Calls{c}}
 }
 
 // Tasks keeps tasks, their pages and the trash, and applies edits to them.

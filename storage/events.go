@@ -22,9 +22,11 @@ import (
 const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id, d.words FROM decisions d
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
-		WHERE d.chat_id = $1 AND d.created_at > $2
+		WHERE d.chat_id = $1 AND d.created_at > $2 AND NOT (d.verdict = 'confirmed' AND substr(d.tool, 1, 5) = 'mcp__')
 		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id, '' FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
+		UNION ALL SELECT 'x', state, tool, failure, done_at, result, user_id, args FROM external_calls
+		WHERE chat_id = $1 AND thread = $3 AND done_at > $2 AND (set_id <> '' OR state = 'unknown')
 		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id, '' FROM audit_log WHERE chat_id = $1 AND created_at > $2 AND redacted = 0
 		AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
 		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))`
@@ -70,6 +72,8 @@ func (db *Conversation) Events(ctx context.Context, at nod.Topic, since time.Tim
 			if r.a != "" {
 				e.Kind = nod.EventRedone // the undo of an undo
 			}
+		case "x": // an external call a tap confirmed, or one cut short: state, tool
+			callEvent(&e, r)
 		case "a": // an audited action: tool, args
 			auditEvent(&e, nod.AuditEntry{Tool: nod.Tool(r.a), Args: []byte(r.b)}, task)
 		}
@@ -113,8 +117,27 @@ func (db *Conversation) eventRows(ctx context.Context, at nod.Topic, since time.
 	}
 	// UNION ALL promises no order: sources in the query's order, so that
 	// events at the same time stay in it after the sort by time below.
-	slices.SortStableFunc(rs, func(a, b eventRow) int { return strings.Index("dua", a.source) - strings.Index("dua", b.source) })
+	slices.SortStableFunc(rs, func(a, b eventRow) int { return strings.Index("duxa", a.source) - strings.Index("duxa", b.source) })
 	return rs, nil
+}
+
+// callEvent fills in e what the external call of row r came to: r.a is
+// its state, r.b its tool, r.reason why it failed, r.title its stored
+// result and r.words its arguments.
+func callEvent(e *nod.Event, r eventRow) {
+	e.Task, e.Words, e.Summary = "", "", r.b+" "+r.words
+	res := decodeResult(r.title)
+	switch {
+	case nod.CallState(r.a) == nod.CallUnknown:
+		e.Kind = nod.EventCallUnknown
+	case r.reason != "" || res.IsError:
+		e.Kind, e.Reason = nod.EventCallFailed, firstLines(r.reason+res.Text)
+	default:
+		e.Kind, e.Value = nod.EventCallRan, firstLines(res.Text)
+		if res.Text == "" && len(res.Structured) > 0 {
+			e.Value = firstLines(string(res.Structured))
+		}
+	}
 }
 
 // auditEvent fills in e what the audited action a did; task reads the

@@ -189,7 +189,7 @@ func (db *People) Forget(ctx context.Context, chatID nod.ChatID, userID nod.User
 // The chat's tasks go first: their checklists go with them (ON DELETE
 // CASCADE), as a change set's items go with it.
 var privateTables = []string{"tasks", "task_counts", "messages", "change_sets", "decisions", "undo_entries", "chat_settings",
-	"pending_deletions", "rules", "outbox", "readings", "cards", "member_modes", "button_messages", "zone_changes", "chat_members"}
+	"pending_deletions", "rules", "outbox", "readings", "cards", "member_modes", "button_messages", "zone_changes", "chat_members", "external_calls"}
 
 // forgetChat deletes every record of a private chat but its audit rows.
 func (db *People) forgetChat(ctx context.Context, tx conn, chatID nod.ChatID) error {
@@ -203,7 +203,7 @@ func (db *People) forgetChat(ctx context.Context, tx conn, chatID nod.ChatID) er
 
 // memberTables are the tables whose rows of a group that name the
 // person go whole.
-var memberTables = []string{"decisions", "rules", "readings", "member_modes", "zone_changes", "chat_members"}
+var memberTables = []string{"decisions", "rules", "readings", "member_modes", "zone_changes", "chat_members", "external_calls"}
 
 // forgetMember deletes what group g keeps of the person.
 func (db *People) forgetMember(ctx context.Context, tx conn, g nod.ChatID, userID nod.UserID, f *traces, now time.Time) error {

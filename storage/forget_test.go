@@ -97,6 +97,7 @@ func seedEveryTable(t *testing.T, db *storage.DB, dsn string) {
 			f(`INSERT INTO readings (id, chat_id, user_id, set_id, confirm, reject, reason, created_at) VALUES ('g-$T', $C, $U, 's-$T', '[1]', '[]', 'as $M said', 1)`),
 			f(`INSERT INTO member_modes (chat_id, user_id, mode, updated_at) VALUES ($C, $U, 'trusted', 1)`),
 			f(`INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at) VALUES ('z-$T', $C, $U, '', 'Europe/Berlin', 1)`),
+			f(`INSERT INTO external_calls (id, chat_id, user_id, tool, args, set_id, n, state, result, claimed_at) VALUES ('x-$T', $C, $U, 'mcp__notebook__add_note', '{"text":"$M"}', 's-$T', 1, 'done', '{"text":"added $M"}', 1)`),
 			f(`INSERT INTO outbox (chat_id, kind, ref, payload, owner, taken_at) VALUES ($C, 'receipt', 'u-$T', '{"quote":"$M"}', 'x', 1)`),
 			f(`INSERT INTO outbox (chat_id, kind, ref, payload, owner, taken_at) VALUES ($C, 'set', 's-$T', '', 'x', 1)`),
 			f(`INSERT INTO outbox (chat_id, kind, ref, payload, owner, taken_at) VALUES ($C, 'answer', 't-$T', '{"text":"hello $M"}', 'x', 1)`),

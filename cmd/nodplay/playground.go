@@ -84,6 +84,13 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		return nil, err
 	}
 	p.model = env["NOD_MODEL"]
+	if env["NOD_MCP_CONFIG"] == "" {
+		nb, err := openNotebook(logf)
+		if err != nil {
+			return nil, err
+		}
+		p.notebook, env["NOD_MCP_CONFIG"] = nb, nb.config
+	}
 	// The tour's and the relay's fakes transcribe nothing; a real
 	// endpoint, or one named for speech alone, may.
 	p.voice = o.model == "endpoint" || env["NOD_TRANSCRIBE_URL"] != ""
@@ -285,6 +292,9 @@ func (p *playground) close() error {
 	}
 	if p.tg != nil {
 		p.tg.Close()
+	}
+	if p.notebook != nil {
+		p.notebook.close()
 	}
 	if p.tmp != "" {
 		os.RemoveAll(p.tmp)

@@ -31,8 +31,11 @@ type playground struct {
 	// records voice messages.
 	voice bool
 	relay *relay
-	srv   *http.Server
-	stop  context.CancelFunc // stops nod and the view
+	// notebook is the demo MCP server nod is given (notebook.go), nil when
+	// the operator named servers of their own.
+	notebook *notebook
+	srv      *http.Server
+	stop     context.CancelFunc // stops nod and the view
 	// exited is closed once nod has returned, with its result in runErr:
 	// both a failed start and close wait for it, so it is closed rather
 	// than sent on, which only one of them would receive.

@@ -2,22 +2,26 @@ package app
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
 	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/formatting"
+	"github.com/nodbot/nod/mcpclient"
 	"github.com/nodbot/nod/place"
 	"github.com/nodbot/nod/speech"
 	"github.com/nodbot/nod/storage"
@@ -145,15 +149,16 @@ func newClassifier(cfg config, reg *prometheus.Registry, now Clock, log *slog.Lo
 		Timeout: cfg.ClassifierTimeout, Metrics: reg, Now: now, Lexicon: formatting.Words}, log.With("component", "classifier"))
 }
 
-func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
+func newAgent(cfg config, db *storage.DB, clf *confidence.Classifier, c *confirm.Service, hub *mcpclient.Hub, reg *prometheus.Registry, now Clock, log *slog.Logger) *agent.Agent {
 	return agent.New(agent.Options{BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, MaxRetries: 2, Model: cfg.Model,
 		StepTimeout: cfg.StepTimeout, MaxSteps: cfg.MaxSteps, ConfirmWindow: cfg.ConfirmWindow, Metrics: reg, TimeZone: cfg.TimeZone, Lexicon: formatting.Words},
-		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule(), Cities: place.Shared}, now, log.With("component", "agent"))
+		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: clf, Answers: c, Words: answer.NewReader(formatting.AnswerWords()), Zones: db.Schedule(), Cities: place.Shared, External: hubCalls{hub}, Calls: db.Calls()}, now, log.With("component", "agent"))
 }
 
-func newConfirmations(cfg config, db *storage.DB, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
+func newConfirmations(cfg config, db *storage.DB, hub *mcpclient.Hub, reg *prometheus.Registry, now Clock, log *slog.Logger) *confirm.Service {
 	return confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(),
-		Forgets: db.People(), ForgetWords: formatting.Words("forget"), ConfirmWindow: cfg.ConfirmWindow, Words: answer.NewReader(formatting.AnswerWords())}, now, log.With("component", "confirm"), reg)
+		Forgets: db.People(), ForgetWords: formatting.Words("forget"), ConfirmWindow: cfg.ConfirmWindow, Words: answer.NewReader(formatting.AnswerWords()),
+		External: hubCalls{hub}, Calls: db.Calls()}, now, log.With("component", "confirm"), reg)
 }
 
 // newTranscriber hears voice messages, at OPENAI_BASE_URL unless
@@ -176,7 +181,48 @@ func newBot(cfg config, db *storage.DB, a *agent.Agent, c *confirm.Service, sw *
 		Limits: bot.Limits{PerChat: cfg.RateChat, PerChatBurst: cfg.RateChatBurst, PerGroup: cfg.RateGroup, Global: cfg.RateGlobal}, After: after},
 		bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 			Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
-			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c.Taps(), Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports()}, now, log.With("component", "bot"))
+			Turner: a, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c.Taps(), Places: place.Shared, People: db.Settings(), Transcriber: ears, Exports: db.Exports(), Calls: db.Calls()}, now, log.With("component", "bot"))
+}
+
+// newHub holds the operator's MCP servers (NOD_MCP_CONFIG); with none
+// configured it has no tools and nothing unavailable. It retries a server
+// on the process's timer, so tests move the backoff on their clock.
+func newHub(cfg config, after Timer, log *slog.Logger) *mcpclient.Hub {
+	getenv := cfg.getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return mcpclient.New(cfg.MCP, mcpclient.Options{Logger: log.With("component", "mcp"), After: after, Version: Version(), Getenv: getenv})
+}
+
+// startHub connects the MCP servers in the background: one that is down
+// does not stop nod, its tools are absent until it answers.
+func startHub(h *mcpclient.Hub, cfg config, log *slog.Logger) func(context.Context) error {
+	return func(ctx context.Context) error {
+		if len(cfg.MCP.Servers) > 0 {
+			names := make([]string, 0, len(cfg.MCP.Servers))
+			for name := range cfg.MCP.Servers {
+				names = append(names, name)
+			}
+			slices.Sort(names)
+			log.Info("mcp servers configured", "servers", strings.Join(names, ","), "config", cfg.MCPConfig)
+		}
+		h.Start(ctx)
+		return nil
+	}
+}
+
+// hubCalls is the hub as the agent and confirm call it: a call that
+// never left nod (its tool not offered now) is marked nod.ErrNotSent, so
+// that nobody is told its outcome is unknown: it did not run.
+type hubCalls struct{ *mcpclient.Hub }
+
+func (h hubCalls) Call(ctx context.Context, name nod.Tool, args json.RawMessage) (nod.ExternalResult, error) {
+	r, err := h.Hub.Call(ctx, name, args)
+	if errors.Is(err, mcpclient.ErrUnavailable) && !errors.Is(err, mcpclient.ErrInterrupted) {
+		err = fmt.Errorf("%w: %w", nod.ErrNotSent, err)
+	}
+	return r, err
 }
 
 // httpServer serves health checks on NOD_HTTP_ADDR.
@@ -290,9 +336,9 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 		fx.Provide(
 			func() Clock { return w.clock },
 			func() Timer { return w.timer },
-			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer,
+			newRegistry, newDB, newClassifier, newAgent, newConfirmations, newTranscriber, newSweeper, newBot, newHTTPServer, newHub,
 		),
-		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot) {
+		fx.Invoke(func(lc fx.Lifecycle, cfg config, db *storage.DB, h *httpServer, b *bot.Bot, hub *mcpclient.Hub) {
 			// What a person can get wrong is checked before the database
 			// is opened, so that a failed start leaves no file behind.
 			lc.Append(fx.Hook{OnStart: b.Check})
@@ -306,6 +352,7 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 			lc.Append(fx.Hook{OnStart: func(ctx context.Context) error { logLastEval(ctx, db, cfg.ClassifierModel, log); return nil }})
 			a := newAnchor(db, log.With("component", "audit"), anchorEvery)
 			lc.Append(fx.Hook{OnStart: a.start, OnStop: a.stop})
+			lc.Append(fx.Hook{OnStart: startHub(hub, cfg, log.With("component", "mcp")), OnStop: func(context.Context) error { return hub.Close() }})
 			lc.Append(fx.Hook{OnStart: b.Start, OnStop: b.Stop})
 		}),
 	}

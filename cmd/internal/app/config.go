@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/mcpclient"
 )
 
 // config is nod's configuration: flags override environment variables,
@@ -46,6 +47,9 @@ type config struct {
 	TranscribeModel   string
 	TranscribeURL     string
 	VoiceMax          time.Duration
+	MCPConfig         string           // NOD_MCP_CONFIG's path; Run reads the file for serve
+	MCP               mcpclient.Config // the file read
+	getenv            func(string) string
 }
 
 // setting is one configuration value: its flag, the kind of value it
@@ -188,6 +192,7 @@ var settings = []setting{
 	{"transcribe-model", "name", "NOD_TRANSCRIBE_MODEL", "whisper-1", "speech-to-text model for voice messages", false, str(func(c *config) *string { return &c.TranscribeModel })},
 	{"transcribe-url", "url", "NOD_TRANSCRIBE_URL", "", "OpenAI-compatible endpoint for speech-to-text only; unset, OPENAI_BASE_URL", false, str(func(c *config) *string { return &c.TranscribeURL })},
 	{"voice-max", "duration", "NOD_VOICE_MAX", "5m", "longest voice message transcribed", false, dur(func(c *config) *time.Duration { return &c.VoiceMax })},
+	{"mcp-config", "path", "NOD_MCP_CONFIG", "", "JSON file of MCP servers whose tools the agent may use ({\"mcpServers\": …}, see README); unset, none", false, str(func(c *config) *string { return &c.MCPConfig })},
 	{"log-format", "text|json", "NOD_LOG_FORMAT", "text", "log format: text or json", false, func(c *config, v string) error {
 		if v != "text" && v != "json" {
 			return fmt.Errorf("%q is not text or json", v)
@@ -213,7 +218,7 @@ func loadConfig(name string, args []string, getenv func(string) string, out io.W
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	var (
-		c    config
+		c    = config{getenv: getenv}
 		errs []error
 	)
 	for i, s := range settings {
@@ -235,6 +240,19 @@ func loadConfig(name string, args []string, getenv func(string) string, out io.W
 		c.TranscribeURL = c.BaseURL
 	}
 	return c, fs.Args(), errors.Join(errs...)
+}
+
+// loadMCP reads NOD_MCP_CONFIG's file, if one is named, into c.MCP.
+func (c *config) loadMCP() error {
+	if c.MCPConfig == "" {
+		return nil
+	}
+	mcp, err := mcpclient.LoadEnv(c.MCPConfig, c.getenv)
+	if err != nil {
+		return fmt.Errorf("NOD_MCP_CONFIG (-mcp-config): %w", err)
+	}
+	c.MCP = mcp
+	return nil
 }
 
 // secrets are the values logs must never show: every one given, since

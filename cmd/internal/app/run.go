@@ -114,6 +114,9 @@ func Run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if cfg.WebhookURL != "" && cfg.WebhookSecret == "" {
 		return errors.New("NOD_WEBHOOK_SECRET is required with NOD_WEBHOOK_URL: without it anyone could send updates")
 	}
+	if err := cfg.loadMCP(); err != nil {
+		return err
+	}
 	if len(cfg.AllowedUsers) == 0 {
 		log.Warn("NOD_ALLOWED_USERS is empty, so nod refuses everyone, you too; " +
 			"send the bot a message: its refusal names your Telegram user id, which goes into NOD_ALLOWED_USERS")

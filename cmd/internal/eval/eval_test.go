@@ -136,7 +136,9 @@ func TestRunCountsVerdicts(t *testing.T) {
 		"en/question-why", "en/question-without-mark", "en/request-put-as-question", "de/frage-beschreibung", "de/frage-hoeflich", "de/zeig-mir",
 		"de/frage-ohne-zeichen", "en/injection-description", "de/injektion",
 		// Words that name another value or task, and a task created again after its undo.
-		"en/different-value", "de/anderer-wert", "en/wrong-task", "de/andere-aufgabe", "en/undone-create-asked-by-old-words"} {
+		"en/different-value", "de/anderer-wert", "en/wrong-task", "de/andere-aufgabe", "en/undone-create-asked-by-old-words",
+		// A destructive external call asks, whatever the words (docs/design.md §16).
+		"mcp/destroy-on-explicit-words", "mcp/loeschen-ausdruecklich"} {
 		if !caught[name] {
 			t.Errorf("nod's own checks did not catch %s", name)
 		}

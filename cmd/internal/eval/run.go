@@ -302,7 +302,8 @@ func play(ctx context.Context, c Case, o Options, template string) (res Result) 
 	rec := &recorder{real: o.Classifier}
 	conf := confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(), Words: o.Words}, clk.now, o.Log, nil)
 	a := agent.New(agent.Options{BaseURL: model.url, Model: "nod-eval-script", MaxSteps: 3, StepTimeout: time.Minute, Lexicon: o.Lexicon},
-		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: rec, Answers: conf, Words: o.Words}, clk.now, o.Log)
+		agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules(), Classifier: rec, Answers: conf, Words: o.Words,
+			External: notebook{}, Calls: db.Calls()}, clk.now, o.Log)
 
 	s := &stage{clk: clk, chat: chat, model: model, rec: rec, conf: conf, agent: a}
 	lastSet, err := s.before(ctx, c)
