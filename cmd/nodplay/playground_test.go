@@ -233,6 +233,28 @@ func TestTourWalksThrough(t *testing.T) {
 		t.Errorf("the review's suggestions have no buttons: %+v", review)
 	}
 
+	// The demo notebook: clear words add a note at once, with a receipt
+	// and no Undo; a deletion waits as a ⚠️ item and runs on its ✓.
+	tp.post("/send", map[string]any{"text": tourSteps[8].Try[0]})
+	ran := tp.botSays("Ran <b>notebook › add_note</b>")
+	if _, ok := ran.button("↩️ Undo"); ok || !strings.Contains(ran.HTML, "cannot undo") {
+		t.Errorf("the note's receipt offers an Undo or does not say nod cannot undo it: %+v", ran)
+	}
+	if notes := tp.notebook.book.Notes(); len(notes) != 1 || notes[0].Text != "the plumber comes on Monday" {
+		t.Fatalf("notes after the tour's note = %+v", notes)
+	}
+	tp.post("/send", map[string]any{"text": tourSteps[8].Try[1]})
+	del := tp.botSays("⚠️")
+	if n := len(tp.notebook.book.Notes()); n != 1 {
+		t.Fatalf("a deletion ran before its ✓: %d notes", n)
+	}
+	ok1, ok := del.button("✓ 1")
+	if !ok {
+		t.Fatalf("the deletion has no ✓ 1: %+v", del)
+	}
+	tp.post("/press", map[string]any{"message": del.ID, "data": ok1.Data})
+	tp.waitView("the note deleted", func(view) bool { return len(tp.notebook.book.Notes()) == 0 })
+
 	tp.post("/send", map[string]any{"text": "what is the weather?"})
 	tp.botSays("guided tour")
 

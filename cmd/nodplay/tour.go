@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,6 +43,8 @@ var tourSteps = []step{
 	{"Delete, carefully", "Deleting always asks: nod wants the task's title typed back.",
 		[]string{"delete the release notes task", "Write release notes"}},
 	{"Ask for a review", "/review lets nod look over your tasks on its own; all it suggests waits for you.", []string{"/review"}},
+	{"Other tools, same rules", "nod's agent also uses tools of other servers (MCP), here a demo notebook: your clear words add a note at once, with a receipt nod cannot undo; deleting a note always waits for your ✓.",
+		[]string{"note: the plumber comes on Monday", "delete the plumber note"}},
 }
 
 // tour answers agent and classifier requests for the tour.
@@ -112,6 +115,13 @@ func (t tour) agent(r openaitest.Request) openaitest.Response {
 		return openaitest.Call(fmt.Sprintf("call_%d", len(r.Messages)), name, args)
 	}
 	switch {
+	case strings.Contains(said, "note") && !strings.Contains(said, "task") && slices.Contains(r.Tools, notebookAdd):
+		if strings.Contains(said, "delete") {
+			return openaitest.Calls(call(notebookList, map[string]any{})) // to find its id
+		}
+		if _, text, ok := strings.Cut(r.LastUser(), ":"); ok {
+			return openaitest.Calls(call(notebookAdd, map[string]any{"text": strings.TrimSpace(text)}))
+		}
 	case strings.Contains(said, "delete") || strings.Contains(said, "remove"):
 		if id, _ := find(ts, said); id != "" {
 			return openaitest.Calls(call("delete_task", map[string]any{"task_id": id}))
@@ -142,6 +152,12 @@ func (t tour) afterTools(r openaitest.Request) openaitest.Response {
 		results = append(results, r.Messages[i].Content)
 	}
 	all := strings.Join(results, "\n")
+	if call, ok := lastCall(r); ok && call.Name == notebookList {
+		if id, ok := noteFor(all, strings.ToLower(r.LastUser())); ok {
+			return openaitest.Calls(openaitest.Call(fmt.Sprintf("call_%d", len(r.Messages)), notebookDelete, map[string]any{"id": id}))
+		}
+		return openaitest.Text("I found no such note.")
+	}
 	switch {
 	case strings.Contains(all, "typed confirmation"):
 		return openaitest.Text("Once you confirm, it goes to the trash; /trash brings it back for 30 days.")
@@ -159,6 +175,53 @@ func (t tour) afterTools(r openaitest.Request) openaitest.Response {
 		}
 	}
 	return openaitest.Text("Done.")
+}
+
+// The demo notebook's tools, as the agent is offered them.
+const (
+	notebookList   = "mcp__notebook__list_notes"
+	notebookAdd    = "mcp__notebook__add_note"
+	notebookDelete = "mcp__notebook__delete_note"
+)
+
+// lastCall is the tool call the latest tool results answer.
+func lastCall(r openaitest.Request) (openaitest.ToolCall, bool) {
+	for i := len(r.Messages) - 1; i >= 0; i-- {
+		if cs := r.Messages[i].ToolCalls; len(cs) > 0 {
+			return cs[len(cs)-1], true
+		}
+	}
+	return openaitest.ToolCall{}, false
+}
+
+// noteFor finds, in list_notes' result as nod gives it to the agent
+// (its structured content, or the text it also carries), the note that
+// shares a word of four letters or more with words.
+func noteFor(result, words string) (int, bool) {
+	var res struct {
+		Result     string          `json:"result"`
+		Structured json.RawMessage `json:"structured_content"`
+	}
+	if json.Unmarshal([]byte(result), &res) != nil {
+		return 0, false
+	}
+	var list struct {
+		Notes []struct {
+			ID   int    `json:"id"`
+			Text string `json:"text"`
+		} `json:"notes"`
+	}
+	if json.Unmarshal(res.Structured, &list) != nil && json.Unmarshal([]byte(res.Result), &list) != nil {
+		return 0, false
+	}
+	for _, n := range list.Notes {
+		for _, w := range strings.Fields(strings.ToLower(n.Text)) {
+			if len(w) >= 4 && strings.Contains(words, w) {
+				return n.ID, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // review proposes an estimate for each task that has none, as a look over
@@ -219,7 +282,10 @@ func (t tour) classify(r openaitest.Request) openaitest.Response {
 // would write it: "P1", "in progress", a new title.
 func newValue(tool, summary string) string {
 	var v string
-	if tool == "create_task" {
+	if strings.HasPrefix(tool, "mcp__") { // notebook › add_note: text = "…"
+		_, v, _ = strings.Cut(summary, `text = "`)
+		v = strings.TrimSuffix(v, `"`)
+	} else if tool == "create_task" {
 		_, v, _ = strings.Cut(summary, "titled ")
 		v, _, _ = strings.Cut(strings.TrimPrefix(v, `"`), `"`)
 	} else if i := strings.LastIndex(summary, "→ "); i >= 0 { // "priority: P3 → P1"
