@@ -375,6 +375,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		}),
 		"receipt_bulk":          loc.Changes().Receipts(bulkCreated(23)),
 		"receipt_bulk_four":     loc.Changes().Receipts(bulkCreated(4)),
+		"receipt_bulk_quoted":   loc.Changes().Receipts(bulkQuoted()),
 		"receipt_bulk_mixed":    loc.Changes().Receipts(bulkMixed()),
 		"receipt_bulk_undone":   loc.Changes().BulkUndone(22, true),
 		"receipt_bulk_undo_one": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
@@ -643,6 +644,18 @@ func bulkCreated(n int) []formatting.Receipt {
 		title := fmt.Sprintf("Buy <%d> & more", i+1)
 		rs = append(rs, formatting.Receipt{TaskTitle: title, Quote: "add these: " + strings.Repeat("buy <1> & more, ", 30),
 			Item: nod.ChangeItem{N: i + 1, Tool: "create_task", After: title, NewTask: &nod.Task{Title: title, Priority: nod.P2}, UndoID: nod.UndoID(fmt.Sprintf("u%d", i+1))}})
+	}
+	return rs
+}
+
+// bulkQuoted is a list of tasks the classifier quoted one by one: the
+// receipt names three quotes and counts the rest.
+func bulkQuoted() []formatting.Receipt {
+	var rs []formatting.Receipt
+	for i, q := range []string{"add these: book movers", "cancel gym", "forward mail", "sell sofa", "buy boxes"} {
+		title := strings.ToUpper(q[:1]) + q[1:]
+		rs = append(rs, formatting.Receipt{TaskTitle: title, Quote: q,
+			Item: nod.ChangeItem{N: i + 1, Tool: "create_task", After: title, NewTask: &nod.Task{Title: title}, UndoID: nod.UndoID(fmt.Sprintf("u%d", i+1))}})
 	}
 	return rs
 }

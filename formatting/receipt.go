@@ -46,7 +46,15 @@ func init() { partial[string]("mode_name") }
 type saidBy struct {
 	Who    string
 	Quotes []string
+	More   int // quotes left out: a list of twenty tasks quoted item by item
 }
+
+// maxQuotes is how many of one person's quotes a receipt names.
+const maxQuotes = 3
+
+// Last reports whether quote i is the last one named with nothing left
+// out, so "and" goes before it rather than a comma.
+func (s saidBy) Last(i int) bool { return i == len(s.Quotes)-1 && s.More == 0 }
 
 // ruleBy is the learned rule that applied a change, and whose it is.
 type ruleBy struct {
@@ -149,6 +157,9 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 				return o != q && strings.Contains(nod.FoldText(o), nod.FoldText(q))
 			})
 		})
+		if len(s.Quotes) > maxQuotes {
+			s.Quotes, s.More = s.Quotes[:maxQuotes], len(s.Quotes)-maxQuotes
+		}
 		out = append(out, l.Render(receiptQuote.With(s)))
 	}
 	seen := map[nod.RuleID]bool{}
