@@ -355,9 +355,14 @@ func parseCreate(a Args) ([]Call, []string, error) {
 	return one(NewCreate(t))
 }
 
-// NewCreate is the change that creates t, its arguments as stored.
+// NewCreate is the change that creates t, its arguments as stored. The
+// priority every new task gets is left out of them, so that what is
+// shown and audited of them names no P2 that nobody chose.
 func NewCreate(t nod.Task) Create {
-	raw := map[string]any{"title": t.Title, "priority": t.Priority}
+	raw := map[string]any{"title": t.Title}
+	if t.Priority != nod.P2 {
+		raw["priority"] = t.Priority
+	}
 	if t.Description != "" {
 		raw["description"] = t.Description
 	}

@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/nodbot/nod"
@@ -47,5 +48,26 @@ func TestItemValue(t *testing.T) {
 	}
 	if _, _, ok := tools.ItemValue("Load test"); ok {
 		t.Errorf("ItemValue(%q) is an item", "Load test")
+	}
+}
+
+// A new task's stored arguments name its priority only when the call
+// did: the P2 every task gets is nobody's choice, and a change set or an
+// audit row that shows it would say otherwise.
+func TestCreateArgsNameNoDefaultPriority(t *testing.T) {
+	for _, c := range []struct {
+		args string
+		want bool
+	}{{`{"title":"Buy milk"}`, false}, {`{"title":"Buy milk","priority":"P1"}`, true}} {
+		call, err := tools.Parse(nod.ToolCreateTask, []byte(c.args))
+		if err != nil {
+			t.Fatalf("%s: %v", c.args, err)
+		}
+		if got := strings.Contains(string(call.Args()), `"priority"`); got != c.want {
+			t.Errorf("%s stored as %s", c.args, call.Args())
+		}
+		if p := call.(tools.Create).NewTask().Priority; p == "" {
+			t.Errorf("%s: a new task without a priority", c.args)
+		}
 	}
 }

@@ -89,7 +89,7 @@ func TestBurstFieldsEachQuoted(t *testing.T) {
 		t.Errorf("%d messages, want the receipt and the reply", n)
 	}
 	receipt := msgs[0]
-	if want := "because you said “add a task to call the printer” and “oh and it's urgent” and “due friday”"; !strings.Contains(receipt.Text, want) {
+	if want := "because you said “add a task to call the printer”, “oh and it's urgent” and “due friday”"; !strings.Contains(receipt.Text, want) {
 		t.Errorf("receipt lacks %q:\n%s", want, receipt.Text)
 	}
 	if !hasButton(receipt, "↩️ Undo") {
