@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/nodbot/nod/formatting"
 )
@@ -110,7 +111,8 @@ func (p *playground) command(line string) error {
 }
 
 // pressLabel presses, as user, the button of message id whose text is
-// label, or starts with it.
+// label, or starts with it, the button's leading emoji aside ("Undo"
+// presses "↩️ Undo", as a person reading the buttons would name it).
 func (p *playground) pressLabel(user int64, id int, label string) error {
 	for _, m := range p.tg.ChatMessages(p.chatID) {
 		if m.ID != id {
@@ -122,6 +124,10 @@ func (p *playground) pressLabel(user int64, id int, label string) error {
 		}
 		var labels []string
 		for _, b := range m.Buttons() {
+			if label != "" && !notWord([]rune(label)[0]) && strings.HasPrefix(strings.TrimLeftFunc(b.Text, notWord), label) {
+				p.pressAs(user, id, b.Data)
+				return nil
+			}
 			labels = append(labels, b.Text)
 		}
 		return fmt.Errorf("message %d has no button %q; it has %q", id, label, labels)
@@ -210,3 +216,7 @@ func chatText(v view) string {
 	}
 	return b.String()
 }
+
+// notWord is what a button's text may start with before its words: an
+// emoji, its variation selector, a space.
+func notWord(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
