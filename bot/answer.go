@@ -39,7 +39,15 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		return true, false // the question stays open
 	case nod.DeletionCancelled:
 		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled)
-		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
+		if len(a.Rest) == 0 {
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
+		} else {
+			kept := formatting.KeptLine{Title: d.Title}
+			for _, r := range a.Rest {
+				kept.Rest = append(kept.Rest, r.Title)
+			}
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteLineCancelled.With(kept)))
+		}
 		return a.Bare, true // a bare "yes" or "no" ends there
 	}
 	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone)

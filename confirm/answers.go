@@ -26,7 +26,8 @@ func (c *Service) read(text string) answer.Reading {
 
 // AnswerDeletion answers the person's asked deletion in topic at with
 // text, if one waits there: the task's title deletes it; a near miss (a
-// typo or two) asks again; anything else cancels it. spoken says text was
+// typo or two) asks again; anything else cancels it and the rest of the
+// person's line (Rest). spoken says text was
 // heard, not typed. The question ends once across deliveries of the same
 // message: a delivery that finds it ended meanwhile is DeletionNone. When
 // the deletion itself fails the outcome is DeletionDeleted, with the
@@ -49,16 +50,24 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 		out.Outcome = nod.DeletionAgain
 		return out, nil
 	}
+	if typed != answer.SameTitle {
+		// A person who would not type this title is not asked the next.
+		ended, rest, err := c.deletions.CancelLine(ctx, at.ChatID, userID, d.ID)
+		if err != nil {
+			return nod.DeletionAnswer{}, fmt.Errorf("cancel deletion %s: %w", d.ID, err)
+		}
+		if !ended {
+			return nod.DeletionAnswer{}, nil // ended meanwhile by another delivery of the answer
+		}
+		out.Outcome, out.Bare, out.Rest = nod.DeletionCancelled, c.read(text).Bare(), rest
+		return out, nil
+	}
 	ended, err := c.deletions.EndDeletion(ctx, at.ChatID, d.ID)
 	if err != nil {
 		return nod.DeletionAnswer{}, fmt.Errorf("end deletion %s: %w", d.ID, err)
 	}
 	if !ended {
 		return nod.DeletionAnswer{}, nil // ended meanwhile by another delivery of the answer
-	}
-	if typed != answer.SameTitle {
-		out.Outcome, out.Bare = nod.DeletionCancelled, c.read(text).Bare()
-		return out, nil
 	}
 	out.Outcome = nod.DeletionDeleted
 	out.Applied, err = c.Delete(ctx, at.ChatID, userID, d)

@@ -192,3 +192,56 @@ func (db *Deletions) DeletionsDue(ctx context.Context, now time.Time) ([]nod.Pen
 	}
 	return out, nil
 }
+
+// CancelLine ends deletion id, cancelled, and with it the rest of its
+// person's line in one transaction: a person who would not type one title
+// is not asked the next. rest holds the deletions taken out whose task
+// was still there, in line order. ended is false (and nothing changes)
+// when another caller ended id first.
+func (db *Deletions) CancelLine(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.DeletionID) (ended bool, rest []nod.PendingDeletion, err error) {
+	err = db.inTx(ctx, func(tx conn) error {
+		ended, rest = false, nil
+		res, err := tx.ExecContext(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND id = $2`, chatID, id)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return err
+		}
+		ended = true
+		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.thread, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
+			CASE WHEN t.id IS NOT NULL AND t.deleted_at IS NULL THEN 1 ELSE 0 END
+			FROM pending_deletions p LEFT JOIN tasks t ON t.id = p.task_id AND t.chat_id = p.chat_id
+			WHERE p.chat_id = $1 AND p.user_id = $2 ORDER BY p.seq`, chatID, userID)
+		if err != nil {
+			return err
+		}
+		var all []nod.PendingDeletion
+		for rows.Next() {
+			var live int
+			d, err := scanDeletion(rows, &live)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			all = append(all, d)
+			if live == 1 {
+				rest = append(rest, d)
+			}
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, d := range all {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM pending_deletions WHERE id = $1`, d.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, nil, fmt.Errorf("cancel deletion line of %s: %w", id, err)
+	}
+	return ended, rest, nil
+}
