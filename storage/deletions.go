@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -194,21 +196,14 @@ func (db *Deletions) DeletionsDue(ctx context.Context, now time.Time) ([]nod.Pen
 }
 
 // CancelLine ends deletion id, cancelled, and with it the rest of its
-// person's line in one transaction: a person who would not type one title
-// is not asked the next. rest holds the deletions taken out whose task
-// was still there, in line order. ended is false (and nothing changes)
-// when another caller ended id first.
+// person's line in one transaction, each with its audit row: a person
+// who would not type one title is not asked the next. rest holds the
+// deletions taken out whose task was still there, in line order. ended
+// is false (and nothing changes) when another caller ended id first.
 func (db *Deletions) CancelLine(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.DeletionID) (ended bool, rest []nod.PendingDeletion, err error) {
+	now := db.now()
 	err = db.inTx(ctx, func(tx conn) error {
 		ended, rest = false, nil
-		res, err := tx.ExecContext(ctx, `DELETE FROM pending_deletions WHERE chat_id = $1 AND id = $2`, chatID, id)
-		if err != nil {
-			return err
-		}
-		if n, err := res.RowsAffected(); err != nil || n != 1 {
-			return err
-		}
-		ended = true
 		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.thread, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
 			CASE WHEN t.id IS NOT NULL AND t.deleted_at IS NULL THEN 1 ELSE 0 END
 			FROM pending_deletions p LEFT JOIN tasks t ON t.id = p.task_id AND t.chat_id = p.chat_id
@@ -216,32 +211,62 @@ func (db *Deletions) CancelLine(ctx context.Context, chatID nod.ChatID, userID n
 		if err != nil {
 			return err
 		}
-		var all []nod.PendingDeletion
+		type queued struct {
+			d    nod.PendingDeletion
+			live int
+		}
+		var line []queued
 		for rows.Next() {
-			var live int
-			d, err := scanDeletion(rows, &live)
-			if err != nil {
+			var q queued
+			if q.d, err = scanDeletion(rows, &q.live); err != nil {
 				rows.Close()
 				return err
 			}
-			all = append(all, d)
-			if live == 1 {
-				rest = append(rest, d)
-			}
+			line = append(line, q)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, d := range all {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM pending_deletions WHERE id = $1`, d.ID); err != nil {
+		for _, q := range line {
+			res, err := tx.ExecContext(ctx, `DELETE FROM pending_deletions WHERE id = $1`, q.d.ID)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n != 1 || (q.live == 0 && q.d.ID != id) {
+				continue // taken meanwhile, or its task is gone: nothing to tell
+			}
+			reason := "did not type the task's title"
+			if q.d.ID == id {
+				ended = true
+			} else {
+				reason = "cancelled with the deletion before it"
+				rest = append(rest, q.d)
+			}
+			args, err := json.Marshal(map[string]nod.TaskID{"task_id": q.d.TaskID})
+			if err != nil {
+				return err
+			}
+			a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolDeleteTask, Outcome: nod.OutcomeRejected, UserConfirmed: true,
+				Args: args, Reason: reason, At: now}
+			if err := db.insertAudit(ctx, tx, a); err != nil {
 				return err
 			}
 		}
+		if !ended {
+			return errNotEnded
+		}
 		return nil
 	})
+	if errors.Is(err, errNotEnded) {
+		return false, nil, nil
+	}
 	if err != nil {
 		return false, nil, fmt.Errorf("cancel deletion line of %s: %w", id, err)
 	}
 	return ended, rest, nil
 }
+
+// errNotEnded rolls CancelLine back when another caller ended its
+// deletion first.
+var errNotEnded = errors.New("deletion ended meanwhile")

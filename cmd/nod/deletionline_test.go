@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,6 +48,10 @@ func TestOtherTextCancelsTheRestOfTheLine(t *testing.T) {
 	}
 	if _, ok, err := h.db.Deletions().WaitingDeletion(t.Context(), chat, user); ok || err != nil {
 		t.Errorf("a deletion still waits (%v)", err)
+	}
+	got := outcomes(h.audit(chat))
+	if want := []string{"delete_task:confirmed", "delete_task:rejected", "delete_task:rejected", "delete_task:rejected"}; len(got) < 4 || !slices.Equal(got[len(got)-4:], want) {
+		t.Errorf("audit outcomes %v, want them to end in %v", got, want)
 	}
 	h.tg.SendText(chat, user, "Cancel gym") // too late: nothing asks for it
 	h.script(openaitest.Text("It stays."))
