@@ -120,6 +120,8 @@ type Answers interface {
 	// AskDeletion moves their line of deletions on.
 	AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.UserID, text string, spoken bool) (nod.DeletionAnswer, error)
 	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)
+	// KeepDeletion cancels an asked deletion from a tap on its question.
+	KeepDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID, msgID int, id nod.DeletionID, line bool) (nod.DeletionAnswer, error)
 	// AnswerInWords decides a yes/no read whole, on the set of message
 	// replyTo or the topic's newest; AcceptReading decides a reading the
 	// person tapped, once.

@@ -49,6 +49,7 @@ var (
 	DeleteAgain           = define[string]("delete_again")
 	DeleteCancelled       = define[string]("delete_cancelled")
 	DeleteLineCancelled   = define[KeptLine]("delete_line_cancelled")
+	DeleteKept            = define[KeptLine]("delete_kept")
 	Deleted               = define[Trashed]("deleted")
 	DeletePromptCancelled = define[string]("delete_prompt_cancelled")
 	DeletePromptExpired   = define[string]("delete_prompt_expired")

@@ -119,7 +119,7 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, q := range line {
+		for i, q := range line {
 			d := q.d
 			if d.Asked() && now.Before(d.ExpiresAt) {
 				return nil // its question still waits for the answer
@@ -143,6 +143,9 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 				return nil // asked by another caller
 			}
 			step.Ask = &d
+			for _, r := range line[i+1:] {
+				step.Behind += r.live
+			}
 			return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, Kind: nod.OwedDeletion, Ref: string(d.ID)}, now)
 		}
 		return nil
@@ -195,12 +198,12 @@ func (db *Deletions) DeletionsDue(ctx context.Context, now time.Time) ([]nod.Pen
 	return out, nil
 }
 
-// CancelLine ends deletion id, cancelled, and with it the rest of its
-// person's line in one transaction, each with its audit row: a person
-// who would not type one title is not asked the next. rest holds the
-// deletions taken out whose task was still there, in line order. ended
-// is false (and nothing changes) when another caller ended id first.
-func (db *Deletions) CancelLine(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.DeletionID) (ended bool, rest []nod.PendingDeletion, err error) {
+// CancelDeletion ends deletion id, cancelled, and when line is set the
+// rest of its person's line with it, in one transaction, each with its
+// audit row. rest holds the deletions taken out after id whose task was
+// still there, in line order; why is id's audited reason. ended is false (and nothing changes) when
+// another caller ended id first.
+func (db *Deletions) CancelDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.DeletionID, line bool, why string) (ended bool, rest []nod.PendingDeletion, err error) {
 	now := db.now()
 	err = db.inTx(ctx, func(tx conn) error {
 		ended, rest = false, nil
@@ -215,20 +218,23 @@ func (db *Deletions) CancelLine(ctx context.Context, chatID nod.ChatID, userID n
 			d    nod.PendingDeletion
 			live int
 		}
-		var line []queued
+		var queue []queued
 		for rows.Next() {
 			var q queued
 			if q.d, err = scanDeletion(rows, &q.live); err != nil {
 				rows.Close()
 				return err
 			}
-			line = append(line, q)
+			queue = append(queue, q)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, q := range line {
+		for _, q := range queue {
+			if !line && q.d.ID != id {
+				continue
+			}
 			res, err := tx.ExecContext(ctx, `DELETE FROM pending_deletions WHERE id = $1`, q.d.ID)
 			if err != nil {
 				return err
@@ -236,7 +242,7 @@ func (db *Deletions) CancelLine(ctx context.Context, chatID nod.ChatID, userID n
 			if n, _ := res.RowsAffected(); n != 1 || (q.live == 0 && q.d.ID != id) {
 				continue // taken meanwhile, or its task is gone: nothing to tell
 			}
-			reason := "did not type the task's title"
+			reason := why
 			if q.d.ID == id {
 				ended = true
 			} else {
@@ -267,6 +273,6 @@ func (db *Deletions) CancelLine(ctx context.Context, chatID nod.ChatID, userID n
 	return ended, rest, nil
 }
 
-// errNotEnded rolls CancelLine back when another caller ended its
+// errNotEnded rolls CancelDeletion back when another caller ended its
 // deletion first.
 var errNotEnded = errors.New("deletion ended meanwhile")
