@@ -222,7 +222,7 @@ func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.
 // and the line moves on. A second tap finds it decided and changes
 // nothing.
 func (b *Bot) onKeepDeletion(ctx context.Context, p press) string {
-	a, err := b.answers.KeepDeletion(ctx, p.chat, p.user, p.msgID, nod.DeletionID(p.action.ID), p.action.N == nod.KeepLine)
+	a, err := b.change.KeepDeletion(ctx, p.chat, p.user, p.msgID, nod.DeletionID(p.action.ID), p.action.N == nod.KeepLine)
 	if err != nil {
 		return b.explain(p.loc, err, "keep deletion", "chat", p.chat)
 	}
