@@ -357,7 +357,7 @@ func buttonText(s string) string {
 // Its ✗ keeps the task without typing, and with more waiting a second ✗
 // keeps them all; only the title deletes.
 func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int) Message {
-	m := tv.l.Text(deleteAsk.With(deletionAsked{d, keep}))
+	m := tv.l.Text(deleteAsk.With(deletionAsked{d, keep, behind}))
 	row := []Button{tv.l.button(keepDeletion.With(0), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepOne})}
 	if behind > 0 {
 		row = append(row, tv.l.button(keepDeletion.With(behind+1), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepLine}))
@@ -370,7 +370,8 @@ func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int)
 // the task.
 type deletionAsked struct {
 	nod.PendingDeletion
-	Keep time.Duration
+	Keep   time.Duration
+	Behind int // how many wait after it, cancelled with it
 }
 
 // trashShown is how many trashed tasks /trash shows, newest first: each
