@@ -43,6 +43,15 @@ const (
 	ActCardHour     // remind of it again in an hour
 	ActCardTomorrow // remind of it again tomorrow at the reminder's local time
 	ActCardReopen   // open it again (N unused)
+	// ActKeepDeletion cancels asked deletion ID without its title typed:
+	// N KeepOne that one, N KeepLine the rest of its person's line too.
+	ActKeepDeletion
+)
+
+// What a deletion question's ✗ (ActKeepDeletion's N) keeps.
+const (
+	KeepOne  = 1
+	KeepLine = 2
 )
 
 // What a reminder's snooze (ActSnooze's N) asks for.

@@ -14,7 +14,8 @@ const (
 	// DeletionAgain: a near miss of the title (a typo or two); the
 	// question stays open.
 	DeletionAgain
-	// DeletionCancelled: anything but the title; the question ended.
+	// DeletionCancelled: anything but the title; the question ended, and
+	// the rest of the person's line with it.
 	DeletionCancelled
 	// DeletionDeleted: the title; the question ended and the task went
 	// to the trash.
@@ -29,6 +30,9 @@ type DeletionAnswer struct {
 	// there, and is not read again.
 	Bare    bool
 	Applied Applied // the deletion, when DeletionDeleted
+	// Rest is the rest of the person's line, cancelled with it when
+	// DeletionCancelled: they are not asked about these either.
+	Rest []PendingDeletion
 }
 
 // Ended reports whether the question ended (answered, cancelled or

@@ -188,6 +188,7 @@ func (d PendingDeletion) Asked() bool { return !d.ExpiresAt.IsZero() }
 type DeletionStep struct {
 	Expired []PendingDeletion
 	Ask     *PendingDeletion
+	Behind  int // how many wait in line after Ask
 }
 
 // Reading is nod's reading of a decision the person stated in words on a

@@ -39,7 +39,15 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		return true, false // the question stays open
 	case nod.DeletionCancelled:
 		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled)
-		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
+		if len(a.Rest) == 0 {
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
+		} else {
+			kept := formatting.KeptLine{Title: d.Title}
+			for _, r := range a.Rest {
+				kept.Rest = append(kept.Rest, r.Title)
+			}
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteLineCancelled.With(kept)))
+		}
 		return a.Bare, true // a bare "yes" or "no" ends there
 	}
 	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone)
@@ -63,15 +71,15 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 		b.closePrompt(ctx, chat, loc, d, formatting.DeletePromptExpired)
 	}
 	if step.Ask != nil {
-		b.showDeletion(ctx, chat, loc, *step.Ask)
+		b.showDeletion(ctx, chat, loc, *step.Ask, step.Behind)
 	}
 }
 
-// showDeletion sends an asked deletion's question to its topic and
-// records its message; until then the question is owed, and the person's
+// showDeletion sends an asked deletion's question to its topic, with
+// behind deletions waiting after it, and records its message; until then the question is owed, and the person's
 // words are not its answer.
-func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion) {
-	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention))
+func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, behind int) {
+	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind))
 	if id == 0 {
 		return
 	}
@@ -207,4 +215,27 @@ func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.
 	if err := b.send.edit(ctx, chat, d.MessageID, loc.Text(tmpl.With(d.Title))); err != nil {
 		b.log.Warn("close deletion prompt", "chat", chat, "err", err)
 	}
+}
+
+// onKeepDeletion cancels an asked deletion from its question's ✗, and
+// with "Keep all" the rest of the person's line; the question is closed
+// and the line moves on. A second tap finds it decided and changes
+// nothing.
+func (b *Bot) onKeepDeletion(ctx context.Context, p press) string {
+	a, err := b.change.KeepDeletion(ctx, p.chat, p.user, p.msgID, nod.DeletionID(p.action.ID), p.action.N == nod.KeepLine)
+	if err != nil {
+		return b.explain(p.loc, err, "keep deletion", "chat", p.chat)
+	}
+	d := a.Deletion
+	kept := formatting.KeptLine{Title: d.Title}
+	for _, r := range a.Rest {
+		kept.Rest = append(kept.Rest, r.Title)
+	}
+	text := p.loc.Text(formatting.DeleteKept.With(kept))
+	p.then(func(ctx context.Context) {
+		b.closePrompt(ctx, p.chat, p.loc, d, formatting.DeletePromptCancelled)
+		b.reply(ctx, p.topic(), text)
+		b.askDeletion(ctx, p.chat, p.user, p.loc)
+	})
+	return formatting.PlainText(text.HTML)
 }

@@ -24,6 +24,7 @@ var kindLetters = map[nod.ActionKind]byte{
 	nod.ActUndoAll: 'L', nod.ActUndoPick: 'O',
 	nod.ActZoneCity: 'W',
 	nod.ActCardDone: 'v', nod.ActCardHour: 'H', nod.ActCardTomorrow: 'M', nod.ActCardReopen: 'E',
+	nod.ActKeepDeletion: 'K',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

@@ -52,7 +52,7 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 		case nod.OwedDeletion:
 			d, err := b.deletions.Deletion(ctx, o.ChatID, nod.DeletionID(o.Ref))
 			if b.sweeps.Deletion(ctx, o, d, err) {
-				b.showDeletion(ctx, o.ChatID, loc, d)
+				b.showDeletion(ctx, o.ChatID, loc, d, 0) // its ✗ keeps it alone
 			}
 		case nod.OwedReminder, nod.OwedDaily:
 			b.deliverDue(ctx, o)

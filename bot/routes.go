@@ -73,4 +73,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActCardHour:      (*Bot).onCardSnooze,
 	nod.ActCardTomorrow:  (*Bot).onCardSnooze,
 	nod.ActCardReopen:    (*Bot).onCardReopen,
+	nod.ActKeepDeletion:  (*Bot).onKeepDeletion,
 }

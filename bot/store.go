@@ -197,7 +197,8 @@ type Mender interface {
 	Repropose(ctx context.Context, chatID nod.ChatID, userID nod.UserID, setID nod.SetID) (*nod.ChangeSet, int, error)
 }
 
-// Changer makes the person's own changes: undo, a tick on a task card, a restore.
+// Changer makes the person's own changes: undo, a tick on a task card, a
+// restore, a deletion kept by its ✗.
 type Changer interface {
 	Undo(ctx context.Context, chatID nod.ChatID, userID nod.UserID, undoID nod.UndoID, force bool) (nod.Undone, error)
 	// UndoAll undoes the changes of a receipt of many in one transaction;
@@ -207,6 +208,8 @@ type Changer interface {
 	// tapped.
 	Toggle(ctx context.Context, at nod.Topic, userID nod.UserID, itemID nod.ItemID, want int) (nod.Applied, error)
 	Restore(ctx context.Context, at nod.Topic, userID nod.UserID, taskID nod.TaskID) (nod.Applied, error)
+	// KeepDeletion cancels an asked deletion from a tap on its question.
+	KeepDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID, msgID int, id nod.DeletionID, line bool) (nod.DeletionAnswer, error)
 	// Chain follows undo entry u's chain of reverts back to the change it
 	// started from; odd says taking u back would apply that change again.
 	Chain(ctx context.Context, chatID nod.ChatID, u nod.UndoEntry) (root nod.UndoEntry, odd bool)

@@ -2,6 +2,7 @@ package confirm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"regexp"
 	"strconv"
@@ -26,7 +27,8 @@ func (c *Service) read(text string) answer.Reading {
 
 // AnswerDeletion answers the person's asked deletion in topic at with
 // text, if one waits there: the task's title deletes it; a near miss (a
-// typo or two) asks again; anything else cancels it. spoken says text was
+// typo or two) asks again; anything else cancels it and the rest of the
+// person's line (Rest). spoken says text was
 // heard, not typed. The question ends once across deliveries of the same
 // message: a delivery that finds it ended meanwhile is DeletionNone. When
 // the deletion itself fails the outcome is DeletionDeleted, with the
@@ -49,6 +51,18 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 		out.Outcome = nod.DeletionAgain
 		return out, nil
 	}
+	if typed != answer.SameTitle {
+		// A person who would not type this title is not asked the next.
+		ended, rest, err := c.deletions.CancelDeletion(ctx, at.ChatID, userID, d.ID, true, "did not type the task's title")
+		if err != nil {
+			return nod.DeletionAnswer{}, fmt.Errorf("cancel deletion %s: %w", d.ID, err)
+		}
+		if !ended {
+			return nod.DeletionAnswer{}, nil // ended meanwhile by another delivery of the answer
+		}
+		out.Outcome, out.Bare, out.Rest = nod.DeletionCancelled, c.read(text).Bare(), rest
+		return out, nil
+	}
 	ended, err := c.deletions.EndDeletion(ctx, at.ChatID, d.ID)
 	if err != nil {
 		return nod.DeletionAnswer{}, fmt.Errorf("end deletion %s: %w", d.ID, err)
@@ -56,13 +70,37 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 	if !ended {
 		return nod.DeletionAnswer{}, nil // ended meanwhile by another delivery of the answer
 	}
-	if typed != answer.SameTitle {
-		out.Outcome, out.Bare = nod.DeletionCancelled, c.read(text).Bare()
-		return out, nil
-	}
 	out.Outcome = nod.DeletionDeleted
 	out.Applied, err = c.Delete(ctx, at.ChatID, userID, d)
 	return out, err
+}
+
+// KeepDeletion cancels deletion id without its title typed, from a tap
+// on its question, message msgID: only the person asked may, and only on
+// that message. line cancels the rest of their line with it. A deletion
+// that left its line meanwhile (a second tap) is nod.ErrDecided.
+func (c *Service) KeepDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID, msgID int, id nod.DeletionID, line bool) (nod.DeletionAnswer, error) {
+	d, err := c.deletions.Deletion(ctx, chatID, id)
+	if errors.Is(err, nod.ErrNotFound) {
+		return nod.DeletionAnswer{}, fmt.Errorf("deletion %s: %w", id, nod.ErrDecided)
+	}
+	if err != nil {
+		return nod.DeletionAnswer{}, err
+	}
+	if d.UserID != userID {
+		return nod.DeletionAnswer{}, fmt.Errorf("deletion %s is user %d's: %w", id, d.UserID, nod.ErrForbidden)
+	}
+	if d.MessageID == 0 || d.MessageID != msgID {
+		return nod.DeletionAnswer{}, fmt.Errorf("deletion %s asked on message %d, not %d: %w", id, d.MessageID, msgID, nod.ErrNotFound)
+	}
+	ended, rest, err := c.deletions.CancelDeletion(ctx, chatID, userID, id, line, "tapped ✗ to keep it")
+	if err != nil {
+		return nod.DeletionAnswer{}, fmt.Errorf("keep deletion %s: %w", id, err)
+	}
+	if !ended {
+		return nod.DeletionAnswer{}, fmt.Errorf("deletion %s: %w", id, nod.ErrDecided)
+	}
+	return nod.DeletionAnswer{Outcome: nod.DeletionCancelled, Deletion: d, Rest: rest}, nil
 }
 
 // AskDeletion moves the person's line of deletions on: it reports the

@@ -1,6 +1,7 @@
 package confirm_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -68,6 +69,37 @@ func TestAnswerDeletion(t *testing.T) {
 		}
 		if _, err := e.DB.Tasks().Task(ctx, chat, "T1"); err != nil {
 			t.Errorf("an expired question deleted T1: %v", err)
+		}
+	})
+}
+
+// A deletion's ✗ keeps it for the person asked, on the message that
+// asked, once: another person, another message and a second tap change
+// nothing.
+func TestKeepDeletion(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		ctx := t.Context()
+		e.Seed(t)
+		d := e.askIn(t, 0)
+		if _, err := e.Confirm.KeepDeletion(ctx, chat, user+1, 7, d.ID, false); !errors.Is(err, nod.ErrForbidden) {
+			t.Errorf("another person's tap: %v; want forbidden", err)
+		}
+		if _, err := e.Confirm.KeepDeletion(ctx, chat, user, 8, d.ID, false); !errors.Is(err, nod.ErrNotFound) {
+			t.Errorf("a tap on another message: %v; want not found", err)
+		}
+		a, err := e.Confirm.KeepDeletion(ctx, chat, user, 7, d.ID, false)
+		if err != nil || a.Outcome != nod.DeletionCancelled || a.Deletion.ID != d.ID || len(a.Rest) != 0 {
+			t.Fatalf("the tap: %+v, %v; want it cancelled", a, err)
+		}
+		if _, err := e.Confirm.KeepDeletion(ctx, chat, user, 7, d.ID, false); !errors.Is(err, nod.ErrDecided) {
+			t.Errorf("a second tap: %v; want decided", err)
+		}
+		if _, ok, _ := e.DB.Deletions().WaitingDeletion(ctx, chat, user); ok {
+			t.Error("the question still waits")
+		}
+		if _, err := e.DB.Tasks().Task(ctx, chat, "T1"); err != nil {
+			t.Errorf("a kept task is gone: %v", err)
 		}
 	})
 }

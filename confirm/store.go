@@ -132,6 +132,12 @@ type Deletions interface {
 	// EndDeletion takes an answered or cancelled deletion out of its line;
 	// false if another caller already did.
 	EndDeletion(ctx context.Context, chatID nod.ChatID, id nod.DeletionID) (bool, error)
+	// CancelDeletion ends a cancelled deletion, audited with why, and
+	// when line is set the rest of its person's line at once; rest holds
+	// those whose task was still there.
+	CancelDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.DeletionID, line bool, why string) (ended bool, rest []nod.PendingDeletion, err error)
+	// Deletion returns deletion id; nod.ErrNotFound once it left its line.
+	Deletion(ctx context.Context, chatID nod.ChatID, id nod.DeletionID) (nod.PendingDeletion, error)
 	// AskDeletion drops the person's expired question and asks the next
 	// in line when none waits (see storage.Deletions.AskDeletion).
 	AskDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.DeletionStep, error)

@@ -105,6 +105,7 @@ var (
 	undoAnyway    = fixed("b_undo_anyway")
 	redoAnyway    = fixed("b_redo_anyway")
 	restoreButton = define[string]("b_restore")
+	keepDeletion  = define[int]("b_keep_deletion") // 0: this one; n: all n of the line
 	acceptReading = fixed("b_accept_reading")
 	doneList      = define[int]("b_done_list") // how many are done
 	openList      = define[int]("b_open_list") // how many are open
@@ -352,16 +353,25 @@ func buttonText(s string) string {
 }
 
 // DeleteAsk asks the person to type a task's title to delete it; keep is
-// how long the trash keeps it.
-func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration) Message {
-	return tv.l.Text(deleteAsk.With(deletionAsked{d, keep}))
+// how long the trash keeps it, behind how many deletions wait after it.
+// Its ✗ keeps the task without typing, and with more waiting a second ✗
+// keeps them all; only the title deletes.
+func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int) Message {
+	m := tv.l.Text(deleteAsk.With(deletionAsked{d, keep, behind}))
+	row := []Button{tv.l.button(keepDeletion.With(0), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepOne})}
+	if behind > 0 {
+		row = append(row, tv.l.button(keepDeletion.With(behind+1), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepLine}))
+	}
+	m.Keyboard = [][]Button{row}
+	return m
 }
 
 // deletionAsked is a deletion's question with how long the trash keeps
 // the task.
 type deletionAsked struct {
 	nod.PendingDeletion
-	Keep time.Duration
+	Keep   time.Duration
+	Behind int // how many wait after it, cancelled with it
 }
 
 // trashShown is how many trashed tasks /trash shows, newest first: each

@@ -48,6 +48,8 @@ var (
 	// Deleting takes the task's title.
 	DeleteAgain           = define[string]("delete_again")
 	DeleteCancelled       = define[string]("delete_cancelled")
+	DeleteLineCancelled   = define[KeptLine]("delete_line_cancelled")
+	DeleteKept            = define[KeptLine]("delete_kept")
 	Deleted               = define[Trashed]("deleted")
 	DeletePromptCancelled = define[string]("delete_prompt_cancelled")
 	DeletePromptExpired   = define[string]("delete_prompt_expired")
@@ -226,6 +228,19 @@ type ForgetScope struct {
 // Reproposal is a re-proposed set: Count items proposed again, Dropped
 // no longer made sense.
 type Reproposal struct{ Count, Dropped int }
+
+// KeptLine is a cancelled deletion and the rest of its line, cancelled
+// with it: Rest holds their titles, in line order.
+type KeptLine struct {
+	Title string
+	Rest  []string
+}
+
+// Named reports whether the rest is few enough to name.
+func (k KeptLine) Named() bool { return len(k.Rest) <= 3 }
+
+// Last reports whether i is the last of the rest.
+func (k KeptLine) Last(i int) bool { return i == len(k.Rest)-1 }
 
 // Trashed is a task moved to the trash, and how long the trash keeps it.
 type Trashed struct {

@@ -2,6 +2,8 @@ package storage
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -117,7 +119,7 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		for _, q := range line {
+		for i, q := range line {
 			d := q.d
 			if d.Asked() && now.Before(d.ExpiresAt) {
 				return nil // its question still waits for the answer
@@ -141,6 +143,9 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 				return nil // asked by another caller
 			}
 			step.Ask = &d
+			for _, r := range line[i+1:] {
+				step.Behind += r.live
+			}
 			return db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: d.Thread}, Kind: nod.OwedDeletion, Ref: string(d.ID)}, now)
 		}
 		return nil
@@ -192,3 +197,82 @@ func (db *Deletions) DeletionsDue(ctx context.Context, now time.Time) ([]nod.Pen
 	}
 	return out, nil
 }
+
+// CancelDeletion ends deletion id, cancelled, and when line is set the
+// rest of its person's line with it, in one transaction, each with its
+// audit row. rest holds the deletions taken out after id whose task was
+// still there, in line order; why is id's audited reason. ended is false (and nothing changes) when
+// another caller ended id first.
+func (db *Deletions) CancelDeletion(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id nod.DeletionID, line bool, why string) (ended bool, rest []nod.PendingDeletion, err error) {
+	now := db.now()
+	err = db.inTx(ctx, func(tx conn) error {
+		ended, rest = false, nil
+		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.thread, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
+			CASE WHEN t.id IS NOT NULL AND t.deleted_at IS NULL THEN 1 ELSE 0 END
+			FROM pending_deletions p LEFT JOIN tasks t ON t.id = p.task_id AND t.chat_id = p.chat_id
+			WHERE p.chat_id = $1 AND p.user_id = $2 ORDER BY p.seq`, chatID, userID)
+		if err != nil {
+			return err
+		}
+		type queued struct {
+			d    nod.PendingDeletion
+			live int
+		}
+		var queue []queued
+		for rows.Next() {
+			var q queued
+			if q.d, err = scanDeletion(rows, &q.live); err != nil {
+				rows.Close()
+				return err
+			}
+			queue = append(queue, q)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, q := range queue {
+			if !line && q.d.ID != id {
+				continue
+			}
+			res, err := tx.ExecContext(ctx, `DELETE FROM pending_deletions WHERE id = $1`, q.d.ID)
+			if err != nil {
+				return err
+			}
+			if n, _ := res.RowsAffected(); n != 1 || (q.live == 0 && q.d.ID != id) {
+				continue // taken meanwhile, or its task is gone: nothing to tell
+			}
+			reason := why
+			if q.d.ID == id {
+				ended = true
+			} else {
+				reason = "cancelled with the deletion before it"
+				rest = append(rest, q.d)
+			}
+			args, err := json.Marshal(map[string]nod.TaskID{"task_id": q.d.TaskID})
+			if err != nil {
+				return err
+			}
+			a := nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolDeleteTask, Outcome: nod.OutcomeRejected, UserConfirmed: true,
+				Args: args, Reason: reason, At: now}
+			if err := db.insertAudit(ctx, tx, a); err != nil {
+				return err
+			}
+		}
+		if !ended {
+			return errNotEnded
+		}
+		return nil
+	})
+	if errors.Is(err, errNotEnded) {
+		return false, nil, nil
+	}
+	if err != nil {
+		return false, nil, fmt.Errorf("cancel deletion line of %s: %w", id, err)
+	}
+	return ended, rest, nil
+}
+
+// errNotEnded rolls CancelDeletion back when another caller ended its
+// deletion first.
+var errNotEnded = errors.New("deletion ended meanwhile")
