@@ -204,14 +204,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 	if b.forgetAnswer(ctx, in) {
 		return
 	}
-	// A command is no answer to a waiting deletion: it runs, and the
-	// question stays.
-	_, command := commandName(in.text)
-	command = command && !in.spoken
-	consumed, moveOn := false, false
-	if !command {
-		consumed, moveOn = b.typedConfirmation(ctx, in)
-	}
+	consumed, moveOn := b.typedConfirmation(ctx, in)
 	if moveOn {
 		// Once this message is handled, so that its replies come first;
 		// even when its time ran out, or the next question waits a sweep.

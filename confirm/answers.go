@@ -27,8 +27,7 @@ func (c *Service) read(text string) answer.Reading {
 
 // AnswerDeletion answers the person's asked deletion in topic at with
 // text, if one waits there: the task's title deletes it; a near miss (a
-// typo or two) asks again; anything else cancels it and the rest of the
-// person's line (Rest). spoken says text was
+// typo or two) asks again; anything else cancels it. spoken says text was
 // heard, not typed. The question ends once across deliveries of the same
 // message: a delivery that finds it ended meanwhile is DeletionNone. When
 // the deletion itself fails the outcome is DeletionDeleted, with the
@@ -52,8 +51,9 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 		return out, nil
 	}
 	if typed != answer.SameTitle {
-		// A person who would not type this title is not asked the next.
-		ended, rest, err := c.deletions.CancelDeletion(ctx, at.ChatID, userID, d.ID, true, "did not type the task's title")
+		// Only this one: the next in the line is asked after it, as
+		// docs/design.md §3.4 has it; its ✗ Keep all ends the line.
+		ended, rest, err := c.deletions.CancelDeletion(ctx, at.ChatID, userID, d.ID, false, "did not type the task's title")
 		if err != nil {
 			return nod.DeletionAnswer{}, fmt.Errorf("cancel deletion %s: %w", d.ID, err)
 		}
