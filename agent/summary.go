@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/repeat"
 	"github.com/nodbot/nod/tools"
 )
 
@@ -41,7 +42,15 @@ func classifierSummary(p *proposal, said string, chat *time.Location) string {
 	case tools.AddItem, tools.Item:
 		return checklistSummary(p, name, said)
 	}
-	return fmt.Sprintf("%s: %s", name, fieldLine(pc.c.Field(), pc.cur, pc.target, zoneOr(p.args.Zone)))
+	line := fmt.Sprintf("%s: %s", name, fieldLine(pc.c.Field(), pc.cur, pc.target, zoneOr(p.args.Zone)))
+	// A call that sets more than one field (a reminder and its repeat) is
+	// one action: the classifier judges it by every field it sets.
+	for _, more := range p.changes[1:] {
+		if more.c.TaskID() == pc.c.TaskID() && more.c.Field() != pc.c.Field() {
+			line += "; " + fieldLine(more.c.Field(), more.cur, more.target, zoneOr(p.args.Zone))
+		}
+	}
+	return line
 }
 
 // fieldLine says a field's change, old value first: "priority: P3 → P1".
@@ -64,6 +73,8 @@ func fieldLine(f nod.Field, before, after string, zone *time.Location) string {
 		return line
 	case nod.FieldReminder:
 		return fmt.Sprintf("reminder: %s → %s (%s)", reminderValue(before, zone), reminderValue(after, zone), zone)
+	case nod.FieldRepeat:
+		return fmt.Sprintf("repeat: %s → %s", repeatValue(before), repeatValue(after))
 	}
 	// A field is named as the classifier's per-field quotes name it
 	// (confidence.FieldName): "due", "estimate".
@@ -93,6 +104,14 @@ func labelList(ls []string) string {
 		return "none"
 	}
 	return strings.Join(ls, ", ")
+}
+
+// repeatValue renders a stored rule in words ("every weekday at 08:00").
+func repeatValue(v string) string {
+	if v == "" {
+		return "none"
+	}
+	return repeat.Show(v)
 }
 
 // reminderValue renders a reminder's canonical time as the local time the

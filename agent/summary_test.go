@@ -46,3 +46,24 @@ func TestClassifierSeesWhatACallReplaces(t *testing.T) {
 		}
 	})
 }
+
+// A reminder that repeats is one action with two fields: the classifier's
+// line names the rule as well as the time, so that "remind me at 8"
+// never covers an "every weekday" the person did not say.
+func TestClassifierSeesARemindersRepeat(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.Seed(t)
+		e.TurnSaying(t, "remind me every weekday at 8 about the login bug",
+			call("1", "set_task_reminder", `{"task_id":"T1","remind_at":"2026-03-12T08:00","repeat":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"}`),
+		)
+		reqs := e.LLM.RequestsFor(clfM)
+		if len(reqs) != 1 {
+			t.Fatalf("%d classifier requests", len(reqs))
+		}
+		want := `0. set_task_reminder: task "Fix login bug": reminder: none → 2026-03-12T08:00 (UTC); repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR`
+		if list := reqs[0].LastUser(); !strings.Contains(list, want+"\n") {
+			t.Errorf("action list lacks %q:\n%s", want, list)
+		}
+	})
+}
