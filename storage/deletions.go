@@ -95,28 +95,8 @@ func (db *Deletions) AskDeletion(ctx context.Context, chatID nod.ChatID, userID 
 	var step nod.DeletionStep
 	err := db.inTx(ctx, func(tx conn) error {
 		step = nod.DeletionStep{}
-		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.thread, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
-			CASE WHEN t.id IS NOT NULL AND t.deleted_at IS NULL THEN 1 ELSE 0 END
-			FROM pending_deletions p LEFT JOIN tasks t ON t.id = p.task_id AND t.chat_id = p.chat_id
-			WHERE p.chat_id = $1 AND p.user_id = $2 ORDER BY p.seq`, chatID, userID)
+		line, err := readLine(ctx, tx, chatID, userID)
 		if err != nil {
-			return err
-		}
-		type queued struct {
-			d    nod.PendingDeletion
-			live int
-		}
-		var line []queued
-		for rows.Next() {
-			var q queued
-			if q.d, err = scanDeletion(rows, &q.live); err != nil {
-				rows.Close()
-				return err
-			}
-			line = append(line, q)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		for i, q := range line {
@@ -207,28 +187,8 @@ func (db *Deletions) CancelDeletion(ctx context.Context, chatID nod.ChatID, user
 	now := db.now()
 	err = db.inTx(ctx, func(tx conn) error {
 		ended, rest = false, nil
-		rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.thread, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
-			CASE WHEN t.id IS NOT NULL AND t.deleted_at IS NULL THEN 1 ELSE 0 END
-			FROM pending_deletions p LEFT JOIN tasks t ON t.id = p.task_id AND t.chat_id = p.chat_id
-			WHERE p.chat_id = $1 AND p.user_id = $2 ORDER BY p.seq`, chatID, userID)
+		queue, err := readLine(ctx, tx, chatID, userID)
 		if err != nil {
-			return err
-		}
-		type queued struct {
-			d    nod.PendingDeletion
-			live int
-		}
-		var queue []queued
-		for rows.Next() {
-			var q queued
-			if q.d, err = scanDeletion(rows, &q.live); err != nil {
-				rows.Close()
-				return err
-			}
-			queue = append(queue, q)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
 			return err
 		}
 		for _, q := range queue {
@@ -276,3 +236,31 @@ func (db *Deletions) CancelDeletion(ctx context.Context, chatID nod.ChatID, user
 // errNotEnded rolls CancelDeletion back when another caller ended its
 // deletion first.
 var errNotEnded = errors.New("deletion ended meanwhile")
+
+// queued is a deletion in a person's line, and whether its task is still
+// there (live is 1) and not in the trash.
+type queued struct {
+	d    nod.PendingDeletion
+	live int
+}
+
+// readLine reads the person's line of deletions, in order.
+func readLine(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID) ([]queued, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT p.id, p.chat_id, p.thread, p.user_id, p.task_id, p.title, p.checklist, p.wait_us, p.expires_at, p.message_id,
+		CASE WHEN t.id IS NOT NULL AND t.deleted_at IS NULL THEN 1 ELSE 0 END
+		FROM pending_deletions p LEFT JOIN tasks t ON t.id = p.task_id AND t.chat_id = p.chat_id
+		WHERE p.chat_id = $1 AND p.user_id = $2 ORDER BY p.seq`, chatID, userID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var line []queued
+	for rows.Next() {
+		var q queued
+		if q.d, err = scanDeletion(rows, &q.live); err != nil {
+			return nil, err
+		}
+		line = append(line, q)
+	}
+	return line, rows.Err()
+}
