@@ -46,7 +46,7 @@ func (b *Bot) cmdToday(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Tasks().Today(l, today))
+	b.reply(ctx, in.topic(), in.loc.Tasks().Today(l, today, b.now()))
 }
 
 // onTaskPage leafs the /tasks message it was pressed on to the page
