@@ -257,10 +257,23 @@ func sameDecisions(a, b nod.ChangeSet) bool {
 	})
 }
 
+// appliedTasks are the tasks d's confirmations changed, in the order of
+// their items.
+func appliedTasks(d nod.Decided) []nod.TaskID {
+	out := make([]nod.TaskID, 0, len(d.Applied))
+	for _, n := range slices.Sorted(maps.Keys(d.Applied)) {
+		out = append(out, d.Applied[n].After.ID)
+	}
+	return out
+}
+
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied) })
+	}
+	if len(d.Applied) > 0 {
+		p.then(func(ctx context.Context) { b.refreshCards(ctx, p.loc, p.chat, 0, appliedTasks(d)) })
 	}
 	if len(d.Calls) > 0 {
 		// Sent once the press is answered: a slow service never leaves

@@ -141,6 +141,34 @@ func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.
 	b.cardNow(ctx, loc, chat, id, taskID)
 }
 
+// maxCardRefresh bounds the cards one turn or tap redraws: a turn that
+// changed a hundred tasks redraws the cards of the first so many.
+const maxCardRefresh = 20
+
+// refreshCards redraws the chat's latest card of each of tasks after a
+// change made elsewhere (a turn's receipt, a change set's ✓), and the
+// card replyTo (0: none) when it shows one of them: a card left as it
+// was would show the task as it was, and its buttons would find it
+// changed since.
+func (b *Bot) refreshCards(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, replyTo int, tasks []nod.TaskID) {
+	seen := map[nod.TaskID]bool{}
+	for _, id := range tasks {
+		if id == "" || seen[id] || len(seen) == maxCardRefresh {
+			continue
+		}
+		seen[id] = true
+		b.refreshCard(ctx, loc, chat, id)
+	}
+	if replyTo == 0 {
+		return
+	}
+	if t, ok := b.cardOf(ctx, chat, replyTo); ok && seen[t.ID] {
+		if latest, err := b.messages.CardMessage(ctx, chat, t.ID); err != nil || latest != replyTo {
+			b.cardNow(ctx, loc, chat, replyTo, t.ID)
+		}
+	}
+}
+
 // cardNow edits message id, a card of task taskID, to show it as it is.
 func (b *Bot) cardNow(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, id int, taskID nod.TaskID) {
 	t, err := b.tasks.Task(ctx, chat, taskID)
