@@ -384,6 +384,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"receipt_bulk_quoted":   loc.Changes().Receipts(bulkQuoted()),
 		"receipt_bulk_mixed":    loc.Changes().Receipts(bulkMixed()),
 		"receipt_bulk_undone":   loc.Changes().BulkUndone(22, true),
+		"receipt_bulk_redrawn":  loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
 		"receipt_bulk_undo_one": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_quotes_nested": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Send the invoice", Quote: "remind me tomorrow at 9 to send the invoice to Rui", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Send the invoice", NewTask: &nod.Task{Title: "Send the invoice", Priority: nod.P2}, UndoID: "u1"}},
@@ -674,6 +675,24 @@ func bulkMixed() []formatting.Receipt {
 		{TaskTitle: "Launch <plan>", Quote: "all of them P1", Item: nod.ChangeItem{N: 3, Tool: "set_task_priority", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u3"}},
 		{TaskTitle: "Launch <plan>", Quote: "and add Ship", Item: nod.ChangeItem{N: 4, Tool: "add_checklist_item", Field: nod.FieldChecklist, Summary: `Add: "Ship"`, After: "Ship", UndoID: "u4"}},
 	}
+}
+
+// bulkEntries are bulkMixed's undo entries, the third undone since.
+func bulkEntries() []nod.UndoEntry {
+	undone := time.Date(2026, 3, 10, 9, 5, 0, 0, time.UTC)
+	var out []nod.UndoEntry
+	for i, r := range bulkMixed() {
+		u := nod.UndoEntry{ID: r.Item.UndoID, Tool: r.Item.Tool, Title: r.TaskTitle,
+			Change: nod.Change{Fields: []nod.FieldChange{{Field: r.Item.Field, Before: r.Item.Before, After: r.Item.After}}}}
+		if r.Item.Tool == "add_checklist_item" {
+			u.Change = nod.Change{Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c9", Title: r.Item.After}}}}
+		}
+		if i == 2 {
+			u.UndoneAt = &undone
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // bulkOpen is the n changes of a short receipt that can still be undone.
