@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 )
 
@@ -87,9 +88,19 @@ func ParseListRef(id string) (ListRef, error) {
 // TodayList is what /today shows of a local day: open tasks overdue or
 // due that day (Due: by due date, then priority, then the newest, at most
 // a page; DueTotal counts them all), and open tasks with a reminder
-// during that day (Reminders: by time, at most a page).
+// during that day (Reminders: by time, at most a page), whether they went
+// out already or are still to come. Done are the open repeating tasks
+// whose reminder of that day was marked done (✓ Done on this time): their
+// reminder moved on to a later day.
 type TodayList struct {
 	Due       []Task
 	DueTotal  int
 	Reminders []Task
+	Done      []DoneReminder
+}
+
+// DoneReminder is a repeating reminder's time At that day, marked done.
+type DoneReminder struct {
+	Task Task
+	At   time.Time
 }

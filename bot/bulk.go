@@ -51,7 +51,9 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 		return b.explainAs(p.loc, err, undoNotices, "undo all", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		if !b.redrawBulk(ctx, p, acts, nil) {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		}
 		created := true
 		redos := make([]string, len(res.Undone))
 		for i, u := range res.Undone {
@@ -120,12 +122,44 @@ func (b *Bot) bulkUndoneOne(ctx context.Context, p press) bool {
 	if first == "" {
 		return false
 	}
-	open := b.undoable(ctx, p.chat, b.bulkUndos(ctx, p.chat, p.msgID))
-	kb, err := keyboard(formatting.Message{Keyboard: p.loc.Changes().UndoOneNear(nod.UndoID(first), open, p.action.N)})
+	acts := b.bulkUndos(ctx, p.chat, p.msgID)
+	open := b.undoable(ctx, p.chat, acts)
+	buttons := p.loc.Changes().UndoOneNear(nod.UndoID(first), open, p.action.N)
+	if b.redrawBulk(ctx, p, acts, buttons) {
+		return true
+	}
+	kb, err := keyboard(formatting.Message{Keyboard: buttons})
 	if err != nil {
 		b.log.Warn("short receipt after undo", "chat", p.chat, "err", err)
 		return true
 	}
 	b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
+	return true
+}
+
+// redrawBulk edits the short receipt p was pressed on to list its
+// changes acts as they stand, those undone struck through and counted,
+// with buttons: what an Undo one… or Undo all took back no longer reads
+// as applied. It reports false, changing nothing, when it cannot: the
+// receipt's text is unknown (Telegram no longer shows it) or a change's
+// entry is gone.
+func (b *Bot) redrawBulk(ctx context.Context, p press, acts []nod.Action, buttons [][]formatting.Button) bool {
+	if p.text == "" || len(acts) == 0 {
+		return false
+	}
+	es := make([]nod.UndoEntry, len(acts))
+	for i, a := range acts {
+		u, err := b.undos.UndoEntry(ctx, p.chat, nod.UndoID(a.ID))
+		if err != nil || a.N != i+1 {
+			return false
+		}
+		es[i] = u
+	}
+	m := p.loc.Changes().BulkRedrawn(es, formatting.BulkSaid(p.text))
+	m.Keyboard = buttons
+	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+		b.log.Warn("redraw short receipt", "chat", p.chat, "err", err)
+		return false
+	}
 	return true
 }

@@ -27,6 +27,7 @@ type press struct {
 	action   nod.Action
 	data     string                       // the pressed button's callback data
 	keyboard *models.InlineKeyboardMarkup // of the pressed message, if known
+	text     string                       // of the pressed message as Telegram shows it, if known
 	loc      *formatting.Locale           // the language to answer in
 	later    *[]func(context.Context)     // what runs once the press is answered
 }
@@ -53,10 +54,12 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		thread nod.ThreadID // of a message Telegram no longer shows, unknown: the chat
 		msgID  int
 		kb     *models.InlineKeyboardMarkup
+		text   string
 	)
 	switch {
 	case q.Message.Message != nil:
 		chat, msgID, kb = nod.ChatID(q.Message.Message.Chat.ID), q.Message.Message.ID, q.Message.Message.ReplyMarkup
+		text = q.Message.Message.Text
 		thread = messageTopic(q.Message.Message).Thread
 	case q.Message.InaccessibleMessage != nil:
 		chat, msgID = nod.ChatID(q.Message.InaccessibleMessage.Chat.ID), q.Message.InaccessibleMessage.MessageID
@@ -101,7 +104,7 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		return
 	}
 	var later []func(context.Context)
-	p := press{id: q.ID, chat: chat, group: group, thread: thread, user: nod.UserID(q.From.ID), msgID: msgID, action: a, data: q.Data, keyboard: kb, loc: loc, later: &later}
+	p := press{id: q.ID, chat: chat, group: group, thread: thread, user: nod.UserID(q.From.ID), msgID: msgID, action: a, data: q.Data, keyboard: kb, text: text, loc: loc, later: &later}
 	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, p))
 	for _, fn := range later {
 		fn(ctx)
@@ -257,10 +260,23 @@ func sameDecisions(a, b nod.ChangeSet) bool {
 	})
 }
 
+// appliedTasks are the tasks d's confirmations changed, in the order of
+// their items.
+func appliedTasks(d nod.Decided) []nod.TaskID {
+	out := make([]nod.TaskID, 0, len(d.Applied))
+	for _, n := range slices.Sorted(maps.Keys(d.Applied)) {
+		out = append(out, d.Applied[n].After.ID)
+	}
+	return out
+}
+
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok string) string {
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
 		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied) })
+	}
+	if len(d.Applied) > 0 {
+		p.then(func(ctx context.Context) { b.refreshCards(ctx, p.loc, p.chat, 0, appliedTasks(d)) })
 	}
 	if len(d.Calls) > 0 {
 		// Sent once the press is answered: a slow service never leaves

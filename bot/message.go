@@ -501,6 +501,11 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 	for _, n := range res.Notices {
 		b.reply(ctx, at, loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(n))))
 	}
+	changed := make([]nod.TaskID, 0, len(own))
+	for _, r := range own {
+		changed = append(changed, r.Item.TaskID)
+	}
+	b.refreshCards(ctx, loc, chat, in.replyTo, changed)
 	return sent
 }
 

@@ -46,7 +46,7 @@ func (b *Bot) cmdToday(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Tasks().Today(l, today))
+	b.reply(ctx, in.topic(), in.loc.Tasks().Today(l, today, b.now()))
 }
 
 // onTaskPage leafs the /tasks message it was pressed on to the page
@@ -139,6 +139,34 @@ func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.
 		return // no card shown, or none remembered
 	}
 	b.cardNow(ctx, loc, chat, id, taskID)
+}
+
+// maxCardRefresh bounds the cards one turn or tap redraws: a turn that
+// changed a hundred tasks redraws the cards of the first so many.
+const maxCardRefresh = 20
+
+// refreshCards redraws the chat's latest card of each of tasks after a
+// change made elsewhere (a turn's receipt, a change set's ✓), and the
+// card replyTo (0: none) when it shows one of them: a card left as it
+// was would show the task as it was, and its buttons would find it
+// changed since.
+func (b *Bot) refreshCards(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, replyTo int, tasks []nod.TaskID) {
+	seen := map[nod.TaskID]bool{}
+	for _, id := range tasks {
+		if id == "" || seen[id] || len(seen) == maxCardRefresh {
+			continue
+		}
+		seen[id] = true
+		b.refreshCard(ctx, loc, chat, id)
+	}
+	if replyTo == 0 {
+		return
+	}
+	if t, ok := b.cardOf(ctx, chat, replyTo); ok && seen[t.ID] {
+		if latest, err := b.messages.CardMessage(ctx, chat, t.ID); err != nil || latest != replyTo {
+			b.cardNow(ctx, loc, chat, replyTo, t.ID)
+		}
+	}
 }
 
 // cardNow edits message id, a card of task taskID, to show it as it is.

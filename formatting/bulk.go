@@ -34,18 +34,21 @@ var (
 )
 
 // bulkCount is what a short receipt's header counts: N changes, all of
-// them new tasks when Created.
+// them new tasks when Created, Undone of them taken back since.
 type bulkCount struct {
 	N       int
 	Created bool
+	Undone  int
 }
 
 // bulkItem is one change of a short receipt: its number, the task's
-// title, and what it did unless it created the task.
+// title, and what it did unless it created the task; Undone once it was
+// taken back.
 type bulkItem struct {
 	N       int
 	Title   string
 	Summary string
+	Undone  bool
 }
 
 // pageTurn is a button to another page of Undo one…: Page is its
@@ -101,6 +104,48 @@ func (cv Changes) bulkLineOf(n int, r Receipt) bulkItem {
 		it.Summary = cut(cv.DoneSummary(r.Item), 80)
 	}
 	return it
+}
+
+// BulkRedrawn is a short receipt's text redrawn after some of its
+// changes were undone (Undo one…, Undo all): es are its changes' undo
+// entries in the order it lists them, each struck through once undone,
+// and the header counts them; said is the rest of the receipt as
+// Telegram hands it back, plain (why nod did not ask), which it was sent
+// with in italics. The caller gives it its buttons.
+func (cv Changes) BulkRedrawn(es []nod.UndoEntry, said string) Message {
+	count := bulkCount{N: len(es), Created: true}
+	for _, u := range es {
+		count.Created = count.Created && u.Tool == nod.ToolCreateTask
+		if u.UndoneAt != nil {
+			count.Undone++
+		}
+	}
+	var b strings.Builder
+	b.WriteString(cv.l.Render(bulkHeader.With(count)))
+	for i, u := range es {
+		if i == bulkLines && len(es) > bulkLines+1 {
+			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(es)-i)))
+			break
+		}
+		it := bulkItem{N: i + 1, Title: cut(u.Title, 60), Undone: u.UndoneAt != nil}
+		if u.Tool != nod.ToolCreateTask {
+			it.Summary = cut(cv.l.appliedSummary(u), 80)
+		}
+		b.WriteString("\n" + cv.l.Render(bulkLine.With(it)))
+	}
+	for _, p := range strings.Split(strings.TrimSpace(said), "\n\n") {
+		if p = strings.TrimSpace(p); p != "" {
+			b.WriteString("\n\n<i>" + Escape(p) + "</i>")
+		}
+	}
+	return Message{HTML: b.String()}
+}
+
+// BulkSaid is what follows a short receipt's lines in its text as
+// Telegram hands it back: its first paragraph is the header and lines.
+func BulkSaid(text string) string {
+	_, said, _ := strings.Cut(text, "\n\n")
+	return said
 }
 
 // BulkChange is one change of a short receipt that can still be undone,

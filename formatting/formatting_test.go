@@ -99,8 +99,12 @@ var (
 	// remindToday and remindLater are reminders on 15 March 2026 (CET).
 	remindToday = time.Date(2026, 3, 15, 8, 30, 0, 0, time.UTC)
 	remindLater = time.Date(2026, 3, 15, 16, 0, 0, 0, time.UTC)
-	at          = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
-	t1          = nod.Task{
+	// remindEarly is a repeating reminder's time that day, marked done;
+	// remindTomorrow its next.
+	remindEarly    = time.Date(2026, 3, 15, 6, 0, 0, 0, time.UTC)
+	remindTomorrow = time.Date(2026, 3, 16, 6, 0, 0, 0, time.UTC)
+	at             = time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)
+	t1             = nod.Task{
 		ID: "T1", Title: "Fix login bug", Description: "Users are logged out after 5 minutes.",
 		Status: nod.StatusInProgress, Priority: nod.P3, EstimateMinutes: est(120), DueDate: "2026-03-15",
 		Labels: []string{"backend", "bug"},
@@ -361,8 +365,10 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{ID: "T5", Title: "Old idea", Status: nod.StatusRejected, Priority: nod.P3}}, Cursors: []string{"4", "5"}, Total: 3, Done: 2},
 			formatting.ListView{TaskList: nod.TaskList{Label: "Office", Done: true, Today: "2026-03-15"}, Page: 1, PageSize: 20}),
 		"today": loc.In(time.FixedZone("CET", 3600)).Tasks().Today(nod.TodayList{Due: []nod.Task{{ID: "T2", Title: "Pay <rent>", Status: nod.StatusOpen, Priority: nod.P1, DueDate: "2026-03-10"}, t1},
-			DueTotal: 23, Reminders: []nod.Task{{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &remindToday, Repeat: "DTSTART:20260309T093000\nRRULE:FREQ=WEEKLY;BYDAY=SU"}, {ID: "T1", Title: t1.Title, Status: t1.Status, Priority: t1.Priority, RemindAt: &remindLater}}}, "2026-03-15"),
-		"today_empty":          loc.Tasks().Today(nod.TodayList{}, "2026-03-15"),
+			DueTotal: 23, Reminders: []nod.Task{{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &remindToday, Repeat: "DTSTART:20260309T093000\nRRULE:FREQ=WEEKLY;BYDAY=SU"}, {ID: "T1", Title: t1.Title, Status: t1.Status, Priority: t1.Priority, RemindAt: &remindLater}},
+			Done: []nod.DoneReminder{{Task: nod.Task{ID: "T4", Title: "Water plants", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &remindTomorrow, Repeat: "DTSTART:20260309T070000\nRRULE:FREQ=DAILY"}, At: remindEarly}}},
+			"2026-03-15", time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)),
+		"today_empty":          loc.Tasks().Today(nod.TodayList{}, "2026-03-15", time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)),
 		"task_list_label_none": loc.Tasks().List(nod.TaskPage{Total: 0, Done: 0}, formatting.ListView{TaskList: nod.TaskList{Label: "garden", Today: "2026-03-15"}, PageSize: 20}),
 		"task_list_all_done":   loc.Tasks().List(nod.TaskPage{Total: 0, Done: 12}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20}),
 		"task_card":            loc.Tasks().Card(t1, time.Time{}),
@@ -378,6 +384,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"receipt_bulk_quoted":   loc.Changes().Receipts(bulkQuoted()),
 		"receipt_bulk_mixed":    loc.Changes().Receipts(bulkMixed()),
 		"receipt_bulk_undone":   loc.Changes().BulkUndone(22, true),
+		"receipt_bulk_redrawn":  loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
 		"receipt_bulk_undo_one": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_quotes_nested": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Send the invoice", Quote: "remind me tomorrow at 9 to send the invoice to Rui", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Send the invoice", NewTask: &nod.Task{Title: "Send the invoice", Priority: nod.P2}, UndoID: "u1"}},
@@ -668,6 +675,24 @@ func bulkMixed() []formatting.Receipt {
 		{TaskTitle: "Launch <plan>", Quote: "all of them P1", Item: nod.ChangeItem{N: 3, Tool: "set_task_priority", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u3"}},
 		{TaskTitle: "Launch <plan>", Quote: "and add Ship", Item: nod.ChangeItem{N: 4, Tool: "add_checklist_item", Field: nod.FieldChecklist, Summary: `Add: "Ship"`, After: "Ship", UndoID: "u4"}},
 	}
+}
+
+// bulkEntries are bulkMixed's undo entries, the third undone since.
+func bulkEntries() []nod.UndoEntry {
+	undone := time.Date(2026, 3, 10, 9, 5, 0, 0, time.UTC)
+	var out []nod.UndoEntry
+	for i, r := range bulkMixed() {
+		u := nod.UndoEntry{ID: r.Item.UndoID, Tool: r.Item.Tool, Title: r.TaskTitle,
+			Change: nod.Change{Fields: []nod.FieldChange{{Field: r.Item.Field, Before: r.Item.Before, After: r.Item.After}}}}
+		if r.Item.Tool == "add_checklist_item" {
+			u.Change = nod.Change{Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c9", Title: r.Item.After}}}}
+		}
+		if i == 2 {
+			u.UndoneAt = &undone
+		}
+		out = append(out, u)
+	}
+	return out
 }
 
 // bulkOpen is the n changes of a short receipt that can still be undone.

@@ -122,11 +122,21 @@ type taskList struct {
 	Page, Pages  int
 }
 
-// todayList is /today: More counts the due tasks Due leaves out.
+// todayList is /today: More counts the due tasks Due leaves out; Times
+// are the day's reminders, sent, to come or done, by time.
 type todayList struct {
 	nod.TodayList
 	Today string
 	More  int
+	Times []todayReminder
+}
+
+// todayReminder is a line of /today's reminders: the task's reminder at
+// At, Sent already, or Done this time (a repeating one).
+type todayReminder struct {
+	nod.Task
+	At         *time.Time
+	Sent, Done bool
 }
 
 // ListView says which page of /tasks a nod.TaskPage is: its list, the
@@ -242,12 +252,26 @@ func (tv Tasks) List(p nod.TaskPage, v ListView) Message {
 	return m
 }
 
-// Today renders /today on day today (YYYY-MM-DD): what is overdue or
-// due, and the day's reminders, each task with a button that opens it.
-func (tv Tasks) Today(l nod.TodayList, today string) Message {
-	m := Message{HTML: tv.l.Render(todayTmpl.With(todayList{TodayList: l, Today: today, More: l.DueTotal - len(l.Due)}))}
+// Today renders /today on day today (YYYY-MM-DD) at now: what is overdue
+// or due, and the day's reminders, those sent already (until the task is
+// done) and those done this time among them, each task with a button that
+// opens it.
+func (tv Tasks) Today(l nod.TodayList, today string, now time.Time) Message {
+	v := todayList{TodayList: l, Today: today, More: l.DueTotal - len(l.Due)}
+	for _, t := range l.Reminders {
+		v.Times = append(v.Times, todayReminder{Task: t, At: t.RemindAt, Sent: t.ReminderSent(now)})
+	}
+	for _, d := range l.Done {
+		v.Times = append(v.Times, todayReminder{Task: d.Task, At: &d.At, Done: true})
+	}
+	slices.SortStableFunc(v.Times, func(a, b todayReminder) int { return a.At.Compare(*b.At) })
+	m := Message{HTML: tv.l.Render(todayTmpl.With(v))}
 	seen := map[nod.TaskID]bool{}
-	for _, t := range append(slices.Clip(l.Due), l.Reminders...) {
+	tasks := slices.Clip(l.Due)
+	for _, r := range v.Times {
+		tasks = append(tasks, r.Task)
+	}
+	for _, t := range tasks {
 		if seen[t.ID] || len(m.Keyboard) == MaxButtons {
 			continue
 		}

@@ -63,6 +63,17 @@ func (db *DB) WriterPragma(ctx context.Context, name string) (string, error) {
 // PostgreSQL with sequential scans off: its tables here are too small to
 // be worth an index otherwise).
 func (db *DB) EventsPlan(ctx context.Context) (string, error) {
+	return db.queryPlan(ctx, eventsSQL, int64(1), int64(0), int64(0))
+}
+
+// DoneTodayPlan is EventsPlan for the statement of /today's reminders
+// done for the day.
+func (db *DB) DoneTodayPlan(ctx context.Context) (string, error) {
+	return db.queryPlan(ctx, doneTodaySQL, int64(1), int64(0))
+}
+
+// queryPlan is how the database would run stmt with args.
+func (db *DB) queryPlan(ctx context.Context, stmt string, args ...any) (string, error) {
 	var q textRunner = db.rdb
 	explain := "EXPLAIN QUERY PLAN "
 	if db.postgres {
@@ -76,7 +87,7 @@ func (db *DB) EventsPlan(ctx context.Context) (string, error) {
 		}
 		q, explain = tx, "EXPLAIN "
 	}
-	rows, err := q.QueryContext(ctx, explain+eventsSQL, int64(1), int64(0), int64(0))
+	rows, err := q.QueryContext(ctx, explain+stmt, args...)
 	if err != nil {
 		return "", err
 	}

@@ -3,8 +3,10 @@ package storage
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -245,5 +247,72 @@ func (db *Tasks) TodayList(ctx context.Context, chatID nod.ChatID, today string,
 		chatID, micros(from), micros(to)); err != nil {
 		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
 	}
+	if out.Done, err = doneToday(ctx, q, chatID, from, to, limit); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	return out, nil
+}
+
+// doneTodaySQL reads the chat's taps on reminders since $2, through the
+// index audit_log_events (migration 00026), whose terms it repeats: the
+// day's taps, never the chat's whole log.
+const doneTodaySQL = `SELECT args FROM audit_log WHERE chat_id = $1 AND created_at >= $2 AND redacted = 0
+	AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
+	OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))
+	AND tool = 'set_task_reminder' ORDER BY created_at`
+
+// doneToday are the repeating reminders of the day from..to whose time
+// was marked done (✓ Done on a repeating reminder records "was", the time
+// done) and whose task is open with its reminder still moved on past it
+// (an undone one is back among the day's reminders). At most limit, read
+// from the taps since a day before from (a time may be done ahead).
+func doneToday(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Time, limit int) ([]nod.DoneReminder, error) {
+	rows, err := q.QueryContext(ctx, doneTodaySQL+limitSQL(4*limit), chatID, micros(from.Add(-24*time.Hour)))
+	if err != nil {
+		return nil, err
+	}
+	type done struct {
+		task nod.TaskID
+		at   time.Time
+	}
+	var taps []done
+	for rows.Next() {
+		var args string
+		if err := rows.Scan(&args); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		a := nod.AuditEntry{Args: json.RawMessage(args)}
+		at, err := time.Parse(time.RFC3339, a.Arg("was"))
+		if a.Arg("occurrence_done") != "true" || err != nil || at.Before(from) || !at.Before(to) {
+			continue
+		}
+		d := done{nod.TaskID(a.Arg("task_id")), at}
+		if !slices.Contains(taps, d) {
+			taps = append(taps, d)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var out []nod.DoneReminder
+	for _, d := range taps {
+		if len(out) == limit {
+			break
+		}
+		t, err := getTask(ctx, q, chatID, d.task)
+		if errors.Is(err, nod.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if t.DeletedAt != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected || t.RemindAt == nil || !t.RemindAt.After(d.at) {
+			continue
+		}
+		out = append(out, nod.DoneReminder{Task: t, At: d.at})
+	}
+	slices.SortStableFunc(out, func(x, y nod.DoneReminder) int { return x.At.Compare(y.At) })
 	return out, nil
 }

@@ -863,6 +863,20 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 	})
 }
 
+// /today finds the reminders done for the day from the day's taps, read
+// through the audit log's index by time, not the chat's whole log.
+func TestDoneTodayReadByTime(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		plan, err := db.DoneTodayPlan(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(plan, "audit_log_events") {
+			t.Errorf("the plan does not use audit_log_events:\n%s", plan)
+		}
+	})
+}
+
 // Events reads what happened since a time through indexes by time, not
 // every row the chat ever had: a turn costs the same in a chat a year old.
 func TestEventsReadByTime(t *testing.T) {

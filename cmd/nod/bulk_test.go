@@ -337,3 +337,46 @@ func TestBulkUndoAllCountsOnceForTheBreaker(t *testing.T) {
 		t.Errorf("%d tasks left", n)
 	}
 }
+
+// A change undone from Undo one… is struck through on the short
+// receipt, which counts it ("10 tasks added, 1 of them undone") and
+// still says why nod did not ask; its page no longer offers it. A Redo
+// applies it again as a change of its own, with its own Undo: the
+// receipt keeps it struck, and Undo all takes back only the nine still
+// applied by it, striking them all.
+func TestBulkReceiptRedrawnAfterUndoOne(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(10)
+	h.tap(chat, user, receipt.ID, "↩️ Undo one…")
+	h.tg.WaitMessage(chat, receipt.ID, "the first page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 3. ") })
+	h.tap(chat, user, receipt.ID, "↩️ Undo 3. ")
+	m := h.tg.WaitMessage(chat, receipt.ID, "the receipt redrawn", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "<s>") })
+	for _, want := range []string{"✅ <b>10 tasks added</b>, 1 of them undone\n", "\n<s>3. Task number 3</s> (undone)\n", "\n4. Task number 4\n", "\n\n<i>because you said “add these tasks: Task number 1,"} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("the receipt lacks %q:\n%s", want, m.Text)
+		}
+	}
+	if strings.Count(m.Text, "<s>") != 1 || hasButton(m, "↩️ Undo 3. ") || !hasButton(m, "↩️ Undo 4. ") || !hasButton(m, "↩️ Undo all") {
+		t.Errorf("the receipt after Undo 3:\n%s\n%v", m.Text, buttonTexts(m))
+	}
+
+	undone := botMessage(h, "↩️ Undone")
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	if n := len(h.liveTasks()); n != 10 {
+		t.Fatalf("%d tasks after Redo, want 10", n)
+	}
+	if m, _ := h.tg.Message(chat, receipt.ID); !strings.Contains(m.Text, "<s>3. Task number 3</s>") {
+		t.Errorf("the receipt after Redo:\n%s", m.Text)
+	}
+
+	h.tap(chat, user, receipt.ID, "↩️ Undo all")
+	live := h.liveTasks()
+	if len(live) != 1 || live[0].Title != "Task number 3" {
+		t.Fatalf("after Undo all %d tasks are left, want the redone one", len(live))
+	}
+	m = h.tg.WaitMessage(chat, receipt.ID, "the receipt struck", func(m telegramtest.Message) bool { return strings.Count(m.Text, "<s>") == 10 })
+	if !strings.HasPrefix(m.Text, "↩️ <b>10 tasks added, all undone</b>") || len(m.Buttons()) != 0 || !strings.Contains(m.Text, "<i>because you said") {
+		t.Errorf("the receipt after Undo all:\n%s\n%v", m.Text, buttonTexts(m))
+	}
+}

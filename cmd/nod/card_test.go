@@ -278,3 +278,71 @@ func TestCardGroupOthersTapRefused(t *testing.T) {
 		t.Errorf("Alice's ✓ Done left %s", st)
 	}
 }
+
+// A change made by replying to a task card redraws that card, and the
+// task's latest card beside it, to show the task as it now is, with
+// buttons for it: ⏰ 1 h on them applies, where the card as it was
+// would find the reminder moved since. A card of another task stays.
+func TestCardRedrawnAfterReply(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	at := h.clock.Now().Add(2 * time.Hour) // today, 12:00
+	h.seed(chat, nod.Task{ID: "B1", Title: "Buy boxes", DueDate: "2026-03-10", RemindAt: &at})
+	h.seed(chat, nod.Task{ID: "M1", Title: "Buy milk"})
+	const said = "make this due friday and remind me tomorrow at 9"
+	h.clf = answer("explicit:"+said, "explicit:"+said)
+	h.script(openaitest.Calls(
+		call("d", "update_task_due_date", map[string]any{"task_id": "B1", "due_date": "2026-03-13"}),
+		call("r", "set_task_reminder", map[string]any{"task_id": "B1", "remind_at": "2026-03-12T09:00"}),
+	), openaitest.Text("Due Friday, reminder tomorrow at 9."))
+	h.start()
+	old := h.openCard(chat, user, "Buy boxes")
+	latest := h.openCard(chat, user, "Buy boxes")
+	other := h.openCard(chat, user, "Buy milk")
+	if !strings.Contains(old.Text, "due yesterday") || !strings.Contains(old.Text, "Reminder: today, 12:00") {
+		t.Fatalf("the card before: %q", old.Text)
+	}
+
+	n := len(h.tg.BotMessages(chat))
+	h.tg.ReplyText(chat, user, old.ID, said)
+	h.tg.WaitBotMessages(chat, n+2)
+	if task := h.task("B1"); task.DueDate != "2026-03-13" || task.RemindAt == nil || !task.RemindAt.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)) {
+		t.Fatalf("the reply left B1 due %s, reminder %v", task.DueDate, task.RemindAt)
+	}
+	for _, c := range []telegramtest.Message{old, latest} {
+		m := h.tg.WaitMessage(chat, c.ID, "the card redrawn", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Reminder: tomorrow, 09:00") })
+		if !strings.Contains(m.Text, "due Fri") || !hasButton(m, "⏰ 1 h") || !hasButton(m, "✓ Done") {
+			t.Errorf("card %d after the reply: %q %v", c.ID, m.Text, buttonTexts(m))
+		}
+	}
+	if m, _ := h.tg.Message(chat, other.ID); m.Edits != 0 {
+		t.Errorf("the card of another task was edited: %q", m.Text)
+	}
+
+	if got := h.tap(chat, user, old.ID, "⏰ 1 h"); got != "" {
+		t.Errorf("⏰ 1 h on the redrawn card answered %q", got)
+	}
+	if task := h.task("B1"); task.RemindAt == nil || !task.RemindAt.Equal(h.clock.Now().Add(time.Hour)) {
+		t.Errorf("⏰ 1 h on the redrawn card left the reminder at %v", task.RemindAt)
+	}
+}
+
+// A change confirmed on a change set redraws the task's open card too.
+func TestCardRedrawnAfterConfirm(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "B1", Title: "Buy boxes", DueDate: "2026-03-10"})
+	h.script(openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "B1", "due_date": "2026-03-13"})), openaitest.Text("Friday?"))
+	h.start()
+	card := h.openCard(chat, user, "Buy boxes")
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, "boxes can wait")
+	set := h.changeSetMessage(chat, n+2)
+	if m, _ := h.tg.Message(chat, card.ID); m.Edits != 0 {
+		t.Fatalf("the card changed before the change was confirmed: %q", m.Text)
+	}
+	h.tap(chat, user, set.ID, "✓ 1")
+	if m := h.card(chat, card.ID, 1); !strings.Contains(m.Text, "due Fri") {
+		t.Errorf("the card after ✓ 1: %q", m.Text)
+	}
+}

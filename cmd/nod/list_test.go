@@ -204,3 +204,79 @@ func botMessage(h *harness, prefix string) telegramtest.Message {
 	})
 	return found
 }
+
+// todayAfter sends /today and returns it: the first /today after the
+// chat's first n messages.
+func (h *harness) todayAfter(n int) telegramtest.Message {
+	h.t.Helper()
+	h.tg.SendText(chat, user, "/today")
+	var found telegramtest.Message
+	h.tg.Wait("/today", func() bool {
+		for _, m := range h.tg.BotMessages(chat)[min(n, len(h.tg.BotMessages(chat))):] {
+			if strings.HasPrefix(m.Text, "<b>Today</b>") {
+				found = m
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// A reminder that went out this morning stays on /today, said to be
+// sent, until its task is done; a repeating one whose time today was
+// marked done shows as done for today, its task still a tap away; its
+// Undo brings the reminder back as sent. A one-off reminder whose task
+// is done leaves /today.
+func TestTodayKeepsTheMorningsReminders(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.inBerlin(chat)
+	eight := time.Date(2026, 3, 16, 7, 0, 0, 0, time.UTC) // Monday 08:00 in Berlin
+	nine, one := eight.Add(time.Hour), eight.Add(5*time.Hour)
+	h.seed(chat, nod.Task{ID: "B1", Title: "Check the build", RemindAt: &eight, Repeat: "DTSTART:20260316T080000\nRRULE:FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"})
+	h.seed(chat, nod.Task{ID: "C1", Title: "Call the bank", RemindAt: &nine})
+	h.seed(chat, nod.Task{ID: "L1", Title: "Lunch with Ana", RemindAt: &one})
+	h.clock.Set(eight.Add(-time.Hour))
+	h.start()
+
+	h.clock.Set(nine.Add(30 * time.Minute)) // 10:30 in Berlin: both went out
+	h.sweeps(3)
+	if n := len(remindersOf(h, "Check the build")) + len(remindersOf(h, "Call the bank")); n != 2 {
+		t.Fatalf("%d reminders by 10:30, want 2", n)
+	}
+	m := h.todayAfter(len(h.tg.BotMessages(chat)))
+	for _, want := range []string{"⏰ 08:00 · Check the build (sent) · 🔁 every weekday at 08:00", "⏰ 09:00 · Call the bank (sent)", "⏰ 13:00 · Lunch with Ana\n"} {
+		if !strings.Contains(m.Text, want) {
+			t.Errorf("/today lacks %q:\n%s", want, m.Text)
+		}
+	}
+	if strings.Contains(m.Text, "Nothing is due") || len(m.Buttons()) != 3 {
+		t.Errorf("/today after the morning's reminders:\n%s\n%v", m.Text, buttonTexts(m))
+	}
+
+	build := remindersOf(h, "Check the build")[0]
+	h.tap(chat, user, build.ID, "✓ Done")
+	bank := remindersOf(h, "Call the bank")[0]
+	h.tap(chat, user, bank.ID, "✓ Done")
+	if task := h.task("B1"); task.Status != nod.StatusOpen || task.RemindAt == nil || !task.RemindAt.Equal(eight.AddDate(0, 0, 1)) {
+		t.Fatalf("after ✓ Done the build check is %s, reminder %v", task.Status, task.RemindAt)
+	}
+	m = h.todayAfter(len(h.tg.BotMessages(chat)))
+	if !strings.Contains(m.Text, "✅ 08:00 · Check the build (done for today) · 🔁 every weekday at 08:00") || !hasButton(m, "▫️ Check the build") {
+		t.Errorf("/today after ✓ Done on this time:\n%s\n%v", m.Text, buttonTexts(m))
+	}
+	if strings.Contains(m.Text, "Call the bank") || strings.Count(m.Text, "Check the build") != 1 {
+		t.Errorf("/today shows a done task, or a time twice:\n%s", m.Text)
+	}
+
+	h.tap(chat, user, build.ID, "↩️ Undo")
+	if task := h.task("B1"); task.RemindAt == nil || !task.RemindAt.Equal(eight) {
+		t.Fatalf("after Undo the reminder is at %v, want %v", task.RemindAt, eight)
+	}
+	m = h.todayAfter(len(h.tg.BotMessages(chat)))
+	if !strings.Contains(m.Text, "⏰ 08:00 · Check the build (sent)") || strings.Contains(m.Text, "done for today") {
+		t.Errorf("/today after the Undo:\n%s", m.Text)
+	}
+}

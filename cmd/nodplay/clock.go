@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -27,8 +29,8 @@ func (p *playground) chatZone() *time.Location {
 	return s.Zone(p.zone)
 }
 
-// clock moves nod's clock on, as the page's control asks: {"by": "hour"}
-// or {"by": "morning"}.
+// clock moves nod's clock on, as the page's control asks: {"by": "hour"},
+// {"by": "morning"} or a step such as {"by": "+11h"} (clockStep).
 func (p *playground) clock(w http.ResponseWriter, r *http.Request) {
 	act("{by}", func(in struct {
 		By string `json:"by"`
@@ -37,22 +39,44 @@ func (p *playground) clock(w http.ResponseWriter, r *http.Request) {
 	})(w, r)
 }
 
-// moveClock moves nod's clock on: "hour" an hour, "morning" to 08:00 next
-// in the chat's zone. Only forward, as time goes.
+// maxClockStep bounds one move of the clock: a month, more than any
+// reminder or review a play waits for.
+const maxClockStep = 30 * 24 * time.Hour
+
+// clockStep reads a step of the clock: "hour" (the page's ⏩ +1 h), or
+// "+N" and a unit, m, h or d ("+90m", "+11h", "+2d"), of at most
+// maxClockStep; false for anything else.
+func clockStep(by string) (time.Duration, bool) {
+	if by == "hour" {
+		return time.Hour, true
+	}
+	num, ok := strings.CutPrefix(by, "+")
+	if !ok || len(num) < 2 {
+		return 0, false
+	}
+	unit := map[byte]time.Duration{'m': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}[num[len(num)-1]]
+	n, err := strconv.Atoi(num[:len(num)-1])
+	if unit == 0 || err != nil || n < 1 || strconv.Itoa(n) != num[:len(num)-1] || time.Duration(n) > maxClockStep/unit {
+		return 0, false
+	}
+	return time.Duration(n) * unit, true
+}
+
+// moveClock moves nod's clock on: a step (clockStep), or "morning" to
+// 08:00 next in the chat's zone. Only forward, as time goes.
 func (p *playground) moveClock(by string) error {
 	now := p.now()
 	p.mu.Lock()
 	zone := p.shown
 	p.mu.Unlock()
 	var to time.Time
-	switch by {
-	case "hour":
-		to = now.Add(time.Hour)
-	case "morning":
-		zone = p.chatZone() // read only here: a second handle on nod's database
+	if step, ok := clockStep(by); ok {
+		to = now.Add(step)
+	} else if by == "morning" {
+		zone = p.chatZone()
 		to = nod.NextDaily(8, 0, zone, now)
-	default:
-		return errors.New(`by is "hour" or "morning"`)
+	} else {
+		return errors.New(`by is "morning", "hour" or +N and m, h or d ("+11h"), at most 30 days`)
 	}
 	p.ahead.Add(int64(to.Sub(now)))
 	p.log.Info("clock moved", "by", by, "now", to)

@@ -53,8 +53,61 @@ func TestRelayClockCommand(t *testing.T) {
 		t.Errorf("chat.txt does not say the clock moved:\n%s", chat)
 	}
 	log := waitFile(t, filepath.Join(dir, "commands.log"), has("clock +1h → ok"))
-	if !strings.Contains(log, "clock sideways → error: want clock +1h or clock morning") {
+	if !strings.Contains(log, "clock sideways → error: want clock +Nm, +Nh or +Nd") {
 		t.Errorf("commands.log:\n%s", log)
+	}
+}
+
+// A step of the clock is any number of minutes, hours or days up to a
+// month: a reminder eleven hours ahead fires after clock +11h, not after
+// clock +10h; a step past a month, of nothing or of no unit is refused.
+func TestRelayClockSteps(t *testing.T) {
+	dir := t.TempDir()
+	tp := newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000", "NOD_SWEEP_INTERVAL": "20ms"}, options{model: "relay", relayDir: dir})
+	remindIn(t, tp, 10*time.Hour+30*time.Minute)
+	for _, c := range []string{"clock +31d", "clock +0h", "clock +11", "clock +1w", "clock hour", "clock +10h"} {
+		command(t, dir, c)
+	}
+	log := waitFile(t, filepath.Join(dir, "commands.log"), has("clock +10h → ok"))
+	for _, refused := range []string{"clock +31d", "clock +0h", "clock +11", "clock +1w", "clock hour"} {
+		if !strings.Contains(log, refused+" → error: want clock +Nm") {
+			t.Errorf("%q was not refused:\n%s", refused, log)
+		}
+	}
+	command(t, dir, "say /today") // a round trip, while the sweep runs every 20 ms
+	if chat := waitFile(t, filepath.Join(dir, "chat.txt"), has("Today, ")); strings.Contains(chat, "⏰ Tomorrow") {
+		t.Fatalf("the reminder fired after 10 hours:\n%s", chat)
+	}
+	command(t, dir, "clock +45m")
+	waitFile(t, filepath.Join(dir, "chat.txt"), has("⏰ Tomorrow"))
+}
+
+// clockStep reads minutes, hours and days, at most 30 days.
+func TestClockStep(t *testing.T) {
+	for by, want := range map[string]time.Duration{"hour": time.Hour, "+1h": time.Hour, "+11h": 11 * time.Hour, "+90m": 90 * time.Minute, "+2d": 48 * time.Hour,
+		"+30d": 30 * 24 * time.Hour, "+720h": 720 * time.Hour, "+721h": 0, "+31d": 0, "+0m": 0, "+01h": 0, "+h": 0, "11h": 0, "+1.5h": 0, "+-1h": 0, "morning": 0, "": 0} {
+		got, ok := clockStep(by)
+		if got != want || ok != (want != 0) {
+			t.Errorf("clockStep(%q) = %v, %v; want %v", by, got, ok, want)
+		}
+	}
+}
+
+// The page's clock line shows nod's time in the chat's zone as soon as
+// the chat moves to another, before the clock moves.
+func TestClockLineFollowsTheChatsZone(t *testing.T) {
+	tp := newPlayground(t, map[string]string{"NOD_RATE_CHAT": "1000", "NOD_RATE_CHAT_BURST": "1000"}, options{})
+	tokyo, err := time.LoadLocation("Asia/Tokyo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := tp.waitView("the clock line", func(v view) bool { return v.Clock != "" }); strings.HasSuffix(v.Clock, " JST") {
+		t.Fatalf("the clock line is in Tokyo's zone already: %q", v.Clock)
+	}
+	tp.post("/send", map[string]any{"text": "/tz Asia/Tokyo"})
+	v := tp.waitView("the clock line in Tokyo's zone", func(v view) bool { return strings.HasSuffix(v.Clock, " JST") })
+	if want := time.Now().In(tokyo).Format("Mon 2 Jan"); !strings.HasPrefix(v.Clock, want) || v.Ahead {
+		t.Errorf("the clock line reads %q, want Tokyo's day %q and the clock not moved", v.Clock, want)
 	}
 }
 

@@ -21,7 +21,7 @@ import (
 //
 //	commands.txt  appended to, one command a line, each run once:
 //	              say TEXT · reply MSGID TEXT · press MSGID BUTTON ·
-//	              clock +1h · clock morning
+//	              clock +Nm, +Nh or +Nd (at most 30 days) · clock morning
 //	              (BUTTON is the button's text, or its start: "✓ 1");
 //	              in a group play, "as bob " before one makes Bob do it
 //	              (Alice otherwise)
@@ -88,9 +88,9 @@ func (p *playground) command(line string) error {
 		}
 		return p.forwardAs(user, strings.TrimSpace(from), text)
 	case "clock":
-		by, ok := map[string]string{"+1h": "hour", "morning": "morning"}[strings.TrimSpace(rest)]
-		if !ok {
-			return errors.New("want clock +1h or clock morning")
+		by := strings.TrimSpace(rest)
+		if _, ok := clockStep(by); (!ok || by == "hour") && by != "morning" {
+			return errors.New("want clock +Nm, +Nh or +Nd (at most 30 days: +90m, +11h, +2d) or clock morning")
 		}
 		return p.moveClock(by)
 	case "reply", "press", "edit":

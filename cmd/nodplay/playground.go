@@ -307,8 +307,18 @@ func (p *playground) close() error {
 func (p *playground) watch(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
+	seen := -1 // nod's messages to the chat and their edits, when the zone was read
 	for {
 		_, changed := p.tg.Changes()
+		if n := p.botChanges(); n != seen {
+			// The chat's zone may have changed with them (a /tz, a tap on
+			// a zone's offer): the clock line shows it from now on.
+			seen = n
+			zone := p.chatZone()
+			p.mu.Lock()
+			p.shown = zone
+			p.mu.Unlock()
+		}
 		p.mu.Lock()
 		if n := p.countActions(); n > p.actions {
 			p.actions, p.typingAt = n, time.Now()
@@ -340,6 +350,18 @@ func (p *playground) watch(ctx context.Context) {
 		case <-timer.C: // typing… has run out
 		}
 	}
+}
+
+// botChanges counts nod's messages to the player's chat and their
+// edits: a change of the chat's settings comes with one.
+func (p *playground) botChanges() int {
+	n := 0
+	for _, m := range p.tg.ChatMessages(p.chatID) {
+		if m.FromBot {
+			n += 1 + m.Edits
+		}
+	}
+	return n
 }
 
 // countActions counts the chat actions nod sent to the player's chat.
