@@ -63,6 +63,25 @@ func (db *DB) WriterPragma(ctx context.Context, name string) (string, error) {
 // PostgreSQL with sequential scans off: its tables here are too small to
 // be worth an index otherwise).
 func (db *DB) EventsPlan(ctx context.Context) (string, error) {
+	return db.plan(ctx, eventsSQL, int64(1), int64(0), int64(0))
+}
+
+// TodayPlans is how the database would run TodayList's statements, a
+// page of 20 for the page reads, as EventsPlan.
+func (db *DB) TodayPlans(ctx context.Context) (count, due, remind string, err error) {
+	if count, err = db.plan(ctx, todayCountSQL, int64(1), "2026-03-12"); err != nil {
+		return
+	}
+	if due, err = db.plan(ctx, todayDueSQL+limitSQL(20), int64(1), "2026-03-12"); err != nil {
+		return
+	}
+	remind, err = db.plan(ctx, todayRemindSQL+limitSQL(20), int64(1), int64(0), int64(1))
+	return
+}
+
+// plan is how the database would run stmt with args: SQLite's query plan,
+// PostgreSQL's with sequential scans off.
+func (db *DB) plan(ctx context.Context, stmt string, args ...any) (string, error) {
 	var q textRunner = db.rdb
 	explain := "EXPLAIN QUERY PLAN "
 	if db.postgres {
@@ -76,7 +95,7 @@ func (db *DB) EventsPlan(ctx context.Context) (string, error) {
 		}
 		q, explain = tx, "EXPLAIN "
 	}
-	rows, err := q.QueryContext(ctx, explain+eventsSQL, int64(1), int64(0), int64(0))
+	rows, err := q.QueryContext(ctx, explain+stmt, args...)
 	if err != nil {
 		return "", err
 	}
