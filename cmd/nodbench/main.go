@@ -4,7 +4,7 @@
 //
 //	nodbench [-latency 200ms] [-rtt 50ms] [-chats 200] [-rounds 20] [-memchats 10000] [-sizes 100,1000,10000] [-db postgres://…] [-json]
 //	nodbench -transcript      the scenarios' conversations as a person sees them
-//	nodbench -sizesonly       only the size axis: a turn and a tap with 100, 1,000 and 10,000 tasks in the chat
+//	nodbench -sizesonly       only the size axis: a turn, a tap and /today with 100, 1,000 and 10,000 tasks in the chat
 //	nodbench -reminders 10000 [-repeating 10000] [-replicas 2 -db postgres://…]   reminders due at once, each fired once
 //
 // The headline is nod's own CPU per read-only turn and per confirm tap
@@ -75,8 +75,8 @@ type report struct {
 	ToReceipt float64 `json:"time_to_receipt_model_units"`
 	ToSet     float64 `json:"time_to_set_model_units"`
 
-	// Sizes is the size axis: a read-only turn and a confirm tap with
-	// more and more tasks in the chat.
+	// Sizes is the size axis: a read-only turn, a confirm tap and
+	// /today with more and more tasks in the chat.
 	Sizes []sized `json:"sizes,omitempty"`
 	// Scheduler is what items due cost: reminders, and daily reviews
 	// (each a turn of the agent's), each run on its own.
