@@ -66,13 +66,27 @@ func (db *DB) EventsPlan(ctx context.Context) (string, error) {
 	return db.queryPlan(ctx, eventsSQL, int64(1), int64(0), int64(0))
 }
 
+// TodayPlans is how the database would run TodayList's statements, a
+// page of 20 for the page reads, as EventsPlan.
+func (db *DB) TodayPlans(ctx context.Context) (count, due, remind string, err error) {
+	if count, err = db.queryPlan(ctx, todayCountSQL, int64(1), "2026-03-12"); err != nil {
+		return
+	}
+	if due, err = db.queryPlan(ctx, todayDueSQL+limitSQL(20), int64(1), "2026-03-12"); err != nil {
+		return
+	}
+	remind, err = db.queryPlan(ctx, todayRemindSQL+limitSQL(20), int64(1), int64(0), int64(1))
+	return
+}
+
 // DoneTodayPlan is EventsPlan for the statement of /today's reminders
 // done for the day.
 func (db *DB) DoneTodayPlan(ctx context.Context) (string, error) {
 	return db.queryPlan(ctx, doneTodaySQL, int64(1), int64(0))
 }
 
-// queryPlan is how the database would run stmt with args.
+// queryPlan is how the database would run stmt with args: SQLite's query plan,
+// PostgreSQL's with sequential scans off.
 func (db *DB) queryPlan(ctx context.Context, stmt string, args ...any) (string, error) {
 	var q textRunner = db.rdb
 	explain := "EXPLAIN QUERY PLAN "

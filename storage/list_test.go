@@ -231,3 +231,25 @@ func TestTodayList(t *testing.T) {
 		}
 	})
 }
+
+// /today's reads are index ranges in the order it shows them, which stop
+// at the page: no sort of every task due or reminded, and the count of
+// those due reads the index alone (SQLite), however many the chat holds.
+func TestTodayReadsIndexRanges(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		count, due, remind, err := db.TodayPlans(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ what, plan, index string }{
+			{"tasks due (their count)", count, "tasks_open_due"}, {"tasks due", due, "tasks_open_due"}, {"reminders", remind, "tasks_open_remind"},
+		} {
+			if !strings.Contains(c.plan, c.index) || strings.Contains(c.plan, "TEMP B-TREE") || strings.Contains(c.plan, "Sort") {
+				t.Errorf("the %s are not read in order through %s:\n%s", c.what, c.index, c.plan)
+			}
+		}
+		if strings.Contains(count, "SEARCH") && !strings.Contains(count, "COVERING INDEX") { // SQLite's plan
+			t.Errorf("the count of the tasks due reads the table:\n%s", count)
+		}
+	})
+}

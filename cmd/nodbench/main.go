@@ -4,8 +4,8 @@
 //
 //	nodbench [-latency 200ms] [-rtt 50ms] [-chats 200] [-rounds 20] [-memchats 10000] [-sizes 100,1000,10000] [-db postgres://…] [-json]
 //	nodbench -transcript      the scenarios' conversations as a person sees them
-//	nodbench -sizesonly       only the size axis: a turn and a tap with 100, 1,000 and 10,000 tasks in the chat
-//	nodbench -reminders 10000 [-replicas 2 -db postgres://…]   reminders due at once, each fired once
+//	nodbench -sizesonly       only the size axis: a turn, a tap and /today with 100, 1,000 and 10,000 tasks in the chat
+//	nodbench -reminders 10000 [-repeating 10000] [-replicas 2 -db postgres://…]   reminders due at once, each fired once
 //
 // The headline is nod's own CPU per read-only turn and per confirm tap
 // beside a bare go-telegram/bot echo bot's per update, from the same run:
@@ -75,8 +75,8 @@ type report struct {
 	ToReceipt float64 `json:"time_to_receipt_model_units"`
 	ToSet     float64 `json:"time_to_set_model_units"`
 
-	// Sizes is the size axis: a read-only turn and a confirm tap with
-	// more and more tasks in the chat.
+	// Sizes is the size axis: a read-only turn, a confirm tap and
+	// /today with more and more tasks in the chat.
 	Sizes []sized `json:"sizes,omitempty"`
 	// Scheduler is what items due cost: reminders, and daily reviews
 	// (each a turn of the agent's), each run on its own.
@@ -95,6 +95,7 @@ type options struct {
 	asJSON, transcript     bool
 	cpuProfile, memProfile string
 	remind, replicas       int
+	repeats                int
 	dailies, due           int
 	sizeList               string
 	sizeChats, sizeRounds  int
@@ -118,6 +119,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.memProfile, "memprofile", "", "write nod's heap profile, once idle after the memory run, to this file")
 	fs.IntVar(&o.remind, "reminders", 0, "run only the reminder bench: this many reminders due in the same minute")
 	fs.IntVar(&o.replicas, "replicas", 1, "nods sweeping the database in the reminder bench (PostgreSQL for more than one)")
+	fs.IntVar(&o.repeats, "repeating", 0, "repeating reminders in the reminder bench, due an hour after the others: fired, then fired again a day on")
 	fs.IntVar(&o.dailies, "dailies", 0, "daily reviews due with the reminders in the reminder bench")
 	fs.IntVar(&o.due, "due", 200, "reminders, and a quarter as many daily reviews, due at once in the scheduler run (0 skips it)")
 	fs.StringVar(&o.sizeList, "sizes", "100,1000,10000", "tasks in the chat for the size axis, comma-separated (empty skips it)")
@@ -155,8 +157,8 @@ func run(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if o.remind > 0 {
-		rep, err := reminderBench(o.dsn, o.remind, o.dailies, o.replicas)
+	if o.remind > 0 || o.repeats > 0 {
+		rep, err := reminderBench(o.dsn, o.remind, o.dailies, o.repeats, o.replicas)
 		if o.asJSON {
 			json.NewEncoder(stdout).Encode(rep)
 		} else {
@@ -253,10 +255,10 @@ func runLoads(rep *report, o options) error {
 		}
 	}
 	if o.due > 0 {
-		if rep.Scheduler.Reminders, err = reminderBench(o.dsn, o.due, 0, 1); err != nil {
+		if rep.Scheduler.Reminders, err = reminderBench(o.dsn, o.due, 0, 0, 1); err != nil {
 			return fmt.Errorf("scheduler: %w", err)
 		}
-		if rep.Scheduler.Dailies, err = reminderBench(o.dsn, 0, max(1, o.due/4), 1); err != nil {
+		if rep.Scheduler.Dailies, err = reminderBench(o.dsn, 0, max(1, o.due/4), 0, 1); err != nil {
 			return fmt.Errorf("scheduler: %w", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
+	"github.com/nodbot/nod/storage/storagetest"
 )
 
 // TestMain runs the test binary as the bench's child when it is started
@@ -86,28 +87,61 @@ func TestBenchSmoke(t *testing.T) {
 	}
 }
 
-// The scheduler on a few hundred reminders and a few daily reviews:
-// each fires once, for a bounded number of statements per item due (its
-// claim, the daily review's turn, the message and its delivery; the idle
-// sweeps meanwhile count too).
+// The scheduler on a few hundred reminders, a few daily reviews and a
+// few hundred repeating reminders, on both databases (the repeating ones
+// by two replicas on PostgreSQL): each fires once, a repeating one once at its first
+// occurrence and once at its next, for a bounded number of statements
+// per item due (its claim, the daily review's turn, the message and its
+// delivery; the idle sweeps meanwhile count too).
 func TestReminderBenchSmoke(t *testing.T) {
-	for _, c := range []struct {
-		reminders, dailies int
-		most               float64
-	}{{300, 0, 8}, {1, 50, 18}} {
-		var out, errb bytes.Buffer
-		if err := run([]string{"-reminders", fmt.Sprint(c.reminders), "-dailies", fmt.Sprint(c.dailies), "-json"}, &out, &errb); err != nil {
-			t.Fatalf("nodbench -reminders %d -dailies %d: %v\n%s%s", c.reminders, c.dailies, err, errb.String(), out.String())
-		}
-		var rep reminders
-		if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
-			t.Fatal(err)
-		}
-		if rep.Sent != c.reminders || rep.Duplicates != 0 || rep.PerSecond <= 0 || rep.Statements <= 0 {
-			t.Errorf("reminder bench: %+v", rep)
-		}
-		if rep.Statements > c.most {
-			t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.0f", c.reminders, c.dailies, rep.Statements, c.most)
-		}
+	for _, dialect := range storagetest.Dialects(t) {
+		t.Run(dialect, func(t *testing.T) {
+			db := []string{}
+			if dialect == "postgres" {
+				db = []string{"-db", storagetest.PostgresURL()}
+			}
+			for _, c := range []struct {
+				reminders, dailies, repeating int
+				most, mostRepeating           float64
+			}{{300, 0, 0, 8, 0}, {1, 50, 0, 18, 0}, {0, 0, 200, 0, 12}} {
+				replicas := "1"
+				if dialect == "postgres" && c.repeating > 0 {
+					replicas = "2"
+				}
+				args := append([]string{"-reminders", fmt.Sprint(c.reminders), "-dailies", fmt.Sprint(c.dailies), "-repeating", fmt.Sprint(c.repeating), "-replicas", replicas, "-json"}, db...)
+				var out, errb bytes.Buffer
+				if err := run(args, &out, &errb); err != nil {
+					t.Fatalf("nodbench %v: %v\n%s%s", args, err, errb.String(), out.String())
+				}
+				var rep reminders
+				if err := json.Unmarshal(out.Bytes(), &rep); err != nil {
+					t.Fatal(err)
+				}
+				if rep.Sent != c.reminders || rep.Duplicates != 0 || c.reminders > 0 && (rep.PerSecond <= 0 || rep.Statements <= 0) {
+					t.Errorf("reminder bench: %+v", rep)
+				}
+				if rep.Statements > c.most {
+					t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.0f", c.reminders, c.dailies, rep.Statements, c.most)
+				}
+				if c.repeating == 0 {
+					continue
+				}
+				rp := rep.Repeating
+				if rp == nil {
+					t.Fatalf("no repeating figures: %s", out.String())
+				}
+				for _, f := range []struct {
+					what string
+					f    fired
+				}{{"first occurrence", rp.First}, {"next occurrence", rp.Next}} {
+					if f.f.Sent != c.repeating || f.f.Duplicates != 0 || f.f.Statements <= 0 {
+						t.Errorf("repeating reminders, %s: %+v", f.what, f.f)
+					}
+					if f.f.Statements > c.mostRepeating {
+						t.Errorf("%d repeating reminders at their %s ran %.1f statements each, want at most %.0f", c.repeating, f.what, f.f.Statements, c.mostRepeating)
+					}
+				}
+			}
+		})
 	}
 }

@@ -13,24 +13,30 @@ import (
 	"github.com/nodbot/nod/fixtures/openaitest"
 )
 
-// sized is what a read-only turn and a confirm tap cost with Tasks tasks
-// in the chat.
+// sized is what a read-only turn, a confirm tap and /today cost with
+// Tasks tasks in the chat.
 type sized struct {
 	Tasks int  `json:"tasks"`
 	Turns load `json:"turns"`
 	Taps  load `json:"confirm_taps"`
+	Today load `json:"today"`
 	// Statements run per operation (bot, agent and storage), and bytes of
 	// the requests sent to the agent model per turn.
-	TurnStatements float64 `json:"statements_per_turn"`
-	TapStatements  float64 `json:"statements_per_tap"`
-	TurnModelBytes float64 `json:"model_bytes_per_turn"`
+	TurnStatements  float64 `json:"statements_per_turn"`
+	TapStatements   float64 `json:"statements_per_tap"`
+	TodayStatements float64 `json:"statements_per_today"`
+	TurnModelBytes  float64 `json:"model_bytes_per_turn"`
 }
 
 // seedSize stores size tasks in chat at once, shaped like a long-used
 // list: a tenth done, some in progress, a sixth with due dates from two
-// months back to two months ahead, a fifth with a checklist.
+// months back to two months ahead (half of them overdue, one in twenty
+// due today), a fifth with a checklist, a fortieth with a reminder earlier
+// today and as many with one in the weeks ahead. Today's reminders are
+// past, so that none fires while the bench measures.
 func seedSize(e *env, chat nod.ChatID, size int) {
-	today := time.Now().UTC()
+	now := time.Now().UTC()
+	midnight := now.Truncate(24 * time.Hour)
 	tasks := make([]nod.Task, size)
 	for i := range tasks {
 		t := nod.Task{ID: nod.TaskID(fmt.Sprintf("s%d-%d", chat, i)), ChatID: chat, Title: fmt.Sprintf("Task %d of a long list", i),
@@ -42,12 +48,21 @@ func seedSize(e *env, chat nod.ChatID, size int) {
 			t.Status = nod.StatusInProgress
 		}
 		if i%6 == 0 {
-			t.DueDate = today.AddDate(0, 0, i%120-60).Format(nod.DateLayout)
+			t.DueDate = now.AddDate(0, 0, i%120-60).Format(nod.DateLayout)
+		}
+		switch i % 40 {
+		case 3:
+			at := midnight.Add(now.Sub(midnight) * time.Duration(i%97) / 97)
+			t.RemindAt = &at
+		case 23:
+			at := now.AddDate(0, 0, 1+i%30)
+			t.RemindAt = &at
 		}
 		if i%5 == 0 {
 			t.Checklist = []nod.ChecklistItem{{ID: nod.ItemID(t.ID + "-a"), Title: "First step", Checked: true, CheckedBy: nod.ActorUser},
 				{ID: nod.ItemID(t.ID + "-b"), Title: "Second step", CheckedBy: nod.ActorUser}}
 		}
+		t.CreatedAt, t.UpdatedAt = now, now
 		tasks[i] = t
 	}
 	var err error
@@ -72,6 +87,9 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 		seedSize(e, nod.ChatID(chat), size)
 	}
 	if err := sizeTurns(e, chats, rounds, &out); err != nil {
+		return out, err
+	}
+	if err := sizeToday(e, chats, rounds, &out); err != nil {
 		return out, err
 	}
 	sets, err := proposeSets(e, chats, rounds)
@@ -109,6 +127,31 @@ func sizeTurns(e *env, chats []int64, rounds int, out *sized) error {
 	}
 	ops := float64(n * rounds)
 	out.TurnStatements, out.TurnModelBytes = float64(s1-s0)/ops, float64(bytes)/ops
+	return nil
+}
+
+// sizeToday measures /today into out: the person's command and nod's
+// answer, no model.
+func sizeToday(e *env, chats []int64, rounds int, out *sized) error {
+	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
+	settle(e)
+	before := make(map[int64]int, len(chats))
+	for _, chat := range chats {
+		before[chat] = len(e.tg.BotMessages(chat))
+	}
+	s0, _ := e.db.Work()
+	var err error
+	out.Today, err = loadRun{chats: len(chats), rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
+		return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, "/today") },
+			func(chat int64) bool { return len(e.tg.BotMessages(chat)) > before[chat]+r }, e.tg.Wait)
+	}}.measure()
+	if err != nil {
+		return err
+	}
+	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
+	settle(e)
+	s1, _ := e.db.Work()
+	out.TodayStatements = float64(s1-s0) / float64(len(chats)*rounds)
 	return nil
 }
 
@@ -202,17 +245,19 @@ func printSizes(w io.Writer, sizes []sized) {
 		return
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "\ntasks in the chat\tturn own CPU\tturn statements\tturn bytes to the model\ttap own CPU\ttap statements\n")
+	fmt.Fprintf(tw, "\ntasks in the chat\tturn own CPU\tturn statements\tturn bytes to the model\ttap own CPU\ttap statements\t/today own CPU\t/today statements\n")
 	row := func(name string, s sized) {
-		fmt.Fprintf(tw, "%s\t%.0f µs\t%.1f\t%.0f\t%.0f µs\t%.1f\n", name, us(s.Turns.OwnCPU), s.TurnStatements, s.TurnModelBytes, us(s.Taps.OwnCPU), s.TapStatements)
+		fmt.Fprintf(tw, "%s\t%.0f µs\t%.1f\t%.0f\t%.0f µs\t%.1f\t%.0f µs\t%.1f\n", name, us(s.Turns.OwnCPU), s.TurnStatements, s.TurnModelBytes,
+			us(s.Taps.OwnCPU), s.TapStatements, us(s.Today.OwnCPU), s.TodayStatements)
 	}
 	for _, s := range sizes {
 		row(fmt.Sprint(s.Tasks), s)
 	}
 	first, last := sizes[0], sizes[len(sizes)-1]
-	fmt.Fprintf(tw, "%d ÷ %d\t%.2f×\t%.2f×\t%.2f×\t%.2f×\t%.2f×\n", last.Tasks, first.Tasks,
+	fmt.Fprintf(tw, "%d ÷ %d\t%.2f×\t%.2f×\t%.2f×\t%.2f×\t%.2f×\t%.2f×\t%.2f×\n", last.Tasks, first.Tasks,
 		ratio(us(last.Turns.OwnCPU), us(first.Turns.OwnCPU)), ratio(last.TurnStatements, first.TurnStatements), ratio(last.TurnModelBytes, first.TurnModelBytes),
-		ratio(us(last.Taps.OwnCPU), us(first.Taps.OwnCPU)), ratio(last.TapStatements, first.TapStatements))
+		ratio(us(last.Taps.OwnCPU), us(first.Taps.OwnCPU)), ratio(last.TapStatements, first.TapStatements),
+		ratio(us(last.Today.OwnCPU), us(first.Today.OwnCPU)), ratio(last.TodayStatements, first.TodayStatements))
 	tw.Flush()
 }
 

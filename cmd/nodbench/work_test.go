@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage/storagetest"
@@ -133,7 +134,15 @@ func TestWorkPerOperation(t *testing.T) {
 			}, func(e *env) {
 				tapSet(e, "✓ 1")
 			})
-			t.Logf("read-only turn %+v, tap %+v, confirm-all of %d %+v; with %d tasks: turn %+v, tap %+v", turn, tap, k, all, many, bigTurn, bigTap)
+			// /today with a task due today and a reminder of today's, and
+			// with those beside the 10,000, overdue, due today and
+			// reminded today among them.
+			today := measureWork(t, dialect, seedToday, func(e *env) { askToday(e, 1) })
+			bigToday := measureWork(t, dialect, func(e *env) {
+				seedSize(e, benchChat, many)
+				seedToday(e)
+			}, func(e *env) { askToday(e, 1) })
+			t.Logf("read-only turn %+v, tap %+v, confirm-all of %d %+v, /today %+v; with %d tasks: turn %+v, tap %+v, /today %+v", turn, tap, k, all, today, many, bigTurn, bigTap, bigToday)
 			// Bounds with a statement or two to spare for PostgreSQL's locks:
 			// a turn reads settings, history, events, the prompt's tasks
 			// (and their checklists), open sets and decisions once each
@@ -145,7 +154,10 @@ func TestWorkPerOperation(t *testing.T) {
 			// with, and records those its edit adds (Undo n). With 10,000 tasks, list_tasks reads
 			// its page (rows and checklists) instead of answering from the
 			// prompt's listing, which no longer holds every task; nothing
-			// else grows.
+			// else grows. /today reads settings, counts the tasks due, reads
+			// a page of them and of the day's reminders (with checklists)
+			// and the day's ✓ Done taps on repeating reminders, marks the
+			// update and records its message's buttons.
 			for _, c := range []struct {
 				what      string
 				got, most work
@@ -155,17 +167,37 @@ func TestWorkPerOperation(t *testing.T) {
 				{fmt.Sprintf("confirm-all of %d items", k), all, work{7 * k, 4}},
 				{fmt.Sprintf("read-only turn with %d tasks", many), bigTurn, work{18, 3}},
 				{fmt.Sprintf("confirm tap with %d tasks", many), bigTap, work{24, 4}},
+				{"/today", today, work{9, 2}},
+				{fmt.Sprintf("/today with %d tasks", many), bigToday, work{9, 2}},
 			} {
 				if c.got.statements > c.most.statements || c.got.transactions > c.most.transactions {
 					t.Errorf("%s ran %d statements in %d write transactions, want at most %d in %d",
 						c.what, c.got.statements, c.got.transactions, c.most.statements, c.most.transactions)
 				}
 			}
-			if bigTurn.statements > turn.statements+2 || bigTap.statements > tap.statements {
-				t.Errorf("with %d tasks a turn ran %d statements (%d with 2 tasks), a tap %d (%d)", many, bigTurn.statements, turn.statements, bigTap.statements, tap.statements)
+			if bigTurn.statements > turn.statements+2 || bigTap.statements > tap.statements || bigToday.statements > today.statements {
+				t.Errorf("with %d tasks a turn ran %d statements (%d with 2 tasks), a tap %d (%d), /today %d (%d)", many, bigTurn.statements, turn.statements, bigTap.statements, tap.statements, bigToday.statements, today.statements)
 			}
 		})
 	}
+}
+
+// seedToday gives the bench's chat a task due today, with a checklist,
+// and one with a reminder earlier today (which has fired: none fires
+// while /today is measured).
+func seedToday(e *env) {
+	now := time.Now().UTC()
+	at := now.Add(-now.Sub(now.Truncate(24*time.Hour)) / 2)
+	e.seed(benchChat, nod.Task{ID: "T3", Title: "Send the invoice", DueDate: now.Format(nod.DateLayout),
+		Checklist: []nod.ChecklistItem{{ID: "c3", Title: "Check the hours", CheckedBy: nod.ActorUser}}})
+	e.seed(benchChat, nod.Task{ID: "T4", Title: "Call the dentist", RemindAt: &at})
+}
+
+// askToday sends /today to the bench's chat and waits for its answer,
+// the chat's n-th message from nod.
+func askToday(e *env, n int) {
+	e.tg.SendText(benchChat, 42, "/today")
+	e.tg.WaitBotMessages(benchChat, n)
 }
 
 // proposeItems makes the agent propose n checklist items of T2 in one
