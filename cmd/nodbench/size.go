@@ -28,12 +28,17 @@ type sized struct {
 	TurnModelBytes  float64 `json:"model_bytes_per_turn"`
 }
 
+// todayFull tasks fill /today's pages, so that the sizes compare its
+// reads, not the length of its message.
+const todayFull = 2 * 24
+
 // seedSize stores size tasks in chat at once, shaped like a long-used
 // list: a tenth done, some in progress, a sixth with due dates from two
 // months back to two months ahead (half of them overdue, one in twenty
 // due today), a fifth with a checklist, a fortieth with a reminder earlier
 // today and as many with one in the weeks ahead. Today's reminders are
-// past, so that none fires while the bench measures.
+// past, so that none fires while the bench measures. The first todayFull
+// tasks, open, fill /today's two pages (due and reminders) at every size.
 func seedSize(e *env, chat nod.ChatID, size int) {
 	now := time.Now().UTC()
 	midnight := now.Truncate(24 * time.Hour)
@@ -42,6 +47,7 @@ func seedSize(e *env, chat nod.ChatID, size int) {
 		t := nod.Task{ID: nod.TaskID(fmt.Sprintf("s%d-%d", chat, i)), ChatID: chat, Title: fmt.Sprintf("Task %d of a long list", i),
 			Description: "Something to do, with a few words on why.", Status: nod.StatusOpen, Priority: nod.Priorities[i%4]}
 		switch {
+		case i < todayFull:
 		case i%10 == 0:
 			t.Status = nod.StatusDone
 		case i%13 == 0:
@@ -50,11 +56,16 @@ func seedSize(e *env, chat nod.ChatID, size int) {
 		if i%6 == 0 {
 			t.DueDate = now.AddDate(0, 0, i%120-60).Format(nod.DateLayout)
 		}
-		switch i % 40 {
-		case 3:
+		switch {
+		case i < todayFull && i%2 == 0:
+			t.DueDate = now.AddDate(0, 0, -(i/2)%2).Format(nod.DateLayout)
+		case i < todayFull:
+			at := midnight.Add(now.Sub(midnight) * time.Duration(i) / todayFull)
+			t.RemindAt = &at
+		case i%40 == 3:
 			at := midnight.Add(now.Sub(midnight) * time.Duration(i%97) / 97)
 			t.RemindAt = &at
-		case 23:
+		case i%40 == 23:
 			at := now.AddDate(0, 0, 1+i%30)
 			t.RemindAt = &at
 		}
