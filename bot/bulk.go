@@ -39,9 +39,12 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 	if len(acts) == 0 {
 		return p.loc.Notice(formatting.NoticeButtonExpired)
 	}
+	// Newest first: a later change of the same task (a reminder set on
+	// the task a receipt created, formatting.Changes.CombinedReceipt) is
+	// taken back before the change it was made on.
 	ids := make([]nod.UndoID, len(acts))
 	for i, a := range acts {
-		ids[i] = nod.UndoID(a.ID)
+		ids[len(acts)-1-i] = nod.UndoID(a.ID)
 	}
 	res, err := b.change.UndoAll(ctx, p.chat, p.user, ids)
 	if errors.Is(err, nod.ErrDecided) {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures/openaitest"
+	"github.com/nodbot/nod/fixtures/telegramtest"
+)
+
+// createThenRemind scripts a model that creates "Check the build" in one
+// step and sets its reminder in the next, as a real model did; its
+// closing call waits for release. It returns the new task's id once the
+// second step asked for it.
+func (h *harness) createThenRemind(release <-chan struct{}) *atomic.Value {
+	h.t.Helper()
+	h.env["NOD_STEP_TIMEOUT"] = "2m"
+	var id atomic.Value
+	var asked atomic.Int32
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
+		if r.Model != agentM {
+			return h.clf(r)
+		}
+		switch asked.Add(1) {
+		case 1:
+			return openaitest.Calls(call("c", "create_task", map[string]any{"title": "Check the build"}))
+		case 2:
+			var created struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal([]byte(r.ToolResults()["c"]), &created)
+			id.Store(nod.TaskID(created.ID))
+			return openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": created.ID, "remind_at": "2026-03-12T08:00"}))
+		}
+		select {
+		case <-release:
+		case <-r.Context.Done():
+		case <-time.After(2 * telegramtest.WaitTimeout): // the test has failed already
+		}
+		return openaitest.Text("I made the task and will remind you at 8.")
+	})
+	return &id
+}
+
+// One request the model answers in two steps (create a task, then set
+// its reminder) gets one receipt: the first step's receipt goes out at
+// once and is edited, before the closing call is answered, to show both
+// changes with one Undo, which takes both back in one transaction.
+func TestOneReceiptForCreateThenReminder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:remind me tomorrow at 8 to check the build")
+	release := make(chan struct{})
+	id := h.createThenRemind(release)
+	h.start()
+	h.tg.SendText(chat, user, "remind me tomorrow at 8 to check the build")
+	receipt := h.receiptOf("Reminder: none →")
+	// Still held: the closing call has not been answered.
+	if n := len(h.tg.BotMessages(chat)); n != 1 {
+		t.Errorf("%d messages before the closing words, want the one receipt", n)
+	}
+	for _, want := range []string{"Created task “Check the build”", "Reminder: none → 12 Mar 2026, 08:00", "because you said “remind me tomorrow at 8 to check the build”"} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Errorf("the receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo"}) {
+		t.Errorf("receipt buttons = %v, want one Undo", got)
+	}
+	close(release)
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	h.settleMessages()
+	if msgs[0].ID != receipt.ID || msgs[1].Text != "I made the task and will remind you at 8." || len(h.tg.BotMessages(chat)) != 2 {
+		t.Errorf("messages %q, %q (%d in all): want the receipt, then the reply", msgs[0].Text, msgs[1].Text, len(h.tg.BotMessages(chat)))
+	}
+	if n := h.reported("Created task “Check the build”"); n != 1 {
+		t.Errorf("the creation was reported in %d messages", n)
+	}
+	if n := h.owedReceipts(); n != 0 {
+		t.Errorf("%d receipts still owed: a restart would send them again", n)
+	}
+	taskID, _ := id.Load().(nod.TaskID)
+	if tk := h.task(taskID); tk.RemindAt == nil {
+		t.Fatalf("the reminder was not set: %+v", tk)
+	}
+	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, receipt.ID, "↩️ Undo")); ans != "Undone." {
+		t.Errorf("Undo answered %q", ans)
+	}
+	h.settleMessages()
+	if slices.ContainsFunc(h.liveTasks(), func(tk nod.Task) bool { return tk.ID == taskID }) {
+		t.Errorf("after Undo the task %s is still on the list", taskID)
+	}
+	undone := 0
+	for _, e := range h.audit(chat) {
+		if e.Outcome == nod.OutcomeUndone {
+			undone++
+		}
+	}
+	if undone != 2 {
+		t.Errorf("%d changes undone, want the creation and the reminder", undone)
+	}
+}
