@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -103,5 +104,65 @@ func TestOneReceiptForCreateThenReminder(t *testing.T) {
 	}
 	if undone != 2 {
 		t.Errorf("%d changes undone, want the creation and the reminder", undone)
+	}
+}
+
+// Telegram refuses the edit of the early receipt: the reminder's change
+// gets a receipt of its own, so that no change is left without its Undo,
+// and nothing stays owed; the first receipt keeps its Undo.
+func TestReceiptEditRefusedSendsAnother(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:remind me tomorrow at 8 to check the build")
+	release := make(chan struct{})
+	h.createThenRemind(release)
+	var refused atomic.Bool
+	h.tg.Wire().SetFault(func(method string, p url.Values) *telegramtest.Error {
+		if method == "editMessageText" && strings.Contains(p.Get("text"), "Reminder:") {
+			refused.Store(true)
+			return &telegramtest.Error{Code: 400, Description: "Bad Request: message to edit not found"}
+		}
+		return nil
+	})
+	h.start()
+	h.tg.SendText(chat, user, "remind me tomorrow at 8 to check the build")
+	second := h.receiptOf("Reminder: none →")
+	close(release)
+	msgs := h.tg.WaitBotMessages(chat, 3)
+	h.settleMessages()
+	if !refused.Load() {
+		t.Fatal("the early receipt was never edited")
+	}
+	if !strings.Contains(msgs[0].Text, "Created task “Check the build”") || !hasButton(msgs[0], "↩️ Undo") || strings.Contains(msgs[0].Text, "Reminder") {
+		t.Errorf("first receipt %q: want the creation with its Undo", msgs[0].Text)
+	}
+	if msgs[1].ID != second.ID || strings.Contains(second.Text, "Created task") || !hasButton(second, "↩️ Undo") {
+		t.Errorf("second receipt %q: want the reminder with its Undo", second.Text)
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 3 || h.owedReceipts() != 0 {
+		t.Errorf("%d messages, %d receipts owed", n, h.owedReceipts())
+	}
+}
+
+// The edited receipt counts as delivered: a restart after the turn sends
+// neither change's receipt again.
+func TestEditedReceiptNotSentAfterRestart(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.clf = answer("explicit:remind me tomorrow at 8 to check the build")
+	release := make(chan struct{})
+	close(release)
+	h.createThenRemind(release)
+	h.start()
+	h.tg.SendText(chat, user, "remind me tomorrow at 8 to check the build")
+	h.tg.WaitBotMessages(chat, 2)
+	h.settleMessages()
+	h.stop()
+	h.start()
+	h.sweeps(2) // they deliver what is owed
+	h.settleMessages()
+	if n := len(h.tg.BotMessages(chat)); n != 2 || h.owedReceipts() != 0 {
+		t.Errorf("%d messages after the restart, %d receipts owed; want the one receipt and the reply", n, h.owedReceipts())
 	}
 }
