@@ -166,3 +166,49 @@ func TestEditedReceiptNotSentAfterRestart(t *testing.T) {
 		t.Errorf("%d messages after the restart, %d receipts owed; want the one receipt and the reply", n, h.owedReceipts())
 	}
 }
+
+// SIGKILL after the second step applied and before the early receipt's
+// edit reached Telegram (which hangs): the next start sends the
+// reminder's receipt as a message of its own, once, with its Undo; the
+// creation keeps its receipt. Two correct receipts, none lost.
+func TestReceiptEditCutByKill(t *testing.T) {
+	t.Parallel()
+	firstPassOnly(t, "SQLite hands a stopped process's messages over at once; TestOwedTakenOverOnPostgres covers PostgreSQL")
+	h := newHarness(t)
+	h.clf = answer("explicit:remind me tomorrow at 8 to check the build")
+	release := make(chan struct{})
+	defer close(release)
+	h.createThenRemind(release)
+	hang := make(chan struct{})
+	var tried atomic.Bool
+	h.tg.Wire().SetFault(func(method string, p url.Values) *telegramtest.Error {
+		if method == "editMessageText" && strings.Contains(p.Get("text"), "Reminder:") {
+			tried.Store(true)
+			select {
+			case <-hang:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		return nil
+	})
+	p := h.startProcess(t)
+	h.tg.SendText(chat, user, "remind me tomorrow at 8 to check the build")
+	h.tg.Wait("the reminder to be set", func() bool { return slices.Contains(outcomes(h.audit(chat)), "set_task_reminder:executed") })
+	h.tg.Wait("the receipt's edit to be tried", tried.Load)
+	p.kill()
+	close(hang)
+
+	h.startProcess(t)
+	late := h.receiptOf("Reminder: none →")
+	first := h.receiptOf("Created task “Check the build”")
+	if first.ID == late.ID || strings.Contains(first.Text, "Reminder") || strings.Contains(late.Text, "Created task") {
+		t.Errorf("receipts %q and %q: want the creation's, then the reminder's", first.Text, late.Text)
+	}
+	if n := h.reported("Reminder: none →"); n != 1 {
+		t.Errorf("the reminder was reported %d times", n)
+	}
+	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, late.ID, "↩️ Undo")); ans != "Undone." {
+		t.Errorf("Undo on the late receipt: %q", ans)
+	}
+	h.tg.Wait("no receipt owed", func() bool { return h.owedReceipts() == 0 })
+}
