@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
@@ -54,7 +55,11 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 		return b.explainAs(p.loc, err, undoNotices, "undo all", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		if countKind(p.keyboard, nod.ActUndoPick) == 0 && p.keyboard != nil {
+			b.combinedUndone(ctx, p, res.Undone)
+		} else {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		}
 		created := true
 		redos := make([]string, len(res.Undone))
 		for i, u := range res.Undone {
@@ -131,4 +136,18 @@ func (b *Bot) bulkUndoneOne(ctx context.Context, p press) bool {
 	}
 	b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
 	return true
+}
+
+// combinedUndone edits a receipt of one request's changes made in
+// several steps (formatting.Changes.CombinedReceipt, whose one Undo is
+// Undo all's) once they are undone: like the receipt of one change, it
+// says so, a line per change in the receipt's order, and loses its Undo.
+func (b *Bot) combinedUndone(ctx context.Context, p press, undone []nod.Undone) {
+	lines := make([]string, len(undone))
+	for i, u := range undone {
+		lines[len(undone)-1-i] = p.loc.Undo().ReceiptUndone(u.Redo).HTML
+	}
+	if err := b.send.edit(ctx, p.chat, p.msgID, formatting.Message{HTML: strings.Join(lines, "\n")}); err != nil {
+		b.log.Warn("mark receipt undone", "chat", p.chat, "err", err)
+	}
 }

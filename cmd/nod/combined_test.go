@@ -93,6 +93,12 @@ func TestOneReceiptForCreateThenReminder(t *testing.T) {
 		t.Errorf("Undo answered %q", ans)
 	}
 	h.settleMessages()
+	// Like the receipt of one change, it says so and loses its Undo.
+	undoneReceipt := h.tg.WaitMessage(chat, receipt.ID, "the receipt to say undone", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "undone") })
+	if want := "➕ <s>Created “Check the build”</s>: undone.\n↩️ <s>Set reminder to 12 Mar 2026, 08:00</s> on “Check the build”: undone."; undoneReceipt.Text != want || len(buttonTexts(undoneReceipt)) != 0 {
+		t.Errorf("the receipt after Undo = %q %v, want %q", undoneReceipt.Text, buttonTexts(undoneReceipt), want)
+	}
+	h.tg.Wait("one message saying what went back", func() bool { return h.reported("2 changes taken back") == 1 })
 	if slices.ContainsFunc(h.liveTasks(), func(tk nod.Task) bool { return tk.ID == taskID }) {
 		t.Errorf("after Undo the task %s is still on the list", taskID)
 	}
