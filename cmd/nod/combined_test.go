@@ -201,6 +201,8 @@ func TestReceiptEditCutByKill(t *testing.T) {
 	h.tg.SendText(chat, user, "remind me tomorrow at 8 to check the build")
 	h.tg.Wait("the reminder to be set", func() bool { return slices.Contains(outcomes(h.audit(chat)), "set_task_reminder:executed") })
 	h.tg.Wait("the receipt's edit to be tried", tried.Load)
+	// Whole before the kill: a request cut in half is no request.
+	h.tg.Wait("the closing call to be asked", func() bool { return len(h.llm.RequestsFor(agentM)) == 3 })
 	p.kill()
 	close(hang)
 
