@@ -112,10 +112,10 @@ type ChangeItem struct {
 	// Reason is why the agent changes or removes a checklist item: what
 	// it must give to override the person's tick (docs/design.md §5).
 	Reason string
-	// Why is the model's own words beside the call that proposed the
-	// change, cut to a line: what it gave as its reason, shown to the
-	// person with the item. The tools take no reason of their own beyond
-	// a checklist item's (Reason), so these words are what there is.
+	// Why is the sentence of the model's words beside the call that
+	// gives its reason for this change, shown to the person with the
+	// item; "" when its words say nothing about the item (the rule is
+	// in docs/design.md, Why).
 	Why string
 	// NewTask is the task a create_task would create (without an id).
 	NewTask *Task

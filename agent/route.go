@@ -178,7 +178,7 @@ func (t *turn) queue(ctx context.Context, changes []prepared) (int, []prepared, 
 		}
 		t.items = append(t.items, tools.Typed(pc.c, pc.task, nod.ChangeItem{
 			Tool: pc.c.Tool(), TaskID: pc.c.TaskID(), Args: pc.c.Args(), Summary: pc.c.Summary(pc.task),
-			Field: pc.c.Field(), Before: pc.cur, After: pc.target, Why: whyLine(t.beside),
+			Field: pc.c.Field(), Before: pc.cur, After: pc.target, Why: t.whyOf(pc),
 		}))
 		queued++
 	}
@@ -274,16 +274,19 @@ func verdictName(v confidence.Verdict) string {
 	return string(v.Level)
 }
 
-// whyLine is the model's text beside a step's calls as a proposal shows
-// it: its first line, cut to maxWhy runes; "" for none.
-func whyLine(text string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(nod.CleanText(text)), "\n")
-	line = strings.Join(strings.Fields(line), " ")
-	if r := []rune(line); len(r) > maxWhy {
-		line = strings.TrimSpace(string(r[:maxWhy-1])) + "…"
+// whyOf is the reason a proposed change shows (whyFor): the model's text
+// beside its step, told the task's title and, for a field a person writes
+// words into, the value it sets. Enum values ("done", "P1") name no item.
+func (t *turn) whyOf(pc prepared) string {
+	var title, value string
+	if pc.task != nil {
+		title = pc.task.Title
+	} else if c, ok := pc.c.(tools.Create); ok {
+		title = c.NewTask().Title
 	}
-	return line
+	switch pc.c.Field() {
+	case nod.FieldTitle, nod.FieldDescription, nod.FieldLabels, nod.FieldChecklist:
+		value = pc.target
+	}
+	return whyFor(t.beside, title, value)
 }
-
-// maxWhy is the longest reason a proposal shows, in runes.
-const maxWhy = 160

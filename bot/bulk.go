@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
@@ -39,9 +40,12 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 	if len(acts) == 0 {
 		return p.loc.Notice(formatting.NoticeButtonExpired)
 	}
+	// Newest first: a later change of the same task (a reminder set on
+	// the task a receipt created, formatting.Changes.CombinedReceipt) is
+	// taken back before the change it was made on.
 	ids := make([]nod.UndoID, len(acts))
 	for i, a := range acts {
-		ids[i] = nod.UndoID(a.ID)
+		ids[len(acts)-1-i] = nod.UndoID(a.ID)
 	}
 	res, err := b.change.UndoAll(ctx, p.chat, p.user, ids)
 	if errors.Is(err, nod.ErrDecided) {
@@ -51,7 +55,9 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 		return b.explainAs(p.loc, err, undoNotices, "undo all", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if !b.redrawBulk(ctx, p, acts, nil) {
+		if countKind(p.keyboard, nod.ActUndoPick) == 0 && p.keyboard != nil {
+			b.combinedUndone(ctx, p, res.Undone)
+		} else if !b.redrawBulk(ctx, p, acts, nil) {
 			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
 		}
 		created := true
@@ -162,4 +168,18 @@ func (b *Bot) redrawBulk(ctx context.Context, p press, acts []nod.Action, button
 		return false
 	}
 	return true
+}
+
+// combinedUndone edits a receipt of one request's changes made in
+// several steps (formatting.Changes.CombinedReceipt, whose one Undo is
+// Undo all's) once they are undone: like the receipt of one change, it
+// says so, a line per change in the receipt's order, and loses its Undo.
+func (b *Bot) combinedUndone(ctx context.Context, p press, undone []nod.Undone) {
+	lines := make([]string, len(undone))
+	for i, u := range undone {
+		lines[len(undone)-1-i] = p.loc.Undo().ReceiptUndone(u.Redo).HTML
+	}
+	if err := b.send.edit(ctx, p.chat, p.msgID, formatting.Message{HTML: strings.Join(lines, "\n")}); err != nil {
+		b.log.Warn("mark receipt undone", "chat", p.chat, "err", err)
+	}
 }

@@ -465,7 +465,15 @@ func turnLocale(loc *formatting.Locale, res nod.TurnResult) *formatting.Locale {
 // group they name the person whose turn it was. It reports whether the
 // receipts went out.
 func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incoming, res nod.TurnResult) bool {
+	sent, _ := b.sendReceiptsAt(ctx, loc, in, res)
+	return sent
+}
+
+// sendReceiptsAt is sendReceipts that also returns the id of the message
+// showing the changes of nod's own tasks (0: none went out).
+func (b *Bot) sendReceiptsAt(ctx context.Context, loc *formatting.Locale, in incoming, res nod.TurnResult) (bool, int) {
 	chat, at := in.chat, in.topic()
+	msg := 0
 	if z := res.Zone; z != nil {
 		// First: the turn read the person's dates and times in it.
 		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.City, z.Reminders, z.ID, res.ZoneQuote))
@@ -478,7 +486,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 		for i, r := range own {
 			rs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule, Who: who}
 		}
-		if b.reply(ctx, at, loc.Changes().Receipts(rs)) != 0 {
+		if msg = b.reply(ctx, at, loc.Changes().Receipts(rs)); msg != 0 {
 			ids := make([]string, len(own))
 			for i, r := range own {
 				ids[i] = string(r.Item.UndoID)
@@ -506,7 +514,7 @@ func (b *Bot) sendReceipts(ctx context.Context, loc *formatting.Locale, in incom
 		changed = append(changed, r.Item.TaskID)
 	}
 	b.refreshCards(ctx, loc, chat, in.replyTo, changed)
-	return sent
+	return sent, msg
 }
 
 // reply sends m to topic at, logging a failure: there is no one else to

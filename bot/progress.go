@@ -2,8 +2,10 @@ package bot
 
 import (
 	"context"
+	"slices"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/formatting"
 )
 
 // beside sends what a turn has to say while the turn goes on: "typing…"
@@ -26,12 +28,21 @@ type beside struct {
 	// applied is the zone the turn changed the chat to so far, which its
 	// receipts are written in.
 	applied *nod.ZoneChange
+	// shown is the receipt message sent early for each task it alone
+	// shows: a later step's change to that task edits it (follow).
+	shown map[nod.TaskID]*shownReceipt
+}
+
+// shownReceipt is a receipt message sent early and the changes it shows.
+type shownReceipt struct {
+	msg int
+	rs  []nod.Receipt
 }
 
 func (b *Bot) beside(in incoming) *beside {
 	last := make(chan struct{})
 	close(last)
-	return &beside{b: b, in: in, last: last, sent: map[nod.UndoID]bool{}}
+	return &beside{b: b, in: in, last: last, sent: map[nod.UndoID]bool{}, shown: map[nod.TaskID]*shownReceipt{}}
 }
 
 // then runs send once everything asked for before it is through.
@@ -66,10 +77,13 @@ func (s *beside) progress(ctx context.Context, p nod.TurnProgress) {
 	s.then(func() {
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateReplyTimeout)
 		defer cancel()
-		if s.b.sendReceipts(ctx, loc, s.in, nod.TurnResult{Receipts: p.Receipts, Notices: p.Notices, Zone: p.Zone, ZoneQuote: p.ZoneQuote}) {
-			for _, r := range p.Receipts {
+		rest := s.follow(ctx, loc, p.Receipts)
+		sent, msg := s.b.sendReceiptsAt(ctx, loc, s.in, nod.TurnResult{Receipts: rest, Notices: p.Notices, Zone: p.Zone, ZoneQuote: p.ZoneQuote})
+		if sent {
+			for _, r := range rest {
 				s.sent[r.Item.UndoID] = true
 			}
+			s.remember(msg, rest)
 		}
 		s.b.send.typing(ctx, s.in.topic())
 	})
@@ -90,4 +104,69 @@ func (s *beside) rest(res nod.TurnResult) nod.TurnResult {
 		out.Zone, out.ZoneQuote = nil, ""
 	}
 	return out
+}
+
+// follow edits the receipt sent early for a task that rs change again,
+// so that one request answered in several steps (a task created, then
+// its reminder set) has one receipt with one Undo for all of it
+// (formatting.Changes.CombinedReceipt). It returns the receipts still to
+// send: those of other tasks, and those whose edit failed, which go out
+// as receipts of their own, so that no change is left without its Undo.
+func (s *beside) follow(ctx context.Context, loc *formatting.Locale, rs []nod.Receipt) []nod.Receipt {
+	var rest []nod.Receipt
+	more := map[*shownReceipt][]nod.Receipt{}
+	var order []*shownReceipt
+	for _, r := range rs {
+		shown := s.shown[r.Item.TaskID]
+		if shown == nil || r.Item.UndoID == "" || r.Call != nil {
+			rest = append(rest, r)
+			continue
+		}
+		if more[shown] == nil {
+			order = append(order, shown)
+		}
+		more[shown] = append(more[shown], r)
+	}
+	chat := s.in.chat
+	who := s.b.nameOf(ctx, chat, s.in.user)
+	for _, shown := range order {
+		all := append(slices.Clone(shown.rs), more[shown]...)
+		frs := make([]formatting.Receipt, len(all))
+		for i, r := range all {
+			frs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule, Who: who}
+		}
+		// The latest title heads every change of the task.
+		for i := range frs {
+			frs[i].TaskTitle = all[len(all)-1].TaskTitle
+		}
+		if err := s.b.send.edit(ctx, chat, shown.msg, loc.Changes().CombinedReceipt(frs)); err != nil {
+			s.b.log.Warn("edit an early receipt; sending one more", "chat", chat, "message", shown.msg, "err", err)
+			rest = append(rest, more[shown]...)
+			continue
+		}
+		ids := make([]string, len(more[shown]))
+		for i, r := range more[shown] {
+			ids[i] = string(r.Item.UndoID)
+			s.sent[r.Item.UndoID] = true
+		}
+		s.b.delivered(ctx, chat, nod.OwedReceipt, ids...)
+		shown.rs = all
+	}
+	return rest
+}
+
+// remember keeps receipt message msg for follow when it shows the changes
+// of one task only, fewer than make a short receipt: editing one that
+// shows other tasks too would take their own Undo away.
+func (s *beside) remember(msg int, rs []nod.Receipt) {
+	own, _ := splitCalls(rs)
+	if msg == 0 || len(own) == 0 || len(own) >= formatting.BulkAt {
+		return
+	}
+	for _, r := range own {
+		if r.Item.TaskID != own[0].Item.TaskID || r.Item.UndoID == "" {
+			return
+		}
+	}
+	s.shown[own[0].Item.TaskID] = &shownReceipt{msg: msg, rs: own}
 }

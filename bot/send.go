@@ -116,13 +116,9 @@ func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, r
 	if err != nil {
 		return 0, err
 	}
-	data := callbackData(kb)
-	for _, a := range m.Bind {
-		d, err := EncodeAction(a)
-		if err != nil {
-			return 0, err
-		}
-		data = append(data, d)
+	data, err := boundData(kb, m)
+	if err != nil {
+		return 0, err
 	}
 	chat := at.ChatID
 	parts := formatting.Split(m.HTML)
@@ -158,6 +154,20 @@ func (s *sender) send(ctx context.Context, at nod.Topic, m formatting.Message, r
 	return id, nil
 }
 
+// boundData lists the data a message carries: its keyboard's buttons and
+// the actions bound to it unshown (formatting.Message.Bind).
+func boundData(kb *models.InlineKeyboardMarkup, m formatting.Message) ([]string, error) {
+	data := callbackData(kb)
+	for _, a := range m.Bind {
+		d, err := EncodeAction(a)
+		if err != nil {
+			return nil, err
+		}
+		data = append(data, d)
+	}
+	return data, nil
+}
+
 // callbackData lists the data of a keyboard's buttons.
 func callbackData(kb *models.InlineKeyboardMarkup) []string {
 	var out []string
@@ -177,8 +187,12 @@ func (s *sender) edit(ctx context.Context, chat nod.ChatID, id int, m formatting
 	if err != nil {
 		return err
 	}
+	data, err := boundData(kb, m)
+	if err != nil {
+		return err
+	}
 	// Recorded first: a button shown by the edit may be pressed at once.
-	s.bind(ctx, chat, id, callbackData(kb))
+	s.bind(ctx, chat, id, data)
 	p := &tgbot.EditMessageTextParams{ChatID: chat, MessageID: id, Text: m.HTML, ParseMode: models.ParseModeHTML, ReplyMarkup: kb}
 	err = s.htmlOrPlain(ctx, "editMessageText", chat, &p.Text, &p.ParseMode, func() error {
 		_, err := s.tg.EditMessageText(ctx, p)

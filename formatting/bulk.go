@@ -208,3 +208,25 @@ func cut(s string, n int) string {
 	}
 	return s
 }
+
+// CombinedReceipt is Receipts for the changes of one request that came
+// in more than one step (a task created, then its reminder set): one
+// Undo takes them all back together, as Undo all does, so its changes
+// are bound to the message (Message.Bind) rather than shown one by one.
+func (cv Changes) CombinedReceipt(rs []Receipt) Message {
+	m := cv.Receipts(rs)
+	if len(rs) < 2 || len(rs) >= BulkAt {
+		return m // one change, or a short receipt with Undo all already
+	}
+	kb := [][]Button{{cv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoAll, ID: string(rs[0].Item.UndoID)})}}
+	for _, row := range m.Keyboard {
+		if row[0].Action.Kind != nod.ActUndo {
+			kb = append(kb, row) // a rule's Stop
+		}
+	}
+	m.Keyboard = kb
+	for i, r := range rs {
+		m.Bind = append(m.Bind, nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID), N: i + 1})
+	}
+	return m
+}

@@ -283,9 +283,8 @@ func TestGuessedLabelRejectedKeepsTask(t *testing.T) {
 	}
 }
 
-// A proposal shows the model's reason: its words beside the call, on one
-// line under the item, escaped, and cut when long. The tools take no
-// reason of their own (but a checklist item's), so those words are it.
+// A proposal shows the model's reason: its sentence beside the call that
+// names the task, on one line under the item, escaped, and cut when long.
 func TestProposalShowsItsReason(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -318,6 +317,36 @@ func TestProposalShowsItsReason(t *testing.T) {
 	h.tap(chat, user, set.ID, "✓ 1")
 	if m, _ := h.tg.Message(chat, set.ID); !strings.Contains(m.Text, "The slides are due Tuesday") {
 		t.Errorf("the edited set lost the reason:\n%s", m.Text)
+	}
+}
+
+// The model's opening filler is no reason: an item whose step's text
+// names nothing of it shows no 💬 Why, while a step whose text gives its
+// reason for the task shows it (docs/design.md, Why).
+func TestProposalShowsNoFillerAsReason(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T2", Title: "Prepare slides"})
+	h.seed(chat, nod.Task{ID: "T3", Title: "Book room"})
+	h.script(
+		openaitest.Response{Text: "Sure! Let me set that up.", ToolCalls: []openaitest.ToolCall{
+			call("p", "set_task_priority", map[string]any{"task_id": "T2", "priority": "P1"}),
+		}},
+		openaitest.Response{Text: "Got it.\nThe room is booked out fast, so it goes first.", ToolCalls: []openaitest.ToolCall{
+			call("q", "set_task_priority", map[string]any{"task_id": "T3", "priority": "P0"}),
+		}},
+		openaitest.Text("Proposed below."))
+	h.start()
+	h.tg.SendText(chat, user, "sort out my week")
+	set := h.changeSetMessage(chat, 2)
+	if strings.Contains(set.Text, "Sure") || strings.Contains(set.Text, "Let me") || strings.Contains(set.Text, "Got it") {
+		t.Errorf("the change set shows the model's filler as a reason:\n%s", set.Text)
+	}
+	if n := strings.Count(set.Text, "💬 Why:"); n != 1 {
+		t.Errorf("%d reasons shown, want 1:\n%s", n, set.Text)
+	}
+	if want := "Priority: P2 → P0\n💬 Why: <i>The room is booked out fast, so it goes first.</i>"; !strings.Contains(set.Text, want) {
+		t.Errorf("the change set lacks the room's reason %q:\n%s", want, set.Text)
 	}
 }
 

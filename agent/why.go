@@ -1,0 +1,99 @@
+package agent
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/nodbot/nod"
+)
+
+// whyFor is the reason a proposed item shows (nod.ChangeItem.Why): the
+// first sentence of the model's text beside the call that names the item
+// (a word of its task's title or of the value it sets, four letters or
+// more, a word of the text starting with it) and does not open with an
+// acknowledgement ("Sure!", "Nice, …", "Klar, …"); "" when no sentence
+// does. Models open with filler and write one text beside several calls,
+// so the first line is often not about the item at all. An item with a
+// reason argument of its own shows that instead, in its diff.
+func whyFor(text, title, value string) string {
+	names := keyWords(title + " " + value)
+	if len(names) == 0 {
+		return ""
+	}
+	for _, s := range sentences(nod.CleanText(text)) {
+		words := keyWords(s)
+		if len(words) == 0 || filler(words[0]) || (len(words) > 1 && filler(words[:2]...)) {
+			continue
+		}
+		if !namesAny(words, names) {
+			continue
+		}
+		if r := []rune(s); len(r) > maxWhy {
+			s = strings.TrimSpace(string(r[:maxWhy-1])) + "…"
+		}
+		return s
+	}
+	return ""
+}
+
+// maxWhy is the longest reason a proposal shows, in runes.
+const maxWhy = 160
+
+// filler reports whether a sentence opening with these words (its first,
+// or first two) acknowledges rather than explains, in nod's languages.
+func filler(words ...string) bool {
+	switch strings.Join(words, " ") {
+	case "sure", "ok", "okay", "nice", "great", "perfect", "alright", "got it", "done",
+		"hi", "hello", "hey", "thanks", "of course", "no problem", "sounds good", "will do",
+		"klar", "gern", "gerne", "super", "prima", "alles klar", "hallo", "danke",
+		"erledigt", "verstanden", "mache ich":
+		return true
+	}
+	return false
+}
+
+// sentences splits text at line breaks and at ".", "!" or "?" followed by
+// a space, each sentence on one line with its runs of white space folded.
+func sentences(text string) []string {
+	var out []string
+	for _, line := range strings.Split(text, "\n") {
+		start := 0
+		rs := []rune(line)
+		for i, r := range rs {
+			if (r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || rs[i+1] == ' ') {
+				out = appendSentence(out, string(rs[start:i+1]))
+				start = i + 1
+			}
+		}
+		out = appendSentence(out, string(rs[start:]))
+	}
+	return out
+}
+
+func appendSentence(out []string, s string) []string {
+	if s = strings.Join(strings.Fields(s), " "); s != "" {
+		out = append(out, s)
+	}
+	return out
+}
+
+// keyWords is text's words in lower case: its runs of letters and digits.
+func keyWords(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// namesAny reports whether a word of the sentence starts with one of the
+// names of four letters or more ("booked" names "book").
+func namesAny(words, names []string) bool {
+	for _, n := range names {
+		if len([]rune(n)) < 4 {
+			continue
+		}
+		for _, w := range words {
+			if strings.HasPrefix(w, n) {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,38 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+)
+
+// A proposal's 💬 Why is the model's sentence about that item, never its
+// filler; texts as real models write them beside their calls.
+func TestWhyIsTheSentenceAboutTheItem(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("and the room must be booked before the slides are final ", 5)
+	for _, c := range []struct {
+		name, text, title, value, want string
+	}{
+		{"filler only", "Sure! Let me set that up.", "Check the build", "", ""},
+		{"filler naming the task", "Nice, movers sorted. Switching you to Munich time.", "Book movers", "", ""},
+		{"about other tasks", "Nice progress! There's no assignee field, so I'm putting Ana on the kitchen and keys tasks as a label.", "Sell the sofa", "", ""},
+		{"about the value set", "I suggest also putting the appointment date and time on the task.", "Register at Bürgeramt Munich", "Appointment Monday 7 Dec at 9:30.",
+			"I suggest also putting the appointment date and time on the task."},
+		{"second sentence names it", "Adding all 11 for your move. I kept the bank account one marked \"maybe\" since you weren't sure.", "Close Lisbon bank account (maybe)", "",
+			"I kept the bank account one marked \"maybe\" since you weren't sure."},
+		{"one text, several calls: the kitchen", "Landlord moves to Friday.\nThe kitchen goes to Thursday so Friday stays free.", "Pack kitchen", "",
+			"The kitchen goes to Thursday so Friday stays free."},
+		{"one text, several calls: the landlord", "Landlord moves to Friday.\nThe kitchen goes to Thursday so Friday stays free.", "Tell landlord about keys", "",
+			"Landlord moves to Friday."},
+		{"a word's longer form", "The room should be booked first.", "Book room", "", "The room should be booked first."},
+		{"German filler", "Klar, mache ich. Alles klar!", "Milch kaufen", "", ""},
+		{"German reason", "Klar. Die Milch brauchst du morgen früh.", "Milch kaufen", "", "Die Milch brauchst du morgen früh."},
+		{"no text", "", "Buy milk", "", ""},
+		{"short words name nothing", "Do it now.", "Do it", "", ""},
+		{"cut when long", long, "Book room", "", strings.TrimSpace(string([]rune(strings.Join(strings.Fields(long), " "))[:maxWhy-1])) + "…"},
+	} {
+		if got := whyFor(c.text, c.title, c.value); got != c.want {
+			t.Errorf("%s: whyFor(%q, %q, %q) = %q, want %q", c.name, c.text, c.title, c.value, got, c.want)
+		}
+	}
+}
