@@ -214,12 +214,13 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 //
 // Taps on one set run at once, in this process and on other replicas, and
 // their edits reach Telegram in any order. So once an edit has landed the
-// set is read again, and drawn again if a decision came in meanwhile: an
-// edit that lands after a newer one is always followed by another, and
-// the message ends showing every decision. (Stopping after a fixed number
-// of redraws would break that: the decision seen last might have had its
-// own edit land first.) applied and failed come with the caller's
-// snapshot and count only for it.
+// refresh is marked delivered only if the set is still decided as drawn
+// (one statement); if not, the set is read again and drawn again: an edit
+// that lands after a newer one is always followed by another, and the
+// message ends showing every decision. (Stopping after a fixed number of
+// redraws would break that: the decision seen last might have had its own
+// edit land first.) applied and failed come with the caller's snapshot
+// and count only for it.
 func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int, applied map[int]nod.Applied) {
 	if msgID == 0 {
 		msgID = set.MessageID
@@ -236,6 +237,14 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 			b.log.Warn("refresh change set", "set", set.ID, "err", err)
 			return
 		}
+		shown, err := b.outbox.RefreshShown(ctx, set)
+		if err != nil {
+			b.log.Warn("refresh change set", "set", set.ID, "err", err)
+		}
+		if shown {
+			return
+		}
+		// Decided meanwhile, or marked delivered by someone else already.
 		now, err := b.sets.ChangeSet(ctx, set.ChatID, set.ID)
 		if err != nil {
 			b.log.Warn("refresh change set", "set", set.ID, "err", err)

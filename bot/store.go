@@ -150,6 +150,9 @@ type Outbox interface {
 	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
 	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error)
+	// RefreshShown marks the set's owed refreshes delivered if the set is
+	// still decided as shown, and reports whether it did.
+	RefreshShown(ctx context.Context, shown nod.ChangeSet) (bool, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and is telling the person so, once per
 	// owed answer ref.

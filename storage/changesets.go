@@ -351,39 +351,42 @@ func (db *Messages) SetMessageID(ctx context.Context, setID nod.SetID, messageID
 	return nil
 }
 
+// loadSet reads set id with its items in one statement: the set's
+// columns come with every item's row.
 func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
-	var (
-		s        nod.ChangeSet
-		status   string
-		created  int64
-		resolved sql.NullInt64
-		expires  int64
-		warned   int
-	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, thread, user_id, status, message_id, created_at, resolved_at, expires_at, warned, after_seq FROM change_sets WHERE id = $1`, id).
-		Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq)
-	if noRows(err) {
-		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
-	}
+	var s nod.ChangeSet
+	rows, err := q.QueryContext(ctx, `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
+		COALESCE(i.id, ''), COALESCE(i.n, 0), COALESCE(i.tool, ''), COALESCE(i.task_id, ''), COALESCE(i.args, ''), COALESCE(i.summary, ''), COALESCE(i.field, ''),
+		COALESCE(i.before, ''), COALESCE(i.after, ''), COALESCE(i.detail, ''), COALESCE(i.status, ''), COALESCE(i.note, ''), COALESCE(i.undo_id, '')
+		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id WHERE s.id = $1 ORDER BY i.n`, id)
 	if err != nil {
 		return s, fmt.Errorf("change set %s: %w", id, err)
 	}
-	s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
-	s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
-	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, detail, status, note, undo_id FROM change_items WHERE set_id = $1 ORDER BY n`, id)
-	if err != nil {
-		return s, fmt.Errorf("change set %s items: %w", id, err)
-	}
 	defer rows.Close()
+	found := false
 	for rows.Next() {
 		var (
+			status       string
+			created      int64
+			resolved     sql.NullInt64
+			expires      int64
+			warned       int
 			it           nod.ChangeItem
 			args, detail string
 			field, stat  string
 			note         string
 		)
-		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
-			return s, fmt.Errorf("change set %s items: %w", id, err)
+		if err := rows.Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq,
+			&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
+			return s, fmt.Errorf("change set %s: %w", id, err)
+		}
+		if !found {
+			found = true
+			s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
+			s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
+		}
+		if it.ID == "" {
+			continue // a set without items
 		}
 		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
 		if it.Note, err = decodeNote(note); err != nil {
@@ -394,7 +397,13 @@ func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
 		}
 		s.Items = append(s.Items, it)
 	}
-	return s, rows.Err()
+	if err := rows.Err(); err != nil {
+		return s, fmt.Errorf("change set %s: %w", id, err)
+	}
+	if !found {
+		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
+	}
+	return s, nil
 }
 
 func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {
