@@ -29,7 +29,11 @@ import (
 func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID nod.SetID, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error) {
 	var out nod.Decided
 	now := db.now()
+	tap := nod.TapOf(ctx)
 	err := db.inTx(ctx, func(tx conn) error {
+		if err := markTap(ctx, tx, tap, now); err != nil {
+			return err
+		}
 		set, err := db.lockSet(ctx, tx, chatID, setID, now)
 		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}}
 		if err != nil {
@@ -85,13 +89,55 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(setID)}, now); err != nil {
 			return err
 		}
-		return updateSetStatus(ctx, tx, &out.Set, now)
+		if err := updateSetStatus(ctx, tx, &out.Set, now); err != nil {
+			return err
+		}
+		return bindTap(ctx, tx, tap, out, now)
 	})
 	if err != nil {
-		out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
+		if !errors.Is(err, nod.ErrHandled) {
+			out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
+		}
 		out.Applied, out.Stopped, out.Calls = nil, 0, nil
+		return out, err
 	}
-	return out, err
+	if tap != nil {
+		tap.Marked = true
+	}
+	return out, nil
+}
+
+// markTap marks a tap's update handled inside the transaction that
+// decides it: nod.ErrHandled if it was, which rolls the decision back.
+func markTap(ctx context.Context, tx conn, tap *nod.Tap, now time.Time) error {
+	if tap == nil || tap.Marked {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, tap.Update, micros(now))
+	if err != nil {
+		return fmt.Errorf("mark update %d: %w", tap.Update, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("update %d: %w", tap.Update, nod.ErrHandled)
+	}
+	return nil
+}
+
+// bindTap records, with the decision, the buttons the tapped message's
+// edit will carry: a button the edit shows may be pressed at once.
+func bindTap(ctx context.Context, tx conn, tap *nod.Tap, d nod.Decided, now time.Time) error {
+	if tap == nil || tap.Buttons == nil || tap.Message == 0 {
+		return nil
+	}
+	data := tap.Buttons(d)
+	if len(data) == 0 {
+		return nil
+	}
+	query, args := bindSQL(d.Set.ChatID, tap.Message, now, data)
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("bind buttons of message %d: %w", tap.Message, err)
+	}
+	return nil
 }
 
 // confirmOne applies item it of set inside tx; tasks caches the tasks
@@ -235,7 +281,11 @@ func (db *ChangeSets) FailItem(ctx context.Context, chatID nod.ChatID, setID nod
 func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason, words string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
+	tap := nod.TapOf(ctx)
 	err := db.inTx(ctx, func(tx conn) error {
+		if err := markTap(ctx, tx, tap, now); err != nil {
+			return err
+		}
 		var err error
 		if set, err = db.lockSet(ctx, tx, chatID, setID, now); err != nil {
 			return err
@@ -271,12 +321,21 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID no
 		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(setID)}, now); err != nil {
 			return err
 		}
-		return updateSetStatus(ctx, tx, &set, now)
+		if err := updateSetStatus(ctx, tx, &set, now); err != nil {
+			return err
+		}
+		return bindTap(ctx, tx, tap, nod.Decided{Set: set}, now)
 	})
 	if err != nil {
-		set = db.afterFailedClaim(ctx, chatID, setID, set)
+		if !errors.Is(err, nod.ErrHandled) {
+			set = db.afterFailedClaim(ctx, chatID, setID, set)
+		}
+		return set, err
 	}
-	return set, err
+	if tap != nil {
+		tap.Marked = true
+	}
+	return set, nil
 }
 
 func updateSetStatus(ctx context.Context, tx conn, set *nod.ChangeSet, now time.Time) error {
