@@ -29,6 +29,9 @@ var (
 	// ErrSent: the reminder a change set has gone out since; undoing the
 	// change would move a reminder that was sent.
 	ErrSent = errors.New("reminder went out")
+	// ErrHandled: the update that asked for this was handled before (a
+	// redelivery); nothing was written.
+	ErrHandled = errors.New("update handled before")
 )
 
 // Detail is err's text without the sentinel's suffix (": invalid",

@@ -367,13 +367,17 @@ func (b *Bot) handle(u *models.Update) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, updateTopic(u))
+			if tap := b.tapOf(u); tap != nil {
+				b.onCallback(ctx, u.CallbackQuery, tap) // marked with its decision
+				return
+			}
 			first, err := b.fresh(ctx, u)
 			if err != nil {
 				text, _ := notice(formatting.For(u.CallbackQuery.From.LanguageCode), err, nil)
 				b.send.answer(ctx, u.CallbackQuery.ID, text)
 			}
 			if first {
-				b.onCallback(ctx, u.CallbackQuery)
+				b.onCallback(ctx, u.CallbackQuery, nil)
 			}
 		}()
 	default:
@@ -408,6 +412,27 @@ func (b *Bot) fresh(ctx context.Context, u *models.Update) (bool, error) {
 		return true, nil
 	}
 	return b.firstDelivery(ctx, u.ID)
+}
+
+// decidedWithMark are the presses whose one decision transaction marks
+// their update handled (nod.Tap): a redelivery finds the mark exactly
+// when it finds the decision, and the press costs no transaction of its
+// own.
+var decidedWithMark = map[nod.ActionKind]bool{
+	nod.ActConfirm: true, nod.ActConfirmAll: true, nod.ActApplyAnyway: true, nod.ActSkipRest: true, nod.ActReject: true, nod.ActSkip: true,
+}
+
+// tapOf returns the tap of an allowed person's press that its decision
+// marks handled, or nil: that update is marked first, as any other.
+func (b *Bot) tapOf(u *models.Update) *nod.Tap {
+	if !b.served(u) {
+		return nil
+	}
+	a, err := DecodeAction(u.CallbackQuery.Data)
+	if err != nil || !decidedWithMark[a.Kind] {
+		return nil
+	}
+	return &nod.Tap{Update: u.ID}
 }
 
 // served reports whether u comes from an allowed person.

@@ -30,6 +30,9 @@ type press struct {
 	text     string                       // of the pressed message as Telegram shows it, if known
 	loc      *formatting.Locale           // the language to answer in
 	later    *[]func(context.Context)     // what runs once the press is answered
+	// tap is set for an action whose decision marks the update handled
+	// and records the edit's buttons in its own transaction.
+	tap *nod.Tap
 }
 
 // topic is where the pressed message is, and what the press sends goes.
@@ -48,7 +51,10 @@ func (p press) item() nod.ItemID { return nod.ItemID(p.action.ID) }
 // the button spinning (Telegram gives up on an unanswered press).
 func (p press) then(fn func(ctx context.Context)) { *p.later = append(*p.later, fn) }
 
-func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
+// onCallback handles a press. tap is set when the decision's transaction
+// is to mark the update handled: whatever answers the press without that
+// decision marks it first, and a redelivery is answered nothing.
+func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery, tap *nod.Tap) {
 	var (
 		chat   nod.ChatID
 		thread nod.ThreadID // of a message Telegram no longer shows, unknown: the chat
@@ -63,6 +69,24 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 		thread = messageTopic(q.Message.Message).Thread
 	case q.Message.InaccessibleMessage != nil:
 		chat, msgID = nod.ChatID(q.Message.InaccessibleMessage.Chat.ID), q.Message.InaccessibleMessage.MessageID
+	}
+	// answer answers the press, once: an update its decision did not mark
+	// is marked first, and a redelivery is answered nothing.
+	answer := func(text string) bool {
+		if tap != nil && !tap.Marked {
+			first, err := b.firstDelivery(ctx, tap.Update)
+			if err != nil {
+				text, _ := notice(formatting.For(q.From.LanguageCode), err, nil)
+				b.send.answer(ctx, q.ID, text)
+				return false
+			}
+			if !first {
+				return false
+			}
+			tap.Marked = true
+		}
+		b.send.answer(ctx, q.ID, text)
+		return true
 	}
 	if !b.allowed[nod.UserID(q.From.ID)] {
 		b.log.Info("stranger's button refused", "chat", chat, "user", nod.UserID(q.From.ID))
@@ -81,35 +105,59 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery) {
 	if err != nil || chat == 0 {
 		b.log.Warn("invalid callback data", "chat", chat, "user", nod.UserID(q.From.ID))
 		text, _ := notice(loc, nod.ErrInvalid, nil)
-		b.send.answer(ctx, q.ID, text)
+		answer(text)
 		return
 	}
 	switch sent, recorded, err := b.sentWith(ctx, chat, msgID, q.Data, kb); {
 	case err != nil:
 		b.log.Error("button check", "chat", chat, "err", err)
-		b.send.answer(ctx, q.ID, loc.Notice(formatting.NoticeFailed))
+		answer(loc.Notice(formatting.NoticeFailed))
 		return
 	case !recorded && q.Message.Message == nil:
 		// An old message: its buttons are no longer recorded (pruned,
 		// or sent before the record was kept) and Telegram no longer
 		// shows it to the bot.
 		b.log.Info("button of an old message", "chat", chat, "user", nod.UserID(q.From.ID), "message", msgID)
-		b.send.answer(ctx, q.ID, loc.Notice(formatting.NoticeButtonExpired))
+		answer(loc.Notice(formatting.NoticeButtonExpired))
 		return
 	case !sent:
 		// Valid data pressed on another message (another person's
 		// receipt, say): whatever it names, that message is not its own.
 		b.log.Warn("button pressed on a message it was not sent with", "chat", chat, "user", nod.UserID(q.From.ID), "message", msgID)
-		b.send.answer(ctx, q.ID, loc.Notice(formatting.NoticeNotHere))
+		answer(loc.Notice(formatting.NoticeNotHere))
 		return
 	}
 	var later []func(context.Context)
-	p := press{id: q.ID, chat: chat, group: group, thread: thread, user: nod.UserID(q.From.ID), msgID: msgID, action: a, data: q.Data, keyboard: kb, text: text, loc: loc, later: &later}
-	b.send.answer(ctx, q.ID, actions[a.Kind](b, ctx, p))
+	p := press{id: q.ID, chat: chat, group: group, thread: thread, user: nod.UserID(q.From.ID), msgID: msgID, action: a, data: q.Data, keyboard: kb, text: text, loc: loc, later: &later, tap: tap}
+	actx := ctx
+	if tap != nil {
+		tap.Message, tap.Buttons = msgID, func(d nod.Decided) []string { return setButtons(loc, d) }
+		actx = nod.WithTap(ctx, tap)
+	}
+	if !answer(actions[a.Kind](b, actx, p)) {
+		return
+	}
 	for _, fn := range later {
 		fn(ctx)
 	}
 	b.refreshOwed(ctx, chat, loc)
+}
+
+// setButtons is the callback data of the buttons the set's message shows
+// once d is drawn, and perhaps more: every applied item's undo counts as
+// live (one that expired since was shown before).
+func setButtons(loc *formatting.Locale, d nod.Decided) []string {
+	v := formatting.ChangeSetView{Set: d.Set, Failed: d.Failed(), Undoable: map[nod.UndoID]bool{}}
+	for _, it := range d.Set.Items {
+		if it.UndoID != "" {
+			v.Undoable[it.UndoID] = true
+		}
+	}
+	kb, err := keyboard(formatting.Message{Keyboard: loc.Changes().ChangeSetKeyboard(v)})
+	if err != nil {
+		return nil
+	}
+	return callbackData(kb)
 }
 
 // sentWith reports whether callback data was pressed on a message it was
@@ -217,13 +265,20 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 //
 // Taps on one set run at once, in this process and on other replicas, and
 // their edits reach Telegram in any order. So once an edit has landed the
-// set is read again, and drawn again if a decision came in meanwhile: an
-// edit that lands after a newer one is always followed by another, and
-// the message ends showing every decision. (Stopping after a fixed number
-// of redraws would break that: the decision seen last might have had its
-// own edit land first.) applied and failed come with the caller's
-// snapshot and count only for it.
+// refresh is marked delivered only if the set is still decided as drawn
+// (one statement); if not, the set is read again and drawn again: an edit
+// that lands after a newer one is always followed by another, and the
+// message ends showing every decision. (Stopping after a fixed number of
+// redraws would break that: the decision seen last might have had its own
+// edit land first.) applied and failed come with the caller's snapshot
+// and count only for it.
 func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int, applied map[int]nod.Applied) {
+	b.redraw(ctx, loc, set, failed, msgID, applied, false)
+}
+
+// redraw is refresh; bound says the decision that drew set recorded the
+// buttons its first edit shows (nod.Tap).
+func (b *Bot) redraw(ctx context.Context, loc *formatting.Locale, set nod.ChangeSet, failed, msgID int, applied map[int]nod.Applied, bound bool) {
 	if msgID == 0 {
 		msgID = set.MessageID
 	}
@@ -235,10 +290,18 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 	// Each redraw needs a decision that came in since the last: a set has
 	// that many only so often, so this ends; the bound is a guard.
 	for range 2*len(set.Items) + 2 {
-		if err := b.send.edit(ctx, set.ChatID, msgID, loc.Changes().ChangeSet(b.view(ctx, set, failed, applied))); err != nil {
+		if err := b.send.editBound(ctx, set.ChatID, msgID, loc.Changes().ChangeSet(b.view(ctx, set, failed, applied)), bound); err != nil {
 			b.log.Warn("refresh change set", "set", set.ID, "err", err)
 			return
 		}
+		shown, err := b.outbox.RefreshShown(ctx, set)
+		if err != nil {
+			b.log.Warn("refresh change set", "set", set.ID, "err", err)
+		}
+		if shown {
+			return
+		}
+		// Decided meanwhile, or marked delivered by someone else already.
 		now, err := b.sets.ChangeSet(ctx, set.ChatID, set.ID)
 		if err != nil {
 			b.log.Warn("refresh change set", "set", set.ID, "err", err)
@@ -247,7 +310,7 @@ func (b *Bot) refresh(ctx context.Context, loc *formatting.Locale, set nod.Chang
 		if sameDecisions(set, now) {
 			break
 		}
-		set, failed, applied = now, 0, nil
+		set, failed, applied, bound = now, 0, nil, false
 	}
 	b.delivered(ctx, set.ChatID, nod.OwedRefresh, string(set.ID))
 }
@@ -272,8 +335,12 @@ func appliedTasks(d nod.Decided) []nod.TaskID {
 
 // decided answers a decision on a change set and refreshes its message.
 func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok string) string {
+	if errors.Is(err, nod.ErrHandled) {
+		return "" // a redelivery: onCallback answers nothing
+	}
 	if d.Set.ID != "" && d.Set.ChatID == p.chat {
-		p.then(func(ctx context.Context) { b.refresh(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied) })
+		bound := err == nil && p.tap != nil && p.tap.Marked
+		p.then(func(ctx context.Context) { b.redraw(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied, bound) })
 	}
 	if len(d.Applied) > 0 {
 		p.then(func(ctx context.Context) { b.refreshCards(ctx, p.loc, p.chat, 0, appliedTasks(d)) })

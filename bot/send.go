@@ -183,16 +183,24 @@ func callbackData(kb *models.InlineKeyboardMarkup) []string {
 
 // edit replaces message id's text and buttons.
 func (s *sender) edit(ctx context.Context, chat nod.ChatID, id int, m formatting.Message) error {
+	return s.editBound(ctx, chat, id, m, false)
+}
+
+// editBound is edit, its buttons recorded already when bound is set (by
+// the transaction that decided what the edit shows).
+func (s *sender) editBound(ctx context.Context, chat nod.ChatID, id int, m formatting.Message, bound bool) error {
 	kb, err := keyboard(m)
 	if err != nil {
 		return err
 	}
-	data, err := boundData(kb, m)
-	if err != nil {
-		return err
+	if !bound {
+		data, err := boundData(kb, m)
+		if err != nil {
+			return err
+		}
+		// Recorded first: a button shown by the edit may be pressed at once.
+		s.bind(ctx, chat, id, data)
 	}
-	// Recorded first: a button shown by the edit may be pressed at once.
-	s.bind(ctx, chat, id, data)
 	p := &tgbot.EditMessageTextParams{ChatID: chat, MessageID: id, Text: m.HTML, ParseMode: models.ParseModeHTML, ReplyMarkup: kb}
 	err = s.htmlOrPlain(ctx, "editMessageText", chat, &p.Text, &p.ParseMode, func() error {
 		_, err := s.tg.EditMessageText(ctx, p)

@@ -80,9 +80,9 @@ type Conversation interface {
 // Messages remembers which Telegram message shows what, to edit it later.
 type Messages interface {
 	SetMessageID(ctx context.Context, setID nod.SetID, messageID int) error
-	// SetCardMessage and CardMessage remember the latest card of a task.
+	// SetCardMessage and CardMessages remember the latest card of a task.
 	SetCardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID, msgID int) error
-	CardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID) (int, error)
+	CardMessages(ctx context.Context, chatID nod.ChatID, tasks []nod.TaskID) (map[nod.TaskID]int, error)
 	SetRuleMessage(ctx context.Context, id nod.RuleID, messageID int) error
 	// SetDeletionMessage records the message that asks a deletion's
 	// question; the question waits its full time from then.
@@ -150,6 +150,9 @@ type Outbox interface {
 	Delivered(ctx context.Context, chatID nod.ChatID, kind nod.OwedKind, refs ...string) error
 	// OwedRefreshes lists the chat's sets whose messages are owed an edit.
 	OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error)
+	// RefreshShown marks the set's owed refreshes delivered if the set is
+	// still decided as shown, and reports whether it did.
+	RefreshShown(ctx context.Context, shown nod.ChangeSet) (bool, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and is telling the person so, once per
 	// owed answer ref.

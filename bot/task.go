@@ -3,6 +3,7 @@ package bot
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -134,11 +135,7 @@ func (b *Bot) onToggle(ctx context.Context, p press) string {
 // change made elsewhere (an undo), so that its toggles show the items as
 // they are.
 func (b *Bot) refreshCard(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, taskID nod.TaskID) {
-	id, err := b.messages.CardMessage(ctx, chat, taskID)
-	if err != nil {
-		return // no card shown, or none remembered
-	}
-	b.cardNow(ctx, loc, chat, id, taskID)
+	b.refreshCards(ctx, loc, chat, 0, []nod.TaskID{taskID})
 }
 
 // maxCardRefresh bounds the cards one turn or tap redraws: a turn that
@@ -149,23 +146,29 @@ const maxCardRefresh = 20
 // change made elsewhere (a turn's receipt, a change set's ✓), and the
 // card replyTo (0: none) when it shows one of them: a card left as it
 // was would show the task as it was, and its buttons would find it
-// changed since.
+// changed since. Which cards there are is one read.
 func (b *Bot) refreshCards(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, replyTo int, tasks []nod.TaskID) {
-	seen := map[nod.TaskID]bool{}
+	var ids []nod.TaskID
 	for _, id := range tasks {
-		if id == "" || seen[id] || len(seen) == maxCardRefresh {
-			continue
+		if id != "" && !slices.Contains(ids, id) && len(ids) < maxCardRefresh {
+			ids = append(ids, id)
 		}
-		seen[id] = true
-		b.refreshCard(ctx, loc, chat, id)
+	}
+	cards, err := b.messages.CardMessages(ctx, chat, ids)
+	if err != nil {
+		b.log.Warn("cards to redraw", "chat", chat, "err", err)
+		return
+	}
+	for _, id := range ids {
+		if msg, ok := cards[id]; ok {
+			b.cardNow(ctx, loc, chat, msg, id)
+		}
 	}
 	if replyTo == 0 {
 		return
 	}
-	if t, ok := b.cardOf(ctx, chat, replyTo); ok && seen[t.ID] {
-		if latest, err := b.messages.CardMessage(ctx, chat, t.ID); err != nil || latest != replyTo {
-			b.cardNow(ctx, loc, chat, replyTo, t.ID)
-		}
+	if t, ok := b.cardOf(ctx, chat, replyTo); ok && slices.Contains(ids, t.ID) && cards[t.ID] != replyTo {
+		b.cardNow(ctx, loc, chat, replyTo, t.ID)
 	}
 }
 

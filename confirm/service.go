@@ -164,7 +164,7 @@ func (c *Service) confirm(ctx context.Context, chatID nod.ChatID, userID nod.Use
 	if it, ok := d.Set.Item(d.Stopped); ok && it.Status != nod.ItemPending {
 		c.decisions.WithLabelValues(string(it.Status)).Inc()
 	}
-	if err != nil && !errors.Is(err, nod.ErrDecided) && !errors.Is(err, nod.ErrExpired) && !errors.Is(err, nod.ErrNotFound) {
+	if err != nil && !errors.Is(err, nod.ErrDecided) && !errors.Is(err, nod.ErrExpired) && !errors.Is(err, nod.ErrNotFound) && !errors.Is(err, nod.ErrHandled) {
 		c.log.Error("confirm items", "chat", chatID, "set", setID, "items", ns, "err", err)
 	}
 	return d, err

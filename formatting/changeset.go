@@ -125,6 +125,9 @@ func (cv Changes) ChangeSet(v ChangeSetView) Message {
 	return Message{HTML: html, Keyboard: cv.l.changeSetKeyboard(v)}
 }
 
+// ChangeSetKeyboard is the buttons alone of the message ChangeSet draws.
+func (cv Changes) ChangeSetKeyboard(v ChangeSetView) [][]Button { return cv.l.changeSetKeyboard(v) }
+
 func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Segment) string {
 	s := v.Set
 	var b strings.Builder

@@ -18,9 +18,19 @@ func (db *Messages) BindButtons(ctx context.Context, chatID nod.ChatID, msgID in
 	if len(data) == 0 {
 		return nil
 	}
+	query, args := bindSQL(chatID, msgID, db.now(), data)
+	if _, err := db.exec(ctx, query, args...); err != nil {
+		return fmt.Errorf("bind buttons of message %d: %w", msgID, err)
+	}
+	return nil
+}
+
+// bindSQL is the statement that records data on message msgID; data is
+// not empty.
+func bindSQL(chatID nod.ChatID, msgID int, now time.Time, data []string) (string, []any) {
 	var q strings.Builder
 	q.WriteString(`INSERT INTO button_messages (chat_id, message_id, data, created_at) VALUES `)
-	args := []any{chatID, msgID, micros(db.now())}
+	args := []any{chatID, msgID, micros(now)}
 	seen := map[string]bool{}
 	for _, d := range data {
 		if seen[d] {
@@ -34,10 +44,7 @@ func (db *Messages) BindButtons(ctx context.Context, chatID nod.ChatID, msgID in
 		fmt.Fprintf(&q, "(CAST($1 AS BIGINT),CAST($2 AS BIGINT),CAST($%d AS TEXT),CAST($3 AS BIGINT))", len(args))
 	}
 	q.WriteString(` ON CONFLICT (chat_id, message_id, data) DO UPDATE SET created_at = excluded.created_at`)
-	if _, err := db.exec(ctx, q.String(), args...); err != nil {
-		return fmt.Errorf("bind buttons of message %d: %w", msgID, err)
-	}
-	return nil
+	return q.String(), args
 }
 
 // ButtonSentWith reports whether callback data was sent with (or edited

@@ -29,7 +29,11 @@ import (
 func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID nod.SetID, ns []int, userID nod.UserID, words string, decide nod.Decide) (nod.Decided, error) {
 	var out nod.Decided
 	now := db.now()
+	tap := nod.TapOf(ctx)
 	err := db.inTx(ctx, func(tx conn) error {
+		if err := markTap(ctx, tx, tap, now); err != nil {
+			return err
+		}
 		set, err := db.lockSet(ctx, tx, chatID, setID, now)
 		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}}
 		if err != nil {
@@ -85,13 +89,55 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(setID)}, now); err != nil {
 			return err
 		}
-		return updateSetStatus(ctx, tx, &out.Set, now)
+		if err := updateSetStatus(ctx, tx, &out.Set, now); err != nil {
+			return err
+		}
+		return bindTap(ctx, tx, tap, out, now)
 	})
 	if err != nil {
-		out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
+		if !errors.Is(err, nod.ErrHandled) {
+			out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
+		}
 		out.Applied, out.Stopped, out.Calls = nil, 0, nil
+		return out, err
 	}
-	return out, err
+	if tap != nil {
+		tap.Marked = true
+	}
+	return out, nil
+}
+
+// markTap marks a tap's update handled inside the transaction that
+// decides it: nod.ErrHandled if it was, which rolls the decision back.
+func markTap(ctx context.Context, tx conn, tap *nod.Tap, now time.Time) error {
+	if tap == nil || tap.Marked {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, tap.Update, micros(now))
+	if err != nil {
+		return fmt.Errorf("mark update %d: %w", tap.Update, err)
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return fmt.Errorf("update %d: %w", tap.Update, nod.ErrHandled)
+	}
+	return nil
+}
+
+// bindTap records, with the decision, the buttons the tapped message's
+// edit will carry: a button the edit shows may be pressed at once.
+func bindTap(ctx context.Context, tx conn, tap *nod.Tap, d nod.Decided, now time.Time) error {
+	if tap == nil || tap.Buttons == nil || tap.Message == 0 {
+		return nil
+	}
+	data := tap.Buttons(d)
+	if len(data) == 0 {
+		return nil
+	}
+	query, args := bindSQL(d.Set.ChatID, tap.Message, now, data)
+	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+		return fmt.Errorf("bind buttons of message %d: %w", tap.Message, err)
+	}
+	return nil
 }
 
 // confirmOne applies item it of set inside tx; tasks caches the tasks
@@ -235,7 +281,11 @@ func (db *ChangeSets) FailItem(ctx context.Context, chatID nod.ChatID, setID nod
 func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID nod.SetID, n int, userID nod.UserID, status nod.ItemStatus, note nod.Note, reason, words string) (nod.ChangeSet, error) {
 	var set nod.ChangeSet
 	now := db.now()
+	tap := nod.TapOf(ctx)
 	err := db.inTx(ctx, func(tx conn) error {
+		if err := markTap(ctx, tx, tap, now); err != nil {
+			return err
+		}
 		var err error
 		if set, err = db.lockSet(ctx, tx, chatID, setID, now); err != nil {
 			return err
@@ -271,12 +321,21 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID no
 		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(setID)}, now); err != nil {
 			return err
 		}
-		return updateSetStatus(ctx, tx, &set, now)
+		if err := updateSetStatus(ctx, tx, &set, now); err != nil {
+			return err
+		}
+		return bindTap(ctx, tx, tap, nod.Decided{Set: set}, now)
 	})
 	if err != nil {
-		set = db.afterFailedClaim(ctx, chatID, setID, set)
+		if !errors.Is(err, nod.ErrHandled) {
+			set = db.afterFailedClaim(ctx, chatID, setID, set)
+		}
+		return set, err
 	}
-	return set, err
+	if tap != nil {
+		tap.Marked = true
+	}
+	return set, nil
 }
 
 func updateSetStatus(ctx context.Context, tx conn, set *nod.ChangeSet, now time.Time) error {
@@ -351,39 +410,42 @@ func (db *Messages) SetMessageID(ctx context.Context, setID nod.SetID, messageID
 	return nil
 }
 
+// loadSet reads set id with its items in one statement: the set's
+// columns come with every item's row.
 func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
-	var (
-		s        nod.ChangeSet
-		status   string
-		created  int64
-		resolved sql.NullInt64
-		expires  int64
-		warned   int
-	)
-	err := q.QueryRowContext(ctx, `SELECT id, chat_id, thread, user_id, status, message_id, created_at, resolved_at, expires_at, warned, after_seq FROM change_sets WHERE id = $1`, id).
-		Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq)
-	if noRows(err) {
-		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
-	}
+	var s nod.ChangeSet
+	rows, err := q.QueryContext(ctx, `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
+		COALESCE(i.id, ''), COALESCE(i.n, 0), COALESCE(i.tool, ''), COALESCE(i.task_id, ''), COALESCE(i.args, ''), COALESCE(i.summary, ''), COALESCE(i.field, ''),
+		COALESCE(i.before, ''), COALESCE(i.after, ''), COALESCE(i.detail, ''), COALESCE(i.status, ''), COALESCE(i.note, ''), COALESCE(i.undo_id, '')
+		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id WHERE s.id = $1 ORDER BY i.n`, id)
 	if err != nil {
 		return s, fmt.Errorf("change set %s: %w", id, err)
 	}
-	s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
-	s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
-	rows, err := q.QueryContext(ctx, `SELECT id, n, tool, task_id, args, summary, field, before, after, detail, status, note, undo_id FROM change_items WHERE set_id = $1 ORDER BY n`, id)
-	if err != nil {
-		return s, fmt.Errorf("change set %s items: %w", id, err)
-	}
 	defer rows.Close()
+	found := false
 	for rows.Next() {
 		var (
+			status       string
+			created      int64
+			resolved     sql.NullInt64
+			expires      int64
+			warned       int
 			it           nod.ChangeItem
 			args, detail string
 			field, stat  string
 			note         string
 		)
-		if err := rows.Scan(&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
-			return s, fmt.Errorf("change set %s items: %w", id, err)
+		if err := rows.Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq,
+			&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
+			return s, fmt.Errorf("change set %s: %w", id, err)
+		}
+		if !found {
+			found = true
+			s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
+			s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
+		}
+		if it.ID == "" {
+			continue // a set without items
 		}
 		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
 		if it.Note, err = decodeNote(note); err != nil {
@@ -394,7 +456,13 @@ func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
 		}
 		s.Items = append(s.Items, it)
 	}
-	return s, rows.Err()
+	if err := rows.Err(); err != nil {
+		return s, fmt.Errorf("change set %s: %w", id, err)
+	}
+	if !found {
+		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
+	}
+	return s, nil
 }
 
 func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {

@@ -39,9 +39,9 @@ type txMemo struct {
 	touched map[nod.TaskID]time.Time
 	// locked holds the chats whose lock the transaction took.
 	locked map[nod.ChatID]bool
-	// refreshes are the chats the transaction owed a set's refresh:
-	// noted once it commits (OwedRefreshes).
-	refreshes []nod.ChatID
+	// refreshes are the sets the transaction owed a refresh: noted once
+	// it commits (OwedRefreshes).
+	refreshes []owedRef
 }
 
 func newTxMemo() *txMemo {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -89,10 +91,11 @@ func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) erro
 		return fmt.Errorf("owe %s message: %w", o.Kind, err)
 	}
 	if o.Kind == nod.OwedRefresh {
+		r := owedRef{o.ChatID, o.Ref}
 		if q.memo == nil { // no transaction: committed already
-			db.committed(&txMemo{refreshes: []nod.ChatID{o.ChatID}})
+			db.committed(&txMemo{refreshes: []owedRef{r}})
 		} else {
-			q.memo.refreshes = append(q.memo.refreshes, o.ChatID)
+			q.memo.refreshes = append(q.memo.refreshes, r)
 		}
 	}
 	return nil
@@ -103,8 +106,65 @@ func (db *core) committed(m *txMemo) {
 	if m == nil {
 		return
 	}
-	for _, chat := range m.refreshes {
-		db.refreshes.Store(chat, db.refreshMarks.Add(1))
+	for _, r := range m.refreshes {
+		db.refreshes.note(r)
+	}
+}
+
+// owedRef is a set owed a refresh.
+type owedRef struct {
+	chat nod.ChatID
+	ref  string
+}
+
+// owedMarks are the sets this process's commits owed a refresh, each
+// with the number of the latest commit that owed it: a delivery or a read
+// that found it settled takes the mark off only if no commit owed the set
+// again since it looked.
+type owedMarks struct {
+	mu    sync.Mutex
+	last  int64
+	chats map[nod.ChatID]map[string]int64
+}
+
+func (m *owedMarks) note(r owedRef) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.chats == nil {
+		m.chats = map[nod.ChatID]map[string]int64{}
+	}
+	if m.chats[r.chat] == nil {
+		m.chats[r.chat] = map[string]int64{}
+	}
+	m.last++
+	m.chats[r.chat][r.ref] = m.last
+}
+
+// of returns the chat's marks, refs limited to those given unless none are.
+func (m *owedMarks) of(chat nod.ChatID, refs ...string) map[string]int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int64{}
+	for ref, mark := range m.chats[chat] {
+		if len(refs) == 0 || slices.Contains(refs, ref) {
+			out[ref] = mark
+		}
+	}
+	return out
+}
+
+// settle takes off the marks seen, unless a commit owed their set again.
+func (m *owedMarks) settle(chat nod.ChatID, seen map[string]int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	marks := m.chats[chat]
+	for ref, mark := range seen {
+		if marks[ref] == mark {
+			delete(marks, ref)
+		}
+	}
+	if len(marks) == 0 {
+		delete(m.chats, chat)
 	}
 }
 
@@ -113,10 +173,15 @@ func (db *Outbox) Delivered(ctx context.Context, chatID nod.ChatID, kind nod.Owe
 	if len(refs) == 0 {
 		return nil
 	}
+	var seen map[string]int64
+	if kind == nod.OwedRefresh {
+		seen = db.refreshes.of(chatID, refs...) // before: what commits after may owe is not delivered
+	}
 	query, args := deliveredSQL(chatID, kind, db.now(), refs)
 	if _, err := db.exec(ctx, query, args...); err != nil {
 		return fmt.Errorf("mark %s delivered: %w", kind, err)
 	}
+	db.refreshes.settle(chatID, seen)
 	return nil
 }
 
@@ -230,23 +295,73 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 // harmless.
 //
 // The bot asks after every update, and nearly always nothing is owed: it
-// reads only for a chat that a transaction of this process owed a
-// refresh since a read last found none there. The mark is set once that
-// transaction committed, so a read that takes it sees the row. What
-// another process owed (a PostgreSQL replica's, one that stopped) its
-// own read or the owed sweep (TakeOwed) delivers.
+// reads only for a chat where a transaction of this process owed a set's
+// refresh that no delivery and no read has found settled since. The mark
+// is set once that transaction committed, so a read that takes it sees
+// the row. What another process owed (a PostgreSQL replica's, one that
+// stopped) its own read or the owed sweep (TakeOwed) delivers.
 func (db *Outbox) OwedRefreshes(ctx context.Context, chatID nod.ChatID) ([]nod.SetID, error) {
-	mark, ok := db.refreshes.Load(chatID)
-	if !ok {
+	seen := db.refreshes.of(chatID)
+	if len(seen) == 0 {
 		return nil, nil
 	}
 	ids, err := queryIDs[nod.SetID](ctx, db.reader(), `SELECT DISTINCT ref FROM outbox WHERE chat_id = $1 AND kind = 'refresh' AND delivered_at IS NULL`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("owed refreshes: %w", err)
 	}
-	if len(ids) == 0 {
-		// Unless a commit marked the chat again meanwhile.
-		db.refreshes.CompareAndDelete(chatID, mark)
+	for _, id := range ids {
+		delete(seen, string(id)) // still owed
 	}
+	db.refreshes.settle(chatID, seen)
 	return ids, nil
+}
+
+// RefreshShown marks the refreshes owed to set shown's message delivered,
+// once an edit showed it, and reports whether it did: only if the set as
+// stored still decides as shown does (every item's status, note and undo
+// entry, the set's status and warning), compared in the statement that
+// marks, so that a decision another tap made meanwhile is not marked
+// shown. false is also what a refresh someone else marked already gets:
+// the caller then reads the set to tell.
+func (db *Outbox) RefreshShown(ctx context.Context, shown nod.ChangeSet) (bool, error) {
+	seen := db.refreshes.of(shown.ChatID, string(shown.ID))
+	agg := "group_concat(i.status || ':' || i.note || ':' || i.undo_id, ',' ORDER BY i.n)"
+	if db.postgres {
+		agg = "string_agg(i.status || ':' || i.note || ':' || i.undo_id, ',' ORDER BY i.n)"
+	}
+	res, err := db.exec(ctx, `UPDATE outbox SET delivered_at = $1 WHERE chat_id = $2 AND kind = 'refresh' AND ref = $3 AND delivered_at IS NULL
+		AND (SELECT s.status || '/' || CAST(s.warned AS TEXT) || '/' || COALESCE(`+agg+`, '')
+			FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id WHERE s.id = $3 GROUP BY s.status, s.warned) = $4`,
+		micros(db.now()), shown.ChatID, string(shown.ID), decisionsDigest(shown))
+	if err != nil {
+		return false, fmt.Errorf("mark refresh of %s delivered: %w", shown.ID, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return false, nil
+	}
+	db.refreshes.settle(shown.ChatID, seen)
+	return true, nil
+}
+
+// decisionsDigest is what RefreshShown compares, as its statement builds
+// it from the stored set.
+func decisionsDigest(s nod.ChangeSet) string {
+	var b strings.Builder
+	b.WriteString(string(s.Status))
+	if s.Warned {
+		b.WriteString("/1/")
+	} else {
+		b.WriteString("/0/")
+	}
+	for i, it := range s.Items {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(string(it.Status))
+		b.WriteByte(':')
+		b.WriteString(encodeNote(it.Note))
+		b.WriteByte(':')
+		b.WriteString(string(it.UndoID))
+	}
+	return b.String()
 }

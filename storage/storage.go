@@ -10,8 +10,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -61,10 +59,9 @@ type core struct {
 	postgres bool
 	stmts    stmtCache
 	counts   counts
-	// refreshes marks the chats owed a set's refresh by this process's
-	// commits, each with its own number from refreshMarks (OwedRefreshes).
-	refreshes    sync.Map // nod.ChatID → int64
-	refreshMarks atomic.Int64
+	// refreshes marks the sets owed a refresh by this process's commits
+	// (OwedRefreshes).
+	refreshes owedMarks
 }
 
 // New returns a DB that is not yet open. now is the clock for every

@@ -173,16 +173,37 @@ func (db *Messages) SetCardMessage(ctx context.Context, chatID nod.ChatID, taskI
 	return nil
 }
 
-// CardMessage returns the message of the chat's latest card of task, or
-// nod.ErrNotFound.
-func (db *Messages) CardMessage(ctx context.Context, chatID nod.ChatID, taskID nod.TaskID) (int, error) {
-	var id int
-	err := db.reader().QueryRowContext(ctx, `SELECT message_id FROM cards WHERE chat_id = $1 AND task_id = $2`, chatID, taskID).Scan(&id)
-	if noRows(err) {
-		return 0, fmt.Errorf("card of task %s: %w", taskID, nod.ErrNotFound)
+// CardMessages returns the message of the chat's latest card of each of
+// tasks that has one, in one statement.
+func (db *Messages) CardMessages(ctx context.Context, chatID nod.ChatID, tasks []nod.TaskID) (map[nod.TaskID]int, error) {
+	out := map[nod.TaskID]int{}
+	if len(tasks) == 0 {
+		return out, nil
 	}
+	args := []any{chatID}
+	var in strings.Builder
+	for i, t := range tasks {
+		if i > 0 {
+			in.WriteString(", ")
+		}
+		args = append(args, t)
+		fmt.Fprintf(&in, "$%d", len(args))
+	}
+	rows, err := db.reader().QueryContext(ctx, `SELECT task_id, message_id FROM cards WHERE chat_id = $1 AND task_id IN (`+in.String()+`)`, args...)
 	if err != nil {
-		return 0, fmt.Errorf("card of task %s: %w", taskID, err)
+		return nil, fmt.Errorf("cards: %w", err)
 	}
-	return id, nil
+	defer rows.Close()
+	for rows.Next() {
+		var t nod.TaskID
+		var id int
+		if err := rows.Scan(&t, &id); err != nil {
+			return nil, fmt.Errorf("cards: %w", err)
+		}
+		out[t] = id
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("cards: %w", err)
+	}
+	return out, nil
 }

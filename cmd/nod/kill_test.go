@@ -276,6 +276,56 @@ func TestChangeSetAfterKill(t *testing.T) {
 	}
 }
 
+// SIGKILL after a tap's decision committed (with its update's mark and
+// the buttons its edit adds) and while its edit hangs, before the edit is
+// marked delivered: the next start edits the message again (an edit shows
+// the set as it is, so one that did land is merely repeated), the
+// redelivered press is neither applied nor answered again, and the edit's
+// Undo works.
+func TestTapKilledBeforeItsEditWasMarked(t *testing.T) {
+	t.Parallel()
+	firstPassOnly(t, "SQLite hands a stopped process's messages over at once")
+	h := newHarness(t)
+	h.seedT1()
+	h.raiseT1()
+	p := h.startProcess(t)
+	h.tg.SendText(chat, user, "raise the login bug")
+	set := h.changeSetMessage(chat, 2)
+	release := make(chan struct{})
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
+		if method == "editMessageText" {
+			select {
+			case <-release:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		return nil
+	})
+	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, set.ID, "✓ 1")); ans != "Applied item 1." {
+		t.Errorf("✓ 1: %q", ans)
+	}
+	press := h.tg.Wire().LastUpdateID()
+	h.tg.Wait("the edit to be tried", func() bool { return len(h.tg.Calls("editMessageText")) > 0 })
+	p.kill()
+	close(release)
+
+	p = h.startProcess(t)
+	h.tg.WaitMessage(chat, set.ID, "the edit to be delivered again", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
+	// Redelivered once the new process polls: the killed one's poll may
+	// still be open on the fake's side.
+	h.tg.Wire().Redeliver(press)
+	h.tg.Wait("the redelivered press to be dropped", func() bool { return strings.Contains(p.logs.String(), "duplicate update ignored") })
+	if n := len(h.tg.Calls("answerCallbackQuery")); n != 1 {
+		t.Errorf("the press was answered %d times", n)
+	}
+	if n := h.count(nod.OutcomeConfirmed); n != 1 || h.task("T1").Priority != nod.P1 {
+		t.Errorf("%d confirmations, priority %s; want 1, P1", n, h.task("T1").Priority)
+	}
+	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, set.ID, "↩️ Undo 1")); !strings.Contains(ans, "Undone") || h.task("T1").Priority != nod.P3 {
+		t.Errorf("Undo 1 after the restart: %q, priority %s", ans, h.task("T1").Priority)
+	}
+}
+
 // SIGKILL in the middle of a turn: the person's message stays in the
 // conversation, nod says after the restart that it stopped before
 // answering (the receipt of what it had done went out before the kill),
