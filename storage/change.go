@@ -414,7 +414,7 @@ func (db *core) lockChat(ctx context.Context, q conn, chatID nod.ChatID) error {
 	if !db.postgres || q.memo != nil && q.memo.locked[chatID] {
 		return nil
 	}
-	if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, chatID); err != nil {
+	if err := q.later(ctx, `SELECT pg_advisory_xact_lock($1)`, chatID); err != nil {
 		return fmt.Errorf("lock chat %d: %w", chatID, err)
 	}
 	if q.memo != nil {

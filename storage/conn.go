@@ -22,7 +22,8 @@ import (
 type conn struct {
 	db   *core
 	pool *sql.DB // PostgreSQL's pool or SQLite's read pool
-	tx   *sql.Tx // a PostgreSQL transaction
+	tx   *sql.Tx // a PostgreSQL read transaction
+	pg   *pgTx   // a PostgreSQL write transaction
 	w    *writer // SQLite's writer, held
 	// memo is what a transaction knows of its own writes; nil outside one.
 	memo *txMemo
@@ -59,7 +60,7 @@ func (c conn) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	switch {
 	case c.w != nil:
 		return c.w.stmt(ctx, query)
-	case c.tx != nil || c.db.postgres:
+	case c.tx != nil || c.pg != nil || c.db.postgres:
 		return nil, nil
 	}
 	return c.db.stmts.get(ctx, c.pool, query), nil
@@ -79,8 +80,24 @@ func (c conn) text() textRunner {
 		return c.w.conn
 	case c.tx != nil:
 		return c.tx
+	case c.pg != nil:
+		return c.pg.conn
 	}
 	return c.pool
+}
+
+// later runs a write whose answer the caller needs only as the
+// transaction's outcome. In a PostgreSQL write transaction it goes out
+// with the transaction's next statement, or its COMMIT, in one round trip
+// (pgTx); its failure fails that statement and the transaction.
+func (c conn) later(ctx context.Context, query string, args ...any) error {
+	if c.pg == nil {
+		_, err := c.ExecContext(ctx, query, args...)
+		return err
+	}
+	c.db.counts.stmts.Add(1)
+	c.pg.later(query, args)
+	return nil
 }
 
 // bound is the context a statement runs under. On SQLite a statement
@@ -111,6 +128,10 @@ func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	if st != nil {
 		return st.ExecContext(ctx, args...)
 	}
+	if c.pg != nil {
+		n, err := c.pg.exec(ctx, query, args)
+		return driver.RowsAffected(n), err
+	}
 	return c.text().ExecContext(ctx, query, args...)
 }
 
@@ -126,6 +147,11 @@ func (c conn) QueryContext(ctx context.Context, query string, args ...any) (*sql
 	if st != nil {
 		return st.QueryContext(ctx, args...)
 	}
+	if c.pg != nil {
+		if err := c.pg.flush(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return c.text().QueryContext(ctx, query, args...)
 }
 
@@ -136,6 +162,11 @@ func (c conn) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	}
 	if st, err := c.prepared(bound, query); st != nil && err == nil {
 		return st.QueryRowContext(bound, args...)
+	}
+	if c.pg != nil {
+		// A failed flush leaves the transaction refusing statements: the
+		// row carries that, and the transaction reports the failure itself.
+		c.pg.flush(bound)
 	}
 	return c.text().QueryRowContext(bound, query, args...) // unprepared: or to carry the error
 }
@@ -261,6 +292,7 @@ func limitSQL(n int) string { return " LIMIT " + strconv.Itoa(n) }
 // pin how much work an operation does.
 type counts struct {
 	stmts, txs atomic.Int64
+	trips      atomic.Int64 // PostgreSQL write transactions' round trips
 }
 
 // Work returns how many statements and write transactions (a write
