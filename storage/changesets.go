@@ -414,7 +414,7 @@ func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now ti
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, detail, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		if err := tx.later(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, detail, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
 			it.ID, s.ID, it.N, it.Tool, it.TaskID, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, detail, string(it.Status)); err != nil {
 			return fmt.Errorf("insert change item %d: %w", it.N, err)
 		}
