@@ -62,7 +62,7 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 		if err := db.lockChat(ctx, q, a.ChatID); err != nil {
 			return fmt.Errorf("audit: %w", err)
 		}
-		err := q.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID).Scan(&prev)
+		err := q.scanOne(ctx, &prev, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID)
 		if err != nil && !noRows(err) {
 			return fmt.Errorf("audit chain: %w", err)
 		}

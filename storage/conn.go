@@ -116,6 +116,17 @@ func (c conn) bound(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
+// scanOne reads the one value a query answers into dest (sql.ErrNoRows
+// when it answers none). In a PostgreSQL write transaction the query goes
+// out with the writes that wait (pgTx.scan).
+func (c conn) scanOne(ctx context.Context, dest any, query string, args ...any) error {
+	if c.pg == nil {
+		return c.QueryRowContext(ctx, query, args...).Scan(dest)
+	}
+	c.db.counts.stmts.Add(1)
+	return c.pg.scan(ctx, query, args, dest)
+}
+
 func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx, err := c.bound(ctx)
 	if err != nil {

@@ -92,6 +92,39 @@ func (t *pgTx) exec(ctx context.Context, query string, args []any) (int64, error
 	return n, err
 }
 
+// scan runs a query of one row after whatever waits, in one round trip,
+// and scans its row into dest as pgx scans (sql.ErrNoRows when none).
+func (t *pgTx) scan(ctx context.Context, query string, args []any, dest ...any) error {
+	t.trips.Add(1)
+	return t.conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		if len(t.pending.QueuedQueries) == 0 {
+			return pc.QueryRow(ctx, query, args...).Scan(dest...)
+		}
+		deferred := len(t.pending.QueuedQueries)
+		t.pending.Queue(query, args...)
+		br := pc.SendBatch(ctx, &t.pending)
+		var err error
+		for range deferred {
+			if _, err = br.Exec(); err != nil {
+				if t.err == nil {
+					t.err = err
+				}
+				break
+			}
+		}
+		if err == nil {
+			err = br.QueryRow().Scan(dest...)
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		t.pending = pgx.Batch{}
+		t.begun = true
+		return err
+	})
+}
+
 // flush sends whatever waits, before a query (counted here too).
 func (t *pgTx) flush(ctx context.Context) error {
 	_, err := t.exec(ctx, "", nil)
