@@ -153,6 +153,13 @@ func (t TestTx) Count(ctx context.Context, query string, args ...any) (n int64, 
 	return n, err
 }
 
+// One reads the one number a query answers, as the audit chain's head
+// is read.
+func (t TestTx) One(ctx context.Context, query string, args ...any) (n int64, err error) {
+	err = t.c.scanOne(ctx, &n, query, args...)
+	return n, err
+}
+
 // InTestTx runs fn in a write transaction, as storage's own writes run.
 func (db *DB) InTestTx(ctx context.Context, fn func(TestTx) error) error {
 	return db.inTx(ctx, func(c conn) error { return fn(TestTx{c}) })

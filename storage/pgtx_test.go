@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"slices"
 	"testing"
@@ -92,6 +93,19 @@ func TestWritesWaitForTheNextStatement(t *testing.T) {
 	if got := pipeRows(t, db); got != 3 {
 		t.Errorf("%d rows committed, want 3", got)
 	}
+	// A one-value read goes out with what waits before it.
+	if n := trips(func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (6)`)
+		if n, err := tx.One(ctx, `SELECT MAX(k) FROM pipe`); n != 6 || err != nil {
+			t.Errorf("the read after a waiting insert = %d (%v), want 6", n, err)
+		}
+		if _, err := tx.One(ctx, `SELECT k FROM pipe WHERE k > 6`); !errors.Is(err, sql.ErrNoRows) {
+			t.Errorf("a read of no row = %v, want sql.ErrNoRows", err)
+		}
+		return tx.Later(ctx, `INSERT INTO pipe VALUES (7)`)
+	}); n != 3 {
+		t.Errorf("insert+read, read, insert+COMMIT took %d round trips, want 3", n)
+	}
 	if n := trips(func(storage.TestTx) error { return nil }); n != 0 {
 		t.Errorf("a transaction that ran nothing took %d round trips", n)
 	}
@@ -124,8 +138,16 @@ func TestWaitingWriteFailsItsTransaction(t *testing.T) {
 	if pgCode(atRead) != "23505" {
 		t.Errorf("a duplicate key waiting for a read = %v, want the unique violation first", atRead)
 	}
+	atOne := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (1)`)
+		_, err := tx.One(ctx, `SELECT MAX(k) FROM pipe`)
+		return err
+	})
+	if pgCode(atOne) != "23505" {
+		t.Errorf("a duplicate key waiting for a one-value read = %v, want the unique violation", atOne)
+	}
 	if got := pipeRows(t, db); got != 1 {
-		t.Errorf("%d rows after two failed transactions, want 1", got)
+		t.Errorf("%d rows after three failed transactions, want 1", got)
 	}
 	runs := 0
 	err := db.InTestTx(ctx, func(tx storage.TestTx) error {
