@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -52,7 +53,13 @@ func (t *pgTx) later(query string, args []any) {
 // exec runs query (none: only what waits) after whatever waits, in one
 // round trip, and returns the rows query affected.
 func (t *pgTx) exec(ctx context.Context, query string, args []any) (int64, error) {
-	var n int64
+	tag, err := t.run(ctx, query, args)
+	return tag.RowsAffected(), err
+}
+
+// run is exec, answering the last statement's command tag.
+func (t *pgTx) run(ctx context.Context, query string, args []any) (pgconn.CommandTag, error) {
+	var last pgconn.CommandTag
 	err := t.conn.Raw(func(dc any) error {
 		pc := dc.(*stdlib.Conn).Conn()
 		if len(t.pending.QueuedQueries) == 0 {
@@ -60,8 +67,8 @@ func (t *pgTx) exec(ctx context.Context, query string, args []any) (int64, error
 				return nil
 			}
 			t.trips.Add(1)
-			tag, err := pc.Exec(ctx, query, args...)
-			n = tag.RowsAffected()
+			var err error
+			last, err = pc.Exec(ctx, query, args...)
 			return err
 		}
 		deferred := len(t.pending.QueuedQueries)
@@ -80,7 +87,7 @@ func (t *pgTx) exec(ctx context.Context, query string, args []any) (int64, error
 				}
 				break
 			}
-			n = tag.RowsAffected()
+			last = tag
 		}
 		if cerr := br.Close(); err == nil {
 			err = cerr
@@ -89,7 +96,7 @@ func (t *pgTx) exec(ctx context.Context, query string, args []any) (int64, error
 		t.begun = true
 		return err
 	})
-	return n, err
+	return last, err
 }
 
 // scan runs a query of one row after whatever waits, in one round trip,
@@ -139,9 +146,14 @@ func (t *pgTx) commit(ctx context.Context) error {
 		t.pending = pgx.Batch{}
 		return nil
 	}
-	_, err := t.exec(ctx, "commit", nil)
+	tag, err := t.run(ctx, "commit", nil)
 	if t.err != nil {
 		return t.err
+	}
+	if err == nil && tag.String() != "COMMIT" {
+		// A transaction that failed earlier answers COMMIT by rolling
+		// back, without an error: the caller hid one.
+		return pgx.ErrTxCommitRollback
 	}
 	return err
 }

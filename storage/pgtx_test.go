@@ -138,6 +138,14 @@ func TestWaitingWriteFailsItsTransaction(t *testing.T) {
 	if pgCode(atRead) != "23505" {
 		t.Errorf("a duplicate key waiting for a read = %v, want the unique violation first", atRead)
 	}
+	hidden := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (4)`)
+		tx.Exec(ctx, `INSERT INTO pipe VALUES (1)`) // its failure not returned
+		return nil
+	})
+	if hidden == nil {
+		t.Errorf("a transaction that failed committed without an error")
+	}
 	atOne := db.InTestTx(ctx, func(tx storage.TestTx) error {
 		tx.Later(ctx, `INSERT INTO pipe VALUES (1)`)
 		_, err := tx.One(ctx, `SELECT MAX(k) FROM pipe`)
@@ -147,7 +155,7 @@ func TestWaitingWriteFailsItsTransaction(t *testing.T) {
 		t.Errorf("a duplicate key waiting for a one-value read = %v, want the unique violation", atOne)
 	}
 	if got := pipeRows(t, db); got != 1 {
-		t.Errorf("%d rows after three failed transactions, want 1", got)
+		t.Errorf("%d rows after four failed transactions, want 1", got)
 	}
 	runs := 0
 	err := db.InTestTx(ctx, func(tx storage.TestTx) error {
