@@ -57,6 +57,9 @@ func (db *core) reader() conn { return conn{db: db, pool: db.rdb} }
 // reports the error).
 func (c conn) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.db.counts.stmts.Add(1)
+	if c.db.postgres && c.pg == nil {
+		c.db.counts.trips.Add(1) // a write transaction counts its own
+	}
 	switch {
 	case c.w != nil:
 		return c.w.stmt(ctx, query)
@@ -303,7 +306,7 @@ func limitSQL(n int) string { return " LIMIT " + strconv.Itoa(n) }
 // pin how much work an operation does.
 type counts struct {
 	stmts, txs atomic.Int64
-	trips      atomic.Int64 // PostgreSQL write transactions' round trips
+	trips      atomic.Int64 // PostgreSQL's round trips
 }
 
 // Work returns how many statements and write transactions (a write
@@ -312,3 +315,8 @@ type counts struct {
 func (db *DB) Work() (statements, transactions int64) {
 	return db.counts.stmts.Load(), db.counts.txs.Load()
 }
+
+// RoundTrips returns how many round trips to PostgreSQL the DB's
+// statements took since it opened, a write transaction's BEGIN and
+// COMMIT included (a read transaction's not); none on SQLite.
+func (db *DB) RoundTrips() int64 { return db.counts.trips.Load() }

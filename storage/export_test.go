@@ -164,6 +164,3 @@ func (t TestTx) One(ctx context.Context, query string, args ...any) (n int64, er
 func (db *DB) InTestTx(ctx context.Context, fn func(TestTx) error) error {
 	return db.inTx(ctx, func(c conn) error { return fn(TestTx{c}) })
 }
-
-// TxTrips is how many round trips PostgreSQL write transactions made.
-func (db *DB) TxTrips() int64 { return db.counts.trips.Load() }

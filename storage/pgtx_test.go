@@ -52,11 +52,11 @@ func TestWritesWaitForTheNextStatement(t *testing.T) {
 	ctx := t.Context()
 	trips := func(fn func(storage.TestTx) error) int64 {
 		t.Helper()
-		before := db.TxTrips()
+		before := db.RoundTrips()
 		if err := db.InTestTx(ctx, fn); err != nil {
 			t.Fatal(err)
 		}
-		return db.TxTrips() - before
+		return db.RoundTrips() - before
 	}
 	if n := trips(func(tx storage.TestTx) error {
 		for _, q := range []string{`SELECT pg_advisory_xact_lock(7)`, `INSERT INTO pipe VALUES (1)`, `INSERT INTO pipe VALUES (2)`} {
