@@ -409,7 +409,8 @@ func (s *itemState) item() *nod.ChecklistItem {
 // of the transaction (SQLite's immediate transactions serialise every
 // writer already). Taken first in every transaction that decides or
 // applies, it orders them all the same way, so they cannot deadlock; the
-// audit chain takes the same lock.
+// audit chain takes the same lock. It goes out with the transaction's next
+// statement (pgTx), and so is held before that statement runs.
 func (db *core) lockChat(ctx context.Context, q conn, chatID nod.ChatID) error {
 	if !db.postgres || q.memo != nil && q.memo.locked[chatID] {
 		return nil
