@@ -62,7 +62,7 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 		if err := db.lockChat(ctx, q, a.ChatID); err != nil {
 			return fmt.Errorf("audit: %w", err)
 		}
-		err := q.QueryRowContext(ctx, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID).Scan(&prev)
+		err := q.scanOne(ctx, &prev, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID)
 		if err != nil && !noRows(err) {
 			return fmt.Errorf("audit chain: %w", err)
 		}
@@ -73,7 +73,7 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 	}
 	digest := contentDigest(salt, a)
 	hash := db.auditHash(prev, a, digest)
-	_, err = q.ExecContext(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
+	err = q.later(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
 		a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At),
 		prev, hash, salt, digest)
 	if err != nil {

@@ -310,12 +310,12 @@ func insertTask(ctx context.Context, q conn, t nod.Task) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`, row...)
+	err = q.later(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`, row...)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}
 	for i, it := range t.Checklist {
-		_, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+		err := q.later(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 			append([]any{it.ID, t.ID, i}, itemValues(&it)...)...)
 		if err != nil {
 			return fmt.Errorf("insert task %s checklist item %s: %w", t.ID, it.ID, err)
@@ -409,12 +409,13 @@ func (s *itemState) item() *nod.ChecklistItem {
 // of the transaction (SQLite's immediate transactions serialise every
 // writer already). Taken first in every transaction that decides or
 // applies, it orders them all the same way, so they cannot deadlock; the
-// audit chain takes the same lock.
+// audit chain takes the same lock. It goes out with the transaction's next
+// statement (pgTx), and so is held before that statement runs.
 func (db *core) lockChat(ctx context.Context, q conn, chatID nod.ChatID) error {
 	if !db.postgres || q.memo != nil && q.memo.locked[chatID] {
 		return nil
 	}
-	if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock($1)`, chatID); err != nil {
+	if err := q.later(ctx, `SELECT pg_advisory_xact_lock($1)`, chatID); err != nil {
 		return fmt.Errorf("lock chat %d: %w", chatID, err)
 	}
 	if q.memo != nil {

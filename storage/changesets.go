@@ -349,7 +349,7 @@ func updateSetStatus(ctx context.Context, tx conn, set *nod.ChangeSet, now time.
 		set.ResolvedAt = &now
 		resolved = nullMicros(&now)
 	}
-	_, err := tx.ExecContext(ctx, `UPDATE change_sets SET status = $1, resolved_at = $2 WHERE id = $3`, string(st), resolved, set.ID)
+	err := tx.later(ctx, `UPDATE change_sets SET status = $1, resolved_at = $2 WHERE id = $3`, string(st), resolved, set.ID)
 	if err != nil {
 		return fmt.Errorf("update change set %s: %w", set.ID, err)
 	}
@@ -357,7 +357,7 @@ func updateSetStatus(ctx context.Context, tx conn, set *nod.ChangeSet, now time.
 }
 
 func insertDecision(ctx context.Context, tx conn, set nod.ChangeSet, it nod.ChangeItem, userID nod.UserID, v nod.Verdict, reason, words string, now time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, words, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+	err := tx.later(ctx, `INSERT INTO decisions (id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, words, created_at) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
 		nod.NewID(), set.ChatID, set.ID, it.ID, it.N, userID, string(v), reason, it.Tool, it.Summary, nod.KindOf(it.Tool, it.Field, it.After), nod.CleanText(words), micros(now))
 	if err != nil {
 		return fmt.Errorf("record decision: %w", err)
@@ -482,7 +482,7 @@ func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now ti
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, detail, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+		if err := tx.later(ctx, `INSERT INTO change_items (id, set_id, n, tool, task_id, args, summary, field, before, after, detail, status) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
 			it.ID, s.ID, it.N, it.Tool, it.TaskID, string(it.Args), it.Summary, string(it.Field), it.Before, it.After, detail, string(it.Status)); err != nil {
 			return fmt.Errorf("insert change item %d: %w", it.N, err)
 		}

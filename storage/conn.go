@@ -22,7 +22,8 @@ import (
 type conn struct {
 	db   *core
 	pool *sql.DB // PostgreSQL's pool or SQLite's read pool
-	tx   *sql.Tx // a PostgreSQL transaction
+	tx   *sql.Tx // a PostgreSQL read transaction
+	pg   *pgTx   // a PostgreSQL write transaction
 	w    *writer // SQLite's writer, held
 	// memo is what a transaction knows of its own writes; nil outside one.
 	memo *txMemo
@@ -56,10 +57,13 @@ func (db *core) reader() conn { return conn{db: db, pool: db.rdb} }
 // reports the error).
 func (c conn) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.db.counts.stmts.Add(1)
+	if c.db.postgres && c.pg == nil {
+		c.db.counts.trips.Add(1) // a write transaction counts its own
+	}
 	switch {
 	case c.w != nil:
 		return c.w.stmt(ctx, query)
-	case c.tx != nil || c.db.postgres:
+	case c.tx != nil || c.pg != nil || c.db.postgres:
 		return nil, nil
 	}
 	return c.db.stmts.get(ctx, c.pool, query), nil
@@ -79,8 +83,24 @@ func (c conn) text() textRunner {
 		return c.w.conn
 	case c.tx != nil:
 		return c.tx
+	case c.pg != nil:
+		return c.pg.conn
 	}
 	return c.pool
+}
+
+// later runs a write whose answer the caller needs only as the
+// transaction's outcome. In a PostgreSQL write transaction it goes out
+// with the transaction's next statement, or its COMMIT, in one round trip
+// (pgTx); its failure fails that statement and the transaction.
+func (c conn) later(ctx context.Context, query string, args ...any) error {
+	if c.pg == nil {
+		_, err := c.ExecContext(ctx, query, args...)
+		return err
+	}
+	c.db.counts.stmts.Add(1)
+	c.pg.later(query, args)
+	return nil
 }
 
 // bound is the context a statement runs under. On SQLite a statement
@@ -99,6 +119,17 @@ func (c conn) bound(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
+// scanOne reads the one value a query answers into dest (sql.ErrNoRows
+// when it answers none). In a PostgreSQL write transaction the query goes
+// out with the writes that wait (pgTx.scan).
+func (c conn) scanOne(ctx context.Context, dest any, query string, args ...any) error {
+	if c.pg == nil {
+		return c.QueryRowContext(ctx, query, args...).Scan(dest)
+	}
+	c.db.counts.stmts.Add(1)
+	return c.pg.scan(ctx, query, args, dest)
+}
+
 func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	ctx, err := c.bound(ctx)
 	if err != nil {
@@ -110,6 +141,10 @@ func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.R
 	}
 	if st != nil {
 		return st.ExecContext(ctx, args...)
+	}
+	if c.pg != nil {
+		n, err := c.pg.exec(ctx, query, args)
+		return driver.RowsAffected(n), err
 	}
 	return c.text().ExecContext(ctx, query, args...)
 }
@@ -126,6 +161,11 @@ func (c conn) QueryContext(ctx context.Context, query string, args ...any) (*sql
 	if st != nil {
 		return st.QueryContext(ctx, args...)
 	}
+	if c.pg != nil {
+		if err := c.pg.flush(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return c.text().QueryContext(ctx, query, args...)
 }
 
@@ -136,6 +176,11 @@ func (c conn) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	}
 	if st, err := c.prepared(bound, query); st != nil && err == nil {
 		return st.QueryRowContext(bound, args...)
+	}
+	if c.pg != nil {
+		// A failed flush leaves the transaction refusing statements: the
+		// row carries that, and the transaction reports the failure itself.
+		c.pg.flush(bound)
 	}
 	return c.text().QueryRowContext(bound, query, args...) // unprepared: or to carry the error
 }
@@ -261,6 +306,7 @@ func limitSQL(n int) string { return " LIMIT " + strconv.Itoa(n) }
 // pin how much work an operation does.
 type counts struct {
 	stmts, txs atomic.Int64
+	trips      atomic.Int64 // PostgreSQL's round trips
 }
 
 // Work returns how many statements and write transactions (a write
@@ -269,3 +315,8 @@ type counts struct {
 func (db *DB) Work() (statements, transactions int64) {
 	return db.counts.stmts.Load(), db.counts.txs.Load()
 }
+
+// RoundTrips returns how many round trips to PostgreSQL the DB's
+// statements took since it opened, a write transaction's BEGIN and
+// COMMIT included (a read transaction's not); none on SQLite.
+func (db *DB) RoundTrips() int64 { return db.counts.trips.Load() }

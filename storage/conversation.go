@@ -109,7 +109,7 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 		args = append(args, string(body), micros(m.At), m.MsgID)
 	}
 	q.WriteString(`) AS v`)
-	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+	if err := tx.later(ctx, q.String(), args...); err != nil {
 		return fmt.Errorf("save messages: %w", err)
 	}
 	return nil

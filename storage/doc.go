@@ -8,8 +8,10 @@
 // Where the dialects differ, the code says so at the spot: the migration
 // folders (how an auto-increment id is declared), Open (driver and DSN),
 // the connections (SQLite's one writer and prepared statements beside a
-// read pool; PostgreSQL's pool), the chat lock (an advisory lock on
-// PostgreSQL; SQLite's single writer already serialises), claims of due
+// read pool; PostgreSQL's pool, whose write transactions send their
+// BEGIN and the writes nobody waits on with the next statement, pgtx.go),
+// the chat lock (an advisory lock on PostgreSQL; SQLite's single writer
+// already serialises), claims of due
 // work (FOR UPDATE SKIP LOCKED on PostgreSQL), the outbox's takeover of a
 // stopped process's entries (SQLite only: one process uses a file at a
 // time), and task search (PostgreSQL's strpos and lower where SQLite uses

@@ -154,3 +154,38 @@ func (db *DB) AddLegacyAudit(ctx context.Context, a nod.AuditEntry) error {
 		return err
 	})
 }
+
+// TestTx is a write transaction as storage's own code holds it.
+type TestTx struct{ c conn }
+
+// Later queues a write that waits for the transaction's next statement.
+func (t TestTx) Later(ctx context.Context, query string, args ...any) error {
+	return t.c.later(ctx, query, args...)
+}
+
+// Exec runs a write now and returns the rows it affected.
+func (t TestTx) Exec(ctx context.Context, query string, args ...any) (int64, error) {
+	res, err := t.c.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// Count runs a query answering one number.
+func (t TestTx) Count(ctx context.Context, query string, args ...any) (n int64, err error) {
+	err = t.c.QueryRowContext(ctx, query, args...).Scan(&n)
+	return n, err
+}
+
+// One reads the one number a query answers, as the audit chain's head
+// is read.
+func (t TestTx) One(ctx context.Context, query string, args ...any) (n int64, err error) {
+	err = t.c.scanOne(ctx, &n, query, args...)
+	return n, err
+}
+
+// InTestTx runs fn in a write transaction, as storage's own writes run.
+func (db *DB) InTestTx(ctx context.Context, fn func(TestTx) error) error {
+	return db.inTx(ctx, func(c conn) error { return fn(TestTx{c}) })
+}

@@ -85,7 +85,7 @@ func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) erro
 	if !o.Due.IsZero() {
 		payload = fmt.Sprintf(`{"due":%d,"user":%d}`, micros(o.Due), o.User)
 	}
-	_, err := q.ExecContext(ctx, `INSERT INTO outbox (chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+	err := q.later(ctx, `INSERT INTO outbox (chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 		o.ChatID, o.Thread, string(o.Kind), o.Ref, payload, db.instance, micros(now))
 	if err != nil {
 		return fmt.Errorf("owe %s message: %w", o.Kind, err)
@@ -188,7 +188,7 @@ func (db *Outbox) Delivered(ctx context.Context, chatID nod.ChatID, kind nod.Owe
 // delivered is Delivered inside a transaction.
 func delivered(ctx context.Context, tx conn, chatID nod.ChatID, kind nod.OwedKind, now time.Time, refs ...string) error {
 	query, args := deliveredSQL(chatID, kind, now, refs)
-	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+	if err := tx.later(ctx, query, args...); err != nil {
 		return fmt.Errorf("mark %s delivered: %w", kind, err)
 	}
 	return nil

@@ -245,16 +245,16 @@ func (db *core) tryTx(ctx context.Context, fn func(tx conn) error) error {
 	if db.w != nil {
 		return db.w.tx(ctx, db, fn)
 	}
-	tx, err := db.wdb.BeginTx(ctx, nil)
+	tx, err := db.beginPG(ctx)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
+	defer tx.close(ctx)
 	memo := newTxMemo()
-	if err := fn(conn{db: db, tx: tx, memo: memo}); err != nil {
-		tx.Rollback()
-		return err
+	if err := fn(conn{db: db, pg: tx, memo: memo}); err != nil {
+		return tx.failure(err)
 	}
-	if err := tx.Commit(); err != nil {
+	if err := tx.commit(ctx); err != nil {
 		return fmt.Errorf("commit: %w", err)
 	}
 	db.committed(memo)

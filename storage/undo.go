@@ -16,7 +16,7 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 	if err != nil {
 		return err
 	}
-	_, err = q.ExecContext(ctx, `INSERT INTO undo_entries (id, chat_id, thread, user_id, task_id, tool, summary, delta, reverts, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
+	err = q.later(ctx, `INSERT INTO undo_entries (id, chat_id, thread, user_id, task_id, tool, summary, delta, reverts, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
 		u.ID, u.ChatID, u.Thread, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
 	if err != nil {
 		return fmt.Errorf("record undo entry: %w", err)

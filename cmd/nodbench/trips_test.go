@@ -1,0 +1,48 @@
+package main
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+// On PostgreSQL a round trip costs nod more CPU than most statements, so
+// a write transaction sends its BEGIN, the chat's lock and the writes
+// nobody waits on with its next statement or its COMMIT
+// (storage/pgtx.go): a read-only turn and a confirm tap take a bounded
+// number of round trips, counted end to end.
+func TestRoundTripsPerOperation(t *testing.T) {
+	if !slices.Contains(storagetest.Dialects(t), "postgres") {
+		t.Skip("PostgreSQL is not available")
+	}
+	// trips runs op as measureWork does and counts its round trips once
+	// nod has handled it.
+	trips := func(prepare, op func(e *env)) (n int64) {
+		measureWork(t, "postgres", prepare, func(e *env) {
+			before := e.db.RoundTrips()
+			op(e)
+			settled(t, e)
+			n = e.db.RoundTrips() - before
+		})
+		return n
+	}
+	turn := trips(func(e *env) {
+		seedLogin(e)
+		e.llm.Handle(readOnlyLLM)
+		e.tg.SendText(benchChat, 42, "hi")
+		e.tg.WaitBotMessages(benchChat, 1)
+	}, func(e *env) {
+		e.tg.SendText(benchChat, 42, "what's on my list?")
+		e.tg.WaitBotMessages(benchChat, 2)
+	})
+	tap := trips(func(e *env) { proposeItems(e, 1) }, func(e *env) { tapSet(e, "✓ 1") })
+	t.Logf("round trips: read-only turn %d, confirm tap %d", turn, tap)
+	// 20 and 25 with a round trip for every statement, BEGIN and COMMIT:
+	// the person's words now go out in one, the turn's end in two, and a
+	// tap's one write transaction (its update's mark and its buttons
+	// inside) in 10.
+	if turn > 11 || tap > 16 {
+		t.Errorf("a read-only turn took %d round trips, a confirm tap %d; want at most 11 and 16", turn, tap)
+	}
+}

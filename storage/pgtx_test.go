@@ -1,0 +1,178 @@
+package storage_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/nodbot/nod/fixtures"
+	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
+)
+
+// pipeDB is a PostgreSQL DB with a scratch table of its own.
+func pipeDB(t *testing.T) *storage.DB {
+	t.Helper()
+	if !slices.Contains(storagetest.Dialects(t), "postgres") {
+		t.Skip("PostgreSQL is not available")
+	}
+	db := storagetest.Open(t, "postgres", fixtures.NewClock(fixtures.DefaultNow).Now)
+	storagetest.Exec(t, db.DSN(), `CREATE TABLE pipe (k INT PRIMARY KEY)`)
+	return db
+}
+
+func pipeRows(t *testing.T, db *storage.DB) (n int64) {
+	t.Helper()
+	err := db.InTestTx(t.Context(), func(tx storage.TestTx) (err error) {
+		n, err = tx.Count(t.Context(), `SELECT COUNT(*) FROM pipe`)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func pgCode(err error) string {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code
+	}
+	return ""
+}
+
+// On PostgreSQL a write transaction's BEGIN and the writes whose answer
+// it does not need go out with its next statement, or its COMMIT: the
+// chat's lock and a turn's inserts cost one round trip, not one each.
+func TestWritesWaitForTheNextStatement(t *testing.T) {
+	db := pipeDB(t)
+	ctx := t.Context()
+	trips := func(fn func(storage.TestTx) error) int64 {
+		t.Helper()
+		before := db.RoundTrips()
+		if err := db.InTestTx(ctx, fn); err != nil {
+			t.Fatal(err)
+		}
+		return db.RoundTrips() - before
+	}
+	if n := trips(func(tx storage.TestTx) error {
+		for _, q := range []string{`SELECT pg_advisory_xact_lock(7)`, `INSERT INTO pipe VALUES (1)`, `INSERT INTO pipe VALUES (2)`} {
+			if err := tx.Later(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); n != 1 {
+		t.Errorf("BEGIN, a lock, two inserts and COMMIT took %d round trips, want 1", n)
+	}
+	if got := pipeRows(t, db); got != 2 {
+		t.Errorf("%d rows committed, want 2", got)
+	}
+	// A statement that answers goes out with what waits before it, and
+	// answers for itself; a read sees the writes before it.
+	if n := trips(func(tx storage.TestTx) error {
+		if err := tx.Later(ctx, `INSERT INTO pipe VALUES (3)`); err != nil {
+			return err
+		}
+		if n, err := tx.Exec(ctx, `DELETE FROM pipe WHERE k < 3`); n != 2 || err != nil {
+			t.Errorf("the delete after a waiting insert affected %d rows (%v), want 2", n, err)
+		}
+		if err := tx.Later(ctx, `INSERT INTO pipe VALUES (4)`); err != nil {
+			return err
+		}
+		if n, err := tx.Count(ctx, `SELECT COUNT(*) FROM pipe`); n != 2 || err != nil {
+			t.Errorf("the transaction read %d rows (%v), want 2", n, err)
+		}
+		return tx.Later(ctx, `INSERT INTO pipe VALUES (5)`)
+	}); n != 4 {
+		t.Errorf("insert+delete, insert, read, insert+COMMIT took %d round trips, want 4", n)
+	}
+	if got := pipeRows(t, db); got != 3 {
+		t.Errorf("%d rows committed, want 3", got)
+	}
+	// A one-value read goes out with what waits before it.
+	if n := trips(func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (6)`)
+		if n, err := tx.One(ctx, `SELECT MAX(k) FROM pipe`); n != 6 || err != nil {
+			t.Errorf("the read after a waiting insert = %d (%v), want 6", n, err)
+		}
+		if _, err := tx.One(ctx, `SELECT k FROM pipe WHERE k > 6`); !errors.Is(err, sql.ErrNoRows) {
+			t.Errorf("a read of no row = %v, want sql.ErrNoRows", err)
+		}
+		return tx.Later(ctx, `INSERT INTO pipe VALUES (7)`)
+	}); n != 3 {
+		t.Errorf("insert+read, read, insert+COMMIT took %d round trips, want 3", n)
+	}
+	if n := trips(func(storage.TestTx) error { return nil }); n != 0 {
+		t.Errorf("a transaction that ran nothing took %d round trips", n)
+	}
+}
+
+// A waiting write that fails fails its transaction whole, whether the
+// failure shows at a later statement or at COMMIT, and the transaction
+// reports that failure (a serialisation failure is still retried); the
+// connection goes back to the pool clean.
+func TestWaitingWriteFailsItsTransaction(t *testing.T) {
+	db := pipeDB(t)
+	ctx := t.Context()
+	if err := db.InTestTx(ctx, func(tx storage.TestTx) error { return tx.Later(ctx, `INSERT INTO pipe VALUES (1)`) }); err != nil {
+		t.Fatal(err)
+	}
+	atCommit := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (2)`)
+		tx.Later(ctx, `INSERT INTO pipe VALUES (1)`)
+		return nil
+	})
+	if pgCode(atCommit) != "23505" {
+		t.Errorf("a duplicate key waiting for COMMIT = %v, want a unique violation", atCommit)
+	}
+	atRead := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (3)`)
+		tx.Later(ctx, `INSERT INTO pipe VALUES (1)`)
+		_, err := tx.Count(ctx, `SELECT COUNT(*) FROM pipe`)
+		return err
+	})
+	if pgCode(atRead) != "23505" {
+		t.Errorf("a duplicate key waiting for a read = %v, want the unique violation first", atRead)
+	}
+	hidden := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (4)`)
+		tx.Exec(ctx, `INSERT INTO pipe VALUES (1)`) // its failure not returned
+		return nil
+	})
+	if hidden == nil {
+		t.Errorf("a transaction that failed committed without an error")
+	}
+	atOne := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (1)`)
+		_, err := tx.One(ctx, `SELECT MAX(k) FROM pipe`)
+		return err
+	})
+	if pgCode(atOne) != "23505" {
+		t.Errorf("a duplicate key waiting for a one-value read = %v, want the unique violation", atOne)
+	}
+	if got := pipeRows(t, db); got != 1 {
+		t.Errorf("%d rows after four failed transactions, want 1", got)
+	}
+	runs := 0
+	err := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		runs++
+		return tx.Later(ctx, `DO $$ BEGIN RAISE EXCEPTION 'lost' USING ERRCODE = '40001'; END $$`)
+	})
+	if pgCode(err) != "40001" || runs < 2 {
+		t.Errorf("a waiting serialisation failure = %v after %d runs, want it retried", err, runs)
+	}
+	// Every connection of the pool is usable afterwards.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i := range 30 {
+		if err := db.InTestTx(ctx, func(tx storage.TestTx) error {
+			return tx.Later(ctx, `INSERT INTO pipe VALUES ($1)`, 10+i)
+		}); err != nil {
+			t.Fatalf("transaction %d after the failures: %v", i, err)
+		}
+	}
+}
