@@ -29,6 +29,9 @@ var (
 	// ErrSent: the reminder a change set has gone out since; undoing the
 	// change would move a reminder that was sent.
 	ErrSent = errors.New("reminder went out")
+	// ErrDuplicate: the Telegram update was handled before (a
+	// redelivery); nothing was saved, and nothing is to be done.
+	ErrDuplicate = errors.New("update handled before")
 )
 
 // Detail is err's text without the sentinel's suffix (": invalid",

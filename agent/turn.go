@@ -88,9 +88,13 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	t.msgs = append(t.msgs, user)
 	nod.MarkReplaced(t.history, t.msgs) // an edit's earlier words no longer count
 	// What the person said is kept before the model is asked: a crash
-	// from here on leaves it in the conversation, and an answer owed.
+	// from here on leaves it in the conversation, and an answer owed. The
+	// same write records the update, so a redelivery stops here.
 	if err := t.flush(ctx, true); err != nil {
 		return nil, "", err
+	}
+	if req.Opened != nil {
+		req.Opened(ctx)
 	}
 	return t, system, nil
 }
@@ -317,6 +321,9 @@ func words(msgs []nod.ChatMessage) []nod.ChatMessage {
 // end is saved.
 func (t *turn) flush(ctx context.Context, opens bool) error {
 	rec := nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
+	if opens {
+		rec.Update = t.req.Update
+	}
 	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
 		return err
 	}

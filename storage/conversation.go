@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,6 +20,17 @@ import (
 func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
+		if t.Update != 0 {
+			// First, before the chat's lock: a redelivery taken by another
+			// replica waits here for that one's outcome, holding nothing.
+			res, err := tx.ExecContext(ctx, markUpdateSQL, t.Update, micros(now))
+			if err != nil {
+				return fmt.Errorf("mark update %d: %w", t.Update, err)
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return fmt.Errorf("mark update %d: %w", t.Update, cmp.Or(err, nod.ErrDuplicate))
+			}
+		}
 		if len(t.Messages) > 0 { // the messages are numbered on from the chat's last
 			if err := db.lockChat(ctx, tx, t.ChatID); err != nil {
 				return err
@@ -157,13 +169,17 @@ func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window)
 // the update was seen before (a redelivery), in which case it must be
 // ignored.
 func (db *Outbox) MarkUpdate(ctx context.Context, id int64) (bool, error) {
-	res, err := db.exec(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, id, micros(db.now()))
+	res, err := db.exec(ctx, markUpdateSQL, id, micros(db.now()))
 	if err != nil {
 		return false, fmt.Errorf("mark update %d: %w", id, err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+// markUpdateSQL records an update as handled; it affects no row if it
+// was handled before.
+const markUpdateSQL = `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`
 
 // PruneUpdates deletes the records of updates handled before cutoff, and
 // returns how many it deleted. The update with the highest id stays
