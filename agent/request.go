@@ -68,50 +68,76 @@ func encodeTools() json.RawMessage {
 
 // requestBody writes into b the JSON of a chat completion request of
 // model with the system prompt, the messages of parts in order and the
-// tools (already encoded), and returns it. The wire messages point into
-// parts' own: a turn's conversation is not copied for each call.
+// tools (already encoded), and returns it. A message that carries its
+// encoding (nod.ChatMessage.Wire, as the turn saved it) is spliced in as
+// it is; any other is encoded here, pointing into parts' own: a turn's
+// conversation is not copied for each call.
 func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, parts ...[]nod.ChatMessage) []byte {
-	n := 1
-	for _, msgs := range parts {
-		n += len(msgs)
-	}
-	wire := make([]wireMessage, 0, n)
-	wire = append(wire, wireMessage{Role: "system", Content: &system})
-	for _, msgs := range parts {
-		for i := range msgs {
-			m := &msgs[i]
-			switch m.Role {
-			case nod.RoleUser:
-				said := m.Said()
-				wire = append(wire, wireMessage{Role: "user", Content: &said})
-			case nod.RoleTool:
-				wire = append(wire, wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
-			case nod.RoleEvent:
-				wire = append(wire, wireMessage{Role: "system", Content: &m.Content})
-			case nod.RoleAssistant:
-				w := wireMessage{Role: "assistant"}
-				if m.Content != "" {
-					w.Content = &m.Content
-				}
-				for _, tc := range m.ToolCalls {
-					w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
-				}
-				wire = append(wire, w)
-			}
-		}
-	}
 	b.Reset()
 	b.Grow(len(tools) + 4096)
 	b.WriteString(`{"model":`)
 	jsonv2.MarshalWrite(b, model, wireOptions) // plain strings and structs: cannot fail
-	b.WriteString(`,"messages":`)
-	jsonv2.MarshalWrite(b, wire, wireOptions)
+	b.WriteString(`,"messages":[`)
+	jsonv2.MarshalWrite(b, wireMessage{Role: "system", Content: &system}, wireOptions)
+	for _, msgs := range parts {
+		for i := range msgs {
+			m := &msgs[i]
+			if len(m.Wire) > 0 && !m.Replaced {
+				b.WriteByte(',')
+				b.Write(m.Wire)
+				continue
+			}
+			if w, ok := toWire(m); ok {
+				b.WriteByte(',')
+				jsonv2.MarshalWrite(b, w, wireOptions)
+			}
+		}
+	}
+	b.WriteByte(']')
 	if len(tools) > 0 {
 		b.WriteString(`,"tools":`)
 		b.Write(tools)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// toWire is m as a request carries it; false for a role no request
+// carries.
+func toWire(m *nod.ChatMessage) (wireMessage, bool) {
+	switch m.Role {
+	case nod.RoleUser:
+		said := m.Said()
+		return wireMessage{Role: "user", Content: &said}, true
+	case nod.RoleTool:
+		return wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID}, true
+	case nod.RoleEvent:
+		return wireMessage{Role: "system", Content: &m.Content}, true
+	case nod.RoleAssistant:
+		w := wireMessage{Role: "assistant"}
+		if m.Content != "" {
+			w.Content = &m.Content
+		}
+		for _, tc := range m.ToolCalls {
+			w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+		return w, true
+	}
+	return wireMessage{}, false
+}
+
+// encodeWire sets each message's request encoding, as it is stored with
+// it and spliced into later requests: as the message reads unreplaced,
+// since a later edit may replace it (requestBody encodes a replaced one
+// afresh).
+func encodeWire(msgs []nod.ChatMessage) {
+	for i := range msgs {
+		m := msgs[i]
+		m.Replaced = false
+		if w, ok := toWire(&m); ok {
+			msgs[i].Wire, _ = jsonv2.Marshal(w, wireOptions)
+		}
+	}
 }
 
 // wireCompletion is what the agent reads of a chat completion.
