@@ -42,6 +42,16 @@ func BenchmarkRequestEncoding(b *testing.B) {
 			requestBody(&buf, "m", system, tools, msgs[:3], msgs[3:])
 		}
 	})
+	b.Run("own encoding, history's stored encodings spliced", func(b *testing.B) {
+		tools := encodeTools()
+		history := slices.Clone(msgs[:3])
+		encodeWire(history)
+		var buf bytes.Buffer
+		b.ReportAllocs()
+		for b.Loop() {
+			requestBody(&buf, "m", system, tools, history, msgs[3:])
+		}
+	})
 	b.Run("openai-go params, tools each time", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -108,6 +118,14 @@ func TestRequestBodySplicesStoredEncodings(t *testing.T) {
 	}
 	if got := requestBody(new(bytes.Buffer), "m", system, tools, stored[:2], stored[2:]); !bytes.Equal(got, want) {
 		t.Errorf("all stored:\n got %s\nwant %s", got, want)
+	}
+	for i := range stored {
+		if i%3 == 1 {
+			stored[i].Wire = nil // some rows stored before
+		}
+	}
+	if got := requestBody(new(bytes.Buffer), "m", system, tools, stored[:5], stored[5:]); !bytes.Equal(got, want) {
+		t.Errorf("some stored:\n got %s\nwant %s", got, want)
 	}
 }
 

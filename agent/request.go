@@ -77,22 +77,29 @@ func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, p
 	b.Grow(len(tools) + 4096)
 	b.WriteString(`{"model":`)
 	jsonv2.MarshalWrite(b, model, wireOptions) // plain strings and structs: cannot fail
-	b.WriteString(`,"messages":[`)
-	jsonv2.MarshalWrite(b, wireMessage{Role: "system", Content: &system}, wireOptions)
+	b.WriteString(`,"messages":`)
+	// Messages to encode are encoded a run at a time, as a list whose
+	// brackets are then cut: one call each would cost allocations each.
+	n := 1
+	for _, msgs := range parts {
+		n += len(msgs)
+	}
+	run := make([]wireMessage, 1, n)
+	run[0] = wireMessage{Role: "system", Content: &system}
 	for _, msgs := range parts {
 		for i := range msgs {
 			m := &msgs[i]
 			if len(m.Wire) > 0 && !m.Replaced {
+				encodeRun(b, run)
+				run = run[:0]
 				b.WriteByte(',')
 				b.Write(m.Wire)
-				continue
-			}
-			if w, ok := toWire(m); ok {
-				b.WriteByte(',')
-				jsonv2.MarshalWrite(b, w, wireOptions)
+			} else if w, ok := toWire(m); ok {
+				run = append(run, w)
 			}
 		}
 	}
+	encodeRun(b, run)
 	b.WriteByte(']')
 	if len(tools) > 0 {
 		b.WriteString(`,"tools":`)
@@ -100,6 +107,24 @@ func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, p
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// encodeRun writes the messages of run into the list b holds open,
+// without the list's own brackets: b's first message opens it.
+func encodeRun(b *bytes.Buffer, run []wireMessage) {
+	if len(run) == 0 {
+		return
+	}
+	start := b.Len()
+	opens := b.Bytes()[start-1] == ':' // the first message: the list's "[" stays
+	jsonv2.MarshalWrite(b, run, wireOptions)
+	out := b.Bytes()
+	if opens {
+		b.Truncate(len(out) - 1) // "]"
+		return
+	}
+	out[start] = ','         // "[" becomes the separator
+	b.Truncate(len(out) - 1) // "]"
 }
 
 // toWire is m as a request carries it; false for a role no request
