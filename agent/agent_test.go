@@ -839,11 +839,15 @@ func TestStoredEncodingsMakeTheSameRequest(t *testing.T) {
 		}
 		stored := 0
 		for _, m := range history {
+			read := m.ToolCallID == "l" || m.ToolCallID == "g" // later turns leave a read's result out
+			if len(m.Wire) > 0 == read {
+				t.Errorf("%s message %q stored %q", m.Role, m.Content, m.Wire)
+			}
 			if len(m.Wire) > 0 {
 				stored++
 			}
 		}
-		if stored != len(history) || stored < 10 {
+		if stored < 10 {
 			t.Fatalf("%d of %d messages stored their encoding", stored, len(history))
 		}
 		say(nod.TurnRequest{Text: "and now?"})

@@ -154,10 +154,23 @@ func toWire(m *nod.ChatMessage) (wireMessage, bool) {
 // encodeWire sets each message's request encoding, as it is stored with
 // it and spliced into later requests: as the message reads unreplaced,
 // since a later edit may replace it (requestBody encodes a replaced one
-// afresh).
+// afresh). A result that later turns leave out (pastReads) keeps none:
+// it would never be spliced.
 func encodeWire(msgs []nod.ChatMessage) {
+	var past map[string]bool // calls whose results later turns leave out
 	for i := range msgs {
 		m := msgs[i]
+		for _, c := range m.ToolCalls {
+			if t := nod.Tool(c.Name); t == nod.ToolListTasks || t == nod.ToolGetTask || t.External() {
+				if past == nil {
+					past = map[string]bool{}
+				}
+				past[c.ID] = t == nod.ToolListTasks || t == nod.ToolGetTask
+			}
+		}
+		if read, ok := past[m.ToolCallID]; m.Role == nod.RoleTool && ok && (read || len(m.Content) > maxPastExternal) {
+			continue
+		}
 		m.Replaced = false
 		if w, ok := toWire(&m); ok {
 			msgs[i].Wire, _ = jsonv2.Marshal(w, wireOptions)

@@ -28,7 +28,7 @@ func TestTurnWritesFewPages(t *testing.T) {
 		return nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: turn, Closes: true, Messages: []nod.ChatMessage{
 			{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "l", Name: "list_tasks", Arguments: "{}"}},
 				Wire: []byte(`{"role":"assistant","tool_calls":[{"id":"l","type":"function","function":{"name":"list_tasks","arguments":"{}"}}]}`)},
-			{Role: nod.RoleTool, ToolCallID: "l", Content: "[]", Wire: []byte(`{"role":"tool","content":"[]","tool_call_id":"l"}`)},
+			{Role: nod.RoleTool, ToolCallID: "l", Content: "[]"}, // a read's result: later turns leave it out
 			{Role: nod.RoleAssistant, Content: "You have no tasks yet.", Wire: []byte(`{"role":"assistant","content":"You have no tasks yet."}`)}}}
 	}
 	update := int64(0)
