@@ -48,6 +48,10 @@ type ChatMessage struct {
 	// Replaced marks a line the person has edited since: its words no
 	// longer count. MarkReplaced sets it; it is never stored.
 	Replaced bool `json:"-"`
+	// Wire is the message as the agent's model requests carry it, as the
+	// agent encoded it for storage (never Replaced); nil when it is to be
+	// encoded. History hands it back as it was stored.
+	Wire []byte `json:"-"`
 }
 
 // Said is what the model reads of a user message: who spoke, in a group,

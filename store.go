@@ -135,10 +135,13 @@ type TurnRecord struct {
 	// Closes it settles that.
 	Turn          string
 	Opens, Closes bool
-	Said          string
-	Messages      []ChatMessage
-	Audit         []AuditEntry
-	Set           *ChangeSet // nil: nothing was proposed
+	// Update, if not 0, is recorded as handled first; if it was handled
+	// before, nothing is saved and the save fails with ErrHandled.
+	Update   int64
+	Said     string
+	Messages []ChatMessage
+	Audit    []AuditEntry
+	Set      *ChangeSet // nil: nothing was proposed
 	// Deletions join the end of the person's line of typed questions, in
 	// call order; saving asks none of them (see PendingDeletion).
 	Deletions []PendingDeletion

@@ -57,6 +57,15 @@ type TurnRequest struct {
 	// receipts go out while it writes on. Each call carries only what no
 	// call before it did; the result still holds everything.
 	Progress func(ctx context.Context, p TurnProgress)
+	// Update, if not 0, is the Telegram update the turn answers, recorded
+	// as handled in the write that keeps the person's words: a redelivery
+	// finds it there, and the turn ends with ErrHandled before the
+	// model is asked.
+	Update int64
+	// Opened, if set, hears that the turn's opening was saved, just before
+	// the model is first asked: "typing…" goes out then, never for a
+	// redelivery.
+	Opened func(ctx context.Context)
 }
 
 // TurnProgress is what a turn applied since it last reported: what the

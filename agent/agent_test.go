@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -809,4 +810,61 @@ func TestEventNotesModeIsThePersons(t *testing.T) {
 	if got := agent.EventNotes(events, 43, true, time.UTC); !strings.HasSuffix(got, "member 43 switched their own mode to trusted") {
 		t.Errorf("the person's own: %q", got)
 	}
+}
+
+// A turn splices in the encodings its conversation's messages were
+// stored with, and its request is byte for byte the one the agent wrote
+// when it decoded every stored message and encoded it again: past reads
+// left out, an edited line marked, markup and quotes as they were.
+func TestStoredEncodingsMakeTheSameRequest(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.Seed(t)
+		ctx, at := t.Context(), nod.Topic{ChatID: chat}
+		e.TurnSaying(t, `what is on my list? <b>&</b> "now"`, call("l", "list_tasks", `{}`))
+		e.TurnSaying(t, "and T1?", call("g", "get_task", `{"task_id":"T1"}`))
+		say := func(req nod.TurnRequest) {
+			t.Helper()
+			e.LLM.Handle(openaitest.Script(agentM, func(r openaitest.Request) openaitest.Response { return e.Clf(r) }, openaitest.Text("Noted?")))
+			req.Topic, req.UserID = at, user
+			if _, err := e.Agent.Turn(ctx, req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		say(nod.TurnRequest{Text: "café at 5", MsgID: 30, ReplyTo: "nod's message “Noted?”"})
+		say(nod.TurnRequest{Text: "café at 6", MsgID: 30, EditOf: 30, Edits: "café at 5"})
+		history, err := e.DB.Conversation().History(ctx, at, nod.Window{Keep: 1000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := 0
+		for _, m := range history {
+			read := m.ToolCallID == "l" || m.ToolCallID == "g" // later turns leave a read's result out
+			if len(m.Wire) > 0 == read {
+				t.Errorf("%s message %q stored %q", m.Role, m.Content, m.Wire)
+			}
+			if len(m.Wire) > 0 {
+				stored++
+			}
+		}
+		if stored < 10 {
+			t.Fatalf("%d of %d messages stored their encoding", stored, len(history))
+		}
+		say(nod.TurnRequest{Text: "and now?"})
+		reqs := e.LLM.RequestsFor(agentM)
+		raw := reqs[len(reqs)-1].Raw
+		var req struct {
+			Model    string            `json:"model"`
+			Messages []json.RawMessage `json:"messages"`
+			Tools    json.RawMessage   `json:"tools"`
+		}
+		var system struct{ Content string }
+		if err := json.Unmarshal(raw, &req); err != nil || json.Unmarshal(req.Messages[0], &system) != nil {
+			t.Fatalf("the request does not read: %v\n%s", err, raw)
+		}
+		want := agent.EncodedAfresh(req.Model, system.Content, req.Tools, history, []nod.ChatMessage{{Role: nod.RoleUser, Content: "and now?"}})
+		if !bytes.Equal(raw, want) {
+			t.Errorf("the request with stored encodings:\n%s\nencoded afresh:\n%s", raw, want)
+		}
+	})
 }

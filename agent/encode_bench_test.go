@@ -3,9 +3,11 @@ package agent
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/google/go-cmp/cmp"
 	"github.com/nodbot/nod"
 	"github.com/openai/openai-go/v3"
@@ -40,6 +42,16 @@ func BenchmarkRequestEncoding(b *testing.B) {
 			requestBody(&buf, "m", system, tools, msgs[:3], msgs[3:])
 		}
 	})
+	b.Run("own encoding, history's stored encodings spliced", func(b *testing.B) {
+		tools := encodeTools()
+		history := slices.Clone(msgs[:3])
+		encodeWire(history)
+		var buf bytes.Buffer
+		b.ReportAllocs()
+		for b.Loop() {
+			requestBody(&buf, "m", system, tools, history, msgs[3:])
+		}
+	})
 	b.Run("openai-go params, tools each time", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
@@ -71,6 +83,71 @@ func TestRequestBodyMatchesOpenAIGo(t *testing.T) {
 	if diff := cmp.Diff(w, g); diff != "" {
 		t.Errorf("request body (-openai-go +own):\n%s", diff)
 	}
+}
+
+// A request splices each message's stored encoding in as it is, and is
+// byte for byte the request the agent wrote before it kept encodings:
+// with none stored (rows saved before), with all of them, and with a line
+// replaced since it was stored.
+func TestRequestBodySplicesStoredEncodings(t *testing.T) {
+	t.Parallel()
+	system, msgs := conversation()
+	msgs = append(msgs,
+		nod.ChatMessage{Role: nod.RoleUser, Content: "make it <b>P1</b> & \"soon\"", MsgID: 9, Speaker: "Ann (1)", ReplyTo: "nod's message “x”"},
+		nod.ChatMessage{Role: nod.RoleUser, Content: "caf\xe9 at 5", Forwarded: "Bob (2), 2026-11-24 09:00"},
+		nod.ChatMessage{Role: nod.RoleUser, Content: "P2 then", MsgID: 9, EditOf: 9, Edits: "make it P1"},
+		nod.ChatMessage{Role: "unknown", Content: "never sent"})
+	nod.MarkReplaced(msgs)
+	tools := encodeTools()
+	want := requestBodyWhole("m", system, tools, msgs)
+	if got := requestBody(new(bytes.Buffer), "m", system, tools, msgs[:4], msgs[4:]); !bytes.Equal(got, want) {
+		t.Errorf("nothing stored:\n got %s\nwant %s", got, want)
+	}
+	stored := slices.Clone(msgs)
+	encodeWire(stored)
+	for i, m := range stored {
+		none := m.Role == "unknown" || m.ToolCallID == "c1" // a read's result: later turns leave it out
+		if (len(m.Wire) == 0) != none {
+			t.Errorf("message %d (%s) stored %q", i, m.Role, m.Wire)
+		}
+		if m.Replaced {
+			stored[i].Wire = []byte(`{"role":"user","content":"stale"}`) // must not be spliced
+		}
+	}
+	if !stored[7].Replaced {
+		t.Fatal("the edited line is not marked replaced")
+	}
+	if got := requestBody(new(bytes.Buffer), "m", system, tools, stored[:2], stored[2:]); !bytes.Equal(got, want) {
+		t.Errorf("all stored:\n got %s\nwant %s", got, want)
+	}
+	for i := range stored {
+		if i%3 == 1 {
+			stored[i].Wire = nil // some rows stored before
+		}
+	}
+	if got := requestBody(new(bytes.Buffer), "m", system, tools, stored[:5], stored[5:]); !bytes.Equal(got, want) {
+		t.Errorf("some stored:\n got %s\nwant %s", got, want)
+	}
+}
+
+// requestBodyWhole is the request as the agent wrote it before messages
+// kept their encodings: every message encoded, the list at once.
+func requestBodyWhole(model, system string, tools json.RawMessage, msgs []nod.ChatMessage) []byte {
+	wire := []wireMessage{{Role: "system", Content: &system}}
+	for i := range msgs {
+		if w, ok := toWire(&msgs[i]); ok {
+			wire = append(wire, w)
+		}
+	}
+	var b bytes.Buffer
+	b.WriteString(`{"model":`)
+	jsonv2.MarshalWrite(&b, model, wireOptions)
+	b.WriteString(`,"messages":`)
+	jsonv2.MarshalWrite(&b, wire, wireOptions)
+	b.WriteString(`,"tools":`)
+	b.Write(tools)
+	b.WriteByte('}')
+	return b.Bytes()
 }
 
 // toolParams builds the tool parameters from the schema maps, as every

@@ -1,8 +1,10 @@
 package agent
 
 import (
+	"encoding/json"
 	"slices"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/tools"
 )
 
@@ -24,3 +26,17 @@ func (t Tool) Explodes() bool {
 
 // EventNotes is what the agent is told of events outside the conversation.
 var EventNotes = eventNotes
+
+// EncodedAfresh is the request the agent wrote before messages kept their
+// encodings, for a turn with history as storage reads it and the turn's
+// own messages: the history read as a turn reads it, every message
+// decoded and encoded again.
+func EncodedAfresh(model, system string, tools json.RawMessage, history, own []nod.ChatMessage) []byte {
+	h := pastReads(fromUserMessage(history))
+	msgs := slices.Concat(h, own)
+	for i := range msgs {
+		msgs[i].Wire = nil
+	}
+	nod.MarkReplaced(msgs)
+	return requestBodyWhole(model, system, tools, msgs)
+}

@@ -68,50 +68,114 @@ func encodeTools() json.RawMessage {
 
 // requestBody writes into b the JSON of a chat completion request of
 // model with the system prompt, the messages of parts in order and the
-// tools (already encoded), and returns it. The wire messages point into
-// parts' own: a turn's conversation is not copied for each call.
+// tools (already encoded), and returns it. A message that carries its
+// encoding (nod.ChatMessage.Wire, as the turn saved it) is spliced in as
+// it is; any other is encoded here, pointing into parts' own: a turn's
+// conversation is not copied for each call.
 func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, parts ...[]nod.ChatMessage) []byte {
-	n := 1
-	for _, msgs := range parts {
-		n += len(msgs)
-	}
-	wire := make([]wireMessage, 0, n)
-	wire = append(wire, wireMessage{Role: "system", Content: &system})
-	for _, msgs := range parts {
-		for i := range msgs {
-			m := &msgs[i]
-			switch m.Role {
-			case nod.RoleUser:
-				said := m.Said()
-				wire = append(wire, wireMessage{Role: "user", Content: &said})
-			case nod.RoleTool:
-				wire = append(wire, wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID})
-			case nod.RoleEvent:
-				wire = append(wire, wireMessage{Role: "system", Content: &m.Content})
-			case nod.RoleAssistant:
-				w := wireMessage{Role: "assistant"}
-				if m.Content != "" {
-					w.Content = &m.Content
-				}
-				for _, tc := range m.ToolCalls {
-					w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
-				}
-				wire = append(wire, w)
-			}
-		}
-	}
 	b.Reset()
 	b.Grow(len(tools) + 4096)
 	b.WriteString(`{"model":`)
 	jsonv2.MarshalWrite(b, model, wireOptions) // plain strings and structs: cannot fail
 	b.WriteString(`,"messages":`)
-	jsonv2.MarshalWrite(b, wire, wireOptions)
+	// Messages to encode are encoded a run at a time, as a list whose
+	// brackets are then cut: one call each would cost allocations each.
+	n := 1
+	for _, msgs := range parts {
+		n += len(msgs)
+	}
+	run := make([]wireMessage, 1, n)
+	run[0] = wireMessage{Role: "system", Content: &system}
+	for _, msgs := range parts {
+		for i := range msgs {
+			m := &msgs[i]
+			if len(m.Wire) > 0 && !m.Replaced {
+				encodeRun(b, run)
+				run = run[:0]
+				b.WriteByte(',')
+				b.Write(m.Wire)
+			} else if w, ok := toWire(m); ok {
+				run = append(run, w)
+			}
+		}
+	}
+	encodeRun(b, run)
+	b.WriteByte(']')
 	if len(tools) > 0 {
 		b.WriteString(`,"tools":`)
 		b.Write(tools)
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// encodeRun writes the messages of run into the list b holds open,
+// without the list's own brackets: b's first message opens it.
+func encodeRun(b *bytes.Buffer, run []wireMessage) {
+	if len(run) == 0 {
+		return
+	}
+	start := b.Len()
+	opens := b.Bytes()[start-1] == ':' // the first message: the list's "[" stays
+	jsonv2.MarshalWrite(b, run, wireOptions)
+	out := b.Bytes()
+	if opens {
+		b.Truncate(len(out) - 1) // "]"
+		return
+	}
+	out[start] = ','         // "[" becomes the separator
+	b.Truncate(len(out) - 1) // "]"
+}
+
+// toWire is m as a request carries it; false for a role no request
+// carries.
+func toWire(m *nod.ChatMessage) (wireMessage, bool) {
+	switch m.Role {
+	case nod.RoleUser:
+		said := m.Said()
+		return wireMessage{Role: "user", Content: &said}, true
+	case nod.RoleTool:
+		return wireMessage{Role: "tool", Content: &m.Content, ToolCallID: m.ToolCallID}, true
+	case nod.RoleEvent:
+		return wireMessage{Role: "system", Content: &m.Content}, true
+	case nod.RoleAssistant:
+		w := wireMessage{Role: "assistant"}
+		if m.Content != "" {
+			w.Content = &m.Content
+		}
+		for _, tc := range m.ToolCalls {
+			w.ToolCalls = append(w.ToolCalls, wireToolCall{ID: tc.ID, Type: "function", Function: wireFunction{Name: tc.Name, Arguments: tc.Arguments}})
+		}
+		return w, true
+	}
+	return wireMessage{}, false
+}
+
+// encodeWire sets each message's request encoding, as it is stored with
+// it and spliced into later requests: as the message reads unreplaced,
+// since a later edit may replace it (requestBody encodes a replaced one
+// afresh). A result that later turns leave out (pastReads) keeps none:
+// it would never be spliced.
+func encodeWire(msgs []nod.ChatMessage) {
+	var past map[string]bool // calls whose results later turns leave out
+	for i := range msgs {
+		m := msgs[i]
+		for _, c := range m.ToolCalls {
+			if t := nod.Tool(c.Name); t == nod.ToolListTasks || t == nod.ToolGetTask || t.External() {
+				if past == nil {
+					past = map[string]bool{}
+				}
+				past[c.ID] = t == nod.ToolListTasks || t == nod.ToolGetTask
+			}
+		}
+		if read, ok := past[m.ToolCallID]; m.Role == nod.RoleTool && ok && (read || len(m.Content) > maxPastExternal) {
+			continue
+		}
+		m.Replaced = false
+		if w, ok := toWire(&m); ok {
+			msgs[i].Wire, _ = jsonv2.Marshal(w, wireOptions)
+		}
+	}
 }
 
 // wireCompletion is what the agent reads of a chat completion.

@@ -88,9 +88,13 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	t.msgs = append(t.msgs, user)
 	nod.MarkReplaced(t.history, t.msgs) // an edit's earlier words no longer count
 	// What the person said is kept before the model is asked: a crash
-	// from here on leaves it in the conversation, and an answer owed.
+	// from here on leaves it in the conversation, and an answer owed. The
+	// same write records the update, so a redelivery stops here.
 	if err := t.flush(ctx, true); err != nil {
 		return nil, "", err
+	}
+	if req.Opened != nil {
+		req.Opened(ctx)
 	}
 	return t, system, nil
 }
@@ -224,7 +228,9 @@ func (t *turn) report(ctx context.Context) {
 func (t *turn) keepWords(ctx context.Context) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), failedSaveTimeout)
 	defer cancel()
-	if err := t.a.conv.SaveTurn(sctx, nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Closes: true, Messages: words(t.msgs[t.saved:])}); err != nil {
+	kept := words(t.msgs[t.saved:])
+	encodeWire(kept)
+	if err := t.a.conv.SaveTurn(sctx, nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Closes: true, Messages: kept}); err != nil {
 		t.a.log.Error("save failed turn", "chat", t.req.ChatID, "err", err)
 	}
 }
@@ -233,6 +239,7 @@ func (t *turn) keepWords(ctx context.Context) {
 // the turn made; the text is the model's asides and its answer.
 func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, error) {
 	req := t.req
+	encodeWire(t.msgs[t.saved:])
 	rec := nod.TurnRecord{Topic: req.Topic, UserID: req.UserID, Turn: t.id, Closes: true, Messages: t.msgs[t.saved:], Audit: t.audit, Deletions: t.deletions, Supersede: t.supersede, Withdraw: t.withdraw, Readings: t.readings}
 	if len(t.items) > 0 {
 		rec.Set = &nod.ChangeSet{Items: groupByTask(t.items)}
@@ -316,7 +323,11 @@ func words(msgs []nod.ChatMessage) []nod.ChatMessage {
 // the first flush opens the turn: the person is owed an answer until its
 // end is saved.
 func (t *turn) flush(ctx context.Context, opens bool) error {
+	encodeWire(t.msgs[t.saved:])
 	rec := nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
+	if opens {
+		rec.Update = t.req.Update
+	}
 	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
 		return err
 	}
@@ -384,11 +395,11 @@ func pastReads(h []nod.ChatMessage) []nod.ChatMessage {
 		}
 		switch {
 		case m.Role == nod.RoleTool && reads[m.ToolCallID]:
-			out[i].Content = pastReadNote
+			out[i].Content, out[i].Wire = pastReadNote, nil
 		case m.Role == nod.RoleTool && external[m.ToolCallID] && len(m.Content) > maxPastExternal:
 			// An external result may be 64 KB: an earlier turn's keeps its
 			// start, the same every turn.
-			out[i].Content = strings.ToValidUTF8(m.Content[:maxPastExternal], "") + pastExternalNote
+			out[i].Content, out[i].Wire = strings.ToValidUTF8(m.Content[:maxPastExternal], "")+pastExternalNote, nil
 		}
 	}
 	return out

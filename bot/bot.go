@@ -334,14 +334,7 @@ func (b *Bot) handle(u *models.Update) {
 			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
 			defer cancel()
 			defer b.recover(ctx, at)
-			first, err := b.fresh(ctx, u)
-			if err != nil && b.allowedSender(u.Message) {
-				// The database failed: the update's own language, nothing stored.
-				b.reply(ctx, at, formatting.For(u.Message.From.LanguageCode).Text(formatting.InternalError.With(0)))
-			}
-			if first {
-				b.onMessage(ctx, u.Message)
-			}
+			b.onMessage(ctx, u)
 		})
 	case u.EditedMessage != nil:
 		m := u.EditedMessage
@@ -433,6 +426,17 @@ func (b *Bot) tapOf(u *models.Update) *nod.Tap {
 		return nil
 	}
 	return &nod.Tap{Update: u.ID}
+}
+
+// claim is fresh for a message: it reports whether u is to be handled,
+// and tells the person when the database failed to record it.
+func (b *Bot) claim(ctx context.Context, u *models.Update) bool {
+	first, err := b.fresh(ctx, u)
+	if err != nil && b.allowedSender(u.Message) {
+		// The database failed: the update's own language, nothing stored.
+		b.reply(ctx, messageTopic(u.Message), formatting.For(u.Message.From.LanguageCode).Text(formatting.InternalError.With(0)))
+	}
+	return first
 }
 
 // served reports whether u comes from an allowed person.

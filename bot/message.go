@@ -54,25 +54,41 @@ type incoming struct {
 	// spoken is set for the transcript of a voice message: words, never
 	// a command.
 	spoken bool
+	// update is the message's update when the turn it starts records it
+	// as handled (onMessage); 0 once it is recorded.
+	update int64
 }
 
 // topic is where the message was sent, and where its answers go.
 func (in incoming) topic() nod.Topic { return nod.Topic{ChatID: in.chat, Thread: in.thread} }
 
-// onMessage handles a message in its chat's queue.
-func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
-	if m.From == nil || m.From.IsBot {
-		return // channel posts and other bots
-	}
-	if topicService(m) {
-		return // a topic opened, renamed or closed: nobody said anything
-	}
-	chat, user := nod.ChatID(m.Chat.ID), nod.UserID(m.From.ID)
-	if !b.allowed[user] {
-		b.refuse(ctx, messageTopic(m), user, m.From.LanguageCode)
+// onMessage handles a message update in its chat's queue. A message
+// that can only start a turn is recorded as handled by the turn's first
+// write (nod.TurnRequest.Update); any other first, as fresh says.
+func (b *Bot) onMessage(ctx context.Context, u *models.Update) {
+	m := u.Message
+	switch {
+	case m.From == nil || m.From.IsBot || topicService(m):
+		// Channel posts, other bots, a topic opened, renamed or closed:
+		// nobody said anything.
+		b.claim(ctx, u)
+		return
+	case !b.allowed[nod.UserID(m.From.ID)]:
+		b.refuse(ctx, messageTopic(m), nod.UserID(m.From.ID), m.From.LanguageCode) // never recorded (fresh)
 		return
 	}
+	chat := nod.ChatID(m.Chat.ID)
 	in := b.incoming(ctx, m)
+	if b.onlyTurn(m, in) {
+		in.text, in.update = nod.CleanText(in.text), u.ID
+		if b.turn(ctx, in, b.request(ctx, in)) {
+			b.refreshOwed(ctx, chat, in.loc)
+		}
+		return
+	}
+	if !b.claim(ctx, u) {
+		return
+	}
 	if m.Location != nil && b.places != nil {
 		b.onLocation(ctx, in, m.Location.Latitude, m.Location.Longitude)
 		return
@@ -86,6 +102,24 @@ func (b *Bot) onMessage(ctx context.Context, m *models.Message) {
 	}
 	b.onText(ctx, in)
 	b.refreshOwed(ctx, chat, in.loc)
+}
+
+// onlyTurn reports whether onText would hand message m, read as in, to
+// the agent and nothing else: plain words no other reading takes (no
+// command, no answer in words, no reply, no typed confirmation or
+// /forget waiting), or a forwarded message.
+func (b *Bot) onlyTurn(m *models.Message, in incoming) bool {
+	if m.Location != nil || m.Voice != nil || m.Audio != nil || in.settings == nil {
+		return false
+	}
+	text := nod.CleanText(in.text)
+	if text == "" || utf8.RuneCountInString(text) > maxInput {
+		return false
+	}
+	if in.forwarded != "" {
+		return true
+	}
+	return !in.settings.DeletionAsked && !in.settings.ForgetAsked && in.replyTo == 0 && !strings.HasPrefix(text, "/") && !b.reader.Read(text).Whole
 }
 
 // incoming reads a message of an allowed person.
@@ -235,7 +269,7 @@ func (b *Bot) onText(ctx context.Context, in incoming) {
 func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
 	req := nod.TurnRequest{Topic: in.topic(), UserID: in.user, Text: in.text, Speaker: in.speaker, ReplyTo: in.quoted,
 		MsgID: in.msgID, Forwarded: in.forwarded, EditOf: in.editOf, Edits: in.edits,
-		Lang: in.loc.Code(), Settings: in.settings}
+		Lang: in.loc.Code(), Settings: in.settings, Update: in.update}
 	if in.forwarded == "" {
 		req.Revise = b.answers.Revision(ctx, in.chat, in.user, in.replyTo, in.text)
 	}
@@ -354,11 +388,14 @@ func commandName(text string) (string, bool) {
 // turn runs an agent turn and sends what it produced, in the contract's
 // order: the receipts, the agent's final text, then the change-set
 // message. A step's receipts go out as soon as its changes are applied,
-// beside the model's next call; the set waits for the final text.
-func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
+// beside the model's next call; the set waits for the final text. It
+// reports false for a redelivered update (req.Update), which it drops.
+func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
 	// "typing…" goes out beside the model's first call rather than
-	// before it, where Telegram's round trip would add to every turn; it
-	// is through before any message, or it would show after the reply.
+	// before it, where Telegram's round trip would add to every turn, and
+	// once the turn's opening is saved, so that a redelivery shows
+	// nothing; it is through before any message, or it would show after
+	// the reply.
 	if !req.Review {
 		// The person's next plain messages join this turn (chatQueue).
 		joins := func(u *models.Update) bool { return b.joinable(u.Message) }
@@ -369,7 +406,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
 	}
 	early := b.beside(in)
-	early.typing(ctx)
+	req.Opened = early.typing
 	req.Progress = early.progress
 	res, err := b.agent.Turn(ctx, req)
 	if !req.Review {
@@ -380,6 +417,10 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	}
 	early.wait()
 	loc := turnLocale(in.loc, res)
+	if errors.Is(err, nod.ErrHandled) {
+		b.log.Info("duplicate update ignored", "update", req.Update)
+		return false
+	}
 	if err != nil {
 		tmpl := formatting.InternalError
 		switch {
@@ -398,7 +439,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 		if b.reply(ctx, in.topic(), loc.Text(tmpl.With(len(res.Receipts)))) != 0 && res.Turn != "" {
 			b.delivered(ctx, in.chat, nod.OwedAnswer, res.Turn) // told now: no "I stopped" later
 		}
-		return
+		return true
 	}
 	b.sendReceipts(ctx, loc, in, early.rest(res))
 	text := formatting.ModelText(strings.TrimSpace(res.Text))
@@ -441,6 +482,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) {
 	if len(res.Deletions) > 0 {
 		b.askDeletion(ctx, in.chat, in.user, loc) // the first; the others once it ends
 	}
+	return true
 }
 
 // turnLocale is the locale a turn's messages are written in: in the zone

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -19,6 +20,17 @@ import (
 func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
 	return db.inTx(ctx, func(tx conn) error {
+		if t.Update != 0 {
+			// First, before the chat's lock: a redelivery taken by another
+			// replica waits here for that one's outcome, holding nothing.
+			res, err := tx.ExecContext(ctx, markUpdateSQL, t.Update, micros(now))
+			if err != nil {
+				return fmt.Errorf("mark update %d: %w", t.Update, err)
+			}
+			if n, err := res.RowsAffected(); err != nil || n == 0 {
+				return fmt.Errorf("mark update %d: %w", t.Update, cmp.Or(err, nod.ErrHandled))
+			}
+		}
 		if len(t.Messages) > 0 { // the messages are numbered on from the chat's last
 			if err := db.lockChat(ctx, tx, t.ChatID); err != nil {
 				return err
@@ -89,8 +101,8 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 	// sorted by their number, SQLite built three temporary tables for
 	// every insert.
 	var q strings.Builder
-	q.WriteString(`INSERT INTO messages (chat_id, thread, seq, body, created_at, msg_id) SELECT $1, $2, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = $1 AND thread = $2) + v.column1, v.column2, v.column3, v.column4 FROM (VALUES `)
-	args := make([]any, 2, 2+3*len(msgs))
+	q.WriteString(`INSERT INTO messages (chat_id, thread, seq, body, created_at, msg_id, wire) SELECT $1, $2, (SELECT COALESCE(MAX(seq), 0) FROM messages WHERE chat_id = $1 AND thread = $2) + v.column1, v.column2, v.column3, v.column4, v.column5 FROM (VALUES `)
+	args := make([]any, 2, 2+4*len(msgs))
 	args[0], args[1] = at.ChatID, at.Thread
 	for i, m := range msgs {
 		if m.At.IsZero() {
@@ -105,8 +117,8 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 			q.WriteByte(',')
 		}
 		// Typed, for PostgreSQL: a VALUES list's parameters are text otherwise.
-		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT),CAST($%d AS BIGINT))", i+1, 3*i+3, 3*i+4, 3*i+5)
-		args = append(args, string(body), micros(m.At), m.MsgID)
+		fmt.Fprintf(&q, "(%d,CAST($%d AS TEXT),CAST($%d AS BIGINT),CAST($%d AS BIGINT),CAST($%d AS %s))", i+1, 4*i+3, 4*i+4, 4*i+5, 4*i+6, blobType(tx.db.postgres))
+		args = append(args, string(body), micros(m.At), m.MsgID, m.Wire)
 	}
 	q.WriteString(`) AS v`)
 	if err := tx.later(ctx, q.String(), args...); err != nil {
@@ -118,7 +130,7 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 // History returns the topic's latest messages in window w, oldest first:
 // a topic's conversation is its own.
 func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error) {
-	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC`+limitSQL(w.Max()), at.ChatID, at.Thread)
+	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body, wire FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC`+limitSQL(w.Max()), at.ChatID, at.Thread)
 	if err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
@@ -128,9 +140,10 @@ func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window)
 		start int64 = -1
 		seq   int64
 		body  sql.RawBytes // decoded before the next row: its buffer is reused
+		wire  []byte
 	)
 	for rows.Next() {
-		if err := rows.Scan(&seq, &body); err != nil {
+		if err := rows.Scan(&seq, &body, &wire); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
 		if start < 0 { // the newest message: its number is the topic's count
@@ -144,7 +157,9 @@ func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window)
 		if err := jsonv2.Unmarshal(body, &m); err != nil {
 			return nil, fmt.Errorf("history: %w", err)
 		}
-		out = append(out, m.message(seq))
+		msg := m.message(seq)
+		msg.Wire = wire // a copy, the row's own
+		out = append(out, msg)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, err
@@ -157,13 +172,17 @@ func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window)
 // the update was seen before (a redelivery), in which case it must be
 // ignored.
 func (db *Outbox) MarkUpdate(ctx context.Context, id int64) (bool, error) {
-	res, err := db.exec(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, id, micros(db.now()))
+	res, err := db.exec(ctx, markUpdateSQL, id, micros(db.now()))
 	if err != nil {
 		return false, fmt.Errorf("mark update %d: %w", id, err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
 }
+
+// markUpdateSQL records an update as handled; it affects no row if it
+// was handled before.
+const markUpdateSQL = `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`
 
 // PruneUpdates deletes the records of updates handled before cutoff, and
 // returns how many it deleted. The update with the highest id stays
@@ -272,4 +291,12 @@ func (r messageRecord) message(seq int64) nod.ChatMessage {
 		m.ToolCalls = append(m.ToolCalls, nod.ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	return m
+}
+
+// blobType names the bytes type a VALUES list casts to.
+func blobType(postgres bool) string {
+	if postgres {
+		return "BYTEA"
+	}
+	return "BLOB"
 }

@@ -209,13 +209,15 @@ var memberTables = []string{"decisions", "rules", "readings", "member_modes", "z
 func (db *People) forgetMember(ctx context.Context, tx conn, g nod.ChatID, userID nod.UserID, f *traces, now time.Time) error {
 	for _, e := range f.lines[g] {
 		var err error
+		// A line rewritten loses its request encoding (wire), which holds
+		// the words it had.
 		switch {
 		case e.drop:
 			_, err = tx.ExecContext(ctx, `DELETE FROM messages WHERE chat_id = $1 AND thread = $2 AND seq = $3`, g, e.thread, e.seq)
 		case e.note: // nod's note holds no Telegram message of theirs
-			_, err = tx.ExecContext(ctx, `UPDATE messages SET body = $1, msg_id = 0 WHERE chat_id = $2 AND thread = $3 AND seq = $4`, e.body, g, e.thread, e.seq)
+			_, err = tx.ExecContext(ctx, `UPDATE messages SET body = $1, wire = NULL, msg_id = 0 WHERE chat_id = $2 AND thread = $3 AND seq = $4`, e.body, g, e.thread, e.seq)
 		default:
-			_, err = tx.ExecContext(ctx, `UPDATE messages SET body = $1 WHERE chat_id = $2 AND thread = $3 AND seq = $4`, e.body, g, e.thread, e.seq)
+			_, err = tx.ExecContext(ctx, `UPDATE messages SET body = $1, wire = NULL WHERE chat_id = $2 AND thread = $3 AND seq = $4`, e.body, g, e.thread, e.seq)
 		}
 		if err != nil {
 			return fmt.Errorf("forget lines: %w", err)

@@ -96,6 +96,37 @@ func TestTwoReplicasApplyOnce(t *testing.T) {
 	}
 }
 
+// Two replicas on one PostgreSQL both receive the same message: one turn
+// answers it, its update recorded by the turn's first write, and the
+// other replica drops it before asking the model.
+func TestTwoReplicasTurnOnce(t *testing.T) {
+	t.Parallel()
+	firstPassOnly(t, "one PostgreSQL pass is enough")
+	h := postgresHarness(t)
+	h.env["NOD_WEBHOOK_URL"] = "https://bot.example.org/hook"
+	h.env["NOD_WEBHOOK_SECRET"] = "replica-secret-0123"
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
+	h.startWhen(func() bool { return len(h.tg.Calls("setWebhook")) > 0 })
+	first, second, logs2 := h.replicas()
+
+	h.tg.Wire().SetWebhookTarget("")
+	h.tg.SendText(chat, user, "what's on my list?") // queued, not posted
+	raw := h.tg.Wire().LastUpdate()
+	for _, target := range []string{first, second} {
+		go h.tg.Wire().PostWebhook(target, "replica-secret-0123", raw)
+	}
+	h.tg.WaitBotMessages(chat, 1)
+	h.tg.Wait("both replicas to take the update", func() bool {
+		return strings.Contains(h.logs.String()+logs2.String(), "duplicate update ignored")
+	})
+	if n := len(h.llm.RequestsFor(agentM)); n != 1 {
+		t.Errorf("the model was asked %d times, want once", n)
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 1 {
+		t.Errorf("%d answers, want 1", n)
+	}
+}
+
 var addrRE = regexp.MustCompile(`listening addr=(\S+)`)
 
 // replicas returns the webhook URL of the running nod and of a second

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 )
 
@@ -101,5 +102,39 @@ func TestUndecodableWebhookUpdate(t *testing.T) {
 			t.Errorf("webhook statuses = %v, want all 200", h.tg.Wire().WebhookStatuses())
 			break
 		}
+	}
+}
+
+// A message that starts a turn is recorded as handled by the turn's first
+// write, with the person's words; redelivered, it finds the record there
+// and is dropped before the model is asked: no second "typing…", answer
+// or line in the conversation.
+func TestRedeliveredMessageTurnsOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response { return openaitest.Text("heard: " + r.LastUser()) })
+	h.start()
+	h.tg.SendText(chat, user, "what's on my list?")
+	h.tg.WaitBotMessages(chat, 1)
+	h.settleMessages()
+	asked, typing := len(h.llm.RequestsFor(agentM)), len(h.tg.Calls("sendChatAction"))
+	if asked != 1 || typing != 1 {
+		t.Fatalf("the turn asked the model %d times and showed typing %d times, want 1 and 1", asked, typing)
+	}
+	h.tg.Wire().Redeliver(h.tg.Wire().LastUpdateID())
+	h.tg.Wait("the redelivered message to be dropped", func() bool { return strings.Contains(h.logs.String(), "duplicate update ignored") })
+	h.settleMessages()
+	if n := len(h.llm.RequestsFor(agentM)); n != asked {
+		t.Errorf("the redelivery asked the model: %d requests, want %d", n, asked)
+	}
+	if n := len(h.tg.Calls("sendChatAction")); n != typing {
+		t.Errorf("the redelivery showed typing: %d, want %d", n, typing)
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 1 {
+		t.Errorf("%d bot messages, want 1", n)
+	}
+	hist, err := h.db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 10})
+	if err != nil || len(hist) != 2 {
+		t.Errorf("the conversation holds %d lines (%v), want the words and the answer once", len(hist), err)
 	}
 }
