@@ -125,9 +125,12 @@ const (
 	EventRedone    EventKind = "redone"
 	EventDeleted   EventKind = "deleted"
 	EventRestored  EventKind = "restored"
-	EventTicked    EventKind = "ticked" // on the task card
-	EventUnticked  EventKind = "unticked"
-	EventMode      EventKind = "mode"
+	// EventDeletionKept: the person kept a task whose deletion waited
+	// for them (a ✗ Keep tap, or an answer that was not its title).
+	EventDeletionKept EventKind = "deletion_kept"
+	EventTicked       EventKind = "ticked" // on the task card
+	EventUnticked     EventKind = "unticked"
+	EventMode         EventKind = "mode"
 	// a reminder's button: the task marked done, or reminded again later
 	EventRemindDone EventKind = "remind_done"
 	EventSnoozed    EventKind = "snoozed"

@@ -66,6 +66,8 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("%s redid “%s”%s after undoing it", who, e.Summary, on)
 	case nod.EventDeleted:
 		return fmt.Sprintf("%s deleted the task “%s” (it is in the trash)", who, e.Task)
+	case nod.EventDeletionKept:
+		return fmt.Sprintf("%s kept the task “%s”: its deletion was cancelled (%s); it was not deleted", who, e.Task, e.Reason)
 	case nod.EventRestored:
 		return fmt.Sprintf("%s restored the task “%s” from the trash", who, e.Task)
 	case nod.EventTicked:

@@ -27,9 +27,10 @@ const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COA
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
 		UNION ALL SELECT 'x', state, tool, failure, done_at, result, user_id, args FROM external_calls
 		WHERE chat_id = $1 AND thread = $3 AND done_at > $2 AND (set_id <> '' OR state = 'unknown')
-		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id, '' FROM audit_log WHERE chat_id = $1 AND created_at > $2 AND redacted = 0
+		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id, outcome FROM audit_log WHERE chat_id = $1 AND created_at > $2 AND redacted = 0
 		AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
-		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))`
+		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder'))
+		OR (outcome = 'rejected' AND tool = 'delete_task'))`
 
 // Events returns what happened in topic at after since outside the
 // conversation with the agent, oldest first: decisions on the topic's
@@ -75,7 +76,8 @@ func (db *Conversation) Events(ctx context.Context, at nod.Topic, since time.Tim
 		case "x": // an external call a tap confirmed, or one cut short: state, tool
 			callEvent(&e, r)
 		case "a": // an audited action: tool, args
-			auditEvent(&e, nod.AuditEntry{Tool: nod.Tool(r.a), Args: []byte(r.b)}, task)
+			e.Words = ""
+			auditEvent(&e, nod.AuditEntry{Tool: nod.Tool(r.a), Args: []byte(r.b), Outcome: nod.Outcome(r.words)}, task)
 		}
 		out = append(out, e)
 	}
@@ -150,6 +152,9 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Tas
 	switch a.Tool {
 	case nod.ToolDeleteTask:
 		e.Kind = nod.EventDeleted
+		if a.Outcome == nod.OutcomeRejected {
+			e.Kind = nod.EventDeletionKept // e.Reason says how
+		}
 	case nod.ToolRestoreTask:
 		e.Kind = nod.EventRestored
 	case nod.ToolToggleItem:

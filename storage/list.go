@@ -267,7 +267,8 @@ func (db *Tasks) TodayList(ctx context.Context, chatID nod.ChatID, today string,
 // day's taps, never the chat's whole log.
 const doneTodaySQL = `SELECT args FROM audit_log WHERE chat_id = $1 AND created_at >= $2 AND redacted = 0
 	AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
-	OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder')))
+	OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder'))
+	OR (outcome = 'rejected' AND tool = 'delete_task'))
 	AND tool = 'set_task_reminder' ORDER BY created_at`
 
 // doneToday are the repeating reminders of the day from..to whose time

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
@@ -55,13 +56,17 @@ func TestKeepItButtonAsksTheNext(t *testing.T) {
 	h := newHarness(t)
 	q := h.askThree()
 	h.tap(chat, user, q.ID, "✗ Keep it")
-	msgs := h.tg.WaitBotMessages(chat, 4)
-	if msgs[2].Text != "Kept “Fix login bug”: nothing was deleted." || !isQuestion(msgs[3], "Update README") || !hasButton(msgs[3], "✗ Keep all 2") {
-		t.Fatalf("after Keep it: %q %v", messageTexts(msgs[2:]), buttonTexts(msgs[3]))
+	// The question, edited, says it was kept: no message repeats it.
+	msgs := h.tg.WaitBotMessages(chat, 3)
+	if !isQuestion(msgs[2], "Update README") || !hasButton(msgs[2], "✗ Keep all 2") {
+		t.Fatalf("after Keep it: %q %v", messageTexts(msgs[2:]), buttonTexts(msgs[2]))
+	}
+	if got, _ := h.tg.Message(chat, q.ID); !strings.Contains(got.Text, "not deleted") {
+		t.Errorf("the question after Keep it reads %q", got.Text)
 	}
 	h.shown(chat, user, "T2")
 	h.tg.SendText(chat, user, "update readme")
-	h.tg.WaitBotMessages(chat, 6)
+	h.tg.WaitBotMessages(chat, 5)
 	if h.trashed(chat, "T1") || !h.trashed(chat, "T2") {
 		t.Errorf("T1 trashed %v, T2 trashed %v; want only T2", h.trashed(chat, "T1"), h.trashed(chat, "T2"))
 	}
@@ -82,4 +87,44 @@ func (h *harness) askThree() telegramtest.Message {
 	q := h.tg.WaitBotMessages(chat, 2)[1]
 	h.shown(chat, user, "T1")
 	return q
+}
+
+// What became of a line of deletions reaches the agent's next turn: an
+// answer that was not the title and a ✗ Keep all each tell it which
+// tasks were kept, and why, so it never says a kept task went or a
+// cancelled one still waits.
+func TestKeptDeletionsToldToTheAgent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.askThree()
+	h.clock.Advance(time.Minute)
+	h.tg.SendText(chat, user, "yes")
+	q := h.tg.WaitBotMessages(chat, 4)[3]
+	if !isQuestion(q, "Update README") {
+		t.Fatalf("after \"yes\": %q", messageTexts(h.tg.BotMessages(chat)))
+	}
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, q.ID, "✗ Keep all 2")
+	h.tg.WaitBotMessages(chat, 5)
+	h.settle()
+	h.script(openaitest.Text("All three stay."))
+	h.tg.SendText(chat, user, "so what's left?")
+	h.tg.WaitBotMessages(chat, 6)
+	reqs := h.llm.RequestsFor(agentM)
+	var notes []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if strings.HasPrefix(m.Content, "Meanwhile") {
+			notes = append(notes, m.Content)
+		}
+	}
+	n := strings.Join(notes, "\n")
+	for _, want := range []string{
+		"kept the task “Fix login bug”: its deletion was cancelled (did not type the task's title)",
+		"kept the task “Update README”: its deletion was cancelled (tapped ✗ to keep it)",
+		"kept the task “Cancel gym”: its deletion was cancelled (cancelled with the deletion before it)",
+	} {
+		if !strings.Contains(n, want) {
+			t.Errorf("the agent's next turn is not told %q; it reads:\n%s", want, n)
+		}
+	}
 }
