@@ -235,7 +235,10 @@ func (b *Bot) onKeepDeletion(ctx context.Context, p press) string {
 	text := p.loc.Text(formatting.DeleteKept.With(kept))
 	p.then(func(ctx context.Context) {
 		b.closePrompt(ctx, p.chat, p.loc, d, formatting.DeletePromptCancelled)
-		b.reply(ctx, p.topic(), text)
+		if len(a.Rest) > 0 {
+			// The question, edited, names only its own task.
+			b.reply(ctx, p.topic(), text)
+		}
 		b.askDeletion(ctx, p.chat, p.user, p.loc)
 	})
 	return formatting.PlainText(text.HTML)
