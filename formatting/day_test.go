@@ -30,6 +30,8 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"tz_set":               loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, 0, now, "", time.Time{}),
 		"tz_set_daily":         loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, 2, now, "08:00", nod.NextDaily(8, 0, loc.Zone(), now)),
 		"tz_set_city":          loc.Day().TimeZoneSet("UTC", "Europe/Berlin", &munich, 1, now, "", time.Time{}),
+		"tz_set_same":          loc.Day().TimeZoneSet("Europe/Berlin", "Europe/Berlin", &munich, 1, now, "", time.Time{}),
+		"tz_receipt_same":      loc.Day().TimeZoneReceipt("Europe/Berlin", "Europe/Berlin", &munich, 1, "z1", "I moved to Munich"),
 		"tz_bad":               loc.Text(formatting.TzBad.With("Mars/Olympus")),
 		"tz_receipt":           loc.Day().TimeZoneReceipt("UTC", "Asia/Tokyo", nil, 1, "z1", "I'm in Tokyo this week"),
 		"tz_receipt_map":       loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", nil, 0, "z1", ""),
