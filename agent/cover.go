@@ -102,7 +102,11 @@ func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (r
 		waiting = append(waiting, fv.String())
 	}
 	if len(waiting) > 0 {
-		note = fmt.Sprintf("The task was created with what the user's words asked for; its %s wait for the user's tap: no words of theirs quoted for this call ask for them.", strings.Join(waiting, ", "))
+		verb := "waits"
+		if len(waiting) > 1 {
+			verb = "wait"
+		}
+		note = fmt.Sprintf("The task was created with what the user's words asked for; its %s %s for the user's tap: no words of theirs quoted for this call ask for them.", strings.Join(waiting, ", "), verb)
 	}
 	return run, ask, note
 }
