@@ -103,16 +103,7 @@ func TestKilledAndRestarted(t *testing.T) {
 	other := h.changeSetMessage(chat, 4)
 
 	// Kill during confirm-all: the edit that follows the writes hangs.
-	release := make(chan struct{})
-	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
-		if method == "editMessageText" {
-			select {
-			case <-release:
-			case <-time.After(30 * time.Second):
-			}
-		}
-		return nil
-	})
+	release := h.holdEdits()
 	h.tg.Tap(chat, user, set.ID, "✓ All")
 	h.tg.Wait("confirm-all to write", func() bool { return h.count(nod.OutcomeConfirmed) == 3 })
 	p.kill()
@@ -291,16 +282,7 @@ func TestTapKilledBeforeItsEditWasMarked(t *testing.T) {
 	p := h.startProcess(t)
 	h.tg.SendText(chat, user, "raise the login bug")
 	set := h.changeSetMessage(chat, 2)
-	release := make(chan struct{})
-	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
-		if method == "editMessageText" {
-			select {
-			case <-release:
-			case <-time.After(30 * time.Second):
-			}
-		}
-		return nil
-	})
+	release := h.holdEdits()
 	if ans := h.tg.WaitAnswer(h.tg.Tap(chat, user, set.ID, "✓ 1")); ans != "Applied item 1." {
 		t.Errorf("✓ 1: %q", ans)
 	}
@@ -371,4 +353,21 @@ func TestKilledTurnStaysInTheConversation(t *testing.T) {
 	if n := strings.Join(notes, "\n"); !strings.Contains(n, "nod stopped (it was restarted) before it answered the user's message “make the login bug P1 and tell me what else matters”") {
 		t.Errorf("the next request does not say what nod told the person:\n%s", n)
 	}
+}
+
+// holdEdits makes the fake Telegram hold every editMessageText until the
+// returned channel is closed (or 30 s pass), so that a test can kill nod
+// while an edit is in flight.
+func (h *harness) holdEdits() chan struct{} {
+	release := make(chan struct{})
+	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
+		if method == "editMessageText" {
+			select {
+			case <-release:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		return nil
+	})
+	return release
 }

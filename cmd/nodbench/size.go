@@ -115,35 +115,33 @@ func sizeLoad(dsn string, size, n, rounds int) (sized, error) {
 
 // sizeTurns measures read-only turns into out: list_tasks, then text.
 func sizeTurns(e *env, chats []int64, rounds int, out *sized) error {
-	n := len(chats)
 	e.llm.Handle(readOnlyLLM)
-	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
-	settle(e)
 	reqs := len(e.llm.RequestsFor(agentModel))
-	s0, _ := e.db.Work()
 	var err error
-	out.Turns, err = loadRun{chats: n, rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
-		return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, "what's on my list?") },
-			func(chat int64) bool { return len(e.tg.BotMessages(chat)) > r }, e.tg.Wait)
-	}}.measure()
+	out.Turns, out.TurnStatements, err = sizeRun(e, chats, rounds, "what's on my list?")
 	if err != nil {
 		return err
 	}
-	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
-	settle(e)
-	s1, _ := e.db.Work()
 	bytes := 0
 	for _, q := range e.llm.RequestsFor(agentModel)[reqs:] {
 		bytes += len(q.Raw)
 	}
-	ops := float64(n * rounds)
-	out.TurnStatements, out.TurnModelBytes = float64(s1-s0)/ops, float64(bytes)/ops
+	out.TurnModelBytes = float64(bytes) / float64(len(chats)*rounds)
 	return nil
 }
 
 // sizeToday measures /today into out: the person's command and nod's
 // answer, no model.
 func sizeToday(e *env, chats []int64, rounds int, out *sized) error {
+	var err error
+	out.Today, out.TodayStatements, err = sizeRun(e, chats, rounds, "/today")
+	return err
+}
+
+// sizeRun sends text to each chat once a round, each round done when
+// every chat has one answer more, and returns the load and the
+// statements each message ran, counted once nod has settled.
+func sizeRun(e *env, chats []int64, rounds int, text string) (load, float64, error) {
 	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
 	settle(e)
 	before := make(map[int64]int, len(chats))
@@ -151,19 +149,17 @@ func sizeToday(e *env, chats []int64, rounds int, out *sized) error {
 		before[chat] = len(e.tg.BotMessages(chat))
 	}
 	s0, _ := e.db.Work()
-	var err error
-	out.Today, err = loadRun{chats: len(chats), rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
-		return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, "/today") },
+	l, err := loadRun{chats: len(chats), rounds: rounds, conns: e.conns, round: func(r int) []time.Duration {
+		return concurrently(chats, func(chat int64) { e.tg.SendText(chat, chat, text) },
 			func(chat int64) bool { return len(e.tg.BotMessages(chat)) > before[chat]+r }, e.tg.Wait)
 	}}.measure()
 	if err != nil {
-		return err
+		return l, 0, err
 	}
 	e.tg.Wait("nod to settle", e.tg.Wire().Idle)
 	settle(e)
 	s1, _ := e.db.Work()
-	out.TodayStatements = float64(s1-s0) / float64(len(chats)*rounds)
-	return nil
+	return l, float64(s1-s0) / float64(len(chats)*rounds), nil
 }
 
 // proposeSets gives each chat rounds sets of one proposal, and returns
