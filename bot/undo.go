@@ -19,6 +19,10 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	if errors.Is(err, nod.ErrStale) {
 		p.then(func(ctx context.Context) { b.offerUndoAnyway(ctx, p.loc, p.topic(), p.undo(), err) })
 	}
+	if errors.Is(err, nod.ErrExpired) && p.keyboard != nil {
+		// Too late for good: the button goes, so that it is not tried again.
+		p.then(func(ctx context.Context) { b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data)) })
+	}
 	if err != nil {
 		return b.explainAs(p.loc, err, undoNotices, "undo", "chat", p.chat)
 	}

@@ -240,6 +240,7 @@ func TestUndoRedoAndWindow(t *testing.T) {
 	if ans := h.tap(chat, user, late.ID, "↩️ Undo"); !strings.Contains(ans, "Too late") {
 		t.Errorf("Undo after the window answered %q", ans)
 	}
+	h.tg.WaitMessage(chat, late.ID, "the late Undo to be taken off", func(m telegramtest.Message) bool { return !hasButton(m, "↩️ Undo") })
 	h.tg.SendText(chat, user, "/undo")
 	if m := h.tg.WaitBotMessages(chat, 7)[6]; !strings.Contains(m.Text, "nothing to undo") || h.task("T1").Priority != nod.P0 {
 		t.Errorf("/undo after the window: %q, priority %s", m.Text, h.task("T1").Priority)
