@@ -176,13 +176,21 @@ func TestReceiptAfterKill(t *testing.T) {
 		openaitest.Response{Text: "never delivered", Delay: time.Minute})
 	hang := make(chan struct{})
 	h.tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
-		if method == "sendMessage" {
-			select {
-			case <-hang:
-			case <-time.After(30 * time.Second):
-			}
+		if method != "sendMessage" {
+			return nil
 		}
-		return nil
+		select {
+		case <-hang:
+			return nil // the restarted process's
+		default:
+		}
+		select {
+		case <-hang:
+		case <-time.After(30 * time.Second):
+		}
+		// Never applied: the fake may not have noticed the killed client
+		// yet, and this is the send that never arrived.
+		return &telegramtest.Error{Code: 502, Description: "Bad Gateway"}
 	})
 	p := h.startProcess(t)
 	h.tg.SendText(chat, user, "make the login bug P1")
