@@ -103,6 +103,7 @@ func TestKeptDeletionsToldToTheAgent(t *testing.T) {
 	if !isQuestion(q, "Update README") {
 		t.Fatalf("after \"yes\": %q", messageTexts(h.tg.BotMessages(chat)))
 	}
+	h.shown(chat, user, "T2")
 	h.clock.Advance(time.Minute)
 	h.tap(chat, user, q.ID, "✗ Keep all 2")
 	h.tg.WaitBotMessages(chat, 5)
