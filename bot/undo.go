@@ -21,7 +21,9 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	}
 	if errors.Is(err, nod.ErrExpired) && p.keyboard != nil {
 		// Too late for good: the button goes, so that it is not tried again.
-		p.then(func(ctx context.Context) { b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data)) })
+		p.then(func(ctx context.Context) {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+		})
 	}
 	if err != nil {
 		return b.explainAs(p.loc, err, undoNotices, "undo", "chat", p.chat)
