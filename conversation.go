@@ -188,3 +188,27 @@ func (w Window) Start(n int) int {
 
 // Max is the most messages the window holds.
 func (w Window) Max() int { return w.Keep + max(w.Step, 1) - 1 }
+
+// OpeningRequest says what a turn starts from: its topic, the window of
+// its conversation, and for the system prompt today's date in the chat's
+// zone (YYYY-MM-DD), how many of the tasks that matter most and how many
+// of the latest decisions.
+type OpeningRequest struct {
+	Topic     Topic
+	Window    Window
+	Today     string
+	Tasks     int
+	Decisions int
+}
+
+// Opening is what a turn starts from, read together before the model is
+// asked.
+type Opening struct {
+	History []ChatMessage // the topic's latest messages in the window, oldest first
+	// Events is what happened outside the conversation after its last
+	// message, oldest first; none without a message.
+	Events    []Event
+	Focus     TaskPage    // the tasks that matter most today, most first
+	Open      []ChangeSet // the topic's pending and partially resolved sets, newest first
+	Decisions []Decision  // the chat's latest decisions, newest first
+}

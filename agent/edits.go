@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -11,11 +10,12 @@ import (
 
 // withdrawn returns the pending items that the person's edit takes back:
 // those of their sets made from the words the edit replaces, numbered
-// from the edited message up to their next one. It returns none for a
+// from the edited message up to their next one, among the topic's open
+// sets. It returns none for a
 // turn that is no edit, or when the edited message is out of history.
-func (a *Agent) withdrawn(ctx context.Context, req nod.TurnRequest, history []nod.ChatMessage) ([]nod.ItemRef, []string, error) {
+func withdrawn(req nod.TurnRequest, history []nod.ChatMessage, open []nod.ChangeSet) ([]nod.ItemRef, []string) {
 	if req.EditOf == 0 {
-		return nil, nil, nil
+		return nil, nil
 	}
 	from, to := int64(0), int64(math.MaxInt64)
 	for i := len(history) - 1; i >= 0; i-- {
@@ -30,11 +30,7 @@ func (a *Agent) withdrawn(ctx context.Context, req nod.TurnRequest, history []no
 		to = m.Seq // a later message of theirs: sets from then on are its own
 	}
 	if from == 0 {
-		return nil, nil, nil
-	}
-	open, err := a.sets.OpenChangeSets(ctx, req.Topic)
-	if err != nil {
-		return nil, nil, fmt.Errorf("withdraw proposals: %w", err)
+		return nil, nil
 	}
 	var (
 		refs []nod.ItemRef
@@ -51,7 +47,7 @@ func (a *Agent) withdrawn(ctx context.Context, req nod.TurnRequest, history []no
 			}
 		}
 	}
-	return refs, said, nil
+	return refs, said
 }
 
 // withdrawnNote tells the agent which of its proposals the edit withdrew.

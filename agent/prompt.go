@@ -82,32 +82,19 @@ func writePending(b *strings.Builder, open []nod.ChangeSet, req nod.TurnRequest,
 // systemPrompt tells the agent today's date, the rules and the mode it
 // works under, the chat's tasks that matter most and how many it has, and
 // its latest decisions. Its proposals still waiting leave out those this
-// turn withdraws. It returns the tasks it listed too.
-func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location, withdrawn []nod.ItemRef) (string, nod.TaskPage, error) {
-	chatID := req.ChatID
+// turn withdraws. It is written from what the turn opened with.
+func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location, withdrawn []nod.ItemRef, op nod.Opening) (string, error) {
 	var b strings.Builder
 	b.Grow(len(rules) + 4096) // the rules, then the chat's part: grown once, not doubled from empty
 	a.writeRules(&b, req, settings, zone)
-	focus, err := a.tasks.FocusTasks(ctx, chatID, a.now().In(zone).Format(nod.DateLayout), promptTasks)
+	a.writeTasks(&b, op.Focus, zone)
+	titles, err := a.titlesFor(ctx, req.ChatID, op.Focus.Tasks, op.Open, op.Decisions)
 	if err != nil {
-		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
+		return "", fmt.Errorf("system prompt: %w", err)
 	}
-	a.writeTasks(&b, focus, zone)
-	open, err := a.sets.OpenChangeSets(ctx, req.Topic) // the topic's: its conversation is its own
-	if err != nil {
-		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
-	}
-	ds, err := a.memory.RecentDecisions(ctx, chatID, promptKinds)
-	if err != nil {
-		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
-	}
-	titles, err := a.titlesFor(ctx, chatID, focus.Tasks, open, ds)
-	if err != nil {
-		return "", nod.TaskPage{}, fmt.Errorf("system prompt: %w", err)
-	}
-	writePending(&b, open, req, titles, withdrawn)
-	a.writeDecisions(&b, req, ds, titles)
-	return b.String(), focus, nil
+	writePending(&b, op.Open, req, titles, withdrawn)
+	a.writeDecisions(&b, req, op.Decisions, titles)
+	return b.String(), nil
 }
 
 // writeRules writes the rules and the setting they are read in: today,

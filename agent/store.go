@@ -24,10 +24,6 @@ type Tasks interface {
 	// matches, oldest first, with how many it matches in all; a malformed
 	// cursor is nod.ErrInvalid.
 	TaskPage(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter, p nod.PageRequest) (nod.TaskPage, error)
-	// FocusTasks returns up to limit tasks outside the trash that matter
-	// most on day today (YYYY-MM-DD), most first, with how many tasks the
-	// chat has; it reads no more however many that is.
-	FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error)
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
 	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)
@@ -51,12 +47,9 @@ type Settings interface {
 
 // Conversation is what a turn starts from and what it leaves behind.
 type Conversation interface {
-	// History returns the topic's latest messages in window w, oldest
-	// first.
-	History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error)
-	// Events returns what happened outside the topic's conversation after
-	// since, oldest first.
-	Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error)
+	// Opening reads what a turn starts from together: its history, the
+	// events after it, and what the system prompt lists.
+	Opening(ctx context.Context, r nod.OpeningRequest) (nod.Opening, error)
 	// SaveTurn writes a turn's messages, audit rows and change set in one
 	// transaction; the set gets its id and item numbers.
 	SaveTurn(ctx context.Context, t nod.TurnRecord) error
@@ -80,8 +73,6 @@ type Proposals interface {
 // Memory is what the person decided on proposals before: what the prompt
 // recalls and what new proposals are checked against.
 type Memory interface {
-	// RecentDecisions returns the latest decisions, newest first.
-	RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error)
 	// RecentRejections returns rejections made at or after since.
 	RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error)
 }

@@ -59,11 +59,14 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	t.mode = settings.Effective(t.started)
 	t.zone = settings.Zone(a.opts.TimeZone)
 	t.askZone = settings.TimeZone == "" && settings.ZoneAsked == nil && a.zones != nil
-	events, err := t.loadHistory(ctx)
+	op, err := a.conv.Opening(ctx, nod.OpeningRequest{Topic: req.Topic, Window: a.opts.History, Today: t.started.In(t.zone).Format(nod.DateLayout),
+		Tasks: promptTasks, Decisions: promptKinds})
 	if err != nil {
 		return nil, "", err
 	}
-	system, err := t.system(ctx, *settings)
+	t.history = pastReads(fromUserMessage(op.History))
+	events := op.Events
+	system, err := t.system(ctx, *settings, op)
 	if err != nil {
 		return nil, "", err
 	}
@@ -99,37 +102,17 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	return t, system, nil
 }
 
-// loadHistory reads the conversation so far into t.history, and returns
-// what happened outside it since its last message.
-func (t *turn) loadHistory(ctx context.Context) ([]nod.Event, error) {
-	history, err := t.a.conv.History(ctx, t.req.Topic, t.a.opts.History)
-	if err != nil {
-		return nil, err
-	}
-	var events []nod.Event
-	if len(history) > 0 {
-		if events, err = t.a.conv.Events(ctx, t.req.Topic, history[len(history)-1].At); err != nil {
-			return nil, err
-		}
-	}
-	t.history = pastReads(fromUserMessage(history))
-	return events, nil
-}
-
 // system returns the turn's system prompt, with notes on the proposals
 // the person's edit withdraws and on the item their reply revises.
-func (t *turn) system(ctx context.Context, settings nod.ChatSettings) (string, error) {
-	withdraw, said, err := t.a.withdrawn(ctx, t.req, t.history)
-	if err != nil {
-		return "", err
-	}
-	system, tasks, err := t.a.systemPrompt(ctx, t.req, settings, t.zone, withdraw)
+func (t *turn) system(ctx context.Context, settings nod.ChatSettings, op nod.Opening) (string, error) {
+	withdraw, said := withdrawn(t.req, t.history, op.Open)
+	system, err := t.a.systemPrompt(ctx, t.req, settings, t.zone, withdraw, op)
 	if err != nil {
 		return "", err
 	}
 	t.offerExternal()
 	system += t.externalNote()
-	t.tasks, t.listed = tasks, true
+	t.tasks, t.listed = op.Focus, true
 	if len(withdraw) > 0 {
 		t.withdraw = withdraw
 		system += withdrawnNote(said)

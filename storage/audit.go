@@ -215,21 +215,47 @@ func scanAuditEntry(rows *sql.Rows) (nod.AuditEntry, error) {
 
 // RecentDecisions returns the chat's latest decisions, newest first.
 func (db *ChangeSets) RecentDecisions(ctx context.Context, chatID nod.ChatID, limit int) ([]nod.Decision, error) {
-	ds, err := queryDecisions(ctx, db.reader(), `WHERE chat_id = $1 ORDER BY seq DESC`+limitSQL(limit), chatID)
-	if err != nil {
+	var ds []nod.Decision
+	if err := db.readOne(ctx, recentDecisionsRead(chatID, limit, &ds)); err != nil {
 		return nil, fmt.Errorf("decisions: %w", err)
 	}
 	return ds, nil
 }
 
+// recentDecisionsRead reads the chat's latest decisions into ds, newest
+// first.
+func recentDecisionsRead(chatID nod.ChatID, limit int, ds *[]nod.Decision) read {
+	return decisionsRead(`WHERE chat_id = $1 ORDER BY seq DESC`+limitSQL(limit), []any{chatID}, ds)
+}
+
 // queryDecisions reads decisions; where is the query's tail.
 func queryDecisions(ctx context.Context, q conn, where string, args ...any) ([]nod.Decision, error) {
-	rows, err := q.QueryContext(ctx, `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at,
-		COALESCE((SELECT i.task_id FROM change_items i WHERE i.id = decisions.item_id), '') FROM decisions `+where, args...)
+	rows, err := q.QueryContext(ctx, decisionsSQL+where, args...)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
+	ds, err := scanDecisions(rows)
+	if err != nil {
+		return nil, err
+	}
+	return ds, rows.Err()
+}
+
+// decisionsRead reads decisions into ds; where is the query's tail.
+func decisionsRead(where string, args []any, ds *[]nod.Decision) read {
+	return read{query: decisionsSQL + where, args: args, scan: func(rows rowSource) error {
+		var err error
+		*ds, err = scanDecisions(rows)
+		return err
+	}}
+}
+
+const decisionsSQL = `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at,
+		COALESCE((SELECT i.task_id FROM change_items i WHERE i.id = decisions.item_id), '') FROM decisions `
+
+// scanDecisions reads decisionsSQL's rows.
+func scanDecisions(rows rowSource) ([]nod.Decision, error) {
 	var out []nod.Decision
 	for rows.Next() {
 		var (
@@ -243,5 +269,5 @@ func queryDecisions(ctx context.Context, q conn, where string, args ...any) ([]n
 		d.Verdict, d.At = nod.Verdict(verdict), fromMicros(at)
 		out = append(out, d)
 	}
-	return out, rows.Err()
+	return out, nil
 }

@@ -387,19 +387,22 @@ func chatSet(ctx context.Context, q conn, chatID nod.ChatID, id nod.SetID) (nod.
 // newest first: a set proposed in another topic of the chat is that
 // topic's to answer (by id, its buttons work anywhere).
 func (db *ChangeSets) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.ChangeSet, error) {
-	ids, err := queryIDs[nod.SetID](ctx, db.reader(), `SELECT id FROM change_sets WHERE chat_id = $1 AND thread = $2 AND status IN ('pending', 'partially_resolved') ORDER BY seq DESC`, at.ChatID, at.Thread)
-	if err != nil {
+	var sets []nod.ChangeSet
+	if err := db.readOne(ctx, openSetsRead(at, &sets)); err != nil {
 		return nil, fmt.Errorf("open change sets: %w", err)
 	}
-	sets := make([]nod.ChangeSet, 0, len(ids))
-	for _, id := range ids {
-		s, err := loadSet(ctx, db.reader(), id)
-		if err != nil {
-			return nil, err
-		}
-		sets = append(sets, s)
-	}
 	return sets, nil
+}
+
+// openSetsRead reads the topic's open sets with their items into sets,
+// newest first, in one query.
+func openSetsRead(at nod.Topic, sets *[]nod.ChangeSet) read {
+	return read{query: setSQL + ` WHERE s.chat_id = $1 AND s.thread = $2 AND s.status IN ('pending', 'partially_resolved') ORDER BY s.seq DESC, i.n`,
+		args: []any{at.ChatID, at.Thread}, scan: func(rows rowSource) error {
+			var err error
+			*sets, err = scanSets(rows)
+			return err
+		}}
 }
 
 // SetMessageID records which Telegram message shows the set.
@@ -410,21 +413,39 @@ func (db *Messages) SetMessageID(ctx context.Context, setID nod.SetID, messageID
 	return nil
 }
 
-// loadSet reads set id with its items in one statement: the set's
-// columns come with every item's row.
-func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
-	var s nod.ChangeSet
-	rows, err := q.QueryContext(ctx, `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
+// setSQL reads change sets with their items: the set's columns come
+// with every item's row.
+const setSQL = `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
 		COALESCE(i.id, ''), COALESCE(i.n, 0), COALESCE(i.tool, ''), COALESCE(i.task_id, ''), COALESCE(i.args, ''), COALESCE(i.summary, ''), COALESCE(i.field, ''),
 		COALESCE(i.before, ''), COALESCE(i.after, ''), COALESCE(i.detail, ''), COALESCE(i.status, ''), COALESCE(i.note, ''), COALESCE(i.undo_id, '')
-		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id WHERE s.id = $1 ORDER BY i.n`, id)
+		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id`
+
+// loadSet reads set id with its items in one statement.
+func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
+	rows, err := q.QueryContext(ctx, setSQL+` WHERE s.id = $1 ORDER BY i.n`, id)
 	if err != nil {
-		return s, fmt.Errorf("change set %s: %w", id, err)
+		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", id, err)
 	}
 	defer rows.Close()
-	found := false
+	sets, err := scanSets(rows)
+	if err == nil {
+		err = rows.Err()
+	}
+	if err != nil {
+		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", id, err)
+	}
+	if len(sets) == 0 {
+		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
+	}
+	return sets[0], nil
+}
+
+// scanSets reads setSQL's rows, each set's together and in item order.
+func scanSets(rows rowSource) ([]nod.ChangeSet, error) {
+	var sets []nod.ChangeSet
 	for rows.Next() {
 		var (
+			s            nod.ChangeSet
 			status       string
 			created      int64
 			resolved     sql.NullInt64
@@ -437,32 +458,28 @@ func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
 		)
 		if err := rows.Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq,
 			&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
-			return s, fmt.Errorf("change set %s: %w", id, err)
+			return nil, err
 		}
-		if !found {
-			found = true
+		if n := len(sets); n == 0 || sets[n-1].ID != s.ID {
 			s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
 			s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
+			sets = append(sets, s)
 		}
 		if it.ID == "" {
 			continue // a set without items
 		}
 		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
+		var err error
 		if it.Note, err = decodeNote(note); err != nil {
-			return s, fmt.Errorf("change set %s item %d: %w", id, it.N, err)
+			return nil, fmt.Errorf("change set %s item %d: %w", s.ID, it.N, err)
 		}
 		if err := decodeDetail(&it, detail); err != nil {
-			return s, err
+			return nil, err
 		}
-		s.Items = append(s.Items, it)
+		last := &sets[len(sets)-1]
+		last.Items = append(last.Items, it)
 	}
-	if err := rows.Err(); err != nil {
-		return s, fmt.Errorf("change set %s: %w", id, err)
-	}
-	if !found {
-		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
-	}
-	return s, nil
+	return sets, nil
 }
 
 func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {

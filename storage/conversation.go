@@ -130,42 +130,51 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 // History returns the topic's latest messages in window w, oldest first:
 // a topic's conversation is its own.
 func (db *Conversation) History(ctx context.Context, at nod.Topic, w nod.Window) ([]nod.ChatMessage, error) {
-	rows, err := db.reader().QueryContext(ctx, `SELECT seq, body, wire FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC`+limitSQL(w.Max()), at.ChatID, at.Thread)
-	if err != nil {
+	var out []nod.ChatMessage
+	if err := db.readOne(ctx, historyRead(at, w, &out)); err != nil {
 		return nil, fmt.Errorf("history: %w", err)
 	}
-	defer rows.Close()
-	var (
-		out   []nod.ChatMessage
-		start int64 = -1
-		seq   int64
-		body  sql.RawBytes // decoded before the next row: its buffer is reused
-		wire  []byte
-	)
-	for rows.Next() {
-		if err := rows.Scan(&seq, &body, &wire); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-		if start < 0 { // the newest message: its number is the topic's count
-			start = int64(w.Start(int(seq)))
-			out = make([]nod.ChatMessage, 0, min(seq-start, int64(w.Max()))) // what the window holds, allocated once
-		}
-		if seq <= start {
-			break
-		}
-		var m messageRecord
-		if err := jsonv2.Unmarshal(body, &m); err != nil {
-			return nil, fmt.Errorf("history: %w", err)
-		}
-		msg := m.message(seq)
-		msg.Wire = wire // a copy, the row's own
-		out = append(out, msg)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	slices.Reverse(out)
 	return out, nil
+}
+
+// historyRead reads the topic's latest messages in window w into out,
+// oldest first.
+func historyRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessage) read {
+	return read{
+		query: `SELECT seq, body, wire FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC` + limitSQL(w.Max()),
+		args:  []any{at.ChatID, at.Thread},
+		scan: func(rows rowSource) error {
+			var (
+				msgs  []nod.ChatMessage
+				start int64 = -1
+				seq   int64
+				body  sql.RawBytes // decoded before the next row: its buffer is reused
+				wire  []byte
+			)
+			for rows.Next() {
+				if err := rows.Scan(&seq, &body, &wire); err != nil {
+					return err
+				}
+				if start < 0 { // the newest message: its number is the topic's count
+					start = int64(w.Start(int(seq)))
+					msgs = make([]nod.ChatMessage, 0, min(seq-start, int64(w.Max()))) // what the window holds, allocated once
+				}
+				if seq <= start {
+					break
+				}
+				var m messageRecord
+				if err := jsonv2.Unmarshal(body, &m); err != nil {
+					return err
+				}
+				msg := m.message(seq)
+				msg.Wire = wire // a copy, the row's own
+				msgs = append(msgs, msg)
+			}
+			slices.Reverse(msgs)
+			*out = msgs
+			return nil
+		},
+	}
 }
 
 // MarkUpdate records that update id is being handled. It returns false when

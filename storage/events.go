@@ -38,11 +38,24 @@ const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COA
 // it answered there; and, as the chat's tasks and modes are every topic's,
 // the chat's deletions and restores, ticks on task cards and mode changes.
 func (db *Conversation) Events(ctx context.Context, at nod.Topic, since time.Time) ([]nod.Event, error) {
-	chatID := at.ChatID
-	rs, err := db.eventRows(ctx, at, since)
-	if err != nil {
-		return nil, err
+	var rs []eventRow
+	if err := db.readOne(ctx, eventsRead(eventsSQL, []any{at.ChatID, micros(since), at.Thread}, &rs)); err != nil {
+		return nil, fmt.Errorf("events: %w", err)
 	}
+	return db.events(ctx, at, rs)
+}
+
+// eventsSinceLastSQL is eventsSQL after the topic's latest message ($1
+// the chat, $2 the thread): none when the topic has none.
+var eventsSinceLastSQL = func() string {
+	s := strings.ReplaceAll(eventsSQL, "$2", "§")
+	s = strings.ReplaceAll(s, "$3", "$2")
+	return strings.ReplaceAll(s, "§", "(SELECT created_at FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC LIMIT 1)")
+}()
+
+// events makes the events of rows rs.
+func (db *Conversation) events(ctx context.Context, at nod.Topic, rs []eventRow) ([]nod.Event, error) {
+	chatID := at.ChatID
 	titles := map[nod.TaskID]nod.Task{}
 	task := func(id nod.TaskID) nod.Task {
 		if t, ok := titles[id]; ok {
@@ -97,30 +110,24 @@ type eventRow struct {
 	user                               nod.UserID
 }
 
-// eventRows reads eventsSQL's rows by source as the query lists them,
-// then by time.
-func (db *Conversation) eventRows(ctx context.Context, at nod.Topic, since time.Time) ([]eventRow, error) {
-	rows, err := db.reader().QueryContext(ctx, eventsSQL, at.ChatID, micros(since), at.Thread)
-	if err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	var rs []eventRow
-	for rows.Next() {
-		var r eventRow
-		if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title, &r.user, &r.words); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("events: %w", err)
+// eventsRead reads the rows of query, eventsSQL or a variant, into rs by
+// source as the query lists them: Events sorts them by time after.
+func eventsRead(query string, args []any, rs *[]eventRow) read {
+	return read{query: query, args: args, scan: func(rows rowSource) error {
+		var out []eventRow
+		for rows.Next() {
+			var r eventRow
+			if err := rows.Scan(&r.source, &r.a, &r.b, &r.reason, &r.at, &r.title, &r.user, &r.words); err != nil {
+				return err
+			}
+			out = append(out, r)
 		}
-		rs = append(rs, r)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("events: %w", err)
-	}
-	// UNION ALL promises no order: sources in the query's order, so that
-	// events at the same time stay in it after the sort by time below.
-	slices.SortStableFunc(rs, func(a, b eventRow) int { return strings.Index("duxa", a.source) - strings.Index("duxa", b.source) })
-	return rs, nil
+		// UNION ALL promises no order: sources in the query's order, so that
+		// events at the same time stay in it after the sort by time.
+		slices.SortStableFunc(out, func(a, b eventRow) int { return strings.Index("duxa", a.source) - strings.Index("duxa", b.source) })
+		*rs = out
+		return nil
+	}}
 }
 
 // callEvent fills in e what the external call of row r came to: r.a is

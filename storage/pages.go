@@ -198,31 +198,47 @@ var focusSQL = func() string {
 // most recently changed; and how many tasks the chat has in all. It reads
 // at most 200 index entries and limit tasks, however many the chat has.
 func (db *Tasks) FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error) {
+	var page nod.TaskPage
+	if err := db.readOne(ctx, focusRead(chatID, today, limit, &page)); err != nil {
+		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
+	}
+	if err := loadChecklists(ctx, db.reader(), page.Tasks); err != nil {
+		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
+	}
+	return page, nil
+}
+
+// focusRead reads FocusTasks' page, checklists aside, into page.
+func focusRead(chatID nod.ChatID, today string, limit int, page *nod.TaskPage) read {
 	limit = min(max(limit, 1), focusLimit)
 	soon := today
 	if t, err := time.Parse(nod.DateLayout, today); err == nil {
 		soon = t.AddDate(0, 0, focusSoonDays).Format(nod.DateLayout)
 	}
-	q := db.reader()
 	// The limit is written in (limitSQL): bound, it made SQLite prepare
 	// the statement again on every call, a millisecond each.
-	rows, err := q.QueryContext(ctx, focusSQL+limitSQL(limit), chatID, today, soon)
-	if err != nil {
-		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
-	}
-	var page nod.TaskPage
-	seqs, err := scanPage(rows, &page, &page.Total)
-	if err != nil {
-		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
-	}
-	for _, s := range seqs {
-		page.Cursors = append(page.Cursors, cursor(s))
-	}
-	page.Later = page.Total > len(page.Tasks)
-	if err := loadChecklists(ctx, q, page.Tasks); err != nil {
-		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
-	}
-	return page, nil
+	return read{query: focusSQL + limitSQL(limit), args: []any{chatID, today, soon}, scan: func(rows rowSource) error {
+		var p nod.TaskPage
+		for rows.Next() {
+			var seq int64
+			t, err := scanTask(rows, &seq, &p.Total)
+			if err != nil {
+				return err
+			}
+			p.Tasks, p.Cursors = append(p.Tasks, t), append(p.Cursors, cursor(seq))
+		}
+		p.Later = p.Total > len(p.Tasks)
+		*page = p
+		return nil
+	}}
+}
+
+// focusChecklistsRead reads the checklists of the tasks r, a focusRead,
+// reads into page, which must be scanned first: the same query picks
+// the tasks again, so the two need no round trip between them.
+func focusChecklistsRead(r read, page *nod.TaskPage) read {
+	return read{query: checklistsSQL + `(SELECT id FROM (` + r.query + `) AS f) ORDER BY task_id, position`, args: r.args,
+		scan: func(rows rowSource) error { return scanChecklists(rows, page.Tasks) }}
 }
 
 // TaskTitles returns the titles of those of ids that name tasks of the

@@ -81,7 +81,7 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 
 // scanTask scans taskColumns, after a row's seq where that is read too
 // (non-nil), and before the columns tail scans into.
-func scanTask(rows *sql.Rows, seq *int64, tail ...any) (nod.Task, error) {
+func scanTask(rows rowSource, seq *int64, tail ...any) (nod.Task, error) {
 	var (
 		t                nod.Task
 		est              sql.NullInt64
@@ -118,19 +118,34 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 	if len(tasks) == 0 {
 		return nil
 	}
-	idx := make(map[nod.TaskID]int, len(tasks))
 	args := make([]any, len(tasks))
 	marks := make([]string, len(tasks))
 	for i, t := range tasks {
-		idx[t.ID] = i
 		args[i] = t.ID
 		marks[i] = fmt.Sprintf("$%d", i+1)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT task_id, id, title, checked, checked_by, checked_at FROM checklist_items WHERE task_id IN (`+strings.Join(marks, ",")+`) ORDER BY task_id, position`, args...)
+	rows, err := q.QueryContext(ctx, checklistsSQL+`(`+strings.Join(marks, ",")+`) ORDER BY task_id, position`, args...)
 	if err != nil {
 		return err
 	}
 	defer rows.Close()
+	if err := scanChecklists(rows, tasks); err != nil {
+		return err
+	}
+	return rows.Err()
+}
+
+// checklistsSQL reads checklist items, of the tasks the IN list after it
+// names.
+const checklistsSQL = `SELECT task_id, id, title, checked, checked_by, checked_at FROM checklist_items WHERE task_id IN `
+
+// scanChecklists appends the items of checklistsSQL's rows to the
+// checklists of tasks.
+func scanChecklists(rows rowSource, tasks []nod.Task) error {
+	idx := make(map[nod.TaskID]int, len(tasks))
+	for i, t := range tasks {
+		idx[t.ID] = i
+	}
 	for rows.Next() {
 		var (
 			taskID nod.TaskID
@@ -142,11 +157,14 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 		if err := rows.Scan(&taskID, &it.ID, &it.Title, &chk, &by, &at); err != nil {
 			return err
 		}
+		i, ok := idx[taskID]
+		if !ok {
+			return fmt.Errorf("checklist item %s of task %s, not read", it.ID, taskID)
+		}
 		it.Checked, it.CheckedBy, it.CheckedAt = chk != 0, nod.Actor(by.String).Normalize(), timePtr(at)
-		t := &tasks[idx[taskID]]
-		t.Checklist = append(t.Checklist, it)
+		tasks[i].Checklist = append(tasks[i].Checklist, it)
 	}
-	return rows.Err()
+	return nil
 }
 
 // ChecklistOwner returns the task holding checklist item itemID in the chat.

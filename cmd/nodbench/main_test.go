@@ -120,8 +120,19 @@ func TestReminderBenchSmoke(t *testing.T) {
 				if rep.Sent != c.reminders || rep.Duplicates != 0 || c.reminders > 0 && (rep.PerSecond <= 0 || rep.Statements <= 0) {
 					t.Errorf("reminder bench: %+v", rep)
 				}
-				if rep.Statements > c.most {
-					t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.0f", c.reminders, c.dailies, rep.Statements, c.most)
+				most := c.most
+				if dialect == "postgres" && c.dailies > 0 {
+					// A daily review's turn reads its opening in one round
+					// trip, its events and its tasks' checklists with it
+					// whether or not there are any: two statements more than
+					// SQLite, which reads them only once it knows.
+					most += 2
+					if rep.RoundTrips > 11 {
+						t.Errorf("%d reminders and %d daily reviews due took %.1f round trips an item, want at most 11", c.reminders, c.dailies, rep.RoundTrips)
+					}
+				}
+				if rep.Statements > most {
+					t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.0f", c.reminders, c.dailies, rep.Statements, most)
 				}
 				if c.repeating == 0 {
 					continue

@@ -52,6 +52,9 @@ type fired struct {
 	All        time.Duration `json:"due_to_last_sent_ns"`
 	PerSecond  float64       `json:"reminders_per_second"`
 	Statements float64       `json:"statements_per_due_item"`
+	// RoundTrips is per item due too, on PostgreSQL: a pipeline's
+	// statements go out in one.
+	RoundTrips float64 `json:"round_trips_per_due_item,omitempty"`
 }
 
 // repeating is what N repeating reminders cost, their rules taken in
@@ -205,14 +208,14 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, now fun
 	return logs, nil
 }
 
-// statements sums the statements dbs ran so far.
-func statements(dbs []*storage.DB) int64 {
-	var n int64
+// statements sums the statements dbs ran so far, and their round trips
+// to PostgreSQL.
+func statements(dbs []*storage.DB) (n, trips int64) {
 	for _, db := range dbs {
 		s, _ := db.Work()
-		n += s
+		n, trips = n+s, trips+db.RoundTrips()
 	}
-	return n
+	return n, trips
 }
 
 // fireStage waits, from a second before due on clock, until want more
@@ -225,16 +228,17 @@ func fireStage(tg *telegramtest.Server, dbs []*storage.DB, clock *benchClock, du
 	for chat := range reminderChats {
 		from[chat] = len(tg.BotMessages(int64(1_000_000 + chat)))
 	}
-	total, before := tg.TotalBotMessages(), statements(dbs)
+	total := tg.TotalBotMessages()
+	before, tripsBefore := statements(dbs)
 	deadline := time.Now().Add(30*time.Minute + time.Duration(want)*time.Millisecond)
 	for tg.TotalBotMessages()-total < want && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond)
-	after := statements(dbs)
+	after, tripsAfter := statements(dbs)
 	f, tasks := tally(tg, from, due, clock.off())
 	if k := tg.TotalBotMessages() - total; k > 0 {
-		f.Statements = float64(after-before) / float64(k)
+		f.Statements, f.RoundTrips = float64(after-before)/float64(k), float64(tripsAfter-tripsBefore)/float64(k)
 	}
 	return f, tasks
 }
