@@ -163,6 +163,10 @@ func (db *People) Forget(ctx context.Context, chatID nod.ChatID, userID nod.User
 		if err := db.forgetChat(ctx, tx, chatID); err != nil {
 			return err
 		}
+		// Every process drops the conversations it keeps decoded.
+		if _, err := tx.ExecContext(ctx, `UPDATE history_gen SET gen = gen + 1`); err != nil {
+			return fmt.Errorf("forget: %w", err)
+		}
 		for _, g := range f.groups {
 			if err := db.forgetMember(ctx, tx, g, userID, f, now); err != nil {
 				return fmt.Errorf("group %d: %w", g, err)

@@ -95,15 +95,22 @@ func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.
 	var (
 		o      nod.Opening
 		rs     []eventRow
+		stale  bool
 		chatID = r.Topic.ChatID
 		focus  = focusRead(chatID, r.Today, r.Tasks, &o.Focus)
-		reads  = []read{historyRead(r.Topic, r.Window, &o.History), focus, openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions)}
+		reads  = []read{db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale), focus, openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions)}
 	)
 	if db.postgres {
 		reads = append(reads, eventsRead(eventsSinceLastSQL, []any{chatID, r.Topic.Thread}, &rs), focusChecklistsRead(focus, &o.Focus))
 	}
 	if err := db.readAll(ctx, reads...); err != nil {
 		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
+	}
+	if stale { // a forget rewrote what was kept: the topic is read whole
+		db.kept.Remove(r.Topic)
+		if err := db.readOne(ctx, db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale)); err != nil {
+			return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
+		}
 	}
 	if !db.postgres {
 		var later []read

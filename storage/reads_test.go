@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/storage"
+	"github.com/nodbot/nod/storage/storagetest"
 )
 
 // A turn's opening reads, in one round trip on PostgreSQL, what the reads
@@ -86,4 +88,74 @@ func TestOpeningReadsWhatEachReadReads(t *testing.T) {
 			t.Errorf("a new topic's opening = %+v, %v", got, err)
 		}
 	})
+}
+
+// A turn's opening reads, turn after turn, the conversation History
+// reads: as the window slides, with another process writing between, and
+// after a forget in another process rewrote and deleted what this one
+// kept decoded.
+func TestOpeningKeepsTheConversation(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			ctx := t.Context()
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			dsn := storagetest.DSN(t, d)
+			db, other := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
+			const person nod.UserID = 7001
+			private, group := nod.Topic{ChatID: nod.ChatID(person)}, nod.Topic{ChatID: -100500}
+			w := nod.Window{Keep: 4, Step: 3}
+			check := func(at nod.Topic, when string) {
+				t.Helper()
+				got, err := db.Conversation().Opening(ctx, nod.OpeningRequest{Topic: at, Window: w, Today: "2026-03-12", Tasks: 1, Decisions: 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := db.Conversation().History(ctx, at, w)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(want, got.History); diff != "" {
+					t.Fatalf("%s: the opening's conversation differs from History (-want +got):\n%s", when, diff)
+				}
+			}
+			say := func(by *storage.DB, at nod.Topic, texts ...string) {
+				t.Helper()
+				clock.Advance(time.Minute)
+				var msgs []nod.ChatMessage
+				for _, s := range texts {
+					msgs = append(msgs, nod.ChatMessage{Role: nod.RoleUser, Content: s, UserID: person, Speaker: "Ada", MsgID: int(clock.Now().Unix() % 100000)})
+				}
+				if err := by.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: at, UserID: person, Messages: msgs}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			check(private, "no message yet")
+			for i := range 9 { // the window slides by its step, a turn of 1 to 3 at a time
+				texts := []string{fmt.Sprintf("turn %d", i)}
+				for range i % 3 {
+					texts = append(texts, "and more")
+				}
+				by := db
+				if i%4 == 3 {
+					by = other // another replica answered this one
+				}
+				say(by, private, texts...)
+				say(by, group, texts...)
+				check(private, fmt.Sprintf("after turn %d", i))
+				check(group, fmt.Sprintf("after turn %d in the group", i))
+			}
+			// The other process forgets the person: their private chat's
+			// lines go, and the group's are rewritten without their words.
+			if err := other.People().AskForget(ctx, nod.ForgetRequest{UserID: person, ChatID: private.ChatID, ExpiresAt: clock.Now().Add(time.Minute)}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := other.People().Forget(ctx, private.ChatID, person); err != nil {
+				t.Fatal(err)
+			}
+			check(group, "after the forget")
+			check(private, "after the forget")
+			say(other, private, "a new start")
+			check(private, "after a new start")
+		})
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/nodbot/nod"
@@ -62,6 +63,9 @@ type core struct {
 	// refreshes marks the sets owed a refresh by this process's commits
 	// (OwedRefreshes).
 	refreshes owedMarks
+	// kept holds the conversations of the topics that talked last,
+	// decoded (keptHistoryRead).
+	kept *lru.Cache[nod.Topic, keptHistory]
 }
 
 // New returns a DB that is not yet open. now is the clock for every
@@ -75,7 +79,7 @@ func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	}
 	// Every time the DB writes is cut to the precision both databases
 	// keep, so that a value read back compares equal to the one written.
-	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID()})
+	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID(), kept: newKept()})
 }
 
 // IsPostgres reports whether a DSN names a PostgreSQL database.

@@ -1,0 +1,103 @@
+package storage
+
+import (
+	"slices"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/nodbot/nod"
+)
+
+// keptTopics is how many topics' conversations a process keeps decoded:
+// those that talked last.
+const keptTopics = 256
+
+// keptHistory is a topic's window as a turn last read it: its messages,
+// oldest first, each with its number, and the count of forgets it was
+// read under (history_gen).
+type keptHistory struct {
+	w    nod.Window
+	gen  int64
+	msgs []nod.ChatMessage
+}
+
+// newKept returns the cache of decoded conversations.
+func newKept() *lru.Cache[nod.Topic, keptHistory] {
+	c, err := lru.New[nod.Topic, keptHistory](keptTopics)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	return c
+}
+
+// sinceSQL reads a topic's messages after a number, newest first, at most
+// the window's worth, and the count of forgets (as minus itself: no
+// message's number is below 1), in one statement and so one snapshot.
+func sinceSQL(w nod.Window) string {
+	return `SELECT seq, body, wire FROM (SELECT seq, body, wire FROM messages WHERE chat_id = $1 AND thread = $2 AND seq > $3 ORDER BY seq DESC` + limitSQL(w.Max()) + `) AS m
+		UNION ALL SELECT -gen, '', NULL FROM history_gen`
+}
+
+// keptHistoryRead reads the topic's window into out as History does,
+// decoding only the messages after those the process kept from the
+// topic's last turn. *stale is set when a forget rewrote what was kept
+// (out is then incomplete, and the topic must be read whole).
+func (db *core) keptHistoryRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessage, stale *bool) read {
+	kept, ok := db.kept.Get(at)
+	ok = ok && kept.w == w
+	after := int64(0)
+	if ok && len(kept.msgs) > 0 {
+		after = kept.msgs[len(kept.msgs)-1].Seq
+	}
+	return read{query: sinceSQL(w), args: []any{at.ChatID, at.Thread, after}, scan: func(rows rowSource) error {
+		var (
+			fresh []nod.ChatMessage
+			gen   int64
+			seq   int64
+			body  []byte
+			wire  []byte
+		)
+		for rows.Next() {
+			if err := rows.Scan(&seq, &body, &wire); err != nil {
+				return err
+			}
+			if seq <= 0 {
+				gen = -seq
+				continue
+			}
+			var m messageRecord
+			if err := jsonv2.Unmarshal(body, &m); err != nil {
+				return err
+			}
+			msg := m.message(seq)
+			msg.Wire = wire
+			fresh = append(fresh, msg)
+		}
+		if after > 0 && gen != kept.gen {
+			*stale = true
+			return nil
+		}
+		slices.SortFunc(fresh, func(a, b nod.ChatMessage) int { return int(a.Seq - b.Seq) })
+		var prior []nod.ChatMessage
+		if ok && gen == kept.gen {
+			prior = kept.msgs
+		}
+		msgs := window(w, prior, fresh)
+		db.kept.Add(at, keptHistory{w: w, gen: gen, msgs: msgs})
+		*out = slices.Clone(msgs) // the turn's own: it marks and trims them
+		return nil
+	}}
+}
+
+// window returns the messages of prior and then fresh (each oldest first,
+// fresh all after prior) that window w holds.
+func window(w nod.Window, prior, fresh []nod.ChatMessage) []nod.ChatMessage {
+	all := append(slices.Clip(prior), fresh...)
+	if len(all) == 0 {
+		return nil
+	}
+	start := int64(w.Start(int(all[len(all)-1].Seq)))
+	i, _ := slices.BinarySearchFunc(all, start+1, func(m nod.ChatMessage, seq int64) int { return int(m.Seq - seq) })
+	return slices.Clip(all[i:])
+}
