@@ -8,11 +8,11 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// withdrawn returns the pending items that the person's edit takes back:
-// those of their sets made from the words the edit replaces, numbered
-// from the edited message up to their next one, among the topic's open
-// sets. It returns none for a
-// turn that is no edit, or when the edited message is out of history.
+// withdrawn returns the pending items of the topic's open sets that the
+// person's edit takes back: those of their sets made from the words the
+// edit replaces, numbered from the edited message up to their next one.
+// It returns none for a turn that is no edit, or when the edited message
+// is out of history.
 func withdrawn(req nod.TurnRequest, history []nod.ChatMessage, open []nod.ChangeSet) ([]nod.ItemRef, []string) {
 	if req.EditOf == 0 {
 		return nil, nil
