@@ -94,6 +94,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		}
 		return bindTap(ctx, tx, tap, out, now)
 	})
+	err = tapHandled(err, tap)
 	if err != nil {
 		if !errors.Is(err, nod.ErrHandled) {
 			out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
@@ -108,19 +109,22 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 }
 
 // markTap marks a tap's update handled inside the transaction that
-// decides it: nod.ErrHandled if it was, which rolls the decision back.
+// decides it: a redelivery's mark fails the transaction, which rolls the
+// decision back, and tapHandled makes that nod.ErrHandled.
 func markTap(ctx context.Context, tx conn, tap *nod.Tap, now time.Time) error {
 	if tap == nil || tap.Marked {
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, tap.Update, micros(now))
-	if err != nil {
-		return fmt.Errorf("mark update %d: %w", tap.Update, err)
+	return markUpdate(ctx, tx, tap.Update, now)
+}
+
+// tapHandled is err, the outcome of a decision's transaction, as
+// nod.ErrHandled when it marked tap's update and found it handled before.
+func tapHandled(err error, tap *nod.Tap) error {
+	if tap == nil || tap.Marked {
+		return err
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("update %d: %w", tap.Update, nod.ErrHandled)
-	}
-	return nil
+	return handledBefore(err, tap.Update)
 }
 
 // bindTap records, with the decision, the buttons the tapped message's
@@ -326,6 +330,7 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID no
 		}
 		return bindTap(ctx, tx, tap, nod.Decided{Set: set}, now)
 	})
+	err = tapHandled(err, tap)
 	if err != nil {
 		if !errors.Is(err, nod.ErrHandled) {
 			set = db.afterFailedClaim(ctx, chatID, setID, set)

@@ -325,6 +325,53 @@ func TestMarkUpdateOnce(t *testing.T) {
 	})
 }
 
+// A decision or a turn marks its update in its own transaction, with a
+// plain insert: a redelivery fails there on the key of processed_updates
+// and is nod.ErrHandled, with nothing of it applied; any other key that
+// fails stays a failure.
+func TestRedeliveryHandledOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		tap := func(update int64) context.Context { return nod.WithTap(t.Context(), &nod.Tap{Update: update}) }
+		if _, _, err := confirmItem(tap(9), db, chat, cs.ID, 1, 42, setPriority(nod.P1)); err != nil {
+			t.Fatal(err)
+		}
+		// The same update again, on the other item: nothing applies.
+		if _, _, err := confirmItem(tap(9), db, chat, cs.ID, 2, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrHandled) {
+			t.Errorf("redelivered confirm: %v, want ErrHandled", err)
+		}
+		if _, err := db.ChangeSets().RejectItem(tap(9), chat, cs.ID, 2, 42); !errors.Is(err, nod.ErrHandled) {
+			t.Errorf("redelivered reject: %v, want ErrHandled", err)
+		}
+		said := nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: "t1", Opens: true, Said: "hi", Update: 9,
+			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi"}}}
+		if err := db.Conversation().SaveTurn(t.Context(), said); !errors.Is(err, nod.ErrHandled) {
+			t.Errorf("redelivered turn: %v, want ErrHandled", err)
+		}
+		task, _ := db.Tasks().Task(t.Context(), chat, "T1")
+		set, _ := db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
+		history, _ := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 50})
+		if task.Priority != nod.P1 || set.Items[1].Status != nod.ItemPending || len(history) != 0 {
+			t.Errorf("after redeliveries: priority %s, item 2 %s, %d messages; want P1, pending, 0", task.Priority, set.Items[1].Status, len(history))
+		}
+		// A new update's turn is saved.
+		said.Update = 10
+		if err := db.Conversation().SaveTurn(t.Context(), said); err != nil {
+			t.Errorf("new turn: %v", err)
+		}
+		// A key that fails elsewhere in a marked decision is no redelivery.
+		storagetest.Exec(t, db.DSN(), `CREATE UNIQUE INDEX one_decision ON decisions (set_id)`)
+		_, _, err := confirmItem(tap(11), db, chat, cs.ID, 2, 42, setPriority(nod.P0))
+		if err == nil || errors.Is(err, nod.ErrHandled) {
+			t.Errorf("confirm failing on another key: %v, want a failure other than ErrHandled", err)
+		}
+		if first, err := db.Outbox().MarkUpdate(t.Context(), 11); err != nil || !first {
+			t.Errorf("the failed decision's update was marked: %v, %v", first, err)
+		}
+	})
+}
+
 func TestHistoryKeepsOrderAndChat(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		msgs := []nod.ChatMessage{
