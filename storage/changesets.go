@@ -138,7 +138,7 @@ func bindTap(ctx context.Context, tx conn, tap *nod.Tap, d nod.Decided, now time
 		return nil
 	}
 	query, args := bindSQL(d.Set.ChatID, tap.Message, now, data)
-	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+	if err := tx.later(ctx, query, args...); err != nil {
 		return fmt.Errorf("bind buttons of message %d: %w", tap.Message, err)
 	}
 	return nil
@@ -237,9 +237,19 @@ func (db *ChangeSets) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, s
 	if err := db.lockChat(ctx, tx, chatID); err != nil {
 		return nod.ChangeSet{}, err
 	}
-	set, err := chatSet(ctx, tx, chatID, setID)
+	// A decision writes audit rows: the chat's chain head comes with the
+	// set, under the lock, and spares insertAudit its read.
+	set, head, err := readSet(ctx, tx, setID, chatID)
 	if err != nil {
 		return nod.ChangeSet{}, err
+	}
+	if set.ChatID != chatID {
+		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
+	}
+	if tx.memo != nil {
+		if _, known := tx.memo.auditHead[chatID]; !known {
+			tx.memo.auditHead[chatID] = head
+		}
 	}
 	if set.Expired(now) {
 		return set, fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)
@@ -418,56 +428,79 @@ func (db *Messages) SetMessageID(ctx context.Context, setID nod.SetID, messageID
 // loadSet reads set id with its items in one statement: the set's
 // columns come with every item's row.
 func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
-	var s nod.ChangeSet
-	rows, err := q.QueryContext(ctx, `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
+	s, _, err := readSet(ctx, q, id, 0)
+	return s, err
+}
+
+const (
+	setColumns = `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
 		COALESCE(i.id, ''), COALESCE(i.n, 0), COALESCE(i.tool, ''), COALESCE(i.task_id, ''), COALESCE(i.args, ''), COALESCE(i.summary, ''), COALESCE(i.field, ''),
-		COALESCE(i.before, ''), COALESCE(i.after, ''), COALESCE(i.detail, ''), COALESCE(i.status, ''), COALESCE(i.note, ''), COALESCE(i.undo_id, '')
-		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id WHERE s.id = $1 ORDER BY i.n`, id)
-	if err != nil {
-		return s, fmt.Errorf("change set %s: %w", id, err)
+		COALESCE(i.before, ''), COALESCE(i.after, ''), COALESCE(i.detail, ''), COALESCE(i.status, ''), COALESCE(i.note, ''), COALESCE(i.undo_id, '')`
+	setFrom = `
+		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id WHERE s.id = $1 ORDER BY i.n`
+	setSQL = setColumns + setFrom
+	// setHeadSQL adds the hash of chat $2's latest audit row, "" if none.
+	setHeadSQL = setColumns + `,
+		COALESCE((SELECT hash FROM audit_log WHERE chat_id = $2 ORDER BY id DESC LIMIT 1), '')` + setFrom
+)
+
+// readSet is loadSet, and with a chat (not 0) the hash of that chat's
+// latest audit row read in the same statement, "" if it has none. In a
+// PostgreSQL write transaction it goes out with the writes that wait.
+func readSet(ctx context.Context, q conn, id nod.SetID, chat nod.ChatID) (s nod.ChangeSet, head string, err error) {
+	query, args := setSQL, []any{id}
+	if chat != 0 {
+		query, args = setHeadSQL, []any{id, chat}
 	}
-	defer rows.Close()
 	found := false
-	for rows.Next() {
-		var (
-			status       string
-			created      int64
-			resolved     sql.NullInt64
-			expires      int64
-			warned       int
-			it           nod.ChangeItem
-			args, detail string
-			field, stat  string
-			note         string
-		)
-		if err := rows.Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq,
-			&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
-			return s, fmt.Errorf("change set %s: %w", id, err)
+	err = q.queryRows(ctx, query, args, func(rows scanner) error {
+		for rows.Next() {
+			var (
+				status       string
+				created      int64
+				resolved     sql.NullInt64
+				expires      int64
+				warned       int
+				it           nod.ChangeItem
+				args, detail string
+				field, stat  string
+				note         string
+			)
+			dest := []any{&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq,
+				&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID}
+			if chat != 0 {
+				dest = append(dest, &head)
+			}
+			if err := rows.Scan(dest...); err != nil {
+				return err
+			}
+			if !found {
+				found = true
+				s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
+				s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
+			}
+			if it.ID == "" {
+				continue // a set without items
+			}
+			it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
+			var err error
+			if it.Note, err = decodeNote(note); err != nil {
+				return fmt.Errorf("item %d: %w", it.N, err)
+			}
+			if err := decodeDetail(&it, detail); err != nil {
+				return err
+			}
+			s.Items = append(s.Items, it)
 		}
-		if !found {
-			found = true
-			s.Status, s.CreatedAt, s.ResolvedAt = nod.SetStatus(status), fromMicros(created), timePtr(resolved)
-			s.ExpiresAt, s.Warned = fromMicros(expires), warned != 0
-		}
-		if it.ID == "" {
-			continue // a set without items
-		}
-		it.Args, it.Field, it.Status = json.RawMessage(args), nod.Field(field), nod.ItemStatus(stat)
-		if it.Note, err = decodeNote(note); err != nil {
-			return s, fmt.Errorf("change set %s item %d: %w", id, it.N, err)
-		}
-		if err := decodeDetail(&it, detail); err != nil {
-			return s, err
-		}
-		s.Items = append(s.Items, it)
-	}
-	if err := rows.Err(); err != nil {
-		return s, fmt.Errorf("change set %s: %w", id, err)
+		return rows.Err()
+	})
+	if err != nil {
+		return s, "", fmt.Errorf("change set %s: %w", id, err)
 	}
 	if !found {
-		return s, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
+		return s, "", fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
 	}
-	return s, nil
+	return s, head, nil
 }
 
 func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now time.Time) error {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nodbot/nod"
 )
 
@@ -34,7 +35,7 @@ type conn struct {
 // exclusive, and on PostgreSQL the chat's advisory lock is held to the end.
 type txMemo struct {
 	// auditHead is the hash of the chat's latest audit row, once this
-	// transaction inserted one.
+	// transaction read it under the chat's lock or inserted one.
 	auditHead map[nod.ChatID]string
 	// touched is when the transaction last stamped a task's updated_at.
 	touched map[nod.TaskID]time.Time
@@ -128,6 +129,29 @@ func (c conn) scanOne(ctx context.Context, dest any, query string, args ...any) 
 	}
 	c.db.counts.stmts.Add(1)
 	return c.pg.scan(ctx, query, args, dest)
+}
+
+// scanner is what *sql.Rows and pgx.Rows share.
+type scanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// queryRows runs a query of rows and hands them to each. In a PostgreSQL
+// write transaction the query goes out with the writes that wait, in one
+// round trip (pgTx.query), and each scans as pgx scans.
+func (c conn) queryRows(ctx context.Context, query string, args []any, each func(rows scanner) error) error {
+	if c.pg != nil {
+		c.db.counts.stmts.Add(1)
+		return c.pg.query(ctx, query, args, func(rows pgx.Rows) error { return each(rows) })
+	}
+	rows, err := c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return each(rows)
 }
 
 func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {

@@ -132,6 +132,56 @@ func (t *pgTx) scan(ctx context.Context, query string, args []any, dest ...any) 
 	})
 }
 
+// query runs a query of rows after whatever waits, in one round trip,
+// and hands its rows to each.
+func (t *pgTx) query(ctx context.Context, query string, args []any, each func(pgx.Rows) error) error {
+	t.trips.Add(1)
+	return t.conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		if len(t.pending.QueuedQueries) == 0 {
+			rows, err := pc.Query(ctx, query, args...)
+			if err != nil {
+				return err
+			}
+			return eachRow(rows, each)
+		}
+		deferred := len(t.pending.QueuedQueries)
+		t.pending.Queue(query, args...)
+		br := pc.SendBatch(ctx, &t.pending)
+		var err error
+		for range deferred {
+			if _, err = br.Exec(); err != nil {
+				if t.err == nil {
+					t.err = err
+				}
+				break
+			}
+		}
+		if err == nil {
+			var rows pgx.Rows
+			if rows, err = br.Query(); err == nil {
+				err = eachRow(rows, each)
+			}
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		t.pending = pgx.Batch{}
+		t.begun = true
+		return err
+	})
+}
+
+// eachRow hands rows to each and closes them, with the query's failure.
+func eachRow(rows pgx.Rows, each func(pgx.Rows) error) error {
+	err := each(rows)
+	rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
+	return err
+}
+
 // flush sends whatever waits, before a query (counted here too).
 func (t *pgTx) flush(ctx context.Context) error {
 	_, err := t.exec(ctx, "", nil)
