@@ -47,24 +47,47 @@ func (db *Tasks) ListTasks(ctx context.Context, chatID nod.ChatID, f nod.TaskFil
 	return tasks, nil
 }
 
-// getTask reads a task of the chat, trashed or not.
+// getTask reads a task of the chat, trashed or not, with its checklist,
+// in one statement. In a PostgreSQL write transaction it goes out with the
+// writes that wait.
 func getTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID) (nod.Task, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = $1 AND chat_id = $2`, id, chatID)
+	var (
+		t     nod.Task
+		found bool
+	)
+	err := q.queryRows(ctx, taskWithChecklistSQL, []any{id, chatID}, func(rows scanner) error {
+		for rows.Next() {
+			var (
+				item, title, by sql.NullString
+				checked, at     sql.NullInt64
+			)
+			row, err := scanTask(rows, nil, &item, &title, &checked, &by, &at)
+			if err != nil {
+				return err
+			}
+			if !found {
+				t, found = row, true
+			}
+			if item.Valid {
+				t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.ItemID(item.String), Title: title.String, Checked: checked.Int64 != 0,
+					CheckedBy: nod.Actor(by.String).Normalize(), CheckedAt: timePtr(at)})
+			}
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
 	}
-	tasks, err := scanTasks(rows)
-	if err != nil {
-		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
-	}
-	if len(tasks) == 0 {
+	if !found {
 		return nod.Task{}, fmt.Errorf("task %s: %w", id, nod.ErrNotFound)
 	}
-	if err := loadChecklists(ctx, q, tasks); err != nil {
-		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
-	}
-	return tasks[0], nil
+	return t, nil
 }
+
+// taskWithChecklistSQL reads task $1 of chat $2, a row for each of its
+// checklist's items in order (one with no item if it has none).
+var taskWithChecklistSQL = `SELECT ` + strings.ReplaceAll("t."+taskColumns, ", ", ", t.") + `, c.id, c.title, c.checked, c.checked_by, c.checked_at
+	FROM tasks t LEFT JOIN checklist_items c ON c.task_id = t.id WHERE t.id = $1 AND t.chat_id = $2 ORDER BY c.position`
 
 func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 	defer rows.Close()
@@ -81,7 +104,7 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 
 // scanTask scans taskColumns, after a row's seq where that is read too
 // (non-nil), and before the columns tail scans into.
-func scanTask(rows *sql.Rows, seq *int64, tail ...any) (nod.Task, error) {
+func scanTask(rows scanner, seq *int64, tail ...any) (nod.Task, error) {
 	var (
 		t                nod.Task
 		est              sql.NullInt64
