@@ -356,7 +356,13 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 		p.then(func(ctx context.Context) { b.redraw(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied, bound) })
 	}
 	if len(d.Applied) > 0 {
-		p.then(func(ctx context.Context) { b.refreshCards(ctx, p.loc, p.chat, 0, appliedTasks(d)) })
+		p.then(func(ctx context.Context) {
+			if d.Cards != nil { // read with the decision
+				b.redrawCards(ctx, p.loc, p.chat, appliedTasks(d), d.Cards)
+				return
+			}
+			b.refreshCards(ctx, p.loc, p.chat, 0, appliedTasks(d))
+		})
 	}
 	if len(d.Calls) > 0 {
 		// Sent once the press is answered: a slow service never leaves

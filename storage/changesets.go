@@ -35,7 +35,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 			return err
 		}
 		set, err := db.lockSet(ctx, tx, chatID, setID, now)
-		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}}
+		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}, Cards: map[nod.TaskID]int{}}
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 				out.Calls = append(out.Calls, call)
 				continue
 			}
-			applied, err := db.confirmOne(ctx, tx, now, &out.Set, it, userID, words, tasks, decide)
+			applied, err := db.confirmOne(ctx, tx, now, &out, it, userID, words, tasks, decide)
 			var refused *nod.Refusal
 			if errors.As(err, &refused) {
 				out.Stopped = n
@@ -99,7 +99,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		if !errors.Is(err, nod.ErrHandled) {
 			out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
 		}
-		out.Applied, out.Stopped, out.Calls = nil, 0, nil
+		out.Applied, out.Stopped, out.Calls, out.Cards = nil, 0, nil, nil
 		return out, err
 	}
 	if tap != nil {
@@ -144,21 +144,29 @@ func bindTap(ctx context.Context, tx conn, tap *nod.Tap, d nod.Decided, now time
 	return nil
 }
 
-// confirmOne applies item it of set inside tx; tasks caches the tasks
-// the transaction has read or written.
-func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string,
+// confirmOne applies item it of d's set inside tx; tasks caches the tasks
+// the transaction has read or written. A task read here comes with its
+// card's message, kept in d.Cards for its redraw.
+func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, d *nod.Decided, it *nod.ChangeItem, userID nod.UserID, words string,
 	tasks map[nod.TaskID]nod.Task, decide nod.Decide) (nod.Applied, error) {
+	set := &d.Set
 	var cur *nod.Task
 	if it.TaskID != "" {
 		t, ok := tasks[it.TaskID]
 		if !ok {
-			var err error
-			t, err = getTask(ctx, tx, set.ChatID, it.TaskID)
+			var (
+				card int
+				err  error
+			)
+			t, err = readTask(ctx, tx, set.ChatID, it.TaskID, &card)
 			if errors.Is(err, nod.ErrNotFound) {
 				return nod.Applied{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteTaskGone}}
 			}
 			if err != nil {
 				return nod.Applied{}, err
+			}
+			if card != 0 {
+				d.Cards[t.ID] = card
 			}
 		}
 		if t.DeletedAt != nil {

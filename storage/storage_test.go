@@ -176,6 +176,29 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 	})
 }
 
+// A confirmation reads its task with the message of the task's card, in
+// one statement, for the card's redraw.
+func TestConfirmReadsCards(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		res, err := db.ChangeSets().ConfirmItems(t.Context(), chat, cs.ID, []int{1}, 42, "", func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return setPriority(nod.P1)(cur) })
+		if err != nil || res.Cards == nil || len(res.Cards) != 0 {
+			t.Errorf("cards of a task without one = %v (%v), want none, read", res.Cards, err)
+		}
+		if err := db.Messages().SetCardMessage(t.Context(), chat, "T1", 77); err != nil {
+			t.Fatal(err)
+		}
+		res, err = db.ChangeSets().ConfirmItems(t.Context(), chat, cs.ID, []int{2}, 42, "", func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
+			cur.Title = it.After
+			return *cur, nil
+		})
+		if err != nil || res.Cards["T1"] != 77 {
+			t.Errorf("cards of T1 = %v (%v), want message 77", res.Cards, err)
+		}
+	})
+}
+
 // Twenty concurrent confirmations of one item: exactly one applies.
 func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {

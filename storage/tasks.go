@@ -51,17 +51,31 @@ func (db *Tasks) ListTasks(ctx context.Context, chatID nod.ChatID, f nod.TaskFil
 // in one statement. In a PostgreSQL write transaction it goes out with the
 // writes that wait.
 func getTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID) (nod.Task, error) {
+	return readTask(ctx, q, chatID, id, nil)
+}
+
+// readTask is getTask, and with card (not nil) the message of the task's
+// latest card read in the same statement, 0 if it has none.
+func readTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, card *int) (nod.Task, error) {
 	var (
 		t     nod.Task
 		found bool
 	)
-	err := q.queryRows(ctx, taskWithChecklistSQL, []any{id, chatID}, func(rows scanner) error {
+	query := taskWithChecklistSQL
+	if card != nil {
+		query = taskWithCardSQL
+	}
+	err := q.queryRows(ctx, query, []any{id, chatID}, func(rows scanner) error {
 		for rows.Next() {
 			var (
 				item, title, by sql.NullString
 				checked, at     sql.NullInt64
 			)
-			row, err := scanTask(rows, nil, &item, &title, &checked, &by, &at)
+			tail := []any{&item, &title, &checked, &by, &at}
+			if card != nil {
+				tail = append(tail, card)
+			}
+			row, err := scanTask(rows, nil, tail...)
 			if err != nil {
 				return err
 			}
@@ -85,8 +99,15 @@ func getTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID) (nod
 }
 
 // taskWithChecklistSQL reads task $1 of chat $2, a row for each of its
-// checklist's items in order (one with no item if it has none).
-var taskWithChecklistSQL = `SELECT ` + strings.ReplaceAll("t."+taskColumns, ", ", ", t.") + `, c.id, c.title, c.checked, c.checked_by, c.checked_at
+// checklist's items in order (one with no item if it has none);
+// taskWithCardSQL adds the message of the task's card, 0 if none.
+var (
+	taskWithChecklistSQL = taskSelect + taskFrom
+	taskWithCardSQL      = taskSelect + `, COALESCE((SELECT message_id FROM cards WHERE chat_id = $2 AND task_id = $1), 0)` + taskFrom
+	taskSelect           = `SELECT ` + strings.ReplaceAll("t."+taskColumns, ", ", ", t.") + `, c.id, c.title, c.checked, c.checked_by, c.checked_at`
+)
+
+const taskFrom = `
 	FROM tasks t LEFT JOIN checklist_items c ON c.task_id = t.id WHERE t.id = $1 AND t.chat_id = $2 ORDER BY c.position`
 
 func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
