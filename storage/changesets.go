@@ -186,12 +186,12 @@ func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, d 
 		return nod.Applied{}, err
 	}
 	tasks[applied.After.ID] = applied.After
-	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'confirmed', note = '', undo_id = $1 WHERE id = $2 AND status = 'pending'`, applied.Undo.ID, it.ID)
+	// The set was read pending under the chat's lock: an item decided
+	// meanwhile is a race lost, found with the transaction's next
+	// statement, and the transaction runs again.
+	err = tx.laterOne(ctx, errRetry, `UPDATE change_items SET status = 'confirmed', note = '', undo_id = $1 WHERE id = $2 AND status = 'pending'`, applied.Undo.ID, it.ID)
 	if err != nil {
 		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, err)
-	}
-	if k, _ := res.RowsAffected(); k != 1 {
-		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, errRetry)
 	}
 	it.Status, it.Note, it.UndoID = nod.ItemConfirmed, nod.Note{}, applied.Undo.ID
 	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, "", words, now); err != nil {

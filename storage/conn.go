@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -41,13 +42,17 @@ type txMemo struct {
 	touched map[nod.TaskID]time.Time
 	// locked holds the chats whose lock the transaction took.
 	locked map[nod.ChatID]bool
+	// read holds the tasks the transaction read while nobody else could
+	// write them (readTask): a write conditioned on what it read can
+	// only miss through a race, and need not be answered at once.
+	read map[nod.TaskID]bool
 	// refreshes are the sets the transaction owed a refresh: noted once
 	// it commits (OwedRefreshes).
 	refreshes []owedRef
 }
 
 func newTxMemo() *txMemo {
-	return &txMemo{auditHead: map[nod.ChatID]string{}, touched: map[nod.TaskID]time.Time{}, locked: map[nod.ChatID]bool{}}
+	return &txMemo{auditHead: map[nod.ChatID]string{}, touched: map[nod.TaskID]time.Time{}, locked: map[nod.ChatID]bool{}, read: map[nod.TaskID]bool{}}
 }
 
 // reader runs reads outside a transaction.
@@ -100,7 +105,26 @@ func (c conn) later(ctx context.Context, query string, args ...any) error {
 		return err
 	}
 	c.db.counts.stmts.Add(1)
-	c.pg.later(query, args)
+	c.pg.later(query, args, nil)
+	return nil
+}
+
+// laterOne is later for a write that must affect exactly one row, and
+// fails with miss when it affects none: on PostgreSQL once it went out,
+// failing the transaction there, as the write's own failure would.
+func (c conn) laterOne(ctx context.Context, miss error, query string, args ...any) error {
+	if c.pg == nil {
+		res, err := c.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return cmp.Or(err, miss)
+		}
+		return nil
+	}
+	c.db.counts.stmts.Add(1)
+	c.pg.later(query, args, miss)
 	return nil
 }
 

@@ -185,6 +185,12 @@ func (t TestTx) One(ctx context.Context, query string, args ...any) (n int64, er
 	return n, err
 }
 
+// LaterOne queues a write that must affect one row, or fail with miss,
+// as a confirmation's conditional writes wait.
+func (t TestTx) LaterOne(ctx context.Context, miss error, query string, args ...any) error {
+	return t.c.laterOne(ctx, miss, query, args...)
+}
+
 // Rows reads the first column of a query's rows, as a change set is read
 // in a decision's transaction.
 func (t TestTx) Rows(ctx context.Context, query string, args ...any) (out []int64, err error) {

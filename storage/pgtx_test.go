@@ -124,6 +124,48 @@ func TestWritesWaitForTheNextStatement(t *testing.T) {
 	}
 }
 
+// A waiting write that must affect one row goes out with what follows
+// it; one that affects none fails the transaction there with its own
+// error, as a failure of the write would, and nothing of it is committed,
+// COMMIT in the same round trip or not.
+func TestWaitingWriteChecked(t *testing.T) {
+	db := pipeDB(t)
+	ctx := t.Context()
+	errMissed := errors.New("missed")
+	if err := db.InTestTx(ctx, func(tx storage.TestTx) error { return tx.Later(ctx, `INSERT INTO pipe VALUES (1)`) }); err != nil {
+		t.Fatal(err)
+	}
+	before := db.RoundTrips()
+	err := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		if err := tx.LaterOne(ctx, errMissed, `UPDATE pipe SET k = 2 WHERE k = 1`); err != nil {
+			return err
+		}
+		return tx.LaterOne(ctx, errMissed, `INSERT INTO pipe VALUES (3)`)
+	})
+	if n := db.RoundTrips() - before; err != nil || n != 1 {
+		t.Errorf("two writes of one row each: %v in %d round trips, want none in 1", err, n)
+	}
+	atCommit := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (4)`)
+		return tx.LaterOne(ctx, errMissed, `UPDATE pipe SET k = 5 WHERE k = 1`)
+	})
+	if !errors.Is(atCommit, errMissed) {
+		t.Errorf("a write of no row before COMMIT = %v, want its miss", atCommit)
+	}
+	atRead := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.LaterOne(ctx, errMissed, `DELETE FROM pipe WHERE k > 100`)
+		tx.Later(ctx, `INSERT INTO pipe VALUES (6)`)
+		_, err := tx.Rows(ctx, `SELECT k FROM pipe`)
+		return err
+	})
+	if !errors.Is(atRead, errMissed) {
+		t.Errorf("a write of no row before a read = %v, want its miss", atRead)
+	}
+	if got := pipeRows(t, db); got != 2 {
+		t.Errorf("%d rows after the missed writes, want 2", got)
+	}
+}
+
 // A waiting write that fails fails its transaction whole, whether the
 // failure shows at a later statement or at COMMIT, and the transaction
 // reports that failure (a serialisation failure is still retried); the

@@ -95,6 +95,12 @@ func readTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, car
 	if !found {
 		return nod.Task{}, fmt.Errorf("task %s: %w", id, nod.ErrNotFound)
 	}
+	// In a write transaction that holds the chat (SQLite's writer is
+	// exclusive; on PostgreSQL, under the chat's lock) the task stays as
+	// read but for this transaction's own writes.
+	if q.memo != nil && (!q.db.postgres || q.memo.locked[chatID]) {
+		q.memo.read[id] = true
+	}
 	return t, nil
 }
 
