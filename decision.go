@@ -61,6 +61,10 @@ type Decided struct {
 	// Calls are the external calls the confirmations claimed, in order;
 	// the confirmation service sends each once and fills in its outcome.
 	Calls []ExternalCall
+	// Cards are the messages of the latest cards of the tasks the
+	// confirmations changed, by task, as their transaction read them;
+	// nil when not read.
+	Cards map[TaskID]int
 }
 
 // Stale is the number of the item that was not applied because its task

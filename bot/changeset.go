@@ -100,7 +100,9 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery, tap *nod.
 	if group {
 		b.remember(ctx, chat, q.From)
 	}
-	loc := b.locale(ctx, chat, q.From.LanguageCode)
+	// The chat's settings and the press's button check, in one read.
+	check := b.pressed(ctx, chat, msgID, q.Data, kb)
+	loc, _ := b.localeOf(ctx, chat, q.From.LanguageCode, check.settings, check.err)
 	a, err := DecodeAction(q.Data)
 	if err != nil || chat == 0 {
 		b.log.Warn("invalid callback data", "chat", chat, "user", nod.UserID(q.From.ID))
@@ -108,19 +110,19 @@ func (b *Bot) onCallback(ctx context.Context, q *models.CallbackQuery, tap *nod.
 		answer(text)
 		return
 	}
-	switch sent, recorded, err := b.sentWith(ctx, chat, msgID, q.Data, kb); {
-	case err != nil:
-		b.log.Error("button check", "chat", chat, "err", err)
+	switch {
+	case check.err != nil:
+		b.log.Error("button check", "chat", chat, "err", check.err)
 		answer(loc.Notice(formatting.NoticeFailed))
 		return
-	case !recorded && q.Message.Message == nil:
+	case !check.recorded && q.Message.Message == nil:
 		// An old message: its buttons are no longer recorded (pruned,
 		// or sent before the record was kept) and Telegram no longer
 		// shows it to the bot.
 		b.log.Info("button of an old message", "chat", chat, "user", nod.UserID(q.From.ID), "message", msgID)
 		answer(loc.Notice(formatting.NoticeButtonExpired))
 		return
-	case !sent:
+	case !check.sent:
 		// Valid data pressed on another message (another person's
 		// receipt, say): whatever it names, that message is not its own.
 		b.log.Warn("button pressed on a message it was not sent with", "chat", chat, "user", nod.UserID(q.From.ID), "message", msgID)
@@ -160,17 +162,28 @@ func setButtons(loc *formatting.Locale, d nod.Decided) []string {
 	return callbackData(kb)
 }
 
-// sentWith reports whether callback data was pressed on a message it was
-// sent with (or edited into), and whether nod has a record of the
-// message's buttons. On a message it has none of (sent before it kept
-// one, pruned, not recorded yet, or whose record failed) the data must be
-// among the buttons Telegram reports the message with.
-func (b *Bot) sentWith(ctx context.Context, chat nod.ChatID, msgID int, data string, kb *models.InlineKeyboardMarkup) (sent, recorded bool, err error) {
-	sent, recorded, err = b.buttons.ButtonSentWith(ctx, chat, msgID, data)
-	if err != nil || recorded {
-		return sent, recorded, err
+// buttonCheck is what a press found of its chat and its button: the
+// chat's settings, whether its data was pressed on a message it was sent
+// with (or edited into), and whether nod has a record of the message's
+// buttons; err is the read's failure.
+type buttonCheck struct {
+	settings       nod.ChatSettings
+	sent, recorded bool
+	err            error
+}
+
+// pressed reads the chat's settings and checks data pressed on message
+// msgID, in one read. On a message nod has no record of the buttons of
+// (sent before it kept one, pruned, not recorded yet, or whose record
+// failed) the data must be among the buttons Telegram reports the
+// message with.
+func (b *Bot) pressed(ctx context.Context, chat nod.ChatID, msgID int, data string, kb *models.InlineKeyboardMarkup) buttonCheck {
+	var c buttonCheck
+	c.settings, c.sent, c.recorded, c.err = b.chats.PressSettings(ctx, chat, msgID, data)
+	if c.err == nil && !c.recorded {
+		c.sent = kb != nil && slices.Contains(callbackData(kb), data)
 	}
-	return kb != nil && slices.Contains(callbackData(kb), data), false, nil
+	return c
 }
 
 // bindButtons records which callback data message id carries; a failure
@@ -343,7 +356,13 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 		p.then(func(ctx context.Context) { b.redraw(ctx, p.loc, d.Set, d.Failed(), p.msgID, d.Applied, bound) })
 	}
 	if len(d.Applied) > 0 {
-		p.then(func(ctx context.Context) { b.refreshCards(ctx, p.loc, p.chat, 0, appliedTasks(d)) })
+		p.then(func(ctx context.Context) {
+			if d.Cards != nil { // read with the decision
+				b.redrawCards(ctx, p.loc, p.chat, appliedTasks(d), d.Cards)
+				return
+			}
+			b.refreshCards(ctx, p.loc, p.chat, 0, appliedTasks(d))
+		})
 	}
 	if len(d.Calls) > 0 {
 		// Sent once the press is answered: a slow service never leaves

@@ -83,6 +83,12 @@ func (b *Bot) locale(ctx context.Context, chat nod.ChatID, seen string) *formatt
 // them, nil if they could not be read.
 func (b *Bot) settings(ctx context.Context, chat nod.ChatID, user nod.UserID, seen string) (*formatting.Locale, *nod.ChatSettings) {
 	s, err := b.chats.ChatSettings(ctx, chat, user)
+	return b.localeOf(ctx, chat, seen, s, err)
+}
+
+// localeOf is settings for the chat's settings s as read, err the read's
+// failure.
+func (b *Bot) localeOf(ctx context.Context, chat nod.ChatID, seen string, s nod.ChatSettings, err error) (*formatting.Locale, *nod.ChatSettings) {
 	if err != nil {
 		b.log.Warn("chat language", "chat", chat, "err", err)
 		return formatting.For(seen).In(b.opts.TimeZone), nil

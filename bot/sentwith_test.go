@@ -18,10 +18,13 @@ func TestSentWith(t *testing.T) {
 	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(t, "sqlite", clock.Now)
-	b := &Bot{buttons: db.Messages(), log: slog.New(slog.DiscardHandler)}
+	b := &Bot{chats: db.Settings(), buttons: db.Messages(), log: slog.New(slog.DiscardHandler)}
 	const chat = -500
 	b.bindButtons(t.Context(), chat, 5, []string{"1u.mine", "1S.rule"})
 	b.bindButtons(t.Context(), chat, 9, []string{"1u.theirs"})
+	if err := db.Settings().SetLanguage(t.Context(), chat, "de"); err != nil {
+		t.Fatal(err)
+	}
 	carrying := func(data ...string) *models.InlineKeyboardMarkup {
 		kb := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
 		for _, d := range data {
@@ -46,17 +49,20 @@ func TestSentWith(t *testing.T) {
 		{"older than the record, elsewhere", 3, "1u.old", carrying("1u.other"), false, false},
 		{"older than the record, inaccessible message", 3, "1u.old", nil, false, false},
 	} {
-		got, recorded, err := b.sentWith(t.Context(), chat, c.msg, c.data, c.kb)
-		if err != nil || got != c.want || recorded != c.recorded {
-			t.Errorf("%s: sentWith(%d, %q) = %v, %v, %v; want %v, %v", c.name, c.msg, c.data, got, recorded, err, c.want, c.recorded)
+		got := b.pressed(t.Context(), chat, c.msg, c.data, c.kb)
+		if got.settings.Language != "de" { // read with the check
+			t.Errorf("%s: the chat's settings read %+v", c.name, got.settings)
+		}
+		if got.err != nil || got.sent != c.want || got.recorded != c.recorded {
+			t.Errorf("%s: pressed(%d, %q) = %v, %v, %v; want %v, %v", c.name, c.msg, c.data, got.sent, got.recorded, got.err, c.want, c.recorded)
 		}
 	}
-	if got, _, _ := b.sentWith(t.Context(), chat-1, 5, "1u.mine", nil); got {
+	if got := b.pressed(t.Context(), chat-1, 5, "1u.mine", nil); got.sent {
 		t.Errorf("data of chat %d counts in chat %d", chat, chat-1)
 	}
 	// Edited into another message, the data counts there as well.
 	b.bindButtons(t.Context(), chat, 9, []string{"1u.mine"})
-	if got, _, _ := b.sentWith(t.Context(), chat, 9, "1u.mine", nil); !got {
+	if got := b.pressed(t.Context(), chat, 9, "1u.mine", nil); !got.sent {
 		t.Errorf("data edited into message 9 does not count there")
 	}
 }

@@ -56,6 +56,10 @@ type Undos interface {
 // Chats keeps a chat's settings (mode, language).
 type Chats interface {
 	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
+	// PressSettings is ChatSettings of no member, read together with
+	// whether data was recorded with message msgID and whether any
+	// button of that message was.
+	PressSettings(ctx context.Context, chatID nod.ChatID, msgID int, data string) (s nod.ChatSettings, sent, recorded bool, err error)
 	SetMode(ctx context.Context, chatID nod.ChatID, userID nod.UserID, m nod.Mode) error
 	// SetLanguage sets the chat's chosen language; empty follows Telegram.
 	SetLanguage(ctx context.Context, chatID nod.ChatID, code string) error
@@ -97,9 +101,6 @@ type Messages interface {
 type Buttons interface {
 	// BindButtons records which callback data a message carries.
 	BindButtons(ctx context.Context, chatID nod.ChatID, msgID int, data []string) error
-	// ButtonSentWith reports whether data was recorded with message msgID,
-	// and whether any button of that message was recorded.
-	ButtonSentWith(ctx context.Context, chatID nod.ChatID, msgID int, data string) (sent, recorded bool, err error)
 	// ButtonMessages returns the messages recorded with data, newest
 	// first; MessageButtons the data recorded with message msgID.
 	ButtonMessages(ctx context.Context, chatID nod.ChatID, data string) ([]int, error)

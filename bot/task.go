@@ -148,17 +148,36 @@ const maxCardRefresh = 20
 // was would show the task as it was, and its buttons would find it
 // changed since. Which cards there are is one read.
 func (b *Bot) refreshCards(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, replyTo int, tasks []nod.TaskID) {
+	ids := cardTasks(tasks)
+	cards, err := b.messages.CardMessages(ctx, chat, ids)
+	if err != nil {
+		b.log.Warn("cards to redraw", "chat", chat, "err", err)
+		return
+	}
+	b.drawCards(ctx, loc, chat, replyTo, ids, cards)
+}
+
+// redrawCards is refreshCards with the cards' messages known already
+// (nod.Decided.Cards).
+func (b *Bot) redrawCards(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, tasks []nod.TaskID, cards map[nod.TaskID]int) {
+	b.drawCards(ctx, loc, chat, 0, cardTasks(tasks), cards)
+}
+
+// cardTasks are the tasks whose cards a change redraws: each once, and
+// so many at most.
+func cardTasks(tasks []nod.TaskID) []nod.TaskID {
 	var ids []nod.TaskID
 	for _, id := range tasks {
 		if id != "" && !slices.Contains(ids, id) && len(ids) < maxCardRefresh {
 			ids = append(ids, id)
 		}
 	}
-	cards, err := b.messages.CardMessages(ctx, chat, ids)
-	if err != nil {
-		b.log.Warn("cards to redraw", "chat", chat, "err", err)
-		return
-	}
+	return ids
+}
+
+// drawCards edits the cards (their messages by task) of tasks ids, and
+// the card replyTo if it shows one of them.
+func (b *Bot) drawCards(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, replyTo int, ids []nod.TaskID, cards map[nod.TaskID]int) {
 	for _, id := range ids {
 		if msg, ok := cards[id]; ok {
 			b.cardNow(ctx, loc, chat, msg, id)

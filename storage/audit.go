@@ -244,7 +244,7 @@ func queryDecisions(ctx context.Context, q conn, where string, args ...any) ([]n
 
 // decisionsRead reads decisions into ds; where is the query's tail.
 func decisionsRead(where string, args []any, ds *[]nod.Decision) read {
-	return read{query: decisionsSQL + where, args: args, scan: func(rows rowSource) error {
+	return read{query: decisionsSQL + where, args: args, scan: func(rows scanner) error {
 		var err error
 		*ds, err = scanDecisions(rows)
 		return err
@@ -255,7 +255,7 @@ const decisionsSQL = `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, 
 		COALESCE((SELECT i.task_id FROM change_items i WHERE i.id = decisions.item_id), '') FROM decisions `
 
 // scanDecisions reads decisionsSQL's rows.
-func scanDecisions(rows rowSource) ([]nod.Decision, error) {
+func scanDecisions(rows scanner) ([]nod.Decision, error) {
 	var out []nod.Decision
 	for rows.Next() {
 		var (

@@ -157,12 +157,19 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c
 		}
 	}
 	conds = append(conds, trash)
-	res, err := q.ExecContext(ctx, `UPDATE tasks SET `+strings.Join(sets, ", ")+` WHERE `+strings.Join(conds, " AND "), args...)
-	if err != nil {
-		return fmt.Errorf("write %s: %w", c, err)
-	}
-	if k, _ := res.RowsAffected(); k != 1 {
-		return conflict(ctx, q, chatID, c)
+	query := `UPDATE tasks SET ` + strings.Join(sets, ", ") + ` WHERE ` + strings.Join(conds, " AND ")
+	if readHere(q, c.TaskID) {
+		if err := q.laterOne(ctx, errRetry, query, args...); err != nil {
+			return fmt.Errorf("write %s: %w", c, err)
+		}
+	} else {
+		res, err := q.ExecContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("write %s: %w", c, err)
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			return conflict(ctx, q, chatID, c)
+		}
 	}
 	if q.memo != nil {
 		if !trashes {
@@ -201,29 +208,41 @@ func itemValues(it *nod.ChecklistItem) []any {
 // as the change expects. after, if known, is the task after the change.
 func writeItem(ctx context.Context, q conn, taskID nod.TaskID, ic nod.ItemChange, after *nod.Task) (bool, error) {
 	var (
-		res sql.Result
-		err error
+		query string
+		args  []any
 	)
 	switch {
 	case ic.Before == nil:
-		if after != nil && len(after.Checklist) > 0 && after.Checklist[len(after.Checklist)-1].ID == ic.After.ID {
-			return appendItem(ctx, q, taskID, *ic.After)
+		if after == nil || len(after.Checklist) == 0 || after.Checklist[len(after.Checklist)-1].ID != ic.After.ID {
+			return insertItem(ctx, q, taskID, *ic.After, ic.Prev)
 		}
-		return insertItem(ctx, q, taskID, *ic.After, ic.Prev)
+		// At the end of the checklist, in one statement: no item moves.
+		// An item with its id already is not as the change expects.
+		query = `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at)
+			SELECT $1, $2, COALESCE(MAX(position), -1) + 1, $3, $4, $5, $6 FROM checklist_items WHERE task_id = $2 ON CONFLICT (id) DO NOTHING`
+		args = append([]any{ic.After.ID, taskID}, itemValues(ic.After)...)
 	case ic.After == nil:
-		res, err = q.ExecContext(ctx, `DELETE FROM checklist_items WHERE id = $1 AND task_id = $2 AND `+itemMatches(3),
-			append([]any{ic.Before.ID, taskID}, itemValues(ic.Before)...)...)
+		query = `DELETE FROM checklist_items WHERE id = $1 AND task_id = $2 AND ` + itemMatches(3)
+		args = append([]any{ic.Before.ID, taskID}, itemValues(ic.Before)...)
 	default:
-		args := append(itemValues(ic.After), ic.Before.ID, taskID)
-		res, err = q.ExecContext(ctx, `UPDATE checklist_items SET title = $1, checked = $2, checked_by = $3, checked_at = $4 WHERE id = $5 AND task_id = $6 AND `+itemMatches(7),
-			append(args, itemValues(ic.Before)...)...)
+		query = `UPDATE checklist_items SET title = $1, checked = $2, checked_by = $3, checked_at = $4 WHERE id = $5 AND task_id = $6 AND ` + itemMatches(7)
+		args = append(append(itemValues(ic.After), ic.Before.ID, taskID), itemValues(ic.Before)...)
 	}
+	if readHere(q, taskID) {
+		return true, q.laterOne(ctx, errRetry, query, args...)
+	}
+	res, err := q.ExecContext(ctx, query, args...)
 	if err != nil {
 		return false, err
 	}
 	k, err := res.RowsAffected()
 	return k == 1, err
 }
+
+// readHere reports whether the transaction q runs in read task id while
+// nobody else could write it: what it writes of the task, conditioned on
+// what it read, misses only if a writer raced it.
+func readHere(q conn, id nod.TaskID) bool { return q.memo != nil && q.memo.read[id] }
 
 // insertItem adds an item after item prev ("" for first place; at the end
 // when prev is gone), moving the items after it down one place. False if
@@ -244,19 +263,6 @@ func insertItem(ctx context.Context, q conn, taskID nod.TaskID, it nod.Checklist
 	}
 	res, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at) VALUES ($1,$2,$3,$4,$5,$6,$7) ON CONFLICT (id) DO NOTHING`,
 		append([]any{it.ID, taskID, pos + 1}, itemValues(&it)...)...)
-	if err != nil {
-		return false, err
-	}
-	k, err := res.RowsAffected()
-	return k == 1, err
-}
-
-// appendItem adds an item at the end of the checklist, in one statement:
-// no item moves. False if an item with its id exists already.
-func appendItem(ctx context.Context, q conn, taskID nod.TaskID, it nod.ChecklistItem) (bool, error) {
-	res, err := q.ExecContext(ctx, `INSERT INTO checklist_items (id, task_id, position, title, checked, checked_by, checked_at)
-		SELECT $1, $2, COALESCE(MAX(position), -1) + 1, $3, $4, $5, $6 FROM checklist_items WHERE task_id = $2 ON CONFLICT (id) DO NOTHING`,
-		append([]any{it.ID, taskID}, itemValues(&it)...)...)
 	if err != nil {
 		return false, err
 	}

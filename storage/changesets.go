@@ -35,7 +35,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 			return err
 		}
 		set, err := db.lockSet(ctx, tx, chatID, setID, now)
-		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}}
+		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}, Cards: map[nod.TaskID]int{}}
 		if err != nil {
 			return err
 		}
@@ -67,7 +67,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 				out.Calls = append(out.Calls, call)
 				continue
 			}
-			applied, err := db.confirmOne(ctx, tx, now, &out.Set, it, userID, words, tasks, decide)
+			applied, err := db.confirmOne(ctx, tx, now, &out, it, userID, words, tasks, decide)
 			var refused *nod.Refusal
 			if errors.As(err, &refused) {
 				out.Stopped = n
@@ -94,11 +94,12 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		}
 		return bindTap(ctx, tx, tap, out, now)
 	})
+	err = tapHandled(err, tap)
 	if err != nil {
 		if !errors.Is(err, nod.ErrHandled) {
 			out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
 		}
-		out.Applied, out.Stopped, out.Calls = nil, 0, nil
+		out.Applied, out.Stopped, out.Calls, out.Cards = nil, 0, nil, nil
 		return out, err
 	}
 	if tap != nil {
@@ -108,19 +109,22 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 }
 
 // markTap marks a tap's update handled inside the transaction that
-// decides it: nod.ErrHandled if it was, which rolls the decision back.
+// decides it: a redelivery's mark fails the transaction, which rolls the
+// decision back, and tapHandled makes that nod.ErrHandled.
 func markTap(ctx context.Context, tx conn, tap *nod.Tap, now time.Time) error {
 	if tap == nil || tap.Marked {
 		return nil
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`, tap.Update, micros(now))
-	if err != nil {
-		return fmt.Errorf("mark update %d: %w", tap.Update, err)
+	return markUpdate(ctx, tx, tap.Update, now)
+}
+
+// tapHandled is err, the outcome of a decision's transaction, as
+// nod.ErrHandled when it marked tap's update and found it handled before.
+func tapHandled(err error, tap *nod.Tap) error {
+	if tap == nil || tap.Marked {
+		return err
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
-		return fmt.Errorf("update %d: %w", tap.Update, nod.ErrHandled)
-	}
-	return nil
+	return handledBefore(err, tap.Update)
 }
 
 // bindTap records, with the decision, the buttons the tapped message's
@@ -134,27 +138,35 @@ func bindTap(ctx context.Context, tx conn, tap *nod.Tap, d nod.Decided, now time
 		return nil
 	}
 	query, args := bindSQL(d.Set.ChatID, tap.Message, now, data)
-	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
+	if err := tx.later(ctx, query, args...); err != nil {
 		return fmt.Errorf("bind buttons of message %d: %w", tap.Message, err)
 	}
 	return nil
 }
 
-// confirmOne applies item it of set inside tx; tasks caches the tasks
-// the transaction has read or written.
-func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, set *nod.ChangeSet, it *nod.ChangeItem, userID nod.UserID, words string,
+// confirmOne applies item it of d's set inside tx; tasks caches the tasks
+// the transaction has read or written. A task read here comes with its
+// card's message, kept in d.Cards for its redraw.
+func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, d *nod.Decided, it *nod.ChangeItem, userID nod.UserID, words string,
 	tasks map[nod.TaskID]nod.Task, decide nod.Decide) (nod.Applied, error) {
+	set := &d.Set
 	var cur *nod.Task
 	if it.TaskID != "" {
 		t, ok := tasks[it.TaskID]
 		if !ok {
-			var err error
-			t, err = getTask(ctx, tx, set.ChatID, it.TaskID)
+			var (
+				card int
+				err  error
+			)
+			t, err = readTask(ctx, tx, set.ChatID, it.TaskID, &card)
 			if errors.Is(err, nod.ErrNotFound) {
 				return nod.Applied{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteTaskGone}}
 			}
 			if err != nil {
 				return nod.Applied{}, err
+			}
+			if card != 0 {
+				d.Cards[t.ID] = card
 			}
 		}
 		if t.DeletedAt != nil {
@@ -174,12 +186,12 @@ func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, se
 		return nod.Applied{}, err
 	}
 	tasks[applied.After.ID] = applied.After
-	res, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'confirmed', note = '', undo_id = $1 WHERE id = $2 AND status = 'pending'`, applied.Undo.ID, it.ID)
+	// The set was read pending under the chat's lock: an item decided
+	// meanwhile is a race lost, found with the transaction's next
+	// statement, and the transaction runs again.
+	err = tx.laterOne(ctx, errRetry, `UPDATE change_items SET status = 'confirmed', note = '', undo_id = $1 WHERE id = $2 AND status = 'pending'`, applied.Undo.ID, it.ID)
 	if err != nil {
 		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, err)
-	}
-	if k, _ := res.RowsAffected(); k != 1 {
-		return nod.Applied{}, fmt.Errorf("confirm item %d of %s: %w", it.N, set.ID, errRetry)
 	}
 	it.Status, it.Note, it.UndoID = nod.ItemConfirmed, nod.Note{}, applied.Undo.ID
 	if err := insertDecision(ctx, tx, *set, *it, userID, nod.Confirmed, "", words, now); err != nil {
@@ -233,9 +245,19 @@ func (db *ChangeSets) lockSet(ctx context.Context, tx conn, chatID nod.ChatID, s
 	if err := db.lockChat(ctx, tx, chatID); err != nil {
 		return nod.ChangeSet{}, err
 	}
-	set, err := chatSet(ctx, tx, chatID, setID)
+	// A decision writes audit rows: the chat's chain head comes with the
+	// set, under the lock, and spares insertAudit its read.
+	set, head, err := readSet(ctx, tx, setID, chatID)
 	if err != nil {
 		return nod.ChangeSet{}, err
+	}
+	if set.ChatID != chatID {
+		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", setID, nod.ErrNotFound)
+	}
+	if tx.memo != nil {
+		if _, known := tx.memo.auditHead[chatID]; !known {
+			tx.memo.auditHead[chatID] = head
+		}
 	}
 	if set.Expired(now) {
 		return set, fmt.Errorf("change set %s: %w", setID, nod.ErrExpired)
@@ -326,6 +348,7 @@ func (db *ChangeSets) closeItem(ctx context.Context, chatID nod.ChatID, setID no
 		}
 		return bindTap(ctx, tx, tap, nod.Decided{Set: set}, now)
 	})
+	err = tapHandled(err, tap)
 	if err != nil {
 		if !errors.Is(err, nod.ErrHandled) {
 			set = db.afterFailedClaim(ctx, chatID, setID, set)
@@ -397,8 +420,8 @@ func (db *ChangeSets) OpenChangeSets(ctx context.Context, at nod.Topic) ([]nod.C
 // openSetsRead reads the topic's open sets with their items into sets,
 // newest first, in one query.
 func openSetsRead(at nod.Topic, sets *[]nod.ChangeSet) read {
-	return read{query: setSQL + ` WHERE s.chat_id = $1 AND s.thread = $2 AND s.status IN ('pending', 'partially_resolved') ORDER BY s.seq DESC, i.n`,
-		args: []any{at.ChatID, at.Thread}, scan: func(rows rowSource) error {
+	return read{query: setColumns + setJoin + ` WHERE s.chat_id = $1 AND s.thread = $2 AND s.status IN ('pending', 'partially_resolved') ORDER BY s.seq DESC, i.n`,
+		args: []any{at.ChatID, at.Thread}, scan: func(rows scanner) error {
 			var err error
 			*sets, err = scanSets(rows)
 			return err
@@ -413,35 +436,55 @@ func (db *Messages) SetMessageID(ctx context.Context, setID nod.SetID, messageID
 	return nil
 }
 
-// setSQL reads change sets with their items: the set's columns come
-// with every item's row.
-const setSQL = `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
-		COALESCE(i.id, ''), COALESCE(i.n, 0), COALESCE(i.tool, ''), COALESCE(i.task_id, ''), COALESCE(i.args, ''), COALESCE(i.summary, ''), COALESCE(i.field, ''),
-		COALESCE(i.before, ''), COALESCE(i.after, ''), COALESCE(i.detail, ''), COALESCE(i.status, ''), COALESCE(i.note, ''), COALESCE(i.undo_id, '')
-		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id`
-
-// loadSet reads set id with its items in one statement.
+// loadSet reads set id with its items in one statement: the set's
+// columns come with every item's row.
 func loadSet(ctx context.Context, q conn, id nod.SetID) (nod.ChangeSet, error) {
-	rows, err := q.QueryContext(ctx, setSQL+` WHERE s.id = $1 ORDER BY i.n`, id)
-	if err != nil {
-		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", id, err)
-	}
-	defer rows.Close()
-	sets, err := scanSets(rows)
-	if err == nil {
-		err = rows.Err()
-	}
-	if err != nil {
-		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", id, err)
-	}
-	if len(sets) == 0 {
-		return nod.ChangeSet{}, fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
-	}
-	return sets[0], nil
+	s, _, err := readSet(ctx, q, id, 0)
+	return s, err
 }
 
-// scanSets reads setSQL's rows, each set's together and in item order.
-func scanSets(rows rowSource) ([]nod.ChangeSet, error) {
+const (
+	setColumns = `SELECT s.id, s.chat_id, s.thread, s.user_id, s.status, s.message_id, s.created_at, s.resolved_at, s.expires_at, s.warned, s.after_seq,
+		COALESCE(i.id, ''), COALESCE(i.n, 0), COALESCE(i.tool, ''), COALESCE(i.task_id, ''), COALESCE(i.args, ''), COALESCE(i.summary, ''), COALESCE(i.field, ''),
+		COALESCE(i.before, ''), COALESCE(i.after, ''), COALESCE(i.detail, ''), COALESCE(i.status, ''), COALESCE(i.note, ''), COALESCE(i.undo_id, '')`
+	setJoin = `
+		FROM change_sets s LEFT JOIN change_items i ON i.set_id = s.id`
+	setFrom = setJoin + ` WHERE s.id = $1 ORDER BY i.n`
+	setSQL  = setColumns + setFrom
+	// setHeadSQL adds the hash of chat $2's latest audit row, "" if none.
+	setHeadSQL = setColumns + `,
+		COALESCE((SELECT hash FROM audit_log WHERE chat_id = $2 ORDER BY id DESC LIMIT 1), '')` + setFrom
+)
+
+// readSet is loadSet, and with a chat (not 0) the hash of that chat's
+// latest audit row read in the same statement, "" if it has none. In a
+// PostgreSQL write transaction it goes out with the writes that wait.
+func readSet(ctx context.Context, q conn, id nod.SetID, chat nod.ChatID) (nod.ChangeSet, string, error) {
+	query, args, tail := setSQL, []any{id}, []any(nil)
+	var head string
+	if chat != 0 {
+		query, args, tail = setHeadSQL, []any{id, chat}, []any{&head}
+	}
+	var sets []nod.ChangeSet
+	err := q.queryRows(ctx, query, args, func(rows scanner) error {
+		var err error
+		if sets, err = scanSets(rows, tail...); err != nil {
+			return err
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nod.ChangeSet{}, "", fmt.Errorf("change set %s: %w", id, err)
+	}
+	if len(sets) == 0 {
+		return nod.ChangeSet{}, "", fmt.Errorf("change set %s: %w", id, nod.ErrNotFound)
+	}
+	return sets[0], head, nil
+}
+
+// scanSets reads the rows of setColumns (then tail's columns, the same in
+// every row), each set's together and in item order.
+func scanSets(rows scanner, tail ...any) ([]nod.ChangeSet, error) {
 	var sets []nod.ChangeSet
 	for rows.Next() {
 		var (
@@ -456,8 +499,9 @@ func scanSets(rows rowSource) ([]nod.ChangeSet, error) {
 			field, stat  string
 			note         string
 		)
-		if err := rows.Scan(&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq,
-			&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID); err != nil {
+		dest := append([]any{&s.ID, &s.ChatID, &s.Thread, &s.UserID, &status, &s.MessageID, &created, &resolved, &expires, &warned, &s.AfterSeq,
+			&it.ID, &it.N, &it.Tool, &it.TaskID, &args, &it.Summary, &field, &it.Before, &it.After, &detail, &stat, &note, &it.UndoID}, tail...)
+		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
 		if n := len(sets); n == 0 || sets[n-1].ID != s.ID {

@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -9,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/nodbot/nod"
 )
 
@@ -34,19 +36,23 @@ type conn struct {
 // exclusive, and on PostgreSQL the chat's advisory lock is held to the end.
 type txMemo struct {
 	// auditHead is the hash of the chat's latest audit row, once this
-	// transaction inserted one.
+	// transaction read it under the chat's lock or inserted one.
 	auditHead map[nod.ChatID]string
 	// touched is when the transaction last stamped a task's updated_at.
 	touched map[nod.TaskID]time.Time
 	// locked holds the chats whose lock the transaction took.
 	locked map[nod.ChatID]bool
+	// read holds the tasks the transaction read while nobody else could
+	// write them (readTask): a write conditioned on what it read can
+	// only miss through a race, and need not be answered at once.
+	read map[nod.TaskID]bool
 	// refreshes are the sets the transaction owed a refresh: noted once
 	// it commits (OwedRefreshes).
 	refreshes []owedRef
 }
 
 func newTxMemo() *txMemo {
-	return &txMemo{auditHead: map[nod.ChatID]string{}, touched: map[nod.TaskID]time.Time{}, locked: map[nod.ChatID]bool{}}
+	return &txMemo{auditHead: map[nod.ChatID]string{}, touched: map[nod.TaskID]time.Time{}, locked: map[nod.ChatID]bool{}, read: map[nod.TaskID]bool{}}
 }
 
 // reader runs reads outside a transaction.
@@ -99,7 +105,26 @@ func (c conn) later(ctx context.Context, query string, args ...any) error {
 		return err
 	}
 	c.db.counts.stmts.Add(1)
-	c.pg.later(query, args)
+	c.pg.later(query, args, nil)
+	return nil
+}
+
+// laterOne is later for a write that must affect exactly one row, and
+// fails with miss when it affects none: on PostgreSQL once it went out,
+// failing the transaction there, as the write's own failure would.
+func (c conn) laterOne(ctx context.Context, miss error, query string, args ...any) error {
+	if c.pg == nil {
+		res, err := c.ExecContext(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n != 1 {
+			return cmp.Or(err, miss)
+		}
+		return nil
+	}
+	c.db.counts.stmts.Add(1)
+	c.pg.later(query, args, miss)
 	return nil
 }
 
@@ -128,6 +153,29 @@ func (c conn) scanOne(ctx context.Context, dest any, query string, args ...any) 
 	}
 	c.db.counts.stmts.Add(1)
 	return c.pg.scan(ctx, query, args, dest)
+}
+
+// scanner is what *sql.Rows and pgx.Rows share.
+type scanner interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// queryRows runs a query of rows and hands them to each. In a PostgreSQL
+// write transaction the query goes out with the writes that wait, in one
+// round trip (pgTx.query), and each scans as pgx scans.
+func (c conn) queryRows(ctx context.Context, query string, args []any, each func(rows scanner) error) error {
+	if c.pg != nil {
+		c.db.counts.stmts.Add(1)
+		return c.pg.query(ctx, query, args, func(rows pgx.Rows) error { return each(rows) })
+	}
+	rows, err := c.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	return each(rows)
 }
 
 func (c conn) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {

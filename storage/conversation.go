@@ -1,7 +1,6 @@
 package storage
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -12,23 +11,22 @@ import (
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/nodbot/nod"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // SaveTurn stores the turn's messages, audit rows and change set; the set
 // gets its id and item numbers.
 func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
-	return db.inTx(ctx, func(tx conn) error {
+	err := db.inTx(ctx, func(tx conn) error {
 		if t.Update != 0 {
 			// First, before the chat's lock: a redelivery taken by another
 			// replica waits here for that one's outcome, holding nothing.
-			res, err := tx.ExecContext(ctx, markUpdateSQL, t.Update, micros(now))
-			if err != nil {
-				return fmt.Errorf("mark update %d: %w", t.Update, err)
-			}
-			if n, err := res.RowsAffected(); err != nil || n == 0 {
-				return fmt.Errorf("mark update %d: %w", t.Update, cmp.Or(err, nod.ErrHandled))
+			if err := markUpdate(ctx, tx, t.Update, now); err != nil {
+				return err
 			}
 		}
 		if len(t.Messages) > 0 { // the messages are numbered on from the chat's last
@@ -88,6 +86,7 @@ func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 		}
 		return nil
 	})
+	return handledBefore(err, t.Update)
 }
 
 // insertMessages stores a turn's messages in one statement, in order.
@@ -143,7 +142,7 @@ func historyRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessage) read {
 	return read{
 		query: `SELECT seq, body, wire FROM messages WHERE chat_id = $1 AND thread = $2 ORDER BY seq DESC` + limitSQL(w.Max()),
 		args:  []any{at.ChatID, at.Thread},
-		scan: func(rows rowSource) error {
+		scan: func(rows scanner) error {
 			var (
 				msgs  []nod.ChatMessage
 				start int64 = -1
@@ -192,6 +191,45 @@ func (db *Outbox) MarkUpdate(ctx context.Context, id int64) (bool, error) {
 // markUpdateSQL records an update as handled; it affects no row if it
 // was handled before.
 const markUpdateSQL = `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2) ON CONFLICT (update_id) DO NOTHING`
+
+// markUpdate marks update id handled inside the transaction that handles
+// it. The mark needs no answer of its own, and on PostgreSQL goes out
+// with the transaction's next statement: a redelivery's mark fails the
+// transaction on the table's key instead (at once on SQLite, at a later
+// statement or the COMMIT on PostgreSQL), which handledBefore tells.
+func markUpdate(ctx context.Context, tx conn, id int64, now time.Time) error {
+	if err := tx.later(ctx, `INSERT INTO processed_updates (update_id, created_at) VALUES ($1, $2)`, id, micros(now)); err != nil {
+		return fmt.Errorf("mark update %d: %w", id, err)
+	}
+	return nil
+}
+
+// handledBefore is err, the outcome of a transaction that marked update
+// id (markUpdate), as nod.ErrHandled when its mark failed on the key of
+// processed_updates: the update was handled before. Nothing else inserts
+// there in a transaction, and any other failure is left as it is.
+func handledBefore(err error, id int64) error {
+	if err == nil || !markConflict(err) {
+		return err
+	}
+	return fmt.Errorf("update %d: %w", id, nod.ErrHandled)
+}
+
+// markConflict reports whether err is a violation of the key of
+// processed_updates, on either database.
+func markConflict(err error) bool {
+	var pg *pgconn.PgError
+	if errors.As(err, &pg) {
+		return pg.Code == "23505" && pg.ConstraintName == "processed_updates_pkey"
+	}
+	var lite *sqlite.Error
+	if errors.As(err, &lite) {
+		code := lite.Code()
+		return (code == sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY || code == sqlite3.SQLITE_CONSTRAINT_UNIQUE) &&
+			strings.Contains(lite.Error(), "processed_updates.update_id")
+	}
+	return false
+}
 
 // PruneUpdates deletes the records of updates handled before cutoff, and
 // returns how many it deleted. The update with the highest id stays

@@ -113,7 +113,7 @@ type eventRow struct {
 // eventsRead reads the rows of query, eventsSQL or a variant, into rs by
 // source as the query lists them: Events sorts them by time after.
 func eventsRead(query string, args []any, rs *[]eventRow) read {
-	return read{query: query, args: args, scan: func(rows rowSource) error {
+	return read{query: query, args: args, scan: func(rows scanner) error {
 		var out []eventRow
 		for rows.Next() {
 			var r eventRow

@@ -185,6 +185,28 @@ func (t TestTx) One(ctx context.Context, query string, args ...any) (n int64, er
 	return n, err
 }
 
+// LaterOne queues a write that must affect one row, or fail with miss,
+// as a confirmation's conditional writes wait.
+func (t TestTx) LaterOne(ctx context.Context, miss error, query string, args ...any) error {
+	return t.c.laterOne(ctx, miss, query, args...)
+}
+
+// Rows reads the first column of a query's rows, as a change set is read
+// in a decision's transaction.
+func (t TestTx) Rows(ctx context.Context, query string, args ...any) (out []int64, err error) {
+	err = t.c.queryRows(ctx, query, args, func(rows scanner) error {
+		for rows.Next() {
+			var n int64
+			if err := rows.Scan(&n); err != nil {
+				return err
+			}
+			out = append(out, n)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
 // InTestTx runs fn in a write transaction, as storage's own writes run.
 func (db *DB) InTestTx(ctx context.Context, fn func(TestTx) error) error {
 	return db.inTx(ctx, func(c conn) error { return fn(TestTx{c}) })

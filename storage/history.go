@@ -50,7 +50,7 @@ func (db *core) keptHistoryRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessa
 	if ok && len(kept.msgs) > 0 {
 		after = kept.msgs[len(kept.msgs)-1].Seq
 	}
-	return read{query: sinceSQL(w), args: []any{at.ChatID, at.Thread, after}, scan: func(rows rowSource) error {
+	return read{query: sinceSQL(w), args: []any{at.ChatID, at.Thread, after}, scan: func(rows scanner) error {
 		var (
 			fresh []nod.ChatMessage
 			gen   int64

@@ -217,7 +217,7 @@ func focusRead(chatID nod.ChatID, today string, limit int, page *nod.TaskPage) r
 	}
 	// The limit is written in (limitSQL): bound, it made SQLite prepare
 	// the statement again on every call, a millisecond each.
-	return read{query: focusSQL + limitSQL(limit), args: []any{chatID, today, soon}, scan: func(rows rowSource) error {
+	return read{query: focusSQL + limitSQL(limit), args: []any{chatID, today, soon}, scan: func(rows scanner) error {
 		var p nod.TaskPage
 		for rows.Next() {
 			var seq int64
@@ -238,7 +238,7 @@ func focusRead(chatID nod.ChatID, today string, limit int, page *nod.TaskPage) r
 // the tasks again, so the two need no round trip between them.
 func focusChecklistsRead(r read, page *nod.TaskPage) read {
 	return read{query: checklistsSQL + `(SELECT id FROM (` + r.query + `) AS f) ORDER BY task_id, position`, args: r.args,
-		scan: func(rows rowSource) error { return scanChecklists(rows, page.Tasks) }}
+		scan: func(rows scanner) error { return scanChecklists(rows, page.Tasks) }}
 }
 
 // TaskTitles returns the titles of those of ids that name tasks of the

@@ -27,7 +27,10 @@ type pgTx struct {
 	conn    *sql.Conn
 	trips   *atomic.Int64 // round trips, counted for tests
 	pending pgx.Batch     // BEGIN (until sent), then deferred writes
-	begun   bool          // BEGIN went out
+	// misses are the failures of deferred writes that must affect one
+	// row, by their place in pending, for when they affect none.
+	misses map[int]error
+	begun  bool // BEGIN went out
 	// err is the first failure of a pipeline that held deferred writes:
 	// what the transaction reports, before whatever it caused later.
 	err error
@@ -46,8 +49,42 @@ func (db *core) beginPG(ctx context.Context) (*pgTx, error) {
 }
 
 // later queues a write to go out with the transaction's next statement.
-func (t *pgTx) later(query string, args []any) {
+// A write with a miss (not nil) must affect exactly one row, or fail with
+// miss: the server checks, so that a miss fails the transaction there
+// even when COMMIT follows in the same round trip.
+func (t *pgTx) later(query string, args []any, miss error) {
+	if miss != nil {
+		if t.misses == nil {
+			t.misses = map[int]error{}
+		}
+		t.misses[len(t.pending.QueuedQueries)] = miss
+		query = `WITH w AS (` + query + ` RETURNING 1) SELECT 1 / (CASE COUNT(*) WHEN 1 THEN 1 ELSE 0 END) FROM w`
+	}
 	t.pending.Queue(query, args...)
+}
+
+// deferred reads the outcome of the n writes that waited, in order, from
+// br: the first failure ends the reading and is the transaction's.
+func (t *pgTx) deferred(br pgx.BatchResults, n int) error {
+	for i := range n {
+		if _, err := br.Exec(); err != nil {
+			var pg *pgconn.PgError
+			if miss := t.misses[i]; miss != nil && errors.As(err, &pg) && pg.Code == "22012" { // division_by_zero: no row
+				err = miss
+			}
+			if t.err == nil {
+				t.err = err
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// sent clears what waited once it went out.
+func (t *pgTx) sent() {
+	t.pending, t.misses = pgx.Batch{}, nil
+	t.begun = true
 }
 
 // exec runs query (none: only what waits) after whatever waits, in one
@@ -77,23 +114,14 @@ func (t *pgTx) run(ctx context.Context, query string, args []any) (pgconn.Comman
 		}
 		t.trips.Add(1)
 		br := pc.SendBatch(ctx, &t.pending)
-		var err error
-		for i := range t.pending.QueuedQueries {
-			tag, qerr := br.Exec()
-			if qerr != nil {
-				err = qerr
-				if i < deferred && t.err == nil {
-					t.err = qerr
-				}
-				break
-			}
-			last = tag
+		err := t.deferred(br, deferred)
+		if err == nil && query != "" {
+			last, err = br.Exec()
 		}
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
-		t.pending = pgx.Batch{}
-		t.begun = true
+		t.sent()
 		return err
 	})
 	return last, err
@@ -111,25 +139,57 @@ func (t *pgTx) scan(ctx context.Context, query string, args []any, dest ...any) 
 		deferred := len(t.pending.QueuedQueries)
 		t.pending.Queue(query, args...)
 		br := pc.SendBatch(ctx, &t.pending)
-		var err error
-		for range deferred {
-			if _, err = br.Exec(); err != nil {
-				if t.err == nil {
-					t.err = err
-				}
-				break
-			}
-		}
+		err := t.deferred(br, deferred)
 		if err == nil {
 			err = br.QueryRow().Scan(dest...)
 		}
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
-		t.pending = pgx.Batch{}
-		t.begun = true
+		t.sent()
 		return err
 	})
+}
+
+// query runs a query of rows after whatever waits, in one round trip,
+// and hands its rows to each.
+func (t *pgTx) query(ctx context.Context, query string, args []any, each func(pgx.Rows) error) error {
+	t.trips.Add(1)
+	return t.conn.Raw(func(dc any) error {
+		pc := dc.(*stdlib.Conn).Conn()
+		if len(t.pending.QueuedQueries) == 0 {
+			rows, err := pc.Query(ctx, query, args...)
+			if err != nil {
+				return err
+			}
+			return eachRow(rows, each)
+		}
+		deferred := len(t.pending.QueuedQueries)
+		t.pending.Queue(query, args...)
+		br := pc.SendBatch(ctx, &t.pending)
+		err := t.deferred(br, deferred)
+		if err == nil {
+			var rows pgx.Rows
+			if rows, err = br.Query(); err == nil {
+				err = eachRow(rows, each)
+			}
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		t.sent()
+		return err
+	})
+}
+
+// eachRow hands rows to each and closes them, with the query's failure.
+func eachRow(rows pgx.Rows, each func(pgx.Rows) error) error {
+	err := each(rows)
+	rows.Close()
+	if err == nil {
+		err = rows.Err()
+	}
+	return err
 }
 
 // flush sends whatever waits, before a query (counted here too).

@@ -106,8 +106,63 @@ func TestWritesWaitForTheNextStatement(t *testing.T) {
 	}); n != 3 {
 		t.Errorf("insert+read, read, insert+COMMIT took %d round trips, want 3", n)
 	}
+	// So does a read of rows, and alone it takes one round trip too.
+	if n := trips(func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (8)`)
+		if ks, err := tx.Rows(ctx, `SELECT k FROM pipe WHERE k > 5 ORDER BY k`); !slices.Equal(ks, []int64{6, 7, 8}) || err != nil {
+			t.Errorf("the rows read after a waiting insert = %v (%v), want 6, 7, 8", ks, err)
+		}
+		if ks, err := tx.Rows(ctx, `SELECT k FROM pipe WHERE k > 8`); len(ks) != 0 || err != nil {
+			t.Errorf("a read of no rows = %v (%v)", ks, err)
+		}
+		return tx.Later(ctx, `INSERT INTO pipe VALUES (9)`)
+	}); n != 3 {
+		t.Errorf("insert+rows, rows, insert+COMMIT took %d round trips, want 3", n)
+	}
 	if n := trips(func(storage.TestTx) error { return nil }); n != 0 {
 		t.Errorf("a transaction that ran nothing took %d round trips", n)
+	}
+}
+
+// A waiting write that must affect one row goes out with what follows
+// it; one that affects none fails the transaction there with its own
+// error, as a failure of the write would, and nothing of it is committed,
+// COMMIT in the same round trip or not.
+func TestWaitingWriteChecked(t *testing.T) {
+	db := pipeDB(t)
+	ctx := t.Context()
+	errMissed := errors.New("missed")
+	if err := db.InTestTx(ctx, func(tx storage.TestTx) error { return tx.Later(ctx, `INSERT INTO pipe VALUES (1)`) }); err != nil {
+		t.Fatal(err)
+	}
+	before := db.RoundTrips()
+	err := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		if err := tx.LaterOne(ctx, errMissed, `UPDATE pipe SET k = 2 WHERE k = 1`); err != nil {
+			return err
+		}
+		return tx.LaterOne(ctx, errMissed, `INSERT INTO pipe VALUES (3)`)
+	})
+	if n := db.RoundTrips() - before; err != nil || n != 1 {
+		t.Errorf("two writes of one row each: %v in %d round trips, want none in 1", err, n)
+	}
+	atCommit := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (4)`)
+		return tx.LaterOne(ctx, errMissed, `UPDATE pipe SET k = 5 WHERE k = 1`)
+	})
+	if !errors.Is(atCommit, errMissed) {
+		t.Errorf("a write of no row before COMMIT = %v, want its miss", atCommit)
+	}
+	atRead := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.LaterOne(ctx, errMissed, `DELETE FROM pipe WHERE k > 100`)
+		tx.Later(ctx, `INSERT INTO pipe VALUES (6)`)
+		_, err := tx.Rows(ctx, `SELECT k FROM pipe`)
+		return err
+	})
+	if !errors.Is(atRead, errMissed) {
+		t.Errorf("a write of no row before a read = %v, want its miss", atRead)
+	}
+	if got := pipeRows(t, db); got != 2 {
+		t.Errorf("%d rows after the missed writes, want 2", got)
 	}
 }
 
@@ -154,8 +209,16 @@ func TestWaitingWriteFailsItsTransaction(t *testing.T) {
 	if pgCode(atOne) != "23505" {
 		t.Errorf("a duplicate key waiting for a one-value read = %v, want the unique violation", atOne)
 	}
+	atRows := db.InTestTx(ctx, func(tx storage.TestTx) error {
+		tx.Later(ctx, `INSERT INTO pipe VALUES (1)`)
+		_, err := tx.Rows(ctx, `SELECT k FROM pipe`)
+		return err
+	})
+	if pgCode(atRows) != "23505" {
+		t.Errorf("a duplicate key waiting for a read of rows = %v, want the unique violation", atRows)
+	}
 	if got := pipeRows(t, db); got != 1 {
-		t.Errorf("%d rows after four failed transactions, want 1", got)
+		t.Errorf("%d rows after five failed transactions, want 1", got)
 	}
 	runs := 0
 	err := db.InTestTx(ctx, func(tx storage.TestTx) error {

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/storage"
 )
@@ -82,6 +83,11 @@ func TestPruneButtons(t *testing.T) {
 			sent, recorded, err := db.Messages().ButtonSentWith(ctx, chat, c.msg, c.data)
 			if err != nil || sent != c.sent || recorded != c.recorded {
 				t.Errorf("ButtonSentWith(%d, %q) after pruning = %v, %v, %v; want %v, %v", c.msg, c.data, sent, recorded, err, c.sent, c.recorded)
+			}
+			// A press reads the same with the chat's settings.
+			s, sent, recorded, err := db.Settings().PressSettings(ctx, chat, c.msg, c.data)
+			if err != nil || s.ChatID != chat || s.Mode != nod.ModeSmart || sent != c.sent || recorded != c.recorded {
+				t.Errorf("PressSettings(%d, %q) after pruning = %+v, %v, %v, %v; want %v, %v", c.msg, c.data, s, sent, recorded, err, c.sent, c.recorded)
 			}
 		}
 	})

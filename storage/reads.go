@@ -10,19 +10,11 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// rowSource is what database/sql's rows and pgx's share: a read's rows
-// are scanned by the same code whichever ran it.
-type rowSource interface {
-	Next() bool
-	Scan(dest ...any) error
-	Err() error
-}
-
 // read is a query outside a transaction and what reads its rows.
 type read struct {
 	query string
 	args  []any
-	scan  func(rows rowSource) error
+	scan  func(rows scanner) error
 }
 
 // readAll runs reads, each scanned before the next one's rows are read.

@@ -17,8 +17,44 @@ func (db *Settings) ChatSettings(ctx context.Context, chatID nod.ChatID, userID 
 	return readSettings(ctx, db.reader(), chatID, userID)
 }
 
+// PressSettings is ChatSettings of no member read together with what
+// ButtonSentWith reports of data pressed on message msgID: a press needs
+// both before anything else, and gets them in one statement.
+func (db *Settings) PressSettings(ctx context.Context, chatID nod.ChatID, msgID int, data string) (s nod.ChatSettings, sent, recorded bool, err error) {
+	var on, all int64
+	s, err = scanSettings(db.reader().QueryRowContext(ctx, pressSettingsSQL, chatID, 0, msgID, data), chatID, 0, &all, &on)
+	if err != nil {
+		return s, false, false, err
+	}
+	return s, on > 0, all > 0, nil
+}
+
+// settingsSQL reads a chat's settings and member $2's mode, one row
+// whether or not the chat has settings or a waiting deletion.
+const (
+	settingsColumns = `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
+		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0),
+		EXISTS (SELECT 1 FROM forget_requests f WHERE f.user_id = $2 AND f.chat_id = c.chat_id),
+		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked`
+	settingsFrom = `
+		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
+		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`
+	settingsSQL = settingsColumns + settingsFrom
+	// pressSettingsSQL adds how many buttons message $3 was recorded
+	// with, and how many of them carry data $4 (ButtonSentWith).
+	pressSettingsSQL = settingsColumns + `, b.n, b.sent` + settingsFrom + `
+		CROSS JOIN (SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN data = $4 THEN 1 ELSE 0 END), 0) AS sent
+			FROM button_messages WHERE chat_id = $1 AND message_id = $3) b`
+)
+
 // readSettings reads the chat's settings with userID's mode where q runs.
 func readSettings(ctx context.Context, q conn, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {
+	return scanSettings(q.QueryRowContext(ctx, settingsSQL, chatID, userID), chatID, userID)
+}
+
+// scanSettings scans a row of settingsSQL, and into more what the query
+// adds after its columns.
+func scanSettings(row *sql.Row, chatID nod.ChatID, userID nod.UserID, more ...any) (nod.ChatSettings, error) {
 	s := nod.ChatSettings{ChatID: chatID, UserID: userID, Mode: nod.ModeSmart}
 	var (
 		mode    string
@@ -26,15 +62,8 @@ func readSettings(ctx context.Context, q conn, chatID nod.ChatID, userID nod.Use
 		quiet   int
 		asked   sql.NullInt64
 	)
-	// One row whether or not the chat has settings or a waiting deletion.
-	err := q.QueryRowContext(ctx, `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
-		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0),
-		EXISTS (SELECT 1 FROM forget_requests f WHERE f.user_id = $2 AND f.chat_id = c.chat_id),
-		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked
-		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
-		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`,
-		chatID, userID).Scan(&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.ForgetAsked, &s.TimeZone, &s.Daily, &quiet, &asked)
-	if err != nil {
+	dest := append([]any{&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.ForgetAsked, &s.TimeZone, &s.Daily, &quiet, &asked}, more...)
+	if err := row.Scan(dest...); err != nil {
 		return s, fmt.Errorf("chat settings: %w", err)
 	}
 	if mode != "" {

@@ -176,6 +176,29 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 	})
 }
 
+// A confirmation reads its task with the message of the task's card, in
+// one statement, for the card's redraw.
+func TestConfirmReadsCards(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		res, err := db.ChangeSets().ConfirmItems(t.Context(), chat, cs.ID, []int{1}, 42, "", func(_ nod.ChangeItem, cur *nod.Task) (nod.Task, error) { return setPriority(nod.P1)(cur) })
+		if err != nil || res.Cards == nil || len(res.Cards) != 0 {
+			t.Errorf("cards of a task without one = %v (%v), want none, read", res.Cards, err)
+		}
+		if err := db.Messages().SetCardMessage(t.Context(), chat, "T1", 77); err != nil {
+			t.Fatal(err)
+		}
+		res, err = db.ChangeSets().ConfirmItems(t.Context(), chat, cs.ID, []int{2}, 42, "", func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
+			cur.Title = it.After
+			return *cur, nil
+		})
+		if err != nil || res.Cards["T1"] != 77 {
+			t.Errorf("cards of T1 = %v (%v), want message 77", res.Cards, err)
+		}
+	})
+}
+
 // Twenty concurrent confirmations of one item: exactly one applies.
 func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
@@ -321,6 +344,53 @@ func TestMarkUpdateOnce(t *testing.T) {
 		db.Outbox().MarkUpdate(t.Context(), 5)
 		if id, _ := db.Outbox().LastUpdateID(t.Context()); id != 7 {
 			t.Errorf("LastUpdateID = %d, want 7", id)
+		}
+	})
+}
+
+// A decision or a turn marks its update in its own transaction, with a
+// plain insert: a redelivery fails there on the key of processed_updates
+// and is nod.ErrHandled, with nothing of it applied; any other key that
+// fails stays a failure.
+func TestRedeliveryHandledOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+		seedT1(t, db)
+		cs := proposeCS(t, db)
+		tap := func(update int64) context.Context { return nod.WithTap(t.Context(), &nod.Tap{Update: update}) }
+		if _, _, err := confirmItem(tap(9), db, chat, cs.ID, 1, 42, setPriority(nod.P1)); err != nil {
+			t.Fatal(err)
+		}
+		// The same update again, on the other item: nothing applies.
+		if _, _, err := confirmItem(tap(9), db, chat, cs.ID, 2, 42, setPriority(nod.P0)); !errors.Is(err, nod.ErrHandled) {
+			t.Errorf("redelivered confirm: %v, want ErrHandled", err)
+		}
+		if _, err := db.ChangeSets().RejectItem(tap(9), chat, cs.ID, 2, 42); !errors.Is(err, nod.ErrHandled) {
+			t.Errorf("redelivered reject: %v, want ErrHandled", err)
+		}
+		said := nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Turn: "t1", Opens: true, Said: "hi", Update: 9,
+			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi"}}}
+		if err := db.Conversation().SaveTurn(t.Context(), said); !errors.Is(err, nod.ErrHandled) {
+			t.Errorf("redelivered turn: %v, want ErrHandled", err)
+		}
+		task, _ := db.Tasks().Task(t.Context(), chat, "T1")
+		set, _ := db.ChangeSets().ChangeSet(t.Context(), chat, cs.ID)
+		history, _ := db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 50})
+		if task.Priority != nod.P1 || set.Items[1].Status != nod.ItemPending || len(history) != 0 {
+			t.Errorf("after redeliveries: priority %s, item 2 %s, %d messages; want P1, pending, 0", task.Priority, set.Items[1].Status, len(history))
+		}
+		// A new update's turn is saved.
+		said.Update = 10
+		if err := db.Conversation().SaveTurn(t.Context(), said); err != nil {
+			t.Errorf("new turn: %v", err)
+		}
+		// A key that fails elsewhere in a marked decision is no redelivery.
+		storagetest.Exec(t, db.DSN(), `CREATE UNIQUE INDEX one_decision ON decisions (set_id)`)
+		_, _, err := confirmItem(tap(11), db, chat, cs.ID, 2, 42, setPriority(nod.P0))
+		if err == nil || errors.Is(err, nod.ErrHandled) {
+			t.Errorf("confirm failing on another key: %v, want a failure other than ErrHandled", err)
+		}
+		if first, err := db.Outbox().MarkUpdate(t.Context(), 11); err != nil || !first {
+			t.Errorf("the failed decision's update was marked: %v, %v", first, err)
 		}
 	})
 }
@@ -795,9 +865,10 @@ func TestConfirmAllStatements(t *testing.T) {
 			t.Fatalf("ConfirmItems: %d applied, %v", len(res.Applied), err)
 		}
 		stmts2, txs2 := db.Work()
-		// The set is read with its items in one statement; each item
-		// reads and writes its task, audit row, undo entry and decision.
-		const most = 58
+		// The set is read with its items and the chat's audit chain head
+		// in one statement, the task with its checklist in one; each item
+		// writes its task, audit row, undo entry and decision.
+		const most = 56
 		if n := stmts2 - stmts; n > most || txs2-txs != 1 {
 			t.Errorf("confirm-all of %d items ran %d statements in %d transactions, want at most %d in 1", k, n, txs2-txs, most)
 		}

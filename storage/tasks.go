@@ -47,24 +47,74 @@ func (db *Tasks) ListTasks(ctx context.Context, chatID nod.ChatID, f nod.TaskFil
 	return tasks, nil
 }
 
-// getTask reads a task of the chat, trashed or not.
+// getTask reads a task of the chat, trashed or not, with its checklist,
+// in one statement. In a PostgreSQL write transaction it goes out with the
+// writes that wait.
 func getTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID) (nod.Task, error) {
-	rows, err := q.QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = $1 AND chat_id = $2`, id, chatID)
+	return readTask(ctx, q, chatID, id, nil)
+}
+
+// readTask is getTask, and with card (not nil) the message of the task's
+// latest card read in the same statement, 0 if it has none.
+func readTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, card *int) (nod.Task, error) {
+	var (
+		t     nod.Task
+		found bool
+	)
+	query := taskWithChecklistSQL
+	if card != nil {
+		query = taskWithCardSQL
+	}
+	err := q.queryRows(ctx, query, []any{id, chatID}, func(rows scanner) error {
+		for rows.Next() {
+			var (
+				item, title, by sql.NullString
+				checked, at     sql.NullInt64
+			)
+			tail := []any{&item, &title, &checked, &by, &at}
+			if card != nil {
+				tail = append(tail, card)
+			}
+			row, err := scanTask(rows, nil, tail...)
+			if err != nil {
+				return err
+			}
+			if !found {
+				t, found = row, true
+			}
+			if item.Valid {
+				t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.ItemID(item.String), Title: title.String, Checked: checked.Int64 != 0,
+					CheckedBy: nod.Actor(by.String).Normalize(), CheckedAt: timePtr(at)})
+			}
+		}
+		return rows.Err()
+	})
 	if err != nil {
 		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
 	}
-	tasks, err := scanTasks(rows)
-	if err != nil {
-		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
-	}
-	if len(tasks) == 0 {
+	if !found {
 		return nod.Task{}, fmt.Errorf("task %s: %w", id, nod.ErrNotFound)
 	}
-	if err := loadChecklists(ctx, q, tasks); err != nil {
-		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
+	// In a write transaction that holds the chat (SQLite's writer is
+	// exclusive; on PostgreSQL, under the chat's lock) the task stays as
+	// read but for this transaction's own writes.
+	if q.memo != nil && (!q.db.postgres || q.memo.locked[chatID]) {
+		q.memo.read[id] = true
 	}
-	return tasks[0], nil
+	return t, nil
 }
+
+// taskWithChecklistSQL reads task $1 of chat $2, a row for each of its
+// checklist's items in order (one with no item if it has none);
+// taskWithCardSQL adds the message of the task's card, 0 if none.
+var (
+	taskWithChecklistSQL = taskSelect + taskFrom
+	taskWithCardSQL      = taskSelect + `, COALESCE((SELECT message_id FROM cards WHERE chat_id = $2 AND task_id = $1), 0)` + taskFrom
+	taskSelect           = `SELECT ` + strings.ReplaceAll("t."+taskColumns, ", ", ", t.") + `, c.id, c.title, c.checked, c.checked_by, c.checked_at`
+)
+
+const taskFrom = `
+	FROM tasks t LEFT JOIN checklist_items c ON c.task_id = t.id WHERE t.id = $1 AND t.chat_id = $2 ORDER BY c.position`
 
 func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 	defer rows.Close()
@@ -81,7 +131,7 @@ func scanTasks(rows *sql.Rows) ([]nod.Task, error) {
 
 // scanTask scans taskColumns, after a row's seq where that is read too
 // (non-nil), and before the columns tail scans into.
-func scanTask(rows rowSource, seq *int64, tail ...any) (nod.Task, error) {
+func scanTask(rows scanner, seq *int64, tail ...any) (nod.Task, error) {
 	var (
 		t                nod.Task
 		est              sql.NullInt64
@@ -141,7 +191,7 @@ const checklistsSQL = `SELECT task_id, id, title, checked, checked_by, checked_a
 
 // scanChecklists appends the items of checklistsSQL's rows to the
 // checklists of tasks.
-func scanChecklists(rows rowSource, tasks []nod.Task) error {
+func scanChecklists(rows scanner, tasks []nod.Task) error {
 	idx := make(map[nod.TaskID]int, len(tasks))
 	for i, t := range tasks {
 		idx[t.ID] = i
