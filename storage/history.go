@@ -2,6 +2,8 @@ package storage
 
 import (
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -9,9 +11,13 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// keptTopics is how many topics' conversations a process keeps decoded:
-// those that talked last.
-const keptTopics = 256
+// A process keeps decoded the conversations of the topics that talked
+// last: at most keptTopics of them, and keptBytes of their text (a line
+// may hold a 64 KB tool result).
+const (
+	keptTopics = 256
+	keptBytes  = 8 << 20
+)
 
 // keptHistory is a topic's window as a turn last read it: its messages,
 // oldest first, each with its number, and the count of forgets it was
@@ -20,15 +26,59 @@ type keptHistory struct {
 	w    nod.Window
 	gen  int64
 	msgs []nod.ChatMessage
+	size int64 // the bytes of their text
 }
 
-// newKept returns the cache of decoded conversations.
-func newKept() *lru.Cache[nod.Topic, keptHistory] {
-	c, err := lru.New[nod.Topic, keptHistory](keptTopics)
+// kept is the cache of decoded conversations.
+type kept struct {
+	lru   *lru.Cache[nod.Topic, keptHistory]
+	mu    sync.Mutex   // serializes adds: a window replaced in place is not evicted, and so not uncounted
+	bytes atomic.Int64 // the text the cache holds
+}
+
+// newKept returns an empty cache.
+func newKept() *kept {
+	k := &kept{}
+	c, err := lru.NewWithEvict(keptTopics, func(_ nod.Topic, h keptHistory) { k.bytes.Add(-h.size) })
 	if err != nil {
 		panic(err) // only for a size below 1
 	}
-	return c
+	k.lru = c
+	return k
+}
+
+// get returns the topic's kept window, if any.
+func (k *kept) get(at nod.Topic) (keptHistory, bool) { return k.lru.Get(at) }
+
+// add keeps h as the topic's window, then drops the topics that talked
+// longest ago until the text kept is within keptBytes.
+func (k *kept) add(at nod.Topic, h keptHistory) {
+	for _, m := range h.msgs {
+		h.size += int64(len(m.Content) + len(m.Wire) + len(m.Speaker) + len(m.ReplyTo) + len(m.Forwarded) + len(m.Edits))
+		for _, c := range m.ToolCalls {
+			h.size += int64(len(c.ID) + len(c.Name) + len(c.Arguments))
+		}
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lru.Remove(at) // uncounted as it goes
+	if h.size > keptBytes {
+		return
+	}
+	k.bytes.Add(h.size)
+	k.lru.Add(at, h)
+	for k.bytes.Load() > keptBytes {
+		if _, _, ok := k.lru.RemoveOldest(); !ok {
+			return
+		}
+	}
+}
+
+// remove forgets the topic's kept window.
+func (k *kept) remove(at nod.Topic) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	k.lru.Remove(at)
 }
 
 // sinceSQL reads a topic's messages after a number, newest first, at most
@@ -44,7 +94,7 @@ func sinceSQL(w nod.Window) string {
 // topic's last turn. *stale is set when a forget rewrote what was kept
 // (out is then incomplete, and the topic must be read whole).
 func (db *core) keptHistoryRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessage, stale *bool) read {
-	kept, ok := db.kept.Get(at)
+	kept, ok := db.kept.get(at)
 	ok = ok && kept.w == w
 	after := int64(0)
 	if ok && len(kept.msgs) > 0 {
@@ -84,7 +134,7 @@ func (db *core) keptHistoryRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessa
 			prior = kept.msgs
 		}
 		msgs := window(w, prior, fresh)
-		db.kept.Add(at, keptHistory{w: w, gen: gen, msgs: msgs})
+		db.kept.add(at, keptHistory{w: w, gen: gen, msgs: msgs})
 		*out = slices.Clone(msgs) // the turn's own: it marks and trims them
 		return nil
 	}}

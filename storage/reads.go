@@ -99,7 +99,7 @@ func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.
 		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
 	}
 	if stale { // a forget rewrote what was kept: the topic is read whole
-		db.kept.Remove(r.Topic)
+		db.kept.remove(r.Topic)
 		if err := db.readOne(ctx, db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale)); err != nil {
 			return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
 		}

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/nodbot/nod"
@@ -65,7 +64,7 @@ type core struct {
 	refreshes owedMarks
 	// kept holds the conversations of the topics that talked last,
 	// decoded (keptHistoryRead).
-	kept *lru.Cache[nod.Topic, keptHistory]
+	kept *kept
 }
 
 // New returns a DB that is not yet open. now is the clock for every
