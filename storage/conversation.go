@@ -161,12 +161,10 @@ func historyRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessage) read {
 				if seq <= start {
 					break
 				}
-				var m messageRecord
-				if err := jsonv2.Unmarshal(body, &m); err != nil {
+				msg, err := storedMessage(seq, body, wire)
+				if err != nil {
 					return err
 				}
-				msg := m.message(seq)
-				msg.Wire = wire // a copy, the row's own
 				msgs = append(msgs, msg)
 			}
 			slices.Reverse(msgs)
@@ -346,4 +344,17 @@ func blobType(postgres bool) string {
 		return "BYTEA"
 	}
 	return "BLOB"
+}
+
+// storedMessage decodes a row of messages: its number, its record (read
+// before the row's buffer is reused) and its request encoding, the row's
+// own copy.
+func storedMessage(seq int64, body, wire []byte) (nod.ChatMessage, error) {
+	var m messageRecord
+	if err := jsonv2.Unmarshal(body, &m); err != nil {
+		return nod.ChatMessage{}, err
+	}
+	msg := m.message(seq)
+	msg.Wire = wire
+	return msg, nil
 }

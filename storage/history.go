@@ -5,7 +5,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	jsonv2 "github.com/go-json-experiment/json"
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/nodbot/nod"
@@ -116,12 +115,10 @@ func (db *core) keptHistoryRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessa
 				gen = -seq
 				continue
 			}
-			var m messageRecord
-			if err := jsonv2.Unmarshal(body, &m); err != nil {
+			msg, err := storedMessage(seq, body, wire)
+			if err != nil {
 				return err
 			}
-			msg := m.message(seq)
-			msg.Wire = wire
 			fresh = append(fresh, msg)
 		}
 		if after > 0 && gen != kept.gen {
