@@ -783,7 +783,7 @@ func TestEventNotesInTheChatsZone(t *testing.T) {
 	berlin, _ := time.LoadLocation("Europe/Berlin")
 	at := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
 	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventSnoozed, Task: "Fix login bug", Value: "2026-11-24T09:00:00Z"}}, 42, false, berlin)
-	if want := "- 2026-11-24 09:00 the user had the reminder of “Fix login bug” come again at 2026-11-24 10:00"; !strings.Contains(got, want) {
+	if want := "- 2026-11-24 09:00 the user snoozed the reminder of “Fix login bug” to 2026-11-24 10:00: it goes out again then"; !strings.Contains(got, want) {
 		t.Errorf("notes = %q, want them to hold %q", got, want)
 	}
 }

@@ -230,8 +230,15 @@ func itemNumbers(ns []int) string {
 	if len(ns) == 1 {
 		return fmt.Sprintf("item %d", ns[0])
 	}
-	ss := strings.Split(joinInts(ns), ", ")
-	return "items " + strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
+	return "items " + andList(strings.Split(joinInts(ns), ", "))
+}
+
+// andList joins words as a sentence does: "a", "a and b", "a, b and c".
+func andList(ss []string) string {
+	if len(ss) < 2 {
+		return strings.Join(ss, "")
+	}
+	return strings.Join(ss[:len(ss)-1], ", ") + " and " + ss[len(ss)-1]
 }
 
 func joinInts(ns []int) string {

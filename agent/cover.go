@@ -106,7 +106,7 @@ func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (r
 		if len(waiting) > 1 {
 			verb = "wait"
 		}
-		note = fmt.Sprintf("The task was created with what the user's words asked for; its %s %s for the user's tap: no words of theirs quoted for this call ask for them.", strings.Join(waiting, ", "), verb)
+		note = fmt.Sprintf("The task was created with what the user's words asked for; its %s %s for the user's tap: no words of theirs quoted for this call ask for them.", andList(waiting), verb)
 	}
 	return run, ask, note
 }

@@ -205,7 +205,7 @@ func TestCreateFieldsNeedWords(t *testing.T) {
 		if want := []string{"set_task_priority", "update_task_estimate", "update_task_due_date", "assign_task_labels", "update_task_description"}; !slices.Equal(tools, want) {
 			t.Errorf("queued %v, want %v", tools, want)
 		}
-		if r := results["c"]; !strings.Contains(r, `"id":"`+string(task.ID)+`"`) || !strings.Contains(r, "priority P0") || !strings.Contains(r, "tap") {
+		if r := results["c"]; !strings.Contains(r, `"id":"`+string(task.ID)+`"`) || !strings.Contains(r, `its priority P0, estimate 15 minutes, due date 2026-03-13, label \"office\" and description wait for the user's tap`) {
 			t.Errorf("result = %s", r)
 		}
 		if _, err := e.Confirm.ConfirmAll(t.Context(), chat, user, res.Set.ID); err != nil {

@@ -84,7 +84,7 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 	case nod.EventReopened:
 		return fmt.Sprintf("%s reopened the task “%s” on its card (status %s)", who, e.Task, e.Value)
 	case nod.EventSnoozed:
-		return fmt.Sprintf("%s had the reminder of “%s” come again at %s", who, e.Task, local(e.Value, zone, "2006-01-02 15:04"))
+		return fmt.Sprintf("%s snoozed the reminder of “%s” to %s: it goes out again then", who, e.Task, local(e.Value, zone, "2006-01-02 15:04"))
 	case nod.EventOccurrenceDone:
 		s := fmt.Sprintf("%s marked this time of the repeating task “%s” done", who, e.Task)
 		if e.Reason != "" {

@@ -141,6 +141,9 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 		if t.DueDate != "" {
 			fmt.Fprintf(b, " due %s", t.DueDate)
 		}
+		if len(t.Labels) > 0 {
+			fmt.Fprintf(b, " labels %s", strings.Join(t.Labels, ","))
+		}
 		if t.RemindAt != nil {
 			fmt.Fprintf(b, " reminder %s", t.RemindAt.In(zone).Format(nod.ReminderLayout))
 			switch {

@@ -57,7 +57,11 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 		}
 		if queued > 0 {
 			// Part of the call applies (explicit, or by a rule), part waits.
-			notes = append([]string{fmt.Sprintf("%d change(s) of this call were queued for user review; the rest was applied.", queued)}, notes...)
+			what := fmt.Sprintf("%d changes of this call were", queued)
+			if queued == 1 {
+				what = "1 change of this call was"
+			}
+			notes = append([]string{what + " queued for user review; the rest was applied."}, notes...)
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeQueued, "")
 		}
 		return t.apply(ctx, p, v, now, notes, left)

@@ -229,7 +229,7 @@ func TestRuleNeverOverridesThePersonsItem(t *testing.T) {
 		if res.Set == nil || len(res.Set.Items) != 1 || res.Set.Items[0].Summary != `Uncheck: "Write migration notes"` {
 			t.Errorf("set = %+v", res.Set)
 		}
-		if !strings.Contains(results["1"], "1 change(s) of this call were queued for user review") {
+		if !strings.Contains(results["1"], "1 change of this call was queued for user review") {
 			t.Errorf("result = %q", results["1"])
 		}
 	})

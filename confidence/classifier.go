@@ -549,10 +549,10 @@ func (l *lexicon) quoted(conv []Entry, a Action, quote string) (time.Time, strin
 		}
 		if a.quotable(e) {
 			said := l.corrected(l.clause(m, q))
-			switch {
-			case l.negated(said) && !a.Rejects:
-				return time.Time{}, "the person's words say no or not"
-			case l.asks(m, q):
+			if no := l.negation(said); no != "" && !a.Rejects {
+				return time.Time{}, "the person's words hold “" + no + "”: words that say no or not are not read as an order"
+			}
+			if l.asks(m, q) {
 				return time.Time{}, "a question decides nothing"
 			}
 			return e.At, ""
@@ -625,17 +625,17 @@ func (l *lexicon) corrected(said string) string {
 	return said[at:]
 }
 
-// negated reports whether words say no or not. Such words make nothing
-// explicit, whichever part of them the classifier quotes: the person is
-// asked instead.
-func (l *lexicon) negated(text string) bool {
+// negation returns the first word of text that says no or not, or "".
+// Such words make nothing explicit, whichever part of them the classifier
+// quotes: the person is asked instead.
+func (l *lexicon) negation(text string) string {
 	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && r != '\'' && r != '’'
 	}) {
 		w = strings.ReplaceAll(w, "’", "'")
 		if l.negations[w] || slices.ContainsFunc(l.negationSuffixes, func(s string) bool { return strings.HasSuffix(w, s) }) {
-			return true
+			return w
 		}
 	}
-	return false
+	return ""
 }

@@ -239,6 +239,9 @@ func (h *harness) guessedLabel() (set telegramtest.Message, task nod.Task) {
 	if len(tasks) != 1 {
 		h.t.Fatalf("%d tasks, want Buy milk", len(tasks))
 	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["c"]; !strings.Contains(r, `its label \"shopping\" waits for the user's tap`) {
+		h.t.Errorf("create_task's result = %q", r)
+	}
 	clf := h.llm.RequestsFor(clfM)
 	if len(clf) != 1 || !strings.Contains(clf[0].LastUser(), `0. create_task: create a task titled "Buy milk" with labels: shopping`) {
 		h.t.Errorf("the classifier was not shown the guessed label:\n%v", clf)

@@ -383,7 +383,7 @@ func TestQueuedDespiteTheQuoteSaysWhy(t *testing.T) {
 	h.start()
 	h.tg.SendText(chat, user, "don't raise the login bug to P1 yet")
 	h.changeSetMessage(chat, 2)
-	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.HasPrefix(r, "Proposal queued for user review.") || !strings.Contains(r, "It waits for the user's tap because the person's words say no or not.") {
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.HasPrefix(r, "Proposal queued for user review.") || !strings.Contains(r, "It waits for the user's tap because the person's words hold “don't”: words that say no or not are not read as an order.") {
 		t.Errorf("tool result = %q", r)
 	}
 	if h.task("T1").Priority != nod.P3 {

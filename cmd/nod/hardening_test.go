@@ -534,3 +534,24 @@ func TestPrivateProposalsListedOnce(t *testing.T) {
 		t.Errorf("set %d's item 1 is listed %d times:\n%s", set.ID, n, grepLines(sys, "proposal"))
 	}
 }
+
+// A label decided a turn ago is on the next turn's list: the prompt's
+// line of a task carries its labels, so the model answers from what is
+// stored, not from its memory of a decision (found in a play).
+func TestPromptListsTheLabels(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Renew passport", Labels: []string{"admin", "travel"}})
+	h.seed(chat, nod.Task{ID: "T2", Title: "Buy milk"})
+	h.start()
+	h.script(openaitest.Text("Both are open."))
+	h.tg.SendText(chat, user, "what's open?")
+	h.tg.WaitBotMessages(chat, 1)
+	sys := h.llm.RequestsFor(agentM)[0].System()
+	if line := grepLines(sys, "Renew passport"); !strings.Contains(line, " labels admin,travel") {
+		t.Errorf("the prompt lists the labelled task as:\n%s", line)
+	}
+	if line := grepLines(sys, "Buy milk"); strings.Contains(line, "labels") {
+		t.Errorf("the prompt lists the task without labels as:\n%s", line)
+	}
+}
