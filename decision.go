@@ -65,6 +65,11 @@ type Decided struct {
 	// confirmations changed, by task, as their transaction read them;
 	// nil when not read.
 	Cards map[TaskID]int
+	// Streaks are, for each kind of change (KindOf) these confirmations
+	// made, the change sets in which the person confirmed that kind
+	// since they last decided otherwise, these included, as their
+	// transaction left them: what earns a rule (RuleStreak).
+	Streaks map[string]int
 }
 
 // Stale is the number of the item that was not applied because its task

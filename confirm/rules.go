@@ -8,15 +8,12 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// streakWindow is how many of a kind's latest decisions are read to find a
-// streak of confirmations.
-const streakWindow = 20
-
 // offerRule offers a learned rule when the confirmations just made end a
 // streak: the person confirmed the same kind of change in nod.RuleStreak
-// different change sets, with no rejection of that kind since. Confirming
-// several items of one set at once is one decision, not a streak. A
-// failure to offer is logged: the confirmation itself stands.
+// different change sets, with no rejection of that kind since (the
+// streaks their transaction read). Confirming several items of one set
+// at once is one decision, not a streak. A failure to offer is logged:
+// the confirmation itself stands.
 func (c *Service) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, d *nod.Decided) {
 	ns := make([]int, 0, len(d.Applied)+len(d.Calls))
 	for n := range d.Applied {
@@ -34,12 +31,7 @@ func (c *Service) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.U
 			continue
 		}
 		tried[kind] = true
-		ds, err := c.rules.KindDecisions(ctx, chatID, userID, kind, streakWindow)
-		if err != nil {
-			c.log.Error("rule streak", "chat", chatID, "kind", kind, "err", err)
-			return
-		}
-		if streak(ds) < nod.RuleStreak {
+		if d.Streaks[kind] < nod.RuleStreak {
 			continue
 		}
 		r, created, err := c.rules.OfferRule(ctx, chatID, userID, kind)
@@ -52,19 +44,6 @@ func (c *Service) offerRule(ctx context.Context, chatID nod.ChatID, userID nod.U
 			return
 		}
 	}
-}
-
-// streak counts the change sets in which the latest decisions, newest
-// first, confirmed, up to the first rejection.
-func streak(ds []nod.Decision) int {
-	sets := map[nod.SetID]bool{}
-	for _, d := range ds {
-		if d.Verdict != nod.Confirmed {
-			break
-		}
-		sets[d.SetID] = true
-	}
-	return len(sets)
 }
 
 // DecideRule accepts or declines an offered rule for the person it was

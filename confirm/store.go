@@ -107,9 +107,6 @@ type Breaker interface {
 // Rules offers, decides and revokes the rules learned from a person's
 // streaks of confirmations.
 type Rules interface {
-	// KindDecisions returns a person's latest decisions on one kind of
-	// change, newest first.
-	KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string, limit int) ([]nod.Decision, error)
 	// OfferRule records a rule's offer in one transaction; false if that
 	// kind was offered before (and its rule did not just expire).
 	OfferRule(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string) (nod.Rule, bool, error)

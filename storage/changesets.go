@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -92,6 +94,9 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		if err := updateSetStatus(ctx, tx, &out.Set, now); err != nil {
 			return err
 		}
+		if err := readStreaks(ctx, tx, chatID, userID, &out); err != nil {
+			return err
+		}
 		return bindTap(ctx, tx, tap, out, now)
 	})
 	err = tapHandled(err, tap)
@@ -99,7 +104,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		if !errors.Is(err, nod.ErrHandled) {
 			out.Set = db.afterFailedClaim(ctx, chatID, setID, out.Set)
 		}
-		out.Applied, out.Stopped, out.Calls, out.Cards = nil, 0, nil, nil
+		out.Applied, out.Stopped, out.Calls, out.Cards, out.Streaks = nil, 0, nil, nil, nil
 		return out, err
 	}
 	if tap != nil {
@@ -652,4 +657,45 @@ func (db *ChangeSets) ReviseItem(ctx context.Context, chatID nod.ChatID, setID n
 		return err
 	})
 	return set, err
+}
+
+// streakWindow is how many of a kind's latest decisions a streak is
+// counted in.
+const streakWindow = 20
+
+// streakSQL counts the change sets in which person $2 confirmed kind $3
+// since they last decided it otherwise, among its latest decisions.
+var streakSQL = `WITH recent AS (SELECT set_id, verdict, seq FROM decisions WHERE chat_id = $1 AND user_id = $2 AND kind = $3 ORDER BY seq DESC` + limitSQL(streakWindow) + `)
+	SELECT COUNT(DISTINCT set_id) FROM recent WHERE seq > COALESCE((SELECT MAX(seq) FROM recent WHERE verdict <> 'confirmed'), 0)`
+
+// readStreaks reads d.Streaks, of the kinds of change d's confirmations
+// made, as the transaction leaves them: on PostgreSQL with its COMMIT.
+func readStreaks(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, d *nod.Decided) error {
+	d.Streaks = map[string]int{}
+	ns := slices.Collect(maps.Keys(d.Applied))
+	for _, c := range d.Calls {
+		ns = append(ns, c.N)
+	}
+	for _, n := range ns {
+		it, _ := d.Set.Item(n)
+		kind := nod.KindOf(it.Tool, it.Field, it.After)
+		if _, ok := d.Streaks[kind]; kind == "" || ok {
+			continue
+		}
+		d.Streaks[kind] = 0
+		err := tx.readLater(ctx, streakSQL, []any{chatID, userID, kind}, func(rows scanner) error {
+			for rows.Next() {
+				var n int
+				if err := rows.Scan(&n); err != nil {
+					return err
+				}
+				d.Streaks[kind] = n
+			}
+			return nil
+		})
+		if err != nil {
+			return fmt.Errorf("streak of %s: %w", kind, err)
+		}
+	}
+	return nil
 }

@@ -155,6 +155,19 @@ func (c conn) scanOne(ctx context.Context, dest any, query string, args ...any) 
 	return c.pg.scan(ctx, query, args, dest)
 }
 
+// readLater runs a read whose rows the caller needs only once the
+// transaction ends. In a PostgreSQL write transaction it goes out with
+// the transaction's next statement, or its COMMIT, in one round trip,
+// and each scans its rows then; elsewhere it runs at once.
+func (c conn) readLater(ctx context.Context, query string, args []any, each func(rows scanner) error) error {
+	if c.pg != nil {
+		c.db.counts.stmts.Add(1)
+		c.pg.laterRead(query, args, func(rows pgx.Rows) error { return each(rows) })
+		return nil
+	}
+	return c.queryRows(ctx, query, args, each)
+}
+
 // scanner is what *sql.Rows and pgx.Rows share.
 type scanner interface {
 	Next() bool

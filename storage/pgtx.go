@@ -30,7 +30,10 @@ type pgTx struct {
 	// misses are the failures of deferred writes that must affect one
 	// row, by their place in pending, for when they affect none.
 	misses map[int]error
-	begun  bool // BEGIN went out
+	// reads are the deferred reads among them, by their place in
+	// pending, and what scans their rows once the pipeline answers.
+	reads map[int]func(pgx.Rows) error
+	begun bool // BEGIN went out
 	// err is the first failure of a pipeline that held deferred writes:
 	// what the transaction reports, before whatever it caused later.
 	err error
@@ -63,11 +66,31 @@ func (t *pgTx) later(query string, args []any, miss error) {
 	t.pending.Queue(query, args...)
 }
 
-// deferred reads the outcome of the n writes that waited, in order, from
-// br: the first failure ends the reading and is the transaction's.
+// laterRead queues a read whose rows the transaction needs only once it
+// ends: it goes out with the next statement, or the COMMIT, and each
+// scans its rows when that pipeline answers.
+func (t *pgTx) laterRead(query string, args []any, each func(pgx.Rows) error) {
+	if t.reads == nil {
+		t.reads = map[int]func(pgx.Rows) error{}
+	}
+	t.reads[len(t.pending.QueuedQueries)] = each
+	t.pending.Queue(query, args...)
+}
+
+// deferred reads the outcome of the n statements that waited, in order,
+// from br: the first failure ends the reading and is the transaction's.
 func (t *pgTx) deferred(br pgx.BatchResults, n int) error {
 	for i := range n {
-		if _, err := br.Exec(); err != nil {
+		var err error
+		if each := t.reads[i]; each != nil {
+			var rows pgx.Rows
+			if rows, err = br.Query(); err == nil {
+				err = eachRow(rows, each)
+			}
+		} else {
+			_, err = br.Exec()
+		}
+		if err != nil {
 			var pg *pgconn.PgError
 			if miss := t.misses[i]; miss != nil && errors.As(err, &pg) && pg.Code == "22012" { // division_by_zero: no row
 				err = miss
@@ -83,7 +106,7 @@ func (t *pgTx) deferred(br pgx.BatchResults, n int) error {
 
 // sent clears what waited once it went out.
 func (t *pgTx) sent() {
-	t.pending, t.misses = pgx.Batch{}, nil
+	t.pending, t.misses, t.reads = pgx.Batch{}, nil, nil
 	t.begun = true
 }
 

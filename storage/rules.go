@@ -10,16 +10,6 @@ import (
 	"github.com/nodbot/nod"
 )
 
-// KindDecisions returns a person's latest decisions on changes of one
-// kind in a chat, newest first.
-func (db *Rules) KindDecisions(ctx context.Context, chatID nod.ChatID, userID nod.UserID, kind string, limit int) ([]nod.Decision, error) {
-	ds, err := queryDecisions(ctx, db.reader(), `WHERE chat_id = $1 AND user_id = $2 AND kind = $3 ORDER BY seq DESC`+limitSQL(limit), chatID, userID, kind)
-	if err != nil {
-		return nil, fmt.Errorf("decisions of kind %s: %w", kind, err)
-	}
-	return ds, nil
-}
-
 // OfferRule records the offer of a rule for kind, unless the person was
 // offered one before: it returns false if an offer or a rule of that kind
 // is open, or was ever declined or revoked. An expired rule may be

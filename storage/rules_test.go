@@ -139,3 +139,67 @@ func TestOwedReceiptRule(t *testing.T) {
 		}
 	})
 }
+
+// A confirmation reads the streak of each kind it made, in its own
+// transaction: the sets in which the person confirmed that kind since
+// they last rejected it, a set counted once however many of its items.
+func TestConfirmReadsItsStreak(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		const kind = "set_task_priority=P1"
+		// Each confirmation raises the task to P1 and notes why; the task
+		// is lowered again between sets, so that every set proposes it.
+		raise := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
+			cur.Priority = nod.P1
+			return *cur, nil
+		}
+		executed := nod.AuditEntry{Outcome: nod.OutcomeExecuted}
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: nod.ToolCreateTask, Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			return nod.Task{ID: "T2", Title: "Write the notes", Status: nod.StatusOpen, Priority: nod.P3}, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		tasks := []nod.TaskID{"T1", "T2"}
+		lower := func() {
+			t.Helper()
+			for _, id := range tasks {
+				_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: id, Tool: nod.ToolSetPriority, Audit: executed,
+					Mutate: func(cur *nod.Task) (nod.Task, error) { cur.Priority = nod.P3; return *cur, nil }})
+				if err != nil && !errors.Is(err, nod.ErrInvalid) { // already P3
+					t.Fatal(err)
+				}
+			}
+		}
+		propose := func(items int) nod.SetID {
+			t.Helper()
+			s := &nod.ChangeSet{}
+			for _, id := range tasks[:items] {
+				s.Items = append(s.Items, nod.ChangeItem{Tool: nod.ToolSetPriority, TaskID: id, Args: []byte(`{}`), Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"})
+			}
+			if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: s}); err != nil {
+				t.Fatal(err)
+			}
+			return s.ID
+		}
+		confirm := func(items, want int) {
+			t.Helper()
+			d, err := db.ChangeSets().ConfirmItems(ctx, chat, propose(items), nil, 42, "", raise)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, ok := d.Streaks[kind]; !ok || got != want || len(d.Streaks) != 1 {
+				t.Errorf("streaks %v, want %s: %d", d.Streaks, kind, want)
+			}
+			lower()
+		}
+		confirm(1, 1)
+		confirm(1, 2)
+		if _, err := db.ChangeSets().RejectItem(ctx, chat, propose(1), 1, 42); err != nil {
+			t.Fatal(err)
+		}
+		confirm(2, 1) // the rejection ended the streak; two items, one set
+		confirm(1, 2)
+		confirm(1, 3)
+	})
+}

@@ -45,8 +45,10 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	// transaction in 3: its update's mark and the chat's lock go out with
 	// the read of the set (with the audit chain's head), then the task is
 	// read (with its checklist and its card's message), and every write,
-	// the conditional ones checked by the server, goes out with COMMIT.
-	if turn > 5 || tap > 6 {
-		t.Errorf("a read-only turn took %d round trips, a confirm tap %d; want at most 5 and 6", turn, tap)
+	// the conditional ones checked by the server, goes out with COMMIT,
+	// as does the read of the streak a rule's offer needs; the redrawn
+	// set is marked shown in one.
+	if turn > 5 || tap > 5 {
+		t.Errorf("a read-only turn took %d round trips, a confirm tap %d; want at most 5 and 5", turn, tap)
 	}
 }
