@@ -117,10 +117,10 @@ func start(ctx context.Context, o options, environ map[string]string, nodLog io.
 		ln.Close()
 		return nil, err
 	}
-	go p.watch(run)
+	p.watchers.Go(func() { p.watch(run) })
 	if p.relay != nil {
-		go p.followCommands(run, p.relay.dir)
-		go p.keepChatFile(run, p.relay.dir)
+		p.watchers.Go(func() { p.followCommands(run, p.relay.dir) })
+		p.watchers.Go(func() { p.keepChatFile(run, p.relay.dir) })
 	}
 	p.servePage(ln, o.addr, log)
 	ok = true
@@ -283,6 +283,7 @@ func (p *playground) close() error {
 		p.stop()
 		<-p.exited
 		err = p.runErr
+		p.watchers.Wait()
 	}
 	if p.keep {
 		p.keepChat() // what nod sent while it stopped

@@ -42,9 +42,13 @@ type playground struct {
 	exited chan struct{}
 	runErr error
 	quit   chan struct{} // closed by close: ends long polls
-	tmp    string        // a temporary directory to remove, if any
-	db     string        // nod's database, for the chat's time zone
-	keep   bool          // the chat is kept beside db, which the player named
+	// watchers are the goroutines that follow the chat and the relay
+	// folder (they write the files kept beside the database): close
+	// waits for them before it writes those files a last time.
+	watchers sync.WaitGroup
+	tmp      string // a temporary directory to remove, if any
+	db       string // nod's database, for the chat's time zone
+	keep     bool   // the chat is kept beside db, which the player named
 	// ahead is how far the page's clock control moved nod's clock, in
 	// nanoseconds: reminders and daily reviews are seen without waiting.
 	ahead atomic.Int64
