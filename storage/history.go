@@ -3,7 +3,6 @@ package storage
 import (
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -30,15 +29,18 @@ type keptHistory struct {
 
 // kept is the cache of decoded conversations.
 type kept struct {
-	lru   *lru.Cache[nod.Topic, keptHistory]
-	mu    sync.Mutex   // serializes adds: a window replaced in place is not evicted, and so not uncounted
-	bytes atomic.Int64 // the text the cache holds
+	lru *lru.Cache[nod.Topic, keptHistory]
+	// mu serializes what changes the cache: a window replaced in place
+	// is not evicted, and so not uncounted. Evictions, which uncount,
+	// happen only inside calls made under it.
+	mu    sync.Mutex
+	bytes int64 // the text the cache holds, under mu
 }
 
 // newKept returns an empty cache.
 func newKept() *kept {
 	k := &kept{}
-	c, err := lru.NewWithEvict(keptTopics, func(_ nod.Topic, h keptHistory) { k.bytes.Add(-h.size) })
+	c, err := lru.NewWithEvict(keptTopics, func(_ nod.Topic, h keptHistory) { k.bytes -= h.size })
 	if err != nil {
 		panic(err) // only for a size below 1
 	}
@@ -64,9 +66,9 @@ func (k *kept) add(at nod.Topic, h keptHistory) {
 	if h.size > keptBytes {
 		return
 	}
-	k.bytes.Add(h.size)
+	k.bytes += h.size
 	k.lru.Add(at, h)
-	for k.bytes.Load() > keptBytes {
+	for k.bytes > keptBytes {
 		if _, _, ok := k.lru.RemoveOldest(); !ok {
 			return
 		}

@@ -26,7 +26,7 @@ func TestKeptConversationsStayWithinTheirBytes(t *testing.T) {
 	for i := range 200 {
 		k.add(nod.Topic{ChatID: nod.ChatID(i)}, window(line))
 		k.add(nod.Topic{ChatID: nod.ChatID(i / 2)}, window(line/2)) // replaced in place
-		if got, want := k.bytes.Load(), held(); got != want || got > keptBytes {
+		if got, want := k.bytes, held(); got != want || got > keptBytes {
 			t.Fatalf("after %d topics the count says %d bytes, the windows hold %d; want equal, at most %d", i+1, got, want, keptBytes)
 		}
 	}
@@ -37,13 +37,13 @@ func TestKeptConversationsStayWithinTheirBytes(t *testing.T) {
 		t.Error("a topic that talked long ago is still kept past the bound")
 	}
 	k.add(nod.Topic{ChatID: 199}, window(keptBytes)) // one window alone past the bound
-	if _, ok := k.get(nod.Topic{ChatID: 199}); ok || k.bytes.Load() != held() {
-		t.Errorf("a window larger than the bound was kept, or miscounted: %d bytes counted, %d held", k.bytes.Load(), held())
+	if _, ok := k.get(nod.Topic{ChatID: 199}); ok || k.bytes != held() {
+		t.Errorf("a window larger than the bound was kept, or miscounted: %d bytes counted, %d held", k.bytes, held())
 	}
 	for _, at := range k.lru.Keys() {
 		k.remove(at)
 	}
-	if k.bytes.Load() != 0 {
-		t.Errorf("nothing kept, but %d bytes counted", k.bytes.Load())
+	if k.bytes != 0 {
+		t.Errorf("nothing kept, but %d bytes counted", k.bytes)
 	}
 }
