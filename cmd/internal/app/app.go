@@ -360,13 +360,18 @@ func serve(ctx context.Context, cfg config, log *slog.Logger, options ...Option)
 	if err := app.Err(); err != nil {
 		return err
 	}
-	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	// A stop asked for during the start waits for the start to end: fx
+	// gives up a start cut by its context without stopping the hooks that
+	// had started (the database, the lock, the polling).
+	startCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	if err := app.Start(startCtx); err != nil {
 		return err
 	}
-	log.Info("running")
-	<-ctx.Done()
+	if ctx.Err() == nil {
+		log.Info("running")
+		<-ctx.Done()
+	}
 	log.Info("stopping")
 	stopCtx, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel2()

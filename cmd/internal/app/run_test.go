@@ -157,6 +157,34 @@ func TestEmptyAllowedUsersWarns(t *testing.T) {
 	}
 }
 
+// A stop asked for while nod starts (Ctrl-C as it connects) is a clean
+// stop: no error, and what had started is stopped, the database's lock
+// released.
+func TestStopDuringStart(t *testing.T) {
+	tg := telegramtest.New(t)
+	env, _ := serveEnv(t, tg)
+	ctx, cancel := context.WithCancel(t.Context())
+	// The command menu is set by the start's last hook.
+	tg.Wire().SetFault(func(method string, _ url.Values) *telegramtest.Error {
+		if method == "setMyCommands" {
+			cancel()
+		}
+		return nil
+	})
+	logs := &fixtures.LogBuffer{}
+	if err := Run(ctx, nil, func(k string) string { return env[k] }, logs, logs); err != nil {
+		t.Fatalf("serve stopped while starting: %v\n%s", err, logs)
+	}
+	if strings.Contains(logs.String(), "msg=running") || !strings.Contains(logs.String(), "msg=stopping") {
+		t.Errorf("the log does not say it stopped without running:\n%s", logs)
+	}
+	f, err := lockDB(env["NOD_DB"], true)
+	if err != nil {
+		t.Fatalf("the database's lock is still held after the stop: %v", err)
+	}
+	f.Close()
+}
+
 // A webhook secret Telegram would refuse, or one short enough to guess,
 // fails the start in one line that names NOD_WEBHOOK_SECRET and says
 // what it takes, never the secret itself, before any database file
