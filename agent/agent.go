@@ -115,7 +115,11 @@ func New(opts Options, d Deps, now func() time.Time, log *slog.Logger) *Agent {
 	}
 	// No client timeout: it would cut retries short. Each step has its own
 	// deadline instead.
-	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithMaxRetries(opts.MaxRetries), option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
+	// No admin key: openai-go takes one from OPENAI_ADMIN_KEY, and a plain
+	// Post (complete) would send it to the model's endpoint without an
+	// API key.
+	llm := openai.NewClient(option.WithBaseURL(opts.BaseURL), option.WithAPIKey(opts.APIKey), option.WithAdminAPIKey(""), option.WithMaxRetries(opts.MaxRetries),
+		option.WithHTTPClient(transport.Pooled(opts.MaxConns, 0)))
 	return &Agent{opts: opts, llm: llm, tasks: d.Tasks, editor: d.Editor, settings: d.Settings, conv: d.Conversation, sets: d.Proposals, memory: d.Memory, undone: d.Undone, rulebook: d.Rulebook,
 		classifier: d.Classifier, answers: d.Answers, words: d.Words, zones: d.Zones, cities: d.Cities, external: d.External, calls: d.Calls, now: now, log: log, lex: newLexicon(opts.Lexicon), metrics: newMetrics(opts.Metrics), tools: encodeTools()}
 }
@@ -136,7 +140,9 @@ func (a *Agent) complete(ctx context.Context, system string, tools json.RawMessa
 	}
 	body := requestBody(buf, a.opts.Model, system, tools, parts...)
 	var raw []byte
-	_, err := a.llm.Chat.Completions.New(ctx, openai.ChatCompletionNewParams{}, option.WithRequestBody("application/json", body), option.WithResponseBodyInto(&raw))
+	// The client's own Post, not Chat.Completions.New: New would encode
+	// its (empty) typed parameters on every call before taking these bytes.
+	err := a.llm.Post(ctx, "chat/completions", body, &raw, option.WithHeader("Content-Type", "application/json"))
 	if err == nil && buf.Cap() <= maxPooledBody {
 		// The response has been read and its body closed: net/http is
 		// done with the request's.

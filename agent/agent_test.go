@@ -13,11 +13,13 @@ import (
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/agent"
+	"github.com/nodbot/nod/confidence"
 	"github.com/nodbot/nod/confirm"
 	"github.com/nodbot/nod/fixtures"
 	_ "github.com/nodbot/nod/fixtures/golden" // defines -update
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/servicetest"
+	"github.com/nodbot/nod/formatting"
 )
 
 const (
@@ -179,6 +181,31 @@ func TestArgumentsEncodedTwice(t *testing.T) {
 		res, results := e.Turn(t, call("c", "update_task_estimate", string(twice)))
 		if results["c"] != "Proposal queued for user review." || res.Set == nil || res.Set.Items[0].After != "90" {
 			t.Errorf("result %q, set %+v", results["c"], res.Set)
+		}
+	})
+}
+
+// A model request says it is JSON and carries the API key nod was given,
+// and never an admin key from the environment (openai-go reads
+// OPENAI_ADMIN_KEY), with or without an API key.
+func TestModelRequestHeaders(t *testing.T) {
+	t.Setenv("OPENAI_ADMIN_KEY", "sk-admin-secret")
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.Seed(t)
+		log := slog.New(slog.DiscardHandler)
+		clf := confidence.New(confidence.Options{BaseURL: e.LLM.URL, Model: clfM, Timeout: 2 * time.Second, Lexicon: formatting.Words}, log)
+		for key, want := range map[string]string{"": "", "sk-model": "Bearer sk-model"} {
+			a := agent.New(agent.Options{BaseURL: e.LLM.URL, APIKey: key, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words},
+				servicetest.AgentDeps(e.DB, clf), e.Clock.Now, log)
+			e.LLM.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text("Nothing to do.") })
+			if _, err := a.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: "hi"}); err != nil {
+				t.Fatal(err)
+			}
+			reqs := e.LLM.RequestsFor(agentM)
+			r := reqs[len(reqs)-1]
+			if r.Authorization != want || r.ContentType != "application/json" {
+				t.Errorf("API key %q: Authorization %q, Content-Type %q; want %q, application/json", key, r.Authorization, r.ContentType, want)
+			}
 		}
 	})
 }
