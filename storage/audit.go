@@ -11,7 +11,10 @@ import (
 	"fmt"
 	"hash"
 	"strconv"
+	"sync"
 	"time"
+
+	"github.com/hashicorp/golang-lru/v2/simplelru"
 
 	"github.com/nodbot/nod"
 )
@@ -52,9 +55,11 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 	if len(a.Args) == 0 {
 		a.Args = json.RawMessage("{}")
 	}
-	// The chain's head: read (under the chat's lock on PostgreSQL) once
-	// per transaction, then known from the row inserted last.
-	prev, known := "", false
+	// The chain's head: known from the row the transaction inserted last,
+	// or kept from this process's last commit of one (then the row is
+	// written only if that is still the head: another process may have
+	// written since), or else read (under the chat's lock on PostgreSQL).
+	prev, known, kept := "", false, false
 	if q.memo != nil {
 		prev, known = q.memo.auditHead[a.ChatID]
 	}
@@ -62,9 +67,14 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 		if err := db.lockChat(ctx, q, a.ChatID); err != nil {
 			return fmt.Errorf("audit: %w", err)
 		}
-		err := q.scanOne(ctx, &prev, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID)
-		if err != nil && !noRows(err) {
-			return fmt.Errorf("audit chain: %w", err)
+		if q.memo != nil {
+			prev, kept = db.heads.kept(a.ChatID)
+		}
+		if !kept {
+			err := q.scanOne(ctx, &prev, `SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1`, a.ChatID)
+			if err != nil && !noRows(err) {
+				return fmt.Errorf("audit chain: %w", err)
+			}
 		}
 	}
 	salt, err := newSalt()
@@ -73,9 +83,13 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 	}
 	digest := contentDigest(salt, a)
 	hash := db.auditHash(prev, a, digest)
-	err = q.later(ctx, `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`,
-		a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At),
-		prev, hash, salt, digest)
+	args := []any{a.ChatID, a.UserID, a.Tool, string(a.Args), string(a.Outcome), boolInt(a.UserConfirmed), a.Verdict, a.Error, a.Reason, a.Duration.Microseconds(), micros(a.At),
+		prev, hash, salt, digest}
+	if kept {
+		err = q.laterOne(ctx, headMoved{a.ChatID}, insertAuditAfterSQL, args...)
+	} else {
+		err = q.later(ctx, insertAuditSQL, args...)
+	}
 	if err != nil {
 		return fmt.Errorf("audit %s %s: %w", a.Tool, a.Outcome, err)
 	}
@@ -84,6 +98,76 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 	}
 	return nil
 }
+
+// insertAuditSQL writes an audit row; insertAuditAfterSQL writes it only
+// if its prev_hash ($12) is the chat's head (typed, for PostgreSQL: a
+// SELECT list's parameters are text otherwise).
+const (
+	insertAuditSQL = `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest)
+		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`
+	insertAuditAfterSQL = `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest)
+		SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS INTEGER), CAST($7 AS TEXT), CAST($8 AS TEXT),
+			CAST($9 AS TEXT), CAST($10 AS BIGINT), CAST($11 AS BIGINT), CAST($12 AS TEXT), CAST($13 AS TEXT), CAST($14 AS TEXT), CAST($15 AS TEXT)
+		WHERE COALESCE((SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1), '') = $12`
+)
+
+// heads are the audit chain heads of the chats this process wrote audit
+// rows to last, up to keptHeads of them. A chat whose audit another
+// process wrote since is marked shared, and its head is read from then
+// on: two replicas writing one chat would otherwise each miss often, and
+// each miss runs a transaction again.
+type heads struct {
+	mu sync.Mutex
+	c  *simplelru.LRU[nod.ChatID, head]
+}
+
+type head struct {
+	hash   string
+	shared bool
+}
+
+const keptHeads = 1024
+
+func newHeads() *heads {
+	c, _ := simplelru.NewLRU[nod.ChatID, head](keptHeads, nil)
+	return &heads{c: c}
+}
+
+// kept returns the chat's head as this process last wrote it.
+func (h *heads) kept(chat nod.ChatID) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	v, ok := h.c.Get(chat)
+	return v.hash, ok && !v.shared
+}
+
+// wrote keeps the head a commit of this process left.
+func (h *heads) wrote(chat nod.ChatID, hash string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if v, ok := h.c.Peek(chat); ok && v.shared {
+		return
+	}
+	h.c.Add(chat, head{hash: hash})
+}
+
+// moved notes that another process wrote the chat's audit.
+func (h *heads) moved(chat nod.ChatID) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.c.Add(chat, head{shared: true})
+}
+
+// headMoved is the miss of an audit row written after the chain head this
+// process kept for the chat, when another process wrote the chat's audit
+// since: the transaction runs again, and reads the head.
+type headMoved struct{ chat nod.ChatID }
+
+func (e headMoved) Error() string {
+	return fmt.Sprintf("the audit chain of chat %d moved on: %v", e.chat, errRetry)
+}
+
+func (e headMoved) Is(target error) bool { return target == errRetry }
 
 // keyedPrefix marks a link computed with the audit key.
 const keyedPrefix = "k1:"

@@ -109,6 +109,9 @@ func (db *core) committed(m *txMemo) {
 	for _, r := range m.refreshes {
 		db.refreshes.note(r)
 	}
+	for chat, head := range m.auditHead {
+		db.heads.wrote(chat, head)
+	}
 }
 
 // owedRef is a set owed a refresh.

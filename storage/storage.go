@@ -65,6 +65,9 @@ type core struct {
 	// kept holds the conversations of the topics that talked last,
 	// decoded (keptHistoryRead).
 	kept *kept
+	// heads holds the audit chain heads of the chats this process wrote
+	// audit rows to last (insertAudit).
+	heads *heads
 }
 
 // New returns a DB that is not yet open. now is the clock for every
@@ -78,7 +81,7 @@ func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	}
 	// Every time the DB writes is cut to the precision both databases
 	// keep, so that a value read back compares equal to the one written.
-	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID(), kept: newKept()})
+	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID(), kept: newKept(), heads: newHeads()})
 }
 
 // IsPostgres reports whether a DSN names a PostgreSQL database.
@@ -237,6 +240,10 @@ func (db *core) inTx(ctx context.Context, fn func(tx conn) error) error {
 	for range attempts {
 		if err = db.tryTx(ctx, fn); !retryable(err) {
 			return err
+		}
+		var moved headMoved
+		if errors.As(err, &moved) {
+			db.heads.moved(moved.chat)
 		}
 		db.log.Debug("transaction retried", "err", err)
 	}

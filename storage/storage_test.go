@@ -561,6 +561,38 @@ func TestAuditChainConcurrent(t *testing.T) {
 	})
 }
 
+// A process keeps the audit chain head it wrote last, and writes after it
+// only while it is still the head: two processes writing one chat's audit
+// in turn, then at once, keep its chain whole.
+func TestAuditChainAcrossProcesses(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			dsn := storagetest.DSN(t, d)
+			procs := []*storage.DB{storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)}
+			add := func(by *storage.DB, i int) {
+				if err := by.Audit().AddAudit(context.Background(), nod.AuditEntry{ChatID: chat, UserID: 42, Tool: "list_tasks", Args: []byte(fmt.Sprintf(`{"i":%d}`, i)), Outcome: nod.OutcomeExecuted}); err != nil {
+					t.Errorf("AddAudit %d: %v", i, err)
+				}
+			}
+			// Each writes twice in a row, so that each finds the other
+			// wrote since its last.
+			for i := range 8 {
+				add(procs[i/2%2], i)
+			}
+			var wg sync.WaitGroup
+			for i := range 20 {
+				wg.Go(func() { add(procs[i%2], 8+i) })
+			}
+			wg.Wait()
+			broken, checked, err := procs[0].Audit().VerifyAudit(t.Context())
+			if err != nil || broken != nil || checked != 28 {
+				t.Errorf("VerifyAudit = %+v, %d, %v", broken, checked, err)
+			}
+		})
+	}
+}
+
 // BenchmarkConfirmAll confirms sets of k checklist additions in one
 // transaction each; ns/item staying flat as k grows shows the work is
 // linear in k (each item writes its own row, never the whole checklist).
