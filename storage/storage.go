@@ -290,12 +290,15 @@ func (db *core) inRead(ctx context.Context, fn func(q conn) error) error {
 }
 
 // retryable reports whether err is worth running the transaction again.
+// errRetry comes first: a write that missed fails its PostgreSQL
+// transaction, so a statement after it fails as well (25P02), and the
+// transaction reports both.
 func retryable(err error) bool {
-	var pg *pgconn.PgError
-	if errors.As(err, &pg) {
-		return pg.Code == "40001" || pg.Code == "40P01" // serialization_failure, deadlock_detected
+	if errors.Is(err, errRetry) {
+		return true
 	}
-	return errors.Is(err, errRetry)
+	var pg *pgconn.PgError
+	return errors.As(err, &pg) && (pg.Code == "40001" || pg.Code == "40P01") // serialization_failure, deadlock_detected
 }
 
 func micros(t time.Time) int64 { return t.UnixMicro() }

@@ -563,7 +563,8 @@ func TestAuditChainConcurrent(t *testing.T) {
 
 // A process keeps the audit chain head it wrote last, and writes after it
 // only while it is still the head: two processes writing one chat's audit
-// in turn, then at once, keep its chain whole.
+// in turn, then at once, keep its chain whole, and a transaction whose
+// row missed runs again even when a statement after it failed too.
 func TestAuditChainAcrossProcesses(t *testing.T) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
@@ -585,8 +586,27 @@ func TestAuditChainAcrossProcesses(t *testing.T) {
 				wg.Go(func() { add(procs[i%2], 8+i) })
 			}
 			wg.Wait()
+			// Then one process's transaction writes an audit row and reads
+			// on after it (an Undo all of two changes) once the other wrote:
+			// on PostgreSQL the row's miss fails the read that follows, and
+			// the transaction runs again all the same.
+			var undos []nod.UndoID
+			for _, title := range []string{"Buy milk", "Call Ann"} {
+				a, err := procs[0].Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat + 1}, UserID: 42, Tool: "create_task",
+					Mutate: func(*nod.Task) (nod.Task, error) { return nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				undos = append(undos, a.Undo.ID)
+			}
+			if err := procs[1].Audit().AddAudit(context.Background(), nod.AuditEntry{ChatID: chat + 1, UserID: 42, Tool: "list_tasks", Outcome: nod.OutcomeExecuted}); err != nil {
+				t.Fatal(err)
+			}
+			if done, err := procs[0].Undo().UndoAll(t.Context(), chat+1, undos, 42); err != nil || len(done) != 2 {
+				t.Errorf("Undo all after the other process wrote: %d undone, %v", len(done), err)
+			}
 			broken, checked, err := procs[0].Audit().VerifyAudit(t.Context())
-			if err != nil || broken != nil || checked != 28 {
+			if err != nil || broken != nil || checked != 28+5 {
 				t.Errorf("VerifyAudit = %+v, %d, %v", broken, checked, err)
 			}
 		})
