@@ -593,7 +593,9 @@ func TestAuditChainAcrossProcesses(t *testing.T) {
 			var undos []nod.UndoID
 			for _, title := range []string{"Buy milk", "Call Ann"} {
 				a, err := procs[0].Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat + 1}, UserID: 42, Tool: "create_task",
-					Mutate: func(*nod.Task) (nod.Task, error) { return nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}, nil }, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
+					Mutate: func(*nod.Task) (nod.Task, error) {
+						return nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}, nil
+					}, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}})
 				if err != nil {
 					t.Fatal(err)
 				}
