@@ -103,9 +103,9 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 // if its prev_hash ($12) is the chat's head (typed, for PostgreSQL: a
 // SELECT list's parameters are text otherwise).
 const (
-	insertAuditSQL = `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest)
-		VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`
-	insertAuditAfterSQL = `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest)
+	insertAuditInto     = `INSERT INTO audit_log (chat_id, user_id, tool, args, outcome, user_confirmed, verdict, error, reason, duration_us, created_at, prev_hash, hash, salt, digest)`
+	insertAuditSQL      = insertAuditInto + ` VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15)`
+	insertAuditAfterSQL = insertAuditInto + `
 		SELECT CAST($1 AS BIGINT), CAST($2 AS BIGINT), CAST($3 AS TEXT), CAST($4 AS TEXT), CAST($5 AS TEXT), CAST($6 AS INTEGER), CAST($7 AS TEXT), CAST($8 AS TEXT),
 			CAST($9 AS TEXT), CAST($10 AS BIGINT), CAST($11 AS BIGINT), CAST($12 AS TEXT), CAST($13 AS TEXT), CAST($14 AS TEXT), CAST($15 AS TEXT)
 		WHERE COALESCE((SELECT hash FROM audit_log WHERE chat_id = $1 ORDER BY id DESC LIMIT 1), '') = $12`
