@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"hash"
 	"strconv"
@@ -64,6 +65,7 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 		prev, known = q.memo.auditHead[a.ChatID]
 	}
 	if !known {
+		db.heads.begin(q.memo, a.ChatID)
 		if err := db.lockChat(ctx, q, a.ChatID); err != nil {
 			return fmt.Errorf("audit: %w", err)
 		}
@@ -116,9 +118,16 @@ const (
 // process wrote since is marked shared, and its head is read from then
 // on: two replicas writing one chat would otherwise each miss often, and
 // each miss runs a transaction again.
+//
+// A kept head is good only for a transaction that is its chat's only one
+// in this process, from before it takes the chat's lock: one that
+// committed may not have reported its head yet, and one that started
+// later may take the lock first. flying counts them, outside the LRU,
+// which may evict.
 type heads struct {
-	mu sync.Mutex
-	c  *simplelru.LRU[nod.ChatID, head]
+	mu     sync.Mutex
+	c      *simplelru.LRU[nod.ChatID, head]
+	flying map[nod.ChatID]*flight
 }
 
 type head struct {
@@ -126,36 +135,90 @@ type head struct {
 	shared bool
 }
 
+// flight is a chat's transactions in this process that began and have
+// not ended; overlapped once two were at one time, until none is.
+type flight struct {
+	n          int
+	overlapped bool
+}
+
 const keptHeads = 1024
 
 func newHeads() *heads {
 	c, _ := simplelru.NewLRU[nod.ChatID, head](keptHeads, nil)
-	return &heads{c: c}
+	return &heads{c: c, flying: map[nod.ChatID]*flight{}}
 }
 
-// kept returns the chat's head as this process last wrote it.
+// begin notes that m's transaction may write the chat's audit. It must
+// come before the transaction takes the chat's lock, and every begin
+// must be ended (end).
+func (h *heads) begin(m *txMemo, chat nod.ChatID) {
+	if m == nil || m.flying[chat] {
+		return
+	}
+	if m.flying == nil {
+		m.flying = map[nod.ChatID]bool{}
+	}
+	m.flying[chat] = true
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	f := h.flying[chat]
+	if f == nil {
+		f = &flight{}
+		h.flying[chat] = f
+	} else {
+		f.overlapped = true
+	}
+	f.n++
+}
+
+// kept returns the chat's head as this process last wrote it, to the
+// transaction that began the chat and has been its only one since.
 func (h *heads) kept(chat nod.ChatID) (string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if f := h.flying[chat]; f == nil || f.n != 1 || f.overlapped {
+		return "", false
+	}
 	v, ok := h.c.Get(chat)
 	return v.hash, ok && !v.shared
 }
 
-// wrote keeps the head a commit of this process left.
-func (h *heads) wrote(chat nod.ChatID, hash string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if v, ok := h.c.Peek(chat); ok && v.shared {
+// end settles the chats m's transaction began, once it committed (err is
+// nil) or failed with err; a memo ends once, later calls do nothing.
+func (h *heads) end(m *txMemo, err error) {
+	if m == nil || len(m.flying) == 0 {
 		return
 	}
-	h.c.Add(chat, head{hash: hash})
-}
-
-// moved notes that another process wrote the chat's audit.
-func (h *heads) moved(chat nod.ChatID) {
+	var moved headMoved
+	missed := errors.As(err, &moved)
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.c.Add(chat, head{shared: true})
+	for chat := range m.flying {
+		overlapped := true
+		if f := h.flying[chat]; f != nil {
+			overlapped = f.overlapped
+			if f.n--; f.n == 0 {
+				delete(h.flying, chat)
+			}
+		}
+		v, known := h.c.Peek(chat)
+		switch {
+		case known && v.shared:
+		case overlapped:
+			h.c.Remove(chat)
+		case err == nil:
+			if hash, ok := m.auditHead[chat]; ok {
+				h.c.Add(chat, head{hash: hash})
+			}
+		case missed && moved.chat == chat:
+			// Alone in this process, so another process wrote it.
+			h.c.Add(chat, head{shared: true})
+		default:
+			h.c.Remove(chat)
+		}
+	}
+	m.flying = nil
 }
 
 // headMoved is the miss of an audit row written after the chain head this

@@ -150,6 +150,7 @@ func (w *writer) alone(db *core, c *call) {
 	// stay in the transaction.
 	ctx = context.WithoutCancel(ctx)
 	memo := newTxMemo()
+	defer func() { db.heads.end(memo, c.err) }() // on failure: committed ends it
 	if c.err = w.run(db, c, memo); c.err != nil {
 		if err := w.exec(ctx, "ROLLBACK"); err != nil {
 			w.reset()
@@ -177,6 +178,7 @@ func (w *writer) batch(db *core, calls []*call) {
 			w.reset() // already rolled back, or the connection is unsure
 		}
 		for _, c := range calls {
+			db.heads.end(c.memo, errAbandoned)
 			c.err, c.panicked = nil, nil
 			w.alone(db, c)
 		}
@@ -211,6 +213,7 @@ func (w *writer) batch(db *core, calls []*call) {
 		}
 		// c keeps its error; the rest keep their writes, unless c's
 		// failure took the whole transaction with it.
+		db.heads.end(c.memo, c.err)
 		if err := exec("ROLLBACK TO batch"); err != nil {
 			again(append(kept, calls[i+1:]...))
 			return

@@ -291,6 +291,10 @@ func conflict(ctx context.Context, q conn, chatID nod.ChatID, c nod.Change) erro
 // errRetry marks a transaction to run again from the start.
 var errRetry = errors.New("concurrent write; retry")
 
+// errAbandoned ends a transaction that neither committed nor reported
+// why (its function panicked, or its batch was undone to run again).
+var errAbandoned = errors.New("transaction abandoned")
+
 // taskRow is a task's values for insertColumns, in their order.
 func taskRow(t nod.Task) ([]any, error) {
 	labels, err := json.Marshal(nod.NormalizeLabels(t.Labels))
@@ -418,6 +422,7 @@ func (s *itemState) item() *nod.ChecklistItem {
 // audit chain takes the same lock. It goes out with the transaction's next
 // statement (pgTx), and so is held before that statement runs.
 func (db *core) lockChat(ctx context.Context, q conn, chatID nod.ChatID) error {
+	db.heads.begin(q.memo, chatID) // whoever holds the lock may write the chat's audit
 	if !db.postgres || q.memo != nil && q.memo.locked[chatID] {
 		return nil
 	}

@@ -49,6 +49,9 @@ type txMemo struct {
 	// refreshes are the sets the transaction owed a refresh: noted once
 	// it commits (OwedRefreshes).
 	refreshes []owedRef
+	// flying holds the chats whose audit the transaction may write, begun
+	// with heads and ended when it ends.
+	flying map[nod.ChatID]bool
 }
 
 func newTxMemo() *txMemo {

@@ -103,6 +103,11 @@ func TestLockOrderUnderRaces(t *testing.T) {
 		)
 	}
 	if n := strings.Count(logs.String(), "transaction retried"); n > 0 {
-		t.Errorf("%d transactions retried; the first:\n%s", n, logs.String()[strings.Index(logs.String(), "transaction retried")-40:][:400])
+		for _, line := range strings.Split(logs.String(), "\n") {
+			if strings.Contains(line, "transaction retried") {
+				t.Errorf("%d transactions retried; the first: %s", n, line)
+				break
+			}
+		}
 	}
 }

@@ -109,9 +109,7 @@ func (db *core) committed(m *txMemo) {
 	for _, r := range m.refreshes {
 		db.refreshes.note(r)
 	}
-	for chat, head := range m.auditHead {
-		db.heads.wrote(chat, head)
-	}
+	db.heads.end(m, nil)
 }
 
 // owedRef is a set owed a refresh.

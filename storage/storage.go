@@ -241,10 +241,6 @@ func (db *core) inTx(ctx context.Context, fn func(tx conn) error) error {
 		if err = db.tryTx(ctx, fn); !retryable(err) {
 			return err
 		}
-		var moved headMoved
-		if errors.As(err, &moved) {
-			db.heads.moved(moved.chat)
-		}
 		db.log.Debug("transaction retried", "err", err)
 	}
 	return err
@@ -261,11 +257,16 @@ func (db *core) tryTx(ctx context.Context, fn func(tx conn) error) error {
 	}
 	defer tx.close(ctx)
 	memo := newTxMemo()
+	defer db.heads.end(memo, errAbandoned) // fn panicked
 	if err := fn(conn{db: db, pg: tx, memo: memo}); err != nil {
-		return tx.failure(err)
+		err = tx.failure(err)
+		db.heads.end(memo, err)
+		return err
 	}
 	if err := tx.commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		err = fmt.Errorf("commit: %w", err)
+		db.heads.end(memo, err)
+		return err
 	}
 	db.committed(memo)
 	return nil

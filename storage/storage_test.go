@@ -615,6 +615,73 @@ func TestAuditChainAcrossProcesses(t *testing.T) {
 	}
 }
 
+// One process's transactions on one chat, many at once, never mark the
+// chat shared, and never miss the audit chain head the process keeps when
+// they hold the chat's lock by the time they write their audit row (an
+// edit, which reads its task first: each runs once). A bare audit row
+// takes the lock with its own insert, and may miss to a writer that began
+// after it and took the lock first: it runs again. Once they are done
+// the head is kept again: a write alone reads it, the next does not.
+func TestAuditChainInOneProcess(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			db := storagetest.Open(t, d, clock.Now)
+			seedT1(t, db)
+			audit := func(c nod.ChatID) {
+				if err := db.Audit().AddAudit(context.Background(), nod.AuditEntry{ChatID: c, UserID: 42, Tool: "list_tasks", Outcome: nod.OutcomeExecuted}); err != nil {
+					t.Errorf("AddAudit: %v", err)
+				}
+			}
+			edit := func() {
+				_, err := db.Tasks().Apply(context.Background(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "set_task_priority", TaskID: "T1", Audit: executed,
+					Mutate: func(cur *nod.Task) (nod.Task, error) {
+						cur.Priority = map[nod.Priority]nod.Priority{nod.P1: nod.P2}[cur.Priority]
+						if cur.Priority == "" {
+							cur.Priority = nod.P1
+						}
+						return *cur, nil
+					}})
+				if err != nil {
+					t.Errorf("edit: %v", err)
+				}
+			}
+			const burst = 8
+			for round := range 6 {
+				audit(chat)
+				_, before := db.Work()
+				var wg sync.WaitGroup
+				for range burst {
+					wg.Go(edit)
+				}
+				wg.Wait()
+				if _, after := db.Work(); after-before != burst {
+					t.Errorf("round %d: %d edits at once took %d transactions", round, burst, after-before)
+				}
+				for range burst {
+					wg.Go(func() { audit(chat) })
+				}
+				wg.Wait()
+			}
+			cost := func(c nod.ChatID) int64 {
+				before, _ := db.Work()
+				audit(c)
+				after, _ := db.Work()
+				return after - before
+			}
+			read := cost(chat + 1) // nothing kept for a chat not written yet
+			cost(chat)
+			if kept := cost(chat); kept != read-1 {
+				t.Errorf("after the bursts, a write alone ran %d statements, one reading its head %d: want the head kept", kept, read)
+			}
+			broken, checked, err := db.Audit().VerifyAudit(t.Context())
+			if err != nil || broken != nil || checked != 1+6*(1+2*burst)+3 {
+				t.Errorf("VerifyAudit = %+v, %d, %v", broken, checked, err)
+			}
+		})
+	}
+}
+
 // BenchmarkConfirmAll confirms sets of k checklist additions in one
 // transaction each; ns/item staying flat as k grows shows the work is
 // linear in k (each item writes its own row, never the whole checklist).
