@@ -36,6 +36,13 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		if err := markTap(ctx, tx, tap, now); err != nil {
 			return err
 		}
+		if err := db.lockChat(ctx, tx, chatID); err != nil {
+			return err
+		}
+		ahead, err := readItemTasksAhead(ctx, tx, chatID, setID, ns)
+		if err != nil {
+			return err
+		}
 		set, err := db.lockSet(ctx, tx, chatID, setID, now)
 		out = nod.Decided{Set: set, Applied: map[int]nod.Applied{}, Cards: map[nod.TaskID]int{}}
 		if err != nil {
@@ -69,7 +76,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 				out.Calls = append(out.Calls, call)
 				continue
 			}
-			applied, err := db.confirmOne(ctx, tx, now, &out, it, userID, words, tasks, decide)
+			applied, err := db.confirmOne(ctx, tx, now, &out, it, userID, words, tasks, ahead, decide)
 			var refused *nod.Refusal
 			if errors.As(err, &refused) {
 				out.Stopped = n
@@ -150,28 +157,29 @@ func bindTap(ctx context.Context, tx conn, tap *nod.Tap, d nod.Decided, now time
 }
 
 // confirmOne applies item it of d's set inside tx; tasks caches the tasks
-// the transaction has read or written. A task read here comes with its
-// card's message, kept in d.Cards for its redraw.
+// the transaction has written, ahead those it read with the set. A task
+// read here comes with its card's message, kept in d.Cards for its redraw.
 func (db *ChangeSets) confirmOne(ctx context.Context, tx conn, now time.Time, d *nod.Decided, it *nod.ChangeItem, userID nod.UserID, words string,
-	tasks map[nod.TaskID]nod.Task, decide nod.Decide) (nod.Applied, error) {
+	tasks map[nod.TaskID]nod.Task, ahead map[nod.TaskID]carded, decide nod.Decide) (nod.Applied, error) {
 	set := &d.Set
 	var cur *nod.Task
 	if it.TaskID != "" {
 		t, ok := tasks[it.TaskID]
 		if !ok {
-			var (
-				card int
-				err  error
-			)
-			t, err = readTask(ctx, tx, set.ChatID, it.TaskID, &card)
-			if errors.Is(err, nod.ErrNotFound) {
-				return nod.Applied{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteTaskGone}}
+			read, ok := ahead[it.TaskID]
+			if !ok {
+				var err error
+				read.task, err = readTask(ctx, tx, set.ChatID, it.TaskID, &read.card)
+				if errors.Is(err, nod.ErrNotFound) {
+					return nod.Applied{}, &nod.Refusal{Status: nod.ItemFailed, Note: nod.Note{Key: nod.NoteTaskGone}}
+				}
+				if err != nil {
+					return nod.Applied{}, err
+				}
 			}
-			if err != nil {
-				return nod.Applied{}, err
-			}
-			if card != 0 {
-				d.Cards[t.ID] = card
+			t = read.task
+			if read.card != 0 {
+				d.Cards[t.ID] = read.card
 			}
 		}
 		if t.DeletedAt != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -1141,4 +1142,106 @@ func TestEventsReadByTime(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A decision reads its set and the tasks its items change at once (on
+// PostgreSQL, in the round trip that takes the chat's lock): each item
+// decides on its task as stored, checklist and card included, whether
+// one item is confirmed or all.
+func TestDecisionReadsItsTasksWithTheSet(t *testing.T) {
+	for _, d := range storagetest.Dialects(t) {
+		t.Run(d, func(t *testing.T) {
+			clock := fixtures.NewClock(fixtures.DefaultNow)
+			db := storagetest.Open(t, d, clock.Now)
+			ctx := t.Context()
+			t1 := seedT1(t, db)
+			create := func(id nod.TaskID, title string, steps ...string) nod.Task {
+				a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed,
+					Mutate: func(*nod.Task) (nod.Task, error) {
+						tk := nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P3}
+						for i, s := range steps {
+							tk.Checklist = append(tk.Checklist, nod.ChecklistItem{ID: nod.ItemID(fmt.Sprintf("%s-%d", id, i)), Title: s, CheckedBy: nod.ActorUser})
+						}
+						return tk, nil
+					}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return a.After
+			}
+			t2 := create("T2", "Call Ann", "Find her number", "Ask about Friday")
+			create("T3", "Water plants")
+			create("T4", "Plan trip", "Book train", "Pack")
+			if err := db.Messages().SetCardMessage(ctx, chat, "T1", 71); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Messages().SetCardMessage(ctx, chat, "T2", 72); err != nil {
+				t.Fatal(err)
+			}
+			prio := func(id nod.TaskID) nod.ChangeItem {
+				return nod.ChangeItem{Tool: "set_task_priority", TaskID: id, Args: []byte(`{"task_id":"` + string(id) + `","priority":"P1"}`),
+					Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"}
+			}
+			propose := func(items ...nod.ChangeItem) nod.ChangeSet {
+				set := &nod.ChangeSet{Items: items}
+				if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Set: set}); err != nil {
+					t.Fatal(err)
+				}
+				return *set
+			}
+			var seen []nod.Task
+			decide := func(it nod.ChangeItem, cur *nod.Task) (nod.Task, error) {
+				seen = append(seen, *cur)
+				cur.Priority = nod.P1
+				return *cur, nil
+			}
+			stored := func(id nod.TaskID) nod.Task {
+				tk, err := db.Tasks().Task(ctx, chat, id)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return tk
+			}
+			// One item of three: its task only, as stored.
+			set := propose(prio("T1"), prio("T2"), prio("T3"), prio("T4"))
+			want := stored("T2")
+			res, err := db.ChangeSets().ConfirmItems(ctx, chat, set.ID, []int{2}, 42, "", decide)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(seen) != 1 || !reflect.DeepEqual(seen[0], want) || len(seen[0].Checklist) != 2 {
+				t.Errorf("item 2 decided on %+v; want T2 as stored: %+v", seen, want)
+			}
+			if !reflect.DeepEqual(res.Cards, map[nod.TaskID]int{"T2": 72}) {
+				t.Errorf("cards = %v; want T2's only", res.Cards)
+			}
+			// The rest at once; T3 was deleted meanwhile, which closed its item.
+			if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T3", Tool: "delete_task", Audit: executed,
+				Mutate: func(cur *nod.Task) (nod.Task, error) {
+					now := clock.Now()
+					cur.DeletedAt = &now
+					return *cur, nil
+				}}); err != nil {
+				t.Fatal(err)
+			}
+			seen = nil
+			wants := []nod.Task{stored("T1"), stored("T4")}
+			res, err = db.ChangeSets().ConfirmItems(ctx, chat, set.ID, nil, 42, "", decide)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(seen, wants) || len(seen[0].Checklist) != len(t1.Checklist) || len(seen[1].Checklist) != 2 {
+				t.Errorf("confirm all decided on %+v; want T1 and T4 as stored: %+v", seen, wants)
+			}
+			if _, ok := res.Applied[4]; !ok || len(res.Applied) != 2 || res.Stopped != 0 {
+				t.Errorf("confirm all applied %v, stopped at %d; want items 1 and 4 (3 closed by the deletion)", res.Applied, res.Stopped)
+			}
+			if !reflect.DeepEqual(res.Cards, map[nod.TaskID]int{"T1": 71}) {
+				t.Errorf("cards = %v; want T1's only", res.Cards)
+			}
+			if got := stored("T2"); got.Priority != nod.P1 || len(got.Checklist) != len(t2.Checklist) {
+				t.Errorf("T2 after = %+v", got)
+			}
+		})
+	}
 }

@@ -66,28 +66,12 @@ func readTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, car
 		query = taskWithCardSQL
 	}
 	err := q.queryRows(ctx, query, []any{id, chatID}, func(rows scanner) error {
-		for rows.Next() {
-			var (
-				item, title, by sql.NullString
-				checked, at     sql.NullInt64
-			)
-			tail := []any{&item, &title, &checked, &by, &at}
+		return scanTaskRows(rows, card != nil, func(row nod.Task, c int) {
+			t, found = row, true
 			if card != nil {
-				tail = append(tail, card)
+				*card = c
 			}
-			row, err := scanTask(rows, nil, tail...)
-			if err != nil {
-				return err
-			}
-			if !found {
-				t, found = row, true
-			}
-			if item.Valid {
-				t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.ItemID(item.String), Title: title.String, Checked: checked.Int64 != 0,
-					CheckedBy: nod.Actor(by.String).Normalize(), CheckedAt: timePtr(at)})
-			}
-		}
-		return rows.Err()
+		})
 	})
 	if err != nil {
 		return nod.Task{}, fmt.Errorf("get task %s: %w", id, err)
@@ -95,13 +79,90 @@ func readTask(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, car
 	if !found {
 		return nod.Task{}, fmt.Errorf("task %s: %w", id, nod.ErrNotFound)
 	}
-	// In a write transaction that holds the chat (SQLite's writer is
-	// exclusive; on PostgreSQL, under the chat's lock) the task stays as
-	// read but for this transaction's own writes.
+	readUnderLock(q, chatID, id)
+	return t, nil
+}
+
+// readUnderLock notes a task read in a write transaction that holds its
+// chat (SQLite's writer is exclusive; on PostgreSQL, under the chat's
+// lock): it stays as read but for this transaction's own writes.
+func readUnderLock(q conn, chatID nod.ChatID, id nod.TaskID) {
 	if q.memo != nil && (!q.db.postgres || q.memo.locked[chatID]) {
 		q.memo.read[id] = true
 	}
-	return t, nil
+}
+
+// scanTaskRows reads rows of taskSelect (then, with card, a card's
+// message), a row for each checklist item, a task's rows together, and
+// hands each task to each with its card's message.
+func scanTaskRows(rows scanner, card bool, each func(t nod.Task, card int)) error {
+	var (
+		t     nod.Task
+		c     int
+		found bool
+	)
+	for rows.Next() {
+		var (
+			item, title, by sql.NullString
+			checked, at     sql.NullInt64
+			rowCard         int
+		)
+		tail := []any{&item, &title, &checked, &by, &at}
+		if card {
+			tail = append(tail, &rowCard)
+		}
+		row, err := scanTask(rows, nil, tail...)
+		if err != nil {
+			return err
+		}
+		if !found || row.ID != t.ID {
+			if found {
+				each(t, c)
+			}
+			t, c, found = row, rowCard, true
+		}
+		if item.Valid {
+			t.Checklist = append(t.Checklist, nod.ChecklistItem{ID: nod.ItemID(item.String), Title: title.String, Checked: checked.Int64 != 0,
+				CheckedBy: nod.Actor(by.String).Normalize(), CheckedAt: timePtr(at)})
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if found {
+		each(t, c)
+	}
+	return nil
+}
+
+// carded is a task as a decision's transaction read it, with its card's
+// message (0 if it has none).
+type carded struct {
+	task nod.Task
+	card int
+}
+
+// readItemTasksAhead queues, on PostgreSQL, the read of the tasks that
+// set setID's pending items numbered ns (all, if ns is nil) change, to go
+// out with the transaction's next statement: a decision reads its set
+// and its tasks in one round trip. It must follow the chat's lock. The
+// map fills once the read has gone out; a task it lacks is read alone.
+func readItemTasksAhead(ctx context.Context, tx conn, chatID nod.ChatID, setID nod.SetID, ns []int) (map[nod.TaskID]carded, error) {
+	ahead := map[nod.TaskID]carded{}
+	if tx.pg == nil {
+		return ahead, nil
+	}
+	query, args := itemTasksSQL, []any{setID, chatID}
+	if ns != nil {
+		query, args = itemTasksNumberedSQL, append(args, ns)
+	}
+	err := tx.readLater(ctx, query, args, func(rows scanner) error {
+		return scanTaskRows(rows, true, func(t nod.Task, card int) {
+			ahead[t.ID] = carded{t, card}
+			readUnderLock(tx, chatID, t.ID)
+		})
+	})
+	return ahead, err
 }
 
 // taskWithChecklistSQL reads task $1 of chat $2, a row for each of its
@@ -111,6 +172,17 @@ var (
 	taskWithChecklistSQL = taskSelect + taskFrom
 	taskWithCardSQL      = taskSelect + `, COALESCE((SELECT message_id FROM cards WHERE chat_id = $2 AND task_id = $1), 0)` + taskFrom
 	taskSelect           = `SELECT ` + strings.ReplaceAll("t."+taskColumns, ", ", ", t.") + `, c.id, c.title, c.checked, c.checked_by, c.checked_at`
+)
+
+// itemTasksSQL reads, as taskWithCardSQL does, the tasks of set $1's
+// pending items in chat $2, a task's rows together (PostgreSQL only);
+// itemTasksNumberedSQL those of the items numbered in $3.
+var (
+	itemTasksFrom = taskSelect + `, COALESCE((SELECT message_id FROM cards WHERE chat_id = $2 AND task_id = t.id), 0)
+	FROM tasks t LEFT JOIN checklist_items c ON c.task_id = t.id
+	WHERE t.chat_id = $2 AND t.id IN (SELECT task_id FROM change_items WHERE set_id = $1 AND status = 'pending'`
+	itemTasksSQL         = itemTasksFrom + `) ORDER BY t.id, c.position`
+	itemTasksNumberedSQL = itemTasksFrom + ` AND n = ANY($3)) ORDER BY t.id, c.position`
 )
 
 const taskFrom = `
