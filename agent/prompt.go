@@ -113,7 +113,7 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 	if req.Speaker != "" {
 		fmt.Fprintf(b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
 	}
-	b.WriteString(modeNote(settings, a.now()))
+	b.WriteString(modeNote(settings, a.now(), zone))
 	if req.Speaker != "" {
 		b.WriteString("Modes are per person in this group: this is the mode of the person this turn is for.\n")
 	}
@@ -232,14 +232,15 @@ func (a *Agent) writeDecisions(b *strings.Builder, req nod.TurnRequest, ds []nod
 }
 
 // modeNote tells the agent the mode it works under for this person, what
-// it means, and why it is in force when the circuit breaker set it.
-func modeNote(s nod.ChatSettings, now time.Time) string {
+// it means, and why it is in force when the circuit breaker set it (until
+// when in the chat's zone, as today is given).
+func modeNote(s nod.ChatSettings, now time.Time, zone *time.Location) string {
 	var b strings.Builder
 	switch s.Effective(now) {
 	case nod.ModeAlways:
 		if s.Mode != nod.ModeAlways {
-			fmt.Fprintf(&b, "Mode: ask for everything, until %s. The user undid %d changes that applied without asking within %s, so nod now asks them to confirm every change, even one they ask for plainly; their chosen mode, %s, comes back then, or earlier with /mode. If they wonder why you ask, say so.\n",
-				s.BreakerUntil.UTC().Format("Monday 15:04 UTC"), nod.BreakerUndos, nod.BreakerWindow, s.Mode)
+			fmt.Fprintf(&b, "Mode: ask for everything, until %s (%s). The user undid %d changes that applied without asking within %s, so nod now asks them to confirm every change, even one they ask for plainly; their chosen mode, %s, comes back then, or earlier with /mode. If they wonder why you ask, say so.\n",
+				s.BreakerUntil.In(zone).Format("Monday 15:04"), zone, nod.BreakerUndos, nod.BreakerWindow, s.Mode)
 		} else {
 			b.WriteString("Mode: always. The user chose to confirm every change: everything you change waits for their tap, even what they ask for plainly.\n")
 		}

@@ -355,6 +355,33 @@ func TestCircuitBreaker(t *testing.T) {
 	})
 }
 
+// While the breaker asks for everything, the model is told until when in
+// the chat's own time, as it is told today: not in UTC beside a Berlin
+// "Today" (a model player read the two as a contradiction).
+func TestBreakerNoteInTheChatsZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.start()
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	h.tg.WaitBotMessages(chat, 1)
+	until := h.clock.Now().Add(23 * time.Hour)
+	if err := h.db.Settings().TripBreaker(t.Context(), chat, user, until); err != nil {
+		t.Fatal(err)
+	}
+	h.script(openaitest.Text("Noted."))
+	h.tg.SendText(chat, user, "hi")
+	h.tg.WaitBotMessages(chat, 2)
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := h.llm.RequestsFor(agentM)[0].System()
+	want := "Mode: ask for everything, until " + until.In(berlin).Format("Monday 15:04") + " (Europe/Berlin)."
+	if !strings.Contains(sys, want) || !strings.Contains(sys, "(Europe/Berlin).\n") {
+		t.Errorf("system prompt lacks %q beside a Berlin today:\n%s", want, sys)
+	}
+}
+
 // Text the model writes beside its tool calls reaches the person, before
 // its final text, once.
 func TestTextBesideToolCalls(t *testing.T) {
