@@ -201,6 +201,9 @@ func (l *Locale) itemLines(it nod.ChangeItem, summary, diff string) (string, str
 	return summary, diff
 }
 
+// itemMark is an item's number with its state: bold while it waits, struck
+// once it did not happen or was taken back. An applied item's number is
+// not struck: people read a struck number beside ✅ as "cancelled".
 func itemMark(it nod.ChangeItem, undone bool) string {
 	switch {
 	case it.Status == nod.ItemConfirmed && undone:
@@ -208,7 +211,7 @@ func itemMark(it nod.ChangeItem, undone bool) string {
 	}
 	switch it.Status {
 	case nod.ItemConfirmed:
-		return fmt.Sprintf("✅ <s>%d.</s>", it.N)
+		return fmt.Sprintf("✅ %d.", it.N)
 	case nod.ItemRejected:
 		return fmt.Sprintf("❌ <s>%d.</s>", it.N)
 	case nod.ItemStale, nod.ItemFailed:
