@@ -27,6 +27,7 @@ type Decision struct {
 	Summary      string
 	Kind         string // as KindOf names it
 	At           time.Time
+	Undone       bool // a confirmed item's change was undone since
 }
 
 // MaxReasonLen bounds a reason, in characters: a rejection's, in the

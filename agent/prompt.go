@@ -265,6 +265,9 @@ func decisionLine(d nod.Decision, task string, group bool) string {
 	if task != "" {
 		line += fmt.Sprintf(" on task %q", task)
 	}
+	if d.Undone {
+		line += " (undone since)"
+	}
 	if r := strings.Join(strings.Fields(d.Reason), " "); r != "" {
 		line += fmt.Sprintf(" (%s reason: %q)", whose, r)
 	}

@@ -291,6 +291,40 @@ func TestUndoCreateAndRedo(t *testing.T) {
 	}
 }
 
+// The model's list of the person's latest decisions says which confirmed
+// change was undone since: a play-test's model read "confirmed: Create
+// task …" of a task the person had taken back as still there.
+func TestUndoneDecisionToldToTheModel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.script(openaitest.Calls(call("a", "create_task", map[string]any{"title": "Buy milk"}), call("b", "create_task", map[string]any{"title": "Call Ann"})),
+		openaitest.Text("Two to add?"))
+	h.start()
+	h.tg.SendText(chat, user, "milk and Ann")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ All")
+	h.tg.WaitMessage(chat, set.ID, "Undo 1", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
+	h.tap(chat, user, set.ID, "↩️ Undo 1")
+	h.tg.WaitBotMessages(chat, 3)
+	h.script(openaitest.Text("Noted."))
+	h.tg.SendText(chat, user, "what is on my list?")
+	h.tg.WaitBotMessages(chat, 4)
+	lines := map[string]string{}
+	for _, l := range strings.Split(h.llm.RequestsFor(agentM)[2].System(), "\n") {
+		for _, title := range []string{"Buy milk", "Call Ann"} {
+			if strings.HasPrefix(l, "- confirmed: ") && strings.Contains(l, title) {
+				lines[title] = l
+			}
+		}
+	}
+	if l := lines["Buy milk"]; !strings.HasSuffix(l, " (undone since)") {
+		t.Errorf("the undone decision's line = %q", l)
+	}
+	if l := lines["Call Ann"]; l == "" || strings.Contains(l, "undone") {
+		t.Errorf("the standing decision's line = %q", l)
+	}
+}
+
 // docs/design.md §3.3: a quote never revives what the person took back. After Undo
 // of "P1", the classifier quoting the old request calls a new P1 explicit:
 // it is proposed instead, and only words sent after the undo apply it.
