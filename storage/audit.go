@@ -65,8 +65,7 @@ func (db *core) insertAudit(ctx context.Context, q conn, a nod.AuditEntry) error
 		prev, known = q.memo.auditHead[a.ChatID]
 	}
 	if !known {
-		db.heads.begin(q.memo, a.ChatID)
-		if err := db.lockChat(ctx, q, a.ChatID); err != nil {
+		if err := db.lockChat(ctx, q, a.ChatID); err != nil { // begins the chat's head (heads.begin)
 			return fmt.Errorf("audit: %w", err)
 		}
 		if q.memo != nil {

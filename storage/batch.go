@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 )
@@ -150,7 +151,7 @@ func (w *writer) alone(db *core, c *call) {
 	// stay in the transaction.
 	ctx = context.WithoutCancel(ctx)
 	memo := newTxMemo()
-	defer func() { db.heads.end(memo, c.err) }() // on failure: committed ends it
+	defer func() { db.heads.end(memo, cmp.Or(c.err, errAbandoned)) }() // a failure's; committed ends them first
 	if c.err = w.run(db, c, memo); c.err != nil {
 		if err := w.exec(ctx, "ROLLBACK"); err != nil {
 			w.reset()

@@ -36,6 +36,7 @@ func (db *ChangeSets) ConfirmItems(ctx context.Context, chatID nod.ChatID, setID
 		if err := markTap(ctx, tx, tap, now); err != nil {
 			return err
 		}
+		// The lock first: the tasks read ahead are read under it.
 		if err := db.lockChat(ctx, tx, chatID); err != nil {
 			return err
 		}

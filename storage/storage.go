@@ -246,7 +246,7 @@ func (db *core) inTx(ctx context.Context, fn func(tx conn) error) error {
 	return err
 }
 
-func (db *core) tryTx(ctx context.Context, fn func(tx conn) error) error {
+func (db *core) tryTx(ctx context.Context, fn func(tx conn) error) (err error) {
 	db.counts.txs.Add(1)
 	if db.w != nil {
 		return db.w.tx(ctx, db, fn)
@@ -257,16 +257,13 @@ func (db *core) tryTx(ctx context.Context, fn func(tx conn) error) error {
 	}
 	defer tx.close(ctx)
 	memo := newTxMemo()
-	defer db.heads.end(memo, errAbandoned) // fn panicked
+	// A failure (or fn's panic) ends the memo's heads; committed ends them first.
+	defer func() { db.heads.end(memo, cmp.Or(err, errAbandoned)) }()
 	if err := fn(conn{db: db, pg: tx, memo: memo}); err != nil {
-		err = tx.failure(err)
-		db.heads.end(memo, err)
-		return err
+		return tx.failure(err)
 	}
 	if err := tx.commit(ctx); err != nil {
-		err = fmt.Errorf("commit: %w", err)
-		db.heads.end(memo, err)
-		return err
+		return fmt.Errorf("commit: %w", err)
 	}
 	db.committed(memo)
 	return nil

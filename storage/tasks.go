@@ -146,12 +146,13 @@ type carded struct {
 // set setID's pending items numbered ns (all, if ns is nil) change, to go
 // out with the transaction's next statement: a decision reads its set
 // and its tasks in one round trip. It must follow the chat's lock. The
-// map fills once the read has gone out; a task it lacks is read alone.
+// map fills once the read has gone out (nil on SQLite, where a round
+// trip costs nothing); a task it lacks is read alone.
 func readItemTasksAhead(ctx context.Context, tx conn, chatID nod.ChatID, setID nod.SetID, ns []int) (map[nod.TaskID]carded, error) {
-	ahead := map[nod.TaskID]carded{}
 	if tx.pg == nil {
-		return ahead, nil
+		return nil, nil
 	}
+	ahead := map[nod.TaskID]carded{}
 	query, args := itemTasksSQL, []any{setID, chatID}
 	if ns != nil {
 		query, args = itemTasksNumberedSQL, append(args, ns)
