@@ -204,7 +204,10 @@ type OpeningRequest struct {
 // Opening is what a turn starts from, read together before the model is
 // asked.
 type Opening struct {
-	History []ChatMessage // the topic's latest messages in the window, oldest first
+	// History is the topic's latest messages in the window, oldest
+	// first. It is shared with the process's cache of conversations:
+	// read it, or copy it before changing a message.
+	History []ChatMessage
 	// Events is what happened outside the conversation after its last
 	// message, oldest first; none without a message.
 	Events    []Event

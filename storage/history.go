@@ -3,6 +3,7 @@ package storage
 import (
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -24,7 +25,12 @@ type keptHistory struct {
 	w    nod.Window
 	gen  int64
 	msgs []nod.ChatMessage
-	size int64 // the bytes of their text
+	// spare is the room left after msgs in their array, shared by every
+	// window read over that array: the next turn's messages go there,
+	// where a copy of the window took a turn's worth of allocation, but
+	// only by the read that takes the room from spare (windowAfter).
+	spare *atomic.Int64
+	size  int64 // the bytes of their text
 }
 
 // kept is the cache of decoded conversations.
@@ -128,25 +134,38 @@ func (db *core) keptHistoryRead(at nod.Topic, w nod.Window, out *[]nod.ChatMessa
 			return nil
 		}
 		slices.SortFunc(fresh, func(a, b nod.ChatMessage) int { return int(a.Seq - b.Seq) })
-		var prior []nod.ChatMessage
+		var prior keptHistory
 		if ok && gen == kept.gen {
-			prior = kept.msgs
+			prior = kept
 		}
-		msgs := window(w, prior, fresh)
-		db.kept.add(at, keptHistory{w: w, gen: gen, msgs: msgs})
-		*out = slices.Clone(msgs) // the turn's own: it marks and trims them
+		h := windowAfter(w, prior, fresh)
+		h.gen = gen
+		db.kept.add(at, h)
+		*out = slices.Clip(h.msgs) // nod.Opening: read only; appended to, it is copied
 		return nil
 	}}
 }
 
-// window returns the messages of prior and then fresh (each oldest first,
-// fresh all after prior) that window w holds.
-func window(w nod.Window, prior, fresh []nod.ChatMessage) []nod.ChatMessage {
-	all := append(slices.Clip(prior), fresh...)
+// windowAfter returns the window w holds of prior's messages and then
+// fresh (each oldest first, fresh all after prior). fresh goes into the
+// room after prior's messages when prior's read is the first to claim
+// it; otherwise, or with no room, the messages are copied to an array of
+// their own. A window read earlier over the same array never sees the
+// change: it ends before the room.
+func windowAfter(w nod.Window, prior keptHistory, fresh []nod.ChatMessage) keptHistory {
+	all, spare := prior.msgs, prior.spare
+	room := int64(cap(all) - len(all))
+	if len(fresh) > 0 && (spare == nil || room < int64(len(fresh)) || !spare.CompareAndSwap(room, room-int64(len(fresh)))) {
+		all = append(slices.Clip(all), fresh...) // a new array, with room
+		spare = new(atomic.Int64)
+		spare.Store(int64(cap(all) - len(all)))
+	} else {
+		all = append(all, fresh...) // within the room claimed
+	}
 	if len(all) == 0 {
-		return nil
+		return keptHistory{w: w}
 	}
 	start := int64(w.Start(int(all[len(all)-1].Seq)))
 	i, _ := slices.BinarySearchFunc(all, start+1, func(m nod.ChatMessage, seq int64) int { return int(m.Seq - seq) })
-	return slices.Clip(all[i:])
+	return keptHistory{w: w, msgs: all[i:], spare: spare}
 }
