@@ -194,3 +194,21 @@ func toParams(system string, msgs []nod.ChatMessage) []openai.ChatCompletionMess
 	}
 	return out
 }
+
+// A fresh buffer is grown once, to about the request's size: grown by
+// doubling as it is written, it took about twice the bytes every call the
+// pool had none for.
+func TestRequestBodyGrowsOnce(t *testing.T) {
+	t.Parallel()
+	system, msgs := conversation()
+	history := slices.Clone(msgs[:3])
+	encodeWire(history)
+	tools := encodeTools()
+	for _, parts := range [][][]nod.ChatMessage{{msgs[:3], msgs[3:]}, {history, msgs[3:]}} {
+		var buf bytes.Buffer
+		body := requestBody(&buf, "m", system, tools, parts...)
+		if want := bodySize("m", system, tools, parts); len(body) > want || want > 2*len(body) {
+			t.Errorf("the request takes %d bytes, its buffer was sized %d", len(body), want)
+		}
+	}
+}

@@ -74,7 +74,7 @@ func encodeTools() json.RawMessage {
 // conversation is not copied for each call.
 func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, parts ...[]nod.ChatMessage) []byte {
 	b.Reset()
-	b.Grow(len(tools) + 4096)
+	b.Grow(bodySize(model, system, tools, parts))
 	b.WriteString(`{"model":`)
 	jsonv2.MarshalWrite(b, model, wireOptions) // plain strings and structs: cannot fail
 	b.WriteString(`,"messages":`)
@@ -107,6 +107,28 @@ func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, p
 	}
 	b.WriteByte('}')
 	return b.Bytes()
+}
+
+// bodySize is about the size of the request's encoding, a little over
+// rather than under: a buffer grown by doubling as it is written takes
+// about twice the bytes it ends with, on every call the pool has no
+// buffer for.
+func bodySize(model, system string, tools json.RawMessage, parts [][]nod.ChatMessage) int {
+	n := 64 + len(model) + len(system) + len(system)/8 + len(tools)
+	for _, msgs := range parts {
+		for i := range msgs {
+			m := &msgs[i]
+			if len(m.Wire) > 0 && !m.Replaced {
+				n += len(m.Wire) + 1
+				continue
+			}
+			n += 96 + len(m.Content) + len(m.Content)/8 + len(m.Speaker) + len(m.ReplyTo) + len(m.Forwarded) + len(m.Edits) + len(m.ToolCallID)
+			for _, c := range m.ToolCalls {
+				n += 64 + len(c.ID) + len(c.Name) + len(c.Arguments) + len(c.Arguments)/4
+			}
+		}
+	}
+	return n
 }
 
 // encodeRun writes the messages of run into the list b holds open,
