@@ -32,6 +32,7 @@ type Locale struct {
 	t      *template.Template
 	months []string
 	zone   *time.Location // where dates and times are shown; nil: UTC
+	memo   *memo          // this locale's renders, by template and data
 }
 
 // In returns the locale showing times in zone, the chat's. Locales are
@@ -45,7 +46,7 @@ func (l *Locale) In(zone *time.Location) *Locale {
 		return c.(*Locale)
 	}
 	c := *l
-	c.zone = zone
+	c.zone, c.memo = zone, newMemo() // the same data shows another time here
 	// The templates' functions (stamp) must see this locale's zone.
 	c.t = template.Must(l.t.Clone()).Funcs(c.funcs())
 	actual, _ := zoned.LoadOrStore(key, &c)
@@ -73,7 +74,7 @@ var locales = func() map[string]*Locale {
 	out := map[string]*Locale{}
 	for _, f := range files {
 		code := strings.TrimSuffix(f.Name(), ".tmpl")
-		l := &Locale{code: code}
+		l := &Locale{code: code, memo: newMemo()}
 		// A key a caller forgot fails the tests that render it, instead of
 		// showing the person "<no value>".
 		l.t = template.Must(template.New(code).Option("missingkey=error").Funcs(l.funcs()).ParseFS(templateFS, path.Join("templates", f.Name())))
@@ -178,11 +179,21 @@ func (l *Locale) Render(c Content) string {
 }
 
 func (l *Locale) render(name string, data any) string {
+	key, kept := memoKey{name, data}, pure(data)
+	if kept {
+		if s, ok := l.memo.get(key); ok {
+			return s
+		}
+	}
 	var b bytes.Buffer
 	if err := l.t.ExecuteTemplate(&b, name, data); err != nil {
 		panic(fmt.Sprintf("formatting: %s template %s: %v", l.code, name, err))
 	}
-	return strings.TrimSpace(b.String())
+	s := strings.TrimSpace(b.String())
+	if kept {
+		l.memo.add(key, s)
+	}
+	return s
 }
 
 // Text renders a template with no buttons.
