@@ -225,3 +225,40 @@ func BenchmarkHistory(b *testing.B) {
 		}
 	}
 }
+
+// A turn's opening on SQLite, its conversation kept: the reads a turn
+// starts from, as a chat with a few tasks, an open set, decisions and
+// talk has them.
+func BenchmarkOpening(b *testing.B) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	db := storagetest.OpenDSN(b, storagetest.DSN(b, "sqlite"), clock.Now)
+	ctx := b.Context()
+	const chat = 1
+	for i := range 5 {
+		id := nod.TaskID(fmt.Sprint("T", i))
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task",
+			Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: id, Title: fmt.Sprint("Task ", i), Status: nod.StatusOpen, Priority: nod.P2,
+					Checklist: []nod.ChecklistItem{{ID: nod.ItemID("c" + string(id)), Title: "step"}}}, nil
+			}, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted}}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := range 10 {
+		err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: nod.Topic{ChatID: chat}, UserID: 42, Messages: []nod.ChatMessage{
+			{Role: nod.RoleUser, Content: fmt.Sprint("message ", i), UserID: 42, At: clock.Now()},
+			{Role: nod.RoleAssistant, Content: "Noted.", At: clock.Now()}}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		clock.Advance(time.Minute)
+	}
+	req := nod.OpeningRequest{Topic: nod.Topic{ChatID: chat}, Window: nod.Window{Keep: 40, Step: 20}, Today: clock.Now().Format(nod.DateLayout), Tasks: 50, Decisions: 20}
+	b.ReportAllocs()
+	for b.Loop() {
+		o, err := db.Conversation().Opening(ctx, req)
+		if err != nil || len(o.History) != 20 || len(o.Focus.Tasks) != 5 {
+			b.Fatal(len(o.History), len(o.Focus.Tasks), err)
+		}
+	}
+}

@@ -43,7 +43,7 @@ const (
 	cmdUsage    = "usage"   // settle, then report
 	cmdIdle     = "idle"    // settle, collect garbage, return memory to the OS, then report
 	cmdWatch    = "watch"   // report the peak heap since the last watch, then track it afresh
-	cmdProfile  = "profile" // start a CPU profile into the file named after it
+	cmdProfile  = "profile" // start a CPU profile into the file named after it, and an allocation profile beside it
 	cmdProfiled = "profiled"
 	cmdHeap     = "heap" // collect garbage, then write a heap profile into the file named after it
 )
@@ -93,6 +93,7 @@ func childMain(stdin io.Reader, stdout io.Writer) error {
 	defer peak.stop()
 	in := bufio.NewScanner(stdin)
 	enc := json.NewEncoder(stdout)
+	var allocs string // the allocation profile the CPU profile's end writes
 	for in.Scan() {
 		cmd, arg, _ := strings.Cut(in.Text(), " ")
 		switch cmd {
@@ -114,22 +115,23 @@ func childMain(stdin io.Reader, stdout io.Writer) error {
 				return err
 			}
 			defer f.Close()
+			// What was allocated before the rounds, taken off what was
+			// allocated at their end: pprof -diff_base FILE.allocs0 FILE.allocs.
+			if err := writeProfile("allocs", arg+".allocs0"); err != nil {
+				return err
+			}
+			allocs = arg + ".allocs"
 			if err := pprof.StartCPUProfile(f); err != nil {
 				return err
 			}
 		case cmdProfiled:
 			pprof.StopCPUProfile()
-		case cmdHeap:
-			runtime.GC()
-			f, err := os.Create(arg)
-			if err != nil {
+			if err := writeProfile("allocs", allocs); err != nil {
 				return err
 			}
-			err = pprof.Lookup("heap").WriteTo(f, 0)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-			if err != nil {
+		case cmdHeap:
+			runtime.GC()
+			if err := writeProfile("heap", arg); err != nil {
 				return err
 			}
 		default:
@@ -323,4 +325,17 @@ func (c *child) stop() error {
 	c.in.Close()
 	c.in = nil
 	return c.cmd.Wait()
+}
+
+// writeProfile writes the runtime's profile name to the file path.
+func writeProfile(name, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	err = pprof.Lookup(name).WriteTo(f, 0)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
