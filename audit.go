@@ -122,6 +122,13 @@ type UndoEntry struct {
 	Auto bool
 	// Reverts is the entry this one undoes: set for the redo of an undo.
 	Reverts UndoID
+	// Root is the change's first entry, for a later one of its chain (a
+	// redo, or the undo of a redo); "" for the first.
+	Root UndoID
+	// UndoneNow says, of a change's first entry, whether the change is
+	// undone now: taken back, and not put back by a Redo since. UndoneAt
+	// says only that the entry was used.
+	UndoneNow bool
 }
 
 // OccurrenceSummary begins the summary of ✓ Done on a repeating reminder

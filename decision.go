@@ -27,7 +27,7 @@ type Decision struct {
 	Summary      string
 	Kind         string // as KindOf names it
 	At           time.Time
-	Undone       bool // a confirmed item's change was undone since
+	Undone       bool // a confirmed item's change is undone now: taken back, not redone since
 }
 
 // MaxReasonLen bounds a reason, in characters: a rejection's, in the

@@ -266,7 +266,7 @@ func (b *Bot) view(ctx context.Context, set nod.ChangeSet, failed int, applied m
 		if _, known := v.Undoable[it.UndoID]; it.UndoID != "" && !known {
 			u, err := b.undos.UndoEntry(ctx, set.ChatID, it.UndoID)
 			v.Undoable[it.UndoID] = err == nil && u.UndoneAt == nil && b.now().Before(u.ExpiresAt)
-			v.Undone[it.UndoID] = err == nil && u.UndoneAt != nil
+			v.Undone[it.UndoID] = err == nil && u.UndoneNow // a Redo puts it back
 		}
 	}
 	return v

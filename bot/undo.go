@@ -30,11 +30,13 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	}
 	p.then(func(ctx context.Context) {
 		shown := b.tapsBack(ctx, p.loc, p.chat, p.undo(), u)
-		switch _, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.undo()); {
+		switch set, err := b.sets.ChangeSetByUndo(ctx, p.chat, p.undo()); {
 		case isCard(p.keyboard):
 			// A card's tap taken back: the card shows the task as it is.
 			b.cardNow(ctx, p.loc, p.chat, p.msgID, u.Redo.TaskID)
-		case err != nil && p.keyboard != nil && !slices.Contains(shown, p.msgID):
+		case (err != nil || set.MessageID != p.msgID) && p.keyboard != nil && !slices.Contains(shown, p.msgID):
+			// Not the set's own message (which its refresh redraws): a
+			// receipt, or the message of an Undo whose Redo this is.
 			b.markUndone(ctx, p, u)
 		}
 		b.undone(ctx, p.loc, p.topic(), p.undo(), u, len(shown) > 0)

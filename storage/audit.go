@@ -398,10 +398,10 @@ func decisionsRead(where string, args []any, ds *[]nod.Decision) read {
 }
 
 // decisionsSQL reads decisions with the task each item was about and
-// whether its change was undone since (the item's undo entry used).
+// whether its change is undone now (taken back, and not redone since).
 const decisionsSQL = `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at,
 		COALESCE((SELECT i.task_id FROM change_items i WHERE i.id = decisions.item_id), ''),
-		EXISTS (SELECT 1 FROM change_items i JOIN undo_entries u ON u.id = i.undo_id WHERE i.id = decisions.item_id AND u.undone_at IS NOT NULL)
+		EXISTS (SELECT 1 FROM change_items i JOIN undo_entries u ON u.id = i.undo_id WHERE i.id = decisions.item_id AND u.undone_now = 1)
 		FROM decisions `
 
 // scanDecisions reads decisionsSQL's rows.

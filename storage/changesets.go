@@ -566,10 +566,14 @@ func (db *core) insertSet(ctx context.Context, tx conn, s *nod.ChangeSet, now ti
 }
 
 // ChangeSetByUndo returns the change set whose item was applied with undo
-// entry undoID, or nod.ErrNotFound.
+// entry undoID, or with the first entry of undoID's chain, or
+// nod.ErrNotFound.
 func (db *ChangeSets) ChangeSetByUndo(ctx context.Context, chatID nod.ChatID, undoID nod.UndoID) (nod.ChangeSet, error) {
 	var setID nod.SetID
-	err := db.reader().QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = $1`, undoID).Scan(&setID)
+	// A redo, or the undo of one, belongs to the set its change's first
+	// entry does.
+	err := db.reader().QueryRowContext(ctx, `SELECT set_id FROM change_items WHERE undo_id = COALESCE((SELECT NULLIF(root, '') FROM undo_entries WHERE id = $1 AND chat_id = $2), $1)`,
+		undoID, chatID).Scan(&setID)
 	if noRows(err) {
 		return nod.ChangeSet{}, fmt.Errorf("change set of undo %s: %w", undoID, nod.ErrNotFound)
 	}

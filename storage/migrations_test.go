@@ -303,3 +303,54 @@ func TestTaskCreatorMigration(t *testing.T) {
 		}
 	})
 }
+
+// Migration 00041 gives every redo and undo of a redo the change's first
+// entry, and that entry whether the change is undone now, from the
+// chains already stored: none used, undone, redone, undone again.
+func TestUndoChainMigration(t *testing.T) {
+	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		want := map[nod.UndoID]bool{}
+		var redos []nod.UndoID
+		for steps, p := range []nod.Priority{nod.P0, nod.P1, nod.P2, nod.P3} {
+			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(p), Audit: executed})
+			if err != nil {
+				t.Fatal(err)
+			}
+			at := a.Undo.ID
+			for range steps {
+				clock.Advance(time.Second)
+				u, err := db.Undo().Undo(ctx, chat, at, 42, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				at = u.Redo.ID
+				redos = append(redos, at)
+			}
+			want[a.Undo.ID] = steps%2 == 1
+		}
+		if err := db.MigrateDownTo(ctx, 40); err != nil {
+			t.Fatal(err)
+		}
+		migrated := storagetest.OpenDSN(t, dsn, clock.Now)
+		for id, undone := range want {
+			u, err := migrated.Undo().UndoEntry(ctx, chat, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.UndoneNow != undone || u.Root != "" {
+				t.Errorf("change %s after the migration: undone now %v, root %q; want %v, none", id, u.UndoneNow, u.Root, undone)
+			}
+		}
+		for _, id := range redos {
+			u, err := migrated.Undo().UndoEntry(ctx, chat, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := want[u.Root]; !ok {
+				t.Errorf("entry %s after the migration has root %q, no change's first entry", id, u.Root)
+			}
+		}
+	})
+}

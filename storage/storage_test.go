@@ -1245,3 +1245,61 @@ func TestDecisionReadsItsTasksWithTheSet(t *testing.T) {
 		})
 	}
 }
+
+// Undo, Redo, Undo again: each step takes a confirmed item's change back
+// or puts it back, and the set's item, the decision the model is told and
+// the changes the agent keeps out all follow the latest step, however
+// long the chain; a Redo, or the undo of one, finds the item's set.
+func TestUndoneNowFollowsTheChain(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		set := proposeCS(t, db)
+		_, applied, err := confirmItem(ctx, db, chat, set.ID, 1, 42, setPriority(nod.P1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := applied.Undo.ID
+		check := func(step string, undone bool, by nod.UndoID) {
+			t.Helper()
+			u, err := db.Undo().UndoEntry(ctx, chat, first)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ds, err := db.ChangeSets().RecentDecisions(ctx, chat, 5)
+			if err != nil || len(ds) == 0 {
+				t.Fatal(len(ds), err)
+			}
+			listed, err := db.Undo().UndoneSince(ctx, chat, clock.Now().Add(-time.Hour))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u.UndoneNow != undone || ds[0].Undone != undone || (len(listed) == 1) != undone {
+				t.Errorf("after %s: the change's entry says undone %v, its decision %v, the undone changes %d; want %v", step, u.UndoneNow, ds[0].Undone, len(listed), undone)
+			}
+			if by == "" {
+				return
+			}
+			if got, err := db.ChangeSets().ChangeSetByUndo(ctx, chat, by); err != nil || got.ID != set.ID {
+				t.Errorf("after %s: the set of %s is %q (%v), want %q", step, by, got.ID, err, set.ID)
+			}
+		}
+		check("the confirm", false, "")
+		at := first
+		for i, step := range []string{"Undo", "Redo", "Undo again", "Redo again", "Undo a third time"} {
+			clock.Advance(time.Minute)
+			u, err := db.Undo().Undo(ctx, chat, at, 42, false)
+			if err != nil {
+				t.Fatalf("%s: %v", step, err)
+			}
+			if u.Redo.Root != first {
+				t.Errorf("%s: the next entry's root is %q, want %q", step, u.Redo.Root, first)
+			}
+			at = u.Redo.ID
+			check(step, i%2 == 0, at)
+		}
+		if task, _ := db.Tasks().Task(ctx, chat, "T1"); task.Priority != nod.P3 {
+			t.Errorf("after three undos and two redos the priority is %s, want P3", task.Priority)
+		}
+	})
+}

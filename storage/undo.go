@@ -1,6 +1,7 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -16,8 +17,8 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 	if err != nil {
 		return err
 	}
-	err = q.later(ctx, `INSERT INTO undo_entries (id, chat_id, thread, user_id, task_id, tool, summary, delta, reverts, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12)`,
-		u.ID, u.ChatID, u.Thread, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
+	err = q.later(ctx, `INSERT INTO undo_entries (id, chat_id, thread, user_id, task_id, tool, summary, delta, reverts, root, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
+		u.ID, u.ChatID, u.Thread, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, u.Root, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
 	if err != nil {
 		return fmt.Errorf("record undo entry: %w", err)
 	}
@@ -158,6 +159,11 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	if k, _ := res.RowsAffected(); k != 1 {
 		return out, fmt.Errorf("undo %s: %w", id, nod.ErrDecided)
 	}
+	// Every step of the chain takes the change back or puts it back.
+	root := cmp.Or(u.Root, id)
+	if err := tx.later(ctx, `UPDATE undo_entries SET undone_now = 1 - undone_now WHERE id = $1 AND chat_id = $2`, root, chatID); err != nil {
+		return out, fmt.Errorf("mark change %s undone or redone: %w", root, err)
+	}
 	outcome := nod.OutcomeUndone
 	if u.Reverts != "" {
 		outcome = nod.OutcomeRedone
@@ -175,7 +181,7 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	}
 	redo := nod.UndoEntry{
 		ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
-		Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id,
+		Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id, Root: root,
 	}
 	if err := insertUndo(ctx, tx, redo); err != nil {
 		return out, err
@@ -246,13 +252,13 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id nod.UndoID) (nod
 		delta, title     sql.NullString
 		created, expires int64
 		undone           sql.NullInt64
-		auto             int
+		auto, undoneNow  int
 	)
-	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.reverts,
-		u.created_at, u.expires_at, u.undone_at, u.auto, t.title
+	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.reverts, u.root,
+		u.created_at, u.expires_at, u.undone_at, u.undone_now, u.auto, t.title
 		FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id WHERE u.id = $1 AND u.chat_id = $2`, id, chatID).
-		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &u.Reverts,
-			&created, &expires, &undone, &auto, &title)
+		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &u.Reverts, &u.Root,
+			&created, &expires, &undone, &undoneNow, &auto, &title)
 	if noRows(err) {
 		return u, fmt.Errorf("undo entry %s: %w", id, nod.ErrNotFound)
 	}
@@ -266,14 +272,15 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id nod.UndoID) (nod
 	if u.Change, err = decodeChange(u.TaskID, delta.String); err != nil {
 		return u, err
 	}
-	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0
+	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto, u.UndoneNow = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0, undoneNow != 0
 	return u, nil
 }
 
 // UndoneSince returns the chat's changes that were undone at or after
-// since (not the undos of undos), newest undo first.
+// since and are undone now (not redone since; not the undos of undos),
+// newest undo first.
 func (db *Undo) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.UndoEntry, error) {
-	ids, err := queryIDs[nod.UndoID](ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' ORDER BY undone_at DESC, seq DESC LIMIT 50`,
+	ids, err := queryIDs[nod.UndoID](ctx, db.reader(), `SELECT id FROM undo_entries WHERE chat_id = $1 AND undone_at >= $2 AND reverts = '' AND undone_now = 1 ORDER BY undone_at DESC, seq DESC LIMIT 50`,
 		chatID, micros(since))
 	if err != nil {
 		return nil, fmt.Errorf("undone changes: %w", err)

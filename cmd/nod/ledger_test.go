@@ -325,6 +325,45 @@ func TestUndoneDecisionToldToTheModel(t *testing.T) {
 	}
 }
 
+// A Redo puts a confirmed change back: the set's message shows the item
+// applied again and the model is no longer told it was undone; the Redo
+// message loses its button, and the set keeps no Undo for a change whose
+// undo is now the Redo message's.
+func TestRedoneDecisionIsNoLongerUndone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.script(openaitest.Calls(call("a", "create_task", map[string]any{"title": "Buy milk"}), call("b", "create_task", map[string]any{"title": "Call Ann"})),
+		openaitest.Text("Two to add?"))
+	h.start()
+	h.tg.SendText(chat, user, "milk and Ann")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ All")
+	h.tg.WaitMessage(chat, set.ID, "Undo 1", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
+	h.tap(chat, user, set.ID, "↩️ Undo 1")
+	h.tg.WaitMessage(chat, set.ID, "item 1 undone", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "↩️ <s>1.</s>") })
+	undone := h.tg.WaitBotMessages(chat, 3)[2]
+	if !hasButton(undone, "↪️ Redo") {
+		t.Fatalf("the undo's message has no Redo: %q", undone.Text)
+	}
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	h.tg.WaitBotMessages(chat, 4)
+	back := h.tg.WaitMessage(chat, set.ID, "item 1 applied again", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "✅ 1.") && !strings.Contains(m.Text, "↩️")
+	})
+	if hasButton(back, "↩️ Undo 1") {
+		t.Errorf("the set offers Undo 1 for a change its Redo message now undoes: %q", back.Text)
+	}
+	h.tg.WaitMessage(chat, undone.ID, "no Redo", func(m telegramtest.Message) bool { return !hasButton(m, "↪️ Redo") })
+	h.script(openaitest.Text("Noted."))
+	h.tg.SendText(chat, user, "what is on my list?")
+	h.tg.WaitBotMessages(chat, 5)
+	for _, l := range strings.Split(h.llm.RequestsFor(agentM)[2].System(), "\n") {
+		if strings.HasPrefix(l, "- confirmed: ") && strings.Contains(l, "Buy milk") && strings.Contains(l, "undone") {
+			t.Errorf("the model is told of the redone change: %q", l)
+		}
+	}
+}
+
 // docs/design.md §3.3: a quote never revives what the person took back. After Undo
 // of "P1", the classifier quoting the old request calls a new P1 explicit:
 // it is proposed instead, and only words sent after the undo apply it.
