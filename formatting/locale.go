@@ -32,7 +32,7 @@ type Locale struct {
 	t      *template.Template
 	months []string
 	zone   *time.Location // where dates and times are shown; nil: UTC
-	memo   *memo          // this locale's renders, by template and data
+	memo   *memo          // its language's renders, shared by its zones: by locale, template and data
 }
 
 // In returns the locale showing times in zone, the chat's. Locales are
@@ -46,7 +46,7 @@ func (l *Locale) In(zone *time.Location) *Locale {
 		return c.(*Locale)
 	}
 	c := *l
-	c.zone, c.memo = zone, newMemo() // the same data shows another time here
+	c.zone = zone // its renders share its language's memo, under its own key (memoKey)
 	// The templates' functions (stamp) must see this locale's zone.
 	c.t = template.Must(l.t.Clone()).Funcs(c.funcs())
 	actual, _ := zoned.LoadOrStore(key, &c)
@@ -179,7 +179,7 @@ func (l *Locale) Render(c Content) string {
 }
 
 func (l *Locale) render(name string, data any) string {
-	key, kept := memoKey{name, data}, pure(data)
+	key, kept := memoKey{l, name, data}, pure(data)
 	if kept {
 		if s, ok := l.memo.get(key); ok {
 			return s

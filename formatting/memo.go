@@ -9,13 +9,16 @@ import (
 
 // A template renders the same text from the same data: nothing a locale
 // runs reads the clock or anything else outside its data and zone. So a
-// locale keeps what it rendered lately from data that is a plain value,
-// and a change set redrawn on every tap, with its summaries, header,
-// footer and buttons, runs each of its templates once: text/template
-// takes tens of microseconds for a summary, most of a redraw.
-const memoSize = 512
+// language keeps what its locales rendered lately from data that is a
+// plain value, and a change set redrawn on every tap, with its summaries,
+// header, footer and buttons, runs each of its templates once:
+// text/template takes tens of microseconds for a summary, most of a
+// redraw. One memo a language, whatever the zones its chats are in,
+// bounds the memory it takes.
+const memoSize = 1024
 
 type memoKey struct {
+	l    *Locale // the zone's: a time reads differently in another
 	name string
 	data any // of a pure type: compared by value, all of it
 }
