@@ -33,6 +33,7 @@ var (
 	modeShow       = define[modeView]("mode_show")
 	modeBreaker    = define[breakerUntil]("mode_breaker")
 	breakerTmpl    = fixed("breaker")
+	breakerBack    = define[string]("breaker_back")  // the mode its button goes back to
 	breakerEnded   = define[string]("breaker_ended") // the mode chosen
 
 	modeButton        = define[string]("b_mode")
@@ -202,9 +203,11 @@ func (cv Changes) BreakerEnded(chosen nod.Mode) Message {
 }
 
 // Breaker tells the person the circuit breaker tripped, with a button back
-// to the chat's chosen mode.
+// to the chat's chosen mode and what that mode does: a mode's name alone
+// tells someone who never chose one nothing.
 func (cv Changes) Breaker(previous nod.Mode) Message {
 	m := cv.l.Text(breakerTmpl)
+	m.HTML += "\n\n" + cv.l.Render(breakerBack.With(string(previous)))
 	m.Keyboard = [][]Button{{cv.l.button(breakerBackButton.With(string(previous)), nod.Action{Kind: nod.ActSetMode, ID: string(previous)})}}
 	return m
 }

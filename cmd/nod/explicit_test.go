@@ -338,6 +338,11 @@ func TestCircuitBreaker(t *testing.T) {
 	if !strings.Contains(breaker.Text, "ask before every change") || !hasButton(breaker, "🧠 Back to Smart") {
 		t.Fatalf("breaker message = %q %v", breaker.Text, buttonTexts(breaker))
 	}
+	// The button's mode is said, not only named: "Smart" tells someone
+	// who never chose a mode nothing.
+	if !strings.Contains(breaker.Text, "Smart mode: I apply what you clearly ask for at once") {
+		t.Errorf("the breaker message does not say what Smart mode does: %q", breaker.Text)
+	}
 	clfBefore := len(h.llm.RequestsFor(clfM))
 	h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("ok"))
 	h.tg.SendText(chat, user, "please")
