@@ -430,14 +430,19 @@ func ActionList(actions []Action) string {
 	return b.String()
 }
 
-// turnNote says where this turn starts when lines of earlier turns come
-// before it: at the person's first message after them.
+// turnNote says where this turn starts, as the prompt promises: at the
+// person's first message after lines of earlier turns, or, with none
+// shown, at the first line (the turn's own words, with those of an
+// exchange it answers). Said either way, so that a model never reads the
+// missing line as "the turn's start is unknown".
 func turnNote(conv []Entry) string {
-	s := turnStart(conv)
-	if s == "" {
+	if s := turnStart(conv); s != "" {
+		return "\n\nThis turn starts with the person's message “" + s + "”: only it and their later messages can ask for the actions; the lines before it are context."
+	}
+	if !slices.ContainsFunc(conv, func(e Entry) bool { return e.Role == nod.RoleUser }) {
 		return ""
 	}
-	return "\n\nThis turn starts with the person's message “" + s + "”: only it and their later messages can ask for the actions; the lines before it are context."
+	return "\n\nNo earlier turn is shown: every line below is this turn's, or the exchange it answers, and the person's lines can ask for the actions."
 }
 
 // turnStart is the first user line of this turn, cut short, when lines

@@ -394,3 +394,25 @@ func TestNoLexiconNothingExplicit(t *testing.T) {
 		t.Errorf("Classify without words = %+v, want needs_confirmation with a reason", v)
 	}
 }
+
+// The classifier is always told where the turn starts, as its prompt
+// promises: at the first message after an earlier turn's lines, or, with
+// none shown, at the first line.
+func TestToldWhereTheTurnStarts(t *testing.T) {
+	c, llm := classifier(t, func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
+	earlier := append([]confidence.Entry{{Role: nod.RoleUser, Text: "I'm in Berlin", At: t0.Add(-time.Hour), Earlier: true},
+		{Role: nod.RoleAssistant, Text: "Berlin it is.", At: t0.Add(-time.Hour), Earlier: true}}, conv...)
+	for _, c2 := range []struct {
+		conv []confidence.Entry
+		want string
+	}{
+		{earlier, "This turn starts with the person's message “Tidy up the login task”"},
+		{conv, "No earlier turn is shown: every line below is this turn's"},
+	} {
+		c.Classify(t.Context(), nil, c2.conv, two)
+		reqs := llm.Requests()
+		if sys := reqs[len(reqs)-1].System(); !strings.Contains(sys, c2.want) {
+			t.Errorf("the classifier was not told where the turn starts (%q):\n%s", c2.want, sys)
+		}
+	}
+}
