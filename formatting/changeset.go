@@ -385,7 +385,9 @@ func (l *Locale) changeSetFooter(v ChangeSetView) string {
 			applied++
 		}
 	}
-	data := setFooter{Status: string(s.Status), Pending: len(s.Pending()), Applied: applied, Undone: undone, Total: len(s.Items),
+	// Applied counts what was applied, undone since or not: "Applied 0
+	// of 1" read as never applied.
+	data := setFooter{Status: string(s.Status), Pending: len(s.Pending()), Applied: applied + undone, Undone: undone, Total: len(s.Items),
 		Failed: v.Failed, Warned: s.Warned, Closed: s.Status == nod.SetResolved && !decidedAny(s)}
 	if p := s.Pending(); len(p) == 1 {
 		data.Only = p[0]

@@ -141,6 +141,8 @@ func TestChangeSetGolden(t *testing.T) {
 	resolved[0].Status, resolved[0].UndoID = nod.ItemConfirmed, "u1"
 	resolved[1].Status = nod.ItemRejected
 	resolved[2].Status, resolved[2].Note = nod.ItemStale, nod.Note{Key: nod.NoteAlready}
+	partly := slices.Clone(resolved)
+	partly[1].Status, partly[1].UndoID = nod.ItemConfirmed, "u2"
 	// Closed by the person's edit and a newer proposal: nobody decided it.
 	withdrawn := append([]nod.ChangeItem(nil), resolved...)
 	withdrawn[0].Status, withdrawn[0].UndoID, withdrawn[0].Note = nod.ItemStale, "", nod.Note{Key: nod.NoteSuperseded}
@@ -200,6 +202,8 @@ func TestChangeSetGolden(t *testing.T) {
 		{"withdrawn", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: withdrawn}, Titles: titles}},
 		// Applied, then taken back: it shows so, and does not count as applied.
 		{"resolved_undone", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: resolved}, Titles: titles, Undone: map[nod.UndoID]bool{"u1": true}}},
+		// Two applied, one of them undone since: the footer counts both.
+		{"resolved_partly_undone", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetResolved, Items: partly}, Titles: titles, Undone: map[nod.UndoID]bool{"u1": true}}},
 		{"review_grouped", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", Status: nod.SetPending, Items: []nod.ChangeItem{
 			item(1, "set_task_priority", "T1", nod.FieldPriority, "Set priority to P1", "P3", "P1"),
 			item(2, "update_task_due_date", "T2", nod.FieldDue, "Set due date to 2026-03-31", "", "2026-03-31"),

@@ -70,7 +70,7 @@ func TestUndoEveryItemOfConfirmAll(t *testing.T) {
 	}
 	// The set's message no longer says they are applied.
 	h.tg.WaitMessage(chat, set.ID, "the set to say what was undone", func(m telegramtest.Message) bool {
-		return strings.Contains(m.Text, "Applied 0 of 5; 5 undone since") && strings.Count(m.Text, "↩️ <s>") == 5 && !strings.Contains(m.Text, "✅")
+		return strings.Contains(m.Text, "Applied 5 of 5; all undone since") && strings.Count(m.Text, "↩️ <s>") == 5 && !strings.Contains(m.Text, "✅")
 	})
 }
 
