@@ -291,12 +291,11 @@ func TestUndoCreateAndRedo(t *testing.T) {
 	}
 }
 
-// The model's list of the person's latest decisions says which confirmed
-// change was undone since: a play-test's model read "confirmed: Create
-// task …" of a task the person had taken back as still there.
-func TestUndoneDecisionToldToTheModel(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
+// twoConfirmedFirstUndone starts nod on a set of two new tasks, Buy milk
+// and Call Ann, confirms both with ✓ All and undoes item 1 on the set's
+// message, and returns that message as it was first sent.
+func twoConfirmedFirstUndone(h *harness) telegramtest.Message {
+	h.t.Helper()
 	h.script(openaitest.Calls(call("a", "create_task", map[string]any{"title": "Buy milk"}), call("b", "create_task", map[string]any{"title": "Call Ann"})),
 		openaitest.Text("Two to add?"))
 	h.start()
@@ -305,6 +304,16 @@ func TestUndoneDecisionToldToTheModel(t *testing.T) {
 	h.tap(chat, user, set.ID, "✓ All")
 	h.tg.WaitMessage(chat, set.ID, "Undo 1", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
 	h.tap(chat, user, set.ID, "↩️ Undo 1")
+	return set
+}
+
+// The model's list of the person's latest decisions says which confirmed
+// change was undone since: a play-test's model read "confirmed: Create
+// task …" of a task the person had taken back as still there.
+func TestUndoneDecisionToldToTheModel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	twoConfirmedFirstUndone(h)
 	h.tg.WaitBotMessages(chat, 3)
 	h.script(openaitest.Text("Noted."))
 	h.tg.SendText(chat, user, "what is on my list?")
@@ -332,14 +341,7 @@ func TestUndoneDecisionToldToTheModel(t *testing.T) {
 func TestRedoneDecisionIsNoLongerUndone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.script(openaitest.Calls(call("a", "create_task", map[string]any{"title": "Buy milk"}), call("b", "create_task", map[string]any{"title": "Call Ann"})),
-		openaitest.Text("Two to add?"))
-	h.start()
-	h.tg.SendText(chat, user, "milk and Ann")
-	set := h.changeSetMessage(chat, 2)
-	h.tap(chat, user, set.ID, "✓ All")
-	h.tg.WaitMessage(chat, set.ID, "Undo 1", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 1") })
-	h.tap(chat, user, set.ID, "↩️ Undo 1")
+	set := twoConfirmedFirstUndone(h)
 	h.tg.WaitMessage(chat, set.ID, "item 1 undone", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "↩️ <s>1.</s>") })
 	undone := h.tg.WaitBotMessages(chat, 3)[2]
 	if !hasButton(undone, "↪️ Redo") {
