@@ -1303,3 +1303,53 @@ func TestUndoneNowFollowsTheChain(t *testing.T) {
 		}
 	})
 }
+
+// Taps on one Undo, and then on its Redo, racing on every database: one
+// of each takes effect, and the change's undone-now flips exactly once
+// for each, never twice.
+func TestUndoAndRedoRaceToOneFlip(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		race := func(step string, id nod.UndoID, undone bool) nod.UndoID {
+			t.Helper()
+			const taps = 8
+			var (
+				wg   sync.WaitGroup
+				mu   sync.Mutex
+				won  []nod.UndoID
+				errs []error
+			)
+			for range taps {
+				wg.Go(func() {
+					u, err := db.Undo().Undo(ctx, chat, id, 42, false)
+					mu.Lock()
+					defer mu.Unlock()
+					if err == nil {
+						won = append(won, u.Redo.ID)
+					} else if !errors.Is(err, nod.ErrDecided) {
+						errs = append(errs, err)
+					}
+				})
+			}
+			wg.Wait()
+			if len(won) != 1 || len(errs) > 0 {
+				t.Fatalf("%s: %d of %d taps took effect (want 1), other failures %v", step, len(won), taps, errs)
+			}
+			if u, err := db.Undo().UndoEntry(ctx, chat, a.Undo.ID); err != nil || u.UndoneNow != undone {
+				t.Fatalf("%s: the change reads undone now %v (%v), want %v", step, u.UndoneNow, err, undone)
+			}
+			return won[0]
+		}
+		redo := race("Undo", a.Undo.ID, true)
+		clock.Advance(time.Minute)
+		race("Redo", redo, false)
+		if task, _ := db.Tasks().Task(ctx, chat, "T1"); task.Priority != nod.P1 {
+			t.Errorf("after one Undo and one Redo the priority is %s, want P1", task.Priority)
+		}
+	})
+}
