@@ -89,7 +89,7 @@ type Undos interface {
 	// other refusal undoes none (nod.ErrDecided: nothing was left).
 	UndoAll(ctx context.Context, chatID nod.ChatID, ids []nod.UndoID, userID nod.UserID) ([]nod.Undone, error)
 	// AutoUndosSince counts userID's auto-applied changes undone at or
-	// after since.
+	// after since and not redone since.
 	AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error)
 }
 

@@ -297,10 +297,11 @@ func (db *Undo) UndoneSince(ctx context.Context, chatID nod.ChatID, since time.T
 }
 
 // AutoUndosSince counts userID's auto-applied changes in the chat undone
-// at or after since: what the circuit breaker watches.
+// at or after since and undone now: what the circuit breaker watches. A
+// change the person put back with Redo was wanted after all.
 func (db *Undo) AutoUndosSince(ctx context.Context, chatID nod.ChatID, userID nod.UserID, since time.Time) (int, error) {
 	var n int
-	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND auto = 1 AND undone_at >= $3`, chatID, userID, micros(since)).Scan(&n)
+	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM undo_entries WHERE chat_id = $1 AND user_id = $2 AND auto = 1 AND undone_at >= $3 AND undone_now = 1`, chatID, userID, micros(since)).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("count undos: %w", err)
 	}

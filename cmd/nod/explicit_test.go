@@ -314,6 +314,43 @@ func TestExplicitNoOp(t *testing.T) {
 	}
 }
 
+// An undo the person took back with Redo does not count toward the
+// circuit breaker: the change was wanted after all. A play-test's person
+// undid one change, redid it at once, undid another, and was switched to
+// asking for everything "after two undos".
+func TestCircuitBreakerSkipsRedoneUndos(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:please")
+	h.start()
+	turn := func(n int, priority string) telegramtest.Message {
+		h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": priority})), openaitest.Text("ok"))
+		h.tg.SendText(chat, user, "please")
+		return h.tg.WaitBotMessages(chat, n)[n-2]
+	}
+	r1 := turn(2, "P1")
+	h.tap(chat, user, r1.ID, "↩️ Undo")
+	undone := h.tg.WaitBotMessages(chat, 3)[2]
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	h.tg.WaitBotMessages(chat, 4)
+	h.clock.Advance(10 * time.Minute)
+	r2 := turn(6, "P0")
+	h.tap(chat, user, r2.ID, "↩️ Undo")
+	msgs := h.tg.WaitBotMessages(chat, 7)
+	if s, err := h.db.Settings().ChatSettings(t.Context(), chat, user); err != nil || s.Effective(h.clock.Now()) == nod.ModeAlways {
+		t.Fatalf("one undo standing (one redone) tripped the breaker: %+v %v; last message %q", s, err, msgs[len(msgs)-1].Text)
+	}
+	// A second undo that stands trips it.
+	h.clock.Advance(10 * time.Minute)
+	r3 := turn(9, "P2")
+	h.tap(chat, user, r3.ID, "↩️ Undo")
+	breaker := h.tg.WaitBotMessages(chat, 11)[10]
+	if !strings.Contains(breaker.Text, "ask before every change") {
+		t.Errorf("two undos standing did not trip the breaker: %q", breaker.Text)
+	}
+}
+
 // 9. Two undos of auto-applied changes within an hour: the chat asks for
 // everything; the button restores smart mode.
 func TestCircuitBreaker(t *testing.T) {
