@@ -154,6 +154,9 @@ type Outbox interface {
 	// RefreshShown marks the set's owed refreshes delivered if the set is
 	// still decided as shown, and reports whether it did.
 	RefreshShown(ctx context.Context, shown nod.ChangeSet) (bool, error)
+	// Receipts returns the kept receipts of the changes ids name, in that
+	// order, leaving out a change that has none.
+	Receipts(ctx context.Context, chatID nod.ChatID, ids []nod.UndoID) ([]nod.Receipt, error)
 	// Interrupted records, for the agent's next turn in topic at, that nod
 	// stopped before answering said and is telling the person so, once per
 	// owed answer ref.

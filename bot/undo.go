@@ -49,12 +49,16 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 
 // markUndone edits the message that reported a change the person just
 // undid, so that it no longer reads as in force: a receipt of that one
-// change says it was undone; one of several loses that change's Undo.
+// change says it was undone; one of several is redrawn with it struck
+// out, or, where it cannot be, loses that change's Undo.
 func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 	if b.bulkUndoneOne(ctx, p) {
 		return
 	}
 	kb := withoutButton(p.keyboard, p.data)
+	if !u.Redone && b.redrawReceipts(ctx, p) {
+		return
+	}
 	if undos := countUndos(p.keyboard); undos > 1 || u.Redone {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
 		return
@@ -74,6 +78,51 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 		b.log.Warn("mark receipt undone", "chat", p.chat, "err", err)
 	}
+}
+
+// redrawReceipts redraws the receipt of several changes p was pressed
+// on as those changes stand: each undone since struck out and without
+// its Undo. Its changes are the numbered Undo buttons it was sent with
+// (formatting.Changes.Receipts), read back with their kept receipts. It
+// reports false, changing nothing, when the message is not such a
+// receipt or a change's receipt or entry cannot be read.
+func (b *Bot) redrawReceipts(ctx context.Context, p press) bool {
+	acts := b.bulkUndos(ctx, p.chat, p.msgID)
+	if len(acts) < 2 || len(acts) >= formatting.BulkAt {
+		return false
+	}
+	ids := make([]nod.UndoID, len(acts))
+	for i, a := range acts {
+		if a.N != i+1 {
+			return false
+		}
+		ids[i] = nod.UndoID(a.ID)
+	}
+	rs, err := b.outbox.Receipts(ctx, p.chat, ids)
+	if err != nil || len(rs) != len(ids) {
+		b.log.Warn("receipts of a message", "chat", p.chat, "message", p.msgID, "found", len(rs), "err", err)
+		return false
+	}
+	frs := make([]formatting.Receipt, len(rs))
+	for i, r := range rs {
+		e, err := b.undos.UndoEntry(ctx, p.chat, ids[i])
+		if err != nil {
+			b.log.Warn("receipt's undo entry", "chat", p.chat, "undo", ids[i], "err", err)
+			return false
+		}
+		frs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule,
+			Who: b.nameOf(ctx, p.chat, e.UserID), Undone: e.UndoneNow, Spent: e.UndoneAt != nil || !b.now().Before(e.ExpiresAt)}
+	}
+	m := p.loc.Changes().Receipts(frs)
+	// A rule's Stop stays only while the message still has it.
+	m.Keyboard = slices.DeleteFunc(m.Keyboard, func(row []formatting.Button) bool {
+		return row[0].Action.Kind == nod.ActStopRule && countKind(p.keyboard, nod.ActStopRule) == 0
+	})
+	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+		b.log.Warn("redraw receipt", "chat", p.chat, "err", err)
+		return false
+	}
+	return true
 }
 
 // countUndos counts the Undo buttons of a keyboard.

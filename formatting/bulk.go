@@ -116,7 +116,7 @@ func (cv Changes) BulkRedrawn(es []nod.UndoEntry, said string) Message {
 	count := bulkCount{N: len(es), Created: true}
 	for _, u := range es {
 		count.Created = count.Created && u.Tool == nod.ToolCreateTask
-		if u.UndoneAt != nil {
+		if u.UndoneNow {
 			count.Undone++
 		}
 	}
@@ -127,7 +127,7 @@ func (cv Changes) BulkRedrawn(es []nod.UndoEntry, said string) Message {
 			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(es)-i)))
 			break
 		}
-		it := bulkItem{N: i + 1, Title: cut(u.Title, 60), Undone: u.UndoneAt != nil}
+		it := bulkItem{N: i + 1, Title: cut(u.Title, 60), Undone: u.UndoneNow}
 		if u.Tool != nod.ToolCreateTask {
 			it.Summary = cut(cv.l.appliedSummary(u), 80)
 		}

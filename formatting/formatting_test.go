@@ -383,13 +383,15 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 2, Tool: "update_task_estimate", Summary: "Set estimate to 90 minutes", Field: nod.FieldEstimate, Before: "120", After: "90", UndoID: "u2"}},
 			{TaskTitle: "Update <README>", Quote: "and <b>the</b> readme", Item: nod.ChangeItem{N: 3, Tool: "add_checklist_item", Summary: `Add: "Badges"`, Field: nod.FieldChecklist, After: "Badges", UndoID: "u3"}},
 		}),
-		"receipt_bulk":          loc.Changes().Receipts(bulkCreated(23)),
-		"receipt_bulk_four":     loc.Changes().Receipts(bulkCreated(4)),
-		"receipt_bulk_quoted":   loc.Changes().Receipts(bulkQuoted()),
-		"receipt_bulk_mixed":    loc.Changes().Receipts(bulkMixed()),
-		"receipt_bulk_undone":   loc.Changes().BulkUndone(22, true),
-		"receipt_bulk_redrawn":  loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
-		"receipt_bulk_undo_one": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
+		"receipt_many_one_undone": loc.Changes().Receipts(manyUndone(1)),
+		"receipt_many_all_undone": loc.Changes().Receipts(manyUndone(0, 1, 2)),
+		"receipt_bulk":            loc.Changes().Receipts(bulkCreated(23)),
+		"receipt_bulk_four":       loc.Changes().Receipts(bulkCreated(4)),
+		"receipt_bulk_quoted":     loc.Changes().Receipts(bulkQuoted()),
+		"receipt_bulk_mixed":      loc.Changes().Receipts(bulkMixed()),
+		"receipt_bulk_undone":     loc.Changes().BulkUndone(22, true),
+		"receipt_bulk_redrawn":    loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
+		"receipt_bulk_undo_one":   {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_quotes_nested": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Send the invoice", Quote: "remind me tomorrow at 9 to send the invoice to Rui", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Send the invoice", NewTask: &nod.Task{Title: "Send the invoice", Priority: nod.P2}, UndoID: "u1"}},
 			{TaskTitle: "Send the invoice", Quote: "Remind me tomorrow at 9", Item: nod.ChangeItem{N: 2, Tool: "set_task_reminder", Field: nod.FieldReminder, After: "2026-03-12T09:00:00Z", UndoID: "u2"}},
@@ -682,6 +684,19 @@ func bulkMixed() []formatting.Receipt {
 }
 
 // bulkEntries are bulkMixed's undo entries, the third undone since.
+// manyUndone is a receipt of three changes with those at idx undone.
+func manyUndone(idx ...int) []formatting.Receipt {
+	rs := []formatting.Receipt{
+		{TaskTitle: "Buy stamps", Quote: "add two tasks: buy stamps", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Buy stamps", NewTask: &nod.Task{Title: "Buy stamps", Priority: nod.P2}, UndoID: "u1"}},
+		{TaskTitle: "Call the bank", Quote: "call the bank", Item: nod.ChangeItem{N: 2, Tool: "create_task", After: "Call the bank", NewTask: &nod.Task{Title: "Call the bank", Priority: nod.P2}, UndoID: "u2"}},
+		{TaskTitle: "Call the bank", Quote: "call the bank", Item: nod.ChangeItem{N: 3, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u3"}},
+	}
+	for _, i := range idx {
+		rs[i].Undone = true
+	}
+	return rs
+}
+
 func bulkEntries() []nod.UndoEntry {
 	undone := time.Date(2026, 3, 10, 9, 5, 0, 0, time.UTC)
 	var out []nod.UndoEntry
@@ -692,7 +707,7 @@ func bulkEntries() []nod.UndoEntry {
 			u.Change = nod.Change{Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c9", Title: r.Item.After}}}}
 		}
 		if i == 2 {
-			u.UndoneAt = &undone
+			u.UndoneAt, u.UndoneNow = &undone, true
 		}
 		out = append(out, u)
 	}

@@ -22,19 +22,27 @@ type Receipt struct {
 	Who string
 	// Call is the external call of a receipt of one (CallReceipt).
 	Call *nod.ExternalCall
+	// Undone says the change was undone since the receipt went out: a
+	// receipt of several redrawn after an Undo of one strikes it out.
+	Undone bool
+	// Spent says its Undo can no longer be used: expired, or used and the
+	// change put back since by a Redo, whose own message has its Undo.
+	Spent bool
 }
 
 // The templates of receipts and modes.
 var (
-	receiptHeader  = fixed("receipt_header")
-	receiptTrusted = define[string]("receipt_trusted") // whose mode
-	receiptQuote   = define[saidBy]("receipt_quote")
-	receiptRule    = define[ruleBy]("receipt_rule")
-	modeShow       = define[modeView]("mode_show")
-	modeBreaker    = define[breakerUntil]("mode_breaker")
-	breakerTmpl    = fixed("breaker")
-	breakerBack    = define[string]("breaker_back")  // the mode its button goes back to
-	breakerEnded   = define[string]("breaker_ended") // the mode chosen
+	receiptHeader   = fixed("receipt_header")
+	receiptAllBack  = fixed("receipt_header_undone")
+	receiptSomeBack = define[undoneOf]("receipt_undone_some")
+	receiptTrusted  = define[string]("receipt_trusted") // whose mode
+	receiptQuote    = define[saidBy]("receipt_quote")
+	receiptRule     = define[ruleBy]("receipt_rule")
+	modeShow        = define[modeView]("mode_show")
+	modeBreaker     = define[breakerUntil]("mode_breaker")
+	breakerTmpl     = fixed("breaker")
+	breakerBack     = define[string]("breaker_back")  // the mode its button goes back to
+	breakerEnded    = define[string]("breaker_ended") // the mode chosen
 
 	modeButton        = define[string]("b_mode")
 	breakerBackButton = define[string]("b_breaker_back")
@@ -63,18 +71,33 @@ type ruleBy struct {
 	Who string
 }
 
+// undoneOf is how many changes of a receipt's were undone since, of all.
+type undoneOf struct{ N, Of int }
+
 // breakerUntil says until when the circuit breaker asks for everything,
 // and the Mode it goes back to then.
 type breakerUntil struct{ Until, Mode string }
 
 // Receipts reports changes applied at once: what changed, as a diff, why
 // nod did not ask, and an Undo button per change; from BulkAt changes on,
-// a short receipt (bulkReceipt).
+// a short receipt (bulkReceipt). A receipt of several is redrawn with
+// the changes undone since struck out, without their Undo; each Undo
+// carries its change's number, so that the message can be redrawn from
+// its buttons.
 func (cv Changes) Receipts(rs []Receipt) Message {
 	if len(rs) >= BulkAt {
 		return cv.bulkReceipt(rs)
 	}
+	undone := 0
+	for _, r := range rs {
+		if r.Undone {
+			undone++
+		}
+	}
 	html := cv.l.Render(receiptHeader)
+	if undone == len(rs) && undone > 0 {
+		html = cv.l.Render(receiptAllBack)
+	}
 	// One heading per task, with the title it has now: a rename in the
 	// same turn does not split the task in two.
 	key := func(r Receipt) string { return cmp.Or(string(r.Item.TaskID), r.TaskTitle) }
@@ -90,7 +113,10 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 			html += "\n\n📋 <b>" + Escape(titles[group]) + "</b>"
 		}
 		html += "\n"
-		if len(rs) > 1 {
+		switch {
+		case len(rs) > 1 && r.Undone:
+			html += "↩️ <s>" + strconv.Itoa(i+1) + ".</s> "
+		case len(rs) > 1:
 			html += strconv.Itoa(i+1) + ". "
 		}
 		line, diff := cv.l.itemLines(r.Item, Escape(cv.DoneSummary(r.Item)), cv.l.itemDiff(r.Item, budget, nil))
@@ -102,14 +128,20 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 	for _, line := range cv.l.receiptReasons(rs) {
 		html += "\n\n" + line
 	}
+	if undone > 0 && undone < len(rs) {
+		html += "\n\n" + cv.l.Render(receiptSomeBack.With(undoneOf{N: undone, Of: len(rs)}))
+	}
 	m := Message{HTML: html}
 	var row []Button
 	for i, r := range rs {
+		if r.Undone || r.Spent {
+			continue
+		}
 		n := 0
 		if len(rs) > 1 {
 			n = i + 1
 		}
-		row = append(row, cv.l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID)}))
+		row = append(row, cv.l.button(undoButton.With(n), nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID), N: n}))
 		if len(row) == 4 {
 			m.Keyboard = append(m.Keyboard, row)
 			row = nil

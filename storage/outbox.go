@@ -268,24 +268,78 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 			}
 		}
 		if r.o.Kind == nod.OwedReceipt {
-			var rec receiptRecord
-			if err := json.Unmarshal([]byte(r.payload), &rec); err != nil {
+			rc, err := db.readReceipt(ctx, r.o.ChatID, r.payload)
+			if err != nil {
 				db.log.Error("owed receipt unreadable", "id", r.o.ID, "err", err)
 				continue
 			}
-			r.o.Receipt = &nod.Receipt{TaskTitle: rec.TaskTitle, Quote: rec.Quote, Trusted: rec.Trusted,
-				Item: nod.ChangeItem{N: rec.N, Tool: rec.Tool, TaskID: rec.TaskID, Args: rec.Args, Summary: rec.Summary,
-					Field: nod.Field(rec.Field), Before: rec.Before, After: rec.After, Status: nod.ItemConfirmed, UndoID: rec.UndoID}}
-			rec.Detail.fill(&r.o.Receipt.Item)
-			if rec.RuleID != "" {
-				// A rule that cannot be read leaves the receipt without it:
-				// it still says what changed.
-				if rule, err := getRule(ctx, db.reader(), r.o.ChatID, rec.RuleID); err == nil {
-					r.o.Receipt.Rule = &rule
-				}
-			}
+			r.o.Receipt = &rc
 		}
 		out = append(out, r.o)
+	}
+	return out, nil
+}
+
+// readReceipt reads a receipt the outbox keeps from its payload.
+func (db *core) readReceipt(ctx context.Context, chatID nod.ChatID, payload string) (nod.Receipt, error) {
+	var rec receiptRecord
+	if err := json.Unmarshal([]byte(payload), &rec); err != nil {
+		return nod.Receipt{}, fmt.Errorf("receipt: %w", err)
+	}
+	r := nod.Receipt{TaskTitle: rec.TaskTitle, Quote: rec.Quote, Trusted: rec.Trusted,
+		Item: nod.ChangeItem{N: rec.N, Tool: rec.Tool, TaskID: rec.TaskID, Args: rec.Args, Summary: rec.Summary,
+			Field: nod.Field(rec.Field), Before: rec.Before, After: rec.After, Status: nod.ItemConfirmed, UndoID: rec.UndoID}}
+	rec.Detail.fill(&r.Item)
+	if rec.RuleID != "" {
+		// A rule that cannot be read leaves the receipt without it: it
+		// still says what changed.
+		if rule, err := getRule(ctx, db.reader(), chatID, rec.RuleID); err == nil {
+			r.Rule = &rule
+		}
+	}
+	return r, nil
+}
+
+// Receipts returns the receipts the outbox keeps, sent or owed, of the
+// chat's changes whose undo entries ids name, in the order of ids; a
+// change without one (a tapped change set's, or one forgotten since) is
+// left out.
+func (db *Outbox) Receipts(ctx context.Context, chatID nod.ChatID, ids []nod.UndoID) ([]nod.Receipt, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	args := []any{chatID, string(nod.OwedReceipt)}
+	marks := make([]string, len(ids))
+	for i, id := range ids {
+		args = append(args, string(id))
+		marks[i] = fmt.Sprintf("$%d", len(args))
+	}
+	payloads := map[nod.UndoID]string{}
+	err := db.reader().queryRows(ctx, `SELECT ref, payload FROM outbox WHERE chat_id = $1 AND kind = $2 AND ref IN (`+strings.Join(marks, ",")+`)`, args,
+		func(rows scanner) error {
+			for rows.Next() {
+				var ref, payload string
+				if err := rows.Scan(&ref, &payload); err != nil {
+					return err
+				}
+				payloads[nod.UndoID(ref)] = payload
+			}
+			return rows.Err()
+		})
+	if err != nil {
+		return nil, fmt.Errorf("receipts: %w", err)
+	}
+	var out []nod.Receipt
+	for _, id := range ids {
+		payload, ok := payloads[id]
+		if !ok {
+			continue
+		}
+		r, err := db.readReceipt(ctx, chatID, payload)
+		if err != nil {
+			return nil, fmt.Errorf("receipt of %s: %w", id, err)
+		}
+		out = append(out, r)
 	}
 	return out, nil
 }

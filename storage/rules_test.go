@@ -203,3 +203,34 @@ func TestConfirmReadsItsStreak(t *testing.T) {
 		confirm(1, 3)
 	})
 }
+
+// The outbox reads back the receipts of changes by their undo entries,
+// sent or still owed, in the order asked, leaving out an id without one.
+func TestReceiptsReadBack(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		var ids []nod.UndoID
+		for _, p := range []nod.Priority{nod.P1, nod.P2} {
+			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Audit: executed, Mutate: setPriority(p),
+				Receipt: &nod.Receipt{Item: nod.ChangeItem{Tool: "set_task_priority", Summary: "Set priority to " + string(p), Field: nod.FieldPriority, After: string(p)}, Quote: "make it " + string(p)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, a.Undo.ID)
+		}
+		if err := db.Outbox().Delivered(ctx, chat, nod.OwedReceipt, string(ids[0])); err != nil {
+			t.Fatal(err)
+		}
+		rs, err := db.Outbox().Receipts(ctx, chat, []nod.UndoID{ids[1], "gone", ids[0]})
+		if err != nil || len(rs) != 2 {
+			t.Fatalf("Receipts = %+v, %v; want two", rs, err)
+		}
+		if rs[0].Item.UndoID != ids[1] || rs[0].Quote != "make it P2" || rs[0].Item.After != "P2" || rs[1].Item.UndoID != ids[0] || rs[1].TaskTitle != "Fix login bug" {
+			t.Errorf("Receipts = %+v", rs)
+		}
+		if rs, err := db.Outbox().Receipts(ctx, chat+1, ids); err != nil || len(rs) != 0 {
+			t.Errorf("another chat's Receipts = %+v, %v; want none", rs, err)
+		}
+	})
+}

@@ -407,8 +407,71 @@ func TestBulkReceiptRedrawnAfterUndoOne(t *testing.T) {
 	if len(live) != 1 || live[0].Title != "Task number 3" {
 		t.Fatalf("after Undo all %d tasks are left, want the redone one", len(live))
 	}
-	m = h.tg.WaitMessage(chat, receipt.ID, "the receipt struck", func(m telegramtest.Message) bool { return strings.Count(m.Text, "<s>") == 10 })
-	if !strings.HasPrefix(m.Text, "↩️ <b>10 tasks added, all undone</b>") || len(m.Buttons()) != 0 || !strings.Contains(m.Text, "<i>because you said") {
+	// The redone change stands: its line is not struck.
+	m = h.tg.WaitMessage(chat, receipt.ID, "the receipt struck", func(m telegramtest.Message) bool { return strings.Count(m.Text, "<s>") == 9 })
+	if !strings.HasPrefix(m.Text, "✅ <b>10 tasks added</b>, 9 of them undone") || strings.Contains(m.Text, "<s>3.") || len(m.Buttons()) != 0 || !strings.Contains(m.Text, "<i>because you said") {
 		t.Errorf("the receipt after Undo all:\n%s\n%v", m.Text, buttonTexts(m))
+	}
+}
+
+// A receipt of several changes says which of them were undone since:
+// Undo 2 strikes change 2 out and counts it, keeping the other Undos; a
+// change put back with Redo reads as applied again, its Undo on the
+// Redo's message (docs/design.md §6: a message that reported a change
+// is edited when the change is undone).
+func TestReceiptOfSeveralMarksItsUndos(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(3)
+	h.tap(chat, user, receipt.ID, "↩️ Undo 2")
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 2", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "↩️ <s>2.</s>")
+	})
+	if !strings.Contains(receipt.Text, "✅ <b>Done</b>") || !strings.Contains(receipt.Text, "↩️ 1 of 3 undone since.") ||
+		!strings.Contains(receipt.Text, "\n1. Created task") || !strings.Contains(receipt.Text, "\n3. Created task") {
+		t.Errorf("receipt after Undo 2:\n%s", receipt.Text)
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 1", "↩️ Undo 3"}) {
+		t.Errorf("buttons after Undo 2 = %v", got)
+	}
+	if n := len(h.liveTasks()); n != 2 {
+		t.Errorf("%d tasks after Undo 2, want 2", n)
+	}
+
+	h.tap(chat, user, botMessage(h, "↩️ Undone").ID, "↪️ Redo")
+	h.tap(chat, user, receipt.ID, "↩️ Undo 1")
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 1", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "↩️ <s>1.</s>")
+	})
+	if !strings.Contains(receipt.Text, "\n2. Created task") || !strings.Contains(receipt.Text, "↩️ 1 of 3 undone since.") {
+		t.Errorf("receipt after Redo 2 and Undo 1:\n%s", receipt.Text)
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 3"}) {
+		t.Errorf("buttons after Redo 2 and Undo 1 = %v, want only Undo 3: 2's Undo is on its Redo's message", got)
+	}
+}
+
+// Once every change of a receipt of several is undone, it says so and
+// has no Undo left.
+func TestReceiptOfSeveralAllUndone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(2)
+	h.tap(chat, user, receipt.ID, "↩️ Undo 1")
+	h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 1", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "↩️ <s>1.</s>") })
+	h.tap(chat, user, receipt.ID, "↩️ Undo 2")
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to say all is undone", func(m telegramtest.Message) bool {
+		return strings.HasPrefix(m.Text, "↩️ <b>Undone</b>")
+	})
+	for _, n := range []string{"1", "2"} {
+		if !strings.Contains(receipt.Text, "↩️ <s>"+n+".</s> Created task") {
+			t.Errorf("change %s not struck out:\n%s", n, receipt.Text)
+		}
+	}
+	if strings.Contains(receipt.Text, "undone since") || len(buttonTexts(receipt)) != 0 {
+		t.Errorf("all undone:\n%s\n%v", receipt.Text, buttonTexts(receipt))
+	}
+	if n := len(h.liveTasks()); n != 0 {
+		t.Errorf("%d tasks after two Undos, want none", n)
 	}
 }
