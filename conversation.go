@@ -148,6 +148,12 @@ const (
 	EventCallRan     EventKind = "call_ran"
 	EventCallFailed  EventKind = "call_failed"
 	EventCallUnknown EventKind = "call_unknown"
+	// the chat's time zone (Value; "" is nod's default) set outside a
+	// turn, from Summary: Reason says how, "tz" (the command),
+	// "location" (a shared location), or what became of the agent's
+	// offer: "confirmed", "rejected" (the zone stays), "undone" (Value is
+	// the zone it went back to)
+	EventZone EventKind = "zone"
 )
 
 // Event is one thing the person did, or nod did for them, outside the

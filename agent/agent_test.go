@@ -895,3 +895,25 @@ func TestStoredEncodingsMakeTheSameRequest(t *testing.T) {
 		}
 	})
 }
+
+// Each way the chat's zone was set outside a turn reads as what it was:
+// the agent's offer taken, declined or undone, or the person's own /tz or
+// location.
+func TestEventNotesZone(t *testing.T) {
+	at := time.Date(2026, 11, 30, 7, 5, 0, 0, time.UTC)
+	for _, c := range []struct {
+		e    nod.Event
+		want string
+	}{
+		{nod.Event{Kind: nod.EventZone, Value: "Europe/Berlin", Reason: "confirmed"}, "the user confirmed your proposal to set the chat's time zone to Europe/Berlin (it was nod's default)"},
+		{nod.Event{Kind: nod.EventZone, Value: "Asia/Tokyo", Reason: "rejected"}, "the user declined your proposal to set the chat's time zone to Asia/Tokyo: it stays as it was"},
+		{nod.Event{Kind: nod.EventZone, Value: "", Summary: "Europe/Berlin", Reason: "undone"}, "the user undid the time zone change: the chat's time zone is nod's default again"},
+		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "location"}, "the user shared their location, which set the chat's time zone to Europe/Lisbon (it was Europe/Berlin)"},
+		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "tz"}, "the user set the chat's time zone to Europe/Lisbon with /tz (it was Europe/Berlin)"},
+	} {
+		c.e.At = at
+		if got := agent.EventNotes([]nod.Event{c.e}, 42, false, time.UTC); !strings.Contains(got, c.want) {
+			t.Errorf("%s: notes = %q, want them to hold %q", c.e.Reason, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -101,6 +102,8 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("%s confirmed your call %s; it did not succeed: %s", who, callNamed(e.Summary), e.Reason)
 	case nod.EventCallUnknown:
 		return fmt.Sprintf("nod stopped while your call %s was under way, so whether it happened is unknown; the user was told so. nod never sends it again: do not call it again unless the user asks after checking", callNamed(e.Summary))
+	case nod.EventZone:
+		return zoneNote(e, who)
 	case nod.EventMode:
 		if e.Reason != "" {
 			return fmt.Sprintf("the chat switched to mode %s (%s)", e.Value, e.Reason)
@@ -108,6 +111,23 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("%s switched the chat to mode %s", who, e.Value)
 	}
 	return string(e.Kind)
+}
+
+// zoneNote says how who set the chat's time zone outside a turn: what
+// became of the agent's offer, or the zone they set themselves.
+func zoneNote(e nod.Event, who string) string {
+	zone := func(z string) string { return cmp.Or(z, "nod's default") }
+	switch e.Reason {
+	case string(nod.OutcomeConfirmed):
+		return fmt.Sprintf("%s confirmed your proposal to set the chat's time zone to %s (it was %s): their dates and times are read in it from now on", who, zone(e.Value), zone(e.Summary))
+	case string(nod.OutcomeRejected):
+		return fmt.Sprintf("%s declined your proposal to set the chat's time zone to %s: it stays as it was; do not propose it again unless asked", who, zone(e.Value))
+	case string(nod.OutcomeUndone):
+		return fmt.Sprintf("%s undid the time zone change: the chat's time zone is %s again", who, zone(e.Value))
+	case string(nod.ToolLocation):
+		return fmt.Sprintf("%s shared their location, which set the chat's time zone to %s (it was %s)", who, zone(e.Value), zone(e.Summary))
+	}
+	return fmt.Sprintf("%s set the chat's time zone to %s with /tz (it was %s)", who, zone(e.Value), zone(e.Summary))
 }
 
 // weekday is how a repeating reminder's times are told: its day counts.

@@ -3,6 +3,7 @@ package storage_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -321,6 +322,57 @@ func TestAskZones(t *testing.T) {
 		}
 		if _, err := db.Schedule().DecideZone(ctx, chat, 42, asked[1].ID, true, time.UTC); !errors.Is(err, nod.ErrDecided) {
 			t.Errorf("a second tap: %v", err)
+		}
+	})
+}
+
+// A zone set outside a turn is an event of the chat's topics: an offer
+// declined, one taken and undone, and a zone set with /tz, each once, in
+// order; the agent's own zone change in a turn is not.
+func TestZoneEvents(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		since := clock.Now()
+		step := func() { clock.Advance(time.Second) }
+		step()
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Rome", time.UTC, nod.ToolSetTimezone); err != nil { // the agent's
+			t.Fatal(err)
+		}
+		no, err := db.Schedule().ProposeZone(ctx, chat, 42, "Asia/Tokyo")
+		if err != nil {
+			t.Fatal(err)
+		}
+		step()
+		if _, err := db.Schedule().DecideZone(ctx, chat, 42, no.ID, false, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		yes, err := db.Schedule().ProposeZone(ctx, chat, 42, "Europe/Berlin")
+		if err != nil {
+			t.Fatal(err)
+		}
+		step()
+		if _, err := db.Schedule().DecideZone(ctx, chat, 42, yes.ID, true, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		step()
+		if _, err := db.Schedule().UndoZone(ctx, chat, 42, yes.ID, time.UTC); err != nil {
+			t.Fatal(err)
+		}
+		step()
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Lisbon", time.UTC, nod.ToolTZ); err != nil {
+			t.Fatal(err)
+		}
+		events, err := db.Conversation().Events(ctx, nod.Topic{ChatID: chat}, since)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range events {
+			got = append(got, fmt.Sprintf("%s %s %s←%s", e.Kind, e.Reason, e.Value, e.Summary))
+		}
+		want := []string{"zone rejected Asia/Tokyo←", "zone confirmed Europe/Berlin←Europe/Rome", "zone undone Europe/Rome←Europe/Berlin", "zone tz Europe/Lisbon←Europe/Rome"}
+		if !slices.Equal(got, want) {
+			t.Errorf("events = %q, want %q", got, want)
 		}
 	})
 }

@@ -30,7 +30,9 @@ const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COA
 		UNION ALL SELECT 'a', tool, args, reason, created_at, '', user_id, outcome FROM audit_log WHERE chat_id = $1 AND created_at > $2 AND redacted = 0
 		AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
 		OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder'))
-		OR (outcome = 'rejected' AND tool = 'delete_task'))`
+		OR (outcome = 'rejected' AND tool = 'delete_task')
+		OR (outcome IN ('confirmed', 'rejected', 'undone') AND tool = 'set_chat_timezone')
+		OR (outcome = 'executed' AND tool IN ('tz', 'location')))`
 
 // Events returns what happened in topic at after since outside the
 // conversation with the agent, oldest first: decisions on the topic's
@@ -177,6 +179,11 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Tas
 		e.Kind, e.Value = nod.EventMode, a.Arg("mode")
 	case "interrupted":
 		e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
+	case nod.ToolSetTimezone, nod.ToolTZ, nod.ToolLocation: // the zone set outside a turn
+		e.Kind, e.Value, e.Summary, e.Reason = nod.EventZone, a.Arg("timezone"), a.Arg("before"), string(a.Tool)
+		if a.Tool == nod.ToolSetTimezone {
+			e.Reason = string(a.Outcome)
+		}
 	case nod.ToolSetStatus: // a reminder's or card's ✓ Done, a card's ↩️ Reopen
 		e.Kind = nod.EventRemindDone
 		if st := nod.Status(a.Arg("status")); st != nod.StatusDone {

@@ -555,3 +555,44 @@ func TestPromptListsTheLabels(t *testing.T) {
 		t.Errorf("the prompt lists the task without labels as:\n%s", line)
 	}
 }
+
+// The agent learns what became of its time zone offer, and of a zone
+// the person set themselves, as notes of what happened outside the
+// conversation: not only from the clock line of its prompt.
+func TestZoneDecisionsReachTheAgent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Shall I?"))
+	h.start()
+	h.tg.SendText(chat, user, "I'm in Tokyo now")
+	offer := h.withButton(chat, "✓ Asia/Tokyo")
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, offer.ID, "✓ Asia/Tokyo")
+	h.clock.Advance(time.Minute)
+	notes := func(i int) string {
+		t.Helper()
+		h.tg.Wait("the agent's request", func() bool { return len(h.llm.RequestsFor(agentM)) > i })
+		last := ""
+		for _, m := range h.llm.RequestsFor(agentM)[i].Messages {
+			if strings.HasPrefix(m.Content, "Meanwhile") {
+				last = m.Content
+			}
+		}
+		return last // the earlier turns' notes are kept in the conversation
+	}
+	h.script(openaitest.Text("Noted."))
+	h.tg.SendText(chat, user, "what time is it for you?")
+	if n := notes(2); !strings.Contains(n, "the user confirmed your proposal to set the chat's time zone to Asia/Tokyo (it was nod's default)") {
+		t.Errorf("after the tap the agent reads:\n%s", n)
+	}
+	h.tg.WaitBotMessages(chat, 3)
+	h.clock.Advance(time.Minute)
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	h.tg.WaitBotMessages(chat, 4)
+	h.clock.Advance(time.Minute)
+	h.script(openaitest.Text("Noted."))
+	h.tg.SendText(chat, user, "and now?")
+	if n := notes(3); !strings.Contains(n, "the user set the chat's time zone to Europe/Berlin with /tz (it was Asia/Tokyo)") || strings.Contains(n, "confirmed your proposal") {
+		t.Errorf("after /tz the agent reads:\n%s", n)
+	}
+}
