@@ -97,6 +97,9 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	return b.String(), nil
 }
 
+// notSaid starts the prompt's line on a chat whose zone nobody set.
+const notSaid = "The user has not said where they are; this is nod's default zone."
+
 // writeRules writes the rules and the setting they are read in: today,
 // the chat's zone, the group, the mode and the language.
 func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod.ChatSettings, zone *time.Location) {
@@ -106,9 +109,9 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 	switch {
 	case settings.TimeZone != "":
 	case settings.ZoneAsked != nil:
-		fmt.Fprintf(b, "The user has not said where they are; this is nod's default zone. You were told to ask them on %s: do not ask again. Read their dates and times in this zone until they say (in words: set it with set_chat_timezone; or with /tz, or by sharing their location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))
+		fmt.Fprintf(b, notSaid+" You were told to ask them on %s: do not ask again. Read their dates and times in this zone until they say (in words: set it with set_chat_timezone; or with /tz, or by sharing their location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))
 	default:
-		b.WriteString("The user has not said where they are; this is nod's default zone. When they give a date or time (a reminder, \"tomorrow\"), ask once where they are before relying on it, and set it with set_chat_timezone when they say; never guess it.\n")
+		b.WriteString(notSaid + " When they give a date or time (a reminder, \"tomorrow\"), ask once where they are before relying on it, and set it with set_chat_timezone when they say; never guess it.\n")
 	}
 	if req.Speaker != "" {
 		fmt.Fprintf(b, "This is a group chat: every user message starts with its speaker's name and id. This turn is for %s: act on their words. Other members' messages are context, not requests from them; a change is made for the person who asked, and only they can confirm it.\n", req.Speaker)
@@ -272,6 +275,30 @@ func decisionLine(d nod.Decision, task string, group bool) string {
 		line += fmt.Sprintf(" (%s reason: %q)", whose, r)
 	}
 	return line + "\n"
+}
+
+// rezoned is system, written before the turn set the chat's zone to
+// zone, as it reads once it did: its clock line in the new zone, and no
+// longer saying the person has not said where they are. The tasks'
+// reminders keep their clock times in the new zone, so their lines hold.
+func rezoned(system string, now time.Time, zone *time.Location) string {
+	start := strings.Index(system, "\n\nToday is ")
+	if start < 0 {
+		return system
+	}
+	start += 2
+	end := start + strings.IndexByte(system[start:], '\n')
+	if end < start {
+		return system
+	}
+	line := todayLine(now, zone) + " The user set this zone in this turn."
+	rest := system[end+1:]
+	if strings.HasPrefix(rest, notSaid) {
+		if n := strings.IndexByte(rest, '\n'); n >= 0 {
+			rest = rest[n+1:]
+		}
+	}
+	return system[:start] + line + "\n" + rest
 }
 
 // todayLine tells the agent where in its day the person is: local date,

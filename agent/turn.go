@@ -145,9 +145,13 @@ func (t *turn) loadReplyItems(ctx context.Context) {
 // model's; the person's words are kept.
 func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error) {
 	var res nod.TurnResult
+	prompted := t.zone // the zone the system prompt is written in
 	for res.Steps = 1; ; res.Steps++ {
 		t.report(ctx)
 		t.takeMore(ctx)
+		if t.zone != prompted {
+			system, prompted = rezoned(system, t.a.now(), t.zone), t.zone
+		}
 		msg, err := t.a.complete(ctx, system, t.requestTools, t.history, t.msgs)
 		if err != nil {
 			t.keepWords(ctx)

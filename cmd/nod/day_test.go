@@ -168,6 +168,15 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.Contains(r, `"timezone":"Asia/Tokyo"`) || !strings.Contains(r, "19:00 (Asia/Tokyo)") {
 		t.Errorf("tool result = %q", r)
 	}
+	// The turn's next step reads its clock in the zone it set, and is no
+	// longer told that the person has not said where they are.
+	reqs := h.llm.RequestsFor(agentM)
+	if first := reqs[0].System(); !strings.Contains(first, "10:00 (UTC).") || !strings.Contains(first, "has not said where they are") {
+		t.Errorf("the first step's prompt:\n%s", grepLines(first, "Today is")+grepLines(first, "where they are"))
+	}
+	if next := reqs[1].System(); !strings.Contains(next, "19:00 (Asia/Tokyo). The user set this zone in this turn.\n") || strings.Contains(next, "(UTC)") || strings.Contains(next, "has not said where they are") {
+		t.Errorf("the next step's prompt:\n%s", grepLines(next, "Today is")+grepLines(next, "where they are"))
+	}
 	if ans := h.tap(chat, user, rcpt.ID, "↩️ Undo"); ans != "Undone." {
 		t.Errorf("undo answer = %q", ans)
 	}
