@@ -122,6 +122,11 @@ type UndoEntry struct {
 	Auto bool
 	// Reverts is the entry this one undoes: set for the redo of an undo.
 	Reverts UndoID
+	// Redoes says taking this entry back applies its change again: it is
+	// an Undo's entry, an odd step along the chain. Reverts alone does
+	// not say it: the Undo of a Redo reverts the Redo's entry and takes
+	// the change back.
+	Redoes bool
 	// Root is the change's first entry, for a later one of its chain (a
 	// redo, or the undo of a redo); "" for the first.
 	Root UndoID

@@ -502,7 +502,7 @@ func (uv Undo) Redone(again nod.UndoEntry) Message {
 func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict) Message {
 	d := staleUndo{Title: u.Title, Summary: uv.l.appliedSummary(u), Stored: u.Summary, Field: string(cf.Field), Item: cf.Item}
 	anyway := undoAnyway
-	if u.Reverts != "" {
+	if u.Redoes {
 		// u took a change back: undoing it applies that change again.
 		d.Redo, d.Summary, anyway = true, uv.l.undoneSummary(u), redoAnyway
 	}

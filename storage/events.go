@@ -23,7 +23,7 @@ const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COA
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
 		WHERE d.chat_id = $1 AND d.created_at > $2 AND NOT (d.verdict = 'confirmed' AND substr(d.tool, 1, 5) = 'mcp__')
-		UNION ALL SELECT 'u', u.reverts, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id, '' FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
+		UNION ALL SELECT 'u', CASE WHEN u.redoes = 1 THEN 'redo' ELSE '' END, u.summary, '', u.undone_at, COALESCE(t.title, ''), u.user_id, '' FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
 		UNION ALL SELECT 'x', state, tool, failure, done_at, result, user_id, args FROM external_calls
 		WHERE chat_id = $1 AND thread = $3 AND done_at > $2 AND (set_id <> '' OR state = 'unknown')
@@ -83,10 +83,10 @@ func (db *Conversation) events(ctx context.Context, at nod.Topic, rs []eventRow)
 			if r.a == string(nod.Rejected) {
 				e.Kind = nod.EventRejected
 			}
-		case "u": // an undo: reverts, summary
+		case "u": // an undo: whether it redid, summary
 			e.Kind, e.Summary = nod.EventUndone, r.b
 			if r.a != "" {
-				e.Kind = nod.EventRedone // the undo of an undo
+				e.Kind = nod.EventRedone // an Undo's entry taken back
 			}
 		case "x": // an external call a tap confirmed, or one cut short: state, tool
 			callEvent(&e, r)

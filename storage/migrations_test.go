@@ -313,13 +313,14 @@ func TestUndoChainMigration(t *testing.T) {
 		seedT1(t, db)
 		want := map[nod.UndoID]bool{}
 		var redos []nod.UndoID
+		redoes := map[nod.UndoID]bool{}
 		for steps, p := range []nod.Priority{nod.P0, nod.P1, nod.P2, nod.P3} {
 			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(p), Audit: executed})
 			if err != nil {
 				t.Fatal(err)
 			}
 			at := a.Undo.ID
-			for range steps {
+			for step := range steps {
 				clock.Advance(time.Second)
 				u, err := db.Undo().Undo(ctx, chat, at, 42, true)
 				if err != nil {
@@ -327,6 +328,7 @@ func TestUndoChainMigration(t *testing.T) {
 				}
 				at = u.Redo.ID
 				redos = append(redos, at)
+				redoes[at] = step%2 == 0 // an Undo's entry, the first step's, redoes
 			}
 			want[a.Undo.ID] = steps%2 == 1
 		}
@@ -350,6 +352,9 @@ func TestUndoChainMigration(t *testing.T) {
 			}
 			if _, ok := want[u.Root]; !ok {
 				t.Errorf("entry %s after the migration has root %q, no change's first entry", id, u.Root)
+			}
+			if u.Redoes != redoes[id] {
+				t.Errorf("entry %s after the migration redoes %v, want %v", id, u.Redoes, redoes[id])
 			}
 		}
 	})

@@ -1295,6 +1295,20 @@ func TestUndoneNowFollowsTheChain(t *testing.T) {
 			if u.Redo.Root != first {
 				t.Errorf("%s: the next entry's root is %q, want %q", step, u.Redo.Root, first)
 			}
+			// Every other step puts the change back: so its report, its
+			// audit row and what the agent is told say, not whether the
+			// entry taken back reverted another (an Undo of a Redo does).
+			redo := i%2 == 1
+			if u.Redone != redo || u.Redo.Redoes == redo {
+				t.Errorf("%s: redone %v, the next entry redoes %v; want %v, %v", step, u.Redone, u.Redo.Redoes, redo, !redo)
+			}
+			if a, err := db.Audit().Audit(ctx, chat, 1); err != nil || len(a) != 1 || a[0].Outcome != map[bool]nod.Outcome{false: nod.OutcomeUndone, true: nod.OutcomeRedone}[redo] {
+				t.Errorf("%s: latest audit row %+v (%v)", step, a, err)
+			}
+			events, err := db.Conversation().Events(ctx, nod.Topic{ChatID: chat}, clock.Now().Add(-time.Second))
+			if want := map[bool]nod.EventKind{false: nod.EventUndone, true: nod.EventRedone}[redo]; err != nil || len(events) != 1 || events[0].Kind != want {
+				t.Errorf("%s: events %+v (%v), want one %s", step, events, err, want)
+			}
 			at = u.Redo.ID
 			check(step, i%2 == 0, at)
 		}

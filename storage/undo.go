@@ -17,8 +17,8 @@ func insertUndo(ctx context.Context, q conn, u nod.UndoEntry) error {
 	if err != nil {
 		return err
 	}
-	err = q.later(ctx, `INSERT INTO undo_entries (id, chat_id, thread, user_id, task_id, tool, summary, delta, reverts, root, created_at, expires_at, auto) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13)`,
-		u.ID, u.ChatID, u.Thread, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, u.Root, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto))
+	err = q.later(ctx, `INSERT INTO undo_entries (id, chat_id, thread, user_id, task_id, tool, summary, delta, reverts, root, created_at, expires_at, auto, redoes) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14)`,
+		u.ID, u.ChatID, u.Thread, u.UserID, u.TaskID, u.Tool, u.Summary, delta, u.Reverts, u.Root, micros(u.CreatedAt), micros(u.ExpiresAt), boolInt(u.Auto), boolInt(u.Redoes))
 	if err != nil {
 		return fmt.Errorf("record undo entry: %w", err)
 	}
@@ -165,7 +165,7 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 		return out, fmt.Errorf("mark change %s undone or redone: %w", root, err)
 	}
 	outcome := nod.OutcomeUndone
-	if u.Reverts != "" {
+	if u.Redoes {
 		outcome = nod.OutcomeRedone
 	}
 	args, err := json.Marshal(map[string]any{"undo_id": id, "task_id": u.TaskID, "tool": u.Tool, "fields": touched(inv)})
@@ -182,11 +182,12 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	redo := nod.UndoEntry{
 		ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 		Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id, Root: root,
+		Redoes: !u.Redoes, // this step's taken back by the next
 	}
 	if err := insertUndo(ctx, tx, redo); err != nil {
 		return out, err
 	}
-	out.Redo, out.Redone = redo, u.Reverts != ""
+	out.Redo, out.Redone = redo, u.Redoes
 	return out, db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: string(redo.ID)}, now)
 }
 
@@ -253,12 +254,13 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id nod.UndoID) (nod
 		created, expires int64
 		undone           sql.NullInt64
 		auto, undoneNow  int
+		redoes           int
 	)
 	err := q.QueryRowContext(ctx, `SELECT u.id, u.chat_id, u.thread, u.user_id, u.task_id, u.tool, u.summary, u.delta, u.reverts, u.root,
-		u.created_at, u.expires_at, u.undone_at, u.undone_now, u.auto, t.title
+		u.created_at, u.expires_at, u.undone_at, u.undone_now, u.auto, u.redoes, t.title
 		FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id WHERE u.id = $1 AND u.chat_id = $2`, id, chatID).
 		Scan(&u.ID, &u.ChatID, &u.Thread, &u.UserID, &u.TaskID, &u.Tool, &u.Summary, &delta, &u.Reverts, &u.Root,
-			&created, &expires, &undone, &undoneNow, &auto, &title)
+			&created, &expires, &undone, &undoneNow, &auto, &redoes, &title)
 	if noRows(err) {
 		return u, fmt.Errorf("undo entry %s: %w", id, nod.ErrNotFound)
 	}
@@ -272,7 +274,7 @@ func getUndo(ctx context.Context, q conn, chatID nod.ChatID, id nod.UndoID) (nod
 	if u.Change, err = decodeChange(u.TaskID, delta.String); err != nil {
 		return u, err
 	}
-	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto, u.UndoneNow = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0, undoneNow != 0
+	u.CreatedAt, u.ExpiresAt, u.UndoneAt, u.Auto, u.UndoneNow, u.Redoes = fromMicros(created), fromMicros(expires), timePtr(undone), auto != 0, undoneNow != 0, redoes != 0
 	return u, nil
 }
 
