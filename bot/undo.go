@@ -39,6 +39,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 			// receipt, or the message of an Undo whose Redo this is.
 			b.markUndone(ctx, p, u)
 		}
+		b.redrawReceiptOf(ctx, p.loc, p.chat, u, p.msgID)
 		b.undone(ctx, p.loc, p.topic(), p.undo(), u, len(shown) > 0)
 	})
 	if u.Redone {
@@ -81,48 +82,128 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 }
 
 // redrawReceipts redraws the receipt of several changes p was pressed
-// on as those changes stand: each undone since struck out and without
-// its Undo. Its changes are the numbered Undo buttons it was sent with
-// (formatting.Changes.Receipts), read back with their kept receipts. It
-// reports false, changing nothing, when the message is not such a
-// receipt or a change's receipt or entry cannot be read.
+// on as those changes stand (redrawReceipt). It reports false, changing
+// nothing, when the message is not such a receipt or a change's receipt
+// or entry cannot be read.
 func (b *Bot) redrawReceipts(ctx context.Context, p press) bool {
-	acts := b.bulkUndos(ctx, p.chat, p.msgID)
-	if len(acts) < 2 || len(acts) >= formatting.BulkAt {
-		return false
+	ids := b.receiptUndos(ctx, p.chat, p.msgID)
+	return len(ids) > 1 && b.redrawReceipt(ctx, p.loc, p.chat, p.msgID, ids)
+}
+
+// receiptUndos are the changes of a receipt of two or three, msgID, in
+// its order: the numbered Undo buttons it was sent with
+// (formatting.Changes.Receipts). None for any other message, a short or
+// combined receipt's included (their Undo all is theirs to redraw).
+func (b *Bot) receiptUndos(ctx context.Context, chat nod.ChatID, msgID int) []nod.UndoID {
+	data, err := b.buttons.MessageButtons(ctx, chat, msgID)
+	if err != nil {
+		b.log.Warn("buttons of a receipt", "chat", chat, "message", msgID, "err", err)
+		return nil
 	}
-	ids := make([]nod.UndoID, len(acts))
-	for i, a := range acts {
-		if a.N != i+1 {
-			return false
+	byN := map[int]nod.UndoID{}
+	for _, d := range data {
+		a, err := DecodeAction(d)
+		switch {
+		case err != nil:
+		case a.Kind == nod.ActUndoAll:
+			return nil
+		case a.Kind == nod.ActUndo && a.N > 0:
+			byN[a.N] = nod.UndoID(a.ID)
 		}
-		ids[i] = nod.UndoID(a.ID)
 	}
-	rs, err := b.outbox.Receipts(ctx, p.chat, ids)
+	if len(byN) >= formatting.BulkAt {
+		return nil
+	}
+	ids := make([]nod.UndoID, len(byN))
+	for n, id := range byN {
+		if n > len(ids) {
+			return nil // not numbered from 1 on
+		}
+		ids[n-1] = id
+	}
+	return ids
+}
+
+// redrawReceipt edits receipt message msgID, which reported the changes
+// of undo entries ids in that order, to show them as they stand, read
+// back with their kept receipts: each undone since struck out and
+// without its Undo, each put back by a Redo as applied, its Undo being
+// the Redo's. It reports whether it did.
+func (b *Bot) redrawReceipt(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, msgID int, ids []nod.UndoID) bool {
+	rs, err := b.outbox.Receipts(ctx, chat, ids)
 	if err != nil || len(rs) != len(ids) {
-		b.log.Warn("receipts of a message", "chat", p.chat, "message", p.msgID, "found", len(rs), "err", err)
+		b.log.Warn("receipts of a message", "chat", chat, "message", msgID, "found", len(rs), "err", err)
 		return false
 	}
 	frs := make([]formatting.Receipt, len(rs))
 	for i, r := range rs {
-		e, err := b.undos.UndoEntry(ctx, p.chat, ids[i])
+		e, err := b.undos.UndoEntry(ctx, chat, ids[i])
 		if err != nil {
-			b.log.Warn("receipt's undo entry", "chat", p.chat, "undo", ids[i], "err", err)
+			b.log.Warn("receipt's undo entry", "chat", chat, "undo", ids[i], "err", err)
 			return false
 		}
 		frs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule,
-			Who: b.nameOf(ctx, p.chat, e.UserID), Undone: e.UndoneNow, Spent: e.UndoneAt != nil || !b.now().Before(e.ExpiresAt)}
+			Who: b.nameOf(ctx, chat, e.UserID), Undone: e.UndoneNow, Spent: e.UndoneAt != nil || !b.now().Before(e.ExpiresAt)}
 	}
-	m := p.loc.Changes().Receipts(frs)
-	// A rule's Stop stays only while the message still has it.
+	if len(frs) == 1 && frs[0].Undone {
+		return false // a receipt of one change undone says so in its own words (ReceiptUndone)
+	}
+	m := loc.Changes().Receipts(frs)
+	// A rule's Stop stays only while the rule is on.
 	m.Keyboard = slices.DeleteFunc(m.Keyboard, func(row []formatting.Button) bool {
-		return row[0].Action.Kind == nod.ActStopRule && countKind(p.keyboard, nod.ActStopRule) == 0
+		return row[0].Action.Kind == nod.ActStopRule && !slices.ContainsFunc(frs, func(r formatting.Receipt) bool {
+			return r.Rule != nil && string(r.Rule.ID) == row[0].Action.ID && r.Rule.Status == nod.RuleActive
+		})
 	})
-	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
-		b.log.Warn("redraw receipt", "chat", p.chat, "err", err)
+	if err := b.send.edit(ctx, chat, msgID, m); err != nil {
+		b.log.Warn("redraw receipt", "chat", chat, "err", err)
 		return false
 	}
 	return true
+}
+
+// redrawReceiptOf redraws the receipt that reported the change u's
+// entry belongs to, unless it is message pressed (markUndone's): an Undo
+// or Redo from another message (the Undone one's Redo, the Redo's Undo,
+// /undo) leaves no receipt reading as it was. Receipts of one change,
+// or of two or three, are found by their Undo buttons' records.
+func (b *Bot) redrawReceiptOf(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, u nod.Undone, pressed int) {
+	root, _ := b.chain(ctx, chat, u.Redo)
+	if root.ID == "" {
+		return
+	}
+	for n := range formatting.BulkAt {
+		data, err := EncodeAction(nod.Action{Kind: nod.ActUndo, ID: string(root.ID), N: n})
+		if err != nil {
+			return
+		}
+		msgs, err := b.buttons.ButtonMessages(ctx, chat, data)
+		if err != nil || len(msgs) == 0 {
+			continue
+		}
+		if msgs[0] == pressed {
+			return
+		}
+		ids := b.receiptUndos(ctx, chat, msgs[0])
+		switch {
+		case n > 0 && len(ids) > 1:
+			b.redrawReceipt(ctx, loc, chat, msgs[0], ids)
+		case n > 0 || len(ids) > 0:
+			// a short or combined receipt, or not one at all
+		default:
+			// The receipt of this one change, if a receipt it is: a change
+			// set's message or a card has none kept, and is left be.
+			if rs, err := b.outbox.Receipts(ctx, chat, []nod.UndoID{root.ID}); err != nil || len(rs) != 1 {
+				return
+			}
+			if u.Redone { // as sent, without the Undo that the Redo's message has now
+				b.redrawReceipt(ctx, loc, chat, msgs[0], []nod.UndoID{root.ID})
+			} else if err := b.send.edit(ctx, chat, msgs[0], loc.Undo().ReceiptUndone(u.Redo)); err != nil {
+				b.log.Warn("mark receipt undone", "chat", chat, "err", err)
+			}
+		}
+		return
+	}
 }
 
 // countUndos counts the Undo buttons of a keyboard.
@@ -184,6 +265,7 @@ func (b *Bot) cmdUndo(ctx context.Context, in incoming) {
 		var done nod.Undone
 		if done, err = b.change.Undo(ctx, in.chat, in.user, u.ID, false); err == nil {
 			shown := b.tapsBack(ctx, in.loc, in.chat, u.ID, done)
+			b.redrawReceiptOf(ctx, in.loc, in.chat, done, 0)
 			b.undone(ctx, in.loc, in.topic(), u.ID, done, len(shown) > 0)
 			return
 		}

@@ -439,6 +439,15 @@ func TestReceiptOfSeveralMarksItsUndos(t *testing.T) {
 	}
 
 	h.tap(chat, user, botMessage(h, "↩️ Undone").ID, "↪️ Redo")
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to show change 2 applied again", func(m telegramtest.Message) bool {
+		return !strings.Contains(m.Text, "<s>")
+	})
+	if strings.Contains(receipt.Text, "undone since") || !strings.Contains(receipt.Text, "\n2. Created task") {
+		t.Errorf("receipt after Redo 2:\n%s", receipt.Text)
+	}
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 1", "↩️ Undo 3"}) {
+		t.Errorf("buttons after Redo 2 = %v, want 2's Undo on the Redo's message only", got)
+	}
 	h.tap(chat, user, receipt.ID, "↩️ Undo 1")
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 1", func(m telegramtest.Message) bool {
 		return strings.Contains(m.Text, "↩️ <s>1.</s>")
@@ -473,5 +482,40 @@ func TestReceiptOfSeveralAllUndone(t *testing.T) {
 	}
 	if n := len(h.liveTasks()); n != 0 {
 		t.Errorf("%d tasks after two Undos, want none", n)
+	}
+}
+
+// A receipt of one change reads as what became of it however the
+// change was taken back or put back: Undo on it says undone, Redo from
+// the Undone message shows it applied again (its Undo now on the Redo's
+// message), and /undo of the change again says undone.
+func TestReceiptOfOneFollowsRedo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receipt := h.bulkTurn(1)
+	sent := receipt.Text
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	h.tg.WaitMessage(chat, receipt.ID, "the receipt to say undone", func(m telegramtest.Message) bool { return m.Text != sent })
+	h.tap(chat, user, botMessage(h, "↩️ Undone").ID, "↪️ Redo")
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt as sent", func(m telegramtest.Message) bool { return m.Text == sent })
+	if len(buttonTexts(receipt)) != 0 {
+		t.Errorf("the receipt after Redo has %v; its Undo is on the Redo's message", buttonTexts(receipt))
+	}
+	again := botMessage(h, "↪️ Applied again")
+	if !hasButton(again, "↩️ Undo") {
+		t.Fatalf("the Redo's message has no Undo: %v", buttonTexts(again))
+	}
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, "/undo")
+	// Undoing the Redo takes the change back: an undo, not a redo.
+	if m := h.tg.WaitBotMessages(chat, n+1)[n]; !strings.HasPrefix(m.Text, "↩️ Undone") {
+		t.Errorf("/undo after a Redo answered %q", m.Text)
+	}
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to say undone again", func(m telegramtest.Message) bool { return m.Text != sent })
+	if !strings.Contains(receipt.Text, "Task number 1") || strings.Contains(receipt.Text, "✅") {
+		t.Errorf("the receipt after /undo:\n%s", receipt.Text)
+	}
+	if n := len(h.liveTasks()); n != 0 {
+		t.Errorf("%d tasks after /undo, want none", n)
 	}
 }
