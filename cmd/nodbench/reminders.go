@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/nodbot/nod/agent"
 	"github.com/nodbot/nod/answer"
 	"github.com/nodbot/nod/bot"
@@ -36,7 +38,8 @@ type reminders struct {
 	Replicas int    `json:"replicas"`
 	Database string `json:"database"`
 	// Statements is per item due, reminder or daily review: its claim,
-	// the daily review's turn, the message and its delivery.
+	// the daily review's turn, the message and its delivery; the sweeps
+	// that found nothing due meanwhile are left out (sweepWork.idle).
 	fired
 	BySweep   []int      `json:"sent_by_replica"`
 	Repeating *repeating `json:"repeating,omitempty"`
@@ -132,13 +135,16 @@ func reminderBench(dsn string, n, dailies, repeats, replicas int) (reminders, er
 			return rep, fmt.Errorf("seed: %w", err)
 		}
 	}
-	logs, err := startReplicas(r, dbs, tg.URL, llm.URL, clock.now, log)
+	logs, w, err := startReplicas(r, dbs, tg.URL, llm.URL, clock.now, log)
 	if err != nil {
 		return rep, err
 	}
-	time.Sleep(due.Sub(clock.now()) - time.Second) // the bots are up and sweeping before anything is due
+	// The bots are up and sweeping before anything is due: what a sweep
+	// that finds nothing costs is measured then.
+	time.Sleep(time.Second)
+	w.idle(due.Sub(clock.now()) - time.Second)
 	var tasks int
-	rep.fired, tasks = fireStage(tg, dbs, clock, due, n+dailies)
+	rep.fired, tasks = fireStage(tg, w, clock, due, n+dailies)
 	for _, l := range logs {
 		rep.BySweep = append(rep.BySweep, strings.Count(l.String(), "reminder sent"))
 	}
@@ -154,7 +160,7 @@ func reminderBench(dsn string, n, dailies, repeats, replicas int) (reminders, er
 	}
 	if repeats > 0 {
 		rep.Repeating = &repeating{N: repeats, Rules: repeatRules}
-		if err := rep.Repeating.run(tg, dbs, clock, dsn, first); err != nil {
+		if err := rep.Repeating.run(tg, w, clock, dsn, first); err != nil {
 			return rep, err
 		}
 	}
@@ -180,24 +186,27 @@ func reminderDSN(r *reporter, dsn string, replicas int) (string, error) {
 }
 
 // startReplicas starts a bot on each of dbs, on the clock now, with Telegram's rate limits
-// lifted, and returns what each logs.
-func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, now func() time.Time, log *slog.Logger) ([]*fixtures.LogBuffer, error) {
+// lifted, and returns what each logs and the work they do.
+func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, now func() time.Time, log *slog.Logger) ([]*fixtures.LogBuffer, *sweepWork, error) {
 	unlimited := bot.Limits{PerChat: 1e6, PerChatBurst: 1e6, PerGroup: 1e8, Global: 1e6}
 	var logs []*fixtures.LogBuffer
+	w := &sweepWork{dbs: dbs}
 	for _, db := range dbs {
+		reg := prometheus.NewRegistry()
+		w.regs = append(w.regs, reg)
 		lb := &fixtures.LogBuffer{}
 		logs = append(logs, lb)
 		c := confirm.New(confirm.Deps{Decisions: db.ChangeSets(), Tasks: db.Tasks(), Editor: db.Tasks(), Undos: db.Undo(), Breaker: db.Settings(), Rules: db.Rules(), Deletions: db.Deletions(), Replies: db.ChangeSets(), Words: answer.NewReader(formatting.AnswerWords())}, now, log, nil)
 		ag := agent.New(agent.Options{BaseURL: llmURL, Model: agentModel, Lexicon: formatting.Words}, agent.Deps{Tasks: db.Tasks(), Editor: db.Tasks(), Settings: db.Settings(), Conversation: db.Conversation(), Proposals: db.ChangeSets(), Memory: db.ChangeSets(), Undone: db.Undo(), Rulebook: db.Rules()}, now, log)
 		blog := slog.New(slog.NewTextHandler(lb, nil))
 		sw := sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()}, sweep.Options{}, now, blog)
-		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond},
+		b := bot.New(bot.Options{Token: telegramtest.Token, APIURL: tgURL, PollTimeout: 5 * time.Second, Limits: unlimited, SweepInterval: 100 * time.Millisecond, Metrics: reg},
 			bot.Deps{Updates: db.Outbox(), Tasks: db.Tasks(), Audit: db.Audit(), Sets: db.ChangeSets(), Undos: db.Undo(), Chats: db.Settings(), Rulebook: db.Rules(),
 				Conversation: db.Conversation(), Messages: db.Messages(), Buttons: db.Messages(), Deletions: db.Deletions(), Answers: c, Keeper: db.ChangeSets(), Outbox: db.Outbox(), Sweep: sw,
 				Turner: ag, Decider: c, Mender: c, Changer: c, Rules: c, Days: db.Schedule(), Reminders: c.Taps()},
 			now, blog)
 		if err := b.Start(context.Background()); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		r.Cleanup(func() {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -205,17 +214,59 @@ func startReplicas(r *reporter, dbs []*storage.DB, tgURL, llmURL string, now fun
 			b.Stop(ctx)
 		})
 	}
-	return logs, nil
+	return logs, w, nil
 }
 
-// statements sums the statements dbs ran so far, and their round trips
-// to PostgreSQL.
-func statements(dbs []*storage.DB) (n, trips int64) {
-	for _, db := range dbs {
+// sweepWork is what the replicas' databases ran and their bots swept.
+type sweepWork struct {
+	dbs  []*storage.DB
+	regs []*prometheus.Registry
+	// perSweep is the statements and round trips a sweep that found
+	// nothing due costs: a stage runs more sweeps the longer it takes,
+	// which a figure per item due leaves out.
+	perSweep struct{ stmts, trips float64 }
+}
+
+// count is the statements run so far, their round trips to PostgreSQL,
+// and the sweeps run.
+type count struct{ stmts, trips, sweeps float64 }
+
+func (w *sweepWork) now() count {
+	var c count
+	for _, db := range w.dbs {
 		s, _ := db.Work()
-		n, trips = n+s, trips+db.RoundTrips()
+		c.stmts, c.trips = c.stmts+float64(s), c.trips+float64(db.RoundTrips())
 	}
-	return n, trips
+	for _, reg := range w.regs {
+		mfs, _ := reg.Gather()
+		for _, mf := range mfs {
+			if mf.GetName() == "nod_sweeps_total" {
+				for _, m := range mf.GetMetric() {
+					c.sweeps += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return c
+}
+
+// idle measures what a sweep costs while nothing is due, over d.
+func (w *sweepWork) idle(d time.Duration) {
+	before := w.now()
+	time.Sleep(d)
+	after := w.now()
+	if n := after.sweeps - before.sweeps; n > 0 {
+		w.perSweep.stmts, w.perSweep.trips = (after.stmts-before.stmts)/n, (after.trips-before.trips)/n
+	}
+}
+
+// per is the statements and round trips from before to after for each
+// of k items, the idle sweeps meanwhile left out.
+func (w *sweepWork) per(before, after count, k int) (stmts, trips float64) {
+	sweeps := after.sweeps - before.sweeps
+	stmts = (after.stmts - before.stmts - sweeps*w.perSweep.stmts) / float64(k)
+	trips = (after.trips - before.trips - sweeps*w.perSweep.trips) / float64(k)
+	return stmts, trips
 }
 
 // fireStage waits, from a second before due on clock, until want more
@@ -223,22 +274,22 @@ func statements(dbs []*storage.DB) (n, trips int64) {
 // fired twice shows; it returns what went out to the reminder chats
 // meanwhile, with the statements run per message, and how many tasks
 // the reminders were for.
-func fireStage(tg *telegramtest.Server, dbs []*storage.DB, clock *benchClock, due time.Time, want int) (fired, int) {
+func fireStage(tg *telegramtest.Server, w *sweepWork, clock *benchClock, due time.Time, want int) (fired, int) {
 	from := make([]int, reminderChats)
 	for chat := range reminderChats {
 		from[chat] = len(tg.BotMessages(int64(1_000_000 + chat)))
 	}
 	total := tg.TotalBotMessages()
-	before, tripsBefore := statements(dbs)
+	before := w.now()
 	deadline := time.Now().Add(30*time.Minute + time.Duration(want)*time.Millisecond)
 	for tg.TotalBotMessages()-total < want && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	time.Sleep(500 * time.Millisecond)
-	after, tripsAfter := statements(dbs)
+	after := w.now()
 	f, tasks := tally(tg, from, due, clock.off())
 	if k := tg.TotalBotMessages() - total; k > 0 {
-		f.Statements, f.RoundTrips = float64(after-before)/float64(k), float64(tripsAfter-tripsBefore)/float64(k)
+		f.Statements, f.RoundTrips = w.per(before, after, k)
 	}
 	return f, tasks
 }
@@ -274,7 +325,7 @@ func tally(tg *telegramtest.Server, from []int, due time.Time, off time.Duration
 // second before first, waits for each to fire once, then moves it to a
 // second before their next occurrence and waits again, and checks that
 // each is due next where its rule says.
-func (rp *repeating) run(tg *telegramtest.Server, dbs []*storage.DB, clock *benchClock, dsn string, first time.Time) error {
+func (rp *repeating) run(tg *telegramtest.Server, w *sweepWork, clock *benchClock, dsn string, first time.Time) error {
 	next := first.AddDate(0, 0, 1)
 	// The daily reviews had their day: on the way to the next occurrence
 	// they would come again.
@@ -287,7 +338,7 @@ func (rp *repeating) run(tg *telegramtest.Server, dbs []*storage.DB, clock *benc
 	}{{first, &rp.First}, {next, &rp.Next}} {
 		clock.set(stage.at.Add(-time.Second))
 		var tasks int
-		*stage.out, tasks = fireStage(tg, dbs, clock, stage.at, rp.N)
+		*stage.out, tasks = fireStage(tg, w, clock, stage.at, rp.N)
 		if f := *stage.out; f.Sent != rp.N || f.Duplicates != 0 || tasks != rp.N {
 			return fmt.Errorf("occurrence %d: %d repeating reminders sent for %d tasks, %d twice; want each of %d once", i+1, f.Sent, tasks, f.Duplicates, rp.N)
 		}
