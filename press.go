@@ -29,3 +29,10 @@ func TapOf(ctx context.Context) *Tap {
 	t, _ := ctx.Value(tapKey{}).(*Tap)
 	return t
 }
+
+// SentButton is a button a message was sent with, or edited to carry:
+// the message and the button's callback data.
+type SentButton struct {
+	Message int
+	Data    string
+}

@@ -150,6 +150,23 @@ func (b *Bot) bulkUndoneOne(ctx context.Context, p press) bool {
 // receipt's text is unknown (Telegram no longer shows it) or a change's
 // entry is gone.
 func (b *Bot) redrawBulk(ctx context.Context, p press, acts []nod.Action, buttons [][]formatting.Button) bool {
+	ids := make([]nod.UndoID, len(acts))
+	for i, a := range acts {
+		ids[i] = nod.UndoID(a.ID)
+		if a.N != i+1 {
+			return false
+		}
+	}
+	if m, _, ok := b.keptReceipt(ctx, p.loc, p.chat, ids); ok && len(ids) > 0 {
+		m.Keyboard = buttons
+		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+			b.log.Warn("redraw short receipt", "chat", p.chat, "err", err)
+			return false
+		}
+		return true
+	}
+	// Its receipts not kept (sent before the outbox kept them all): the
+	// words it was sent with, as Telegram hands them back.
 	if p.text == "" || len(acts) == 0 {
 		return false
 	}

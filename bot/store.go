@@ -105,6 +105,9 @@ type Buttons interface {
 	// first; MessageButtons the data recorded with message msgID.
 	ButtonMessages(ctx context.Context, chatID nod.ChatID, data string) ([]int, error)
 	MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error)
+	// NumberedButtons returns the chat's buttons whose data is data or
+	// data numbered (an Undo n of a receipt of several), newest first.
+	NumberedButtons(ctx context.Context, chatID nod.ChatID, data string) ([]nod.SentButton, error)
 }
 
 // Deletions reads a deletion owed its question, to show it.

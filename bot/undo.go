@@ -81,80 +81,97 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 	}
 }
 
-// redrawReceipts redraws the receipt of several changes p was pressed
-// on as those changes stand (redrawReceipt). It reports false, changing
-// nothing, when the message is not such a receipt or a change's receipt
-// or entry cannot be read.
+// redrawReceipts redraws the receipt of two or three changes p was
+// pressed on as those changes stand (keptReceipt). It reports false,
+// changing nothing, when the message is not such a receipt or a
+// change's receipt or entry cannot be read.
 func (b *Bot) redrawReceipts(ctx context.Context, p press) bool {
-	ids := b.receiptUndos(ctx, p.chat, p.msgID)
-	return len(ids) > 1 && b.redrawReceipt(ctx, p.loc, p.chat, p.msgID, ids)
+	r := b.receiptOn(ctx, p.chat, p.msgID)
+	return !r.short && !r.combined && len(r.ids) > 1 && b.redrawReceipt(ctx, p.loc, p.chat, p.msgID, r.ids)
 }
 
-// receiptUndos are the changes of a receipt of two or three, msgID, in
-// its order: the numbered Undo buttons it was sent with
-// (formatting.Changes.Receipts). None for any other message, a short or
-// combined receipt's included (their Undo all is theirs to redraw).
-func (b *Bot) receiptUndos(ctx context.Context, chat nod.ChatID, msgID int) []nod.UndoID {
+// receiptShown is what a receipt message reported, as the records of
+// the buttons it was sent with say: its changes in its order (each
+// change's numbered Undo, shown or bound, formatting.Changes.Receipts),
+// and whether it is a short receipt (Undo one…) or one request's
+// combined receipt (one Undo all, and no Undo one…).
+type receiptShown struct {
+	ids             []nod.UndoID
+	short, combined bool
+}
+
+// receiptOn reads what receipt message msgID reported; no changes for
+// any other message.
+func (b *Bot) receiptOn(ctx context.Context, chat nod.ChatID, msgID int) receiptShown {
 	data, err := b.buttons.MessageButtons(ctx, chat, msgID)
 	if err != nil {
 		b.log.Warn("buttons of a receipt", "chat", chat, "message", msgID, "err", err)
-		return nil
+		return receiptShown{}
 	}
+	var out receiptShown
+	all := false
 	byN := map[int]nod.UndoID{}
 	for _, d := range data {
 		a, err := DecodeAction(d)
 		switch {
 		case err != nil:
 		case a.Kind == nod.ActUndoAll:
-			return nil
+			all = true
+		case a.Kind == nod.ActUndoPick:
+			out.short = true
 		case a.Kind == nod.ActUndo && a.N > 0:
 			byN[a.N] = nod.UndoID(a.ID)
 		}
 	}
-	if len(byN) >= formatting.BulkAt {
-		return nil
-	}
-	ids := make([]nod.UndoID, len(byN))
+	out.combined = all && !out.short
+	out.ids = make([]nod.UndoID, len(byN))
 	for n, id := range byN {
-		if n > len(ids) {
-			return nil // not numbered from 1 on
+		if n > len(out.ids) {
+			return receiptShown{} // not numbered from 1 on
 		}
-		ids[n-1] = id
+		out.ids[n-1] = id
 	}
-	return ids
+	return out
 }
 
-// redrawReceipt edits receipt message msgID, which reported the changes
-// of undo entries ids in that order, to show them as they stand, read
-// back with their kept receipts: each undone since struck out and
-// without its Undo, each put back by a Redo as applied, its Undo being
-// the Redo's. It reports whether it did.
-func (b *Bot) redrawReceipt(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, msgID int, ids []nod.UndoID) bool {
+// keptReceipt is the receipt of the changes of undo entries ids, in
+// that order, as they stand, read back with their kept receipts: each
+// undone since struck out and without its Undo, each put back by a Redo
+// as applied, its Undo being the Redo's; a rule's Stop only while the
+// rule is on. false when a change's receipt or entry cannot be read.
+func (b *Bot) keptReceipt(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, ids []nod.UndoID) (formatting.Message, []formatting.Receipt, bool) {
 	rs, err := b.outbox.Receipts(ctx, chat, ids)
 	if err != nil || len(rs) != len(ids) {
-		b.log.Warn("receipts of a message", "chat", chat, "message", msgID, "found", len(rs), "err", err)
-		return false
+		b.log.Warn("kept receipts", "chat", chat, "changes", len(ids), "found", len(rs), "err", err)
+		return formatting.Message{}, nil, false
 	}
 	frs := make([]formatting.Receipt, len(rs))
 	for i, r := range rs {
 		e, err := b.undos.UndoEntry(ctx, chat, ids[i])
 		if err != nil {
 			b.log.Warn("receipt's undo entry", "chat", chat, "undo", ids[i], "err", err)
-			return false
+			return formatting.Message{}, nil, false
 		}
 		frs[i] = formatting.Receipt{TaskTitle: r.TaskTitle, Item: r.Item, Quote: r.Quote, Trusted: r.Trusted, Rule: r.Rule,
 			Who: b.nameOf(ctx, chat, e.UserID), Undone: e.UndoneNow, Spent: e.UndoneAt != nil || !b.now().Before(e.ExpiresAt)}
 	}
-	if len(frs) == 1 && frs[0].Undone {
-		return false // a receipt of one change undone says so in its own words (ReceiptUndone)
-	}
 	m := loc.Changes().Receipts(frs)
-	// A rule's Stop stays only while the rule is on.
 	m.Keyboard = slices.DeleteFunc(m.Keyboard, func(row []formatting.Button) bool {
 		return row[0].Action.Kind == nod.ActStopRule && !slices.ContainsFunc(frs, func(r formatting.Receipt) bool {
 			return r.Rule != nil && string(r.Rule.ID) == row[0].Action.ID && r.Rule.Status == nod.RuleActive
 		})
 	})
+	return m, frs, true
+}
+
+// redrawReceipt edits receipt message msgID, which reported the changes
+// of undo entries ids in that order, to show them as they stand
+// (keptReceipt), with its own buttons. It reports whether it did.
+func (b *Bot) redrawReceipt(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, msgID int, ids []nod.UndoID) bool {
+	m, frs, ok := b.keptReceipt(ctx, loc, chat, ids)
+	if !ok || len(frs) == 1 && frs[0].Undone {
+		return false // a receipt of one change undone says so in its own words (ReceiptUndone)
+	}
 	if err := b.send.edit(ctx, chat, msgID, m); err != nil {
 		b.log.Warn("redraw receipt", "chat", chat, "err", err)
 		return false
@@ -165,44 +182,43 @@ func (b *Bot) redrawReceipt(ctx context.Context, loc *formatting.Locale, chat no
 // redrawReceiptOf redraws the receipt that reported the change u's
 // entry belongs to, unless it is message pressed (markUndone's): an Undo
 // or Redo from another message (the Undone one's Redo, the Redo's Undo,
-// /undo) leaves no receipt reading as it was. Receipts of one change,
-// or of two or three, are found by their Undo buttons' records.
+// /undo) leaves no receipt reading as it was. The receipt is found by
+// the record of its Undo for the change: unnumbered on a receipt of one
+// change, numbered on one of several.
 func (b *Bot) redrawReceiptOf(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, u nod.Undone, pressed int) {
 	root, _ := b.chain(ctx, chat, u.Redo)
-	if root.ID == "" {
+	data, err := EncodeAction(nod.Action{Kind: nod.ActUndo, ID: string(root.ID)})
+	if root.ID == "" || err != nil {
 		return
 	}
-	for n := range formatting.BulkAt {
-		data, err := EncodeAction(nod.Action{Kind: nod.ActUndo, ID: string(root.ID), N: n})
-		if err != nil {
-			return
-		}
-		msgs, err := b.buttons.ButtonMessages(ctx, chat, data)
-		if err != nil || len(msgs) == 0 {
-			continue
-		}
-		if msgs[0] == pressed {
-			return
-		}
-		ids := b.receiptUndos(ctx, chat, msgs[0])
-		switch {
-		case n > 0 && len(ids) > 1:
-			b.redrawReceipt(ctx, loc, chat, msgs[0], ids)
-		case n > 0 || len(ids) > 0:
-			// a short or combined receipt, or not one at all
-		default:
-			// The receipt of this one change, if a receipt it is: a change
-			// set's message or a card has none kept, and is left be.
-			if rs, err := b.outbox.Receipts(ctx, chat, []nod.UndoID{root.ID}); err != nil || len(rs) != 1 {
-				return
-			}
-			if u.Redone { // as sent, without the Undo that the Redo's message has now
-				b.redrawReceipt(ctx, loc, chat, msgs[0], []nod.UndoID{root.ID})
-			} else if err := b.send.edit(ctx, chat, msgs[0], loc.Undo().ReceiptUndone(u.Redo)); err != nil {
-				b.log.Warn("mark receipt undone", "chat", chat, "err", err)
-			}
-		}
+	found, err := b.buttons.NumberedButtons(ctx, chat, data)
+	if err != nil || len(found) == 0 || found[0].Message == pressed {
 		return
+	}
+	msg := found[0].Message
+	a, err := DecodeAction(found[0].Data)
+	if err != nil {
+		return
+	}
+	r := b.receiptOn(ctx, chat, msg)
+	switch {
+	case r.combined:
+		// One request's receipt: its one Undo took it all back, and its
+		// message said so (combinedUndone).
+	case a.N > 0 && (r.short || len(r.ids) > 1):
+		b.redrawReceipt(ctx, loc, chat, msg, r.ids)
+	case a.N > 0 || len(r.ids) > 0:
+	default:
+		// The receipt of this one change, if a receipt it is: a change
+		// set's message or a card has none kept, and is left be.
+		if rs, err := b.outbox.Receipts(ctx, chat, []nod.UndoID{root.ID}); err != nil || len(rs) != 1 {
+			return
+		}
+		if u.Redone { // as sent, without the Undo that the Redo's message has now
+			b.redrawReceipt(ctx, loc, chat, msg, []nod.UndoID{root.ID})
+		} else if err := b.send.edit(ctx, chat, msg, loc.Undo().ReceiptUndone(u.Redo)); err != nil {
+			b.log.Warn("mark receipt undone", "chat", chat, "err", err)
+		}
 	}
 }
 

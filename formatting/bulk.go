@@ -64,12 +64,17 @@ type pageTurn struct {
 // (Message.Bind, numbered from 1) without being shown, so that Undo all
 // and Undo one… find the changes on the message that was tapped.
 func (cv Changes) bulkReceipt(rs []Receipt) Message {
-	created := true
+	count := bulkCount{N: len(rs), Created: true}
+	live := false // a change whose Undo can still be used
 	for _, r := range rs {
-		created = created && r.Item.Tool == nod.ToolCreateTask
+		count.Created = count.Created && r.Item.Tool == nod.ToolCreateTask
+		if r.Undone {
+			count.Undone++
+		}
+		live = live || !r.Undone && !r.Spent
 	}
 	var b strings.Builder
-	b.WriteString(cv.l.Render(bulkHeader.With(bulkCount{N: len(rs), Created: created})))
+	b.WriteString(cv.l.Render(bulkHeader.With(count)))
 	for i, r := range rs {
 		if i == bulkLines && len(rs) > bulkLines+1 {
 			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(rs)-i)))
@@ -87,10 +92,12 @@ func (cv Changes) bulkReceipt(rs []Receipt) Message {
 	}
 	m := Message{HTML: b.String()}
 	first := string(rs[0].Item.UndoID)
-	m.Keyboard = [][]Button{{
-		cv.l.button(undoAllButton, nod.Action{Kind: nod.ActUndoAll, ID: first}),
-		cv.l.button(undoOneButton, nod.Action{Kind: nod.ActUndoPick, ID: first, N: 1}),
-	}}
+	if live {
+		m.Keyboard = [][]Button{{
+			cv.l.button(undoAllButton, nod.Action{Kind: nod.ActUndoAll, ID: first}),
+			cv.l.button(undoOneButton, nod.Action{Kind: nod.ActUndoPick, ID: first, N: 1}),
+		}}
+	}
 	for i, r := range rs {
 		m.Bind = append(m.Bind, nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID), N: i + 1})
 	}
@@ -99,7 +106,7 @@ func (cv Changes) bulkReceipt(rs []Receipt) Message {
 
 // bulkLineOf is change n of a short receipt as its line names it.
 func (cv Changes) bulkLineOf(n int, r Receipt) bulkItem {
-	it := bulkItem{N: n, Title: cut(r.TaskTitle, 60)}
+	it := bulkItem{N: n, Title: cut(r.TaskTitle, 60), Undone: r.Undone}
 	if r.Item.Tool != nod.ToolCreateTask {
 		it.Summary = cut(cv.DoneSummary(r.Item), 80)
 	}

@@ -95,6 +95,28 @@ func (db *Messages) ButtonMessages(ctx context.Context, chatID nod.ChatID, data 
 	return out, nil
 }
 
+// NumberedButtons returns the chat's buttons whose callback data is
+// data, or data numbered (data, ".", a number), newest message first.
+func (db *Messages) NumberedButtons(ctx context.Context, chatID nod.ChatID, data string) ([]nod.SentButton, error) {
+	var out []nod.SentButton
+	err := db.reader().queryRows(ctx, `SELECT message_id, data FROM button_messages WHERE chat_id = $1
+		AND (data = $2 OR (length(data) > $3 AND substr(data, 1, $3) = $4)) ORDER BY message_id DESC`,
+		[]any{chatID, data, len(data) + 1, data + "."}, func(rows scanner) error {
+			for rows.Next() {
+				var b nod.SentButton
+				if err := rows.Scan(&b.Message, &b.Data); err != nil {
+					return err
+				}
+				out = append(out, b)
+			}
+			return rows.Err()
+		})
+	if err != nil {
+		return nil, fmt.Errorf("messages with button %q: %w", data, err)
+	}
+	return out, nil
+}
+
 // MessageButtons returns the callback data message msgID of the chat was
 // sent with or has carried since.
 func (db *Messages) MessageButtons(ctx context.Context, chatID nod.ChatID, msgID int) ([]string, error) {

@@ -1367,3 +1367,27 @@ func TestUndoAndRedoRaceToOneFlip(t *testing.T) {
 		}
 	})
 }
+
+// NumberedButtons finds a button by its data, or the same data numbered,
+// newest message first, and no data that only starts alike.
+func TestNumberedButtons(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		for msg, data := range map[int]string{1: "1u.abc", 2: "1u.abc.2", 3: "1u.abcd", 4: "1u.abc.12", 5: "1u.ab"} {
+			if err := db.Messages().BindButtons(ctx, chat, msg, []string{data}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := db.Messages().BindButtons(ctx, chat+1, 6, []string{"1u.abc"}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := db.Messages().NumberedButtons(ctx, chat, "1u.abc")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []nod.SentButton{{Message: 4, Data: "1u.abc.12"}, {Message: 2, Data: "1u.abc.2"}, {Message: 1, Data: "1u.abc"}}
+		if !slices.Equal(got, want) {
+			t.Errorf("NumberedButtons = %+v, want %+v", got, want)
+		}
+	})
+}

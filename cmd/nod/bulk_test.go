@@ -398,8 +398,10 @@ func TestBulkReceiptRedrawnAfterUndoOne(t *testing.T) {
 	if n := len(h.liveTasks()); n != 10 {
 		t.Fatalf("%d tasks after Redo, want 10", n)
 	}
-	if m, _ := h.tg.Message(chat, receipt.ID); !strings.Contains(m.Text, "<s>3. Task number 3</s>") {
-		t.Errorf("the receipt after Redo:\n%s", m.Text)
+	// Redone from the Undone message, change 3 reads as applied again.
+	m = h.tg.WaitMessage(chat, receipt.ID, "the receipt after Redo", func(m telegramtest.Message) bool { return !strings.Contains(m.Text, "<s>") })
+	if !strings.HasPrefix(m.Text, "✅ <b>10 tasks added</b>\n") || !strings.Contains(m.Text, "\n3. Task number 3\n") || !hasButton(m, "↩️ Undo all") {
+		t.Errorf("the receipt after Redo:\n%s\n%v", m.Text, buttonTexts(m))
 	}
 
 	h.tap(chat, user, receipt.ID, "↩️ Undo all")
