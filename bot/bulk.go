@@ -82,7 +82,7 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 // onUndoPick shows page N of a short receipt's changes that can still
 // be undone, one Undo button each, in place of its buttons.
 func (b *Bot) onUndoPick(ctx context.Context, p press) string {
-	open := b.undoable(ctx, p.chat, b.bulkUndos(ctx, p.chat, p.msgID))
+	open := b.undoable(ctx, p.loc, p.chat, b.bulkUndos(ctx, p.chat, p.msgID))
 	if len(open) == 0 {
 		p.then(func(ctx context.Context) {
 			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
@@ -99,7 +99,7 @@ func (b *Bot) onUndoPick(ctx context.Context, p press) string {
 
 // undoable are the changes of acts that can still be undone, with the
 // titles their tasks had then.
-func (b *Bot) undoable(ctx context.Context, chat nod.ChatID, acts []nod.Action) []formatting.BulkChange {
+func (b *Bot) undoable(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, acts []nod.Action) []formatting.BulkChange {
 	var out []formatting.BulkChange
 	now := b.now()
 	for _, a := range acts {
@@ -107,7 +107,7 @@ func (b *Bot) undoable(ctx context.Context, chat nod.ChatID, acts []nod.Action) 
 		if err != nil || u.UndoneAt != nil || !now.Before(u.ExpiresAt) {
 			continue
 		}
-		out = append(out, formatting.BulkChange{N: a.N, UndoID: u.ID, Title: u.Title})
+		out = append(out, loc.Changes().BulkChangeOf(a.N, u))
 	}
 	return out
 }
@@ -129,7 +129,7 @@ func (b *Bot) bulkUndoneOne(ctx context.Context, p press) bool {
 		return false
 	}
 	acts := b.bulkUndos(ctx, p.chat, p.msgID)
-	open := b.undoable(ctx, p.chat, acts)
+	open := b.undoable(ctx, p.loc, p.chat, acts)
 	buttons := p.loc.Changes().UndoOneNear(nod.UndoID(first), open, p.action.N)
 	if b.redrawBulk(ctx, p, acts, buttons) {
 		return true

@@ -161,6 +161,19 @@ type BulkChange struct {
 	N      int
 	UndoID nod.UndoID
 	Title  string
+	// Summary says what the change did, unless it created the task: two
+	// changes of one task read apart ("Renew passport: Set priority to P1").
+	Summary string
+}
+
+// BulkChangeOf is change n of a short receipt, undo entry u, as Undo
+// one… lists it.
+func (cv Changes) BulkChangeOf(n int, u nod.UndoEntry) BulkChange {
+	c := BulkChange{N: n, UndoID: u.ID, Title: u.Title}
+	if u.Tool != nod.ToolCreateTask {
+		c.Summary = cv.l.appliedSummary(u)
+	}
+	return c
 }
 
 // UndoOne is the keyboard of a short receipt showing page page (from 1)
@@ -172,7 +185,11 @@ func (cv Changes) UndoOne(first nod.UndoID, open []BulkChange, page int) [][]But
 	page = min(max(page, 1), pages)
 	var kb [][]Button
 	for _, c := range open[min((page-1)*undoPage, len(open)):min(page*undoPage, len(open))] {
-		kb = append(kb, []Button{cv.l.button(undoItemButton.With(bulkItem{N: c.N, Title: cut(c.Title, 40)}), nod.Action{Kind: nod.ActUndo, ID: string(c.UndoID), N: c.N})})
+		it := bulkItem{N: c.N, Title: cut(c.Title, 40)}
+		if c.Summary != "" {
+			it.Title, it.Summary = cut(c.Title, 20), cut(c.Summary, 24)
+		}
+		kb = append(kb, []Button{cv.l.button(undoItemButton.With(it), nod.Action{Kind: nod.ActUndo, ID: string(c.UndoID), N: c.N})})
 	}
 	var turn []Button
 	if page > 1 {

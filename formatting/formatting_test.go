@@ -392,6 +392,10 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"receipt_bulk_undone":     loc.Changes().BulkUndone(22, true),
 		"receipt_bulk_redrawn":    loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
 		"receipt_bulk_undo_one":   {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
+		"receipt_bulk_undo_one_same_task": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", []formatting.BulkChange{
+			loc.Changes().BulkChangeOf(3, nod.UndoEntry{ID: "u3", Tool: nod.ToolCreateTask, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Created: true}}),
+			loc.Changes().BulkChangeOf(4, nod.UndoEntry{ID: "u4", Tool: nod.ToolSetPriority, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P2", After: "P1"}}}}),
+		}, 1)},
 		"receipt_quotes_nested": loc.Changes().Receipts([]formatting.Receipt{
 			{TaskTitle: "Send the invoice", Quote: "remind me tomorrow at 9 to send the invoice to Rui", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Send the invoice", NewTask: &nod.Task{Title: "Send the invoice", Priority: nod.P2}, UndoID: "u1"}},
 			{TaskTitle: "Send the invoice", Quote: "Remind me tomorrow at 9", Item: nod.ChangeItem{N: 2, Tool: "set_task_reminder", Field: nod.FieldReminder, After: "2026-03-12T09:00:00Z", UndoID: "u2"}},
