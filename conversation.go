@@ -170,6 +170,9 @@ type Event struct {
 	// Words are the person's answer in words that made a decision, when
 	// nod read it itself ("ja zu 1 und 3, 2 nicht").
 	Words string
+	// Reminders, of a zone set, are the upcoming reminders that kept
+	// their clock time in the new zone.
+	Reminders int
 }
 
 // Window is how much of a chat's history a turn sends the model: the

@@ -910,6 +910,7 @@ func TestEventNotesZone(t *testing.T) {
 		{nod.Event{Kind: nod.EventZone, Value: "", Summary: "Europe/Berlin", Reason: "undone"}, "the user undid the time zone change: the chat's time zone is nod's default again"},
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "location"}, "the user shared their location, which set the chat's time zone to Europe/Lisbon (it was Europe/Berlin)"},
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "tz"}, "the user set the chat's time zone to Europe/Lisbon with /tz (it was Europe/Berlin)"},
+		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "tz", Reminders: 2}, "with /tz (it was Europe/Berlin); the 2 upcoming reminders kept their clock times, now in Europe/Lisbon"},
 	} {
 		c.e.At = at
 		if got := agent.EventNotes([]nod.Event{c.e}, 42, false, time.UTC); !strings.Contains(got, c.want) {

@@ -18,7 +18,8 @@ import (
 // are the chat's (zone), as everything else the agent is told.
 func eventNotes(events []nod.Event, self nod.UserID, group bool, zone *time.Location) string {
 	var b strings.Builder
-	b.WriteString("Meanwhile, outside this conversation (oldest first):")
+	// The zone is named: times read across a change of zone otherwise.
+	fmt.Fprintf(&b, "Meanwhile, outside this conversation (oldest first, times in %s):", zone)
 	for _, e := range events {
 		who := "the user"
 		if group && e.UserID != 0 {
@@ -117,17 +118,27 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 // became of the agent's offer, or the zone they set themselves.
 func zoneNote(e nod.Event, who string) string {
 	zone := func(z string) string { return cmp.Or(z, "nod's default") }
+	var s string
 	switch e.Reason {
 	case string(nod.OutcomeConfirmed):
-		return fmt.Sprintf("%s confirmed your proposal to set the chat's time zone to %s (it was %s): their dates and times are read in it from now on", who, zone(e.Value), zone(e.Summary))
+		s = fmt.Sprintf("%s confirmed your proposal to set the chat's time zone to %s (it was %s): their dates and times are read in it from now on", who, zone(e.Value), zone(e.Summary))
 	case string(nod.OutcomeRejected):
 		return fmt.Sprintf("%s declined your proposal to set the chat's time zone to %s: it stays as it was; do not propose it again unless asked", who, zone(e.Value))
 	case string(nod.OutcomeUndone):
-		return fmt.Sprintf("%s undid the time zone change: the chat's time zone is %s again", who, zone(e.Value))
+		s = fmt.Sprintf("%s undid the time zone change: the chat's time zone is %s again", who, zone(e.Value))
 	case string(nod.ToolLocation):
-		return fmt.Sprintf("%s shared their location, which set the chat's time zone to %s (it was %s)", who, zone(e.Value), zone(e.Summary))
+		s = fmt.Sprintf("%s shared their location, which set the chat's time zone to %s (it was %s)", who, zone(e.Value), zone(e.Summary))
+	default:
+		s = fmt.Sprintf("%s set the chat's time zone to %s with /tz (it was %s)", who, zone(e.Value), zone(e.Summary))
 	}
-	return fmt.Sprintf("%s set the chat's time zone to %s with /tz (it was %s)", who, zone(e.Value), zone(e.Summary))
+	switch e.Reminders {
+	case 0:
+	case 1:
+		s += fmt.Sprintf("; the one upcoming reminder kept its clock time, now in %s", zone(e.Value))
+	default:
+		s += fmt.Sprintf("; the %d upcoming reminders kept their clock times, now in %s", e.Reminders, zone(e.Value))
+	}
+	return s
 }
 
 // weekday is how a repeating reminder's times are told: its day counts.

@@ -181,6 +181,7 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Tas
 		e.Kind, e.Value = nod.EventInterrupted, a.Arg("text")
 	case nod.ToolSetTimezone, nod.ToolTZ, nod.ToolLocation: // the zone set outside a turn
 		e.Kind, e.Value, e.Summary, e.Reason = nod.EventZone, a.Arg("timezone"), a.Arg("before"), string(a.Tool)
+		e.Reminders, _ = strconv.Atoi(a.Arg("reminders"))
 		if a.Tool == nod.ToolSetTimezone {
 			e.Reason = string(a.Outcome)
 		}

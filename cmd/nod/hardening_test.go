@@ -562,6 +562,8 @@ func TestPromptListsTheLabels(t *testing.T) {
 func TestZoneDecisionsReachTheAgent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
+	remind := fixtures.DefaultNow.Add(48 * time.Hour)
+	h.seed(chat, nod.Task{ID: "R1", Title: "Call the bank", RemindAt: &remind})
 	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Shall I?"))
 	h.start()
 	h.tg.SendText(chat, user, "I'm in Tokyo now")
@@ -582,7 +584,8 @@ func TestZoneDecisionsReachTheAgent(t *testing.T) {
 	}
 	h.script(openaitest.Text("Noted."))
 	h.tg.SendText(chat, user, "what time is it for you?")
-	if n := notes(2); !strings.Contains(n, "the user confirmed your proposal to set the chat's time zone to Asia/Tokyo (it was nod's default)") {
+	if n := notes(2); !strings.Contains(n, "(oldest first, times in Asia/Tokyo):") ||
+		!strings.Contains(n, "the user confirmed your proposal to set the chat's time zone to Asia/Tokyo (it was nod's default): their dates and times are read in it from now on; the one upcoming reminder kept its clock time, now in Asia/Tokyo") {
 		t.Errorf("after the tap the agent reads:\n%s", n)
 	}
 	h.tg.WaitBotMessages(chat, 3)
@@ -592,7 +595,7 @@ func TestZoneDecisionsReachTheAgent(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	h.script(openaitest.Text("Noted."))
 	h.tg.SendText(chat, user, "and now?")
-	if n := notes(3); !strings.Contains(n, "the user set the chat's time zone to Europe/Berlin with /tz (it was Asia/Tokyo)") || strings.Contains(n, "confirmed your proposal") {
+	if n := notes(3); !strings.Contains(n, "the user set the chat's time zone to Europe/Berlin with /tz (it was Asia/Tokyo); the one upcoming reminder kept its clock time, now in Europe/Berlin") || strings.Contains(n, "confirmed your proposal") {
 		t.Errorf("after /tz the agent reads:\n%s", n)
 	}
 }
