@@ -60,12 +60,34 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 	if !u.Redone && b.redrawReceipts(ctx, p) {
 		return
 	}
-	if undos := countUndos(p.keyboard); undos > 1 || u.Redone {
+	if countUndos(p.keyboard) > 1 {
 		b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
 		return
 	}
-	m := p.loc.Undo().ReceiptUndone(u.Redo)
-	for _, row := range kb.InlineKeyboard { // keep other buttons (a rule's Stop)
+	var m formatting.Message
+	if u.Redone {
+		// The Undone message whose Redo this was: it says what it said,
+		// struck, and that the change is back.
+		e, err := b.undos.UndoEntry(ctx, p.chat, p.undo())
+		if err != nil {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, kb)
+			return
+		}
+		m = p.loc.Undo().UndoneRedone(e)
+	} else {
+		m = p.loc.Undo().ReceiptUndone(u.Redo)
+	}
+	m.Keyboard = append(m.Keyboard, formatButtons(kb)...) // its other buttons (a rule's Stop)
+	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
+		b.log.Warn("mark undone", "chat", p.chat, "err", err)
+	}
+}
+
+// formatButtons is a keyboard as the formatting package draws one,
+// leaving out a button whose data nod cannot read.
+func formatButtons(kb *models.InlineKeyboardMarkup) [][]formatting.Button {
+	var out [][]formatting.Button
+	for _, row := range kb.InlineKeyboard {
 		var keep []formatting.Button
 		for _, btn := range row {
 			if a, err := DecodeAction(btn.CallbackData); err == nil {
@@ -73,12 +95,10 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 			}
 		}
 		if len(keep) > 0 {
-			m.Keyboard = append(m.Keyboard, keep)
+			out = append(out, keep)
 		}
 	}
-	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
-		b.log.Warn("mark receipt undone", "chat", p.chat, "err", err)
-	}
+	return out
 }
 
 // redrawReceipts redraws the receipt of two or three changes p was

@@ -92,6 +92,7 @@ var (
 	trashList     = define[trashPage]("trash_list")
 	taskInTrash   = define[string]("task_in_trash")
 	undoneTmpl    = define[undoText]("undone")
+	redoneSince   = fixed("undone_redone_since")
 	undoneTrash   = define[trashUndo]("undone_trash")
 	receiptUndone = define[receiptUndo]("receipt_undone")
 	receiptTrash  = define[trashUndo]("receipt_undone_trash")
@@ -442,6 +443,13 @@ func (uv Undo) Undone(redo nod.UndoEntry) Message {
 	}
 	m.Keyboard = [][]Button{{uv.l.button(redoButton, nod.Action{Kind: nod.ActUndo, ID: string(redo.ID)})}}
 	return m
+}
+
+// UndoneRedone is the message that reported an undo, redo its entry,
+// once its Redo put the change back: what it said, struck, and that.
+func (uv Undo) UndoneRedone(redo nod.UndoEntry) Message {
+	m := uv.Undone(redo)
+	return Message{HTML: "<s>" + m.HTML + "</s>\n" + uv.l.Render(redoneSince)}
 }
 
 // ReceiptUndone is the text a receipt is edited to once the person undid

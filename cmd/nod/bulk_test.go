@@ -498,8 +498,16 @@ func TestReceiptOfOneFollowsRedo(t *testing.T) {
 	sent := receipt.Text
 	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	h.tg.WaitMessage(chat, receipt.ID, "the receipt to say undone", func(m telegramtest.Message) bool { return m.Text != sent })
-	h.tap(chat, user, botMessage(h, "↩️ Undone").ID, "↪️ Redo")
+	undone := botMessage(h, "↩️ Undone")
+	h.tap(chat, user, undone.ID, "↪️ Redo")
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt as sent", func(m telegramtest.Message) bool { return m.Text == sent })
+	// The Undone message no longer reads as the last word.
+	undone = h.tg.WaitMessage(chat, undone.ID, "the Undone message to say it was redone", func(m telegramtest.Message) bool {
+		return strings.HasSuffix(m.Text, "</s>\n↪️ Applied again since.")
+	})
+	if !strings.HasPrefix(undone.Text, "<s>↩️ Undone: ") || len(buttonTexts(undone)) != 0 {
+		t.Errorf("the Undone message after its Redo: %q %v", undone.Text, buttonTexts(undone))
+	}
 	if len(buttonTexts(receipt)) != 0 {
 		t.Errorf("the receipt after Redo has %v; its Undo is on the Redo's message", buttonTexts(receipt))
 	}
