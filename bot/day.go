@@ -2,6 +2,7 @@ package bot
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -188,6 +189,13 @@ func (b *Bot) cmdDaily(ctx context.Context, in incoming) {
 // onUndoZone puts back the zone a receipt reported changing.
 func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 	zc, err := b.days.UndoZone(ctx, p.chat, p.user, p.action.ID, b.opts.TimeZone)
+	if (errors.Is(err, nod.ErrStale) || errors.Is(err, nod.ErrDecided) || errors.Is(err, nod.ErrExpired)) && p.keyboard != nil {
+		// The zone changed since, or this change is undone already: the
+		// button can never work again, so it goes.
+		p.then(func(ctx context.Context) {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+		})
+	}
 	if err != nil {
 		return b.explainAs(p.loc, err, undoZoneNotices, "undo time zone", "chat", p.chat)
 	}

@@ -715,3 +715,24 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 		t.Errorf("reminders sent at 08:00 Berlin time: %d", len(rs))
 	}
 }
+
+// The Undo of a zone change made stale by a later one (/tz) is refused
+// and goes: it could never work again.
+func TestStaleZoneUndoGoes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:I'm in Tokyo this week")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
+	h.start()
+	h.tg.SendText(chat, user, "I'm in Tokyo this week")
+	rcpt := h.tg.WaitBotMessages(chat, 2)[0]
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	h.tg.WaitBotMessages(chat, 3)
+	if ans := h.tap(chat, user, rcpt.ID, "↩️ Undo"); !strings.Contains(ans, "changed since") {
+		t.Errorf("a stale zone Undo answered %q", ans)
+	}
+	h.tg.WaitMessage(chat, rcpt.ID, "the stale Undo to go", func(m telegramtest.Message) bool { return !hasButton(m, "↩️ Undo") })
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+		t.Errorf("zone after a stale Undo = %q", s.TimeZone)
+	}
+}
