@@ -163,6 +163,7 @@ type Event struct {
 	Kind    EventKind
 	Summary string // the change, as nod summarised it
 	Task    string // the task's title
+	TaskID  TaskID // the task's id, where the event's record names it
 	Reason  string // a rejection's reason, or why a mode changed
 	Value   string // a mode, or a checklist item's title
 	UserID  UserID // who did it, if a person did

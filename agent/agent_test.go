@@ -918,3 +918,15 @@ func TestEventNotesZone(t *testing.T) {
 		}
 	}
 }
+
+// A task an event names from its record comes with its id: two tasks can
+// share a title, and the agent's tools take ids.
+func TestEventNotesNameTheTaskByID(t *testing.T) {
+	at := time.Date(2026, 11, 30, 7, 5, 0, 0, time.UTC)
+	got := agent.EventNotes([]nod.Event{{At: at, Kind: nod.EventDeleted, Task: "Call the bank", TaskID: "vigfkv5jke"}, {At: at, Kind: nod.EventRestored, Task: "Call the bank"}}, 42, false, time.UTC)
+	for _, want := range []string{"the user deleted the task “Call the bank” (id vigfkv5jke), which is in the trash now", "the user restored the task “Call the bank” from the trash"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("notes = %q, want them to hold %q", got, want)
+		}
+	}
+}

@@ -49,9 +49,15 @@ func memberLabel(name string, id nod.UserID) string {
 // eventNote says what who did in a line; texts are quoted typographically,
 // so that a summary with quotes of its own reads without escapes.
 func eventNote(e nod.Event, who string, zone *time.Location) string {
+	// A task is named by its title, and by its id where the event knows
+	// it: two tasks can share a title.
+	task := "“" + e.Task + "”"
+	if e.TaskID != "" {
+		task += fmt.Sprintf(" (id %s)", e.TaskID)
+	}
 	on := ""
 	if e.Task != "" {
-		on = fmt.Sprintf(" on task “%s”", e.Task)
+		on = " on task " + task
 	}
 	switch e.Kind {
 	case nod.EventConfirmed:
@@ -67,11 +73,11 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 	case nod.EventRedone:
 		return fmt.Sprintf("%s redid “%s”%s after undoing it", who, e.Summary, on)
 	case nod.EventDeleted:
-		return fmt.Sprintf("%s deleted the task “%s” (it is in the trash)", who, e.Task)
+		return fmt.Sprintf("%s deleted the task %s, which is in the trash now", who, task)
 	case nod.EventDeletionKept:
-		return fmt.Sprintf("%s kept the task “%s”: its deletion was cancelled (%s); it was not deleted", who, e.Task, e.Reason)
+		return fmt.Sprintf("%s kept the task %s: its deletion was cancelled (%s); it was not deleted", who, task, e.Reason)
 	case nod.EventRestored:
-		return fmt.Sprintf("%s restored the task “%s” from the trash", who, e.Task)
+		return fmt.Sprintf("%s restored the task %s from the trash", who, task)
 	case nod.EventTicked:
 		return fmt.Sprintf("%s ticked “%s”%s", who, e.Value, on)
 	case nod.EventUnticked:
@@ -80,17 +86,17 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("nod stopped (it was restarted) before it answered the user's message “%s”; it told them so, with a receipt for any change already made, and asked them to send it again", e.Value)
 	case nod.EventRemindDone:
 		if strings.Contains(e.Reason, "card") { // the audit's reason: "the card's ✓ Done"
-			return fmt.Sprintf("%s marked the task “%s” done on its card", who, e.Task)
+			return fmt.Sprintf("%s marked the task %s done on its card", who, task)
 		}
-		return fmt.Sprintf("%s marked the task “%s” done from its reminder", who, e.Task)
+		return fmt.Sprintf("%s marked the task %s done from its reminder", who, task)
 	case nod.EventReopened:
-		return fmt.Sprintf("%s reopened the task “%s” on its card (status %s)", who, e.Task, e.Value)
+		return fmt.Sprintf("%s reopened the task %s on its card (status %s)", who, task, e.Value)
 	case nod.EventSnoozed:
-		return fmt.Sprintf("%s snoozed the reminder of “%s” to %s: it goes out again then", who, e.Task, local(e.Value, zone, "2006-01-02 15:04"))
+		return fmt.Sprintf("%s snoozed the reminder of %s to %s: it goes out again then", who, task, local(e.Value, zone, "2006-01-02 15:04"))
 	case nod.EventOccurrenceDone:
-		s := fmt.Sprintf("%s marked this time of the repeating task “%s” done", who, e.Task)
+		s := fmt.Sprintf("%s marked this time of the repeating task %s done", who, task)
 		if e.Reason != "" {
-			s = fmt.Sprintf("%s marked the repeating task “%s” done for %s", who, e.Task, local(e.Reason, zone, weekday))
+			s = fmt.Sprintf("%s marked the repeating task %s done for %s", who, task, local(e.Reason, zone, weekday))
 		}
 		return s + fmt.Sprintf("; the task stays open, its next reminder is %s", local(e.Value, zone, weekday))
 	case nod.EventCallRan:

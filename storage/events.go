@@ -156,7 +156,7 @@ func callEvent(e *nod.Event, r eventRow) {
 func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Task) {
 	taskID := nod.TaskID(a.Arg("task_id"))
 	if taskID != "" {
-		e.Task = task(taskID).Title
+		e.Task, e.TaskID = task(taskID).Title, taskID
 	}
 	switch a.Tool {
 	case nod.ToolDeleteTask:

@@ -118,7 +118,7 @@ func TestCardDoneUndoReopen(t *testing.T) {
 	for _, m := range reqs[len(reqs)-1].Messages {
 		told += m.Content + "\n"
 	}
-	for _, want := range []string{"the user marked the task “Buy milk” done on its card", "the user reopened the task “Sent invoices” on its card (status OPEN)"} {
+	for _, want := range []string{"the user marked the task “Buy milk” (id B1) done on its card", "the user reopened the task “Sent invoices” (id S1) on its card (status OPEN)"} {
 		if !strings.Contains(told, want) {
 			t.Errorf("the agent was not told %q:\n%s", want, told)
 		}
@@ -234,7 +234,7 @@ func TestCardDoneRepeating(t *testing.T) {
 	for _, m := range reqs[len(reqs)-1].Messages {
 		told += m.Content + "\n"
 	}
-	want := "the user marked the repeating task “Check the mail” done for Wed 2026-03-11 08:00; the task stays open, its next reminder is Thu 2026-03-12 08:00"
+	want := "the user marked the repeating task “Check the mail” (id M1) done for Wed 2026-03-11 08:00; the task stays open, its next reminder is Thu 2026-03-12 08:00"
 	if !strings.Contains(told, want) || strings.Contains(told, "come again") {
 		t.Errorf("the agent was told:\n%s\nwant %q", told, want)
 	}

@@ -328,8 +328,8 @@ func TestReminderSetFiredTappedUndone(t *testing.T) {
 	h.tg.Wait("the agent's request", func() bool { return len(h.llm.RequestsFor(agentM)) > before })
 	reqs := h.llm.RequestsFor(agentM)
 	told := fmt.Sprint(reqs[len(reqs)-1].Messages)
-	for _, want := range []string{"the user snoozed the reminder of “Fix login bug” to 2026-03-12 10:00: it goes out again then",
-		"the user marked the task “Fix login bug” done from its reminder", "the user undid"} {
+	for _, want := range []string{"the user snoozed the reminder of “Fix login bug” (id T1) to 2026-03-12 10:00: it goes out again then",
+		"the user marked the task “Fix login bug” (id T1) done from its reminder", "the user undid"} {
 		if !strings.Contains(told, want) {
 			t.Errorf("the agent is not told %q:\n%s", want, told)
 		}

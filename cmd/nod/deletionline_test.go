@@ -120,9 +120,9 @@ func TestKeptDeletionsToldToTheAgent(t *testing.T) {
 	}
 	n := strings.Join(notes, "\n")
 	for _, want := range []string{
-		"kept the task “Fix login bug”: its deletion was cancelled (did not type the task's title)",
-		"kept the task “Update README”: its deletion was cancelled (tapped ✗ to keep it)",
-		"kept the task “Cancel gym”: its deletion was cancelled (cancelled with the deletion before it)",
+		"kept the task “Fix login bug” (id T1): its deletion was cancelled (did not type the task's title)",
+		"kept the task “Update README” (id T2): its deletion was cancelled (tapped ✗ to keep it)",
+		"kept the task “Cancel gym” (id T3): its deletion was cancelled (cancelled with the deletion before it)",
 	} {
 		if !strings.Contains(n, want) {
 			t.Errorf("the agent's next turn is not told %q; it reads:\n%s", want, n)
