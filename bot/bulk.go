@@ -97,8 +97,8 @@ func (b *Bot) onUndoPick(ctx context.Context, p press) string {
 	return ""
 }
 
-// undoable are the changes of acts that can still be undone, with the
-// titles their tasks had then.
+// undoable are the changes of acts that can still be undone, with their
+// tasks' titles and what each did.
 func (b *Bot) undoable(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, acts []nod.Action) []formatting.BulkChange {
 	var out []formatting.BulkChange
 	now := b.now()
@@ -146,9 +146,10 @@ func (b *Bot) bulkUndoneOne(ctx context.Context, p press) bool {
 // redrawBulk edits the short receipt p was pressed on to list its
 // changes acts as they stand, those undone struck through and counted,
 // with buttons: what an Undo one… or Undo all took back no longer reads
-// as applied. It reports false, changing nothing, when it cannot: the
-// receipt's text is unknown (Telegram no longer shows it) or a change's
-// entry is gone.
+// as applied. It draws from the changes' kept receipts (keptReceipt),
+// or, for a receipt sent before the outbox kept them, from its text as
+// Telegram hands it back. It reports false, changing nothing, when it
+// cannot: neither is there, or a change's entry is gone.
 func (b *Bot) redrawBulk(ctx context.Context, p press, acts []nod.Action, buttons [][]formatting.Button) bool {
 	ids := make([]nod.UndoID, len(acts))
 	for i, a := range acts {

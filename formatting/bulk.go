@@ -63,6 +63,8 @@ type pageTurn struct {
 // beside Undo one…. Each change's own Undo is bound to the message
 // (Message.Bind, numbered from 1) without being shown, so that Undo all
 // and Undo one… find the changes on the message that was tapped.
+// Redrawn, it strikes and counts the changes undone since, and keeps its
+// buttons while one of its changes can still be undone from it.
 func (cv Changes) bulkReceipt(rs []Receipt) Message {
 	count := bulkCount{N: len(rs), Created: true}
 	live := false // a change whose Undo can still be used
