@@ -79,7 +79,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 // behind deletions waiting after it, and records its message; until then the question is owed, and the person's
 // words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, behind int) {
-	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind))
+	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind, b.twin(ctx, chat, d)))
 	if id == 0 {
 		return
 	}
@@ -88,6 +88,21 @@ func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting
 		return
 	}
 	b.delivered(ctx, chat, nod.OwedDeletion, string(d.ID))
+}
+
+// twin is the task deletion d asks about when another task of the chat
+// has its title, which is what the person types: nil otherwise, or when
+// it cannot tell.
+func (b *Bot) twin(ctx context.Context, chat nod.ChatID, d nod.PendingDeletion) *nod.Task {
+	same, err := b.tasks.SameTitle(ctx, chat, d.TaskID, d.Title)
+	if err != nil || !same {
+		return nil
+	}
+	t, err := b.tasks.Task(ctx, chat, d.TaskID)
+	if err != nil {
+		return nil
+	}
+	return &t
 }
 
 // yesNo says what a yes/no in words decided (confirm.Service.AnswerInWords

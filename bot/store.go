@@ -18,6 +18,8 @@ type Updates interface {
 // Tasks reads a chat's tasks and its trash.
 type Tasks interface {
 	Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (nod.Task, error)
+	// SameTitle reports whether another live task has task id's title.
+	SameTitle(ctx context.Context, chatID nod.ChatID, id nod.TaskID, title string) (bool, error)
 	// ListPage returns a page of /tasks (open tasks by what needs the
 	// person, or done ones), with how many each list holds.
 	ListPage(ctx context.Context, chatID nod.ChatID, l nod.TaskList, p nod.PageRequest) (nod.TaskPage, error)

@@ -435,7 +435,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"redo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u2", Reverts: "u1", Redoes: true, Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale":      loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P3", After: "P1"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}),
 		"undo_stale_item": loc.Undo().Stale(nod.UndoEntry{ID: "u1", Tool: "add_checklist_item", Summary: `Add: "Load <test>"`, Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Items: []nod.ItemChange{{After: &nod.ChecklistItem{ID: "c7", Title: "Load <test>", CheckedBy: nod.ActorUser}}}}}, nod.Conflict{Field: nod.FieldChecklist, Item: "Load <test>"}),
-		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{ID: "D1", Title: "Fix login bug", Checklist: 3, Wait: nod.DefaultConfirmWindow}, nod.DefaultTrashRetention, 2),
+		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{ID: "D1", Title: "Fix login bug", Checklist: 3, Wait: nod.DefaultConfirmWindow}, nod.DefaultTrashRetention, 2, nil),
+		"delete_ask_twin": loc.Tasks().DeleteAsk(nod.PendingDeletion{ID: "D2", Title: "Call the bank", Wait: nod.DefaultConfirmWindow}, nod.DefaultTrashRetention, 0,
+			&nod.Task{ID: "T9", Title: "Call the bank", Priority: nod.P2, CreatedAt: time.Date(2026, 11, 30, 6, 16, 0, 0, time.UTC)}),
 		"audit": loc.Audit([]nod.AuditEntry{
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
 			{Tool: "rule", Outcome: nod.OutcomeCreated, UserConfirmed: true, At: at},

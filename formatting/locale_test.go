@@ -79,7 +79,7 @@ func TestSpansInWords(t *testing.T) {
 			t.Errorf("%s %v: %q, want it to end %q", c.lang, c.d, got, c.want)
 		}
 	}
-	got := For("de").Tasks().DeleteAsk(nod.PendingDeletion{Title: "X", Wait: 10 * time.Minute}, 2*24*time.Hour, 0).HTML
+	got := For("de").Tasks().DeleteAsk(nod.PendingDeletion{Title: "X", Wait: 10 * time.Minute}, 2*24*time.Hour, 0, nil).HTML
 	if !strings.Contains(got, "Ich warte 10 Minuten; die Aufgabe liegt dann 2 Tage im Papierkorb.") {
 		t.Errorf("de question: %s", got)
 	}

@@ -88,6 +88,7 @@ var (
 	todayTmpl     = define[todayList]("today")
 	taskCardTmpl  = define[taskCard]("task_card")
 	deleteAsk     = define[deletionAsked]("delete_ask")
+	deleteTwin    = define[twinView]("delete_twin")
 	trashEmpty    = fixed("trash_empty")
 	trashList     = define[trashPage]("trash_list")
 	taskInTrash   = define[string]("task_in_trash")
@@ -381,8 +382,23 @@ func buttonText(s string) string {
 // how long the trash keeps it, behind how many deletions wait after it.
 // Its ✗ keeps the task without typing, and with more waiting a second ✗
 // keeps them all; only the title deletes.
-func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int) Message {
+//
+// twin, when another task of the chat has the same title, is the task
+// asked about: its line says which of them the title deletes.
+func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int, twin *nod.Task) Message {
 	m := tv.l.Text(deleteAsk.With(deletionAsked{d, keep, behind}))
+	if twin != nil {
+		w := twinView{Priority: string(twin.Priority), Created: tv.l.Stamp(twin.CreatedAt)}
+		if twin.DueDate != "" {
+			w.Due = tv.l.Date(twin.DueDate)
+		}
+		if twin.RemindAt != nil {
+			w.Reminder = tv.l.Stamp(*twin.RemindAt)
+		}
+		// Under the question, before how to answer it.
+		q, how, _ := strings.Cut(m.HTML, "\n")
+		m.HTML = q + "\n" + tv.l.Render(deleteTwin.With(w)) + "\n" + how
+	}
 	row := []Button{tv.l.button(keepDeletion.With(0), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepOne})}
 	if behind > 0 {
 		row = append(row, tv.l.button(keepDeletion.With(behind+1), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepLine}))
@@ -390,6 +406,10 @@ func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int)
 	m.Keyboard = [][]Button{row}
 	return m
 }
+
+// twinView is the task a deletion asks about when another has its
+// title: what tells them apart.
+type twinView struct{ Priority, Due, Reminder, Created string }
 
 // deletionAsked is a deletion's question with how long the trash keeps
 // the task.

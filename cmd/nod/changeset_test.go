@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/fixtures"
 	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 	"github.com/nodbot/nod/storage/storagetest"
@@ -655,5 +656,38 @@ func TestDeletionClosesProposals(t *testing.T) {
 	}
 	if s := mustSet(t, h, set.ID); s.Items[0].Status != nod.ItemStale || s.Status.Open() {
 		t.Errorf("after the deletion the set is %s, its item %s", s.Status, s.Items[0].Status)
+	}
+}
+
+// A deletion's question says which task the title deletes when another
+// task has the same title: typing it deletes the one asked about, and
+// only that one.
+func TestDeletionOfOneOfTwins(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	remind := fixtures.DefaultNow.Add(24 * time.Hour)
+	h.seed(chat, nod.Task{ID: "B1", Title: "Call the bank", Priority: nod.P2})
+	h.seed(chat, nod.Task{ID: "B2", Title: "Call the bank", Priority: nod.P1, RemindAt: &remind})
+	h.seed(chat, nod.Task{ID: "S1", Title: "Buy stamps"})
+	h.clf = answer("explicit:delete the bank call without the reminder")
+	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "B1"})), openaitest.Text("Please confirm."))
+	h.start()
+	h.tg.SendText(chat, user, "delete the bank call without the reminder")
+	ask := h.withButton(chat, "✗ Keep")
+	if !strings.Contains(ask.Text, "<b>Delete “Call the bank”</b>?\nAnother task has this title too. This one is P2, without a reminder, added ") {
+		t.Errorf("the question of one of two = %q", ask.Text)
+	}
+	h.tg.SendText(chat, user, "Call the bank")
+	h.tg.Wait("B1 in the trash", func() bool { return h.trashed(chat, "B1") })
+	if h.trashed(chat, "B2") {
+		t.Errorf("the twin with the reminder went to the trash too")
+	}
+
+	h.clf = answer("explicit:delete buy stamps")
+	h.script(openaitest.Calls(call("e", "delete_task", map[string]any{"task_id": "S1"})), openaitest.Text("Please confirm."))
+	h.tg.SendText(chat, user, "delete buy stamps")
+	ask = botMessage(h, "⚠️ <b>Delete “Buy stamps”</b>?")
+	if strings.Contains(ask.Text, "Another task") {
+		t.Errorf("a title no other task has reads %q", ask.Text)
 	}
 }
