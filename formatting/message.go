@@ -468,8 +468,10 @@ func (uv Undo) Undone(redo nod.UndoEntry) Message {
 // UndoneRedone is the message that reported an undo, redo its entry,
 // once its Redo put the change back: what it said, struck, and that.
 func (uv Undo) UndoneRedone(redo nod.UndoEntry) Message {
-	m := uv.Undone(redo)
-	return Message{HTML: "<s>" + m.HTML + "</s>\n" + uv.l.Render(redoneSince)}
+	// Struck whole: a strike inside it ("Taken back: <s>…</s>") would
+	// read as a strike in a strike.
+	html := strings.NewReplacer("<s>", "", "</s>", "").Replace(uv.Undone(redo).HTML)
+	return Message{HTML: "<s>" + html + "</s>\n" + uv.l.Render(redoneSince)}
 }
 
 // ReceiptUndone is the text a receipt is edited to once the person undid
