@@ -264,15 +264,22 @@ func TestConfirmItemRollsBackWhole(t *testing.T) {
 	})
 }
 
+// raiseT1 sets T1's priority to P1 for user 42, as their explicit change.
+func raiseT1(t *testing.T, db *storage.DB) nod.Applied {
+	t.Helper()
+	a, err := db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // Undo restores, refuses when stale or expired, and is undoable.
 func TestUndo(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := raiseT1(t, db)
 		undone, err := db.Undo().Undo(ctx, chat, a.Undo.ID, 42, false)
 		redo := undone.Redo
 		if err != nil {
@@ -1325,10 +1332,7 @@ func TestUndoAndRedoRaceToOneFlip(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
-		a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "T1", Tool: "set_task_priority", Mutate: setPriority(nod.P1), Audit: executed})
-		if err != nil {
-			t.Fatal(err)
-		}
+		a := raiseT1(t, db)
 		race := func(step string, id nod.UndoID, undone bool) nod.UndoID {
 			t.Helper()
 			const taps = 8

@@ -374,8 +374,8 @@ func TestBulkUndoAllCountsOnceForTheBreaker(t *testing.T) {
 // receipt, which counts it ("10 tasks added, 1 of them undone") and
 // still says why nod did not ask; its page no longer offers it. A Redo
 // applies it again as a change of its own, with its own Undo: the
-// receipt keeps it struck, and Undo all takes back only the nine still
-// applied by it, striking them all.
+// receipt reads it as applied again, and Undo all takes back only the
+// nine still applied by it, striking those nine.
 func TestBulkReceiptRedrawnAfterUndoOne(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)

@@ -147,18 +147,24 @@ func TestChatSettingsAdminsOnlyInGroup(t *testing.T) {
 	}
 }
 
+// inTokyoInWords starts nod, and the person says they are in Tokyo: the
+// agent sets the zone, as asked in words. It returns the zone's receipt.
+func (h *harness) inTokyoInWords() telegramtest.Message {
+	h.t.Helper()
+	h.clf = answer("explicit:I'm in Tokyo this week")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
+	h.start()
+	h.tg.SendText(chat, user, "I'm in Tokyo this week")
+	return h.tg.WaitBotMessages(chat, 2)[0]
+}
+
 // set_chat_timezone from the person's own words applies at once with a
 // receipt and Undo; Undo puts the zone before back. Not asked for in
 // words, it changes nothing and the agent is told to ask.
 func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clf = answer("explicit:I'm in Tokyo this week")
-	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
-	h.start()
-	h.tg.SendText(chat, user, "I'm in Tokyo this week")
-	msgs := h.tg.WaitBotMessages(chat, 2)
-	rcpt := msgs[0]
+	rcpt := h.inTokyoInWords()
 	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "because you said") || !hasButton(rcpt, "↩️ Undo") {
 		t.Fatalf("receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
 	}
@@ -721,11 +727,7 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 func TestStaleZoneUndoGoes(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clf = answer("explicit:I'm in Tokyo this week")
-	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
-	h.start()
-	h.tg.SendText(chat, user, "I'm in Tokyo this week")
-	rcpt := h.tg.WaitBotMessages(chat, 2)[0]
+	rcpt := h.inTokyoInWords()
 	h.tg.SendText(chat, user, "/tz Europe/Berlin")
 	h.tg.WaitBotMessages(chat, 3)
 	if ans := h.tap(chat, user, rcpt.ID, "↩️ Undo"); !strings.Contains(ans, "changed since") {

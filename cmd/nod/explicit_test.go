@@ -314,6 +314,22 @@ func TestExplicitNoOp(t *testing.T) {
 	}
 }
 
+// priorityTurns starts nod on T1 and returns a turn in which the person
+// plainly asks for T1's priority to be set: it returns the receipt, the
+// second to last of the n messages nod will then have sent.
+func (h *harness) priorityTurns() func(n int, priority string) telegramtest.Message {
+	h.t.Helper()
+	h.seedT1()
+	h.clf = answer("explicit:please")
+	h.start()
+	return func(n int, priority string) telegramtest.Message {
+		h.t.Helper()
+		h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": priority})), openaitest.Text("ok"))
+		h.tg.SendText(chat, user, "please")
+		return h.tg.WaitBotMessages(chat, n)[n-2]
+	}
+}
+
 // An undo the person took back with Redo does not count toward the
 // circuit breaker: the change was wanted after all. A play-test's person
 // undid one change, redid it at once, undid another, and was switched to
@@ -321,14 +337,7 @@ func TestExplicitNoOp(t *testing.T) {
 func TestCircuitBreakerSkipsRedoneUndos(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.seedT1()
-	h.clf = answer("explicit:please")
-	h.start()
-	turn := func(n int, priority string) telegramtest.Message {
-		h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": priority})), openaitest.Text("ok"))
-		h.tg.SendText(chat, user, "please")
-		return h.tg.WaitBotMessages(chat, n)[n-2]
-	}
+	turn := h.priorityTurns()
 	r1 := turn(2, "P1")
 	h.tap(chat, user, r1.ID, "↩️ Undo")
 	undone := h.tg.WaitBotMessages(chat, 3)[2]
@@ -356,14 +365,7 @@ func TestCircuitBreakerSkipsRedoneUndos(t *testing.T) {
 func TestCircuitBreaker(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.seedT1()
-	h.clf = answer("explicit:please")
-	h.start()
-	turn := func(n int, priority string) telegramtest.Message {
-		h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": priority})), openaitest.Text("ok"))
-		h.tg.SendText(chat, user, "please")
-		return h.tg.WaitBotMessages(chat, n)[n-2]
-	}
+	turn := h.priorityTurns()
 	r1 := turn(2, "P1")
 	h.tap(chat, user, r1.ID, "↩️ Undo")
 	h.tg.WaitBotMessages(chat, 3)
