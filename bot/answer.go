@@ -79,7 +79,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 // behind deletions waiting after it, and records its message; until then the question is owed, and the person's
 // words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, behind int) {
-	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind, b.twin(ctx, chat, d)))
+	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind, b.twin(ctx, chat, d, false)))
 	if id == 0 {
 		return
 	}
@@ -92,17 +92,29 @@ func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting
 
 // twin is the task deletion d asks about when another task of the chat
 // has its title, which is what the person types: nil otherwise, or when
-// it cannot tell.
-func (b *Bot) twin(ctx context.Context, chat nod.ChatID, d nod.PendingDeletion) *nod.Task {
+// it cannot tell. Once gone (deleted) it is read from the trash.
+func (b *Bot) twin(ctx context.Context, chat nod.ChatID, d nod.PendingDeletion, gone bool) *nod.Task {
 	same, err := b.tasks.SameTitle(ctx, chat, d.TaskID, d.Title)
 	if err != nil || !same {
 		return nil
 	}
-	t, err := b.tasks.Task(ctx, chat, d.TaskID)
+	if !gone {
+		t, err := b.tasks.Task(ctx, chat, d.TaskID)
+		if err != nil {
+			return nil
+		}
+		return &t
+	}
+	trash, err := b.tasks.Trash(ctx, chat)
 	if err != nil {
 		return nil
 	}
-	return &t
+	for _, t := range trash {
+		if t.ID == d.TaskID {
+			return &t
+		}
+	}
+	return nil
 }
 
 // yesNo says what a yes/no in words decided (confirm.Service.AnswerInWords
@@ -228,7 +240,8 @@ func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.
 	if d.MessageID == 0 {
 		return
 	}
-	if err := b.send.edit(ctx, chat, d.MessageID, loc.Text(tmpl.With(d.Title))); err != nil {
+	gone := tmpl == formatting.DeletePromptDone
+	if err := b.send.edit(ctx, chat, d.MessageID, loc.Tasks().DeleteClosed(tmpl, d.Title, b.twin(ctx, chat, d, gone), gone)); err != nil {
 		b.log.Warn("close deletion prompt", "chat", chat, "err", err)
 	}
 }

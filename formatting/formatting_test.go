@@ -440,6 +440,10 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"delete_ask":      loc.Tasks().DeleteAsk(nod.PendingDeletion{ID: "D1", Title: "Fix login bug", Checklist: 3, Wait: nod.DefaultConfirmWindow}, nod.DefaultTrashRetention, 2, nil),
 		"delete_ask_twin": loc.Tasks().DeleteAsk(nod.PendingDeletion{ID: "D2", Title: "Call the bank", Wait: nod.DefaultConfirmWindow}, nod.DefaultTrashRetention, 0,
 			&nod.Task{ID: "T9", Title: "Call the bank", Priority: nod.P2, CreatedAt: time.Date(2026, 11, 30, 6, 16, 0, 0, time.UTC)}),
+		"delete_done_twin": loc.Tasks().DeleteClosed(formatting.DeletePromptDone, "Call the bank",
+			&nod.Task{ID: "T9", Title: "Call the bank", Priority: nod.P2, CreatedAt: time.Date(2026, 11, 30, 6, 16, 0, 0, time.UTC)}, true),
+		"delete_kept_twin": loc.Tasks().DeleteClosed(formatting.DeletePromptCancelled, "Call the bank",
+			&nod.Task{ID: "T9", Title: "Call the bank", Priority: nod.P2, DueDate: "2026-12-02", CreatedAt: time.Date(2026, 11, 30, 6, 16, 0, 0, time.UTC)}, false),
 		"audit": loc.Audit([]nod.AuditEntry{
 			{Tool: "set_task_priority", Args: []byte(`{"task_id":"T1","priority":"P1"}`), Outcome: nod.OutcomeConfirmed, UserConfirmed: true, At: at},
 			{Tool: "rule", Outcome: nod.OutcomeCreated, UserConfirmed: true, At: at},

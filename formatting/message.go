@@ -388,16 +388,9 @@ func buttonText(s string) string {
 func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int, twin *nod.Task) Message {
 	m := tv.l.Text(deleteAsk.With(deletionAsked{d, keep, behind}))
 	if twin != nil {
-		w := twinView{Priority: string(twin.Priority), Created: tv.l.Stamp(twin.CreatedAt)}
-		if twin.DueDate != "" {
-			w.Due = tv.l.Date(twin.DueDate)
-		}
-		if twin.RemindAt != nil {
-			w.Reminder = tv.l.Stamp(*twin.RemindAt)
-		}
 		// Under the question, before how to answer it.
 		q, how, _ := strings.Cut(m.HTML, "\n")
-		m.HTML = q + "\n" + tv.l.Render(deleteTwin.With(w)) + "\n" + how
+		m.HTML = q + "\n" + tv.twinLine(*twin, false) + "\n" + how
 	}
 	row := []Button{tv.l.button(keepDeletion.With(0), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepOne})}
 	if behind > 0 {
@@ -407,9 +400,36 @@ func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int,
 	return m
 }
 
+// DeleteClosed is a deletion's question once closed (end: answered,
+// cancelled, its time run out). twin, when another task of the chat has
+// the same title, is the task it asked about, gone once deleted: the
+// closed question still says which of them it was.
+func (tv Tasks) DeleteClosed(end Template[string], title string, twin *nod.Task, gone bool) Message {
+	m := tv.l.Text(end.With(title))
+	if twin != nil {
+		m.HTML += "\n" + tv.twinLine(*twin, gone)
+	}
+	return m
+}
+
+// twinLine says what tells twin from the other task of its title.
+func (tv Tasks) twinLine(twin nod.Task, gone bool) string {
+	w := twinView{Priority: string(twin.Priority), Created: tv.l.Stamp(twin.CreatedAt), Gone: gone}
+	if twin.DueDate != "" {
+		w.Due = tv.l.Date(twin.DueDate)
+	}
+	if twin.RemindAt != nil {
+		w.Reminder = tv.l.Stamp(*twin.RemindAt)
+	}
+	return tv.l.Render(deleteTwin.With(w))
+}
+
 // twinView is the task a deletion asks about when another has its
-// title: what tells them apart.
-type twinView struct{ Priority, Due, Reminder, Created string }
+// title: what tells them apart. Gone is once it was deleted.
+type twinView struct {
+	Priority, Due, Reminder, Created string
+	Gone                             bool
+}
 
 // deletionAsked is a deletion's question with how long the trash keeps
 // the task.

@@ -682,6 +682,11 @@ func TestDeletionOfOneOfTwins(t *testing.T) {
 	if h.trashed(chat, "B2") {
 		t.Errorf("the twin with the reminder went to the trash too")
 	}
+	// Answered, the question still says which of the two went.
+	closed := h.tg.WaitMessage(chat, ask.ID, "the question closed", func(m telegramtest.Message) bool { return m.Edits > 0 })
+	if !strings.Contains(closed.Text, "You typed its title: deleted.\nThe other task of this title stays. This one was P2, without a reminder, added ") {
+		t.Errorf("the answered question of one of two = %q", closed.Text)
+	}
 
 	h.clf = answer("explicit:delete buy stamps")
 	h.script(openaitest.Calls(call("e", "delete_task", map[string]any{"task_id": "S1"})), openaitest.Text("Please confirm."))
