@@ -193,6 +193,7 @@ type taskJSON struct {
 	Repeat          *string      `json:"repeat"`                  // the reminder's RRULE, or null
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
+	CreatedAt       *string      `json:"created_at"`          // in the chat's zone: tells tasks of one title apart ("the older one")
 	Notes           []string     `json:"notes,omitempty"`     // elements of the call that were dropped
 	Truncated       string       `json:"truncated,omitempty"` // why a listing shows less of the task
 }
@@ -225,6 +226,10 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 	}
 	if r := repeat.Show(t.Repeat); r != "" {
 		j.Repeat = &r
+	}
+	if !t.CreatedAt.IsZero() {
+		s := t.CreatedAt.In(zone).Format(time.RFC3339)
+		j.CreatedAt = &s
 	}
 	for _, it := range t.Checklist {
 		ij := itemJSON{ID: it.ID, Title: it.Title, Checked: it.Checked, CheckedBy: it.CheckedBy.Normalize()}

@@ -139,8 +139,15 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 	default:
 		fmt.Fprintf(b, "\nThe user has %d tasks. These %d matter most now (overdue, due within a week, in progress, then recently changed); list_tasks finds the others by query or status, or pages through all of them (pass its next_cursor as cursor); call get_task for details:\n", focus.Total, len(tasks))
 	}
+	titles := make(map[string]int, len(tasks))
+	for _, t := range tasks {
+		titles[t.Title]++
+	}
 	for _, t := range tasks {
 		fmt.Fprintf(b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
+		if titles[t.Title] > 1 { // which is older, when the person says so
+			fmt.Fprintf(b, " added %s", t.CreatedAt.In(zone).Format(nod.ReminderLayout))
+		}
 		if t.DueDate != "" {
 			fmt.Fprintf(b, " due %s", t.DueDate)
 		}

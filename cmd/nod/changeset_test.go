@@ -666,14 +666,29 @@ func TestDeletionOfOneOfTwins(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	remind := fixtures.DefaultNow.Add(24 * time.Hour)
+	h.clock.Set(fixtures.DefaultNow.Add(-49 * time.Hour)) // B1 is the older
 	h.seed(chat, nod.Task{ID: "B1", Title: "Call the bank", Priority: nod.P2})
+	h.clock.Set(fixtures.DefaultNow)
 	h.seed(chat, nod.Task{ID: "B2", Title: "Call the bank", Priority: nod.P1, RemindAt: &remind})
 	h.seed(chat, nod.Task{ID: "S1", Title: "Buy stamps"})
 	h.clf = answer("explicit:delete the bank call without the reminder")
-	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "B1"})), openaitest.Text("Please confirm."))
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "B1"})),
+		openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "B1"})), openaitest.Text("Please confirm."))
 	h.start()
-	h.tg.SendText(chat, user, "delete the bank call without the reminder")
+	h.tg.SendText(chat, user, "delete the older bank call")
 	ask := h.withButton(chat, "✗ Keep")
+	// The agent is told which of the two is older: in its task list (the
+	// two of one title only) and in what get_task returns.
+	reqs := h.llm.RequestsFor(agentM)
+	sys := reqs[0].System()
+	for _, want := range []string{`- B1 "Call the bank" OPEN P2 added 2026-03-09T09:00`, `- B2 "Call the bank" OPEN P1 added 2026-03-11T10:00`, `- S1 "Buy stamps" OPEN P2` + "\n"} {
+		if !strings.Contains(sys, want) {
+			t.Errorf("the agent's task list lacks %q:\n%s", want, sys)
+		}
+	}
+	if r := reqs[1].ToolResults()["g"]; !strings.Contains(r, `"created_at":"2026-03-09T09:00:00Z"`) {
+		t.Errorf("get_task of the older twin = %s", r)
+	}
 	if !strings.Contains(ask.Text, "<b>Delete “Call the bank”</b>?\nAnother task has this title too. This one is P2, without a reminder, added ") {
 		t.Errorf("the question of one of two = %q", ask.Text)
 	}
