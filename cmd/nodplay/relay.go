@@ -26,7 +26,8 @@ import (
 //	0003-agent.request.json  the request as nod sent it
 //	0003-agent.reply.json    written by the player (to a temporary name,
 //	                         then renamed): {"content": "…"} and/or
-//	                         {"tool_calls": [{"name": …, "arguments": {…}}]}
+//	                         {"tool_calls": [{"name": …, "arguments": {…}}]};
+//	                         {"content": ""} is a model that had nothing to add
 //	0003-agent.reply.error.txt  why a reply was refused; write it again
 //	0003-agent.timeout.txt   nod stopped waiting (its step timeout)
 const (
@@ -74,7 +75,7 @@ func (r *relay) Waiting() string {
 
 // reply is what a player writes back.
 type reply struct {
-	Content   string `json:"content"`
+	Content   *string `json:"content"` // "" is a model's empty answer, absent is a slip
 	ToolCalls []struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
@@ -148,10 +149,13 @@ func parseReply(raw []byte, n int, readErr error) (openaitest.Response, error) {
 	if err := dec.Decode(&rep); err != nil {
 		return openaitest.Response{}, fmt.Errorf("the reply is not the JSON object wanted: %w", err)
 	}
-	if rep.Content == "" && len(rep.ToolCalls) == 0 {
+	if rep.Content == nil && len(rep.ToolCalls) == 0 {
 		return openaitest.Response{}, errors.New(`the reply has neither "content" nor "tool_calls"`)
 	}
-	resp := openaitest.Response{Text: rep.Content}
+	resp := openaitest.Response{}
+	if rep.Content != nil {
+		resp.Text = *rep.Content
+	}
 	for i, c := range rep.ToolCalls {
 		if c.Name == "" {
 			return openaitest.Response{}, fmt.Errorf("tool call %d has no name", i)

@@ -207,3 +207,14 @@ func TestRelayForwardAndEdit(t *testing.T) {
 	writeReply(t, dir, "0002-agent.reply.json", `{"content": "P2 it is, then?"}`)
 	waitFile(t, filepath.Join(dir, "chat.txt"), has("P2 it is"))
 }
+
+// An empty answer is one a real model gives after a tool round; a reply
+// that says nothing at all is the player's slip, and refused.
+func TestReplyMayBeEmpty(t *testing.T) {
+	if r, err := parseReply([]byte(`{"content": ""}`), 1, nil); err != nil || r.Text != "" || len(r.ToolCalls) != 0 {
+		t.Errorf(`{"content": ""} = %+v, %v; want an empty answer`, r, err)
+	}
+	if _, err := parseReply([]byte(`{}`), 1, nil); err == nil {
+		t.Error("{} was taken as an answer")
+	}
+}
