@@ -117,6 +117,15 @@ func (b *Bot) twin(ctx context.Context, chat nod.ChatID, d nod.PendingDeletion, 
 	return nil
 }
 
+// backTwin adds to m, which says task id came back to the list, that
+// another task has its title: one asked for anew while it was away.
+func (b *Bot) backTwin(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, id nod.TaskID, title string, m formatting.Message) formatting.Message {
+	if same, err := b.tasks.SameTitle(ctx, chat, id, title); err != nil || !same {
+		return m
+	}
+	return loc.Tasks().BackTwin(m, title)
+}
+
 // yesNo says what a yes/no in words decided (confirm.Service.AnswerInWords
 // decides); false when the words were not such an answer: the agent reads
 // them.
@@ -194,6 +203,7 @@ func (b *Bot) onRestore(ctx context.Context, p press) string {
 	}
 	p.then(func(ctx context.Context) {
 		receipt := p.loc.Undo().Button(p.loc.Text(formatting.Restored.With(formatting.RestoredTask{Title: applied.After.Title, Checklist: len(applied.After.Checklist)})), applied.Undo.ID)
+		receipt = b.backTwin(ctx, p.loc, p.chat, applied.After.ID, applied.After.Title, receipt)
 		// The message tapped said the task was in the trash: it says what
 		// is true now. A /trash list of others shows the trash as it is,
 		// and the receipt follows; a message about this task alone becomes

@@ -276,6 +276,9 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 	if u.Redone {
 		m = loc.Undo().Redone(u.Redo)
 	}
+	if u.Redo.Change.ExpectsTrashed() { // back on the list
+		m = b.backTwin(ctx, loc, chat, u.Redo.TaskID, u.Redo.Title, m)
+	}
 	m = loc.Day().WithReminderBack(m, u.Reminder, shown)
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedUndone, string(u.Redo.ID))

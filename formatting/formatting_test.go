@@ -343,6 +343,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
 		"undone_priority_redone": loc.Undo().UndoneRedone(nod.UndoEntry{ID: "u6", Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Renew passport",
 			Change: nod.Change{TaskID: "T6", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P2"}}}}),
+		"redone_created_twin": loc.Tasks().BackTwin(loc.Undo().Redone(nod.UndoEntry{ID: "u7", Tool: "create_task", Summary: `Create task "Call <the> bank"`, Title: "Call <the> bank",
+			Change: nod.Change{TaskID: "T7", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue, After: ""}}}}), "Call <the> bank"),
 		"undone_created_redone": loc.Undo().UndoneRedone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",
 			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
 		"receipt_undone_created": loc.Undo().ReceiptUndone(nod.UndoEntry{ID: "u5", Tool: "create_task", Summary: `Create task "Buy <milk>"`, Title: "Buy <milk>",

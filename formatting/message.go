@@ -89,6 +89,7 @@ var (
 	taskCardTmpl  = define[taskCard]("task_card")
 	deleteAsk     = define[deletionAsked]("delete_ask")
 	deleteTwin    = define[twinView]("delete_twin")
+	backTwin      = define[string]("back_twin")
 	trashEmpty    = fixed("trash_empty")
 	trashList     = define[trashPage]("trash_list")
 	taskInTrash   = define[string]("task_in_trash")
@@ -409,6 +410,14 @@ func (tv Tasks) DeleteClosed(end Template[string], title string, twin *nod.Task,
 	if twin != nil {
 		m.HTML += "\n" + tv.twinLine(*twin, gone)
 	}
+	return m
+}
+
+// BackTwin adds to m, which says a task came back to the list (restored,
+// its deletion or its creation's Undo taken back), that another task has
+// its title: the person may have asked for it anew meanwhile.
+func (tv Tasks) BackTwin(m Message, title string) Message {
+	m.HTML += "\n" + tv.l.Render(backTwin.With(title))
 	return m
 }
 

@@ -659,6 +659,50 @@ func TestDeletionClosesProposals(t *testing.T) {
 	}
 }
 
+// A task that comes back to the list (a Redo of its creation, a restore
+// from /trash) while another has its title, one the person asked for
+// anew meanwhile, says they now have two (found in a play-test: an old
+// Redo made a second "Call the bank" without a word).
+func TestBackOnTheListBesideItsTwin(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:add call the bank")
+	h.start()
+	create := func(n int) telegramtest.Message {
+		h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank"})), openaitest.Text(""))
+		h.tg.SendText(chat, user, "add call the bank")
+		return h.tg.WaitBotMessages(chat, n)[n-1]
+	}
+	first := create(1)
+	h.tap(chat, user, first.ID, "↩️ Undo")
+	undone := h.tg.WaitBotMessages(chat, 2)[1]
+	// Asked for anew: nod asks, since the person undid it once.
+	anew := create(3)
+	h.tap(chat, user, anew.ID, "✓ 1")
+	h.tg.Wait("the new task", func() bool { ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); return len(ts) == 1 })
+	if strings.Contains(h.tg.BotMessages(chat)[2].Text, "Another task") {
+		t.Errorf("the new task, alone on the list, reads %q", h.tg.BotMessages(chat)[2].Text)
+	}
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	const twin = "Another task is called “Call the bank” too: you have two of that title now."
+	redone := h.tg.WaitBotMessages(chat, 4)[3]
+	if !strings.Contains(redone.Text, "is on your list again.\n"+twin) {
+		t.Errorf("the Redo beside its twin reads %q", redone.Text)
+	}
+	// Taken back again, then restored from /trash: the restore says so.
+	h.tap(chat, user, redone.ID, "↩️ Undo")
+	h.tg.WaitBotMessages(chat, 5)
+	h.tg.SendText(chat, user, "/trash")
+	trash := h.tg.WaitBotMessages(chat, 6)[5]
+	h.tap(chat, user, trash.ID, "♻️ Restore Call the bank")
+	back := h.tg.WaitMessage(chat, trash.ID, "the list to say it is restored", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "Restored “Call the bank”")
+	})
+	if !strings.Contains(back.Text, twin) || !hasButton(back, "↩️ Undo") {
+		t.Errorf("the restore beside its twin reads %q %v", back.Text, buttonTexts(back))
+	}
+}
+
 // A deletion's question says which task the title deletes when another
 // task has the same title: typing it deletes the one asked about, and
 // only that one.
