@@ -182,6 +182,9 @@ type Conflict struct {
 	Field     Field
 	Want, Now string // canonical values, for a scalar field
 	Item      string // the checklist item's title, for FieldChecklist
+	// Twin, for FieldTrash, is when another task of the title was added
+	// since the change: bringing the task back would make two.
+	Twin time.Time
 }
 
 // ApplyTo returns t with c applied (without checking Before). now stamps
@@ -396,11 +399,19 @@ func (c Change) String() string {
 }
 
 func (c Conflict) Error() string {
+	if !c.Twin.IsZero() {
+		return fmt.Sprintf("another task of its title was added at %s", c.Twin.UTC().Format(time.RFC3339))
+	}
 	if c.Field == FieldChecklist {
 		return fmt.Sprintf("checklist item %q changed since", c.Item)
 	}
 	return fmt.Sprintf("%s is %q, not %q", c.Field, c.Now, c.Want)
 }
 
-// Unwrap makes a conflict an ErrStale.
-func (c Conflict) Unwrap() error { return ErrStale }
+// Unwrap makes a conflict an ErrStale, and a twin's an ErrTwin too.
+func (c Conflict) Unwrap() []error {
+	if !c.Twin.IsZero() {
+		return []error{ErrStale, ErrTwin}
+	}
+	return []error{ErrStale}
+}

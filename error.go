@@ -26,6 +26,9 @@ var (
 	ErrTrashed = errors.New("task is in the trash")
 	// ErrStale: the value a change was proposed against has changed since.
 	ErrStale = errors.New("changed since proposed")
+	// ErrTwin: bringing the task back would put it beside another task
+	// of its title, added since; a kind of ErrStale.
+	ErrTwin = errors.New("another task has its title")
 	// ErrSent: the reminder a change set has gone out since; undoing the
 	// change would move a reminder that was sent.
 	ErrSent = errors.New("reminder went out")

@@ -18,6 +18,7 @@ var notices = []struct {
 	{nod.ErrExpired, formatting.NoticeExpired},
 	{nod.ErrDecided, formatting.NoticeDecided},
 	{nod.ErrSent, formatting.NoticeRemindSent},
+	{nod.ErrTwin, formatting.NoticeTwin},
 	{nod.ErrStale, formatting.NoticeStaleUndo},
 	{nod.ErrTrashed, formatting.NoticeTrashed},
 	{nod.ErrNotFound, formatting.NoticeNotHere},

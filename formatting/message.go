@@ -183,7 +183,8 @@ type receiptUndo struct {
 // Item, changed since.
 type staleUndo struct {
 	Title, Summary, Stored, Field, Item string
-	Redo                                bool // the change is an undo, to be applied again
+	Redo                                bool   // the change is an undo, to be applied again
+	Twin                                string // when another task of the title was added since
 }
 
 // readingText is nod's reading of an answer in words.
@@ -560,6 +561,9 @@ func (uv Undo) Redone(again nod.UndoEntry) Message {
 // cf names what changed.
 func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict) Message {
 	d := staleUndo{Title: u.Title, Summary: uv.l.appliedSummary(u), Stored: u.Summary, Field: string(cf.Field), Item: cf.Item}
+	if !cf.Twin.IsZero() {
+		d.Twin = uv.l.Stamp(cf.Twin)
+	}
 	anyway := undoAnyway
 	if u.Redoes {
 		// u took a change back: undoing it applies that change again.

@@ -138,6 +138,7 @@ var (
 	NoticeDecided           = fixed("n_decided")
 	NoticeItemDecided       = define[DecidedItem]("n_item_decided")
 	NoticeStaleUndo         = fixed("n_stale_undo")
+	NoticeTwin              = fixed("n_twin")
 	NoticeUndoForbidden     = fixed("n_undo_forbidden")
 	NoticeInTrash           = fixed("n_in_trash")
 	NoticeTrashed           = fixed("n_trashed")

@@ -1395,3 +1395,56 @@ func TestNumberedButtons(t *testing.T) {
 		}
 	})
 }
+
+// Taking back what trashed a task asks first when the person added
+// another task of its title since (they asked for it anew): the undo is
+// refused as an ErrTwin conflict naming when, and goes through with
+// force. A twin older than the change taken back (two kept on purpose,
+// one deleted) asks nothing.
+func TestUndoBesideATwinAddedSince(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		create := func(title string) nod.Applied {
+			t.Helper()
+			task := nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}
+			a, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: nod.ToolCreateTask, Audit: executed,
+				Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(time.Minute)
+			return a
+		}
+		first := create("Call the bank")
+		undone, err := db.Undo().Undo(ctx, chat, first.Undo.ID, 42, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Minute)
+		anew := create("Call the bank")
+		_, err = db.Undo().Undo(ctx, chat, undone.Redo.ID, 42, false)
+		var cf nod.Conflict
+		if !errors.Is(err, nod.ErrTwin) || !errors.Is(err, nod.ErrStale) || !errors.As(err, &cf) || !cf.Twin.Equal(anew.After.CreatedAt) {
+			t.Fatalf("the Redo beside a task asked for anew: %v (%+v), want ErrTwin naming %s", err, cf, anew.After.CreatedAt)
+		}
+		if _, err := db.Tasks().Task(ctx, chat, first.After.ID); !errors.Is(err, nod.ErrTrashed) {
+			t.Errorf("the refused Redo left the task out of the trash: %v", err)
+		}
+		if _, err := db.Undo().Undo(ctx, chat, undone.Redo.ID, 42, true); err != nil {
+			t.Fatalf("the Redo with force: %v", err)
+		}
+
+		// Two of a title kept on purpose: undoing the deletion of one asks nothing.
+		a, b := create("Pay rent"), create("Pay rent")
+		now := clock.Now()
+		del, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: a.After.ID, Tool: nod.ToolDeleteTask, Audit: executed,
+			Mutate: func(cur *nod.Task) (nod.Task, error) { cur.DeletedAt = &now; return *cur, nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(time.Minute)
+		if _, err := db.Undo().Undo(ctx, chat, del.Undo.ID, 42, false); err != nil {
+			t.Errorf("undoing the deletion of one of two kept on purpose (the other %s): %v", b.After.ID, err)
+		}
+	})
+}

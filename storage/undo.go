@@ -146,6 +146,16 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 		inv = inv.Rebase(cur)
 	} else if cf, ok := inv.Conflict(cur); ok {
 		return out, fmt.Errorf("undo %s: task %q: %w", id, cur.Title, cf)
+	} else if inv.ExpectsTrashed() {
+		// Back on the list beside a task of its title that the person
+		// asked for anew since: two only if they say so.
+		at, ok, err := twinSince(ctx, tx, chatID, u.TaskID, cur.Title, u.CreatedAt)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			return out, fmt.Errorf("undo %s: task %q: %w", id, cur.Title, nod.Conflict{Field: nod.FieldTrash, Twin: at})
+		}
 	}
 	if !inv.Empty() {
 		if err := writeChange(ctx, tx, nod.Topic{ChatID: chatID, Thread: u.Thread}, userID, inv, nil, now); err != nil {
@@ -189,6 +199,21 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	}
 	out.Redo, out.Redone = redo, u.Redoes
 	return out, db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, Kind: nod.OwedUndone, Ref: string(redo.ID)}, now)
+}
+
+// twinSince returns when the latest task of the chat outside the trash,
+// other than id, with title was added after since, if one was.
+func twinSince(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, title string, since time.Time) (time.Time, bool, error) {
+	var at int64
+	err := q.QueryRowContext(ctx, `SELECT created_at FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND id <> $2 AND title = $3 AND created_at > $4 ORDER BY created_at DESC LIMIT 1`,
+		chatID, id, title, micros(since)).Scan(&at)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return time.Time{}, false, nil
+	case err != nil:
+		return time.Time{}, false, fmt.Errorf("task of title %q since: %w", title, err)
+	}
+	return fromMicros(at), true, nil
 }
 
 // rearm keeps an undo from leaving a reminder that never fires: when the

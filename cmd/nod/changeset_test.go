@@ -659,10 +659,11 @@ func TestDeletionClosesProposals(t *testing.T) {
 	}
 }
 
-// A task that comes back to the list (a Redo of its creation, a restore
-// from /trash) while another has its title, one the person asked for
-// anew meanwhile, says they now have two (found in a play-test: an old
-// Redo made a second "Call the bank" without a word).
+// A Redo that would bring a task back to the list beside another of its
+// title, one the person asked for anew meanwhile, asks first; applied
+// anyway, or restored from /trash, it says they now have two (found in
+// play-tests: an old Redo made a second "Call the bank" without a word,
+// then, told afterwards, the person wished to have been asked).
 func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -676,24 +677,34 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	first := create(1)
 	h.tap(chat, user, first.ID, "↩️ Undo")
 	undone := h.tg.WaitBotMessages(chat, 2)[1]
-	// Asked for anew: nod asks, since the person undid it once.
-	anew := create(3)
-	h.tap(chat, user, anew.ID, "✓ 1")
+	// Asked for anew, later.
+	h.clock.Advance(time.Minute)
+	create(3)
 	h.tg.Wait("the new task", func() bool { ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); return len(ts) == 1 })
 	if strings.Contains(h.tg.BotMessages(chat)[2].Text, "Another task") {
 		t.Errorf("the new task, alone on the list, reads %q", h.tg.BotMessages(chat)[2].Text)
 	}
-	h.tap(chat, user, undone.ID, "↪️ Redo")
+	if a := h.tg.WaitAnswer(h.tg.Tap(chat, user, undone.ID, "↪️ Redo")); a != "Not yet: you have a task of that title already. See below." {
+		t.Errorf("the Redo's answer = %q", a)
+	}
+	ask := h.tg.WaitBotMessages(chat, 4)[3]
+	if !strings.Contains(ask.Text, "↪️ Not applied again yet: that would put “Call the bank” back on your list, and you have a task of that title already, added ") {
+		t.Errorf("the Redo beside a twin asks %q", ask.Text)
+	}
+	if ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(ts) != 1 {
+		t.Errorf("before the person said so, %d tasks are on the list", len(ts))
+	}
+	h.tap(chat, user, ask.ID, "↪️ Apply anyway")
 	const twin = "Another task is called “Call the bank” too: you have two of that title now."
-	redone := h.tg.WaitBotMessages(chat, 4)[3]
+	redone := h.tg.WaitBotMessages(chat, 5)[4]
 	if !strings.Contains(redone.Text, "is on your list again.\n"+twin) {
 		t.Errorf("the Redo beside its twin reads %q", redone.Text)
 	}
 	// Taken back again, then restored from /trash: the restore says so.
 	h.tap(chat, user, redone.ID, "↩️ Undo")
-	h.tg.WaitBotMessages(chat, 5)
+	h.tg.WaitBotMessages(chat, 6)
 	h.tg.SendText(chat, user, "/trash")
-	trash := h.tg.WaitBotMessages(chat, 6)[5]
+	trash := h.tg.WaitBotMessages(chat, 7)[6]
 	h.tap(chat, user, trash.ID, "♻️ Restore Call the bank")
 	back := h.tg.WaitMessage(chat, trash.ID, "the list to say it is restored", func(m telegramtest.Message) bool {
 		return strings.Contains(m.Text, "Restored “Call the bank”")
