@@ -389,15 +389,17 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			{TaskTitle: "Fix login bug", Quote: "Both", Item: nod.ChangeItem{N: 2, Tool: "update_task_estimate", Summary: "Set estimate to 90 minutes", Field: nod.FieldEstimate, Before: "120", After: "90", UndoID: "u2"}},
 			{TaskTitle: "Update <README>", Quote: "and <b>the</b> readme", Item: nod.ChangeItem{N: 3, Tool: "add_checklist_item", Summary: `Add: "Badges"`, Field: nod.FieldChecklist, After: "Badges", UndoID: "u3"}},
 		}),
-		"receipt_many_one_undone": loc.Changes().Receipts(manyUndone(1)),
-		"receipt_many_all_undone": loc.Changes().Receipts(manyUndone(0, 1, 2)),
-		"receipt_bulk":            loc.Changes().Receipts(bulkCreated(23)),
-		"receipt_bulk_four":       loc.Changes().Receipts(bulkCreated(4)),
-		"receipt_bulk_quoted":     loc.Changes().Receipts(bulkQuoted()),
-		"receipt_bulk_mixed":      loc.Changes().Receipts(bulkMixed()),
-		"receipt_bulk_undone":     loc.Changes().BulkUndone(22, true),
-		"receipt_bulk_redrawn":    loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
-		"receipt_bulk_undo_one":   {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
+		"receipt_many_one_undone": loc.Changes().Receipts(manyUndone(2)),
+		// A task's creation undone takes what else the receipt did to it along.
+		"receipt_many_created_undone": loc.Changes().Receipts(manyUndone(1)),
+		"receipt_many_all_undone":     loc.Changes().Receipts(manyUndone(0, 1, 2)),
+		"receipt_bulk":                loc.Changes().Receipts(bulkCreated(23)),
+		"receipt_bulk_four":           loc.Changes().Receipts(bulkCreated(4)),
+		"receipt_bulk_quoted":         loc.Changes().Receipts(bulkQuoted()),
+		"receipt_bulk_mixed":          loc.Changes().Receipts(bulkMixed()),
+		"receipt_bulk_undone":         loc.Changes().BulkUndone(22, true),
+		"receipt_bulk_redrawn":        loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
+		"receipt_bulk_undo_one":       {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_bulk_undo_one_same_task": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", []formatting.BulkChange{
 			loc.Changes().BulkChangeOf(3, nod.UndoEntry{ID: "u3", Tool: nod.ToolCreateTask, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Created: true}}),
 			loc.Changes().BulkChangeOf(4, nod.UndoEntry{ID: "u4", Tool: nod.ToolSetPriority, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P2", After: "P1"}}}}),
@@ -705,9 +707,9 @@ func bulkMixed() []formatting.Receipt {
 // manyUndone is a receipt of three changes with those at idx undone.
 func manyUndone(idx ...int) []formatting.Receipt {
 	rs := []formatting.Receipt{
-		{TaskTitle: "Buy stamps", Quote: "add two tasks: buy stamps", Item: nod.ChangeItem{N: 1, Tool: "create_task", After: "Buy stamps", NewTask: &nod.Task{Title: "Buy stamps", Priority: nod.P2}, UndoID: "u1"}},
-		{TaskTitle: "Call the bank", Quote: "call the bank", Item: nod.ChangeItem{N: 2, Tool: "create_task", After: "Call the bank", NewTask: &nod.Task{Title: "Call the bank", Priority: nod.P2}, UndoID: "u2"}},
-		{TaskTitle: "Call the bank", Quote: "call the bank", Item: nod.ChangeItem{N: 3, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u3"}},
+		{TaskTitle: "Buy stamps", Quote: "add two tasks: buy stamps", Item: nod.ChangeItem{N: 1, Tool: "create_task", TaskID: "T1", After: "Buy stamps", NewTask: &nod.Task{Title: "Buy stamps", Priority: nod.P2}, UndoID: "u1"}},
+		{TaskTitle: "Call the bank", Quote: "call the bank", Item: nod.ChangeItem{N: 2, Tool: "create_task", TaskID: "T2", After: "Call the bank", NewTask: &nod.Task{Title: "Call the bank", Priority: nod.P2}, UndoID: "u2"}},
+		{TaskTitle: "Call the bank", Quote: "call the bank", Item: nod.ChangeItem{N: 3, Tool: "set_task_priority", TaskID: "T2", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u3"}},
 	}
 	for _, i := range idx {
 		rs[i].Undone = true

@@ -30,6 +30,29 @@ type Receipt struct {
 	Spent bool
 }
 
+// goneWithTheirTask returns rs with every change to a task whose
+// creation rs reports undone marked undone too: the task is in the
+// trash, and what else the receipt did to it went with it (its Undo
+// would change nothing). A Redo of the creation brings them back.
+func goneWithTheirTask(rs []Receipt) []Receipt {
+	var gone []nod.TaskID
+	for _, r := range rs {
+		if r.Undone && r.Item.Tool == nod.ToolCreateTask && r.Item.TaskID != "" {
+			gone = append(gone, r.Item.TaskID)
+		}
+	}
+	if len(gone) == 0 {
+		return rs
+	}
+	out := slices.Clone(rs)
+	for i, r := range out {
+		if slices.Contains(gone, r.Item.TaskID) {
+			out[i].Undone = true
+		}
+	}
+	return out
+}
+
 // The templates of receipts and modes.
 var (
 	receiptHeader   = fixed("receipt_header")
@@ -85,6 +108,7 @@ type breakerUntil struct{ Until, Mode string }
 // carries its change's number, so that the message can be redrawn from
 // its buttons.
 func (cv Changes) Receipts(rs []Receipt) Message {
+	rs = goneWithTheirTask(rs)
 	if len(rs) >= BulkAt {
 		return cv.bulkReceipt(rs)
 	}
@@ -115,11 +139,19 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 		html += "\n"
 		switch {
 		case len(rs) > 1 && r.Undone:
-			html += "↩️ <s>" + strconv.Itoa(i+1) + ".</s> "
+			html += "↩️ "
 		case len(rs) > 1:
 			html += strconv.Itoa(i+1) + ". "
 		}
 		line, diff := cv.l.itemLines(r.Item, Escape(cv.DoneSummary(r.Item)), cv.l.itemDiff(r.Item, budget, nil))
+		if len(rs) > 1 && r.Undone {
+			// The line struck whole; a strike of its own inside (a
+			// diff's) would read as taken back twice.
+			line = strconv.Itoa(i+1) + ". " + line
+			if !strings.Contains(line, "<s>") {
+				line = "<s>" + line + "</s>"
+			}
+		}
 		html += line
 		if diff != "" {
 			html += "\n" + diff

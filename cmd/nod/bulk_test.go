@@ -427,7 +427,7 @@ func TestReceiptOfSeveralMarksItsUndos(t *testing.T) {
 	receipt := h.bulkTurn(3)
 	h.tap(chat, user, receipt.ID, "↩️ Undo 2")
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 2", func(m telegramtest.Message) bool {
-		return strings.Contains(m.Text, "↩️ <s>2.</s>")
+		return strings.Contains(m.Text, "↩️ <s>2. ")
 	})
 	if !strings.Contains(receipt.Text, "✅ <b>Done</b>") || !strings.Contains(receipt.Text, "↩️ 1 of 3 undone since.") ||
 		!strings.Contains(receipt.Text, "\n1. Created task") || !strings.Contains(receipt.Text, "\n3. Created task") {
@@ -452,7 +452,7 @@ func TestReceiptOfSeveralMarksItsUndos(t *testing.T) {
 	}
 	h.tap(chat, user, receipt.ID, "↩️ Undo 1")
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 1", func(m telegramtest.Message) bool {
-		return strings.Contains(m.Text, "↩️ <s>1.</s>")
+		return strings.Contains(m.Text, "↩️ <s>1. ")
 	})
 	if !strings.Contains(receipt.Text, "\n2. Created task") || !strings.Contains(receipt.Text, "↩️ 1 of 3 undone since.") {
 		t.Errorf("receipt after Redo 2 and Undo 1:\n%s", receipt.Text)
@@ -469,13 +469,13 @@ func TestReceiptOfSeveralAllUndone(t *testing.T) {
 	h := newHarness(t)
 	receipt := h.bulkTurn(2)
 	h.tap(chat, user, receipt.ID, "↩️ Undo 1")
-	h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 1", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "↩️ <s>1.</s>") })
+	h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 1", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "↩️ <s>1. ") })
 	h.tap(chat, user, receipt.ID, "↩️ Undo 2")
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to say all is undone", func(m telegramtest.Message) bool {
 		return strings.HasPrefix(m.Text, "↩️ <b>Undone</b>")
 	})
 	for _, n := range []string{"1", "2"} {
-		if !strings.Contains(receipt.Text, "↩️ <s>"+n+".</s> Created task") {
+		if !strings.Contains(receipt.Text, "↩️ <s>"+n+". Created task") {
 			t.Errorf("change %s not struck out:\n%s", n, receipt.Text)
 		}
 	}
@@ -527,5 +527,46 @@ func TestReceiptOfOneFollowsRedo(t *testing.T) {
 	}
 	if n := len(h.liveTasks()); n != 0 {
 		t.Errorf("%d tasks after /undo, want none", n)
+	}
+}
+
+// A task created with a field of its own (a due date the person gave
+// beside its title) gets a receipt of two changes; undoing its creation
+// takes the other along: the task is in the trash, so the receipt strikes
+// both and keeps no Undo that would change nothing (found in a play-test:
+// "Undo 2" stayed, and tapping it said the task was in the trash).
+func TestReceiptOfACreationUndoneTakesItsFieldsAlong(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add buy a present for Mia","quotes":[{"field":"due","quote":"by Friday"}],"reasoning":"asked, with its day"}]}`)
+	}
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy a present for Mia", "due_date": "2026-03-13"})), openaitest.Text(""))
+	h.start()
+	h.tg.SendText(chat, user, "add buy a present for Mia by Friday")
+	receipt := h.receiptOf("Due: none →")
+	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 1", "↩️ Undo 2"}) {
+		t.Fatalf("the receipt's buttons = %v\n%s", got, receipt.Text)
+	}
+	h.tap(chat, user, receipt.ID, "↩️ Undo 1")
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to say all is undone", func(m telegramtest.Message) bool {
+		return strings.HasPrefix(m.Text, "↩️ <b>Undone</b>")
+	})
+	for _, want := range []string{"↩️ <s>1. Created task “Buy a present for Mia”</s>", "↩️ <s>2. Due: none → "} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Errorf("the receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	if got := buttonTexts(receipt); len(got) != 0 {
+		t.Errorf("after its creation's Undo the receipt keeps %v", got)
+	}
+	// Its Redo brings both back, and their Undos with the Redo's message.
+	undone := h.tg.WaitBotMessages(chat, 2)[1]
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to read as applied", func(m telegramtest.Message) bool {
+		return strings.HasPrefix(m.Text, "✅ <b>Done</b>")
+	})
+	if !strings.Contains(receipt.Text, "\n2. Due: none → ") || !hasButton(receipt, "↩️ Undo 2") {
+		t.Errorf("after the Redo the receipt reads:\n%s\n%v", receipt.Text, buttonTexts(receipt))
 	}
 }

@@ -50,7 +50,7 @@ func TestReceiptReadsAsItsChangesStand(t *testing.T) {
 				// /undo's before its answer: the receipt reads as it will.
 				last, _ := h.tg.Message(chat, receipt.ID)
 				for n := 1; n <= 3; n++ {
-					struck := strings.Contains(last.Text, fmt.Sprintf("↩️ <s>%d.</s>", n))
+					struck := strings.Contains(last.Text, fmt.Sprintf("↩️ <s>%d. ", n))
 					if on := live[fmt.Sprintf("Task number %d", n)]; struck == on || struck && hasButton(last, fmt.Sprintf("↩️ Undo %d", n)) {
 						t.Fatalf("after %q change %d reads struck %v with its task on the list %v:\n%s\n%v", did, n, struck, on, last.Text, buttonTexts(last))
 					}
