@@ -744,7 +744,7 @@ func TestDeletionOfOneOfTwins(t *testing.T) {
 	if r := reqs[1].ToolResults()["g"]; !strings.Contains(r, `"created_at":"2026-03-09T09:00:00Z"`) {
 		t.Errorf("get_task of the older twin = %s", r)
 	}
-	if !strings.Contains(ask.Text, "<b>Delete “Call the bank”</b>?\nAnother task has this title too. This one is P2, without a reminder, added ") {
+	if !strings.Contains(ask.Text, "<b>Delete “Call the bank”</b>?\nAnother task has this title too. This one has priority P2, without a reminder, added ") {
 		t.Errorf("the question of one of two = %q", ask.Text)
 	}
 	h.tg.SendText(chat, user, "Call the bank")
@@ -754,7 +754,7 @@ func TestDeletionOfOneOfTwins(t *testing.T) {
 	}
 	// Answered, the question still says which of the two went.
 	closed := h.tg.WaitMessage(chat, ask.ID, "the question closed", func(m telegramtest.Message) bool { return m.Edits > 0 })
-	if !strings.Contains(closed.Text, "You typed its title: deleted.\nThe other task of this title stays. This one was P2, without a reminder, added ") {
+	if !strings.Contains(closed.Text, "You typed its title: deleted.\nThe other task of this title stays. This one had priority P2, without a reminder, added ") {
 		t.Errorf("the answered question of one of two = %q", closed.Text)
 	}
 
