@@ -444,7 +444,7 @@ func TestAgentToldWhatHappened(t *testing.T) {
 	}
 	want := []string{
 		`the user rejected your proposal “Set estimate to 90 minutes” on task “Fix login bug”, saying “the estimate is fine”`,
-		`the user undid “Set priority to P1” on task “Fix login bug”: that change is taken back`,
+		`the user undid “Set priority to P1” on task “Fix login bug” (id T1): that change is taken back`,
 		`the user switched the chat to mode always`,
 	}
 	last := -1
