@@ -95,6 +95,11 @@ func (c Change) Reopens() bool {
 	return false
 }
 
+// Trashes reports whether the change moves its task to the trash.
+func (c Change) Trashes() bool {
+	return slices.ContainsFunc(c.Fields, func(f FieldChange) bool { return f.Field == FieldTrash && f.After == TrashedValue })
+}
+
 // ExpectsTrashed reports whether the change acts on a task in the trash:
 // only a restore does. Nothing else may change a trashed task.
 func (c Change) ExpectsTrashed() bool {

@@ -137,10 +137,9 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 		return nil
 	}
 	fields := map[string]bool{}
-	trashed := false // a deletion closes every proposal for the task
+	trashed := ch.Trashes() // a deletion closes every proposal for the task
 	for _, f := range ch.Fields {
 		fields[string(f.Field)] = true
-		trashed = trashed || f.Field == nod.FieldTrash && f.After == nod.TrashedValue
 	}
 	items := map[nod.ItemID]bool{}
 	for _, ic := range ch.Items {

@@ -162,6 +162,13 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 			return out, err
 		}
 	}
+	if inv.Trashes() {
+		// A creation undone: what waits for the task goes with it, as
+		// with a deletion.
+		if err := db.supersedeBy(ctx, tx, chatID, userID, inv, "", now); err != nil {
+			return out, err
+		}
+	}
 	res, err := tx.ExecContext(ctx, `UPDATE undo_entries SET undone_at = $1 WHERE id = $2 AND undone_at IS NULL`, micros(now), id)
 	if err != nil {
 		return out, fmt.Errorf("mark undo %s: %w", id, err)

@@ -766,3 +766,28 @@ func TestDeletionOfOneOfTwins(t *testing.T) {
 		t.Errorf("a title no other task has reads %q", ask.Text)
 	}
 }
+
+// A new task's guessed field waits for a tap; the task's creation undone,
+// the proposal goes with it, as with a deletion: its message says the
+// task is in the trash and loses its buttons (found in a play-test: a
+// label proposal for a task in the trash stayed open, its ✓ live).
+func TestCreationUndoneClosesItsProposals(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add renew the car insurance","quotes":[],"reasoning":"asked; the label is a guess"}]}`)
+	}
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Renew the car insurance", "labels": []string{"personal"}})), openaitest.Text(""))
+	h.start()
+	h.tg.SendText(chat, user, "add renew the car insurance")
+	set := h.withButton(chat, "✓ 1")
+	receipt := h.receiptOf("Created task “Renew the car insurance”")
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	m := h.tg.WaitMessage(chat, set.ID, "the proposal closed", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 1") })
+	if !strings.Contains(m.Text, "The task is in the trash or deleted") {
+		t.Errorf("the closed proposal reads %q", m.Text)
+	}
+	if s := mustSet(t, h, set.ID); s.Items[0].Status != nod.ItemStale || s.Status.Open() {
+		t.Errorf("after the creation's Undo the set is %s, its item %s", s.Status, s.Items[0].Status)
+	}
+}
