@@ -162,6 +162,7 @@ type Event struct {
 	At      time.Time
 	Kind    EventKind
 	Summary string // the change, as nod summarised it
+	Tool    Tool   // an undo's: the tool of the change it took back or put back
 	Task    string // the task's title
 	TaskID  TaskID // the task's id, where the event's record names it
 	Reason  string // a rejection's reason, or why a mode changed

@@ -69,8 +69,14 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		}
 		return s
 	case nod.EventUndone:
+		if e.Tool == nod.ToolCreateTask {
+			return fmt.Sprintf("%s undid “%s”%s: the task is in the trash now; do not make it again unless asked anew", who, e.Summary, on)
+		}
 		return fmt.Sprintf("%s undid “%s”%s: that change is taken back; do not make it again unless asked anew", who, e.Summary, on)
 	case nod.EventRedone:
+		if e.Tool == nod.ToolCreateTask {
+			return fmt.Sprintf("%s redid “%s”%s after undoing it: the task is back on the list", who, e.Summary, on)
+		}
 		return fmt.Sprintf("%s redid “%s”%s after undoing it", who, e.Summary, on)
 	case nod.EventDeleted:
 		return fmt.Sprintf("%s deleted the task %s, which is in the trash now", who, task)

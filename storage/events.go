@@ -15,16 +15,15 @@ import (
 // nearly every turn. A status or reminder the person set themselves,
 // outside a turn and not by deciding a proposal, came from a reminder's
 // buttons. Each row is its source, two texts, a reason (an undo's task
-// id), a time, a title,
-// who did it and, for a decision, the person's answer in words that made
-// it. Its audit terms are those of the index audit_log_events (migration
+// id), a time, a title, who did it and, for a decision, the person's
+// answer in words that made it (an undo's tool). Its audit terms are those of the index audit_log_events (migration
 // 00026), which only they let the query use; a row nod redacted when it
 // forgot its person tells of nothing.
 const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id, d.words FROM decisions d
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id
 		WHERE d.chat_id = $1 AND d.created_at > $2 AND NOT (d.verdict = 'confirmed' AND substr(d.tool, 1, 5) = 'mcp__')
-		UNION ALL SELECT 'u', CASE WHEN u.redoes = 1 THEN 'redo' ELSE '' END, u.summary, u.task_id, u.undone_at, COALESCE(t.title, ''), u.user_id, '' FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
+		UNION ALL SELECT 'u', CASE WHEN u.redoes = 1 THEN 'redo' ELSE '' END, u.summary, u.task_id, u.undone_at, COALESCE(t.title, ''), u.user_id, u.tool FROM undo_entries u LEFT JOIN tasks t ON t.id = u.task_id
 		WHERE u.chat_id = $1 AND u.thread = $3 AND u.undone_at > $2
 		UNION ALL SELECT 'x', state, tool, failure, done_at, result, user_id, args FROM external_calls
 		WHERE chat_id = $1 AND thread = $3 AND done_at > $2 AND (set_id <> '' OR state = 'unknown')
@@ -84,8 +83,8 @@ func (db *Conversation) events(ctx context.Context, at nod.Topic, rs []eventRow)
 			if r.a == string(nod.Rejected) {
 				e.Kind = nod.EventRejected
 			}
-		case "u": // an undo: whether it redid, summary, its task's id
-			e.Kind, e.Summary, e.TaskID, e.Reason = nod.EventUndone, r.b, nod.TaskID(r.reason), ""
+		case "u": // an undo: whether it redid, summary, its task's id, its tool
+			e.Kind, e.Summary, e.TaskID, e.Tool, e.Reason, e.Words = nod.EventUndone, r.b, nod.TaskID(r.reason), nod.Tool(r.words), "", ""
 			if r.a != "" {
 				e.Kind = nod.EventRedone // an Undo's entry taken back
 			}

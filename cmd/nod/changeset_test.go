@@ -672,14 +672,26 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	create := func(n int) telegramtest.Message {
 		h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank"})), openaitest.Text(""))
 		h.tg.SendText(chat, user, "add call the bank")
-		return h.tg.WaitBotMessages(chat, n)[n-1]
+		m := h.tg.WaitBotMessages(chat, n)[n-1]
+		h.settleMessages() // the turn ended, its words kept, before the clock moves
+		return m
 	}
 	first := create(1)
+	h.clock.Advance(time.Minute)
 	h.tap(chat, user, first.ID, "↩️ Undo")
 	undone := h.tg.WaitBotMessages(chat, 2)[1]
-	// Asked for anew, later.
+	// Asked for anew, later; the agent was told where the first one went.
 	h.clock.Advance(time.Minute)
 	create(3)
+	var notes string
+	for _, m := range h.llm.RequestsFor(agentM)[2].Messages[1:] {
+		if m.Role == "system" {
+			notes = m.Content
+		}
+	}
+	if !strings.Contains(notes, "the user undid “Create task") || !strings.Contains(notes, "): the task is in the trash now; do not make it again unless asked anew") {
+		t.Errorf("the agent was not told the undone creation's task is in the trash:\n%s", notes)
+	}
 	h.tg.Wait("the new task", func() bool { ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); return len(ts) == 1 })
 	if strings.Contains(h.tg.BotMessages(chat)[2].Text, "Another task") {
 		t.Errorf("the new task, alone on the list, reads %q", h.tg.BotMessages(chat)[2].Text)
