@@ -221,14 +221,14 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 		j.DueDate = &t.DueDate
 	}
 	if t.RemindAt != nil {
-		s := t.RemindAt.In(zone).Format(time.RFC3339)
+		s := zoned(*t.RemindAt, zone)
 		j.RemindAt, j.ReminderSent = &s, t.ReminderSent(now)
 	}
 	if r := repeat.Show(t.Repeat); r != "" {
 		j.Repeat = &r
 	}
 	if !t.CreatedAt.IsZero() {
-		s := t.CreatedAt.In(zone).Format(time.RFC3339)
+		s := zoned(t.CreatedAt, zone)
 		j.CreatedAt = &s
 	}
 	for _, it := range t.Checklist {
@@ -240,6 +240,16 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 		j.Checklist = append(j.Checklist, ij)
 	}
 	return j
+}
+
+// zoned is t in RFC 3339 with zone's offset: "+00:00" in a zone that is
+// at UTC's offset then (Lisbon in winter), where "Z" would read as a time
+// in UTC; "Z" in UTC itself.
+func zoned(t time.Time, zone *time.Location) string {
+	if zone == time.UTC {
+		return t.UTC().Format(time.RFC3339)
+	}
+	return t.In(zone).Format("2006-01-02T15:04:05-07:00")
 }
 
 // TaskJSON renders a task in the shape get_task returns, its reminder

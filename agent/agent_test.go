@@ -930,3 +930,22 @@ func TestEventNotesNameTheTaskByID(t *testing.T) {
 		}
 	}
 }
+
+// A time the agent reads carries its zone's offset even when that is
+// UTC's: "Z" would read as UTC (a play-test's model took Lisbon's 09:00
+// in winter for a time in UTC).
+func TestZonedTimesKeepTheirOffset(t *testing.T) {
+	lisbon, err := time.LoadLocation("Europe/Lisbon")
+	if err != nil {
+		t.Skip("no zone data:", err)
+	}
+	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		zone *time.Location
+		want string
+	}{{lisbon, "2026-12-04T09:00:00+00:00"}, {time.UTC, "2026-12-04T09:00:00Z"}, {time.FixedZone("CET", 3600), "2026-12-04T10:00:00+01:00"}} {
+		if got := agent.Zoned(at, c.zone); got != c.want {
+			t.Errorf("in %s: %s, want %s", c.zone, got, c.want)
+		}
+	}
+}

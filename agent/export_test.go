@@ -27,6 +27,9 @@ func (t Tool) Explodes() bool {
 // EventNotes is what the agent is told of events outside the conversation.
 var EventNotes = eventNotes
 
+// Zoned is a time as the agent reads it in a zone.
+var Zoned = zoned
+
 // EncodedAfresh is the request the agent wrote before messages kept their
 // encodings, for a turn with history as storage reads it and the turn's
 // own messages: the history read as a turn reads it, every message
