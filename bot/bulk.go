@@ -98,16 +98,33 @@ func (b *Bot) onUndoPick(ctx context.Context, p press) string {
 }
 
 // undoable are the changes of acts that can still be undone, with their
-// tasks' titles and what each did.
+// tasks' titles and what each did: not those to a task whose creation
+// among them is undone (the task is in the trash, and they went with it).
 func (b *Bot) undoable(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, acts []nod.Action) []formatting.BulkChange {
-	var out []formatting.BulkChange
+	var (
+		open []formatting.BulkChange
+		of   []nod.TaskID
+		gone []nod.TaskID
+	)
 	now := b.now()
 	for _, a := range acts {
 		u, err := b.undos.UndoEntry(ctx, chat, nod.UndoID(a.ID))
-		if err != nil || u.UndoneAt != nil || !now.Before(u.ExpiresAt) {
+		if err != nil {
 			continue
 		}
-		out = append(out, loc.Changes().BulkChangeOf(a.N, u))
+		if u.Tool == nod.ToolCreateTask && u.UndoneNow {
+			gone = append(gone, u.TaskID)
+		}
+		if u.UndoneAt != nil || !now.Before(u.ExpiresAt) {
+			continue
+		}
+		open, of = append(open, loc.Changes().BulkChangeOf(a.N, u)), append(of, u.TaskID)
+	}
+	out := open[:0]
+	for i, c := range open {
+		if !slices.Contains(gone, of[i]) {
+			out = append(out, c)
+		}
 	}
 	return out
 }

@@ -570,3 +570,44 @@ func TestReceiptOfACreationUndoneTakesItsFieldsAlong(t *testing.T) {
 		t.Errorf("after the Redo the receipt reads:\n%s\n%v", receipt.Text, buttonTexts(receipt))
 	}
 }
+
+// On a short receipt, a task's creation undone from Undo one… takes its
+// other changes along: struck, and off the page, whose Undo would change
+// nothing on a task in the trash.
+func TestBulkUndoOneOfACreationTakesItsFieldsAlong(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	said := "add these tasks: Task number 1, Task number 2, Task number 3, Task number 4 by Friday"
+	var calls []openaitest.ToolCall
+	var verdicts []string
+	for i := range 4 {
+		args := map[string]any{"title": fmt.Sprintf("Task number %d", i+1)}
+		quotes := "[]"
+		if i == 3 {
+			args["due_date"], quotes = "2026-03-13", `[{"field":"due","quote":"by Friday"}]`
+		}
+		calls = append(calls, call(fmt.Sprintf("c%d", i), "create_task", args))
+		verdicts = append(verdicts, fmt.Sprintf(`{"index":%d,"level":"explicit","quote":%q,"quotes":%s,"reasoning":"asked"}`, i, said, quotes))
+	}
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[` + strings.Join(verdicts, ",") + `]}`)
+	}
+	h.script(openaitest.Calls(calls...), openaitest.Text("Added them."))
+	h.start()
+	h.tg.SendText(chat, user, said)
+	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	h.settleMessages()
+	if !strings.Contains(receipt.Text, "5. Task number 4: ") {
+		t.Fatalf("the receipt has no fifth change, the due date:\n%s", receipt.Text)
+	}
+	h.tap(chat, user, receipt.ID, "↩️ Undo one…")
+	h.tg.WaitMessage(chat, receipt.ID, "the page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 4. ") })
+	h.tap(chat, user, receipt.ID, "↩️ Undo 4. ")
+	m := h.tg.WaitMessage(chat, receipt.ID, "the receipt redrawn", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "<s>") })
+	if !strings.Contains(m.Text, "<s>4. Task number 4</s>") || !strings.Contains(m.Text, "<s>5. Task number 4: ") {
+		t.Errorf("the creation and its due date are not both struck:\n%s", m.Text)
+	}
+	if hasButton(m, "↩️ Undo 5. ") || !hasButton(m, "↩️ Undo 3. ") {
+		t.Errorf("after the creation's Undo the page offers %v", buttonTexts(m))
+	}
+}
