@@ -145,11 +145,13 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 		}
 		line, diff := cv.l.itemLines(r.Item, Escape(cv.DoneSummary(r.Item)), cv.l.itemDiff(r.Item, budget, nil))
 		if len(rs) > 1 && r.Undone {
-			// The line struck whole; a strike of its own inside (a
-			// diff's) would read as taken back twice.
-			line = strconv.Itoa(i+1) + ". " + line
-			if !strings.Contains(line, "<s>") {
-				line = "<s>" + line + "</s>"
+			// The line struck whole, unless it has a strike of its own
+			// (a diff's), which inside another would read as taken back
+			// twice: then its number.
+			if strings.Contains(line, "<s>") {
+				line = "<s>" + strconv.Itoa(i+1) + ".</s> " + line
+			} else {
+				line = "<s>" + strconv.Itoa(i+1) + ". " + line + "</s>"
 			}
 		}
 		html += line
