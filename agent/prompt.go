@@ -141,11 +141,11 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 	}
 	titles := make(map[string]int, len(tasks))
 	for _, t := range tasks {
-		titles[t.Title]++
+		titles[nod.FoldText(t.Title)]++
 	}
 	for _, t := range tasks {
 		fmt.Fprintf(b, "- %s %q %s %s", t.ID, t.Title, t.Status, t.Priority)
-		if titles[t.Title] > 1 { // which is older, when the person says so
+		if titles[nod.FoldText(t.Title)] > 1 { // which is older, when the person says so
 			fmt.Fprintf(b, " added %s", t.CreatedAt.In(zone).Format(nod.ReminderLayout))
 		}
 		if t.DueDate != "" {

@@ -28,6 +28,15 @@ func init() {
 	})
 }
 
+// foldSQL is the SQL function that folds case as nod does: nod_fold on
+// SQLite, lower() on PostgreSQL.
+func foldSQL(postgres bool) string {
+	if postgres {
+		return "lower"
+	}
+	return "nod_fold"
+}
+
 // A cursor is a task's seq in base 36: short for a model to copy, and
 // ordered by length first, then as a string (nod.CompareCursors).
 func cursor(seq int64) string { return strconv.FormatInt(seq, 36) }

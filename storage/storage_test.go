@@ -1421,7 +1421,7 @@ func TestUndoBesideATwinAddedSince(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(time.Minute)
-		anew := create("Call the bank")
+		anew := create("call the bank") // asked for anew, in other case
 		_, err = db.Undo().Undo(ctx, chat, undone.Redo.ID, 42, false)
 		var cf nod.Conflict
 		if !errors.Is(err, nod.ErrTwin) || !errors.Is(err, nod.ErrStale) || !errors.As(err, &cf) || !cf.Twin.Equal(anew.After.CreatedAt) {
@@ -1445,6 +1445,35 @@ func TestUndoBesideATwinAddedSince(t *testing.T) {
 		clock.Advance(time.Minute)
 		if _, err := db.Undo().Undo(ctx, chat, del.Undo.ID, 42, false); err != nil {
 			t.Errorf("undoing the deletion of one of two kept on purpose (the other %s): %v", b.After.ID, err)
+		}
+	})
+}
+
+// Two tasks whose titles differ only in case are twins: a deletion's
+// typed title matches either. One in the trash, or of another title, is
+// none.
+func TestSameTitleFoldsCase(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedTask(t, db, "A", "Überweisung prüfen")
+		seedTask(t, db, "B", "überweisung PRÜFEN")
+		seedTask(t, db, "C", "Call the bank")
+		for _, c := range []struct {
+			id    nod.TaskID
+			title string
+			want  bool
+		}{{"A", "Überweisung prüfen", true}, {"B", "überweisung PRÜFEN", true}, {"C", "Call the bank", false}} {
+			if got, err := db.Tasks().SameTitle(ctx, chat, c.id, c.title); err != nil || got != c.want {
+				t.Errorf("SameTitle(%s) = %v, %v; want %v", c.id, got, err, c.want)
+			}
+		}
+		now := clock.Now()
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "B", Tool: nod.ToolDeleteTask, Audit: executed,
+			Mutate: func(cur *nod.Task) (nod.Task, error) { cur.DeletedAt = &now; return *cur, nil }}); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := db.Tasks().SameTitle(ctx, chat, "A", "Überweisung prüfen"); err != nil || got {
+			t.Errorf("with its twin in the trash, SameTitle = %v, %v", got, err)
 		}
 	})
 }

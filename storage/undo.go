@@ -209,10 +209,12 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 }
 
 // twinSince returns when the latest task of the chat outside the trash,
-// other than id, with title was added after since, if one was.
+// other than id, with title (in any case: "call the bank" asks for the
+// same task) was added after since, if one was.
 func twinSince(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, title string, since time.Time) (time.Time, bool, error) {
+	fold := foldSQL(q.db.postgres)
 	var at int64
-	err := q.QueryRowContext(ctx, `SELECT created_at FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND id <> $2 AND title = $3 AND created_at > $4 ORDER BY created_at DESC LIMIT 1`,
+	err := q.QueryRowContext(ctx, `SELECT created_at FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND id <> $2 AND `+fold+`(title) = `+fold+`($3) AND created_at > $4 ORDER BY created_at DESC LIMIT 1`,
 		chatID, id, title, micros(since)).Scan(&at)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
