@@ -16,9 +16,10 @@ import (
 // outside a turn and not by deciding a proposal, came from a reminder's
 // buttons. Each row is its source, two texts, a reason (an undo's task
 // id), a time, a title, who did it and, for a decision, the person's
-// answer in words that made it (an undo's tool). Its audit terms are those of the index audit_log_events (migration
-// 00026), which only they let the query use; a row nod redacted when it
-// forgot its person tells of nothing.
+// answer in words that made it (an undo's tool). Its audit terms are
+// those of the index audit_log_events (migration 00026), which only they
+// let the query use; a row nod redacted when it forgot its person tells
+// of nothing.
 const eventsSQL = `SELECT 'd', d.verdict, d.summary, d.reason, d.created_at, COALESCE(t.title, ''), d.user_id, d.words FROM decisions d
 		JOIN change_sets s ON s.id = d.set_id AND s.thread = $3
 		LEFT JOIN change_items i ON i.id = d.item_id LEFT JOIN tasks t ON t.id = i.task_id

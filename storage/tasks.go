@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -28,23 +29,17 @@ func (db *Tasks) Task(ctx context.Context, chatID nod.ChatID, id nod.TaskID) (no
 	return t, nil
 }
 
-// ListTasks returns the chat's tasks outside the trash, oldest first: all
-// of them, read whole, for tools and tests. Whatever serves a person or
-// the agent reads a page (TaskPage, FocusTasks).
 // SameTitle reports whether another task of the chat, not in the
 // trash, has task id's title, in any case: typed to confirm a deletion,
 // the two read the same.
 func (db *Tasks) SameTitle(ctx context.Context, chatID nod.ChatID, id nod.TaskID, title string) (bool, error) {
-	var n int
-	fold := foldSQL(db.postgres)
-	err := db.reader().QueryRowContext(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND id <> $2 AND `+fold+`(title) = `+fold+`($3) LIMIT 1) AS t`,
-		chatID, id, title).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("tasks titled like %s: %w", id, err)
-	}
-	return n > 0, nil
+	_, same, err := twinSince(ctx, db.reader(), chatID, id, title, time.Time{})
+	return same, err
 }
 
+// ListTasks returns the chat's tasks outside the trash, oldest first: all
+// of them, read whole, for tools and tests. Whatever serves a person or
+// the agent reads a page (TaskPage, FocusTasks).
 func (db *Tasks) ListTasks(ctx context.Context, chatID nod.ChatID, f nod.TaskFilter) ([]nod.Task, error) {
 	rows, err := db.reader().QueryContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL ORDER BY seq`, chatID)
 	if err != nil {

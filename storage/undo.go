@@ -210,7 +210,7 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 
 // twinSince returns when the latest task of the chat outside the trash,
 // other than id, with title (in any case: "call the bank" asks for the
-// same task) was added after since, if one was.
+// same task) was added after since, if one was; any, from a zero since.
 func twinSince(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, title string, since time.Time) (time.Time, bool, error) {
 	fold := foldSQL(q.db.postgres)
 	var at int64
