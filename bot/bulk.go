@@ -12,23 +12,17 @@ import (
 )
 
 // bulkUndos are the changes of the short receipt message msgID, in the
-// order it lists them: its own Undo buttons, bound to it when it was
-// sent (formatting.Message.Bind) and numbered from 1. The message names
-// them; each undo still checks who may take it back.
+// order it lists them, as Undo n (numbered from 1): its own Undo
+// buttons, bound to it when it was sent (formatting.Message.Bind), read
+// back by receiptOn. The message names them; each undo still checks who
+// may take it back.
 func (b *Bot) bulkUndos(ctx context.Context, chat nod.ChatID, msgID int) []nod.Action {
-	data, err := b.buttons.MessageButtons(ctx, chat, msgID)
-	if err != nil {
-		b.log.Warn("buttons of a short receipt", "chat", chat, "message", msgID, "err", err)
-		return nil
+	ids := b.receiptOn(ctx, chat, msgID).ids
+	out := make([]nod.Action, len(ids))
+	for i, id := range ids {
+		out[i] = nod.Action{Kind: nod.ActUndo, ID: string(id), N: i + 1}
 	}
-	var out []nod.Action
-	for _, d := range data {
-		if a, err := DecodeAction(d); err == nil && a.Kind == nod.ActUndo && a.N > 0 {
-			out = append(out, a)
-		}
-	}
-	slices.SortFunc(out, func(x, y nod.Action) int { return x.N - y.N })
-	return slices.CompactFunc(out, func(x, y nod.Action) bool { return x.N == y.N })
+	return out
 }
 
 // onUndoAll takes back every change of a short receipt in one
@@ -101,29 +95,22 @@ func (b *Bot) onUndoPick(ctx context.Context, p press) string {
 // tasks' titles and what each did: not those to a task whose creation
 // among them is undone (the task is in the trash, and they went with it).
 func (b *Bot) undoable(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, acts []nod.Action) []formatting.BulkChange {
-	var (
-		open []formatting.BulkChange
-		of   []nod.TaskID
-		gone []nod.TaskID
-	)
+	es := make(map[int]nod.UndoEntry, len(acts)) // by the change's number
+	var gone []nod.TaskID
+	for _, a := range acts {
+		if u, err := b.undos.UndoEntry(ctx, chat, nod.UndoID(a.ID)); err == nil {
+			es[a.N] = u
+			if u.Tool == nod.ToolCreateTask && u.UndoneNow {
+				gone = append(gone, u.TaskID)
+			}
+		}
+	}
+	var out []formatting.BulkChange
 	now := b.now()
 	for _, a := range acts {
-		u, err := b.undos.UndoEntry(ctx, chat, nod.UndoID(a.ID))
-		if err != nil {
-			continue
-		}
-		if u.Tool == nod.ToolCreateTask && u.UndoneNow {
-			gone = append(gone, u.TaskID)
-		}
-		if u.UndoneAt != nil || !now.Before(u.ExpiresAt) {
-			continue
-		}
-		open, of = append(open, loc.Changes().BulkChangeOf(a.N, u)), append(of, u.TaskID)
-	}
-	out := open[:0]
-	for i, c := range open {
-		if !slices.Contains(gone, of[i]) {
-			out = append(out, c)
+		u, ok := es[a.N]
+		if ok && u.UndoneAt == nil && now.Before(u.ExpiresAt) && !slices.Contains(gone, u.TaskID) {
+			out = append(out, loc.Changes().BulkChangeOf(a.N, u))
 		}
 	}
 	return out
@@ -171,9 +158,6 @@ func (b *Bot) redrawBulk(ctx context.Context, p press, acts []nod.Action, button
 	ids := make([]nod.UndoID, len(acts))
 	for i, a := range acts {
 		ids[i] = nod.UndoID(a.ID)
-		if a.N != i+1 {
-			return false
-		}
 	}
 	if m, _, ok := b.keptReceipt(ctx, p.loc, p.chat, ids); ok && len(ids) > 0 {
 		m.Keyboard = buttons
@@ -191,7 +175,7 @@ func (b *Bot) redrawBulk(ctx context.Context, p press, acts []nod.Action, button
 	es := make([]nod.UndoEntry, len(acts))
 	for i, a := range acts {
 		u, err := b.undos.UndoEntry(ctx, p.chat, nod.UndoID(a.ID))
-		if err != nil || a.N != i+1 {
+		if err != nil {
 			return false
 		}
 		es[i] = u

@@ -228,6 +228,9 @@ func (b *Bot) redrawReceiptOf(ctx context.Context, loc *formatting.Locale, chat 
 	case a.N > 0 && (r.short || len(r.ids) > 1):
 		b.redrawReceipt(ctx, loc, chat, msg, r.ids)
 	case a.N > 0 || len(r.ids) > 0:
+		// A numbered Undo on no receipt of several (a change set's
+		// message, which its own refresh redraws), or an unnumbered one
+		// beside numbered ones: nothing here to redraw.
 	default:
 		// The receipt of this one change, if a receipt it is: a change
 		// set's message or a card has none kept, and is left be.
