@@ -338,22 +338,21 @@ func TestZoneEvents(t *testing.T) {
 		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Rome", time.UTC, nod.ToolSetTimezone); err != nil { // the agent's
 			t.Fatal(err)
 		}
-		no, err := db.Schedule().ProposeZone(ctx, chat, 42, "Asia/Tokyo")
-		if err != nil {
-			t.Fatal(err)
+		// decide offers zone, and a second later the person answers.
+		decide := func(zone string, yes bool) nod.ZoneChange {
+			t.Helper()
+			offer, err := db.Schedule().ProposeZone(ctx, chat, 42, zone)
+			if err != nil {
+				t.Fatal(err)
+			}
+			step()
+			if _, err := db.Schedule().DecideZone(ctx, chat, 42, offer.ID, yes, time.UTC); err != nil {
+				t.Fatal(err)
+			}
+			return offer
 		}
-		step()
-		if _, err := db.Schedule().DecideZone(ctx, chat, 42, no.ID, false, time.UTC); err != nil {
-			t.Fatal(err)
-		}
-		yes, err := db.Schedule().ProposeZone(ctx, chat, 42, "Europe/Berlin")
-		if err != nil {
-			t.Fatal(err)
-		}
-		step()
-		if _, err := db.Schedule().DecideZone(ctx, chat, 42, yes.ID, true, time.UTC); err != nil {
-			t.Fatal(err)
-		}
+		decide("Asia/Tokyo", false)
+		yes := decide("Europe/Berlin", true)
 		step()
 		if _, err := db.Schedule().UndoZone(ctx, chat, 42, yes.ID, time.UTC); err != nil {
 			t.Fatal(err)
