@@ -1477,3 +1477,62 @@ func TestSameTitleFoldsCase(t *testing.T) {
 		}
 	})
 }
+
+// An old Redo and the same task asked for anew, racing: whichever takes
+// the chat first decides. The Redo goes through before the new task (two
+// of the title, as the person asked twice) or is refused as a twin after
+// it (one on the list, the old one still in the trash); never an error of
+// another kind, never a task lost or doubled.
+func TestRedoRacesATwinAskedAnew(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		outcomes := map[string]int{}
+		for round := range 8 {
+			title := fmt.Sprintf("Pay bill %d", round)
+			create := func() (nod.Applied, error) {
+				task := nod.Task{Title: title, Status: nod.StatusOpen, Priority: nod.P2}
+				return db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: nod.ToolCreateTask, Audit: executed,
+					Mutate: func(*nod.Task) (nod.Task, error) { return task, nil }})
+			}
+			first, err := create()
+			if err != nil {
+				t.Fatal(err)
+			}
+			undone, err := db.Undo().Undo(ctx, chat, first.Undo.ID, 42, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			clock.Advance(time.Minute)
+			var (
+				wg               sync.WaitGroup
+				redoErr, anewErr error
+			)
+			wg.Go(func() { _, redoErr = db.Undo().Undo(ctx, chat, undone.Redo.ID, 42, false) })
+			wg.Go(func() { _, anewErr = create() })
+			wg.Wait()
+			if anewErr != nil {
+				t.Fatalf("round %d: the task asked anew failed: %v", round, anewErr)
+			}
+			tasks, err := db.Tasks().ListTasks(ctx, chat, nod.TaskFilter{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			live := 0
+			for _, task := range tasks {
+				if task.Title == title {
+					live++
+				}
+			}
+			_, trashErr := db.Tasks().Task(ctx, chat, first.After.ID)
+			switch {
+			case redoErr == nil && live == 2 && trashErr == nil:
+				outcomes["redo first"]++
+			case errors.Is(redoErr, nod.ErrTwin) && live == 1 && errors.Is(trashErr, nod.ErrTrashed):
+				outcomes["asked anew first"]++
+			default:
+				t.Fatalf("round %d: the Redo gave %v, %d of the title are on the list, the old one reads %v", round, redoErr, live, trashErr)
+			}
+		}
+		t.Logf("outcomes: %v", outcomes)
+	})
+}
