@@ -38,7 +38,7 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteAgain.With(d.Title)))
 		return true, false // the question stays open
 	case nod.DeletionCancelled:
-		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled)
+		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled, nil)
 		if len(a.Rest) == 0 {
 			b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
 		} else {
@@ -50,7 +50,11 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		}
 		return a.Bare, true // a bare "yes" or "no" ends there
 	}
-	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone)
+	var deleted *nod.Task
+	if err == nil {
+		deleted = &a.Applied.After
+	}
+	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone, deleted)
 	if err != nil {
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true, true
@@ -68,7 +72,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 		return
 	}
 	for _, d := range step.Expired {
-		b.closePrompt(ctx, chat, loc, d, formatting.DeletePromptExpired)
+		b.closePrompt(ctx, chat, loc, d, formatting.DeletePromptExpired, nil)
 	}
 	if step.Ask != nil {
 		b.showDeletion(ctx, chat, loc, *step.Ask, step.Behind)
@@ -79,7 +83,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 // behind deletions waiting after it, and records its message; until then the question is owed, and the person's
 // words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, behind int) {
-	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind, b.twin(ctx, chat, d, false)))
+	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind, b.twin(ctx, chat, d, nil)))
 	if id == 0 {
 		return
 	}
@@ -92,29 +96,21 @@ func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting
 
 // twin is the task deletion d asks about when another task of the chat
 // has its title, which is what the person types: nil otherwise, or when
-// it cannot tell. Once gone (deleted) it is read from the trash.
-func (b *Bot) twin(ctx context.Context, chat nod.ChatID, d nod.PendingDeletion, gone bool) *nod.Task {
+// it cannot tell. deleted is that task as it went to the trash, once the
+// deletion is done; until then it is read.
+func (b *Bot) twin(ctx context.Context, chat nod.ChatID, d nod.PendingDeletion, deleted *nod.Task) *nod.Task {
 	same, err := b.tasks.SameTitle(ctx, chat, d.TaskID, d.Title)
-	if err != nil || !same {
+	switch {
+	case err != nil || !same:
 		return nil
+	case deleted != nil:
+		return deleted
 	}
-	if !gone {
-		t, err := b.tasks.Task(ctx, chat, d.TaskID)
-		if err != nil {
-			return nil
-		}
-		return &t
-	}
-	trash, err := b.tasks.Trash(ctx, chat)
+	t, err := b.tasks.Task(ctx, chat, d.TaskID)
 	if err != nil {
 		return nil
 	}
-	for _, t := range trash {
-		if t.ID == d.TaskID {
-			return &t
-		}
-	}
-	return nil
+	return &t
 }
 
 // backTwin adds to m, which says task id came back to the list, that
@@ -245,13 +241,13 @@ func (b *Bot) onAcceptReading(ctx context.Context, p press) string {
 }
 
 // closePrompt edits the message that asked for the task's title, so that
-// it no longer reads as waiting.
-func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, tmpl formatting.Template[string]) {
+// it no longer reads as waiting; deleted is the task as it went to the
+// trash, when the answer deleted it.
+func (b *Bot) closePrompt(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, tmpl formatting.Template[string], deleted *nod.Task) {
 	if d.MessageID == 0 {
 		return
 	}
-	gone := tmpl == formatting.DeletePromptDone
-	if err := b.send.edit(ctx, chat, d.MessageID, loc.Tasks().DeleteClosed(tmpl, d.Title, b.twin(ctx, chat, d, gone), gone)); err != nil {
+	if err := b.send.edit(ctx, chat, d.MessageID, loc.Tasks().DeleteClosed(tmpl, d.Title, b.twin(ctx, chat, d, deleted), deleted != nil)); err != nil {
 		b.log.Warn("close deletion prompt", "chat", chat, "err", err)
 	}
 }
@@ -272,7 +268,7 @@ func (b *Bot) onKeepDeletion(ctx context.Context, p press) string {
 	}
 	text := p.loc.Text(formatting.DeleteKept.With(kept))
 	p.then(func(ctx context.Context) {
-		b.closePrompt(ctx, p.chat, p.loc, d, formatting.DeletePromptCancelled)
+		b.closePrompt(ctx, p.chat, p.loc, d, formatting.DeletePromptCancelled, nil)
 		if len(a.Rest) > 0 {
 			// The question, edited, names only its own task.
 			b.reply(ctx, p.topic(), text)
