@@ -34,6 +34,12 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 		case isCard(p.keyboard):
 			// A card's tap taken back: the card shows the task as it is.
 			b.cardNow(ctx, p.loc, p.chat, p.msgID, u.Redo.TaskID)
+		case force && u.Redone && p.keyboard != nil:
+			// Applied anyway from the offer (Stale): the offer keeps its
+			// question and loses its button, and the Undone message
+			// whose Redo asked reads as redone.
+			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+			b.markRedoneAt(ctx, p.loc, p.chat, p.undo(), p.msgID)
 		case (err != nil || set.MessageID != p.msgID) && p.keyboard != nil && !slices.Contains(shown, p.msgID):
 			// Not the set's own message (which its refresh redraws): a
 			// receipt, or the message of an Undo whose Redo this is.
@@ -80,6 +86,34 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 	m.Keyboard = append(m.Keyboard, formatButtons(kb)...) // its other buttons (a rule's Stop)
 	if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 		b.log.Warn("mark undone", "chat", p.chat, "err", err)
+	}
+}
+
+// markRedoneAt edits the Undone message that carries the Redo of entry
+// id, other than message pressed, as markUndone does once its own Redo
+// was tapped: what it said, struck, and that the change is back.
+func (b *Bot) markRedoneAt(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, id nod.UndoID, pressed int) {
+	data, err := EncodeAction(nod.Action{Kind: nod.ActUndo, ID: string(id)})
+	if err != nil {
+		return
+	}
+	msgs, err := b.buttons.ButtonMessages(ctx, chat, data)
+	if err != nil {
+		b.log.Warn("the Undone message of a redo", "chat", chat, "err", err)
+		return
+	}
+	e, err := b.undos.UndoEntry(ctx, chat, id)
+	if err != nil {
+		return
+	}
+	for _, msg := range msgs {
+		if msg == pressed {
+			continue
+		}
+		if err := b.send.edit(ctx, chat, msg, loc.Undo().UndoneRedone(e)); err != nil {
+			b.log.Warn("mark redone", "chat", chat, "err", err)
+		}
+		return
 	}
 }
 

@@ -712,6 +712,17 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	if !strings.Contains(redone.Text, "is on your list again.\n"+twin) {
 		t.Errorf("the Redo beside its twin reads %q", redone.Text)
 	}
+	// The question keeps its words and loses its button; the Undone
+	// message whose Redo asked reads as redone, its Redo gone (found in a
+	// play-test: the question was rewritten, the Undone message kept its
+	// Redo).
+	asked, _ := h.tg.Message(chat, ask.ID)
+	if !strings.Contains(asked.Text, "Not put back yet") || len(buttonTexts(asked)) != 0 {
+		t.Errorf("the question after Apply anyway reads %q %v", asked.Text, buttonTexts(asked))
+	}
+	if m, _ := h.tg.Message(chat, undone.ID); !strings.Contains(m.Text, "Applied again since.") || hasButton(m, "↪️ Redo") {
+		t.Errorf("the Undone message after Apply anyway reads %q %v", m.Text, buttonTexts(m))
+	}
 	// Taken back again, then restored from /trash: the restore says so.
 	h.tap(chat, user, redone.ID, "↩️ Undo")
 	h.tg.WaitBotMessages(chat, 6)
@@ -766,7 +777,7 @@ func TestDeletionOfOneOfTwins(t *testing.T) {
 	}
 	// Answered, the question still says which of the two went.
 	closed := h.tg.WaitMessage(chat, ask.ID, "the question closed", func(m telegramtest.Message) bool { return m.Edits > 0 })
-	if !strings.Contains(closed.Text, "You typed its title: deleted.\nThe other task of this title stays. This one had priority P2, without a reminder, added ") {
+	if !strings.Contains(closed.Text, "You typed its title: deleted.\nThe other task of this title stays. This one had priority P2, without a reminder, added 9 Mar 2026, 09:00.") {
 		t.Errorf("the answered question of one of two = %q", closed.Text)
 	}
 
