@@ -50,15 +50,14 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		}
 		return a.Bare, true // a bare "yes" or "no" ends there
 	}
-	var deleted *nod.Task
-	if err == nil {
-		deleted = &a.Applied.After
-	}
-	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone, deleted)
 	if err != nil {
+		// The title matched, but the task could not go (it went to the
+		// trash meanwhile, say): the question must not read "deleted".
+		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptFailed, nil)
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "delete", "chat", in.chat))})
 		return true, true
 	}
+	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone, &a.Applied.After)
 	b.reply(ctx, in.topic(), in.loc.Undo().Button(in.loc.Text(formatting.Deleted.With(formatting.Trashed{Title: d.Title, Keep: b.opts.TrashRetention})), a.Applied.Undo.ID))
 	return true, true
 }

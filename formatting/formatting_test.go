@@ -448,6 +448,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			&nod.Task{ID: "T9", Title: "Call the bank", Priority: nod.P2, CreatedAt: time.Date(2026, 11, 30, 6, 16, 0, 0, time.UTC)}),
 		"delete_done_twin": loc.Tasks().DeleteClosed(formatting.DeletePromptDone, "Call the bank",
 			&nod.Task{ID: "T9", Title: "Call the bank", Priority: nod.P2, CreatedAt: time.Date(2026, 11, 30, 6, 16, 0, 0, time.UTC)}, true),
+		"delete_failed": loc.Tasks().DeleteClosed(formatting.DeletePromptFailed, "Fix <login> bug", nil, false),
 		"delete_kept_twin": loc.Tasks().DeleteClosed(formatting.DeletePromptCancelled, "Call the bank",
 			&nod.Task{ID: "T9", Title: "Call the bank", Priority: nod.P2, DueDate: "2026-12-02", CreatedAt: time.Date(2026, 11, 30, 6, 16, 0, 0, time.UTC)}, false),
 		"audit": loc.Audit([]nod.AuditEntry{

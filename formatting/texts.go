@@ -54,6 +54,7 @@ var (
 	DeletePromptCancelled = define[string]("delete_prompt_cancelled")
 	DeletePromptExpired   = define[string]("delete_prompt_expired")
 	DeletePromptDone      = define[string]("delete_prompt_done")
+	DeletePromptFailed    = define[string]("delete_prompt_failed")
 	Restored              = define[RestoredTask]("restored")
 
 	// Forgetting a person takes a typed phrase, in a private chat.
