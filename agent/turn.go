@@ -66,6 +66,7 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	}
 	t.history = pastReads(fromUserMessage(op.History))
 	events := op.Events
+	t.tookBack = slices.ContainsFunc(events, func(e nod.Event) bool { return e.Kind == nod.EventUndone && e.UserID == req.UserID })
 	system, err := t.system(ctx, *settings, op)
 	if err != nil {
 		return nil, "", err
@@ -410,6 +411,10 @@ type turn struct {
 	// named is the zone the person named in this turn, if any (reading).
 	named   *time.Location
 	history []nod.ChatMessage
+	// tookBack is set when the person undid a change since the last
+	// turn: words of the exchange before no longer ask for anything
+	// (see conversation).
+	tookBack bool
 	// replyItems lists the numbered items of the set the person's message
 	// replies to, for the classifier
 	replyItems string
@@ -584,9 +589,14 @@ func (t *turn) forwarded() bool {
 // model wrote after the person's latest words is left out: it wrote that
 // having read tool results, task text among them, which must never speak
 // to the classifier. Lines of earlier turns are marked: they are context,
-// never a quote, except the words of the exchange this turn answers.
+// never a quote, except the words of the exchange this turn answers,
+// unless the person undid a change since: "yes, Friday" after the Undo
+// of "add a task: pay the bill" must not quote the task back.
 func (t *turn) conversation() []confidence.Entry {
 	answers := answered(t.history)
+	if t.tookBack {
+		answers = len(t.history)
+	}
 	const maxEntries, maxChars = 12, 4000
 	var out []confidence.Entry
 	size := 0

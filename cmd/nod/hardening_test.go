@@ -455,6 +455,46 @@ func TestAnswerToAQuestionCarriesItsRequest(t *testing.T) {
 	h.tg.Wait("P1 to apply", func() bool { return h.task("T1").Priority == nod.P1 })
 }
 
+// An Undo ends that carry: "add a task: pay the bill" → "Want a due
+// date?" → Undo → "yes, friday". The classifier is told the turn starts
+// at "yes, friday", the undone request being context; and a model that
+// makes the task again, with a classifier that quotes the earlier line
+// all the same, gets a change set to confirm, not the task back behind
+// the person's back.
+func TestUndoEndsTheAnsweredExchange(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const asked = "add a task: Pay the electricity bill"
+	h.clf = answer("explicit:" + asked)
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Pay the electricity bill"})), openaitest.Text("Added. Want a due date or a reminder for it?"))
+	h.start()
+	h.tg.SendText(chat, user, asked)
+	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	h.settleMessages()
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	h.tg.WaitBotMessages(chat, 3)
+	h.clock.Advance(time.Minute)
+	h.script(openaitest.Calls(call("d", "create_task", map[string]any{"title": "Pay the electricity bill", "due_date": "2026-03-13"})), openaitest.Text("Added, due Friday."))
+	h.tg.SendText(chat, user, "yes, friday")
+	set := h.changeSetMessage(chat, 5)
+	if !strings.Contains(set.Text, "Pay the electricity bill") {
+		t.Errorf("the change set reads %q", set.Text)
+	}
+	if ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(ts) != 0 {
+		t.Errorf("%d tasks on the list: the undone request made one again", len(ts))
+	}
+	clf := h.llm.RequestsFor(clfM)
+	last := clf[len(clf)-1]
+	var told strings.Builder
+	for _, m := range last.Messages {
+		told.WriteString(m.Content + "\n")
+	}
+	if !strings.Contains(told.String(), "This turn starts with the person's message “yes, friday”") || strings.Contains(told.String(), "No earlier turn is shown") {
+		t.Errorf("the classifier was told:\n%s", told.String())
+	}
+}
+
 // Every message says whom it means: in a group the receipt of Bob's
 // request says Bob said it, and Alice's change set says it is hers, both
 // while it waits and once decided. A private chat still says "you".
