@@ -35,6 +35,9 @@ var (
 	// ErrHandled: the update that asked for this was handled before (a
 	// redelivery); nothing was written.
 	ErrHandled = errors.New("update handled before")
+	// ErrNotAsked: a turn that would answer the agent's question found
+	// none waiting (TurnRequest.Resume); nothing was written.
+	ErrNotAsked = errors.New("no question waits")
 )
 
 // Detail is err's text without the sentinel's suffix (": invalid",

@@ -36,6 +36,11 @@ type TurnRequest struct {
 	// Daily marks a review nod started itself at the time the person set
 	// with /daily: nobody sent anything.
 	Daily bool
+	// Resume makes the turn of a command that may answer the agent's
+	// question (/tz, where it asked where the person is): it runs only
+	// while the conversation ends with the agent asking this person
+	// something, and otherwise ends with ErrNotAsked, nothing written.
+	Resume bool
 	// Revise, if set, is the pending item the person's reply revises.
 	Revise *ItemRef
 	// ReplySet is the change set whose message the person's message

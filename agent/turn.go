@@ -65,6 +65,9 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 		return nil, "", err
 	}
 	t.history = pastReads(fromUserMessage(op.History))
+	if req.Resume && !asks(t.history, req.UserID) {
+		return nil, "", nod.ErrNotAsked
+	}
 	events := op.Events
 	t.tookBack = slices.ContainsFunc(events, func(e nod.Event) bool { return e.Kind == nod.EventUndone && e.UserID == req.UserID })
 	system, err := t.system(ctx, *settings, op)
@@ -560,14 +563,22 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	return t.a.classifier.Classify(ctx, t.reading(), conv, actions)
 }
 
+// asks reports whether history ends with the model asking userID
+// something: a question after their words, which a turn may answer.
+func asks(history []nod.ChatMessage, userID nod.UserID) bool {
+	from := answered(history)
+	return from < len(history) && history[from].Role == nod.RoleUser && history[from].UserID == userID
+}
+
 // answered is where the exchange a turn answers starts in history: when
 // the previous turn ended with the model asking something ("the title or
-// the estimate?"), the person's words it asked about count with the
-// answer; otherwise the turn answers nothing before it (len(history)).
+// the estimate?", "Where are you? Tell me your city and I'll set it."),
+// the person's words it asked about count with the answer; otherwise the
+// turn answers nothing before it (len(history)).
 func answered(history []nod.ChatMessage) int {
 	ends := func(m nod.ChatMessage) bool { return m.Role == nod.RoleAssistant && len(m.ToolCalls) == 0 }
 	n := len(history)
-	if n == 0 || !ends(history[n-1]) || !strings.HasSuffix(strings.TrimSpace(history[n-1].Content), "?") {
+	if n == 0 || !ends(history[n-1]) || !strings.ContainsAny(history[n-1].Content, "?？") {
 		return n
 	}
 	for i := n - 2; i >= 0; i-- {

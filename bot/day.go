@@ -94,6 +94,20 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		daily = in.settings.Daily
 	}
 	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Reminders, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
+	if in.settings == nil || in.settings.TimeZone == "" {
+		b.resume(ctx, in)
+	}
+}
+
+// resume hands the /tz that gave the chat its first zone to the agent,
+// which may have asked where the person is before it set their time:
+// "remind me at 10" → "Where are you?" → /tz Lisbon goes on in Lisbon's
+// time without their saying it again. With no question of the agent's
+// to this person waiting, the agent is not asked (nod.ErrNotAsked).
+func (b *Bot) resume(ctx context.Context, in incoming) {
+	req := b.request(ctx, in)
+	req.Resume, req.Settings = true, nil // read afresh: the zone is new
+	b.turn(ctx, in, req)
 }
 
 // findCity looks up the places name means; ok is false when the person

@@ -421,6 +421,9 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
 		b.log.Info("duplicate update ignored", "update", req.Update)
 		return false
 	}
+	if errors.Is(err, nod.ErrNotAsked) {
+		return false // a command that answered no question of the agent's
+	}
 	if err != nil {
 		tmpl := formatting.InternalError
 		switch {

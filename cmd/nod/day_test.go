@@ -738,3 +738,67 @@ func TestStaleZoneUndoGoes(t *testing.T) {
 		t.Errorf("zone after a stale Undo = %q", s.TimeZone)
 	}
 }
+
+// The agent asks where the person is before it sets their time, and they
+// answer with /tz: their request goes on in that zone without being said
+// again, applied at once on the words they said before the question. A
+// /tz with no question waiting, or once the chat has a zone, asks the
+// model nothing.
+func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
+	t.Parallel()
+	quiet := newHarness(t)
+	quiet.start()
+	quiet.tg.SendText(chat, user, "/tz Asia/Tokyo")
+	quiet.tg.WaitBotMessages(chat, 1)
+	quiet.settleMessages()
+	if n := len(quiet.llm.Requests()); n != 0 {
+		t.Errorf("a /tz with nothing asked made %d model requests", n)
+	}
+
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "M1", Title: "Call mum"})
+	h.start()
+	const asked = "remind me to call mum tomorrow at 10"
+	h.script(openaitest.Text("Sure, where are you? Tell me your city so that 10:00 is your own time."))
+	h.tg.SendText(chat, user, asked)
+	h.tg.WaitBotMessages(chat, 1)
+	h.settleMessages()
+	h.clock.Advance(time.Minute)
+	h.clf = answer("explicit:" + asked)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-03-12T10:00"})),
+		openaitest.Text("Set for 10:00 Lisbon time."))
+	h.tg.SendText(chat, user, "/tz Europe/Lisbon")
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if !strings.Contains(msgs[1].Text, "Europe/Lisbon") {
+		t.Errorf("the /tz reply reads %q", msgs[1].Text)
+	}
+	if !strings.Contains(msgs[2].Text, "because you said “"+asked+"”") || !hasButton(msgs[2], "↩️ Undo") {
+		t.Errorf("the reminder's receipt reads %q %v", msgs[2].Text, buttonTexts(msgs[2]))
+	}
+	lisbon, _ := time.LoadLocation("Europe/Lisbon")
+	if task := h.task("M1"); task.RemindAt == nil || !task.RemindAt.Equal(time.Date(2026, 3, 12, 10, 0, 0, 0, lisbon)) {
+		t.Errorf("the reminder is at %v, want 10:00 in Lisbon", task.RemindAt)
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	first := reqs[len(reqs)-2]
+	if last := first.Messages[len(first.Messages)-1]; last.Role != "user" || last.Content != "/tz Europe/Lisbon" {
+		t.Errorf("the agent's turn ends with %s %q", last.Role, last.Content)
+	}
+	var notes string
+	for _, m := range first.Messages[1:] {
+		if m.Role == "system" {
+			notes += m.Content
+		}
+	}
+	if !strings.Contains(notes, "Europe/Lisbon with /tz") {
+		t.Errorf("the agent was not told of the zone:\n%s", notes)
+	}
+	// Once the chat has a zone, /tz asks the model nothing.
+	n := len(h.llm.Requests())
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	h.tg.WaitBotMessages(chat, 5)
+	h.settleMessages()
+	if got := len(h.llm.Requests()); got != n {
+		t.Errorf("a /tz in a chat with a zone made %d model requests", got-n)
+	}
+}
