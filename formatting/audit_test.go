@@ -113,7 +113,7 @@ func TestAuditNamesGroupMembers(t *testing.T) {
 			"Bob switched to the mode Trusted",
 			"Switched Alice to the mode Always ask for 24 hours, after two undos",
 			"Bob undid a change (Priority)",
-			"Bob applied a change again (Priority)",
+			"Bob redid a change (Priority)",
 			"A member rejected: Remove a checklist item",
 			"Applied as Bob asked: my reading of Bob's answer (“yes”)",
 			"Stopped before answering a message",

@@ -503,7 +503,7 @@ func TestReceiptOfOneFollowsRedo(t *testing.T) {
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt as sent", func(m telegramtest.Message) bool { return m.Text == sent })
 	// The Undone message no longer reads as the last word.
 	undone = h.tg.WaitMessage(chat, undone.ID, "the Undone message to say it was redone", func(m telegramtest.Message) bool {
-		return strings.HasSuffix(m.Text, "</s>\n↪️ Applied again since.")
+		return strings.HasSuffix(m.Text, "</s>\n↪️ Redone since.")
 	})
 	if !strings.HasPrefix(undone.Text, "<s>↩️ Undone: ") || len(buttonTexts(undone)) != 0 {
 		t.Errorf("the Undone message after its Redo: %q %v", undone.Text, buttonTexts(undone))
@@ -511,7 +511,7 @@ func TestReceiptOfOneFollowsRedo(t *testing.T) {
 	if len(buttonTexts(receipt)) != 0 {
 		t.Errorf("the receipt after Redo has %v; its Undo is on the Redo's message", buttonTexts(receipt))
 	}
-	again := botMessage(h, "↪️ Applied again")
+	again := botMessage(h, "↪️ Redone")
 	if !hasButton(again, "↩️ Undo") {
 		t.Fatalf("the Redo's message has no Undo: %v", buttonTexts(again))
 	}

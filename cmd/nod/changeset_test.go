@@ -720,7 +720,7 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	if !strings.Contains(asked.Text, "Not put back yet") || len(buttonTexts(asked)) != 0 {
 		t.Errorf("the question after Apply anyway reads %q %v", asked.Text, buttonTexts(asked))
 	}
-	if m, _ := h.tg.Message(chat, undone.ID); !strings.Contains(m.Text, "Applied again since.") || hasButton(m, "↪️ Redo") {
+	if m, _ := h.tg.Message(chat, undone.ID); !strings.Contains(m.Text, "Redone since.") || hasButton(m, "↪️ Redo") {
 		t.Errorf("the Undone message after Apply anyway reads %q %v", m.Text, buttonTexts(m))
 	}
 	// Taken back again, then restored from /trash: the restore says so.

@@ -275,11 +275,11 @@ func TestUndoCreateAndRedo(t *testing.T) {
 		t.Errorf("get_task of the undone task = %s", r)
 	}
 	undone := h.tg.BotMessages(chat)[2]
-	if ans := h.tap(chat, user, undone.ID, "↪️ Redo"); ans != "Applied again." {
+	if ans := h.tap(chat, user, undone.ID, "↪️ Redo"); ans != "Redone." {
 		t.Errorf("Redo answered %q", ans)
 	}
 	again := h.tg.WaitBotMessages(chat, 5)[4]
-	if !strings.HasPrefix(again.Text, "↪️ Applied again: ") || !hasButton(again, "↩️ Undo") {
+	if !strings.HasPrefix(again.Text, "↪️ Redone: ") || !hasButton(again, "↩️ Undo") {
 		t.Errorf("after Redo: %q %v", again.Text, buttonTexts(again))
 	}
 	if got := outcomes(h.audit(chat)); got[len(got)-1] != "create_task:redone" {
