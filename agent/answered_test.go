@@ -8,7 +8,8 @@ import (
 
 // The exchange a turn answers: the model's last reply asks something
 // wherever its question mark stands, as a real model's "Where are you?
-// Tell me your city and I'll set it." does; a reply that asks nothing,
+// Tell me your city and I'll set it." does, or the words beside its call;
+// a reply that asks nothing,
 // or a call, carries nothing over; and only the person it asked resumes.
 func TestAnsweredExchange(t *testing.T) {
 	const alice, bob nod.UserID = 1, 2
@@ -30,6 +31,9 @@ func TestAnsweredExchange(t *testing.T) {
 		{"a full-width question", append(earlier[:2:2], say(alice, "明日10時に"), reply("どこにいますか？")), 2, true},
 		{"no question", append(earlier[:2:2], say(alice, "remind me at 10"), reply("Set for 10.")), 4, false},
 		{"a call last", append(earlier[:2:2], say(alice, "list"), call), 4, false},
+		{"a question beside a call", append(earlier[:2:2], say(alice, "remind me at 10"), nod.ChatMessage{Role: nod.RoleAssistant, Content: "Where are you?", ToolCalls: call.ToolCalls},
+			nod.ChatMessage{Role: nod.RoleTool, Content: "ok", ToolCallID: "c"}, reply("")), 2, true},
+		{"a question in an earlier turn", append(earlier[:2:2], say(alice, "hm?"), reply("Which one?"), say(alice, "the first"), reply("Done.")), 6, false},
 		{"another's question", append(earlier[:2:2], say(bob, "remind me at 10"), reply("Where are you?")), 2, false},
 		{"the whole history", []nod.ChatMessage{say(alice, "remind me at 10"), reply("Where are you?")}, 0, true},
 	} {

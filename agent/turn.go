@@ -571,22 +571,30 @@ func asks(history []nod.ChatMessage, userID nod.UserID) bool {
 }
 
 // answered is where the exchange a turn answers starts in history: when
-// the previous turn ended with the model asking something ("the title or
-// the estimate?", "Where are you? Tell me your city and I'll set it."),
-// the person's words it asked about count with the answer; otherwise the
-// turn answers nothing before it (len(history)).
+// the model asked something in the previous turn ("the title or the
+// estimate?", "Where are you? Tell me your city and I'll set it."), in
+// its closing words or in those it wrote beside a call, the person's
+// words it asked about count with the answer; otherwise the turn
+// answers nothing before it (len(history)).
 func answered(history []nod.ChatMessage) int {
 	ends := func(m nod.ChatMessage) bool { return m.Role == nod.RoleAssistant && len(m.ToolCalls) == 0 }
 	n := len(history)
-	if n == 0 || !ends(history[n-1]) || !strings.ContainsAny(history[n-1].Content, "?？") {
+	if n == 0 || !ends(history[n-1]) {
 		return n
 	}
+	start := 0
 	for i := n - 2; i >= 0; i-- {
 		if ends(history[i]) {
-			return i + 1
+			start = i + 1
+			break
 		}
 	}
-	return 0
+	for _, m := range history[start:] {
+		if m.Role == nod.RoleAssistant && strings.ContainsAny(m.Content, "?？") {
+			return start
+		}
+	}
+	return n
 }
 
 // forwarded reports whether the turn's own words include a message the

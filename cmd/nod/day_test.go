@@ -758,8 +758,11 @@ func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
 	h := newHarness(t)
 	h.seed(chat, nod.Task{ID: "M1", Title: "Call mum"})
 	h.start()
+	// As a real model did: the question beside a call, then nothing more.
 	const asked = "remind me to call mum tomorrow at 10"
-	h.script(openaitest.Text("Sure, where are you? Tell me your city so that 10:00 is your own time."))
+	look := openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "M1"}))
+	look.Text = "Sure, where are you? Tell me your city so that 10:00 is your own time."
+	h.script(look, openaitest.Text(""))
 	h.tg.SendText(chat, user, asked)
 	h.tg.WaitBotMessages(chat, 1)
 	h.settleMessages()
