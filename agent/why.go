@@ -10,11 +10,12 @@ import (
 // whyFor is the reason a proposed item shows (nod.ChangeItem.Why): the
 // first sentence of the model's text beside the call that names the item
 // (a word of its task's title or of the value it sets, four letters or
-// more, a word of the text starting with it) and does not open with an
-// acknowledgement ("Sure!", "Nice, …", "Klar, …"); "" when no sentence
-// does. Models open with filler and write one text beside several calls,
-// so the first line is often not about the item at all. An item with a
-// reason argument of its own shows that instead, in its diff.
+// more, a word of the text starting with it), does not open with an
+// acknowledgement ("Sure!", "Nice, …", "Klar, …") and asks nothing; ""
+// when no sentence does. Models open with filler and write one text
+// beside several calls, so the first line is often not about the item at
+// all. An item with a reason argument of its own shows that instead, in
+// its diff.
 func whyFor(text, title, value string) string {
 	names := keyWords(title + " " + value)
 	if len(names) == 0 {
@@ -22,7 +23,7 @@ func whyFor(text, title, value string) string {
 	}
 	for _, s := range sentences(nod.CleanText(text)) {
 		words := keyWords(s)
-		if len(words) == 0 || filler(words[0]) || (len(words) > 1 && filler(words[:2]...)) {
+		if len(words) == 0 || filler(words[0]) || (len(words) > 1 && filler(words[:2]...)) || asking(s) {
 			continue
 		}
 		if !namesAny(words, names) {
@@ -35,6 +36,10 @@ func whyFor(text, title, value string) string {
 	}
 	return ""
 }
+
+// asking reports whether sentence s is a question: it asks the person
+// something ("When's her birthday?"), and gives no reason for the item.
+func asking(s string) bool { return strings.HasSuffix(s, "?") || strings.HasSuffix(s, "？") }
 
 // maxWhy is the longest reason a proposal shows, in runes.
 const maxWhy = 160

@@ -28,6 +28,9 @@ func TestWhyIsTheSentenceAboutTheItem(t *testing.T) {
 		{"German filler", "Klar, mache ich. Alles klar!", "Milch kaufen", "", ""},
 		{"German reason", "Klar. Die Milch brauchst du morgen früh.", "Milch kaufen", "", "Die Milch brauchst du morgen früh."},
 		{"no text", "", "Buy milk", "", ""},
+		{"a question is no reason", "When's her birthday? I can add a due date for it.\n\nThe \"personal\" label is a suggestion below, if you want it.", "Buy birthday present for my sister", "personal",
+			"The \"personal\" label is a suggestion below, if you want it."},
+		{"only a question", "Do you want the sister's present due before her birthday?", "Buy birthday present for my sister", "", ""},
 		{"short words name nothing", "Do it now.", "Do it", "", ""},
 		{"cut when long", long, "Book room", "", strings.TrimSpace(string([]rune(strings.Join(strings.Fields(long), " "))[:maxWhy-1])) + "…"},
 	} {
