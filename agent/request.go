@@ -89,6 +89,9 @@ func requestBody(b *bytes.Buffer, model, system string, tools json.RawMessage, p
 	for _, msgs := range parts {
 		for i := range msgs {
 			m := &msgs[i]
+			if silent(m) {
+				continue
+			}
 			if len(m.Wire) > 0 && !m.Replaced {
 				encodeRun(b, run)
 				run = run[:0]
@@ -152,6 +155,9 @@ func encodeRun(b *bytes.Buffer, run []wireMessage) {
 // toWire is m as a request carries it; false for a role no request
 // carries.
 func toWire(m *nod.ChatMessage) (wireMessage, bool) {
+	if silent(m) {
+		return wireMessage{}, false
+	}
 	switch m.Role {
 	case nod.RoleUser:
 		said := m.Said()
@@ -171,6 +177,16 @@ func toWire(m *nod.ChatMessage) (wireMessage, bool) {
 		return w, true
 	}
 	return wireMessage{}, false
+}
+
+// silent reports whether m is the model's empty closing answer (it had
+// said everything beside its calls): it goes into no request, where an
+// assistant message with neither content nor calls is refused by some
+// servers ("must have either content or tool_calls") and reads to a
+// model as a turn it left unanswered. A kept encoding of one, from
+// before, is left out too.
+func silent(m *nod.ChatMessage) bool {
+	return m.Role == nod.RoleAssistant && m.Content == "" && len(m.ToolCalls) == 0
 }
 
 // encodeWire sets each message's request encoding, as it is stored with

@@ -787,6 +787,13 @@ func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
 	if last := first.Messages[len(first.Messages)-1]; last.Role != "user" || last.Content != "/tz Europe/Lisbon" {
 		t.Errorf("the agent's turn ends with %s %q", last.Role, last.Content)
 	}
+	// The empty closing answer of the turn before goes into no request:
+	// some servers refuse an assistant message with nothing in it.
+	for _, m := range first.Messages {
+		if m.Role == "assistant" && m.Content == "" && len(m.ToolCalls) == 0 {
+			t.Errorf("the request carries an empty assistant message: %+v", first.Messages)
+		}
+	}
 	var notes string
 	for _, m := range first.Messages[1:] {
 		if m.Role == "system" {
