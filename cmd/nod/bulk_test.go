@@ -148,11 +148,7 @@ func TestBulkUndoAllIsAtomic(t *testing.T) {
 	}
 	live := h.liveTasks()
 	victim := live[slices.IndexFunc(live, func(t nod.Task) bool { return t.Title == "Task number 3" })]
-	now := h.clock.Now()
-	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: victim.ID, Tool: nod.ToolDeleteTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-		Mutate: func(t *nod.Task) (nod.Task, error) { c := t.Clone(); c.DeletedAt = &now; return c, nil }}); err != nil {
-		t.Fatal(err)
-	}
+	h.trashBehind(chat, victim.ID)
 	h.clock.Advance(time.Minute)
 	if got := h.tap(chat, user, receipt.ID, "↩️ Undo all"); !strings.Contains(strings.ToLower(got), "trash") {
 		t.Errorf("Undo all answered %q, want it to name the trash", got)

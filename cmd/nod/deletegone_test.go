@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/fixtures/openaitest"
 	"github.com/nodbot/nod/fixtures/telegramtest"
 )
 
@@ -18,17 +16,9 @@ func TestTypedTitleOfATaskGoneMeanwhile(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.seedT1()
-	h.clf = answer("explicit:delete the task Fix login bug")
-	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("Please confirm."))
 	h.start()
-	h.tg.SendText(chat, user, "delete the task Fix login bug")
-	ask := h.tg.WaitBotMessages(chat, 2)[1]
-	h.shown(chat, user, "T1")
-	now := h.clock.Now()
-	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: nod.ToolDeleteTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-		Mutate: func(t *nod.Task) (nod.Task, error) { c := t.Clone(); c.DeletedAt = &now; return c, nil }}); err != nil {
-		t.Fatal(err)
-	}
+	ask := h.askDeleteT1("delete the task Fix login bug", 0)
+	h.trashBehind(chat, "T1")
 	h.tg.SendText(chat, user, "Fix login bug")
 	reply := h.tg.WaitBotMessages(chat, 3)[2]
 	if !strings.Contains(reply.Text, "in the trash") || hasButton(reply, "↩️ Undo") {

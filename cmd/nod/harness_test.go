@@ -372,12 +372,32 @@ func grepLines(s, sub string) string {
 // messages the bot has sent before.
 func (h *harness) deleteT1(words string, msgs int) {
 	h.t.Helper()
+	h.askDeleteT1(words, msgs)
+	h.tg.SendText(chat, user, "Fix login bug")
+	h.tg.WaitBotMessages(chat, msgs+3)
+}
+
+// askDeleteT1 is deleteT1 up to nod's question, which it returns once
+// nod has recorded it (from then on it takes the typed title).
+func (h *harness) askDeleteT1(words string, msgs int) telegramtest.Message {
+	h.t.Helper()
 	h.clf = answer("explicit:" + words)
 	h.script(openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": "T1"})), openaitest.Text("It goes to the trash once you confirm."))
 	h.tg.SendText(chat, user, words)
-	h.tg.WaitBotMessages(chat, msgs+2) // the reply and nod's question
-	h.tg.SendText(chat, user, "Fix login bug")
-	h.tg.WaitBotMessages(chat, msgs+3)
+	ask := h.tg.WaitBotMessages(chat, msgs+2)[msgs+1] // the reply, then nod's question
+	h.shown(chat, user, "T1")
+	return ask
+}
+
+// trashBehind moves task id of chatID to the trash behind nod's back, as
+// another replica or device would: nod learns of it only by reading.
+func (h *harness) trashBehind(chatID int64, id nod.TaskID) {
+	h.t.Helper()
+	now := h.clock.Now()
+	if _, err := h.db.Tasks().Apply(h.t.Context(), nod.Edit{Topic: nod.Topic{ChatID: nod.ChatID(chatID)}, UserID: user, TaskID: id, Tool: nod.ToolDeleteTask, Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(t *nod.Task) (nod.Task, error) { c := t.Clone(); c.DeletedAt = &now; return c, nil }}); err != nil {
+		h.t.Fatal(err)
+	}
 }
 
 // withButton waits for the first bot message in chatID that has a button
