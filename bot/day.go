@@ -95,6 +95,12 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	}
 	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Reminders, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
 	if in.settings == nil || in.settings.TimeZone == "" {
+		s := nod.ChatSettings{}
+		if in.settings != nil {
+			s = *in.settings
+		}
+		s.TimeZone = zone.String()
+		in.settings, in.loc = &s, in.loc.In(zone) // what the turn sends reads in the new zone
 		b.resume(ctx, in)
 	}
 }

@@ -769,22 +769,23 @@ func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
 	h.clock.Advance(time.Minute)
 	h.clf = answer("explicit:" + asked)
 	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-03-12T10:00"})),
-		openaitest.Text("Set for 10:00 Lisbon time."))
-	h.tg.SendText(chat, user, "/tz Europe/Lisbon")
+		openaitest.Text("Set for 10:00 New York time."))
+	h.tg.SendText(chat, user, "/tz America/New_York")
 	msgs := h.tg.WaitBotMessages(chat, 4)
-	if !strings.Contains(msgs[1].Text, "Europe/Lisbon") {
+	if !strings.Contains(msgs[1].Text, "America/New_York") {
 		t.Errorf("the /tz reply reads %q", msgs[1].Text)
 	}
-	if !strings.Contains(msgs[2].Text, "because you said “"+asked+"”") || !hasButton(msgs[2], "↩️ Undo") {
+	// The receipt reads in the zone just set: 10:00, not UTC's 14:00.
+	if !strings.Contains(msgs[2].Text, "because you said “"+asked+"”") || !strings.Contains(msgs[2].Text, "Reminder: none → 12 Mar 2026, 10:00") || !hasButton(msgs[2], "↩️ Undo") {
 		t.Errorf("the reminder's receipt reads %q %v", msgs[2].Text, buttonTexts(msgs[2]))
 	}
-	lisbon, _ := time.LoadLocation("Europe/Lisbon")
-	if task := h.task("M1"); task.RemindAt == nil || !task.RemindAt.Equal(time.Date(2026, 3, 12, 10, 0, 0, 0, lisbon)) {
-		t.Errorf("the reminder is at %v, want 10:00 in Lisbon", task.RemindAt)
+	newYork, _ := time.LoadLocation("America/New_York")
+	if task := h.task("M1"); task.RemindAt == nil || !task.RemindAt.Equal(time.Date(2026, 3, 12, 10, 0, 0, 0, newYork)) {
+		t.Errorf("the reminder is at %v, want 10:00 in New York", task.RemindAt)
 	}
 	reqs := h.llm.RequestsFor(agentM)
 	first := reqs[len(reqs)-2]
-	if last := first.Messages[len(first.Messages)-1]; last.Role != "user" || last.Content != "/tz Europe/Lisbon" {
+	if last := first.Messages[len(first.Messages)-1]; last.Role != "user" || last.Content != "/tz America/New_York" {
 		t.Errorf("the agent's turn ends with %s %q", last.Role, last.Content)
 	}
 	// The empty closing answer of the turn before goes into no request:
@@ -800,7 +801,7 @@ func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
 			notes += m.Content
 		}
 	}
-	if !strings.Contains(notes, "Europe/Lisbon with /tz") {
+	if !strings.Contains(notes, "America/New_York with /tz") {
 		t.Errorf("the agent was not told of the zone:\n%s", notes)
 	}
 	// Once the chat has a zone, /tz asks the model nothing.
