@@ -1,6 +1,11 @@
 package agent
 
 import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/nodbot/nod"
@@ -42,6 +47,76 @@ func TestAnsweredExchange(t *testing.T) {
 		}
 		if got := asks(c.h, alice); got != c.asksA {
 			t.Errorf("%s: asks alice = %v, want %v", c.name, got, c.asksA)
+		}
+	}
+}
+
+// The same as a property, over histories drawn at random: the exchange
+// is the last turn, whole, and only when that turn's model asked
+// something; a turn never carries what came before it; asks names the
+// person whose words open the exchange; and no request carries an
+// assistant message with neither words nor calls.
+func TestAnsweredExchangeProperty(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 11))
+	texts := []string{"", "Done.", "Which one?", "Where are you? Tell me your city.", "Set for 10.", "どこ？"}
+	for range 5000 {
+		var h []nod.ChatMessage
+		for range r.IntN(12) {
+			switch r.IntN(4) {
+			case 0:
+				h = append(h, nod.ChatMessage{Role: nod.RoleUser, Content: "words", UserID: nod.UserID(1 + r.IntN(2))})
+			case 1:
+				h = append(h, nod.ChatMessage{Role: nod.RoleAssistant, Content: texts[r.IntN(len(texts))]})
+			case 2:
+				h = append(h, nod.ChatMessage{Role: nod.RoleAssistant, Content: texts[r.IntN(len(texts))], ToolCalls: []nod.ToolCall{{ID: "c", Name: "get_task"}}},
+					nod.ChatMessage{Role: nod.RoleTool, Content: "{}", ToolCallID: "c"})
+			default:
+				h = append(h, nod.ChatMessage{Role: nod.RoleEvent, Content: "Meanwhile"})
+			}
+		}
+		from := answered(h)
+		if from < 0 || from > len(h) {
+			t.Fatalf("answered = %d of %d", from, len(h))
+		}
+		if from < len(h) {
+			last := h[len(h)-1]
+			if last.Role != nod.RoleAssistant || len(last.ToolCalls) > 0 {
+				t.Fatalf("an exchange carried over after %+v", last)
+			}
+			asked := false
+			for i, m := range h[from:] {
+				if m.Role == nod.RoleAssistant && len(m.ToolCalls) == 0 && from+i < len(h)-1 {
+					t.Fatalf("the exchange from %d holds an earlier turn's close at %d: %+v", from, from+i, h)
+				}
+				asked = asked || m.Role == nod.RoleAssistant && strings.ContainsAny(m.Content, "?？")
+			}
+			if !asked {
+				t.Fatalf("an exchange carried over without a question: %+v", h[from:])
+			}
+		}
+		if said := append(slices.Clip(h), nod.ChatMessage{Role: nod.RoleUser, Content: "more"}); answered(said) != len(said) {
+			t.Fatalf("a turn after the person's words carries an exchange: %+v", said)
+		}
+		for _, u := range []nod.UserID{1, 2} {
+			if asks(h, u) && (h[from].Role != nod.RoleUser || h[from].UserID != u) {
+				t.Fatalf("asks %d, but the exchange opens with %+v", u, h[from])
+			}
+		}
+		var buf bytes.Buffer
+		var req struct {
+			Messages []struct {
+				Role      string  `json:"role"`
+				Content   *string `json:"content"`
+				ToolCalls []any   `json:"tool_calls"`
+			} `json:"messages"`
+		}
+		if err := json.Unmarshal(requestBody(&buf, "m", "system", nil, h), &req); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range req.Messages {
+			if m.Role == "assistant" && (m.Content == nil || *m.Content == "") && len(m.ToolCalls) == 0 {
+				t.Fatalf("a request carries an empty assistant message, from %+v", h)
+			}
 		}
 	}
 }
