@@ -94,25 +94,27 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		daily = in.settings.Daily
 	}
 	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Reminders, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
-	if in.settings == nil || in.settings.TimeZone == "" {
-		s := nod.ChatSettings{}
-		if in.settings != nil {
-			s = *in.settings
-		}
-		s.TimeZone = zone.String()
-		in.settings, in.loc = &s, in.loc.In(zone) // what the turn sends reads in the new zone
-		b.resume(ctx, in)
-	}
+	b.resume(ctx, in, zone)
 }
 
-// resume hands the /tz that gave the chat its first zone to the agent,
-// which may have asked where the person is before it set their time:
-// "remind me at 10" → "Where are you?" → /tz Lisbon goes on in Lisbon's
-// time without their saying it again. With no question of the agent's
-// to this person waiting, the agent is not asked (nod.ErrNotAsked).
-func (b *Bot) resume(ctx context.Context, in incoming) {
+// resume hands what gave the chat its first zone (a /tz, a shared
+// location) to the agent, which may have asked where the person is
+// before it set their time: "remind me at 10" → "Where are you?" → /tz
+// Lisbon goes on in Lisbon's time without their saying it again. In a
+// chat that had a zone, or with no question of the agent's to this
+// person waiting (nod.ErrNotAsked), the agent is not asked.
+func (b *Bot) resume(ctx context.Context, in incoming, zone *time.Location) {
+	if in.settings != nil && in.settings.TimeZone != "" {
+		return
+	}
+	s := nod.ChatSettings{}
+	if in.settings != nil {
+		s = *in.settings
+	}
+	s.TimeZone = zone.String()
+	in.settings, in.loc = &s, in.loc.In(zone) // what the turn sends reads in the new zone
 	req := b.request(ctx, in)
-	req.Resume, req.Settings = true, nil // read afresh: the zone is new
+	req.Resume, req.Settings = true, nil // the agent reads them afresh
 	b.turn(ctx, in, req)
 }
 
@@ -549,7 +551,15 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		return
 	}
 	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Reminders, zc.ID, ""))
+	if z, err := nod.LoadZone(zc.After); err == nil {
+		in.text = sharedLocation // the message has no words: the agent reads what it was
+		b.resume(ctx, in, z)
+	}
 }
+
+// sharedLocation is what a shared location says in the conversation,
+// where it answers the agent's "where are you?".
+const sharedLocation = "📍 (shared my location)"
 
 // offerZone shows a time zone the agent proposed, with a button to set
 // it and one to keep the zone; nil shows nothing.

@@ -813,3 +813,33 @@ func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
 		t.Errorf("a /tz in a chat with a zone made %d model requests", got-n)
 	}
 }
+
+// A shared location answers the zone question as /tz does: the reminder
+// asked for before it is set in the location's zone, and the agent reads
+// that the person shared where they are.
+func TestLocationAnswersTheAgentsZoneQuestion(t *testing.T) {
+	t.Parallel()
+	if _, _, err := place.Shared.Zone(0, 0); err != nil { // read before the wait, as above
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "M1", Title: "Call mum"})
+	h.start()
+	const asked = "remind me to call mum tomorrow at 10"
+	h.script(openaitest.Text("Where are you? Then I'll set it for 10:00 your time."))
+	h.tg.SendText(chat, user, asked)
+	h.tg.WaitBotMessages(chat, 1)
+	h.settleMessages()
+	h.clock.Advance(time.Minute)
+	h.clf = answer("explicit:" + asked)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-03-12T10:00"})), openaitest.Text("Set."))
+	h.tg.SendLocation(chat, user, 50.94, 6.96) // Cologne
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if !strings.Contains(msgs[1].Text, "Europe/Berlin") || !strings.Contains(msgs[2].Text, "Reminder: none → 12 Mar 2026, 10:00") || !hasButton(msgs[2], "↩️ Undo") {
+		t.Errorf("after the location: %q", messageTexts(msgs[1:]))
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if last := reqs[len(reqs)-2].Messages; last[len(last)-1].Content != "📍 (shared my location)" {
+		t.Errorf("the agent read the location as %q", last[len(last)-1].Content)
+	}
+}
