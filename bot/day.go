@@ -612,6 +612,11 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)
 		}
+		if z, err := nod.LoadZone(zc.After); err == nil && p.action.Kind == nod.ActZoneCity && zc.Before == "" && !p.group {
+			// The city the person picked after /tz NAME is their answer,
+			// as the /tz itself would have been with one such city.
+			b.resume(ctx, incoming{chat: p.chat, user: p.user, thread: p.thread, text: "/tz " + zc.After, loc: p.loc}, z)
+		}
 	})
 	return ""
 }

@@ -843,3 +843,34 @@ func TestLocationAnswersTheAgentsZoneQuestion(t *testing.T) {
 		t.Errorf("the agent read the location as %q", last[len(last)-1].Content)
 	}
 }
+
+// So does the city picked by tap when /tz found several of its name.
+func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
+	t.Parallel()
+	readPlaces(t)
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "M1", Title: "Call mum"})
+	h.start()
+	const asked = "remind me to call mum tomorrow at 10"
+	h.script(openaitest.Text("Where are you? Then I'll set it for 10:00 your time."))
+	h.tg.SendText(chat, user, asked)
+	h.tg.WaitBotMessages(chat, 1)
+	h.settleMessages()
+	h.clock.Advance(time.Minute)
+	h.tg.SendText(chat, user, "/tz Frankfurt")
+	q := h.tg.WaitBotMessages(chat, 2)[1]
+	if n := len(h.llm.RequestsFor(agentM)); n != 1 {
+		t.Fatalf("the question which Frankfurt made %d agent requests", n-1)
+	}
+	h.clf = answer("explicit:" + asked)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-03-12T10:00"})), openaitest.Text("Set."))
+	h.tap(chat, user, q.ID, "📍 Frankfurt (Oder)")
+	receipt := h.tg.WaitBotMessages(chat, 4)[2]
+	if !strings.Contains(receipt.Text, "Reminder: none → 12 Mar 2026, 10:00") || !strings.Contains(receipt.Text, "because you said “"+asked+"”") {
+		t.Errorf("after the tap: %q", receipt.Text)
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if last := reqs[len(reqs)-2].Messages; last[len(last)-1].Content != "/tz Europe/Berlin" {
+		t.Errorf("the agent read the tap as %q", last[len(last)-1].Content)
+	}
+}
