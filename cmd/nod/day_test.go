@@ -747,12 +747,15 @@ func TestStaleZoneUndoGoes(t *testing.T) {
 func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
 	t.Parallel()
 	quiet := newHarness(t)
+	quiet.script(openaitest.Text("Hello. Your list has nothing due."))
 	quiet.start()
-	quiet.tg.SendText(chat, user, "/tz Asia/Tokyo")
+	quiet.tg.SendText(chat, user, "hi")
 	quiet.tg.WaitBotMessages(chat, 1)
+	quiet.tg.SendText(chat, user, "/tz Asia/Tokyo")
+	quiet.tg.WaitBotMessages(chat, 2)
 	quiet.settleMessages()
-	if n := len(quiet.llm.Requests()); n != 0 {
-		t.Errorf("a /tz with nothing asked made %d model requests", n)
+	if n := len(quiet.llm.Requests()); n != 1 {
+		t.Errorf("a /tz after a reply that asked nothing made %d more model requests", n-1)
 	}
 
 	h := newHarness(t)
