@@ -82,7 +82,7 @@ func (b *Bot) askDeletion(ctx context.Context, chat nod.ChatID, user nod.UserID,
 // behind deletions waiting after it, and records its message; until then the question is owed, and the person's
 // words are not its answer.
 func (b *Bot) showDeletion(ctx context.Context, chat nod.ChatID, loc *formatting.Locale, d nod.PendingDeletion, behind int) {
-	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind, b.twin(ctx, chat, d, nil)))
+	id := b.reply(ctx, d.Topic, loc.Tasks().DeleteAsk(d, b.opts.TrashRetention, behind, b.twin(ctx, chat, d, nil), b.now()))
 	if id == 0 {
 		return
 	}

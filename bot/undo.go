@@ -380,5 +380,5 @@ func (b *Bot) offerUndoAnyway(ctx context.Context, loc *formatting.Locale, at no
 		b.log.Error("undo anyway", "chat", chat, "err", err)
 		return
 	}
-	b.reply(ctx, at, loc.Undo().Stale(u, cf))
+	b.reply(ctx, at, loc.Undo().Stale(u, cf, b.now()))
 }

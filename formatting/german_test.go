@@ -106,7 +106,7 @@ func TestGermanUndoMessagesShowNoStoredEnglish(t *testing.T) {
 		u.ID, u.Title, u.Summary = "u1", "Login reparieren", stored
 		redo := u
 		for what, m := range map[string]formatting.Message{
-			"undo_stale": de.Undo().Stale(u, nod.Conflict{Field: nod.FieldPriority}),
+			"undo_stale": de.Undo().Stale(u, nod.Conflict{Field: nod.FieldPriority}, time.Time{}),
 			"undone":     de.Undo().Undone(redo),
 			"redone":     de.Undo().Redone(u),
 		} {
@@ -170,7 +170,7 @@ func TestGermanShowsNoStoredEnglish(t *testing.T) {
 		shown["undone "+string(it.Tool)] = de.Undo().Undone(u).HTML
 		shown["undone receipt "+string(it.Tool)] = de.Undo().ReceiptUndone(u).HTML
 		shown["redone "+string(it.Tool)] = de.Undo().Redone(u).HTML
-		shown["stale undo "+string(it.Tool)] = de.Undo().Stale(u, nod.Conflict{Field: it.Field}).HTML
+		shown["stale undo "+string(it.Tool)] = de.Undo().Stale(u, nod.Conflict{Field: it.Field}, time.Time{}).HTML
 	}
 	for what, html := range shown {
 		if strings.Contains(html, stored) {

@@ -79,8 +79,35 @@ func TestSpansInWords(t *testing.T) {
 			t.Errorf("%s %v: %q, want it to end %q", c.lang, c.d, got, c.want)
 		}
 	}
-	got := For("de").Tasks().DeleteAsk(nod.PendingDeletion{Title: "X", Wait: 10 * time.Minute}, 2*24*time.Hour, 0, nil).HTML
+	got := For("de").Tasks().DeleteAsk(nod.PendingDeletion{Title: "X", Wait: 10 * time.Minute}, 2*24*time.Hour, 0, nil, time.Time{}).HTML
 	if !strings.Contains(got, "Ich warte 10 Minuten; die Aufgabe liegt dann 2 Tage im Papierkorb.") {
 		t.Errorf("de question: %s", got)
+	}
+}
+
+// A question sent now says when a task was added in words for today and
+// yesterday, the chat's days (Berlin's midnight, not UTC's), and as a
+// date otherwise; without a now, always as a date.
+func TestRecentStamp(t *testing.T) {
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	l := For("en").In(berlin)
+	now := time.Date(2026, 11, 30, 10, 0, 0, 0, berlin)
+	for _, c := range []struct {
+		at   time.Time
+		want string
+		day  bool
+	}{
+		{time.Date(2026, 11, 30, 9, 46, 0, 0, berlin), "today, 09:46", true},
+		{time.Date(2026, 11, 29, 23, 30, 0, 0, time.UTC), "today, 00:30", true}, // after Berlin's midnight
+		{time.Date(2026, 11, 29, 6, 16, 0, 0, berlin), "yesterday, 06:16", true},
+		{time.Date(2026, 11, 28, 6, 16, 0, 0, berlin), "28 Nov 2026, 06:16", false},
+		{time.Date(2026, 12, 1, 6, 16, 0, 0, berlin), "1 Dec 2026, 06:16", false}, // a clock behind: never "tomorrow"
+	} {
+		if got, day := l.recentStamp(c.at, now); got != c.want || day != c.day {
+			t.Errorf("recentStamp(%v) = %q, %v; want %q, %v", c.at, got, day, c.want, c.day)
+		}
+	}
+	if got, day := l.recentStamp(now, time.Time{}); got != "30 Nov 2026, 10:00" || day {
+		t.Errorf("without a now: %q, %v", got, day)
 	}
 }

@@ -185,6 +185,7 @@ type staleUndo struct {
 	Title, Summary, Stored, Field, Item string
 	Redo                                bool   // the change is an undo, to be applied again
 	Twin                                string // when another task of the title was added since
+	TwinDay                             bool   // Twin names its day in words: today, yesterday
 }
 
 // readingText is nod's reading of an answer in words.
@@ -386,13 +387,15 @@ func buttonText(s string) string {
 // keeps them all; only the title deletes.
 //
 // twin, when another task of the chat has the same title, is the task
-// asked about: its line says which of them the title deletes.
-func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int, twin *nod.Task) Message {
+// asked about: its line says which of them the title deletes, when it
+// was added said relative to now ("today, 10:03"), as the question is
+// read when it is sent.
+func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int, twin *nod.Task, now time.Time) Message {
 	m := tv.l.Text(deleteAsk.With(deletionAsked{d, keep, behind}))
 	if twin != nil {
 		// Under the question, before how to answer it.
 		q, how, _ := strings.Cut(m.HTML, "\n")
-		m.HTML = q + "\n" + tv.twinLine(*twin, false) + "\n" + how
+		m.HTML = q + "\n" + tv.twinLine(*twin, false, now) + "\n" + how
 	}
 	row := []Button{tv.l.button(keepDeletion.With(0), nod.Action{Kind: nod.ActKeepDeletion, ID: string(d.ID), N: nod.KeepOne})}
 	if behind > 0 {
@@ -409,7 +412,7 @@ func (tv Tasks) DeleteAsk(d nod.PendingDeletion, keep time.Duration, behind int,
 func (tv Tasks) DeleteClosed(end Template[string], title string, twin *nod.Task, gone bool) Message {
 	m := tv.l.Text(end.With(title))
 	if twin != nil {
-		m.HTML += "\n" + tv.twinLine(*twin, gone)
+		m.HTML += "\n" + tv.twinLine(*twin, gone, time.Time{}) // a record: its dates stay dates
 	}
 	return m
 }
@@ -422,9 +425,11 @@ func (tv Tasks) BackTwin(m Message, title string) Message {
 	return m
 }
 
-// twinLine says what tells twin from the other task of its title.
-func (tv Tasks) twinLine(twin nod.Task, gone bool) string {
-	w := twinView{Priority: string(twin.Priority), Created: tv.l.Stamp(twin.CreatedAt), Gone: gone}
+// twinLine says what tells twin from the other task of its title; when
+// it was added is relative to now, unless now is zero.
+func (tv Tasks) twinLine(twin nod.Task, gone bool, now time.Time) string {
+	w := twinView{Priority: string(twin.Priority), Gone: gone}
+	w.Created, w.CreatedDay = tv.l.recentStamp(twin.CreatedAt, now)
 	if twin.DueDate != "" {
 		w.Due = tv.l.Date(twin.DueDate)
 	}
@@ -439,6 +444,7 @@ func (tv Tasks) twinLine(twin nod.Task, gone bool) string {
 type twinView struct {
 	Priority, Due, Reminder, Created string
 	Gone                             bool
+	CreatedDay                       bool // Created names its day in words: today, yesterday
 }
 
 // deletionAsked is a deletion's question with how long the trash keeps
@@ -557,12 +563,11 @@ func (uv Undo) Redone(again nod.UndoEntry) Message {
 }
 
 // Stale says an undo was refused because the task changed since, and
-// offers to undo anyway.
-// cf names what changed.
-func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict) Message {
+// offers to undo anyway. cf names what changed; now is when it is asked.
+func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict, now time.Time) Message {
 	d := staleUndo{Title: u.Title, Summary: uv.l.appliedSummary(u), Stored: u.Summary, Field: string(cf.Field), Item: cf.Item}
 	if !cf.Twin.IsZero() {
-		d.Twin = uv.l.Stamp(cf.Twin)
+		d.Twin, d.TwinDay = uv.l.recentStamp(cf.Twin, now) // "added today, 10:03": asked now
 	}
 	anyway := undoAnyway
 	if u.Redoes {

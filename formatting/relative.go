@@ -57,6 +57,20 @@ func (l *Locale) RelativeStamp(t, now time.Time) string {
 	return l.Render(relStampTmpl.With(r))
 }
 
+// recentStamp renders a moment of the past as a question sent now reads
+// it: "today, 10:03" or "yesterday, 18:30" (day is set: the day in
+// words), else as Stamp does; so does a zero now.
+func (l *Locale) recentStamp(t, now time.Time) (s string, day bool) {
+	if now.IsZero() {
+		return l.Stamp(t), false
+	}
+	r, ok := l.relDay(t.In(l.Zone()).Format(nod.DateLayout), now.In(l.Zone()).Format(nod.DateLayout))
+	if !ok || r.Offset < -1 || r.Offset > 0 {
+		return l.Stamp(t), false
+	}
+	return l.RelativeStamp(t, now), true
+}
+
 func (l *Locale) relDay(d, today string) (relDay, bool) {
 	day, err1 := time.Parse(nod.DateLayout, d)
 	ref, err2 := time.Parse(nod.DateLayout, today)

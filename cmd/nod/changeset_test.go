@@ -700,7 +700,7 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 		t.Errorf("the Redo's answer = %q", a)
 	}
 	ask := h.tg.WaitBotMessages(chat, 4)[3]
-	if !strings.Contains(ask.Text, "↪️ Not put back yet: a task “Call the bank” is on your list already, added ") {
+	if !strings.Contains(ask.Text, "↪️ Not put back yet: a task “Call the bank” is on your list already, added today, ") {
 		t.Errorf("the Redo beside a twin asks %q", ask.Text)
 	}
 	if ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(ts) != 1 {
