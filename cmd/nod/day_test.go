@@ -817,6 +817,24 @@ func TestTzAnswersTheAgentsZoneQuestion(t *testing.T) {
 	}
 }
 
+// askedMum is a request the model answers with "where are you?" before
+// it sets the time (askedWhere).
+const askedMum = "remind me to call mum tomorrow at 10"
+
+// askedWhere starts nod with the task "Call mum" (M1), the person asks
+// to be reminded of it, and the model asks where they are; the clock
+// then moves on, so that what the person does next comes after.
+func (h *harness) askedWhere() {
+	h.t.Helper()
+	h.seed(chat, nod.Task{ID: "M1", Title: "Call mum"})
+	h.start()
+	h.script(openaitest.Text("Where are you? Then I'll set it for 10:00 your time."))
+	h.tg.SendText(chat, user, askedMum)
+	h.tg.WaitBotMessages(chat, 1)
+	h.settleMessages()
+	h.clock.Advance(time.Minute)
+}
+
 // A shared location answers the zone question as /tz does: the reminder
 // asked for before it is set in the location's zone, and the agent reads
 // that the person shared where they are.
@@ -826,15 +844,8 @@ func TestLocationAnswersTheAgentsZoneQuestion(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := newHarness(t)
-	h.seed(chat, nod.Task{ID: "M1", Title: "Call mum"})
-	h.start()
-	const asked = "remind me to call mum tomorrow at 10"
-	h.script(openaitest.Text("Where are you? Then I'll set it for 10:00 your time."))
-	h.tg.SendText(chat, user, asked)
-	h.tg.WaitBotMessages(chat, 1)
-	h.settleMessages()
-	h.clock.Advance(time.Minute)
-	h.clf = answer("explicit:" + asked)
+	h.askedWhere()
+	h.clf = answer("explicit:" + askedMum)
 	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-03-12T10:00"})), openaitest.Text("Set."))
 	h.tg.SendLocation(chat, user, 50.94, 6.96) // Cologne
 	msgs := h.tg.WaitBotMessages(chat, 4)
@@ -852,24 +863,17 @@ func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
 	t.Parallel()
 	readPlaces(t)
 	h := newHarness(t)
-	h.seed(chat, nod.Task{ID: "M1", Title: "Call mum"})
-	h.start()
-	const asked = "remind me to call mum tomorrow at 10"
-	h.script(openaitest.Text("Where are you? Then I'll set it for 10:00 your time."))
-	h.tg.SendText(chat, user, asked)
-	h.tg.WaitBotMessages(chat, 1)
-	h.settleMessages()
-	h.clock.Advance(time.Minute)
+	h.askedWhere()
 	h.tg.SendText(chat, user, "/tz Frankfurt")
 	q := h.tg.WaitBotMessages(chat, 2)[1]
 	if n := len(h.llm.RequestsFor(agentM)); n != 1 {
 		t.Fatalf("the question which Frankfurt made %d agent requests", n-1)
 	}
-	h.clf = answer("explicit:" + asked)
+	h.clf = answer("explicit:" + askedMum)
 	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-03-12T10:00"})), openaitest.Text("Set."))
 	h.tap(chat, user, q.ID, "📍 Frankfurt (Oder)")
 	receipt := h.tg.WaitBotMessages(chat, 4)[2]
-	if !strings.Contains(receipt.Text, "Reminder: none → 12 Mar 2026, 10:00") || !strings.Contains(receipt.Text, "because you said “"+asked+"”") {
+	if !strings.Contains(receipt.Text, "Reminder: none → 12 Mar 2026, 10:00") || !strings.Contains(receipt.Text, "because you said “"+askedMum+"”") {
 		t.Errorf("after the tap: %q", receipt.Text)
 	}
 	reqs := h.llm.RequestsFor(agentM)
