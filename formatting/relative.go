@@ -45,15 +45,10 @@ func (l *Locale) RelativeDay(d, today string) string {
 // the locale's zone: "today, 10:01", "Fri, 09:00", "3 Dec, 09:00". A zero
 // now renders it as Stamp does.
 func (l *Locale) RelativeStamp(t, now time.Time) string {
-	if now.IsZero() {
-		return l.Stamp(t)
-	}
-	t = t.In(l.Zone())
-	r, ok := l.relDay(t.Format(nod.DateLayout), now.In(l.Zone()).Format(nod.DateLayout))
+	r, ok := l.relStamp(t, now)
 	if !ok {
 		return l.Stamp(t)
 	}
-	r.Clock = t.Format("15:04")
 	return l.Render(relStampTmpl.With(r))
 }
 
@@ -61,14 +56,23 @@ func (l *Locale) RelativeStamp(t, now time.Time) string {
 // it: "today, 10:03" or "yesterday, 18:30" (day is set: the day in
 // words), else as Stamp does; so does a zero now.
 func (l *Locale) recentStamp(t, now time.Time) (s string, day bool) {
-	if now.IsZero() {
-		return l.Stamp(t), false
-	}
-	r, ok := l.relDay(t.In(l.Zone()).Format(nod.DateLayout), now.In(l.Zone()).Format(nod.DateLayout))
+	r, ok := l.relStamp(t, now)
 	if !ok || r.Offset < -1 || r.Offset > 0 {
 		return l.Stamp(t), false
 	}
-	return l.RelativeStamp(t, now), true
+	return l.Render(relStampTmpl.With(r)), true
+}
+
+// relStamp is t, in the locale's zone, as rel_stamp words it relative to
+// now; false for a zero now.
+func (l *Locale) relStamp(t, now time.Time) (relDay, bool) {
+	if now.IsZero() {
+		return relDay{}, false
+	}
+	t = t.In(l.Zone())
+	r, ok := l.relDay(t.Format(nod.DateLayout), now.In(l.Zone()).Format(nod.DateLayout))
+	r.Clock = t.Format("15:04")
+	return r, ok
 }
 
 func (l *Locale) relDay(d, today string) (relDay, bool) {
