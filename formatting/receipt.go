@@ -55,7 +55,7 @@ func goneWithTheirTask(rs []Receipt) []Receipt {
 
 // The templates of receipts and modes.
 var (
-	receiptHeader   = fixed("receipt_header")
+	receiptHeader   = define[bulkCount]("receipt_header") // what was done, not "Done": a reminder's "✅ Done" is a task finished
 	receiptAllBack  = fixed("receipt_header_undone")
 	receiptSomeBack = define[undoneOf]("receipt_undone_some")
 	receiptTrusted  = define[string]("receipt_trusted") // whose mode
@@ -112,13 +112,14 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 	if len(rs) >= BulkAt {
 		return cv.bulkReceipt(rs)
 	}
-	undone := 0
+	undone, created := 0, true
 	for _, r := range rs {
 		if r.Undone {
 			undone++
 		}
+		created = created && r.Item.Tool == nod.ToolCreateTask
 	}
-	html := cv.l.Render(receiptHeader)
+	html := cv.l.Render(receiptHeader.With(bulkCount{N: len(rs), Created: created}))
 	if undone == len(rs) && undone > 0 {
 		html = cv.l.Render(receiptAllBack)
 	}

@@ -170,7 +170,7 @@ func TestBulkOfThreeKeepsReceipts(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	receipt := h.bulkTurn(3)
-	if strings.Contains(receipt.Text, "tasks added") || !strings.Contains(receipt.Text, "✅ <b>Done</b>") {
+	if !strings.HasPrefix(receipt.Text, "✅ <b>3 tasks added</b>\n\n📋 ") || !strings.Contains(receipt.Text, "\n1. Created task") {
 		t.Errorf("receipt of three:\n%s", receipt.Text)
 	}
 	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 1", "↩️ Undo 2", "↩️ Undo 3"}) {
@@ -425,7 +425,7 @@ func TestReceiptOfSeveralMarksItsUndos(t *testing.T) {
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to strike change 2", func(m telegramtest.Message) bool {
 		return strings.Contains(m.Text, "↩️ <s>2. ")
 	})
-	if !strings.Contains(receipt.Text, "✅ <b>Done</b>") || !strings.Contains(receipt.Text, "↩️ 1 of 3 undone since.") ||
+	if !strings.Contains(receipt.Text, "✅ <b>3 tasks added</b>") || !strings.Contains(receipt.Text, "↩️ 1 of 3 undone since.") ||
 		!strings.Contains(receipt.Text, "\n1. Created task") || !strings.Contains(receipt.Text, "\n3. Created task") {
 		t.Errorf("receipt after Undo 2:\n%s", receipt.Text)
 	}
@@ -560,7 +560,7 @@ func TestReceiptOfACreationUndoneTakesItsFieldsAlong(t *testing.T) {
 	undone := h.tg.WaitBotMessages(chat, 2)[1]
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to read as applied", func(m telegramtest.Message) bool {
-		return strings.HasPrefix(m.Text, "✅ <b>Done</b>")
+		return strings.HasPrefix(m.Text, "✅ <b>2 changes made</b>")
 	})
 	if !strings.Contains(receipt.Text, "\n2. Due: none → ") || !hasButton(receipt, "↩️ Undo 2") {
 		t.Errorf("after the Redo the receipt reads:\n%s\n%v", receipt.Text, buttonTexts(receipt))

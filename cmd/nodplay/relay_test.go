@@ -100,7 +100,7 @@ func TestRelayConversation(t *testing.T) {
 		t.Errorf("the refused reply was not kept: %v", err)
 	}
 
-	receipt := regexp.MustCompile(`nod \((\d+)\) ‹ ✅ Done`).FindStringSubmatch(chat)
+	receipt := regexp.MustCompile(`nod \((\d+)\) ‹ ✅ Changed`).FindStringSubmatch(chat)
 	command(t, dir, "press 99 ✓ 1")
 	command(t, dir, "press "+receipt[1]+" Undo") // as a person names "↩️ Undo"
 	// The notice (the press's answer) comes first and the receipt's edit
