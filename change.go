@@ -188,8 +188,10 @@ type Conflict struct {
 	Want, Now string // canonical values, for a scalar field
 	Item      string // the checklist item's title, for FieldChecklist
 	// Twin, for FieldTrash, is when another task of the title was added
-	// since the change: bringing the task back would make two.
-	Twin time.Time
+	// since the change: bringing the task back would make two. Added is
+	// when the task it would bring back was, so a person can tell them
+	// apart.
+	Twin, Added time.Time
 }
 
 // ApplyTo returns t with c applied (without checking Before). now stamps

@@ -186,6 +186,8 @@ type staleUndo struct {
 	Redo                                bool   // the change is an undo, to be applied again
 	Twin                                string // when another task of the title was added since
 	TwinDay                             bool   // Twin names its day in words: today, yesterday
+	Added                               string // when the task the undo brings back was added, "" if unknown
+	AddedDay                            bool
 }
 
 // readingText is nod's reading of an answer in words.
@@ -568,6 +570,9 @@ func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict, now time.Time) Message {
 	d := staleUndo{Title: u.Title, Summary: uv.l.appliedSummary(u), Stored: u.Summary, Field: string(cf.Field), Item: cf.Item}
 	if !cf.Twin.IsZero() {
 		d.Twin, d.TwinDay = uv.l.recentStamp(cf.Twin, now) // "added today, 10:03": asked now
+		if !cf.Added.IsZero() {
+			d.Added, d.AddedDay = uv.l.recentStamp(cf.Added, now)
+		}
 	}
 	anyway := undoAnyway
 	if u.Redoes {

@@ -1424,8 +1424,8 @@ func TestUndoBesideATwinAddedSince(t *testing.T) {
 		anew := create("call the bank") // asked for anew, in other case
 		_, err = db.Undo().Undo(ctx, chat, undone.Redo.ID, 42, false)
 		var cf nod.Conflict
-		if !errors.Is(err, nod.ErrTwin) || !errors.Is(err, nod.ErrStale) || !errors.As(err, &cf) || !cf.Twin.Equal(anew.After.CreatedAt) {
-			t.Fatalf("the Redo beside a task asked for anew: %v (%+v), want ErrTwin naming %s", err, cf, anew.After.CreatedAt)
+		if !errors.Is(err, nod.ErrTwin) || !errors.Is(err, nod.ErrStale) || !errors.As(err, &cf) || !cf.Twin.Equal(anew.After.CreatedAt) || !cf.Added.Equal(first.After.CreatedAt) {
+			t.Fatalf("the Redo beside a task asked for anew: %v (%+v), want ErrTwin naming %s, and %s for the one it brings back", err, cf, anew.After.CreatedAt, first.After.CreatedAt)
 		}
 		if _, err := db.Tasks().Task(ctx, chat, first.After.ID); !errors.Is(err, nod.ErrTrashed) {
 			t.Errorf("the refused Redo left the task out of the trash: %v", err)

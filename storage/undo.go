@@ -154,7 +154,7 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 			return out, err
 		}
 		if ok {
-			return out, fmt.Errorf("undo %s: task %q: %w", id, cur.Title, nod.Conflict{Field: nod.FieldTrash, Twin: at})
+			return out, fmt.Errorf("undo %s: task %q: %w", id, cur.Title, nod.Conflict{Field: nod.FieldTrash, Twin: at, Added: cur.CreatedAt})
 		}
 	}
 	if !inv.Empty() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -700,8 +701,13 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 		t.Errorf("the Redo's answer = %q", a)
 	}
 	ask := h.tg.WaitBotMessages(chat, 4)[3]
-	if !strings.Contains(ask.Text, "↪️ Not put back yet: a task “Call the bank” is on your list already, added today, ") {
+	// It names both times, the twin's two minutes after the first's: a
+	// person tells the two apart by when they asked for each.
+	times := regexp.MustCompile(`↪️ Not put back yet: a task “Call the bank” is on your list already, added today, (\d\d:\d\d); the one this brings back was added today, (\d\d:\d\d)\. Apply anyway to have both\.`).FindStringSubmatch(ask.Text)
+	if times == nil {
 		t.Errorf("the Redo beside a twin asks %q", ask.Text)
+	} else if clockOf(times[1]).Sub(clockOf(times[2])) != 2*time.Minute {
+		t.Errorf("the question names the twin at %s and the one it brings back at %s, want two minutes apart", times[1], times[2])
 	}
 	if ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(ts) != 1 {
 		t.Errorf("before the person said so, %d tasks are on the list", len(ts))
@@ -813,4 +819,10 @@ func TestCreationUndoneClosesItsProposals(t *testing.T) {
 	if s := mustSet(t, h, set.ID); s.Items[0].Status != nod.ItemStale || s.Status.Open() {
 		t.Errorf("after the creation's Undo the set is %s, its item %s", s.Status, s.Items[0].Status)
 	}
+}
+
+// clockOf is a message's "15:04" as a time on day zero.
+func clockOf(s string) time.Time {
+	t, _ := time.Parse("15:04", s)
+	return t
 }
