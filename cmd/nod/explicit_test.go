@@ -47,7 +47,7 @@ func TestExplicitAppliedAtOnce(t *testing.T) {
 	h.tg.SendText(chat, user, "tidy up the description of Test Task")
 	msgs := h.tg.WaitBotMessages(chat, 2)
 	receipt := msgs[0]
-	for _, want := range []string{"Done", "Before:", "After:", "because you said “tidy up the description of Test Task”"} {
+	for _, want := range []string{"✅ <b>Changed</b>", "Before:", "After:", "because you said “tidy up the description of Test Task”"} {
 		if !strings.Contains(receipt.Text, want) {
 			t.Errorf("receipt lacks %q:\n%s", want, receipt.Text)
 		}
@@ -95,7 +95,7 @@ func TestClarificationThenBoth(t *testing.T) {
 	h.tg.WaitBotMessages(chat, 1)
 	h.tg.SendText(chat, user, "Both")
 	msgs := h.tg.WaitBotMessages(chat, 3)
-	if !strings.Contains(msgs[1].Text, "Done") || !hasButton(msgs[1], "↩️ Undo 2") {
+	if !strings.HasPrefix(msgs[1].Text, "✅ <b>2 changes made</b>") || !hasButton(msgs[1], "↩️ Undo 2") {
 		t.Errorf("receipt = %q %v", msgs[1].Text, buttonTexts(msgs[1]))
 	}
 	task := h.task("T1")

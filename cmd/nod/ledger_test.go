@@ -212,7 +212,7 @@ func TestUndoRedoAndWindow(t *testing.T) {
 		t.Fatalf("Undo left priority %s", h.task("T1").Priority)
 	}
 	// docs/design.md §6: the receipt no longer reads as in force.
-	if m, _ := h.tg.Message(chat, receipt.ID); !strings.Contains(m.Text, "undone") || hasButton(m, "↩️ Undo") || strings.Contains(m.Text, "Done") {
+	if m, _ := h.tg.Message(chat, receipt.ID); !strings.Contains(m.Text, "undone") || hasButton(m, "↩️ Undo") || strings.HasPrefix(m.Text, "✅") {
 		t.Errorf("receipt after its Undo = %q %v", m.Text, buttonTexts(m))
 	}
 	h.tg.SendText(chat, user, "/undo")
