@@ -173,9 +173,12 @@ func TestMCPInferredCallWaitsForTap(t *testing.T) {
 	}
 
 	h.clock.Advance(time.Minute) // the taps come after the turn
-	// Two presses of ✓ 1 at once: one call.
-	a1 := h.tg.Tap(chat, user, set.ID, "✓ 1")
-	a2 := h.tg.Tap(chat, user, set.ID, "✓ 1")
+	// Two presses of ✓ 1 at once: one call. Both press the button as
+	// the message showed it, which the first one's edit may have taken
+	// away before the second goes out.
+	one, _ := set.Button("✓ 1")
+	a1 := h.tg.Press(chat, user, set.ID, one.Data)
+	a2 := h.tg.Press(chat, user, set.ID, one.Data)
 	h.tg.WaitAnswer(a1)
 	h.tg.WaitAnswer(a2)
 	h.settle()
