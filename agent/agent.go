@@ -193,9 +193,10 @@ type taskJSON struct {
 	Repeat          *string      `json:"repeat"`                  // the reminder's RRULE, or null
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
-	CreatedAt       *string      `json:"created_at"`          // in the chat's zone: tells tasks of one title apart ("the older one")
-	Notes           []string     `json:"notes,omitempty"`     // elements of the call that were dropped
-	Truncated       string       `json:"truncated,omitempty"` // why a listing shows less of the task
+	CreatedAt       *string      `json:"created_at"`           // in the chat's zone: tells tasks of one title apart ("the older one")
+	DoneTimes       []string     `json:"done_times,omitempty"` // get_task of a repeating task: its times marked done lately, which its open status does not say
+	Notes           []string     `json:"notes,omitempty"`      // elements of the call that were dropped
+	Truncated       string       `json:"truncated,omitempty"`  // why a listing shows less of the task
 }
 
 type itemJSON struct {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/tools"
@@ -25,7 +26,15 @@ func (t *turn) read(ctx context.Context, tool Tool, a tools.Args) (string, error
 		if err != nil {
 			return "", err
 		}
-		return TaskJSON(task, t.zone, t.a.now()), nil
+		j := toJSON(task, t.zone, t.a.now())
+		done, err := t.a.tasks.DoneTimes(ctx, t.req.ChatID, task, t.a.now().Add(-doneLately))
+		if err != nil {
+			return "", err
+		}
+		for _, at := range done {
+			j.DoneTimes = append(j.DoneTimes, zoned(at, t.zone))
+		}
+		return string(tools.MustJSON(j)), nil
 	case nod.ToolListTasks:
 		var f nod.TaskFilter
 		q, _, err := a.Str("query", false)
@@ -65,6 +74,10 @@ func (t *turn) read(ctx context.Context, tool Tool, a tools.Args) (string, error
 	}
 	return "", fmt.Errorf("%s is not a read-only tool", tool.Name)
 }
+
+// doneLately is how far back get_task lists a repeating task's times
+// marked done: "what did I do this week?" and the week before.
+const doneLately = 14 * 24 * time.Hour
 
 // missingTask says why the task with id cannot be read or changed: in the
 // trash, which only the user can undo, or never there (an invented id).

@@ -40,7 +40,7 @@ var registry = []Tool{
 		Params: map[string]any{"type": "object", "properties": map[string]any{"query": str, "status": enum(statusNames()...), "label": str,
 			"limit":  map[string]any{"type": "integer", "minimum": 1, "maximum": nod.MaxPage, "description": fmt.Sprintf("Tasks per page, default %d.", nod.DefaultPage)},
 			"cursor": map[string]any{"type": "string", "description": "The next_cursor of the page before."}}}},
-	{Name: nod.ToolGetTask, Risk: nod.ReadOnly, Description: "Get one task with its checklist (each item with checked_by and checked_at).",
+	{Name: nod.ToolGetTask, Risk: nod.ReadOnly, Description: "Get one task with its checklist (each item with checked_by and checked_at). A repeating task stays open; its done_times are the times of its reminder the user marked done in the last 14 days.",
 		Params: map[string]any{"type": "object", "properties": map[string]any{"task_id": str}, "required": []string{"task_id"}}},
 	{Name: nod.ToolCreateTask, Risk: nod.Mutating, Description: "Create a task. Status starts OPEN, priority defaults to P2.",
 		Params: object(map[string]any{"title": str, "description": str, "priority": enum("P0", "P1", "P2", "P3"),

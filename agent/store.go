@@ -27,6 +27,9 @@ type Tasks interface {
 	// TaskTitles returns the titles of those of ids that name the chat's
 	// tasks, in the trash or not.
 	TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.TaskID) (map[nod.TaskID]string, error)
+	// DoneTimes returns the times of t's repeating reminder from since
+	// on that the person marked done and did not undo, oldest first.
+	DoneTimes(ctx context.Context, chatID nod.ChatID, t nod.Task, since time.Time) ([]time.Time, error)
 }
 
 // Editor applies a change at once, outside any change set.

@@ -277,33 +277,8 @@ const doneTodaySQL = `SELECT args FROM audit_log WHERE chat_id = $1 AND created_
 // (an undone one is back among the day's reminders). At most limit, read
 // from the taps since a day before from (a time may be done ahead).
 func doneToday(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Time, limit int) ([]nod.DoneReminder, error) {
-	rows, err := q.QueryContext(ctx, doneTodaySQL+limitSQL(4*limit), chatID, micros(from.Add(-24*time.Hour)))
+	taps, err := occurrenceTaps(ctx, q, chatID, from, to, limitSQL(4*limit), nil)
 	if err != nil {
-		return nil, err
-	}
-	type done struct {
-		task nod.TaskID
-		at   time.Time
-	}
-	var taps []done
-	for rows.Next() {
-		var args string
-		if err := rows.Scan(&args); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		a := nod.AuditEntry{Args: json.RawMessage(args)}
-		at, err := time.Parse(time.RFC3339, a.Arg("was"))
-		if a.Arg("occurrence_done") != "true" || err != nil || at.Before(from) || !at.Before(to) {
-			continue
-		}
-		d := done{nod.TaskID(a.Arg("task_id")), at}
-		if !slices.Contains(taps, d) {
-			taps = append(taps, d)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	var out []nod.DoneReminder
@@ -311,18 +286,82 @@ func doneToday(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Tim
 		if len(out) == limit {
 			break
 		}
-		t, err := getTask(ctx, q, chatID, d.task)
+		t, err := getTask(ctx, q, chatID, d.Task.ID)
 		if errors.Is(err, nod.ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return nil, err
 		}
-		if t.DeletedAt != nil || t.Status == nod.StatusDone || t.Status == nod.StatusRejected || t.RemindAt == nil || !t.RemindAt.After(d.at) {
-			continue
+		if stillDone(t, d.At) {
+			out = append(out, nod.DoneReminder{Task: t, At: d.At})
 		}
-		out = append(out, nod.DoneReminder{Task: t, At: d.at})
 	}
 	slices.SortStableFunc(out, func(x, y nod.DoneReminder) int { return x.At.Compare(y.At) })
+	return out, nil
+}
+
+// occurrenceTaps are the times of repeating reminders in from..to that
+// ✓ Done marked done, by task (only the tasks of only, if given), in the
+// order they were marked, read from the taps since a day before from (a
+// time may be done ahead).
+func occurrenceTaps(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Time, limit string, only []nod.TaskID) ([]nod.DoneReminder, error) {
+	rows, err := q.QueryContext(ctx, doneTodaySQL+limit, chatID, micros(from.Add(-24*time.Hour)))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var taps []nod.DoneReminder
+	for rows.Next() {
+		var args string
+		if err := rows.Scan(&args); err != nil {
+			return nil, err
+		}
+		a := nod.AuditEntry{Args: json.RawMessage(args)}
+		at, err := time.Parse(time.RFC3339, a.Arg("was"))
+		id := nod.TaskID(a.Arg("task_id"))
+		if a.Arg("occurrence_done") != "true" || err != nil || at.Before(from) || !at.Before(to) || only != nil && !slices.Contains(only, id) {
+			continue
+		}
+		d := nod.DoneReminder{Task: nod.Task{ID: id}, At: at}
+		if !slices.ContainsFunc(taps, func(o nod.DoneReminder) bool { return o.Task.ID == id && o.At.Equal(at) }) {
+			taps = append(taps, d)
+		}
+	}
+	return taps, rows.Err()
+}
+
+// maxDoneTaps bounds the taps DoneTimes reads: the chat's ⏰ and ✓ Done
+// on every reminder since, of which it keeps one task's.
+const maxDoneTaps = 500
+
+// stillDone reports whether t's time at is done still: the task is open
+// with its reminder moved on past it (an undone ✓ Done put it back).
+func stillDone(t nod.Task, at time.Time) bool {
+	return t.DeletedAt == nil && t.Status != nod.StatusDone && t.Status != nod.StatusRejected && t.RemindAt != nil && t.RemindAt.After(at)
+}
+
+// DoneTimes returns the times of task's repeating reminder, from since
+// on, that the person marked done with ✓ Done and did not undo, oldest
+// first: a repeating task stays open, and its status alone does not say
+// what was done. Each ✓ Done moved the reminder past its time, and its
+// Undo moved it back: the times done are those before the reminder now.
+func (db *Tasks) DoneTimes(ctx context.Context, chatID nod.ChatID, t nod.Task, since time.Time) ([]time.Time, error) {
+	if t.Repeat == "" {
+		return nil, nil
+	}
+	to := db.now().AddDate(1, 0, 0) // the series ended: every time marked done counts
+	if t.RemindAt != nil {
+		to = *t.RemindAt
+	}
+	taps, err := occurrenceTaps(ctx, db.reader(), chatID, since, to, limitSQL(maxDoneTaps), []nod.TaskID{t.ID})
+	if err != nil {
+		return nil, fmt.Errorf("done times of task %s: %w", t.ID, err)
+	}
+	out := make([]time.Time, len(taps))
+	for i, d := range taps {
+		out[i] = d.At
+	}
+	slices.SortFunc(out, time.Time.Compare)
 	return out, nil
 }

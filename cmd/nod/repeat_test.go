@@ -181,3 +181,47 @@ func TestRepeatingReminderSetInThePast(t *testing.T) {
 		t.Errorf("receipt = %q", rcpt.Text)
 	}
 }
+
+// A repeating task stays open when a time of it is marked done, so its
+// status cannot tell the model what was done: get_task lists the times
+// marked done lately, and not one whose ✓ Done was undone. A played
+// model, asked "didn't I do the invoices on Monday?", read the open task
+// and said it could not see.
+func TestGetTaskNamesTheTimesMarkedDone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", RemindAt: &at, Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY"})
+	h.start()
+	h.clock.Set(at.Add(time.Minute))
+	h.sweeps(3)
+	rs := fired(h)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders, want 1", len(rs))
+	}
+	h.clock.Set(at.Add(5 * time.Minute))
+	h.tap(chat, user, rs[0].ID, "✓ Done")
+	ask := func(n int) string {
+		h.t.Helper()
+		h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T1"})), openaitest.Text("Yes."))
+		h.tg.SendText(chat, user, "did I check the mail today?")
+		h.tg.WaitBotMessages(chat, n)
+		h.settleMessages()
+		reqs := h.llm.RequestsFor(agentM)
+		return reqs[len(reqs)-1].ToolResults()["g"]
+	}
+	before := len(h.tg.BotMessages(chat))
+	if r := ask(before + 1); !strings.Contains(r, `"done_times":["2026-03-12T10:00:00Z"]`) || !strings.Contains(r, `"status":"OPEN"`) {
+		t.Errorf("get_task after ✓ Done on today's time: %s", r)
+	}
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, rs[0].ID, "↩️ Undo")
+	if got := h.task("T1").RemindAt; got == nil || !got.Equal(at) {
+		t.Fatalf("after the Undo the reminder is at %v, want %v", got, at)
+	}
+	h.clock.Advance(time.Minute)
+	if r := ask(len(h.tg.BotMessages(chat)) + 1); strings.Contains(r, "done_times") {
+		t.Errorf("get_task after the ✓ Done was undone: %s", r)
+	}
+}
