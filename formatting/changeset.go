@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/nodbot/nod"
@@ -45,6 +46,7 @@ var (
 	createDetails = define[newTaskDetails]("create_details")
 	csFooter      = define[setFooter]("cs_footer")
 	itemWhy       = define[string]("item_why") // the model's words beside its call
+	itemWhyFor    = define[whyFor]("item_why_for")
 
 	reproposeButton   = fixed("b_repropose")
 	applyAnywayButton = define[int]("b_apply_anyway")
@@ -138,6 +140,7 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 		perItem = budget / n
 	}
 	group := "\x00"
+	runFrom, runGroup, runSpans := 0, "", false // the items that share the current item's Why, and whether their tasks differ
 	for i, it := range s.Items {
 		title := l.Render(newTask)
 		if it.TaskID == "" && it.NewTask != nil && it.Status == nod.ItemConfirmed && !v.Undone[it.UndoID] {
@@ -168,6 +171,11 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 			group = key
 			b.WriteString("\n\n📋 <b>" + Escape(title) + "</b>")
 		}
+		if i == 0 || it.Why != s.Items[i-1].Why {
+			runFrom, runGroup, runSpans = i, group, false
+		} else if group != runGroup {
+			runSpans = true
+		}
 		line, diff := l.itemLines(it, Escape(l.Changes().Summary(it)), l.itemDiff(it, perItem, segs[it.N]))
 		b.WriteString("\n" + itemMark(it, v.Undone[it.UndoID]) + " " + line)
 		if diff != "" {
@@ -177,9 +185,14 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 			b.WriteString("\n<i>" + Escape(l.Changes().Remark(it.Note)) + "</i>")
 		}
 		// The model's reason, once under the last of the items it gave
-		// it for; a checklist item's own reason shows in its diff.
+		// it for, naming them when they are more than one task's; a
+		// checklist item's own reason shows in its diff.
 		if it.Why != "" && it.Reason == "" && (i == len(s.Items)-1 || s.Items[i+1].Why != it.Why) {
-			b.WriteString("\n" + l.Render(itemWhy.With(it.Why)))
+			if runSpans {
+				b.WriteString("\n" + l.Render(itemWhyFor.With(whyFor{Why: it.Why, Items: itemNumbers(s.Items[runFrom : i+1])})))
+			} else {
+				b.WriteString("\n" + l.Render(itemWhy.With(it.Why)))
+			}
 		}
 	}
 	b.WriteString("\n\n" + l.changeSetFooter(v))
@@ -465,4 +478,30 @@ func removedLabels(before, after []string) []string {
 		}
 	}
 	return gone
+}
+
+// whyFor is the model's reason for items of more than one task, and
+// their numbers ("1–3", "2, 4").
+type whyFor struct{ Why, Items string }
+
+// itemNumbers names the items' numbers, a run of consecutive ones as
+// "1–3".
+func itemNumbers(items []nod.ChangeItem) string {
+	var parts []string
+	for i := 0; i < len(items); {
+		j := i
+		for j+1 < len(items) && items[j+1].N == items[j].N+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, strconv.Itoa(items[i].N))
+		case j == i+1:
+			parts = append(parts, strconv.Itoa(items[i].N), strconv.Itoa(items[j].N))
+		default:
+			parts = append(parts, strconv.Itoa(items[i].N)+"–"+strconv.Itoa(items[j].N))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }

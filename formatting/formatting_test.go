@@ -120,6 +120,12 @@ func item(n int, tool nod.Tool, task string, f nod.Field, summary, before, after
 	return nod.ChangeItem{ID: fmt.Sprintf("i%d", n), N: n, Tool: tool, TaskID: nod.TaskID(task), Summary: summary, Field: f, Before: before, After: after, Status: nod.ItemPending}
 }
 
+// because is it with the model's reason beside its call.
+func because(it nod.ChangeItem, why string) nod.ChangeItem {
+	it.Why = why
+	return it
+}
+
 func TestChangeSetGolden(t *testing.T) {
 	overrideAt := time.Date(2026, 3, 9, 18, 30, 0, 0, time.UTC)
 	fifteen := 15
@@ -224,6 +230,13 @@ func TestChangeSetGolden(t *testing.T) {
 			{N: 1, Tool: "set_task_priority", TaskID: "T1", Field: nod.FieldPriority, Summary: "Set priority to P1", Before: "P3", After: "P1", Why: "Slides are due <Tuesday>."},
 			{N: 2, Tool: "update_task_due_date", TaskID: "T2", Field: nod.FieldDue, Summary: "Set due date to 2026-03-31", After: "2026-03-31", Why: "Launch moved; both follow it."},
 			{N: 3, Tool: "set_task_priority", TaskID: "T2", Field: nod.FieldPriority, Summary: "Set priority to P1", Before: "P2", After: "P1", Why: "Launch moved; both follow it."},
+		}}, Titles: titles}},
+		// One reason for items of several tasks names them, so that it
+		// does not read as the last task's alone.
+		{"why_across", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: []nod.ChangeItem{
+			because(item(1, "assign_task_labels", "T1", nod.FieldLabels, "Set labels to design", `[]`, `["design"]`), "Login: design; README: billing."),
+			because(item(2, "assign_task_labels", "T2", nod.FieldLabels, "Set labels to billing", `[]`, `["billing"]`), "Login: design; README: billing."),
+			{N: 3, Tool: "set_task_priority", TaskID: "T2", Field: nod.FieldPriority, Summary: "Set priority to P1", Before: "P2", After: "P1", Why: "It is overdue."},
 		}}, Titles: titles}},
 		{"expired", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetExpired, Items: scalars[:2]}, Titles: titles}},
 		{"warned", formatting.ChangeSetView{Set: nod.ChangeSet{ID: "s1", UserID: 42, Status: nod.SetPending, Items: scalars[:2], Warned: true,

@@ -349,6 +349,29 @@ func TestProposalShowsNoFillerAsReason(t *testing.T) {
 	}
 }
 
+// One sentence beside calls on two tasks is the reason for both: shown
+// once, it names their items, so that it does not read as the last
+// task's alone (a play: a label for three tasks read as the invoice's).
+func TestOneReasonForTwoTasksNamesTheirItems(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T2", Title: "Prepare slides"})
+	h.seed(chat, nod.Task{ID: "T3", Title: "Book room"})
+	h.script(
+		openaitest.Response{Text: "Both are for the offsite, so I suggest the offsite label on each.", ToolCalls: []openaitest.ToolCall{
+			call("p", "assign_task_labels", map[string]any{"task_id": "T2", "labels": []string{"offsite"}}),
+			call("q", "assign_task_labels", map[string]any{"task_id": "T3", "labels": []string{"offsite"}}),
+		}},
+		openaitest.Text("Proposed below."))
+	h.start()
+	h.tg.SendText(chat, user, "sort out my week")
+	set := h.changeSetMessage(chat, 2)
+	want := "💬 Why (1, 2): <i>Both are for the offsite, so I suggest the offsite label on each.</i>"
+	if !strings.Contains(set.Text, want) || strings.Count(set.Text, "💬") != 1 {
+		t.Errorf("the change set lacks %q once:\n%s", want, set.Text)
+	}
+}
+
 // Undo all is the person's one decision: taking back five changes at
 // once does not trip the circuit breaker, which two undos do.
 func TestBulkUndoAllCountsOnceForTheBreaker(t *testing.T) {
