@@ -80,8 +80,11 @@ func (db *DB) TodayPlans(ctx context.Context) (count, due, remind string, err er
 }
 
 // DoneTodayPlan is EventsPlan for the statement of /today's reminders
-// done for the day.
-func (db *DB) DoneTodayPlan(ctx context.Context) (string, error) {
+// done for the day, or with latest, of get_task's times done lately.
+func (db *DB) DoneTodayPlan(ctx context.Context, latest bool) (string, error) {
+	if latest {
+		return db.queryPlan(ctx, doneLatestSQL, int64(1), int64(0))
+	}
 	return db.queryPlan(ctx, doneTodaySQL, int64(1), int64(0))
 }
 

@@ -262,14 +262,14 @@ func (db *Tasks) TodayList(ctx context.Context, chatID nod.ChatID, today string,
 	return out, nil
 }
 
-// doneTodaySQL reads the chat's taps on reminders since $2, through the
+// doneTapsSQL reads the chat's taps on reminders since $2, through the
 // index audit_log_events (migration 00026), whose terms it repeats: the
-// day's taps, never the chat's whole log.
-const doneTodaySQL = `SELECT args FROM audit_log WHERE chat_id = $1 AND created_at >= $2 AND redacted = 0
+// taps since, never the chat's whole log.
+const doneTapsSQL = `SELECT args FROM audit_log WHERE chat_id = $1 AND created_at >= $2 AND redacted = 0
 	AND ((outcome IN ('executed', 'confirmed') AND tool IN ('delete_task', 'restore_task', 'toggle_checklist_item', 'mode', 'interrupted'))
 	OR (outcome = 'executed' AND user_confirmed <> 0 AND tool IN ('set_task_status', 'set_task_reminder'))
 	OR (outcome = 'rejected' AND tool = 'delete_task'))
-	AND tool = 'set_task_reminder' ORDER BY created_at`
+	AND tool = 'set_task_reminder'`
 
 // doneToday are the repeating reminders of the day from..to whose time
 // was marked done (✓ Done on a repeating reminder records "was", the time
@@ -277,7 +277,7 @@ const doneTodaySQL = `SELECT args FROM audit_log WHERE chat_id = $1 AND created_
 // (an undone one is back among the day's reminders). At most limit, read
 // from the taps since a day before from (a time may be done ahead).
 func doneToday(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Time, limit int) ([]nod.DoneReminder, error) {
-	taps, err := occurrenceTaps(ctx, q, chatID, from, to, limitSQL(4*limit), nil)
+	taps, err := occurrenceTaps(ctx, q, doneTodaySQL+limitSQL(4*limit), chatID, from, to, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -303,10 +303,10 @@ func doneToday(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Tim
 
 // occurrenceTaps are the times of repeating reminders in from..to that
 // ✓ Done marked done, by task (only the tasks of only, if given), in the
-// order they were marked, read from the taps since a day before from (a
-// time may be done ahead).
-func occurrenceTaps(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Time, limit string, only []nod.TaskID) ([]nod.DoneReminder, error) {
-	rows, err := q.QueryContext(ctx, doneTodaySQL+limit, chatID, micros(from.Add(-24*time.Hour)))
+// order query (doneTodaySQL or doneLatestSQL) reads the taps since a day
+// before from (a time may be done ahead).
+func occurrenceTaps(ctx context.Context, q conn, query string, chatID nod.ChatID, from, to time.Time, only []nod.TaskID) ([]nod.DoneReminder, error) {
+	rows, err := q.QueryContext(ctx, query, chatID, micros(from.Add(-24*time.Hour)))
 	if err != nil {
 		return nil, err
 	}
@@ -331,9 +331,13 @@ func occurrenceTaps(ctx context.Context, q conn, chatID nod.ChatID, from, to tim
 	return taps, rows.Err()
 }
 
-// maxDoneTaps bounds the taps DoneTimes reads: the chat's ⏰ and ✓ Done
-// on every reminder since, of which it keeps one task's.
-const maxDoneTaps = 500
+// doneTodaySQL reads the taps oldest first; doneLatestSQL newest first,
+// and bounded: the chat's ⏰ and ✓ Done on every reminder, of which
+// DoneTimes keeps one task's.
+const (
+	doneTodaySQL  = doneTapsSQL + ` ORDER BY created_at`
+	doneLatestSQL = doneTapsSQL + ` ORDER BY created_at DESC LIMIT 500`
+)
 
 // stillDone reports whether t's time at is done still: the task is open
 // with its reminder moved on past it (an undone ✓ Done put it back).
@@ -354,7 +358,7 @@ func (db *Tasks) DoneTimes(ctx context.Context, chatID nod.ChatID, t nod.Task, s
 	if t.RemindAt != nil {
 		to = *t.RemindAt
 	}
-	taps, err := occurrenceTaps(ctx, db.reader(), chatID, since, to, limitSQL(maxDoneTaps), []nod.TaskID{t.ID})
+	taps, err := occurrenceTaps(ctx, db.reader(), doneLatestSQL, chatID, since, to, []nod.TaskID{t.ID})
 	if err != nil {
 		return nil, fmt.Errorf("done times of task %s: %w", t.ID, err)
 	}

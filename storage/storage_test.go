@@ -1121,16 +1121,20 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 	})
 }
 
-// /today finds the reminders done for the day from the day's taps, read
-// through the audit log's index by time, not the chat's whole log.
+// /today finds the reminders done for the day from the day's taps, and
+// get_task a repeating task's times done lately from the taps of two
+// weeks, read through the audit log's index by time, not the chat's
+// whole log.
 func TestDoneTodayReadByTime(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
-		plan, err := db.DoneTodayPlan(t.Context())
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(plan, "audit_log_events") {
-			t.Errorf("the plan does not use audit_log_events:\n%s", plan)
+		for _, latest := range []bool{false, true} {
+			plan, err := db.DoneTodayPlan(t.Context(), latest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(plan, "audit_log_events") {
+				t.Errorf("the plan (latest %v) does not use audit_log_events:\n%s", latest, plan)
+			}
 		}
 	})
 }
