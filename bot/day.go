@@ -332,7 +332,8 @@ func (b *Bot) reminderCame(ctx context.Context, loc *formatting.Locale, chat nod
 }
 
 // snoozeCame redraws message m if a snooze tapped on it put t's reminder
-// off to due, which has now come; it reports whether it did.
+// off to due, or a ✓ Done on a repeating one moved it on to due, which
+// has now come; it reports whether it did.
 func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, t nod.Task, due time.Time, m reminderMsg) bool {
 	for _, id := range m.undos {
 		u, err := b.undos.UndoEntry(ctx, chat, id)
@@ -342,7 +343,13 @@ func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.C
 		if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
 			continue
 		}
-		if err := b.send.edit(ctx, chat, m.id, loc.Day().ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))); err != nil {
+		again := loc.Day().ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))
+		if u.CompletesOccurrence() {
+			// ✓ Done moved the reminder on to due, as a snooze would: the
+			// time it completed stays done.
+			again = loc.Day().ReminderDoneNextSent(t, due, b.whoseReminder(ctx, chat, t))
+		}
+		if err := b.send.edit(ctx, chat, m.id, again); err != nil {
 			b.log.Warn("mark snooze passed", "chat", chat, "message", m.id, "err", err)
 		}
 		return true

@@ -8,18 +8,19 @@ import (
 
 // The templates of the person's day.
 var (
-	tzShow          = define[zoneShown]("tz_show")
-	tzSet           = define[zoneChange]("tz_set")
-	tzReceipt       = define[zoneChange]("tz_receipt")
-	dailyShow       = define[dailyReview]("daily_show")
-	reminderTmpl    = define[reminder]("reminder")
-	reminderDone    = define[snoozed]("reminder_done")
-	reminderNext    = define[snoozed]("reminder_next")
-	reminderSnoozed = define[snoozed]("reminder_snoozed")
-	reminderAgain   = define[snoozed]("reminder_again")
-	reminderBack    = define[passed]("reminder_back")
-	tzOffer         = define[zoneChange]("tz_offer")
-	tzWhich         = define[cityQuestion]("tz_which")
+	tzShow           = define[zoneShown]("tz_show")
+	tzSet            = define[zoneChange]("tz_set")
+	tzReceipt        = define[zoneChange]("tz_receipt")
+	dailyShow        = define[dailyReview]("daily_show")
+	reminderTmpl     = define[reminder]("reminder")
+	reminderDone     = define[snoozed]("reminder_done")
+	reminderNext     = define[snoozed]("reminder_next")
+	reminderSnoozed  = define[snoozed]("reminder_snoozed")
+	reminderAgain    = define[snoozed]("reminder_again")
+	reminderNextSent = define[snoozed]("reminder_next_sent")
+	reminderBack     = define[passed]("reminder_back")
+	tzOffer          = define[zoneChange]("tz_offer")
+	tzWhich          = define[cityQuestion]("tz_which")
 
 	remindDoneButton     = fixed("b_remind_done")
 	remindHourButton     = fixed("b_remind_hour")
@@ -170,6 +171,14 @@ func (dv Day) ReminderSnoozed(t nod.Task, undoID nod.UndoID, whose string) Messa
 // would move a reminder that was sent, is gone.
 func (dv Day) ReminderAgain(t nod.Task, at time.Time, whose string) Message {
 	return dv.l.Text(reminderAgain.With(snoozed{Title: t.Title, At: dv.l.Stamp(at), For: whose}))
+}
+
+// ReminderDoneNextSent is the message of ✓ Done on a repeating reminder
+// once the next reminder it named went out at at: the time stays done,
+// the next one is in the past, and the Undo, which would put back a time
+// already overtaken, is gone.
+func (dv Day) ReminderDoneNextSent(t nod.Task, at time.Time, whose string) Message {
+	return dv.l.Text(reminderNextSent.With(snoozed{Title: t.Title, At: dv.l.Stamp(at), For: whose}))
 }
 
 // WithReminderBack adds to an undo's report m what became of the

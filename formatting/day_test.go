@@ -64,7 +64,10 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"reminder_done_group":  loc.Day().ReminderDone(task, "u1", "Alice <&>"),
 		"reminder_moved_group": loc.Day().ReminderSnoozed(snoozed, "u2", "Alice <&>"),
 		"reminder_again_group": loc.Day().ReminderAgain(snoozed, later, "Alice <&>"),
-		"n_remind_sent":        loc.Text(formatting.NoticeRemindSent),
+		// ✓ Done on a repeating reminder once the next one went out.
+		"reminder_next_sent":       loc.Day().ReminderDoneNextSent(task, later, ""),
+		"reminder_next_sent_group": loc.Day().ReminderDoneNextSent(task, later, "Alice <&>"),
+		"n_remind_sent":            loc.Text(formatting.NoticeRemindSent),
 		// A snooze undone after the time it put off, and a move undone
 		// after the time it moved away from.
 		"undone_reminder_sent": loc.Day().WithReminderBack(loc.Undo().Undone(nod.UndoEntry{ID: "u3", Tool: nod.ToolSetReminder, Summary: "Set reminder to 2026-11-25 10:00", Title: task.Title,

@@ -225,3 +225,35 @@ func TestGetTaskNamesTheTimesMarkedDone(t *testing.T) {
 		t.Errorf("get_task after the ✓ Done was undone: %s", r)
 	}
 }
+
+// ✓ Done on a repeating reminder names the next one; when that one goes
+// out, the message keeps the time done and puts the next one in the
+// past, where it used to turn into "I reminded you again", as a snooze
+// does, and the person's record of the tap was gone (a play).
+func TestRepeatingDoneStaysDoneWhenTheNextComes(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", RemindAt: &at, Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY"})
+	h.start()
+	h.clock.Set(at.Add(time.Minute))
+	h.sweeps(3)
+	rs := fired(h)
+	if len(rs) != 1 {
+		t.Fatalf("%d reminders, want 1", len(rs))
+	}
+	h.clock.Set(at.Add(5 * time.Minute))
+	h.tap(chat, user, rs[0].ID, "✓ Done")
+	h.clock.Set(at.AddDate(0, 0, 1).Add(time.Minute))
+	h.sweeps(3)
+	m := h.tg.WaitMessage(chat, rs[0].ID, "the first reminder once the next went out", func(m telegramtest.Message) bool {
+		return !strings.Contains(m.Text, "Next reminder:")
+	})
+	if want := "✅ Done: <b>Check the mail</b>. The next reminder went out on 13 Mar 2026, 10:00."; m.Text != want || len(m.Buttons()) != 0 {
+		t.Errorf("the first reminder reads %q %v, want %q without buttons", m.Text, buttonTexts(m), want)
+	}
+	if n := len(h.tg.BotMessages(chat)); n != 2 {
+		t.Errorf("%d messages, want the two reminders", n)
+	}
+}
