@@ -46,6 +46,10 @@ const (
 	// ActKeepDeletion cancels asked deletion ID without its title typed:
 	// N KeepOne that one, N KeepLine the rest of its person's line too.
 	ActKeepDeletion
+	// ActUndoLeave answers the question an undo or redo of entry ID asked
+	// (its task changed since, or one of its title was added): leave the
+	// list as it is. The question loses its buttons; nothing changes.
+	ActUndoLeave
 )
 
 // What a deletion question's ✗ (ActKeepDeletion's N) keeps.

@@ -24,7 +24,7 @@ var kindLetters = map[nod.ActionKind]byte{
 	nod.ActUndoAll: 'L', nod.ActUndoPick: 'O',
 	nod.ActZoneCity: 'W',
 	nod.ActCardDone: 'v', nod.ActCardHour: 'H', nod.ActCardTomorrow: 'M', nod.ActCardReopen: 'E',
-	nod.ActKeepDeletion: 'K',
+	nod.ActKeepDeletion: 'K', nod.ActUndoLeave: 'l',
 }
 
 var letterKinds = func() map[byte]nod.ActionKind {

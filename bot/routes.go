@@ -74,4 +74,5 @@ var actions = map[nod.ActionKind]func(b *Bot, ctx context.Context, p press) stri
 	nod.ActCardTomorrow:  (*Bot).onCardSnooze,
 	nod.ActCardReopen:    (*Bot).onCardReopen,
 	nod.ActKeepDeletion:  (*Bot).onKeepDeletion,
+	nod.ActUndoLeave:     (*Bot).onUndoLeave,
 }

@@ -14,6 +14,36 @@ func (b *Bot) onUndo(ctx context.Context, p press) string { return b.undo(ctx, p
 
 func (b *Bot) onUndoForce(ctx context.Context, p press) string { return b.undo(ctx, p, true) }
 
+// offerLeft is p's keyboard without the button pressed and, when that
+// answered an undo's question (Undo anyway, Apply anyway), without the
+// question's other answer, Leave as is.
+func offerLeft(p press) *models.InlineKeyboardMarkup {
+	kb := withoutButton(p.keyboard, p.data)
+	if leave, err := EncodeAction(nod.Action{Kind: nod.ActUndoLeave, ID: p.action.ID}); err == nil {
+		kb = withoutButton(kb, leave)
+	}
+	return kb
+}
+
+// onUndoLeave closes the question an undo asked (Undo anyway, Apply
+// anyway) without changing anything: only its person may, as only they
+// may undo.
+func (b *Bot) onUndoLeave(ctx context.Context, p press) string {
+	u, err := b.undos.UndoEntry(ctx, p.chat, p.undo())
+	if err == nil && u.UserID != p.user {
+		err = nod.ErrForbidden
+	}
+	if err != nil {
+		return b.explainAs(p.loc, err, undoNotices, "leave undo", "chat", p.chat)
+	}
+	if p.keyboard != nil {
+		p.then(func(ctx context.Context) {
+			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		})
+	}
+	return p.loc.Notice(formatting.NoticeUndoLeft)
+}
+
 func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	u, err := b.change.Undo(ctx, p.chat, p.user, p.undo(), force)
 	if errors.Is(err, nod.ErrStale) {
@@ -22,7 +52,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 	if errors.Is(err, nod.ErrExpired) && p.keyboard != nil {
 		// Too late for good: the button goes, so that it is not tried again.
 		p.then(func(ctx context.Context) {
-			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+			b.send.editKeyboard(ctx, p.chat, p.msgID, offerLeft(p))
 		})
 	}
 	if err != nil {
@@ -38,7 +68,7 @@ func (b *Bot) undo(ctx context.Context, p press, force bool) string {
 			// Applied anyway from the offer (Stale): the offer keeps its
 			// question and loses its button, and the Undone message
 			// whose Redo asked reads as redone.
-			b.send.editKeyboard(ctx, p.chat, p.msgID, withoutButton(p.keyboard, p.data))
+			b.send.editKeyboard(ctx, p.chat, p.msgID, offerLeft(p))
 			b.markRedoneAt(ctx, p.loc, p.chat, p.undo(), p.msgID)
 		case (err != nil || set.MessageID != p.msgID) && p.keyboard != nil && !slices.Contains(shown, p.msgID):
 			// Not the set's own message (which its refresh redraws): a
@@ -62,7 +92,7 @@ func (b *Bot) markUndone(ctx context.Context, p press, u nod.Undone) {
 	if b.bulkUndoneOne(ctx, p) {
 		return
 	}
-	kb := withoutButton(p.keyboard, p.data)
+	kb := offerLeft(p)
 	if !u.Redone && b.redrawReceipts(ctx, p) {
 		return
 	}

@@ -107,6 +107,7 @@ var (
 	redoButton    = fixed("b_redo")
 	undoAnyway    = fixed("b_undo_anyway")
 	redoAnyway    = fixed("b_redo_anyway")
+	undoLeave     = fixed("b_undo_leave")
 	restoreButton = define[string]("b_restore")
 	keepDeletion  = define[int]("b_keep_deletion") // 0: this one; n: all n of the line
 	acceptReading = fixed("b_accept_reading")
@@ -580,7 +581,8 @@ func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict, now time.Time) Message {
 		d.Redo, d.Summary, anyway = true, uv.l.undoneSummary(u), redoAnyway
 	}
 	m := uv.l.Text(undoStale.With(d))
-	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: string(u.ID)})}}
+	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: string(u.ID)}),
+		uv.l.button(undoLeave, nod.Action{Kind: nod.ActUndoLeave, ID: string(u.ID)})}}
 	return m
 }
 

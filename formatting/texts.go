@@ -161,6 +161,7 @@ var (
 	NoticeUndoLate          = fixed("n_undo_late")
 	NoticeRedone            = fixed("n_redone")
 	NoticeUndone            = fixed("n_undone")
+	NoticeUndoLeft          = fixed("n_undo_left")
 	NoticeBulkUndone        = fixed("n_bulk_undone") // every change of a short receipt
 	NoticeRestored          = fixed("n_restored")
 	NoticeMode              = define[nod.Mode]("n_mode")

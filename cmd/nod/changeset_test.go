@@ -826,3 +826,59 @@ func clockOf(s string) time.Time {
 	t, _ := time.Parse("15:04", s)
 	return t
 }
+
+// The question an old Redo asks beside a task of its title can be
+// answered "leave it": the question loses its buttons, nothing changes,
+// and only its person may answer it (a play: the person wanted one task,
+// and the question's Apply anyway stayed live after they said so).
+func TestTwinQuestionLeftAsItIs(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("explicit:add call the bank")
+	h.start()
+	create := func(n int) telegramtest.Message {
+		h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank"})), openaitest.Text(""))
+		h.tg.SendText(chat, user, "add call the bank")
+		m := h.tg.WaitBotMessages(chat, n)[n-1]
+		h.settleMessages()
+		return m
+	}
+	first := create(1)
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, first.ID, "↩️ Undo")
+	undone := h.tg.WaitBotMessages(chat, 2)[1]
+	h.clock.Advance(time.Minute)
+	create(3)
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	ask := h.tg.WaitBotMessages(chat, 4)[3]
+	if got := buttonTexts(ask); !slices.Equal(got, []string{"↪️ Apply anyway", "✗ Leave as is"}) {
+		t.Fatalf("the question's buttons = %v", got)
+	}
+	leave, _ := ask.Button("✗ Leave as is")
+	if a := h.tg.WaitAnswer(h.tg.Press(chat, bob, ask.ID, leave.Data)); a != "Only the person who made this change can undo it." {
+		t.Errorf("another member's press answered %q", a)
+	}
+	if m, _ := h.tg.Message(chat, ask.ID); len(m.Buttons()) != 2 {
+		t.Errorf("after another member's press the question has %v", buttonTexts(m))
+	}
+	if a := h.tg.WaitAnswer(h.tg.Press(chat, user, ask.ID, leave.Data)); a != "Left as it is: nothing changed." {
+		t.Errorf("the press answered %q", a)
+	}
+	h.tg.WaitMessage(chat, ask.ID, "the question without its buttons", func(m telegramtest.Message) bool { return len(m.Buttons()) == 0 })
+	// A second press of the same button, as a double tap sends it:
+	// the same answer, still nothing changed.
+	if a := h.tg.WaitAnswer(h.tg.Press(chat, user, ask.ID, leave.Data)); a != "Left as it is: nothing changed." {
+		t.Errorf("the second press answered %q", a)
+	}
+	h.settle()
+	if ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); len(ts) != 1 {
+		t.Errorf("%d tasks on the list, want the one asked for anew", len(ts))
+	}
+	if m, _ := h.tg.Message(chat, ask.ID); !strings.HasPrefix(m.Text, "↪️ Not put back yet: ") || len(h.tg.BotMessages(chat)) != 4 {
+		t.Errorf("the question reads %q, %d messages", m.Text, len(h.tg.BotMessages(chat)))
+	}
+	// The Redo still asks: leaving it decided this question only.
+	if a := h.tg.WaitAnswer(h.tg.Tap(chat, user, undone.ID, "↪️ Redo")); a != "Not yet: you have a task of that title already. See below." {
+		t.Errorf("the Redo after the question was left answered %q", a)
+	}
+}
