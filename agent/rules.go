@@ -33,10 +33,12 @@ func (t *turn) ruleFor(ctx context.Context, pc prepared) *nod.Rule {
 	return nil
 }
 
-// avoidedKinds are the kinds of change user rejected at least twice since
-// they last confirmed one, among ds (newest first), rendered for the
-// prompt. Rejections in a set where the person also confirmed that kind
-// do not count: they picked among items, and did not turn the kind down.
+// avoidedKinds are the kinds of change user rejected in at least two
+// change sets since they last confirmed one, among ds (newest first),
+// rendered for the prompt. Items of one set count once: "no bakery label"
+// on three label proposals is one no, not a no to labels. Rejections in
+// a set where the person also confirmed that kind do not count: they
+// picked among items, and did not turn the kind down.
 // In a group (user set) only the person's own decisions count.
 func avoidedKinds(ds []nod.Decision, since time.Time, user nod.UserID) []string {
 	picked := map[kindSet]bool{} // confirmed there
@@ -45,7 +47,7 @@ func avoidedKinds(ds []nod.Decision, since time.Time, user nod.UserID) []string 
 			picked[kindSet{d.Kind, d.SetID}] = true
 		}
 	}
-	rejected, settled := map[string]int{}, map[string]bool{}
+	rejected, settled, counted := map[string]int{}, map[string]bool{}, map[kindSet]bool{}
 	var out []string
 	for _, d := range ds {
 		if d.Kind == "" || settled[d.Kind] || d.At.Before(since) || (user != 0 && d.UserID != user) {
@@ -55,9 +57,11 @@ func avoidedKinds(ds []nod.Decision, since time.Time, user nod.UserID) []string 
 			settled[d.Kind] = true
 			continue
 		}
-		if picked[kindSet{d.Kind, d.SetID}] {
+		ks := kindSet{d.Kind, d.SetID}
+		if picked[ks] || counted[ks] {
 			continue
 		}
+		counted[ks] = true
 		if rejected[d.Kind]++; rejected[d.Kind] == 2 {
 			out = append(out, strings.Replace(d.Kind, "=", " to ", 1))
 		}

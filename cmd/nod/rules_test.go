@@ -350,3 +350,26 @@ func TestRuleEarnedByWords(t *testing.T) {
 		t.Errorf("accepting the rule answered %q", got)
 	}
 }
+
+// Items of one set rejected together are one no: "no bakery label" on
+// three label proposals did not turn labels down (a play, where the agent
+// was then told to propose no label at all). A second set's no does.
+func TestRejectedKindCountsSetsNotItems(t *testing.T) {
+	t.Parallel()
+	h := ruleHarness(t, 3)
+	ms := h.propose(call("e1", "update_task_estimate", map[string]any{"task_id": "T1", "estimate_minutes": 30}),
+		call("e2", "update_task_estimate", map[string]any{"task_id": "T2", "estimate_minutes": 45}))
+	h.tap(chat, user, ms[len(ms)-1].ID, "✗ All")
+	h.propose()
+	reqs := h.llm.RequestsFor(agentM)
+	if sys := reqs[len(reqs)-1].System(); strings.Contains(sys, "rejected these kinds of change") {
+		t.Errorf("one set's two items made a kind avoided:\n%s", sys)
+	}
+	ms = h.propose(call("e3", "update_task_estimate", map[string]any{"task_id": "T3", "estimate_minutes": 60}))
+	h.tap(chat, user, ms[len(ms)-1].ID, "✗ 1")
+	h.propose()
+	reqs = h.llm.RequestsFor(agentM)
+	if sys := reqs[len(reqs)-1].System(); !strings.Contains(sys, "rejected these kinds of change at least twice: update_task_estimate. Do not propose") {
+		t.Errorf("system prompt after two sets rejected:\n%s", sys)
+	}
+}
