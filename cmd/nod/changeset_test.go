@@ -670,20 +670,13 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	h := newHarness(t)
 	h.clf = answer("explicit:add call the bank")
 	h.start()
-	create := func(n int) telegramtest.Message {
-		h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank"})), openaitest.Text(""))
-		h.tg.SendText(chat, user, "add call the bank")
-		m := h.tg.WaitBotMessages(chat, n)[n-1]
-		h.settleMessages() // the turn ended, its words kept, before the clock moves
-		return m
-	}
-	first := create(1)
+	first := h.addCallTheBank(1)
 	h.clock.Advance(time.Minute)
 	h.tap(chat, user, first.ID, "↩️ Undo")
 	undone := h.tg.WaitBotMessages(chat, 2)[1]
 	// Asked for anew, later; the agent was told where the first one went.
 	h.clock.Advance(time.Minute)
-	create(3)
+	h.addCallTheBank(3)
 	var notes string
 	for _, m := range h.llm.RequestsFor(agentM)[2].Messages[1:] {
 		if m.Role == "system" {
@@ -836,19 +829,12 @@ func TestTwinQuestionLeftAsItIs(t *testing.T) {
 	h := newHarness(t)
 	h.clf = answer("explicit:add call the bank")
 	h.start()
-	create := func(n int) telegramtest.Message {
-		h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank"})), openaitest.Text(""))
-		h.tg.SendText(chat, user, "add call the bank")
-		m := h.tg.WaitBotMessages(chat, n)[n-1]
-		h.settleMessages()
-		return m
-	}
-	first := create(1)
+	first := h.addCallTheBank(1)
 	h.clock.Advance(time.Minute)
 	h.tap(chat, user, first.ID, "↩️ Undo")
 	undone := h.tg.WaitBotMessages(chat, 2)[1]
 	h.clock.Advance(time.Minute)
-	create(3)
+	h.addCallTheBank(3)
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	ask := h.tg.WaitBotMessages(chat, 4)[3]
 	if got := buttonTexts(ask); !slices.Equal(got, []string{"↪️ Apply anyway", "✗ Leave as is"}) {
@@ -881,4 +867,15 @@ func TestTwinQuestionLeftAsItIs(t *testing.T) {
 	if a := h.tg.WaitAnswer(h.tg.Tap(chat, user, undone.ID, "↪️ Redo")); a != "Not yet: you have a task of that title already. See below." {
 		t.Errorf("the Redo after the question was left answered %q", a)
 	}
+}
+
+// addCallTheBank has the person ask for "Call the bank" and the model
+// create it, and returns the bot's nth message, the turn's last.
+func (h *harness) addCallTheBank(n int) telegramtest.Message {
+	h.t.Helper()
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank"})), openaitest.Text(""))
+	h.tg.SendText(chat, user, "add call the bank")
+	m := h.tg.WaitBotMessages(chat, n)[n-1]
+	h.settleMessages() // the turn ended, its words kept, before the clock moves
+	return m
 }

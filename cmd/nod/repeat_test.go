@@ -136,25 +136,14 @@ func TestRepeatingReminderLastTimeCloses(t *testing.T) {
 func TestRepeatingDoneRedo(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
-	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
-	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", RemindAt: &at, Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY"})
-	h.start()
-	h.clock.Set(at.Add(time.Minute))
-	h.sweeps(3)
-	rs := fired(h)
-	if len(rs) != 1 {
-		t.Fatalf("%d reminders, want 1", len(rs))
-	}
-	h.clock.Set(at.Add(5 * time.Minute)) // the taps come after the reminder
-	h.tap(chat, user, rs[0].ID, "✓ Done")
-	h.tap(chat, user, rs[0].ID, "↩️ Undo")
+	first, at := h.repeatingDone()
+	h.tap(chat, user, first.ID, "↩️ Undo")
 	undone := h.withButton(chat, "↪️ Redo")
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	if got := h.task("T1").RemindAt; got == nil || !got.Equal(at.AddDate(0, 0, 1)) {
 		t.Fatalf("after Redo the reminder is at %v, want the next day's", got)
 	}
-	m := h.tg.WaitMessage(chat, rs[0].ID, "the reminder after Redo", func(m telegramtest.Message) bool { return m.Edits >= 3 })
+	m := h.tg.WaitMessage(chat, first.ID, "the reminder after Redo", func(m telegramtest.Message) bool { return m.Edits >= 3 })
 	if !strings.Contains(m.Text, "✅ Done: <b>Check the mail</b>. Next reminder: 13 Mar 2026, 10:00") || strings.Contains(m.Text, "remind you again") {
 		t.Errorf("the reminder after Redo reads %q", m.Text)
 	}
@@ -190,18 +179,7 @@ func TestRepeatingReminderSetInThePast(t *testing.T) {
 func TestGetTaskNamesTheTimesMarkedDone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
-	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
-	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", RemindAt: &at, Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY"})
-	h.start()
-	h.clock.Set(at.Add(time.Minute))
-	h.sweeps(3)
-	rs := fired(h)
-	if len(rs) != 1 {
-		t.Fatalf("%d reminders, want 1", len(rs))
-	}
-	h.clock.Set(at.Add(5 * time.Minute))
-	h.tap(chat, user, rs[0].ID, "✓ Done")
+	first, at := h.repeatingDone()
 	ask := func(n int) string {
 		h.t.Helper()
 		h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T1"})), openaitest.Text("Yes."))
@@ -216,7 +194,7 @@ func TestGetTaskNamesTheTimesMarkedDone(t *testing.T) {
 		t.Errorf("get_task after ✓ Done on today's time: %s", r)
 	}
 	h.clock.Advance(time.Minute)
-	h.tap(chat, user, rs[0].ID, "↩️ Undo")
+	h.tap(chat, user, first.ID, "↩️ Undo")
 	if got := h.task("T1").RemindAt; got == nil || !got.Equal(at) {
 		t.Fatalf("after the Undo the reminder is at %v, want %v", got, at)
 	}
@@ -233,21 +211,10 @@ func TestGetTaskNamesTheTimesMarkedDone(t *testing.T) {
 func TestRepeatingDoneStaysDoneWhenTheNextComes(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
-	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
-	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", RemindAt: &at, Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY"})
-	h.start()
-	h.clock.Set(at.Add(time.Minute))
-	h.sweeps(3)
-	rs := fired(h)
-	if len(rs) != 1 {
-		t.Fatalf("%d reminders, want 1", len(rs))
-	}
-	h.clock.Set(at.Add(5 * time.Minute))
-	h.tap(chat, user, rs[0].ID, "✓ Done")
+	first, at := h.repeatingDone()
 	h.clock.Set(at.AddDate(0, 0, 1).Add(time.Minute))
 	h.sweeps(3)
-	m := h.tg.WaitMessage(chat, rs[0].ID, "the first reminder once the next went out", func(m telegramtest.Message) bool {
+	m := h.tg.WaitMessage(chat, first.ID, "the first reminder once the next went out", func(m telegramtest.Message) bool {
 		return !strings.Contains(m.Text, "Next reminder:")
 	})
 	if want := "✅ Done: <b>Check the mail</b>. The next reminder went out on 13 Mar 2026, 10:00."; m.Text != want || len(m.Buttons()) != 0 {
@@ -256,4 +223,24 @@ func TestRepeatingDoneStaysDoneWhenTheNextComes(t *testing.T) {
 	if n := len(h.tg.BotMessages(chat)); n != 2 {
 		t.Errorf("%d messages, want the two reminders", n)
 	}
+}
+
+// repeatingDone seeds a daily reminder of "Check the mail" at 10:00 on
+// the 12th, lets it fire, and taps its ✓ Done five minutes later; it
+// returns the reminder's message and its time.
+func (h *harness) repeatingDone() (telegramtest.Message, time.Time) {
+	h.t.Helper()
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	at := time.Date(2026, 3, 12, 10, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Check the mail", RemindAt: &at, Repeat: "DTSTART:20260311T100000\nRRULE:FREQ=DAILY"})
+	h.start()
+	h.clock.Set(at.Add(time.Minute))
+	h.sweeps(3)
+	rs := fired(h)
+	if len(rs) != 1 {
+		h.t.Fatalf("%d reminders, want 1", len(rs))
+	}
+	h.clock.Set(at.Add(5 * time.Minute)) // the taps come after the reminder
+	h.tap(chat, user, rs[0].ID, "✓ Done")
+	return rs[0], at
 }
