@@ -668,15 +668,8 @@ func TestDeletionClosesProposals(t *testing.T) {
 func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clf = answer("explicit:add call the bank")
-	h.start()
-	first := h.addCallTheBank(1)
-	h.clock.Advance(time.Minute)
-	h.tap(chat, user, first.ID, "↩️ Undo")
-	undone := h.tg.WaitBotMessages(chat, 2)[1]
-	// Asked for anew, later; the agent was told where the first one went.
-	h.clock.Advance(time.Minute)
-	h.addCallTheBank(3)
+	undone := h.bankUndoneThenAskedAnew()
+	// The agent was told where the first one went.
 	var notes string
 	for _, m := range h.llm.RequestsFor(agentM)[2].Messages[1:] {
 		if m.Role == "system" {
@@ -827,14 +820,7 @@ func clockOf(s string) time.Time {
 func TestTwinQuestionLeftAsItIs(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clf = answer("explicit:add call the bank")
-	h.start()
-	first := h.addCallTheBank(1)
-	h.clock.Advance(time.Minute)
-	h.tap(chat, user, first.ID, "↩️ Undo")
-	undone := h.tg.WaitBotMessages(chat, 2)[1]
-	h.clock.Advance(time.Minute)
-	h.addCallTheBank(3)
+	undone := h.bankUndoneThenAskedAnew()
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	ask := h.tg.WaitBotMessages(chat, 4)[3]
 	if got := buttonTexts(ask); !slices.Equal(got, []string{"↪️ Apply anyway", "✗ Leave as is"}) {
@@ -867,6 +853,23 @@ func TestTwinQuestionLeftAsItIs(t *testing.T) {
 	if a := h.tg.WaitAnswer(h.tg.Tap(chat, user, undone.ID, "↪️ Redo")); a != "Not yet: you have a task of that title already. See below." {
 		t.Errorf("the Redo after the question was left answered %q", a)
 	}
+}
+
+// bankUndoneThenAskedAnew starts nod, has "Call the bank" created, its
+// creation undone a minute later, and the task asked for anew a minute
+// after that; it returns the Undone message, whose Redo would bring the
+// first one back.
+func (h *harness) bankUndoneThenAskedAnew() telegramtest.Message {
+	h.t.Helper()
+	h.clf = answer("explicit:add call the bank")
+	h.start()
+	first := h.addCallTheBank(1)
+	h.clock.Advance(time.Minute)
+	h.tap(chat, user, first.ID, "↩️ Undo")
+	undone := h.tg.WaitBotMessages(chat, 2)[1]
+	h.clock.Advance(time.Minute)
+	h.addCallTheBank(3)
+	return undone
 }
 
 // addCallTheBank has the person ask for "Call the bank" and the model
