@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/go-telegram/bot/models"
 	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/formatting"
 )
@@ -52,7 +51,7 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 		if countKind(p.keyboard, nod.ActUndoPick) == 0 && p.keyboard != nil {
 			b.combinedUndone(ctx, p, res.Undone)
 		} else if !b.redrawBulk(ctx, p, acts, nil) {
-			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+			b.send.editKeyboard(ctx, p.chat, p.msgID, noButtons())
 		}
 		created := true
 		redos := make([]string, len(res.Undone))
@@ -79,7 +78,7 @@ func (b *Bot) onUndoPick(ctx context.Context, p press) string {
 	open := b.undoable(ctx, p.loc, p.chat, b.bulkUndos(ctx, p.chat, p.msgID))
 	if len(open) == 0 {
 		p.then(func(ctx context.Context) {
-			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+			b.send.editKeyboard(ctx, p.chat, p.msgID, noButtons())
 		})
 		return p.loc.Notice(formatting.NoticeBulkUndone)
 	}

@@ -195,8 +195,14 @@ func (b *Bot) bindButtons(ctx context.Context, chat nod.ChatID, id int, data []s
 }
 
 // withoutButton returns kb without the button whose data is data.
+// noButtons is a keyboard with none: an edit to it takes a message's
+// buttons away.
+func noButtons() *models.InlineKeyboardMarkup {
+	return &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
+}
+
 func withoutButton(kb *models.InlineKeyboardMarkup, data string) *models.InlineKeyboardMarkup {
-	out := &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}}
+	out := noButtons()
 	for _, row := range kb.InlineKeyboard {
 		var r []models.InlineKeyboardButton
 		for _, b := range row {

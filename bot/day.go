@@ -327,7 +327,7 @@ func (b *Bot) reminderCame(ctx context.Context, loc *formatting.Locale, chat nod
 		if b.snoozeCame(ctx, loc, chat, t, due, m) || i > 0 {
 			continue
 		}
-		b.send.editKeyboard(ctx, chat, m.id, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+		b.send.editKeyboard(ctx, chat, m.id, noButtons())
 	}
 }
 
@@ -343,11 +343,12 @@ func (b *Bot) snoozeCame(ctx context.Context, loc *formatting.Locale, chat nod.C
 		if at, ok := u.Change.RemindsAt(); !ok || !at.Equal(due) {
 			continue
 		}
-		again := loc.Day().ReminderAgain(t, due, b.whoseReminder(ctx, chat, t))
+		whose := b.whoseReminder(ctx, chat, t)
+		again := loc.Day().ReminderAgain(t, due, whose)
 		if u.CompletesOccurrence() {
 			// ✓ Done moved the reminder on to due, as a snooze would: the
 			// time it completed stays done.
-			again = loc.Day().ReminderDoneNextSent(t, due, b.whoseReminder(ctx, chat, t))
+			again = loc.Day().ReminderDoneNextSent(t, due, whose)
 		}
 		if err := b.send.edit(ctx, chat, m.id, again); err != nil {
 			b.log.Warn("mark snooze passed", "chat", chat, "message", m.id, "err", err)
@@ -418,7 +419,7 @@ func (b *Bot) newerReminderCame(ctx context.Context, chat nod.ChatID, taskID nod
 	now := b.reminderMessages(ctx, chat, taskID, 0)
 	for i, rm := range now {
 		if i > 0 && slices.Contains(edited, rm.id) {
-			b.send.editKeyboard(ctx, chat, rm.id, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+			b.send.editKeyboard(ctx, chat, rm.id, noButtons())
 		}
 	}
 }

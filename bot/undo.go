@@ -38,7 +38,7 @@ func (b *Bot) onUndoLeave(ctx context.Context, p press) string {
 	}
 	if p.keyboard != nil {
 		p.then(func(ctx context.Context) {
-			b.send.editKeyboard(ctx, p.chat, p.msgID, &models.InlineKeyboardMarkup{InlineKeyboard: [][]models.InlineKeyboardButton{}})
+			b.send.editKeyboard(ctx, p.chat, p.msgID, noButtons())
 		})
 	}
 	return p.loc.Notice(formatting.NoticeUndoLeft)

@@ -312,6 +312,11 @@ func occurrenceTaps(ctx context.Context, q conn, query string, chatID nod.ChatID
 	}
 	defer rows.Close()
 	var taps []nod.DoneReminder
+	type tap struct {
+		task nod.TaskID
+		at   int64
+	}
+	seen := map[tap]bool{}
 	for rows.Next() {
 		var args string
 		if err := rows.Scan(&args); err != nil {
@@ -323,9 +328,9 @@ func occurrenceTaps(ctx context.Context, q conn, query string, chatID nod.ChatID
 		if a.Arg("occurrence_done") != "true" || err != nil || at.Before(from) || !at.Before(to) || only != nil && !slices.Contains(only, id) {
 			continue
 		}
-		d := nod.DoneReminder{Task: nod.Task{ID: id}, At: at}
-		if !slices.ContainsFunc(taps, func(o nod.DoneReminder) bool { return o.Task.ID == id && o.At.Equal(at) }) {
-			taps = append(taps, d)
+		if k := (tap{id, at.UnixMicro()}); !seen[k] { // a time marked done twice (a Redo) counts once
+			seen[k] = true
+			taps = append(taps, nod.DoneReminder{Task: nod.Task{ID: id}, At: at})
 		}
 	}
 	return taps, rows.Err()
