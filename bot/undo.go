@@ -37,8 +37,11 @@ func (b *Bot) onUndoLeave(ctx context.Context, p press) string {
 		return b.explainAs(p.loc, err, undoNotices, "leave undo", "chat", p.chat)
 	}
 	if p.keyboard != nil {
+		// The question says what the person chose, where it asked.
 		p.then(func(ctx context.Context) {
-			b.send.editKeyboard(ctx, p.chat, p.msgID, noButtons())
+			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Undo().Left(u)); err != nil {
+				b.log.Warn("mark undo left", "chat", p.chat, "err", err)
+			}
 		})
 	}
 	return p.loc.Notice(formatting.NoticeUndoLeft)

@@ -108,6 +108,7 @@ var (
 	undoAnyway    = fixed("b_undo_anyway")
 	redoAnyway    = fixed("b_redo_anyway")
 	undoLeave     = fixed("b_undo_leave")
+	undoLeft      = define[staleUndo]("undo_left")
 	restoreButton = define[string]("b_restore")
 	keepDeletion  = define[int]("b_keep_deletion") // 0: this one; n: all n of the line
 	acceptReading = fixed("b_accept_reading")
@@ -584,6 +585,12 @@ func (uv Undo) Stale(u nod.UndoEntry, cf nod.Conflict, now time.Time) Message {
 	m.Keyboard = [][]Button{{uv.l.button(anyway, nod.Action{Kind: nod.ActUndoForce, ID: string(u.ID)}),
 		uv.l.button(undoLeave, nod.Action{Kind: nod.ActUndoLeave, ID: string(u.ID)})}}
 	return m
+}
+
+// Left is the question Stale asked once the person chose to leave the
+// task as it is: what they chose, without buttons.
+func (uv Undo) Left(u nod.UndoEntry) Message {
+	return uv.l.Text(undoLeft.With(staleUndo{Title: u.Title, Redo: u.Redoes}))
 }
 
 // Reading shows nod's reading of a decision the person stated in words,
