@@ -757,3 +757,50 @@ func bulkOpen(n int) []formatting.BulkChange {
 	}
 	return out
 }
+
+// A receipt's header says what was done as the person asked it: the
+// changes made with a new task are part of adding it, and a reminder set
+// or a task marked done is named, not counted as a change.
+func TestReceiptHeaderSaysWhatWasDone(t *testing.T) {
+	at := time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)
+	added := func(id nod.TaskID, title string, remind *time.Time) formatting.Receipt {
+		return formatting.Receipt{TaskTitle: title, Item: nod.ChangeItem{Tool: nod.ToolCreateTask, TaskID: id, After: title, NewTask: &nod.Task{Title: title, RemindAt: remind}, UndoID: nod.UndoID("u" + id)}}
+	}
+	set := func(id nod.TaskID, title string, tool nod.Tool, field nod.Field, before, after string) formatting.Receipt {
+		return formatting.Receipt{TaskTitle: title, Item: nod.ChangeItem{Tool: tool, TaskID: id, Field: field, Before: before, After: after, UndoID: nod.UndoID("v" + id)}}
+	}
+	remind := func(id nod.TaskID, title, after string) formatting.Receipt {
+		return set(id, title, nod.ToolSetReminder, nod.FieldReminder, "", after)
+	}
+	done := func(id nod.TaskID, title string) formatting.Receipt {
+		return set(id, title, nod.ToolSetStatus, nod.FieldStatus, "OPEN", "DONE")
+	}
+	const when = "2026-03-12T09:00:00Z"
+	cases := []struct {
+		name   string
+		rs     []formatting.Receipt
+		en, de string
+	}{
+		{"added with a reminder in its call", []formatting.Receipt{added("T1", "Call mum", &at)}, "Task added, with a reminder", "Aufgabe angelegt, mit Erinnerung"},
+		{"added, then its reminder", []formatting.Receipt{added("T1", "Call mum", nil), remind("T1", "Call mum", when)}, "Task added, with a reminder", "Aufgabe angelegt, mit Erinnerung"},
+		{"two added, one reminded", []formatting.Receipt{added("T1", "Call mum", nil), added("T2", "Buy stamps", nil), remind("T2", "Buy stamps", when)}, "2 tasks added, 1 with a reminder", "2 Aufgaben angelegt, 1 mit Erinnerung"},
+		{"two added, both reminded", []formatting.Receipt{added("T1", "Call mum", &at), added("T2", "Buy stamps", nil), remind("T2", "Buy stamps", when)}, "2 tasks added, each with a reminder", "2 Aufgaben angelegt, jede mit Erinnerung"},
+		{"added with a priority", []formatting.Receipt{added("T1", "Call mum", nil), set("T1", "Call mum", nod.ToolSetPriority, nod.FieldPriority, "P2", "P1")}, "Task added", "Aufgabe angelegt"},
+		{"a reminder on a task there", []formatting.Receipt{remind("T1", "Call mum", when)}, "Reminder set", "Erinnerung gesetzt"},
+		{"two reminders", []formatting.Receipt{remind("T1", "Call mum", when), remind("T2", "Buy stamps", when)}, "2 reminders set", "2 Erinnerungen gesetzt"},
+		{"a reminder taken off", []formatting.Receipt{remind("T1", "Call mum", "")}, "Changed", "Geändert"},
+		{"marked done", []formatting.Receipt{done("T1", "Call mum")}, "Marked done", "Als erledigt markiert"},
+		{"two marked done", []formatting.Receipt{done("T1", "Call mum"), done("T2", "Buy stamps")}, "2 tasks marked done", "2 Aufgaben als erledigt markiert"},
+		{"started", []formatting.Receipt{set("T1", "Call mum", nod.ToolSetStatus, nod.FieldStatus, "OPEN", "IN_PROGRESS")}, "Changed", "Geändert"},
+		{"added beside a change to a task there", []formatting.Receipt{added("T1", "Call mum", nil), done("T2", "Buy stamps")}, "2 changes made", "2 Änderungen übernommen"},
+		{"done and reminded", []formatting.Receipt{done("T1", "Call mum"), remind("T2", "Buy stamps", when)}, "2 changes made", "2 Änderungen übernommen"},
+	}
+	for _, c := range cases {
+		for lang, want := range map[string]string{"en": c.en, "de": c.de} {
+			html := formatting.For(lang).Changes().Receipts(c.rs).HTML
+			if head, _, _ := strings.Cut(html, "\n"); head != "✅ <b>"+want+"</b>" {
+				t.Errorf("%s, %s: header %q, want %q", c.name, lang, head, want)
+			}
+		}
+	}
+}

@@ -53,9 +53,57 @@ func goneWithTheirTask(rs []Receipt) []Receipt {
 	return out
 }
 
+// receiptKey names the task a receipt's change is of: its id, or its
+// title before it has one.
+func receiptKey(r Receipt) string { return cmp.Or(string(r.Item.TaskID), r.TaskTitle) }
+
+// receiptHead is what a short receipt's header says was done, by what it
+// means to the person rather than by its count of changes: tasks added
+// (what else the receipt did to them is part of adding them, and
+// Reminders of them got a reminder), reminders set, tasks marked done,
+// or else changes.
+type receiptHead struct {
+	Kind      string // "added", "reminders", "done" or "changes"
+	N         int    // tasks added, reminders set, tasks marked done, or changes
+	Reminders int    // of the tasks added, those given a reminder
+}
+
+// headOf is the header of a receipt of rs, none of them left out: a
+// change undone since still counts, struck through below it.
+func headOf(rs []Receipt) receiptHead {
+	added, reminded := map[string]bool{}, map[string]bool{}
+	for _, r := range rs {
+		if r.Item.Tool == nod.ToolCreateTask {
+			added[receiptKey(r)] = true
+			if t := r.Item.NewTask; t != nil && t.RemindAt != nil {
+				reminded[receiptKey(r)] = true
+			}
+		}
+	}
+	onAdded, reminders, done := len(added) > 0, true, true
+	for _, r := range rs {
+		setsReminder := r.Item.Tool == nod.ToolSetReminder && r.Item.After != ""
+		if setsReminder && added[receiptKey(r)] {
+			reminded[receiptKey(r)] = true
+		}
+		onAdded = onAdded && added[receiptKey(r)]
+		reminders = reminders && setsReminder
+		done = done && r.Item.Tool == nod.ToolSetStatus && r.Item.After == string(nod.StatusDone)
+	}
+	switch {
+	case onAdded:
+		return receiptHead{Kind: "added", N: len(added), Reminders: len(reminded)}
+	case reminders:
+		return receiptHead{Kind: "reminders", N: len(rs)}
+	case done:
+		return receiptHead{Kind: "done", N: len(rs)}
+	}
+	return receiptHead{Kind: "changes", N: len(rs)}
+}
+
 // The templates of receipts and modes.
 var (
-	receiptHeader   = define[bulkCount]("receipt_header") // what was done, not "Done": a reminder's "✅ Done" is a task finished
+	receiptHeader   = define[receiptHead]("receipt_header") // what was done, not "Done": a reminder's "✅ Done" is a task finished
 	receiptAllBack  = fixed("receipt_header_undone")
 	receiptSomeBack = define[undoneOf]("receipt_undone_some")
 	receiptTrusted  = define[string]("receipt_trusted") // whose mode
@@ -112,29 +160,27 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 	if len(rs) >= BulkAt {
 		return cv.bulkReceipt(rs)
 	}
-	undone, created := 0, true
+	undone := 0
 	for _, r := range rs {
 		if r.Undone {
 			undone++
 		}
-		created = created && r.Item.Tool == nod.ToolCreateTask
 	}
-	html := cv.l.Render(receiptHeader.With(bulkCount{N: len(rs), Created: created}))
+	html := cv.l.Render(receiptHeader.With(headOf(rs)))
 	if undone == len(rs) && undone > 0 {
 		html = cv.l.Render(receiptAllBack)
 	}
 	// One heading per task, with the title it has now: a rename in the
 	// same turn does not split the task in two.
-	key := func(r Receipt) string { return cmp.Or(string(r.Item.TaskID), r.TaskTitle) }
 	titles := map[string]string{}
 	for _, r := range rs {
-		titles[key(r)] = r.TaskTitle
+		titles[receiptKey(r)] = r.TaskTitle
 	}
 	group := "\x00"
 	budget := 1500 / max(len(rs), 1)
 	for i, r := range rs {
-		if key(r) != group {
-			group = key(r)
+		if receiptKey(r) != group {
+			group = receiptKey(r)
 			html += "\n\n📋 <b>" + Escape(titles[group]) + "</b>"
 		}
 		html += "\n"

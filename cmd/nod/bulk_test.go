@@ -583,7 +583,7 @@ func TestReceiptOfACreationUndoneTakesItsFieldsAlong(t *testing.T) {
 	undone := h.tg.WaitBotMessages(chat, 2)[1]
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	receipt = h.tg.WaitMessage(chat, receipt.ID, "the receipt to read as applied", func(m telegramtest.Message) bool {
-		return strings.HasPrefix(m.Text, "✅ <b>2 changes made</b>")
+		return strings.HasPrefix(m.Text, "✅ <b>Task added</b>")
 	})
 	if !strings.Contains(receipt.Text, "\n2. Due: none → ") || !hasButton(receipt, "↩️ Undo 2") {
 		t.Errorf("after the Redo the receipt reads:\n%s\n%v", receipt.Text, buttonTexts(receipt))

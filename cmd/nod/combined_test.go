@@ -65,7 +65,7 @@ func TestOneReceiptForCreateThenReminder(t *testing.T) {
 	if n := len(h.tg.BotMessages(chat)); n != 1 {
 		t.Errorf("%d messages before the closing words, want the one receipt", n)
 	}
-	for _, want := range []string{"✅ <b>2 changes made</b>", "Created task “Check the build”", "Reminder: none → 12 Mar 2026, 08:00", "because you said “remind me tomorrow at 8 to check the build”"} {
+	for _, want := range []string{"✅ <b>Task added, with a reminder</b>", "Created task “Check the build”", "Reminder: none → 12 Mar 2026, 08:00", "because you said “remind me tomorrow at 8 to check the build”"} {
 		if !strings.Contains(receipt.Text, want) {
 			t.Errorf("the receipt lacks %q:\n%s", want, receipt.Text)
 		}
@@ -144,7 +144,7 @@ func TestReceiptEditRefusedSendsAnother(t *testing.T) {
 	if !strings.HasPrefix(msgs[0].Text, "✅ <b>Task added</b>") || !strings.Contains(msgs[0].Text, "Created task “Check the build”") || !hasButton(msgs[0], "↩️ Undo") || strings.Contains(msgs[0].Text, "Reminder") {
 		t.Errorf("first receipt %q: want the creation with its Undo", msgs[0].Text)
 	}
-	if msgs[1].ID != second.ID || !strings.HasPrefix(second.Text, "✅ <b>Changed</b>") || strings.Contains(second.Text, "Created task") || !hasButton(second, "↩️ Undo") {
+	if msgs[1].ID != second.ID || !strings.HasPrefix(second.Text, "✅ <b>Reminder set</b>") || strings.Contains(second.Text, "Created task") || !hasButton(second, "↩️ Undo") {
 		t.Errorf("second receipt %q: want the reminder with its Undo", second.Text)
 	}
 	if n := len(h.tg.BotMessages(chat)); n != 3 || h.owedReceipts() != 0 {
