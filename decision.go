@@ -28,6 +28,7 @@ type Decision struct {
 	Kind         string // as KindOf names it
 	At           time.Time
 	Undone       bool // a confirmed item's change is undone now: taken back, not redone since
+	Trashed      bool // the task the item was about is in the trash now
 }
 
 // MaxReasonLen bounds a reason, in characters: a rejection's, in the

@@ -278,6 +278,9 @@ func decisionLine(d nod.Decision, task string, group bool) string {
 	if d.Undone {
 		line += " (undone since)"
 	}
+	if d.Trashed && d.Tool != nod.ToolDeleteTask {
+		line += " (the task is in the trash now)"
+	}
 	if r := strings.Join(strings.Fields(d.Reason), " "); r != "" {
 		line += fmt.Sprintf(" (%s reason: %q)", whose, r)
 	}

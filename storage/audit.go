@@ -397,11 +397,13 @@ func decisionsRead(where string, args []any, ds *[]nod.Decision) read {
 	}}
 }
 
-// decisionsSQL reads decisions with the task each item was about and
-// whether its change is undone now (taken back, and not redone since).
+// decisionsSQL reads decisions with the task each item was about,
+// whether its change is undone now (taken back, and not redone since),
+// and whether that task is in the trash now.
 const decisionsSQL = `SELECT id, chat_id, set_id, item_id, n, user_id, verdict, reason, tool, summary, kind, created_at,
 		COALESCE((SELECT i.task_id FROM change_items i WHERE i.id = decisions.item_id), ''),
-		EXISTS (SELECT 1 FROM change_items i JOIN undo_entries u ON u.id = i.undo_id WHERE i.id = decisions.item_id AND u.undone_now = 1)
+		EXISTS (SELECT 1 FROM change_items i JOIN undo_entries u ON u.id = i.undo_id WHERE i.id = decisions.item_id AND u.undone_now = 1),
+		EXISTS (SELECT 1 FROM change_items i JOIN tasks t ON t.id = i.task_id WHERE i.id = decisions.item_id AND t.deleted_at IS NOT NULL)
 		FROM decisions `
 
 // scanDecisions reads decisionsSQL's rows.
@@ -413,7 +415,7 @@ func scanDecisions(rows scanner) ([]nod.Decision, error) {
 			verdict string
 			at      int64
 		)
-		if err := rows.Scan(&d.ID, &d.ChatID, &d.SetID, &d.ChangeItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &d.Kind, &at, &d.TaskID, &d.Undone); err != nil {
+		if err := rows.Scan(&d.ID, &d.ChatID, &d.SetID, &d.ChangeItemID, &d.N, &d.UserID, &verdict, &d.Reason, &d.Tool, &d.Summary, &d.Kind, &at, &d.TaskID, &d.Undone, &d.Trashed); err != nil {
 			return nil, err
 		}
 		d.Verdict, d.At = nod.Verdict(verdict), fromMicros(at)

@@ -271,6 +271,34 @@ func TestGuessedLabelAsksAlone(t *testing.T) {
 	}
 }
 
+// A label confirmed on a new task whose creation was undone since: the
+// agent's list of decisions says the task is in the trash, not that the
+// label is on a task of the list; after the Redo it reads as before.
+func TestDecisionOnATaskUndoneSaysItIsInTheTrash(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set, _ := h.guessedLabel()
+	h.tap(chat, user, set.ID, "✓ 1")
+	h.script(openaitest.Text("It is in the trash."), openaitest.Text("It is back."))
+	receipt := h.tg.BotMessages(chat)[0]
+	h.tap(chat, user, receipt.ID, "↩️ Undo")
+	undone := h.tg.WaitBotMessages(chat, 4)[3]
+	const line = `- confirmed: Add label shopping on task "Buy milk"`
+	h.tg.SendText(chat, user, "did I label the milk?")
+	h.tg.WaitBotMessages(chat, 5)
+	reqs := h.llm.RequestsFor(agentM)
+	if system := reqs[len(reqs)-1].System(); !strings.Contains(system, line+" (the task is in the trash now)\n") {
+		t.Errorf("the agent was not told the label's task is in the trash:\n%s", system)
+	}
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	h.tg.SendText(chat, user, "and now?")
+	h.tg.WaitBotMessages(chat, 7)
+	reqs = h.llm.RequestsFor(agentM)
+	if system := reqs[len(reqs)-1].System(); !strings.Contains(system, line+"\n") {
+		t.Errorf("after the Redo the agent's decisions read:\n%s", system)
+	}
+}
+
 // ✗ on the guessed label leaves the task as the person asked for it.
 func TestGuessedLabelRejectedKeepsTask(t *testing.T) {
 	t.Parallel()
