@@ -53,16 +53,15 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 		} else if !b.redrawBulk(ctx, p, acts, nil) {
 			b.send.editKeyboard(ctx, p.chat, p.msgID, noButtons())
 		}
-		created := true
 		redos := make([]string, len(res.Undone))
+		entries := make([]nod.UndoEntry, len(res.Undone))
 		for i, u := range res.Undone {
-			created = created && u.Redo.Tool == nod.ToolCreateTask
-			redos[i] = string(u.Redo.ID)
+			redos[i], entries[i] = string(u.Redo.ID), u.Redo
 			b.refreshCard(ctx, p.loc, p.chat, u.Redo.TaskID)
 		}
 		// One message for them all: each undo owes its report, which
 		// this one is.
-		if b.reply(ctx, p.topic(), p.loc.Changes().BulkUndone(len(res.Undone), created)) != 0 {
+		if b.reply(ctx, p.topic(), p.loc.Changes().BulkUndone(entries)) != 0 {
 			b.delivered(ctx, p.chat, nod.OwedUndone, redos...)
 		}
 		if res.Breaker {

@@ -23,23 +23,15 @@ const (
 
 // The templates of a short receipt.
 var (
-	bulkHeader     = define[bulkCount]("receipt_bulk")
+	bulkHeader     = define[receiptHead]("receipt_bulk")
 	bulkLine       = define[bulkItem]("receipt_bulk_line")
 	bulkMore       = define[int]("receipt_bulk_more")
-	bulkUndone     = define[bulkCount]("receipt_bulk_undone") // what an Undo all took back
+	bulkUndone     = define[receiptHead]("receipt_bulk_undone") // what an Undo all took back
 	undoAllButton  = fixed("b_undo_all")
 	undoOneButton  = fixed("b_undo_one")
 	undoItemButton = define[bulkItem]("b_undo_item")
 	pageButton     = define[pageTurn]("b_undo_page")
 )
-
-// bulkCount is what a short receipt's header counts: N changes, all of
-// them new tasks when Created, Undone of them taken back since.
-type bulkCount struct {
-	N       int
-	Created bool
-	Undone  int
-}
 
 // bulkItem is one change of a short receipt: its number, the task's
 // title, and what it did unless it created the task; Undone once it was
@@ -66,17 +58,12 @@ type pageTurn struct {
 // Redrawn, it strikes and counts the changes undone since, and keeps its
 // buttons while one of its changes can still be undone from it.
 func (cv Changes) bulkReceipt(rs []Receipt) Message {
-	count := bulkCount{N: len(rs), Created: true}
 	live := false // a change whose Undo can still be used
 	for _, r := range rs {
-		count.Created = count.Created && r.Item.Tool == nod.ToolCreateTask
-		if r.Undone {
-			count.Undone++
-		}
 		live = live || !r.Undone && !r.Spent
 	}
 	var b strings.Builder
-	b.WriteString(cv.l.Render(bulkHeader.With(count)))
+	b.WriteString(cv.l.Render(bulkHeader.With(headOf(receiptChanges(rs)))))
 	for i, r := range rs {
 		if i == bulkLines && len(rs) > bulkLines+1 {
 			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(rs)-i)))
@@ -122,15 +109,8 @@ func (cv Changes) bulkLineOf(n int, r Receipt) bulkItem {
 // Telegram hands it back, plain (why nod did not ask), which it was sent
 // with in italics. The caller gives it its buttons.
 func (cv Changes) BulkRedrawn(es []nod.UndoEntry, said string) Message {
-	count := bulkCount{N: len(es), Created: true}
-	for _, u := range es {
-		count.Created = count.Created && u.Tool == nod.ToolCreateTask
-		if u.UndoneNow {
-			count.Undone++
-		}
-	}
 	var b strings.Builder
-	b.WriteString(cv.l.Render(bulkHeader.With(count)))
+	b.WriteString(cv.l.Render(bulkHeader.With(headOf(entryChanges(es, func(u nod.UndoEntry) bool { return u.UndoneNow })))))
 	for i, u := range es {
 		if i == bulkLines && len(es) > bulkLines+1 {
 			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(es)-i)))
@@ -221,10 +201,11 @@ func (cv Changes) UndoOneNear(first nod.UndoID, open []BulkChange, n int) [][]Bu
 	return cv.UndoOne(first, open, before/undoPage+1)
 }
 
-// BulkUndone reports an Undo all that took back n changes of a short
-// receipt (created: all of them new tasks, which are gone again).
-func (cv Changes) BulkUndone(n int, created bool) Message {
-	return cv.l.Text(bulkUndone.With(bulkCount{N: n, Created: created}))
+// BulkUndone reports an Undo all that took back the changes of a short
+// receipt whose undo entries are es: the tasks it added are gone again,
+// and what else it did to them with them.
+func (cv Changes) BulkUndone(es []nod.UndoEntry) Message {
+	return cv.l.Text(bulkUndone.With(headOf(entryChanges(es, func(nod.UndoEntry) bool { return true }))))
 }
 
 // cut shortens s to at most n runes, marking the cut.

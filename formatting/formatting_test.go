@@ -410,7 +410,11 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"receipt_bulk_four":           loc.Changes().Receipts(bulkCreated(4)),
 		"receipt_bulk_quoted":         loc.Changes().Receipts(bulkQuoted()),
 		"receipt_bulk_mixed":          loc.Changes().Receipts(bulkMixed()),
-		"receipt_bulk_undone":         loc.Changes().BulkUndone(22, true),
+		"receipt_bulk_undone":         loc.Changes().BulkUndone(createdEntries(22)),
+		"receipt_bulk_undone_one":     loc.Changes().BulkUndone(createdEntries(1)),
+		"receipt_bulk_undone_mixed":   loc.Changes().BulkUndone(bulkEntries()),
+		// Three tasks asked for with their days: five changes, three tasks added.
+		"receipt_bulk_added_dated": loc.Changes().Receipts(addedDated()),
 		"receipt_bulk_redrawn":        loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
 		"receipt_bulk_undo_one":       {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_bulk_undo_one_same_task": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", []formatting.BulkChange{
@@ -715,6 +719,33 @@ func bulkMixed() []formatting.Receipt {
 		{TaskTitle: "Write docs", Quote: "all of them P1", Item: nod.ChangeItem{N: 2, Tool: "set_task_priority", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u2"}},
 		{TaskTitle: "Launch <plan>", Quote: "all of them P1", Item: nod.ChangeItem{N: 3, Tool: "set_task_priority", Field: nod.FieldPriority, Before: "P2", After: "P1", UndoID: "u3"}},
 		{TaskTitle: "Launch <plan>", Quote: "and add Ship", Item: nod.ChangeItem{N: 4, Tool: "add_checklist_item", Field: nod.FieldChecklist, Summary: `Add: "Ship"`, After: "Ship", UndoID: "u4"}},
+	}
+}
+
+// createdEntries are the undo entries of n tasks added.
+func createdEntries(n int) []nod.UndoEntry {
+	var out []nod.UndoEntry
+	for i := range n {
+		out = append(out, nod.UndoEntry{ID: nod.UndoID(fmt.Sprint("u", i+1)), TaskID: nod.TaskID(fmt.Sprint("T", i+1)), Tool: nod.ToolCreateTask,
+			Title: fmt.Sprint("Task ", i+1), Change: nod.Change{TaskID: nod.TaskID(fmt.Sprint("T", i+1)), Created: true}})
+	}
+	return out
+}
+
+// addedDated is a receipt of three tasks added at once, two of them with
+// a due date and one with a reminder, each set by a call of its own.
+func addedDated() []formatting.Receipt {
+	said := "factura a Lola el viernes, tinta, y llamar a la gestoría mañana a las 9"
+	add := func(n int, id nod.TaskID, title string) formatting.Receipt {
+		return formatting.Receipt{TaskTitle: title, Quote: said, Item: nod.ChangeItem{N: n, Tool: nod.ToolCreateTask, TaskID: id, After: title, NewTask: &nod.Task{Title: title, Priority: nod.P2}, UndoID: nod.UndoID(fmt.Sprint("u", n))}}
+	}
+	set := func(n int, id nod.TaskID, title string, tool nod.Tool, field nod.Field, after string) formatting.Receipt {
+		return formatting.Receipt{TaskTitle: title, Quote: said, Item: nod.ChangeItem{N: n, Tool: tool, TaskID: id, Field: field, After: after, UndoID: nod.UndoID(fmt.Sprint("u", n))}}
+	}
+	return []formatting.Receipt{
+		add(1, "T1", "Factura a Lola"), set(2, "T1", "Factura a Lola", nod.ToolUpdateDueDate, nod.FieldDue, "2026-03-13"),
+		add(3, "T2", "Tinta"),
+		add(4, "T3", "Gestoría"), set(5, "T3", "Gestoría", nod.ToolSetReminder, nod.FieldReminder, "2026-03-12T09:00:00Z"),
 	}
 }
 

@@ -57,48 +57,90 @@ func goneWithTheirTask(rs []Receipt) []Receipt {
 // title before it has one.
 func receiptKey(r Receipt) string { return cmp.Or(string(r.Item.TaskID), r.TaskTitle) }
 
-// receiptHead is what a short receipt's header says was done, by what it
+// receiptHead is what a receipt's header says was done, by what it
 // means to the person rather than by its count of changes: tasks added
 // (what else the receipt did to them is part of adding them, and
 // Reminders of them got a reminder), reminders set, tasks marked done,
-// or else changes.
+// or else changes. Undone counts what was taken back since: tasks whose
+// creation was, for tasks added; else changes.
 type receiptHead struct {
 	Kind      string // "added", "reminders", "done" or "changes"
 	N         int    // tasks added, reminders set, tasks marked done, or changes
 	Reminders int    // of the tasks added, those given a reminder
+	Undone    int
 }
 
-// headOf is the header of a receipt of rs, none of them left out: a
-// change undone since still counts, struck through below it.
-func headOf(rs []Receipt) receiptHead {
-	added, reminded := map[string]bool{}, map[string]bool{}
-	for _, r := range rs {
-		if r.Item.Tool == nod.ToolCreateTask {
-			added[receiptKey(r)] = true
-			if t := r.Item.NewTask; t != nil && t.RemindAt != nil {
-				reminded[receiptKey(r)] = true
+func init() { partial[receiptHead]("receipt_head") }
+
+// headChange is what a receipt's header reads of one of its changes.
+type headChange struct {
+	task     string // names its task
+	created  bool   // it added the task
+	reminder bool   // it set a reminder, or added the task with one
+	done     bool   // it marked the task done
+	undone   bool   // it was taken back since
+}
+
+// receiptChanges are the changes of receipts rs as their header reads
+// them.
+func receiptChanges(rs []Receipt) []headChange {
+	out := make([]headChange, len(rs))
+	for i, r := range rs {
+		it := r.Item
+		out[i] = headChange{task: receiptKey(r), created: it.Tool == nod.ToolCreateTask, undone: r.Undone,
+			reminder: it.Tool == nod.ToolSetReminder && it.After != "" || it.NewTask != nil && it.NewTask.RemindAt != nil,
+			done:     it.Tool == nod.ToolSetStatus && it.After == string(nod.StatusDone)}
+	}
+	return out
+}
+
+// entryChanges are the changes of undo entries es, a short receipt's,
+// as its header reads them; undone are those taken back now.
+func entryChanges(es []nod.UndoEntry, undone func(nod.UndoEntry) bool) []headChange {
+	out := make([]headChange, len(es))
+	for i, u := range es {
+		c := headChange{task: cmp.Or(string(u.TaskID), u.Title), created: u.Tool == nod.ToolCreateTask, undone: undone(u)}
+		for _, f := range u.Change.Fields {
+			c.reminder = c.reminder || f.Field == nod.FieldReminder && f.After != "" && (c.created || u.Tool == nod.ToolSetReminder)
+			c.done = c.done || f.Field == nod.FieldStatus && f.After == string(nod.StatusDone) && u.Tool == nod.ToolSetStatus
+		}
+		out[i] = c
+	}
+	return out
+}
+
+// headOf is the header of a receipt of cs.
+func headOf(cs []headChange) receiptHead {
+	added, reminded, gone := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	for _, c := range cs {
+		if c.created {
+			added[c.task] = true
+			if c.undone {
+				gone[c.task] = true
 			}
 		}
 	}
-	onAdded, reminders, done := len(added) > 0, true, true
-	for _, r := range rs {
-		setsReminder := r.Item.Tool == nod.ToolSetReminder && r.Item.After != ""
-		if setsReminder && added[receiptKey(r)] {
-			reminded[receiptKey(r)] = true
+	onAdded, reminders, done, undone := len(added) > 0, true, true, 0
+	for _, c := range cs {
+		if c.reminder && added[c.task] {
+			reminded[c.task] = true
 		}
-		onAdded = onAdded && added[receiptKey(r)]
-		reminders = reminders && setsReminder
-		done = done && r.Item.Tool == nod.ToolSetStatus && r.Item.After == string(nod.StatusDone)
+		onAdded = onAdded && added[c.task]
+		reminders = reminders && c.reminder && !c.created
+		done = done && c.done
+		if c.undone {
+			undone++
+		}
 	}
 	switch {
 	case onAdded:
-		return receiptHead{Kind: "added", N: len(added), Reminders: len(reminded)}
+		return receiptHead{Kind: "added", N: len(added), Reminders: len(reminded), Undone: len(gone)}
 	case reminders:
-		return receiptHead{Kind: "reminders", N: len(rs)}
+		return receiptHead{Kind: "reminders", N: len(cs), Undone: undone}
 	case done:
-		return receiptHead{Kind: "done", N: len(rs)}
+		return receiptHead{Kind: "done", N: len(cs), Undone: undone}
 	}
-	return receiptHead{Kind: "changes", N: len(rs)}
+	return receiptHead{Kind: "changes", N: len(cs), Undone: undone}
 }
 
 // The templates of receipts and modes.
@@ -166,7 +208,7 @@ func (cv Changes) Receipts(rs []Receipt) Message {
 			undone++
 		}
 	}
-	html := cv.l.Render(receiptHeader.With(headOf(rs)))
+	html := cv.l.Render(receiptHeader.With(headOf(receiptChanges(rs))))
 	if undone == len(rs) && undone > 0 {
 		html = cv.l.Render(receiptAllBack)
 	}

@@ -647,10 +647,17 @@ func TestBulkUndoOneOfACreationTakesItsFieldsAlong(t *testing.T) {
 	if !strings.Contains(receipt.Text, "5. Task number 4: ") {
 		t.Fatalf("the receipt has no fifth change, the due date:\n%s", receipt.Text)
 	}
+	// Five changes, four tasks asked for: the due date is part of adding one.
+	if !strings.HasPrefix(receipt.Text, "✅ <b>4 tasks added</b>\n") {
+		t.Errorf("the receipt's header does not say four tasks were added:\n%s", receipt.Text)
+	}
 	h.tap(chat, user, receipt.ID, "↩️ Undo one…")
 	h.tg.WaitMessage(chat, receipt.ID, "the page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 4. ") })
 	h.tap(chat, user, receipt.ID, "↩️ Undo 4. ")
 	m := h.tg.WaitMessage(chat, receipt.ID, "the receipt redrawn", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "<s>") })
+	if !strings.HasPrefix(m.Text, "✅ <b>4 tasks added</b>, 1 of them undone\n") {
+		t.Errorf("the redrawn header does not count the task undone:\n%s", m.Text)
+	}
 	if !strings.Contains(m.Text, "<s>4. Task number 4</s>") || !strings.Contains(m.Text, "<s>5. Task number 4: ") {
 		t.Errorf("the creation and its due date are not both struck:\n%s", m.Text)
 	}

@@ -98,7 +98,7 @@ func TestOneReceiptForCreateThenReminder(t *testing.T) {
 	if want := "➕ <s>Created “Check the build”</s>: undone.\n↩️ <s>Set reminder to 12 Mar 2026, 08:00</s> on “Check the build”: undone."; undoneReceipt.Text != want || len(buttonTexts(undoneReceipt)) != 0 {
 		t.Errorf("the receipt after Undo = %q %v, want %q", undoneReceipt.Text, buttonTexts(undoneReceipt), want)
 	}
-	h.tg.Wait("one message saying what went back", func() bool { return h.reported("2 changes taken back") == 1 })
+	h.tg.Wait("one message saying what went back", func() bool { return h.reported("the task added is gone again") == 1 })
 	if slices.ContainsFunc(h.liveTasks(), func(tk nod.Task) bool { return tk.ID == taskID }) {
 		t.Errorf("after Undo the task %s is still on the list", taskID)
 	}
