@@ -415,8 +415,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"receipt_bulk_undone_mixed":   loc.Changes().BulkUndone(bulkEntries()),
 		// Three tasks asked for with their days: five changes, three tasks added.
 		"receipt_bulk_added_dated": loc.Changes().Receipts(addedDated()),
-		"receipt_bulk_redrawn":        loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
-		"receipt_bulk_undo_one":       {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
+		"receipt_bulk_redrawn":     loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
+		"receipt_bulk_undo_one":    {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_bulk_undo_one_same_task": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", []formatting.BulkChange{
 			loc.Changes().BulkChangeOf(3, nod.UndoEntry{ID: "u3", Tool: nod.ToolCreateTask, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Created: true}}),
 			loc.Changes().BulkChangeOf(4, nod.UndoEntry{ID: "u4", Tool: nod.ToolSetPriority, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P2", After: "P1"}}}}),
