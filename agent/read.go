@@ -83,7 +83,7 @@ const doneLately = 14 * 24 * time.Hour
 // trash, which only the user can undo, or never there (an invented id).
 func missingTask(id nod.TaskID, err error) error {
 	if errors.Is(err, nod.ErrTrashed) {
-		return fmt.Errorf("task %q is in the trash: you cannot read, change or restore it; the user can restore it with /trash or the Undo button on the deletion's message", id)
+		return fmt.Errorf("task %q is in the trash: you cannot read, change or restore it; the user can restore it with /trash, or with the button on nod's message that put it there (Undo on a deletion's, ↪️ Redo on an undone creation's)", id)
 	}
 	return fmt.Errorf("task %q does not exist; use only ids from list_tasks or get_task, never invent them", id)
 }

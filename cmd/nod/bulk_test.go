@@ -277,9 +277,9 @@ func TestGuessedLabelAsksAlone(t *testing.T) {
 func TestDecisionOnATaskUndoneSaysItIsInTheTrash(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	set, _ := h.guessedLabel()
+	set, task := h.guessedLabel()
 	h.tap(chat, user, set.ID, "✓ 1")
-	h.script(openaitest.Text("It is in the trash."), openaitest.Text("It is back."))
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": string(task.ID)})), openaitest.Text("It is in the trash."), openaitest.Text("It is back."))
 	receipt := h.tg.BotMessages(chat)[0]
 	h.tap(chat, user, receipt.ID, "↩️ Undo")
 	undone := h.tg.WaitBotMessages(chat, 4)[3]
@@ -289,6 +289,11 @@ func TestDecisionOnATaskUndoneSaysItIsInTheTrash(t *testing.T) {
 	reqs := h.llm.RequestsFor(agentM)
 	if system := reqs[len(reqs)-1].System(); !strings.Contains(system, line+" (the task is in the trash now)\n") {
 		t.Errorf("the agent was not told the label's task is in the trash:\n%s", system)
+	}
+	// Read, the task says how the person gets it back: the Redo on the
+	// message that undid its creation, as well as a deletion's Undo.
+	if r := reqs[len(reqs)-1].ToolResults()["g"]; !strings.Contains(r, "is in the trash") || !strings.Contains(r, "↪️ Redo on an undone creation's") {
+		t.Errorf("get_task of the task undone returned %q", r)
 	}
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	h.tg.SendText(chat, user, "and now?")
