@@ -26,7 +26,7 @@ func TestKeepAllButtonCancelsTheLine(t *testing.T) {
 	}
 	b, _ := q.Button("✗ Keep all 3")
 	ans := h.tap(chat, user, q.ID, "✗ Keep all 3")
-	want := "Kept “Fix login bug”: nothing was deleted. I won't ask about “Update README” or “Cancel gym” either."
+	want := "Kept “Fix login bug”: it was not deleted. I won't ask about “Update README” or “Cancel gym” either."
 	if msgs := h.tg.WaitBotMessages(chat, 3); msgs[2].Text != want || ans != want {
 		t.Fatalf("after Keep all: answered %q, %q", ans, messageTexts(msgs[2:]))
 	}
