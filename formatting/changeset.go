@@ -177,7 +177,7 @@ func (l *Locale) renderChangeSet(v ChangeSetView, budget int, segs map[int][]Seg
 			runSpans = true
 		}
 		line, diff := l.itemLines(it, Escape(l.Changes().Summary(it)), l.itemDiff(it, perItem, segs[it.N]))
-		b.WriteString("\n" + itemMark(it, v.Undone[it.UndoID]) + " " + line)
+		b.WriteString("\n" + markedLine(it, v.Undone[it.UndoID], line, diff))
 		if diff != "" {
 			b.WriteString("\n" + diff)
 		}
@@ -214,23 +214,31 @@ func (l *Locale) itemLines(it nod.ChangeItem, summary, diff string) (string, str
 	return summary, diff
 }
 
-// itemMark is an item's number with its state: bold while it waits, struck
-// once it did not happen or was taken back. An applied item's number is
-// not struck: people read a struck number beside ✅ as "cancelled".
-func itemMark(it nod.ChangeItem, undone bool) string {
+// markedLine is an item's line after its number and state: bold while
+// it waits; ✅ once applied, the number not struck (people read a struck
+// number beside ✅ as "cancelled"); struck once it did not happen or was
+// taken back. A struck item's one line is struck whole ("❌ 2. Priority:
+// P2 → P3" struck at its number alone read as if the change stood),
+// unless the line or a diff below it has strikes of its own, which inside
+// another would read as taken back twice: then its number.
+func markedLine(it nod.ChangeItem, undone bool, line, diff string) string {
+	var mark string
 	switch {
 	case it.Status == nod.ItemConfirmed && undone:
-		return fmt.Sprintf("↩️ <s>%d.</s>", it.N)
+		mark = "↩️"
+	case it.Status == nod.ItemConfirmed:
+		return fmt.Sprintf("✅ %d. %s", it.N, line)
+	case it.Status == nod.ItemRejected:
+		mark = "❌"
+	case it.Status == nod.ItemStale || it.Status == nod.ItemFailed:
+		mark = "⚠️"
+	default:
+		return fmt.Sprintf("<b>%d.</b> %s", it.N, line)
 	}
-	switch it.Status {
-	case nod.ItemConfirmed:
-		return fmt.Sprintf("✅ %d.", it.N)
-	case nod.ItemRejected:
-		return fmt.Sprintf("❌ <s>%d.</s>", it.N)
-	case nod.ItemStale, nod.ItemFailed:
-		return fmt.Sprintf("⚠️ <s>%d.</s>", it.N)
+	if diff == "" && !strings.Contains(line, "<s>") {
+		return fmt.Sprintf("%s <s>%d. %s</s>", mark, it.N, line)
 	}
-	return fmt.Sprintf("<b>%d.</b>", it.N)
+	return fmt.Sprintf("%s <s>%d.</s> %s", mark, it.N, line)
 }
 
 // itemDiff shows what an item changes: scalars as one line, content as

@@ -342,7 +342,7 @@ func TestRedoneDecisionIsNoLongerUndone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	set := twoConfirmedFirstUndone(h)
-	h.tg.WaitMessage(chat, set.ID, "item 1 undone", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "↩️ <s>1.</s>") })
+	h.tg.WaitMessage(chat, set.ID, "item 1 undone", func(m telegramtest.Message) bool { return strings.Contains(m.Text, "↩️ <s>1. ") })
 	undone := h.tg.WaitBotMessages(chat, 3)[2]
 	if !hasButton(undone, "↪️ Redo") {
 		t.Fatalf("the undo's message has no Redo: %q", undone.Text)
