@@ -478,3 +478,38 @@ func TestGermanChangeOfMindApplies(t *testing.T) {
 		t.Errorf("a change of mind was not applied: %v", buttonTexts(h.tg.BotMessages(chat)[0]))
 	}
 }
+
+// "I sent the invoice to Lola" asks for that task to be marked done: the
+// classifier is told so, and a careful model that is not told would ask.
+// Played that way, the report marks the task done at once, with a receipt
+// that says so and its Undo.
+func TestReportOfATaskDoneMarksItDone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Send invoice to Lola"})
+	h.clf = func(r openaitest.Request) openaitest.Response {
+		if !strings.Contains(r.System(), `A person saying they did a task ("I sent the invoice to Lola", "called mum, done") asks for that task to be marked done`) {
+			return openaitest.Text(`{"actions":[{"index":0,"level":"needs_confirmation","quote":"","quotes":[],"reasoning":"a report, not a request"}]}`)
+		}
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"I sent the invoice to Lola","quotes":[],"reasoning":"they did it"}]}`)
+	}
+	h.script(openaitest.Response{Text: "Nice!", ToolCalls: []openaitest.ToolCall{call("s", "set_task_status", map[string]any{"task_id": "T1", "status": "DONE"})}},
+		openaitest.Text("Well done, that's off your list."))
+	h.start()
+	h.tg.SendText(chat, user, "I sent the invoice to Lola")
+	receipt := h.tg.WaitBotMessages(chat, 2)[0]
+	for _, want := range []string{"✅ <b>Marked done</b>", "Status: Open → Done", "because you said “I sent the invoice to Lola”"} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Errorf("the receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	if !hasButton(receipt, "↩️ Undo") {
+		t.Errorf("the receipt has no Undo: %v", buttonTexts(receipt))
+	}
+	if got := h.task("T1").Status; got != nod.StatusDone {
+		t.Errorf("the task is %s, want DONE", got)
+	}
+	if clf := h.llm.RequestsFor(clfM); len(clf) != 1 || !strings.Contains(clf[0].LastUser(), "set_task_status") {
+		t.Errorf("the classifier was not shown the status change:\n%v", clf)
+	}
+}
