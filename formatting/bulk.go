@@ -40,7 +40,18 @@ type bulkItem struct {
 	N       int
 	Title   string
 	Summary string
-	Undone  bool
+	// Text is the description a change wrote, cut: "Updated the
+	// description" alone left the person guessing what it says.
+	Text   string
+	Undone bool
+}
+
+// bulkText is the start of the description change it wrote, for its line.
+func bulkText(tool nod.Tool, after string) string {
+	if tool != nod.ToolUpdateDescription {
+		return ""
+	}
+	return cut(strings.Join(strings.Fields(after), " "), 50)
 }
 
 // pageTurn is a button to another page of Undo one…: Page is its
@@ -97,7 +108,7 @@ func (cv Changes) bulkReceipt(rs []Receipt) Message {
 func (cv Changes) bulkLineOf(n int, r Receipt) bulkItem {
 	it := bulkItem{N: n, Title: cut(r.TaskTitle, 60), Undone: r.Undone}
 	if r.Item.Tool != nod.ToolCreateTask {
-		it.Summary = cut(cv.DoneSummary(r.Item), 80)
+		it.Summary, it.Text = cut(cv.DoneSummary(r.Item), 80), bulkText(r.Item.Tool, r.Item.After)
 	}
 	return it
 }
@@ -119,6 +130,11 @@ func (cv Changes) BulkRedrawn(es []nod.UndoEntry, said string) Message {
 		it := bulkItem{N: i + 1, Title: cut(u.Title, 60), Undone: u.UndoneNow}
 		if u.Tool != nod.ToolCreateTask {
 			it.Summary = cut(cv.l.appliedSummary(u), 80)
+			for _, f := range u.Change.Fields {
+				if f.Field == nod.FieldDescription {
+					it.Text = bulkText(u.Tool, f.After)
+				}
+			}
 		}
 		b.WriteString("\n" + cv.l.Render(bulkLine.With(it)))
 	}

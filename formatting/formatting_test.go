@@ -746,6 +746,7 @@ func addedDated() []formatting.Receipt {
 		add(1, "T1", "Factura a Lola"), set(2, "T1", "Factura a Lola", nod.ToolUpdateDueDate, nod.FieldDue, "2026-03-13"),
 		add(3, "T2", "Tinta"),
 		add(4, "T3", "Gestoría"), set(5, "T3", "Gestoría", nod.ToolSetReminder, nod.FieldReminder, "2026-03-12T09:00:00Z"),
+		set(6, "T3", "Gestoría", nod.ToolUpdateDescription, nod.FieldDescription, "Cita a las 11:30,\nllevar la renta y el DNI de María José"),
 	}
 }
 
