@@ -138,6 +138,9 @@ type Undone struct {
 	// Reminder is what became of a reminder the undo left at a time that
 	// has passed.
 	Reminder ReminderBack
+	// Held is the time of the reminder ahead of a task the undo moved
+	// into the trash: it does not go off while the task is there.
+	Held time.Time
 }
 
 // UndoneAll is what an Undo all of a receipt of many changes did: each
@@ -147,6 +150,16 @@ type UndoneAll struct {
 	Undone   []Undone
 	Breaker  bool
 	Previous Mode
+}
+
+// HeldReminder is the time of t's reminder that its move into the trash
+// holds back, or zero: one ahead of now, which goes off at its time only
+// if the task is restored by then.
+func HeldReminder(t Task, now time.Time) time.Time {
+	if t.DeletedAt == nil || t.RemindAt == nil || !t.RemindAt.After(now) {
+		return time.Time{}
+	}
+	return *t.RemindAt
 }
 
 // ReminderBack is what became of a reminder that an undo put back at a

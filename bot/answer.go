@@ -58,7 +58,9 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		return true, true
 	}
 	b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptDone, &a.Applied.After)
-	b.reply(ctx, in.topic(), in.loc.Undo().Button(in.loc.Text(formatting.Deleted.With(formatting.Trashed{Title: d.Title, Keep: b.opts.TrashRetention})), a.Applied.Undo.ID))
+	deleted := in.loc.Text(formatting.Deleted.With(formatting.Trashed{Title: d.Title, Keep: b.opts.TrashRetention}))
+	deleted = in.loc.Day().WithReminderHeld(deleted, "", nod.HeldReminder(a.Applied.After, b.now()))
+	b.reply(ctx, in.topic(), in.loc.Undo().Button(deleted, a.Applied.Undo.ID))
 	return true, true
 }
 

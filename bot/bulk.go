@@ -61,7 +61,11 @@ func (b *Bot) onUndoAll(ctx context.Context, p press) string {
 		}
 		// One message for them all: each undo owes its report, which
 		// this one is.
-		if b.reply(ctx, p.topic(), p.loc.Changes().BulkUndone(entries)) != 0 {
+		m := p.loc.Changes().BulkUndone(entries)
+		for _, u := range res.Undone {
+			m = p.loc.Day().WithReminderHeld(m, u.Redo.Title, u.Held)
+		}
+		if b.reply(ctx, p.topic(), m) != 0 {
 			b.delivered(ctx, p.chat, nod.OwedUndone, redos...)
 		}
 		if res.Breaker {

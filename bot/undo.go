@@ -350,6 +350,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 		m = b.backTwin(ctx, loc, chat, u.Redo.TaskID, u.Redo.Title, m)
 	}
 	m = loc.Day().WithReminderBack(m, u.Reminder, shown)
+	m = loc.Day().WithReminderHeld(m, "", u.Held)
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedUndone, string(u.Redo.ID))
 	}

@@ -19,6 +19,7 @@ var (
 	reminderAgain    = define[snoozed]("reminder_again")
 	reminderNextSent = define[snoozed]("reminder_next_sent")
 	reminderBack     = define[passed]("reminder_back")
+	reminderHeld     = define[held]("reminder_held")
 	tzOffer          = define[zoneChange]("tz_offer")
 	tzWhich          = define[cityQuestion]("tz_which")
 
@@ -189,6 +190,22 @@ func (dv Day) WithReminderBack(m Message, rb nod.ReminderBack, shown bool) Messa
 		return m
 	}
 	m.HTML += "\n" + dv.l.Render(reminderBack.With(passed{At: dv.l.Stamp(rb.At), Sent: rb.Sent, Shown: shown}))
+	return m
+}
+
+// held is a reminder a task's move into the trash holds back: when, and
+// the task's title where the message names more than one task.
+type held struct{ Title, At string }
+
+// WithReminderHeld adds to m, a message about a task moved into the
+// trash, that its reminder at at (zero: none ahead) will not go off: the
+// message on screen about setting it still reads as if it would. title
+// names the task in a message about several, "" in one about it alone.
+func (dv Day) WithReminderHeld(m Message, title string, at time.Time) Message {
+	if at.IsZero() {
+		return m
+	}
+	m.HTML += "\n" + dv.l.Render(reminderHeld.With(held{Title: title, At: dv.l.Stamp(at)}))
 	return m
 }
 

@@ -76,6 +76,13 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"undone_reminder_now": loc.Day().WithReminderBack(loc.Undo().Undone(nod.UndoEntry{ID: "u4", Tool: nod.ToolSetReminder, Summary: "Set reminder to 2026-11-25 10:00", Title: task.Title,
 			Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldReminder, Before: "2026-11-25T09:00:00Z", After: "2026-11-25T08:00:00Z"}}}}),
 			nod.ReminderBack{At: due}, false),
+		// A task's creation undone, and a deletion, with a reminder ahead;
+		// and an Undo all of two, one of them with one.
+		"undone_created_held": loc.Day().WithReminderHeld(loc.Undo().Undone(nod.UndoEntry{ID: "u7", Tool: nod.ToolCreateTask, Summary: `Create task "Buy ink"`, Title: "Buy ink",
+			Change: nod.Change{TaskID: "T2", Fields: []nod.FieldChange{{Field: nod.FieldTrash, After: nod.TrashedValue}}}}), "", later),
+		"deleted_held": loc.Day().WithReminderHeld(loc.Text(formatting.Deleted.With(formatting.Trashed{Title: "Buy ink", Keep: 30 * 24 * time.Hour})), "", later),
+		"undone_all_held": loc.Day().WithReminderHeld(loc.Changes().BulkUndone([]nod.UndoEntry{
+			{ID: "u8", TaskID: "T2", Tool: nod.ToolCreateTask, Title: "Buy ink"}, {ID: "u9", TaskID: "T3", Tool: nod.ToolCreateTask, Title: "Call <Lola>"}}), "Call <Lola>", later),
 		"task_card":      loc.Tasks().Card(task, due.Add(-time.Hour)),
 		"task_card_sent": loc.Tasks().Card(task, due),
 		"task_card_done": loc.Tasks().CardTapped(nod.Task{ID: "T1", Title: task.Title, Status: nod.StatusDone, Priority: nod.P2}, now, "u5"),

@@ -196,6 +196,9 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	if out.Reminder, err = rearm(ctx, tx, chatID, inv, after, now); err != nil {
 		return out, err
 	}
+	if inv.Trashes() {
+		out.Held = nod.HeldReminder(after, now)
+	}
 	redo := nod.UndoEntry{
 		ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 		Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id, Root: root,

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -879,5 +881,91 @@ func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
 	reqs := h.llm.RequestsFor(agentM)
 	if last := reqs[len(reqs)-2].Messages; last[len(last)-1].Content != "/tz Europe/Berlin" {
 		t.Errorf("the agent read the tap as %q", last[len(last)-1].Content)
+	}
+}
+
+// A task moved into the trash with a reminder ahead: the message that
+// moved it says the reminder will not go off, since the "Reminder set"
+// receipt above still reads as if it would (a play's person could not
+// tell); and it does not. Its Redo brings the reminder back. A deletion
+// says the same.
+func TestTrashHoldsAReminderAndSaysSo(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	var said, id atomic.Value
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(fmt.Sprintf(`{"actions":[{"index":0,"level":"explicit","quote":%q,"quotes":[],"reasoning":"asked"}]}`, said.Load()))
+	}
+	remindAt := map[string]string{"6pm": "2026-03-11T18:00:00+01:00", "8pm": "2026-03-11T20:00:00+01:00"}
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
+		if r.Model != agentM {
+			return h.clf(r)
+		}
+		res := r.ToolResults()
+		if c, ok := res["c"]; ok {
+			var task struct{ ID string }
+			if err := json.Unmarshal([]byte(c), &task); err == nil && task.ID != "" {
+				id.Store(task.ID)
+			}
+		}
+		if r.Messages[len(r.Messages)-1].Role == "tool" {
+			return openaitest.Text("Done.")
+		}
+		switch last := said.Load().(string); {
+		case strings.HasPrefix(last, "add "):
+			return openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy printer ink"}))
+		case strings.HasPrefix(last, "remind me"):
+			return openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": id.Load(), "remind_at": remindAt[last[len(last)-3:]]}))
+		default:
+			return openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": id.Load()}))
+		}
+	})
+	say := func(text string) {
+		said.Store(text)
+		h.tg.SendText(chat, user, text)
+		h.settleMessages()
+	}
+	h.inBerlin(chat)
+	h.start()
+	say("add buy printer ink")
+	created := h.tg.WaitBotMessages(chat, 2)[0]
+	say("remind me about the ink at 6pm")
+	if set := h.tg.WaitBotMessages(chat, 4)[2]; !strings.HasPrefix(set.Text, "✅ <b>Reminder set</b>") {
+		t.Fatalf("the reminder's receipt = %q", set.Text)
+	}
+	h.tap(chat, user, created.ID, "↩️ Undo")
+	undone := h.tg.WaitBotMessages(chat, 5)[4]
+	want := "⏰ Its reminder on 11 Mar 2026, 18:00 will not go off while the task is in the trash."
+	if !strings.Contains(undone.Text, "it went to the trash.\n"+want) {
+		t.Errorf("the Undo's message = %q, want it to end %q", undone.Text, want)
+	}
+	h.clock.Set(time.Date(2026, 3, 11, 17, 0, 30, 0, time.UTC)) // 18:00 in Berlin
+	h.sweeps(3)
+	if rs := h.reminders(chat); len(rs) != 0 {
+		t.Fatalf("a reminder of a task in the trash went out: %q", rs[0].Text)
+	}
+	// Brought back after its time, the reminder goes out now, as one an
+	// undo left in the past does.
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	h.sweeps(3)
+	if rs := h.reminders(chat); len(rs) != 1 {
+		t.Fatalf("%d reminders after the Redo, want the one held", len(rs))
+	}
+	say("remind me about the ink at 8pm")
+	say("delete it")
+	h.tg.Wait("the deletion's question", func() bool {
+		ms := h.tg.BotMessages(chat)
+		return strings.Contains(ms[len(ms)-1].Text, "Delete “Buy printer ink”")
+	})
+	say("Buy printer ink")
+	var deleted telegramtest.Message
+	h.tg.Wait("the deletion's report", func() bool {
+		ms := h.tg.BotMessages(chat)
+		deleted = ms[len(ms)-1]
+		return strings.Contains(deleted.Text, "Moved “Buy printer ink” to the trash")
+	})
+	if !strings.Contains(deleted.Text, "\n⏰ Its reminder on 11 Mar 2026, 20:00 will not go off while the task is in the trash.") {
+		t.Errorf("the deletion's report = %q", deleted.Text)
 	}
 }
