@@ -45,8 +45,10 @@ func TestTimeZoneCommandAndPromptLine(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 3)[2]; !strings.Contains(m.Text, "I don't know a place or time zone called “Mars/Olympus”") {
 		t.Errorf("/tz Mars/Olympus = %q", m.Text)
 	}
+	// The zone answers the agent's question: its turn goes on.
+	h.script(openaitest.Text("Thanks: Berlin it is. Shall I set the reminder for 9:00?"))
 	h.tg.SendText(chat, user, "/tz Europe/Berlin")
-	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "America/Los_Angeles → <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 11:00") {
+	if m := h.tg.WaitBotMessages(chat, 5)[3]; !strings.Contains(m.Text, "America/Los_Angeles → <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 11:00") {
 		t.Errorf("/tz Europe/Berlin = %q", m.Text)
 	}
 	// 23:40 in Berlin is already tomorrow there.
@@ -54,8 +56,8 @@ func TestTimeZoneCommandAndPromptLine(t *testing.T) {
 	h.clf = answer("explicit:make it P1")
 	h.script(openaitest.Calls(call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("Done."))
 	h.tg.SendText(chat, user, "make it P1")
-	h.tg.WaitBotMessages(chat, 6)
-	if sys := h.llm.RequestsFor(agentM)[1].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11, 23:40 (Europe/Berlin).") {
+	h.tg.WaitBotMessages(chat, 7)
+	if sys := h.llm.RequestsFor(agentM)[2].System(); !strings.Contains(sys, "Today is Wednesday, 2026-03-11, 23:40 (Europe/Berlin).") {
 		t.Errorf("the agent's request does not state the local time:\n%s", grepLines(sys, "Today"))
 	} else if strings.Contains(sys, ask) {
 		t.Errorf("the agent is told to ask where the person is after they set a zone")
@@ -64,7 +66,7 @@ func TestTimeZoneCommandAndPromptLine(t *testing.T) {
 		t.Errorf("the classifier's date line is not local:\n%s", grepLines(sys, "Today"))
 	}
 	h.tg.SendText(chat, user, "/tz")
-	if m := h.tg.WaitBotMessages(chat, 7)[6]; !strings.Contains(m.Text, "time zone is <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 23:40") {
+	if m := h.tg.WaitBotMessages(chat, 8)[7]; !strings.Contains(m.Text, "time zone is <b>Europe/Berlin</b>") || !strings.Contains(m.Text, "11 Mar 2026, 23:40") {
 		t.Errorf("/tz after setting = %q", m.Text)
 	}
 }
