@@ -923,10 +923,21 @@ func TestTrashHoldsAReminderAndSaysSo(t *testing.T) {
 			return openaitest.Calls(call("d", "delete_task", map[string]any{"task_id": id.Load()}))
 		}
 	})
+	dones := func() (n int) {
+		for _, m := range h.tg.BotMessages(chat) {
+			if m.Text == "Done." {
+				n++
+			}
+		}
+		return n
+	}
+	// say sends a request and waits for the turn's closing words: the next
+	// request is another turn's, and said is its words.
 	say := func(text string) {
 		said.Store(text)
+		n := dones()
 		h.tg.SendText(chat, user, text)
-		h.settleMessages()
+		h.tg.Wait("the turn's closing words", func() bool { return dones() > n })
 	}
 	h.inBerlin(chat)
 	h.start()
@@ -960,7 +971,7 @@ func TestTrashHoldsAReminderAndSaysSo(t *testing.T) {
 		ms := h.tg.BotMessages(chat)
 		return strings.Contains(ms[len(ms)-1].Text, "Delete “Buy printer ink”")
 	})
-	say("Buy printer ink")
+	h.tg.SendText(chat, user, "Buy printer ink")
 	var deleted telegramtest.Message
 	h.tg.Wait("the deletion's report", func() bool {
 		ms := h.tg.BotMessages(chat)
