@@ -141,6 +141,9 @@ type Undone struct {
 	// Held is the time of the reminder ahead of a task the undo moved
 	// into the trash: it does not go off while the task is there.
 	Held time.Time
+	// Resumed is the time of the reminder ahead of a task the undo
+	// brought back from the trash: it goes off at its time again.
+	Resumed time.Time
 }
 
 // UndoneAll is what an Undo all of a receipt of many changes did: each

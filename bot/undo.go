@@ -351,6 +351,7 @@ func (b *Bot) undone(ctx context.Context, loc *formatting.Locale, at nod.Topic, 
 	}
 	m = loc.Day().WithReminderBack(m, u.Reminder, shown)
 	m = loc.Day().WithReminderHeld(m, "", u.Held)
+	m = loc.Day().WithReminderResumed(m, u.Resumed)
 	if b.reply(ctx, at, m) != 0 {
 		b.delivered(ctx, chat, nod.OwedUndone, string(u.Redo.ID))
 	}

@@ -20,6 +20,7 @@ var (
 	reminderNextSent = define[snoozed]("reminder_next_sent")
 	reminderBack     = define[passed]("reminder_back")
 	reminderHeld     = define[held]("reminder_held")
+	reminderResumed  = define[string]("reminder_resumed") // when
 	tzOffer          = define[zoneChange]("tz_offer")
 	tzWhich          = define[cityQuestion]("tz_which")
 
@@ -206,6 +207,17 @@ func (dv Day) WithReminderHeld(m Message, title string, at time.Time) Message {
 		return m
 	}
 	m.HTML += "\n" + dv.l.Render(reminderHeld.With(held{Title: title, At: dv.l.Stamp(at)}))
+	return m
+}
+
+// WithReminderResumed adds to m, a message about a task brought back
+// from the trash, that its reminder at at (zero: none ahead) goes off
+// again: the message that said it would not is above.
+func (dv Day) WithReminderResumed(m Message, at time.Time) Message {
+	if at.IsZero() {
+		return m
+	}
+	m.HTML += "\n" + dv.l.Render(reminderResumed.With(dv.l.Stamp(at)))
 	return m
 }
 

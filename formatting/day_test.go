@@ -80,6 +80,8 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		// and an Undo all of two, one of them with one.
 		"undone_created_held": loc.Day().WithReminderHeld(loc.Undo().Undone(nod.UndoEntry{ID: "u7", Tool: nod.ToolCreateTask, Summary: `Create task "Buy ink"`, Title: "Buy ink",
 			Change: nod.Change{TaskID: "T2", Fields: []nod.FieldChange{{Field: nod.FieldTrash, After: nod.TrashedValue}}}}), "", later),
+		"redone_resumed": loc.Day().WithReminderResumed(loc.Undo().Redone(nod.UndoEntry{ID: "u8", Tool: nod.ToolCreateTask, Summary: `Create task "Buy ink"`, Title: "Buy ink",
+			Change: nod.Change{TaskID: "T2", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: nod.TrashedValue}}}}), later),
 		"deleted_held": loc.Day().WithReminderHeld(loc.Text(formatting.Deleted.With(formatting.Trashed{Title: "Buy ink", Keep: 30 * 24 * time.Hour})), "", later),
 		"undone_all_held": loc.Day().WithReminderHeld(loc.Changes().BulkUndone([]nod.UndoEntry{
 			{ID: "u8", TaskID: "T2", Tool: nod.ToolCreateTask, Title: "Buy ink"}, {ID: "u9", TaskID: "T3", Tool: nod.ToolCreateTask, Title: "Call <Lola>"}}), "Call <Lola>", later),

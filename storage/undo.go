@@ -196,8 +196,11 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	if out.Reminder, err = rearm(ctx, tx, chatID, inv, after, now); err != nil {
 		return out, err
 	}
-	if inv.Trashes() {
+	switch {
+	case inv.Trashes():
 		out.Held = nod.HeldReminder(after, now)
+	case inv.ExpectsTrashed() && after.RemindAt != nil && after.RemindAt.After(now):
+		out.Resumed = *after.RemindAt
 	}
 	redo := nod.UndoEntry{
 		ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,

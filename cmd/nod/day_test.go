@@ -889,8 +889,8 @@ func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
 // A task moved into the trash with a reminder ahead: the message that
 // moved it says the reminder will not go off, since the "Reminder set"
 // receipt above still reads as if it would (a play's person could not
-// tell); and it does not. Its Redo brings the reminder back. A deletion
-// says the same.
+// tell); and it does not. Its Redo brings the reminder back, and says so.
+// A deletion says the same.
 func TestTrashHoldsAReminderAndSaysSo(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -952,6 +952,18 @@ func TestTrashHoldsAReminderAndSaysSo(t *testing.T) {
 	want := "⏰ Its reminder on 11 Mar 2026, 18:00 will not go off while the task is in the trash."
 	if !strings.Contains(undone.Text, "it went to the trash.\n"+want) {
 		t.Errorf("the Undo's message = %q, want it to end %q", undone.Text, want)
+	}
+	// Brought back before its time, it says the reminder goes off again;
+	// taken back once more, that it does not.
+	h.tap(chat, user, undone.ID, "↪️ Redo")
+	redone := h.tg.WaitBotMessages(chat, 6)[5]
+	if !strings.Contains(redone.Text, "is on your list again.\n⏰ Its reminder on 11 Mar 2026, 18:00 goes off again.") {
+		t.Errorf("the Redo's message = %q", redone.Text)
+	}
+	h.tap(chat, user, redone.ID, "↩️ Undo")
+	undone = h.tg.WaitBotMessages(chat, 7)[6]
+	if !strings.Contains(undone.Text, want) {
+		t.Errorf("the second Undo's message = %q, want %q", undone.Text, want)
 	}
 	h.clock.Set(time.Date(2026, 3, 11, 17, 0, 30, 0, time.UTC)) // 18:00 in Berlin
 	h.sweeps(3)
