@@ -70,7 +70,7 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return s
 	case nod.EventUndone:
 		if e.Tool == nod.ToolCreateTask {
-			return fmt.Sprintf("%s undid “%s”%s: the task is in the trash now; do not make it again unless asked anew (to have it back, the ↪️ Redo on nod's “Undone” message puts it back as it was)", who, e.Summary, on)
+			return fmt.Sprintf("%s undid “%s”%s: the task is in the trash now; do not make it again unless asked anew (to have it back, the ↪️ Redo on nod's “Undone” message puts it back as it was when it went to the trash, its reminder and other changes included)", who, e.Summary, on)
 		}
 		return fmt.Sprintf("%s undid “%s”%s: that change is taken back; do not make it again unless asked anew", who, e.Summary, on)
 	case nod.EventRedone:

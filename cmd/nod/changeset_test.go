@@ -676,7 +676,7 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 			notes = m.Content
 		}
 	}
-	if !strings.Contains(notes, "the user undid “Create task") || !strings.Contains(notes, "): the task is in the trash now; do not make it again unless asked anew (to have it back, the ↪️ Redo on nod's “Undone” message puts it back as it was)") {
+	if !strings.Contains(notes, "the user undid “Create task") || !strings.Contains(notes, "): the task is in the trash now; do not make it again unless asked anew (to have it back, the ↪️ Redo on nod's “Undone” message puts it back as it was when it went to the trash, its reminder and other changes included)") {
 		t.Errorf("the agent was not told the undone creation's task is in the trash:\n%s", notes)
 	}
 	h.tg.Wait("the new task", func() bool { ts, _ := h.db.Tasks().ListTasks(t.Context(), chat, nod.TaskFilter{}); return len(ts) == 1 })
