@@ -196,12 +196,7 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	if out.Reminder, err = rearm(ctx, tx, chatID, inv, after, now); err != nil {
 		return out, err
 	}
-	switch {
-	case inv.Trashes():
-		out.Held = nod.HeldReminder(after, now)
-	case inv.ExpectsTrashed() && after.RemindAt != nil && after.RemindAt.After(now):
-		out.Resumed = *after.RemindAt
-	}
+	out.Held, out.Resumed = trashedReminder(inv, after, now)
 	redo := nod.UndoEntry{
 		ID: nod.UndoID(nod.NewID()), Topic: nod.Topic{ChatID: chatID, Thread: u.Thread}, UserID: userID, TaskID: u.TaskID, Tool: u.Tool, Summary: u.Summary,
 		Change: inv, Title: after.Title, CreatedAt: now, ExpiresAt: now.Add(db.opts.UndoWindow), Reverts: id, Root: root,
@@ -229,6 +224,19 @@ func twinSince(ctx context.Context, q conn, chatID nod.ChatID, id nod.TaskID, ti
 		return time.Time{}, false, fmt.Errorf("task of title %q since: %w", title, err)
 	}
 	return fromMicros(at), true, nil
+}
+
+// trashedReminder is the reminder ahead of t, the task after an undo's
+// inverse inv, that the undo holds back by moving t into the trash, or
+// resumes by bringing it out.
+func trashedReminder(inv nod.Change, t nod.Task, now time.Time) (held, resumed time.Time) {
+	switch {
+	case inv.Trashes():
+		return nod.HeldReminder(t, now), time.Time{}
+	case inv.ExpectsTrashed() && t.RemindAt != nil && t.RemindAt.After(now):
+		return time.Time{}, *t.RemindAt
+	}
+	return time.Time{}, time.Time{}
 }
 
 // rearm keeps an undo from leaving a reminder that never fires: when the
