@@ -223,9 +223,11 @@ func TestHTTPServerRestarts(t *testing.T) {
 	if _, err := h.Call(t.Context(), "mcp__notebook__list_notes", nil); !errors.Is(err, mcpclient.ErrUnavailable) {
 		t.Errorf("Call on a stopped server: %v, want ErrUnavailable", err)
 	}
-	if !strings.Contains(logs.String(), `msg="mcp server lost; reconnecting" server=notebook`) {
-		t.Errorf("the loss is not logged:\n%s", logs)
-	}
+	// The loss is logged after the server is marked missed (hub.go's
+	// serve returns first): the line may come a moment later.
+	eventually(t, "the loss is logged", func() bool {
+		return strings.Contains(logs.String(), `msg="mcp server lost; reconnecting" server=notebook`)
+	})
 	if h.Tools() != nil {
 		t.Errorf("Tools while down: %v", names(h.Tools()))
 	}
