@@ -60,6 +60,11 @@ func Parse(tool nod.Tool, raw json.RawMessage) (Call, error) {
 	if err != nil {
 		return nil, err
 	}
+	if tool == nod.ToolSetReminder && len(cs) == 2 {
+		// Clearing a reminder clears its rule too, a change of its own
+		// (set_task_repeat) stored apart: this one is the reminder's.
+		cs = cs[:1]
+	}
 	if len(cs) != 1 {
 		return nil, fmt.Errorf("change %q holds %d elements: %w", tool, len(cs), nod.ErrInvalid)
 	}

@@ -994,3 +994,25 @@ func TestTrashHoldsAReminderAndSaysSo(t *testing.T) {
 		t.Errorf("the deletion's report = %q", deleted.Text)
 	}
 }
+
+// A reminder's clearing the model proposes applies on ✓: the call also
+// clears the reminder's rule, a change of its own, and the stored item
+// read back as two changes was refused as no longer valid (a play: a
+// done task's reminder could not be taken off by tap).
+func TestProposedReminderClearingApplies(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inBerlin(chat)
+	at := time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Copy the vaccination card", Status: nod.StatusDone, RemindAt: &at})
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": nil})), openaitest.Text("I suggest taking the reminder off."))
+	h.start()
+	h.tg.SendText(chat, user, "I made the copy")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✓ 1")
+	if got := h.task("T1").RemindAt; got != nil {
+		m, _ := h.tg.Message(chat, set.ID)
+		t.Errorf("after ✓ 1 the reminder is still %v:\n%s", got, m.Text)
+	}
+}
