@@ -159,7 +159,15 @@ type UndoneAll struct {
 // holds back, or zero: one ahead of now, which goes off at its time only
 // if the task is restored by then.
 func HeldReminder(t Task, now time.Time) time.Time {
-	if t.DeletedAt == nil || t.RemindAt == nil || !t.RemindAt.After(now) {
+	if t.DeletedAt == nil {
+		return time.Time{}
+	}
+	return ReminderAhead(t, now)
+}
+
+// ReminderAhead is the time of t's reminder if it is after now, or zero.
+func ReminderAhead(t Task, now time.Time) time.Time {
+	if t.RemindAt == nil || !t.RemindAt.After(now) {
 		return time.Time{}
 	}
 	return *t.RemindAt

@@ -20,7 +20,7 @@ var (
 	reminderNextSent = define[snoozed]("reminder_next_sent")
 	reminderBack     = define[passed]("reminder_back")
 	reminderHeld     = define[held]("reminder_held")
-	reminderResumed  = define[string]("reminder_resumed") // when
+	reminderResumed  = define[string]("reminder_resumed") // when it goes off
 	tzOffer          = define[zoneChange]("tz_offer")
 	tzWhich          = define[cityQuestion]("tz_which")
 

@@ -233,8 +233,8 @@ func trashedReminder(inv nod.Change, t nod.Task, now time.Time) (held, resumed t
 	switch {
 	case inv.Trashes():
 		return nod.HeldReminder(t, now), time.Time{}
-	case inv.ExpectsTrashed() && t.RemindAt != nil && t.RemindAt.After(now):
-		return time.Time{}, *t.RemindAt
+	case inv.ExpectsTrashed():
+		return time.Time{}, nod.ReminderAhead(t, now)
 	}
 	return time.Time{}, time.Time{}
 }
