@@ -71,6 +71,11 @@ type TurnRequest struct {
 	// the model is first asked: "typing…" goes out then, never for a
 	// redelivery.
 	Opened func(ctx context.Context)
+	// MayChangeChat, asked only when a call would change what is the
+	// whole chat's (its time zone), reports whether the turn's person may:
+	// in a group its owner and administrators, as Telegram says then. Nil
+	// in a group: nobody may.
+	MayChangeChat func(ctx context.Context) bool
 }
 
 // TurnProgress is what a turn applied since it last reported: what the

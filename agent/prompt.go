@@ -97,8 +97,12 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	return b.String(), nil
 }
 
-// notSaid starts the prompt's line on a chat whose zone nobody set.
-const notSaid = "The user has not said where they are; this is nod's default zone."
+// notSaid and notSaidGroup start the prompt's line on a chat whose zone
+// nobody set.
+const (
+	notSaid      = "The user has not said where they are; this is nod's default zone."
+	notSaidGroup = "Nobody has said where this group is; this is nod's default zone."
+)
 
 // writeRules writes the rules and the setting they are read in: today,
 // the chat's zone, the group, the mode and the language.
@@ -106,10 +110,17 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 	b.WriteString(rules)
 	fmt.Fprintf(b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(b, "\n\n%s\n", todayLine(a.now(), zone))
+	// In a group the zone is the whole group's: its owner and
+	// administrators set it, and a question asks where the group is.
+	group := req.InGroup()
 	switch {
 	case settings.TimeZone != "":
+	case settings.ZoneAsked != nil && group:
+		fmt.Fprintf(b, notSaidGroup+" You were told to ask on %s: do not ask again. Read dates and times in this zone until its owner or an administrator sets it (in words: set_chat_timezone; or with /tz, or by sharing a location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))
 	case settings.ZoneAsked != nil:
 		fmt.Fprintf(b, notSaid+" You were told to ask them on %s: do not ask again. Read their dates and times in this zone until they say (in words: set it with set_chat_timezone; or with /tz, or by sharing their location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))
+	case group:
+		b.WriteString(notSaidGroup + " When someone gives a date or time (a reminder, \"tomorrow\"), ask once where the group is before relying on it; never guess it. Only the group's owner and administrators can set its zone: in words (set_chat_timezone, whose result says if the person may not) or with /tz.\n")
 	default:
 		b.WriteString(notSaid + " When they give a date or time (a reminder, \"tomorrow\"), ask once where they are before relying on it, and set it with set_chat_timezone when they say; never guess it.\n")
 	}
@@ -303,7 +314,7 @@ func rezoned(system string, now time.Time, zone *time.Location) string {
 	}
 	line := todayLine(now, zone) + " The user set this zone in this turn."
 	rest := system[end+1:]
-	if strings.HasPrefix(rest, notSaid) {
+	if strings.HasPrefix(rest, notSaid) || strings.HasPrefix(rest, notSaidGroup) {
 		if n := strings.IndexByte(rest, '\n'); n >= 0 {
 			rest = rest[n+1:]
 		}

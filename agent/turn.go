@@ -470,6 +470,7 @@ type turn struct {
 	zoneQuote  string
 	zoneOffer  *nod.ZoneChange // proposed, waiting for a tap
 	ruleOffer  *nod.Rule       // earned by an answer in words
+	mayChange  *bool           // whether the person may change the group's zone, once asked
 }
 
 // step runs the tool calls of one model step and returns their results in

@@ -70,18 +70,31 @@ func (t *turn) resolveZone(name string) (*time.Location, *nod.City, error) {
 	return zone, &c, nil
 }
 
+// mayChangeChat reports whether the turn's person may change the
+// group's time zone, asked once a turn.
+func (t *turn) mayChangeChat(ctx context.Context) bool {
+	if t.mayChange == nil {
+		ok := t.req.MayChangeChat != nil && t.req.MayChangeChat(ctx)
+		t.mayChange = &ok
+	}
+	return *t.mayChange
+}
+
 // commitZone sets the chat's zone when the person asked for it in their
 // own words (or the chat trusts the agent); it has a receipt with Undo.
 // Otherwise it is proposed: a zone is a setting of the whole chat, not a
 // task's field, so the proposal is a message of its own with a button to
-// set it, beside the turn's change set. In a group, where only
-// administrators may change it, the agent is told to point to /tz.
+// set it, beside the turn's change set. In a group only its owner and
+// administrators may change it (Telegram is asked at the first call);
+// anyone else's call changes nothing and the agent is told why.
 func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict) string {
 	entry := nod.AuditEntry{Tool: p.tool.Name, Args: p.args.JSON(), Verdict: verdictName(v)}
 	var why string
 	switch {
-	case t.req.InGroup(): // a review's request names nobody
-		why = "Not changed: in a group only its administrators can change the time zone, with /tz " + p.zone.String() + ". Tell the user so."
+	case t.req.InGroup() && t.req.Speaker == "": // a review's request names nobody
+		why = "Not changed: in a group only its owner and administrators can change the time zone, with /tz " + p.zone.String() + "."
+	case t.req.InGroup() && !t.mayChangeChat(ctx):
+		why = "Not changed: in this group only its owner and administrators can change the time zone, and " + t.req.Speaker + " is not one of them. Tell the user so: an administrator can say where the group is, or send /tz " + p.zone.String() + "."
 	case t.a.zones == nil:
 		why = "Not changed: setting the time zone is unavailable; the user can send /tz " + p.zone.String() + "."
 	}
@@ -187,6 +200,9 @@ func (t *turn) zoneNote(ctx context.Context, p *proposal) string {
 	}
 	if !first {
 		return ""
+	}
+	if t.req.InGroup() {
+		return fmt.Sprintf("Note: nobody has said where this group is, so this is read in nod's default zone (%s). Unless you asked already in this conversation, ask now, once, where the group is; its owner or an administrator can set it in words (set_chat_timezone) or with /tz. You will not be told again.", t.zone)
 	}
 	return fmt.Sprintf("Note: the user has not said where they are, so this is read in nod's default zone (%s). Unless you asked already in this conversation, ask them now, once, where they are, and set it with set_chat_timezone when they say; you will not be told again.", t.zone)
 }

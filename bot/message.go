@@ -273,6 +273,9 @@ func (b *Bot) request(ctx context.Context, in incoming) nod.TurnRequest {
 	if in.forwarded == "" {
 		req.Revise = b.answers.Revision(ctx, in.chat, in.user, in.replyTo, in.text)
 	}
+	if in.speaker != "" {
+		req.MayChangeChat = func(ctx context.Context) bool { return b.mayChange(ctx, in.chat, in.user, true) }
+	}
 	if in.replyTo != 0 {
 		if set, err := b.sets.ChangeSetByMessage(ctx, in.chat, in.replyTo); err == nil {
 			req.ReplySet = set.ID

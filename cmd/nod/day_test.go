@@ -111,6 +111,22 @@ func TestZoneAskedOnce(t *testing.T) {
 	}
 }
 
+// In a group the note asks where the group is, and says who can set it.
+func TestZoneAskedOfTheGroup(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.start()
+	h.clf = answer("explicit:launch post due tomorrow")
+	h.script(openaitest.Calls(call("a", "update_task_due_date", map[string]any{"task_id": "L1", "due_date": "2026-03-12"})), openaitest.Text("Due tomorrow. Where is the group?"))
+	h.tg.SendText(group, user, "launch post due tomorrow")
+	h.tg.WaitBotMessages(group, 2)
+	got := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]
+	if !strings.Contains(got, "ask now, once, where the group is; its owner or an administrator can set it") || strings.Contains(got, "where they are") {
+		t.Errorf("the first date's result in a group:\n%s", got)
+	}
+}
+
 // In a group, /tz and /daily change the chat only for its administrators:
 // a member is refused and nothing changes; the creator's works. In a
 // private chat nobody is asked.
@@ -626,10 +642,10 @@ func TestReminderReadInTheZoneNamedWithIt(t *testing.T) {
 	})
 }
 
-// In a group the agent never changes the chat's zone, even on the
-// person's explicit words: it is told to point to /tz, which only
-// administrators may use.
-func TestSetChatTimezoneNotInGroup(t *testing.T) {
+// In a group the zone is the whole group's: a member's words never
+// change it, and the agent is told why and who can; the group is asked
+// where it is, not the member where they are.
+func TestSetChatTimezoneNotByAMember(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.clf = answer("explicit:we are all in Tokyo this week")
@@ -637,16 +653,56 @@ func TestSetChatTimezoneNotInGroup(t *testing.T) {
 	h.start()
 	h.tg.SendText(board, user, "we are all in Tokyo this week")
 	h.tg.WaitBotMessages(board, 1)
-	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in a group only its administrators") {
+	reqs := h.llm.RequestsFor(agentM)
+	if sys := reqs[0].System(); !strings.Contains(sys, "Nobody has said where this group is") || !strings.Contains(sys, "Only the group's owner and administrators can set its zone") ||
+		strings.Contains(sys, "The user has not said where they are") {
+		t.Errorf("a group's prompt on its zone:\n%s", grepLines(sys, "where"))
+	}
+	if r := reqs[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in this group only its owner and administrators can change the time zone, and User (42) is not one of them.") ||
+		!strings.Contains(r, "/tz Asia/Tokyo") {
 		t.Errorf("tool result in a group = %q", r)
 	}
 	if s, _ := h.db.Settings().ChatSettings(t.Context(), board, user); s.TimeZone != "" {
-		t.Errorf("the agent set a group's zone to %q", s.TimeZone)
+		t.Errorf("a member set a group's zone to %q", s.TimeZone)
 	}
 	for _, m := range h.tg.BotMessages(board) {
 		if strings.Contains(m.Text, "Time zone:") {
 			t.Errorf("a zone receipt in a group: %q", m.Text)
 		}
+	}
+	if got := outcomes(h.audit(board)); strings.Join(got, " ") != "set_chat_timezone:blocked" {
+		t.Errorf("audit = %v", got)
+	}
+}
+
+// The group's owner saying where the group is sets its zone, as /tz
+// would: at once, with a receipt and Undo that only they may tap.
+func TestSetChatTimezoneByTheGroupsOwner(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.tg.Wire().SetMember(board, user, "creator")
+	h.clf = answer("explicit:we are all in Tokyo this week")
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
+	h.start()
+	h.tg.SendText(board, user, "we are all in Tokyo this week")
+	rcpt := h.tg.WaitBotMessages(board, 2)[0]
+	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Asia/Tokyo</b>") || !hasButton(rcpt, "↩️ Undo") {
+		t.Fatalf("receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
+	}
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), board, user); s.TimeZone != "Asia/Tokyo" {
+		t.Fatalf("zone = %q", s.TimeZone)
+	}
+	if next := h.llm.RequestsFor(agentM)[1].System(); !strings.Contains(next, "(Asia/Tokyo). The user set this zone in this turn.\n") || strings.Contains(next, "Nobody has said where this group is") {
+		t.Errorf("the next step's prompt:\n%s", grepLines(next, "Today is")+grepLines(next, "where"))
+	}
+	if ans := h.tap(board, 44, rcpt.ID, "↩️ Undo"); ans == "Undone." {
+		t.Errorf("another member undid the owner's zone: %q", ans)
+	}
+	if ans := h.tap(board, user, rcpt.ID, "↩️ Undo"); ans != "Undone." {
+		t.Errorf("undo answer = %q", ans)
+	}
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), board, user); s.TimeZone != "" {
+		t.Errorf("zone after undo = %q", s.TimeZone)
 	}
 }
 

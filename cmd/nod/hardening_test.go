@@ -109,7 +109,7 @@ func TestGroupReviewOffersNoZone(t *testing.T) {
 	h.tg.SendText(group, user, "/review")
 	h.tg.WaitBotMessages(group, 1)
 	h.settleMessages()
-	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in a group only its administrators") {
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in a group only its owner and administrators can change the time zone, with /tz Asia/Tokyo.") {
 		t.Errorf("tool result of a group's review = %q", r)
 	}
 	for _, m := range h.tg.BotMessages(group) {
