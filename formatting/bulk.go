@@ -33,6 +33,8 @@ var (
 	pageButton     = define[pageTurn]("b_undo_page")
 )
 
+func init() { partial[bulkItem]("receipt_bulk_body") }
+
 // bulkItem is one change of a short receipt: its number, the task's
 // title, and what it did unless it created the task; Undone once it was
 // taken back.
@@ -44,6 +46,10 @@ type bulkItem struct {
 	// description" alone left the person guessing what it says.
 	Text   string
 	Undone bool
+	// Same says the line before is of the same task: the line shows "↳"
+	// and what changed, so that a field set on a task just added does
+	// not read as another task.
+	Same bool
 }
 
 // bulkText is the start of the description change it wrote, for its line.
@@ -80,7 +86,9 @@ func (cv Changes) bulkReceipt(rs []Receipt) Message {
 			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(rs)-i)))
 			break
 		}
-		b.WriteString("\n" + cv.l.Render(bulkLine.With(cv.bulkLineOf(i+1, r))))
+		it := cv.bulkLineOf(i+1, r)
+		it.Same = i > 0 && receiptTask(rs[i-1]) == receiptTask(r)
+		b.WriteString("\n" + cv.l.Render(bulkLine.With(it)))
 	}
 	// The person's words once, cut: a list of twenty tasks is in them.
 	said := slices.Clone(rs)
@@ -102,6 +110,15 @@ func (cv Changes) bulkReceipt(rs []Receipt) Message {
 		m.Bind = append(m.Bind, nod.Action{Kind: nod.ActUndo, ID: string(r.Item.UndoID), N: i + 1})
 	}
 	return m
+}
+
+// receiptTask is the task a receipt's change is of; for a creation, the
+// task it added.
+func receiptTask(r Receipt) nod.TaskID {
+	if r.Item.NewTask != nil && r.Item.NewTask.ID != "" {
+		return r.Item.NewTask.ID
+	}
+	return r.Item.TaskID
 }
 
 // bulkLineOf is change n of a short receipt as its line names it.
@@ -127,7 +144,7 @@ func (cv Changes) BulkRedrawn(es []nod.UndoEntry, said string) Message {
 			b.WriteString("\n" + cv.l.Render(bulkMore.With(len(es)-i)))
 			break
 		}
-		it := bulkItem{N: i + 1, Title: cut(u.Title, 60), Undone: u.UndoneNow}
+		it := bulkItem{N: i + 1, Title: cut(u.Title, 60), Undone: u.UndoneNow, Same: i > 0 && es[i-1].TaskID == u.TaskID}
 		if u.Tool != nod.ToolCreateTask {
 			it.Summary = cut(cv.l.appliedSummary(u), 80)
 			for _, f := range u.Change.Fields {

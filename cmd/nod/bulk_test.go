@@ -649,8 +649,10 @@ func TestBulkUndoOneOfACreationTakesItsFieldsAlong(t *testing.T) {
 	h.tg.SendText(chat, user, said)
 	receipt := h.tg.WaitBotMessages(chat, 2)[0]
 	h.settleMessages()
-	if !strings.Contains(receipt.Text, "5. Task number 4: ") {
-		t.Fatalf("the receipt has no fifth change, the due date:\n%s", receipt.Text)
+	// The due date's line follows its task's and reads as its, not as a
+	// fifth task.
+	if !strings.Contains(receipt.Text, "4. Task number 4\n5. ↳ Set due date to 13 Mar 2026\n") {
+		t.Fatalf("the receipt has no fifth change, the due date, under its task:\n%s", receipt.Text)
 	}
 	// Five changes, four tasks asked for: the due date is part of adding one.
 	if !strings.HasPrefix(receipt.Text, "✅ <b>4 tasks added</b>\n") {
@@ -663,7 +665,7 @@ func TestBulkUndoOneOfACreationTakesItsFieldsAlong(t *testing.T) {
 	if !strings.HasPrefix(m.Text, "✅ <b>4 tasks added</b>, 1 of them undone\n") {
 		t.Errorf("the redrawn header does not count the task undone:\n%s", m.Text)
 	}
-	if !strings.Contains(m.Text, "<s>4. Task number 4</s>") || !strings.Contains(m.Text, "<s>5. Task number 4: ") {
+	if !strings.Contains(m.Text, "<s>4. Task number 4</s>") || !strings.Contains(m.Text, "<s>5. ↳ Set due date to 13 Mar 2026</s>") {
 		t.Errorf("the creation and its due date are not both struck:\n%s", m.Text)
 	}
 	if hasButton(m, "↩️ Undo 5. ") || !hasButton(m, "↩️ Undo 3. ") {
