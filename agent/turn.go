@@ -177,15 +177,20 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 		}
 		t.beside = msg.Content
 		results := t.step(ctx, msg.ToolCalls)
-		for i, result := range results {
-			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: t.a.now()})
-		}
 		// Text beside tool calls reaches the person too, unless a result
 		// refused one of them: the model wrote it before it knew ("Thanks,
 		// I'll use Berlin time"), and its next words, written after the
-		// results, say what did happen.
-		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) && !slices.ContainsFunc(results, refused) {
-			t.asides = append(t.asides, s)
+		// results, say what did happen. It is told, or it writes them as a
+		// correction of words the person never read.
+		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) {
+			if i := slices.IndexFunc(results, refused); i < 0 {
+				t.asides = append(t.asides, s)
+			} else {
+				results[i] = unseen(results[i])
+			}
+		}
+		for i, result := range results {
+			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleTool, ToolCallID: msg.ToolCalls[i].ID, Content: result, At: t.a.now()})
 		}
 		if res.Steps >= t.a.opts.MaxSteps {
 			res.StepsExhausted = true
@@ -266,6 +271,28 @@ func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, 
 	t.a.log.Info("turn", "chat", req.ChatID, "outcome", outcome, "llm_calls", res.Steps+t.classified, "classifier_calls", t.classified,
 		"applied", len(t.receipts), "proposed", len(t.items), "duration_ms", time.Since(t.wall).Milliseconds())
 	return res, nil
+}
+
+// asideUnseen tells the model that the words it wrote beside a refused
+// call were not shown.
+const asideUnseen = "The user did not see the text you wrote beside these calls: say what happened as news, not as a correction."
+
+// unseen is a refused call's result telling the model so: in an error's
+// object, its note.
+func unseen(result string) string {
+	var obj map[string]any
+	if !strings.HasPrefix(result, "{") {
+		return result + " " + asideUnseen
+	}
+	if err := json.Unmarshal([]byte(result), &obj); err != nil {
+		return result
+	}
+	obj["note"] = asideUnseen
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return result
+	}
+	return string(b)
 }
 
 // refused reports whether a tool result says the call did not do what it

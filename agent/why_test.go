@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -37,5 +38,17 @@ func TestWhyIsTheSentenceAboutTheItem(t *testing.T) {
 		if got := whyFor(c.text, c.title, c.value); got != c.want {
 			t.Errorf("%s: whyFor(%q, %q, %q) = %q, want %q", c.name, c.text, c.title, c.value, got, c.want)
 		}
+	}
+}
+
+// A refused call's result tells the model its aside went unseen: after
+// the text, or as an error object's note, the object still an object.
+func TestUnseenKeepsTheResultReadable(t *testing.T) {
+	if got := unseen("Not changed: no."); got != "Not changed: no. "+asideUnseen {
+		t.Errorf("plain result = %q", got)
+	}
+	var obj map[string]string
+	if err := json.Unmarshal([]byte(unseen(`{"error":"task T9 not found"}`)), &obj); err != nil || obj["error"] != "task T9 not found" || obj["note"] != asideUnseen {
+		t.Errorf("error result = %v %v", obj, err)
 	}
 }

@@ -425,6 +425,10 @@ func TestAsideRefusedByItsResultIsDropped(t *testing.T) {
 	if strings.Contains(all, "I'll use Berlin time") || !strings.Contains(all, "Only an admin can set the zone") {
 		t.Errorf("the person read:\n%s", all)
 	}
+	// The model is told, or its next words correct what nobody read.
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed:") || !strings.HasSuffix(r, "The user did not see the text you wrote beside these calls: say what happened as news, not as a correction.") {
+		t.Errorf("the refused call's result = %q", r)
+	}
 	// Nor does the classifier hear it in a later turn, as if it was said.
 	h.clf = answer("explicit:make the launch post P1")
 	h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("P1."))
