@@ -178,12 +178,13 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 		t.beside = msg.Content
 		results := t.step(ctx, msg.ToolCalls)
 		// Text beside tool calls reaches the person too, unless a result
-		// refused one of them: the model wrote it before it knew ("Thanks,
-		// I'll use Berlin time"), and its next words, written after the
-		// results, say what did happen. It is told, or it writes them as a
-		// correction of words the person never read.
+		// refused or queued one of them: the model wrote it before it knew
+		// ("Thanks, I'll use Berlin time", "Moved the slides to
+		// Wednesday"), and its next words, written after the results, say
+		// what did happen. It is told, or it writes them as a correction
+		// of words the person never read.
 		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) {
-			if i := slices.IndexFunc(results, refused); i < 0 {
+			if i := slices.IndexFunc(results, unapplied); i < 0 {
 				t.asides = append(t.asides, s)
 			} else {
 				results[i] = unseen(results[i])
@@ -293,6 +294,12 @@ func unseen(result string) string {
 		return result
 	}
 	return string(b)
+}
+
+// unapplied reports whether a tool result says the call did not do what
+// it asked, or that it waits for the person's tap.
+func unapplied(result string) bool {
+	return refused(result) || strings.HasPrefix(result, resultQueued)
 }
 
 // refused reports whether a tool result says the call did not do what it

@@ -441,6 +441,29 @@ func TestTextBesideToolCalls(t *testing.T) {
 	}
 }
 
+// Words beside a call that then waits for a tap were written before the
+// model knew: "Moved it to P1" beside a change that only waits would
+// tell the person it was made. They are not shown, and the model is
+// told, so that its reply says what waits (found in a play: "Slides moved
+// to Wednesday", then "Small correction: the slides aren't moved yet").
+func TestAsideBesideAQueuedCallIsNotShown(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("needs")
+	h.script(openaitest.Response{Text: "Moved the login bug to P1.", ToolCalls: []openaitest.ToolCall{call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})}},
+		openaitest.Text("P1 for the login bug waits for your tap below."))
+	h.start()
+	h.tg.SendText(chat, user, "the login bug is getting urgent")
+	h.changeSetMessage(chat, 2)
+	if reply := h.tg.BotMessages(chat)[0].Text; reply != "P1 for the login bug waits for your tap below." {
+		t.Errorf("the reply reads %q", reply)
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.HasPrefix(r, "Proposal queued for user review.") || !strings.Contains(r, "The user did not see the text you wrote beside these calls") {
+		t.Errorf("tool result = %q", r)
+	}
+}
+
 // When the classifier calls a change explicit and nod's own check says
 // otherwise, the change waits, and the model is told why, so that it can
 // tell the person (found in a play: "Proposal queued", no reason, for
