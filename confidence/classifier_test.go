@@ -319,6 +319,7 @@ func TestQuestionsDecideNothing(t *testing.T) {
 		{said: "kannst du mir sagen, was in der Beschreibung steht?", want: confidence.NeedsConfirmation},
 		{said: "kannst du mir die Beschreibung zeigen?", want: confidence.NeedsConfirmation},
 		{said: "könntest du den Launch auf P0 setzen, wenn das passt?", want: confidence.NeedsConfirmation},
+		{said: "can you look at the launch and move it to friday?", want: confidence.NeedsConfirmation},
 		// Polite requests.
 		{said: "could you set it to P1?", want: confidence.Explicit},
 		{said: "could you raise the login bug to P1?", want: confidence.Explicit},
@@ -336,6 +337,7 @@ func TestQuestionsDecideNothing(t *testing.T) {
 		{said: "würdest du 'Support briefen' hinzufügen?", want: confidence.Explicit},
 		{said: "magst du das noch eintragen?", want: confidence.Explicit},
 		{said: "können Sie den Launch auf P0 setzen?", want: confidence.Explicit},
+		{said: "can you move the launch to wed so alice can look at it before", want: confidence.Explicit},
 		// A question beside a request, in a sentence of its own.
 		{said: "what's on my list? also set the launch to P0", quote: "set the launch to P0", want: confidence.Explicit},
 		{said: "set the launch to P0. why was it P2 anyway?", quote: "set the launch to P0", want: confidence.Explicit},

@@ -95,9 +95,11 @@ func (l *lexicon) question(s string) bool {
 // ("could you set it to P1?", "kannst du das auf Freitag schieben?"): it
 // holds an opener addressed to nod, a word that asks for a change, and no
 // word that asks about something. "Can you tell me what the description
-// says?" asks about something, opener or not. A polite question without a
-// word nod knows for a change asks the person: failing closed costs a
-// tap.
+// says?" asks about something, opener or not; a word that asks for words
+// after the change's ("can you move the slides to wed so alice can look
+// at them") is the change's purpose, not what is asked. A polite question
+// without a word nod knows for a change asks the person: failing closed
+// costs a tap.
 func (l *lexicon) politeRequest(s string) bool {
 	ws := words(s)
 	if l.opens(ws) < 0 {
@@ -105,7 +107,7 @@ func (l *lexicon) politeRequest(s string) bool {
 	}
 	change := false
 	for i, w := range ws {
-		if l.interrogatives[w] || l.conditionals[w] || l.telling[w] {
+		if l.interrogatives[w] || l.conditionals[w] || l.telling[w] && !change {
 			return false
 		}
 		change = change || l.changeWord(w) || slices.ContainsFunc(l.phrasal, func(p [2]string) bool { return w == p[0] && slices.Contains(ws[i+1:], p[1]) })
