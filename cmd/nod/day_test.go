@@ -416,7 +416,7 @@ func TestReminderLateAfterDowntimeNotForTrashOrDone(t *testing.T) {
 	if len(rs) != 1 {
 		t.Fatalf("%d reminders, want 1 (not for the trash or a done task)", len(rs))
 	}
-	if !strings.Contains(rs[0].Text, "Renew passport") || !strings.Contains(rs[0].Text, "It was due on 11 Mar 2026, 12:00 (3 h 10 min ago)") {
+	if !strings.Contains(rs[0].Text, "Renew passport") || !strings.Contains(rs[0].Text, "This reminder was set for 11 Mar 2026, 12:00 (3 h 10 min ago)") {
 		t.Errorf("late reminder = %q", rs[0].Text)
 	}
 }

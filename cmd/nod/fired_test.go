@@ -174,7 +174,7 @@ func TestUndoToAPassedReminderTime(t *testing.T) {
 	}
 	h.sweeps(3)
 	rs := remindersOf(h, "File the tax return")
-	if len(rs) != 1 || !strings.Contains(rs[0].Text, "It was due on 12 Mar 2026, 11:00 (30 min ago).") {
+	if len(rs) != 1 || !strings.Contains(rs[0].Text, "This reminder was set for 12 Mar 2026, 11:00 (30 min ago).") {
 		t.Fatalf("reminders after the move was undone = %d %v, want one, 30 min late", len(rs), rs)
 	}
 	h.sweeps(3)
@@ -257,7 +257,7 @@ func TestUndoDoneSendsAReminderMissedWhileDone(t *testing.T) {
 	}
 	h.sweeps(3)
 	rs := remindersOf(h, "Call the printer")
-	if len(rs) != 1 || rs[0].ID == r.ID || !strings.Contains(rs[0].Text, "It was due on 12 Mar 2026, 10:00 (30 min ago).") {
+	if len(rs) != 1 || rs[0].ID == r.ID || !strings.Contains(rs[0].Text, "This reminder was set for 12 Mar 2026, 10:00 (30 min ago).") {
 		t.Errorf("reminders with buttons after undoing ✓ Done = %d, want only the missed one, sent now", len(rs))
 	}
 }
