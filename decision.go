@@ -41,6 +41,7 @@ const MaxReasonLen = 500
 type Rejection struct {
 	Tool    Tool
 	TaskID  TaskID
+	UserID  UserID // who rejected it
 	Args    []byte
 	Summary string
 	Reason  string

@@ -126,9 +126,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 	seen := t.repeats(ctx)
 	args, summary := canonical(pc.c.Args()), nod.FoldText(pc.c.Summary(pc.task))
 	same := func(tool nod.Tool, task nod.TaskID, a []byte, sum string) bool {
-		// A new task's summary names only its title: its other fields tell
-		// two proposals apart.
-		return tool == pc.c.Tool() && task == pc.c.TaskID() && (canonical(a) == args || (tool != nod.ToolCreateTask && nod.FoldText(sum) == summary))
+		return tool == pc.c.Tool() && task == pc.c.TaskID() && (canonical(a) == args || summaryNamesValue(tool) && nod.FoldText(sum) == summary)
 	}
 	for _, it := range seen.waiting {
 		if same(it.Tool, it.TaskID, it.Args, it.Summary) {
@@ -201,11 +199,22 @@ func (t *turn) rejection(ctx context.Context, pc prepared) *nod.Rejection {
 	seen := t.repeats(ctx)
 	args, summary := canonical(pc.c.Args()), nod.FoldText(pc.c.Summary(pc.task))
 	for i, r := range seen.rejections {
-		if r.Tool == pc.c.Tool() && r.TaskID == pc.c.TaskID() && (canonical(r.Args) == args || (r.Tool != nod.ToolCreateTask && nod.FoldText(r.Summary) == summary)) {
+		if t.req.Speaker != "" && r.UserID != t.req.UserID {
+			continue // in a group another member's no is theirs: this person decides for themselves
+		}
+		if r.Tool == pc.c.Tool() && r.TaskID == pc.c.TaskID() && (canonical(r.Args) == args || summaryNamesValue(r.Tool) && nod.FoldText(r.Summary) == summary) {
 			return &seen.rejections[i]
 		}
 	}
 	return nil
+}
+
+// summaryNamesValue reports whether two changes of tool with one summary
+// set one value: a new task's summary names only its title, and a
+// description's says only that it is updated, so their other arguments
+// tell two changes apart.
+func summaryNamesValue(tool nod.Tool) bool {
+	return tool != nod.ToolCreateTask && tool != nod.ToolUpdateDescription
 }
 
 // undoMemory is how far back an undo keeps an old quote from bringing the

@@ -38,7 +38,7 @@ func (db *ChangeSets) SetReason(ctx context.Context, decisionID, reason string) 
 
 // RecentRejections returns the chat's rejections made at or after since.
 func (db *ChangeSets) RecentRejections(ctx context.Context, chatID nod.ChatID, since time.Time) ([]nod.Rejection, error) {
-	rows, err := db.reader().QueryContext(ctx, `SELECT d.tool, i.task_id, i.args, d.summary, d.reason, d.created_at
+	rows, err := db.reader().QueryContext(ctx, `SELECT d.tool, i.task_id, d.user_id, i.args, d.summary, d.reason, d.created_at
 		FROM decisions d JOIN change_items i ON i.id = d.item_id
 		WHERE d.chat_id = $1 AND d.verdict = 'rejected' AND d.created_at >= $2 ORDER BY d.seq DESC`, chatID, micros(since))
 	if err != nil {
@@ -52,7 +52,7 @@ func (db *ChangeSets) RecentRejections(ctx context.Context, chatID nod.ChatID, s
 			args string
 			at   int64
 		)
-		if err := rows.Scan(&r.Tool, &r.TaskID, &args, &r.Summary, &r.Reason, &at); err != nil {
+		if err := rows.Scan(&r.Tool, &r.TaskID, &r.UserID, &args, &r.Summary, &r.Reason, &at); err != nil {
 			return nil, fmt.Errorf("recent rejections: %w", err)
 		}
 		r.Args, r.At = json.RawMessage(args), fromMicros(at)

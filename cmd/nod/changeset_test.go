@@ -447,6 +447,64 @@ func TestRejectedNotReproposed(t *testing.T) {
 	}
 }
 
+// A rejected description keeps only that text from coming back: every
+// description's summary reads "Update the description", so another text
+// is another change (found in a play: a new note refused as "the user
+// rejected this exact change").
+func TestRejectedDescriptionLetsAnotherThrough(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	describe := func(id, text string) {
+		h.script(openaitest.Calls(call(id, "update_task_description", map[string]any{"task_id": "T1", "description": text})), openaitest.Text("ok?"))
+	}
+	describe("a", "Owner: Alice.")
+	h.start()
+	h.tg.SendText(chat, user, "note who owns the login bug")
+	set := h.changeSetMessage(chat, 2)
+	h.tap(chat, user, set.ID, "✗ 1")
+	describe("b", "Repro: log in twice.")
+	h.tg.SendText(chat, user, "add the repro steps")
+	h.changeSetMessage(chat, 4)
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["b"]; r != "Proposal queued for user review." {
+		t.Errorf("another description's result = %q", r)
+	}
+	describe("c", "Owner:  alice.")
+	h.tg.SendText(chat, user, "note the owner again")
+	h.tg.WaitBotMessages(chat, 5)
+	if r := h.llm.RequestsFor(agentM)[5].ToolResults()["c"]; !strings.HasPrefix(r, "Not queued: the user rejected this exact change") {
+		t.Errorf("the rejected text again = %q", r)
+	}
+}
+
+// In a group a member's ✗ is theirs: it keeps the change from coming back
+// to them, and another member asking for it is asked themselves.
+func TestGroupRejectionIsThePersons(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	raise := func(id string) {
+		h.script(openaitest.Calls(call(id, "set_task_priority", map[string]any{"task_id": "L1", "priority": "P1"})), openaitest.Text("P1?"))
+	}
+	raise("a")
+	h.start()
+	h.tg.SendText(group, user, "the launch post matters")
+	set := h.changeSetMessage(group, 2)
+	h.tap(group, user, set.ID, "✗ 1")
+	raise("b")
+	h.tg.SendText(group, bob, "the launch post matters to me")
+	h.changeSetMessage(group, 4)
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["b"]; r != "Proposal queued for user review." {
+		t.Errorf("Bob's proposal after Alice's ✗ = %q", r)
+	}
+	raise("c")
+	h.tg.SendText(group, user, "and now?")
+	h.tg.WaitBotMessages(group, 5)
+	if r := h.llm.RequestsFor(agentM)[5].ToolResults()["c"]; !strings.HasPrefix(r, "Not queued: the user rejected this exact change") {
+		t.Errorf("Alice's own rejected change again = %q", r)
+	}
+}
+
 // Superseding end to end: the older set's message loses its buttons and
 // says why.
 func TestSupersedeEndToEnd(t *testing.T) {
