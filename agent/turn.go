@@ -518,7 +518,7 @@ func (t *turn) step(ctx context.Context, calls []nod.ToolCall) []string {
 			t.listed = false // the listing may be out of date from here on
 		}
 	}
-	t.nameZone(calls)
+	t.nameZone(ctx, calls)
 	var props []*proposal
 	for i, c := range calls {
 		p, res := t.prepare(ctx, c)

@@ -160,7 +160,11 @@ func (t *turn) reading() *time.Location {
 }
 
 // nameZone notes a zone the step's calls name, before any of them is read.
-func (t *turn) nameZone(calls []nod.ToolCall) {
+// In a group only a zone its owner or an administrator names is read: a
+// member's own place does not move the group's times, and a reminder
+// read in it would move again, an hour off, when the group's zone is set
+// (its reminders keep their clock times).
+func (t *turn) nameZone(ctx context.Context, calls []nod.ToolCall) {
 	for _, c := range calls {
 		if nod.Tool(c.Name) != nod.ToolSetTimezone {
 			continue
@@ -170,7 +174,7 @@ func (t *turn) nameZone(calls []nod.ToolCall) {
 			continue
 		}
 		if name, _, err := a.Str("timezone", true); err == nil {
-			if z, _, err := t.resolveZone(name); err == nil {
+			if z, _, err := t.resolveZone(name); err == nil && (!t.req.InGroup() || t.req.Speaker != "" && t.mayChangeChat(ctx)) {
 				t.named = z
 			}
 		}

@@ -675,6 +675,38 @@ func TestSetChatTimezoneNotByAMember(t *testing.T) {
 	}
 }
 
+// A member's own place does not move the group's times: "I'm in Munich,
+// remind me at 9" from someone who may not set the group's zone reads 9
+// in the group's zone, so that the reminder keeps 9 when the owner sets
+// the zone. Read in Munich, it went off at 8 once the group was on
+// Berlin time (found in a play).
+func TestMembersPlaceReadsInTheGroupsZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	h.tg.Wire().SetMember(group, user, "creator")
+	h.clf = answer("explicit:I'm in Munich", "explicit:remind me tomorrow at 9 about the launch post")
+	h.script(openaitest.Calls(
+		call("z", "set_chat_timezone", map[string]any{"timezone": "Munich"}),
+		call("r", "set_task_reminder", map[string]any{"task_id": "L1", "remind_at": "2026-03-12T09:00"})),
+		openaitest.Text("Set for 9."))
+	h.start()
+	h.tg.SendText(group, bob, "I'm in Munich, remind me tomorrow at 9 about the launch post")
+	h.tg.WaitBotMessages(group, 2)
+	h.settleMessages()
+	if at := h.groupTask("L1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, time.UTC)) {
+		t.Fatalf("reminder at %v, want 9:00 in the group's zone (UTC)", at)
+	}
+	n := len(h.tg.BotMessages(group))
+	h.tg.SendText(group, user, "/tz Europe/Berlin")
+	if m := h.tg.WaitBotMessages(group, n+1)[n]; !strings.Contains(m.Text, "Europe/Berlin") {
+		t.Fatalf("/tz = %q", m.Text)
+	}
+	if at := h.groupTask("L1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)) {
+		t.Errorf("reminder at %v once the group is on Berlin time, want 9:00 there (8:00 UTC)", at)
+	}
+}
+
 // The group's owner saying where the group is sets its zone, as /tz
 // would: at once, with a receipt and Undo that only they may tap.
 func TestSetChatTimezoneByTheGroupsOwner(t *testing.T) {
