@@ -48,6 +48,9 @@ type zoneChange struct {
 	Before, After, Now, Quote, Daily, Next string
 	City                                   string // the place named, "" for a zone named
 	Reminders                              int    // upcoming, kept at their local times
+	// Who names, in a group, the member whose words set it: the
+	// reminders kept are the group's, not theirs.
+	Who string
 }
 
 // dailyReview is /daily: At is the time of day, "" for none; ZoneSet says
@@ -98,8 +101,9 @@ func (dv Day) TimeZoneSet(before, after string, city *nod.City, reminders int, n
 // TimeZoneReceipt reports a zone set from the person's words, a city
 // they chose or a shared location (city nil), and how many reminders
 // kept their local times, with an Undo that puts the zone before back.
-func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, reminders int, undoID, quote string) Message {
-	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, City: dv.city(city), Reminders: reminders, Quote: quote}))
+// who names the person in a group, "" in a private chat.
+func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, reminders int, undoID, quote, who string) Message {
+	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, City: dv.city(city), Reminders: reminders, Quote: quote, Who: who}))
 	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
 }

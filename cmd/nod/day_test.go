@@ -718,7 +718,7 @@ func TestSetChatTimezoneByTheGroupsOwner(t *testing.T) {
 	h.start()
 	h.tg.SendText(board, user, "we are all in Tokyo this week")
 	rcpt := h.tg.WaitBotMessages(board, 2)[0]
-	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Asia/Tokyo</b>") || !hasButton(rcpt, "↩️ Undo") {
+	if !strings.Contains(rcpt.Text, "Time zone: UTC → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "because User said") || !hasButton(rcpt, "↩️ Undo") {
 		t.Fatalf("receipt = %q %v", rcpt.Text, buttonTexts(rcpt))
 	}
 	if s, _ := h.db.Settings().ChatSettings(t.Context(), board, user); s.TimeZone != "Asia/Tokyo" {
