@@ -163,4 +163,8 @@ type Zones interface {
 	// AskedZone records that the agent was told to ask where the person
 	// is, and reports whether this was the first time.
 	AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error)
+	// KeepLocal records, on a proposed zone change, the tasks whose
+	// reminders were read in its zone: accepting it leaves them where
+	// they are.
+	KeepLocal(ctx context.Context, chatID nod.ChatID, id string, tasks []nod.TaskID) error
 }

@@ -247,6 +247,7 @@ func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, 
 	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
 		return nod.TurnResult{Receipts: t.receipts, Turn: t.id}, err
 	}
+	t.keepNamedReminders(ctx)
 	res.Set, res.Receipts, res.Notices, res.Deletions, res.Revised = rec.Set, t.receipts, t.notices, t.deletions, t.revised
 	res.Answered, res.Readings = t.answered, t.readings
 	res.Zone, res.ZoneQuote, res.ZoneOffer, res.RuleOffer = t.zoneChange, t.zoneQuote, t.zoneOffer, t.ruleOffer
@@ -445,8 +446,10 @@ type turn struct {
 	// askZone is set while the chat has no zone and the agent was never
 	// told to ask where the person is (see zoneNote).
 	askZone bool
-	// named is the zone the person named in this turn, if any (reading).
+	// named is the zone the person named in this turn, if any (reading);
+	// namedAt counts the receipts of the steps before it was named.
 	named   *time.Location
+	namedAt int
 	history []nod.ChatMessage
 	// tookBack is set when the person undid a change since the last
 	// turn: words of the exchange before no longer ask for anything

@@ -159,6 +159,26 @@ func (t *turn) reading() *time.Location {
 	return t.zone
 }
 
+// keepNamedReminders records, on the zone the turn proposed, the
+// reminders it set while reading the person's times in that zone: they
+// mean that zone's clock already, and accepting it must not move them
+// again. A failure is logged: the reminders then keep their clock times
+// as any other does.
+func (t *turn) keepNamedReminders(ctx context.Context) {
+	if t.zoneOffer == nil || t.named == nil || t.named.String() != t.zoneOffer.After {
+		return
+	}
+	var tasks []nod.TaskID
+	for _, r := range t.receipts[min(t.namedAt, len(t.receipts)):] {
+		if r.Item.Field == nod.FieldReminder || r.Item.NewTask != nil && r.Item.NewTask.RemindAt != nil {
+			tasks = append(tasks, r.Item.TaskID)
+		}
+	}
+	if err := t.a.zones.KeepLocal(ctx, t.req.ChatID, t.zoneOffer.ID, tasks); err != nil {
+		t.a.log.Error("keep reminders local", "chat", t.req.ChatID, "err", err)
+	}
+}
+
 // nameZone notes a zone the step's calls name, before any of them is read.
 // In a group only a zone its owner or an administrator names is read: a
 // member's own place does not move the group's times, and a reminder
@@ -175,6 +195,9 @@ func (t *turn) nameZone(ctx context.Context, calls []nod.ToolCall) {
 		}
 		if name, _, err := a.Str("timezone", true); err == nil {
 			if z, _, err := t.resolveZone(name); err == nil && (!t.req.InGroup() || t.req.Speaker != "" && t.mayChangeChat(ctx)) {
+				if t.named == nil {
+					t.namedAt = len(t.receipts)
+				}
 				t.named = z
 			}
 		}

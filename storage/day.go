@@ -19,7 +19,7 @@ import (
 func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
 	err := db.inTx(ctx, func(tx conn) error {
-		set, err := db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted)
+		set, err := db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted, nil)
 		if err != nil {
 			return err
 		}
@@ -64,7 +64,7 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 		if now != zc.After {
 			return fmt.Errorf("time zone is %q, not %q: %w", now, zc.After, nod.ErrStale)
 		}
-		set, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, nod.ToolSetTimezone, nod.OutcomeUndone)
+		set, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, nod.ToolSetTimezone, nod.OutcomeUndone, nil)
 		if err != nil {
 			return err
 		}
@@ -148,8 +148,9 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 			status string
 			owner  nod.UserID
 			at     int64
+			kept   string
 		)
-		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status, created_at FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status, &at)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status, created_at, kept FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status, &at, &kept)
 		switch {
 		case noRows(err):
 			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrNotFound)
@@ -170,7 +171,7 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 			args, _ := json.Marshal(map[string]string{"timezone": zc.After})
 			return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolSetTimezone, Args: args, Outcome: nod.OutcomeRejected, UserConfirmed: true, At: db.now()})
 		}
-		set, err := db.setZone(ctx, tx, chatID, userID, zc.After, def, nod.ToolSetTimezone, nod.OutcomeConfirmed)
+		set, err := db.setZone(ctx, tx, chatID, userID, zc.After, def, nod.ToolSetTimezone, nod.OutcomeConfirmed, keptReminders(kept))
 		if err != nil {
 			return err
 		}
@@ -207,7 +208,7 @@ func (db *Schedule) AskedZone(ctx context.Context, chatID nod.ChatID) (bool, err
 
 // setZone writes the chat's zone and moves its daily review with it,
 // audited under tool as outcome; it returns the zone before and after.
-func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome) (zoneSet, error) {
+func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome, kept map[nod.TaskID]int64) (zoneSet, error) {
 	loc := def
 	if zone != "" {
 		l, err := nod.LoadZone(zone)
@@ -238,13 +239,52 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 			prevLoc = l
 		}
 	}
-	moved, err := keepLocalTimes(ctx, tx, chatID, prevLoc, loc, now)
+	moved, err := keepLocalTimes(ctx, tx, chatID, prevLoc, loc, now, kept)
 	if err != nil {
 		return zoneSet{}, err
 	}
 	args, _ := json.Marshal(map[string]any{"timezone": zone, "before": prev, "reminders": moved})
 	err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
 	return zoneSet{before: prev, after: zone, reminders: moved}, err
+}
+
+// KeepLocal records, on a zone change that waits for the person's tap,
+// the reminders of tasks that its turn read in that zone, at the moments
+// they are set to now: accepting it leaves them there (keepLocalTimes).
+func (db *Schedule) KeepLocal(ctx context.Context, chatID nod.ChatID, id string, tasks []nod.TaskID) error {
+	if len(tasks) == 0 {
+		return nil
+	}
+	return db.inTx(ctx, func(tx conn) error {
+		kept := map[nod.TaskID]int64{}
+		for _, task := range tasks {
+			var at sql.NullInt64
+			err := tx.QueryRowContext(ctx, `SELECT remind_at FROM tasks WHERE id = $1 AND chat_id = $2`, task, chatID).Scan(&at)
+			if err != nil && !noRows(err) {
+				return fmt.Errorf("keep reminder local: %w", err)
+			}
+			if at.Valid {
+				kept[task] = at.Int64
+			}
+		}
+		b, err := json.Marshal(kept)
+		if err != nil {
+			return fmt.Errorf("keep reminders local: %w", err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE zone_changes SET kept = $1 WHERE id = $2 AND chat_id = $3 AND status = 'proposed'`, string(b), id, chatID); err != nil {
+			return fmt.Errorf("keep reminders local: %w", err)
+		}
+		return nil
+	})
+}
+
+// keptReminders reads a zone change's kept reminders; none if unreadable.
+func keptReminders(kept string) map[nod.TaskID]int64 {
+	var out map[nod.TaskID]int64
+	if kept != "" {
+		_ = json.Unmarshal([]byte(kept), &out) // written by KeepLocal; unreadable keeps none
+	}
+	return out
 }
 
 // zoneSet is what setting a chat's zone did: the zone before and after,
@@ -258,9 +298,10 @@ type zoneSet struct {
 // time in from to the same clock time in to: "remind me at 8" means 8
 // where the person is, as the daily review does. Only a reminder waiting
 // for its own moment moves (one an undo sent at once stays due now); one
-// moved into the past fires late rather than never. It returns how many
-// it moved; none when the zones are the same.
-func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) (int, error) {
+// moved into the past fires late rather than never. A reminder kept
+// (by task, at the moment it was set to) was read in to already and
+// stays. It returns how many it moved; none when the zones are the same.
+func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) (int, error) {
 	if from.String() == to.String() {
 		return 0, nil
 	}
@@ -281,6 +322,9 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 		if err := rows.Scan(&m.id, &at); err != nil {
 			rows.Close()
 			return 0, fmt.Errorf("reminders to keep local: %w", err)
+		}
+		if k, ok := kept[m.id]; ok && k == at {
+			continue
 		}
 		l := fromMicros(at).In(from)
 		m.at = time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, to)

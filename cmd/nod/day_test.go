@@ -246,6 +246,52 @@ func TestSetChatTimezoneExplicitAndUndo(t *testing.T) {
 	}
 }
 
+// "Flying to Cologne, remind me tomorrow at 9": the zone waits for a tap,
+// and the reminder is read in it at once (9 in Cologne). Accepting the
+// zone keeps every other reminder's clock time, and must not move this
+// one again: it went off at 8 (found by a probe after a play).
+func TestProposedZoneKeepsTheRemindersReadInIt(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.seed(chat, nod.Task{ID: "T2", Title: "Launch plan", Priority: nod.P2})
+	h.clf = answer("needs", "explicit:remind me tomorrow at 9 about the login bug")
+	h.script(openaitest.Calls(
+		call("z", "set_chat_timezone", map[string]any{"timezone": "Cologne"}),
+		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})),
+		openaitest.Text("Set for 9; the zone waits for your tap."))
+	h.start()
+	h.tg.SendText(chat, user, "flying to Cologne, remind me tomorrow at 9 about the login bug")
+	var offer telegramtest.Message
+	h.tg.Wait("the zone's offer", func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if hasButton(m, "✓ Europe/Berlin") {
+				offer = m
+				return true
+			}
+		}
+		return false
+	})
+	nine := time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
+		t.Fatalf("reminder at %v, want 9:00 in Cologne", at)
+	}
+	// A later turn, naming no place, reads its time in the chat's zone:
+	// that reminder keeps its clock time when the zone is accepted.
+	h.clf = answer("explicit:remind me about the launch plan at 10 tomorrow")
+	h.script(openaitest.Calls(call("l", "set_task_reminder", map[string]any{"task_id": "T2", "remind_at": "2026-03-12T10:00"})), openaitest.Text("Set."))
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, "remind me about the launch plan at 10 tomorrow")
+	h.tg.WaitBotMessages(chat, n+2)
+	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
+		t.Errorf("after the zone's tap the reminder read in it is at %v, want %v", at, nine)
+	}
+	if at := h.task("T2").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 10, 0, 0, 0, berlin)) {
+		t.Errorf("after the zone's tap the reminder read in UTC is at %v, want 10:00 in Berlin", at)
+	}
+}
+
 // berlin is the zone of the reminder tests.
 var berlin, _ = time.LoadLocation("Europe/Berlin")
 
