@@ -747,7 +747,7 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	ask := h.tg.WaitBotMessages(chat, 4)[3]
 	// It names both times, the twin's two minutes after the first's: a
 	// person tells the two apart by when they asked for each.
-	times := regexp.MustCompile(`↪️ Not put back yet: a task “Call the bank” is on your list already, added today, (\d\d:\d\d); the one this brings back was added today, (\d\d:\d\d)\. Apply anyway to have both\.`).FindStringSubmatch(ask.Text)
+	times := regexp.MustCompile(`↪️ Not put back yet: a task “Call the bank” is on the list already, added today, (\d\d:\d\d); the one this brings back was added today, (\d\d:\d\d)\. Apply anyway to have both\.`).FindStringSubmatch(ask.Text)
 	if times == nil {
 		t.Errorf("the Redo beside a twin asks %q", ask.Text)
 	} else if clockOf(times[1]).Sub(clockOf(times[2])) != 2*time.Minute {
@@ -759,7 +759,7 @@ func TestBackOnTheListBesideItsTwin(t *testing.T) {
 	h.tap(chat, user, ask.ID, "↪️ Apply anyway")
 	const twin = "Another task is called “Call the bank” too: you have two of that title now."
 	redone := h.tg.WaitBotMessages(chat, 5)[4]
-	if !strings.Contains(redone.Text, "is on your list again.\n"+twin) {
+	if !strings.Contains(redone.Text, "is on the list again.\n"+twin) {
 		t.Errorf("the Redo beside its twin reads %q", redone.Text)
 	}
 	// The question keeps its words and loses its button; the Undone

@@ -1091,7 +1091,7 @@ func TestTrashHoldsAReminderAndSaysSo(t *testing.T) {
 	// taken back once more, that it does not.
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	redone := h.tg.WaitBotMessages(chat, 6)[5]
-	if !strings.Contains(redone.Text, "is on your list again.\n⏰ Its reminder on 11 Mar 2026, 18:00 goes off again.") {
+	if !strings.Contains(redone.Text, "is on the list again.\n⏰ Its reminder on 11 Mar 2026, 18:00 goes off again.") {
 		t.Errorf("the Redo's message = %q", redone.Text)
 	}
 	h.tap(chat, user, redone.ID, "↩️ Undo")

@@ -345,7 +345,7 @@ func TestUndoCommandNeverRedoes(t *testing.T) {
 	}
 	h.tap(chat, user, undone.ID, "↪️ Redo")
 	again := h.tg.WaitBotMessages(chat, n+2)[n+1]
-	if again.Text != "↪️ Redone: “Write the postmortem” is on your list again." {
+	if again.Text != "↪️ Redone: “Write the postmortem” is on the list again." {
 		t.Errorf("after Redo: %q", again.Text)
 	}
 }
