@@ -441,6 +441,28 @@ func TestTextBesideToolCalls(t *testing.T) {
 	}
 }
 
+// Words beside a call that applied may say all there is to say: the
+// model's reply may then be empty, and the person reads those words once,
+// after the receipt, with no empty message and nothing said twice.
+func TestAsideAloneIsTheReply(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:raise the login bug to P1")
+	h.script(openaitest.Response{Text: "The login bug is P1 now.", ToolCalls: []openaitest.ToolCall{call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})}},
+		openaitest.Text(""))
+	h.start()
+	h.tg.SendText(chat, user, "raise the login bug to P1")
+	msgs := h.tg.WaitBotMessages(chat, 2)
+	h.settleMessages()
+	if sys := h.llm.RequestsFor(agentM)[0].System(); !strings.Contains(sys, "your reply may be empty") {
+		t.Errorf("the agent is not told its reply may be empty")
+	}
+	if all := h.tg.BotMessages(chat); len(all) != 2 || !strings.Contains(msgs[0].Text, "Priority") || msgs[1].Text != "The login bug is P1 now." {
+		t.Errorf("the person read %q", texts(all))
+	}
+}
+
 // Words beside a call that then waits for a tap were written before the
 // model knew: "Moved it to P1" beside a change that only waits would
 // tell the person it was made. They are not shown, and the model is
