@@ -87,7 +87,7 @@ func (a *Agent) systemPrompt(ctx context.Context, req nod.TurnRequest, settings 
 	var b strings.Builder
 	b.Grow(len(rules) + 4096) // the rules, then the chat's part: grown once, not doubled from empty
 	a.writeRules(&b, req, settings, zone)
-	a.writeTasks(&b, op.Focus, zone)
+	a.writeTasks(&b, op.Focus, zone, req.InGroup())
 	titles, err := a.titlesFor(ctx, req.ChatID, op.Focus.Tasks, op.Open, op.Decisions)
 	if err != nil {
 		return "", fmt.Errorf("system prompt: %w", err)
@@ -139,16 +139,21 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 }
 
 // writeTasks lists the tasks that matter most, one line each, after how
-// many the chat has and where the others are found.
-func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Location) {
+// many the chat has and where the others are found. A group's tasks are
+// the group's, whoever added them.
+func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Location, group bool) {
 	tasks := focus.Tasks
+	whose, has := "The user's", "The user has"
+	if group {
+		whose, has = "The group's", "The group has"
+	}
 	switch {
 	case focus.Total == 0:
-		b.WriteString("\nThe user has no tasks yet.\n")
+		fmt.Fprintf(b, "\n%s no tasks yet.\n", has)
 	case focus.Total == len(tasks):
-		fmt.Fprintf(b, "\nThe user's tasks (%d, those that matter most now first; call get_task for details):\n", len(tasks))
+		fmt.Fprintf(b, "\n%s tasks (%d, those that matter most now first; call get_task for details):\n", whose, len(tasks))
 	default:
-		fmt.Fprintf(b, "\nThe user has %d tasks. These %d matter most now (overdue, due within a week, in progress, then recently changed); list_tasks finds the others by query or status, or pages through all of them (pass its next_cursor as cursor); call get_task for details:\n", focus.Total, len(tasks))
+		fmt.Fprintf(b, "\n%s %d tasks. These %d matter most now (overdue, due within a week, in progress, then recently changed); list_tasks finds the others by query or status, or pages through all of them (pass its next_cursor as cursor); call get_task for details:\n", has, focus.Total, len(tasks))
 	}
 	titles := make(map[string]int, len(tasks))
 	for _, t := range tasks {

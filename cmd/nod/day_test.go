@@ -704,6 +704,9 @@ func TestSetChatTimezoneNotByAMember(t *testing.T) {
 		strings.Contains(sys, "The user has not said where they are") {
 		t.Errorf("a group's prompt on its zone:\n%s", grepLines(sys, "where"))
 	}
+	if sys := reqs[0].System(); !strings.Contains(sys, "\nThe group has no tasks yet.\n") {
+		t.Errorf("a group's prompt on its tasks:\n%s", grepLines(sys, "tasks"))
+	}
 	if r := reqs[1].ToolResults()["z"]; !strings.HasPrefix(r, "Not changed: in this group only its owner and administrators can change the time zone, and User (42) is not one of them.") ||
 		!strings.Contains(r, "/tz Asia/Tokyo") || strings.Contains(r, "did not see") {
 		t.Errorf("tool result in a group = %q", r)
