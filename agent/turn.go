@@ -275,11 +275,11 @@ func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, 
 	return res, nil
 }
 
-// asideUnseen tells the model that the words it wrote beside a refused
-// call were not shown.
+// asideUnseen tells the model that the words it wrote beside a call
+// that was refused or waits for a tap were not shown.
 const asideUnseen = "The user did not see the text you wrote beside these calls: say what happened as news, not as a correction."
 
-// unseen is a refused call's result telling the model so: in an error's
+// unseen is such a call's result telling the model so: in an error's
 // object, its note.
 func unseen(result string) string {
 	var obj map[string]any
