@@ -174,6 +174,11 @@ func formatButtons(kb *models.InlineKeyboardMarkup) [][]formatting.Button {
 // change's receipt or entry cannot be read.
 func (b *Bot) redrawReceipts(ctx context.Context, p press) bool {
 	r := b.receiptOn(ctx, p.chat, p.msgID)
+	if len(r.ids) == 0 && p.keyboard != nil {
+		// Pressed before its buttons were recorded (a receipt sent while
+		// the model writes on): Telegram's copy of them says the same.
+		r = receiptOf(callbackData(p.keyboard))
+	}
 	return !r.short && !r.combined && len(r.ids) > 1 && b.redrawReceipt(ctx, p.loc, p.chat, p.msgID, r.ids)
 }
 
@@ -195,6 +200,11 @@ func (b *Bot) receiptOn(ctx context.Context, chat nod.ChatID, msgID int) receipt
 		b.log.Warn("buttons of a receipt", "chat", chat, "message", msgID, "err", err)
 		return receiptShown{}
 	}
+	return receiptOf(data)
+}
+
+// receiptOf is what a receipt whose buttons carry data reported.
+func receiptOf(data []string) receiptShown {
 	var out receiptShown
 	all := false
 	byN := map[int]nod.UndoID{}
