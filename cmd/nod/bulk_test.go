@@ -583,6 +583,19 @@ func TestReceiptOfOneFollowsRedo(t *testing.T) {
 	}
 }
 
+// presentForMia starts nod, and the person adds a task with its due
+// date, both asked for: it returns the receipt of the two changes.
+func (h *harness) presentForMia() telegramtest.Message {
+	h.t.Helper()
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add buy a present for Mia","quotes":[{"field":"due","quote":"by Friday"}],"reasoning":"asked, with its day"}]}`)
+	}
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy a present for Mia", "due_date": "2026-03-13"})), openaitest.Text(""))
+	h.start()
+	h.tg.SendText(chat, user, "add buy a present for Mia by Friday")
+	return h.receiptOf("Due: none →")
+}
+
 // A task created with a field of its own (a due date the person gave
 // beside its title) gets a receipt of two changes; undoing its creation
 // takes the other along: the task is in the trash, so the receipt strikes
@@ -591,13 +604,7 @@ func TestReceiptOfOneFollowsRedo(t *testing.T) {
 func TestReceiptOfACreationUndoneTakesItsFieldsAlong(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clf = func(openaitest.Request) openaitest.Response {
-		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add buy a present for Mia","quotes":[{"field":"due","quote":"by Friday"}],"reasoning":"asked, with its day"}]}`)
-	}
-	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy a present for Mia", "due_date": "2026-03-13"})), openaitest.Text(""))
-	h.start()
-	h.tg.SendText(chat, user, "add buy a present for Mia by Friday")
-	receipt := h.receiptOf("Due: none →")
+	receipt := h.presentForMia()
 	if got := buttonTexts(receipt); !slices.Equal(got, []string{"↩️ Undo 1", "↩️ Undo 2"}) {
 		t.Fatalf("the receipt's buttons = %v\n%s", got, receipt.Text)
 	}
@@ -632,13 +639,7 @@ func TestReceiptPressedBeforeItsButtonsAreRecorded(t *testing.T) {
 	t.Parallel()
 	firstPassOnly(t, "removes a SQLite row to stand for a record not yet written")
 	h := newHarness(t)
-	h.clf = func(openaitest.Request) openaitest.Response {
-		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add buy a present for Mia","quotes":[{"field":"due","quote":"by Friday"}],"reasoning":"asked, with its day"}]}`)
-	}
-	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Buy a present for Mia", "due_date": "2026-03-13"})), openaitest.Text(""))
-	h.start()
-	h.tg.SendText(chat, user, "add buy a present for Mia by Friday")
-	receipt := h.receiptOf("Due: none →")
+	receipt := h.presentForMia()
 	h.settleMessages()
 	db, err := sql.Open("sqlite", h.dsn)
 	if err != nil {
