@@ -168,6 +168,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 		if err != nil {
 			return nil, err
 		}
+		t.readInNamed(c, task, target)
 		if cur == target && c.Field() == nod.FieldRepeat && target == "" {
 			continue // a cleared reminder's rule goes with it; none to clear is nothing to say
 		}

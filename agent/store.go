@@ -155,16 +155,17 @@ type Calls interface {
 // Zones sets a chat's time zone.
 type Zones interface {
 	// SetTimeZone sets the chat's zone and records the change, with its
-	// audit row under tool, for its Undo; in one transaction.
-	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
+	// audit row under tool, for its Undo; in one transaction. The
+	// reminders of the tasks in keep stay where they are.
+	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID) (nod.ZoneChange, error)
 	// ProposeZone records a zone change that waits for the person's tap,
 	// with its audit row.
 	ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error)
 	// AskedZone records that the agent was told to ask where the person
 	// is, and reports whether this was the first time.
 	AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error)
-	// KeepLocal records, on a proposed zone change, the tasks whose
-	// reminders were read in its zone: accepting it leaves them where
-	// they are.
-	KeepLocal(ctx context.Context, chatID nod.ChatID, id string, tasks []nod.TaskID) error
+	// KeepLocal records, on a proposed zone change, the reminders read
+	// in its zone, by task, at the moments their calls set: accepting it
+	// leaves each there while it still is.
+	KeepLocal(ctx context.Context, chatID nod.ChatID, id string, kept map[nod.TaskID]time.Time) error
 }

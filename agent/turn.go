@@ -448,9 +448,13 @@ type turn struct {
 	askZone bool
 	// named is the zone the person named in this turn, if any (reading);
 	// namedAt counts the receipts of the steps before it was named.
-	named   *time.Location
-	namedAt int
-	history []nod.ChatMessage
+	// namedReminders are the moments the turn's reminder calls read in it,
+	// by task, applied, waiting or already so: setting the zone must not
+	// move them again (zone.go).
+	named          *time.Location
+	namedAt        int
+	namedReminders map[nod.TaskID]time.Time
+	history        []nod.ChatMessage
 	// tookBack is set when the person undid a change since the last
 	// turn: words of the exchange before no longer ask for anything
 	// (see conversation).

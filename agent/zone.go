@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +125,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		t.zoneOffer = &zc
 		return resultQueued
 	}
-	zc, err := t.a.zones.SetTimeZone(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name)
+	zc, err := t.a.zones.SetTimeZone(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name, slices.Collect(maps.Keys(t.keptReminders())))
 	if err != nil {
 		if !errors.Is(err, nod.ErrInvalid) {
 			t.a.log.Error("set time zone", "chat", t.req.ChatID, "err", err)
@@ -160,23 +162,51 @@ func (t *turn) reading() *time.Location {
 }
 
 // keepNamedReminders records, on the zone the turn proposed, the
-// reminders it set while reading the person's times in that zone: they
-// mean that zone's clock already, and accepting it must not move them
-// again. A failure is logged: the reminders then keep their clock times
-// as any other does.
+// reminders it read in that zone: they mean that zone's clock already,
+// and accepting it must not move them again. A failure is logged: the
+// reminders then keep their clock times as any other does.
 func (t *turn) keepNamedReminders(ctx context.Context) {
 	if t.zoneOffer == nil || t.named == nil || t.named.String() != t.zoneOffer.After {
 		return
 	}
-	var tasks []nod.TaskID
-	for _, r := range t.receipts[min(t.namedAt, len(t.receipts)):] {
-		if r.Item.Field == nod.FieldReminder || r.Item.NewTask != nil && r.Item.NewTask.RemindAt != nil {
-			tasks = append(tasks, r.Item.TaskID)
-		}
-	}
-	if err := t.a.zones.KeepLocal(ctx, t.req.ChatID, t.zoneOffer.ID, tasks); err != nil {
+	if err := t.a.zones.KeepLocal(ctx, t.req.ChatID, t.zoneOffer.ID, t.keptReminders()); err != nil {
 		t.a.log.Error("keep reminders local", "chat", t.req.ChatID, "err", err)
 	}
+}
+
+// keptReminders are the reminders the turn read in the zone the person
+// named, by task, at the moments their calls set: those of the tasks it
+// changed or proposed to change (namedReminders), and of the tasks it
+// created with one since.
+func (t *turn) keptReminders() map[nod.TaskID]time.Time {
+	kept := maps.Clone(t.namedReminders)
+	for _, r := range t.receipts[min(t.namedAt, len(t.receipts)):] {
+		if r.Item.NewTask != nil && r.Item.NewTask.RemindAt != nil {
+			if kept == nil {
+				kept = map[nod.TaskID]time.Time{}
+			}
+			kept[r.Item.TaskID] = *r.Item.NewTask.RemindAt
+		}
+	}
+	return kept
+}
+
+// readInNamed notes a reminder change read in the zone the person named
+// in this turn, with the moment it sets (none for one it clears), even
+// when the task's reminder is there already: the words that set that
+// zone set this reminder in it too.
+func (t *turn) readInNamed(c tools.Call, task *nod.Task, target string) {
+	if t.named == nil || task == nil || c.Field() != nod.FieldReminder || target == "" {
+		return
+	}
+	at, err := time.Parse(time.RFC3339, target)
+	if err != nil {
+		return
+	}
+	if t.namedReminders == nil {
+		t.namedReminders = map[nod.TaskID]time.Time{}
+	}
+	t.namedReminders[task.ID] = at
 }
 
 // nameZone notes a zone the step's calls name, before any of them is read.

@@ -83,7 +83,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 		return
 	}
 	before := b.zoneName(in.settings)
-	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, nod.ToolTZ)
+	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone.String(), b.opts.TimeZone, nod.ToolTZ, nil)
 	if err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
@@ -552,7 +552,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 	if !b.mayChangeChat(ctx, in, "tz") {
 		return
 	}
-	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, nod.ToolLocation)
+	zc, err := b.days.SetTimeZone(ctx, in.chat, in.user, zone, b.opts.TimeZone, nod.ToolLocation, nil)
 	if err != nil {
 		b.log.Error("set time zone", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))

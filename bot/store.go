@@ -239,7 +239,7 @@ type Days interface {
 	// SetTimeZone sets the chat's zone (empty: the default def) and
 	// records the change for its Undo; UndoZone puts the zone before it
 	// back (see storage.Schedule.UndoZone for the errors).
-	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error)
+	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID) (nod.ZoneChange, error)
 	UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error)
 	// AskZones records a proposal for each zone of the places a name
 	// given to /tz may mean, for the person to choose one (DecideZone).

@@ -14,12 +14,23 @@ import (
 
 // SetTimeZone sets the chat's time zone (empty: back to the default def)
 // for userID, with its audit row under tool, and moves a daily review
-// that is on to its next local time, in one transaction. It returns the
-// change, recorded so that it can be undone.
-func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool) (nod.ZoneChange, error) {
+// that is on to its next local time, in one transaction. The reminders
+// of the tasks in keep stay where they are: the words that set the zone
+// also set them, read in it already. It returns the change, recorded so
+// that it can be undone.
+func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
 	err := db.inTx(ctx, func(tx conn) error {
-		set, err := db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted, nil)
+		// Before the zone is read: a zone set at once elsewhere moves the
+		// reminders from the zone it leaves, which this one must read.
+		if err := db.lockChat(ctx, tx, chatID); err != nil {
+			return err
+		}
+		kept, err := remindersNow(ctx, tx, chatID, keep)
+		if err != nil {
+			return err
+		}
+		set, err := db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted, kept)
 		if err != nil {
 			return err
 		}
@@ -41,6 +52,9 @@ func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID n
 func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
+		if err := db.lockChat(ctx, tx, chatID); err != nil { // as SetTimeZone
+			return err
+		}
 		var (
 			undone sql.NullInt64
 			status string
@@ -144,6 +158,9 @@ func (db *Schedule) AskZones(ctx context.Context, chatID nod.ChatID, userID nod.
 func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, accept bool, def *time.Location) (nod.ZoneChange, error) {
 	zc := nod.ZoneChange{ID: id, ChatID: chatID}
 	err := db.inTx(ctx, func(tx conn) error {
+		if err := db.lockChat(ctx, tx, chatID); err != nil { // as SetTimeZone
+			return err
+		}
 		var (
 			status string
 			owner  nod.UserID
@@ -249,33 +266,44 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 }
 
 // KeepLocal records, on a zone change that waits for the person's tap,
-// the reminders of tasks that its turn read in that zone, at the moments
-// they are set to now: accepting it leaves them there (keepLocalTimes).
-func (db *Schedule) KeepLocal(ctx context.Context, chatID nod.ChatID, id string, tasks []nod.TaskID) error {
-	if len(tasks) == 0 {
+// the reminders that its turn read in that zone, by task, at the moments
+// their calls set: accepting it leaves each there while it still is
+// (keepLocalTimes), whether its own call was applied at once or was
+// tapped since.
+func (db *Schedule) KeepLocal(ctx context.Context, chatID nod.ChatID, id string, kept map[nod.TaskID]time.Time) error {
+	if len(kept) == 0 {
 		return nil
 	}
-	return db.inTx(ctx, func(tx conn) error {
-		kept := map[nod.TaskID]int64{}
-		for _, task := range tasks {
-			var at sql.NullInt64
-			err := tx.QueryRowContext(ctx, `SELECT remind_at FROM tasks WHERE id = $1 AND chat_id = $2`, task, chatID).Scan(&at)
-			if err != nil && !noRows(err) {
-				return fmt.Errorf("keep reminder local: %w", err)
-			}
-			if at.Valid {
-				kept[task] = at.Int64
-			}
+	at := make(map[nod.TaskID]int64, len(kept))
+	for task, t := range kept {
+		at[task] = micros(t)
+	}
+	b, err := json.Marshal(at)
+	if err != nil {
+		return fmt.Errorf("keep reminders local: %w", err)
+	}
+	_, err = db.exec(ctx, `UPDATE zone_changes SET kept = $1 WHERE id = $2 AND chat_id = $3 AND status = 'proposed'`, string(b), id, chatID)
+	if err != nil {
+		return fmt.Errorf("keep reminders local: %w", err)
+	}
+	return nil
+}
+
+// remindersNow reads the moments the reminders of tasks are set to, by
+// task; a task without one, or gone, has none.
+func remindersNow(ctx context.Context, tx conn, chatID nod.ChatID, tasks []nod.TaskID) (map[nod.TaskID]int64, error) {
+	kept := map[nod.TaskID]int64{}
+	for _, task := range tasks {
+		var at sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT remind_at FROM tasks WHERE id = $1 AND chat_id = $2`, task, chatID).Scan(&at)
+		if err != nil && !noRows(err) {
+			return nil, fmt.Errorf("keep reminder local: %w", err)
 		}
-		b, err := json.Marshal(kept)
-		if err != nil {
-			return fmt.Errorf("keep reminders local: %w", err)
+		if at.Valid {
+			kept[task] = at.Int64
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE zone_changes SET kept = $1 WHERE id = $2 AND chat_id = $3 AND status = 'proposed'`, string(b), id, chatID); err != nil {
-			return fmt.Errorf("keep reminders local: %w", err)
-		}
-		return nil
-	})
+	}
+	return kept, nil
 }
 
 // keptReminders reads a zone change's kept reminders; none if unreadable.
@@ -310,8 +338,8 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 		return 0, fmt.Errorf("reminders to keep local: %w", err)
 	}
 	type move struct {
-		id nod.TaskID
-		at time.Time
+		id       nod.TaskID
+		from, at int64
 	}
 	var moves []move
 	for rows.Next() {
@@ -327,19 +355,26 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 			continue
 		}
 		l := fromMicros(at).In(from)
-		m.at = time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, to)
+		m.from, m.at = at, micros(time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), 0, to))
 		moves = append(moves, m)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, fmt.Errorf("reminders to keep local: %w", err)
 	}
+	// Each as it was read: one that went out, or was moved, since is not
+	// this zone's to move.
+	moved := 0
 	for _, m := range moves {
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2 WHERE id = $3`, micros(m.at), micros(now), m.id); err != nil {
+		res, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2 WHERE id = $3 AND remind_at = $4 AND remind_due = $4`, m.at, micros(now), m.id, m.from)
+		if err != nil {
 			return 0, fmt.Errorf("keep reminder local: %w", err)
 		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			moved++
+		}
 	}
-	return len(moves), nil
+	return moved, nil
 }
 
 // SetDaily turns the chat's daily review on at the local time hh:mm

@@ -21,7 +21,7 @@ func TestClaimDueOnce(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		// The zone first: a zone set later keeps the reminders' local times.
-		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz"); err != nil {
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Berlin", time.UTC, "tz", nil); err != nil {
 			t.Fatal(err)
 		}
 		at := clock.Now().Add(time.Hour)
@@ -119,14 +119,14 @@ func TestClaimDueOnce(t *testing.T) {
 
 		// A zone change is undone once, by whoever made it, while the
 		// zone is still what it set.
-		zc, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Asia/Tokyo", time.UTC, "tz")
+		zc, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Asia/Tokyo", time.UTC, "tz", nil)
 		if err != nil || zc.Before != "Europe/Berlin" || zc.After != "Asia/Tokyo" {
 			t.Fatalf("SetTimeZone = %+v, %v", zc, err)
 		}
 		if _, err := db.Schedule().UndoZone(ctx, chat, 43, zc.ID, time.UTC); !errors.Is(err, nod.ErrForbidden) {
 			t.Errorf("another person's undo: %v", err)
 		}
-		later, _ := db.Schedule().SetTimeZone(ctx, chat, 42, "America/New_York", time.UTC, "tz")
+		later, _ := db.Schedule().SetTimeZone(ctx, chat, 42, "America/New_York", time.UTC, "tz", nil)
 		if _, err := db.Schedule().UndoZone(ctx, chat, 42, zc.ID, time.UTC); !errors.Is(err, nod.ErrStale) {
 			t.Errorf("undo after a later change: %v", err)
 		}
@@ -335,7 +335,7 @@ func TestZoneEvents(t *testing.T) {
 		since := clock.Now()
 		step := func() { clock.Advance(time.Second) }
 		step()
-		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Rome", time.UTC, nod.ToolSetTimezone); err != nil { // the agent's
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Rome", time.UTC, nod.ToolSetTimezone, nil); err != nil { // the agent's
 			t.Fatal(err)
 		}
 		// decide offers zone, and a second later the person answers.
@@ -358,7 +358,7 @@ func TestZoneEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 		step()
-		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Lisbon", time.UTC, nod.ToolTZ); err != nil {
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/Lisbon", time.UTC, nod.ToolTZ, nil); err != nil {
 			t.Fatal(err)
 		}
 		events, err := db.Conversation().Events(ctx, nod.Topic{ChatID: chat}, since)
@@ -372,6 +372,56 @@ func TestZoneEvents(t *testing.T) {
 		want := []string{"zone rejected Asia/Tokyo←", "zone confirmed Europe/Berlin←Europe/Rome", "zone undone Europe/Rome←Europe/Berlin", "zone tz Europe/Lisbon←Europe/Rome"}
 		if !slices.Equal(got, want) {
 			t.Errorf("events = %q, want %q", got, want)
+		}
+	})
+}
+
+// Zones set at once, from two places (say /tz and the agent's call), each
+// keep the reminders' clock times from the zone the chat had: whichever
+// commits second moves them from the first one's zone, not from the zone
+// both read before, so the reminders end at their clock time in the zone
+// the chat ends in. On PostgreSQL both run at once.
+func TestZonesSetAtOnceKeepTheClockTime(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/London", time.UTC, nod.ToolTZ, nil); err != nil {
+			t.Fatal(err)
+		}
+		london, _ := time.LoadLocation("Europe/London")
+		nine := time.Date(2026, 3, 12, 9, 0, 0, 0, london)
+		for i := range 20 {
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: nod.TaskID(fmt.Sprintf("Z%02d", i)), Title: "call", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &nine}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		zones := []string{"Europe/Berlin", "Asia/Tokyo", "America/New_York", "Australia/Sydney"}
+		for round := range 5 {
+			var wg sync.WaitGroup
+			for _, z := range []string{zones[round%4], zones[(round+1)%4]} {
+				wg.Go(func() {
+					if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, z, time.UTC, nod.ToolTZ, nil); err != nil {
+						t.Error(err)
+					}
+				})
+			}
+			wg.Wait()
+			s, err := db.Settings().ChatSettings(ctx, chat, 42)
+			if err != nil {
+				t.Fatal(err)
+			}
+			loc, _ := time.LoadLocation(s.TimeZone)
+			for i := range 20 {
+				task, err := db.Tasks().Task(ctx, chat, nod.TaskID(fmt.Sprintf("Z%02d", i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if l := task.RemindAt.In(loc); l.Hour() != 9 || l.Minute() != 0 {
+					t.Fatalf("round %d: %s's reminder at %s in %s, want 9:00 there", round, task.ID, l.Format("15:04 Jan 2"), s.TimeZone)
+				}
+			}
 		}
 	})
 }

@@ -292,13 +292,111 @@ func TestProposedZoneKeepsTheRemindersReadInIt(t *testing.T) {
 	}
 }
 
+// A reminder proposed with a zone, both read in it, stays where its item
+// set it when the item is tapped before the zone: accepting the zone
+// then does not move it an hour.
+func TestProposedReminderTappedBeforeItsZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("needs", "needs")
+	h.script(openaitest.Calls(
+		call("z", "set_chat_timezone", map[string]any{"timezone": "Cologne"}),
+		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})),
+		openaitest.Text("Both wait for your tap."))
+	h.start()
+	h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
+	var offer, set telegramtest.Message
+	h.tg.Wait("the zone's offer and the set", func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if hasButton(m, "✓ Europe/Berlin") {
+				offer = m
+			}
+			if hasButton(m, "✓ 1") {
+				set = m
+			}
+		}
+		return offer.ID != 0 && set.ID != 0
+	})
+	h.tap(chat, user, set.ID, "✓ 1")
+	nine := time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
+		t.Fatalf("after ✓ 1 the reminder is at %v, want 9:00 in Cologne", at)
+	}
+	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
+		t.Errorf("after the zone's tap the reminder is at %v, want %v", at, nine)
+	}
+}
+
+// A zone set at once keeps the clock times of the chat's reminders, but
+// not of those its own step reads in it: "switch me to Cologne time,
+// the hotel call stays at 9 there" leaves the reminder at 9 in Cologne,
+// whichever order the model writes the calls in and whether or not the
+// reminder's call changes anything.
+func TestZoneSetAtOnceKeepsTheRemindersItsStepReads(t *testing.T) {
+	t.Parallel()
+	zone := call("z", "set_chat_timezone", map[string]any{"timezone": "Cologne"})
+	for _, tc := range []struct {
+		name  string
+		calls []openaitest.ToolCall
+		want  time.Time
+	}{
+		{"the reminder already there, the zone first", []openaitest.ToolCall{zone,
+			call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})},
+			time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)},
+		{"a new time, the zone first", []openaitest.ToolCall{zone,
+			call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T10:00"})},
+			time.Date(2026, 3, 12, 10, 0, 0, 0, berlin)},
+		{"a new time, the reminder first", []openaitest.ToolCall{
+			call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T10:00"}), zone},
+			time.Date(2026, 3, 12, 10, 0, 0, 0, berlin)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			h.seedT1()
+			h.seed(chat, nod.Task{ID: "T2", Title: "Launch plan", Priority: nod.P2})
+			if _, err := h.db.Schedule().SetTimeZone(t.Context(), chat, user, "Europe/London", time.UTC, "tz", nil); err != nil {
+				t.Fatal(err)
+			}
+			h.clf = answer("explicit:remind me at 9 Cologne time about the login bug", "explicit:at 11 about the launch plan")
+			h.script(openaitest.Calls(
+				call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T08:00"}),
+				call("l", "set_task_reminder", map[string]any{"task_id": "T2", "remind_at": "2026-03-12T11:00"})),
+				openaitest.Text("9 in Cologne is 8 in London: set for 8, and the launch plan at 11."))
+			h.start()
+			h.tg.SendText(chat, user, "remind me at 9 Cologne time about the login bug, and at 11 about the launch plan")
+			h.tg.WaitBotMessages(chat, 2)
+			h.clf = answer("explicit:switch me to Cologne time now", "explicit:the login bug stays at 9 there")
+			h.script(openaitest.Calls(tc.calls...), openaitest.Text("Cologne time it is."))
+			n := len(h.tg.BotMessages(chat))
+			h.tg.SendText(chat, user, "switch me to Cologne time now, the login bug stays at 9 there")
+			h.tg.Wait("the zone's receipt and the reply", func() bool {
+				ms := h.tg.BotMessages(chat)
+				return len(ms) > n+1 && ms[len(ms)-1].Text == "Cologne time it is."
+			})
+			if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
+				t.Fatalf("zone = %q, want Europe/Berlin", s.TimeZone)
+			}
+			if at := h.task("T1").RemindAt; at == nil || !at.Equal(tc.want) {
+				t.Errorf("login bug's reminder at %v, want %v", at, tc.want.In(berlin))
+			}
+			// The reminder the step did not read keeps its clock time.
+			if at := h.task("T2").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 11, 0, 0, 0, berlin)) {
+				t.Errorf("launch plan's reminder at %v, want 11:00 in Berlin (11:00 in London before)", at)
+			}
+		})
+	}
+}
+
 // berlin is the zone of the reminder tests.
 var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 // inBerlin sets the chat's zone before nod starts.
 func (h *harness) inBerlin(chatID int64) {
 	h.t.Helper()
-	if _, err := h.db.Schedule().SetTimeZone(h.t.Context(), nod.ChatID(chatID), user, "Europe/Berlin", time.UTC, "tz"); err != nil {
+	if _, err := h.db.Schedule().SetTimeZone(h.t.Context(), nod.ChatID(chatID), user, "Europe/Berlin", time.UTC, "tz", nil); err != nil {
 		h.t.Fatal(err)
 	}
 }
