@@ -3,6 +3,7 @@ package formatting
 import (
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/nodbot/nod"
 )
@@ -243,10 +244,28 @@ func (cv Changes) BulkUndone(es []nod.UndoEntry) Message {
 
 // cut shortens s to at most n runes, marking the cut.
 func cut(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return strings.TrimSpace(string(r[:n-1])) + "…"
+	r := []rune(s)
+	if len(r) <= n {
+		return s
 	}
-	return s
+	// At a word's end when one is near: "to 2 Dec…", not "to 2 Dec 2…".
+	keep := n - 1
+	if !unicode.IsSpace(r[keep]) {
+		if j := lastSpace(r[:keep]); j >= keep/2 {
+			keep = j
+		}
+	}
+	return strings.TrimSpace(string(r[:keep])) + "…"
+}
+
+// lastSpace is the index of r's last space, or -1.
+func lastSpace(r []rune) int {
+	for i := len(r) - 1; i >= 0; i-- {
+		if unicode.IsSpace(r[i]) {
+			return i
+		}
+	}
+	return -1
 }
 
 // CombinedReceipt is Receipts for the changes of one request that came

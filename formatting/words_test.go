@@ -64,3 +64,31 @@ func TestWordsPanicsOnAnUnknownList(t *testing.T) {
 	}()
 	Words("nonsense")
 }
+
+// A cut text ends at a word where one ends near the cut ("to 2 Dec…",
+// not "to 2 Dec 2…"), and is never longer than asked, whatever the text.
+func TestCutEndsAtAWord(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"Set due date to 2 Dec 2026", 24, "Set due date to 2 Dec…"},
+		{"Set due date to 2 Dec 2026", 26, "Set due date to 2 Dec 2026"},
+		{"Set due date to 2 Dec 2026", 23, "Set due date to 2 Dec…"},
+		{"Supercalifragilisticexpialidocious", 10, "Supercali…"},
+		{"ab cdefghijklmnop", 8, "ab cdef…"},
+		{"Renew the passport before März", 20, "Renew the passport…"},
+	} {
+		if got := cut(tc.s, tc.n); got != tc.want {
+			t.Errorf("cut(%q, %d) = %q, want %q", tc.s, tc.n, got, tc.want)
+		}
+	}
+	for _, s := range []string{"", " ", "  a  b  ", "ü ü ü ü ü ü ü ü", "日本語 のテキスト です", "x\ty\nz w v u t s r q"} {
+		for n := 1; n < 20; n++ {
+			if got := []rune(cut(s, n)); len(got) > n {
+				t.Errorf("cut(%q, %d) = %q, longer than %d", s, n, string(got), n)
+			}
+		}
+	}
+}
