@@ -262,16 +262,7 @@ func TestProposedZoneKeepsTheRemindersReadInIt(t *testing.T) {
 		openaitest.Text("Set for 9; the zone waits for your tap."))
 	h.start()
 	h.tg.SendText(chat, user, "flying to Cologne, remind me tomorrow at 9 about the login bug")
-	var offer telegramtest.Message
-	h.tg.Wait("the zone's offer", func() bool {
-		for _, m := range h.tg.BotMessages(chat) {
-			if hasButton(m, "✓ Europe/Berlin") {
-				offer = m
-				return true
-			}
-		}
-		return false
-	})
+	offer := h.withButton(chat, "✓ Europe/Berlin")
 	nine := time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)
 	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
 		t.Fatalf("reminder at %v, want 9:00 in Cologne", at)
@@ -306,18 +297,7 @@ func TestProposedReminderTappedBeforeItsZone(t *testing.T) {
 		openaitest.Text("Both wait for your tap."))
 	h.start()
 	h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
-	var offer, set telegramtest.Message
-	h.tg.Wait("the zone's offer and the set", func() bool {
-		for _, m := range h.tg.BotMessages(chat) {
-			if hasButton(m, "✓ Europe/Berlin") {
-				offer = m
-			}
-			if hasButton(m, "✓ 1") {
-				set = m
-			}
-		}
-		return offer.ID != 0 && set.ID != 0
-	})
+	offer, set := h.withButton(chat, "✓ Europe/Berlin"), h.withButton(chat, "✓ 1")
 	h.tap(chat, user, set.ID, "✓ 1")
 	nine := time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)
 	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
