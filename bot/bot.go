@@ -328,25 +328,13 @@ func (b *Bot) handle(u *models.Update) {
 			b.metrics.joined.Inc()
 			return // the person's turn in progress takes it in
 		}
-		b.metrics.messages.Inc()
-		b.queue.push(ctx, chat, u, func(ctx context.Context) {
-			defer b.metrics.messages.Dec()
-			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
-			defer cancel()
-			defer b.recover(ctx, at)
-			b.onMessage(ctx, u)
-		})
+		b.job(chat, u, at, func(ctx context.Context) { b.onMessage(ctx, u) })
 	case u.EditedMessage != nil:
 		m := u.EditedMessage
 		if b.queue.edit(nod.ChatID(m.Chat.ID), m) {
 			return // nothing had started on it: only the edited text is handled
 		}
-		b.metrics.messages.Inc()
-		b.queue.push(ctx, nod.ChatID(m.Chat.ID), nil, func(ctx context.Context) {
-			defer b.metrics.messages.Dec()
-			ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
-			defer cancel()
-			defer b.recover(ctx, messageTopic(m))
+		b.job(nod.ChatID(m.Chat.ID), nil, messageTopic(m), func(ctx context.Context) {
 			if first, _ := b.fresh(ctx, u); first {
 				b.onEdit(ctx, m)
 			}
@@ -376,6 +364,22 @@ func (b *Bot) handle(u *models.Update) {
 	default:
 		b.log.Debug("update kind ignored", "update", u.ID)
 	}
+}
+
+// job runs fn as one of chat's jobs, in the chat's order, counted as a
+// message in flight, under the update's deadline; a panic is answered
+// in topic at. u is the message it handles, if any, which a turn ahead
+// of it may take in. Whatever runs a turn must run so: the person's
+// messages join the turn the chat's worker runs (chatQueue).
+func (b *Bot) job(chat nod.ChatID, u *models.Update, at nod.Topic, fn func(ctx context.Context)) {
+	b.metrics.messages.Inc()
+	b.queue.push(b.work, chat, u, func(ctx context.Context) {
+		defer b.metrics.messages.Dec()
+		ctx, cancel := context.WithTimeout(ctx, b.opts.UpdateTimeout)
+		defer cancel()
+		defer b.recover(ctx, at)
+		fn(ctx)
+	})
 }
 
 func updateKind(u *models.Update) string {

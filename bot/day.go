@@ -622,8 +622,11 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 		}
 		if z, err := nod.LoadZone(zc.After); err == nil && p.action.Kind == nod.ActZoneCity && zc.Before == "" && !p.group {
 			// The city the person picked after /tz NAME is their answer,
-			// as the /tz itself would have been with one such city.
-			b.resume(ctx, incoming{chat: p.chat, user: p.user, thread: p.thread, text: "/tz " + zc.After, loc: p.loc}, z)
+			// as the /tz itself would have been with one such city: a
+			// turn, so one of the chat's jobs, in its order.
+			b.job(p.chat, nil, nod.Topic{ChatID: p.chat, Thread: p.thread}, func(ctx context.Context) {
+				b.resume(ctx, incoming{chat: p.chat, user: p.user, thread: p.thread, text: "/tz " + zc.After, loc: p.loc}, z)
+			})
 		}
 	})
 	return ""

@@ -1101,6 +1101,47 @@ func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
 	}
 }
 
+// The turn a city's tap resumes is one of the chat's jobs: tapped while
+// a turn of the chat runs, it waits for that turn and answers after it,
+// in order. It ran beside it on the press's own goroutine, where it read
+// a conversation the running turn had not finished (and answered
+// nothing), and a message that joined it could be left with no worker to
+// run it: a play's chat went silent.
+func TestCityTapWaitsForTheChatsTurn(t *testing.T) {
+	t.Parallel()
+	readPlaces(t)
+	h := newHarness(t)
+	h.askedWhere()
+	h.tg.SendText(chat, user, "/tz Frankfurt")
+	q := h.tg.WaitBotMessages(chat, 2)[1]
+	release := make(chan struct{})
+	var asked atomic.Int32
+	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
+		if r.Messages[len(r.Messages)-1].Content == "/tz Europe/Berlin" {
+			return openaitest.Text("Frankfurt (Oder) it is: mum at 10:00 there.")
+		}
+		asked.Add(1)
+		select {
+		case <-release:
+		case <-r.Context.Done():
+		}
+		return openaitest.Text("The one on the Oder is nearer Berlin. Which do you want?")
+	})
+	h.tg.SendText(chat, user, "hold on, which one is nearer berlin?")
+	h.tg.Wait("the turn to ask the model", func() bool { return asked.Load() == 1 })
+	h.tap(chat, user, q.ID, "📍 Frankfurt (Oder)")
+	close(release)
+	h.tg.Wait("the tap's turn to answer", func() bool {
+		ms := h.tg.BotMessages(chat)
+		return ms[len(ms)-1].Text == "Frankfurt (Oder) it is: mum at 10:00 there."
+	})
+	ms := h.tg.BotMessages(chat)
+	if got := ms[len(ms)-2].Text; got != "The one on the Oder is nearer Berlin. Which do you want?" {
+		t.Errorf("before the tap's turn: %q, want the running turn's answer", got)
+	}
+	h.settleMessages()
+}
+
 // A task moved into the trash with a reminder ahead: the message that
 // moved it says the reminder will not go off, since the "Reminder set"
 // receipt above still reads as if it would (a play's person could not
