@@ -157,6 +157,12 @@ func (t Task) ReminderSent(now time.Time) bool {
 	return !closed || !t.RemindAt.After(t.UpdatedAt)
 }
 
+// ReminderSilent reports whether t's reminder is still ahead at now on a
+// closed task: it goes off only if the task is reopened before then.
+func (t Task) ReminderSilent(now time.Time) bool {
+	return t.RemindAt != nil && t.RemindAt.After(now) && (t.Status == StatusDone || t.Status == StatusRejected)
+}
+
 // Clone returns a deep copy, so that a before snapshot stays intact while the
 // after state is built.
 func (t Task) Clone() Task {

@@ -189,8 +189,9 @@ type taskJSON struct {
 	EstimateMinutes *int         `json:"estimate_minutes"`
 	DueDate         *string      `json:"due_date"`
 	RemindAt        *string      `json:"remind_at"`
-	ReminderSent    bool         `json:"reminder_sent,omitempty"` // the reminder went out: its time passed while the task was open
-	Repeat          *string      `json:"repeat"`                  // the reminder's RRULE, or null
+	ReminderSent    bool         `json:"reminder_sent,omitempty"`   // the reminder went out: its time passed while the task was open
+	ReminderSilent  bool         `json:"reminder_silent,omitempty"` // the task is closed: its reminder goes off only if it is reopened first
+	Repeat          *string      `json:"repeat"`                    // the reminder's RRULE, or null
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
 	CreatedAt       *string      `json:"created_at"`           // in the chat's zone: tells tasks of one title apart ("the older one")
@@ -223,7 +224,7 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 	}
 	if t.RemindAt != nil {
 		s := zoned(*t.RemindAt, zone)
-		j.RemindAt, j.ReminderSent = &s, t.ReminderSent(now)
+		j.RemindAt, j.ReminderSent, j.ReminderSilent = &s, t.ReminderSent(now), t.ReminderSilent(now)
 	}
 	if r := repeat.Show(t.Repeat); r != "" {
 		j.Repeat = &r

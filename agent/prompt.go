@@ -177,6 +177,8 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 				b.WriteString(" (sent)")
 			case !t.RemindAt.After(a.now()):
 				b.WriteString(" (not sent: closed before it was due)")
+			case t.ReminderSilent(a.now()):
+				b.WriteString(" (silent: the task is closed)")
 			}
 			if r := repeat.Show(t.Repeat); r != "" {
 				fmt.Fprintf(b, " repeat %s", r)

@@ -374,6 +374,32 @@ func TestSentReminderReadsAsSent(t *testing.T) {
 	}
 }
 
+// A closed task's reminder still ahead does not go off unless the task
+// is reopened first: the prompt and get_task say so, so that the model
+// never tells the person they will be reminded of a task they closed.
+func TestClosedTasksReminderReadsAsSilent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	at := fixtures.DefaultNow.Add(3 * time.Hour)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Call the printer", Status: nod.StatusDone, RemindAt: &at})
+	h.seed(chat, nod.Task{ID: "T2", Title: "Order toner", RemindAt: &at})
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T1"})), openaitest.Text("It is done, so it stays quiet."))
+	h.start()
+	h.tg.SendText(chat, user, "will the printer thing still ping me?")
+	h.tg.WaitBotMessages(chat, 1)
+	reqs := h.llm.RequestsFor(agentM)
+	sys := reqs[0].System()
+	if !strings.Contains(grepLines(sys, "Call the printer"), "(silent: the task is closed)") {
+		t.Errorf("the prompt lists the closed task's reminder as:\n%s", grepLines(sys, "Call the printer"))
+	}
+	if strings.Contains(grepLines(sys, "Order toner"), "silent") {
+		t.Errorf("the prompt lists an open task's reminder as:\n%s", grepLines(sys, "Order toner"))
+	}
+	if r := reqs[1].ToolResults()["g"]; !strings.Contains(r, `"reminder_silent":true`) || strings.Contains(r, `"reminder_sent"`) {
+		t.Errorf("get_task of the closed task = %s", r)
+	}
+}
+
 // Nothing tells one member that another's set waits for them: /pending in
 // a group says whom each set waits for.
 func TestGroupPendingSaysForWhom(t *testing.T) {
