@@ -173,7 +173,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 			continue // a cleared reminder's rule goes with it; none to clear is nothing to say
 		}
 		if cur == target {
-			redundant = append(redundant, noopReason(c, task))
+			redundant = append(redundant, noopReason(c, task, t.reading()))
 			continue
 		}
 		if whose := t.othersReminder(c, task); whose != 0 {
@@ -245,8 +245,9 @@ func itemIDOf(c tools.Call) string {
 	return string(c.TaskID())
 }
 
-// noopReason says why a change would change nothing.
-func noopReason(c tools.Call, task *nod.Task) string {
+// noopReason says why a change would change nothing; a reminder's time
+// reads in zone, as the model writes it.
+func noopReason(c tools.Call, task *nod.Task, zone *time.Location) string {
 	switch c.Field() {
 	case nod.FieldTitle:
 		return fmt.Sprintf("Skipped: title is already %q.", task.Title)
@@ -267,7 +268,7 @@ func noopReason(c tools.Call, task *nod.Task) string {
 		if task.RemindAt == nil {
 			return "Skipped: the task has no reminder already."
 		}
-		return fmt.Sprintf("Skipped: the reminder is already at %s.", task.Value(nod.FieldReminder))
+		return fmt.Sprintf("Skipped: the reminder is already at %s (%s).", task.RemindAt.In(zone).Format("2006-01-02T15:04"), zone)
 	case nod.FieldRepeat:
 		return fmt.Sprintf("Skipped: the reminder already repeats %s.", repeat.Show(task.Repeat))
 	case nod.FieldLabels:

@@ -362,6 +362,13 @@ func TestZoneSetAtOnceKeepsTheRemindersItsStepReads(t *testing.T) {
 			if at := h.task("T1").RemindAt; at == nil || !at.Equal(tc.want) {
 				t.Errorf("login bug's reminder at %v, want %v", at, tc.want.In(berlin))
 			}
+			if tc.name == "the reminder already there, the zone first" {
+				// The model is told the time as it writes it, in the zone.
+				reqs := h.llm.RequestsFor(agentM)
+				if r := reqs[len(reqs)-1].ToolResults()["r"]; !strings.Contains(r, "the reminder is already at 2026-03-12T09:00 (Europe/Berlin)") {
+					t.Errorf("the no-op call's result = %q", r)
+				}
+			}
 			// The reminder the step did not read keeps its clock time.
 			if at := h.task("T2").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 11, 0, 0, 0, berlin)) {
 				t.Errorf("launch plan's reminder at %v, want 11:00 in Berlin (11:00 in London before)", at)
