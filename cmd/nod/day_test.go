@@ -256,9 +256,7 @@ func TestProposedZoneKeepsTheRemindersReadInIt(t *testing.T) {
 	h.seedT1()
 	h.seed(chat, nod.Task{ID: "T2", Title: "Launch plan", Priority: nod.P2})
 	h.clf = answer("needs", "explicit:remind me tomorrow at 9 about the login bug")
-	h.script(openaitest.Calls(
-		call("z", "set_chat_timezone", map[string]any{"timezone": "Cologne"}),
-		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})),
+	h.script(toCologneAt9(),
 		openaitest.Text("Set for 9; the zone waits for your tap."))
 	h.start()
 	h.tg.SendText(chat, user, "flying to Cologne, remind me tomorrow at 9 about the login bug")
@@ -291,9 +289,7 @@ func TestProposedReminderTappedBeforeItsZone(t *testing.T) {
 	h := newHarness(t)
 	h.seedT1()
 	h.clf = answer("needs", "needs")
-	h.script(openaitest.Calls(
-		call("z", "set_chat_timezone", map[string]any{"timezone": "Cologne"}),
-		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"})),
+	h.script(toCologneAt9(),
 		openaitest.Text("Both wait for your tap."))
 	h.start()
 	h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
@@ -375,6 +371,14 @@ func TestZoneSetAtOnceKeepsTheRemindersItsStepReads(t *testing.T) {
 			}
 		})
 	}
+}
+
+// toCologneAt9 is a model's step for "off to Cologne, the login bug at
+// 9 there": the zone and T1's reminder, read in it, in one step.
+func toCologneAt9() openaitest.Response {
+	return openaitest.Calls(
+		call("z", "set_chat_timezone", map[string]any{"timezone": "Cologne"}),
+		call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T09:00"}))
 }
 
 // berlin is the zone of the reminder tests.
@@ -1084,14 +1088,22 @@ func TestLocationAnswersTheAgentsZoneQuestion(t *testing.T) {
 	}
 }
 
-// So does the city picked by tap when /tz found several of its name.
-func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
-	t.Parallel()
+// askedWhichFrankfurt starts nod with the agent's question where the
+// person is, answered with /tz Frankfurt, and returns the question which
+// Frankfurt they mean.
+func askedWhichFrankfurt(t *testing.T) (*harness, telegramtest.Message) {
+	t.Helper()
 	readPlaces(t)
 	h := newHarness(t)
 	h.askedWhere()
 	h.tg.SendText(chat, user, "/tz Frankfurt")
-	q := h.tg.WaitBotMessages(chat, 2)[1]
+	return h, h.tg.WaitBotMessages(chat, 2)[1]
+}
+
+// So does the city picked by tap when /tz found several of its name.
+func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
+	t.Parallel()
+	h, q := askedWhichFrankfurt(t)
 	if n := len(h.llm.RequestsFor(agentM)); n != 1 {
 		t.Fatalf("the question which Frankfurt made %d agent requests", n-1)
 	}
@@ -1116,11 +1128,7 @@ func TestCityTapAnswersTheAgentsZoneQuestion(t *testing.T) {
 // run it: a play's chat went silent.
 func TestCityTapWaitsForTheChatsTurn(t *testing.T) {
 	t.Parallel()
-	readPlaces(t)
-	h := newHarness(t)
-	h.askedWhere()
-	h.tg.SendText(chat, user, "/tz Frankfurt")
-	q := h.tg.WaitBotMessages(chat, 2)[1]
+	h, q := askedWhichFrankfurt(t)
 	release := make(chan struct{})
 	var asked atomic.Int32
 	h.llm.Handle(func(r openaitest.Request) openaitest.Response {
