@@ -135,12 +135,20 @@ type ZoneChange struct {
 	ChatID        ChatID
 	UserID        UserID
 	Before, After string // IANA names; empty: the default
-	// Reminders is how many upcoming reminders the change kept at their
-	// local clock times.
-	Reminders int
+	// Moved are the upcoming reminders the change moved to keep their
+	// clock times, by when they now go off; only their count is stored.
+	Moved []MovedReminder
 	// City is the place whose name set the zone (set_chat_timezone
 	// "Lisbon"), for its receipt; nil for a zone's name. Not stored.
 	City *City
+}
+
+// MovedReminder is a task's reminder a zone change moved to the same
+// clock time in the new zone: At is when it now goes off.
+type MovedReminder struct {
+	TaskID TaskID
+	Title  string
+	At     time.Time
 }
 
 // SnoozeUntil is when a reminder's ⏰ button n (SnoozeHour,

@@ -140,14 +140,38 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	zc.City = p.city
 	t.zoneChange, t.zoneQuote = &zc, v.Quote
 	t.zone = p.zone
-	kept := "none"
-	if zc.Reminders > 0 {
-		kept = fmt.Sprintf("%d upcoming, each at the same clock time as before, now in %s", zc.Reminders, zc.After)
-	}
+	res := zoneResult{Timezone: zc.After, Previous: zc.Before, Now: todayLine(t.a.now(), p.zone), Kept: movedJSON(zc.Moved, p.zone)}
 	if p.city != nil {
-		return fmt.Sprintf(`{"timezone":%q,"city":%q,"previous":%q,"now":%q,"reminders_kept_local":%q}`, zc.After, p.city.Label("en", true), zc.Before, todayLine(t.a.now(), p.zone), kept)
+		res.City = p.city.Label("en", true)
 	}
-	return fmt.Sprintf(`{"timezone":%q,"previous":%q,"now":%q,"reminders_kept_local":%q}`, zc.After, zc.Before, todayLine(t.a.now(), p.zone), kept)
+	return string(tools.MustJSON(res))
+}
+
+// zoneResult is set_chat_timezone's result once applied. Kept names the
+// chat's other upcoming reminders, which kept their clock times: each
+// now goes off at that time in the new zone.
+type zoneResult struct {
+	Timezone string      `json:"timezone"`
+	City     string      `json:"city,omitempty"`
+	Previous string      `json:"previous"`
+	Now      string      `json:"now"`
+	Kept     []movedTask `json:"reminders_kept_local"`
+}
+
+// movedTask is a reminder a zone change moved, as the model reads it:
+// remind_at as get_task gives it, in the new zone.
+type movedTask struct {
+	TaskID   nod.TaskID `json:"task_id"`
+	Title    string     `json:"title"`
+	RemindAt string     `json:"remind_at"`
+}
+
+func movedJSON(rs []nod.MovedReminder, zone *time.Location) []movedTask {
+	out := make([]movedTask, 0, len(rs)) // [] rather than null: none moved
+	for _, r := range rs {
+		out = append(out, movedTask{TaskID: r.TaskID, Title: r.Title, RemindAt: r.At.In(zone).Format(time.RFC3339)})
+	}
+	return out
 }
 
 // reading is the zone the person's dates and times are read in: the one

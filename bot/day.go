@@ -93,7 +93,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	if in.settings != nil {
 		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Reminders, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
+	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Moved, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
 	b.resume(ctx, in, zone)
 }
 
@@ -558,7 +558,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Reminders, zc.ID, "", ""))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Moved, b.now(), zc.ID, "", ""))
 	if z, err := nod.LoadZone(zc.After); err == nil {
 		in.text = sharedLocation // the message has no words: the agent reads what it was
 		b.resume(ctx, in, z)
@@ -615,7 +615,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Reminders, zc.ID, "", "")
+			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Moved, b.now(), zc.ID, "", "")
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

@@ -32,6 +32,8 @@ var (
 	zoneKeepButton       = define[string]("b_zone_keep")
 )
 
+func init() { partial[zoneChange]("tz_moved") }
+
 // zoneShown is /tz: the chat's Zone, whether the chat Set it, and the
 // time there Now.
 type zoneShown struct {
@@ -47,10 +49,39 @@ type zoneShown struct {
 type zoneChange struct {
 	Before, After, Now, Quote, Daily, Next string
 	City                                   string // the place named, "" for a zone named
-	Reminders                              int    // upcoming, kept at their local times
+	// Reminders is how many upcoming reminders kept their local times;
+	// Moved names the first of them, More how many others.
+	Reminders int
+	Moved     []movedReminder
+	More      int
 	// Who names, in a group, the member whose words set it: the
 	// reminders kept are the group's, not theirs.
 	Who string
+}
+
+// movedReminder is a reminder a zone change kept at its clock time: its
+// task's Title and when it goes off now (At), in the new zone.
+type movedReminder struct{ Title, At string }
+
+// movedNamed is how many of a zone change's moved reminders its message
+// names: the rest are counted.
+const movedNamed = 3
+
+// tellMoved fills z's reminders from those a change to zone after moved,
+// each told in that zone as seen at now.
+func (dv Day) tellMoved(z *zoneChange, after string, rs []nod.MovedReminder, now time.Time) {
+	l := dv.l
+	if zone, err := nod.LoadZone(after); err == nil && after != "" {
+		l = l.In(zone)
+	}
+	z.Reminders = len(rs)
+	for i, r := range rs {
+		if i == movedNamed {
+			z.More = len(rs) - i
+			break
+		}
+		z.Moved = append(z.Moved, movedReminder{Title: cut(r.Title, 40), At: l.RelativeStamp(r.At, now)})
+	}
 }
 
 // dailyReview is /daily: At is the time of day, "" for none; ZoneSet says
@@ -87,11 +118,12 @@ func (dv Day) TimeZoneShow(zone string, set bool, now time.Time) Message {
 }
 
 // TimeZoneSet renders the answer to /tz NAME: the zone before and after,
-// the city that named it ("" for a zone's name), how many reminders kept
+// the city that named it ("" for a zone's name), the reminders that kept
 // their local times, and, if the chat has a daily review at the time of
 // day daily, when it runs next in the new zone.
-func (dv Day) TimeZoneSet(before, after string, city *nod.City, reminders int, now time.Time, daily string, next time.Time) Message {
-	z := zoneChange{Before: before, After: after, City: dv.city(city), Reminders: reminders, Now: dv.l.Stamp(now)}
+func (dv Day) TimeZoneSet(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, daily string, next time.Time) Message {
+	z := zoneChange{Before: before, After: after, City: dv.city(city), Now: dv.l.Stamp(now)}
+	dv.tellMoved(&z, after, moved, now)
 	if daily != "" && !next.IsZero() {
 		z.Daily, z.Next = daily, dv.l.Stamp(next)
 	}
@@ -99,11 +131,14 @@ func (dv Day) TimeZoneSet(before, after string, city *nod.City, reminders int, n
 }
 
 // TimeZoneReceipt reports a zone set from the person's words, a city
-// they chose or a shared location (city nil), and how many reminders
-// kept their local times, with an Undo that puts the zone before back.
-// who names the person in a group, "" in a private chat.
-func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, reminders int, undoID, quote, who string) Message {
-	m := dv.l.Text(tzReceipt.With(zoneChange{Before: before, After: after, City: dv.city(city), Reminders: reminders, Quote: quote, Who: who}))
+// they chose or a shared location (city nil), and the reminders that
+// kept their local times, as seen at now, with an Undo that puts the
+// zone before back. who names the person in a group, "" in a private
+// chat.
+func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, undoID, quote, who string) Message {
+	z := zoneChange{Before: before, After: after, City: dv.city(city), Quote: quote, Who: who}
+	dv.tellMoved(&z, after, moved, now)
+	m := dv.l.Text(tzReceipt.With(z))
 	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
 }

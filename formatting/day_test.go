@@ -1,6 +1,7 @@
 package formatting_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -23,20 +24,25 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 	frankfurt := nod.City{ID: 2925533, Name: "Frankfurt am Main", Region: "Hesse", RegionDE: "Hessen", Country: "Germany", CountryDE: "Deutschland", Zone: "Europe/Berlin"}
 	oder := nod.City{ID: 2925535, Name: "Frankfurt (Oder)", Region: "Brandenburg", Country: "Germany", CountryDE: "Deutschland", Zone: "Europe/Berlin"}
 	portland := nod.City{ID: 5746545, Name: "Portland", Region: "Oregon", Country: "United States of America", CountryDE: "Vereinigte Staaten", Zone: "America/Los_Angeles"}
+	one := []nod.MovedReminder{{TaskID: "T1", Title: task.Title, At: due}}
+	two := []nod.MovedReminder{{TaskID: "T1", Title: task.Title, At: due}, {TaskID: "T2", Title: "Call <Lola>", At: due.Add(49 * time.Hour)}}
+	five := append(slices.Clone(two), nod.MovedReminder{TaskID: "T3", Title: "Renew the passport before the trip to Lisbon in the spring", At: due.Add(50 * time.Hour)},
+		nod.MovedReminder{TaskID: "T4", Title: "Water the plants", At: due.Add(60 * time.Hour)}, nod.MovedReminder{TaskID: "T5", Title: "Pay rent", At: due.Add(70 * time.Hour)})
 	maine := nod.City{ID: 4975802, Name: "Portland", Region: "State of Maine", RegionDE: "Maine", Country: "United States of America", CountryDE: "Vereinigte Staaten", Zone: "America/New_York"}
 	return map[string]formatting.Message{
 		"tz_show":              loc.Day().TimeZoneShow("Europe/Berlin", true, now),
 		"tz_show_default":      loc.In(time.UTC).Day().TimeZoneShow("UTC", false, now),
-		"tz_set":               loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, 0, now, "", time.Time{}),
-		"tz_set_daily":         loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, 2, now, "08:00", nod.NextDaily(8, 0, loc.Zone(), now)),
-		"tz_set_city":          loc.Day().TimeZoneSet("UTC", "Europe/Berlin", &munich, 1, now, "", time.Time{}),
-		"tz_set_same":          loc.Day().TimeZoneSet("Europe/Berlin", "Europe/Berlin", &munich, 1, now, "", time.Time{}),
-		"tz_receipt_same":      loc.Day().TimeZoneReceipt("Europe/Berlin", "Europe/Berlin", &munich, 1, "z1", "I moved to Munich", ""),
+		"tz_set":               loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, nil, now, "", time.Time{}),
+		"tz_set_daily":         loc.Day().TimeZoneSet("UTC", "Europe/Berlin", nil, two, now, "08:00", nod.NextDaily(8, 0, loc.Zone(), now)),
+		"tz_set_city":          loc.Day().TimeZoneSet("UTC", "Europe/Berlin", &munich, one, now, "", time.Time{}),
+		"tz_set_same":          loc.Day().TimeZoneSet("Europe/Berlin", "Europe/Berlin", &munich, nil, now, "", time.Time{}),
+		"tz_receipt_same":      loc.Day().TimeZoneReceipt("Europe/Berlin", "Europe/Berlin", &munich, one, now, "z1", "I moved to Munich", ""),
 		"tz_bad":               loc.Text(formatting.TzBad.With("Mars/Olympus")),
-		"tz_receipt":           loc.Day().TimeZoneReceipt("UTC", "Asia/Tokyo", nil, 1, "z1", "I'm in Tokyo this week", ""),
-		"tz_receipt_group":     loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", nil, 2, "z1", "we're all in Berlin", "Alice <&>"),
-		"tz_receipt_map":       loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", nil, 0, "z1", "", ""),
-		"tz_receipt_city":      loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", &oder, 0, "z1", "I'm in Frankfurt <Oder>", ""),
+		"tz_receipt":           loc.Day().TimeZoneReceipt("UTC", "Asia/Tokyo", nil, one, now, "z1", "I'm in Tokyo this week", ""),
+		"tz_receipt_group":     loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", nil, two, now, "z1", "we're all in Berlin", "Alice <&>"),
+		"tz_receipt_many":      loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", nil, five, now, "z1", "I live in Berlin now", ""),
+		"tz_receipt_map":       loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", nil, nil, now, "z1", "", ""),
+		"tz_receipt_city":      loc.Day().TimeZoneReceipt("UTC", "Europe/Berlin", &oder, nil, now, "z1", "I'm in Frankfurt <Oder>", ""),
 		"tz_which":             loc.Day().TimeZoneWhich("Frankfurt", []nod.City{frankfurt, oder}, []string{"z1", "z2"}, 2),
 		"tz_which_more":        loc.Day().TimeZoneWhich("Portland <&>", []nod.City{portland, maine}, []string{"z1", "z2"}, 4),
 		"tz_undone":            loc.Text(formatting.TzUndone.With("UTC")),

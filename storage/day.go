@@ -34,7 +34,7 @@ func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID n
 		if err != nil {
 			return err
 		}
-		zc.Before, zc.After, zc.Reminders = set.before, set.after, set.reminders
+		zc.Before, zc.After, zc.Moved = set.before, set.after, set.moved
 		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at) VALUES ($1,$2,$3,$4,$5,$6)`,
 			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()))
 		if err != nil {
@@ -82,7 +82,7 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 		if err != nil {
 			return err
 		}
-		zc.Reminders = set.reminders
+		zc.Moved = set.moved
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET undone_at = $1 WHERE id = $2`, micros(db.now()), id)
 		return err
 	})
@@ -192,7 +192,7 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 		if err != nil {
 			return err
 		}
-		zc.Before, zc.Reminders = set.before, set.reminders
+		zc.Before, zc.Moved = set.before, set.moved
 		// The person who tapped may undo it; before is the zone as it was
 		// when they did.
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3 WHERE id = $4`, userID, zc.Before, micros(db.now()), id)
@@ -260,9 +260,9 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 	if err != nil {
 		return zoneSet{}, err
 	}
-	args, _ := json.Marshal(map[string]any{"timezone": zone, "before": prev, "reminders": moved})
+	args, _ := json.Marshal(map[string]any{"timezone": zone, "before": prev, "reminders": len(moved)})
 	err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
-	return zoneSet{before: prev, after: zone, reminders: moved}, err
+	return zoneSet{before: prev, after: zone, moved: moved}, err
 }
 
 // KeepLocal records, on a zone change that waits for the person's tap,
@@ -316,10 +316,10 @@ func keptReminders(kept string) map[nod.TaskID]int64 {
 }
 
 // zoneSet is what setting a chat's zone did: the zone before and after,
-// and how many upcoming reminders kept their local times.
+// and the upcoming reminders it moved to keep their local times.
 type zoneSet struct {
 	before, after string
-	reminders     int
+	moved         []nod.MovedReminder
 }
 
 // keepLocalTimes moves the chat's upcoming reminders from their clock
@@ -328,17 +328,19 @@ type zoneSet struct {
 // for its own moment moves (one an undo sent at once stays due now); one
 // moved into the past fires late rather than never. A reminder kept
 // (by task, at the moment it was set to) was read in to already and
-// stays. It returns how many it moved; none when the zones are the same.
-func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) (int, error) {
+// stays. It returns those it moved, in the order they go off (the same
+// clock times keep their order); none when the zones are the same.
+func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) ([]nod.MovedReminder, error) {
 	if from.String() == to.String() {
-		return 0, nil
+		return nil, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, remind_at FROM tasks WHERE chat_id = $1 AND remind_due = remind_at AND deleted_at IS NULL`, chatID)
+	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_at FROM tasks WHERE chat_id = $1 AND remind_due = remind_at AND deleted_at IS NULL ORDER BY remind_at, id`, chatID)
 	if err != nil {
-		return 0, fmt.Errorf("reminders to keep local: %w", err)
+		return nil, fmt.Errorf("reminders to keep local: %w", err)
 	}
 	type move struct {
 		id       nod.TaskID
+		title    string
 		from, at int64
 	}
 	var moves []move
@@ -347,9 +349,9 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 			m  move
 			at int64
 		)
-		if err := rows.Scan(&m.id, &at); err != nil {
+		if err := rows.Scan(&m.id, &m.title, &at); err != nil {
 			rows.Close()
-			return 0, fmt.Errorf("reminders to keep local: %w", err)
+			return nil, fmt.Errorf("reminders to keep local: %w", err)
 		}
 		if k, ok := kept[m.id]; ok && k == at {
 			continue
@@ -360,18 +362,18 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, fmt.Errorf("reminders to keep local: %w", err)
+		return nil, fmt.Errorf("reminders to keep local: %w", err)
 	}
 	// Each as it was read: one that went out, or was moved, since is not
 	// this zone's to move.
-	moved := 0
+	var moved []nod.MovedReminder
 	for _, m := range moves {
 		res, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2 WHERE id = $3 AND remind_at = $4 AND remind_due = $4`, m.at, micros(now), m.id, m.from)
 		if err != nil {
-			return 0, fmt.Errorf("keep reminder local: %w", err)
+			return nil, fmt.Errorf("keep reminder local: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
-			moved++
+			moved = append(moved, nod.MovedReminder{TaskID: m.id, Title: m.title, At: fromMicros(m.at)})
 		}
 	}
 	return moved, nil

@@ -425,3 +425,67 @@ func TestZonesSetAtOnceKeepTheClockTime(t *testing.T) {
 		}
 	})
 }
+
+// A zone change names the reminders it moved to keep their clock times,
+// by when they now go off, and only those: not a reminder the words that
+// set the zone read in it already (kept), nor one in the trash. Its Undo
+// names those it moves back.
+func TestZoneChangeNamesTheRemindersItMoved(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		london, _ := time.LoadLocation("Europe/London")
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, london.String(), time.UTC, nod.ToolTZ, nil); err != nil {
+			t.Fatal(err)
+		}
+		add := func(id nod.TaskID, title string, at time.Time) {
+			t.Helper()
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: id, Title: title, Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		day := clock.Now().In(london).AddDate(0, 0, 2)
+		at := func(h int) time.Time { return time.Date(day.Year(), day.Month(), day.Day(), h, 0, 0, 0, london) }
+		add("LATE", "Call mum", at(18))
+		add("EARLY", "Take the meds", at(8))
+		add("KEPT", "Hotel call", at(9))
+		add("GONE", "Trashed", at(10))
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "delete_task", TaskID: "GONE", Audit: executed, Mutate: func(cur *nod.Task) (nod.Task, error) {
+			now := clock.Now()
+			cur.DeletedAt = &now
+			return *cur, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		berlin, _ := time.LoadLocation("Europe/Berlin")
+		zc, err := db.Schedule().SetTimeZone(ctx, chat, 42, berlin.String(), time.UTC, nod.ToolSetTimezone, []nod.TaskID{"KEPT"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := func(h int, z *time.Location) time.Time {
+			return time.Date(day.Year(), day.Month(), day.Day(), h, 0, 0, 0, z)
+		}
+		want := []nod.MovedReminder{{TaskID: "EARLY", Title: "Take the meds", At: in(8, berlin)}, {TaskID: "LATE", Title: "Call mum", At: in(18, berlin)}}
+		if !movedEqual(zc.Moved, want) {
+			t.Errorf("moved %v, want %v", zc.Moved, want)
+		}
+		back, err := db.Schedule().UndoZone(ctx, chat, 42, zc.ID, time.UTC)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The hotel call, left at 10 in Berlin, keeps that clock time too:
+		// the undo's own words read nothing in the zone it leaves.
+		want = []nod.MovedReminder{{TaskID: "EARLY", Title: "Take the meds", At: in(8, london)}, {TaskID: "KEPT", Title: "Hotel call", At: in(10, london)}, {TaskID: "LATE", Title: "Call mum", At: in(18, london)}}
+		if !movedEqual(back.Moved, want) {
+			t.Errorf("the undo moved %v, want %v", back.Moved, want)
+		}
+	})
+}
+
+func movedEqual(got, want []nod.MovedReminder) bool {
+	return slices.EqualFunc(got, want, func(a, b nod.MovedReminder) bool {
+		return a.TaskID == b.TaskID && a.Title == b.Title && a.At.Equal(b.At)
+	})
+}

@@ -925,7 +925,7 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 	}
 
 	h.tg.SendText(chat, user, "/tz Europe/Berlin")
-	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "⏰ Your reminder stays at its local time, now Europe/Berlin time.") {
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "⏰ Your reminder for “Check the build” stays at its local time, now Europe/Berlin time: tomorrow, 08:00.") {
 		t.Errorf("/tz = %q", m.Text)
 	}
 	wantAt("after /tz", time.Date(2026, 3, 12, 8, 0, 0, 0, berlin))
@@ -934,10 +934,10 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
 	h.tg.SendText(chat, user, "I'm in Tokyo this week")
 	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
-	if !strings.Contains(rcpt.Text, "Time zone: Europe/Berlin → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "⏰ Your reminder stays at its local time, now Asia/Tokyo time.") {
+	if !strings.Contains(rcpt.Text, "Time zone: Europe/Berlin → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "⏰ Your reminder for “Check the build” stays at its local time, now Asia/Tokyo time: tomorrow, 08:00.") {
 		t.Errorf("receipt = %q", rcpt.Text)
 	}
-	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.Contains(r, `"reminders_kept_local":"1 upcoming, each at the same clock time as before, now in Asia/Tokyo"`) {
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.Contains(r, `"reminders_kept_local":[{"task_id":"T9","title":"Check the build","remind_at":"2026-03-12T08:00:00+09:00"}]`) {
 		t.Errorf("tool result = %q", r)
 	}
 	tokyo, _ := time.LoadLocation("Asia/Tokyo")
