@@ -399,20 +399,25 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
 	// once the turn's opening is saved, so that a redelivery shows
 	// nothing; it is through before any message, or it would show after
 	// the reply.
+	joining := false
 	if !req.Review {
 		// The person's next plain messages join this turn (chatQueue).
 		joins := func(u *models.Update) bool { return b.joinable(u.Message) }
-		taken := float64(b.queue.open(in.topic(), in.user, in.more, joins))
-		b.metrics.joined.Add(taken)
-		b.metrics.messages.Sub(taken) // handled by this turn now, not by jobs of their own
-		req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
-		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
+		taken, opened := b.queue.open(in.topic(), in.user, in.more, joins)
+		if joining = opened; joining {
+			b.metrics.joined.Add(float64(taken))
+			b.metrics.messages.Sub(float64(taken)) // handled by this turn now, not by jobs of their own
+			req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
+			defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
+		} else {
+			b.log.Error("a turn ran outside its chat's queue: no message joins it", "chat", in.chat)
+		}
 	}
 	early := b.beside(in)
 	req.Opened = early.typing
 	req.Progress = early.progress
 	res, err := b.agent.Turn(ctx, req)
-	if !req.Review {
+	if joining {
 		// The agent is done: what the person sends from now on is routed
 		// as usual (it may answer what this turn asks); what joined since
 		// its last look runs next, as a turn of its own.

@@ -95,11 +95,17 @@ func (q *chatQueue) join(at nod.Topic, user nod.UserID, u *models.Update) bool {
 // with the messages that already wait to join it: those given, and those
 // of user's in that topic queued right behind it that may join (a burst
 // that arrived before the turn began). It returns how many it took from
-// the queue.
-func (q *chatQueue) open(at nod.Topic, user nod.UserID, waiting []*models.Update, joins func(*models.Update) bool) int {
+// the queue, and false if it opened nothing: only a job the chat's worker
+// runs may take messages in, since only that worker runs what is left
+// for it when the turn closes; a turn run beside it would strand them,
+// and the chat would wait behind them for good.
+func (q *chatQueue) open(at nod.Topic, user nod.UserID, waiting []*models.Update, joins func(*models.Update) bool) (int, bool) {
 	chat := at.ChatID
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if _, working := q.queue[chat]; !working {
+		return 0, false
+	}
 	l := &live{user: user, thread: at.Thread, inbox: waiting}
 	q.live[chat] = l
 	taken := 0
@@ -111,7 +117,7 @@ func (q *chatQueue) open(at nod.Topic, user nod.UserID, waiting []*models.Update
 		taken++
 	}
 	q.queue[chat] = q.queue[chat][taken:]
-	return taken
+	return taken, true
 }
 
 // take returns the messages that joined the chat's live turn since the

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/go-telegram/bot/models"
+
+	"github.com/nodbot/nod"
 )
 
 func textUpdate(id, user int64, msgID int, text string) *models.Update {
@@ -48,5 +50,42 @@ func TestQueueEdit(t *testing.T) {
 	q.close(1, func(context.Context, []*models.Update) {})
 	if !q.edit(1, &models.Message{ID: 13, Text: "support"}) {
 		t.Errorf("a message in a burst left for the next turn was not edited")
+	}
+}
+
+// Only a job the chat's worker runs opens a live turn: a turn run beside
+// the worker would take messages in that nobody runs once it closes, and
+// the chat would wait behind them for good. Outside, nothing joins.
+func TestQueueOpensOnlyOnTheChatsWorker(t *testing.T) {
+	q := newChatQueue()
+	at := nod.Topic{ChatID: 1}
+	if _, ok := q.open(at, 42, nil, func(*models.Update) bool { return true }); ok {
+		t.Fatal("a turn opened with no worker running the chat")
+	}
+	if q.join(at, 42, textUpdate(1, 42, 10, "and this")) {
+		t.Error("a message joined a turn that no worker runs")
+	}
+	started, release := make(chan struct{}), make(chan struct{})
+	var burst []string
+	q.push(t.Context(), 1, nil, func(context.Context) {
+		if _, ok := q.open(at, 42, nil, func(*models.Update) bool { return true }); !ok {
+			t.Error("the chat's own worker could not open a turn")
+		}
+		close(started)
+		<-release
+		q.close(1, func(_ context.Context, us []*models.Update) {
+			for _, u := range us {
+				burst = append(burst, u.Message.Text)
+			}
+		})
+	})
+	<-started
+	if !q.join(at, 42, textUpdate(2, 42, 11, "and this")) {
+		t.Error("a message did not join the worker's turn")
+	}
+	close(release)
+	q.wait()
+	if len(burst) != 1 || burst[0] != "and this" {
+		t.Errorf("the joined message ran as %q, want it run after the turn", burst)
 	}
 }
