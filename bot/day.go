@@ -226,7 +226,11 @@ func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 		before = b.opts.TimeZone.String()
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Text(formatting.TzUndone.With(before))); err != nil {
+		who := ""
+		if p.group {
+			who = b.nameOf(ctx, p.chat, p.user)
+		}
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Day().TimeZoneUndone(before, zc.Moved, b.now(), who)); err != nil {
 			b.log.Warn("mark zone undone", "chat", p.chat, "err", err)
 		}
 	})

@@ -11,6 +11,7 @@ var (
 	tzShow           = define[zoneShown]("tz_show")
 	tzSet            = define[zoneChange]("tz_set")
 	tzReceipt        = define[zoneChange]("tz_receipt")
+	tzUndone         = define[zoneChange]("tz_undone")
 	dailyShow        = define[dailyReview]("daily_show")
 	reminderTmpl     = define[reminder]("reminder")
 	reminderDone     = define[snoozed]("reminder_done")
@@ -141,6 +142,15 @@ func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.
 	m := dv.l.Text(tzReceipt.With(z))
 	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
+}
+
+// TimeZoneUndone reports a zone change undone: the chat is back in zone
+// before, and the reminders the undo moved to keep their clock times, as
+// seen at now. who names the person in a group, "" in a private chat.
+func (dv Day) TimeZoneUndone(before string, moved []nod.MovedReminder, now time.Time, who string) Message {
+	z := zoneChange{Before: before, After: before, Who: who}
+	dv.tellMoved(&z, before, moved, now)
+	return dv.l.Text(tzUndone.With(z))
 }
 
 // Daily renders /daily: the chat's daily review, or that there is none;

@@ -72,7 +72,6 @@ var (
 	Toggled        = define[*nod.ChecklistItem]("toggled")
 
 	TzBad        = define[string]("tz_bad") // what the person typed
-	TzUndone     = define[string]("tz_undone")
 	TzSea        = fixed("tz_sea")
 	TzKept       = fixed("tz_kept")
 	AdminOnly    = define[string]("admin_only") // the command: "tz", "daily" or "lang"

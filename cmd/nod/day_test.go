@@ -945,6 +945,9 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 
 	h.tap(chat, user, rcpt.ID, "↩️ Undo")
 	wantAt("after the undo", time.Date(2026, 3, 12, 8, 0, 0, 0, berlin))
+	if m, _ := h.tg.Message(chat, rcpt.ID); !strings.Contains(m.Text, "Time zone back to <b>Europe/Berlin</b>.\n⏰ Your reminder for “Check the build” stays at its local time, now Europe/Berlin time: tomorrow, 08:00.") {
+		t.Errorf("the undone receipt = %q", m.Text)
+	}
 	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
 	h.sweeps(3)
 	if rs := h.reminders(chat); len(rs) != 1 || !strings.Contains(rs[0].Text, "Check the build") {
