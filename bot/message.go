@@ -388,31 +388,36 @@ func commandName(text string) (string, bool) {
 	return strings.ToLower(name), name != ""
 }
 
+// joinTurn opens the turn of req to the person's next plain messages
+// (chatQueue), and reports whether it did: only the chat's worker can.
+func (b *Bot) joinTurn(in incoming, req *nod.TurnRequest) bool {
+	joins := func(u *models.Update) bool { return b.joinable(u.Message) }
+	taken, opened := b.queue.open(in.topic(), in.user, in.more, joins)
+	if !opened {
+		b.log.Error("a turn ran outside its chat's queue: no message joins it", "chat", in.chat)
+		return false
+	}
+	b.metrics.joined.Add(float64(taken))
+	b.metrics.messages.Sub(float64(taken)) // handled by this turn now, not by jobs of their own
+	req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
+	return true
+}
+
 // turn runs an agent turn and sends what it produced, in the contract's
 // order: the receipts, the agent's final text, then the change-set
 // message. A step's receipts go out as soon as its changes are applied,
 // beside the model's next call; the set waits for the final text. It
 // reports false for a redelivered update (req.Update), which it drops.
 func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
+	joining := !req.Review && b.joinTurn(in, &req)
+	if joining {
+		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
+	}
 	// "typing…" goes out beside the model's first call rather than
 	// before it, where Telegram's round trip would add to every turn, and
 	// once the turn's opening is saved, so that a redelivery shows
 	// nothing; it is through before any message, or it would show after
 	// the reply.
-	joining := false
-	if !req.Review {
-		// The person's next plain messages join this turn (chatQueue).
-		joins := func(u *models.Update) bool { return b.joinable(u.Message) }
-		taken, opened := b.queue.open(in.topic(), in.user, in.more, joins)
-		if joining = opened; joining {
-			b.metrics.joined.Add(float64(taken))
-			b.metrics.messages.Sub(float64(taken)) // handled by this turn now, not by jobs of their own
-			req.More = func(ctx context.Context) []nod.ChatMessage { return b.joined(ctx, in, b.queue.take(in.chat)) }
-			defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
-		} else {
-			b.log.Error("a turn ran outside its chat's queue: no message joins it", "chat", in.chat)
-		}
-	}
 	early := b.beside(in)
 	req.Opened = early.typing
 	req.Progress = early.progress
