@@ -251,7 +251,7 @@ func (t Task) Value(f Field) string {
 		if t.RemindAt == nil {
 			return ""
 		}
-		return Stamp(*t.RemindAt).Format(time.RFC3339)
+		return ReminderValue(*t.RemindAt, t.RemindClock)
 	case FieldRepeat:
 		return t.Repeat
 	case FieldLabels:
@@ -264,6 +264,35 @@ func (t Task) Value(f Field) string {
 		return ""
 	}
 	return ""
+}
+
+// ReminderValue is a reminder's canonical form (FieldReminder): RFC 3339
+// in UTC, or, for one given in another place's clock (clock, the offset
+// in seconds east of UTC), at that offset, always as numbers: "+00:00" is
+// London's clock where "Z" is the chat's own.
+func ReminderValue(at time.Time, clock *int) string {
+	at = Stamp(at)
+	if clock == nil {
+		return at.Format(time.RFC3339)
+	}
+	return at.In(time.FixedZone("", *clock)).Format(clockLayout)
+}
+
+// clockLayout is RFC 3339 whose offset is never written "Z".
+const clockLayout = "2006-01-02T15:04:05-07:00"
+
+// ParseReminderValue reads ReminderValue's form: the moment, and the
+// offset of the clock it was given in (nil for "Z", the chat's own).
+func ParseReminderValue(v string) (time.Time, *int, error) {
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		return time.Time{}, nil, err
+	}
+	if strings.HasSuffix(v, "Z") {
+		return Stamp(at), nil, nil
+	}
+	_, off := at.Zone()
+	return Stamp(at), &off, nil
 }
 
 // ParseLabels reads labels in the canonical form Value gives them. Text
@@ -306,10 +335,9 @@ func (t *Task) SetValue(f Field, v string, now time.Time) {
 	case FieldDue:
 		t.DueDate = v
 	case FieldReminder:
-		t.RemindAt = nil
-		if at, err := time.Parse(time.RFC3339, v); err == nil {
-			at = Stamp(at)
-			t.RemindAt = &at
+		t.RemindAt, t.RemindClock = nil, nil
+		if at, clock, err := ParseReminderValue(v); err == nil {
+			t.RemindAt, t.RemindClock = &at, clock
 		}
 	case FieldRepeat:
 		t.Repeat = v

@@ -191,6 +191,7 @@ type taskJSON struct {
 	RemindAt        *string      `json:"remind_at"`
 	ReminderSent    bool         `json:"reminder_sent,omitempty"`   // the reminder went out: its time passed while the task was open
 	ReminderSilent  bool         `json:"reminder_silent,omitempty"` // the task is closed: its reminder goes off only if it is reopened first
+	ReminderClock   string       `json:"reminder_clock,omitempty"`  // remind_at as given in another place's clock, which keeps it there when the chat's zone changes
 	Repeat          *string      `json:"repeat"`                    // the reminder's RRULE, or null
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
@@ -225,6 +226,9 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 	if t.RemindAt != nil {
 		s := zoned(*t.RemindAt, zone)
 		j.RemindAt, j.ReminderSent, j.ReminderSilent = &s, t.ReminderSent(now), t.ReminderSilent(now)
+		if t.RemindClock != nil {
+			j.ReminderClock = nod.ReminderValue(*t.RemindAt, t.RemindClock)
+		}
 	}
 	if r := repeat.Show(t.Repeat); r != "" {
 		j.Repeat = &r

@@ -180,6 +180,10 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 			case t.ReminderSilent(a.now()):
 				b.WriteString(" (silent: the task is closed)")
 			}
+			if t.RemindClock != nil {
+				// Told, or the model would read a zone change as moving it.
+				fmt.Fprintf(b, " (given as %s in another place's clock: it stays at that moment when the zone changes)", nod.ReminderValue(*t.RemindAt, t.RemindClock))
+			}
 			if r := repeat.Show(t.Repeat); r != "" {
 				fmt.Fprintf(b, " repeat %s", r)
 			}

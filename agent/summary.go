@@ -72,7 +72,12 @@ func fieldLine(f nod.Field, before, after string, zone *time.Location) string {
 		}
 		return line
 	case nod.FieldReminder:
-		return fmt.Sprintf("reminder: %s → %s (%s)", reminderValue(before, zone), reminderValue(after, zone), zone)
+		line := fmt.Sprintf("reminder: %s → %s (%s)", reminderValue(before, zone), reminderValue(after, zone), zone)
+		if at, clock, err := nod.ParseReminderValue(after); err == nil && clock != nil {
+			// "9 Berlin time" reads as they said it.
+			line += ", given as " + at.In(time.FixedZone("", *clock)).Format("15:04 UTC-07:00")
+		}
+		return line
 	case nod.FieldRepeat:
 		return fmt.Sprintf("repeat: %s → %s", repeatValue(before), repeatValue(after))
 	}
@@ -117,7 +122,7 @@ func repeatValue(v string) string {
 // reminderValue renders a reminder's canonical time as the local time the
 // person gives it, in zone.
 func reminderValue(v string, zone *time.Location) string {
-	at, err := time.Parse(time.RFC3339, v)
+	at, _, err := nod.ParseReminderValue(v)
 	if err != nil {
 		return "none"
 	}

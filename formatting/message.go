@@ -61,7 +61,11 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 		if raw == "" {
 			return l.Render(noneTmpl)
 		}
-		if t, err := time.Parse(time.RFC3339, raw); err == nil {
+		if t, clock, err := nod.ParseReminderValue(raw); err == nil {
+			if clock != nil { // as given, in another place's clock
+				there := t.In(time.FixedZone("", *clock))
+				return l.Stamp(t) + " (" + there.Format("15:04 UTC-07:00") + ")"
+			}
 			return l.Stamp(t)
 		}
 	case nod.FieldRepeat:

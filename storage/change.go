@@ -154,6 +154,10 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c
 				set = fmt.Sprintf("remind_due = CASE WHEN repeat <> '' THEN remind_due ELSE $%d END", len(args)-2)
 			}
 			sets = append(sets, set, fmt.Sprintf("remind_thread = $%d", len(args)-1), fmt.Sprintf("remind_by = $%d", len(args)))
+			// The clock it was given in is part of the reminder's value.
+			args = append(args, valueClock(f.After), valueClock(f.Before))
+			sets = append(sets, fmt.Sprintf("remind_clock = $%d", len(args)-1))
+			conds = append(conds, fmt.Sprintf("remind_clock IS NOT DISTINCT FROM $%d", len(args)))
 		}
 	}
 	conds = append(conds, trash)
@@ -307,7 +311,25 @@ func taskRow(t nod.Task) ([]any, error) {
 	}
 	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
 	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.Repeat, t.CreatedBy, remindDue(t.RemindAt, t.UpdatedAt)}, nil
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.Repeat, t.CreatedBy, clockOf(t.RemindAt, t.RemindClock), remindDue(t.RemindAt, t.UpdatedAt)}, nil
+}
+
+// clockOf is the clock of a reminder at as its column stores it: NULL
+// for the chat's own, and for no reminder.
+func clockOf(at *time.Time, clock *int) sql.NullInt64 {
+	if at == nil || clock == nil {
+		return sql.NullInt64{}
+	}
+	return sql.NullInt64{Int64: int64(*clock), Valid: true}
+}
+
+// valueClock is clockOf a reminder's canonical value.
+func valueClock(v string) sql.NullInt64 {
+	at, clock, err := nod.ParseReminderValue(v)
+	if err != nil {
+		return sql.NullInt64{}
+	}
+	return clockOf(&at, clock)
 }
 
 // insertColumns are the columns a new task is written with: taskColumns
@@ -320,7 +342,7 @@ func insertTask(ctx context.Context, q conn, t nod.Task) error {
 	if err != nil {
 		return err
 	}
-	err = q.later(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17)`, row...)
+	err = q.later(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)`, row...)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

@@ -328,13 +328,15 @@ type zoneSet struct {
 // for its own moment moves (one an undo sent at once stays due now); one
 // moved into the past fires late rather than never. A reminder kept
 // (by task, at the moment it was set to) was read in to already and
-// stays. It returns those it moved, in the order they go off (the same
-// clock times keep their order); none when the zones are the same.
+// stays, as does one given in another place's clock (remind_clock): "9
+// Berlin time" means 9 in Berlin wherever the chat is. It returns those
+// it moved, in the order they go off (the same clock times keep their
+// order); none when the zones are the same.
 func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) ([]nod.MovedReminder, error) {
 	if from.String() == to.String() {
 		return nil, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_at FROM tasks WHERE chat_id = $1 AND remind_due = remind_at AND deleted_at IS NULL ORDER BY remind_at, id`, chatID)
+	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_at FROM tasks WHERE chat_id = $1 AND remind_due = remind_at AND remind_clock IS NULL AND deleted_at IS NULL ORDER BY remind_at, id`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("reminders to keep local: %w", err)
 	}

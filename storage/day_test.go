@@ -489,3 +489,77 @@ func movedEqual(got, want []nod.MovedReminder) bool {
 		return a.TaskID == b.TaskID && a.Title == b.Title && a.At.Equal(b.At)
 	})
 }
+
+// A reminder given in another place's clock stays at its moment when the
+// chat's zone changes, while one of the chat's own clock keeps its time
+// of day; the clock is stored with the reminder, written by a new task and
+// by a change alike, and an undo that finds the same moment in another
+// clock finds it changed.
+func TestReminderInAnotherClockStays(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		london, _ := time.LoadLocation("Europe/London")
+		berlin, _ := time.LoadLocation("Europe/Berlin")
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, london.String(), time.UTC, nod.ToolTZ, nil); err != nil {
+			t.Fatal(err)
+		}
+		day := clock.Now().In(berlin).AddDate(0, 0, 2)
+		checkout := time.Date(day.Year(), day.Month(), day.Day(), 9, 0, 0, 0, berlin)
+		meds := time.Date(day.Year(), day.Month(), day.Day(), 8, 0, 0, 0, london)
+		_, offset := checkout.Zone()
+		edit := func(id nod.TaskID, create bool, set func(*nod.Task)) nod.Applied {
+			t.Helper()
+			e := nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "set_task_reminder", TaskID: id, Audit: executed, Mutate: func(cur *nod.Task) (nod.Task, error) {
+				set(cur)
+				return *cur, nil
+			}}
+			if create {
+				e.Tool, e.TaskID, e.Mutate = "create_task", "", func(*nod.Task) (nod.Task, error) {
+					n := nod.Task{ID: id, Title: string(id), Status: nod.StatusOpen, Priority: nod.P2}
+					set(&n)
+					return n, nil
+				}
+			}
+			a, err := db.Tasks().Apply(ctx, e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return a
+		}
+		pin := func(t *nod.Task) { t.RemindAt, t.RemindClock = &checkout, &offset }
+		edit("NEW", true, pin) // inserted with its clock
+		edit("MEDS", true, func(t *nod.Task) { t.RemindAt = &meds })
+		edit("MOVED", true, func(t *nod.Task) { t.RemindAt = &meds })
+		pinned := edit("MOVED", false, pin) // changed to it
+		zc, err := db.Schedule().SetTimeZone(ctx, chat, 42, "America/New_York", time.UTC, nod.ToolSetTimezone, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(zc.Moved) != 1 || zc.Moved[0].TaskID != "MEDS" {
+			t.Errorf("moved %v, want only the meds", zc.Moved)
+		}
+		wantReminder := func(id nod.TaskID, at time.Time, clock *int) {
+			t.Helper()
+			task, err := db.Tasks().Task(ctx, chat, id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if task.RemindAt == nil || !task.RemindAt.Equal(at) || (task.RemindClock == nil) != (clock == nil) || clock != nil && *task.RemindClock != *clock {
+				t.Errorf("%s: reminder %v in clock %v, want %v in %v", id, task.RemindAt, task.RemindClock, at, clock)
+			}
+		}
+		wantReminder("NEW", checkout, &offset)
+		wantReminder("MOVED", checkout, &offset)
+		// The same moment in the chat's clock is another value: the pin's
+		// undo finds it changed, and the unpinning's own undo pins it again.
+		unpinned := edit("MOVED", false, func(t *nod.Task) { t.RemindClock = nil })
+		wantReminder("MOVED", checkout, nil)
+		if _, err := db.Undo().Undo(ctx, chat, pinned.Undo.ID, 42, false); !errors.Is(err, nod.ErrStale) {
+			t.Errorf("undo of the pin over the chat's clock: %v, want stale", err)
+		}
+		if _, err := db.Undo().Undo(ctx, chat, unpinned.Undo.ID, 42, false); err != nil {
+			t.Fatal(err)
+		}
+		wantReminder("MOVED", checkout, &offset)
+	})
+}

@@ -12,7 +12,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at, remind_by, repeat, created_by`
+const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at, remind_by, repeat, created_by, remind_clock`
 
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
@@ -221,13 +221,14 @@ func scanTask(rows scanner, seq *int64, tail ...any) (nod.Task, error) {
 		labels           string
 		created, updated int64
 		deleted, remind  sql.NullInt64
+		clock            sql.NullInt64
 		status, priority string
 	)
 	var dest []any
 	if seq != nil {
 		dest = append(dest, seq)
 	}
-	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind, &t.RemindBy, &t.Repeat, &t.CreatedBy)
+	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind, &t.RemindBy, &t.Repeat, &t.CreatedBy, &clock)
 	dest = append(dest, tail...)
 	if err := rows.Scan(dest...); err != nil {
 		return nod.Task{}, err
@@ -242,6 +243,10 @@ func scanTask(rows scanner, seq *int64, tail ...any) (nod.Task, error) {
 		return nod.Task{}, fmt.Errorf("task %s labels: %w", t.ID, err)
 	}
 	t.CreatedAt, t.UpdatedAt, t.DeletedAt, t.RemindAt = fromMicros(created), fromMicros(updated), timePtr(deleted), timePtr(remind)
+	if clock.Valid && t.RemindAt != nil {
+		c := int(clock.Int64)
+		t.RemindClock = &c
+	}
 	return t, nil
 }
 

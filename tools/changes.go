@@ -440,11 +440,14 @@ func Typed(c Call, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 }
 
 // parseReminder reads set_task_reminder: a local YYYY-MM-DDTHH:MM in the
-// chat's zone (or RFC 3339, as a stored change keeps it), or null; and
-// repeat, an RRULE read from remind_at's local time, or null to stop
-// repeating. A repeat is its own change (set_task_repeat) beside the
-// time's; without repeat the rule stays as it is, and clearing the
-// reminder clears its rule too.
+// chat's zone, or with another place's UTC offset for a time in that
+// place's clock ("9 Berlin time" from London: …T09:00+01:00), which then
+// stays at its moment when the chat's zone changes (nod.Task.RemindClock);
+// or null. RFC 3339 is read too, as a stored change keeps it. repeat is an
+// RRULE read from remind_at's local time, or null to stop repeating: a
+// repeating reminder follows the chat's clock. A repeat is its own change
+// (set_task_repeat) beside the time's; without repeat the rule stays as
+// it is, and clearing the reminder clears its rule too.
 func parseReminder(a Args) ([]Call, []string, error) {
 	id, err := taskID(a)
 	if err != nil {
@@ -453,28 +456,27 @@ func parseReminder(a Args) ([]Call, []string, error) {
 	if _, ok := a.m["remind_at"]; !ok {
 		return nil, nil, a.Errorf("remind_at", "is required (a YYYY-MM-DDTHH:MM local time, or null to clear it)")
 	}
-	var at *time.Time
+	var (
+		at    *time.Time
+		clock *int // another place's, which the time was given in
+	)
 	if a.Present("remind_at") {
 		s, _, err := a.Str("remind_at", true)
 		if err != nil {
 			return nil, nil, err
 		}
-		zone := a.Zone
-		if zone == nil {
-			zone = time.UTC
-		}
-		t, err := time.Parse(time.RFC3339, strings.TrimSpace(s))
+		t, c, err := readClock(a, strings.TrimSpace(s))
 		if err != nil {
-			if t, err = nod.ParseLocal(s, zone); err != nil {
-				return nil, nil, a.Errorf("remind_at", "must be a YYYY-MM-DDTHH:MM local time, or null")
-			}
+			return nil, nil, a.Errorf("remind_at", "must be a YYYY-MM-DDTHH:MM local time, or null")
 		}
-		t = nod.Stamp(t)
-		at = &t
+		at, clock = &t, c
 	}
 	rule, repeats, err := readRepeat(a, at)
 	if err != nil {
 		return nil, nil, err
+	}
+	if rule != "" {
+		clock = nil // a rule's times are the chat's: "8am wherever I am"
 	}
 	if rule != "" && !a.Now.IsZero() && at.Before(a.Now) {
 		// A rule set from a time already past would never fire: it
@@ -486,23 +488,59 @@ func parseReminder(a Args) ([]Call, []string, error) {
 			}
 		}
 	}
-	value, raw := "", any(nil)
+	value, args := "", map[string]any{"task_id": id, "remind_at": nil}
 	if at != nil {
-		value = at.Format(time.RFC3339)
-		raw = at.In(zoneOr(a.Zone)).Format(time.RFC3339)
+		value = nod.ReminderValue(*at, clock)
+		args["remind_at"] = at.In(zoneOr(a.Zone)).Format(time.RFC3339)
+		if clock != nil {
+			args["remind_at"], args[clockKey] = value, at.In(time.FixedZone("", *clock)).Format("-07:00")
+		}
 	}
 	calls := []Call{scalar{name: a.Tool, id: id, fld: nod.FieldReminder, value: value,
-		raw: MustJSON(map[string]any{"task_id": id, "remind_at": raw}),
+		raw: MustJSON(args),
 		render: func(v string) string {
 			if at == nil {
 				return "Clear the reminder"
 			}
-			return "Set reminder to " + at.In(zoneOr(a.Zone)).Format("2006-01-02 15:04")
+			s := "Set reminder to " + at.In(zoneOr(a.Zone)).Format("2006-01-02 15:04")
+			if clock != nil {
+				s += " (" + at.In(time.FixedZone("", *clock)).Format("15:04 UTC-07:00") + ")"
+			}
+			return s
 		}}}
 	if repeats {
 		calls = append(calls, repeatCall(id, rule))
 	}
 	return calls, nil, nil
+}
+
+// clockKey marks, in a reminder's stored arguments, the offset of the
+// other place's clock its time was given in: a stored change is read
+// back with no zone of the chat's to compare an offset with.
+const clockKey = "remind_clock"
+
+// readClock reads remind_at s: the moment, and the offset of the clock it
+// was given in when that is another place's than the chat's. A call's
+// offset says so when it differs from the chat's zone at that moment; a
+// stored change says so with clockKey. A local time is the chat's.
+func readClock(a Args, s string) (time.Time, *int, error) {
+	zone := zoneOr(a.Zone)
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		t, err = time.Parse("2006-01-02T15:04Z07:00", s) // as models often leave out the seconds
+	}
+	if err != nil {
+		t, err = nod.ParseLocal(s, zone)
+		return nod.Stamp(t), nil, err
+	}
+	_, off := t.Zone()
+	_, chats := t.In(zone).Zone()
+	switch {
+	case a.Present(clockKey):
+	case a.Zone == nil || strings.HasSuffix(strings.ToUpper(s), "Z") || off == chats:
+		return nod.Stamp(t), nil, nil
+	}
+	return nod.Stamp(t), &off, nil
 }
 
 // readRepeat reads set_task_reminder's repeat: the rule as a task keeps

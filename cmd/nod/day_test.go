@@ -1290,3 +1290,59 @@ func TestProposedReminderClearingApplies(t *testing.T) {
 		t.Errorf("after ✓ 1 the reminder is still %v:\n%s", got, m.Text)
 	}
 }
+
+// A reminder asked in another place's clock ("9 Berlin time" while the
+// chat is in London) stays at that moment when the chat's zone changes,
+// where a reminder of the chat's own clock keeps its time of day. The
+// model gives the time with that place's offset; the receipt, the
+// classifier and the model's later prompts all say which clock it is.
+func TestReminderInAnotherPlacesClock(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+	meds := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC) // 8:00 in London
+	h.seed(chat, nod.Task{ID: "T9", Title: "Check out of the hotel"})
+	h.seed(chat, nod.Task{ID: "T8", Title: "Take the meds", RemindAt: &meds})
+	h.start()
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	h.tg.WaitBotMessages(chat, 1)
+
+	said := "remind me thursday at 9 berlin time to check out"
+	h.clf = answer("explicit:thursday at 9 berlin time to check out")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T09:00+01:00"})), openaitest.Text("Set for 9:00 Berlin time."))
+	h.tg.SendText(chat, user, said)
+	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
+	if !strings.Contains(rcpt.Text, "12 Mar 2026, 08:00 (09:00 UTC+01:00)") {
+		t.Errorf("receipt = %q", rcpt.Text)
+	}
+	if clf := h.llm.RequestsFor(clfM); len(clf) == 0 || !strings.Contains(clf[len(clf)-1].LastUser(), "reminder: none → 2026-03-12T08:00 (Europe/London), given as 09:00 UTC+01:00") {
+		t.Errorf("the classifier was not told the clock the time was given in")
+	}
+	checkout := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)
+	if got := h.task("T9"); got.RemindAt == nil || !got.RemindAt.Equal(checkout) || got.RemindClock == nil || *got.RemindClock != 3600 {
+		t.Fatalf("reminder %v in clock %v, want 9:00 in UTC+01:00's", got.RemindAt, got.RemindClock)
+	}
+
+	h.tg.SendText(chat, user, "/tz Europe/Berlin")
+	m := h.tg.WaitBotMessages(chat, 4)[3]
+	if !strings.Contains(m.Text, "“Take the meds” stays at its local time") || strings.Contains(m.Text, "Check out") {
+		t.Errorf("/tz Europe/Berlin = %q, want only the meds moved", m.Text)
+	}
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(checkout) {
+		t.Errorf("the check-out reminder moved to %v", got)
+	}
+	if got := h.task("T8").RemindAt; got == nil || !got.Equal(time.Date(2026, 3, 12, 8, 0, 0, 0, berlin)) {
+		t.Errorf("the meds' reminder at %v, want 8:00 in Berlin", got)
+	}
+
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T9"})), openaitest.Text("Check-out at 9."))
+	h.tg.SendText(chat, user, "when do I check out?")
+	h.tg.WaitBotMessages(chat, 5)
+	reqs := h.llm.RequestsFor(agentM)
+	if r := reqs[len(reqs)-1].ToolResults()["g"]; !strings.Contains(r, `"remind_at":"2026-03-12T09:00:00+01:00","reminder_clock":"2026-03-12T09:00:00+01:00"`) {
+		t.Errorf("get_task = %s", r)
+	}
+	if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "reminder 2026-03-12T09:00 (given as 2026-03-12T09:00:00+01:00 in another place's clock: it stays at that moment when the zone changes)") {
+		t.Errorf("the prompt's task line:\n%s", grepLines(p, "Check out"))
+	}
+}

@@ -1,0 +1,81 @@
+package tools_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nodbot/nod"
+	"github.com/nodbot/nod/tools"
+)
+
+// A reminder's time given with another place's UTC offset ("9 Berlin
+// time" while the chat is in London) keeps that clock: its value says so,
+// its stored arguments read back to the same, and the task carries it.
+// Any other form is the chat's own clock: a local time, "Z", the chat's
+// own offset, and a repeating reminder's time.
+func TestReminderInAnotherPlacesClock(t *testing.T) {
+	london, _ := time.LoadLocation("Europe/London")
+	for _, c := range []struct {
+		name, args string
+		want       string // the value the change sets
+		clock      bool
+	}{
+		{"local", `{"task_id":"T1","remind_at":"2026-12-03T09:00"}`, "2026-12-03T09:00:00Z", false},
+		{"Berlin's offset", `{"task_id":"T1","remind_at":"2026-12-03T09:00+01:00"}`, "2026-12-03T09:00:00+01:00", true},
+		{"with seconds", `{"task_id":"T1","remind_at":"2026-12-03T09:00:00+01:00"}`, "2026-12-03T09:00:00+01:00", true},
+		{"the chat's own offset", `{"task_id":"T1","remind_at":"2026-12-03T09:00+00:00"}`, "2026-12-03T09:00:00Z", false},
+		{"Z", `{"task_id":"T1","remind_at":"2026-12-03T09:00:00Z"}`, "2026-12-03T09:00:00Z", false},
+		{"repeating", `{"task_id":"T1","remind_at":"2026-12-03T09:00+01:00","repeat":"FREQ=DAILY"}`, "2026-12-03T08:00:00Z", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := tools.Decode(nod.ToolSetReminder, c.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.Zone, a.Now = london, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+			cs, _, err := a.Calls()
+			if err != nil {
+				t.Fatal(err)
+			}
+			task := &nod.Task{ID: "T1", Title: "Check out", Status: nod.StatusOpen, Priority: nod.P2}
+			if got, _ := cs[0].Target(task); got != c.want {
+				t.Errorf("value = %q, want %q", got, c.want)
+			}
+			if err := cs[0].Apply(task, a.Now, nod.ActorUser); err != nil {
+				t.Fatal(err)
+			}
+			if (task.RemindClock != nil) != c.clock || task.Value(nod.FieldReminder) != c.want {
+				t.Errorf("task's reminder %v clock %v (%q), want clock %v", task.RemindAt, task.RemindClock, task.Value(nod.FieldReminder), c.clock)
+			}
+			// A stored change is read back with no zone of the chat's.
+			again, err := tools.Parse(cs[0].Tool(), cs[0].Args())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := again.Target(task); got != c.want {
+				t.Errorf("stored %s reads back as %q, want %q", cs[0].Args(), got, c.want)
+			}
+			if sum := cs[0].Summary(task); c.clock != strings.Contains(sum, "(09:00 UTC+01:00)") {
+				t.Errorf("summary = %q", sum)
+			}
+		})
+	}
+}
+
+// A reminder's value carries its clock: "Z" is the chat's own, a number
+// another place's, "+00:00" included.
+func TestReminderValueKeepsItsClock(t *testing.T) {
+	at := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	zero, hour := 0, 3600
+	for _, c := range []struct {
+		clock *int
+		want  string
+	}{{nil, "2026-12-03T08:00:00Z"}, {&zero, "2026-12-03T08:00:00+00:00"}, {&hour, "2026-12-03T09:00:00+01:00"}} {
+		v := nod.ReminderValue(at, c.clock)
+		got, clock, err := nod.ParseReminderValue(v)
+		if v != c.want || err != nil || !got.Equal(at) || (clock == nil) != (c.clock == nil) || clock != nil && *clock != *c.clock {
+			t.Errorf("ReminderValue(%v) = %q, read back %v %v %v", c.clock, v, got, clock, err)
+		}
+	}
+}
