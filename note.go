@@ -24,7 +24,7 @@ const (
 	NoteReproposed  = "reproposed"
 	NoteSuperseded  = "superseded" // args: "direct" and who made it, when a change applied at once overtook it
 	NoteWithdrawn   = "withdrawn"  // the person edited the words it came from
-	NoteNoop        = "noop"       // args: field, value; a change that changes nothing
+	NoteNoop        = "noop"       // args: field, value, the task's title; a change that changes nothing
 	NoteNoopItem    = "noop_item"  // args: item title, "checked", "unchecked" or "same"
 	NoteLeftAsSet   = "left"       // args: item title; the agent left the person's item alone
 )

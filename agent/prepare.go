@@ -308,5 +308,6 @@ func noopNote(c tools.Call, task *nod.Task) nod.Note {
 		return nod.Note{Key: nod.NoteAlready}
 	}
 	cur, _ := c.Current(task)
-	return nod.Note{Key: nod.NoteNoop, Args: []string{string(c.Field()), cur}}
+	// Named: a turn's notices may be of several tasks.
+	return nod.Note{Key: nod.NoteNoop, Args: []string{string(c.Field()), cur, task.Title}}
 }

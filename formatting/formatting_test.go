@@ -443,7 +443,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"breaker_ended":   loc.Changes().BreakerEnded(nod.ModeSmart),
 		"breaker_trusted": loc.Changes().Breaker(nod.ModeTrusted),
 		"notice":          loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"priority", "P3"}}))),
-		"notice_reminder": loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"reminder", "2026-12-01T08:00:00Z"}}))),
+		"notice_reminder": loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"reminder", "2026-12-01T08:00:00Z", "Call the <Berlin> client"}}))),
 		"notice_due":      loc.Text(formatting.NoteMessage.With(loc.Changes().Remark(nod.Note{Key: nod.NoteNoop, Args: []string{"due", "2026-12-03"}}))),
 		"task_card_long": loc.Tasks().Card(nod.Task{ID: "T3", Title: "<script>", Status: nod.StatusDone, Priority: nod.P0,
 			Description: strings.Repeat("word ", 2000)}, time.Time{}),
