@@ -1,11 +1,14 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -30,13 +33,13 @@ func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID n
 		if err != nil {
 			return err
 		}
-		set, err := db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted, kept)
+		set, err := db.setZone(ctx, tx, chatID, userID, zone, def, tool, nod.OutcomeExecuted, keepLocal(kept))
 		if err != nil {
 			return err
 		}
-		zc.Before, zc.After, zc.Moved = set.before, set.after, set.moved
-		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at) VALUES ($1,$2,$3,$4,$5,$6)`,
-			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()))
+		zc.Before, zc.After, zc.Moved = set.before, set.after, set.reminders()
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record())
 		if err != nil {
 			return fmt.Errorf("record time zone change: %w", err)
 		}
@@ -46,7 +49,9 @@ func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID n
 }
 
 // UndoZone puts back the zone the chat had before change id, once, for
-// the person who made it. Errors wrap nod.ErrNotFound, nod.ErrForbidden
+// the person who made it, and the reminders the change moved, each where
+// it was if it is still where the change left it: the others stay as
+// they are. Errors wrap nod.ErrNotFound, nod.ErrForbidden
 // (another person's change), nod.ErrDecided (undone already) or
 // nod.ErrStale (the zone changed since).
 func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, id string, def *time.Location) (nod.ZoneChange, error) {
@@ -56,11 +61,11 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 			return err
 		}
 		var (
-			undone sql.NullInt64
-			status string
+			undone        sql.NullInt64
+			status, moved string
 		)
-		err := tx.QueryRowContext(ctx, `SELECT user_id, before_tz, after_tz, undone_at, status FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
-			Scan(&zc.UserID, &zc.Before, &zc.After, &undone, &status)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, before_tz, after_tz, undone_at, status, moved FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
+			Scan(&zc.UserID, &zc.Before, &zc.After, &undone, &status, &moved)
 		switch {
 		case noRows(err):
 			return fmt.Errorf("time zone change %s: %w", id, nod.ErrNotFound)
@@ -78,11 +83,15 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 		if now != zc.After {
 			return fmt.Errorf("time zone is %q, not %q: %w", now, zc.After, nod.ErrStale)
 		}
-		set, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, nod.ToolSetTimezone, nod.OutcomeUndone, nil)
+		shift := keepLocal(nil) // a change recorded before its moves were
+		if moved != "" {
+			shift = putBack(moved)
+		}
+		set, err := db.setZone(ctx, tx, chatID, userID, zc.Before, def, nod.ToolSetTimezone, nod.OutcomeUndone, shift)
 		if err != nil {
 			return err
 		}
-		zc.Moved = set.moved
+		zc.Moved = set.reminders()
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET undone_at = $1 WHERE id = $2`, micros(db.now()), id)
 		return err
 	})
@@ -188,14 +197,15 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 			args, _ := json.Marshal(map[string]string{"timezone": zc.After})
 			return db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: nod.ToolSetTimezone, Args: args, Outcome: nod.OutcomeRejected, UserConfirmed: true, At: db.now()})
 		}
-		set, err := db.setZone(ctx, tx, chatID, userID, zc.After, def, nod.ToolSetTimezone, nod.OutcomeConfirmed, keptReminders(kept))
+		set, err := db.setZone(ctx, tx, chatID, userID, zc.After, def, nod.ToolSetTimezone, nod.OutcomeConfirmed, keepLocal(keptReminders(kept)))
 		if err != nil {
 			return err
 		}
-		zc.Before, zc.Moved = set.before, set.moved
+		zc.Before, zc.Moved = set.before, set.reminders()
 		// The person who tapped may undo it; before is the zone as it was
 		// when they did.
-		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3 WHERE id = $4`, userID, zc.Before, micros(db.now()), id)
+		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3, moved = $4 WHERE id = $5`,
+			userID, zc.Before, micros(db.now()), set.record(), id)
 		return err
 	})
 	return zc, err
@@ -223,9 +233,10 @@ func (db *Schedule) AskedZone(ctx context.Context, chatID nod.ChatID) (bool, err
 	return first, nil
 }
 
-// setZone writes the chat's zone and moves its daily review with it,
-// audited under tool as outcome; it returns the zone before and after.
-func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome, kept map[nod.TaskID]int64) (zoneSet, error) {
+// setZone writes the chat's zone and moves its daily review with it, and
+// its reminders as shift does, audited under tool as outcome; it returns
+// the zone before and after and the reminders moved.
+func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, outcome nod.Outcome, shift shifter) (zoneSet, error) {
 	loc := def
 	if zone != "" {
 		l, err := nod.LoadZone(zone)
@@ -256,9 +267,11 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 			prevLoc = l
 		}
 	}
-	moved, err := keepLocalTimes(ctx, tx, chatID, prevLoc, loc, now, kept)
-	if err != nil {
-		return zoneSet{}, err
+	var moved []move
+	if prevLoc.String() != loc.String() {
+		if moved, err = shift(ctx, tx, chatID, prevLoc, loc, now); err != nil {
+			return zoneSet{}, err
+		}
 	}
 	args, _ := json.Marshal(map[string]any{"timezone": zone, "before": prev, "reminders": len(moved)})
 	err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
@@ -316,10 +329,78 @@ func keptReminders(kept string) map[nod.TaskID]int64 {
 }
 
 // zoneSet is what setting a chat's zone did: the zone before and after,
-// and the upcoming reminders it moved to keep their local times.
+// and the upcoming reminders it moved.
 type zoneSet struct {
 	before, after string
-	moved         []nod.MovedReminder
+	moved         []move
+}
+
+// move is a reminder a zone change moved: its task, and the moment it
+// was at and is at now.
+type move struct {
+	id       nod.TaskID
+	title    string
+	from, at int64
+}
+
+// reminders are the moved reminders as the change reports them.
+func (s zoneSet) reminders() []nod.MovedReminder {
+	var out []nod.MovedReminder
+	for _, m := range s.moved {
+		out = append(out, nod.MovedReminder{TaskID: m.id, Title: m.title, At: fromMicros(m.at)})
+	}
+	return out
+}
+
+// record is the moves as a zone change keeps them for its undo, by task
+// ("{}" for none, where an empty record is a change from before they
+// were kept).
+func (s zoneSet) record() string {
+	r := make(map[nod.TaskID][2]int64, len(s.moved))
+	for _, m := range s.moved {
+		r[m.id] = [2]int64{m.from, m.at}
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// shifter moves the chat's reminders for a zone change from one zone to
+// another, and returns those it moved.
+type shifter func(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) ([]move, error)
+
+// keepLocal is keepLocalTimes, kept the reminders of kept.
+func keepLocal(kept map[nod.TaskID]int64) shifter {
+	return func(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) ([]move, error) {
+		return keepLocalTimes(ctx, tx, chatID, from, to, now, kept)
+	}
+}
+
+// putBack undoes the moves of record (zoneSet.record): each reminder
+// goes back to the moment it was at, if it is still where the change
+// left it and waits for it; one moved, sent or cleared since stays.
+func putBack(record string) shifter {
+	return func(ctx context.Context, tx conn, chatID nod.ChatID, _, _ *time.Location, now time.Time) ([]move, error) {
+		var r map[nod.TaskID][2]int64
+		if err := json.Unmarshal([]byte(record), &r); err != nil {
+			return nil, fmt.Errorf("time zone change's moves: %w", err)
+		}
+		var out []move
+		for _, id := range slices.Sorted(maps.Keys(r)) {
+			m := move{id: id, from: r[id][1], at: r[id][0]}
+			err := tx.QueryRowContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2
+				WHERE id = $3 AND chat_id = $4 AND remind_at = $5 AND remind_due = $5 AND deleted_at IS NULL RETURNING title`,
+				m.at, micros(now), id, chatID, m.from).Scan(&m.title)
+			switch {
+			case noRows(err):
+				continue
+			case err != nil:
+				return nil, fmt.Errorf("put reminder back: %w", err)
+			}
+			out = append(out, m)
+		}
+		slices.SortStableFunc(out, func(a, b move) int { return cmp.Compare(a.at, b.at) })
+		return out, nil
+	}
 }
 
 // keepLocalTimes moves the chat's upcoming reminders from their clock
@@ -331,19 +412,11 @@ type zoneSet struct {
 // stays, as does one given in another place's clock (remind_clock): "9
 // Berlin time" means 9 in Berlin wherever the chat is. It returns those
 // it moved, in the order they go off (the same clock times keep their
-// order); none when the zones are the same.
-func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) ([]nod.MovedReminder, error) {
-	if from.String() == to.String() {
-		return nil, nil
-	}
+// order).
+func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) ([]move, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_at FROM tasks WHERE chat_id = $1 AND remind_due = remind_at AND remind_clock IS NULL AND deleted_at IS NULL ORDER BY remind_at, id`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("reminders to keep local: %w", err)
-	}
-	type move struct {
-		id       nod.TaskID
-		title    string
-		from, at int64
 	}
 	var moves []move
 	for rows.Next() {
@@ -368,14 +441,14 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 	}
 	// Each as it was read: one that went out, or was moved, since is not
 	// this zone's to move.
-	var moved []nod.MovedReminder
+	var moved []move
 	for _, m := range moves {
 		res, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2 WHERE id = $3 AND remind_at = $4 AND remind_due = $4`, m.at, micros(now), m.id, m.from)
 		if err != nil {
 			return nil, fmt.Errorf("keep reminder local: %w", err)
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
-			moved = append(moved, nod.MovedReminder{TaskID: m.id, Title: m.title, At: fromMicros(m.at)})
+			moved = append(moved, m)
 		}
 	}
 	return moved, nil

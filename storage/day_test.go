@@ -429,7 +429,8 @@ func TestZonesSetAtOnceKeepTheClockTime(t *testing.T) {
 // A zone change names the reminders it moved to keep their clock times,
 // by when they now go off, and only those: not a reminder the words that
 // set the zone read in it already (kept), nor one in the trash. Its Undo
-// names those it moves back.
+// puts back exactly those, and names them; the kept one stays where the
+// words put it, and so does a moved one moved again since.
 func TestZoneChangeNamesTheRemindersItMoved(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
@@ -471,15 +472,25 @@ func TestZoneChangeNamesTheRemindersItMoved(t *testing.T) {
 		if !movedEqual(zc.Moved, want) {
 			t.Errorf("moved %v, want %v", zc.Moved, want)
 		}
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, TaskID: "LATE", Tool: "set_task_reminder", Audit: executed, Mutate: func(cur *nod.Task) (nod.Task, error) {
+			at := in(20, berlin)
+			cur.RemindAt = &at
+			return *cur, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
 		back, err := db.Schedule().UndoZone(ctx, chat, 42, zc.ID, time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// The hotel call, left at 10 in Berlin, keeps that clock time too:
-		// the undo's own words read nothing in the zone it leaves.
-		want = []nod.MovedReminder{{TaskID: "EARLY", Title: "Take the meds", At: in(8, london)}, {TaskID: "KEPT", Title: "Hotel call", At: in(10, london)}, {TaskID: "LATE", Title: "Call mum", At: in(18, london)}}
+		want = []nod.MovedReminder{{TaskID: "EARLY", Title: "Take the meds", At: in(8, london)}}
 		if !movedEqual(back.Moved, want) {
 			t.Errorf("the undo moved %v, want %v", back.Moved, want)
+		}
+		for id, at := range map[nod.TaskID]time.Time{"EARLY": in(8, london), "KEPT": in(9, london), "LATE": in(20, berlin)} {
+			if task, err := db.Tasks().Task(ctx, chat, id); err != nil || task.RemindAt == nil || !task.RemindAt.Equal(at) {
+				t.Errorf("after the undo %s's reminder is at %v (%v), want %v", id, task.RemindAt, err, at)
+			}
 		}
 	})
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -368,6 +369,23 @@ func TestZoneSetAtOnceKeepsTheRemindersItsStepReads(t *testing.T) {
 			// The reminder the step did not read keeps its clock time.
 			if at := h.task("T2").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 11, 0, 0, 0, berlin)) {
 				t.Errorf("launch plan's reminder at %v, want 11:00 in Berlin (11:00 in London before)", at)
+			}
+			if tc.name != "the reminder already there, the zone first" {
+				return
+			}
+			// The zone's Undo puts back what the zone moved, and only that:
+			// the login bug, which it never moved, stays at 9 in Cologne.
+			i := slices.IndexFunc(h.tg.BotMessages(chat), func(m telegramtest.Message) bool { return strings.Contains(m.Text, "Time zone: Europe/London →") })
+			if i < 0 {
+				t.Fatal("no receipt of the zone")
+			}
+			h.tap(chat, user, h.tg.BotMessages(chat)[i].ID, "↩️ Undo")
+			london, _ := time.LoadLocation("Europe/London")
+			if at := h.task("T1").RemindAt; at == nil || !at.Equal(tc.want) {
+				t.Errorf("after the zone's undo the login bug's reminder is at %v, want it left at %v", at, tc.want.In(berlin))
+			}
+			if at := h.task("T2").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 11, 0, 0, 0, london)) {
+				t.Errorf("after the zone's undo the launch plan's reminder is at %v, want 11:00 in London again", at)
 			}
 		})
 	}
