@@ -93,7 +93,7 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	if in.settings != nil {
 		daily = in.settings.Daily
 	}
-	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Moved, b.now(), daily, sweep.NextDaily(daily, zone, b.now())))
+	b.reply(ctx, in.topic(), in.loc.In(zone).Day().TimeZoneSet(before, zone.String(), city, zc.Moved, b.now(), daily, sweep.NextDaily(daily, zone, b.now()), zc.ID))
 	b.resume(ctx, in, zone)
 }
 

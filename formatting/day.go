@@ -65,7 +65,8 @@ type zoneChange struct {
 type movedReminder struct{ Title, At string }
 
 // movedNamed is how many of a zone change's moved reminders its message
-// names: the rest are counted.
+// names when it counts the rest: "and 1 more" would take the room of a
+// name, so one more is named too.
 const movedNamed = 3
 
 // tellMoved fills z's reminders from those a change to zone after moved,
@@ -77,7 +78,7 @@ func (dv Day) tellMoved(z *zoneChange, after string, rs []nod.MovedReminder, now
 	}
 	z.Reminders = len(rs)
 	for i, r := range rs {
-		if i == movedNamed {
+		if i == movedNamed && len(rs) > movedNamed+1 {
 			z.More = len(rs) - i
 			break
 		}
@@ -121,14 +122,19 @@ func (dv Day) TimeZoneShow(zone string, set bool, now time.Time) Message {
 // TimeZoneSet renders the answer to /tz NAME: the zone before and after,
 // the city that named it ("" for a zone's name), the reminders that kept
 // their local times, and, if the chat has a daily review at the time of
-// day daily, when it runs next in the new zone.
-func (dv Day) TimeZoneSet(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, daily string, next time.Time) Message {
+// day daily, when it runs next in the new zone; with an Undo of change
+// undoID that puts the zone before back, as every receipt of a zone has.
+func (dv Day) TimeZoneSet(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, daily string, next time.Time, undoID string) Message {
 	z := zoneChange{Before: before, After: after, City: dv.city(city), Now: dv.l.Stamp(now)}
 	dv.tellMoved(&z, after, moved, now)
 	if daily != "" && !next.IsZero() {
 		z.Daily, z.Next = daily, dv.l.Stamp(next)
 	}
-	return dv.l.Text(tzSet.With(z))
+	m := dv.l.Text(tzSet.With(z))
+	if undoID != "" && before != after {
+		m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
+	}
+	return m
 }
 
 // TimeZoneReceipt reports a zone set from the person's words, a city

@@ -77,6 +77,19 @@ func TestTzCity(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 6)[5]; !strings.Contains(m.Text, "<b>Asia/Tokyo</b>") {
 		t.Errorf("/tz = %q", m.Text)
 	}
+	// /tz NAME has its Undo, as every zone's receipt does (in German
+	// here): Lisbon again, and the reminder back where Tokyo found it.
+	tokyo := h.tg.BotMessages(chat)[4]
+	h.tap(chat, user, tokyo.ID, "↩️ Rückgängig")
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Lisbon" {
+		t.Errorf("zone after the undo = %q", s.TimeZone)
+	}
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(time.Date(2026, 3, 12, 8, 0, 0, 0, lisbon)) {
+		t.Errorf("reminder at %v after the undo, want 08:00 in Lisbon", got)
+	}
+	if m, _ := h.tg.Message(chat, tokyo.ID); !strings.Contains(m.Text, "Zeitzone wieder <b>Europe/Lisbon</b>.") || len(m.Buttons()) != 0 {
+		t.Errorf("/tz Asia/Tokyo after its undo = %q", m.Text)
+	}
 }
 
 // A name several places share is asked about, one button per place; the
