@@ -336,11 +336,28 @@ type zoneSet struct {
 }
 
 // move is a reminder a zone change moved: its task, and the moment it
-// was at and is at now.
+// was at and is at now; next says it is the next time of a repeating
+// reminder whose last time went out (remind_due, remind_at being that).
 type move struct {
 	id       nod.TaskID
 	title    string
 	from, at int64
+	next     bool
+}
+
+// exec moves a reminder as m says, if it is still at m.from; putting
+// one back swaps its times.
+func (m move) exec(ctx context.Context, tx conn, chatID nod.ChatID, now time.Time) (bool, error) {
+	query := `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2 WHERE id = $3 AND chat_id = $4 AND remind_at = $5 AND remind_due = $5 AND deleted_at IS NULL`
+	if m.next {
+		query = `UPDATE tasks SET remind_due = $1, updated_at = $2 WHERE id = $3 AND chat_id = $4 AND remind_due = $5 AND remind_at <> $5 AND deleted_at IS NULL`
+	}
+	res, err := tx.ExecContext(ctx, query, m.at, micros(now), m.id, chatID, m.from)
+	if err != nil {
+		return false, fmt.Errorf("move reminder: %w", err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // reminders are the moved reminders as the change reports them.
@@ -356,12 +373,19 @@ func (s zoneSet) reminders() []nod.MovedReminder {
 // ("{}" for none, where an empty record is a change from before they
 // were kept).
 func (s zoneSet) record() string {
-	r := make(map[nod.TaskID][2]int64, len(s.moved))
+	r := make(map[nod.TaskID]movedRecord, len(s.moved))
 	for _, m := range s.moved {
-		r[m.id] = [2]int64{m.from, m.at}
+		r[m.id] = movedRecord{m.from, m.at, m.next}
 	}
 	b, _ := json.Marshal(r)
 	return string(b)
+}
+
+// movedRecord is a move as a zone change keeps it.
+type movedRecord struct {
+	From int64 `json:"from"`
+	To   int64 `json:"to"`
+	Next bool  `json:"next,omitempty"`
 }
 
 // shifter moves the chat's reminders for a zone change from one zone to
@@ -380,20 +404,21 @@ func keepLocal(kept map[nod.TaskID]int64) shifter {
 // left it and waits for it; one moved, sent or cleared since stays.
 func putBack(record string) shifter {
 	return func(ctx context.Context, tx conn, chatID nod.ChatID, _, _ *time.Location, now time.Time) ([]move, error) {
-		var r map[nod.TaskID][2]int64
+		var r map[nod.TaskID]movedRecord
 		if err := json.Unmarshal([]byte(record), &r); err != nil {
 			return nil, fmt.Errorf("time zone change's moves: %w", err)
 		}
 		var out []move
 		for _, id := range slices.Sorted(maps.Keys(r)) {
-			m := move{id: id, from: r[id][1], at: r[id][0]}
-			err := tx.QueryRowContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2
-				WHERE id = $3 AND chat_id = $4 AND remind_at = $5 AND remind_due = $5 AND deleted_at IS NULL RETURNING title`,
-				m.at, micros(now), id, chatID, m.from).Scan(&m.title)
-			switch {
-			case noRows(err):
+			m := move{id: id, from: r[id].To, at: r[id].From, next: r[id].Next}
+			ok, err := m.exec(ctx, tx, chatID, now)
+			if err != nil {
+				return nil, err
+			}
+			if !ok {
 				continue
-			case err != nil:
+			}
+			if err := tx.QueryRowContext(ctx, `SELECT title FROM tasks WHERE id = $1`, id).Scan(&m.title); err != nil {
 				return nil, fmt.Errorf("put reminder back: %w", err)
 			}
 			out = append(out, m)
@@ -406,15 +431,18 @@ func putBack(record string) shifter {
 // keepLocalTimes moves the chat's upcoming reminders from their clock
 // time in from to the same clock time in to: "remind me at 8" means 8
 // where the person is, as the daily review does. Only a reminder waiting
-// for its own moment moves (one an undo sent at once stays due now); one
-// moved into the past fires late rather than never. A reminder kept
+// for its own moment moves (one an undo sent at once stays due now), and
+// the next time of a repeating one whose last time went out ("8am
+// wherever I am" when nobody tapped ✓ Done); one moved into the past
+// fires late rather than never. A reminder kept
 // (by task, at the moment it was set to) was read in to already and
 // stays, as does one given in another place's clock (remind_clock): "9
 // Berlin time" means 9 in Berlin wherever the chat is. It returns those
 // it moved, in the order they go off (the same clock times keep their
 // order).
 func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) ([]move, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_at FROM tasks WHERE chat_id = $1 AND remind_due = remind_at AND remind_clock IS NULL AND deleted_at IS NULL ORDER BY remind_at, id`, chatID)
+	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_due, remind_due <> remind_at FROM tasks WHERE chat_id = $1
+		AND (remind_due = remind_at OR remind_due > remind_at AND repeat <> '') AND remind_clock IS NULL AND deleted_at IS NULL ORDER BY remind_due, id`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("reminders to keep local: %w", err)
 	}
@@ -424,11 +452,11 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 			m  move
 			at int64
 		)
-		if err := rows.Scan(&m.id, &m.title, &at); err != nil {
+		if err := rows.Scan(&m.id, &m.title, &at, &m.next); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("reminders to keep local: %w", err)
 		}
-		if k, ok := kept[m.id]; ok && k == at {
+		if k, ok := kept[m.id]; ok && k == at && !m.next {
 			continue
 		}
 		l := fromMicros(at).In(from)
@@ -443,11 +471,11 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 	// this zone's to move.
 	var moved []move
 	for _, m := range moves {
-		res, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $1, updated_at = $2 WHERE id = $3 AND remind_at = $4 AND remind_due = $4`, m.at, micros(now), m.id, m.from)
+		ok, err := m.exec(ctx, tx, chatID, now)
 		if err != nil {
-			return nil, fmt.Errorf("keep reminder local: %w", err)
+			return nil, err
 		}
-		if n, _ := res.RowsAffected(); n > 0 {
+		if ok {
 			moved = append(moved, m)
 		}
 	}

@@ -244,3 +244,57 @@ func (h *harness) repeatingDone() (telegramtest.Message, time.Time) {
 	h.tap(chat, user, rs[0].ID, "✓ Done")
 	return rs[0], at
 }
+
+// "8am wherever I am": a repeating reminder whose last time went out
+// untapped keeps its next time at 8 in the zone the chat moves to, as a
+// waiting one does; the zone's receipt names it, its Undo puts it back,
+// and it fires at 8 there.
+func TestRepeatingReminderFollowsTheZoneAfterItWentOut(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	ny, _ := time.LoadLocation("America/New_York")
+	london, _ := time.LoadLocation("Europe/London")
+	if _, err := h.db.Schedule().SetTimeZone(t.Context(), chat, user, ny.String(), time.UTC, nod.ToolTZ, nil); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 12, 6, 8, 0, 0, 0, ny)
+	h.seed(chat, nod.Task{ID: "M1", Title: "Take meds", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at,
+		Repeat: "DTSTART:20261206T080000\nRRULE:FREQ=DAILY"})
+	h.start()
+	sent := func() []telegramtest.Message {
+		var out []telegramtest.Message
+		for _, m := range h.tg.BotMessages(chat) {
+			if strings.HasPrefix(m.Text, "⏰ <b>Take meds</b>") {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	h.clock.Set(at.Add(10 * time.Minute)) // 13:10 in London
+	h.sweeps(3)
+	if n := len(sent()); n != 1 {
+		t.Fatalf("%d reminders went out, want 1", n)
+	}
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	m := h.tg.WaitBotMessages(chat, 2)[1]
+	if !strings.Contains(m.Text, "“Take meds” stays at its local time, now Europe/London time: tomorrow, 08:00.") {
+		t.Fatalf("/tz Europe/London = %q", m.Text)
+	}
+	h.tap(chat, user, m.ID, "↩️ Undo")
+	if m, _ := h.tg.Message(chat, m.ID); !strings.Contains(m.Text, "now America/New_York time: tomorrow, 08:00.") {
+		t.Errorf("the undone /tz = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	h.tg.WaitBotMessages(chat, 3)
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{{time.Date(2026, 12, 7, 7, 59, 0, 0, london), 1}, {time.Date(2026, 12, 7, 8, 1, 0, 0, london), 2}} {
+		h.clock.Set(c.at)
+		h.sweeps(3)
+		if n := len(sent()); n != c.want {
+			t.Errorf("%d reminders by %s in London, want %d", n, c.at.In(london).Format("Jan 2 15:04"), c.want)
+		}
+	}
+}
