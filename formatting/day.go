@@ -146,7 +146,9 @@ func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.
 	z := zoneChange{Before: before, After: after, City: dv.city(city), Quote: quote, Who: who}
 	dv.tellMoved(&z, after, moved, now)
 	m := dv.l.Text(tzReceipt.With(z))
-	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
+	if before != after { // a zone that stays has nothing to undo
+		m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
+	}
 	return m
 }
 

@@ -104,6 +104,13 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"n_task_forbidden": loc.Text(formatting.NoticeTaskForbidden),
 		"receipt_reminder": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "File the tax return", Quote: "remind me tomorrow at 9 about the tax return",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 09:00", Field: nod.FieldReminder, Before: "", After: "2026-11-25T08:00:00Z", UndoID: "u1"}}}),
+		// A time in another place's clock shows it beside the chat's; in
+		// a clock like the chat's, once.
+		"receipt_reminder_clock": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Call the London office", Quote: "remind me tomorrow at 8 London time",
+			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 09:00 (08:00 UTC+00:00)", Field: nod.FieldReminder,
+				After: "2026-11-25T08:00:00+00:00", UndoID: "u1"}}, {TaskTitle: "Check out of the hotel", Quote: "and at 10 Berlin time the check-out",
+			Item: nod.ChangeItem{N: 2, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 10:00", Field: nod.FieldReminder,
+				After: "2026-11-25T10:00:00+01:00", UndoID: "u2"}}}),
 	}
 }
 

@@ -62,7 +62,7 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 			return l.Render(noneTmpl)
 		}
 		if t, clock, err := nod.ParseReminderValue(raw); err == nil {
-			if clock != nil { // as given, in another place's clock
+			if _, here := t.In(l.Zone()).Zone(); clock != nil && *clock != here { // as given, in another place's clock
 				there := t.In(time.FixedZone("", *clock))
 				return l.Stamp(t) + " (" + there.Format("15:04 UTC-07:00") + ")"
 			}
