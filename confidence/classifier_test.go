@@ -306,6 +306,8 @@ func TestQuestionsDecideNothing(t *testing.T) {
 		{said: "can you help me with the launch?", want: confidence.NeedsConfirmation},
 		{said: "could you set it to P1, what do you think?", quote: "could you set it to P1", want: confidence.NeedsConfirmation},
 		{said: "set the launch to P0, ok?", quote: "set the launch to P0", want: confidence.NeedsConfirmation},
+		{said: "set the launch to P0, ok? 🙏", quote: "set the launch to P0", want: confidence.NeedsConfirmation},
+		{said: "set the launch to P0 🤔?", quote: "set the launch to P0", want: confidence.NeedsConfirmation},
 		{said: "could you move it to friday if that works?", want: confidence.NeedsConfirmation},
 		{said: "can I confirm all?", want: confidence.NeedsConfirmation},
 		{said: "is it done", want: confidence.NeedsConfirmation},
@@ -345,6 +347,7 @@ func TestQuestionsDecideNothing(t *testing.T) {
 		{said: "setz den Launch am 13.3. auf P0", want: confidence.Explicit},
 		{said: "do it, raise the launch to P0", want: confidence.Explicit},
 		{said: "ist erledigt, setz den Launch auf P0", want: confidence.Explicit},
+		{said: "raise the launch to P0 🙌 whats left for tmrw?", quote: "raise the launch to P0", want: confidence.Explicit},
 	} {
 		quote := c.quote
 		if quote == "" {

@@ -37,11 +37,16 @@ func (l *lexicon) asks(m, q string) bool {
 }
 
 // sentenceEnd reports whether a sentence ends with byte i of m: at a
-// question or exclamation mark, or a full stop before a space that does
-// not end a number ("am 13.3. fällig" is one sentence; "P0." ends one).
-// Read too few ends, and a sentence holds more words, never fewer
-// questions.
+// question or exclamation mark, a full stop before a space that does
+// not end a number ("am 13.3. fällig" is one sentence; "P0." ends one),
+// or an emoji before a space, as people end a sentence in a chat
+// ("called them, all good 🙌 whats left for tmrw?" says one thing, then
+// asks another). Read too few ends, and a sentence holds more words,
+// never fewer questions.
 func sentenceEnd(m string, i int) bool {
+	if r, size := utf8.DecodeLastRuneInString(m[:i+1]); size > 1 && emoji(r) {
+		return i+1 < len(m) && m[i+1] == ' '
+	}
 	switch m[i] {
 	case '?', '!':
 		return true
@@ -58,6 +63,13 @@ func sentenceEnd(m string, i int) bool {
 		return !number
 	}
 	return false
+}
+
+// emoji reports whether r is a pictograph: the emoticons, symbols and
+// pictographs of the planes people type them from, and the older
+// symbols and dingbats (☀, ✅, ✈).
+func emoji(r rune) bool {
+	return r >= 0x1F300 && r <= 0x1FAFF || r >= 0x2600 && r <= 0x27BF
 }
 
 // sentences cuts s at the ends of its sentences, each keeping its mark.
