@@ -911,6 +911,7 @@ func TestEventNotesZone(t *testing.T) {
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "location"}, "the user shared their location, which set the chat's time zone to Europe/Lisbon (it was Europe/Berlin)"},
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "tz"}, "the user set the chat's time zone to Europe/Lisbon with /tz (it was Europe/Berlin)"},
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "tz", Reminders: 2}, "with /tz (it was Europe/Berlin); the 2 upcoming reminders kept their clock times, now in Europe/Lisbon"},
+		{nod.Event{Kind: nod.EventZone, Value: "Europe/Berlin", Summary: "Europe/Lisbon", Reason: "undone", Reminders: 2}, "is Europe/Berlin again; the 2 reminders the change had moved are back at their times before it, the others stay"},
 	} {
 		c.e.At = at
 		if got := agent.EventNotes([]nod.Event{c.e}, 42, false, time.UTC); !strings.Contains(got, c.want) {

@@ -143,9 +143,12 @@ func zoneNote(e nod.Event, who string) string {
 	default:
 		s = fmt.Sprintf("%s set the chat's time zone to %s with /tz (it was %s)", who, zone(e.Value), zone(e.Summary))
 	}
-	switch e.Reminders {
-	case 0:
-	case 1:
+	switch {
+	case e.Reminders == 0:
+	case e.Reason == string(nod.OutcomeUndone):
+		// An undo puts back what its change moved, and nothing else.
+		s += fmt.Sprintf("; the %d reminders the change had moved are back at their times before it, the others stay", e.Reminders)
+	case e.Reminders == 1:
 		s += fmt.Sprintf("; the one upcoming reminder kept its clock time, now in %s", zone(e.Value))
 	default:
 		s += fmt.Sprintf("; the %d upcoming reminders kept their clock times, now in %s", e.Reminders, zone(e.Value))
