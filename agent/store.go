@@ -167,5 +167,5 @@ type Zones interface {
 	// KeepLocal records, on a proposed zone change, the reminders read
 	// in its zone, by task, at the moments their calls set: accepting it
 	// leaves each there while it still is.
-	KeepLocal(ctx context.Context, chatID nod.ChatID, id string, kept map[nod.TaskID]time.Time) error
+	KeepLocal(ctx context.Context, chatID nod.ChatID, id string, kept map[nod.TaskID][]time.Time) error
 }

@@ -453,7 +453,7 @@ type turn struct {
 	// move them again (zone.go).
 	named          *time.Location
 	namedAt        int
-	namedReminders map[nod.TaskID]time.Time
+	namedReminders map[nod.TaskID][]time.Time
 	history        []nod.ChatMessage
 	// tookBack is set when the person undid a change since the last
 	// turn: words of the exchange before no longer ask for anything

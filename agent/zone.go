@@ -199,17 +199,17 @@ func (t *turn) keepNamedReminders(ctx context.Context) {
 }
 
 // keptReminders are the reminders the turn read in the zone the person
-// named, by task, at the moments their calls set: those of the tasks it
-// changed or proposed to change (namedReminders), and of the tasks it
-// created with one since.
-func (t *turn) keptReminders() map[nod.TaskID]time.Time {
+// named, by task, at the moments they may be at for the zone to leave
+// them: those of the tasks it changed or proposed to change
+// (namedReminders), and of the tasks it created with one since.
+func (t *turn) keptReminders() map[nod.TaskID][]time.Time {
 	kept := maps.Clone(t.namedReminders)
 	for _, r := range t.receipts[min(t.namedAt, len(t.receipts)):] {
 		if r.Item.NewTask != nil && r.Item.NewTask.RemindAt != nil {
 			if kept == nil {
-				kept = map[nod.TaskID]time.Time{}
+				kept = map[nod.TaskID][]time.Time{}
 			}
-			kept[r.Item.TaskID] = *r.Item.NewTask.RemindAt
+			kept[r.Item.TaskID] = []time.Time{*r.Item.NewTask.RemindAt}
 		}
 	}
 	return kept
@@ -218,7 +218,10 @@ func (t *turn) keptReminders() map[nod.TaskID]time.Time {
 // readInNamed notes a reminder change read in the zone the person named
 // in this turn, with the moment it sets (none for one it clears), even
 // when the task's reminder is there already: the words that set that
-// zone set this reminder in it too.
+// zone set this reminder in it too. The moment the task's reminder is at
+// now is noted as well: while the change waits for a tap it is still
+// there, and a zone accepted first must not move it, or the change would
+// find the reminder changed since.
 func (t *turn) readInNamed(c tools.Call, task *nod.Task, target string) {
 	if t.named == nil || task == nil || c.Field() != nod.FieldReminder || target == "" {
 		return
@@ -228,9 +231,12 @@ func (t *turn) readInNamed(c tools.Call, task *nod.Task, target string) {
 		return
 	}
 	if t.namedReminders == nil {
-		t.namedReminders = map[nod.TaskID]time.Time{}
+		t.namedReminders = map[nod.TaskID][]time.Time{}
 	}
-	t.namedReminders[task.ID] = at
+	t.namedReminders[task.ID] = []time.Time{at}
+	if task.RemindAt != nil && !task.RemindAt.Equal(at) {
+		t.namedReminders[task.ID] = append(t.namedReminders[task.ID], *task.RemindAt)
+	}
 }
 
 // nameZone notes a zone the step's calls name, before any of them is read.

@@ -280,16 +280,19 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 
 // KeepLocal records, on a zone change that waits for the person's tap,
 // the reminders that its turn read in that zone, by task, at the moments
-// their calls set: accepting it leaves each there while it still is
-// (keepLocalTimes), whether its own call was applied at once or was
-// tapped since.
-func (db *Schedule) KeepLocal(ctx context.Context, chatID nod.ChatID, id string, kept map[nod.TaskID]time.Time) error {
+// they may be at: the one their calls set, and the one a call that waits
+// for a tap leaves until then. Accepting the zone leaves each reminder
+// there while it still is (keepLocalTimes), whether its own call was
+// applied at once, was tapped since or waits.
+func (db *Schedule) KeepLocal(ctx context.Context, chatID nod.ChatID, id string, kept map[nod.TaskID][]time.Time) error {
 	if len(kept) == 0 {
 		return nil
 	}
-	at := make(map[nod.TaskID]int64, len(kept))
-	for task, t := range kept {
-		at[task] = micros(t)
+	at := make(map[nod.TaskID][]int64, len(kept))
+	for task, ts := range kept {
+		for _, t := range ts {
+			at[task] = append(at[task], micros(t))
+		}
 	}
 	b, err := json.Marshal(at)
 	if err != nil {
@@ -304,8 +307,8 @@ func (db *Schedule) KeepLocal(ctx context.Context, chatID nod.ChatID, id string,
 
 // remindersNow reads the moments the reminders of tasks are set to, by
 // task; a task without one, or gone, has none.
-func remindersNow(ctx context.Context, tx conn, chatID nod.ChatID, tasks []nod.TaskID) (map[nod.TaskID]int64, error) {
-	kept := map[nod.TaskID]int64{}
+func remindersNow(ctx context.Context, tx conn, chatID nod.ChatID, tasks []nod.TaskID) (map[nod.TaskID][]int64, error) {
+	kept := map[nod.TaskID][]int64{}
 	for _, task := range tasks {
 		var at sql.NullInt64
 		err := tx.QueryRowContext(ctx, `SELECT remind_at FROM tasks WHERE id = $1 AND chat_id = $2`, task, chatID).Scan(&at)
@@ -313,17 +316,24 @@ func remindersNow(ctx context.Context, tx conn, chatID nod.ChatID, tasks []nod.T
 			return nil, fmt.Errorf("keep reminder local: %w", err)
 		}
 		if at.Valid {
-			kept[task] = at.Int64
+			kept[task] = []int64{at.Int64}
 		}
 	}
 	return kept, nil
 }
 
 // keptReminders reads a zone change's kept reminders; none if unreadable.
-func keptReminders(kept string) map[nod.TaskID]int64 {
-	var out map[nod.TaskID]int64
-	if kept != "" {
-		_ = json.Unmarshal([]byte(kept), &out) // written by KeepLocal; unreadable keeps none
+// A record from before a task could hold more than one moment holds one.
+func keptReminders(kept string) map[nod.TaskID][]int64 {
+	var out map[nod.TaskID][]int64
+	if kept == "" || json.Unmarshal([]byte(kept), &out) == nil {
+		return out
+	}
+	var one map[nod.TaskID]int64
+	_ = json.Unmarshal([]byte(kept), &one) // written by KeepLocal; unreadable keeps none
+	out = make(map[nod.TaskID][]int64, len(one))
+	for task, at := range one {
+		out[task] = []int64{at}
 	}
 	return out
 }
@@ -393,7 +403,7 @@ type movedRecord struct {
 type shifter func(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) ([]move, error)
 
 // keepLocal is keepLocalTimes, kept the reminders of kept.
-func keepLocal(kept map[nod.TaskID]int64) shifter {
+func keepLocal(kept map[nod.TaskID][]int64) shifter {
 	return func(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) ([]move, error) {
 		return keepLocalTimes(ctx, tx, chatID, from, to, now, kept)
 	}
@@ -435,12 +445,12 @@ func putBack(record string) shifter {
 // the next time of a repeating one whose last time went out ("8am
 // wherever I am" when nobody tapped ✓ Done); one moved into the past
 // fires late rather than never. A reminder kept
-// (by task, at the moment it was set to) was read in to already and
+// (by task, at a moment it may be at) was read in to already and
 // stays, as does one given in another place's clock (remind_clock): "9
 // Berlin time" means 9 in Berlin wherever the chat is. It returns those
 // it moved, in the order they go off (the same clock times keep their
 // order).
-func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID]int64) ([]move, error) {
+func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID][]int64) ([]move, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_due, remind_due <> remind_at FROM tasks WHERE chat_id = $1
 		AND (remind_due = remind_at OR remind_due > remind_at AND repeat <> '') AND remind_clock IS NULL AND deleted_at IS NULL ORDER BY remind_due, id`, chatID)
 	if err != nil {
@@ -456,7 +466,7 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 			rows.Close()
 			return nil, fmt.Errorf("reminders to keep local: %w", err)
 		}
-		if k, ok := kept[m.id]; ok && k == at && !m.next {
+		if slices.Contains(kept[m.id], at) && !m.next {
 			continue
 		}
 		l := fromMicros(at).In(from)

@@ -1364,3 +1364,36 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 		t.Errorf("the prompt's task line:\n%s", grepLines(p, "Check out"))
 	}
 }
+
+// The zone tapped first, then the reminder proposed with it: accepting the
+// zone moves the task's old reminder by its clock time, and the item,
+// read in the zone, still applies over it rather than finding the
+// reminder "changed since".
+func TestProposedReminderTappedAfterItsZone(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	old := time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)
+	t1 := h.seedT1()
+	t1.RemindAt = &old
+	h.seed(chat, nod.Task{ID: "T5", Title: "Water the plants", RemindAt: &old})
+	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &old; return *cur, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	h.clf = answer("needs", "needs")
+	h.script(toCologneAt9(),
+		openaitest.Text("Both wait for your tap."))
+	h.start()
+	h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
+	offer, set := h.withButton(chat, "✓ Europe/Berlin"), h.withButton(chat, "✓ 1")
+	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
+	h.tap(chat, user, set.ID, "✓ 1")
+	nine := time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
+		m, _ := h.tg.Message(chat, set.ID)
+		t.Errorf("after the zone's tap and then ✓ 1 the reminder is at %v, want %v; the set reads %q", at, nine, m.Text)
+	}
+	if at := h.task("T5").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 7, 0, 0, 0, berlin)) {
+		t.Errorf("the plants' reminder is at %v, want 7:00 in Berlin", at)
+	}
+}
