@@ -1373,8 +1373,7 @@ func TestProposedReminderTappedAfterItsZone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	old := time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)
-	t1 := h.seedT1()
-	t1.RemindAt = &old
+	h.seedT1()
 	h.seed(chat, nod.Task{ID: "T5", Title: "Water the plants", RemindAt: &old})
 	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
 		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &old; return *cur, nil }}); err != nil {
