@@ -35,7 +35,7 @@ func TestTzCity(t *testing.T) {
 
 	h.tg.SendText(chat, user, "/tz München")
 	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "Time zone: UTC → <b>Europe/Berlin</b> (Munich, Germany).") ||
-		!strings.Contains(m.Text, "⏰ Your reminder for “Check the build” stays at its local time, now Europe/Berlin time: tomorrow, 08:00.") {
+		!strings.Contains(m.Text, "⏰ Your reminder stays at its local time, now Europe/Berlin time: “Check the build” tomorrow, 08:00.") {
 		t.Errorf("/tz München = %q", m.Text)
 	}
 	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
@@ -61,7 +61,7 @@ func TestTzCity(t *testing.T) {
 	h.tg.Wire().SetLanguage(user, "de")
 	h.tg.SendText(chat, user, "/tz lissabon")
 	if m := h.tg.WaitBotMessages(chat, 4)[3]; !strings.Contains(m.Text, "Zeitzone: Europe/Berlin → <b>Europe/Lisbon</b> (Lissabon, Portugal).") ||
-		!strings.Contains(m.Text, "⏰ Deine Erinnerung für „Check the build“ bleibt bei ihrer Uhrzeit, jetzt in Europe/Lisbon: morgen, 08:00.") {
+		!strings.Contains(m.Text, "⏰ Deine Erinnerung bleibt bei ihrer Uhrzeit, jetzt in Europe/Lisbon: „Check the build“ morgen, 08:00.") {
 		t.Errorf("/tz lissabon = %q", m.Text)
 	}
 	lisbon, _ := time.LoadLocation("Europe/Lisbon")

@@ -943,7 +943,7 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 	}
 
 	h.tg.SendText(chat, user, "/tz Europe/Berlin")
-	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "⏰ Your reminder for “Check the build” stays at its local time, now Europe/Berlin time: tomorrow, 08:00.") {
+	if m := h.tg.WaitBotMessages(chat, 1)[0]; !strings.Contains(m.Text, "⏰ Your reminder stays at its local time, now Europe/Berlin time: “Check the build” tomorrow, 08:00.") {
 		t.Errorf("/tz = %q", m.Text)
 	}
 	wantAt("after /tz", time.Date(2026, 3, 12, 8, 0, 0, 0, berlin))
@@ -952,7 +952,7 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Asia/Tokyo"})), openaitest.Text("Noted."))
 	h.tg.SendText(chat, user, "I'm in Tokyo this week")
 	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
-	if !strings.Contains(rcpt.Text, "Time zone: Europe/Berlin → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "⏰ Your reminder for “Check the build” stays at its local time, now Asia/Tokyo time: tomorrow, 08:00.") {
+	if !strings.Contains(rcpt.Text, "Time zone: Europe/Berlin → <b>Asia/Tokyo</b>") || !strings.Contains(rcpt.Text, "⏰ Your reminder stays at its local time, now Asia/Tokyo time: “Check the build” tomorrow, 08:00.") {
 		t.Errorf("receipt = %q", rcpt.Text)
 	}
 	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["z"]; !strings.Contains(r, `"reminders_kept_local":[{"task_id":"T9","title":"Check the build","remind_at":"2026-03-12T08:00:00+09:00"}]`) {
@@ -963,7 +963,7 @@ func TestRemindersKeepTheirLocalTimes(t *testing.T) {
 
 	h.tap(chat, user, rcpt.ID, "↩️ Undo")
 	wantAt("after the undo", time.Date(2026, 3, 12, 8, 0, 0, 0, berlin))
-	if m, _ := h.tg.Message(chat, rcpt.ID); !strings.Contains(m.Text, "Time zone back to <b>Europe/Berlin</b>.\n⏰ Your reminder for “Check the build” stays at its local time, now Europe/Berlin time: tomorrow, 08:00.") {
+	if m, _ := h.tg.Message(chat, rcpt.ID); !strings.Contains(m.Text, "Time zone back to <b>Europe/Berlin</b>.\n⏰ Your reminder stays at its local time, now Europe/Berlin time: “Check the build” tomorrow, 08:00.") {
 		t.Errorf("the undone receipt = %q", m.Text)
 	}
 	h.clock.Set(time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)) // 08:00 in Berlin
@@ -1343,7 +1343,7 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 
 	h.tg.SendText(chat, user, "/tz Europe/Berlin")
 	m := h.tg.WaitBotMessages(chat, 4)[3]
-	if !strings.Contains(m.Text, "“Take the meds” stays at its local time") || strings.Contains(m.Text, "Check out") {
+	if !strings.Contains(m.Text, "Your reminder stays at its local time, now Europe/Berlin time: “Take the meds” Thu, 08:00.") || strings.Contains(m.Text, "Check out") {
 		t.Errorf("/tz Europe/Berlin = %q, want only the meds moved", m.Text)
 	}
 	if got := h.task("T9").RemindAt; got == nil || !got.Equal(checkout) {

@@ -278,11 +278,11 @@ func TestRepeatingReminderFollowsTheZoneAfterItWentOut(t *testing.T) {
 	}
 	h.tg.SendText(chat, user, "/tz Europe/London")
 	m := h.tg.WaitBotMessages(chat, 2)[1]
-	if !strings.Contains(m.Text, "“Take meds” stays at its local time, now Europe/London time: tomorrow, 08:00.") {
+	if !strings.Contains(m.Text, "Your reminder stays at its local time, now Europe/London time: “Take meds” tomorrow, 08:00.") {
 		t.Fatalf("/tz Europe/London = %q", m.Text)
 	}
 	h.tap(chat, user, m.ID, "↩️ Undo")
-	if m, _ := h.tg.Message(chat, m.ID); !strings.Contains(m.Text, "now America/New_York time: tomorrow, 08:00.") {
+	if m, _ := h.tg.Message(chat, m.ID); !strings.Contains(m.Text, "now America/New_York time: “Take meds” tomorrow, 08:00.") {
 		t.Errorf("the undone /tz = %q", m.Text)
 	}
 	h.tg.SendText(chat, user, "/tz Europe/London")
