@@ -306,7 +306,7 @@ func TestExplicitNoOp(t *testing.T) {
 	h.start()
 	h.tg.SendText(chat, user, "set the priority of Fix login bug to P3")
 	msgs := h.tg.WaitBotMessages(chat, 1)
-	if !strings.Contains(msgs[0].Text, "No change needed for “Fix login bug”: priority is already P3.") || len(msgs[0].Buttons()) != 0 {
+	if !strings.Contains(msgs[0].Text, "No change needed: priority is already P3 (“Fix login bug”).") || len(msgs[0].Buttons()) != 0 {
 		t.Errorf("reply = %q %v", msgs[0].Text, buttonTexts(msgs[0]))
 	}
 	if n := len(h.llm.RequestsFor(clfM)); n != 0 {
