@@ -1396,3 +1396,40 @@ func TestProposedReminderTappedAfterItsZone(t *testing.T) {
 		t.Errorf("the plants' reminder is at %v, want 7:00 in Berlin", at)
 	}
 }
+
+// The zone and the reminder proposed with it, tapped at the same moment
+// (on PostgreSQL too, with NOD_E2E_POSTGRES): whichever decision runs
+// first, the reminder ends at 9 in Cologne, and another reminder keeps
+// its clock time.
+func TestProposedZoneAndReminderTappedAtOnce(t *testing.T) {
+	t.Parallel()
+	for round := range 4 {
+		t.Run(fmt.Sprint(round), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			old := time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)
+			h.seedT1()
+			h.seed(chat, nod.Task{ID: "T5", Title: "Water the plants", RemindAt: &old})
+			if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &old; return *cur, nil }}); err != nil {
+				t.Fatal(err)
+			}
+			h.clf = answer("needs", "needs")
+			h.script(toCologneAt9(), openaitest.Text("Both wait for your tap."))
+			h.start()
+			h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
+			offer, set := h.withButton(chat, "✓ Europe/Berlin"), h.withButton(chat, "✓ 1")
+			zone, item := h.tg.Tap(chat, user, offer.ID, "✓ Europe/Berlin"), h.tg.Tap(chat, user, set.ID, "✓ 1")
+			h.tg.WaitAnswer(zone)
+			h.tg.WaitAnswer(item)
+			h.settle()
+			if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)) {
+				m, _ := h.tg.Message(chat, set.ID)
+				t.Errorf("the login bug's reminder is at %v, want 9:00 in Cologne; the set reads %q", at, m.Text)
+			}
+			if at := h.task("T5").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 7, 0, 0, 0, berlin)) {
+				t.Errorf("the plants' reminder is at %v, want 7:00 in Berlin", at)
+			}
+		})
+	}
+}
