@@ -1371,30 +1371,10 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 // reminder "changed since".
 func TestProposedReminderTappedAfterItsZone(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	old := time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)
-	h.seedT1()
-	h.seed(chat, nod.Task{ID: "T5", Title: "Water the plants", RemindAt: &old})
-	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &old; return *cur, nil }}); err != nil {
-		t.Fatal(err)
-	}
-	h.clf = answer("needs", "needs")
-	h.script(toCologneAt9(),
-		openaitest.Text("Both wait for your tap."))
-	h.start()
-	h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
-	offer, set := h.withButton(chat, "✓ Europe/Berlin"), h.withButton(chat, "✓ 1")
+	h, offer, set := offToCologneWithReminders(t)
 	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
 	h.tap(chat, user, set.ID, "✓ 1")
-	nine := time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)
-	if at := h.task("T1").RemindAt; at == nil || !at.Equal(nine) {
-		m, _ := h.tg.Message(chat, set.ID)
-		t.Errorf("after the zone's tap and then ✓ 1 the reminder is at %v, want %v; the set reads %q", at, nine, m.Text)
-	}
-	if at := h.task("T5").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 7, 0, 0, 0, berlin)) {
-		t.Errorf("the plants' reminder is at %v, want 7:00 in Berlin", at)
-	}
+	h.wantCologneAt9(set)
 }
 
 // The zone and the reminder proposed with it, tapped at the same moment
@@ -1406,30 +1386,46 @@ func TestProposedZoneAndReminderTappedAtOnce(t *testing.T) {
 	for round := range 4 {
 		t.Run(fmt.Sprint(round), func(t *testing.T) {
 			t.Parallel()
-			h := newHarness(t)
-			old := time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)
-			h.seedT1()
-			h.seed(chat, nod.Task{ID: "T5", Title: "Water the plants", RemindAt: &old})
-			if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
-				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &old; return *cur, nil }}); err != nil {
-				t.Fatal(err)
-			}
-			h.clf = answer("needs", "needs")
-			h.script(toCologneAt9(), openaitest.Text("Both wait for your tap."))
-			h.start()
-			h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
-			offer, set := h.withButton(chat, "✓ Europe/Berlin"), h.withButton(chat, "✓ 1")
+			h, offer, set := offToCologneWithReminders(t)
 			zone, item := h.tg.Tap(chat, user, offer.ID, "✓ Europe/Berlin"), h.tg.Tap(chat, user, set.ID, "✓ 1")
 			h.tg.WaitAnswer(zone)
 			h.tg.WaitAnswer(item)
 			h.settle()
-			if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)) {
-				m, _ := h.tg.Message(chat, set.ID)
-				t.Errorf("the login bug's reminder is at %v, want 9:00 in Cologne; the set reads %q", at, m.Text)
-			}
-			if at := h.task("T5").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 7, 0, 0, 0, berlin)) {
-				t.Errorf("the plants' reminder is at %v, want 7:00 in Berlin", at)
-			}
+			h.wantCologneAt9(set)
 		})
+	}
+}
+
+// offToCologneWithReminders starts nod with the login bug (T1) and the
+// plants (T5) reminded at 7:00 UTC, and has the model propose the zone
+// and the login bug's reminder at 9 in Cologne, both waiting for a tap:
+// it returns the zone's offer and the set.
+func offToCologneWithReminders(t *testing.T) (*harness, telegramtest.Message, telegramtest.Message) {
+	t.Helper()
+	h := newHarness(t)
+	old := time.Date(2026, 3, 12, 7, 0, 0, 0, time.UTC)
+	h.seedT1()
+	h.seed(chat, nod.Task{ID: "T5", Title: "Water the plants", RemindAt: &old})
+	if _, err := h.db.Tasks().Apply(t.Context(), nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: user, TaskID: "T1", Tool: "seed", Audit: nod.AuditEntry{Outcome: nod.OutcomeExecuted},
+		Mutate: func(cur *nod.Task) (nod.Task, error) { cur.RemindAt = &old; return *cur, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	h.clf = answer("needs", "needs")
+	h.script(toCologneAt9(), openaitest.Text("Both wait for your tap."))
+	h.start()
+	h.tg.SendText(chat, user, "off to Cologne tomorrow; the login bug, 9ish there I guess")
+	return h, h.withButton(chat, "✓ Europe/Berlin"), h.withButton(chat, "✓ 1")
+}
+
+// wantCologneAt9 checks, once both are decided, that the login bug's
+// reminder is at 9 in Cologne and the plants' kept its clock time.
+func (h *harness) wantCologneAt9(set telegramtest.Message) {
+	h.t.Helper()
+	if at := h.task("T1").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 9, 0, 0, 0, berlin)) {
+		m, _ := h.tg.Message(chat, set.ID)
+		h.t.Errorf("the login bug's reminder is at %v, want 9:00 in Cologne; the set reads %q", at, m.Text)
+	}
+	if at := h.task("T5").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 12, 7, 0, 0, 0, berlin)) {
+		h.t.Errorf("the plants' reminder is at %v, want 7:00 in Berlin", at)
 	}
 }
