@@ -281,6 +281,12 @@ func ReminderValue(at time.Time, clock *int) string {
 // clockLayout is RFC 3339 whose offset is never written "Z".
 const clockLayout = "2006-01-02T15:04:05-07:00"
 
+// ClockTime is at's time of day on clock, the offset in seconds east of
+// UTC of another place's clock, with that offset: "09:00 UTC+01:00".
+func ClockTime(at time.Time, clock int) string {
+	return at.In(time.FixedZone("", clock)).Format("15:04 UTC-07:00")
+}
+
 // ParseReminderValue reads ReminderValue's form: the moment, and the
 // offset of the clock it was given in (nil for "Z", the chat's own).
 func ParseReminderValue(v string) (time.Time, *int, error) {

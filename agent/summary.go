@@ -75,7 +75,7 @@ func fieldLine(f nod.Field, before, after string, zone *time.Location) string {
 		line := fmt.Sprintf("reminder: %s → %s (%s)", reminderValue(before, zone), reminderValue(after, zone), zone)
 		if at, clock, err := nod.ParseReminderValue(after); err == nil && clock != nil {
 			// "9 Berlin time" reads as they said it.
-			line += ", given as " + at.In(time.FixedZone("", *clock)).Format("15:04 UTC-07:00")
+			line += ", given as " + nod.ClockTime(at, *clock)
 		}
 		return line
 	case nod.FieldRepeat:

@@ -63,8 +63,7 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 		}
 		if t, clock, err := nod.ParseReminderValue(raw); err == nil {
 			if _, here := t.In(l.Zone()).Zone(); clock != nil && *clock != here { // as given, in another place's clock
-				there := t.In(time.FixedZone("", *clock))
-				return l.Stamp(t) + " (" + there.Format("15:04 UTC-07:00") + ")"
+				return l.Stamp(t) + " (" + nod.ClockTime(t, *clock) + ")"
 			}
 			return l.Stamp(t)
 		}

@@ -493,7 +493,7 @@ func parseReminder(a Args) ([]Call, []string, error) {
 		value = nod.ReminderValue(*at, clock)
 		args["remind_at"] = at.In(zoneOr(a.Zone)).Format(time.RFC3339)
 		if clock != nil {
-			args["remind_at"], args[clockKey] = value, at.In(time.FixedZone("", *clock)).Format("-07:00")
+			args["remind_at"], args[clockKey] = value, value[len(value)-len("-07:00"):] // the value's own offset
 		}
 	}
 	calls := []Call{scalar{name: a.Tool, id: id, fld: nod.FieldReminder, value: value,
@@ -504,7 +504,7 @@ func parseReminder(a Args) ([]Call, []string, error) {
 			}
 			s := "Set reminder to " + at.In(zoneOr(a.Zone)).Format("2006-01-02 15:04")
 			if clock != nil {
-				s += " (" + at.In(time.FixedZone("", *clock)).Format("15:04 UTC-07:00") + ")"
+				s += " (" + nod.ClockTime(*at, *clock) + ")"
 			}
 			return s
 		}}}

@@ -79,3 +79,18 @@ func TestReminderValueKeepsItsClock(t *testing.T) {
 		}
 	}
 }
+
+// A time with an offset no place has, or half an offset, is refused with
+// the field named, as any malformed time is: nothing is set.
+func TestReminderClockRefused(t *testing.T) {
+	for _, at := range []string{"2026-12-03T09:00+25:00", "2026-12-03T09:00+01", "2026-12-03T09:00+1:00", "2026-12-03T09:00 Paris"} {
+		a, err := tools.Decode(nod.ToolSetReminder, `{"task_id":"T1","remind_at":"`+at+`"}`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Zone = time.UTC
+		if _, _, err := a.Calls(); err == nil || !strings.Contains(err.Error(), "remind_at") {
+			t.Errorf("%s: %v, want an error naming remind_at", at, err)
+		}
+	}
+}
