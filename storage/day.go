@@ -405,15 +405,18 @@ type shifter func(ctx context.Context, tx conn, chatID nod.ChatID, from, to *tim
 // keepLocal is keepLocalTimes, kept the reminders of kept.
 func keepLocal(kept map[nod.TaskID][]int64) shifter {
 	return func(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) ([]move, error) {
-		return keepLocalTimes(ctx, tx, chatID, from, to, now, kept)
+		return keepLocalTimes(ctx, tx, chatID, from, to, now, kept, false)
 	}
 }
 
 // putBack undoes the moves of record (zoneSet.record): each reminder
 // goes back to the moment it was at, if it is still where the change
-// left it and waits for it; one moved, sent or cleared since stays.
+// left it and waits for it; one moved, sent or cleared since stays. A
+// repeating reminder that is not where the change left it (✓ Done took
+// it to its next time since, read in the zone being undone) keeps its
+// clock time, as in any zone change: its rule's times are the chat's.
 func putBack(record string) shifter {
-	return func(ctx context.Context, tx conn, chatID nod.ChatID, _, _ *time.Location, now time.Time) ([]move, error) {
+	return func(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time) ([]move, error) {
 		var r map[nod.TaskID]movedRecord
 		if err := json.Unmarshal([]byte(record), &r); err != nil {
 			return nil, fmt.Errorf("time zone change's moves: %w", err)
@@ -433,6 +436,15 @@ func putBack(record string) shifter {
 			}
 			out = append(out, m)
 		}
+		back := make(map[nod.TaskID][]int64, len(out))
+		for _, m := range out {
+			back[m.id] = []int64{m.at}
+		}
+		rules, err := keepLocalTimes(ctx, tx, chatID, from, to, now, back, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rules...)
 		slices.SortStableFunc(out, func(a, b move) int { return cmp.Compare(a.at, b.at) })
 		return out, nil
 	}
@@ -449,10 +461,14 @@ func putBack(record string) shifter {
 // stays, as does one given in another place's clock (remind_clock): "9
 // Berlin time" means 9 in Berlin wherever the chat is. It returns those
 // it moved, in the order they go off (the same clock times keep their
-// order).
-func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID][]int64) ([]move, error) {
+// order). With repeating, only repeating reminders move.
+func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *time.Location, now time.Time, kept map[nod.TaskID][]int64, repeating bool) ([]move, error) {
+	only := ""
+	if repeating {
+		only = " AND repeat <> ''"
+	}
 	rows, err := tx.QueryContext(ctx, `SELECT id, title, remind_due, remind_due <> remind_at FROM tasks WHERE chat_id = $1
-		AND (remind_due = remind_at OR remind_due > remind_at AND repeat <> '') AND remind_clock IS NULL AND deleted_at IS NULL ORDER BY remind_due, id`, chatID)
+		AND (remind_due = remind_at OR remind_due > remind_at AND repeat <> '') AND remind_clock IS NULL AND deleted_at IS NULL`+only+` ORDER BY remind_due, id`, chatID)
 	if err != nil {
 		return nil, fmt.Errorf("reminders to keep local: %w", err)
 	}
@@ -466,7 +482,7 @@ func keepLocalTimes(ctx context.Context, tx conn, chatID nod.ChatID, from, to *t
 			rows.Close()
 			return nil, fmt.Errorf("reminders to keep local: %w", err)
 		}
-		if slices.Contains(kept[m.id], at) && !m.next {
+		if slices.Contains(kept[m.id], at) {
 			continue
 		}
 		l := fromMicros(at).In(from)

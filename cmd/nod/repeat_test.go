@@ -251,10 +251,39 @@ func (h *harness) repeatingDone() (telegramtest.Message, time.Time) {
 // and it fires at 8 there.
 func TestRepeatingReminderFollowsTheZoneAfterItWentOut(t *testing.T) {
 	t.Parallel()
+	h, sent := medsWentOutInNewYork(t)
+	london, _ := time.LoadLocation("Europe/London")
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	m := h.tg.WaitBotMessages(chat, 2)[1]
+	if !strings.Contains(m.Text, "Your reminder stays at its local time, now Europe/London time: “Take meds” tomorrow, 08:00.") {
+		t.Fatalf("/tz Europe/London = %q", m.Text)
+	}
+	h.tap(chat, user, m.ID, "↩️ Undo")
+	if m, _ := h.tg.Message(chat, m.ID); !strings.Contains(m.Text, "now America/New_York time: “Take meds” tomorrow, 08:00.") {
+		t.Errorf("the undone /tz = %q", m.Text)
+	}
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	h.tg.WaitBotMessages(chat, 3)
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{{time.Date(2026, 12, 7, 7, 59, 0, 0, london), 1}, {time.Date(2026, 12, 7, 8, 1, 0, 0, london), 2}} {
+		h.clock.Set(c.at)
+		h.sweeps(3)
+		if n := len(sent()); n != c.want {
+			t.Errorf("%d reminders by %s in London, want %d", n, c.at.In(london).Format("Jan 2 15:04"), c.want)
+		}
+	}
+}
+
+// medsWentOutInNewYork starts a chat in New York whose meds remind daily
+// at 8 there, and lets the first one go out untapped (13:10 in London):
+// it returns the harness and the meds' reminder messages so far.
+func medsWentOutInNewYork(t *testing.T) (*harness, func() []telegramtest.Message) {
+	t.Helper()
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	ny, _ := time.LoadLocation("America/New_York")
-	london, _ := time.LoadLocation("Europe/London")
 	if _, err := h.db.Schedule().SetTimeZone(t.Context(), chat, user, ny.String(), time.UTC, nod.ToolTZ, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -276,25 +305,24 @@ func TestRepeatingReminderFollowsTheZoneAfterItWentOut(t *testing.T) {
 	if n := len(sent()); n != 1 {
 		t.Fatalf("%d reminders went out, want 1", n)
 	}
+	return h, sent
+}
+
+// The same meds, tapped ✓ Done after /tz London took their next time to 8
+// there, then the /tz undone: the rule's time is the chat's, so the next
+// time goes back to 8 in New York, and the undone message says so.
+func TestRepeatingReminderTappedThenZoneUndone(t *testing.T) {
+	t.Parallel()
+	h, sent := medsWentOutInNewYork(t)
+	ny, _ := time.LoadLocation("America/New_York")
 	h.tg.SendText(chat, user, "/tz Europe/London")
 	m := h.tg.WaitBotMessages(chat, 2)[1]
-	if !strings.Contains(m.Text, "Your reminder stays at its local time, now Europe/London time: “Take meds” tomorrow, 08:00.") {
-		t.Fatalf("/tz Europe/London = %q", m.Text)
-	}
+	h.tap(chat, user, sent()[0].ID, "✓ Done")
 	h.tap(chat, user, m.ID, "↩️ Undo")
 	if m, _ := h.tg.Message(chat, m.ID); !strings.Contains(m.Text, "now America/New_York time: “Take meds” tomorrow, 08:00.") {
 		t.Errorf("the undone /tz = %q", m.Text)
 	}
-	h.tg.SendText(chat, user, "/tz Europe/London")
-	h.tg.WaitBotMessages(chat, 3)
-	for _, c := range []struct {
-		at   time.Time
-		want int
-	}{{time.Date(2026, 12, 7, 7, 59, 0, 0, london), 1}, {time.Date(2026, 12, 7, 8, 1, 0, 0, london), 2}} {
-		h.clock.Set(c.at)
-		h.sweeps(3)
-		if n := len(sent()); n != c.want {
-			t.Errorf("%d reminders by %s in London, want %d", n, c.at.In(london).Format("Jan 2 15:04"), c.want)
-		}
+	if at := h.task("M1").RemindAt; at == nil || !at.Equal(time.Date(2026, 12, 7, 8, 0, 0, 0, ny)) {
+		t.Errorf("the meds' next reminder is at %v, want 8:00 in New York", at)
 	}
 }
