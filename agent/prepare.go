@@ -172,7 +172,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 		if cur == target && c.Field() == nod.FieldRepeat && target == "" {
 			continue // a cleared reminder's rule goes with it; none to clear is nothing to say
 		}
-		if cur == target {
+		if cur == target || c.Field() == nod.FieldRepeat && repeat.Restarts(cur, target, t.reading()) {
 			redundant = append(redundant, noopReason(c, task, t.reading()))
 			continue
 		}

@@ -227,6 +227,67 @@ func Show(s string) string {
 	return r.RRULE()
 }
 
+// Restarts reports whether rule later, as a task keeps it, is rule
+// earlier started again on one of its own times: from later's start on,
+// both remind at the same times, so a reminder at that start changes
+// nothing by taking later. A model that sets a daily 08:00 again from
+// tomorrow gives such a rule, which reads as the one it replaces.
+func Restarts(earlier, later string, zone *time.Location) bool {
+	if earlier == later {
+		return true
+	}
+	a, err := Read(earlier)
+	if err != nil {
+		return false
+	}
+	b, err := Read(later)
+	// A count runs out on another day once the start moves.
+	if err != nil || a.RRULE() != b.RRULE() || a.Count > 0 {
+		return false
+	}
+	from := time.Date(b.Start.Year(), b.Start.Month(), b.Start.Day(), b.Start.Hour(), b.Start.Minute(), 0, 0, zone).Add(-time.Nanosecond)
+	na, err := a.iterator(zone)
+	if err != nil {
+		return false
+	}
+	nb, err := b.iterator(zone)
+	if err != nil {
+		return false
+	}
+	// Rules of one RRULE agree on every time once they agree on one: its
+	// time of day, and where it falls in the rule's days and interval.
+	// A few more are compared for the months a BYMONTHDAY skips.
+	for range compared {
+		oa, oka := after(na, from)
+		ob, okb := after(nb, from)
+		if oka != okb || oka && !oa.Equal(ob) {
+			return false
+		}
+		if !oka {
+			return true
+		}
+		from = oa
+	}
+	return true
+}
+
+// compared is how many times Restarts compares.
+const compared = 4
+
+// after is next's first occurrence strictly after t.
+func after(next rrule.Next, t time.Time) (time.Time, bool) {
+	for range horizon {
+		o, ok := next()
+		if !ok {
+			return time.Time{}, false
+		}
+		if o.After(t) {
+			return o, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // horizon bounds the search for an occurrence: a rule that matches no
 // day for this long (BYMONTHDAY=31 in YEARLY…) has none for nod.
 const horizon = 100_000
@@ -238,16 +299,7 @@ func (r Rule) Next(zone *time.Location, t time.Time) (time.Time, bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
-	for range horizon {
-		o, ok := next()
-		if !ok {
-			return time.Time{}, false
-		}
-		if o.After(t) {
-			return o, true
-		}
-	}
-	return time.Time{}, false
+	return after(next, t)
 }
 
 // Latest is the last occurrence of r in zone at or before t; false when

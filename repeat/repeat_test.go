@@ -99,3 +99,40 @@ func TestNextAndLatest(t *testing.T) {
 		t.Error("a next after UNTIL")
 	}
 }
+
+// A rule started again on one of its own times reminds as it did from
+// that start on; one that moves its time, its days' phase, its day or
+// its count does not, nor one that starts before the rule it replaces.
+func TestRestarts(t *testing.T) {
+	berlin, err := time.LoadLocation("Europe/Berlin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rule := func(start, rrule string) string { return "DTSTART:" + start + "\nRRULE:" + rrule }
+	for _, c := range []struct {
+		earlier, later string
+		want           bool
+	}{
+		{rule("20261201T080000", "FREQ=DAILY"), rule("20261202T080000", "FREQ=DAILY"), true},
+		{rule("20261201T080000", "FREQ=DAILY"), rule("20261201T080000", "FREQ=DAILY"), true},
+		{rule("20261202T080000", "FREQ=DAILY"), rule("20261201T080000", "FREQ=DAILY"), false}, // a day earlier
+		{rule("20261201T080000", "FREQ=DAILY"), rule("20261202T090000", "FREQ=DAILY"), false},
+		{rule("20261201T080000", "FREQ=DAILY;INTERVAL=2"), rule("20261203T080000", "FREQ=DAILY;INTERVAL=2"), true},
+		{rule("20261201T080000", "FREQ=DAILY;INTERVAL=2"), rule("20261202T080000", "FREQ=DAILY;INTERVAL=2"), false},
+		{rule("20261130T080000", "FREQ=WEEKLY"), rule("20261207T080000", "FREQ=WEEKLY"), true},  // Mondays
+		{rule("20261130T080000", "FREQ=WEEKLY"), rule("20261208T080000", "FREQ=WEEKLY"), false}, // Tuesdays
+		{rule("20261130T080000", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE"), rule("20261202T080000", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE"), true},
+		{rule("20261130T080000", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE"), rule("20261209T080000", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE"), false},
+		{rule("20260131T080000", "FREQ=MONTHLY"), rule("20260331T080000", "FREQ=MONTHLY"), true},
+		{rule("20260131T080000", "FREQ=MONTHLY"), rule("20260330T080000", "FREQ=MONTHLY"), false},
+		{rule("20261201T080000", "FREQ=DAILY;COUNT=5"), rule("20261202T080000", "FREQ=DAILY;COUNT=5"), false}, // ends a day later
+		{rule("20261201T080000", "FREQ=DAILY;UNTIL=20261210"), rule("20261202T080000", "FREQ=DAILY;UNTIL=20261210"), true},
+		{rule("20261201T080000", "FREQ=DAILY"), rule("20261202T080000", "FREQ=WEEKLY"), false},
+		{rule("20261201T080000", "FREQ=DAILY"), "", false},
+		{"", rule("20261201T080000", "FREQ=DAILY"), false},
+	} {
+		if got := repeat.Restarts(c.earlier, c.later, berlin); got != c.want {
+			t.Errorf("Restarts(%q, %q) = %v, want %v", c.earlier, c.later, got, c.want)
+		}
+	}
+}

@@ -326,3 +326,36 @@ func TestRepeatingReminderTappedThenZoneUndone(t *testing.T) {
 		t.Errorf("the meds' next reminder is at %v, want 8:00 in New York", at)
 	}
 }
+
+// A model that sets a daily reminder again from its next time gives a
+// rule that only starts a day later: from then on it reminds as the one
+// it replaces, so it is no change, where a played person was asked to
+// confirm "Repeats: daily at 08:00 → daily at 08:00". The model is told
+// both parts were already so; nothing is proposed or classified.
+func TestRuleStartedAgainIsNoChange(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	next := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC) // today's 08:00 went out
+	const rule = "DTSTART:20260311T080000\nRRULE:FREQ=DAILY"
+	h.seed(chat, nod.Task{ID: "T1", Title: "Take meds", RemindAt: &next, Repeat: rule})
+	h.clf = answer("needs:")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T1", "remind_at": "2026-03-12T08:00", "repeat": "FREQ=DAILY"})),
+		openaitest.Text("Meds stay at 8 every day."))
+	h.start()
+	h.tg.SendText(chat, user, "london it is")
+	msgs := h.tg.WaitBotMessages(chat, 1)
+	h.settleMessages()
+	if msgs = h.tg.BotMessages(chat); len(msgs) != 1 || len(msgs[0].Buttons()) != 0 {
+		t.Fatalf("messages = %v, want the model's answer alone", msgs)
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if got := reqs[len(reqs)-1].ToolResults()["r"]; !strings.Contains(got, "Skipped 2 redundant item(s)") || !strings.Contains(got, "already repeats FREQ=DAILY") {
+		t.Errorf("the model was told %s", got)
+	}
+	if n := len(h.llm.RequestsFor(clfM)); n != 0 {
+		t.Errorf("%d classifier requests, want none", n)
+	}
+	if got := h.task("T1"); got.Repeat != rule || got.RemindAt == nil || !got.RemindAt.Equal(next) {
+		t.Errorf("the task reminds at %v by %q, want %v by %q", got.RemindAt, got.Repeat, next, rule)
+	}
+}
