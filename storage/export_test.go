@@ -214,3 +214,14 @@ func (t TestTx) Rows(ctx context.Context, query string, args ...any) (out []int6
 func (db *DB) InTestTx(ctx context.Context, fn func(TestTx) error) error {
 	return db.inTx(ctx, func(c conn) error { return fn(TestTx{c}) })
 }
+
+// FocusOneStatement reads FocusTasks' page with focusSQL, as PostgreSQL
+// does, whatever the database: what SQLite's two statements must agree
+// with.
+func (db *DB) FocusOneStatement(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error) {
+	var page nod.TaskPage
+	if err := db.tasks.readOne(ctx, focusRead(chatID, today, limit, &page)); err != nil {
+		return page, err
+	}
+	return page, loadChecklists(ctx, db.tasks.reader(), page.Tasks)
+}

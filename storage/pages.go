@@ -1,10 +1,12 @@
 package storage
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,14 +177,14 @@ const focusSoonDays = 7
 // tasks are picked from, and the tasks picked.
 const focusLimit = 50
 
-// focusSQL picks the system prompt's tasks in one statement: up to
-// focusLimit candidates of each kind, each an index range (open tasks
-// overdue, the latest due first; open tasks due within focusSoonDays, the
-// soonest first; tasks in progress, the newest first; the tasks changed
-// most recently), each task under its first kind, then the first $4 of
-// them in that order, with the chat's count of tasks. Every live task is
-// a candidate of the last kind, so no row means no task.
-var focusSQL = func() string {
+// focusKinds are the candidates of each kind the system prompt's tasks
+// are picked from, up to focusLimit each, each an index range: open
+// tasks overdue, the latest due first; open tasks due within
+// focusSoonDays, the soonest first; tasks in progress, the newest first;
+// the tasks changed most recently. Every live task is a candidate of the
+// last kind, so none means no task. Each row is its kind (b), the task's
+// seq, and what it is ordered by within its kind (d, u).
+var focusKinds = func() []string {
 	open := `chat_id = $1 AND deleted_at IS NULL AND due_date IS NOT NULL AND status NOT IN ('DONE', 'REJECTED')`
 	parts := []string{
 		`SELECT 0 AS b, seq, due_date AS d, CAST(0 AS BIGINT) AS u FROM tasks WHERE ` + open + ` AND due_date < $2 ORDER BY due_date DESC`,
@@ -193,13 +195,133 @@ var focusSQL = func() string {
 	for i, p := range parts {
 		parts[i] = fmt.Sprintf(`SELECT b, seq, d, u FROM (%s%s) AS k%d`, p, limitSQL(focusLimit), i)
 	}
+	return parts
+}()
+
+// focusSQL picks the system prompt's tasks in one statement: each task
+// under its first kind (focusKinds), then the first $4 of them in that
+// order, with the chat's count of tasks.
+var focusSQL = func() string {
 	cols := strings.ReplaceAll("t."+taskColumns, ", ", ", t.")
 	return `SELECT f.seq, ` + cols + `, (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM task_counts WHERE chat_id = $1)
-		FROM (SELECT b, seq, d, u, ROW_NUMBER() OVER (PARTITION BY seq ORDER BY b) AS nth FROM (` + strings.Join(parts, " UNION ALL ") + `) AS c) AS f
+		FROM (SELECT b, seq, d, u, ROW_NUMBER() OVER (PARTITION BY seq ORDER BY b) AS nth FROM (` + strings.Join(focusKinds, " UNION ALL ") + `) AS c) AS f
 		JOIN tasks t ON t.seq = f.seq
 		WHERE f.nth = 1
 		ORDER BY f.b, CASE WHEN f.b = 0 THEN f.d END DESC, CASE WHEN f.b = 1 THEN f.d END, CASE WHEN f.b >= 2 THEN f.u END DESC, f.seq DESC`
 }()
+
+// focusCandidatesSQL reads focusKinds' candidates and, as a row of kind
+// 4 whose seq is it, the chat's count of tasks: on SQLite the tasks are
+// picked from them here (pickFocus) and then read by seq, since its
+// window and sorts over even a hundred candidates cost it more than both
+// statements (BenchmarkFocusTasks).
+var focusCandidatesSQL = strings.Join(focusKinds, " UNION ALL ") +
+	` UNION ALL SELECT 4, (SELECT CAST(COALESCE(SUM(n), 0) AS BIGINT) FROM task_counts WHERE chat_id = $1), '', 0`
+
+// candidate is a row of focusCandidatesSQL.
+type candidate struct {
+	kind int
+	seq  int64
+	d    string
+	u    int64
+}
+
+// pickFocus picks the seqs of up to limit tasks from cands as focusSQL
+// does: each task under its first kind, in kind order, then each kind's
+// own (d descending, d ascending, u descending twice), then newest seq.
+func pickFocus(cands []candidate, limit int) []int64 {
+	first := make(map[int64]candidate, len(cands))
+	for _, c := range cands {
+		if f, ok := first[c.seq]; !ok || c.kind < f.kind {
+			first[c.seq] = c
+		}
+	}
+	picked := slices.SortedFunc(maps.Values(first), func(a, b candidate) int {
+		if a.kind != b.kind {
+			return cmp.Compare(a.kind, b.kind)
+		}
+		var by int
+		switch a.kind {
+		case 0:
+			by = strings.Compare(b.d, a.d)
+		case 1:
+			by = strings.Compare(a.d, b.d)
+		default:
+			by = cmp.Compare(b.u, a.u)
+		}
+		return cmp.Or(by, cmp.Compare(b.seq, a.seq))
+	})
+	seqs := make([]int64, 0, min(limit, len(picked)))
+	for _, c := range picked[:min(limit, len(picked))] {
+		seqs = append(seqs, c.seq)
+	}
+	return seqs
+}
+
+// focusPage reads FocusTasks' page on SQLite, checklists aside, into
+// page: the candidates, then the tasks picked from them.
+func (db *core) focusPage(ctx context.Context, chatID nod.ChatID, today string, limit int, page *nod.TaskPage) error {
+	limit = min(max(limit, 1), focusLimit)
+	var (
+		cands []candidate
+		p     nod.TaskPage
+	)
+	err := db.readOne(ctx, read{query: focusCandidatesSQL, args: []any{chatID, today, focusSoon(today)}, scan: func(rows scanner) error {
+		for rows.Next() {
+			var c candidate
+			if err := rows.Scan(&c.kind, &c.seq, &c.d, &c.u); err != nil {
+				return err
+			}
+			if c.kind == 4 {
+				p.Total = int(c.seq)
+				continue
+			}
+			cands = append(cands, c)
+		}
+		return nil
+	}})
+	if err != nil {
+		return err
+	}
+	seqs := pickFocus(cands, limit)
+	p.Later = p.Total > len(seqs)
+	if len(seqs) == 0 {
+		*page = p
+		return nil
+	}
+	marks, args := make([]string, len(seqs)), make([]any, len(seqs))
+	at := make(map[int64]int, len(seqs))
+	for i, seq := range seqs {
+		marks[i], args[i], at[seq] = fmt.Sprintf("$%d", i+1), seq, i
+	}
+	p.Tasks, p.Cursors = make([]nod.Task, len(seqs)), make([]string, len(seqs))
+	err = db.readOne(ctx, read{query: `SELECT seq, ` + taskColumns + ` FROM tasks WHERE seq IN (` + strings.Join(marks, ",") + `)`, args: args, scan: func(rows scanner) error {
+		for rows.Next() {
+			var seq int64
+			t, err := scanTask(rows, &seq)
+			if err != nil {
+				return err
+			}
+			i := at[seq]
+			p.Tasks[i], p.Cursors[i] = t, cursor(seq)
+		}
+		return nil
+	}})
+	if err != nil {
+		return err
+	}
+	*page = p
+	return nil
+}
+
+// focusSoon is the last day, after today (YYYY-MM-DD), a due date counts
+// as soon on.
+func focusSoon(today string) string {
+	if t, err := time.Parse(nod.DateLayout, today); err == nil {
+		return t.AddDate(0, 0, focusSoonDays).Format(nod.DateLayout)
+	}
+	return today
+}
 
 // FocusTasks returns up to limit (at most 50) of the chat's tasks outside
 // the trash that matter most on day today (YYYY-MM-DD), in that order:
@@ -208,7 +330,11 @@ var focusSQL = func() string {
 // at most 200 index entries and limit tasks, however many the chat has.
 func (db *Tasks) FocusTasks(ctx context.Context, chatID nod.ChatID, today string, limit int) (nod.TaskPage, error) {
 	var page nod.TaskPage
-	if err := db.readOne(ctx, focusRead(chatID, today, limit, &page)); err != nil {
+	read := func() error { return db.readOne(ctx, focusRead(chatID, today, limit, &page)) }
+	if !db.postgres {
+		read = func() error { return db.focusPage(ctx, chatID, today, limit, &page) }
+	}
+	if err := read(); err != nil {
 		return nod.TaskPage{}, fmt.Errorf("focus tasks: %w", err)
 	}
 	if err := loadChecklists(ctx, db.reader(), page.Tasks); err != nil {
@@ -220,10 +346,7 @@ func (db *Tasks) FocusTasks(ctx context.Context, chatID nod.ChatID, today string
 // focusRead reads FocusTasks' page, checklists aside, into page.
 func focusRead(chatID nod.ChatID, today string, limit int, page *nod.TaskPage) read {
 	limit = min(max(limit, 1), focusLimit)
-	soon := today
-	if t, err := time.Parse(nod.DateLayout, today); err == nil {
-		soon = t.AddDate(0, 0, focusSoonDays).Format(nod.DateLayout)
-	}
+	soon := focusSoon(today)
 	// The limit is written in (limitSQL): bound, it made SQLite prepare
 	// the statement again on every call, a millisecond each.
 	return read{query: focusSQL + limitSQL(limit), args: []any{chatID, today, soon}, scan: func(rows scanner) error {

@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -151,6 +152,57 @@ func ids(tasks []nod.Task) []nod.TaskID {
 	return out
 }
 
+// For any chat, SQLite's page of the prompt's tasks, its candidates
+// picked in Go, is the page focusSQL's one statement reads: the same
+// tasks in the same order, the same count. The chats mix statuses, due
+// dates on and around today with ties, times changed with ties, trashed
+// tasks, and kinds of more than 50 candidates.
+func TestFocusTasksPickedAsOneStatement(t *testing.T) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	db := storagetest.Open(t, "sqlite", clock.Now)
+	ctx := t.Context()
+	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	statuses := []nod.Status{nod.StatusOpen, nod.StatusOpen, nod.StatusInProgress, nod.StatusBlocked, nod.StatusDone, nod.StatusRejected}
+	for seed := range 12 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 7))
+		chatID := nod.ChatID(100 + seed)
+		n := []int{0, 1, 5, 40, 120, 260}[seed%6]
+		var tasks []nod.Task
+		for i := range n {
+			task := nod.Task{ID: nod.TaskID(fmt.Sprintf("c%d-%d", seed, i)), ChatID: chatID, Title: "Task", Status: statuses[rng.IntN(len(statuses))], Priority: nod.P2,
+				CreatedAt: base, UpdatedAt: base.Add(time.Duration(rng.IntN(30)) * time.Hour)}
+			if rng.IntN(3) > 0 {
+				task.DueDate = time.Date(2026, 3, 11+rng.IntN(20)-10, 0, 0, 0, 0, time.UTC).Format(nod.DateLayout)
+			}
+			tasks = append(tasks, task)
+		}
+		if err := db.Tasks().ImportTasks(ctx, tasks); err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < n; i += 9 {
+			now := clock.Now()
+			if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chatID}, UserID: 42, TaskID: tasks[i].ID, Tool: "delete_task", Audit: nod.AuditEntry{Outcome: nod.OutcomeConfirmed},
+				Mutate: func(cur *nod.Task) (nod.Task, error) { cur.DeletedAt = &now; return *cur, nil }}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, limit := range []int{1, 10, 50} {
+			got, err := db.Tasks().FocusTasks(ctx, chatID, "2026-03-11", limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := db.FocusOneStatement(ctx, chatID, "2026-03-11", limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ids(got.Tasks), ids(want.Tasks)) || !slices.Equal(got.Cursors, want.Cursors) || got.Total != want.Total || got.Later != want.Later {
+				t.Errorf("chat of %d tasks, limit %d: picked %v (%d, later %v), one statement %v (%d, later %v)",
+					n, limit, ids(got.Tasks), got.Total, got.Later, ids(want.Tasks), want.Total, want.Later)
+			}
+		}
+	}
+}
+
 // The system prompt's tasks: overdue, due within a week, in progress, then
 // the most recently changed, at most the limit however many there are.
 func TestFocusTasks(t *testing.T) {
@@ -196,4 +248,38 @@ func TestFocusTasks(t *testing.T) {
 			t.Errorf("TaskTitles = %v, %v", titles, err)
 		}
 	})
+}
+
+// The prompt's tasks on SQLite as a turn reads them, in chats of 5, 50
+// and 200 open tasks due around today: picked from their candidates in
+// Go (FocusTasks), and by focusSQL's one statement for comparison.
+func BenchmarkFocusTasks(b *testing.B) {
+	clock := fixtures.NewClock(fixtures.DefaultNow)
+	db := storagetest.Open(b, "sqlite", clock.Now)
+	for _, n := range []int{5, 50, 200} {
+		chatID := nod.ChatID(n)
+		tasks := make([]nod.Task, n)
+		for i := range tasks {
+			tasks[i] = nod.Task{ID: nod.TaskID(fmt.Sprintf("f%d-%d", n, i)), ChatID: chatID, Title: fmt.Sprintf("Task %d", i), Status: nod.StatusOpen, Priority: nod.P2,
+				DueDate: time.Date(2026, 3, 8+i%10, 0, 0, 0, 0, time.UTC).Format(nod.DateLayout)}
+		}
+		if err := db.Tasks().ImportTasks(b.Context(), tasks); err != nil {
+			b.Fatal(err)
+		}
+		for _, way := range []struct {
+			name string
+			read func() (nod.TaskPage, error)
+		}{
+			{"picked", func() (nod.TaskPage, error) { return db.Tasks().FocusTasks(b.Context(), chatID, "2026-03-11", 50) }},
+			{"one-statement", func() (nod.TaskPage, error) { return db.FocusOneStatement(b.Context(), chatID, "2026-03-11", 50) }},
+		} {
+			b.Run(fmt.Sprintf("tasks=%d/%s", n, way.name), func(b *testing.B) {
+				for b.Loop() {
+					if p, err := way.read(); err != nil || len(p.Tasks) != min(n, 50) {
+						b.Fatal(len(p.Tasks), err)
+					}
+				}
+			})
+		}
+	}
 }

@@ -89,11 +89,11 @@ func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.
 		rs     []eventRow
 		stale  bool
 		chatID = r.Topic.ChatID
-		focus  = focusRead(chatID, r.Today, r.Tasks, &o.Focus)
-		reads  = []read{db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale), focus, openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions)}
+		reads  = []read{db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale), openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions)}
 	)
 	if db.postgres {
-		reads = append(reads, eventsRead(eventsSinceLastSQL, []any{chatID, r.Topic.Thread}, &rs), focusChecklistsRead(focus, &o.Focus))
+		focus := focusRead(chatID, r.Today, r.Tasks, &o.Focus)
+		reads = append(reads, focus, eventsRead(eventsSinceLastSQL, []any{chatID, r.Topic.Thread}, &rs), focusChecklistsRead(focus, &o.Focus))
 	}
 	if err := db.readAll(ctx, reads...); err != nil {
 		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
@@ -105,6 +105,9 @@ func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.
 		}
 	}
 	if !db.postgres {
+		if err := db.focusPage(ctx, chatID, r.Today, r.Tasks, &o.Focus); err != nil {
+			return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
+		}
 		var later []read
 		if n := len(o.History); n > 0 {
 			later = append(later, eventsRead(eventsSQL, []any{chatID, micros(o.History[n-1].At), r.Topic.Thread}, &rs))
