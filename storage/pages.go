@@ -343,7 +343,8 @@ func (db *Tasks) FocusTasks(ctx context.Context, chatID nod.ChatID, today string
 	return page, nil
 }
 
-// focusRead reads FocusTasks' page, checklists aside, into page.
+// focusRead reads FocusTasks' page, checklists aside, into page, in one
+// statement (focusSQL): PostgreSQL's, whose turn sends it in its pipeline.
 func focusRead(chatID nod.ChatID, today string, limit int, page *nod.TaskPage) read {
 	limit = min(max(limit, 1), focusLimit)
 	soon := focusSoon(today)

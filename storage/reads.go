@@ -81,8 +81,9 @@ func (db *core) readOne(ctx context.Context, r read) error {
 // Opening reads what a turn starts from. On PostgreSQL that is one round
 // trip: the events follow the topic's last message, and the tasks'
 // checklists their tasks, in SQL. On SQLite, where a round trip costs
-// nothing, both follow what was read before them, and a topic without
-// messages reads no events.
+// nothing, both follow what was read before them, a topic without
+// messages reads no events, and the prompt's tasks are picked from their
+// candidates (focusPage).
 func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.Opening, error) {
 	var (
 		o      nod.Opening
