@@ -343,9 +343,9 @@ func TestRuleStartedAgainIsNoChange(t *testing.T) {
 		openaitest.Text("Meds stay at 8 every day."))
 	h.start()
 	h.tg.SendText(chat, user, "london it is")
-	msgs := h.tg.WaitBotMessages(chat, 1)
+	h.tg.WaitBotMessages(chat, 1)
 	h.settleMessages()
-	if msgs = h.tg.BotMessages(chat); len(msgs) != 1 || len(msgs[0].Buttons()) != 0 {
+	if msgs := h.tg.BotMessages(chat); len(msgs) != 1 || len(msgs[0].Buttons()) != 0 {
 		t.Fatalf("messages = %v, want the model's answer alone", msgs)
 	}
 	reqs := h.llm.RequestsFor(agentM)
