@@ -76,7 +76,7 @@ func (c Change) RemindsAt() (time.Time, bool) {
 	if c.Created || len(c.Items) > 0 || len(c.Fields) != 1 || c.Fields[0].Field != FieldReminder || c.Fields[0].After == "" {
 		return time.Time{}, false
 	}
-	at, err := time.Parse(time.RFC3339, c.Fields[0].After)
+	at, _, err := ParseReminderValue(c.Fields[0].After)
 	return at, err == nil
 }
 
@@ -266,30 +266,66 @@ func (t Task) Value(f Field) string {
 	return ""
 }
 
+// Clock is another place's clock a reminder was given in ("9 Paris
+// time" from London): it stays at its moment when the chat's zone
+// changes (docs/design.md §10).
+type Clock struct {
+	Offset int    // seconds east of UTC at the reminder's moment
+	Zone   string // the place's IANA zone ("Europe/Paris"); "" when only the offset was given
+}
+
 // ReminderValue is a reminder's canonical form (FieldReminder): RFC 3339
-// in UTC, or, for one given in another place's clock (clock, the offset
-// in seconds east of UTC), at that offset, always as numbers: "+00:00" is
-// London's clock where "Z" is the chat's own.
-func ReminderValue(at time.Time, clock *int) string {
+// in UTC, or, for one given in another place's clock, at that clock's
+// offset, always as numbers ("+00:00" is London's clock where "Z" is the
+// chat's own), with the place's zone after it as RFC 9557 writes one
+// ("2026-12-03T09:00:00+01:00[Europe/Paris]").
+func ReminderValue(at time.Time, clock *Clock) string {
 	at = Stamp(at)
 	if clock == nil {
 		return at.Format(time.RFC3339)
 	}
-	return at.In(time.FixedZone("", *clock)).Format(clockLayout)
+	v := at.In(time.FixedZone("", clock.Offset)).Format(clockLayout)
+	if clock.Zone != "" {
+		v += "[" + clock.Zone + "]"
+	}
+	return v
 }
 
 // clockLayout is RFC 3339 whose offset is never written "Z".
 const clockLayout = "2006-01-02T15:04:05-07:00"
 
-// ClockTime is at's time of day on clock, the offset in seconds east of
-// UTC of another place's clock, with that offset: "09:00 UTC+01:00".
-func ClockTime(at time.Time, clock int) string {
-	return at.In(time.FixedZone("", clock)).Format("15:04 UTC-07:00")
+// ClockTime is at's time of day on another place's clock: "09:00 in
+// Paris" for a named place, "09:00 UTC+01:00" for an offset alone.
+func ClockTime(at time.Time, clock Clock) string {
+	if city := ZoneCity(clock.Zone); city != "" {
+		if loc, err := time.LoadLocation(clock.Zone); err == nil {
+			return at.In(loc).Format("15:04") + " in " + city
+		}
+	}
+	return at.In(time.FixedZone("", clock.Offset)).Format("15:04 UTC-07:00")
+}
+
+// ZoneCity is the place an IANA zone is named after ("New York" for
+// America/New_York), or "" for a zone named after no place (UTC,
+// Etc/GMT+5, CET).
+func ZoneCity(zone string) string {
+	area, city, ok := strings.Cut(zone, "/")
+	if !ok || area == "Etc" {
+		return ""
+	}
+	if i := strings.LastIndexByte(city, '/'); i >= 0 {
+		city = city[i+1:] // America/Argentina/Buenos_Aires
+	}
+	return strings.ReplaceAll(city, "_", " ")
 }
 
 // ParseReminderValue reads ReminderValue's form: the moment, and the
-// offset of the clock it was given in (nil for "Z", the chat's own).
-func ParseReminderValue(v string) (time.Time, *int, error) {
+// clock it was given in (nil for "Z", the chat's own).
+func ParseReminderValue(v string) (time.Time, *Clock, error) {
+	zone := ""
+	if base, name, ok := strings.Cut(v, "["); ok && strings.HasSuffix(name, "]") {
+		v, zone = base, strings.TrimSuffix(name, "]")
+	}
 	at, err := time.Parse(time.RFC3339, v)
 	if err != nil {
 		return time.Time{}, nil, err
@@ -298,7 +334,7 @@ func ParseReminderValue(v string) (time.Time, *int, error) {
 		return Stamp(at), nil, nil
 	}
 	_, off := at.Zone()
-	return Stamp(at), &off, nil
+	return Stamp(at), &Clock{Offset: off, Zone: zone}, nil
 }
 
 // ParseLabels reads labels in the canonical form Value gives them. Text

@@ -106,11 +106,11 @@ type Task struct {
 	DueDate         string     // YYYY-MM-DD, empty: none
 	RemindAt        *time.Time // nil: no reminder
 	RemindBy        UserID     // who set the reminder; 0: not known
-	// RemindClock is the UTC offset, in seconds east, of another place's
-	// clock the reminder was given in ("9 Berlin time" from London): it
-	// stays at its moment when the chat's zone changes. nil: the chat's
-	// own clock, whose time of day it keeps (docs/design.md §10).
-	RemindClock *int
+	// RemindClock is another place's clock the reminder was given in
+	// ("9 Berlin time" from London): it stays at its moment when the
+	// chat's zone changes. nil: the chat's own clock, whose time of day it
+	// keeps (docs/design.md §10).
+	RemindClock *Clock
 	CreatedBy   UserID // who created the task; 0: not known
 	// Repeat is the reminder's rule: an RRULE with the local time it was
 	// read from (package repeat); empty: the reminder does not repeat.

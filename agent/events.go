@@ -159,10 +159,10 @@ func zoneNote(e nod.Event, who string) string {
 // weekday is how a repeating reminder's times are told: its day counts.
 const weekday = "Mon 2006-01-02 15:04"
 
-// local is an RFC 3339 time as the chat reads it, in layout, or as it is
-// if it is not one.
+// local is an RFC 3339 time (a reminder's value, its clock's place too)
+// as the chat reads it, in layout, or as it is if it is not one.
 func local(s string, zone *time.Location, layout string) string {
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
+	if t, _, err := nod.ParseReminderValue(s); err == nil {
 		return t.In(zone).Format(layout)
 	}
 	return s

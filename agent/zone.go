@@ -226,7 +226,7 @@ func (t *turn) readInNamed(c tools.Call, task *nod.Task, target string) {
 	if t.named == nil || task == nil || c.Field() != nod.FieldReminder || target == "" {
 		return
 	}
-	at, err := time.Parse(time.RFC3339, target)
+	at, _, err := nod.ParseReminderValue(target)
 	if err != nil {
 		return
 	}

@@ -3,7 +3,6 @@ package formatting
 import (
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/nodbot/nod"
 )
@@ -200,7 +199,7 @@ func (l *Locale) auditReminder(a nod.AuditEntry) string {
 		Done: a.Outcome == nod.OutcomeExecuted || a.Outcome == nod.OutcomeConfirmed}
 	if at := a.Arg("remind_at"); at != "" {
 		r.At = at
-		t, err := time.Parse(time.RFC3339, at)
+		t, _, err := nod.ParseReminderValue(at)
 		if err != nil {
 			t, err = nod.ParseLocal(at, l.Zone())
 		}

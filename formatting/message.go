@@ -62,7 +62,7 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 			return l.Render(noneTmpl)
 		}
 		if t, clock, err := nod.ParseReminderValue(raw); err == nil {
-			if _, here := t.In(l.Zone()).Zone(); clock != nil && *clock != here { // as given, in another place's clock
+			if _, here := t.In(l.Zone()).Zone(); clock != nil && clock.Offset != here { // as given, in another place's clock
 				return l.Stamp(t) + " (" + nod.ClockTime(t, *clock) + ")"
 			}
 			return l.Stamp(t)

@@ -49,7 +49,7 @@ func sqlValue(f nod.Field, v string) (any, error) {
 		if v == "" {
 			return sql.NullInt64{}, nil
 		}
-		at, err := time.Parse(time.RFC3339, v)
+		at, _, err := nod.ParseReminderValue(v)
 		if err != nil {
 			return nil, fmt.Errorf("reminder %q: %w", v, nod.ErrInvalid)
 		}
@@ -155,9 +155,11 @@ func writeTaskRow(ctx context.Context, q conn, topic nod.Topic, by nod.UserID, c
 			}
 			sets = append(sets, set, fmt.Sprintf("remind_thread = $%d", len(args)-1), fmt.Sprintf("remind_by = $%d", len(args)))
 			// The clock it was given in is part of the reminder's value.
-			args = append(args, valueClock(f.After), valueClock(f.Before))
-			sets = append(sets, fmt.Sprintf("remind_clock = $%d", len(args)-1))
-			conds = append(conds, fmt.Sprintf("remind_clock IS NOT DISTINCT FROM $%d", len(args)))
+			clock, zone := valueClock(f.After)
+			was, wasZone := valueClock(f.Before)
+			args = append(args, clock, was, zone, wasZone)
+			sets = append(sets, fmt.Sprintf("remind_clock = $%d", len(args)-3), fmt.Sprintf("remind_zone = $%d", len(args)-1))
+			conds = append(conds, fmt.Sprintf("remind_clock IS NOT DISTINCT FROM $%d", len(args)-2), fmt.Sprintf("remind_zone IS NOT DISTINCT FROM $%d", len(args)))
 		}
 	}
 	conds = append(conds, trash)
@@ -310,24 +312,26 @@ func taskRow(t nod.Task) ([]any, error) {
 		est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
 	}
 	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
+	clock, zone := clockOf(t.RemindAt, t.RemindClock)
 	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
-		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.Repeat, t.CreatedBy, clockOf(t.RemindAt, t.RemindClock), remindDue(t.RemindAt, t.UpdatedAt)}, nil
+		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.Repeat, t.CreatedBy, clock, zone, remindDue(t.RemindAt, t.UpdatedAt)}, nil
 }
 
-// clockOf is the clock of a reminder at as its column stores it: NULL
-// for the chat's own, and for no reminder.
-func clockOf(at *time.Time, clock *int) sql.NullInt64 {
+// clockOf is the clock of a reminder at as its columns store it, its
+// offset and its place's zone: NULL for the chat's own, and for no
+// reminder.
+func clockOf(at *time.Time, clock *nod.Clock) (sql.NullInt64, sql.NullString) {
 	if at == nil || clock == nil {
-		return sql.NullInt64{}
+		return sql.NullInt64{}, sql.NullString{}
 	}
-	return sql.NullInt64{Int64: int64(*clock), Valid: true}
+	return sql.NullInt64{Int64: int64(clock.Offset), Valid: true}, sql.NullString{String: clock.Zone, Valid: clock.Zone != ""}
 }
 
 // valueClock is clockOf a reminder's canonical value.
-func valueClock(v string) sql.NullInt64 {
+func valueClock(v string) (sql.NullInt64, sql.NullString) {
 	at, clock, err := nod.ParseReminderValue(v)
 	if err != nil {
-		return sql.NullInt64{}
+		return sql.NullInt64{}, sql.NullString{}
 	}
 	return clockOf(&at, clock)
 }
@@ -336,13 +340,22 @@ func valueClock(v string) sql.NullInt64 {
 // and when its reminder falls due.
 const insertColumns = taskColumns + `, remind_due`
 
+// insertTaskSQL inserts one task, a parameter for each of insertColumns.
+var insertTaskSQL = func() string {
+	marks := make([]string, strings.Count(insertColumns, ",")+1)
+	for i := range marks {
+		marks[i] = fmt.Sprintf("$%d", i+1)
+	}
+	return `INSERT INTO tasks (` + insertColumns + `) VALUES (` + strings.Join(marks, ",") + `)`
+}()
+
 // insertTask inserts a new task with its checklist.
 func insertTask(ctx context.Context, q conn, t nod.Task) error {
 	row, err := taskRow(t)
 	if err != nil {
 		return err
 	}
-	err = q.later(ctx, `INSERT INTO tasks (`+insertColumns+`) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15,$16,$17,$18)`, row...)
+	err = q.later(ctx, insertTaskSQL, row...)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

@@ -503,7 +503,7 @@ func movedEqual(got, want []nod.MovedReminder) bool {
 
 // A reminder given in another place's clock stays at its moment when the
 // chat's zone changes, while one of the chat's own clock keeps its time
-// of day; the clock is stored with the reminder, written by a new task and
+// of day; the clock, its place named, is stored with the reminder, written by a new task and
 // by a change alike, and an undo that finds the same moment in another
 // clock finds it changed.
 func TestReminderInAnotherClockStays(t *testing.T) {
@@ -518,6 +518,7 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 		checkout := time.Date(day.Year(), day.Month(), day.Day(), 9, 0, 0, 0, berlin)
 		meds := time.Date(day.Year(), day.Month(), day.Day(), 8, 0, 0, 0, london)
 		_, offset := checkout.Zone()
+		berlinClock := &nod.Clock{Offset: offset, Zone: berlin.String()}
 		edit := func(id nod.TaskID, create bool, set func(*nod.Task)) nod.Applied {
 			t.Helper()
 			e := nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "set_task_reminder", TaskID: id, Audit: executed, Mutate: func(cur *nod.Task) (nod.Task, error) {
@@ -537,7 +538,7 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 			}
 			return a
 		}
-		pin := func(t *nod.Task) { t.RemindAt, t.RemindClock = &checkout, &offset }
+		pin := func(t *nod.Task) { t.RemindAt, t.RemindClock = &checkout, berlinClock }
 		edit("NEW", true, pin) // inserted with its clock
 		edit("MEDS", true, func(t *nod.Task) { t.RemindAt = &meds })
 		edit("MOVED", true, func(t *nod.Task) { t.RemindAt = &meds })
@@ -549,7 +550,7 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 		if len(zc.Moved) != 1 || zc.Moved[0].TaskID != "MEDS" {
 			t.Errorf("moved %v, want only the meds", zc.Moved)
 		}
-		wantReminder := func(id nod.TaskID, at time.Time, clock *int) {
+		wantReminder := func(id nod.TaskID, at time.Time, clock *nod.Clock) {
 			t.Helper()
 			task, err := db.Tasks().Task(ctx, chat, id)
 			if err != nil {
@@ -559,8 +560,8 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 				t.Errorf("%s: reminder %v in clock %v, want %v in %v", id, task.RemindAt, task.RemindClock, at, clock)
 			}
 		}
-		wantReminder("NEW", checkout, &offset)
-		wantReminder("MOVED", checkout, &offset)
+		wantReminder("NEW", checkout, berlinClock)
+		wantReminder("MOVED", checkout, berlinClock)
 		// The same moment in the chat's clock is another value: the pin's
 		// undo finds it changed, and the unpinning's own undo pins it again.
 		unpinned := edit("MOVED", false, func(t *nod.Task) { t.RemindClock = nil })
@@ -571,6 +572,6 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 		if _, err := db.Undo().Undo(ctx, chat, unpinned.Undo.ID, 42, false); err != nil {
 			t.Fatal(err)
 		}
-		wantReminder("MOVED", checkout, &offset)
+		wantReminder("MOVED", checkout, berlinClock)
 	})
 }

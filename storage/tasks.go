@@ -12,7 +12,7 @@ import (
 	"github.com/nodbot/nod"
 )
 
-const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at, remind_by, repeat, created_by, remind_clock`
+const taskColumns = `id, chat_id, title, description, status, priority, estimate_minutes, due_date, labels, created_at, updated_at, deleted_at, remind_at, remind_by, repeat, created_by, remind_clock, remind_zone`
 
 // Task returns a task of the chat that is not in the trash. A task of
 // another chat is nod.ErrNotFound, exactly like a missing one.
@@ -222,13 +222,14 @@ func scanTask(rows scanner, seq *int64, tail ...any) (nod.Task, error) {
 		created, updated int64
 		deleted, remind  sql.NullInt64
 		clock            sql.NullInt64
+		zone             sql.NullString
 		status, priority string
 	)
 	var dest []any
 	if seq != nil {
 		dest = append(dest, seq)
 	}
-	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind, &t.RemindBy, &t.Repeat, &t.CreatedBy, &clock)
+	dest = append(dest, &t.ID, &t.ChatID, &t.Title, &t.Description, &status, &priority, &est, &due, &labels, &created, &updated, &deleted, &remind, &t.RemindBy, &t.Repeat, &t.CreatedBy, &clock, &zone)
 	dest = append(dest, tail...)
 	if err := rows.Scan(dest...); err != nil {
 		return nod.Task{}, err
@@ -244,8 +245,7 @@ func scanTask(rows scanner, seq *int64, tail ...any) (nod.Task, error) {
 	}
 	t.CreatedAt, t.UpdatedAt, t.DeletedAt, t.RemindAt = fromMicros(created), fromMicros(updated), timePtr(deleted), timePtr(remind)
 	if clock.Valid && t.RemindAt != nil {
-		c := int(clock.Int64)
-		t.RemindClock = &c
+		t.RemindClock = &nod.Clock{Offset: int(clock.Int64), Zone: zone.String}
 	}
 	return t, nil
 }

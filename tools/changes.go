@@ -440,10 +440,10 @@ func Typed(c Call, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 }
 
 // parseReminder reads set_task_reminder: a local YYYY-MM-DDTHH:MM in the
-// chat's zone, or with another place's UTC offset for a time in that
-// place's clock ("9 Berlin time" from London: …T09:00+01:00), which then
-// stays at its moment when the chat's zone changes (nod.Task.RemindClock);
-// or null. RFC 3339 is read too, as a stored change keeps it. repeat is an
+// chat's zone, or a time in another place's clock ("9 Berlin time" from
+// London) with that place's UTC offset, its zone, or both
+// (…T09:00+01:00, …T09:00[Europe/Berlin]), which then stays at its
+// moment when the chat's zone changes (nod.Task.RemindClock); or null. RFC 3339 is read too, as a stored change keeps it. repeat is an
 // RRULE read from remind_at's local time, or null to stop repeating: a
 // repeating reminder follows the chat's clock. A repeat is its own change
 // (set_task_repeat) beside the time's; without repeat the rule stays as
@@ -458,7 +458,7 @@ func parseReminder(a Args) ([]Call, []string, error) {
 	}
 	var (
 		at    *time.Time
-		clock *int // another place's, which the time was given in
+		clock *nod.Clock // another place's, which the time was given in
 	)
 	if a.Present("remind_at") {
 		s, _, err := a.Str("remind_at", true)
@@ -467,7 +467,7 @@ func parseReminder(a Args) ([]Call, []string, error) {
 		}
 		t, c, err := readClock(a, strings.TrimSpace(s))
 		if err != nil {
-			return nil, nil, a.Errorf("remind_at", "must be a YYYY-MM-DDTHH:MM local time, or null")
+			return nil, nil, err
 		}
 		at, clock = &t, c
 	}
@@ -493,7 +493,8 @@ func parseReminder(a Args) ([]Call, []string, error) {
 		value = nod.ReminderValue(*at, clock)
 		args["remind_at"] = at.In(zoneOr(a.Zone)).Format(time.RFC3339)
 		if clock != nil {
-			args["remind_at"], args[clockKey] = value, value[len(value)-len("-07:00"):] // the value's own offset
+			moment, _, _ := strings.Cut(value, "[")
+			args["remind_at"], args[clockKey] = value, moment[len(moment)-len("-07:00"):] // the value's own offset
 		}
 	}
 	calls := []Call{scalar{name: a.Tool, id: id, fld: nod.FieldReminder, value: value,
@@ -519,28 +520,64 @@ func parseReminder(a Args) ([]Call, []string, error) {
 // back with no zone of the chat's to compare an offset with.
 const clockKey = "remind_clock"
 
-// readClock reads remind_at s: the moment, and the offset of the clock it
-// was given in when that is another place's than the chat's. A call's
-// offset says so when it differs from the chat's zone at that moment; a
-// stored change says so with clockKey. A local time is the chat's.
-func readClock(a Args, s string) (time.Time, *int, error) {
+// readClock reads remind_at s: the moment, and the clock it was given in
+// when that is another place's than the chat's. A call gives a time in
+// another place's clock with that place's offset, its zone in brackets
+// as RFC 9557 adds one, or both, which must then agree; the clock is the
+// chat's own when its offset at that moment is the chat zone's. A stored
+// change says so with clockKey. A local time is the chat's.
+func readClock(a Args, s string) (time.Time, *nod.Clock, error) {
 	zone := zoneOr(a.Zone)
+	var place *time.Location
+	if base, name, ok := strings.Cut(s, "["); ok && strings.HasSuffix(name, "]") {
+		name = strings.TrimSuffix(name, "]")
+		loc, err := time.LoadLocation(name)
+		if err != nil || name == "" || name == "Local" {
+			return time.Time{}, nil, a.Errorf("remind_at", "names the zone %q, which is not an IANA time zone such as Europe/Paris", name)
+		}
+		s, place = base, loc
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		t, err = time.Parse("2006-01-02T15:04Z07:00", s) // as models often leave out the seconds
 	}
-	if err != nil {
+	switch {
+	case err != nil && place == nil:
 		t, err = nod.ParseLocal(s, zone)
-		return nod.Stamp(t), nil, err
+		if err != nil {
+			return time.Time{}, nil, a.Errorf("remind_at", "must be a YYYY-MM-DDTHH:MM local time, or null")
+		}
+		return nod.Stamp(t), nil, nil
+	case err != nil:
+		if t, err = nod.ParseLocal(s, place); err != nil {
+			return time.Time{}, nil, a.Errorf("remind_at", "must be a YYYY-MM-DDTHH:MM local time, with the place's zone after it in brackets")
+		}
+	case place != nil:
+		if _, off := t.Zone(); off != offsetAt(t, place) {
+			return time.Time{}, nil, a.Errorf("remind_at", "gives the offset %s, which is not %s's on that day (%s): give the place's local time with its zone alone", t.Format("-07:00"), place, t.In(place).Format("-07:00"))
+		}
 	}
 	_, off := t.Zone()
+	if place != nil {
+		off = offsetAt(t, place)
+	}
 	_, chats := t.In(zone).Zone()
 	switch {
 	case a.Present(clockKey):
-	case a.Zone == nil || strings.HasSuffix(strings.ToUpper(s), "Z") || off == chats:
+	case a.Zone == nil || place == nil && strings.HasSuffix(strings.ToUpper(s), "Z") || off == chats:
 		return nod.Stamp(t), nil, nil
 	}
-	return nod.Stamp(t), &off, nil
+	clock := &nod.Clock{Offset: off}
+	if place != nil {
+		clock.Zone = place.String()
+	}
+	return nod.Stamp(t), clock, nil
+}
+
+// offsetAt is place's UTC offset, in seconds east, at t.
+func offsetAt(t time.Time, place *time.Location) int {
+	_, off := t.In(place).Zone()
+	return off
 }
 
 // readRepeat reads set_task_reminder's repeat: the rule as a task keeps

@@ -27,6 +27,9 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 		{"the chat's own offset", `{"task_id":"T1","remind_at":"2026-12-03T09:00+00:00"}`, "2026-12-03T09:00:00Z", false},
 		{"Z", `{"task_id":"T1","remind_at":"2026-12-03T09:00:00Z"}`, "2026-12-03T09:00:00Z", false},
 		{"repeating", `{"task_id":"T1","remind_at":"2026-12-03T09:00+01:00","repeat":"FREQ=DAILY"}`, "2026-12-03T08:00:00Z", false},
+		{"Berlin named", `{"task_id":"T1","remind_at":"2026-12-03T09:00[Europe/Berlin]"}`, "2026-12-03T09:00:00+01:00[Europe/Berlin]", true},
+		{"Berlin named with its offset", `{"task_id":"T1","remind_at":"2026-12-03T09:00+01:00[Europe/Berlin]"}`, "2026-12-03T09:00:00+01:00[Europe/Berlin]", true},
+		{"the chat's own zone named", `{"task_id":"T1","remind_at":"2026-12-03T09:00[Europe/London]"}`, "2026-12-03T09:00:00Z", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, err := tools.Decode(nod.ToolSetReminder, c.args)
@@ -56,7 +59,7 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 			if got, _ := again.Target(task); got != c.want {
 				t.Errorf("stored %s reads back as %q, want %q", cs[0].Args(), got, c.want)
 			}
-			if sum := cs[0].Summary(task); c.clock != strings.Contains(sum, "(09:00 UTC+01:00)") {
+			if sum := cs[0].Summary(task); c.clock != (strings.Contains(sum, "(09:00 UTC+01:00)") || strings.Contains(sum, "(09:00 in Berlin)")) {
 				t.Errorf("summary = %q", sum)
 			}
 		})
@@ -64,14 +67,20 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 }
 
 // A reminder's value carries its clock: "Z" is the chat's own, a number
-// another place's, "+00:00" included.
+// another place's, "+00:00" included, and a named place's zone follows
+// in brackets.
 func TestReminderValueKeepsItsClock(t *testing.T) {
 	at := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
-	zero, hour := 0, 3600
 	for _, c := range []struct {
-		clock *int
+		clock *nod.Clock
 		want  string
-	}{{nil, "2026-12-03T08:00:00Z"}, {&zero, "2026-12-03T08:00:00+00:00"}, {&hour, "2026-12-03T09:00:00+01:00"}} {
+	}{
+		{nil, "2026-12-03T08:00:00Z"},
+		{&nod.Clock{}, "2026-12-03T08:00:00+00:00"},
+		{&nod.Clock{Offset: 3600}, "2026-12-03T09:00:00+01:00"},
+		{&nod.Clock{Offset: 3600, Zone: "Europe/Paris"}, "2026-12-03T09:00:00+01:00[Europe/Paris]"},
+		{&nod.Clock{Offset: -5 * 3600, Zone: "America/New_York"}, "2026-12-03T03:00:00-05:00[America/New_York]"},
+	} {
 		v := nod.ReminderValue(at, c.clock)
 		got, clock, err := nod.ParseReminderValue(v)
 		if v != c.want || err != nil || !got.Equal(at) || (clock == nil) != (c.clock == nil) || clock != nil && *clock != *c.clock {
@@ -80,10 +89,33 @@ func TestReminderValueKeepsItsClock(t *testing.T) {
 	}
 }
 
-// A time with an offset no place has, or half an offset, is refused with
-// the field named, as any malformed time is: nothing is set.
+// Another place's clock reads as its place where it has one: "09:00 in
+// Paris", "in New York" for America/New_York; a zone named after no place,
+// or an offset alone, reads as the offset.
+func TestClockTimeNamesThePlace(t *testing.T) {
+	at := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		clock nod.Clock
+		want  string
+	}{
+		{nod.Clock{Offset: 3600, Zone: "Europe/Paris"}, "09:00 in Paris"},
+		{nod.Clock{Offset: -5 * 3600, Zone: "America/New_York"}, "03:00 in New York"},
+		{nod.Clock{Offset: -3 * 3600, Zone: "America/Argentina/Buenos_Aires"}, "05:00 in Buenos Aires"},
+		{nod.Clock{Offset: -5 * 3600, Zone: "Etc/GMT+5"}, "03:00 UTC-05:00"},
+		{nod.Clock{Offset: 3600}, "09:00 UTC+01:00"},
+	} {
+		if got := nod.ClockTime(at, c.clock); got != c.want {
+			t.Errorf("ClockTime(%+v) = %q, want %q", c.clock, got, c.want)
+		}
+	}
+}
+
+// A time with an offset no place has, or half an offset, a zone that is
+// no IANA zone, or an offset the named zone does not have that day, is
+// refused with the field named, as any malformed time is: nothing is set.
 func TestReminderClockRefused(t *testing.T) {
-	for _, at := range []string{"2026-12-03T09:00+25:00", "2026-12-03T09:00+01", "2026-12-03T09:00+1:00", "2026-12-03T09:00 Paris"} {
+	for _, at := range []string{"2026-12-03T09:00+25:00", "2026-12-03T09:00+01", "2026-12-03T09:00+1:00", "2026-12-03T09:00 Paris",
+		"2026-12-03T09:00[Paris]", "2026-12-03T09:00[]", "2026-12-03T09:00[Local]", "2026-12-03T09:00+02:00[Europe/Paris]", "tomorrow[Europe/Paris]"} {
 		a, err := tools.Decode(nod.ToolSetReminder, `{"task_id":"T1","remind_at":"`+at+`"}`)
 		if err != nil {
 			t.Fatal(err)

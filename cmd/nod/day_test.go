@@ -1337,7 +1337,7 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 		t.Errorf("the classifier was not told the clock the time was given in")
 	}
 	checkout := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)
-	if got := h.task("T9"); got.RemindAt == nil || !got.RemindAt.Equal(checkout) || got.RemindClock == nil || *got.RemindClock != 3600 {
+	if got := h.task("T9"); got.RemindAt == nil || !got.RemindAt.Equal(checkout) || got.RemindClock == nil || got.RemindClock.Offset != 3600 {
 		t.Fatalf("reminder %v in clock %v, want 9:00 in UTC+01:00's", got.RemindAt, got.RemindClock)
 	}
 
@@ -1362,6 +1362,61 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 	}
 	if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "reminder 2026-03-12T09:00 (given as 2026-03-12T09:00:00+01:00 in another place's clock: it stays at that moment when the zone changes)") {
 		t.Errorf("the prompt's task line:\n%s", grepLines(p, "Check out"))
+	}
+}
+
+// A reminder given in a named place's clock ("9 Paris time" while the
+// chat is in London: …T09:00[Europe/Paris]) reads as that place to the
+// person, where an offset alone reads as UTC+01:00: in the receipt, to
+// the classifier, in the model's prompt and get_task. It stays at its
+// moment when the chat's zone changes, and once the chat's clock is the
+// place's it is shown once. A played person asked for "Paris time" and
+// read "UTC+01:00".
+func TestReminderInANamedPlacesClock(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+	h.seed(chat, nod.Task{ID: "T9", Title: "Call the Paris office"})
+	h.start()
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	h.tg.WaitBotMessages(chat, 1)
+
+	h.clf = answer("explicit:thursday at 9 paris time")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T09:00[Europe/Paris]"})), openaitest.Text("Set for 9:00 Paris time."))
+	h.tg.SendText(chat, user, "remind me thursday at 9 paris time to call the paris office")
+	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
+	if !strings.Contains(rcpt.Text, "12 Mar 2026, 08:00 (09:00 in Paris)") {
+		t.Errorf("receipt = %q", rcpt.Text)
+	}
+	if clf := h.llm.RequestsFor(clfM); len(clf) == 0 || !strings.Contains(clf[len(clf)-1].LastUser(), "given as 09:00 in Paris") {
+		t.Errorf("the classifier was not told the place the time was given in")
+	}
+	at := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)
+	if got := h.task("T9"); got.RemindAt == nil || !got.RemindAt.Equal(at) || got.RemindClock == nil || *got.RemindClock != (nod.Clock{Offset: 3600, Zone: "Europe/Paris"}) {
+		t.Fatalf("reminder %v in clock %+v, want 9:00 in Paris", got.RemindAt, got.RemindClock)
+	}
+
+	h.tg.SendText(chat, user, "/tz Europe/Paris")
+	h.tg.WaitBotMessages(chat, 4)
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(at) {
+		t.Errorf("the call's reminder moved to %v", got)
+	}
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T9"})), openaitest.Text("At 9."))
+	h.tg.SendText(chat, user, "when is the paris call?")
+	h.tg.WaitBotMessages(chat, 5)
+	reqs := h.llm.RequestsFor(agentM)
+	if r := reqs[len(reqs)-1].ToolResults()["g"]; !strings.Contains(r, `"reminder_clock":"2026-03-12T09:00:00+01:00[Europe/Paris]"`) {
+		t.Errorf("get_task = %s", r)
+	}
+	if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "(given as 2026-03-12T09:00:00+01:00[Europe/Paris] in another place's clock") {
+		t.Errorf("the prompt's task line:\n%s", grepLines(p, "Paris office"))
+	}
+	// In Paris's own clock now, the time reads once.
+	h.clf = answer("explicit:move the paris call to 10")
+	h.script(openaitest.Calls(call("m", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T10:00[Europe/Paris]"})), openaitest.Text("Moved."))
+	h.tg.SendText(chat, user, "move the paris call to 10")
+	if m := h.tg.WaitBotMessages(chat, 7)[5]; !strings.Contains(m.Text, "Reminder: 12 Mar 2026, 09:00 → 12 Mar 2026, 10:00") {
+		t.Errorf("receipt in Paris = %q", m.Text)
 	}
 }
 
