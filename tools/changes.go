@@ -443,7 +443,8 @@ func Typed(c Call, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 // chat's zone, or a time in another place's clock ("9 Berlin time" from
 // London) with that place's UTC offset, its zone, or both
 // (…T09:00+01:00, …T09:00[Europe/Berlin]), which then stays at its
-// moment when the chat's zone changes (nod.Task.RemindClock); or null. RFC 3339 is read too, as a stored change keeps it. repeat is an
+// moment when the chat's zone changes (nod.Task.RemindClock); or null.
+// RFC 3339 is read too, as a stored change keeps it. repeat is an
 // RRULE read from remind_at's local time, or null to stop repeating: a
 // repeating reminder follows the chat's clock. A repeat is its own change
 // (set_task_repeat) beside the time's; without repeat the rule stays as
