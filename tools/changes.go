@@ -476,8 +476,14 @@ func parseReminder(a Args) ([]Call, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if rule != "" {
-		clock = nil // a rule's times are the chat's: "8am wherever I am"
+	var notes []string
+	if rule != "" && clock != nil {
+		// A rule's times are the chat's ("8am wherever I am"): the model
+		// is told, or it would count on a clock the reminder does not keep.
+		zone := zoneOr(a.Zone)
+		notes = append(notes, fmt.Sprintf("remind_at was given in another place's clock (%s), but a repeating reminder follows the chat's clock: it repeats at %s in the chat's zone (%s), and keeps that time of day when the chat's zone changes.",
+			nod.ClockTime(*at, *clock), at.In(zone).Format("15:04"), zone))
+		clock = nil
 	}
 	if rule != "" && !a.Now.IsZero() && at.Before(a.Now) {
 		// A rule set from a time already past would never fire: it
@@ -513,7 +519,7 @@ func parseReminder(a Args) ([]Call, []string, error) {
 	if repeats {
 		calls = append(calls, repeatCall(id, rule))
 	}
-	return calls, nil, nil
+	return calls, notes, nil
 }
 
 // clockKey marks, in a reminder's stored arguments, the offset of the

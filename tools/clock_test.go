@@ -66,6 +66,35 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 	}
 }
 
+// A repeating reminder given in another place's clock follows the
+// chat's clock, and the model is told so with the time it repeats at: a
+// played model set daily meds "at 8 Paris time" from London and counted
+// on a clock the reminder did not keep.
+func TestRepeatingReminderInAnotherClockIsTold(t *testing.T) {
+	london, _ := time.LoadLocation("Europe/London")
+	a, err := tools.Decode(nod.ToolSetReminder, `{"task_id":"T1","remind_at":"2026-12-03T08:00[Europe/Paris]","repeat":"FREQ=DAILY"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Zone, a.Now = london, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cs, notes, err := a.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := cs[0].Target(&nod.Task{ID: "T1"}); got != "2026-12-03T07:00:00Z" {
+		t.Errorf("value = %q, want 07:00 of the chat's clock", got)
+	}
+	want := "remind_at was given in another place's clock (08:00 in Paris), but a repeating reminder follows the chat's clock: it repeats at 07:00 in the chat's zone (Europe/London)"
+	if len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
+		t.Errorf("notes = %q, want %q…", notes, want)
+	}
+	a, _ = tools.Decode(nod.ToolSetReminder, `{"task_id":"T1","remind_at":"2026-12-03T08:00","repeat":"FREQ=DAILY"}`)
+	a.Zone, a.Now = london, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	if _, notes, _ := a.Calls(); len(notes) != 0 {
+		t.Errorf("a repeating reminder of the chat's clock: notes %q", notes)
+	}
+}
+
 // A reminder's value carries its clock: "Z" is the chat's own, a number
 // another place's, "+00:00" included, and a named place's zone follows
 // in brackets.
