@@ -289,26 +289,33 @@ func (db *core) focusPage(ctx context.Context, chatID nod.ChatID, today string, 
 		*page = p
 		return nil
 	}
-	marks, args := make([]string, len(seqs)), make([]any, len(seqs))
+	marks, args := make([]string, len(seqs)), append(make([]any, 0, len(seqs)+1), chatID)
 	at := make(map[int64]int, len(seqs))
 	for i, seq := range seqs {
-		marks[i], args[i], at[seq] = fmt.Sprintf("$%d", i+1), seq, i
+		marks[i], at[seq] = fmt.Sprintf("$%d", i+2), i
+		args = append(args, seq)
 	}
-	p.Tasks, p.Cursors = make([]nod.Task, len(seqs)), make([]string, len(seqs))
-	err = db.readOne(ctx, read{query: `SELECT seq, ` + taskColumns + ` FROM tasks WHERE seq IN (` + strings.Join(marks, ",") + `)`, args: args, scan: func(rows scanner) error {
+	// The two reads are not one snapshot: a task trashed between them is
+	// left out, as the candidates read after it would have left it.
+	tasks := make([]*nod.Task, len(seqs))
+	err = db.readOne(ctx, read{query: `SELECT seq, ` + taskColumns + ` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND seq IN (` + strings.Join(marks, ",") + `)`, args: args, scan: func(rows scanner) error {
 		for rows.Next() {
 			var seq int64
 			t, err := scanTask(rows, &seq)
 			if err != nil {
 				return err
 			}
-			i := at[seq]
-			p.Tasks[i], p.Cursors[i] = t, cursor(seq)
+			tasks[at[seq]] = &t
 		}
 		return nil
 	}})
 	if err != nil {
 		return err
+	}
+	for i, t := range tasks {
+		if t != nil {
+			p.Tasks, p.Cursors = append(p.Tasks, *t), append(p.Cursors, cursor(seqs[i]))
+		}
 	}
 	*page = p
 	return nil
