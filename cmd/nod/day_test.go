@@ -1325,17 +1325,8 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 	h.tg.SendText(chat, user, "/tz Europe/London")
 	h.tg.WaitBotMessages(chat, 1)
 
-	said := "remind me thursday at 9 berlin time to check out"
-	h.clf = answer("explicit:thursday at 9 berlin time to check out")
-	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T09:00+01:00"})), openaitest.Text("Set for 9:00 Berlin time."))
-	h.tg.SendText(chat, user, said)
-	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
-	if !strings.Contains(rcpt.Text, "12 Mar 2026, 08:00 (09:00 UTC+01:00)") {
-		t.Errorf("receipt = %q", rcpt.Text)
-	}
-	if clf := h.llm.RequestsFor(clfM); len(clf) == 0 || !strings.Contains(clf[len(clf)-1].LastUser(), "reminder: none → 2026-03-12T08:00 (Europe/London), given as 09:00 UTC+01:00") {
-		t.Errorf("the classifier was not told the clock the time was given in")
-	}
+	h.remindInAnotherClock("remind me thursday at 9 berlin time to check out", "2026-03-12T09:00+01:00",
+		"12 Mar 2026, 08:00 (09:00 UTC+01:00)", "reminder: none → 2026-03-12T08:00 (Europe/London), given as 09:00 UTC+01:00")
 	checkout := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)
 	if got := h.task("T9"); got.RemindAt == nil || !got.RemindAt.Equal(checkout) || got.RemindClock == nil || got.RemindClock.Offset != 3600 {
 		t.Fatalf("reminder %v in clock %v, want 9:00 in UTC+01:00's", got.RemindAt, got.RemindClock)
@@ -1381,16 +1372,8 @@ func TestReminderInANamedPlacesClock(t *testing.T) {
 	h.tg.SendText(chat, user, "/tz Europe/London")
 	h.tg.WaitBotMessages(chat, 1)
 
-	h.clf = answer("explicit:thursday at 9 paris time")
-	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-12T09:00[Europe/Paris]"})), openaitest.Text("Set for 9:00 Paris time."))
-	h.tg.SendText(chat, user, "remind me thursday at 9 paris time to call the paris office")
-	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
-	if !strings.Contains(rcpt.Text, "12 Mar 2026, 08:00 (09:00 in Paris)") {
-		t.Errorf("receipt = %q", rcpt.Text)
-	}
-	if clf := h.llm.RequestsFor(clfM); len(clf) == 0 || !strings.Contains(clf[len(clf)-1].LastUser(), "given as 09:00 in Paris") {
-		t.Errorf("the classifier was not told the place the time was given in")
-	}
+	h.remindInAnotherClock("remind me thursday at 9 paris time to call the paris office", "2026-03-12T09:00[Europe/Paris]",
+		"12 Mar 2026, 08:00 (09:00 in Paris)", "reminder: none → 2026-03-12T08:00 (Europe/London), given as 09:00 in Paris")
 	at := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC)
 	if got := h.task("T9"); got.RemindAt == nil || !got.RemindAt.Equal(at) || got.RemindClock == nil || *got.RemindClock != (nod.Clock{Offset: 3600, Zone: "Europe/Paris"}) {
 		t.Fatalf("reminder %v in clock %+v, want 9:00 in Paris", got.RemindAt, got.RemindClock)
@@ -1417,6 +1400,24 @@ func TestReminderInANamedPlacesClock(t *testing.T) {
 	h.tg.SendText(chat, user, "move the paris call to 10")
 	if m := h.tg.WaitBotMessages(chat, 7)[5]; !strings.Contains(m.Text, "Reminder: 12 Mar 2026, 09:00 → 12 Mar 2026, 10:00") {
 		t.Errorf("receipt in Paris = %q", m.Text)
+	}
+}
+
+// remindInAnotherClock has the person ask for T9's reminder in words
+// said, which the model sets to remindAt in another place's clock at
+// once; the receipt must show the time as shown, and the classifier's
+// action line must read as told.
+func (h *harness) remindInAnotherClock(said, remindAt, shown, told string) {
+	h.t.Helper()
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": remindAt})), openaitest.Text("Set."))
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, said)
+	if rcpt := h.tg.WaitBotMessages(chat, n+2)[n]; !strings.Contains(rcpt.Text, shown) {
+		h.t.Errorf("receipt = %q, want %q", rcpt.Text, shown)
+	}
+	if clf := h.llm.RequestsFor(clfM); len(clf) == 0 || !strings.Contains(clf[len(clf)-1].LastUser(), told) {
+		h.t.Errorf("the classifier was not told the clock the time was given in, %q", told)
 	}
 }
 
