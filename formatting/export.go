@@ -96,12 +96,17 @@ type (
 		CheckedAt *string    `json:"checked_at"`
 	}
 	exportReminder struct {
-		TaskID nod.TaskID  `json:"task_id,omitempty"`
-		Task   string      `json:"task,omitempty"`
-		Local  string      `json:"local"`
-		UTC    string      `json:"utc"`
-		Repeat *string     `json:"repeat"` // its rule, an RFC 5545 RRULE as get_task shows it; null: once
-		SetBy  *nod.UserID `json:"set_by"`
+		TaskID nod.TaskID `json:"task_id,omitempty"`
+		Task   string     `json:"task,omitempty"`
+		Local  string     `json:"local"`
+		UTC    string     `json:"utc"`
+		Repeat *string    `json:"repeat"` // its rule, an RFC 5545 RRULE as get_task shows it; null: once
+		// Clock is the reminder as given in another place's clock, at that
+		// place's offset with its zone after it when named (RFC 9557,
+		// "…T09:00:00+01:00[Europe/Paris]"): it stays at that moment when
+		// the chat's zone changes. Left out for the chat's own clock.
+		Clock string      `json:"clock,omitempty"`
+		SetBy *nod.UserID `json:"set_by"`
 	}
 	exportAudit struct {
 		ID            int64           `json:"id"`
@@ -226,6 +231,9 @@ func reminderOf(t nod.Task, zone *time.Location) *exportReminder {
 		return nil
 	}
 	r := &exportReminder{Local: t.RemindAt.In(zone).Format(time.RFC3339), UTC: utc(*t.RemindAt)}
+	if t.RemindClock != nil {
+		r.Clock = nod.ReminderValue(*t.RemindAt, t.RemindClock)
+	}
 	if rule := rruleOf(t.Repeat); rule != "" {
 		r.Repeat = &rule
 	}

@@ -132,6 +132,38 @@ func TestExportFiles(t *testing.T) {
 	}
 }
 
+// A reminder given in another place's clock is exported with that
+// clock, its place named, in the task and in the reminders' list; one of
+// the chat's own clock has none.
+func TestExportKeepsTheReminderClock(t *testing.T) {
+	at := time.Date(2026, 12, 3, 8, 0, 0, 0, time.UTC)
+	tasks := []nod.Task{
+		{ID: "T1", Title: "Call the Paris office", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at, RemindClock: &nod.Clock{Offset: 3600, Zone: "Europe/Paris"}, CreatedAt: at, UpdatedAt: at},
+		{ID: "T2", Title: "Take the meds", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at, CreatedAt: at, UpdatedAt: at},
+	}
+	e := nod.Export{Scope: nod.ExportScope{ChatID: 100, UserID: 42}, Counts: nod.ExportCounts{Tasks: 2, Reminders: 2},
+		Tasks: seq(tasks...), Reminders: seq(tasks...), Audit: seq[nod.AuditEntry]()}
+	var js bytes.Buffer
+	if err := formatting.ExportJSON(&js, e, time.UTC, at); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Tasks []struct {
+			Reminder struct{ Clock *string } `json:"reminder"`
+		} `json:"tasks"`
+		Reminders []struct{ Clock *string } `json:"reminders"`
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	const want = "2026-12-03T09:00:00+01:00[Europe/Paris]"
+	for _, got := range [][2]*string{{doc.Tasks[0].Reminder.Clock, doc.Tasks[1].Reminder.Clock}, {doc.Reminders[0].Clock, doc.Reminders[1].Clock}} {
+		if got[0] == nil || *got[0] != want || got[1] != nil {
+			t.Errorf("clocks exported %v, %v; want %q for the Paris call and none for the meds", got[0], got[1], want)
+		}
+	}
+}
+
 // A failed read ends the file with the read's error, not a file that
 // looks whole.
 func TestExportReadFails(t *testing.T) {
