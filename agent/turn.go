@@ -176,6 +176,7 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 			break
 		}
 		t.beside = msg.Content
+		queued := len(t.items)
 		results := t.step(ctx, msg.ToolCalls)
 		// Text beside tool calls reaches the person too, unless a result
 		// refused or queued one of them: the model wrote it before it knew
@@ -187,7 +188,7 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 			if i := slices.IndexFunc(results, unapplied); i < 0 {
 				t.asides = append(t.asides, s)
 			} else {
-				results[i] = unseen(results[i])
+				results[i] = unseen(results[i], shownWhys(t.items[queued:]))
 			}
 		}
 		for i, result := range results {
@@ -280,21 +281,42 @@ func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, 
 const asideUnseen = "The user did not see the text you wrote beside these calls: say what happened as news, not as a correction."
 
 // unseen is such a call's result telling the model so: in an error's
-// object, its note.
-func unseen(result string) string {
+// object, its note. whys are the sentences of those words that the
+// step's proposals show as their reasons: the person did read those.
+func unseen(result string, whys []string) string {
+	note := asideUnseen
+	if len(whys) > 0 {
+		quoted := make([]string, len(whys))
+		for i, w := range whys {
+			quoted[i] = "“" + w + "”"
+		}
+		note = "The user did not see the text you wrote beside these calls, except " + strings.Join(quoted, " and ") +
+			", shown as the reason of your proposal: say what happened as news, not as a correction."
+	}
 	var obj map[string]any
 	if !strings.HasPrefix(result, "{") {
-		return result + " " + asideUnseen
+		return result + " " + note
 	}
 	if err := json.Unmarshal([]byte(result), &obj); err != nil {
 		return result
 	}
-	obj["note"] = asideUnseen
+	obj["note"] = note
 	b, err := json.Marshal(obj)
 	if err != nil {
 		return result
 	}
 	return string(b)
+}
+
+// shownWhys are the distinct reasons items show, in order.
+func shownWhys(items []nod.ChangeItem) []string {
+	var whys []string
+	for _, it := range items {
+		if it.Why != "" && !slices.Contains(whys, it.Why) {
+			whys = append(whys, it.Why)
+		}
+	}
+	return whys
 }
 
 // unapplied reports whether a tool result says the call did not do what

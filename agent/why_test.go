@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/nodbot/nod"
 )
 
 // A proposal's 💬 Why is the model's sentence about that item, never its
@@ -44,11 +46,18 @@ func TestWhyIsTheSentenceAboutTheItem(t *testing.T) {
 // A refused call's result tells the model its aside went unseen: after
 // the text, or as an error object's note, the object still an object.
 func TestUnseenKeepsTheResultReadable(t *testing.T) {
-	if got := unseen("Not changed: no."); got != "Not changed: no. "+asideUnseen {
+	if got := unseen("Not changed: no.", nil); got != "Not changed: no. "+asideUnseen {
 		t.Errorf("plain result = %q", got)
 	}
 	var obj map[string]string
-	if err := json.Unmarshal([]byte(unseen(`{"error":"task T9 not found"}`)), &obj); err != nil || obj["error"] != "task T9 not found" || obj["note"] != asideUnseen {
+	if err := json.Unmarshal([]byte(unseen(`{"error":"task T9 not found"}`, nil)), &obj); err != nil || obj["error"] != "task T9 not found" || obj["note"] != asideUnseen {
 		t.Errorf("error result = %v %v", obj, err)
+	}
+	// A sentence of the aside shown as a proposal's reason was read: the
+	// model is told which (a played model was told it saw nothing, then
+	// found its words on the proposal).
+	want := "Proposal queued for user review. The user did not see the text you wrote beside these calls, except “Your meds: the Paris one would still ping.”, shown as the reason of your proposal: say what happened as news, not as a correction."
+	if got := unseen("Proposal queued for user review.", shownWhys([]nod.ChangeItem{{Why: "Your meds: the Paris one would still ping."}, {}, {Why: "Your meds: the Paris one would still ping."}})); got != want {
+		t.Errorf("with a reason shown = %q, want %q", got, want)
 	}
 }

@@ -486,6 +486,30 @@ func TestAsideBesideAQueuedCallIsNotShown(t *testing.T) {
 	}
 }
 
+// A sentence of those words that names the item is the proposal's 💬 Why,
+// which the person does read: the model is told which, where a played
+// model was told the person saw none of its words, then found them on
+// the proposal.
+func TestAsideShownAsTheReasonIsTold(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("needs")
+	h.script(openaitest.Response{Text: "Sure! The login bug blocks the release, so I suggest P1.", ToolCalls: []openaitest.ToolCall{call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})}},
+		openaitest.Text("P1 waits for your tap below."))
+	h.start()
+	h.tg.SendText(chat, user, "the login bug is getting urgent")
+	set := h.changeSetMessage(chat, 2)
+	const why = "The login bug blocks the release, so I suggest P1."
+	if !strings.Contains(set.Text, "💬 Why: <i>"+why+"</i>") {
+		t.Fatalf("the proposal reads %q", set.Text)
+	}
+	want := "The user did not see the text you wrote beside these calls, except “" + why + "”, shown as the reason of your proposal"
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.Contains(r, want) {
+		t.Errorf("tool result = %q, want it to say %q", r, want)
+	}
+}
+
 // When the classifier calls a change explicit and nod's own check says
 // otherwise, the change waits, and the model is told why, so that it can
 // tell the person (found in a play: "Proposal queued", no reason, for
