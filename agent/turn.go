@@ -290,8 +290,12 @@ func unseen(result string, whys []string) string {
 		for i, w := range whys {
 			quoted[i] = "“" + w + "”"
 		}
+		shown := ", shown as the reason of your proposal"
+		if len(whys) > 1 {
+			shown = ", shown as the reasons of your proposals"
+		}
 		note = "The user did not see the text you wrote beside these calls, except " + strings.Join(quoted, " and ") +
-			", shown as the reason of your proposal: say what happened as news, not as a correction."
+			shown + ": say what happened as news, not as a correction."
 	}
 	var obj map[string]any
 	if !strings.HasPrefix(result, "{") {

@@ -60,4 +60,7 @@ func TestUnseenKeepsTheResultReadable(t *testing.T) {
 	if got := unseen("Proposal queued for user review.", shownWhys([]nod.ChangeItem{{Why: "Your meds: the Paris one would still ping."}, {}, {Why: "Your meds: the Paris one would still ping."}})); got != want {
 		t.Errorf("with a reason shown = %q, want %q", got, want)
 	}
+	if got := unseen("Proposal queued for user review.", []string{"A.", "B."}); !strings.Contains(got, "except “A.” and “B.”, shown as the reasons of your proposals:") {
+		t.Errorf("with two reasons shown = %q", got)
+	}
 }
