@@ -15,7 +15,6 @@ import (
 // Any other form is the chat's own clock: a local time, "Z", the chat's
 // own offset, and a repeating reminder's time.
 func TestReminderInAnotherPlacesClock(t *testing.T) {
-	london, _ := time.LoadLocation("Europe/London")
 	for _, c := range []struct {
 		name, args string
 		want       string // the value the change sets
@@ -32,15 +31,7 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 		{"the chat's own zone named", `{"task_id":"T1","remind_at":"2026-12-03T09:00[Europe/London]"}`, "2026-12-03T09:00:00Z", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			a, err := tools.Decode(nod.ToolSetReminder, c.args)
-			if err != nil {
-				t.Fatal(err)
-			}
-			a.Zone, a.Now = london, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-			cs, _, err := a.Calls()
-			if err != nil {
-				t.Fatal(err)
-			}
+			cs, _, a := callsInLondon(t, c.args)
 			task := &nod.Task{ID: "T1", Title: "Check out", Status: nod.StatusOpen, Priority: nod.P2}
 			if got, _ := cs[0].Target(task); got != c.want {
 				t.Errorf("value = %q, want %q", got, c.want)
@@ -71,16 +62,7 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 // played model set daily meds "at 8 Paris time" from London and counted
 // on a clock the reminder did not keep.
 func TestRepeatingReminderInAnotherClockIsTold(t *testing.T) {
-	london, _ := time.LoadLocation("Europe/London")
-	a, err := tools.Decode(nod.ToolSetReminder, `{"task_id":"T1","remind_at":"2026-12-03T08:00[Europe/Paris]","repeat":"FREQ=DAILY"}`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.Zone, a.Now = london, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	cs, notes, err := a.Calls()
-	if err != nil {
-		t.Fatal(err)
-	}
+	cs, notes, _ := callsInLondon(t, `{"task_id":"T1","remind_at":"2026-12-03T08:00[Europe/Paris]","repeat":"FREQ=DAILY"}`)
 	if got, _ := cs[0].Target(&nod.Task{ID: "T1"}); got != "2026-12-03T07:00:00Z" {
 		t.Errorf("value = %q, want 07:00 of the chat's clock", got)
 	}
@@ -88,9 +70,7 @@ func TestRepeatingReminderInAnotherClockIsTold(t *testing.T) {
 	if len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
 		t.Errorf("notes = %q, want %q…", notes, want)
 	}
-	a, _ = tools.Decode(nod.ToolSetReminder, `{"task_id":"T1","remind_at":"2026-12-03T08:00","repeat":"FREQ=DAILY"}`)
-	a.Zone, a.Now = london, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	if _, notes, _ := a.Calls(); len(notes) != 0 {
+	if _, notes, _ := callsInLondon(t, `{"task_id":"T1","remind_at":"2026-12-03T08:00","repeat":"FREQ=DAILY"}`); len(notes) != 0 {
 		t.Errorf("a repeating reminder of the chat's clock: notes %q", notes)
 	}
 }
@@ -154,4 +134,21 @@ func TestReminderClockRefused(t *testing.T) {
 			t.Errorf("%s: %v, want an error naming remind_at", at, err)
 		}
 	}
+}
+
+// callsInLondon decodes set_task_reminder's args as a chat in London
+// reads them on 1 December 2026 at noon: its calls, notes and args.
+func callsInLondon(t *testing.T, args string) ([]tools.Call, []string, tools.Args) {
+	t.Helper()
+	a, err := tools.Decode(nod.ToolSetReminder, args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Zone, _ = time.LoadLocation("Europe/London")
+	a.Now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cs, notes, err := a.Calls()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs, notes, a
 }

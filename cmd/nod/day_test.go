@@ -1316,14 +1316,8 @@ func TestProposedReminderClearingApplies(t *testing.T) {
 // classifier and the model's later prompts all say which clock it is.
 func TestReminderInAnotherPlacesClock(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
 	meds := time.Date(2026, 3, 12, 8, 0, 0, 0, time.UTC) // 8:00 in London
-	h.seed(chat, nod.Task{ID: "T9", Title: "Check out of the hotel"})
-	h.seed(chat, nod.Task{ID: "T8", Title: "Take the meds", RemindAt: &meds})
-	h.start()
-	h.tg.SendText(chat, user, "/tz Europe/London")
-	h.tg.WaitBotMessages(chat, 1)
+	h := londonChat(t, nod.Task{ID: "T9", Title: "Check out of the hotel"}, nod.Task{ID: "T8", Title: "Take the meds", RemindAt: &meds})
 
 	h.remindInAnotherClock("remind me thursday at 9 berlin time to check out", "2026-03-12T09:00+01:00",
 		"12 Mar 2026, 08:00 (09:00 UTC+01:00)", "reminder: none → 2026-03-12T08:00 (Europe/London), given as 09:00 UTC+01:00")
@@ -1365,12 +1359,7 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 // read "UTC+01:00".
 func TestReminderInANamedPlacesClock(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
-	h.seed(chat, nod.Task{ID: "T9", Title: "Call the Paris office"})
-	h.start()
-	h.tg.SendText(chat, user, "/tz Europe/London")
-	h.tg.WaitBotMessages(chat, 1)
+	h := londonChat(t, nod.Task{ID: "T9", Title: "Call the Paris office"})
 
 	h.remindInAnotherClock("remind me thursday at 9 paris time to call the paris office", "2026-03-12T09:00[Europe/Paris]",
 		"12 Mar 2026, 08:00 (09:00 in Paris)", "reminder: none → 2026-03-12T08:00 (Europe/London), given as 09:00 in Paris")
@@ -1401,6 +1390,21 @@ func TestReminderInANamedPlacesClock(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 7)[5]; !strings.Contains(m.Text, "Reminder: 12 Mar 2026, 09:00 → 12 Mar 2026, 10:00") {
 		t.Errorf("receipt in Paris = %q", m.Text)
 	}
+}
+
+// londonChat starts nod on Tuesday 10 March 2026, 09:00 UTC, with tasks,
+// in a chat the person has put in London with /tz.
+func londonChat(t *testing.T, tasks ...nod.Task) *harness {
+	t.Helper()
+	h := newHarness(t)
+	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+	for _, task := range tasks {
+		h.seed(chat, task)
+	}
+	h.start()
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	h.tg.WaitBotMessages(chat, 1)
+	return h
 }
 
 // remindInAnotherClock has the person ask for T9's reminder in words
