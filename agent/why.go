@@ -23,7 +23,7 @@ func whyFor(text, title, value string) string {
 	}
 	for _, s := range sentences(nod.CleanText(text)) {
 		words := keyWords(s)
-		if len(words) == 0 || filler(words[0]) || (len(words) > 1 && filler(words[:2]...)) || asking(s) {
+		if len(words) == 0 || filler(words[0]) || (len(words) > 1 && filler(words[:2]...)) || asking(s) || claimsDone(words) {
 			continue
 		}
 		if !namesAny(words, names) {
@@ -55,6 +55,37 @@ func filler(words ...string) bool {
 		return true
 	}
 	return false
+}
+
+// claimsDone reports whether a sentence opening with words says a change
+// was made ("Moved the login bug to P1.", "I've set it", "Habe ihn auf
+// P1 gesetzt"): the model writes beside a call before it knows whether
+// the call applies, and a proposal that waits for a tap must not show it
+// as its reason.
+func claimsDone(words []string) bool {
+	first, second := words[0], ""
+	if len(words) > 1 {
+		second = words[1]
+	}
+	switch {
+	case doneVerbs[first]:
+		return true
+	case first == "i":
+		return second == "ve" || second == "have" || doneVerbs[second]
+	case first == "ich":
+		return second == "habe" || second == "hab"
+	}
+	return first == "habe" || first == "hab"
+}
+
+// doneVerbs are the words a sentence that reports a change opens with,
+// in nod's languages.
+var doneVerbs = map[string]bool{
+	"moved": true, "set": true, "changed": true, "added": true, "updated": true, "marked": true, "raised": true, "lowered": true,
+	"created": true, "renamed": true, "removed": true, "cleared": true, "scheduled": true, "rescheduled": true, "labeled": true,
+	"labelled": true, "tagged": true, "closed": true, "reopened": true, "deleted": true, "completed": true, "ticked": true, "bumped": true,
+	"verschoben": true, "gesetzt": true, "geändert": true, "hinzugefügt": true, "erstellt": true, "markiert": true, "gelöscht": true,
+	"umbenannt": true, "entfernt": true, "angelegt": true, "abgehakt": true,
 }
 
 // sentences splits text at line breaks and at ".", "!" or "?" followed by

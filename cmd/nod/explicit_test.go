@@ -465,48 +465,43 @@ func TestAsideAloneIsTheReply(t *testing.T) {
 
 // Words beside a call that then waits for a tap were written before the
 // model knew: "Moved it to P1" beside a change that only waits would
-// tell the person it was made. They are not shown, and the model is
-// told, so that its reply says what waits (found in a play: "Slides moved
-// to Wednesday", then "Small correction: the slides aren't moved yet").
+// tell the person it was made. They are not shown, not even as the
+// proposal's 💬 Why, and the model is told, so that its reply says what
+// waits (found in a play: "Slides moved to Wednesday", then "Small
+// correction: the slides aren't moved yet"). A sentence that gives the
+// item's reason is its 💬 Why, which the person does read: the model is
+// told which (a played model was told the person saw none of its words,
+// then found them on the proposal).
 func TestAsideBesideAQueuedCallIsNotShown(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
-	h.seedT1()
-	h.clf = answer("needs")
-	h.script(openaitest.Response{Text: "Moved the login bug to P1.", ToolCalls: []openaitest.ToolCall{call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})}},
-		openaitest.Text("P1 for the login bug waits for your tap below."))
-	h.start()
-	h.tg.SendText(chat, user, "the login bug is getting urgent")
-	h.changeSetMessage(chat, 2)
-	if reply := h.tg.BotMessages(chat)[0].Text; reply != "P1 for the login bug waits for your tap below." {
-		t.Errorf("the reply reads %q", reply)
-	}
-	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.HasPrefix(r, "Proposal queued for user review.") || !strings.Contains(r, "The user did not see the text you wrote beside these calls") {
-		t.Errorf("tool result = %q", r)
-	}
-}
-
-// A sentence of those words that names the item is the proposal's 💬 Why,
-// which the person does read: the model is told which, where a played
-// model was told the person saw none of its words, then found them on
-// the proposal.
-func TestAsideShownAsTheReasonIsTold(t *testing.T) {
-	t.Parallel()
-	h := newHarness(t)
-	h.seedT1()
-	h.clf = answer("needs")
-	h.script(openaitest.Response{Text: "Sure! The login bug blocks the release, so I suggest P1.", ToolCalls: []openaitest.ToolCall{call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})}},
-		openaitest.Text("P1 waits for your tap below."))
-	h.start()
-	h.tg.SendText(chat, user, "the login bug is getting urgent")
-	set := h.changeSetMessage(chat, 2)
-	const why = "The login bug blocks the release, so I suggest P1."
-	if !strings.Contains(set.Text, "💬 Why: <i>"+why+"</i>") {
-		t.Fatalf("the proposal reads %q", set.Text)
-	}
-	want := "The user did not see the text you wrote beside these calls, except “" + why + "”, shown as the reason of your proposal"
-	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.Contains(r, want) {
-		t.Errorf("tool result = %q, want it to say %q", r, want)
+	for _, c := range []struct {
+		name, aside, why, told string
+	}{
+		{"a change reported as made", "Moved the login bug to P1.", "",
+			"The user did not see the text you wrote beside these calls: say what happened"},
+		{"a reason", "Sure! The login bug blocks the release, so I suggest P1.", "The login bug blocks the release, so I suggest P1.",
+			"The user did not see the text you wrote beside these calls, except “The login bug blocks the release, so I suggest P1.”, shown as the reason of your proposal"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			h.seedT1()
+			h.clf = answer("needs")
+			h.script(openaitest.Response{Text: c.aside, ToolCalls: []openaitest.ToolCall{call("a", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})}},
+				openaitest.Text("P1 for the login bug waits for your tap below."))
+			h.start()
+			h.tg.SendText(chat, user, "the login bug is getting urgent")
+			set := h.changeSetMessage(chat, 2)
+			if reply := h.tg.BotMessages(chat)[0].Text; reply != "P1 for the login bug waits for your tap below." {
+				t.Errorf("the reply reads %q", reply)
+			}
+			if shown := strings.Contains(set.Text, "💬 Why"); shown != (c.why != "") || c.why != "" && !strings.Contains(set.Text, "💬 Why: <i>"+c.why+"</i>") {
+				t.Errorf("the proposal reads %q, want its reason %q", set.Text, c.why)
+			}
+			if r := h.llm.RequestsFor(agentM)[1].ToolResults()["a"]; !strings.HasPrefix(r, "Proposal queued for user review.") || !strings.Contains(r, c.told) {
+				t.Errorf("tool result = %q, want it to say %q", r, c.told)
+			}
+		})
 	}
 }
 
