@@ -341,13 +341,7 @@ func valueClock(v string) (sql.NullInt64, sql.NullString) {
 const insertColumns = taskColumns + `, remind_due`
 
 // insertTaskSQL inserts one task, a parameter for each of insertColumns.
-var insertTaskSQL = func() string {
-	marks := make([]string, strings.Count(insertColumns, ",")+1)
-	for i := range marks {
-		marks[i] = fmt.Sprintf("$%d", i+1)
-	}
-	return `INSERT INTO tasks (` + insertColumns + `) VALUES (` + strings.Join(marks, ",") + `)`
-}()
+var insertTaskSQL = `INSERT INTO tasks (` + insertColumns + `) VALUES (` + params(1, strings.Count(insertColumns, ",")+1) + `)`
 
 // insertTask inserts a new task with its checklist.
 func insertTask(ctx context.Context, q conn, t nod.Task) error {

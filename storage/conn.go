@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -365,6 +366,19 @@ func (db *core) exec(ctx context.Context, query string, args ...any) (res sql.Re
 // LIMIT for its value and prepares the statement again whenever the value
 // changes, which would undo the statement cache.
 func limitSQL(n int) string { return " LIMIT " + strconv.Itoa(n) }
+
+// params is n parameters from $first on, comma-separated: "$2,$3,$4".
+func params(first, n int) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('$')
+		b.WriteString(strconv.Itoa(first + i))
+	}
+	return b.String()
+}
 
 // counts are the statements and transactions the DB ran, for tests that
 // pin how much work an operation does.

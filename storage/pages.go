@@ -289,16 +289,15 @@ func (db *core) focusPage(ctx context.Context, chatID nod.ChatID, today string, 
 		*page = p
 		return nil
 	}
-	marks, args := make([]string, len(seqs)), append(make([]any, 0, len(seqs)+1), chatID)
+	args := append(make([]any, 0, len(seqs)+1), chatID)
 	at := make(map[int64]int, len(seqs))
 	for i, seq := range seqs {
-		marks[i], at[seq] = fmt.Sprintf("$%d", i+2), i
-		args = append(args, seq)
+		args, at[seq] = append(args, seq), i
 	}
 	// The two reads are not one snapshot: a task trashed between them is
 	// left out, as the candidates read after it would have left it.
 	tasks := make([]*nod.Task, len(seqs))
-	err = db.readOne(ctx, read{query: `SELECT seq, ` + taskColumns + ` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND seq IN (` + strings.Join(marks, ",") + `)`, args: args, scan: func(rows scanner) error {
+	err = db.readOne(ctx, read{query: `SELECT seq, ` + taskColumns + ` FROM tasks WHERE chat_id = $1 AND deleted_at IS NULL AND seq IN (` + params(2, len(seqs)) + `)`, args: args, scan: func(rows scanner) error {
 		for rows.Next() {
 			var seq int64
 			t, err := scanTask(rows, &seq)
@@ -390,12 +389,10 @@ func (db *Tasks) TaskTitles(ctx context.Context, chatID nod.ChatID, ids []nod.Ta
 		return out, nil
 	}
 	args := []any{chatID}
-	marks := make([]string, len(ids))
-	for i, id := range ids {
+	for _, id := range ids {
 		args = append(args, id)
-		marks[i] = fmt.Sprintf("$%d", i+2)
 	}
-	rows, err := db.reader().QueryContext(ctx, `SELECT id, title FROM tasks WHERE chat_id = $1 AND id IN (`+strings.Join(marks, ",")+`)`, args...)
+	rows, err := db.reader().QueryContext(ctx, `SELECT id, title FROM tasks WHERE chat_id = $1 AND id IN (`+params(2, len(ids))+`)`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("task titles: %w", err)
 	}

@@ -256,12 +256,10 @@ func loadChecklists(ctx context.Context, q conn, tasks []nod.Task) error {
 		return nil
 	}
 	args := make([]any, len(tasks))
-	marks := make([]string, len(tasks))
 	for i, t := range tasks {
 		args[i] = t.ID
-		marks[i] = fmt.Sprintf("$%d", i+1)
 	}
-	rows, err := q.QueryContext(ctx, checklistsSQL+`(`+strings.Join(marks, ",")+`) ORDER BY task_id, position`, args...)
+	rows, err := q.QueryContext(ctx, checklistsSQL+`(`+params(1, len(tasks))+`) ORDER BY task_id, position`, args...)
 	if err != nil {
 		return err
 	}
