@@ -182,7 +182,11 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 			}
 			if t.RemindClock != nil {
 				// Told, or the model would read a zone change as moving it.
-				fmt.Fprintf(b, " (given as %s in another place's clock: it stays at that moment when the zone changes)", nod.ReminderValue(*t.RemindAt, t.RemindClock))
+				stays := "it stays at that moment when the zone changes"
+				if t.Repeat != "" {
+					stays = "it repeats at that place's time, whatever the chat's zone"
+				}
+				fmt.Fprintf(b, " (given as %s in another place's clock: %s)", nod.ReminderValue(*t.RemindAt, t.RemindClock), stays)
 			}
 			if r := repeat.Show(t.Repeat); r != "" {
 				fmt.Fprintf(b, " repeat %s", r)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/repeat"
 )
 
@@ -43,6 +44,13 @@ func (l *Locale) Repeat(stored string) string {
 		return stored
 	}
 	v := repeatView{Freq: r.Freq, Interval: r.Interval, Count: r.Count, Time: r.Start.Format("15:04")}
+	if r.Zone != "" { // a place's clock, not the chat's
+		if city := nod.ZoneCity(r.Zone); city != "" {
+			v.Time += " in " + city
+		} else {
+			v.Time += " " + r.Zone
+		}
+	}
 	days := r.Days
 	if len(days) == 0 && r.Freq == "WEEKLY" {
 		days = []time.Weekday{r.Start.Weekday()}

@@ -6,7 +6,10 @@
 // A rule is kept with the local time it was read from, floating: no zone
 // is stored, the chat's zone is applied when an occurrence is computed,
 // so that a reminder keeps its local clock time when the chat's zone
-// changes and across daylight saving. An occurrence on a local time the
+// changes and across daylight saving. A rule given in a named place's
+// clock ("every Monday at 9 New York time") keeps that place's zone, as
+// RFC 5545 writes it (DTSTART;TZID=America/New_York:…), and its
+// occurrences fall at that place's time whatever the chat's zone. An occurrence on a local time the
 // spring change skips (02:30 in Europe/Berlin on its last Sunday of
 // March) comes at the same instant Go's time.Date gives it: 03:30 summer
 // time; the other days stay at 02:30. An occurrence in the autumn fold
@@ -39,6 +42,9 @@ type Rule struct {
 	// as a time in time.UTC standing for that clock reading; zero until
 	// set with At.
 	Start time.Time
+	// Zone is the IANA zone of the place whose clock the rule keeps;
+	// "": the chat's, whichever that is when an occurrence is computed.
+	Zone string
 }
 
 var freqs = []string{"DAILY", "WEEKLY", "MONTHLY", "YEARLY"}
@@ -194,18 +200,33 @@ func (r Rule) RRULE() string {
 	return strings.Join(parts, ";")
 }
 
-// String is the rule as a task keeps it: its floating start and RRULE.
+// String is the rule as a task keeps it: its start, floating or in its
+// place's zone, and its RRULE.
 func (r Rule) String() string {
-	return "DTSTART:" + r.Start.Format(localLayout) + "\nRRULE:" + r.RRULE()
+	start := "DTSTART:"
+	if r.Zone != "" {
+		start = "DTSTART;TZID=" + r.Zone + ":"
+	}
+	return start + r.Start.Format(localLayout) + "\nRRULE:" + r.RRULE()
 }
 
 // Read reads a rule as String wrote it.
 func Read(s string) (Rule, error) {
 	start, rule, ok := strings.Cut(s, "\n")
-	if !ok || !strings.HasPrefix(start, "DTSTART:") {
+	if !ok || !strings.HasPrefix(start, "DTSTART") {
 		return Rule{}, fmt.Errorf("rule %q has no start: %w", s, ErrUnsupported)
 	}
-	at, err := time.Parse(localLayout, strings.TrimPrefix(start, "DTSTART:"))
+	head, local, ok := strings.Cut(strings.TrimPrefix(start, "DTSTART"), ":")
+	zone, named := strings.CutPrefix(head, ";TZID=")
+	if !ok || head != "" && !named {
+		return Rule{}, fmt.Errorf("rule %q: %w", s, ErrUnsupported)
+	}
+	if named {
+		if _, err := time.LoadLocation(zone); err != nil || zone == "" || zone == "Local" {
+			return Rule{}, fmt.Errorf("rule %q: no time zone %q: %w", s, zone, ErrUnsupported)
+		}
+	}
+	at, err := time.Parse(localLayout, local)
 	if err != nil {
 		return Rule{}, fmt.Errorf("rule %q: %w", s, ErrUnsupported)
 	}
@@ -213,8 +234,20 @@ func Read(s string) (Rule, error) {
 	if err != nil {
 		return Rule{}, err
 	}
-	r.Start = at
+	r.Start, r.Zone = at, zone
 	return r, nil
+}
+
+// In is the zone r's occurrences fall in: its place's, or chat, the
+// chat's, for a rule that follows the chat's clock.
+func (r Rule) In(chat *time.Location) *time.Location {
+	if r.Zone == "" {
+		return chat
+	}
+	if loc, err := time.LoadLocation(r.Zone); err == nil {
+		return loc
+	}
+	return chat // Read refused it: not reached
 }
 
 // Show is the RRULE of a rule as a task keeps it, "" for none or one
@@ -242,15 +275,17 @@ func Restarts(earlier, later string, zone *time.Location) bool {
 	}
 	b, err := Read(later)
 	// A count runs out on another day once the start moves.
-	if err != nil || a.RRULE() != b.RRULE() || a.Count > 0 {
+	// Rules of two clocks drift apart in the weeks when the two places
+	// change their clocks on different days.
+	if err != nil || a.RRULE() != b.RRULE() || a.Count > 0 || a.In(zone).String() != b.In(zone).String() {
 		return false
 	}
-	from := time.Date(b.Start.Year(), b.Start.Month(), b.Start.Day(), b.Start.Hour(), b.Start.Minute(), 0, 0, zone).Add(-time.Nanosecond)
-	na, err := a.iterator(zone)
+	from := time.Date(b.Start.Year(), b.Start.Month(), b.Start.Day(), b.Start.Hour(), b.Start.Minute(), 0, 0, b.In(zone)).Add(-time.Nanosecond)
+	na, err := a.iterator(a.In(zone))
 	if err != nil {
 		return false
 	}
-	nb, err := b.iterator(zone)
+	nb, err := b.iterator(b.In(zone))
 	if err != nil {
 		return false
 	}
@@ -292,20 +327,21 @@ func after(next rrule.Next, t time.Time) (time.Time, bool) {
 // day for this long (BYMONTHDAY=31 in YEARLY…) has none for nod.
 const horizon = 100_000
 
-// Next is the first occurrence of r in zone strictly after t; false when
-// the rule has none (COUNT or UNTIL reached).
+// Next is the first occurrence of r strictly after t, in zone, the
+// chat's, unless r keeps a place's (In); false when the rule has none
+// (COUNT or UNTIL reached).
 func (r Rule) Next(zone *time.Location, t time.Time) (time.Time, bool) {
-	next, err := r.iterator(zone)
+	next, err := r.iterator(r.In(zone))
 	if err != nil {
 		return time.Time{}, false
 	}
 	return after(next, t)
 }
 
-// Latest is the last occurrence of r in zone at or before t; false when
-// none is.
+// Latest is the last occurrence of r at or before t, in zone as Next
+// reads it; false when none is.
 func (r Rule) Latest(zone *time.Location, t time.Time) (time.Time, bool) {
-	next, err := r.iterator(zone)
+	next, err := r.iterator(r.In(zone))
 	if err != nil {
 		return time.Time{}, false
 	}

@@ -136,3 +136,87 @@ func TestRestarts(t *testing.T) {
 		}
 	}
 }
+
+// A rule given in a named place's clock keeps the place: "every Monday at
+// 9 New York time", set from London, reminds at 09:00 in New York in the
+// weeks when the two places change their clocks on different Sundays
+// (America/New_York on 14 March 2027, Europe/London on 28 March), where
+// a rule of London's clock would be an hour off.
+func TestRuleInAPlacesClock(t *testing.T) {
+	london, _ := time.LoadLocation("Europe/London")
+	ny, _ := time.LoadLocation("America/New_York")
+	r, err := repeat.Parse("FREQ=WEEKLY")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = r.At(time.Date(2027, 3, 8, 9, 0, 0, 0, ny))
+	r.Zone = "America/New_York"
+	kept := r.String()
+	if want := "DTSTART;TZID=America/New_York:20270308T090000\nRRULE:FREQ=WEEKLY"; kept != want {
+		t.Fatalf("String() = %q, want %q", kept, want)
+	}
+	back, err := repeat.Read(kept)
+	if err != nil || back.Zone != "America/New_York" || back.String() != kept {
+		t.Fatalf("Read(%q) = %+v, %v", kept, back, err)
+	}
+	if back.In(london).String() != "America/New_York" {
+		t.Errorf("In(London) = %v, want the rule's own place", back.In(london))
+	}
+	floating, _ := repeat.Read("DTSTART:20270308T090000\nRRULE:FREQ=WEEKLY")
+	if floating.In(london) != london {
+		t.Errorf("a floating rule's In(London) = %v", floating.In(london))
+	}
+	from := time.Date(2027, 3, 8, 15, 0, 0, 0, time.UTC) // after 09:00 in New York
+	for _, want := range []string{"2027-03-15T13:00:00Z", "2027-03-22T13:00:00Z", "2027-03-29T13:00:00Z"} {
+		next, ok := back.Next(london, from)
+		if !ok || next.UTC().Format(time.RFC3339) != want {
+			t.Fatalf("Next(London, %s) = %s, %v; want %s, 09:00 in New York", from, next.UTC().Format(time.RFC3339), ok, want)
+		}
+		if h := next.In(ny).Hour(); h != 9 {
+			t.Errorf("occurrence %s is %02d:00 in New York", next, h)
+		}
+		if latest, ok := back.Latest(london, next); !ok || !latest.Equal(next) {
+			t.Errorf("Latest(London, %s) = %s, %v", next, latest, ok)
+		}
+		from = next
+	}
+	// The same rule of London's clock would have said 09:00 London.
+	if next, _ := floating.Next(london, time.Date(2027, 3, 14, 0, 0, 0, 0, time.UTC)); next.In(london).Hour() != 9 {
+		t.Errorf("floating rule: %s", next)
+	}
+}
+
+func TestRuleZoneRefused(t *testing.T) {
+	for _, s := range []string{
+		"DTSTART;TZID=Mars/Olympus:20270308T090000\nRRULE:FREQ=WEEKLY",
+		"DTSTART;TZID=:20270308T090000\nRRULE:FREQ=WEEKLY",
+		"DTSTART;TZID=Local:20270308T090000\nRRULE:FREQ=WEEKLY",
+		"DTSTART;VALUE=DATE:20270308T090000\nRRULE:FREQ=WEEKLY",
+		"DTSTART20270308T090000\nRRULE:FREQ=WEEKLY",
+	} {
+		if r, err := repeat.Read(s); !errors.Is(err, repeat.ErrUnsupported) {
+			t.Errorf("Read(%q) = %+v, %v; want ErrUnsupported", s, r, err)
+		}
+	}
+}
+
+// A rule of a place's clock restarts itself only at its own times: the
+// same RRULE in the chat's clock is another rule where the two clocks
+// differ, and the same where they agree.
+func TestRestartsInAPlacesClock(t *testing.T) {
+	london, _ := time.LoadLocation("Europe/London")
+	ny := "DTSTART;TZID=America/New_York:20261207T090000\nRRULE:FREQ=WEEKLY"
+	for _, c := range []struct {
+		earlier, later string
+		want           bool
+	}{
+		{ny, "DTSTART;TZID=America/New_York:20261214T090000\nRRULE:FREQ=WEEKLY", true},
+		{ny, "DTSTART:20261214T090000\nRRULE:FREQ=WEEKLY", false},
+		{ny, "DTSTART:20261214T140000\nRRULE:FREQ=WEEKLY", false}, // 14:00 London drifts from 09:00 New York in March
+		{"DTSTART;TZID=Europe/London:20261207T090000\nRRULE:FREQ=WEEKLY", "DTSTART:20261214T090000\nRRULE:FREQ=WEEKLY", true},
+	} {
+		if got := repeat.Restarts(c.earlier, c.later, london); got != c.want {
+			t.Errorf("Restarts(%q, %q) = %v, want %v", c.earlier, c.later, got, c.want)
+		}
+	}
+}

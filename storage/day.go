@@ -656,7 +656,15 @@ func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now t
 	if next, ok := rule.Next(loc, now); ok {
 		due = sql.NullInt64{Int64: micros(next), Valid: true}
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2 WHERE id = $3`, micros(o.Due), due, o.Ref); err != nil {
+	if rule.Zone == "" {
+		_, err = tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2 WHERE id = $3`, micros(o.Due), due, o.Ref)
+	} else {
+		// A rule of a place's clock: the time it fires at is in that
+		// clock, whose offset daylight saving may have changed since.
+		_, off := o.Due.In(rule.In(loc)).Zone()
+		_, err = tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2, remind_clock = $3 WHERE id = $4`, micros(o.Due), due, off, o.Ref)
+	}
+	if err != nil {
 		return fmt.Errorf("claim reminder of task %s: %w", o.Ref, err)
 	}
 	return nil

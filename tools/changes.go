@@ -446,7 +446,8 @@ func Typed(c Call, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 // moment when the chat's zone changes (nod.Task.RemindClock); or null.
 // RFC 3339 is read too, as a stored change keeps it. repeat is an
 // RRULE read from remind_at's local time, or null to stop repeating: a
-// repeating reminder follows the chat's clock. A repeat is its own change
+// repeating reminder follows the chat's clock, or the named place's
+// when remind_at names one ("every Monday at 9 New York time"). A repeat is its own change
 // (set_task_repeat) beside the time's; without repeat the rule stays as
 // it is, and clearing the reminder clears its rule too.
 func parseReminder(a Args) ([]Call, []string, error) {
@@ -472,16 +473,23 @@ func parseReminder(a Args) ([]Call, []string, error) {
 		}
 		at, clock = &t, c
 	}
-	rule, repeats, err := readRepeat(a, at)
+	// A rule keeps the clock of the place it was given in, when the call
+	// names the place; otherwise the chat's ("8am wherever I am").
+	var place *time.Location
+	if clock != nil && clock.Zone != "" {
+		place, _ = time.LoadLocation(clock.Zone) // readClock loaded it
+	}
+	rule, repeats, err := readRepeat(a, at, place)
 	if err != nil {
 		return nil, nil, err
 	}
 	var notes []string
-	if rule != "" && clock != nil {
-		// A rule's times are the chat's ("8am wherever I am"): the model
-		// is told, or it would count on a clock the reminder does not keep.
+	if rule != "" && clock != nil && place == nil {
+		// An offset names no place, and a rule given with one follows the
+		// chat's clock: the model is told, or it would count on a clock
+		// the reminder does not keep.
 		zone := zoneOr(a.Zone)
-		notes = append(notes, fmt.Sprintf("remind_at was given in another place's clock (%s), but a repeating reminder follows the chat's clock: it repeats at %s in the chat's zone (%s), and keeps that time of day when the chat's zone changes.",
+		notes = append(notes, fmt.Sprintf("remind_at was given in another place's clock (%s) without its zone, so the repeating reminder follows the chat's clock: it repeats at %s in the chat's zone (%s), and keeps that time of day when the chat's zone changes. To repeat at that place's time instead, give its zone in brackets (…T09:00[America/New_York]).",
 			nod.ClockTime(*at, *clock), at.In(zone).Format("15:04"), zone))
 		clock = nil
 	}
@@ -491,7 +499,10 @@ func parseReminder(a Args) ([]Call, []string, error) {
 		if r, err := repeat.Read(rule); err == nil {
 			if next, ok := r.Next(zoneOr(a.Zone), a.Now.Add(-time.Nanosecond)); ok {
 				next = nod.Stamp(next)
-				at, rule = &next, r.At(next.In(zoneOr(a.Zone))).String()
+				at, rule = &next, r.At(next.In(r.In(zoneOr(a.Zone)))).String()
+				if clock != nil {
+					clock.Offset = offsetAt(next, place)
+				}
 			}
 		}
 	}
@@ -588,8 +599,9 @@ func offsetAt(t time.Time, place *time.Location) int {
 }
 
 // readRepeat reads set_task_reminder's repeat: the rule as a task keeps
-// it ("" to stop repeating) and whether the call touches it.
-func readRepeat(a Args, at *time.Time) (string, bool, error) {
+// it ("" to stop repeating) and whether the call touches it. The rule
+// keeps place's clock, or the chat's when place is nil.
+func readRepeat(a Args, at *time.Time, place *time.Location) (string, bool, error) {
 	if at == nil {
 		if a.Present("repeat") {
 			return "", false, a.Errorf("repeat", "needs remind_at, the first time it reminds")
@@ -613,7 +625,12 @@ func readRepeat(a Args, at *time.Time) (string, bool, error) {
 	if err != nil {
 		return "", false, a.Errorf("repeat", "must be an RRULE such as FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR: %v", err)
 	}
-	return r.At(at.In(zoneOr(a.Zone))).String(), true, nil
+	if place == nil {
+		return r.At(at.In(zoneOr(a.Zone))).String(), true, nil
+	}
+	r = r.At(at.In(place))
+	r.Zone = place.String()
+	return r.String(), true, nil
 }
 
 // parseRepeat reads a stored set_task_repeat: the rule as a task keeps
@@ -671,15 +688,25 @@ func Occurrence(t nod.Task, next time.Time) Call {
 		to, _ := time.Parse(nod.DateLayout, nod.LocalDate(next, next.Location()))
 		due = d.AddDate(0, 0, int(to.Sub(from).Hours()/24)).Format(nod.DateLayout)
 	}
-	return occurrence{id: t.ID, at: at, due: due,
+	var clock *nod.Clock
+	if c := t.RemindClock; c != nil {
+		// The next time keeps the reminder's clock: a place's, at the
+		// offset daylight saving gives it then.
+		clock = &nod.Clock{Offset: c.Offset, Zone: c.Zone}
+		if place, err := time.LoadLocation(c.Zone); c.Zone != "" && err == nil {
+			clock.Offset = offsetAt(at, place)
+		}
+	}
+	return occurrence{id: t.ID, at: at, clock: clock, due: due,
 		raw: MustJSON(map[string]any{"task_id": t.ID, "remind_at": next.Format(time.RFC3339), "occurrence_done": true})}
 }
 
 type occurrence struct {
-	id  nod.TaskID
-	at  time.Time
-	due string
-	raw json.RawMessage
+	id    nod.TaskID
+	at    time.Time
+	clock *nod.Clock
+	due   string
+	raw   json.RawMessage
 }
 
 func (o occurrence) Tool() nod.Tool                      { return nod.ToolSetReminder }
@@ -687,13 +714,13 @@ func (o occurrence) TaskID() nod.TaskID                  { return o.id }
 func (o occurrence) Field() nod.Field                    { return nod.FieldReminder }
 func (o occurrence) Args() json.RawMessage               { return o.raw }
 func (o occurrence) Current(t *nod.Task) (string, error) { return t.Value(nod.FieldReminder), nil }
-func (o occurrence) Target(*nod.Task) (string, error)    { return o.at.Format(time.RFC3339), nil }
+func (o occurrence) Target(*nod.Task) (string, error)    { return nod.ReminderValue(o.at, o.clock), nil }
 func (o occurrence) Summary(*nod.Task) string {
 	return nod.OccurrenceSummary + "set reminder to " + o.at.Format("2006-01-02 15:04")
 }
 func (o occurrence) Apply(t *nod.Task, _ time.Time, _ nod.Actor) error {
 	at := o.at
-	t.RemindAt = &at
+	t.RemindAt, t.RemindClock = &at, o.clock
 	if t.DueDate != "" {
 		t.DueDate = o.due
 	}

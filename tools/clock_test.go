@@ -57,20 +57,57 @@ func TestReminderInAnotherPlacesClock(t *testing.T) {
 	}
 }
 
-// A repeating reminder given in another place's clock follows the
-// chat's clock, and the model is told so with the time it repeats at: a
-// played model set daily meds "at 8 Paris time" from London and counted
-// on a clock the reminder did not keep.
-func TestRepeatingReminderInAnotherClockIsTold(t *testing.T) {
-	cs, notes, _ := callsInLondon(t, `{"task_id":"T1","remind_at":"2026-12-03T08:00[Europe/Paris]","repeat":"FREQ=DAILY"}`)
-	if got, _ := cs[0].Target(&nod.Task{ID: "T1"}); got != "2026-12-03T07:00:00Z" {
-		t.Errorf("value = %q, want 07:00 of the chat's clock", got)
+// A repeating reminder given in a named place's clock keeps that place:
+// its value keeps the clock and its rule the place's zone, so that it
+// repeats at 08:00 in Paris. One given with an offset alone names no
+// place and follows the chat's clock, and the model is told so with the
+// time it repeats at: a played model set daily meds "at 8 Paris time"
+// from London and counted on a clock the reminder did not keep.
+func TestRepeatingReminderInAnotherClock(t *testing.T) {
+	london, _ := time.LoadLocation("Europe/London")
+	calls := func(args string) ([]tools.Call, []string) {
+		t.Helper()
+		a, err := tools.Decode(nod.ToolSetReminder, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Zone, a.Now = london, time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+		cs, notes, err := a.Calls()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cs, notes
 	}
-	want := "remind_at was given in another place's clock (08:00 in Paris), but a repeating reminder follows the chat's clock: it repeats at 07:00 in the chat's zone (Europe/London)"
+	targets := func(cs []tools.Call) (reminder, rule string) {
+		t.Helper()
+		if len(cs) != 2 {
+			t.Fatalf("calls = %d, want the reminder and its rule", len(cs))
+		}
+		reminder, _ = cs[0].Target(&nod.Task{ID: "T1"})
+		rule, _ = cs[1].Target(&nod.Task{ID: "T1"})
+		return reminder, rule
+	}
+
+	cs, notes := calls(`{"task_id":"T1","remind_at":"2026-12-03T08:00[Europe/Paris]","repeat":"FREQ=DAILY"}`)
+	reminder, rule := targets(cs)
+	if reminder != "2026-12-03T08:00:00+01:00[Europe/Paris]" || rule != "DTSTART;TZID=Europe/Paris:20261203T080000\nRRULE:FREQ=DAILY" || len(notes) != 0 {
+		t.Errorf("in Paris's clock: reminder %q, rule %q, notes %q", reminder, rule, notes)
+	}
+	// A start already past moves to the place's next 08:00, with its offset.
+	cs, _ = calls(`{"task_id":"T1","remind_at":"2026-11-20T08:00[America/New_York]","repeat":"FREQ=WEEKLY"}`)
+	if reminder, rule = targets(cs); reminder != "2026-12-04T08:00:00-05:00[America/New_York]" || rule != "DTSTART;TZID=America/New_York:20261204T080000\nRRULE:FREQ=WEEKLY" {
+		t.Errorf("a past start in New York's clock: reminder %q, rule %q", reminder, rule)
+	}
+
+	cs, notes = calls(`{"task_id":"T1","remind_at":"2026-12-03T08:00+01:00","repeat":"FREQ=DAILY"}`)
+	if reminder, rule = targets(cs); reminder != "2026-12-03T07:00:00Z" || rule != "DTSTART:20261203T070000\nRRULE:FREQ=DAILY" {
+		t.Errorf("with an offset alone: reminder %q, rule %q; want 07:00 of the chat's clock", reminder, rule)
+	}
+	want := "remind_at was given in another place's clock (08:00 UTC+01:00) without its zone, so the repeating reminder follows the chat's clock: it repeats at 07:00 in the chat's zone (Europe/London)"
 	if len(notes) != 1 || !strings.HasPrefix(notes[0], want) {
 		t.Errorf("notes = %q, want %q…", notes, want)
 	}
-	if _, notes, _ := callsInLondon(t, `{"task_id":"T1","remind_at":"2026-12-03T08:00","repeat":"FREQ=DAILY"}`); len(notes) != 0 {
+	if _, notes = calls(`{"task_id":"T1","remind_at":"2026-12-03T08:00","repeat":"FREQ=DAILY"}`); len(notes) != 0 {
 		t.Errorf("a repeating reminder of the chat's clock: notes %q", notes)
 	}
 }

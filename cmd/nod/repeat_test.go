@@ -54,6 +54,9 @@ func TestRepeatingReminder(t *testing.T) {
 	if task.Status != nod.StatusOpen || task.RemindAt == nil || !task.RemindAt.Equal(tuesday) || task.DueDate != "2026-03-17" {
 		t.Fatalf("after ✓ Done: status %s, remind_at %v, due %s; want open, Tuesday 08:00, 2026-03-17", task.Status, task.RemindAt, task.DueDate)
 	}
+	if task.RemindClock != nil {
+		t.Errorf("after ✓ Done: the reminder keeps a clock of its own (%+v), not the chat's", *task.RemindClock)
+	}
 	if m, _ := h.tg.Message(chat, rs[0].ID); !strings.Contains(m.Text, "Next reminder: 17 Mar 2026, 08:00") || !hasButton(m, "↩️ Undo") {
 		t.Errorf("reminder after ✓ Done = %q %v", m.Text, buttonTexts(m))
 	}
@@ -357,5 +360,90 @@ func TestRuleStartedAgainIsNoChange(t *testing.T) {
 	}
 	if got := h.task("T1"); got.Repeat != rule || got.RemindAt == nil || !got.RemindAt.Equal(next) {
 		t.Errorf("the task reminds at %v by %q, want %v by %q", got.RemindAt, got.Repeat, next, rule)
+	}
+}
+
+// "Every Monday at 9 New York time", said in London in March 2026, when
+// New York has changed its clocks (8 March) and London not yet (29
+// March): the rule keeps New York's clock, so it comes at 09:00 there,
+// 13:00 in London, on 30 March too, where a rule of London's clock would
+// come at 13:00 BST, an hour early. ✓ Done, the receipt and the rule's
+// words say where; a zone change leaves it.
+func TestRepeatingReminderInAPlacesClock(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+	h.seed(chat, nod.Task{ID: "T9", Title: "Call the New York team", Status: nod.StatusOpen, Priority: nod.P2})
+	h.start()
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	h.tg.WaitBotMessages(chat, 1)
+
+	const said = "remind me every monday at 9 new york time to call the new york team"
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "T9", "remind_at": "2026-03-16T09:00[America/New_York]",
+		"repeat": "FREQ=WEEKLY"})), openaitest.Text("Every Monday at 9 in New York."))
+	h.tg.SendText(chat, user, said)
+	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
+	for _, want := range []string{"Reminder: none → 16 Mar 2026, 13:00 (09:00 in New York)", "Repeats: none → weekly on Monday at 09:00 in New York"} {
+		if !strings.Contains(rcpt.Text, want) {
+			t.Errorf("receipt = %q, want %q", rcpt.Text, want)
+		}
+	}
+	if r := h.llm.RequestsFor(agentM)[1].ToolResults()["r"]; strings.Contains(r, "follows the chat's clock") {
+		t.Errorf("the model was told the place's clock is dropped: %s", r)
+	}
+	task := h.task("T9")
+	if task.Repeat != "DTSTART;TZID=America/New_York:20260316T090000\nRRULE:FREQ=WEEKLY" || task.RemindClock == nil || task.RemindClock.Zone != "America/New_York" {
+		t.Fatalf("rule %q, clock %+v; want New York's", task.Repeat, task.RemindClock)
+	}
+
+	sent := func() []telegramtest.Message {
+		var out []telegramtest.Message
+		for _, m := range h.tg.BotMessages(chat) {
+			if strings.HasPrefix(m.Text, "⏰ <b>Call the New York team</b>") {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	at := func(month time.Month, day, hour, min int) {
+		h.clock.Set(time.Date(2026, month, day, hour, min, 30, 0, time.UTC))
+		h.sweeps(3)
+	}
+	at(time.March, 16, 13, 0)
+	if n := len(sent()); n != 1 {
+		t.Fatalf("%d reminders on Monday 16 March at 13:00 UTC, want 1", n)
+	}
+	first := sent()[0]
+	h.tap(chat, user, first.ID, "✓ Done")
+	task = h.task("T9")
+	if next := time.Date(2026, 3, 23, 13, 0, 0, 0, time.UTC); task.RemindAt == nil || !task.RemindAt.Equal(next) || task.Status != nod.StatusOpen ||
+		task.RemindClock == nil || *task.RemindClock != (nod.Clock{Offset: -4 * 3600, Zone: "America/New_York"}) {
+		t.Fatalf("after ✓ Done: remind_at %v in clock %+v, status %s; want %v in New York's, open", task.RemindAt, task.RemindClock, task.Status, next)
+	}
+	if m, _ := h.tg.Message(chat, first.ID); !strings.Contains(m.Text, "Next reminder: 23 Mar 2026, 13:00") {
+		t.Errorf("reminder after ✓ Done = %q", m.Text)
+	}
+
+	h.tg.SendText(chat, user, "/tz Europe/Paris")
+	h.tg.WaitBotMessages(chat, 5)
+	if got := h.task("T9").RemindAt; got == nil || !got.Equal(time.Date(2026, 3, 23, 13, 0, 0, 0, time.UTC)) {
+		t.Errorf("the zone change moved New York's reminder to %v", got)
+	}
+	h.tg.SendText(chat, user, "/tz Europe/London")
+	h.tg.WaitBotMessages(chat, 6)
+
+	at(time.March, 23, 13, 0)     // goes out, untapped
+	at(time.March, 30, 12, 0)     // 13:00 in London, 08:00 in New York
+	if n := len(sent()); n != 1 { // the first, done, reads otherwise now
+		t.Errorf("%d reminders since ✓ Done by 30 March 12:00 UTC, want 1: New York is at 08:00", n)
+	}
+	at(time.March, 30, 13, 0)
+	if n := len(sent()); n != 2 {
+		t.Fatalf("%d reminders since ✓ Done by 30 March 13:00 UTC (09:00 in New York), want 2", n)
+	}
+	if task := h.task("T9"); task.RemindClock == nil || task.RemindClock.Offset != -4*3600 {
+		t.Errorf("clock after 30 March = %+v", task.RemindClock)
 	}
 }
