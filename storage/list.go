@@ -227,39 +227,103 @@ const (
 // chat, whose local day runs from from to to: at most limit tasks of each
 // kind. Each is an index range that stops at the page, and the count of
 // the tasks due reads that index alone (tasks_open_due, tasks_open_remind):
-// /today costs the same in a chat of ten thousand tasks as of ten.
+// /today costs the same in a chat of ten thousand tasks as of ten. It is
+// two steps of reads, each one round trip on PostgreSQL: the pages and
+// the day's ✓ Done taps, then what they name (checklists, tapped tasks).
 func (db *Tasks) TodayList(ctx context.Context, chatID nod.ChatID, today string, from, to time.Time, limit int) (nod.TodayList, error) {
 	limit = min(max(limit, 1), nod.MaxPage)
 	if _, err := time.Parse(nod.DateLayout, today); err != nil {
 		return nod.TodayList{}, fmt.Errorf("today list: today %q: %w", today, nod.ErrInvalid)
 	}
-	q := db.reader()
-	var out nod.TodayList
-	if err := q.QueryRowContext(ctx, todayCountSQL, chatID, today).Scan(&out.DueTotal); err != nil {
+	var (
+		out  nod.TodayList
+		taps []nod.DoneReminder
+	)
+	err := db.readAll(ctx,
+		read{query: todayCountSQL, args: []any{chatID, today}, scan: func(rows scanner) error {
+			if !rows.Next() {
+				return sql.ErrNoRows
+			}
+			return rows.Scan(&out.DueTotal)
+		}},
+		read{query: todayDueSQL + limitSQL(limit), args: []any{chatID, today}, scan: pageRows(&out.Due)},
+		read{query: todayRemindSQL + limitSQL(limit), args: []any{chatID, micros(from), micros(to)}, scan: pageRows(&out.Reminders)},
+		tapsRead(doneTodaySQL+limitSQL(4*limit), chatID, from, to, nil, &taps))
+	if err != nil {
 		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
 	}
-	read := func(stmt string, args ...any) ([]nod.Task, error) {
-		rows, err := q.QueryContext(ctx, stmt+limitSQL(limit), args...)
-		if err != nil {
-			return nil, err
+	tapped := map[nod.TaskID]nod.Task{}
+	var more []read
+	for _, tasks := range [][]nod.Task{out.Due, out.Reminders} {
+		if len(tasks) > 0 {
+			more = append(more, checklistsRead(tasks))
 		}
-		var page nod.TaskPage
-		if _, err := scanPage(rows, &page, nil); err != nil {
-			return nil, err
+	}
+	if len(taps) > 0 {
+		more = append(more, tasksRead(chatID, taps, tapped))
+	}
+	if err := db.readAll(ctx, more...); err != nil {
+		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
+	}
+	// The day's repeating reminders whose time was marked done (✓ Done
+	// on a repeating reminder records "was", the time done) and whose
+	// task is open with its reminder still moved on past it (an undone
+	// one is back among the day's reminders).
+	for _, d := range taps {
+		if len(out.Done) == limit {
+			break
 		}
-		return page.Tasks, loadChecklists(ctx, q, page.Tasks)
+		if t, ok := tapped[d.Task.ID]; ok && stillDone(t, d.At) {
+			out.Done = append(out.Done, nod.DoneReminder{Task: t, At: d.At})
+		}
 	}
-	var err error
-	if out.Due, err = read(todayDueSQL, chatID, today); err != nil {
-		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
-	}
-	if out.Reminders, err = read(todayRemindSQL, chatID, micros(from), micros(to)); err != nil {
-		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
-	}
-	if out.Done, err = doneToday(ctx, q, chatID, from, to, limit); err != nil {
-		return nod.TodayList{}, fmt.Errorf("today list: %w", err)
-	}
+	slices.SortStableFunc(out.Done, func(x, y nod.DoneReminder) int { return x.At.Compare(y.At) })
 	return out, nil
+}
+
+// pageRows reads rows of seq and taskColumns into dst.
+func pageRows(dst *[]nod.Task) func(rows scanner) error {
+	return func(rows scanner) error {
+		for rows.Next() {
+			var seq int64
+			t, err := scanTask(rows, &seq)
+			if err != nil {
+				return err
+			}
+			*dst = append(*dst, t)
+		}
+		return nil
+	}
+}
+
+// checklistsRead reads the checklists of tasks into them.
+func checklistsRead(tasks []nod.Task) read {
+	args := make([]any, len(tasks))
+	for i, t := range tasks {
+		args[i] = t.ID
+	}
+	return read{query: checklistsSQL + `(` + params(1, len(tasks)) + `) ORDER BY task_id, position`, args: args,
+		scan: func(rows scanner) error { return scanChecklists(rows, tasks) }}
+}
+
+// tasksRead reads the tasks the taps name, in the trash or not, with
+// their checklists, into out.
+func tasksRead(chatID nod.ChatID, taps []nod.DoneReminder, out map[nod.TaskID]nod.Task) read {
+	args := []any{chatID}
+	for _, id := range slices.Compact(slices.Sorted(func(yield func(nod.TaskID) bool) {
+		for _, d := range taps {
+			if !yield(d.Task.ID) {
+				return
+			}
+		}
+	})) {
+		args = append(args, id)
+	}
+	return read{query: taskSelect + ` FROM tasks t LEFT JOIN checklist_items c ON c.task_id = t.id WHERE t.chat_id = $1 AND t.id IN (` +
+		params(2, len(args)-1) + `) ORDER BY t.id, c.position`, args: args,
+		scan: func(rows scanner) error {
+			return scanTaskRows(rows, false, func(t nod.Task, _ int) { out[t.ID] = t })
+		}}
 }
 
 // doneTapsSQL reads the chat's taps on reminders since $2, through the
@@ -271,69 +335,35 @@ const doneTapsSQL = `SELECT args FROM audit_log WHERE chat_id = $1 AND created_a
 	OR (outcome = 'rejected' AND tool = 'delete_task'))
 	AND tool = 'set_task_reminder'`
 
-// doneToday are the repeating reminders of the day from..to whose time
-// was marked done (✓ Done on a repeating reminder records "was", the time
-// done) and whose task is open with its reminder still moved on past it
-// (an undone one is back among the day's reminders). At most limit, read
-// from the taps since a day before from (a time may be done ahead).
-func doneToday(ctx context.Context, q conn, chatID nod.ChatID, from, to time.Time, limit int) ([]nod.DoneReminder, error) {
-	taps, err := occurrenceTaps(ctx, q, doneTodaySQL+limitSQL(4*limit), chatID, from, to, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []nod.DoneReminder
-	for _, d := range taps {
-		if len(out) == limit {
-			break
+// tapsRead reads into taps the times of repeating reminders in from..to
+// that ✓ Done marked done, by task (only the tasks of only, if given), in
+// the order query (doneTodaySQL or doneLatestSQL) reads the taps since a
+// day before from (a time may be done ahead).
+func tapsRead(query string, chatID nod.ChatID, from, to time.Time, only []nod.TaskID, taps *[]nod.DoneReminder) read {
+	return read{query: query, args: []any{chatID, micros(from.Add(-24 * time.Hour))}, scan: func(rows scanner) error {
+		type tap struct {
+			task nod.TaskID
+			at   int64
 		}
-		t, err := getTask(ctx, q, chatID, d.Task.ID)
-		if errors.Is(err, nod.ErrNotFound) {
-			continue
+		seen := map[tap]bool{}
+		for rows.Next() {
+			var args string
+			if err := rows.Scan(&args); err != nil {
+				return err
+			}
+			a := nod.AuditEntry{Args: json.RawMessage(args)}
+			at, err := time.Parse(time.RFC3339, a.Arg("was"))
+			id := nod.TaskID(a.Arg("task_id"))
+			if a.Arg("occurrence_done") != "true" || err != nil || at.Before(from) || !at.Before(to) || only != nil && !slices.Contains(only, id) {
+				continue
+			}
+			if k := (tap{id, at.UnixMicro()}); !seen[k] { // a time marked done twice (a Redo) counts once
+				seen[k] = true
+				*taps = append(*taps, nod.DoneReminder{Task: nod.Task{ID: id}, At: at})
+			}
 		}
-		if err != nil {
-			return nil, err
-		}
-		if stillDone(t, d.At) {
-			out = append(out, nod.DoneReminder{Task: t, At: d.At})
-		}
-	}
-	slices.SortStableFunc(out, func(x, y nod.DoneReminder) int { return x.At.Compare(y.At) })
-	return out, nil
-}
-
-// occurrenceTaps are the times of repeating reminders in from..to that
-// ✓ Done marked done, by task (only the tasks of only, if given), in the
-// order query (doneTodaySQL or doneLatestSQL) reads the taps since a day
-// before from (a time may be done ahead).
-func occurrenceTaps(ctx context.Context, q conn, query string, chatID nod.ChatID, from, to time.Time, only []nod.TaskID) ([]nod.DoneReminder, error) {
-	rows, err := q.QueryContext(ctx, query, chatID, micros(from.Add(-24*time.Hour)))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var taps []nod.DoneReminder
-	type tap struct {
-		task nod.TaskID
-		at   int64
-	}
-	seen := map[tap]bool{}
-	for rows.Next() {
-		var args string
-		if err := rows.Scan(&args); err != nil {
-			return nil, err
-		}
-		a := nod.AuditEntry{Args: json.RawMessage(args)}
-		at, err := time.Parse(time.RFC3339, a.Arg("was"))
-		id := nod.TaskID(a.Arg("task_id"))
-		if a.Arg("occurrence_done") != "true" || err != nil || at.Before(from) || !at.Before(to) || only != nil && !slices.Contains(only, id) {
-			continue
-		}
-		if k := (tap{id, at.UnixMicro()}); !seen[k] { // a time marked done twice (a Redo) counts once
-			seen[k] = true
-			taps = append(taps, nod.DoneReminder{Task: nod.Task{ID: id}, At: at})
-		}
-	}
-	return taps, rows.Err()
+		return nil
+	}}
 }
 
 // doneTodaySQL reads the taps oldest first; doneLatestSQL newest first,
@@ -363,8 +393,8 @@ func (db *Tasks) DoneTimes(ctx context.Context, chatID nod.ChatID, t nod.Task, s
 	if t.RemindAt != nil {
 		to = *t.RemindAt
 	}
-	taps, err := occurrenceTaps(ctx, db.reader(), doneLatestSQL, chatID, since, to, []nod.TaskID{t.ID})
-	if err != nil {
+	var taps []nod.DoneReminder
+	if err := db.readOne(ctx, tapsRead(doneLatestSQL, chatID, since, to, []nod.TaskID{t.ID}, &taps)); err != nil {
 		return nil, fmt.Errorf("done times of task %s: %w", t.ID, err)
 	}
 	out := make([]time.Time, len(taps))

@@ -209,19 +209,29 @@ func TestTodayList(t *testing.T) {
 				tasks[i].Status = nod.StatusOpen
 			}
 		}
+		tasks[0].Checklist = []nod.ChecklistItem{{ID: "a1", Title: "Step one", CheckedBy: nod.ActorUser}}
+		tasks[4].Checklist = []nod.ChecklistItem{{ID: "e1", Title: "Dial", CheckedBy: nod.ActorUser}, {ID: "e2", Title: "Talk", CheckedBy: nod.ActorUser}}
 		if err := db.Tasks().ImportTasks(t.Context(), tasks); err != nil {
 			t.Fatal(err)
 		}
 		from := time.Date(2026, 3, 12, 0, 0, 0, 0, time.UTC)
+		trips := db.RoundTrips()
 		l, err := db.Tasks().TodayList(t.Context(), chat, "2026-03-12", from, from.AddDate(0, 0, 1), 20)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The pages, then their checklists: a round trip each on PostgreSQL.
+		if n := db.RoundTrips() - trips; db.Postgres() && n != 2 {
+			t.Errorf("/today took %d round trips, want 2", n)
 		}
 		if got := ids(l.Due); !slices.Equal(got, []nod.TaskID{"b", "a"}) || l.DueTotal != 2 {
 			t.Errorf("due %v of %d, want [b a] of 2", got, l.DueTotal)
 		}
 		if got := ids(l.Reminders); !slices.Equal(got, []nod.TaskID{"f", "e"}) {
 			t.Errorf("reminders %v, want [f e]", got)
+		}
+		if len(l.Due) == 2 && len(l.Reminders) == 2 && (len(l.Due[1].Checklist) != 1 || len(l.Reminders[1].Checklist) != 2 || len(l.Due[0].Checklist) != 0) {
+			t.Errorf("checklists: due %v, reminders %v", l.Due, l.Reminders)
 		}
 		if l, err := db.Tasks().TodayList(t.Context(), chat, "2026-03-12", from, from.AddDate(0, 0, 1), 1); err != nil || len(l.Due) != 1 || l.DueTotal != 2 || len(l.Reminders) != 1 {
 			t.Errorf("by one: %d due of %d, %d reminders, %v", len(l.Due), l.DueTotal, len(l.Reminders), err)

@@ -60,6 +60,10 @@ func TestRepeatingReminder(t *testing.T) {
 	if m, _ := h.tg.Message(chat, rs[0].ID); !strings.Contains(m.Text, "Next reminder: 17 Mar 2026, 08:00") || !hasButton(m, "↩️ Undo") {
 		t.Errorf("reminder after ✓ Done = %q %v", m.Text, buttonTexts(m))
 	}
+	h.tg.SendText(chat, user, "/today")
+	if m := botMessage(h, "<b>Today</b>, 16 Mar 2026"); !strings.Contains(m.Text, "✅ 08:00 · Check the mail (done for today)") {
+		t.Errorf("/today after ✓ Done:\n%s", m.Text)
+	}
 	h.tap(chat, user, rs[0].ID, "↩️ Undo")
 	task = h.task("T1")
 	if task.RemindAt == nil || !task.RemindAt.Equal(monday.Truncate(time.Minute)) || task.DueDate != "2026-03-16" || task.Status != nod.StatusOpen {
