@@ -9,8 +9,8 @@
 // changes and across daylight saving. A rule given in a named place's
 // clock ("every Monday at 9 New York time") keeps that place's zone, as
 // RFC 5545 writes it (DTSTART;TZID=America/New_York:…), and its
-// occurrences fall at that place's time whatever the chat's zone. An occurrence on a local time the
-// spring change skips (02:30 in Europe/Berlin on its last Sunday of
+// occurrences fall at that place's time whatever the chat's zone. An
+// occurrence on a local time the spring change skips (02:30 in Europe/Berlin on its last Sunday of
 // March) comes at the same instant Go's time.Date gives it: 03:30 summer
 // time; the other days stay at 02:30. An occurrence in the autumn fold
 // comes once, at the later of the two instants (time.Date's choice).
@@ -248,6 +248,17 @@ func (r Rule) In(chat *time.Location) *time.Location {
 		return loc
 	}
 	return chat // Read refused it: not reached
+}
+
+// Offset is, for a rule that keeps a place's clock, that place's UTC
+// offset in seconds east at t, which daylight saving may change from one
+// time of the rule to the next; false for a rule of the chat's clock.
+func (r Rule) Offset(t time.Time) (int, bool) {
+	if r.Zone == "" {
+		return 0, false
+	}
+	_, off := t.In(r.In(time.UTC)).Zone()
+	return off, true
 }
 
 // Show is the RRULE of a rule as a task keeps it, "" for none or one

@@ -166,6 +166,14 @@ func TestRuleInAPlacesClock(t *testing.T) {
 	if floating.In(london) != london {
 		t.Errorf("a floating rule's In(London) = %v", floating.In(london))
 	}
+	for at, want := range map[time.Time]int{time.Date(2027, 3, 8, 14, 0, 0, 0, time.UTC): -5 * 3600, time.Date(2027, 3, 15, 13, 0, 0, 0, time.UTC): -4 * 3600} {
+		if off, ok := back.Offset(at); !ok || off != want {
+			t.Errorf("Offset(%s) = %d, %v; want %d", at, off, ok, want)
+		}
+	}
+	if _, ok := floating.Offset(time.Date(2027, 3, 15, 13, 0, 0, 0, time.UTC)); ok {
+		t.Errorf("a floating rule has an offset of its own")
+	}
 	from := time.Date(2027, 3, 8, 15, 0, 0, 0, time.UTC) // after 09:00 in New York
 	for _, want := range []string{"2027-03-15T13:00:00Z", "2027-03-22T13:00:00Z", "2027-03-29T13:00:00Z"} {
 		next, ok := back.Next(london, from)

@@ -637,7 +637,10 @@ func claimReminders(ctx context.Context, tx conn, now time.Time, def *time.Locat
 // claimRepeat moves the repeating reminder o claimed on: to the latest
 // occurrence at or before now if that is later than its time (nod was
 // down, or no one tapped ✓ Done), which is what fires, and due next at
-// the rule's first occurrence after now.
+// the rule's first occurrence after now. An occurrence is in the rule's
+// clock: a place's at the offset it has then, or the chat's; a time
+// moved once into another clock keeps that clock only while it is the
+// reminder's time.
 func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now time.Time, def *time.Location) error {
 	rule, err := repeat.Read(stored)
 	if err != nil {
@@ -649,20 +652,23 @@ func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now t
 		return fmt.Errorf("claim reminder of task %s: %w", o.Ref, err)
 	}
 	loc := nod.ChatSettings{TimeZone: zone}.Zone(def)
-	if latest, ok := rule.Latest(loc, now); ok && latest.After(o.Due) {
-		o.Due = nod.Stamp(latest)
-	}
 	var due sql.NullInt64
 	if next, ok := rule.Next(loc, now); ok {
 		due = sql.NullInt64{Int64: micros(next), Valid: true}
 	}
-	if rule.Zone == "" {
-		_, err = tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2 WHERE id = $3`, micros(o.Due), due, o.Ref)
+	if latest, ok := rule.Latest(loc, now); ok && latest.After(o.Due) {
+		o.Due = nod.Stamp(latest)
+		var (
+			clock sql.NullInt64
+			place sql.NullString
+		)
+		if off, ok := rule.Offset(o.Due); ok {
+			clock, place = sql.NullInt64{Int64: int64(off), Valid: true}, sql.NullString{String: rule.Zone, Valid: true}
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2, remind_clock = $3, remind_zone = $4 WHERE id = $5`,
+			micros(o.Due), due, clock, place, o.Ref)
 	} else {
-		// A rule of a place's clock: the time it fires at is in that
-		// clock, whose offset daylight saving may have changed since.
-		_, off := o.Due.In(rule.In(loc)).Zone()
-		_, err = tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2, remind_clock = $3 WHERE id = $4`, micros(o.Due), due, off, o.Ref)
+		_, err = tx.ExecContext(ctx, `UPDATE tasks SET remind_at = $1, remind_due = $2 WHERE id = $3`, micros(o.Due), due, o.Ref)
 	}
 	if err != nil {
 		return fmt.Errorf("claim reminder of task %s: %w", o.Ref, err)

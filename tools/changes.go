@@ -447,8 +447,8 @@ func Typed(c Call, t *nod.Task, it nod.ChangeItem) nod.ChangeItem {
 // RFC 3339 is read too, as a stored change keeps it. repeat is an
 // RRULE read from remind_at's local time, or null to stop repeating: a
 // repeating reminder follows the chat's clock, or the named place's
-// when remind_at names one ("every Monday at 9 New York time"). A repeat is its own change
-// (set_task_repeat) beside the time's; without repeat the rule stays as
+// when remind_at names one ("every Monday at 9 New York time"). A
+// repeat is its own change (set_task_repeat) beside the time's; without repeat the rule stays as
 // it is, and clearing the reminder clears its rule too.
 func parseReminder(a Args) ([]Call, []string, error) {
 	id, err := taskID(a)
@@ -688,17 +688,23 @@ func Occurrence(t nod.Task, next time.Time) Call {
 		to, _ := time.Parse(nod.DateLayout, nod.LocalDate(next, next.Location()))
 		due = d.AddDate(0, 0, int(to.Sub(from).Hours()/24)).Format(nod.DateLayout)
 	}
-	var clock *nod.Clock
-	if c := t.RemindClock; c != nil {
-		// The next time keeps the reminder's clock: a place's, at the
-		// offset daylight saving gives it then.
-		clock = &nod.Clock{Offset: c.Offset, Zone: c.Zone}
-		if place, err := time.LoadLocation(c.Zone); c.Zone != "" && err == nil {
-			clock.Offset = offsetAt(at, place)
-		}
-	}
-	return occurrence{id: t.ID, at: at, clock: clock, due: due,
+	return occurrence{id: t.ID, at: at, clock: ruleClock(t.Repeat, at), due: due,
 		raw: MustJSON(map[string]any{"task_id": t.ID, "remind_at": next.Format(time.RFC3339), "occurrence_done": true})}
+}
+
+// ruleClock is the clock of at, a time of the rule stored: the place's
+// the rule keeps, or nil, the chat's. A time moved once into another
+// clock ("this Monday's at 9 Paris time") does not carry that clock to
+// the rule's next time.
+func ruleClock(stored string, at time.Time) *nod.Clock {
+	r, err := repeat.Read(stored)
+	if err != nil {
+		return nil
+	}
+	if off, ok := r.Offset(at); ok {
+		return &nod.Clock{Offset: off, Zone: r.Zone}
+	}
+	return nil
 }
 
 type occurrence struct {

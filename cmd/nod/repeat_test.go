@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -450,4 +451,77 @@ func TestRepeatingReminderInAPlacesClock(t *testing.T) {
 	if task := h.task("T9"); task.RemindClock == nil || task.RemindClock.Offset != -4*3600 {
 		t.Errorf("clock after 30 March = %+v", task.RemindClock)
 	}
+}
+
+// One time of a daily 08:00 in London moved to 10:00 in Paris ("just
+// tomorrow's, at 10 Paris time") keeps Paris's clock for that time only:
+// the rule's next time, whether ✓ Done takes it there or it comes
+// untapped, is 08:00 in the chat's clock again, and moves with the zone.
+func TestOneTimeInAnotherClockDoesNotStick(t *testing.T) {
+	t.Parallel()
+	for _, tapped := range []bool{true, false} {
+		t.Run(fmt.Sprintf("tapped=%v", tapped), func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+			h.clock.Set(time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC))
+			if _, err := h.db.Schedule().SetTimeZone(t.Context(), chat, user, "Europe/London", time.UTC, nod.ToolTZ, nil); err != nil {
+				t.Fatal(err)
+			}
+			first := time.Date(2026, 12, 7, 8, 0, 0, 0, time.UTC)
+			h.seed(chat, nod.Task{ID: "M1", Title: "Take meds", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &first,
+				Repeat: "DTSTART:20261207T080000\nRRULE:FREQ=DAILY"})
+			h.start()
+			const said = "just tomorrow's meds at 10 paris time"
+			h.clf = answer("explicit:" + said)
+			h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-12-07T10:00[Europe/Paris]"})),
+				openaitest.Text("Tomorrow's at 10 in Paris."))
+			h.tg.SendText(chat, user, said)
+			h.tg.WaitBotMessages(chat, 2)
+			if c := h.task("M1").RemindClock; c == nil || c.Zone != "Europe/Paris" {
+				t.Fatalf("the moved time's clock = %+v, want Paris's", c)
+			}
+			h.clock.Set(time.Date(2026, 12, 7, 9, 0, 30, 0, time.UTC)) // 10:00 in Paris
+			h.sweeps(3)
+			sent := medsSent(h)
+			if len(sent) != 1 {
+				t.Fatalf("%d reminders at 10:00 in Paris, want 1", len(sent))
+			}
+			if tapped {
+				h.tap(chat, user, sent[0].ID, "✓ Done")
+			} else {
+				h.clock.Set(time.Date(2026, 12, 8, 8, 0, 30, 0, time.UTC))
+				h.sweeps(3)
+			}
+			task := h.task("M1")
+			if want := time.Date(2026, 12, 8, 8, 0, 0, 0, time.UTC); task.RemindAt == nil || !task.RemindAt.Equal(want) || task.RemindClock != nil {
+				t.Fatalf("the rule's next time: %v in clock %+v, want %v in the chat's", task.RemindAt, task.RemindClock, want)
+			}
+			h.tg.SendText(chat, user, "/tz Europe/Berlin")
+			botMessage(h, "🕰")
+			if !tapped {
+				// Today's went out; tomorrow's comes at 08:00 in Berlin.
+				n := len(medsSent(h))
+				h.clock.Set(time.Date(2026, 12, 9, 7, 0, 30, 0, time.UTC))
+				h.sweeps(3)
+				if got := len(medsSent(h)); got != n+1 {
+					t.Errorf("%d reminders more by 08:00 in Berlin, want 1", got-n)
+				}
+			} else if at := h.task("M1").RemindAt; at == nil || !at.Equal(time.Date(2026, 12, 8, 7, 0, 0, 0, time.UTC)) {
+				t.Errorf("after /tz Europe/Berlin the meds are at %v, want 08:00 in Berlin", at)
+			}
+		})
+	}
+}
+
+// medsSent lists the chat's reminders of "Take meds", whatever became of
+// their buttons since.
+func medsSent(h *harness) []telegramtest.Message {
+	var out []telegramtest.Message
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.HasPrefix(m.Text, "⏰ <b>Take meds</b>") {
+			out = append(out, m)
+		}
+	}
+	return out
 }
