@@ -297,12 +297,28 @@ const clockLayout = "2006-01-02T15:04:05-07:00"
 // ClockTime is at's time of day on another place's clock: "09:00 in
 // Paris" for a named place, "09:00 UTC+01:00" for an offset alone.
 func ClockTime(at time.Time, clock Clock) string {
+	local, where := ClockIn(at, clock)
+	return local.Format("15:04") + " " + where
+}
+
+// ClockIn is at on another place's clock, and how that clock is named:
+// "in Paris" for a named place, its offset ("UTC+01:00") for one alone.
+func ClockIn(at time.Time, clock Clock) (time.Time, string) {
 	if city := ZoneCity(clock.Zone); city != "" {
 		if loc, err := time.LoadLocation(clock.Zone); err == nil {
-			return at.In(loc).Format("15:04") + " in " + city
+			return at.In(loc), "in " + city
 		}
 	}
-	return at.In(time.FixedZone("", clock.Offset)).Format("15:04 UTC-07:00")
+	local := at.In(time.FixedZone("", clock.Offset))
+	return local, local.Format("UTC-07:00")
+}
+
+// SameDay reports whether a and b fall on the same date, each read on
+// its own clock.
+func SameDay(a, b time.Time) bool {
+	ay, am, ad := a.Date()
+	by, bm, bd := b.Date()
+	return ay == by && am == bm && ad == bd
 }
 
 // ZoneCity is the place an IANA zone is named after ("New York" for

@@ -75,7 +75,12 @@ func fieldLine(f nod.Field, before, after string, zone *time.Location) string {
 		line := fmt.Sprintf("reminder: %s → %s (%s)", reminderValue(before, zone), reminderValue(after, zone), zone)
 		if at, clock, err := nod.ParseReminderValue(after); err == nil && clock != nil {
 			// "9 Berlin time" reads as they said it.
-			line += ", given as " + nod.ClockTime(at, *clock)
+			there, where := nod.ClockIn(at, *clock)
+			if nod.SameDay(there, at.In(zone)) {
+				line += ", given as " + there.Format("15:04") + " " + where
+			} else { // the 1st in Sydney is the 31st in London
+				line += ", given as " + there.Format("2006-01-02T15:04") + " " + where
+			}
 		}
 		return line
 	case nod.FieldRepeat:

@@ -232,8 +232,10 @@ type dateParts struct {
 	Clock string
 }
 
-func (l *Locale) parts(t time.Time) dateParts {
-	t = t.In(l.Zone())
+func (l *Locale) parts(t time.Time) dateParts { return l.partsIn(t.In(l.Zone())) }
+
+// partsIn is t's parts on its own clock.
+func (l *Locale) partsIn(t time.Time) dateParts {
 	return dateParts{Day: t.Day(), Month: l.months[t.Month()-1], Year: t.Year(), Clock: t.Format("15:04")}
 }
 

@@ -63,6 +63,10 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 		}
 		if t, clock, err := nod.ParseReminderValue(raw); err == nil {
 			if _, here := t.In(l.Zone()).Zone(); clock != nil && clock.Offset != here { // as given, in another place's clock
+				there, where := nod.ClockIn(t, *clock)
+				if !nod.SameDay(there, t.In(l.Zone())) { // the 1st in Sydney is the 31st in London
+					return l.Stamp(t) + " (" + l.Render(stampTmpl.With(l.partsIn(there))) + " " + where + ")"
+				}
 				return l.Stamp(t) + " (" + nod.ClockTime(t, *clock) + ")"
 			}
 			return l.Stamp(t)

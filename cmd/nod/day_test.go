@@ -1392,6 +1392,17 @@ func TestReminderInANamedPlacesClock(t *testing.T) {
 	}
 }
 
+// A time whose place is on another date than the chat names that date:
+// 09:00 on the 12th in Sydney is the 11th, 22:00, in London, and a
+// person (or classifier) who reads only "(09:00 in Sydney)" beside the
+// 11th takes it for a day early.
+func TestReminderOnAnotherDateInAPlacesClock(t *testing.T) {
+	t.Parallel()
+	h := londonChat(t, nod.Task{ID: "T9", Title: "Call the Sydney client"})
+	h.remindInAnotherClock("remind me thursday 9am sydney time to call the sydney client", "2026-03-12T09:00[Australia/Sydney]",
+		"11 Mar 2026, 22:00 (12 Mar 2026, 09:00 in Sydney)", "reminder: none → 2026-03-11T22:00 (Europe/London), given as 2026-03-12T09:00 in Sydney")
+}
+
 // londonChat starts nod on Tuesday 10 March 2026, 09:00 UTC, with tasks,
 // in a chat the person has put in London with /tz.
 func londonChat(t *testing.T, tasks ...nod.Task) *harness {
