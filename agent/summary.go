@@ -116,12 +116,21 @@ func labelList(ls []string) string {
 	return strings.Join(ls, ", ")
 }
 
-// repeatValue renders a stored rule in words ("every weekday at 08:00").
+// repeatValue renders a stored rule as its RRULE, and the clock it
+// keeps: the chat's, whichever zone it is in ("wherever I am"), or a
+// place's ("9 their time").
 func repeatValue(v string) string {
 	if v == "" {
 		return "none"
 	}
-	return repeat.Show(v)
+	r, err := repeat.Read(v)
+	if err != nil {
+		return repeat.Show(v)
+	}
+	if r.Zone == "" {
+		return r.RRULE() + " (follows the chat's zone)"
+	}
+	return r.RRULE() + " (in " + r.Zone + ", whatever the chat's zone)"
 }
 
 // reminderValue renders a reminder's canonical time as the local time the

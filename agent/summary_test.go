@@ -61,7 +61,28 @@ func TestClassifierSeesARemindersRepeat(t *testing.T) {
 		if len(reqs) != 1 {
 			t.Fatalf("%d classifier requests", len(reqs))
 		}
-		want := `0. set_task_reminder: task "Fix login bug": reminder: none → 2026-03-12T08:00 (UTC); repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR`
+		want := `0. set_task_reminder: task "Fix login bug": reminder: none → 2026-03-12T08:00 (UTC); repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR (follows the chat's zone)`
+		if list := reqs[0].LastUser(); !strings.Contains(list, want+"\n") {
+			t.Errorf("action list lacks %q:\n%s", want, list)
+		}
+	})
+}
+
+// A rule kept in a place's clock says so to the classifier, which checks
+// "9 their time" against it as it checks "wherever I am" against the
+// chat's.
+func TestClassifierSeesARulesPlace(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.Seed(t)
+		e.TurnSaying(t, "remind me every weekday at 9 new york time about the login bug",
+			call("1", "set_task_reminder", `{"task_id":"T1","remind_at":"2026-03-12T09:00[America/New_York]","repeat":"FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"}`),
+		)
+		reqs := e.LLM.RequestsFor(clfM)
+		if len(reqs) != 1 {
+			t.Fatalf("%d classifier requests", len(reqs))
+		}
+		want := `repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR (in America/New_York, whatever the chat's zone)`
 		if list := reqs[0].LastUser(); !strings.Contains(list, want+"\n") {
 			t.Errorf("action list lacks %q:\n%s", want, list)
 		}
