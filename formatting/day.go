@@ -98,7 +98,7 @@ type dailyReview struct {
 
 // reminder is a task's reminder: Due is its due date, if any, and Late
 // how late the reminder comes, if it says so.
-type reminder struct{ Title, Due, At, Late, For string }
+type reminder struct{ Title, Clock, Due, At, Late, For string }
 
 // snoozed is a reminder put off until At.
 // snoozed is a reminder's message after a tap: the task's Title, At the
@@ -181,7 +181,8 @@ func (l *Locale) Duration(d time.Duration) string {
 // later, tomorrow at the same time. late, if over a few minutes, says
 // that nod was not running when it was due.
 func (dv Day) Reminder(t nod.Task, due time.Time, late time.Duration, whose string) Message {
-	data := reminder{Title: t.Title, At: dv.l.Stamp(due), For: whose}
+	// A time in another place's clock names it: "09:00 in New York".
+	data := reminder{Title: t.Title, Clock: dv.l.elsewhere(due, t.RemindClock), At: dv.l.Stamp(due), For: whose}
 	if t.DueDate != "" {
 		data.Due = dv.l.Date(t.DueDate)
 	}
@@ -208,7 +209,7 @@ func (dv Day) ReminderDone(t nod.Task, undoID nod.UndoID, whose string) Message 
 	m := dv.l.Text(reminderDone.With(snoozed{Title: t.Title, For: whose}))
 	if t.Repeat != "" && t.RemindAt != nil && t.Status != nod.StatusDone && t.Status != nod.StatusRejected {
 		// A repeating reminder's ✓ Done completes this time: it names the next.
-		m = dv.l.Text(reminderNext.With(snoozed{Title: t.Title, At: dv.l.Stamp(*t.RemindAt), For: whose}))
+		m = dv.l.Text(reminderNext.With(snoozed{Title: t.Title, At: dv.l.stampWithClock(*t.RemindAt, t.RemindClock), For: whose}))
 	}
 	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndo, ID: string(undoID)})}}
 	return m

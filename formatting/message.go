@@ -62,14 +62,7 @@ func (l *Locale) scalarValue(f nod.Field, raw string) string {
 			return l.Render(noneTmpl)
 		}
 		if t, clock, err := nod.ParseReminderValue(raw); err == nil {
-			if _, here := t.In(l.Zone()).Zone(); clock != nil && clock.Offset != here { // as given, in another place's clock
-				there, where := nod.ClockIn(t, *clock)
-				if !nod.SameDay(there, t.In(l.Zone())) { // the 1st in Sydney is the 31st in London
-					return l.Stamp(t) + " (" + l.Render(stampTmpl.With(l.partsIn(there))) + " " + where + ")"
-				}
-				return l.Stamp(t) + " (" + nod.ClockTime(t, *clock) + ")"
-			}
-			return l.Stamp(t)
+			return l.stampWithClock(t, clock)
 		}
 	case nod.FieldRepeat:
 		return l.Repeat(raw)
@@ -627,4 +620,28 @@ func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) Messag
 		}
 	}
 	return l.Text(readingTmpl.With(readingText{Lines: lines, Reason: r.Reason, Accepted: accepted}))
+}
+
+// stampWithClock is t as the chat reads it, and beside it, for a time
+// given in another place's clock, as that place reads it: "14:00 (09:00
+// in New York)", the place's date too where it is another
+// ("31 Dec 2026, 22:00 (1 Jan 2027, 09:00 in Sydney)").
+func (l *Locale) stampWithClock(t time.Time, clock *nod.Clock) string {
+	if there := l.elsewhere(t, clock); there != "" {
+		return l.Stamp(t) + " (" + there + ")"
+	}
+	return l.Stamp(t)
+}
+
+// elsewhere is t on clock, another place's, as stampWithClock writes it
+// in brackets; "" for none, or a clock like the chat's at t.
+func (l *Locale) elsewhere(t time.Time, clock *nod.Clock) string {
+	if _, here := t.In(l.Zone()).Zone(); clock == nil || clock.Offset == here {
+		return ""
+	}
+	there, where := nod.ClockIn(t, *clock)
+	if !nod.SameDay(there, t.In(l.Zone())) { // the 1st in Sydney is the 31st in London
+		return l.Render(stampTmpl.With(l.partsIn(there))) + " " + where
+	}
+	return nod.ClockTime(t, *clock)
 }

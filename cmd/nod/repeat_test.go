@@ -421,13 +421,16 @@ func TestRepeatingReminderInAPlacesClock(t *testing.T) {
 		t.Fatalf("%d reminders on Monday 16 March at 13:00 UTC, want 1", n)
 	}
 	first := sent()[0]
+	if !strings.HasPrefix(first.Text, "⏰ <b>Call the New York team</b> · 09:00 in New York") {
+		t.Errorf("the reminder = %q, want it to name New York's time", first.Text)
+	}
 	h.tap(chat, user, first.ID, "✓ Done")
 	task = h.task("T9")
 	if next := time.Date(2026, 3, 23, 13, 0, 0, 0, time.UTC); task.RemindAt == nil || !task.RemindAt.Equal(next) || task.Status != nod.StatusOpen ||
 		task.RemindClock == nil || *task.RemindClock != (nod.Clock{Offset: -4 * 3600, Zone: "America/New_York"}) {
 		t.Fatalf("after ✓ Done: remind_at %v in clock %+v, status %s; want %v in New York's, open", task.RemindAt, task.RemindClock, task.Status, next)
 	}
-	if m, _ := h.tg.Message(chat, first.ID); !strings.Contains(m.Text, "Next reminder: 23 Mar 2026, 13:00") {
+	if m, _ := h.tg.Message(chat, first.ID); !strings.Contains(m.Text, "Next reminder: 23 Mar 2026, 13:00 (09:00 in New York).") {
 		t.Errorf("reminder after ✓ Done = %q", m.Text)
 	}
 
