@@ -29,6 +29,7 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 	five := append(slices.Clone(two), nod.MovedReminder{TaskID: "T3", Title: "Renew the passport before the trip to Lisbon in the spring", At: due.Add(50 * time.Hour)},
 		nod.MovedReminder{TaskID: "T4", Title: "Water the plants", At: due.Add(60 * time.Hour)}, nod.MovedReminder{TaskID: "T5", Title: "Pay rent", At: due.Add(70 * time.Hour)})
 	inNewYork := task
+	sydney9 := time.Date(2026, 11, 25, 22, 0, 0, 0, time.UTC) // the 26th in Sydney, still the 25th in Berlin
 	inNewYork.RemindClock = &nod.Clock{Offset: -5 * 3600, Zone: "America/New_York"}
 	maine := nod.City{ID: 4975802, Name: "Portland", Region: "State of Maine", RegionDE: "Maine", Country: "United States of America", CountryDE: "Vereinigte Staaten", Zone: "America/New_York"}
 	return map[string]formatting.Message{
@@ -70,8 +71,9 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"reminder_late":    loc.Day().Reminder(task, due, 3*time.Hour+10*time.Minute, ""),
 		// A time in a place's clock names the place, and its date where
 		// that is another.
-		"reminder_place":       loc.Day().Reminder(inNewYork, due, 0, ""),
-		"reminder_place_next":  loc.Day().ReminderDone(nod.Task{ID: "T7", Title: "Pay the Sydney invoice", Status: nod.StatusOpen, RemindAt: &due, RemindClock: &nod.Clock{Offset: 11 * 3600, Zone: "Australia/Sydney"}, Repeat: "DTSTART;TZID=Australia/Sydney:20261125T190000\nRRULE:FREQ=MONTHLY"}, "u1", ""),
+		"reminder_place": loc.Day().Reminder(inNewYork, due, 0, ""),
+		"reminder_place_next": loc.Day().ReminderDone(nod.Task{ID: "T7", Title: "Sydney-Rechnung", Status: nod.StatusOpen, RemindAt: &sydney9,
+			RemindClock: &nod.Clock{Offset: 11 * 3600, Zone: "Australia/Sydney"}, Repeat: "DTSTART;TZID=Australia/Sydney:20261126T090000\nRRULE:FREQ=MONTHLY"}, "u1", ""),
 		"n_remind_whose":       loc.Text(formatting.NoticeRemindWhose.With("Alice")),
 		"reminder_done":        loc.Day().ReminderDone(task, "u1", ""),
 		"reminder_moved":       loc.Day().ReminderSnoozed(snoozed, "u2", ""),
