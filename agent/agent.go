@@ -193,6 +193,8 @@ type taskJSON struct {
 	ReminderSilent  bool         `json:"reminder_silent,omitempty"` // the task is closed: its reminder goes off only if it is reopened first
 	ReminderClock   string       `json:"reminder_clock,omitempty"`  // remind_at as given in another place's clock, which keeps it there when the chat's zone changes
 	Repeat          *string      `json:"repeat"`                    // the reminder's RRULE, or null
+	RepeatTime      string       `json:"repeat_time,omitempty"`     // the time of day the rule repeats at, HH:MM
+	RepeatZone      string       `json:"repeat_zone,omitempty"`     // the place whose clock the rule keeps; absent: the chat's
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
 	CreatedAt       *string      `json:"created_at"`           // in the chat's zone: tells tasks of one title apart ("the older one")
@@ -232,6 +234,9 @@ func toJSON(t nod.Task, zone *time.Location, now time.Time) taskJSON {
 	}
 	if r := repeat.Show(t.Repeat); r != "" {
 		j.Repeat = &r
+		if rule, err := repeat.Read(t.Repeat); err == nil {
+			j.RepeatTime, j.RepeatZone = rule.Start.Format("15:04"), rule.Zone
+		}
 	}
 	if !t.CreatedAt.IsZero() {
 		s := zoned(t.CreatedAt, zone)

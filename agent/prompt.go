@@ -180,16 +180,22 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 			case t.ReminderSilent(a.now()):
 				b.WriteString(" (silent: the task is closed)")
 			}
+			rule, err := repeat.Read(t.Repeat)
 			if t.RemindClock != nil {
 				// Told, or the model would read a zone change as moving it.
 				stays := "it stays at that moment when the zone changes"
-				if t.Repeat != "" {
+				switch {
+				case err == nil && rule.Zone != "":
 					stays = "it repeats at that place's time, whatever the chat's zone"
+				case err == nil:
+					stays = "this time only: the rule repeats on the chat's clock"
 				}
 				fmt.Fprintf(b, " (given as %s in another place's clock: %s)", nod.ReminderValue(*t.RemindAt, t.RemindClock), stays)
 			}
-			if r := repeat.Show(t.Repeat); r != "" {
-				fmt.Fprintf(b, " repeat %s", r)
+			if t.Repeat != "" {
+				// With its time of day: a daily rule moved to 07:30 is the
+				// same RRULE as the 08:00 it was.
+				fmt.Fprintf(b, " repeat %s", repeat.Describe(t.Repeat))
 			}
 		}
 		if n := len(t.Checklist); n > 0 {

@@ -116,21 +116,18 @@ func labelList(ls []string) string {
 	return strings.Join(ls, ", ")
 }
 
-// repeatValue renders a stored rule as its RRULE, and the clock it
-// keeps: the chat's, whichever zone it is in ("wherever I am"), or a
+// repeatValue renders a stored rule as its RRULE, the time of day it
+// repeats at (a new time of a daily rule is the same RRULE) and the clock
+// it keeps: the chat's, whichever zone it is in ("wherever I am"), or a
 // place's ("9 their time").
 func repeatValue(v string) string {
 	if v == "" {
 		return "none"
 	}
-	r, err := repeat.Read(v)
-	if err != nil {
-		return repeat.Show(v)
+	if r, err := repeat.Read(v); err == nil && r.Zone != "" {
+		return repeat.Describe(v) + " (whatever the chat's zone)"
 	}
-	if r.Zone == "" {
-		return r.RRULE() + " (follows the chat's zone)"
-	}
-	return r.RRULE() + " (in " + r.Zone + ", whatever the chat's zone)"
+	return repeat.Describe(v) + " (follows the chat's zone)"
 }
 
 // reminderValue renders a reminder's canonical time as the local time the

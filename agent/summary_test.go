@@ -61,7 +61,7 @@ func TestClassifierSeesARemindersRepeat(t *testing.T) {
 		if len(reqs) != 1 {
 			t.Fatalf("%d classifier requests", len(reqs))
 		}
-		want := `0. set_task_reminder: task "Fix login bug": reminder: none → 2026-03-12T08:00 (UTC); repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR (follows the chat's zone)`
+		want := `0. set_task_reminder: task "Fix login bug": reminder: none → 2026-03-12T08:00 (UTC); repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR at 08:00 (follows the chat's zone)`
 		if list := reqs[0].LastUser(); !strings.Contains(list, want+"\n") {
 			t.Errorf("action list lacks %q:\n%s", want, list)
 		}
@@ -82,7 +82,7 @@ func TestClassifierSeesARulesPlace(t *testing.T) {
 		if len(reqs) != 1 {
 			t.Fatalf("%d classifier requests", len(reqs))
 		}
-		want := `repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR (in America/New_York, whatever the chat's zone)`
+		want := `repeat: none → FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR at 09:00 in America/New_York (whatever the chat's zone)`
 		if list := reqs[0].LastUser(); !strings.Contains(list, want+"\n") {
 			t.Errorf("action list lacks %q:\n%s", want, list)
 		}

@@ -261,6 +261,22 @@ func (r Rule) Offset(t time.Time) (int, bool) {
 	return off, true
 }
 
+// Describe is a rule as a task keeps it, as a model reads it: its RRULE,
+// the time of day it repeats at, and the place whose clock it keeps, if
+// one ("FREQ=WEEKLY at 09:00 in America/New_York"); "" for none, its
+// text for one that does not read.
+func Describe(s string) string {
+	r, err := Read(s)
+	if err != nil {
+		return s
+	}
+	d := r.RRULE() + " at " + r.Start.Format("15:04")
+	if r.Zone != "" {
+		d += " in " + r.Zone
+	}
+	return d
+}
+
 // Show is the RRULE of a rule as a task keeps it, "" for none or one
 // that does not read.
 func Show(s string) string {

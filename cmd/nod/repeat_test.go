@@ -402,6 +402,18 @@ func TestRepeatingReminderInAPlacesClock(t *testing.T) {
 	if task.Repeat != "DTSTART;TZID=America/New_York:20260316T090000\nRRULE:FREQ=WEEKLY" || task.RemindClock == nil || task.RemindClock.Zone != "America/New_York" {
 		t.Fatalf("rule %q, clock %+v; want New York's", task.Repeat, task.RemindClock)
 	}
+	// The model reads the rule's place in its prompt and in get_task.
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "T9"})), openaitest.Text("Mondays at 9 in New York."))
+	h.tg.SendText(chat, user, "when is the standup again?")
+	botMessage(h, "Mondays at 9 in New York.")
+	reqs := h.llm.RequestsFor(agentM)
+	if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "repeat FREQ=WEEKLY at 09:00 in America/New_York") ||
+		!strings.Contains(p, "it repeats at that place's time, whatever the chat's zone") {
+		t.Errorf("the prompt's task line:\n%s", grepLines(p, "New York team"))
+	}
+	if r := reqs[len(reqs)-1].ToolResults()["g"]; !strings.Contains(r, `"repeat_time":"09:00","repeat_zone":"America/New_York"`) {
+		t.Errorf("get_task = %s", r)
+	}
 
 	sent := func() []telegramtest.Message {
 		var out []telegramtest.Message
@@ -435,12 +447,12 @@ func TestRepeatingReminderInAPlacesClock(t *testing.T) {
 	}
 
 	h.tg.SendText(chat, user, "/tz Europe/Paris")
-	h.tg.WaitBotMessages(chat, 5)
+	h.tg.WaitBotMessages(chat, 6)
 	if got := h.task("T9").RemindAt; got == nil || !got.Equal(time.Date(2026, 3, 23, 13, 0, 0, 0, time.UTC)) {
 		t.Errorf("the zone change moved New York's reminder to %v", got)
 	}
 	h.tg.SendText(chat, user, "/tz Europe/London")
-	h.tg.WaitBotMessages(chat, 6)
+	h.tg.WaitBotMessages(chat, 7)
 
 	at(time.March, 23, 13, 0)     // goes out, untapped
 	at(time.March, 30, 12, 0)     // 13:00 in London, 08:00 in New York
@@ -483,6 +495,13 @@ func TestOneTimeInAnotherClockDoesNotStick(t *testing.T) {
 			h.tg.WaitBotMessages(chat, 2)
 			if c := h.task("M1").RemindClock; c == nil || c.Zone != "Europe/Paris" {
 				t.Fatalf("the moved time's clock = %+v, want Paris's", c)
+			}
+			h.script(openaitest.Text("Fine."))
+			h.tg.SendText(chat, user, "thanks")
+			botMessage(h, "Fine.")
+			reqs := h.llm.RequestsFor(agentM)
+			if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "in another place's clock: this time only: the rule repeats on the chat's clock)") {
+				t.Errorf("the prompt's task line:\n%s", grepLines(p, "Take meds"))
 			}
 			h.clock.Set(time.Date(2026, 12, 7, 9, 0, 30, 0, time.UTC)) // 10:00 in Paris
 			h.sweeps(3)
@@ -527,4 +546,41 @@ func medsSent(h *harness) []telegramtest.Message {
 		}
 	}
 	return out
+}
+
+// A daily 08:00 moved to 07:30 from now on, and then only the next
+// time's move undone: the model reads that the rule repeats at 07:30
+// while the next time is 08:00, in its prompt and in get_task; the two
+// are the same RRULE, and a played model told "repeat FREQ=DAILY" alone
+// answered "08:00 tomorrow" for every day after.
+func TestRulesTimeIsTold(t *testing.T) {
+	t.Parallel()
+	h := londonChat(t)
+	at := time.Date(2026, 3, 11, 8, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "M1", Title: "Take meds", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at, Repeat: "DTSTART:20260311T080000\nRRULE:FREQ=DAILY"})
+	const said = "move meds to 7:30 from now on"
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "M1", "remind_at": "2026-03-11T07:30", "repeat": "FREQ=DAILY"})), openaitest.Text("07:30 from now on."))
+	h.tg.SendText(chat, user, said)
+	rcpt := h.tg.WaitBotMessages(chat, 3)[1]
+	if !strings.Contains(rcpt.Text, "Repeats: daily at 08:00 → daily at 07:30") {
+		t.Fatalf("receipt = %q", rcpt.Text)
+	}
+	if clf := h.llm.RequestsFor(clfM); !strings.Contains(clf[len(clf)-1].LastUser(), "repeat: FREQ=DAILY at 08:00 (follows the chat's zone) → FREQ=DAILY at 07:30 (follows the chat's zone)") {
+		t.Errorf("the classifier's line:\n%s", clf[len(clf)-1].LastUser())
+	}
+	h.tap(chat, user, rcpt.ID, "↩️ Undo 1")
+	if task := h.task("M1"); task.Repeat != "DTSTART:20260311T073000\nRRULE:FREQ=DAILY" || task.RemindAt == nil || !task.RemindAt.Equal(at) {
+		t.Fatalf("after Undo 1: reminder %v, rule %q; want 08:00 tomorrow, the rule at 07:30", task.RemindAt, task.Repeat)
+	}
+	h.script(openaitest.Calls(call("g", "get_task", map[string]any{"task_id": "M1"})), openaitest.Text("08:00 tomorrow, 07:30 after."))
+	h.tg.SendText(chat, user, "when are my meds?")
+	botMessage(h, "08:00 tomorrow, 07:30 after.")
+	reqs := h.llm.RequestsFor(agentM)
+	if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "repeat FREQ=DAILY at 07:30") {
+		t.Errorf("the prompt's task line:\n%s", grepLines(p, "Take meds"))
+	}
+	if r := reqs[len(reqs)-1].ToolResults()["g"]; !strings.Contains(r, `"repeat_time":"07:30"`) || strings.Contains(r, "repeat_zone") {
+		t.Errorf("get_task = %s", r)
+	}
 }
