@@ -71,7 +71,8 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"reminder_late":    loc.Day().Reminder(task, due, 3*time.Hour+10*time.Minute, ""),
 		// A time in a place's clock names the place, and its date where
 		// that is another.
-		"reminder_place": loc.Day().Reminder(inNewYork, due, 0, ""),
+		"reminder_place":      loc.Day().Reminder(inNewYork, due, 0, ""),
+		"reminder_place_late": loc.Day().Reminder(inNewYork, due, 2*time.Hour, ""),
 		"reminder_place_next": loc.Day().ReminderDone(nod.Task{ID: "T7", Title: "Sydney-Rechnung", Status: nod.StatusOpen, RemindAt: &sydney9,
 			RemindClock: &nod.Clock{Offset: 11 * 3600, Zone: "Australia/Sydney"}, Repeat: "DTSTART;TZID=Australia/Sydney:20261126T090000\nRRULE:FREQ=MONTHLY"}, "u1", ""),
 		"n_remind_whose":       loc.Text(formatting.NoticeRemindWhose.With("Alice")),
