@@ -141,6 +141,9 @@ type ZoneChange struct {
 	// City is the place whose name set the zone (set_chat_timezone
 	// "Lisbon"), for its receipt; nil for a zone's name. Not stored.
 	City *City
+	// Until is when the chat goes back to Before ("in Berlin till
+	// Sunday"); zero: the zone stays until it is changed.
+	Until time.Time
 }
 
 // MovedReminder is a task's reminder a zone change moved to the same

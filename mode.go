@@ -51,6 +51,10 @@ type ChatSettings struct {
 	// ZoneAsked is when the agent was told to ask where the person is,
 	// the first time a date or time came up with no zone set; nil: never.
 	ZoneAsked *time.Time
+	// ZoneUntil is when the chat goes back to the zone ZoneBack names
+	// ("" the default), for a zone set for a while; nil: it stays.
+	ZoneUntil *time.Time
+	ZoneBack  string
 	// Daily is the local HH:MM of the chat's daily review, empty while
 	// off; DailyQuiet says nothing when the review finds nothing.
 	Daily      string

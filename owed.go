@@ -34,6 +34,9 @@ const (
 	// moment the call is claimed. Ref is the call. Still owed after a
 	// crash, it tells the person the outcome is unknown.
 	OwedCall OwedKind = "call"
+	// OwedZoneBack: a zone set for a while went back to the zone before
+	// it. Ref is the zone change that took it back; Zone says what moved.
+	OwedZoneBack OwedKind = "zone_back"
 )
 
 // Owed is a message nod owes a person because of a change. It is written
@@ -45,8 +48,9 @@ type Owed struct {
 	Topic   // where the message goes
 	Kind    OwedKind
 	Ref     string
-	Receipt *Receipt // for OwedReceipt
-	Text    string   // for OwedAnswer
+	Receipt *Receipt    // for OwedReceipt
+	Text    string      // for OwedAnswer
+	Zone    *ZoneChange // for OwedZoneBack
 	At      time.Time
 	// Due is when a reminder or daily review was due: what it is late
 	// against.

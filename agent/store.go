@@ -154,13 +154,14 @@ type Calls interface {
 
 // Zones sets a chat's time zone.
 type Zones interface {
-	// SetTimeZone sets the chat's zone and records the change, with its
-	// audit row under tool, for its Undo; in one transaction. The
+	// SetTimeZoneUntil sets the chat's zone and records the change, with
+	// its audit row under tool, for its Undo; in one transaction. The
 	// reminders of the tasks in keep stay where they are.
-	SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID) (nod.ZoneChange, error)
+	// At until, unless zero, the chat goes back to the zone it had.
+	SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID, until time.Time) (nod.ZoneChange, error)
 	// ProposeZone records a zone change that waits for the person's tap,
-	// with its audit row.
-	ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error)
+	// with its audit row, and until as SetTimeZoneUntil takes it.
+	ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, until time.Time) (nod.ZoneChange, error)
 	// AskedZone records that the agent was told to ask where the person
 	// is, and reports whether this was the first time.
 	AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error)

@@ -23,7 +23,11 @@ import (
 // else by its id. chat is the chat's zone as it is, for set_chat_timezone.
 func classifierSummary(p *proposal, said string, chat *time.Location) string {
 	if p.zone != nil {
-		return fmt.Sprintf("set the chat's time zone: %s → %s", zoneOr(chat), p.zone)
+		line := fmt.Sprintf("set the chat's time zone: %s → %s", zoneOr(chat), p.zone)
+		if !p.until.IsZero() {
+			line += fmt.Sprintf(" until %s, then back to %s", p.until.In(p.zone).Format("2006-01-02T15:04"), zoneOr(chat))
+		}
+		return line
 	}
 	if p.ext != nil {
 		return "call " + externalSummary(p.ext.tool.Name, p.ext.args)

@@ -24,16 +24,50 @@ func (t *turn) prepareZone(start time.Time, tool Tool, a tools.Args) (*proposal,
 			city *nod.City
 		)
 		if zone, city, err = t.resolveZone(name); err == nil {
-			if zone.String() == t.zone.String() {
-				out := fmt.Sprintf("Skipped: the chat's time zone is already %s.", zone)
-				t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
-				return nil, out
+			var until time.Time
+			if until, err = t.readUntil(a, zone); err == nil {
+				if zone.String() == t.zone.String() {
+					out := fmt.Sprintf("Skipped: the chat's time zone is already %s.", zone)
+					t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
+					return nil, out
+				}
+				return &proposal{start: start, tool: tool, args: a, zone: zone, city: city, until: until}, ""
 			}
-			return &proposal{start: start, tool: tool, args: a, zone: zone, city: city}, ""
 		}
 	}
 	t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 	return nil, errorJSON(err)
+}
+
+// readUntil reads set_chat_timezone's until: when the chat goes back to
+// the zone it has now, a local date and time in zone, the zone being set
+// (a date alone: at that day's end), after now and within a year; zero
+// when it is left out or null.
+func (t *turn) readUntil(a tools.Args, zone *time.Location) (time.Time, error) {
+	if !a.Present("until") {
+		return time.Time{}, nil
+	}
+	s, _, err := a.Str("until", true)
+	if err != nil {
+		return time.Time{}, err
+	}
+	s = strings.TrimSpace(s)
+	at, err := nod.ParseLocal(s, zone)
+	if err != nil {
+		day, derr := time.ParseInLocation(nod.DateLayout, s, zone)
+		if derr != nil {
+			return time.Time{}, a.Errorf("until", "must be a YYYY-MM-DD date (the chat goes back at that day's end) or a YYYY-MM-DDTHH:MM local time in %s, or null", zone)
+		}
+		at = time.Date(day.Year(), day.Month(), day.Day()+1, 0, 0, 0, 0, zone)
+	}
+	now := t.a.now()
+	switch {
+	case !at.After(now):
+		return time.Time{}, a.Errorf("until", "is %s, which has passed (now %s)", at.In(zone).Format("2006-01-02T15:04"), now.In(zone).Format("2006-01-02T15:04"))
+	case at.After(now.AddDate(1, 0, 0)):
+		return time.Time{}, a.Errorf("until", "is more than a year ahead; leave it out for a zone that stays")
+	}
+	return nod.Stamp(at), nil
 }
 
 // resolveZone reads set_chat_timezone's name: an IANA zone, else a city
@@ -113,7 +147,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		if t.req.Review {
 			by = 0 // whoever of the chat reads it first
 		}
-		zc, err := t.a.zones.ProposeZone(ctx, t.req.ChatID, by, p.zone.String())
+		zc, err := t.a.zones.ProposeZone(ctx, t.req.ChatID, by, p.zone.String(), p.until)
 		if err != nil {
 			t.a.log.Error("propose time zone", "chat", t.req.ChatID, "err", err)
 			return errorJSON(fmt.Errorf("set_chat_timezone could not be proposed: %s", nod.Detail(err)))
@@ -125,7 +159,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		t.zoneOffer = &zc
 		return resultQueued
 	}
-	zc, err := t.a.zones.SetTimeZone(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name, slices.Collect(maps.Keys(t.keptReminders())))
+	zc, err := t.a.zones.SetTimeZoneUntil(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name, slices.Collect(maps.Keys(t.keptReminders())), p.until)
 	if err != nil {
 		if !errors.Is(err, nod.ErrInvalid) {
 			t.a.log.Error("set time zone", "chat", t.req.ChatID, "err", err)
@@ -144,6 +178,10 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	if p.city != nil {
 		res.City = p.city.Label("en", true)
 	}
+	if !p.until.IsZero() {
+		res.Until = p.until.In(p.zone).Format(time.RFC3339)
+		res.Then = fmt.Sprintf("at until, nod puts the chat back to %s on its own, with a message that says so; any zone change before then cancels that", zc.Before)
+	}
 	return string(tools.MustJSON(res))
 }
 
@@ -156,6 +194,8 @@ type zoneResult struct {
 	Previous string      `json:"previous"`
 	Now      string      `json:"now"`
 	Kept     []movedTask `json:"reminders_kept_local"`
+	Until    string      `json:"until,omitempty"`
+	Then     string      `json:"then,omitempty"`
 }
 
 // movedTask is a reminder a zone change moved, as the model reads it:

@@ -1,6 +1,7 @@
 package bot
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -58,6 +59,10 @@ func (b *Bot) cmdTz(ctx context.Context, in incoming) {
 	_, arg, _ := strings.Cut(in.text, " ")
 	arg = strings.TrimSpace(arg)
 	if arg == "" {
+		if s := in.settings; s != nil && s.TimeZone != "" && s.ZoneUntil != nil {
+			b.reply(ctx, in.topic(), in.loc.Day().TimeZoneStay(s.TimeZone, b.now(), *s.ZoneUntil, cmp.Or(s.ZoneBack, b.opts.TimeZone.String())))
+			return
+		}
 		b.reply(ctx, in.topic(), in.loc.Day().TimeZoneShow(b.zoneName(in.settings), in.settings != nil && in.settings.TimeZone != "", b.now()))
 		return
 	}
@@ -245,6 +250,28 @@ func (b *Bot) deliverDue(ctx context.Context, o nod.Owed) {
 		b.remind(ctx, o)
 	case nod.OwedDaily:
 		b.queue.push(b.work, o.ChatID, nil, func(ctx context.Context) { b.dailyReview(ctx, o) })
+	case nod.OwedZoneBack:
+		b.zoneBack(ctx, o)
+	}
+}
+
+// zoneBack tells the chat that a zone set for a while went back on its
+// own to the zone before it, with what that moved and its Undo.
+func (b *Bot) zoneBack(ctx context.Context, o nod.Owed) {
+	z := o.Zone
+	if z == nil { // nothing to say it with
+		b.delivered(ctx, o.ChatID, nod.OwedZoneBack, o.Ref)
+		return
+	}
+	zone, err := nod.LoadZone(cmp.Or(z.After, b.opts.TimeZone.String()))
+	if err != nil {
+		zone = b.opts.TimeZone
+	}
+	loc := b.locale(ctx, o.ChatID, "").In(zone)
+	before := cmp.Or(z.Before, b.opts.TimeZone.String())
+	if b.reply(ctx, o.Topic, loc.Day().TimeZoneBack(before, zone.String(), z.Moved, b.now(), z.ID)) != 0 {
+		b.delivered(ctx, o.ChatID, nod.OwedZoneBack, o.Ref)
+		b.log.Info("zone back", "chat", o.ChatID, "zone", zone.String())
 	}
 }
 
@@ -562,7 +589,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Moved, b.now(), zc.ID, "", ""))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Moved, b.now(), zc.ID, "", "", time.Time{}))
 	if z, err := nod.LoadZone(zc.After); err == nil {
 		in.text = sharedLocation // the message has no words: the agent reads what it was
 		b.resume(ctx, in, z)
@@ -619,7 +646,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Moved, b.now(), zc.ID, "", "")
+			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Moved, b.now(), zc.ID, "", "", zc.Until)
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

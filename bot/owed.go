@@ -56,6 +56,8 @@ func (b *Bot) deliverOwed(ctx context.Context) {
 			}
 		case nod.OwedReminder, nod.OwedDaily:
 			b.deliverDue(ctx, o)
+		case nod.OwedZoneBack:
+			b.zoneBack(ctx, o)
 		case nod.OwedCall:
 			b.deliverCall(ctx, loc, o)
 		case nod.OwedUndone:

@@ -11,6 +11,7 @@ var (
 	tzShow           = define[zoneShown]("tz_show")
 	tzSet            = define[zoneChange]("tz_set")
 	tzReceipt        = define[zoneChange]("tz_receipt")
+	tzBack           = define[zoneChange]("tz_back")
 	tzUndone         = define[zoneChange]("tz_undone")
 	dailyShow        = define[dailyReview]("daily_show")
 	reminderTmpl     = define[reminder]("reminder")
@@ -41,6 +42,8 @@ type zoneShown struct {
 	Zone string
 	Set  bool
 	Now  string
+	// Until and Back: a stay's end, and the zone it goes back to.
+	Until, Back string
 }
 
 // zoneChange is a time zone set, offered or reported: the zone Before and
@@ -58,6 +61,9 @@ type zoneChange struct {
 	// Who names, in a group, the member whose words set it: the
 	// reminders kept are the group's, not theirs.
 	Who string
+	// Until is when a zone set for a while goes back to Before; UntilDay
+	// the day at whose end it does, instead.
+	Until, UntilDay string
 }
 
 // movedReminder is a reminder a zone change kept at its clock time: its
@@ -119,6 +125,12 @@ func (dv Day) TimeZoneShow(zone string, set bool, now time.Time) Message {
 	return dv.l.Text(tzShow.With(zoneShown{Zone: zone, Set: set, Now: dv.l.Stamp(now)}))
 }
 
+// TimeZoneStay renders /tz during a stay set for a while: the zone, its
+// time now, and when the chat goes back to zone back.
+func (dv Day) TimeZoneStay(zone string, now, until time.Time, back string) Message {
+	return dv.l.Text(tzShow.With(zoneShown{Zone: zone, Set: true, Now: dv.l.Stamp(now), Until: dv.l.Stamp(until), Back: back}))
+}
+
 // TimeZoneSet renders the answer to /tz NAME: the zone before and after,
 // the city that named it ("" for a zone's name), the reminders that kept
 // their local times, and, if the chat has a daily review at the time of
@@ -142,13 +154,35 @@ func (dv Day) TimeZoneSet(before, after string, city *nod.City, moved []nod.Move
 // kept their local times, as seen at now, with an Undo that puts the
 // zone before back. who names the person in a group, "" in a private
 // chat.
-func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, undoID, quote, who string) Message {
+func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, undoID, quote, who string, until time.Time) Message {
 	z := zoneChange{Before: before, After: after, City: dv.city(city), Quote: quote, Who: who}
+	if !until.IsZero() {
+		l := dv.l
+		if zone, err := nod.LoadZone(after); err == nil {
+			l = l.In(zone) // the stay's own clock
+		}
+		if t := until.In(l.Zone()); t.Hour() == 0 && t.Minute() == 0 { // a day's end, as "till Sunday" gives it
+			z.UntilDay = l.Date(t.AddDate(0, 0, -1).Format(nod.DateLayout))
+		} else {
+			z.Until = l.Stamp(until)
+		}
+	}
 	dv.tellMoved(&z, after, moved, now)
 	m := dv.l.Text(tzReceipt.With(z))
 	if before != after { // a zone that stays has nothing to undo
 		m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	}
+	return m
+}
+
+// TimeZoneBack reports a zone set for a while gone back, on its own, to
+// the zone before it (after): the reminders it moved to keep their clock
+// times, as seen at now, and the Undo of change undoID.
+func (dv Day) TimeZoneBack(before, after string, moved []nod.MovedReminder, now time.Time, undoID string) Message {
+	z := zoneChange{Before: before, After: after}
+	dv.tellMoved(&z, after, moved, now)
+	m := dv.l.Text(tzBack.With(z))
+	m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	return m
 }
 

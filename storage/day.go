@@ -22,7 +22,14 @@ import (
 // also set them, read in it already. It returns the change, recorded so
 // that it can be undone.
 func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID) (nod.ZoneChange, error) {
-	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID}
+	return db.SetTimeZoneUntil(ctx, chatID, userID, zone, def, tool, keep, time.Time{})
+}
+
+// SetTimeZoneUntil is SetTimeZone for a while: at until (unless zero)
+// the sweep puts the chat back to the zone it had, unless another zone
+// change comes first (ClaimDue).
+func (db *Schedule) SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID, until time.Time) (nod.ZoneChange, error) {
+	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, Until: until}
 	err := db.inTx(ctx, func(tx conn) error {
 		// Before the zone is read: a zone set at once elsewhere moves the
 		// reminders from the zone it leaves, which this one must read.
@@ -38,14 +45,23 @@ func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID n
 			return err
 		}
 		zc.Before, zc.After, zc.Moved = set.before, set.after, set.reminders()
-		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
-			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record())
+		back := nullMicros(orNil(until))
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved, back_at, back_due) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8)`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record(), back)
 		if err != nil {
 			return fmt.Errorf("record time zone change: %w", err)
 		}
 		return nil
 	})
 	return zc, err
+}
+
+// orNil is t, or nil for the zero time: a moment not set.
+func orNil(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	return &t
 }
 
 // UndoZone puts back the zone the chat had before change id, once, for
@@ -100,20 +116,20 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 
 // ProposeZone records a zone change the agent inferred, to wait for the
 // person's tap (DecideZone), with its audit row as queued.
-func (db *Schedule) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string) (nod.ZoneChange, error) {
+func (db *Schedule) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, until time.Time) (nod.ZoneChange, error) {
 	l, err := nod.LoadZone(zone)
 	if err != nil {
 		return nod.ZoneChange{}, err
 	}
-	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, After: l.String()}
+	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, After: l.String(), Until: until}
 	now := db.now()
 	err = db.inTx(ctx, func(tx conn) error {
 		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&zc.Before)
 		if err != nil && !noRows(err) {
 			return fmt.Errorf("propose time zone: %w", err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, status) VALUES ($1,$2,$3,$4,$5,$6,'proposed')`,
-			zc.ID, chatID, userID, zc.Before, zc.After, micros(now))
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, status, back_at) VALUES ($1,$2,$3,$4,$5,$6,'proposed',$7)`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(now), nullMicros(orNil(until)))
 		if err != nil {
 			return fmt.Errorf("propose time zone: %w", err)
 		}
@@ -175,8 +191,9 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 			owner  nod.UserID
 			at     int64
 			kept   string
+			back   sql.NullInt64
 		)
-		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status, created_at, kept FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status, &at, &kept)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status, created_at, kept, back_at FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status, &at, &kept, &back)
 		switch {
 		case noRows(err):
 			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrNotFound)
@@ -202,9 +219,13 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 			return err
 		}
 		zc.Before, zc.Moved = set.before, set.reminders()
+		if back.Valid {
+			zc.Until = fromMicros(back.Int64)
+		}
 		// The person who tapped may undo it; before is the zone as it was
-		// when they did.
-		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3, moved = $4 WHERE id = $5`,
+		// when they did, and the zone it goes back to, if it was set for a
+		// while.
+		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3, moved = $4, back_due = back_at WHERE id = $5`,
 			userID, zc.Before, micros(db.now()), set.record(), id)
 		return err
 	})
@@ -246,6 +267,11 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 		loc, zone = l, l.String()
 	}
 	now := db.now()
+	// Any zone change ends a stay set for a while: the chat is where this
+	// one puts it.
+	if _, err := tx.ExecContext(ctx, `UPDATE zone_changes SET back_due = NULL WHERE back_due IS NOT NULL AND chat_id = $1`, chatID); err != nil {
+		return zoneSet{}, fmt.Errorf("set time zone: %w", err)
+	}
 	var prev, daily string
 	err := tx.QueryRowContext(ctx, `SELECT tz, daily_at FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&prev, &daily)
 	if err != nil && !noRows(err) {
@@ -565,7 +591,11 @@ func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Locat
 		if err != nil {
 			return err
 		}
-		out = append(reminders, dailies...)
+		backs, err := db.claimZoneReturns(ctx, tx, now, def, limit, lock)
+		if err != nil {
+			return err
+		}
+		out = append(append(reminders, dailies...), backs...)
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {
 				out[i].Ref = reminderRef(nod.TaskID(out[i].Ref), out[i].Due)
@@ -674,6 +704,50 @@ func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now t
 		return fmt.Errorf("claim reminder of task %s: %w", o.Ref, err)
 	}
 	return nil
+}
+
+// claimZoneReturns puts back the zones set for a while whose time has
+// come ("in Berlin till Sunday"), each as a zone change of its own by the
+// person who set it, which its message can undo; a return a later zone
+// change overtook is no longer due.
+func (db *Schedule) claimZoneReturns(ctx context.Context, tx conn, now time.Time, def *time.Location, limit int, lock string) ([]nod.Owed, error) {
+	rows, err := tx.QueryContext(ctx, `UPDATE zone_changes SET back_due = NULL WHERE id IN (
+			SELECT id FROM zone_changes WHERE back_due IS NOT NULL AND back_due <= $1 ORDER BY back_due`+limitSQL(limit)+lock+`)
+			RETURNING chat_id, user_id, before_tz, after_tz`, micros(now))
+	if err != nil {
+		return nil, fmt.Errorf("claim zone returns: %w", err)
+	}
+	var due []nod.ZoneChange
+	for rows.Next() {
+		var zc nod.ZoneChange
+		if err := rows.Scan(&zc.ChatID, &zc.UserID, &zc.After, &zc.Before); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("claim zone returns: %w", err)
+		}
+		due = append(due, zc) // the way back: from the stay's zone to the one before
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("claim zone returns: %w", err)
+	}
+	var out []nod.Owed
+	for _, back := range due {
+		if err := db.lockChat(ctx, tx, back.ChatID); err != nil {
+			return nil, err
+		}
+		set, err := db.setZone(ctx, tx, back.ChatID, back.UserID, back.After, def, nod.ToolSetTimezone, nod.OutcomeExecuted, keepLocal(nil))
+		if err != nil {
+			return nil, err
+		}
+		zc := nod.ZoneChange{ID: nod.NewID(), ChatID: back.ChatID, UserID: back.UserID, Before: set.before, After: set.after, Moved: set.reminders()}
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
+			zc.ID, zc.ChatID, zc.UserID, zc.Before, zc.After, micros(now), set.record())
+		if err != nil {
+			return nil, fmt.Errorf("record time zone return: %w", err)
+		}
+		out = append(out, nod.Owed{Topic: nod.Topic{ChatID: zc.ChatID}, Kind: nod.OwedZoneBack, Ref: zc.ID, Zone: &zc, User: zc.UserID, At: now})
+	}
+	return out, nil
 }
 
 // dueDaily is a chat's daily review due, as chat_settings holds it.

@@ -142,8 +142,9 @@ func TestClaimDueOnce(t *testing.T) {
 	})
 }
 
-// A claim with nothing due costs the same two statements however many
-// tasks, reminders and reviews lie ahead: it reads the due-time indexes.
+// A claim with nothing due costs the same three statements however many
+// tasks, reminders, reviews and stays' ends lie ahead: it reads the
+// due-time indexes.
 func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
@@ -168,7 +169,7 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat}, 42, "23:59", false, time.UTC); err != nil {
 			t.Fatal(err)
 		}
-		if full := cost(); full != empty || full > 2 {
+		if full := cost(); full != empty || full > 3 {
 			t.Errorf("a claim with nothing due ran %d statements with 300 reminders ahead, %d with none", full, empty)
 		}
 	})
@@ -341,7 +342,7 @@ func TestZoneEvents(t *testing.T) {
 		// decide offers zone, and a second later the person answers.
 		decide := func(zone string, yes bool) nod.ZoneChange {
 			t.Helper()
-			offer, err := db.Schedule().ProposeZone(ctx, chat, 42, zone)
+			offer, err := db.Schedule().ProposeZone(ctx, chat, 42, zone, time.Time{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -573,5 +574,88 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantReminder("MOVED", checkout, berlinClock)
+	})
+}
+
+// Stays set for a while end once each, four claimers at once: every chat
+// goes back to the zone before its stay exactly once, as a change of its
+// own that its person may undo; a stay another zone change overtook, or
+// whose change was undone, never goes back.
+func TestZoneReturnClaimedOnce(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		until := clock.Now().Add(24 * time.Hour)
+		const chats = 12
+		for i := range chats {
+			c := nod.ChatID(9000 + i)
+			if _, err := db.Schedule().SetTimeZone(ctx, c, 42, "Europe/London", time.UTC, "tz", nil); err != nil {
+				t.Fatal(err)
+			}
+			zc, err := db.Schedule().SetTimeZoneUntil(ctx, c, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, until)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch i {
+			case 0: // overtaken
+				if _, err := db.Schedule().SetTimeZone(ctx, c, 42, "Europe/Paris", time.UTC, "tz", nil); err != nil {
+					t.Fatal(err)
+				}
+			case 1: // undone
+				if _, err := db.Schedule().UndoZone(ctx, c, 42, zc.ID, time.UTC); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if s, _ := db.Settings().ChatSettings(ctx, 9002, 42); s.ZoneUntil == nil || !s.ZoneUntil.Equal(nod.Stamp(until)) || s.ZoneBack != "Europe/London" {
+			t.Errorf("a stay's settings: until %v, back to %q", s.ZoneUntil, s.ZoneBack)
+		}
+		if owed, err := db.Schedule().ClaimDue(ctx, until.Add(-time.Second), time.UTC, 5); err != nil || len(owed) != 0 {
+			t.Fatalf("claimed before the stays' end: %v %v", owed, err)
+		}
+		var (
+			mu   sync.Mutex
+			got  = map[nod.ChatID]int{}
+			wg   sync.WaitGroup
+			errs []error
+		)
+		for range 4 {
+			wg.Go(func() {
+				for {
+					owed, err := db.Schedule().ClaimDue(ctx, until, time.UTC, 5)
+					mu.Lock()
+					if err != nil {
+						errs = append(errs, err)
+					}
+					for _, o := range owed {
+						if o.Kind != nod.OwedZoneBack || o.Zone == nil || o.Zone.Before != "Europe/Berlin" || o.Zone.After != "Europe/London" {
+							errs = append(errs, fmt.Errorf("claimed %+v", o))
+						}
+						got[o.ChatID]++
+					}
+					mu.Unlock()
+					if err != nil || len(owed) == 0 {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		for i := range chats {
+			c := nod.ChatID(9000 + i)
+			want, zone := 1, "Europe/London"
+			switch i {
+			case 0:
+				want, zone = 0, "Europe/Paris"
+			case 1:
+				want, zone = 0, "Europe/London"
+			}
+			s, _ := db.Settings().ChatSettings(ctx, c, 42)
+			if got[c] != want || s.TimeZone != zone || s.ZoneUntil != nil {
+				t.Errorf("chat %d: went back %d times, zone %q, until %v; want %d, %q", c, got[c], s.TimeZone, s.ZoneUntil, want, zone)
+			}
+		}
 	})
 }

@@ -55,6 +55,15 @@ func (db *Outbox) Interrupted(ctx context.Context, at nod.Topic, said, ref strin
 	})
 }
 
+// zoneBackRecord is the stored form of an owed zone return: the change
+// that took the chat back, for its message.
+type zoneBackRecord struct {
+	User   nod.UserID          `json:"user"`
+	Before string              `json:"before"`
+	After  string              `json:"after"`
+	Moved  []nod.MovedReminder `json:"moved"`
+}
+
 // answerRecord is the stored form of an owed answer.
 type answerRecord struct {
 	Text string `json:"text"`
@@ -80,6 +89,10 @@ func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) erro
 	}
 	if o.Kind == nod.OwedAnswer {
 		b, _ := json.Marshal(answerRecord{Text: o.Text}) // a string: cannot fail
+		payload = string(b)
+	}
+	if o.Zone != nil {
+		b, _ := json.Marshal(zoneBackRecord{User: o.Zone.UserID, Before: o.Zone.Before, After: o.Zone.After, Moved: o.Zone.Moved}) // strings and times: cannot fail
 		payload = string(b)
 	}
 	if !o.Due.IsZero() {
@@ -266,6 +279,15 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 			if err := json.Unmarshal([]byte(r.payload), &due); err == nil {
 				r.o.Due, r.o.User = fromMicros(due.Due), due.User
 			}
+		}
+		if r.o.Kind == nod.OwedZoneBack {
+			var rec zoneBackRecord
+			if err := json.Unmarshal([]byte(r.payload), &rec); err != nil {
+				db.log.Error("owed zone return unreadable", "id", r.o.ID, "err", err)
+				continue
+			}
+			r.o.User = rec.User
+			r.o.Zone = &nod.ZoneChange{ID: r.o.Ref, ChatID: r.o.ChatID, UserID: rec.User, Before: rec.Before, After: rec.After, Moved: rec.Moved}
 		}
 		if r.o.Kind == nod.OwedReceipt {
 			rc, err := db.readReceipt(ctx, r.o.ChatID, r.payload)

@@ -35,7 +35,9 @@ const (
 	settingsColumns = `SELECT COALESCE(m.mode, ''), m.breaker_until, COALESCE(s.lang, ''), COALESCE(s.lang_seen, ''),
 		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0),
 		EXISTS (SELECT 1 FROM forget_requests f WHERE f.user_id = $2 AND f.chat_id = c.chat_id),
-		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked`
+		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked,
+		(SELECT z.back_due FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.chat_id = c.chat_id ORDER BY z.back_due LIMIT 1),
+		COALESCE((SELECT z.before_tz FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.chat_id = c.chat_id ORDER BY z.back_due LIMIT 1), '')`
 	settingsFrom = `
 		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
 		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`
@@ -61,15 +63,16 @@ func scanSettings(row *sql.Row, chatID nod.ChatID, userID nod.UserID, more ...an
 		breaker sql.NullInt64
 		quiet   int
 		asked   sql.NullInt64
+		back    sql.NullInt64
 	)
-	dest := append([]any{&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.ForgetAsked, &s.TimeZone, &s.Daily, &quiet, &asked}, more...)
+	dest := append([]any{&mode, &breaker, &s.Language, &s.LanguageSeen, &s.DeletionAsked, &s.ForgetAsked, &s.TimeZone, &s.Daily, &quiet, &asked, &back, &s.ZoneBack}, more...)
 	if err := row.Scan(dest...); err != nil {
 		return s, fmt.Errorf("chat settings: %w", err)
 	}
 	if mode != "" {
 		s.Mode = nod.Mode(mode)
 	}
-	s.BreakerUntil, s.DailyQuiet, s.ZoneAsked = timePtr(breaker), quiet != 0, timePtr(asked)
+	s.BreakerUntil, s.DailyQuiet, s.ZoneAsked, s.ZoneUntil = timePtr(breaker), quiet != 0, timePtr(asked), timePtr(back)
 	return s, nil
 }
 
