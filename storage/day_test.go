@@ -657,5 +657,24 @@ func TestZoneReturnClaimedOnce(t *testing.T) {
 				t.Errorf("chat %d: went back %d times, zone %q, until %v; want %d, %q", c, got[c], s.TimeZone, s.ZoneUntil, want, zone)
 			}
 		}
+		// Owed until their messages go out: a process that stopped before
+		// sending them finds each, with what it says, at its next start.
+		clock.Set(until)
+		owed, err := db.Outbox().TakeOwed(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		backs := 0
+		for _, o := range owed {
+			if o.Kind == nod.OwedZoneBack {
+				backs++
+				if z := o.Zone; z == nil || z.ID != o.Ref || z.Before != "Europe/Berlin" || z.After != "Europe/London" || z.UserID != 42 {
+					t.Errorf("owed return %+v, zone %+v", o, z)
+				}
+			}
+		}
+		if backs != chats-2 {
+			t.Errorf("%d returns owed, want %d", backs, chats-2)
+		}
 	})
 }
