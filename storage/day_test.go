@@ -50,33 +50,9 @@ func TestClaimDueOnce(t *testing.T) {
 			t.Fatalf("claimed before anything was due: %v %v", owed, err)
 		}
 		now := clock.Now().Add(48 * time.Hour)
-		var (
-			mu   sync.Mutex
-			got  = map[string]int{}
-			wg   sync.WaitGroup
-			errs []error
-		)
-		for range 4 {
-			wg.Go(func() {
-				for {
-					owed, err := db.Schedule().ClaimDue(ctx, now, time.UTC, 7)
-					mu.Lock()
-					if err != nil {
-						errs = append(errs, err)
-					}
-					for _, o := range owed {
-						got[string(o.Kind)+" "+o.Ref]++
-					}
-					mu.Unlock()
-					if err != nil || len(owed) == 0 {
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if len(errs) > 0 {
-			t.Fatal(errs)
+		got := map[string]int{}
+		for _, o := range claimAtOnce(t, db, now, 7) {
+			got[string(o.Kind)+" "+o.Ref]++
 		}
 		reminders, daily := 0, 0
 		for k, n := range got {
@@ -612,36 +588,12 @@ func TestZoneReturnClaimedOnce(t *testing.T) {
 		if owed, err := db.Schedule().ClaimDue(ctx, until.Add(-time.Second), time.UTC, 5); err != nil || len(owed) != 0 {
 			t.Fatalf("claimed before the stays' end: %v %v", owed, err)
 		}
-		var (
-			mu   sync.Mutex
-			got  = map[nod.ChatID]int{}
-			wg   sync.WaitGroup
-			errs []error
-		)
-		for range 4 {
-			wg.Go(func() {
-				for {
-					owed, err := db.Schedule().ClaimDue(ctx, until, time.UTC, 5)
-					mu.Lock()
-					if err != nil {
-						errs = append(errs, err)
-					}
-					for _, o := range owed {
-						if o.Kind != nod.OwedZoneBack || o.Zone == nil || o.Zone.Before != "Europe/Berlin" || o.Zone.After != "Europe/London" {
-							errs = append(errs, fmt.Errorf("claimed %+v", o))
-						}
-						got[o.ChatID]++
-					}
-					mu.Unlock()
-					if err != nil || len(owed) == 0 {
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		if len(errs) > 0 {
-			t.Fatal(errs)
+		got := map[nod.ChatID]int{}
+		for _, o := range claimAtOnce(t, db, until, 5) {
+			if o.Kind != nod.OwedZoneBack || o.Zone == nil || o.Zone.Before != "Europe/Berlin" || o.Zone.After != "Europe/London" {
+				t.Errorf("claimed %+v", o)
+			}
+			got[o.ChatID]++
 		}
 		for i := range chats {
 			c := nod.ChatID(9000 + i)
@@ -677,4 +629,37 @@ func TestZoneReturnClaimedOnce(t *testing.T) {
 			t.Errorf("%d returns owed, want %d", backs, chats-2)
 		}
 	})
+}
+
+// claimAtOnce claims what is due at now, batches of limit, four claimers
+// at once until none finds more, and returns all they claimed.
+func claimAtOnce(t *testing.T, db *storage.DB, now time.Time, limit int) []nod.Owed {
+	t.Helper()
+	var (
+		mu   sync.Mutex
+		all  []nod.Owed
+		wg   sync.WaitGroup
+		errs []error
+	)
+	for range 4 {
+		wg.Go(func() {
+			for {
+				owed, err := db.Schedule().ClaimDue(t.Context(), now, time.UTC, limit)
+				mu.Lock()
+				if err != nil {
+					errs = append(errs, err)
+				}
+				all = append(all, owed...)
+				mu.Unlock()
+				if err != nil || len(owed) == 0 {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if len(errs) > 0 {
+		t.Fatal(errs)
+	}
+	return all
 }

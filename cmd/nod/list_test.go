@@ -188,6 +188,19 @@ func TestToday(t *testing.T) {
 	}
 }
 
+// botMessagesStarting lists the messages nod sent the chat that start
+// with prefix now, whatever else became of them since (a newer reminder
+// takes an older one's buttons).
+func botMessagesStarting(h *harness, prefix string) []telegramtest.Message {
+	var out []telegramtest.Message
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.HasPrefix(m.Text, prefix) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // botMessage waits for the first message nod sent the chat that starts
 // with prefix.
 func botMessage(h *harness, prefix string) telegramtest.Message {

@@ -299,15 +299,7 @@ func medsWentOutInNewYork(t *testing.T) (*harness, func() []telegramtest.Message
 	h.seed(chat, nod.Task{ID: "M1", Title: "Take meds", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at,
 		Repeat: "DTSTART:20261206T080000\nRRULE:FREQ=DAILY"})
 	h.start()
-	sent := func() []telegramtest.Message {
-		var out []telegramtest.Message
-		for _, m := range h.tg.BotMessages(chat) {
-			if strings.HasPrefix(m.Text, "⏰ <b>Take meds</b>") {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
+	sent := func() []telegramtest.Message { return botMessagesStarting(h, "⏰ <b>Take meds</b>") }
 	h.clock.Set(at.Add(10 * time.Minute)) // 13:10 in London
 	h.sweeps(3)
 	if n := len(sent()); n != 1 {
@@ -415,15 +407,7 @@ func TestRepeatingReminderInAPlacesClock(t *testing.T) {
 		t.Errorf("get_task = %s", r)
 	}
 
-	sent := func() []telegramtest.Message {
-		var out []telegramtest.Message
-		for _, m := range h.tg.BotMessages(chat) {
-			if strings.HasPrefix(m.Text, "⏰ <b>Call the New York team</b>") {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
+	sent := func() []telegramtest.Message { return botMessagesStarting(h, "⏰ <b>Call the New York team</b>") }
 	at := func(month time.Month, day, hour, min int) {
 		h.clock.Set(time.Date(2026, month, day, hour, min, 30, 0, time.UTC))
 		h.sweeps(3)
@@ -539,13 +523,7 @@ func TestOneTimeInAnotherClockDoesNotStick(t *testing.T) {
 // medsSent lists the chat's reminders of "Take meds", whatever became of
 // their buttons since.
 func medsSent(h *harness) []telegramtest.Message {
-	var out []telegramtest.Message
-	for _, m := range h.tg.BotMessages(chat) {
-		if strings.HasPrefix(m.Text, "⏰ <b>Take meds</b>") {
-			out = append(out, m)
-		}
-	}
-	return out
+	return botMessagesStarting(h, "⏰ <b>Take meds</b>")
 }
 
 // A daily 08:00 moved to 07:30 from now on, and then only the next

@@ -66,15 +66,7 @@ func TestZoneForAWhile(t *testing.T) {
 				botMessage(h, "🕰 Time zone: Europe/Berlin → <b>Europe/Paris</b>")
 			}
 
-			back := func() []telegramtest.Message {
-				var out []telegramtest.Message
-				for _, m := range h.tg.BotMessages(chat) {
-					if strings.HasPrefix(m.Text, "🕰 Back to") {
-						out = append(out, m)
-					}
-				}
-				return out
-			}
+			back := func() []telegramtest.Message { return botMessagesStarting(h, "🕰 Back to") }
 			h.clock.Set(time.Date(2026, 3, 15, 22, 59, 0, 0, time.UTC)) // 23:59 in Berlin
 			h.sweeps(3)
 			if n := len(back()); n != 0 {
