@@ -58,6 +58,11 @@ type Owed struct {
 	// User, for a reminder or daily review, is who set it up: it goes out
 	// only while they are allowed. 0: set before nod kept it.
 	User UserID
+	// Missed, for a repeating reminder that fires late, is how many of
+	// its earlier times went by without one (nod was not running), the
+	// first at MissedFrom: only the latest time goes out.
+	Missed     int
+	MissedFrom time.Time
 }
 
 // Receipt is one change applied without a tap (an explicit request,

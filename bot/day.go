@@ -283,7 +283,8 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
-	if id := b.reply(ctx, o.Topic, loc.Day().Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t))); id != 0 {
+	m := loc.Day().WithMissed(loc.Day().Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t)), o.Missed, o.MissedFrom)
+	if id := b.reply(ctx, o.Topic, m); id != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
 		b.metrics.reminders.Inc()
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))

@@ -12,6 +12,7 @@ var (
 	tzSet            = define[zoneChange]("tz_set")
 	tzReceipt        = define[zoneChange]("tz_receipt")
 	tzBack           = define[zoneChange]("tz_back")
+	reminderMissed   = define[missed]("reminder_missed")
 	tzUndone         = define[zoneChange]("tz_undone")
 	dailyShow        = define[dailyReview]("daily_show")
 	reminderTmpl     = define[reminder]("reminder")
@@ -300,6 +301,23 @@ func (dv Day) WithReminderHeld(m Message, title string, at time.Time) Message {
 	}
 	m.HTML += "\n" + dv.l.Render(reminderHeld.With(held{Title: title, At: dv.l.Stamp(at)}))
 	return m
+}
+
+// WithMissed adds to m, a repeating reminder that came late, that n of
+// its earlier times, the first at from, went by without a reminder: only
+// the latest goes out, and a person who takes pills by it must know.
+func (dv Day) WithMissed(m Message, n int, from time.Time) Message {
+	if n <= 0 {
+		return m
+	}
+	m.HTML += "\n" + dv.l.Render(reminderMissed.With(missed{N: n, From: dv.l.Stamp(from)}))
+	return m
+}
+
+// missed is WithMissed's line.
+type missed struct {
+	N    int
+	From string
 }
 
 // WithReminderResumed adds to m, a message about a task brought back

@@ -365,6 +365,26 @@ func (r Rule) Next(zone *time.Location, t time.Time) (time.Time, bool) {
 	return after(next, t)
 }
 
+// Within is how many occurrences of r fall in [from, to), in zone as
+// Next reads it, counting up to most.
+func (r Rule) Within(zone *time.Location, from, to time.Time, most int) int {
+	next, err := r.iterator(r.In(zone))
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for range horizon {
+		o, ok := next()
+		if !ok || !o.Before(to) || n == most {
+			break
+		}
+		if !o.Before(from) {
+			n++
+		}
+	}
+	return n
+}
+
 // Latest is the last occurrence of r at or before t, in zone as Next
 // reads it; false when none is.
 func (r Rule) Latest(zone *time.Location, t time.Time) (time.Time, bool) {

@@ -5,7 +5,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -676,9 +675,15 @@ func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now t
 	if err != nil {
 		return nil // a rule that does not read fires once, as a plain reminder
 	}
-	var zone string
-	err = tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, o.ChatID).Scan(&zone)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	// The chat's zone, and whether the reminder's own time went out (it
+	// is in the outbox), in one statement.
+	var (
+		zone string
+		sent bool
+	)
+	err = tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT tz FROM chat_settings WHERE chat_id = $1), ''),
+		EXISTS (SELECT 1 FROM outbox WHERE chat_id = $1 AND kind = 'reminder' AND ref = $2)`, o.ChatID, reminderRef(nod.TaskID(o.Ref), o.Due)).Scan(&zone, &sent)
+	if err != nil {
 		return fmt.Errorf("claim reminder of task %s: %w", o.Ref, err)
 	}
 	loc := nod.ChatSettings{TimeZone: zone}.Zone(def)
@@ -687,6 +692,7 @@ func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now t
 		due = sql.NullInt64{Int64: micros(next), Valid: true}
 	}
 	if latest, ok := rule.Latest(loc, now); ok && latest.After(o.Due) {
+		missedTimes(o, rule, loc, sent, nod.Stamp(latest))
 		o.Due = nod.Stamp(latest)
 		var (
 			clock sql.NullInt64
@@ -749,6 +755,28 @@ func (db *Schedule) claimZoneReturns(ctx context.Context, tx conn, now time.Time
 	}
 	return out, nil
 }
+
+// missedTimes counts, into o, the times of rule before latest that went
+// by without a reminder: from o.Due, the reminder's time, unless that
+// one went out (sent; then from the rule's next time after it).
+func missedTimes(o *nod.Owed, rule repeat.Rule, loc *time.Location, sent bool, latest time.Time) {
+	from := o.Due
+	if sent {
+		if from, _ = rule.Next(loc, o.Due); !from.Before(latest) {
+			return
+		}
+	}
+	if o.Missed = rule.Within(loc, from, latest, maxMissed); o.Missed > 0 {
+		o.MissedFrom = from
+		if first, ok := rule.Next(loc, from.Add(-time.Nanosecond)); ok {
+			o.MissedFrom = first // the first time counted, should from be off the rule's
+		}
+	}
+}
+
+// maxMissed bounds the count of missed times: a daily rule a year down
+// says "365", not a count that takes long to make.
+const maxMissed = 1000
 
 // dueDaily is a chat's daily review due, as chat_settings holds it.
 type dueDaily struct {

@@ -663,3 +663,39 @@ func claimAtOnce(t *testing.T, db *storage.DB, now time.Time, limit int) []nod.O
 	}
 	return all
 }
+
+// A repeating reminder that comes late counts the times before it that
+// went by without one: from its own time, which never went out (as
+// after a ✓ Done moved it there), to the latest, which goes out; the
+// count and its first time are owed with it, for a restart.
+func TestMissedTimesCounted(t *testing.T) {
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		now := clock.Now()
+		first := time.Date(now.Year(), now.Month(), now.Day(), 8, 0, 0, 0, time.UTC).AddDate(0, 0, -3)
+		rule := "DTSTART:" + first.Format("20060102T150405") + "\nRRULE:FREQ=DAILY"
+		clock.Set(first.Add(-time.Hour)) // set before its first time, which then never went out
+		if _, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+			return nod.Task{ID: "V", Title: "vitamins", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &first, Repeat: rule}, nil
+		}}); err != nil {
+			t.Fatal(err)
+		}
+		at := first.AddDate(0, 0, 3).Add(time.Hour) // 09:00, three days on
+		owed, err := db.Schedule().ClaimDue(ctx, at, time.UTC, 10)
+		if err != nil || len(owed) != 1 {
+			t.Fatalf("claimed %v, %v", owed, err)
+		}
+		if o := owed[0]; !o.Due.Equal(first.AddDate(0, 0, 3)) || o.Missed != 3 || !o.MissedFrom.Equal(first) {
+			t.Errorf("claimed due %v, missed %d from %v; want today's 08:00, 3 from %v", o.Due, o.Missed, o.MissedFrom, first)
+		}
+		clock.Set(at)
+		taken, err := db.Outbox().TakeOwed(ctx, 0)
+		if err != nil || len(taken) != 1 || taken[0].Missed != 3 || !taken[0].MissedFrom.Equal(first) {
+			t.Errorf("owed after a restart: %+v, %v", taken, err)
+		}
+		// The next day's, on time, misses nothing.
+		if owed, err := db.Schedule().ClaimDue(ctx, first.AddDate(0, 0, 4), time.UTC, 10); err != nil || len(owed) != 1 || owed[0].Missed != 0 {
+			t.Errorf("the next day's claim: %+v, %v", owed, err)
+		}
+	})
+}

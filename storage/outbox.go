@@ -97,6 +97,9 @@ func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) erro
 	}
 	if !o.Due.IsZero() {
 		payload = fmt.Sprintf(`{"due":%d,"user":%d}`, micros(o.Due), o.User)
+		if o.Missed > 0 {
+			payload = fmt.Sprintf(`{"due":%d,"user":%d,"missed":%d,"missed_from":%d}`, micros(o.Due), o.User, o.Missed, micros(o.MissedFrom))
+		}
 	}
 	err := q.later(ctx, `INSERT INTO outbox (chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 		o.ChatID, o.Thread, string(o.Kind), o.Ref, payload, db.instance, micros(now))
@@ -273,11 +276,16 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 		}
 		if r.o.Kind == nod.OwedReminder || r.o.Kind == nod.OwedDaily {
 			var due struct {
-				Due  int64
-				User nod.UserID
+				Due        int64
+				User       nod.UserID
+				Missed     int
+				MissedFrom int64 `json:"missed_from"`
 			}
 			if err := json.Unmarshal([]byte(r.payload), &due); err == nil {
 				r.o.Due, r.o.User = fromMicros(due.Due), due.User
+				if due.Missed > 0 {
+					r.o.Missed, r.o.MissedFrom = due.Missed, fromMicros(due.MissedFrom)
+				}
 			}
 		}
 		if r.o.Kind == nod.OwedZoneBack {

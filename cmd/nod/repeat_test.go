@@ -86,6 +86,9 @@ func TestRepeatingReminder(t *testing.T) {
 	if n := len(fired(h)); n != 3 {
 		t.Fatalf("%d reminders after the downtime, want 3 (one for the days missed)", n)
 	}
+	if m := fired(h)[2]; !strings.Contains(m.Text, "2 earlier times, from 18 Mar 2026, 08:00, went by without a reminder while I was not running.") {
+		t.Errorf("Friday's reminder does not say Wednesday's and Thursday's were missed: %q", m.Text)
+	}
 	h.stop()
 	h.start()
 	h.sweeps(3)
