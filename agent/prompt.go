@@ -117,8 +117,8 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 	case settings.TimeZone != "" && settings.ZoneUntil != nil:
 		// A stay set for a while: told, or the model says it cannot
 		// switch back, or switches back twice.
-		fmt.Fprintf(b, "This zone is for a while: on %s nod puts the chat back to %s on its own, and the upcoming reminders keep their clock times then, as with any zone change.\n",
-			settings.ZoneUntil.In(zone).Format("Monday 2006-01-02 15:04"), zoneName(settings.ZoneBack, a.opts.TimeZone))
+		fmt.Fprintf(b, "This zone is for a while: on %s (%s) nod puts the chat back to %s on its own, and the upcoming reminders keep their clock times then, as with any zone change.\n",
+			settings.ZoneUntil.In(zone).Format("Monday 2006-01-02 15:04"), zone, zoneName(settings.ZoneBack, a.opts.TimeZone))
 	case settings.TimeZone != "":
 	case settings.ZoneAsked != nil && group:
 		fmt.Fprintf(b, notSaidGroup+" You were told to ask on %s: do not ask again. Read dates and times in this zone until its owner or an administrator sets it (in words: set_chat_timezone; or with /tz, or by sharing a location).\n", settings.ZoneAsked.In(zone).Format(nod.DateLayout))

@@ -54,7 +54,7 @@ func TestZoneForAWhile(t *testing.T) {
 			h.tg.SendText(chat, user, "when do i switch back?")
 			botMessage(h, "Sunday night.")
 			reqs := h.llm.RequestsFor(agentM)
-			if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "This zone is for a while: on Monday 2026-03-16 00:00 nod puts the chat back to Europe/London on its own") {
+			if p := reqs[len(reqs)-1].System(); !strings.Contains(p, "This zone is for a while: on Monday 2026-03-16 00:00 (Europe/Berlin) nod puts the chat back to Europe/London on its own") {
 				t.Errorf("the prompt does not tell the stay's end:\n%s", grepLines(p, "zone"))
 			}
 			h.tg.SendText(chat, user, "/tz")
