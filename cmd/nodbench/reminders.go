@@ -353,7 +353,7 @@ func (rp *repeating) run(tg *telegramtest.Server, w *sweepWork, clock *benchCloc
 // is due next at its rule's first occurrence after it (none for a rule
 // that ended).
 func checkRepeats(dsn string, at time.Time) error {
-	db, err := sql.Open(driverOf(dsn), dsn)
+	db, err := openSeed(dsn)
 	if err != nil {
 		return err
 	}
@@ -390,7 +390,7 @@ func checkRepeats(dsn string, at time.Time) error {
 
 // execOn runs stmt on the database at dsn.
 func execOn(dsn, stmt string) error {
-	db, err := sql.Open(driverOf(dsn), dsn)
+	db, err := openSeed(dsn)
 	if err != nil {
 		return err
 	}
@@ -413,7 +413,7 @@ const dailyChat0 = 2_000_000
 // then, in a few statements, at now: a person's tasks arrive one by one,
 // a bench's all at once.
 func seedReminders(dsn string, n, dailies int, due, now time.Time) error {
-	db, err := sql.Open(driverOf(dsn), dsn)
+	db, err := openSeed(dsn)
 	if err != nil {
 		return err
 	}
@@ -439,7 +439,7 @@ func seedReminders(dsn string, n, dailies int, due, now time.Time) error {
 // first, over reminderChats chats, their rules taken from repeatRules in
 // turn, read from first's wall clock in UTC (the chats set no zone).
 func seedRepeating(dsn string, n int, first, now time.Time) error {
-	db, err := sql.Open(driverOf(dsn), dsn)
+	db, err := openSeed(dsn)
 	if err != nil {
 		return err
 	}
@@ -471,11 +471,14 @@ func series(dsn string, n int) (with, from string) {
 }
 
 // driverOf is the database/sql driver for dsn.
-func driverOf(dsn string) string {
+// openSeed opens the bench's database beside the replicas' own
+// connections: a SQLite file waits for a write lock they hold, as theirs
+// do, rather than failing at once with SQLITE_BUSY.
+func openSeed(dsn string) (*sql.DB, error) {
 	if storage.IsPostgres(dsn) {
-		return "pgx"
+		return sql.Open("pgx", dsn)
 	}
-	return "sqlite"
+	return sql.Open("sqlite", dsn+"?_pragma=busy_timeout(10000)")
 }
 
 func printReminders(w io.Writer, rep reminders) {
