@@ -21,7 +21,7 @@ func TestKeyedAuditRefusesPlainRows(t *testing.T) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.DSN(t, d)
+			dsn := storagetest.Migrated(t, d)
 			plain := storagetest.OpenDSN(t, dsn, clock.Now)
 			add := func(db *storage.DB, reason string) {
 				t.Helper()

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -139,6 +141,24 @@ func (s *Snapshot) Schema(ctx context.Context) (have, known int64, err error) {
 		return 0, 0, fmt.Errorf("schema version: %w", err)
 	}
 	return have, known, nil
+}
+
+// SchemaDigest names the schema this build migrates to: a digest of
+// every embedded migration of both dialects. Two databases migrated by
+// builds of one digest have the same tables.
+func SchemaDigest() string {
+	h := sha256.New()
+	// An embedded tree reads without error.
+	_ = fs.WalkDir(migrations, "migrations", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(migrations, path)
+		fmt.Fprintf(h, "%s %d\n", path, len(b))
+		h.Write(b)
+		return err
+	})
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // latestMigration returns the newest SQLite migration's version.

@@ -74,7 +74,7 @@ func insertUpdate(id int64) string {
 // once it is free: one COMMIT for all of them, each with its own outcome.
 func TestQueuedWritesCommitTogether(t *testing.T) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
-	db := storagetest.OpenDSN(t, storagetest.DSN(t, "sqlite"), clock.Now)
+	db := storagetest.Open(t, "sqlite", clock.Now)
 	ctx := context.Background()
 	release := holdWriter(t, db)
 	before := db.Commits()
@@ -145,7 +145,7 @@ func TestQueuedWritesCommitTogether(t *testing.T) {
 // theirs.
 func TestBatchKeepsEachOutcome(t *testing.T) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
-	db := storagetest.OpenDSN(t, storagetest.DSN(t, "sqlite"), clock.Now)
+	db := storagetest.Open(t, "sqlite", clock.Now)
 	ctx := context.Background()
 	errRefused := errors.New("refused")
 	type write struct {
@@ -246,7 +246,7 @@ func TestBatchKeepsEachOutcome(t *testing.T) {
 // A transaction whose caller gave up while it queued does not run.
 func TestQueuedWriteWithdrawn(t *testing.T) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
-	db := storagetest.OpenDSN(t, storagetest.DSN(t, "sqlite"), clock.Now)
+	db := storagetest.Open(t, "sqlite", clock.Now)
 	release := holdWriter(t, db)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -293,7 +293,7 @@ func TestEndedContextStartsNothing(t *testing.T) {
 // journal a batch's savepoints keep) in memory, not spilled to files.
 func TestWriterPragmas(t *testing.T) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
-	db := storagetest.OpenDSN(t, storagetest.DSN(t, "sqlite"), clock.Now)
+	db := storagetest.Open(t, "sqlite", clock.Now)
 	for name, want := range map[string]string{"journal_mode": "wal", "synchronous": "1", "foreign_keys": "1", "temp_store": "2"} {
 		if got, err := db.WriterPragma(t.Context(), name); err != nil || got != want {
 			t.Errorf("PRAGMA %s = %q, %v; want %q", name, got, err, want)

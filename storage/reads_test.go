@@ -99,7 +99,7 @@ func TestOpeningKeepsTheConversation(t *testing.T) {
 		t.Run(d, func(t *testing.T) {
 			ctx := t.Context()
 			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.DSN(t, d)
+			dsn := storagetest.Migrated(t, d)
 			db, other := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
 			const person nod.UserID = 7001
 			private, group := nod.Topic{ChatID: nod.ChatID(person)}, nod.Topic{ChatID: -100500}

@@ -577,7 +577,7 @@ func TestAuditChainAcrossProcesses(t *testing.T) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.DSN(t, d)
+			dsn := storagetest.Migrated(t, d)
 			procs := []*storage.DB{storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)}
 			add := func(by *storage.DB, i int) {
 				if err := by.Audit().AddAudit(context.Background(), nod.AuditEntry{ChatID: chat, UserID: 42, Tool: "list_tasks", Args: []byte(fmt.Sprintf(`{"i":%d}`, i)), Outcome: nod.OutcomeExecuted}); err != nil {
@@ -775,7 +775,7 @@ func TestOwedTakenOnce(t *testing.T) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.DSN(t, d)
+			dsn := storagetest.Migrated(t, d)
 			writer, a, b := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
 			seedT1(t, writer)
 			for _, p := range []nod.Priority{nod.P1, nod.P2, nod.P0} {
@@ -933,7 +933,7 @@ func TestTakeReadingOnce(t *testing.T) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.DSN(t, d)
+			dsn := storagetest.Migrated(t, d)
 			a, b := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
 			seedT1(t, a)
 			cs := proposeCS(t, a)

@@ -198,7 +198,7 @@ func TestOutboxBySeqMigration(t *testing.T) {
 // with their Telegram fields, a tool call, its result, the answer).
 func BenchmarkHistory(b *testing.B) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
-	db := storagetest.OpenDSN(b, storagetest.DSN(b, "sqlite"), clock.Now)
+	db := storagetest.Open(b, "sqlite", clock.Now)
 	const chat = 1
 	for i := range 20 {
 		turn := fmt.Sprint("t", i)
@@ -231,7 +231,7 @@ func BenchmarkHistory(b *testing.B) {
 // talk has them.
 func BenchmarkOpening(b *testing.B) {
 	clock := fixtures.NewClock(fixtures.DefaultNow)
-	db := storagetest.OpenDSN(b, storagetest.DSN(b, "sqlite"), clock.Now)
+	db := storagetest.Open(b, "sqlite", clock.Now)
 	ctx := b.Context()
 	const chat = 1
 	for i := range 5 {

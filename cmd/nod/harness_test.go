@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -59,9 +58,9 @@ type harness struct {
 func newHarness(t *testing.T) *harness {
 	t.Helper()
 	if os.Getenv("NOD_E2E_POSTGRES") != "" {
-		return newHarnessOn(t, storagetest.DSN(t, "postgres"))
+		return newHarnessOn(t, storagetest.Migrated(t, "postgres"))
 	}
-	return newHarnessOn(t, filepath.Join(t.TempDir(), "nod.db"))
+	return newHarnessOn(t, storagetest.Migrated(t, "sqlite"))
 }
 
 // firstPassOnly skips a test in the PostgreSQL pass: it needs SQLite
@@ -95,7 +94,12 @@ func newHarnessOn(t *testing.T, dsn string) *harness {
 	if err := h.db.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.db.Close() })
+	t.Cleanup(func() {
+		h.db.Close()
+		if t.Failed() {
+			t.Logf("nod's log, its last lines:\n%s", h.logs.Tail(60))
+		}
+	})
 	return h
 }
 

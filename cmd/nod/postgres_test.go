@@ -22,7 +22,7 @@ func postgresHarness(t *testing.T) *harness {
 	t.Helper()
 	for _, d := range storagetest.Dialects(t) {
 		if d == "postgres" {
-			return newHarnessOn(t, storagetest.DSN(t, "postgres"))
+			return newHarnessOn(t, storagetest.Migrated(t, "postgres"))
 		}
 	}
 	t.Skip("PostgreSQL is not reachable (CI requires it; see storagetest.Dialects)")

@@ -7,10 +7,13 @@ import (
 	"database/sql"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -82,8 +85,56 @@ func DSN(t testing.TB, dialect string) string {
 // when the test ends.
 func Open(t testing.TB, dialect string, now func() time.Time) *storage.DB {
 	t.Helper()
-	return OpenDSN(t, DSN(t, dialect), now)
+	return OpenDSN(t, Migrated(t, dialect), now)
 }
+
+// Migrated returns a fresh database for dialect with every migration
+// applied, as a first Open leaves it. It is a copy of one migrated once
+// per test process: goose parses each migration it runs, and hundreds of
+// tests each running all of them cost minutes of a race-enabled run.
+func Migrated(t testing.TB, dialect string) string {
+	t.Helper()
+	if dialect != "sqlite" {
+		return migratedPostgres(t)
+	}
+	tpl, err := sqliteTemplate()
+	if err != nil {
+		t.Fatalf("migrated SQLite template: %v", err)
+	}
+	path := filepath.Join(t.TempDir(), "nod.db")
+	if err := os.WriteFile(path, tpl, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// sqliteTemplate is a migrated SQLite database's bytes, made once.
+var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "nod-template-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "nod.db")
+	db := storage.New(storage.Options{DSN: path}, time.Now, slog.New(slog.DiscardHandler))
+	if err := db.Open(context.Background()); err != nil {
+		return nil, err
+	}
+	if err := db.Close(); err != nil {
+		return nil, err
+	}
+	// VACUUM INTO writes one consistent file, whatever the WAL still holds.
+	raw, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		return nil, err
+	}
+	defer raw.Close()
+	copied := filepath.Join(dir, "copy.db")
+	if _, err := raw.Exec(`VACUUM INTO '` + copied + `'`); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(copied)
+})
 
 // OpenDSN returns an open, migrated DB on dsn, closed when the test ends:
 // a second handle on one database is what a second replica has.
@@ -257,4 +308,81 @@ func Holding(dump map[string][]Row, word string, id int64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// migratedPostgres is a database of its own made from the migrated
+// template (CREATE DATABASE … TEMPLATE copies it whole), dropped when
+// the test ends.
+func migratedPostgres(t testing.TB) string {
+	t.Helper()
+	tpl, err := postgresTemplate()
+	if err != nil {
+		t.Fatalf("migrated PostgreSQL template: %v", err)
+	}
+	admin, err := sql.Open("pgx", PostgresURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := "t_" + strings.ToLower(nod.NewID()) + fmt.Sprint(time.Now().UnixNano()%1000)
+	if _, err := admin.Exec(`CREATE DATABASE ` + name + ` TEMPLATE ` + tpl); err != nil {
+		admin.Close()
+		t.Fatalf("create database: %v", err)
+	}
+	t.Cleanup(func() {
+		admin.Exec(`DROP DATABASE ` + name + ` WITH (FORCE)`)
+		admin.Close()
+	})
+	return databaseURL(name)
+}
+
+// postgresTemplate makes, once per schema, a database migrated as nod
+// migrates one, and names it. Test processes that start together make
+// it once, under an advisory lock; a database that is copied must have
+// no connections, so it is made under another name and renamed.
+var postgresTemplate = sync.OnceValues(func() (string, error) {
+	name := "nod_template_" + storage.SchemaDigest()[:16]
+	ctx := context.Background()
+	admin, err := sql.Open("pgx", PostgresURL())
+	if err != nil {
+		return "", err
+	}
+	defer admin.Close()
+	conn, err := admin.Conn(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(hashtext($1))`, name); err != nil {
+		return "", err
+	}
+	defer conn.ExecContext(ctx, `SELECT pg_advisory_unlock(hashtext($1))`, name)
+	var made bool
+	if err := conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)`, name).Scan(&made); err != nil || made {
+		return name, err
+	}
+	building := name + "_building"
+	for _, s := range []string{`DROP DATABASE IF EXISTS ` + building + ` WITH (FORCE)`, `CREATE DATABASE ` + building} {
+		if _, err := conn.ExecContext(ctx, s); err != nil {
+			return "", err
+		}
+	}
+	db := storage.New(storage.Options{DSN: databaseURL(building)}, time.Now, slog.New(slog.DiscardHandler))
+	if err := db.Open(ctx); err != nil {
+		return "", err
+	}
+	if err := db.Close(); err != nil {
+		return "", err
+	}
+	_, err = conn.ExecContext(ctx, `ALTER DATABASE `+building+` RENAME TO `+name)
+	return name, err
+})
+
+// databaseURL is PostgresURL with the database name in its place.
+func databaseURL(name string) string {
+	u, err := url.Parse(PostgresURL())
+	if err != nil {
+		panic(fmt.Sprintf("NOD_TEST_POSTGRES: %v", err)) // the template was made from it
+	}
+	u.Path = "/" + name
+	return u.String()
 }
