@@ -18,6 +18,7 @@ import (
 // is keyed, a plain row after the first keyed one is a break. Rows written
 // before the key was set still verify.
 func TestKeyedAuditRefusesPlainRows(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -73,6 +74,7 @@ func TestKeyedAuditRefusesPlainRows(t *testing.T) {
 // when there was none), beside the call's own arguments: what tells
 // setting a reminder from moving or clearing one.
 func TestReminderRowKeepsWhatItReplaced(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			db := storagetest.Open(t, d, fixtures.NewClock(fixtures.DefaultNow).Now)

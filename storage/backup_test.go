@@ -37,6 +37,7 @@ func snapshot(t *testing.T, path string, key []byte) *storage.Snapshot {
 // this nod's schema, its audit chain intact, and no copy holds less than
 // the one before it or more than the database at the end.
 func TestBackupWhileWriting(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	key := []byte("backup-test-key")
 	dsn := storagetest.DSN(t, "sqlite")
@@ -117,6 +118,7 @@ func TestBackupWhileWriting(t *testing.T) {
 // of a newer schema. Opening one leaves nothing beside it, even a file in
 // WAL mode.
 func TestSnapshotRefuses(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	live := storagetest.Open(t, "sqlite", clock.Now)
 	seedT1(t, live)

@@ -73,6 +73,7 @@ func insertUpdate(id int64) string {
 // Writes that queue while another holds SQLite's writer commit together,
 // once it is free: one COMMIT for all of them, each with its own outcome.
 func TestQueuedWritesCommitTogether(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(t, "sqlite", clock.Now)
 	ctx := context.Background()
@@ -144,6 +145,7 @@ func TestQueuedWritesCommitTogether(t *testing.T) {
 // shared transaction, or a COMMIT that fails, does not cost the others
 // theirs.
 func TestBatchKeepsEachOutcome(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(t, "sqlite", clock.Now)
 	ctx := context.Background()
@@ -245,6 +247,7 @@ func TestBatchKeepsEachOutcome(t *testing.T) {
 
 // A transaction whose caller gave up while it queued does not run.
 func TestQueuedWriteWithdrawn(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(t, "sqlite", clock.Now)
 	release := holdWriter(t, db)
@@ -269,6 +272,7 @@ func TestQueuedWriteWithdrawn(t *testing.T) {
 // SQLite, where a statement once started runs to its end, that is the
 // whole of cancelling one.
 func TestEndedContextStartsNothing(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx, cancel := context.WithCancel(t.Context())
 		cancel()
@@ -292,6 +296,7 @@ func TestEndedContextStartsNothing(t *testing.T) {
 // WAL, synced at checkpoints, foreign keys, and temporary storage (the
 // journal a batch's savepoints keep) in memory, not spilled to files.
 func TestWriterPragmas(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(t, "sqlite", clock.Now)
 	for name, want := range map[string]string{"journal_mode": "wal", "synchronous": "1", "foreign_keys": "1", "temp_store": "2"} {

@@ -19,6 +19,7 @@ import (
 // result's first lines, and the chain verifies. A claim whose report a
 // stopped process owed is settled as unknown, once.
 func TestExternalCallsClaimedOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		args := json.RawMessage(`{"text":"pay rent"}`)

@@ -18,6 +18,7 @@ import (
 // done tasks are passed over; a daily review is claimed once and moves
 // to the next local day; a reminder moved to the past never fires.
 func TestClaimDueOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		// The zone first: a zone set later keeps the reminders' local times.
@@ -122,6 +123,7 @@ func TestClaimDueOnce(t *testing.T) {
 // tasks, reminders, reviews and stays' ends lie ahead: it reads the
 // due-time indexes.
 func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		ahead := clock.Now().Add(24 * time.Hour)
@@ -156,6 +158,7 @@ func TestClaimDueCostFollowsWhatIsDue(t *testing.T) {
 // the settings say when; a chat that has settings already is no
 // different from one that has none.
 func TestAskedZoneOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		if err := db.Schedule().SetDaily(ctx, nod.Topic{ChatID: chat}, 42, "08:00", false, time.UTC); err != nil {
@@ -199,6 +202,7 @@ func TestAskedZoneOnce(t *testing.T) {
 // never leaves one in the past that will not fire: one that went out at
 // its time stays sent; one that never did goes out at the next claim.
 func TestUndoAndRemindersInThePast(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		nine := clock.Now().Add(time.Hour).Truncate(time.Minute)
@@ -272,6 +276,7 @@ func TestUndoAndRemindersInThePast(t *testing.T) {
 // who asked: nothing is set or audited until they choose one, a tap by
 // anyone else is refused, and bad zones store nothing.
 func TestAskZones(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		if _, err := db.Schedule().AskZones(ctx, chat, 42, []string{"Europe/Berlin", "Mars/Olympus"}); !errors.Is(err, nod.ErrInvalid) {
@@ -307,6 +312,7 @@ func TestAskZones(t *testing.T) {
 // declined, one taken and undone, and a zone set with /tz, each once, in
 // order; the agent's own zone change in a turn is not.
 func TestZoneEvents(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		since := clock.Now()
@@ -359,6 +365,7 @@ func TestZoneEvents(t *testing.T) {
 // both read before, so the reminders end at their clock time in the zone
 // the chat ends in. On PostgreSQL both run at once.
 func TestZonesSetAtOnceKeepTheClockTime(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/London", time.UTC, nod.ToolTZ, nil); err != nil {
@@ -409,6 +416,7 @@ func TestZonesSetAtOnceKeepTheClockTime(t *testing.T) {
 // puts back exactly those, and names them; the kept one stays where the
 // words put it, and so does a moved one moved again since.
 func TestZoneChangeNamesTheRemindersItMoved(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		london, _ := time.LoadLocation("Europe/London")
@@ -484,6 +492,7 @@ func movedEqual(got, want []nod.MovedReminder) bool {
 // by a change alike, and an undo that finds the same moment in another
 // clock finds it changed.
 func TestReminderInAnotherClockStays(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		london, _ := time.LoadLocation("Europe/London")
@@ -558,6 +567,7 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 // own that its person may undo; a stay another zone change overtook, or
 // whose change was undone, never goes back.
 func TestZoneReturnClaimedOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		until := clock.Now().Add(24 * time.Hour)
@@ -669,6 +679,7 @@ func claimAtOnce(t *testing.T, db *storage.DB, now time.Time, limit int) []nod.O
 // after a ✓ Done moved it there), to the latest, which goes out; the
 // count and its first time are owed with it, for a restart.
 func TestMissedTimesCounted(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		now := clock.Now()

@@ -48,6 +48,7 @@ func askedTask(step nod.DeletionStep) nod.TaskID {
 // question is asked at a time, answerable once shown, and the next is
 // asked when it ends or expires. Another person's line is their own.
 func TestDeletionLine(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -145,6 +146,7 @@ func TestDeletionLine(t *testing.T) {
 // A deletion whose task went to the trash while it waited in line is
 // dropped without a question; of callers racing to ask, one does.
 func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -190,6 +192,7 @@ func TestDeletionLineSkipsTrashedAndAsksOnce(t *testing.T) {
 // Callback data counts on the messages it was sent with or edited into,
 // in its own chat only; a message with no record is told apart.
 func TestButtonMessages(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		if err := db.Messages().BindButtons(ctx, chat, 5, []string{"1u.a", "1c.s.1", "1u.a"}); err != nil {
@@ -238,6 +241,7 @@ func TestButtonMessages(t *testing.T) {
 // is the first of its person's line, asked, with its message and time,
 // and a new deletion waits behind it.
 func TestDeletionLineMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)

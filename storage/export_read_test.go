@@ -58,6 +58,7 @@ func walk(t *testing.T, e nod.Export) exported {
 // checklists included; in a group each member's holds the tasks they
 // created, the reminders they set and their own audit rows.
 func TestExportScopes(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		group := nod.ChatID(-500)
@@ -145,6 +146,7 @@ func TestExportScopes(t *testing.T) {
 // An export is one moment of the database: what commits while it is
 // walked, between its walks or before its counts are used, is not in it.
 func TestExportIsOneRead(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -191,6 +193,7 @@ func TestExportIsOneRead(t *testing.T) {
 // walked does not grow with the chat (read whole, these 5,000 tasks take
 // some 3.5 MB; cmd/nod exports 10,000 end to end).
 func TestExportStreams(t *testing.T) {
+	// Not parallel: it reads the heap, which other tests would grow.
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		const n = 5_000

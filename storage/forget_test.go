@@ -207,6 +207,7 @@ func privateChain(h storagetest.Hit) bool {
 // they were, the group's task stays with her reminder cleared, the audit
 // log verifies, keyed or not, and a head pinned before still does.
 func TestForgetEveryTable(t *testing.T) {
+	t.Parallel()
 	forEachChain(t, func(t *testing.T, db *storage.DB, dsn string, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedEveryTable(t, db, dsn)
@@ -335,6 +336,7 @@ func forgetAlice(t *testing.T, db *storage.DB, dsn string, clock *fixtures.Clock
 // look redacted though no forget redacted it; legacy rows and salted
 // ones alike, keyed chain and plain.
 func TestForgetKeepsTamperingVisible(t *testing.T) {
+	t.Parallel()
 	forEachChain(t, func(t *testing.T, db *storage.DB, dsn string, clock *fixtures.Clock) {
 		ctx := t.Context()
 		forgetAlice(t, db, dsn, clock)
@@ -389,6 +391,7 @@ func TestForgetKeepsTamperingVisible(t *testing.T) {
 // break; so is a row changed before nod forgot its person: forgetting
 // its words does not hide that it was changed.
 func TestForgetLegacyRowsNobodyRedacted(t *testing.T) {
+	t.Parallel()
 	forEachChain(t, func(t *testing.T, db *storage.DB, dsn string, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedEveryTable(t, db, dsn)
@@ -424,6 +427,7 @@ func TestForgetLegacyRowsNobodyRedacted(t *testing.T) {
 // other finds nothing waiting; one asked and left expires once, and then
 // forgets nothing.
 func TestForgetOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		ask := func() {

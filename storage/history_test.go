@@ -13,6 +13,7 @@ import (
 // the topics that talked longest ago going first, and the count of what
 // they hold stays exact as windows are replaced, dropped and evicted.
 func TestKeptConversationsStayWithinTheirBytes(t *testing.T) {
+	t.Parallel()
 	k := newKept()
 	window := func(n int) keptHistory {
 		return keptHistory{msgs: []nod.ChatMessage{{Role: nod.RoleTool, Content: strings.Repeat("x", n), Wire: make([]byte, n)}}}
@@ -54,6 +55,7 @@ func TestKeptConversationsStayWithinTheirBytes(t *testing.T) {
 // where only the first read over it may put them: a window read before,
 // and a second read from the same kept window, keep what they held.
 func TestWindowsShareTheirArrayOnlyForward(t *testing.T) {
+	t.Parallel()
 	w := nod.Window{Keep: 4, Step: 2}
 	msgs := func(from, to int) []nod.ChatMessage {
 		var out []nod.ChatMessage

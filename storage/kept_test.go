@@ -12,6 +12,7 @@ import (
 // task's moments each, and as it wrote them before a task could hold
 // more than one; a record that does not read keeps none.
 func TestKeptRemindersRead(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		kept string
 		want map[nod.TaskID][]int64

@@ -12,6 +12,7 @@ import (
 // on every call (a millisecond for the prompt's task listing), which
 // undoes the statement cache. limitSQL writes the number in.
 func TestNoBoundLimit(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,7 @@ func wantList(tasks []nod.Task, l nod.TaskList) []nod.TaskID {
 // back, each task once, with and without a label, on both databases; its
 // counts split open from done.
 func TestListPages(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		today := time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC)
@@ -168,6 +169,7 @@ func seqCursor(t *testing.T, db *storage.DB, l nod.TaskList, id nod.TaskID) stri
 // list_tasks's label filter pages like its other filters, on both
 // databases: in creation order, any case, with its total.
 func TestTaskPageByLabel(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		all := listTasks(chat, 90, time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC))
 		if err := db.Tasks().ImportTasks(t.Context(), all); err != nil {
@@ -191,6 +193,7 @@ func TestTaskPageByLabel(t *testing.T) {
 // and the open tasks with a reminder within the day, by time, on both
 // databases.
 func TestTodayList(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		at := func(h int) *time.Time { t := time.Date(2026, 3, 12, h, 0, 0, 0, time.UTC); return &t }
 		tasks := []nod.Task{
@@ -246,6 +249,7 @@ func TestTodayList(t *testing.T) {
 // at the page: no sort of every task due or reminded, and the count of
 // those due reads the index alone (SQLite), however many the chat holds.
 func TestTodayReadsIndexRanges(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		count, due, remind, err := db.TodayPlans(t.Context())
 		if err != nil {

@@ -20,6 +20,7 @@ import (
 // racing confirmations neither deadlocks nor is retried for one.
 // (SQLite runs one writer at a time: nothing to race there.)
 func TestLockOrderUnderRaces(t *testing.T) {
+	t.Parallel()
 	if !strings.Contains(strings.Join(storagetest.Dialects(t), " "), "postgres") {
 		t.Skip("PostgreSQL is not available")
 	}

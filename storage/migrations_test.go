@@ -21,6 +21,7 @@ import (
 // and the agent's before/after values), runs the migration, and reads
 // them back typed; items written since read back the same.
 func TestItemDetailMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -103,6 +104,7 @@ func TestItemDetailMigration(t *testing.T) {
 // A conversation message stored as nod has always written it reads back
 // through storage's own record.
 func TestHistoryStoredShape(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		body := `{"role":"assistant","tool_calls":[{"id":"call_1","name":"set_task_priority","arguments":"{\"task_id\":\"T1\",\"priority\":\"P1\"}"}],"at":"2026-03-11T10:00:00Z"}`
@@ -122,6 +124,7 @@ func TestHistoryStoredShape(t *testing.T) {
 // Migration 00014 numbers each chat's stored messages 1, 2, 3, … in the
 // order they were written, interleaved chats apart, as nod numbers new ones.
 func TestMessageSeqMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for _, m := range []struct {
@@ -172,6 +175,7 @@ func reopenable(t *testing.T, fn func(t *testing.T, dsn string, db *storage.DB, 
 // is its person's; a group's chat-wide mode, set by one member for all,
 // is dropped.
 func TestMemberModesMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		if err := db.MigrateDownTo(ctx, 14); err != nil {
@@ -197,6 +201,7 @@ func TestMemberModesMigration(t *testing.T) {
 
 // Migration 00019 counts the tasks a chat already has, outside the trash.
 func TestTaskCountsMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		tasks := manyTasks(chat, 30)
@@ -220,6 +225,7 @@ func TestTaskCountsMigration(t *testing.T) {
 // Migration 00023 drops the English "Undo: " older versions stored before
 // a redo's summary: a redo's summary is the undone change's own.
 func TestUndoSummaryMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -256,6 +262,7 @@ func TestUndoSummaryMigration(t *testing.T) {
 // undo entry of its creation, else from the create_task audit row of its
 // moment when every such row names one person; else nobody (0).
 func TestTaskCreatorMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		group := nod.ChatID(-500)
@@ -308,6 +315,7 @@ func TestTaskCreatorMigration(t *testing.T) {
 // entry, and that entry whether the change is undone now, from the
 // chains already stored: none used, undone, redone, undone again.
 func TestUndoChainMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)

@@ -67,6 +67,7 @@ func pageAll(t *testing.T, db *storage.DB, f nod.TaskFilter, limit, total int) [
 // with every filter, and the totals follow creations, status changes,
 // the trash and purges.
 func TestTaskPages(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		const n = 250
@@ -158,6 +159,7 @@ func ids(tasks []nod.Task) []nod.TaskID {
 // dates on and around today with ties, times changed with ties, trashed
 // tasks, and kinds of more than 50 candidates.
 func TestFocusTasksPickedAsOneStatement(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	db := storagetest.Open(t, "sqlite", clock.Now)
 	ctx := t.Context()
@@ -206,6 +208,7 @@ func TestFocusTasksPickedAsOneStatement(t *testing.T) {
 // The system prompt's tasks: overdue, due within a week, in progress, then
 // the most recently changed, at most the limit however many there are.
 func TestFocusTasks(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)

@@ -48,6 +48,7 @@ func pgCode(err error) string {
 // it does not need go out with its next statement, or its COMMIT: the
 // chat's lock and a turn's inserts cost one round trip, not one each.
 func TestWritesWaitForTheNextStatement(t *testing.T) {
+	t.Parallel()
 	db := pipeDB(t)
 	ctx := t.Context()
 	trips := func(fn func(storage.TestTx) error) int64 {
@@ -129,6 +130,7 @@ func TestWritesWaitForTheNextStatement(t *testing.T) {
 // error, as a failure of the write would, and nothing of it is committed,
 // COMMIT in the same round trip or not.
 func TestWaitingWriteChecked(t *testing.T) {
+	t.Parallel()
 	db := pipeDB(t)
 	ctx := t.Context()
 	errMissed := errors.New("missed")
@@ -171,6 +173,7 @@ func TestWaitingWriteChecked(t *testing.T) {
 // reports that failure (a serialisation failure is still retried); the
 // connection goes back to the pool clean.
 func TestWaitingWriteFailsItsTransaction(t *testing.T) {
+	t.Parallel()
 	db := pipeDB(t)
 	ctx := t.Context()
 	if err := db.InTestTx(ctx, func(tx storage.TestTx) error { return tx.Later(ctx, `INSERT INTO pipe VALUES (1)`) }); err != nil {

@@ -13,6 +13,7 @@ import (
 // would be new again), those after it are kept, and so is the newest
 // whatever its age: polling resumes after it.
 func TestPruneUpdates(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		mark := func(id int64) {
@@ -51,6 +52,7 @@ func TestPruneUpdates(t *testing.T) {
 // Buttons last shown before the cutoff are forgotten; showing a message's
 // buttons again (an edit) keeps them from then on.
 func TestPruneButtons(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		bind := func(msg int, data ...string) {

@@ -13,6 +13,7 @@ import (
 // A reading's button lives as long as the proposals it answers: past the
 // change-set TTL it decides nothing, and it stays unused.
 func TestReadingExpires(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)

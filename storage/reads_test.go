@@ -18,6 +18,7 @@ import (
 // message (not another topic's, nor before it), the focus tasks with
 // their checklists, the open sets with their items and the decisions.
 func TestOpeningReadsWhatEachReadReads(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -95,6 +96,7 @@ func TestOpeningReadsWhatEachReadReads(t *testing.T) {
 // after a forget in another process rewrote and deleted what this one
 // kept decoded.
 func TestOpeningKeepsTheConversation(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			ctx := t.Context()

@@ -15,6 +15,7 @@ import (
 // decided once, with its audit row; a declined kind is never offered
 // again; an expired rule may be.
 func TestRuleLifecycle(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		const kind = "set_task_priority=P1"
@@ -108,6 +109,7 @@ func TestRuleLifecycle(t *testing.T) {
 // An owed receipt keeps the rule that applied its change by id and reads
 // the rule back when taken; one whose rule cannot be read comes without it.
 func TestOwedReceiptRule(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -144,6 +146,7 @@ func TestOwedReceiptRule(t *testing.T) {
 // transaction: the sets in which the person confirmed that kind since
 // they last rejected it, a set counted once however many of its items.
 func TestConfirmReadsItsStreak(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -207,6 +210,7 @@ func TestConfirmReadsItsStreak(t *testing.T) {
 // The outbox reads back the receipts of changes by their undo entries,
 // sent or still owed, in the order asked, leaving out an id without one.
 func TestReceiptsReadBack(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)

@@ -93,6 +93,7 @@ func proposeCS(t *testing.T, db *storage.DB) nod.ChangeSet {
 }
 
 func TestTaskRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		got := seedT1(t, db)
 		if got.ChatID != chat || got.Priority != nod.P3 || *got.EstimateMinutes != 120 || got.DueDate != "2026-03-15" {
@@ -121,6 +122,7 @@ func TestTaskRoundTrip(t *testing.T) {
 
 // Confirming writes task, item, set, decision, audit and undo together.
 func TestConfirmItemWritesEverythingOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -180,6 +182,7 @@ func TestConfirmItemWritesEverythingOnce(t *testing.T) {
 // A confirmation reads its task with the message of the task's card, in
 // one statement, for the card's redraw.
 func TestConfirmReadsCards(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -202,6 +205,7 @@ func TestConfirmReadsCards(t *testing.T) {
 
 // Twenty concurrent confirmations of one item: exactly one applies.
 func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -243,6 +247,7 @@ func TestConfirmItemConcurrentExactlyOnce(t *testing.T) {
 
 // When the undo entry cannot be written, nothing of the confirmation is.
 func TestConfirmItemRollsBackWhole(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -276,6 +281,7 @@ func raiseT1(t *testing.T, db *storage.DB) nod.Applied {
 
 // Undo restores, refuses when stale or expired, and is undoable.
 func TestUndo(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -342,6 +348,7 @@ func TestUndo(t *testing.T) {
 }
 
 func TestMarkUpdateOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		for i, want := range []bool{true, false} {
 			first, err := db.Outbox().MarkUpdate(t.Context(), 7)
@@ -361,6 +368,7 @@ func TestMarkUpdateOnce(t *testing.T) {
 // and is nod.ErrHandled, with nothing of it applied; any other key that
 // fails stays a failure.
 func TestRedeliveryHandledOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -404,6 +412,7 @@ func TestRedeliveryHandledOnce(t *testing.T) {
 }
 
 func TestHistoryKeepsOrderAndChat(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		msgs := []nod.ChatMessage{
 			{Role: nod.RoleUser, Content: "hi"},
@@ -428,6 +437,7 @@ func TestHistoryKeepsOrderAndChat(t *testing.T) {
 // Every field of a line comes back as it was stored, whatever its text
 // holds (markup, quotes, escapes, other scripts), on both databases.
 func TestHistoryKeepsEveryField(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		at := clock.Now().Add(1234567 * time.Nanosecond).UTC().Truncate(time.Microsecond)
 		msgs := []nod.ChatMessage{
@@ -457,6 +467,7 @@ func TestHistoryKeepsEveryField(t *testing.T) {
 // A person's message is found by its Telegram id, the latest line that
 // holds it (an edit's) first, in its own chat only.
 func TestPersonMessage(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		save := func(chatID nod.ChatID, m nod.ChatMessage) {
 			t.Helper()
@@ -517,6 +528,7 @@ func BenchmarkConfirmItem(b *testing.B) {
 
 // Several replicas sweeping at once expire each set once.
 func TestExpireSetsOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		seedT1(t, db)
 		for range 5 {
@@ -550,6 +562,7 @@ func TestExpireSetsOnce(t *testing.T) {
 
 // Concurrent writers keep each chat's audit chain whole.
 func TestAuditChainConcurrent(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		var wg sync.WaitGroup
 		for i := range 20 {
@@ -574,6 +587,7 @@ func TestAuditChainConcurrent(t *testing.T) {
 // in turn, then at once, keep its chain whole, and a transaction whose
 // row missed runs again even when a statement after it failed too.
 func TestAuditChainAcrossProcesses(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -631,6 +645,7 @@ func TestAuditChainAcrossProcesses(t *testing.T) {
 // after it and took the lock first: it runs again. Once they are done
 // the head is kept again: a write alone reads it, the next does not.
 func TestAuditChainInOneProcess(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -743,6 +758,7 @@ func BenchmarkConfirmAll(b *testing.B) {
 // A database that fails is never reported as a missing record: the person
 // would read "not here" and nobody would see the failure.
 func TestDatabaseErrorsAreNotNotFound(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -772,6 +788,7 @@ func TestDatabaseErrorsAreNotNotFound(t *testing.T) {
 // processes that look for them once the writer had its time, never again
 // once delivered.
 func TestOwedTakenOnce(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -832,6 +849,7 @@ func TestOwedTakenOnce(t *testing.T) {
 // refresh that no delivery or read has found settled since: nothing on a
 // plain turn, the set after a decision, until it is delivered.
 func TestOwedRefreshesReadWhenOwed(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -885,6 +903,7 @@ func TestOwedRefreshesReadWhenOwed(t *testing.T) {
 // decided as the edit showed it: a decision made since, by another tap,
 // leaves it owed, and so does a refresh someone else marked already.
 func TestRefreshShown(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		seedT1(t, db)
 		cs := proposeCS(t, db)
@@ -930,6 +949,7 @@ func TestRefreshShown(t *testing.T) {
 // A reading's button, tapped at once on two replicas, is used once; the
 // person who did not say it is refused.
 func TestTakeReadingOnce(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -972,6 +992,7 @@ func TestTakeReadingOnce(t *testing.T) {
 // audit row, undo entry, decision and status, with the task, the set and
 // the chain's head read once.
 func TestConfirmAllStatements(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		const k = 10
 		seedT1(t, db)
@@ -1060,6 +1081,7 @@ func BenchmarkStatementReuse(b *testing.B) {
 // the history a turn sends is a prefix of the next turn's, whatever the
 // sizes of the turns and however other chats' messages interleave.
 func TestHistoryWindowMovesInSteps(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		w := nod.Window{Keep: 10, Step: 5}
 		n, starts := 0, map[string]bool{}
@@ -1095,6 +1117,7 @@ func TestHistoryWindowMovesInSteps(t *testing.T) {
 // Turns of one chat saved at once (two replicas, say) number their
 // messages one after the other: no number twice, none skipped.
 func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		const turns = 8
 		var wg sync.WaitGroup
@@ -1126,6 +1149,7 @@ func TestConcurrentTurnsNumberMessagesOnce(t *testing.T) {
 // weeks, read through the audit log's index by time, not the chat's
 // whole log.
 func TestDoneTodayReadByTime(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		for _, latest := range []bool{false, true} {
 			plan, err := db.DoneTodayPlan(t.Context(), latest)
@@ -1142,6 +1166,7 @@ func TestDoneTodayReadByTime(t *testing.T) {
 // Events reads what happened since a time through indexes by time, not
 // every row the chat ever had: a turn costs the same in a chat a year old.
 func TestEventsReadByTime(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		plan, err := db.EventsPlan(t.Context())
 		if err != nil {
@@ -1160,6 +1185,7 @@ func TestEventsReadByTime(t *testing.T) {
 // decides on its task as stored, checklist and card included, whether
 // one item is confirmed or all.
 func TestDecisionReadsItsTasksWithTheSet(t *testing.T) {
+	t.Parallel()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
 			clock := fixtures.NewClock(fixtures.DefaultNow)
@@ -1262,6 +1288,7 @@ func TestDecisionReadsItsTasksWithTheSet(t *testing.T) {
 // the changes the agent keeps out all follow the latest step, however
 // long the chain; a Redo, or the undo of one, finds the item's set.
 func TestUndoneNowFollowsTheChain(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -1333,6 +1360,7 @@ func TestUndoneNowFollowsTheChain(t *testing.T) {
 // of each takes effect, and the change's undone-now flips exactly once
 // for each, never twice.
 func TestUndoAndRedoRaceToOneFlip(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -1379,6 +1407,7 @@ func TestUndoAndRedoRaceToOneFlip(t *testing.T) {
 // NumberedButtons finds a button by its data, or the same data numbered,
 // newest message first, and no data that only starts alike.
 func TestNumberedButtons(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for msg, data := range map[int]string{1: "1u.abc", 2: "1u.abc.2", 3: "1u.abcd", 4: "1u.abc.12", 5: "1u.ab"} {
@@ -1406,6 +1435,7 @@ func TestNumberedButtons(t *testing.T) {
 // force. A twin older than the change taken back (two kept on purpose,
 // one deleted) asks nothing.
 func TestUndoBesideATwinAddedSince(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		create := func(title string) nod.Applied {
@@ -1457,6 +1487,7 @@ func TestUndoBesideATwinAddedSince(t *testing.T) {
 // typed title matches either. One in the trash, or of another title, is
 // none.
 func TestSameTitleFoldsCase(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedTask(t, db, "A", "Überweisung prüfen")
@@ -1488,6 +1519,7 @@ func TestSameTitleFoldsCase(t *testing.T) {
 // it (one on the list, the old one still in the trash); never an error of
 // another kind, never a task lost or doubled.
 func TestRedoRacesATwinAskedAnew(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		outcomes := map[string]int{}

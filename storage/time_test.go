@@ -15,6 +15,7 @@ import (
 // the databases keep microseconds: the undo of a tick once failed on
 // exactly that difference.
 func TestTimestampsRoundTrip(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		clock.Set(time.Date(2026, 3, 11, 10, 0, 0, 123456789, time.UTC))

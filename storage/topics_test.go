@@ -16,6 +16,7 @@ import (
 // and what it owes goes to it; a set or undo entry named by id is found
 // from anywhere in the chat.
 func TestTopicsKeepConversationsApart(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -148,6 +149,7 @@ func numbered(t *testing.T, db *storage.DB, at nod.Topic) []string {
 // A reminder set in a topic, and a daily review set there, fall due to
 // that topic; a reminder set outside topics, to the chat.
 func TestTopicsOfWhatFallsDue(t *testing.T) {
+	t.Parallel()
 	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		seedT1(t, db)
@@ -196,6 +198,7 @@ func TestTopicsOfWhatFallsDue(t *testing.T) {
 // rolled back, a topic's messages join their chat's conversation in the
 // order they were written, numbered as one.
 func TestTopicsMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for i, thread := range []nod.ThreadID{0, 7, 0} {

@@ -19,6 +19,7 @@ import (
 // Counted in WAL frames (a page each) on a database whose chats already
 // have a conversation, one turn's writes in a chat of its own.
 func TestTurnWritesFewPages(t *testing.T) {
+	t.Parallel()
 	clock := fixtures.NewClock(fixtures.DefaultNow)
 	dsn := storagetest.DSN(t, "sqlite")
 	db := storagetest.OpenDSN(t, dsn, clock.Now)
@@ -98,6 +99,7 @@ func TestTurnWritesFewPages(t *testing.T) {
 // its topic, number and Telegram id; handled updates and owed messages
 // stay as they were; and back down the same holds.
 func TestWriteLessMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		for i, thread := range []nod.ThreadID{0, 7, 0, 7, 0} {
@@ -145,6 +147,7 @@ func TestWriteLessMigration(t *testing.T) {
 // stays owed, what was delivered stays delivered, new entries number on
 // after the old ones, and back down every entry gets an id again.
 func TestOutboxBySeqMigration(t *testing.T) {
+	t.Parallel()
 	reopenable(t, func(t *testing.T, dsn string, db *storage.DB, clock *fixtures.Clock) {
 		ctx := t.Context()
 		if err := db.MigrateDownTo(ctx, 26); err != nil {

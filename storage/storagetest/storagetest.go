@@ -1,5 +1,5 @@
 // Package storagetest opens real databases for tests: a SQLite file in a
-// temporary folder, and a PostgreSQL schema of its own per test.
+// temporary folder, and a PostgreSQL database of its own per test.
 package storagetest
 
 import (
@@ -56,29 +56,15 @@ func pingPostgres() error {
 }
 
 // DSN returns a fresh, empty database for dialect: a new SQLite file or a
-// new PostgreSQL schema, dropped when the test ends.
+// new PostgreSQL database, dropped when the test ends. A database, not a
+// schema: goose's migration lock is one per database, and tests that
+// migrate at once must not wait on each other's.
 func DSN(t testing.TB, dialect string) string {
 	t.Helper()
 	if dialect == "sqlite" {
 		return t.TempDir() + "/nod.db"
 	}
-	admin, err := sql.Open("pgx", PostgresURL())
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := "t_" + strings.ToLower(nod.NewID()) + fmt.Sprint(time.Now().UnixNano()%1000)
-	if _, err := admin.Exec(`CREATE SCHEMA ` + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() {
-		admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`)
-		admin.Close()
-	})
-	sep := "?"
-	if strings.Contains(PostgresURL(), "?") {
-		sep = "&"
-	}
-	return PostgresURL() + sep + "search_path=" + schema
+	return newDatabase(t, "")
 }
 
 // Open returns an open, migrated DB for dialect on the given clock, closed
@@ -319,12 +305,23 @@ func migratedPostgres(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("migrated PostgreSQL template: %v", err)
 	}
+	return newDatabase(t, tpl)
+}
+
+// newDatabase creates a database, a copy of template if one is named,
+// drops it when the test ends and returns its URL.
+func newDatabase(t testing.TB, template string) string {
+	t.Helper()
 	admin, err := sql.Open("pgx", PostgresURL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	name := "t_" + strings.ToLower(nod.NewID()) + fmt.Sprint(time.Now().UnixNano()%1000)
-	if _, err := admin.Exec(`CREATE DATABASE ` + name + ` TEMPLATE ` + tpl); err != nil {
+	create := `CREATE DATABASE ` + name
+	if template != "" {
+		create += ` TEMPLATE ` + template
+	}
+	if _, err := admin.Exec(create); err != nil {
 		admin.Close()
 		t.Fatalf("create database: %v", err)
 	}
@@ -377,12 +374,19 @@ var postgresTemplate = sync.OnceValues(func() (string, error) {
 	return name, err
 })
 
-// databaseURL is PostgresURL with the database name in its place.
+// databaseURL is PostgresURL with the database name in its place. Its
+// commits do not wait for the server's disk (synchronous_commit=off, a
+// setting pgx sends as the session starts): what a commit makes visible,
+// and to whom, is the same, and a test's database does not outlive a
+// crash of the server anyway.
 func databaseURL(name string) string {
 	u, err := url.Parse(PostgresURL())
 	if err != nil {
 		panic(fmt.Sprintf("NOD_TEST_POSTGRES: %v", err)) // the template was made from it
 	}
 	u.Path = "/" + name
+	q := u.Query()
+	q.Set("synchronous_commit", "off")
+	u.RawQuery = q.Encode()
 	return u.String()
 }
