@@ -30,6 +30,7 @@ func TestMain(m *testing.M) {
 // model calls nod promises: one classifier request per step with mutating
 // calls, none otherwise.
 func TestBenchSmoke(t *testing.T) {
+	t.Parallel()
 	var out, errb bytes.Buffer
 	if err := run([]string{"-latency", "1ms", "-rtt", "1ms", "-chats", "5", "-rounds", "2", "-memchats", "20", "-sizes", "20,60", "-sizechats", "2", "-sizerounds", "2", "-due", "8", "-json"}, &out, &errb); err != nil {
 		t.Fatalf("nodbench: %v\n%s", err, errb.String())
@@ -95,8 +96,10 @@ func TestBenchSmoke(t *testing.T) {
 // delivery; the sweeps that found nothing due meanwhile left out, which a
 // slower run counts more of).
 func TestReminderBenchSmoke(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
 			db := []string{}
 			if dialect == "postgres" {
 				db = []string{"-db", storagetest.PostgresURL()}

@@ -13,6 +13,7 @@ import (
 // (storage/pgtx.go): a read-only turn and a confirm tap take a bounded
 // number of round trips, counted end to end.
 func TestRoundTripsPerOperation(t *testing.T) {
+	t.Parallel()
 	if !slices.Contains(storagetest.Dialects(t), "postgres") {
 		t.Skip("PostgreSQL is not available")
 	}

@@ -93,8 +93,10 @@ func metric(t *testing.T, e *env, name string) float64 {
 // of statements, on both databases, counted end to end (bot, agent and
 // storage): the bounds keep redundant reads and writes out.
 func TestWorkPerOperation(t *testing.T) {
+	t.Parallel()
 	for _, dialect := range storagetest.Dialects(t) {
 		t.Run(dialect, func(t *testing.T) {
+			t.Parallel()
 			turn := measureWork(t, dialect, func(e *env) {
 				seedLogin(e)
 				e.llm.Handle(readOnlyLLM)
