@@ -29,6 +29,7 @@ var executed = nod.AuditEntry{Outcome: nod.OutcomeExecuted}
 func forEachDialect(t *testing.T, fn func(t *testing.T, db *storage.DB, clock *fixtures.Clock)) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
+			t.Parallel()
 			clock := fixtures.NewClock(fixtures.DefaultNow)
 			fn(t, storagetest.Open(t, d, clock.Now), clock)
 		})

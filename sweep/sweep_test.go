@@ -21,6 +21,7 @@ func forEachDialect(t *testing.T, fn func(t *testing.T, s *sweep.Sweeper, db *st
 	t.Helper()
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
+			t.Parallel()
 			clock := fixtures.NewClock(fixtures.DefaultNow)
 			db := storagetest.Open(t, d, clock.Now)
 			s := sweep.New(sweep.Deps{Expiry: db.ChangeSets(), Deletions: db.Deletions(), Trash: db.Tasks(), Buttons: db.Messages(), Updates: db.Outbox(), Outbox: db.Outbox(), Schedule: db.Schedule(), Tasks: db.Tasks()}, sweep.Options{}, clock.Now, slog.New(slog.DiscardHandler))
