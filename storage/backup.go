@@ -154,9 +154,12 @@ func SchemaDigest() string {
 			return err
 		}
 		b, err := fs.ReadFile(migrations, path)
+		if err != nil {
+			return err
+		}
 		fmt.Fprintf(h, "%s %d\n", path, len(b))
 		h.Write(b)
-		return err
+		return nil
 	})
 	return hex.EncodeToString(h.Sum(nil))
 }

@@ -470,7 +470,6 @@ func series(dsn string, n int) (with, from string) {
 	return fmt.Sprintf(`WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < %d) `, n), "g"
 }
 
-// driverOf is the database/sql driver for dsn.
 // openSeed opens the bench's database beside the replicas' own
 // connections: a SQLite file waits for a write lock they hold, as theirs
 // do, rather than failing at once with SQLITE_BUSY.
