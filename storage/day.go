@@ -594,7 +594,17 @@ func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Locat
 		if err != nil {
 			return err
 		}
-		out = append(append(reminders, dailies...), backs...)
+		if len(backs) > 0 {
+			// The reminders a stay's end held back (claimReminders) go
+			// off in the clock it put back, after its message.
+			after, err := claimReminders(ctx, tx, now, def, limit, lock)
+			if err != nil {
+				return err
+			}
+			leaveOutFired(backs, after)
+			backs = append(backs, after...)
+		}
+		out = append(append(reminders, backs...), dailies...)
 		for i := range out {
 			if out[i].Kind == nod.OwedReminder {
 				out[i].Ref = reminderRef(nod.TaskID(out[i].Ref), out[i].Due)
@@ -616,10 +626,16 @@ func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Locat
 // fire: the others' tasks are in the trash, done or rejected. Ref is the
 // task's id. A repeating reminder fires its latest occurrence due, once
 // however many passed while nod was down, and is due next at its first
-// occurrence after now.
+// occurrence after now. A chat whose stay ended while nod was down keeps
+// its reminders due since, and its repeating ones, until the return is
+// claimed: they are in the clock the return puts back ("remind me
+// Monday at 10", said in Berlin till Sunday, is 10 at home).
 func claimReminders(ctx context.Context, tx conn, now time.Time, def *time.Location, limit int, lock string) ([]nod.Owed, error) {
 	rows, err := tx.QueryContext(ctx, `UPDATE tasks SET remind_due = NULL WHERE id IN (
-			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 ORDER BY remind_due`+limitSQL(limit)+lock+`)
+			SELECT id FROM tasks WHERE remind_due IS NOT NULL AND remind_due <= $1 AND NOT EXISTS (
+				SELECT 1 FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.back_due <= $1 AND z.chat_id = tasks.chat_id
+					AND (z.back_due <= tasks.remind_due OR tasks.repeat <> ''))
+			ORDER BY remind_due`+limitSQL(limit)+lock+`)
 			RETURNING id, chat_id, remind_thread, remind_by, remind_at, status, deleted_at, repeat`, micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("claim reminders: %w", err)
@@ -660,6 +676,8 @@ func claimReminders(ctx context.Context, tx conn, now time.Time, def *time.Locat
 			}
 		}
 	}
+	// In the order they say they were due: RETURNING keeps none.
+	slices.SortFunc(out, func(a, b nod.Owed) int { return cmp.Or(a.Due.Compare(b.Due), cmp.Compare(a.Ref, b.Ref)) })
 	return out, nil
 }
 
@@ -754,6 +772,19 @@ func (db *Schedule) claimZoneReturns(ctx context.Context, tx conn, now time.Time
 		out = append(out, nod.Owed{Topic: nod.Topic{ChatID: zc.ChatID}, Kind: nod.OwedZoneBack, Ref: zc.ID, Zone: &zc, User: zc.UserID, At: now})
 	}
 	return out, nil
+}
+
+// leaveOutFired takes the reminders that fire now, after the returns
+// that moved them, out of the returns' messages: each says when it was
+// set for in its own.
+func leaveOutFired(backs, fired []nod.Owed) {
+	ids := make(map[nod.TaskID]bool, len(fired))
+	for _, o := range fired {
+		ids[nod.TaskID(o.Ref)] = true
+	}
+	for _, b := range backs {
+		b.Zone.Moved = slices.DeleteFunc(b.Zone.Moved, func(m nod.MovedReminder) bool { return ids[m.TaskID] })
+	}
 }
 
 // missedTimes counts, into o, the times of rule before latest that went

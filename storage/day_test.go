@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -559,6 +560,61 @@ func TestReminderInAnotherClockStays(t *testing.T) {
 			t.Fatal(err)
 		}
 		wantReminder("MOVED", checkout, berlinClock)
+	})
+}
+
+// A stay that ended while nod was down goes back before the reminders
+// due since, which are then in the clock it put back: one claim owes
+// the stay's reminder, the return (naming only the reminder still
+// ahead), then the rest, each at its home clock time.
+func TestZoneReturnBeforeTheRemindersAfterIt(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+		if _, err := db.Schedule().SetTimeZone(ctx, chat, 42, "Europe/London", time.UTC, "tz", nil); err != nil {
+			t.Fatal(err)
+		}
+		until := time.Date(2026, 3, 15, 23, 0, 0, 0, time.UTC)
+		if _, err := db.Schedule().SetTimeZoneUntil(ctx, chat, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, until); err != nil {
+			t.Fatal(err)
+		}
+		for id, at := range map[nod.TaskID]time.Time{
+			"DURING": time.Date(2026, 3, 14, 17, 0, 0, 0, time.UTC), // 18:00 in Berlin
+			"AFTER":  time.Date(2026, 3, 16, 9, 0, 0, 0, time.UTC),  // 10:00 in Berlin, 10:00 at home
+			"AHEAD":  time.Date(2026, 3, 17, 8, 0, 0, 0, time.UTC),
+		} {
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				return nod.Task{ID: id, Title: string(id), Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &at}, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		now := time.Date(2026, 3, 16, 12, 0, 0, 0, time.UTC)
+		clock.Set(now)
+		owed, err := db.Schedule().ClaimDue(ctx, now, time.UTC, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, o := range owed {
+			switch o.Kind {
+			case nod.OwedReminder:
+				task, _, _ := strings.Cut(o.Ref, "@")
+				got = append(got, task+" "+o.Due.UTC().Format("02 15:04"))
+			case nod.OwedZoneBack:
+				var moved []string
+				for _, m := range o.Zone.Moved {
+					moved = append(moved, string(m.TaskID)+" "+m.At.UTC().Format("02 15:04"))
+				}
+				got = append(got, "back to "+o.Zone.After+": "+strings.Join(moved, ", "))
+			}
+		}
+		want := []string{"DURING 14 17:00", "back to Europe/London: AHEAD 17 09:00", "AFTER 16 10:00"}
+		if !slices.Equal(got, want) {
+			t.Errorf("claimed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
 	})
 }
 

@@ -16,8 +16,8 @@ import (
 // a sweep claims batch after batch until less than one is due.
 const claimBatch = 100
 
-// deliverers is how many reminders one process sends at once: each send
-// waits on Telegram, and the rate limiter paces them all.
+// deliverers is how many chats one process sends reminders to at once:
+// each send waits on Telegram, and the rate limiter paces them all.
 const deliverers = 16
 
 // Schedule claims the reminders and daily reviews due at now and hands
@@ -42,25 +42,34 @@ func (s *Sweeper) Schedule(ctx context.Context, now time.Time, deliver func(cont
 	}
 }
 
-// deliverAll hands claimed reminders to deliver, several at once, and
-// returns when all are delivered.
+// deliverAll hands claimed messages to deliver, a chat's in the order
+// they were claimed (a stay's return before the reminders it moved),
+// several chats at once, and returns when all are delivered.
 func (s *Sweeper) deliverAll(ctx context.Context, owed []nod.Owed, deliver func(context.Context, nod.Owed)) {
+	var (
+		chats  []nod.ChatID
+		byChat = map[nod.ChatID][]nod.Owed{}
+	)
+	for _, o := range owed {
+		if _, ok := byChat[o.ChatID]; !ok {
+			chats = append(chats, o.ChatID)
+		}
+		byChat[o.ChatID] = append(byChat[o.ChatID], o)
+	}
 	sem := make(chan struct{}, deliverers)
 	var wg sync.WaitGroup
-	for _, o := range owed {
-		if o.Kind != nod.OwedReminder {
-			deliver(ctx, o)
-			continue
-		}
+	for _, chat := range chats {
 		sem <- struct{}{}
 		wg.Go(func() {
 			defer func() {
 				if r := recover(); r != nil {
-					s.log.Error("reminder panic", "chat", o.ChatID, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+					s.log.Error("delivery panic", "chat", chat, "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
 				}
 				<-sem
 			}()
-			deliver(ctx, o)
+			for _, o := range byChat[chat] {
+				deliver(ctx, o)
+			}
 		})
 	}
 	wg.Wait()

@@ -129,3 +129,71 @@ func TestZoneUntilRefused(t *testing.T) {
 		t.Errorf("zone %q until %v after refused stays", s.TimeZone, s.ZoneUntil)
 	}
 }
+
+// Berlin till Sunday, then nod is down until Monday noon: what was due
+// in the stay goes off as it was, then the chat goes back to London,
+// then what was due since goes off in London's clock. Played, the
+// reminders went first in Berlin's: "Monday at 10", said in Berlin and
+// told "10:00 at home", came at 9 (London's 09:00), and the meds an
+// hour early.
+func TestZoneReturnAfterDowntime(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	ctx := t.Context()
+	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)) // Tuesday
+	if _, err := h.db.Schedule().SetTimeZone(ctx, chat, user, "Europe/London", time.UTC, nod.ToolSetTimezone, nil); err != nil {
+		t.Fatal(err)
+	}
+	until := time.Date(2026, 3, 15, 23, 0, 0, 0, time.UTC) // Monday 00:00 in Berlin
+	if _, err := h.db.Schedule().SetTimeZoneUntil(ctx, chat, user, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, until); err != nil {
+		t.Fatal(err)
+	}
+	// Each at its Berlin clock time, as the model set it during the stay.
+	berlin := func(d, hh int) *time.Time { at := time.Date(2026, 3, d, hh-1, 0, 0, 0, time.UTC); return &at }
+	h.seed(chat, nod.Task{ID: "MUM", Title: "Call mum", RemindAt: berlin(14, 18)})
+	h.seed(chat, nod.Task{ID: "INV", Title: "Send invoice", RemindAt: berlin(16, 10)})
+	h.seed(chat, nod.Task{ID: "PLT", Title: "Water plants", RemindAt: berlin(17, 9)})
+	h.seed(chat, nod.Task{ID: "M1", Title: "Take meds", RemindAt: berlin(11, 8), Repeat: "DTSTART:20260311T080000\nRRULE:FREQ=DAILY"})
+
+	h.clock.Set(time.Date(2026, 3, 16, 12, 0, 0, 0, time.UTC))
+	h.start()
+	h.sweeps(3)
+	var got []string
+	for _, m := range h.tg.BotMessages(chat) {
+		got = append(got, m.Text)
+	}
+	want := [][]string{
+		{"⏰ <b>Call mum</b>", "set for 14 Mar 2026, 17:00"},
+		{"🕰 Back to <b>Europe/London</b> time", "“Water plants” tomorrow, 09:00."},
+		{"⏰ <b>Take meds</b>", "set for 16 Mar 2026, 08:00 (4 h ago)", "5 earlier times, from 11 Mar 2026, 08:00"},
+		{"⏰ <b>Send invoice</b>", "set for 16 Mar 2026, 10:00 (2 h ago)"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d messages after the downtime, want %d:\n%s", len(got), len(want), strings.Join(got, "\n---\n"))
+	}
+	for i, w := range want {
+		for _, part := range w {
+			if !strings.Contains(got[i], part) {
+				t.Errorf("message %d = %q, want %q", i+1, got[i], part)
+			}
+		}
+	}
+	if back := got[1]; strings.Contains(back, "Send invoice") || strings.Contains(back, "Take meds") {
+		t.Errorf("the return names reminders that go off right after it: %q", back)
+	}
+	if at := h.task("PLT").RemindAt; at == nil || !at.Equal(time.Date(2026, 3, 17, 9, 0, 0, 0, time.UTC)) {
+		t.Errorf("“Water plants” is at %v, want 09:00 in London", at)
+	}
+	// Tuesday's meds at 08:00 in London, not 07:00.
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{{time.Date(2026, 3, 17, 7, 0, 30, 0, time.UTC), 1}, {time.Date(2026, 3, 17, 8, 0, 30, 0, time.UTC), 2}} {
+		h.clock.Set(c.at)
+		h.sweeps(3)
+		if got := len(medsSent(h)); got != c.want {
+			t.Errorf("%d meds reminders by %s UTC, want %d", got, c.at.Format("Jan 2 15:04"), c.want)
+		}
+	}
+}
