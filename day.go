@@ -141,9 +141,24 @@ type ZoneChange struct {
 	// City is the place whose name set the zone (set_chat_timezone
 	// "Lisbon"), for its receipt; nil for a zone's name. Not stored.
 	City *City
-	// Until is when the chat goes back to Before ("in Berlin till
-	// Sunday"); zero: the zone stays until it is changed.
+	// Stay is how long the zone is for, and where the chat goes then.
+	Stay
+}
+
+// Stay is a zone set for a while ("in Berlin till Sunday"): at Until
+// the chat goes to the zone Back ("I live in Lisbon"; empty: the zone
+// it had before); a zero Until: the zone stays until it is changed.
+type Stay struct {
 	Until time.Time
+	Back  string
+}
+
+// BackFrom is the zone the stay goes back to, for a change from before.
+func (s Stay) BackFrom(before string) string {
+	if s.Back != "" {
+		return s.Back
+	}
+	return before
 }
 
 // MovedReminder is a task's reminder a zone change moved to the same

@@ -25,7 +25,7 @@ type proposal struct {
 	ext     *externalCall  // a call of an external tool (external.go)
 	zone    *time.Location // set_chat_timezone: the zone asked for
 	city    *nod.City      // the city that named it, nil for a zone's name
-	until   time.Time      // when the chat goes back to its zone; zero: it stays
+	stay    nod.Stay       // when, and where, the chat goes from zone; zero: it stays
 }
 
 // prepared is one change of a proposal with the values it was read with.

@@ -157,11 +157,12 @@ type Zones interface {
 	// SetTimeZoneUntil sets the chat's zone and records the change, with
 	// its audit row under tool, for its Undo; in one transaction. The
 	// reminders of the tasks in keep stay where they are.
-	// At until, unless zero, the chat goes back to the zone it had.
-	SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID, until time.Time) (nod.ZoneChange, error)
+	// At stay.Until, unless zero, the chat goes back to the zone it had,
+	// or to stay.Back.
+	SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID, stay nod.Stay) (nod.ZoneChange, error)
 	// ProposeZone records a zone change that waits for the person's tap,
-	// with its audit row, and until as SetTimeZoneUntil takes it.
-	ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, until time.Time) (nod.ZoneChange, error)
+	// with its audit row, and stay as SetTimeZoneUntil takes it.
+	ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, stay nod.Stay) (nod.ZoneChange, error)
 	// AskedZone records that the agent was told to ask where the person
 	// is, and reports whether this was the first time.
 	AskedZone(ctx context.Context, chatID nod.ChatID) (bool, error)

@@ -24,8 +24,8 @@ import (
 func classifierSummary(p *proposal, said string, chat *time.Location) string {
 	if p.zone != nil {
 		line := fmt.Sprintf("set the chat's time zone: %s → %s", zoneOr(chat), p.zone)
-		if !p.until.IsZero() {
-			line += fmt.Sprintf(" until %s, then back to %s", p.until.In(p.zone).Format("2006-01-02T15:04"), zoneOr(chat))
+		if !p.stay.Until.IsZero() {
+			line += fmt.Sprintf(" until %s, then back to %s", p.stay.Until.In(p.zone).Format("2006-01-02T15:04"), p.stay.BackFrom(zoneOr(chat).String()))
 		}
 		return line
 	}

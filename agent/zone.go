@@ -15,7 +15,8 @@ import (
 )
 
 // prepareZone validates set_chat_timezone: a zone that loads, or a city
-// that is one place, and is not the chat's zone already.
+// that is one place, and is not the chat's zone already unless the call
+// sets the stay in it (how long, or where the chat goes then).
 func (t *turn) prepareZone(start time.Time, tool Tool, a tools.Args) (*proposal, string) {
 	name, _, err := a.Str("timezone", true)
 	if err == nil {
@@ -24,19 +25,62 @@ func (t *turn) prepareZone(start time.Time, tool Tool, a tools.Args) (*proposal,
 			city *nod.City
 		)
 		if zone, city, err = t.resolveZone(name); err == nil {
-			var until time.Time
-			if until, err = t.readUntil(a, zone); err == nil {
-				if zone.String() == t.zone.String() {
-					out := fmt.Sprintf("Skipped: the chat's time zone is already %s.", zone)
+			var stay nod.Stay
+			if stay, err = t.readStay(a, zone); err == nil {
+				if out := t.sameZone(zone, &stay); out != "" {
 					t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
 					return nil, out
 				}
-				return &proposal{start: start, tool: tool, args: a, zone: zone, city: city, until: until}, ""
+				return &proposal{start: start, tool: tool, args: a, zone: zone, city: city, stay: stay}, ""
 			}
 		}
 	}
 	t.record(start, tool.Name, a.JSON(), nod.OutcomeFailed, nod.Detail(err))
 	return nil, errorJSON(err)
+}
+
+// sameZone is why a call that sets the chat's zone as it is changes
+// nothing ("" when it does): one without until, or one whose stay has
+// nowhere to go. A stay in the zone the chat is staying in already
+// ("till Tuesday, not Sunday") moves its end and goes where it went.
+func (t *turn) sameZone(zone *time.Location, stay *nod.Stay) string {
+	if zone.String() != t.zone.String() {
+		return ""
+	}
+	switch {
+	case stay.Until.IsZero():
+		return fmt.Sprintf("Skipped: the chat's time zone is already %s.", zone)
+	case stay.Back == "" && t.stayBack == "":
+		return fmt.Sprintf("Skipped: the chat's time zone is already %s, and until alone would go back to it. Give then: the zone the chat goes to at until (where the user lives).", zone)
+	case stay.Back == "":
+		stay.Back = t.stayBack
+	}
+	return ""
+}
+
+// readStay reads set_chat_timezone's until and then: when the chat
+// leaves zone, and for where (then, a zone or a city; "": the zone it
+// has now). then without until is an error, as is then naming zone.
+func (t *turn) readStay(a tools.Args, zone *time.Location) (nod.Stay, error) {
+	until, err := t.readUntil(a, zone)
+	if err != nil {
+		return nod.Stay{}, err
+	}
+	then, _, err := a.Str("then", false)
+	if err != nil || strings.TrimSpace(then) == "" {
+		return nod.Stay{Until: until}, err
+	}
+	if until.IsZero() {
+		return nod.Stay{}, a.Errorf("then", "needs until: when the chat goes to %s", then)
+	}
+	back, _, err := t.resolveZone(then)
+	switch {
+	case err != nil:
+		return nod.Stay{}, a.Errorf("then", "%s", nod.Detail(err))
+	case back.String() == zone.String():
+		return nod.Stay{}, a.Errorf("then", "is %s, the zone being set: leave until and then out for a zone that stays", back)
+	}
+	return nod.Stay{Until: until, Back: back.String()}, nil
 }
 
 // readUntil reads set_chat_timezone's until: when the chat goes back to
@@ -147,7 +191,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		if t.req.Review {
 			by = 0 // whoever of the chat reads it first
 		}
-		zc, err := t.a.zones.ProposeZone(ctx, t.req.ChatID, by, p.zone.String(), p.until)
+		zc, err := t.a.zones.ProposeZone(ctx, t.req.ChatID, by, p.zone.String(), p.stay)
 		if err != nil {
 			t.a.log.Error("propose time zone", "chat", t.req.ChatID, "err", err)
 			return errorJSON(fmt.Errorf("set_chat_timezone could not be proposed: %s", nod.Detail(err)))
@@ -159,7 +203,7 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		t.zoneOffer = &zc
 		return resultQueued
 	}
-	zc, err := t.a.zones.SetTimeZoneUntil(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name, slices.Collect(maps.Keys(t.keptReminders())), p.until)
+	zc, err := t.a.zones.SetTimeZoneUntil(ctx, t.req.ChatID, t.req.UserID, p.zone.String(), t.a.opts.TimeZone, p.tool.Name, slices.Collect(maps.Keys(t.keptReminders())), p.stay)
 	if err != nil {
 		if !errors.Is(err, nod.ErrInvalid) {
 			t.a.log.Error("set time zone", "chat", t.req.ChatID, "err", err)
@@ -178,9 +222,9 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	if p.city != nil {
 		res.City = p.city.Label("en", true)
 	}
-	if !p.until.IsZero() {
-		res.Until = p.until.In(p.zone).Format(time.RFC3339)
-		res.Then = fmt.Sprintf("at until, nod puts the chat back to %s on its own, with a message that says so; any zone change before then cancels that", zc.Before)
+	if !p.stay.Until.IsZero() {
+		res.Until = p.stay.Until.In(p.zone).Format(time.RFC3339)
+		res.Then = fmt.Sprintf("at until, nod puts the chat back to %s on its own, with a message that says so; any zone change before then cancels that", zc.BackFrom(zc.Before))
 	}
 	return string(tools.MustJSON(res))
 }

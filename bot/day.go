@@ -590,7 +590,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Moved, b.now(), zc.ID, "", "", time.Time{}))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Moved, b.now(), zc.ID, "", "", nod.Stay{}))
 	if z, err := nod.LoadZone(zc.After); err == nil {
 		in.text = sharedLocation // the message has no words: the agent reads what it was
 		b.resume(ctx, in, z)
@@ -605,7 +605,7 @@ const sharedLocation = "📍 (shared my location)"
 // it and one to keep the zone; nil shows nothing.
 func (b *Bot) offerZone(ctx context.Context, loc *formatting.Locale, at nod.Topic, zc *nod.ZoneChange) {
 	if zc != nil {
-		b.reply(ctx, at, loc.Day().TimeZoneOffer(zc.Before, zc.After, zc.City, zc.ID))
+		b.reply(ctx, at, loc.Day().TimeZoneOffer(zc.Before, zc.After, zc.City, zc.ID, zc.Stay))
 	}
 }
 
@@ -647,7 +647,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Moved, b.now(), zc.ID, "", "", zc.Until)
+			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Moved, b.now(), zc.ID, "", "", zc.Stay)
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

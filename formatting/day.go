@@ -62,9 +62,9 @@ type zoneChange struct {
 	// Who names, in a group, the member whose words set it: the
 	// reminders kept are the group's, not theirs.
 	Who string
-	// Until is when a zone set for a while goes back to Before; UntilDay
-	// the day at whose end it does, instead.
-	Until, UntilDay string
+	// Until is when a zone set for a while goes to Back; UntilDay the day
+	// at whose end it does, instead.
+	Until, UntilDay, Back string
 }
 
 // movedReminder is a reminder a zone change kept at its clock time: its
@@ -155,25 +155,33 @@ func (dv Day) TimeZoneSet(before, after string, city *nod.City, moved []nod.Move
 // kept their local times, as seen at now, with an Undo that puts the
 // zone before back. who names the person in a group, "" in a private
 // chat.
-func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, undoID, quote, who string, until time.Time) Message {
+func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, undoID, quote, who string, stay nod.Stay) Message {
 	z := zoneChange{Before: before, After: after, City: dv.city(city), Quote: quote, Who: who}
-	if !until.IsZero() {
-		l := dv.l
-		if zone, err := nod.LoadZone(after); err == nil {
-			l = l.In(zone) // the stay's own clock
-		}
-		if t := until.In(l.Zone()); t.Hour() == 0 && t.Minute() == 0 { // a day's end, as "till Sunday" gives it
-			z.UntilDay = l.Date(t.AddDate(0, 0, -1).Format(nod.DateLayout))
-		} else {
-			z.Until = l.Stamp(until)
-		}
-	}
+	dv.tellStay(&z, stay)
 	dv.tellMoved(&z, after, moved, now)
 	m := dv.l.Text(tzReceipt.With(z))
 	if before != after { // a zone that stays has nothing to undo
 		m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	}
 	return m
+}
+
+// tellStay fills z's end of a stay, in the stay's own clock, and the
+// zone it goes to then; nothing for a zone that stays.
+func (dv Day) tellStay(z *zoneChange, stay nod.Stay) {
+	if stay.Until.IsZero() {
+		return
+	}
+	l := dv.l
+	if zone, err := nod.LoadZone(z.After); err == nil {
+		l = l.In(zone)
+	}
+	if t := stay.Until.In(l.Zone()); t.Hour() == 0 && t.Minute() == 0 { // a day's end, as "till Sunday" gives it
+		z.UntilDay = l.Date(t.AddDate(0, 0, -1).Format(nod.DateLayout))
+	} else {
+		z.Until = l.Stamp(stay.Until)
+	}
+	z.Back = stay.BackFrom(z.Before)
 }
 
 // TimeZoneBack reports a zone set for a while gone back, on its own, to
@@ -358,10 +366,12 @@ func (dv Day) TimeZoneWhich(name string, cities []nod.City, ids []string, total 
 }
 
 // TimeZoneOffer asks whether to set the zone the agent proposed, named
-// by city (nil for a zone's name): a button to set it and one to keep
-// the zone the chat has.
-func (dv Day) TimeZoneOffer(before, after string, city *nod.City, id string) Message {
-	m := dv.l.Text(tzOffer.With(zoneChange{Before: before, After: after, City: dv.city(city)}))
+// by city (nil for a zone's name), for the stay it says: a button to set
+// it and one to keep the zone the chat has.
+func (dv Day) TimeZoneOffer(before, after string, city *nod.City, id string, stay nod.Stay) Message {
+	z := zoneChange{Before: before, After: after, City: dv.city(city)}
+	dv.tellStay(&z, stay)
+	m := dv.l.Text(tzOffer.With(z))
 	set := nod.Action{Kind: nod.ActZoneAccept, ID: id}
 	if city != nil {
 		set = nod.Action{Kind: nod.ActZoneCity, ID: id, N: city.ID} // its receipt names the city

@@ -21,14 +21,14 @@ import (
 // also set them, read in it already. It returns the change, recorded so
 // that it can be undone.
 func (db *Schedule) SetTimeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID) (nod.ZoneChange, error) {
-	return db.SetTimeZoneUntil(ctx, chatID, userID, zone, def, tool, keep, time.Time{})
+	return db.SetTimeZoneUntil(ctx, chatID, userID, zone, def, tool, keep, nod.Stay{})
 }
 
-// SetTimeZoneUntil is SetTimeZone for a while: at until (unless zero)
-// the sweep puts the chat back to the zone it had, unless another zone
-// change comes first (ClaimDue).
-func (db *Schedule) SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID, until time.Time) (nod.ZoneChange, error) {
-	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, Until: until}
+// SetTimeZoneUntil is SetTimeZone for a while: at stay.Until (unless
+// zero) the sweep puts the chat back to the zone it had, or to
+// stay.Back, unless another zone change comes first (ClaimDue).
+func (db *Schedule) SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, def *time.Location, tool nod.Tool, keep []nod.TaskID, stay nod.Stay) (nod.ZoneChange, error) {
+	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, Stay: stay}
 	err := db.inTx(ctx, func(tx conn) error {
 		// Before the zone is read: a zone set at once elsewhere moves the
 		// reminders from the zone it leaves, which this one must read.
@@ -44,9 +44,8 @@ func (db *Schedule) SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, use
 			return err
 		}
 		zc.Before, zc.After, zc.Moved = set.before, set.after, set.reminders()
-		back := nullMicros(orNil(until))
-		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved, back_at, back_due) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8)`,
-			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record(), back)
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved, back_at, back_due, back_tz) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8,$9)`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record(), nullMicros(orNil(stay.Until)), nullString(stay.Back))
 		if err != nil {
 			return fmt.Errorf("record time zone change: %w", err)
 		}
@@ -115,20 +114,20 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 
 // ProposeZone records a zone change the agent inferred, to wait for the
 // person's tap (DecideZone), with its audit row as queued.
-func (db *Schedule) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, until time.Time) (nod.ZoneChange, error) {
+func (db *Schedule) ProposeZone(ctx context.Context, chatID nod.ChatID, userID nod.UserID, zone string, stay nod.Stay) (nod.ZoneChange, error) {
 	l, err := nod.LoadZone(zone)
 	if err != nil {
 		return nod.ZoneChange{}, err
 	}
-	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, After: l.String(), Until: until}
+	zc := nod.ZoneChange{ID: nod.NewID(), ChatID: chatID, UserID: userID, After: l.String(), Stay: stay}
 	now := db.now()
 	err = db.inTx(ctx, func(tx conn) error {
 		err := tx.QueryRowContext(ctx, `SELECT tz FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&zc.Before)
 		if err != nil && !noRows(err) {
 			return fmt.Errorf("propose time zone: %w", err)
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, status, back_at) VALUES ($1,$2,$3,$4,$5,$6,'proposed',$7)`,
-			zc.ID, chatID, userID, zc.Before, zc.After, micros(now), nullMicros(orNil(until)))
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, status, back_at, back_tz) VALUES ($1,$2,$3,$4,$5,$6,'proposed',$7,$8)`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(now), nullMicros(orNil(stay.Until)), nullString(stay.Back))
 		if err != nil {
 			return fmt.Errorf("propose time zone: %w", err)
 		}
@@ -192,7 +191,8 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 			kept   string
 			back   sql.NullInt64
 		)
-		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status, created_at, kept, back_at FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).Scan(&owner, &zc.After, &status, &at, &kept, &back)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, after_tz, status, created_at, kept, back_at, COALESCE(back_tz, '') FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
+			Scan(&owner, &zc.After, &status, &at, &kept, &back, &zc.Back)
 		switch {
 		case noRows(err):
 			return fmt.Errorf("time zone proposal %s: %w", id, nod.ErrNotFound)
@@ -737,7 +737,7 @@ func claimRepeat(ctx context.Context, tx conn, o *nod.Owed, stored string, now t
 func (db *Schedule) claimZoneReturns(ctx context.Context, tx conn, now time.Time, def *time.Location, limit int, lock string) ([]nod.Owed, error) {
 	rows, err := tx.QueryContext(ctx, `UPDATE zone_changes SET back_due = NULL WHERE id IN (
 			SELECT id FROM zone_changes WHERE back_due IS NOT NULL AND back_due <= $1 ORDER BY back_due`+limitSQL(limit)+lock+`)
-			RETURNING chat_id, user_id, before_tz, after_tz`, micros(now))
+			RETURNING chat_id, user_id, COALESCE(back_tz, before_tz), after_tz`, micros(now))
 	if err != nil {
 		return nil, fmt.Errorf("claim zone returns: %w", err)
 	}
@@ -748,7 +748,7 @@ func (db *Schedule) claimZoneReturns(ctx context.Context, tx conn, now time.Time
 			rows.Close()
 			return nil, fmt.Errorf("claim zone returns: %w", err)
 		}
-		due = append(due, zc) // the way back: from the stay's zone to the one before
+		due = append(due, zc) // the way back: from the stay's zone to the one before, or the one named
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -325,7 +325,7 @@ func TestZoneEvents(t *testing.T) {
 		// decide offers zone, and a second later the person answers.
 		decide := func(zone string, yes bool) nod.ZoneChange {
 			t.Helper()
-			offer, err := db.Schedule().ProposeZone(ctx, chat, 42, zone, time.Time{})
+			offer, err := db.Schedule().ProposeZone(ctx, chat, 42, zone, nod.Stay{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -576,7 +576,7 @@ func TestZoneReturnBeforeTheRemindersAfterIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		until := time.Date(2026, 3, 15, 23, 0, 0, 0, time.UTC)
-		if _, err := db.Schedule().SetTimeZoneUntil(ctx, chat, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, until); err != nil {
+		if _, err := db.Schedule().SetTimeZoneUntil(ctx, chat, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, nod.Stay{Until: until}); err != nil {
 			t.Fatal(err)
 		}
 		for id, at := range map[nod.TaskID]time.Time{
@@ -633,7 +633,7 @@ func TestZoneReturnClaimedOnce(t *testing.T) {
 			if _, err := db.Schedule().SetTimeZone(ctx, c, 42, "Europe/London", time.UTC, "tz", nil); err != nil {
 				t.Fatal(err)
 			}
-			zc, err := db.Schedule().SetTimeZoneUntil(ctx, c, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, until)
+			zc, err := db.Schedule().SetTimeZoneUntil(ctx, c, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, nod.Stay{Until: until})
 			if err != nil {
 				t.Fatal(err)
 			}

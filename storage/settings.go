@@ -37,7 +37,7 @@ const (
 		EXISTS (SELECT 1 FROM forget_requests f WHERE f.user_id = $2 AND f.chat_id = c.chat_id),
 		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked,
 		(SELECT z.back_due FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.chat_id = c.chat_id ORDER BY z.back_due LIMIT 1),
-		COALESCE((SELECT z.before_tz FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.chat_id = c.chat_id ORDER BY z.back_due LIMIT 1), '')`
+		COALESCE((SELECT COALESCE(z.back_tz, z.before_tz) FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.chat_id = c.chat_id ORDER BY z.back_due LIMIT 1), '')`
 	settingsFrom = `
 		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
 		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`

@@ -303,6 +303,9 @@ func micros(t time.Time) int64 { return t.UnixMicro() }
 
 func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 
+// nullString is s, or NULL for "".
+func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
+
 func nullMicros(t *time.Time) sql.NullInt64 {
 	if t == nil {
 		return sql.NullInt64{}

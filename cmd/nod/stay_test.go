@@ -112,17 +112,30 @@ func TestZoneForAWhile(t *testing.T) {
 }
 
 // An end of a stay that has passed, or that is no date, is refused with
-// until named, and changes nothing: the model can ask or call again.
+// until named, as is a then without until, or one that is the zone being
+// set or no place; each changes nothing: the model can ask or call again.
 func TestZoneUntilRefused(t *testing.T) {
 	t.Parallel()
 	h := londonChat(t)
-	for i, until := range []string{"2026-03-01", "sunday", "2028-01-01"} {
-		h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin", "until": until})), openaitest.Text(fmt.Sprint("Not set ", i)))
-		h.tg.SendText(chat, user, "i'm in berlin till "+until)
+	for i, c := range []struct{ until, then, names string }{
+		{"2026-03-01", "", "until"}, {"sunday", "", "until"}, {"2028-01-01", "", "until"},
+		{"", "Lisbon", "then"},                 // then without until
+		{"2026-03-15", "Cologne", "then"},      // the zone being set
+		{"2026-03-15", "Nowhereville", "then"}, // no such place
+	} {
+		args := map[string]any{"timezone": "Europe/Berlin"}
+		if c.until != "" {
+			args["until"] = c.until
+		}
+		if c.then != "" {
+			args["then"] = c.then
+		}
+		h.script(openaitest.Calls(call("z", "set_chat_timezone", args)), openaitest.Text(fmt.Sprint("Not set ", i)))
+		h.tg.SendText(chat, user, "i'm in berlin till "+c.until)
 		botMessage(h, fmt.Sprint("Not set ", i))
 		reqs := h.llm.RequestsFor(agentM)
-		if r := reqs[len(reqs)-1].ToolResults()["z"]; !strings.Contains(r, `"error"`) || !strings.Contains(r, "until") {
-			t.Errorf("until %q: set_chat_timezone = %s", until, r)
+		if r := reqs[len(reqs)-1].ToolResults()["z"]; !strings.Contains(r, `"error"`) || !strings.Contains(r, c.names) {
+			t.Errorf("until %q then %q: set_chat_timezone = %s", c.until, c.then, r)
 		}
 	}
 	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/London" || s.ZoneUntil != nil {
@@ -146,7 +159,7 @@ func TestZoneReturnAfterDowntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	until := time.Date(2026, 3, 15, 23, 0, 0, 0, time.UTC) // Monday 00:00 in Berlin
-	if _, err := h.db.Schedule().SetTimeZoneUntil(ctx, chat, user, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, until); err != nil {
+	if _, err := h.db.Schedule().SetTimeZoneUntil(ctx, chat, user, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, nod.Stay{Until: until}); err != nil {
 		t.Fatal(err)
 	}
 	// Each at its Berlin clock time, as the model set it during the stay.
@@ -195,5 +208,110 @@ func TestZoneReturnAfterDowntime(t *testing.T) {
 		if got := len(medsSent(h)); got != c.want {
 			t.Errorf("%d meds reminders by %s UTC, want %d", got, c.at.Format("Jan 2 15:04"), c.want)
 		}
+	}
+}
+
+// "in berlin till sunday, i live in lisbon", said in a chat that never
+// set a zone: the stay goes to Lisbon at its end, not to nod's default.
+// "i'll stay till tuesday" then moves the end and keeps where it goes; a
+// stay in the zone the chat has, with nowhere else to go, changes
+// nothing and tells the model to give then. Played, the model could
+// only say "I can't set the zone it goes back to".
+func TestZoneStayGoesWhereTheyLive(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)) // Tuesday
+	h.start()
+	say := func(said string, args map[string]any, reply string) telegramtest.Message {
+		t.Helper()
+		h.clf = answer("explicit:" + said)
+		h.script(openaitest.Calls(call("z", "set_chat_timezone", args)), openaitest.Text(reply))
+		h.tg.SendText(chat, user, said)
+		botMessage(h, reply)
+		ms := h.tg.BotMessages(chat)
+		return ms[len(ms)-2]
+	}
+	lastResult := func() string {
+		reqs := h.llm.RequestsFor(agentM)
+		return reqs[len(reqs)-1].ToolResults()["z"]
+	}
+	lastLine := func() string {
+		clf := h.llm.RequestsFor(clfM)
+		return clf[len(clf)-1].LastUser()
+	}
+
+	rcpt := say("in berlin till sunday, i live in lisbon", map[string]any{"timezone": "Europe/Berlin", "until": "2026-03-15", "then": "Lisbon"}, "Berlin till Sunday.")
+	if want := "Until the end of 15 Mar 2026: then back to <b>Europe/Lisbon</b>, on its own."; !strings.Contains(rcpt.Text, want) {
+		t.Errorf("receipt = %q, want %q", rcpt.Text, want)
+	}
+	if want := "set the chat's time zone: UTC → Europe/Berlin until 2026-03-16T00:00, then back to Europe/Lisbon"; !strings.Contains(lastLine(), want) {
+		t.Errorf("the classifier's line:\n%s\nwant %q", lastLine(), want)
+	}
+	if r := lastResult(); !strings.Contains(r, "puts the chat back to Europe/Lisbon") {
+		t.Errorf("set_chat_timezone = %s", r)
+	}
+
+	rcpt = say("actually i'll stay till tuesday", map[string]any{"timezone": "Europe/Berlin", "until": "2026-03-17"}, "Till Tuesday then.")
+	for _, want := range []string{"🕰 Time zone stays <b>Europe/Berlin</b>", "Until the end of 17 Mar 2026: then back to <b>Europe/Lisbon</b>, on its own."} {
+		if !strings.Contains(rcpt.Text, want) {
+			t.Errorf("receipt = %q, want %q", rcpt.Text, want)
+		}
+	}
+	if want := "Europe/Berlin → Europe/Berlin until 2026-03-18T00:00, then back to Europe/Lisbon"; !strings.Contains(lastLine(), want) {
+		t.Errorf("the classifier's line:\n%s\nwant %q", lastLine(), want)
+	}
+	h.tg.SendText(chat, user, "/tz")
+	if m := botMessage(h, "🕰 This chat's time zone is <b>Europe/Berlin</b>"); !strings.Contains(m.Text, "On 18 Mar 2026, 00:00 it goes back to <b>Europe/Lisbon</b>, on its own.") {
+		t.Errorf("/tz during the stay = %q", m.Text)
+	}
+
+	back := func() []telegramtest.Message { return botMessagesStarting(h, "🕰 Back to") }
+	h.clock.Set(time.Date(2026, 3, 15, 23, 0, 30, 0, time.UTC)) // Sunday's end: no longer the stay's
+	h.sweeps(3)
+	if n := len(back()); n != 0 {
+		t.Fatalf("%d returns at Sunday's end, after the stay moved to Tuesday", n)
+	}
+	h.clock.Set(time.Date(2026, 3, 17, 23, 0, 30, 0, time.UTC))
+	h.sweeps(3)
+	s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
+	if bs := back(); err != nil || len(bs) != 1 || !strings.HasPrefix(bs[0].Text, "🕰 Back to <b>Europe/Lisbon</b> time") || s.TimeZone != "Europe/Lisbon" || s.ZoneUntil != nil {
+		t.Fatalf("at Tuesday's end: %d messages, zone %q, until %v (%v); want one, Lisbon, none", len(bs), s.TimeZone, s.ZoneUntil, err)
+	}
+
+	say("back in berlin till friday", map[string]any{"timezone": "Europe/Lisbon", "until": "2026-03-20"}, "Which zone?")
+	if r := lastResult(); !strings.Contains(r, "Skipped: the chat's time zone is already Europe/Lisbon") || !strings.Contains(r, "Give then") {
+		t.Errorf("a stay with nowhere to go: set_chat_timezone = %s", r)
+	}
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Lisbon" || s.ZoneUntil != nil {
+		t.Errorf("a skipped stay left zone %q until %v", s.TimeZone, s.ZoneUntil)
+	}
+}
+
+// A stay the model inferred waits for a tap, and its offer says how
+// long and where the chat goes then, as the receipt after the tap does;
+// the tap sets both.
+func TestProposedStaySaysItsEnd(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+	h.start()
+	const said = "flying to berlin for the week, home is lisbon"
+	h.clf = answer("needs:" + said)
+	h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin", "until": "2026-03-15", "then": "Europe/Lisbon"})),
+		openaitest.Text("Tap to switch to Berlin for the week."))
+	h.tg.SendText(chat, user, said)
+	offer := botMessage(h, "🕰 Set this chat's time zone to")
+	if want := "<b>Europe/Berlin</b> until the end of 15 Mar 2026, then back to <b>Europe/Lisbon</b>?"; !strings.Contains(offer.Text, want) {
+		t.Errorf("offer = %q, want %q", offer.Text, want)
+	}
+	h.tap(chat, user, offer.ID, "✓ Europe/Berlin")
+	h.tg.Wait("the offer to become a receipt", func() bool {
+		m, _ := h.tg.Message(chat, offer.ID)
+		return strings.Contains(m.Text, "then back to <b>Europe/Lisbon</b>, on its own.")
+	})
+	s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
+	if err != nil || s.TimeZone != "Europe/Berlin" || s.ZoneUntil == nil || s.ZoneBack != "Europe/Lisbon" {
+		t.Errorf("after the tap: zone %q until %v back to %q (%v)", s.TimeZone, s.ZoneUntil, s.ZoneBack, err)
 	}
 }
