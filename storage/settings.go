@@ -36,11 +36,12 @@ const (
 		EXISTS (SELECT 1 FROM pending_deletions d WHERE d.chat_id = c.chat_id AND d.user_id = $2 AND d.expires_at > 0),
 		EXISTS (SELECT 1 FROM forget_requests f WHERE f.user_id = $2 AND f.chat_id = c.chat_id),
 		COALESCE(s.tz, ''), COALESCE(s.daily_at, ''), COALESCE(s.daily_quiet, 0), s.zone_asked,
-		(SELECT z.back_due FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.chat_id = c.chat_id ORDER BY z.back_due LIMIT 1),
-		COALESCE((SELECT COALESCE(z.back_tz, z.before_tz) FROM zone_changes z WHERE z.back_due IS NOT NULL AND z.chat_id = c.chat_id ORDER BY z.back_due LIMIT 1), '')`
+		z.back_due, COALESCE(z.back_tz, z.before_tz, '')`
+	// The chat's stay, if one is set: the return due first.
 	settingsFrom = `
 		FROM (SELECT CAST($1 AS BIGINT) AS chat_id) c LEFT JOIN chat_settings s ON s.chat_id = c.chat_id
-		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2`
+		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2
+		LEFT JOIN zone_changes z ON z.id = (SELECT id FROM zone_changes WHERE back_due IS NOT NULL AND chat_id = c.chat_id ORDER BY back_due LIMIT 1)`
 	settingsSQL = settingsColumns + settingsFrom
 	// pressSettingsSQL adds how many buttons message $3 was recorded
 	// with, and how many of them carry data $4 (ButtonSentWith).
