@@ -189,12 +189,13 @@ type taskJSON struct {
 	EstimateMinutes *int         `json:"estimate_minutes"`
 	DueDate         *string      `json:"due_date"`
 	RemindAt        *string      `json:"remind_at"`
-	ReminderSent    bool         `json:"reminder_sent,omitempty"`   // the reminder went out: its time passed while the task was open
-	ReminderSilent  bool         `json:"reminder_silent,omitempty"` // the task is closed: its reminder goes off only if it is reopened first
-	ReminderClock   string       `json:"reminder_clock,omitempty"`  // remind_at as given in another place's clock, which keeps it there when the chat's zone changes
-	Repeat          *string      `json:"repeat"`                    // the reminder's RRULE, or null
-	RepeatTime      string       `json:"repeat_time,omitempty"`     // the time of day the rule repeats at, HH:MM
-	RepeatZone      string       `json:"repeat_zone,omitempty"`     // the place whose clock the rule keeps; absent: the chat's
+	ReminderSent    bool         `json:"reminder_sent,omitempty"`       // the reminder went out: its time passed while the task was open
+	ReminderSilent  bool         `json:"reminder_silent,omitempty"`     // the task is closed: its reminder goes off only if it is reopened first
+	ReminderClock   string       `json:"reminder_clock,omitempty"`      // remind_at as given in another place's clock, which keeps it there when the chat's zone changes
+	ReminderAfter   string       `json:"reminder_after_stay,omitempty"` // the reminder once the chat's stay has ended before it (turn.afterStay)
+	Repeat          *string      `json:"repeat"`                        // the reminder's RRULE, or null
+	RepeatTime      string       `json:"repeat_time,omitempty"`         // the time of day the rule repeats at, HH:MM
+	RepeatZone      string       `json:"repeat_zone,omitempty"`         // the place whose clock the rule keeps; absent: the chat's
 	Labels          []string     `json:"labels"`
 	Checklist       []itemJSON   `json:"checklist"`
 	CreatedAt       *string      `json:"created_at"`           // in the chat's zone: tells tasks of one title apart ("the older one")

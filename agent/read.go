@@ -27,6 +27,7 @@ func (t *turn) read(ctx context.Context, tool Tool, a tools.Args) (string, error
 			return "", err
 		}
 		j := toJSON(task, t.zone, t.a.now())
+		j.ReminderAfter = t.afterStay(task)
 		done, err := t.a.tasks.DoneTimes(ctx, t.req.ChatID, task, t.a.now().Add(-doneLately))
 		if err != nil {
 			return "", err

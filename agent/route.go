@@ -255,7 +255,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 		}
 	}
 	j := toJSON(last, t.zone, t.a.now())
-	j.Notes = notes
+	j.Notes, j.ReminderAfter = notes, t.afterStay(last)
 	return string(tools.MustJSON(j))
 }
 

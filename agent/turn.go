@@ -59,7 +59,7 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	t.mode = settings.Effective(t.started)
 	t.zone = settings.Zone(a.opts.TimeZone)
 	if settings.ZoneUntil != nil {
-		t.stayBack = zoneName(settings.ZoneBack, a.opts.TimeZone)
+		t.stayBack, t.stayUntil = zoneName(settings.ZoneBack, a.opts.TimeZone), *settings.ZoneUntil
 	}
 	t.askZone = settings.TimeZone == "" && settings.ZoneAsked == nil && a.zones != nil
 	op, err := a.conv.Opening(ctx, nod.OpeningRequest{Topic: req.Topic, Window: a.opts.History, Today: t.started.In(t.zone).Format(nod.DateLayout),
@@ -472,8 +472,10 @@ type turn struct {
 	wall    time.Time // for the log line's duration
 	mode    nod.Mode
 	zone    *time.Location // the chat's: what today and a reminder's time mean
-	// stayBack is where the chat goes when its stay ends; "": no stay.
-	stayBack string
+	// stayBack is where the chat goes when its stay ends, at stayUntil;
+	// "": no stay.
+	stayBack  string
+	stayUntil time.Time
 	// askZone is set while the chat has no zone and the agent was never
 	// told to ask where the person is (see zoneNote).
 	askZone bool

@@ -218,6 +218,10 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 	zc.City = p.city
 	t.zoneChange, t.zoneQuote = &zc, v.Quote
 	t.zone = p.zone
+	t.stayBack, t.stayUntil = "", p.stay.Until // any zone change ends the stay before it
+	if !p.stay.Until.IsZero() {
+		t.stayBack = zc.BackFrom(zc.Before)
+	}
 	res := zoneResult{Timezone: zc.After, Previous: zc.Before, Now: todayLine(t.a.now(), p.zone), Kept: movedJSON(zc.Moved, p.zone)}
 	if p.city != nil {
 		res.City = p.city.Label("en", true)
@@ -256,6 +260,25 @@ func movedJSON(rs []nod.MovedReminder, zone *time.Location) []movedTask {
 		out = append(out, movedTask{TaskID: r.TaskID, Title: r.Title, RemindAt: r.At.In(zone).Format(time.RFC3339)})
 	}
 	return out
+}
+
+// afterStay says when task's reminder goes off if the chat's stay ends
+// before it: a reminder in the chat's own clock keeps its clock time in
+// the zone the stay goes back to, so "Monday at 9", set in Berlin till
+// Sunday, is 9 at home, not the +01:00 remind_at reads in now. "" for
+// any other reminder.
+func (t *turn) afterStay(task nod.Task) string {
+	if t.stayBack == "" || task.RemindAt == nil || task.RemindClock != nil || task.RemindAt.Before(t.stayUntil) {
+		return ""
+	}
+	back, err := nod.LoadZone(t.stayBack)
+	if err != nil {
+		return ""
+	}
+	l := task.RemindAt.In(t.zone)
+	at := time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), 0, 0, back)
+	return fmt.Sprintf("the chat goes back to %s at %s, before this reminder, which keeps its clock time: it goes off at %s (%s time)",
+		back, zoned(t.stayUntil, t.zone), zoned(at, back), back)
 }
 
 // reading is the zone the person's dates and times are read in: the one

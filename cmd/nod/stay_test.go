@@ -88,7 +88,7 @@ func TestZoneForAWhile(t *testing.T) {
 			if len(bs) != 1 || settings.TimeZone != "Europe/London" || settings.ZoneUntil != nil {
 				t.Fatalf("at Sunday's end: %d messages, zone %q, until %v; want one, London, none", len(bs), settings.TimeZone, settings.ZoneUntil)
 			}
-			if want := "🕰 Back to <b>Europe/London</b> time, as set when the chat went to Europe/Berlin.\n⏰ Your reminder stays at its local time, now Europe/London time: “Take meds”"; !strings.HasPrefix(bs[0].Text, want) {
+			if want := "🕰 Back to <b>Europe/London</b> time: the stay on Europe/Berlin time is over.\n⏰ Your reminder stays at its local time, now Europe/London time: “Take meds”"; !strings.HasPrefix(bs[0].Text, want) {
 				t.Errorf("the return = %q, want %q…", bs[0].Text, want)
 			}
 			// Sunday's meds went out in Berlin; Monday's come at 08:00 in London.
@@ -222,6 +222,7 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 	h := newHarness(t)
 	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
 	h.clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC)) // Tuesday
+	h.seed(chat, nod.Task{ID: "LL", Title: "Call the landlord"})
 	h.start()
 	say := func(said string, args map[string]any, reply string) telegramtest.Message {
 		t.Helper()
@@ -266,6 +267,18 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 		t.Errorf("/tz during the stay = %q", m.Text)
 	}
 
+	// Wednesday at 9, set in Berlin's clock, is 9 in Lisbon: the model
+	// is told so beside remind_at's +01:00.
+	const said = "remind me wednesday at 9 to call the landlord"
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "LL", "remind_at": "2026-03-18T09:00"})), openaitest.Text("Wednesday at 9."))
+	h.tg.SendText(chat, user, said)
+	botMessage(h, "Wednesday at 9.")
+	reqs := h.llm.RequestsFor(agentM)
+	if r, want := reqs[len(reqs)-1].ToolResults()["r"], `"reminder_after_stay":"the chat goes back to Europe/Lisbon at 2026-03-18T00:00:00+01:00, before this reminder, which keeps its clock time: it goes off at 2026-03-18T09:00:00+00:00 (Europe/Lisbon time)"`; !strings.Contains(r, want) {
+		t.Errorf("set_task_reminder = %s\nwant %s", r, want)
+	}
+
 	back := func() []telegramtest.Message { return botMessagesStarting(h, "🕰 Back to") }
 	h.clock.Set(time.Date(2026, 3, 15, 23, 0, 30, 0, time.UTC)) // Sunday's end: no longer the stay's
 	h.sweeps(3)
@@ -277,6 +290,16 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 	s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
 	if bs := back(); err != nil || len(bs) != 1 || !strings.HasPrefix(bs[0].Text, "🕰 Back to <b>Europe/Lisbon</b> time") || s.TimeZone != "Europe/Lisbon" || s.ZoneUntil != nil {
 		t.Fatalf("at Tuesday's end: %d messages, zone %q, until %v (%v); want one, Lisbon, none", len(bs), s.TimeZone, s.ZoneUntil, err)
+	}
+	for _, c := range []struct {
+		at   time.Time
+		want int
+	}{{time.Date(2026, 3, 18, 8, 0, 30, 0, time.UTC), 0}, {time.Date(2026, 3, 18, 9, 0, 30, 0, time.UTC), 1}} {
+		h.clock.Set(c.at)
+		h.sweeps(3)
+		if got := len(botMessagesStarting(h, "⏰ <b>Call the landlord</b>")); got != c.want {
+			t.Errorf("%d landlord reminders by %s UTC, want %d", got, c.at.Format("Jan 2 15:04"), c.want)
+		}
 	}
 
 	say("back in berlin till friday", map[string]any{"timezone": "Europe/Lisbon", "until": "2026-03-20"}, "Which zone?")
