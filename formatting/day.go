@@ -160,7 +160,7 @@ func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.
 	dv.tellStay(&z, stay)
 	dv.tellMoved(&z, after, moved, now)
 	m := dv.l.Text(tzReceipt.With(z))
-	if before != after { // a zone that stays has nothing to undo
+	if before != after || !stay.Until.IsZero() { // a zone that stays has nothing to undo, unless its stay changed
 		m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
 	}
 	return m
@@ -196,10 +196,12 @@ func (dv Day) TimeZoneBack(before, after string, moved []nod.MovedReminder, now 
 }
 
 // TimeZoneUndone reports a zone change undone: the chat is back in zone
-// before, and the reminders the undo moved to keep their clock times, as
-// seen at now. who names the person in a group, "" in a private chat.
-func (dv Day) TimeZoneUndone(before string, moved []nod.MovedReminder, now time.Time, who string) Message {
+// before, in the stay it was in if the change had ended one, and the
+// reminders the undo moved to keep their clock times, as seen at now.
+// who names the person in a group, "" in a private chat.
+func (dv Day) TimeZoneUndone(before string, moved []nod.MovedReminder, now time.Time, who string, stay nod.Stay) Message {
 	z := zoneChange{Before: before, After: before, Who: who}
+	dv.tellStay(&z, stay)
 	dv.tellMoved(&z, before, moved, now)
 	return dv.l.Text(tzUndone.With(z))
 }

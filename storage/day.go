@@ -44,8 +44,8 @@ func (db *Schedule) SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, use
 			return err
 		}
 		zc.Before, zc.After, zc.Moved = set.before, set.after, set.reminders()
-		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved, back_at, back_due, back_tz) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8,$9)`,
-			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record(), nullMicros(orNil(stay.Until)), nullString(stay.Back))
+		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved, back_at, back_due, back_tz, ended_stay) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8,$9,$10)`,
+			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record(), nullMicros(orNil(stay.Until)), nullString(stay.Back), set.ended)
 		if err != nil {
 			return fmt.Errorf("record time zone change: %w", err)
 		}
@@ -77,9 +77,10 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 		var (
 			undone        sql.NullInt64
 			status, moved string
+			ended         sql.NullString
 		)
-		err := tx.QueryRowContext(ctx, `SELECT user_id, before_tz, after_tz, undone_at, status, moved FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
-			Scan(&zc.UserID, &zc.Before, &zc.After, &undone, &status, &moved)
+		err := tx.QueryRowContext(ctx, `SELECT user_id, before_tz, after_tz, undone_at, status, moved, ended_stay FROM zone_changes WHERE id = $1 AND chat_id = $2`, id, chatID).
+			Scan(&zc.UserID, &zc.Before, &zc.After, &undone, &status, &moved, &ended)
 		switch {
 		case noRows(err):
 			return fmt.Errorf("time zone change %s: %w", id, nod.ErrNotFound)
@@ -106,10 +107,35 @@ func (db *Schedule) UndoZone(ctx context.Context, chatID nod.ChatID, userID nod.
 			return err
 		}
 		zc.Moved = set.reminders()
+		if ended.Valid {
+			if zc.Stay, err = resumeStay(ctx, tx, chatID, ended.String, db.now()); err != nil {
+				return err
+			}
+		}
 		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET undone_at = $1 WHERE id = $2`, micros(db.now()), id)
 		return err
 	})
 	return zc, err
+}
+
+// resumeStay sets again the stay of change id, which an undone change
+// had ended, if its end is still ahead: the chat is again in the stay
+// it was in, with its end and where it goes then. A zero Stay when it
+// is not.
+func resumeStay(ctx context.Context, tx conn, chatID nod.ChatID, id string, now time.Time) (nod.Stay, error) {
+	var (
+		at   int64
+		back string
+	)
+	err := tx.QueryRowContext(ctx, `UPDATE zone_changes SET back_due = back_at WHERE id = $1 AND chat_id = $2 AND back_at > $3 AND undone_at IS NULL
+		RETURNING back_at, COALESCE(back_tz, before_tz)`, id, chatID, micros(now)).Scan(&at, &back)
+	switch {
+	case noRows(err):
+		return nod.Stay{}, nil
+	case err != nil:
+		return nod.Stay{}, fmt.Errorf("resume the stay: %w", err)
+	}
+	return nod.Stay{Until: fromMicros(at), Back: back}, nil
 }
 
 // ProposeZone records a zone change the agent inferred, to wait for the
@@ -224,8 +250,8 @@ func (db *Schedule) DecideZone(ctx context.Context, chatID nod.ChatID, userID no
 		// The person who tapped may undo it; before is the zone as it was
 		// when they did, and the zone it goes back to, if it was set for a
 		// while.
-		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3, moved = $4, back_due = back_at WHERE id = $5`,
-			userID, zc.Before, micros(db.now()), set.record(), id)
+		_, err = tx.ExecContext(ctx, `UPDATE zone_changes SET status = 'applied', user_id = $1, before_tz = $2, created_at = $3, moved = $4, back_due = back_at, ended_stay = $5 WHERE id = $6`,
+			userID, zc.Before, micros(db.now()), set.record(), set.ended, id)
 		return err
 	})
 	return zc, err
@@ -268,11 +294,13 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 	now := db.now()
 	// Any zone change ends a stay set for a while: the chat is where this
 	// one puts it.
-	if _, err := tx.ExecContext(ctx, `UPDATE zone_changes SET back_due = NULL WHERE back_due IS NOT NULL AND chat_id = $1`, chatID); err != nil {
+	var ended sql.NullString
+	err := tx.QueryRowContext(ctx, `UPDATE zone_changes SET back_due = NULL WHERE back_due IS NOT NULL AND chat_id = $1 RETURNING id`, chatID).Scan(&ended)
+	if err != nil && !noRows(err) {
 		return zoneSet{}, fmt.Errorf("set time zone: %w", err)
 	}
 	var prev, daily string
-	err := tx.QueryRowContext(ctx, `SELECT tz, daily_at FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&prev, &daily)
+	err = tx.QueryRowContext(ctx, `SELECT tz, daily_at FROM chat_settings WHERE chat_id = $1`, chatID).Scan(&prev, &daily)
 	if err != nil && !noRows(err) {
 		return zoneSet{}, fmt.Errorf("set time zone: %w", err)
 	}
@@ -300,7 +328,7 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 	}
 	args, _ := json.Marshal(map[string]any{"timezone": zone, "before": prev, "reminders": len(moved)})
 	err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
-	return zoneSet{before: prev, after: zone, moved: moved}, err
+	return zoneSet{before: prev, after: zone, moved: moved, ended: ended}, err
 }
 
 // KeepLocal records, on a zone change that waits for the person's tap,
@@ -368,6 +396,7 @@ func keptReminders(kept string) map[nod.TaskID][]int64 {
 type zoneSet struct {
 	before, after string
 	moved         []move
+	ended         sql.NullString // the stay the change ended, if one was set: its Undo sets it again
 }
 
 // move is a reminder a zone change moved: its task, and the moment it

@@ -193,8 +193,9 @@ func TestExportIsOneRead(t *testing.T) {
 // walked does not grow with the chat (read whole, these 5,000 tasks take
 // some 3.5 MB; cmd/nod exports 10,000 end to end).
 func TestExportStreams(t *testing.T) {
-	// Not parallel: it reads the heap, which other tests would grow.
-	forEachDialect(t, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
+	// Not parallel, nor its backends: it reads the heap, which other
+	// tests would grow.
+	eachDialect(t, false, func(t *testing.T, db *storage.DB, _ *fixtures.Clock) {
 		ctx := t.Context()
 		const n = 5_000
 		tasks := make([]nod.Task, n)

@@ -25,11 +25,20 @@ const chat = 100
 
 var executed = nod.AuditEntry{Outcome: nod.OutcomeExecuted}
 
-// forEachDialect runs fn against a fresh database of every backend.
+// forEachDialect runs fn against a fresh database of every backend, the
+// backends at once.
 func forEachDialect(t *testing.T, fn func(t *testing.T, db *storage.DB, clock *fixtures.Clock)) {
+	eachDialect(t, true, fn)
+}
+
+// eachDialect is forEachDialect, the backends one after another unless
+// parallel: a test that reads the heap must not see the other's.
+func eachDialect(t *testing.T, parallel bool, fn func(t *testing.T, db *storage.DB, clock *fixtures.Clock)) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			t.Parallel()
+			if parallel {
+				t.Parallel()
+			}
 			clock := fixtures.NewClock(fixtures.DefaultNow)
 			fn(t, storagetest.Open(t, d, clock.Now), clock)
 		})

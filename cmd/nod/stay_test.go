@@ -338,3 +338,55 @@ func TestProposedStaySaysItsEnd(t *testing.T) {
 		t.Errorf("after the tap: zone %q until %v back to %q (%v)", s.TimeZone, s.ZoneUntil, s.ZoneBack, err)
 	}
 }
+
+// An Undo puts back the stay its change ended: "till tuesday" undone is
+// till Sunday again, and so is a /tz Paris undone; Sunday's end then
+// goes back to London. Played, the receipt of a stay moved in the same
+// zone had no Undo at all.
+func TestZoneUndoPutsTheStayBack(t *testing.T) {
+	t.Parallel()
+	h := londonChat(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.stop()
+	h.start()
+	stay := func(said, until string) telegramtest.Message {
+		t.Helper()
+		h.clf = answer("explicit:" + said)
+		h.script(openaitest.Calls(call("z", "set_chat_timezone", map[string]any{"timezone": "Europe/Berlin", "until": until})), openaitest.Text("Until "+until+"."))
+		h.tg.SendText(chat, user, said)
+		botMessage(h, "Until "+until+".")
+		ms := h.tg.BotMessages(chat)
+		return ms[len(ms)-2]
+	}
+	ends := func(when string) {
+		t.Helper()
+		s, err := h.db.Settings().ChatSettings(t.Context(), chat, user)
+		if err != nil || s.TimeZone != "Europe/Berlin" || s.ZoneUntil == nil || s.ZoneUntil.Format(time.DateOnly) != when || s.ZoneBack != "Europe/London" {
+			t.Errorf("zone %q until %v back to %q (%v); want Berlin until %s, then London", s.TimeZone, s.ZoneUntil, s.ZoneBack, err, when)
+		}
+	}
+	stay("in berlin till sunday", "2026-03-15")
+	moved := stay("actually till tuesday", "2026-03-17")
+	ends("2026-03-17")
+	h.tap(chat, user, moved.ID, "↩️ Undo")
+	h.tg.Wait("the receipt to say it is undone", func() bool {
+		m, _ := h.tg.Message(chat, moved.ID)
+		return strings.Contains(m.Text, "Until the end of 15 Mar 2026, as before: then back to <b>Europe/London</b>, on its own.")
+	})
+	ends("2026-03-15")
+
+	h.tg.SendText(chat, user, "/tz Europe/Paris")
+	paris := botMessage(h, "🕰 Time zone: Europe/Berlin → <b>Europe/Paris</b>")
+	h.tap(chat, user, paris.ID, "↩️ Undo")
+	h.tg.Wait("/tz Paris undone", func() bool {
+		m, _ := h.tg.Message(chat, paris.ID)
+		return strings.HasPrefix(m.Text, "↩️ Time zone back to <b>Europe/Berlin</b>.\nUntil the end of 15 Mar 2026, as before")
+	})
+	ends("2026-03-15")
+
+	h.clock.Set(time.Date(2026, 3, 15, 23, 0, 30, 0, time.UTC))
+	h.sweeps(3)
+	if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/London" || len(botMessagesStarting(h, "🕰 Back to <b>Europe/London</b>")) != 1 {
+		t.Errorf("at Sunday's end the zone is %q", s.TimeZone)
+	}
+}
