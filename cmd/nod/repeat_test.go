@@ -526,8 +526,11 @@ func TestOneTimeInAnotherClockDoesNotStick(t *testing.T) {
 // medsSent lists the chat's reminders of "Take meds", whatever became of
 // their buttons since.
 func medsSent(h *harness) []telegramtest.Message {
-	return botMessagesStarting(h, "⏰ <b>Take meds</b>")
+	return botMessagesStarting(h, medsPrefix)
 }
+
+// medsPrefix starts a reminder of "Take meds".
+const medsPrefix = "⏰ <b>Take meds</b>"
 
 // A daily 08:00 moved to 07:30 from now on, and then only the next
 // time's move undone: the model reads that the rule repeats at 07:30

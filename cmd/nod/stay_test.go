@@ -93,16 +93,8 @@ func TestZoneForAWhile(t *testing.T) {
 			}
 			// Sunday's meds went out in Berlin; Monday's come at 08:00 in London.
 			n := len(medsSent(h))
-			for _, c := range []struct {
-				at   time.Time
-				want int
-			}{{time.Date(2026, 3, 16, 7, 0, 30, 0, time.UTC), n}, {time.Date(2026, 3, 16, 8, 0, 30, 0, time.UTC), n + 1}} {
-				h.clock.Set(c.at)
-				h.sweeps(3)
-				if got := len(medsSent(h)); got != c.want {
-					t.Errorf("%d meds reminders by %s UTC, want %d", got, c.at.Format("Jan 2 15:04"), c.want)
-				}
-			}
+			h.sentBy(medsPrefix, time.Date(2026, 3, 16, 7, 0, 30, 0, time.UTC), n)
+			h.sentBy(medsPrefix, time.Date(2026, 3, 16, 8, 0, 30, 0, time.UTC), n+1)
 			h.tap(chat, user, bs[0].ID, "↩️ Undo")
 			if s, _ := h.db.Settings().ChatSettings(t.Context(), chat, user); s.TimeZone != "Europe/Berlin" {
 				t.Errorf("the return's Undo left the zone %q, want Berlin", s.TimeZone)
@@ -199,15 +191,18 @@ func TestZoneReturnAfterDowntime(t *testing.T) {
 		t.Errorf("“Water plants” is at %v, want 09:00 in London", at)
 	}
 	// Tuesday's meds at 08:00 in London, not 07:00.
-	for _, c := range []struct {
-		at   time.Time
-		want int
-	}{{time.Date(2026, 3, 17, 7, 0, 30, 0, time.UTC), 1}, {time.Date(2026, 3, 17, 8, 0, 30, 0, time.UTC), 2}} {
-		h.clock.Set(c.at)
-		h.sweeps(3)
-		if got := len(medsSent(h)); got != c.want {
-			t.Errorf("%d meds reminders by %s UTC, want %d", got, c.at.Format("Jan 2 15:04"), c.want)
-		}
+	h.sentBy(medsPrefix, time.Date(2026, 3, 17, 7, 0, 30, 0, time.UTC), 1)
+	h.sentBy(medsPrefix, time.Date(2026, 3, 17, 8, 0, 30, 0, time.UTC), 2)
+}
+
+// sentBy moves nod's clock to at, lets the sweep run, and checks that
+// want of nod's messages start with prefix by then.
+func (h *harness) sentBy(prefix string, at time.Time, want int) {
+	h.t.Helper()
+	h.clock.Set(at)
+	h.sweeps(3)
+	if got := len(botMessagesStarting(h, prefix)); got != want {
+		h.t.Errorf("%d messages %q by %s UTC, want %d", got, prefix, at.Format("Jan 2 15:04"), want)
 	}
 }
 
@@ -291,16 +286,8 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 	if bs := back(); err != nil || len(bs) != 1 || !strings.HasPrefix(bs[0].Text, "🕰 Back to <b>Europe/Lisbon</b> time") || s.TimeZone != "Europe/Lisbon" || s.ZoneUntil != nil {
 		t.Fatalf("at Tuesday's end: %d messages, zone %q, until %v (%v); want one, Lisbon, none", len(bs), s.TimeZone, s.ZoneUntil, err)
 	}
-	for _, c := range []struct {
-		at   time.Time
-		want int
-	}{{time.Date(2026, 3, 18, 8, 0, 30, 0, time.UTC), 0}, {time.Date(2026, 3, 18, 9, 0, 30, 0, time.UTC), 1}} {
-		h.clock.Set(c.at)
-		h.sweeps(3)
-		if got := len(botMessagesStarting(h, "⏰ <b>Call the landlord</b>")); got != c.want {
-			t.Errorf("%d landlord reminders by %s UTC, want %d", got, c.at.Format("Jan 2 15:04"), c.want)
-		}
-	}
+	h.sentBy("⏰ <b>Call the landlord</b>", time.Date(2026, 3, 18, 8, 0, 30, 0, time.UTC), 0)
+	h.sentBy("⏰ <b>Call the landlord</b>", time.Date(2026, 3, 18, 9, 0, 30, 0, time.UTC), 1)
 
 	say("back in berlin till friday", map[string]any{"timezone": "Europe/Lisbon", "until": "2026-03-20"}, "Which zone?")
 	if r := lastResult(); !strings.Contains(r, "Skipped: the chat's time zone is already Europe/Lisbon") || !strings.Contains(r, "Give then") {
