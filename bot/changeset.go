@@ -230,6 +230,11 @@ func (b *Bot) showChangeSet(ctx context.Context, loc *formatting.Locale, set nod
 		return
 	}
 	b.delivered(ctx, set.ChatID, nod.OwedSet, string(set.ID))
+	// A decision or an undo made while the message was on its way found
+	// no message to edit (redraw): it is drawn again as the set is now.
+	if now, err := b.sets.ChangeSet(ctx, set.ChatID, set.ID); err == nil && !sameDecisions(set, now) {
+		b.refresh(ctx, loc, now, 0, id, nil)
+	}
 }
 
 // view gathers what the change-set message shows beside the set itself.
