@@ -622,7 +622,7 @@ func (t *turn) decide(ctx context.Context, props []*proposal) []confidence.Verdi
 	}
 	actions := make([]confidence.Action, len(props))
 	for i, p := range props {
-		summary := classifierSummary(p, said.String(), t.zone)
+		summary := classifierSummary(p, said.String(), t.zone) + t.homeLine(p)
 		if p.answer != nil {
 			summary = p.answer.summary()
 		}

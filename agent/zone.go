@@ -268,17 +268,47 @@ func movedJSON(rs []nod.MovedReminder, zone *time.Location) []movedTask {
 // Sunday, is 9 at home, not the +01:00 remind_at reads in now. "" for
 // any other reminder.
 func (t *turn) afterStay(task nod.Task) string {
-	if t.stayBack == "" || task.RemindAt == nil || task.RemindClock != nil || task.RemindAt.Before(t.stayUntil) {
+	if task.RemindAt == nil || task.RemindClock != nil {
 		return ""
+	}
+	at, back, ok := t.atHome(*task.RemindAt)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("the chat goes back to %s at %s, before this reminder, which keeps its clock time: it goes off at %s (%s time)",
+		back, zoned(t.stayUntil, t.zone), zoned(at, back), back)
+}
+
+// atHome is when a moment of the chat's clock at or after its stay's
+// end goes off once the stay has gone back: the same clock time in the
+// zone it goes back to. false without a stay, or before its end.
+func (t *turn) atHome(at time.Time) (time.Time, *time.Location, bool) {
+	if t.stayBack == "" || at.Before(t.stayUntil) {
+		return time.Time{}, nil, false
 	}
 	back, err := nod.LoadZone(t.stayBack)
 	if err != nil {
-		return ""
+		return time.Time{}, nil, false
 	}
-	l := task.RemindAt.In(t.zone)
-	at := time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), 0, 0, back)
-	return fmt.Sprintf("the chat goes back to %s at %s, before this reminder, which keeps its clock time: it goes off at %s (%s time)",
-		back, zoned(t.stayUntil, t.zone), zoned(at, back), back)
+	l := at.In(t.zone)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), 0, 0, back), back, true
+}
+
+// homeLine adds to a reminder's line for the classifier when it goes
+// off after the chat's stay has gone back: "(Europe/Berlin)" alone read
+// as 9 in Berlin for a Monday the person is home in Lisbon.
+func (t *turn) homeLine(p *proposal) string {
+	for _, pc := range p.changes {
+		if pc.c.Field() != nod.FieldReminder {
+			continue
+		}
+		if at, clock, err := nod.ParseReminderValue(pc.target); err == nil && clock == nil {
+			if home, back, ok := t.atHome(at); ok {
+				return fmt.Sprintf("; the chat's stay ends before it, back to %s, where it goes off at %s", back, home.Format("2006-01-02T15:04"))
+			}
+		}
+	}
+	return ""
 }
 
 // reading is the zone the person's dates and times are read in: the one

@@ -269,6 +269,9 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 	if r, want := reqs[len(reqs)-1].ToolResults()["r"], `"reminder_after_stay":"the chat goes back to Europe/Lisbon at 2026-03-18T00:00:00+01:00, before this reminder, which keeps its clock time: it goes off at 2026-03-18T09:00:00+00:00 (Europe/Lisbon time)"`; !strings.Contains(r, want) {
 		t.Errorf("set_task_reminder = %s\nwant %s", r, want)
 	}
+	if want := "(Europe/Berlin); the chat's stay ends before it, back to Europe/Lisbon, where it goes off at 2026-03-18T09:00"; !strings.Contains(lastLine(), want) {
+		t.Errorf("the classifier's line:\n%s\nwant %q", lastLine(), want)
+	}
 
 	back := func() []telegramtest.Message { return botMessagesStarting(h, "🕰 Back to") }
 	h.sentBy("🕰 Back to", time.Date(2026, 3, 15, 23, 0, 30, 0, time.UTC), 0) // Sunday's end: no longer the stay's
