@@ -27,7 +27,7 @@ func (t *turn) prepareZone(start time.Time, tool Tool, a tools.Args) (*proposal,
 		if zone, city, err = t.resolveZone(name); err == nil {
 			var stay nod.Stay
 			if stay, err = t.readStay(a, zone); err == nil {
-				if out := t.sameZone(zone, &stay); out != "" {
+				if out := t.unchanged(zone, stay); out != "" {
 					t.record(start, tool.Name, a.JSON(), nod.OutcomeBlocked, out)
 					return nil, out
 				}
@@ -39,36 +39,41 @@ func (t *turn) prepareZone(start time.Time, tool Tool, a tools.Args) (*proposal,
 	return nil, errorJSON(err)
 }
 
-// sameZone is why a call that sets the chat's zone as it is changes
+// unchanged is why a call that sets the chat's zone as it is changes
 // nothing ("" when it does): one without until, or one whose stay has
-// nowhere to go. A stay in the zone the chat is staying in already
-// ("till Tuesday, not Sunday") moves its end and goes where it went.
-func (t *turn) sameZone(zone *time.Location, stay *nod.Stay) string {
-	if zone.String() != t.zone.String() {
-		return ""
-	}
+// nowhere to go.
+func (t *turn) unchanged(zone *time.Location, stay nod.Stay) string {
 	switch {
+	case zone.String() != t.zone.String():
+		return ""
 	case stay.Until.IsZero():
 		return fmt.Sprintf("Skipped: the chat's time zone is already %s.", zone)
-	case stay.Back == "" && t.stayBack == "":
-		return fmt.Sprintf("Skipped: the chat's time zone is already %s, and until alone would go back to it. Give then: the zone the chat goes to at until (where the user lives).", zone)
 	case stay.Back == "":
-		stay.Back = t.stayBack
+		return fmt.Sprintf("Skipped: the chat's time zone is already %s, and until alone would go back to it. Give then: the zone the chat goes to at until (where the user lives).", zone)
 	}
 	return ""
 }
 
 // readStay reads set_chat_timezone's until and then: when the chat
 // leaves zone, and for where (then, a zone or a city; "": the zone it
-// has now). then without until is an error, as is then naming zone.
+// has now). then without until is an error, as is then naming zone. A
+// stay in the zone the chat is staying in already ("till Tuesday, not
+// Sunday") moves its end and goes where it went.
 func (t *turn) readStay(a tools.Args, zone *time.Location) (nod.Stay, error) {
 	until, err := t.readUntil(a, zone)
 	if err != nil {
 		return nod.Stay{}, err
 	}
 	then, _, err := a.Str("then", false)
-	if err != nil || strings.TrimSpace(then) == "" {
-		return nod.Stay{Until: until}, err
+	if err != nil {
+		return nod.Stay{}, err
+	}
+	if strings.TrimSpace(then) == "" {
+		stay := nod.Stay{Until: until}
+		if !until.IsZero() && zone.String() == t.zone.String() {
+			stay.Back = t.stayBack
+		}
+		return stay, nil
 	}
 	if until.IsZero() {
 		return nod.Stay{}, a.Errorf("then", "needs until: when the chat goes to %s", then)

@@ -44,7 +44,7 @@ func sqlValue(f nod.Field, v string) (any, error) {
 		}
 		return sql.NullInt64{Int64: n, Valid: true}, nil
 	case nod.FieldDue:
-		return sql.NullString{String: v, Valid: v != ""}, nil
+		return nullString(v), nil
 	case nod.FieldReminder:
 		if v == "" {
 			return sql.NullInt64{}, nil
@@ -311,9 +311,8 @@ func taskRow(t nod.Task) ([]any, error) {
 	if t.EstimateMinutes != nil {
 		est = sql.NullInt64{Int64: int64(*t.EstimateMinutes), Valid: true}
 	}
-	due := sql.NullString{String: t.DueDate, Valid: t.DueDate != ""}
 	clock, zone := clockOf(t.RemindAt, t.RemindClock)
-	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, due, string(labels),
+	return []any{t.ID, t.ChatID, t.Title, t.Description, string(t.Status), string(t.Priority), est, nullString(t.DueDate), string(labels),
 		micros(t.CreatedAt), micros(t.UpdatedAt), nullMicros(t.DeletedAt), nullMicros(t.RemindAt), t.RemindBy, t.Repeat, t.CreatedBy, clock, zone, remindDue(t.RemindAt, t.UpdatedAt)}, nil
 }
 
@@ -324,7 +323,7 @@ func clockOf(at *time.Time, clock *nod.Clock) (sql.NullInt64, sql.NullString) {
 	if at == nil || clock == nil {
 		return sql.NullInt64{}, sql.NullString{}
 	}
-	return sql.NullInt64{Int64: int64(clock.Offset), Valid: true}, sql.NullString{String: clock.Zone, Valid: clock.Zone != ""}
+	return sql.NullInt64{Int64: int64(clock.Offset), Valid: true}, nullString(clock.Zone)
 }
 
 // valueClock is clockOf a reminder's canonical value.

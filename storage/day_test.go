@@ -766,3 +766,56 @@ func TestMissedTimesCounted(t *testing.T) {
 		}
 	})
 }
+
+// A stay's return claimed while its person sends /tz Paris, at once, on
+// either database: whichever commits first, the chat ends in Paris, the
+// return is owed at most once, and an Undo of the /tz gives back the stay
+// only if the return had not come (its end is past by then).
+func TestZoneReturnRacesAChange(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		for i := range 8 {
+			c := nod.ChatID(9500 + i)
+			until := clock.Now().Add(time.Hour)
+			if _, err := db.Schedule().SetTimeZone(ctx, c, 42, "Europe/London", time.UTC, "tz", nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Schedule().SetTimeZoneUntil(ctx, c, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, nod.Stay{Until: until}); err != nil {
+				t.Fatal(err)
+			}
+			var (
+				wg    sync.WaitGroup
+				owed  []nod.Owed
+				paris nod.ZoneChange
+				errs  [2]error
+			)
+			wg.Go(func() { owed, errs[0] = db.Schedule().ClaimDue(ctx, until, time.UTC, 10) })
+			wg.Go(func() { paris, errs[1] = db.Schedule().SetTimeZone(ctx, c, 42, "Europe/Paris", time.UTC, "tz", nil) })
+			wg.Wait()
+			if errs[0] != nil || errs[1] != nil {
+				t.Fatalf("claim %v, /tz %v", errs[0], errs[1])
+			}
+			backs := 0
+			for _, o := range owed {
+				if o.Kind == nod.OwedZoneBack && o.ChatID == c {
+					backs++
+				}
+			}
+			s, _ := db.Settings().ChatSettings(ctx, c, 42)
+			if backs > 1 || s.TimeZone != "Europe/Paris" || s.ZoneUntil != nil {
+				t.Errorf("chat %d: %d returns, zone %q until %v; want at most one, Paris, none", c, backs, s.TimeZone, s.ZoneUntil)
+			}
+			if paris.Before != "Europe/Berlin" && paris.Before != "Europe/London" {
+				t.Errorf("chat %d: /tz Paris came from %q", c, paris.Before)
+			}
+			clock.Set(until.Add(time.Minute))
+			if _, err := db.Schedule().UndoZone(ctx, c, 42, paris.ID, time.UTC); err != nil {
+				t.Fatal(err)
+			}
+			if s, _ := db.Settings().ChatSettings(ctx, c, 42); s.ZoneUntil != nil || s.TimeZone != paris.Before {
+				t.Errorf("chat %d: the Undo left zone %q until %v, want %q and no stay: its end has passed", c, s.TimeZone, s.ZoneUntil, paris.Before)
+			}
+		}
+	})
+}

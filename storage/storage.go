@@ -306,6 +306,7 @@ func fromMicros(us int64) time.Time { return time.UnixMicro(us).UTC() }
 // nullString is s, or NULL for "".
 func nullString(s string) sql.NullString { return sql.NullString{String: s, Valid: s != ""} }
 
+// nullMicros is t in microseconds, or NULL for nil.
 func nullMicros(t *time.Time) sql.NullInt64 {
 	if t == nil {
 		return sql.NullInt64{}
