@@ -235,7 +235,7 @@ func (b *Bot) onUndoZone(ctx context.Context, p press) string {
 		if p.group {
 			who = b.nameOf(ctx, p.chat, p.user)
 		}
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Day().TimeZoneUndone(before, zc.Moved, b.now(), who, zc.Stay)); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Day().TimeZoneUndone(cmp.Or(zc.After, b.opts.TimeZone.String()), before, zc.Moved, b.now(), who, zc.Stay)); err != nil {
 			b.log.Warn("mark zone undone", "chat", p.chat, "err", err)
 		}
 	})

@@ -195,12 +195,13 @@ func (dv Day) TimeZoneBack(before, after string, moved []nod.MovedReminder, now 
 	return m
 }
 
-// TimeZoneUndone reports a zone change undone: the chat is back in zone
-// before, in the stay it was in if the change had ended one, and the
-// reminders the undo moved to keep their clock times, as seen at now.
-// who names the person in a group, "" in a private chat.
-func (dv Day) TimeZoneUndone(before string, moved []nod.MovedReminder, now time.Time, who string, stay nod.Stay) Message {
-	z := zoneChange{Before: before, After: before, Who: who}
+// TimeZoneUndone reports a change to zone from undone: the chat is back
+// in zone before (which may be from: a stay's end moved), in the stay it
+// was in if the change had ended one, and the reminders the undo moved
+// to keep their clock times, as seen at now. who names the person in a
+// group, "" in a private chat.
+func (dv Day) TimeZoneUndone(from, before string, moved []nod.MovedReminder, now time.Time, who string, stay nod.Stay) Message {
+	z := zoneChange{Before: from, After: before, Who: who}
 	dv.tellStay(&z, stay)
 	dv.tellMoved(&z, before, moved, now)
 	return dv.l.Text(tzUndone.With(z))

@@ -353,7 +353,7 @@ func TestZoneUndoPutsTheStayBack(t *testing.T) {
 	h.tap(chat, user, moved.ID, "↩️ Undo")
 	h.tg.Wait("the receipt to say it is undone", func() bool {
 		m, _ := h.tg.Message(chat, moved.ID)
-		return strings.Contains(m.Text, "Until the end of 15 Mar 2026, as before: then back to <b>Europe/London</b>, on its own.")
+		return m.Text == "↩️ Undone: still <b>Europe/Berlin</b> time.\nUntil the end of 15 Mar 2026, as before: then back to <b>Europe/London</b>, on its own."
 	})
 	ends("2026-03-15")
 
