@@ -908,6 +908,7 @@ func TestEventNotesZone(t *testing.T) {
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Berlin", Reason: "confirmed"}, "the user confirmed your proposal to set the chat's time zone to Europe/Berlin (it was nod's default)"},
 		{nod.Event{Kind: nod.EventZone, Value: "Asia/Tokyo", Reason: "rejected"}, "the user declined your proposal to set the chat's time zone to Asia/Tokyo: it stays as it was"},
 		{nod.Event{Kind: nod.EventZone, Value: "", Summary: "Europe/Berlin", Reason: "undone"}, "the user undid the time zone change: the chat's time zone is nod's default again"},
+		{nod.Event{Kind: nod.EventZone, Value: "America/New_York", Summary: "America/New_York", Reason: "undone"}, "the user undid the change of the stay's end: the chat stays on America/New_York time"},
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "location"}, "the user shared their location, which set the chat's time zone to Europe/Lisbon (it was Europe/Berlin)"},
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "tz"}, "the user set the chat's time zone to Europe/Lisbon with /tz (it was Europe/Berlin)"},
 		{nod.Event{Kind: nod.EventZone, Value: "Europe/Lisbon", Summary: "Europe/Berlin", Reason: "tz", Reminders: 2}, "with /tz (it was Europe/Berlin); the 2 upcoming reminders kept their clock times, now in Europe/Lisbon"},

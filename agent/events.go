@@ -138,6 +138,9 @@ func zoneNote(e nod.Event, who string) string {
 		return fmt.Sprintf("%s declined your proposal to set the chat's time zone to %s: it stays as it was; do not propose it again unless asked", who, zone(e.Value))
 	case string(nod.OutcomeUndone):
 		s = fmt.Sprintf("%s undid the time zone change: the chat's time zone is %s again", who, zone(e.Value))
+		if e.Value == e.Summary { // a stay's end moved in its own zone, undone
+			s = fmt.Sprintf("%s undid the change of the stay's end: the chat stays on %s time, and its stay ends as it did before that change (see the time zone line above)", who, zone(e.Value))
+		}
 	case string(nod.ToolLocation):
 		s = fmt.Sprintf("%s shared their location, which set the chat's time zone to %s (it was %s)", who, zone(e.Value), zone(e.Summary))
 	default:
