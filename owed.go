@@ -63,6 +63,11 @@ type Owed struct {
 	// first at MissedFrom: only the latest time goes out.
 	Missed     int
 	MissedFrom time.Time
+	// DueZone, for a reminder due during a stay whose return was claimed
+	// with it (nod was down at the stay's end), is the stay's zone: the
+	// clock it was due in, which its message names, where the chat's
+	// zone is home again when it goes out.
+	DueZone string
 }
 
 // Receipt is one change applied without a tap (an explicit request,

@@ -283,6 +283,9 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 	}
 	loc := b.locale(ctx, o.ChatID, "")
 	late := b.now().Sub(o.Due)
+	if t.RemindClock == nil && o.DueZone != "" {
+		t.RemindClock = stayClock(o.DueZone, o.Due)
+	}
 	m := loc.Day().WithMissed(loc.Day().Reminder(t, o.Due, late, b.whoseReminder(ctx, o.ChatID, t)), o.Missed, o.MissedFrom)
 	if id := b.reply(ctx, o.Topic, m); id != 0 {
 		b.delivered(ctx, o.ChatID, nod.OwedReminder, o.Ref)
@@ -290,6 +293,18 @@ func (b *Bot) remind(ctx context.Context, o nod.Owed) {
 		b.log.Info("reminder sent", "chat", o.ChatID, "task", t.ID, "late_s", int(late.Seconds()))
 		b.reminderCame(ctx, loc, o.ChatID, t, o.Due, id)
 	}
+}
+
+// stayClock is the clock of a stay's zone at due, which a reminder due
+// during the stay but sent once the chat was home again names; nil for a
+// zone that does not load.
+func stayClock(zone string, due time.Time) *nod.Clock {
+	z, err := nod.LoadZone(zone)
+	if err != nil {
+		return nil
+	}
+	_, offset := due.In(z).Zone()
+	return &nod.Clock{Offset: offset, Zone: zone}
 }
 
 // whoseReminder names, in a group, the person whose reminder t has: ""

@@ -228,7 +228,7 @@ func (l *Locale) Duration(d time.Duration) string {
 // that nod was not running when it was due.
 func (dv Day) Reminder(t nod.Task, due time.Time, late time.Duration, whose string) Message {
 	// A time in another place's clock names it: "09:00 in New York".
-	data := reminder{Title: t.Title, Clock: dv.l.elsewhere(due, t.RemindClock), At: dv.l.Stamp(due), For: whose}
+	data := reminder{Title: t.Title, Clock: dv.l.elsewhere(due, t.RemindClock), At: dv.l.stampOn(due, t.RemindClock), For: whose}
 	if t.DueDate != "" {
 		data.Due = dv.l.Date(t.DueDate)
 	}

@@ -633,6 +633,17 @@ func (l *Locale) stampWithClock(t time.Time, clock *nod.Clock) string {
 	return l.Stamp(t)
 }
 
+// stampOn is t as clock, another place's, shows it, with the place
+// ("14 Mar 2026, 18:00 in Berlin"); the chat's own stamp for none, or a
+// clock like the chat's at t.
+func (l *Locale) stampOn(t time.Time, clock *nod.Clock) string {
+	if _, here := t.In(l.Zone()).Zone(); clock == nil || clock.Offset == here {
+		return l.Stamp(t)
+	}
+	there, where := nod.ClockIn(t, *clock)
+	return l.Render(stampTmpl.With(l.partsIn(there))) + " " + where
+}
+
 // elsewhere is t on clock, another place's, as stampWithClock writes it
 // in brackets; "" for none, or a clock like the chat's at t.
 func (l *Locale) elsewhere(t time.Time, clock *nod.Clock) string {

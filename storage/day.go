@@ -631,6 +631,7 @@ func (db *Schedule) ClaimDue(ctx context.Context, now time.Time, def *time.Locat
 				return err
 			}
 			leaveOutFired(backs, after)
+			dueInStay(reminders, backs, def)
 			backs = append(backs, after...)
 		}
 		out = append(append(reminders, backs...), dailies...)
@@ -813,6 +814,20 @@ func leaveOutFired(backs, fired []nod.Owed) {
 	}
 	for _, b := range backs {
 		b.Zone.Moved = slices.DeleteFunc(b.Zone.Moved, func(m nod.MovedReminder) bool { return ids[m.TaskID] })
+	}
+}
+
+// dueInStay gives each reminder claimed before the returns, in a chat
+// one of them takes home, the stay's zone it fell due in.
+func dueInStay(reminders, backs []nod.Owed, def *time.Location) {
+	stay := make(map[nod.ChatID]string, len(backs))
+	for _, b := range backs {
+		stay[b.ChatID] = cmp.Or(b.Zone.Before, def.String())
+	}
+	for i := range reminders {
+		if zone, ok := stay[reminders[i].ChatID]; ok {
+			reminders[i].DueZone = zone
+		}
 	}
 }
 

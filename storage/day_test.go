@@ -3,6 +3,7 @@ package storage_test
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -602,7 +603,7 @@ func TestZoneReturnBeforeTheRemindersAfterIt(t *testing.T) {
 			switch o.Kind {
 			case nod.OwedReminder:
 				task, _, _ := strings.Cut(o.Ref, "@")
-				got = append(got, task+" "+o.Due.UTC().Format("02 15:04"))
+				got = append(got, strings.TrimSpace(task+" "+o.Due.UTC().Format("02 15:04")+" "+o.DueZone))
 			case nod.OwedZoneBack:
 				var moved []string
 				for _, m := range o.Zone.Moved {
@@ -611,9 +612,27 @@ func TestZoneReturnBeforeTheRemindersAfterIt(t *testing.T) {
 				got = append(got, "back to "+o.Zone.After+": "+strings.Join(moved, ", "))
 			}
 		}
-		want := []string{"DURING 14 17:00", "back to Europe/London: AHEAD 17 09:00", "AFTER 16 10:00"}
+		// The reminder due during the stay keeps the stay's clock for its
+		// message, which goes out once the chat is home.
+		want := []string{"DURING 14 17:00 Europe/Berlin", "back to Europe/London: AHEAD 17 09:00", "AFTER 16 10:00"}
 		if !slices.Equal(got, want) {
 			t.Errorf("claimed\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		// And so does its retry, taken from the outbox.
+		clock.Set(now.Add(time.Hour))
+		retried, err := db.Outbox().TakeOwed(ctx, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zones := map[string]string{}
+		for _, o := range retried {
+			if o.Kind == nod.OwedReminder {
+				task, _, _ := strings.Cut(o.Ref, "@")
+				zones[task] = o.DueZone
+			}
+		}
+		if want := map[string]string{"DURING": "Europe/Berlin", "AFTER": ""}; !maps.Equal(zones, want) {
+			t.Errorf("retried reminders' zones %v, want %v", zones, want)
 		}
 	})
 }

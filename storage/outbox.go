@@ -64,6 +64,15 @@ type zoneBackRecord struct {
 	Moved  []nod.MovedReminder `json:"moved"`
 }
 
+// dueRecord is the stored form of an owed reminder or daily review.
+type dueRecord struct {
+	Due        int64      `json:"due"`
+	User       nod.UserID `json:"user"`
+	Missed     int        `json:"missed,omitempty"`
+	MissedFrom int64      `json:"missed_from,omitempty"`
+	Zone       string     `json:"zone,omitempty"` // the stay's it fell due in (nod.Owed.DueZone)
+}
+
 // answerRecord is the stored form of an owed answer.
 type answerRecord struct {
 	Text string `json:"text"`
@@ -96,10 +105,12 @@ func (db *core) owe(ctx context.Context, q conn, o nod.Owed, now time.Time) erro
 		payload = string(b)
 	}
 	if !o.Due.IsZero() {
-		payload = fmt.Sprintf(`{"due":%d,"user":%d}`, micros(o.Due), o.User)
+		rec := dueRecord{Due: micros(o.Due), User: o.User, Missed: o.Missed, Zone: o.DueZone}
 		if o.Missed > 0 {
-			payload = fmt.Sprintf(`{"due":%d,"user":%d,"missed":%d,"missed_from":%d}`, micros(o.Due), o.User, o.Missed, micros(o.MissedFrom))
+			rec.MissedFrom = micros(o.MissedFrom)
 		}
+		b, _ := json.Marshal(rec) // numbers and a string: cannot fail
+		payload = string(b)
 	}
 	err := q.later(ctx, `INSERT INTO outbox (chat_id, thread, kind, ref, payload, owner, taken_at) VALUES ($1,$2,$3,$4,$5,$6,$7)`,
 		o.ChatID, o.Thread, string(o.Kind), o.Ref, payload, db.instance, micros(now))
@@ -275,14 +286,9 @@ func (db *Outbox) TakeOwed(ctx context.Context, grace time.Duration) ([]nod.Owed
 			r.o.Text = rec.Text
 		}
 		if r.o.Kind == nod.OwedReminder || r.o.Kind == nod.OwedDaily {
-			var due struct {
-				Due        int64
-				User       nod.UserID
-				Missed     int
-				MissedFrom int64 `json:"missed_from"`
-			}
+			var due dueRecord
 			if err := json.Unmarshal([]byte(r.payload), &due); err == nil {
-				r.o.Due, r.o.User = fromMicros(due.Due), due.User
+				r.o.Due, r.o.User, r.o.DueZone = fromMicros(due.Due), due.User, due.Zone
 				if due.Missed > 0 {
 					r.o.Missed, r.o.MissedFrom = due.Missed, fromMicros(due.MissedFrom)
 				}
