@@ -143,6 +143,11 @@ type ZoneChange struct {
 	City *City
 	// Stay is how long the zone is for, and where the chat goes then.
 	Stay
+	// Crossed are the upcoming reminders in the chat's own clock that a
+	// change of the stay's end alone put on its other side, by when they
+	// are due: into the stay (a later end, or none) or after it (an
+	// earlier one). Not stored.
+	Crossed []MovedReminder
 }
 
 // Stay is a zone set for a while ("in Berlin till Sunday"): at Until

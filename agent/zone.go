@@ -235,7 +235,37 @@ func (t *turn) commitZone(ctx context.Context, p *proposal, v confidence.Verdict
 		res.Until = p.stay.Until.In(p.zone).Format(time.RFC3339)
 		res.Then = fmt.Sprintf("at until, nod puts the chat back to %s on its own, with a message that says so; any zone change before then cancels that", zc.BackFrom(zc.Before))
 	}
+	res.IntoStay, res.OutOfStay = t.crossed(zc.Crossed)
 	return string(tools.MustJSON(res))
+}
+
+// crossed splits the reminders a moved end of the stay put on its other
+// side: those now in the stay, at their clock time in its zone, and those
+// now after it, at their clock time at home. Played, the model told a
+// person 7:00 at home, moved the end past it, and was not told that the
+// reminder now went off at 7:00 in the stay's zone.
+func (t *turn) crossed(rs []nod.MovedReminder) (into, out *crossing) {
+	for _, r := range rs {
+		if home, back, ok := t.atHome(r.At); ok {
+			if out == nil {
+				out = &crossing{Note: fmt.Sprintf("the stay now ends before these reminders, which went off in %s time: each now goes off at remind_at, its clock time at home (%s); tell the user", t.zone, back)}
+			}
+			out.Reminders = append(out.Reminders, movedTask{TaskID: r.TaskID, Title: r.Title, RemindAt: zoned(home, back)})
+			continue
+		}
+		if into == nil {
+			into = &crossing{Note: fmt.Sprintf("the stay now ends after these reminders, which went off at their clock time at home: each now goes off at remind_at, its clock time in %s; tell the user", t.zone)}
+		}
+		into.Reminders = append(into.Reminders, movedTask{TaskID: r.TaskID, Title: r.Title, RemindAt: zoned(r.At, t.zone)})
+	}
+	return into, out
+}
+
+// crossing is reminders that a moved end of the stay put on its other
+// side, and what that means for them.
+type crossing struct {
+	Note      string      `json:"note"`
+	Reminders []movedTask `json:"reminders"`
 }
 
 // zoneResult is set_chat_timezone's result once applied. Kept names the
@@ -249,6 +279,9 @@ type zoneResult struct {
 	Kept     []movedTask `json:"reminders_kept_local"`
 	Until    string      `json:"until,omitempty"`
 	Then     string      `json:"then,omitempty"`
+	// The stay's end alone moved (its zone is the chat's already).
+	IntoStay  *crossing `json:"reminders_now_in_stay,omitempty"`
+	OutOfStay *crossing `json:"reminders_now_after_stay,omitempty"`
 }
 
 // movedTask is a reminder a zone change moved, as the model reads it:

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"time"
 
@@ -44,6 +45,11 @@ func (db *Schedule) SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, use
 			return err
 		}
 		zc.Before, zc.After, zc.Moved = set.before, set.after, set.reminders()
+		if set.endedAt.Valid && set.before == set.after {
+			if zc.Crossed, err = crossedEnd(ctx, tx, chatID, fromMicros(set.endedAt.Int64), stay.Until); err != nil {
+				return err
+			}
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO zone_changes (id, chat_id, user_id, before_tz, after_tz, created_at, moved, back_at, back_due, back_tz, ended_stay) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$8,$9,$10)`,
 			zc.ID, chatID, userID, zc.Before, zc.After, micros(db.now()), set.record(), nullMicros(orNil(stay.Until)), nullString(stay.Back), set.ended)
 		if err != nil {
@@ -52,6 +58,38 @@ func (db *Schedule) SetTimeZoneUntil(ctx context.Context, chatID nod.ChatID, use
 		return nil
 	})
 	return zc, err
+}
+
+// crossedEnd reads the chat's upcoming reminders in its own clock that a
+// stay's end moved from was to until (zero: no end) put on its other
+// side, by when they are due: each went off at home and now goes off in
+// the stay, or the other way round.
+func crossedEnd(ctx context.Context, tx conn, chatID nod.ChatID, was, until time.Time) ([]nod.MovedReminder, error) {
+	lo, hi := micros(was), int64(math.MaxInt64)
+	if !until.IsZero() {
+		lo, hi = min(lo, micros(until)), max(lo, micros(until))
+	}
+	var out []nod.MovedReminder
+	err := tx.queryRows(ctx, `SELECT id, title, remind_due FROM tasks WHERE chat_id = $1 AND remind_due >= $2 AND remind_due < $3
+		AND remind_clock IS NULL AND deleted_at IS NULL AND status NOT IN ('DONE', 'REJECTED') ORDER BY remind_due, id`, []any{chatID, lo, hi},
+		func(rows scanner) error {
+			for rows.Next() {
+				var (
+					m  nod.MovedReminder
+					at int64
+				)
+				if err := rows.Scan(&m.TaskID, &m.Title, &at); err != nil {
+					return err
+				}
+				m.At = fromMicros(at)
+				out = append(out, m)
+			}
+			return rows.Err()
+		})
+	if err != nil {
+		return nil, fmt.Errorf("reminders across the stay's end: %w", err)
+	}
+	return out, nil
 }
 
 // orNil is t, or nil for the zero time: a moment not set.
@@ -294,8 +332,11 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 	now := db.now()
 	// Any zone change ends a stay set for a while: the chat is where this
 	// one puts it.
-	var ended sql.NullString
-	err := tx.QueryRowContext(ctx, `UPDATE zone_changes SET back_due = NULL WHERE back_due IS NOT NULL AND chat_id = $1 RETURNING id`, chatID).Scan(&ended)
+	var (
+		ended   sql.NullString
+		endedAt sql.NullInt64
+	)
+	err := tx.QueryRowContext(ctx, `UPDATE zone_changes SET back_due = NULL WHERE back_due IS NOT NULL AND chat_id = $1 RETURNING id, back_at`, chatID).Scan(&ended, &endedAt)
 	if err != nil && !noRows(err) {
 		return zoneSet{}, fmt.Errorf("set time zone: %w", err)
 	}
@@ -328,7 +369,7 @@ func (db *Schedule) setZone(ctx context.Context, tx conn, chatID nod.ChatID, use
 	}
 	args, _ := json.Marshal(map[string]any{"timezone": zone, "before": prev, "reminders": len(moved)})
 	err = db.insertAudit(ctx, tx, nod.AuditEntry{ChatID: chatID, UserID: userID, Tool: tool, Args: args, Outcome: outcome, UserConfirmed: true, At: now})
-	return zoneSet{before: prev, after: zone, moved: moved, ended: ended}, err
+	return zoneSet{before: prev, after: zone, moved: moved, ended: ended, endedAt: endedAt}, err
 }
 
 // KeepLocal records, on a zone change that waits for the person's tap,
@@ -397,6 +438,7 @@ type zoneSet struct {
 	before, after string
 	moved         []move
 	ended         sql.NullString // the stay the change ended, if one was set: its Undo sets it again
+	endedAt       sql.NullInt64  // when that stay was to end
 }
 
 // move is a reminder a zone change moved: its task, and the moment it

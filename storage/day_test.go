@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"maps"
@@ -835,6 +836,61 @@ func TestZoneReturnRacesAChange(t *testing.T) {
 			if s, _ := db.Settings().ChatSettings(ctx, c, 42); s.ZoneUntil != nil || s.TimeZone != paris.Before {
 				t.Errorf("chat %d: the Undo left zone %q until %v, want %q and no stay: its end has passed", c, s.TimeZone, s.ZoneUntil, paris.Before)
 			}
+		}
+	})
+}
+
+// A stay's end moved alone (its zone the chat's already) reports the
+// reminders in the chat's clock it moved past, either way: a later end
+// takes them into the stay, an earlier one leaves them after it. Those
+// in a place's clock, done, in the trash or on the same side are left out.
+func TestStayEndCrossesReminders(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, db *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		clock.Set(time.Date(2026, 3, 10, 9, 0, 0, 0, time.UTC))
+		sunday := time.Date(2026, 3, 15, 23, 0, 0, 0, time.UTC)
+		if _, err := db.Schedule().SetTimeZoneUntil(ctx, chat, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, nod.Stay{Until: sunday, Back: "Europe/London"}); err != nil {
+			t.Fatal(err)
+		}
+		at := func(d, h int) *time.Time { t := time.Date(2026, 3, d, h, 0, 0, 0, time.UTC); return &t }
+		for _, task := range []nod.Task{
+			{ID: "SAT", Title: "Saturday", RemindAt: at(14, 9)},
+			{ID: "MON", Title: "Monday", RemindAt: at(16, 9)},
+			{ID: "MON2", Title: "Monday in Paris", RemindAt: at(16, 10), RemindClock: &nod.Clock{Offset: 3600, Zone: "Europe/Paris"}},
+			{ID: "DONE", Title: "Done", RemindAt: at(16, 11), Status: nod.StatusDone},
+			{ID: "WED", Title: "Wednesday", RemindAt: at(18, 9)},
+		} {
+			_, err := db.Tasks().Apply(ctx, nod.Edit{Topic: nod.Topic{ChatID: chat}, UserID: 42, Tool: "create_task", Audit: executed, Mutate: func(*nod.Task) (nod.Task, error) {
+				task.Priority = nod.P2
+				task.Status = cmp.Or(task.Status, nod.StatusOpen)
+				return task, nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		crossed := func(until time.Time) []nod.TaskID {
+			t.Helper()
+			zc, err := db.Schedule().SetTimeZoneUntil(ctx, chat, 42, "Europe/Berlin", time.UTC, nod.ToolSetTimezone, nil, nod.Stay{Until: until, Back: "Europe/London"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []nod.TaskID
+			for _, m := range zc.Crossed {
+				ids = append(ids, m.TaskID)
+			}
+			return ids
+		}
+		tuesday := time.Date(2026, 3, 17, 23, 0, 0, 0, time.UTC)
+		if got := crossed(tuesday); !slices.Equal(got, []nod.TaskID{"MON"}) {
+			t.Errorf("Sunday → Tuesday crossed %v, want [MON]", got)
+		}
+		if got := crossed(time.Date(2026, 3, 13, 23, 0, 0, 0, time.UTC)); !slices.Equal(got, []nod.TaskID{"SAT", "MON"}) {
+			t.Errorf("Tuesday → Friday crossed %v, want [SAT MON]", got)
+		}
+		if got := crossed(time.Date(2026, 3, 13, 23, 0, 0, 0, time.UTC)); len(got) != 0 {
+			t.Errorf("the same end crossed %v, want none", got)
 		}
 	})
 }

@@ -246,7 +246,14 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 		t.Errorf("set_chat_timezone = %s", r)
 	}
 
+	// Monday at 18:00 in Berlin's clock, after Sunday's end: 18:00 in
+	// Lisbon until the stay moves past it.
+	monday := time.Date(2026, 3, 16, 17, 0, 0, 0, time.UTC)
+	h.seed(chat, nod.Task{ID: "ANA", Title: "Dinner with Ana", RemindAt: &monday})
 	rcpt = say("actually i'll stay till tuesday", map[string]any{"timezone": "Europe/Berlin", "until": "2026-03-17"}, "Till Tuesday then.")
+	if r, want := lastResult(), `"reminders_now_in_stay":{"note":"the stay now ends after these reminders, which went off at their clock time at home: each now goes off at remind_at, its clock time in Europe/Berlin; tell the user","reminders":[{"task_id":"ANA","title":"Dinner with Ana","remind_at":"2026-03-16T18:00:00+01:00"}]}`; !strings.Contains(r, want) {
+		t.Errorf("set_chat_timezone = %s\nwant %s", r, want)
+	}
 	for _, want := range []string{"🕰 Time zone stays <b>Europe/Berlin</b>", "Until the end of 17 Mar 2026: then back to <b>Europe/Lisbon</b>, on its own."} {
 		if !strings.Contains(rcpt.Text, want) {
 			t.Errorf("receipt = %q, want %q", rcpt.Text, want)
@@ -255,6 +262,13 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 	if want := "Europe/Berlin → Europe/Berlin until 2026-03-18T00:00, then back to Europe/Lisbon"; !strings.Contains(lastLine(), want) {
 		t.Errorf("the classifier's line:\n%s\nwant %q", lastLine(), want)
 	}
+	// Back to Sunday, and Monday's dinner is at 18:00 in Lisbon again;
+	// then Tuesday after all.
+	say("just till sunday then", map[string]any{"timezone": "Europe/Berlin", "until": "2026-03-15"}, "Till Sunday.")
+	if r, want := lastResult(), `"reminders_now_after_stay":{"note":"the stay now ends before these reminders, which went off in Europe/Berlin time: each now goes off at remind_at, its clock time at home (Europe/Lisbon); tell the user","reminders":[{"task_id":"ANA","title":"Dinner with Ana","remind_at":"2026-03-16T18:00:00+00:00"}]}`; !strings.Contains(r, want) {
+		t.Errorf("set_chat_timezone = %s\nwant %s", r, want)
+	}
+	say("till tuesday after all", map[string]any{"timezone": "Europe/Berlin", "until": "2026-03-17"}, "Tuesday it is.")
 	h.tg.SendText(chat, user, "/tz")
 	if m := botMessage(h, "🕰 This chat's time zone is <b>Europe/Berlin</b>"); !strings.Contains(m.Text, "On 18 Mar 2026, 00:00 it goes back to <b>Europe/Lisbon</b>, on its own.") {
 		t.Errorf("/tz during the stay = %q", m.Text)
