@@ -58,7 +58,7 @@ func TestZoneForAWhile(t *testing.T) {
 				t.Errorf("the prompt does not tell the stay's end:\n%s", grepLines(p, "zone"))
 			}
 			h.tg.SendText(chat, user, "/tz")
-			if m := botMessage(h, "🕰 This chat's time zone is <b>Europe/Berlin</b>"); !strings.Contains(m.Text, "On 16 Mar 2026, 00:00 it goes back to <b>Europe/London</b>, on its own.") {
+			if m := botMessage(h, "🕰 This chat's time zone is <b>Europe/Berlin</b>"); !strings.Contains(m.Text, "On 16 Mar 2026, 00:00 (Europe/Berlin time) it goes back to <b>Europe/London</b>, on its own.") {
 				t.Errorf("/tz during the stay = %q", m.Text)
 			}
 			if changedSince {
@@ -270,7 +270,7 @@ func TestZoneStayGoesWhereTheyLive(t *testing.T) {
 	}
 	say("till tuesday after all", map[string]any{"timezone": "Europe/Berlin", "until": "2026-03-17"}, "Tuesday it is.")
 	h.tg.SendText(chat, user, "/tz")
-	if m := botMessage(h, "🕰 This chat's time zone is <b>Europe/Berlin</b>"); !strings.Contains(m.Text, "On 18 Mar 2026, 00:00 it goes back to <b>Europe/Lisbon</b>, on its own.") {
+	if m := botMessage(h, "🕰 This chat's time zone is <b>Europe/Berlin</b>"); !strings.Contains(m.Text, "On 18 Mar 2026, 00:00 (Europe/Berlin time) it goes back to <b>Europe/Lisbon</b>, on its own.") {
 		t.Errorf("/tz during the stay = %q", m.Text)
 	}
 
