@@ -2,9 +2,11 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -862,6 +864,48 @@ func TestCreationUndoneClosesItsProposals(t *testing.T) {
 	}
 	if s := mustSet(t, h, set.ID); s.Items[0].Status != nod.ItemStale || s.Status.Open() {
 		t.Errorf("after the creation's Undo the set is %s, its item %s", s.Status, s.Items[0].Status)
+	}
+}
+
+// The Undo made while the set's message is on its way to Telegram,
+// so that the undo finds no message of the set to redraw: the set is
+// drawn again once its message is known, as it is now.
+func TestUndoWhileTheSetIsSent(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add renew the car insurance","quotes":[],"reasoning":"asked; the label is a guess"}]}`)
+	}
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Renew the car insurance", "labels": []string{"personal"}})), openaitest.Text(""))
+	var once sync.Once
+	h.tg.Wire().SetFault(func(method string, params url.Values) *telegramtest.Error {
+		if method != "sendMessage" || !strings.Contains(params.Get("reply_markup"), "✓ 1") {
+			return nil
+		}
+		once.Do(func() {
+			var receipt telegramtest.Message
+			for _, m := range h.tg.BotMessages(chat) {
+				if hasButton(m, "↩️ Undo") {
+					receipt = m
+				}
+			}
+			undo, ok := receipt.Button("↩️ Undo")
+			if !ok {
+				t.Error("no receipt with Undo before the set")
+				return
+			}
+			id := h.tg.Press(chat, user, receipt.ID, undo.Data)
+			h.tg.Wait("the Undo answered while the set is sent", func() bool { _, ok := h.tg.Answer(id); return ok })
+			h.settle() // and done: its redraw found no message of the set
+		})
+		return nil
+	})
+	h.start()
+	h.tg.SendText(chat, user, "add renew the car insurance")
+	set := h.withButton(chat, "✓ 1")
+	m := h.tg.WaitMessage(chat, set.ID, "the proposal closed", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 1") })
+	if !strings.Contains(m.Text, "The task is in the trash or deleted") {
+		t.Errorf("the closed proposal reads %q", m.Text)
 	}
 }
 
