@@ -21,6 +21,9 @@ var (
 	ErrForbidden = errors.New("forbidden")
 	// ErrInvalid: input failed validation; the wrapping error says why.
 	ErrInvalid = errors.New("invalid")
+	// ErrUnchanged: a change would leave the task as it is; a kind of
+	// ErrInvalid, wrapped with it.
+	ErrUnchanged = errors.New("changes nothing")
 	// ErrTrashed: the task is in the trash; only restoring it from /trash
 	// changes it.
 	ErrTrashed = errors.New("task is in the trash")

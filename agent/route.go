@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -237,6 +238,13 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			Audit:   nod.AuditEntry{Outcome: nod.OutcomeExecuted, Verdict: verdict, Reason: why, Duration: time.Since(p.start)},
 			Receipt: &nod.Receipt{Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, Rule: pc.rule},
 		})
+		if errors.Is(err, nod.ErrUnchanged) {
+			// An earlier call of this step made it so already (its calls
+			// are all prepared before any runs: answer_proposals
+			// confirming the same reminder, say): the rest still runs.
+			notes = append(notes, pc.c.Summary(pc.task)+": already so, by an earlier call of this step; not changed again")
+			continue
+		}
 		if err != nil {
 			if c, ok := pc.c.(tools.Create); ok && c.NewTask().ID != "" {
 				// Its fields that wait for a tap would wait on no task.
@@ -252,6 +260,11 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	if !t.req.Review {
 		for _, title := range left {
 			t.notices = append(t.notices, nod.Note{Key: nod.NoteLeftAsSet, Args: []string{title}})
+		}
+	}
+	if last.ID == "" && len(changes) > 0 { // every part was so already
+		if got, err := t.a.tasks.Task(ctx, t.req.ChatID, changes[0].c.TaskID()); err == nil {
+			last = got
 		}
 	}
 	j := toJSON(last, t.zone, t.a.now())

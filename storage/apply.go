@@ -53,7 +53,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	}
 	ch := nod.Diff(before, after)
 	if ch.Empty() {
-		return nod.Applied{}, fmt.Errorf("%s on task %q changes nothing: %w", e.Tool, after.Title, nod.ErrInvalid)
+		return nod.Applied{}, fmt.Errorf("%s on task %q: %w: %w", e.Tool, after.Title, nod.ErrUnchanged, nod.ErrInvalid)
 	}
 	if before != nil {
 		after = ch.ApplyTo(*before, now) // as stored: times at the database's precision

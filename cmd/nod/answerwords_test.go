@@ -146,3 +146,46 @@ func TestAnswerProposalsNeverConfirmsARefusal(t *testing.T) {
 		t.Errorf("the audit log says the person confirmed %q", got)
 	}
 }
+
+// "yes, but every sunday" to a proposed reminder: the model confirms the
+// item and, in the same step, sets the reminder with its repeat. The
+// step's calls are prepared before any runs, so the second one's
+// reminder is already so when it runs: that part is skipped and its
+// repeat still applies. Played, the whole call failed as "changes
+// nothing", and the model told the person the repeat did not go through.
+func TestConfirmAndMoreInOneStep(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "WP", Title: "Water the plants"})
+	const at = "2026-03-15T11:00"
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "WP", "remind_at": at})), openaitest.Text("Sunday at 11?"))
+	h.start()
+	h.tg.SendText(chat, user, "plants on sunday")
+	set := h.changeSetMessage(chat, 2)
+	s := mustSet(t, h, set.ID)
+
+	const said = "yes but every sunday"
+	h.clf = answer("explicit:"+said, "explicit:"+said)
+	h.script(openaitest.Calls(
+		call("a", "answer_proposals", map[string]any{"set": string(s.ID), "confirm": []int{1}}),
+		call("b", "set_task_reminder", map[string]any{"task_id": "WP", "remind_at": at, "repeat": "FREQ=WEEKLY;BYDAY=SU"}),
+	), openaitest.Text("Every Sunday at 11."))
+	h.tg.ReplyText(chat, user, set.ID, said)
+	botMessage(h, "Every Sunday at 11.")
+	reqs := h.llm.RequestsFor(agentM)
+	res := reqs[len(reqs)-1].ToolResults()["b"]
+	if strings.Contains(res, "error") || !strings.Contains(res, "already so") {
+		t.Errorf("set_task_reminder = %s", res)
+	}
+	if task := h.task("WP"); task.RemindAt == nil || task.Repeat == "" {
+		t.Errorf("the plants: reminder %v, repeat %q; want both", task.RemindAt, task.Repeat)
+	}
+	if got := itemStatuses(mustSet(t, h, set.ID)); len(got) != 1 || got[0] != nod.ItemConfirmed {
+		t.Errorf("the proposal's item: %v", got)
+	}
+	receipt := h.receiptOf("Repeats: none → weekly on Sunday at 11:00")
+	if strings.Contains(receipt.Text, "Reminder:") {
+		t.Errorf("the repeat's receipt names the reminder the item set: %q", receipt.Text)
+	}
+}
