@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/nodbot/nod"
@@ -68,6 +69,12 @@ func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
 	set, err := t.a.sets.ReviseItem(ctx, t.req.ChatID, r.ref.SetID, r.ref.N, t.req.UserID, tools.Typed(pc.c, pc.task, nod.ChangeItem{
 		Tool: pc.c.Tool(), TaskID: pc.c.TaskID(), Args: pc.c.Args(), Summary: pc.c.Summary(pc.task), Field: pc.c.Field(), Before: pc.cur, After: pc.target,
 	}))
+	if errors.Is(err, nod.ErrDecided) {
+		// Decided since the turn began: by the person's tap, or by an
+		// answer_proposals of this very step ("no, I meant three
+		// tasks"). The call is then a change of its own, not lost.
+		return "", false
+	}
 	if err != nil {
 		return errorJSON(fmt.Errorf("the proposal could not be revised: %s", nod.Detail(err))), true
 	}

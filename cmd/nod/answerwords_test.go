@@ -189,3 +189,45 @@ func TestConfirmAndMoreInOneStep(t *testing.T) {
 		t.Errorf("the repeat's receipt names the reminder the item set: %q", receipt.Text)
 	}
 }
+
+// "No, I meant three tasks", replied to a proposed task: the model rejects
+// the proposal and creates the tasks in the same step. The first create
+// would have revised the proposal, which the step's answer had rejected
+// by then: it is a change of its own, not an error. Played, the first of
+// the three tasks was lost.
+func TestRejectAndCreateInOneStep(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("s", "create_task", map[string]any{"title": "Shopping", "labels": []string{"household"}})), openaitest.Text("A shopping list?"))
+	h.start()
+	h.tg.SendText(chat, user, "add milk and eggs to shopping")
+	set := h.changeSetMessage(chat, 2)
+	s := mustSet(t, h, set.ID)
+
+	const said = "no i meant separate items"
+	h.clf = answer("explicit:"+said, "needs", "needs")
+	h.script(openaitest.Calls(
+		call("a", "answer_proposals", map[string]any{"set": string(s.ID), "reject": []int{1}, "reason": said}),
+		call("m", "create_task", map[string]any{"title": "Buy milk", "labels": []string{"shopping"}}),
+		call("e", "create_task", map[string]any{"title": "Buy eggs", "labels": []string{"shopping"}}),
+	), openaitest.Text("Two tasks, then."))
+	h.tg.ReplyText(chat, user, set.ID, said)
+	botMessage(h, "Two tasks, then.")
+	reqs := h.llm.RequestsFor(agentM)
+	results := reqs[len(reqs)-1].ToolResults()
+	for _, id := range []string{"m", "e"} {
+		if !strings.HasPrefix(results[id], "Proposal queued for user review.") {
+			t.Errorf("create_task %s = %s", id, results[id])
+		}
+	}
+	if got := itemStatuses(mustSet(t, h, set.ID)); len(got) != 1 || got[0] != nod.ItemRejected {
+		t.Errorf("the shopping proposal: %v", got)
+	}
+	next := h.withButton(chat, "✓ 2")
+	for _, title := range []string{"Buy milk", "Buy eggs"} {
+		if !strings.Contains(next.Text, title) {
+			t.Errorf("the new proposal lacks %q: %q", title, next.Text)
+		}
+	}
+}
