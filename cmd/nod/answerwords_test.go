@@ -231,3 +231,51 @@ func TestRejectAndCreateInOneStep(t *testing.T) {
 		}
 	}
 }
+
+// "Ok but at 11" to a proposed weekly reminder at 10: the model rejects
+// both items and proposes the reminder and its repeat at 11. The repeat
+// at 11 is not the one rejected at 10, though its rule reads the same;
+// played, it was refused as "the user rejected this exact change", and
+// the person got a one-off reminder and had to ask three times.
+func TestRepeatAtAnotherTimeIsAnotherChange(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "WP", Title: "Water the plants"})
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("r", "set_task_reminder", map[string]any{"task_id": "WP", "remind_at": "2026-03-15T10:00", "repeat": "FREQ=WEEKLY;BYDAY=SU"})), openaitest.Text("Sundays at 10?"))
+	h.start()
+	h.tg.SendText(chat, user, "water the plants every sunday")
+	set := h.changeSetMessage(chat, 2)
+	s := mustSet(t, h, set.ID)
+
+	const said = "ok but at 11"
+	h.clf = answer("explicit:"+said, "needs")
+	h.script(openaitest.Calls(
+		call("a", "answer_proposals", map[string]any{"set": string(s.ID), "reject": []int{1, 2}, "reason": said}),
+		call("b", "set_task_reminder", map[string]any{"task_id": "WP", "remind_at": "2026-03-15T11:00", "repeat": "FREQ=WEEKLY;BYDAY=SU"}),
+	), openaitest.Text("Sundays at 11, then?"))
+	h.tg.ReplyText(chat, user, set.ID, said)
+	botMessage(h, "Sundays at 11, then?")
+	reqs := h.llm.RequestsFor(agentM)
+	if res := reqs[len(reqs)-1].ToolResults()["b"]; res != "Proposal queued for user review." {
+		t.Errorf("set_task_reminder = %s", res)
+	}
+	h.tg.Wait("the proposal at 11", func() bool {
+		for _, m := range h.tg.BotMessages(chat) {
+			if m.ID != set.ID && hasButton(m, "✓ 2") && strings.Contains(m.Text, "2.</b> Repeats: none → weekly on Sunday at 11:00") {
+				return true
+			}
+		}
+		return false
+	})
+
+	// The rule at 10 again is the change rejected.
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("c", "set_task_reminder", map[string]any{"task_id": "WP", "remind_at": "2026-03-22T10:00", "repeat": "FREQ=WEEKLY;BYDAY=SU"})), openaitest.Text("Or at 10?"))
+	h.tg.SendText(chat, user, "hm")
+	botMessage(h, "Or at 10?")
+	reqs = h.llm.RequestsFor(agentM)
+	if res := reqs[len(reqs)-1].ToolResults()["c"]; !strings.Contains(res, "Not queued: the user rejected this exact change (Repeat the reminder") {
+		t.Errorf("the rejected rule proposed again: %s", res)
+	}
+}
