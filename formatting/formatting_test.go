@@ -379,9 +379,10 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),
 		"voice_too_long": loc.VoiceTooLong(7*time.Minute+29*time.Second+200*time.Millisecond, 5*time.Minute), "voice_too_long_hours": loc.VoiceTooLong(75*time.Minute, time.Hour),
 		"voice_too_large": loc.VoiceTooLarge(5 * time.Minute), "voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
-		"task_list": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2, DueDate: "2026-03-10"},
-			{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P0, Labels: []string{"office"}}}, Cursors: []string{"1", "2", "3"}, Total: 3, Done: 4},
-			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20}),
+		// An upcoming reminder shows beside its task, a past one does not.
+		"task_list": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2, DueDate: "2026-03-10", RemindAt: &remindEarly},
+			{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P0, Labels: []string{"office"}, RemindAt: &remindTomorrow, Repeat: "DTSTART:20260309T070000\nRRULE:FREQ=DAILY"}}, Cursors: []string{"1", "2", "3"}, Total: 3, Done: 4},
+			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20, Now: time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)}),
 		"task_list_paged": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-01"}, Page: 2, PageSize: 20}),
 		"task_list_done": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{{ID: "T4", Title: "Send <invoices>", Status: nod.StatusDone, Priority: nod.P1, DueDate: "2026-03-01", Labels: []string{"office"}},

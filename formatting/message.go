@@ -125,6 +125,7 @@ type taskList struct {
 	Done         bool
 	Label, Today string
 	Page, Pages  int
+	Now          time.Time
 }
 
 // todayList is /today: More counts the due tasks Due leaves out; Times
@@ -149,6 +150,7 @@ type todayReminder struct {
 type ListView struct {
 	nod.TaskList
 	Page, PageSize int
+	Now            time.Time // a task's upcoming reminder shows beside it
 }
 
 // trashPage is the trash as /trash shows it: the latest Tasks of Total,
@@ -233,7 +235,7 @@ func (tv Tasks) List(p nod.TaskPage, v ListView) Message {
 	case page == 1 && pages > 1:
 		page = 2
 	}
-	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: n, Done: v.Done, Label: v.Label, Today: v.Today, Page: page, Pages: pages}))}
+	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: n, Done: v.Done, Label: v.Label, Today: v.Today, Page: page, Pages: pages, Now: v.Now}))}
 	for _, t := range tasks {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
 	}

@@ -40,12 +40,13 @@ func TestTasksByNeed(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	day := func(n int) string { return h.clock.Now().AddDate(0, 0, n).Format(nod.DateLayout) }
+	remind, sent := h.clock.Now().Add(24*time.Hour), h.clock.Now().Add(-time.Hour)
 	for _, s := range []nod.Task{
 		{Title: "Old idea", Priority: nod.P0, Status: nod.StatusRejected},
 		{Title: "Someday P2 older"},
-		{Title: "Pay rent", DueDate: day(-2), Priority: nod.P3},
+		{Title: "Pay rent", DueDate: day(-2), Priority: nod.P3, RemindAt: &sent},
 		{Title: "Water plants", DueDate: day(3), Labels: []string{"home"}},
-		{Title: "Call mum", Priority: nod.P0, Labels: []string{"Home"}},
+		{Title: "Call mum", Priority: nod.P0, Labels: []string{"Home"}, RemindAt: &remind},
 		{Title: "Sent invoices", Status: nod.StatusDone, Labels: []string{"HOME"}},
 		{Title: "Book flights", DueDate: day(0), Priority: nod.P1},
 		{Title: "Someday P2 newer"},
@@ -61,7 +62,9 @@ func TestTasksByNeed(t *testing.T) {
 	if got := listed(t, list); !slices.Equal(got, want) {
 		t.Errorf("/tasks lists %q, want %q:\n%s", got, want, list.Text)
 	}
-	for _, part := range []string{"<b>Your tasks</b> (7)", "Pay rent · P3 · <b>overdue</b>", "Book flights · P1 · due <b>today</b>", "Water plants · due ", "· 🏷 home", "Call mum · P0 · 🏷 Home"} {
+	// An upcoming reminder shows beside its task; one that went out does not.
+	for _, part := range []string{"<b>Your tasks</b> (7)", "Pay rent · P3 · <b>overdue</b> (due 9 Mar)\n", "Book flights · P1 · due <b>today</b>", "Water plants · due ", "· 🏷 home",
+		"Call mum · P0 · ⏰ tomorrow, " + remind.Format("15:04") + " · 🏷 Home"} {
 		if !strings.Contains(list.Text, part) {
 			t.Errorf("/tasks lacks %q:\n%s", part, list.Text)
 		}
