@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nodbot/nod"
-	"github.com/nodbot/nod/repeat"
 	"github.com/nodbot/nod/tools"
 )
 
@@ -126,7 +125,7 @@ func (t *turn) repeated(ctx context.Context, pc prepared) string {
 	}
 	seen := t.repeats(ctx)
 	for _, it := range seen.waiting {
-		if t.sameChange(pc, it.Tool, it.TaskID, it.Args, it.Summary) {
+		if sameChange(pc, it.Tool, it.TaskID, it.Args, it.Summary) {
 			return fmt.Sprintf("Not queued: an identical proposal (%s) already awaits the user's decision.", it.Summary)
 		}
 	}
@@ -198,7 +197,7 @@ func (t *turn) rejection(ctx context.Context, pc prepared) *nod.Rejection {
 		if t.req.Speaker != "" && r.UserID != t.req.UserID {
 			continue // in a group another member's no is theirs: this person decides for themselves
 		}
-		if t.sameChange(pc, r.Tool, r.TaskID, r.Args, r.Summary) {
+		if sameChange(pc, r.Tool, r.TaskID, r.Args, r.Summary) {
 			return &seen.rejections[i]
 		}
 	}
@@ -207,32 +206,17 @@ func (t *turn) rejection(ctx context.Context, pc prepared) *nod.Rejection {
 
 // sameChange reports whether pc is the change of tool to task with args
 // and summary: the same arguments, or a summary that names the one value
-// both set. A repeat's summary names its rule but not the time it
-// reminds at: "weekly on Sunday" at 11:00 is not the one rejected at
-// 10:00 (played: the rejection of the 10:00 one blocked the 11:00 the
-// person asked for), and the same rule started again on one of its own
-// times is.
-func (t *turn) sameChange(pc prepared, tool nod.Tool, task nod.TaskID, args []byte, summary string) bool {
+// both set. A new task's summary names only its title, and a
+// description's says only that it is updated: their other arguments tell
+// two changes apart.
+func sameChange(pc prepared, tool nod.Tool, task nod.TaskID, args []byte, summary string) bool {
 	if tool != pc.c.Tool() || task != pc.c.TaskID() {
 		return false
 	}
 	if canonical(args) == canonical(pc.c.Args()) {
 		return true
 	}
-	switch tool {
-	case nod.ToolCreateTask, nod.ToolUpdateDescription:
-		// A new task's summary names only its title, and a description's
-		// says only that it is updated: their other arguments tell two
-		// changes apart.
-		return false
-	case nod.ToolSetRepeat:
-		var was struct{ Repeat string }
-		if json.Unmarshal(args, &was) != nil || was.Repeat == "" || pc.target == "" {
-			return false
-		}
-		return repeat.Restarts(was.Repeat, pc.target, t.reading()) || repeat.Restarts(pc.target, was.Repeat, t.reading())
-	}
-	return nod.FoldText(summary) == nod.FoldText(pc.c.Summary(pc.task))
+	return tool != nod.ToolCreateTask && tool != nod.ToolUpdateDescription && nod.FoldText(summary) == nod.FoldText(pc.c.Summary(pc.task))
 }
 
 // undoMemory is how far back an undo keeps an old quote from bringing the

@@ -665,7 +665,7 @@ func repeatCall(id nod.TaskID, rule string) Call {
 			if rule == "" {
 				return "Stop repeating the reminder"
 			}
-			return "Repeat the reminder: " + repeat.Show(rule)
+			return "Repeat the reminder: " + repeat.Describe(rule) // the time too: at 11 is not the rule rejected at 10
 		}}
 }
 
