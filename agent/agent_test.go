@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -947,4 +948,54 @@ func TestZonedTimesKeepTheirOffset(t *testing.T) {
 			t.Errorf("in %s: %s, want %s", c.zone, got, c.want)
 		}
 	}
+}
+
+// failOnce is the database's editor failing its first write, as a
+// dropped connection would.
+type failOnce struct {
+	agent.Editor
+	failed bool
+}
+
+func (f *failOnce) Apply(ctx context.Context, e nod.Edit) (nod.Applied, error) {
+	if !f.failed {
+		f.failed = true
+		return nod.Applied{}, errors.New("connection reset by peer")
+	}
+	return f.Editor.Apply(ctx, e)
+}
+
+// A change whose write failed did not happen: the model may make it
+// again in the same turn, and is not told it is "already proposed".
+// Played, a failed call and its retry contradicted each other, and the
+// model could not tell the person whether the change was lost.
+func TestFailedChangeMayBeMadeAgain(t *testing.T) {
+	t.Parallel()
+	forEachDialect(t, func(t *testing.T, e *env) {
+		e.Seed(t)
+		log := slog.New(slog.DiscardHandler)
+		clf := confidence.New(confidence.Options{BaseURL: e.LLM.URL, Model: clfM, Timeout: 2 * time.Second, Lexicon: formatting.Words}, log)
+		deps := servicetest.AgentDeps(e.DB, clf)
+		deps.Editor = &failOnce{Editor: deps.Editor}
+		a := agent.New(agent.Options{BaseURL: e.LLM.URL, Model: agentM, StepTimeout: 5 * time.Second, Lexicon: formatting.Words}, deps, e.Clock.Now, log)
+		const said = "raise the login bug to P1"
+		set := call("p", "set_task_priority", `{"task_id":"T1","priority":"P1"}`)
+		e.LLM.Handle(openaitest.Script(agentM, func(openaitest.Request) openaitest.Response {
+			return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"` + said + `","reasoning":"asked"}]}`)
+		}, openaitest.Calls(set), openaitest.Calls(set), openaitest.Text("P1.")))
+		if _, err := a.Turn(t.Context(), nod.TurnRequest{Topic: nod.Topic{ChatID: chat}, UserID: user, Text: said}); err != nil {
+			t.Fatal(err)
+		}
+		reqs := e.LLM.RequestsFor(agentM)
+		first, again := reqs[1].ToolResults()["p"], reqs[2].ToolResults()["p"]
+		if !strings.Contains(first, "connection reset") {
+			t.Errorf("the failed call = %s", first)
+		}
+		if strings.Contains(again, "already") || strings.Contains(again, "error") {
+			t.Errorf("the call made again = %s", again)
+		}
+		if got := e.Task(t, "T1").Priority; got != nod.P1 {
+			t.Errorf("priority %s, want P1", got)
+		}
+	})
 }

@@ -180,7 +180,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 		if whose := t.othersReminder(c, task); whose != 0 {
 			return nil, fmt.Errorf("%s: the reminder of %q is member %d's, who set it; in a group only they can move or clear it, and a task has one reminder: %w", tool.Name, task.Title, whose, nod.ErrInvalid)
 		}
-		seen := string(c.Tool()) + "/" + string(c.TaskID()) + "/" + nod.FoldText(c.Summary(task))
+		seen := seenKey(c, task)
 		if t.seen[seen] {
 			redundant = append(redundant, fmt.Sprintf("%q is already proposed in this turn", strings.TrimPrefix(c.Summary(task), "Add: ")))
 			continue
@@ -213,6 +213,24 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 	}
 	p.dropped = append(p.dropped, notes...)
 	return p, nil
+}
+
+// seenKey names change c of task among those a turn proposed or made.
+func seenKey(c tools.Call, task *nod.Task) string {
+	return string(c.Tool()) + "/" + string(c.TaskID()) + "/" + nod.FoldText(c.Summary(task))
+}
+
+// unreserve gives back what validate reserved for changes that did not
+// happen after all (their call failed when it ran): the model may make
+// them again in this turn, and is not told that they are "already
+// proposed".
+func (t *turn) unreserve(changes []prepared) {
+	for _, pc := range changes {
+		delete(t.seen, seenKey(pc.c, pc.task))
+		if key := fieldKey(pc.c); key != "" {
+			delete(t.fields, key)
+		}
+	}
 }
 
 // othersReminder is the member whose upcoming reminder change c would

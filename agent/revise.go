@@ -76,6 +76,7 @@ func (t *turn) reviseWith(ctx context.Context, pc prepared) (string, bool) {
 		return "", false
 	}
 	if err != nil {
+		t.unreserve([]prepared{pc})
 		return errorJSON(fmt.Errorf("the proposal could not be revised: %s", nod.Detail(err))), true
 	}
 	t.revised = &set

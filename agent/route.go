@@ -215,7 +215,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	}
 	now := t.a.now()
 	var last nod.Task
-	for _, pc := range changes {
+	for i, pc := range changes {
 		quote := firstNonEmpty(pc.quote, v.Quote)
 		actor, verdict, why := by, verdictName(v), firstNonEmpty(quote, reasonOf([]prepared{pc}))
 		if pc.rule != nil {
@@ -251,6 +251,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 				t.items = slices.DeleteFunc(t.items, func(it nod.ChangeItem) bool { return it.TaskID == c.NewTask().ID })
 			}
 			t.a.log.Error("apply change", "chat", t.req.ChatID, "tool", pc.c.Tool(), "err", err)
+			t.unreserve(changes[i:])
 			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, nod.Detail(err)))
 		}
 		last = applied.After
