@@ -724,7 +724,7 @@ func (t *turn) conversation() []confidence.Entry {
 			break
 		}
 		out = append(out, confidence.Entry{Role: m.Role, Text: text, At: m.At, UserID: m.UserID, Speaker: m.Speaker, Seq: m.Seq, ReplyTo: m.ReplyTo,
-			Forwarded: m.Forwarded, Edited: m.EditOf != 0, Replaced: m.Replaced, Earlier: i < answers})
+			Forwarded: m.Forwarded, Edited: m.EditOf != 0, Replaced: m.Replaced, Earlier: i < answers, Asked: i >= answers && i < len(t.history)})
 	}
 	slices.Reverse(out)
 	if t.replyItems != "" && len(out) > 0 && out[len(out)-1].Role == nod.RoleUser && !t.req.Review {

@@ -58,6 +58,10 @@ type Entry struct {
 	// never a quote. A change runs at once only on the words that started
 	// the turn deciding it, so two words said long ago cannot carry it.
 	Earlier bool
+	// Asked marks a line of the exchange this turn answers: the person's
+	// words the model asked about in its last turn, and its question.
+	// They may ask for the actions with the answer.
+	Asked bool
 }
 
 // Action is one proposed tool call, summarised by nod from its arguments.
@@ -437,7 +441,12 @@ func ActionList(actions []Action) string {
 // exchange it answers). Said either way, so that a model never reads the
 // missing line as "the turn's start is unknown".
 func turnNote(conv []Entry) string {
-	if s := turnStart(conv); s != "" {
+	if s, asked := turnStart(conv); s != "" {
+		if asked {
+			// Said as such: played, "this turn starts with" a message of
+			// the turn before read as a mistake.
+			return "\n\nThis turn answers what nod asked about the person's message “" + s + "”: that message, nod's question and the person's later messages can ask for the actions; the lines before it are context."
+		}
 		return "\n\nThis turn starts with the person's message “" + s + "”: only it and their later messages can ask for the actions; the lines before it are context."
 	}
 	if !slices.ContainsFunc(conv, func(e Entry) bool { return e.Role == nod.RoleUser }) {
@@ -447,8 +456,9 @@ func turnNote(conv []Entry) string {
 }
 
 // turnStart is the first user line of this turn, cut short, when lines
-// of earlier turns come before it; "" otherwise.
-func turnStart(conv []Entry) string {
+// of earlier turns come before it, and whether it is a line of the
+// exchange the turn answers; "" otherwise.
+func turnStart(conv []Entry) (string, bool) {
 	earlier := false
 	for _, e := range conv {
 		switch {
@@ -459,10 +469,10 @@ func turnStart(conv []Entry) string {
 			if r := []rune(s); len(r) > 80 {
 				s = string(r[:79]) + "…"
 			}
-			return s
+			return s, e.Asked
 		}
 	}
-	return ""
+	return "", false
 }
 
 type answerAction struct {

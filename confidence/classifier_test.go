@@ -402,16 +402,21 @@ func TestNoLexiconNothingExplicit(t *testing.T) {
 
 // The classifier is always told where the turn starts, as its prompt
 // promises: at the first message after an earlier turn's lines, or, with
-// none shown, at the first line.
+// none shown, at the first line; at the words nod asked about, when the
+// turn answers its question.
 func TestToldWhereTheTurnStarts(t *testing.T) {
 	c, llm := classifier(t, func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
 	earlier := append([]confidence.Entry{{Role: nod.RoleUser, Text: "I'm in Berlin", At: t0.Add(-time.Hour), Earlier: true},
 		{Role: nod.RoleAssistant, Text: "Berlin it is.", At: t0.Add(-time.Hour), Earlier: true}}, conv...)
+	asked := append([]confidence.Entry{{Role: nod.RoleUser, Text: "I'm in Berlin", At: t0.Add(-time.Hour), Earlier: true},
+		{Role: nod.RoleUser, Text: "label the coffee urgent", At: t0.Add(-time.Minute), Asked: true},
+		{Role: nod.RoleAssistant, Text: "Done. Raise its priority too?", At: t0.Add(-time.Minute), Asked: true}}, conv...)
 	for _, c2 := range []struct {
 		conv []confidence.Entry
 		want string
 	}{
 		{earlier, "This turn starts with the person's message “Tidy up the login task”"},
+		{asked, "This turn answers what nod asked about the person's message “label the coffee urgent”: that message, nod's question and"},
 		{conv, "No earlier turn is shown: every line below is this turn's"},
 	} {
 		c.Classify(t.Context(), nil, c2.conv, two)

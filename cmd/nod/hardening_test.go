@@ -669,3 +669,27 @@ func TestZoneDecisionsReachTheAgent(t *testing.T) {
 		t.Errorf("after /tz the agent reads:\n%s", n)
 	}
 }
+
+// A turn that answers the model's question is told to the classifier as
+// such: the words it asked about are not "where this turn starts", which
+// read as a mistake when played.
+func TestClassifierToldTheTurnAnswersAQuestion(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("explicit:label the login bug urgent")
+	h.script(openaitest.Text("Hello."), openaitest.Calls(call("l", "assign_task_labels", map[string]any{"task_id": "T1", "labels": []string{"backend", "bug", "urgent"}})), openaitest.Text("Labelled. Raise it to P1 too?"))
+	h.start()
+	h.tg.SendText(chat, user, "hi")
+	botMessage(h, "Hello.")
+	h.tg.SendText(chat, user, "label the login bug urgent")
+	botMessage(h, "Labelled. Raise it to P1 too?")
+	h.clf = answer("explicit:yes please do")
+	h.script(openaitest.Calls(call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})), openaitest.Text("P1 it is."))
+	h.tg.SendText(chat, user, "yes please do")
+	botMessage(h, "P1 it is.")
+	clf := h.llm.RequestsFor(clfM)
+	if sys := clf[len(clf)-1].System(); !strings.Contains(sys, "This turn answers what nod asked about the person's message “label the login bug urgent”") {
+		t.Errorf("the classifier was told:\n%s", sys)
+	}
+}
