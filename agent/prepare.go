@@ -157,6 +157,10 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 				tasks[id] = task
 			}
 		}
+		if occ, note := t.thisTimeOnly(c, task); occ != nil {
+			c = occ
+			notes = append(notes, note)
+		}
 		cur, err := c.Current(task)
 		if errors.Is(err, nod.ErrNotFound) {
 			missing = append(missing, itemIDOf(c))
@@ -177,8 +181,8 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 			redundant = append(redundant, noopReason(c, task, t.reading()))
 			continue
 		}
-		if whose := t.othersReminder(c, task); whose != 0 {
-			return nil, fmt.Errorf("%s: the reminder of %q is member %d's, who set it; in a group only they can move or clear it, and a task has one reminder: %w", tool.Name, task.Title, whose, nod.ErrInvalid)
+		if whose := t.othersReminder(c, task, target); whose != 0 {
+			return nil, fmt.Errorf("%s: the reminder of %q is member %d's, who set it; in a group only they can move or clear it, or close the task it reminds of, and a task has one reminder: %w", tool.Name, task.Title, whose, nod.ErrInvalid)
 		}
 		seen := seenKey(c, task)
 		if t.seen[seen] {
@@ -215,6 +219,36 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 	return p, nil
 }
 
+// thisTimeOnly reads "done" said of a task whose reminder repeats as the
+// reminder's ✓ Done does: this time is done, and the task stays open and
+// reminds at the rule's next time; nil for any other change. Played, "I
+// watered them" closed a weekly chore for good, while the model told the
+// person its reminder was still set. A step that changes the repeat too
+// closes the task as asked.
+func (t *turn) thisTimeOnly(c tools.Call, task *nod.Task) (tools.Call, string) {
+	if c.Field() != nod.FieldStatus || task == nil || task.Repeat == "" || task.RemindAt == nil ||
+		task.Status == nod.StatusDone || task.Status == nod.StatusRejected || t.fields[string(task.ID)+"/"+string(nod.FieldRepeat)] {
+		return nil, ""
+	}
+	if target, err := c.Target(task); err != nil || target != string(nod.StatusDone) {
+		return nil, ""
+	}
+	rule, err := repeat.Read(task.Repeat)
+	if err != nil {
+		return nil, ""
+	}
+	from := t.a.now()
+	if task.RemindAt.After(from) {
+		from = *task.RemindAt
+	}
+	next, ok := rule.Next(t.zone, from)
+	if !ok {
+		return nil, "" // its last time: done is done
+	}
+	return tools.Occurrence(*task, next.In(t.zone)), fmt.Sprintf("%q has a repeating reminder: only this time is done, as its reminder's ✓ Done button does, and the task stays open and reminds next at %s. To end it for good, clear its repeat first (set_task_reminder with repeat null), then set its status.",
+		task.Title, zoned(next, t.zone))
+}
+
 // seenKey names change c of task among those a turn proposed or made.
 func seenKey(c tools.Call, task *nod.Task) string {
 	return string(c.Tool()) + "/" + string(c.TaskID()) + "/" + nod.FoldText(c.Summary(task))
@@ -237,8 +271,11 @@ func (t *turn) unreserve(changes []prepared) {
 // move or clear in a group, or 0: a reminder belongs to whoever set it
 // (docs/design.md §10), in words as in taps. One that went out is
 // nobody's to keep.
-func (t *turn) othersReminder(c tools.Call, task *nod.Task) nod.UserID {
-	if !t.req.InGroup() || c.Field() != nod.FieldReminder && c.Field() != nod.FieldRepeat || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
+func (t *turn) othersReminder(c tools.Call, task *nod.Task, target string) nod.UserID {
+	// Closing the task ends its reminder as surely as clearing it: played,
+	// another member's "done" silenced a reminder its person counted on.
+	closes := c.Field() == nod.FieldStatus && (target == string(nod.StatusDone) || target == string(nod.StatusRejected))
+	if !t.req.InGroup() || c.Field() != nod.FieldReminder && c.Field() != nod.FieldRepeat && !closes || task == nil || task.RemindAt == nil || !task.RemindAt.After(t.a.now()) {
 		return 0
 	}
 	if task.RemindBy == 0 || task.RemindBy == t.req.UserID {

@@ -46,6 +46,9 @@ func classifierSummary(p *proposal, said string, chat *time.Location) string {
 	case tools.AddItem, tools.Item:
 		return checklistSummary(p, name, said)
 	}
+	if strings.HasPrefix(pc.c.Summary(pc.task), nod.OccurrenceSummary) { // a repeating reminder's task said done (thisTimeOnly)
+		return fmt.Sprintf("%s: mark this time of its repeating reminder done (the task stays open; %s)", name, fieldLine(pc.c.Field(), pc.cur, pc.target, zoneOr(p.args.Zone)))
+	}
 	line := fmt.Sprintf("%s: %s", name, fieldLine(pc.c.Field(), pc.cur, pc.target, zoneOr(p.args.Zone)))
 	// A call that sets more than one field (a reminder and its repeat) is
 	// one action: the classifier judges it by every field it sets.

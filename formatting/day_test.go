@@ -124,6 +124,11 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"n_task_forbidden": loc.Text(formatting.NoticeTaskForbidden),
 		"receipt_reminder": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "File the tax return", Quote: "remind me tomorrow at 9 about the tax return",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: "Set reminder to 2026-11-25 09:00", Field: nod.FieldReminder, Before: "", After: "2026-11-25T08:00:00Z", UndoID: "u1"}}}),
+		// "Watered them" said of a weekly chore: this time done, the
+		// reminder on to the next.
+		"receipt_this_time": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Water the plants", Quote: "i watered them already",
+			Item: nod.ChangeItem{N: 1, Tool: "set_task_reminder", Summary: nod.OccurrenceSummary + "set reminder to 2026-11-29 11:00", Field: nod.FieldReminder,
+				Before: "2026-11-22T10:00:00Z", After: "2026-11-29T10:00:00Z", UndoID: "u1"}}}),
 		// A time in another place's clock shows it beside the chat's; in
 		// a clock like the chat's, once.
 		"receipt_reminder_clock": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Call the London office", Quote: "remind me tomorrow at 8 London time",

@@ -64,7 +64,7 @@ func receiptKey(r Receipt) string { return cmp.Or(string(r.Item.TaskID), r.TaskT
 // or else changes. Undone counts what was taken back since: tasks whose
 // creation was, for tasks added; else changes.
 type receiptHead struct {
-	Kind      string // "added", "reminders", "done" or "changes"
+	Kind      string // "added", "reminders", "done", "this_time" or "changes"
 	N         int    // tasks added, reminders set, tasks marked done, or changes
 	Reminders int    // of the tasks added, those given a reminder
 	Undone    int
@@ -78,6 +78,7 @@ type headChange struct {
 	created  bool   // it added the task
 	reminder bool   // it set a reminder, or added the task with one
 	done     bool   // it marked the task done
+	thisTime bool   // it marked this time of a repeating reminder done
 	undone   bool   // it was taken back since
 }
 
@@ -87,8 +88,9 @@ func receiptChanges(rs []Receipt) []headChange {
 	out := make([]headChange, len(rs))
 	for i, r := range rs {
 		it := r.Item
-		out[i] = headChange{task: receiptKey(r), created: it.Tool == nod.ToolCreateTask, undone: r.Undone,
-			reminder: it.Tool == nod.ToolSetReminder && it.After != "" || it.NewTask != nil && it.NewTask.RemindAt != nil,
+		thisTime := it.Tool == nod.ToolSetReminder && strings.HasPrefix(it.Summary, nod.OccurrenceSummary)
+		out[i] = headChange{task: receiptKey(r), created: it.Tool == nod.ToolCreateTask, undone: r.Undone, thisTime: thisTime,
+			reminder: it.Tool == nod.ToolSetReminder && it.After != "" && !thisTime || it.NewTask != nil && it.NewTask.RemindAt != nil,
 			done:     it.Tool == nod.ToolSetStatus && it.After == string(nod.StatusDone)}
 	}
 	return out
@@ -99,9 +101,9 @@ func receiptChanges(rs []Receipt) []headChange {
 func entryChanges(es []nod.UndoEntry, undone func(nod.UndoEntry) bool) []headChange {
 	out := make([]headChange, len(es))
 	for i, u := range es {
-		c := headChange{task: cmp.Or(string(u.TaskID), u.Title), created: u.Tool == nod.ToolCreateTask, undone: undone(u)}
+		c := headChange{task: cmp.Or(string(u.TaskID), u.Title), created: u.Tool == nod.ToolCreateTask, undone: undone(u), thisTime: u.CompletesOccurrence()}
 		for _, f := range u.Change.Fields {
-			c.reminder = c.reminder || f.Field == nod.FieldReminder && f.After != "" && (c.created || u.Tool == nod.ToolSetReminder)
+			c.reminder = c.reminder || f.Field == nod.FieldReminder && f.After != "" && (c.created || u.Tool == nod.ToolSetReminder) && !c.thisTime
 			c.done = c.done || f.Field == nod.FieldStatus && f.After == string(nod.StatusDone) && u.Tool == nod.ToolSetStatus
 		}
 		out[i] = c
@@ -120,7 +122,7 @@ func headOf(cs []headChange) receiptHead {
 			}
 		}
 	}
-	onAdded, reminders, done, undone := len(added) > 0, true, true, 0
+	onAdded, reminders, done, thisTime, undone := len(added) > 0, true, true, true, 0
 	for _, c := range cs {
 		if c.reminder && added[c.task] {
 			reminded[c.task] = true
@@ -128,6 +130,7 @@ func headOf(cs []headChange) receiptHead {
 		onAdded = onAdded && added[c.task]
 		reminders = reminders && c.reminder && !c.created
 		done = done && c.done
+		thisTime = thisTime && c.thisTime
 		if c.undone {
 			undone++
 		}
@@ -139,6 +142,8 @@ func headOf(cs []headChange) receiptHead {
 		return receiptHead{Kind: "reminders", N: len(cs), Undone: undone}
 	case done:
 		return receiptHead{Kind: "done", N: len(cs), Undone: undone}
+	case thisTime:
+		return receiptHead{Kind: "this_time", N: len(cs), Undone: undone}
 	}
 	return receiptHead{Kind: "changes", N: len(cs), Undone: undone}
 }

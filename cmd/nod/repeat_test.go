@@ -568,3 +568,52 @@ func TestRulesTimeIsTold(t *testing.T) {
 		t.Errorf("get_task = %s", r)
 	}
 }
+
+// "Watered them", said of a weekly chore, is done for this time, as the
+// reminder's ✓ Done: the task stays open and its reminder moves to the
+// rule's next time, and the model is told so. Played, the words closed
+// the chore for good while the model said its reminder was still set.
+// In a group, another member's "done" of a task whose upcoming reminder
+// is someone else's is refused, as their tap on it is.
+func TestDoneSaidOfARepeatingChore(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	sunday := time.Date(2026, 3, 15, 11, 0, 0, 0, time.UTC)
+	h.seed(group, nod.Task{ID: "WP", Title: "Water the plants", RemindAt: &sunday, RemindBy: user,
+		Repeat: "DTSTART:20260315T110000\nRRULE:FREQ=WEEKLY;BYDAY=SU"})
+	fri := time.Date(2026, 3, 13, 18, 0, 0, 0, time.UTC)
+	h.seed(group, nod.Task{ID: "MK", Title: "Buy milk", RemindAt: &fri, RemindBy: user})
+	h.start()
+
+	const said = "i watered the plants already"
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("d", "set_task_status", map[string]any{"task_id": "WP", "status": "DONE"})), openaitest.Text("Noted."))
+	h.tg.SendText(group, user, said)
+	if rcpt := h.tg.WaitBotMessages(group, 2)[0]; !strings.HasPrefix(rcpt.Text, "✅ <b>Done this time</b>") || !strings.Contains(rcpt.Text, "Reminder: 15 Mar 2026, 11:00 → 22 Mar 2026, 11:00") {
+		t.Errorf("the receipt reads %q", rcpt.Text)
+	}
+	if line := h.llm.RequestsFor(clfM)[0].LastUser(); !strings.Contains(line, `set_task_status: task "Water the plants": mark this time of its repeating reminder done (the task stays open;`) {
+		t.Errorf("the classifier was told:\n%s", line)
+	}
+	task := h.groupTask("WP")
+	if next := sunday.AddDate(0, 0, 7); task.Status == nod.StatusDone || task.Repeat == "" || task.RemindAt == nil || !task.RemindAt.Equal(next) {
+		t.Errorf("after %q: status %s, repeat %q, reminder %v; want open, weekly, %v", said, task.Status, task.Repeat, task.RemindAt, next)
+	}
+	reqs := h.llm.RequestsFor(agentM)
+	if res := reqs[len(reqs)-1].ToolResults()["d"]; !strings.Contains(res, "only this time is done") || !strings.Contains(res, "reminds next at 2026-03-22T11:00:00Z") {
+		t.Errorf("set_task_status = %s", res)
+	}
+
+	h.clf = answer("explicit:got the milk")
+	h.script(openaitest.Calls(call("m", "set_task_status", map[string]any{"task_id": "MK", "status": "DONE"})), openaitest.Text("Alice's."))
+	h.tg.SendText(group, bob, "got the milk")
+	h.tg.WaitBotMessages(group, 3)
+	if st := h.groupTask("MK").Status; st == nod.StatusDone {
+		t.Errorf("Bob's words closed Alice's reminder of the milk")
+	}
+	reqs = h.llm.RequestsFor(agentM)
+	if res := reqs[len(reqs)-1].ToolResults()["m"]; !strings.Contains(res, "only they can move or clear it, or close the task it reminds of") {
+		t.Errorf("Bob's set_task_status = %s", res)
+	}
+}
