@@ -378,6 +378,23 @@ func (b *Bot) reminderCame(ctx context.Context, loc *formatting.Locale, chat nod
 	}
 }
 
+// dealtWith reports whether change it deals with its task's reminder as
+// the reminder's ✓ Done would: the task closed, or this time of its
+// repeating reminder done.
+func dealtWith(it nod.ChangeItem) bool {
+	closes := it.Tool == nod.ToolSetStatus && (it.After == string(nod.StatusDone) || it.After == string(nod.StatusRejected))
+	return closes || it.Tool == nod.ToolSetReminder && strings.HasPrefix(it.Summary, nod.OccurrenceSummary)
+}
+
+// remindersDealtWith takes the buttons off the task's reminder messages
+// once words dealt with it ("done, called them"): their ✓ Done or ⏰
+// would act on a reminder dealt with already. Played, they stayed live.
+func (b *Bot) remindersDealtWith(ctx context.Context, chat nod.ChatID, task nod.TaskID) {
+	for _, m := range b.reminderMessages(ctx, chat, task, 0) {
+		b.send.editKeyboard(ctx, chat, m.id, noButtons())
+	}
+}
+
 // snoozeCame redraws message m if a snooze tapped on it put t's reminder
 // off to due, or a ✓ Done on a repeating one moved it on to due, which
 // has now come; it reports whether it did.

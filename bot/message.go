@@ -570,6 +570,9 @@ func (b *Bot) sendReceiptsAt(ctx context.Context, loc *formatting.Locale, in inc
 	changed := make([]nod.TaskID, 0, len(own))
 	for _, r := range own {
 		changed = append(changed, r.Item.TaskID)
+		if dealtWith(r.Item) {
+			b.remindersDealtWith(ctx, chat, r.Item.TaskID)
+		}
 	}
 	b.refreshCards(ctx, loc, chat, in.replyTo, changed)
 	return sent, msg

@@ -617,3 +617,21 @@ func TestDoneSaidOfARepeatingChore(t *testing.T) {
 		t.Errorf("Bob's set_task_status = %s", res)
 	}
 }
+
+// A reminder dealt with in words loses its buttons, as one tapped ✓ Done
+// does: "done, called them" replied to it left ✓ Done and ⏰ live when
+// played, to act on a task already done.
+func TestReminderDoneInWordsLosesItsButtons(t *testing.T) {
+	t.Parallel()
+	h, reminder := firedHarness(t, "T1", "Call the dentist")
+	rs := []telegramtest.Message{reminder}
+	const said = "done, called them"
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("d", "set_task_status", map[string]any{"task_id": "T1", "status": "DONE"})), openaitest.Text("Ticked off."))
+	h.tg.ReplyText(chat, user, rs[0].ID, said)
+	botMessage(h, "Ticked off.")
+	h.tg.WaitMessage(chat, rs[0].ID, "the reminder without its buttons", func(m telegramtest.Message) bool { return len(m.Buttons()) == 0 })
+	if st := h.task("T1").Status; st != nod.StatusDone {
+		t.Errorf("status %s, want DONE", st)
+	}
+}
