@@ -126,7 +126,8 @@ const (
 	EventDeleted   EventKind = "deleted"
 	EventRestored  EventKind = "restored"
 	// EventDeletionKept: the person kept a task whose deletion waited
-	// for them (a ✗ Keep tap, or an answer that was not its title).
+	// for them (a ✗ Keep tap, or an answer that was not its title); Value
+	// names the deletions still to be asked after it, quoted.
 	EventDeletionKept EventKind = "deletion_kept"
 	EventTicked       EventKind = "ticked" // on the task card
 	EventUnticked     EventKind = "unticked"

@@ -81,7 +81,11 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 	case nod.EventDeleted:
 		return fmt.Sprintf("%s deleted the task %s, which is in the trash now", who, task)
 	case nod.EventDeletionKept:
-		return fmt.Sprintf("%s kept the task %s: its deletion was cancelled (%s); it was not deleted", who, task, e.Reason)
+		line := fmt.Sprintf("%s kept the task %s: its deletion was cancelled (%s); it was not deleted", who, task, e.Reason)
+		if e.Value != "" {
+			line += fmt.Sprintf(". The deletions of %s are still to be asked, one at a time, next; each question has ✗ Keep it", e.Value)
+		}
+		return line
 	case nod.EventRestored:
 		return fmt.Sprintf("%s restored the task %s from the trash", who, task)
 	case nod.EventTicked:

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nodbot/nod"
@@ -191,6 +192,15 @@ func (db *Deletions) CancelDeletion(ctx context.Context, chatID nod.ChatID, user
 		if err != nil {
 			return err
 		}
+		// What waits behind id, said in its audit row: the agent reads the
+		// row as an event, and played without it, it told the person a
+		// task stays whose deletion was asked next.
+		var waiting []string
+		for _, q := range queue {
+			if !line && q.d.ID != id && q.live == 1 {
+				waiting = append(waiting, "“"+q.d.Title+"”")
+			}
+		}
 		for _, q := range queue {
 			if !line && q.d.ID != id {
 				continue
@@ -209,7 +219,11 @@ func (db *Deletions) CancelDeletion(ctx context.Context, chatID nod.ChatID, user
 				reason = "cancelled with the deletion before it"
 				rest = append(rest, q.d)
 			}
-			args, err := json.Marshal(map[string]nod.TaskID{"task_id": q.d.TaskID})
+			fields := map[string]string{"task_id": string(q.d.TaskID)}
+			if q.d.ID == id && len(waiting) > 0 {
+				fields["waiting"] = strings.Join(waiting, ", ")
+			}
+			args, err := json.Marshal(fields)
 			if err != nil {
 				return err
 			}

@@ -163,7 +163,7 @@ func auditEvent(e *nod.Event, a nod.AuditEntry, task func(id nod.TaskID) nod.Tas
 	case nod.ToolDeleteTask:
 		e.Kind = nod.EventDeleted
 		if a.Outcome == nod.OutcomeRejected {
-			e.Kind = nod.EventDeletionKept // e.Reason says how
+			e.Kind, e.Value = nod.EventDeletionKept, a.Arg("waiting") // e.Reason says how
 		}
 	case nod.ToolRestoreTask:
 		e.Kind = nod.EventRestored
