@@ -622,7 +622,7 @@ func (b *Bot) onLocation(ctx context.Context, in incoming, lat, lng float64) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(before, zc.After, nil, zc.Moved, b.now(), zc.ID, "", "", nod.Stay{}))
+	b.reply(ctx, in.topic(), in.loc.Day().TimeZoneReceipt(nod.ZoneChange{ID: zc.ID, Before: before, After: zc.After, Moved: zc.Moved}, b.now(), "", ""))
 	if z, err := nod.LoadZone(zc.After); err == nil {
 		in.text = sharedLocation // the message has no words: the agent reads what it was
 		b.resume(ctx, in, z)
@@ -679,7 +679,7 @@ func (b *Bot) decideZone(ctx context.Context, p press, accept bool) string {
 	p.then(func(ctx context.Context) {
 		m := p.loc.Text(formatting.TzKept)
 		if accept {
-			m = p.loc.Day().TimeZoneReceipt(before, zc.After, city, zc.Moved, b.now(), zc.ID, "", "", zc.Stay)
+			m = p.loc.Day().TimeZoneReceipt(nod.ZoneChange{ID: zc.ID, Before: before, After: zc.After, Moved: zc.Moved, City: city, Stay: zc.Stay}, b.now(), "", "")
 		}
 		if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 			b.log.Warn("edit zone proposal", "chat", p.chat, "err", err)

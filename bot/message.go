@@ -534,7 +534,7 @@ func (b *Bot) sendReceiptsAt(ctx context.Context, loc *formatting.Locale, in inc
 	msg := 0
 	if z := res.Zone; z != nil {
 		// First: the turn read the person's dates and times in it.
-		b.reply(ctx, at, loc.Day().TimeZoneReceipt(z.Before, z.After, z.City, z.Moved, b.now(), z.ID, res.ZoneQuote, b.nameOf(ctx, chat, in.user), z.Stay))
+		b.reply(ctx, at, loc.Day().TimeZoneReceipt(*z, b.now(), res.ZoneQuote, b.nameOf(ctx, chat, in.user)))
 	}
 	sent := false
 	own, calls := splitCalls(res.Receipts)

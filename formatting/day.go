@@ -150,18 +150,18 @@ func (dv Day) TimeZoneSet(before, after string, city *nod.City, moved []nod.Move
 	return m
 }
 
-// TimeZoneReceipt reports a zone set from the person's words, a city
-// they chose or a shared location (city nil), and the reminders that
-// kept their local times, as seen at now, with an Undo that puts the
-// zone before back. who names the person in a group, "" in a private
-// chat.
-func (dv Day) TimeZoneReceipt(before, after string, city *nod.City, moved []nod.MovedReminder, now time.Time, undoID, quote, who string, stay nod.Stay) Message {
-	z := zoneChange{Before: before, After: after, City: dv.city(city), Quote: quote, Who: who}
-	dv.tellStay(&z, stay)
-	dv.tellMoved(&z, after, moved, now)
+// TimeZoneReceipt reports zone change zc, set from the person's words
+// (quote), a city they chose or a shared location (zc.City nil), its
+// stay, and the reminders that kept their local times, as seen at now,
+// with an Undo that puts the zone before back. who names the person in
+// a group, "" in a private chat.
+func (dv Day) TimeZoneReceipt(zc nod.ZoneChange, now time.Time, quote, who string) Message {
+	z := zoneChange{Before: zc.Before, After: zc.After, City: dv.city(zc.City), Quote: quote, Who: who}
+	dv.tellStay(&z, zc.Stay)
+	dv.tellMoved(&z, zc.After, zc.Moved, now)
 	m := dv.l.Text(tzReceipt.With(z))
-	if before != after || !stay.Until.IsZero() { // a zone that stays has nothing to undo, unless its stay changed
-		m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: undoID})}}
+	if zc.Before != zc.After || !zc.Stay.Until.IsZero() { // a zone that stays has nothing to undo, unless its stay changed
+		m.Keyboard = [][]Button{{dv.l.button(undoButton.With(0), nod.Action{Kind: nod.ActUndoZone, ID: zc.ID})}}
 	}
 	return m
 }
