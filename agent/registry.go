@@ -50,7 +50,7 @@ var registry = []Tool{
 		Params: object(map[string]any{"task_id": str, "title": str}, "task_id", "title")},
 	{Name: nod.ToolUpdateDescription, Risk: nod.Mutating, Description: "Replace a task's description.",
 		Params: object(map[string]any{"task_id": str, "description": str}, "task_id", "description")},
-	{Name: nod.ToolSetStatus, Risk: nod.Mutating, Description: "Change a task's status.",
+	{Name: nod.ToolSetStatus, Risk: nod.Mutating, Description: "Change a task's status. DONE on a task whose reminder repeats marks this time done, as its reminder's ✓ Done does: the task stays open and reminds at the next time (to end it for good, clear its repeat first). In a group, a task whose upcoming reminder another member set is theirs to close.",
 		Params: object(map[string]any{"task_id": str, "status": enum(statusNames()...)}, "task_id", "status")},
 	{Name: nod.ToolSetPriority, Risk: nod.Mutating, Description: "Change a task's priority (P0 most urgent).",
 		Params: object(map[string]any{"task_id": str, "priority": enum("P0", "P1", "P2", "P3")}, "task_id", "priority")},
