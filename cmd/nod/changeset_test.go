@@ -849,10 +849,7 @@ func TestDeletionOfOneOfTwins(t *testing.T) {
 func TestCreationUndoneClosesItsProposals(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clf = func(openaitest.Request) openaitest.Response {
-		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add renew the car insurance","quotes":[],"reasoning":"asked; the label is a guess"}]}`)
-	}
-	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Renew the car insurance", "labels": []string{"personal"}})), openaitest.Text(""))
+	h.insuranceWithALabel()
 	h.start()
 	h.tg.SendText(chat, user, "add renew the car insurance")
 	set := h.withButton(chat, "✓ 1")
@@ -873,10 +870,7 @@ func TestCreationUndoneClosesItsProposals(t *testing.T) {
 func TestUndoWhileTheSetIsSent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.clf = func(openaitest.Request) openaitest.Response {
-		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add renew the car insurance","quotes":[],"reasoning":"asked; the label is a guess"}]}`)
-	}
-	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Renew the car insurance", "labels": []string{"personal"}})), openaitest.Text(""))
+	h.insuranceWithALabel()
 	var once sync.Once
 	h.tg.Wire().SetFault(func(method string, params url.Values) *telegramtest.Error {
 		if method != "sendMessage" || !strings.Contains(params.Get("reply_markup"), "✓ 1") {
@@ -907,6 +901,15 @@ func TestUndoWhileTheSetIsSent(t *testing.T) {
 	if !strings.Contains(m.Text, "The task is in the trash or deleted") {
 		t.Errorf("the closed proposal reads %q", m.Text)
 	}
+}
+
+// insuranceWithALabel scripts the turn of "add renew the car insurance":
+// the task, asked for, applies at once; its label, guessed, waits in a set.
+func (h *harness) insuranceWithALabel() {
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[{"index":0,"level":"explicit","quote":"add renew the car insurance","quotes":[],"reasoning":"asked; the label is a guess"}]}`)
+	}
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Renew the car insurance", "labels": []string{"personal"}})), openaitest.Text(""))
 }
 
 // clockOf is a message's "15:04" as a time on day zero.
