@@ -386,11 +386,23 @@ func dealtWith(it nod.ChangeItem) bool {
 	return closes || it.Tool == nod.ToolSetReminder && strings.HasPrefix(it.Summary, nod.OccurrenceSummary)
 }
 
-// remindersDealtWith takes the buttons off the task's reminder messages
-// once words dealt with it ("done, called them"): their ✓ Done or ⏰
-// would act on a reminder dealt with already. Played, they stayed live.
-func (b *Bot) remindersDealtWith(ctx context.Context, chat nod.ChatID, task nod.TaskID) {
-	for _, m := range b.reminderMessages(ctx, chat, task, 0) {
+// remindersDealtWith takes the buttons off the reminder messages of the
+// task change it dealt with in words ("done, called them"): their ✓ Done
+// or ⏰ would act on a reminder dealt with already. The latest says it is
+// done, as ✓ Done tapped there would, by who in a group; its Undo is the
+// receipt's. Played, they stayed live, and then read as still open.
+func (b *Bot) remindersDealtWith(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, it nod.ChangeItem, who string) {
+	for i, m := range b.reminderMessages(ctx, chat, it.TaskID, 0) {
+		if i == 0 && it.After != string(nod.StatusRejected) {
+			if t, err := b.tasks.Task(ctx, chat, it.TaskID); err == nil {
+				done := loc.Day().ReminderDone(t, "", who)
+				done.Keyboard = nil
+				if err := b.send.edit(ctx, chat, m.id, done); err != nil {
+					b.log.Warn("mark reminder done", "chat", chat, "message", m.id, "err", err)
+				}
+				continue
+			}
+		}
 		b.send.editKeyboard(ctx, chat, m.id, noButtons())
 	}
 }

@@ -571,7 +571,7 @@ func (b *Bot) sendReceiptsAt(ctx context.Context, loc *formatting.Locale, in inc
 	for _, r := range own {
 		changed = append(changed, r.Item.TaskID)
 		if dealtWith(r.Item) {
-			b.remindersDealtWith(ctx, chat, r.Item.TaskID)
+			b.remindersDealtWith(ctx, loc, chat, r.Item, b.nameOf(ctx, chat, in.user))
 		}
 	}
 	b.refreshCards(ctx, loc, chat, in.replyTo, changed)

@@ -630,7 +630,10 @@ func TestReminderDoneInWordsLosesItsButtons(t *testing.T) {
 	h.script(openaitest.Calls(call("d", "set_task_status", map[string]any{"task_id": "T1", "status": "DONE"})), openaitest.Text("Ticked off."))
 	h.tg.ReplyText(chat, user, rs[0].ID, said)
 	botMessage(h, "Ticked off.")
-	h.tg.WaitMessage(chat, rs[0].ID, "the reminder without its buttons", func(m telegramtest.Message) bool { return len(m.Buttons()) == 0 })
+	m := h.tg.WaitMessage(chat, rs[0].ID, "the reminder without its buttons", func(m telegramtest.Message) bool { return len(m.Buttons()) == 0 })
+	if want := "✅ Done: <b>Call the dentist</b>"; m.Text != want { // played, the bare reminder read as still open
+		t.Errorf("the reminder dealt with reads %q, want %q", m.Text, want)
+	}
 	if st := h.task("T1").Status; st != nod.StatusDone {
 		t.Errorf("status %s, want DONE", st)
 	}
