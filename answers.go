@@ -28,7 +28,11 @@ type DeletionAnswer struct {
 	Deletion PendingDeletion // the question answered, unless DeletionNone
 	// Bare is set when a cancelling message was a bare yes or no: it ends
 	// there, and is not read again.
-	Bare    bool
+	Bare bool
+	// Yes is set when a cancelling message said yes ("yes but keep the
+	// coffee"): a yes is not the title, which nod says, as played the
+	// person took it for one.
+	Yes     bool
 	Applied Applied // the deletion, when DeletionDeleted
 	// Rest is the rest of the person's line, cancelled with it when
 	// DeletionCancelled: they are not asked about these either.

@@ -38,6 +38,13 @@ func (r *Reader) Read(text string) Reading {
 	return Reading{Refused: refused, RefusesAll: all}
 }
 
+// OpensWithYes reports whether text begins with a yes ("yes but keep
+// the coffee"), whatever follows it.
+func (r *Reader) OpensWithYes(text string) bool {
+	toks := r.tokens(text)
+	return len(toks) > 0 && toks[0].is(cYes)
+}
+
 // Bare reports whether the reading is a bare yes or no ("ok", "nee"),
 // naming no item.
 func (r Reading) Bare() bool {

@@ -39,9 +39,12 @@ func (b *Bot) typedConfirmation(ctx context.Context, in incoming) (consumed, mov
 		return true, false // the question stays open
 	case nod.DeletionCancelled:
 		b.closePrompt(ctx, in.chat, in.loc, d, formatting.DeletePromptCancelled, nil)
-		if len(a.Rest) == 0 {
+		switch {
+		case len(a.Rest) == 0 && a.Yes:
+			b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteYesCancelled.With(d.Title)))
+		case len(a.Rest) == 0:
 			b.reply(ctx, in.topic(), in.loc.Text(formatting.DeleteCancelled.With(d.Title)))
-		} else {
+		default:
 			kept := formatting.KeptLine{Title: d.Title}
 			for _, r := range a.Rest {
 				kept.Rest = append(kept.Rest, r.Title)

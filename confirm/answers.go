@@ -60,7 +60,7 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 		if !ended {
 			return nod.DeletionAnswer{}, nil // ended meanwhile by another delivery of the answer
 		}
-		out.Outcome, out.Bare, out.Rest = nod.DeletionCancelled, c.read(text).Bare(), rest
+		out.Outcome, out.Bare, out.Yes, out.Rest = nod.DeletionCancelled, c.read(text).Bare(), c.words != nil && c.words.OpensWithYes(text), rest
 		return out, nil
 	}
 	ended, err := c.deletions.EndDeletion(ctx, at.ChatID, d.ID)

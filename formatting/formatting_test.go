@@ -331,7 +331,7 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"answered_rejected": loc.Text(formatting.Answered.With(formatting.Tally{Applied: 0, Rejected: 2, Pending: 0})),
 		"answer_unknown":    loc.Text(formatting.AnswerUnknown.With(formatting.NoSuchItem{N: 12, Total: 6})),
 		"reason_too_long":   loc.Text(formatting.ReasonTooLong.With(formatting.Overlong{Len: 539, Max: nod.MaxReasonLen})),
-		"delete_again":      loc.Text(formatting.DeleteAgain.With("Fix <login> bug")), "turn_timeout_after_one": loc.Text(formatting.TurnTimeout.With(1)),
+		"delete_again":      loc.Text(formatting.DeleteAgain.With("Fix <login> bug")), "delete_yes_cancelled": loc.Text(formatting.DeleteYesCancelled.With("Fix <login> bug")), "delete_cancelled": loc.Text(formatting.DeleteCancelled.With("Fix <login> bug")), "turn_timeout_after_one": loc.Text(formatting.TurnTimeout.With(1)),
 		"forget_ask": loc.Text(formatting.ForgetAsk.With(formatting.ForgetScope{Wait: &ten,
 			PersonData: nod.PersonData{Tasks: 12, Messages: 1480, Proposals: 7, Rules: 1, Reminders: 3, Groups: 2, GroupTasks: 40, AuditRows: 2061}})),
 		"forget_ask_alone": loc.Text(formatting.ForgetAsk.With(formatting.ForgetScope{Wait: &ten, PersonData: nod.PersonData{Tasks: 1, Messages: 1, Proposals: 1, AuditRows: 1}})),

@@ -48,6 +48,7 @@ var (
 	// Deleting takes the task's title.
 	DeleteAgain           = define[string]("delete_again")
 	DeleteCancelled       = define[string]("delete_cancelled")
+	DeleteYesCancelled    = define[string]("delete_yes_cancelled")
 	DeleteLineCancelled   = define[KeptLine]("delete_line_cancelled")
 	DeleteKept            = define[KeptLine]("delete_kept")
 	Deleted               = define[Trashed]("deleted")

@@ -132,6 +132,27 @@ func TestTwoDeletionsInOneTurn(t *testing.T) {
 	}
 }
 
+// "Yes, but keep the other", answered to a deletion question, deletes
+// nothing, and says that a yes is not the title: played, the person took
+// their yes for one. The words then go to the agent.
+func TestYesToADeletionSaysItIsNotTheTitle(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedTwo(chat)
+	h.start()
+	h.askTwo(chat, user)
+	h.script(openaitest.Text("Kept the README."))
+	h.tg.SendText(chat, user, "yes but keep the readme")
+	msgs := h.tg.WaitBotMessages(chat, 4)
+	if want := "Nothing was deleted: a yes does not delete “Fix login bug”, only its title typed back does."; msgs[2].Text != want {
+		t.Errorf("after the yes: %q, want %q", msgs[2].Text, want)
+	}
+	botMessage(h, "Kept the README.")
+	if h.trashed(chat, "T1") {
+		t.Error("a yes deleted the task")
+	}
+}
+
 // Cancelling the first question (a bare "no") asks the second, whose
 // title deletes only its own task.
 func TestCancelFirstDeletionThenSecond(t *testing.T) {
