@@ -190,6 +190,11 @@ func (t *turn) steps(ctx context.Context, system string) (nod.TurnResult, error)
 		if s := strings.TrimSpace(msg.Content); s != "" && !slices.Contains(t.asides, s) {
 			if i := slices.IndexFunc(results, unapplied); i < 0 {
 				t.asides = append(t.asides, s)
+				if len(results) > 0 {
+					// Said, or the model says it again: played, a question
+					// beside a half-queued call came twice in one message.
+					results[0] = withNote(results[0], asideSeen)
+				}
 			} else {
 				results[i] = unseen(results[i], shownWhys(t.items[queued:]))
 			}
@@ -280,8 +285,12 @@ func (t *turn) finish(ctx context.Context, res nod.TurnResult) (nod.TurnResult, 
 }
 
 // asideUnseen tells the model that the words it wrote beside a call
-// that was refused or waits for a tap were not shown.
-const asideUnseen = "The user did not see the text you wrote beside these calls: say what happened as news, not as a correction."
+// that was refused or waits for a tap were not shown; asideSeen that
+// they were.
+const (
+	asideUnseen = "The user did not see the text you wrote beside these calls: say what happened as news, not as a correction."
+	asideSeen   = "The user sees the text you wrote beside these calls, before your reply: do not say it again."
+)
 
 // unseen is such a call's result telling the model so: in an error's
 // object, its note. whys are the sentences of those words that the
@@ -300,6 +309,12 @@ func unseen(result string, whys []string) string {
 		note = "The user did not see the text you wrote beside these calls, except " + strings.Join(quoted, " and ") +
 			shown + ": say what happened as news, not as a correction."
 	}
+	return withNote(result, note)
+}
+
+// withNote adds note to a call's result: in a JSON object's "note", or
+// after the text.
+func withNote(result, note string) string {
 	var obj map[string]any
 	if !strings.HasPrefix(result, "{") {
 		return result + " " + note

@@ -439,6 +439,12 @@ func TestTextBesideToolCalls(t *testing.T) {
 	if m := h.tg.WaitBotMessages(chat, 1)[0]; m.Text != "Let me look at the login bug first.\n\nIt is in progress, due 15 Mar." {
 		t.Errorf("reply = %q", m.Text)
 	}
+	// The model is told they are shown: played, it asked its question
+	// again in its reply, and the person read it twice.
+	reqs := h.llm.RequestsFor(agentM)
+	if res := reqs[len(reqs)-1].ToolResults()["g"]; !strings.Contains(res, "The user sees the text you wrote beside these calls, before your reply: do not say it again.") {
+		t.Errorf("get_task = %s", res)
+	}
 }
 
 // Words beside a call that applied may say all there is to say: the
