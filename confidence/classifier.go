@@ -441,10 +441,15 @@ func ActionList(actions []Action) string {
 // exchange it answers). Said either way, so that a model never reads the
 // missing line as "the turn's start is unknown".
 func turnNote(conv []Entry) string {
-	if s, asked := turnStart(conv); s != "" {
+	if s, asked, who := turnStart(conv); s != "" {
 		if asked {
 			// Said as such: played, "this turn starts with" a message of
-			// the turn before read as a mistake.
+			// the turn before read as a mistake. In a group it names
+			// whose message that was: maybe not the person the actions
+			// are for.
+			if who != "" {
+				return "\n\nThis turn answers what nod asked about " + who + "'s message “" + s + "”: that message, nod's question and the later messages can ask for the actions, each only in the words of the person it is for; the lines before it are context."
+			}
 			return "\n\nThis turn answers what nod asked about the person's message “" + s + "”: that message, nod's question and the person's later messages can ask for the actions; the lines before it are context."
 		}
 		return "\n\nThis turn starts with the person's message “" + s + "”: only it and their later messages can ask for the actions; the lines before it are context."
@@ -456,9 +461,9 @@ func turnNote(conv []Entry) string {
 }
 
 // turnStart is the first user line of this turn, cut short, when lines
-// of earlier turns come before it, and whether it is a line of the
-// exchange the turn answers; "" otherwise.
-func turnStart(conv []Entry) (string, bool) {
+// of earlier turns come before it, whether it is a line of the exchange
+// the turn answers, and who said it in a group; "" otherwise.
+func turnStart(conv []Entry) (string, bool, string) {
 	earlier := false
 	for _, e := range conv {
 		switch {
@@ -469,10 +474,10 @@ func turnStart(conv []Entry) (string, bool) {
 			if r := []rune(s); len(r) > 80 {
 				s = string(r[:79]) + "…"
 			}
-			return s, e.Asked
+			return s, e.Asked, e.Speaker
 		}
 	}
-	return "", false
+	return "", false, ""
 }
 
 type answerAction struct {

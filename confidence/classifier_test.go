@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -411,12 +412,17 @@ func TestToldWhereTheTurnStarts(t *testing.T) {
 	asked := append([]confidence.Entry{{Role: nod.RoleUser, Text: "I'm in Berlin", At: t0.Add(-time.Hour), Earlier: true},
 		{Role: nod.RoleUser, Text: "label the coffee urgent", At: t0.Add(-time.Minute), Asked: true},
 		{Role: nod.RoleAssistant, Text: "Done. Raise its priority too?", At: t0.Add(-time.Minute), Asked: true}}, conv...)
+	groupAsked := slices.Clone(asked)
+	groupAsked[1].Speaker = "Bob (43)"
 	for _, c2 := range []struct {
 		conv []confidence.Entry
 		want string
 	}{
 		{earlier, "This turn starts with the person's message “Tidy up the login task”"},
 		{asked, "This turn answers what nod asked about the person's message “label the coffee urgent”: that message, nod's question and"},
+		// In a group, whose message it was: played, Bob's read as "the
+		// person's" when the action was Alice's.
+		{groupAsked, "This turn answers what nod asked about Bob (43)'s message “label the coffee urgent”: that message, nod's question and the later messages can ask for the actions, each only in the words of the person it is for"},
 		{conv, "No earlier turn is shown: every line below is this turn's"},
 	} {
 		c.Classify(t.Context(), nil, c2.conv, two)
