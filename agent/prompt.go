@@ -177,6 +177,11 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 		}
 		if t.RemindAt != nil {
 			fmt.Fprintf(b, " reminder %s", t.RemindAt.In(zone).Format(nod.ReminderLayout))
+			if group && t.RemindBy != 0 {
+				// Whose it is: only they move it (or close the task) while
+				// it is to come; played, the model had to recall it.
+				fmt.Fprintf(b, " set by member %d", t.RemindBy)
+			}
 			switch {
 			case t.ReminderSent(a.now()):
 				b.WriteString(" (sent)")

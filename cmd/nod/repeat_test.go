@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -615,6 +616,10 @@ func TestDoneSaidOfARepeatingChore(t *testing.T) {
 	reqs = h.llm.RequestsFor(agentM)
 	if res := reqs[len(reqs)-1].ToolResults()["m"]; !strings.Contains(res, "only they can move or clear it, or close the task it reminds of") {
 		t.Errorf("Bob's set_task_status = %s", res)
+	}
+	// The model knows whose reminder it is before it tries.
+	if sys := reqs[len(reqs)-1].System(); !regexp.MustCompile(`"Buy milk" OPEN P2 reminder \S+ set by member 42`).MatchString(sys) {
+		t.Errorf("the task list does not say whose reminder the milk's is:\n%s", sys)
 	}
 }
 
