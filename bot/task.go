@@ -27,7 +27,7 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: 1, PageSize: taskPage, Now: b.now()}))
+	b.reply(ctx, in.topic(), in.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: 1, PageSize: taskPage, Now: b.now(), Group: in.chat < 0}))
 }
 
 // today is the chat's local date: what /tasks counts as overdue.
@@ -73,7 +73,7 @@ func (b *Bot) onTaskPage(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "task page", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: ref.Page, PageSize: taskPage, Now: b.now()})); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: ref.Page, PageSize: taskPage, Now: b.now(), Group: p.chat < 0})); err != nil {
 			b.log.Warn("task page", "chat", p.chat, "err", err)
 		}
 	})

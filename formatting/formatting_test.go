@@ -395,7 +395,9 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"today_empty":          loc.Tasks().Today(nod.TodayList{}, "2026-03-15", time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)),
 		"task_list_label_none": loc.Tasks().List(nod.TaskPage{Total: 0, Done: 0}, formatting.ListView{TaskList: nod.TaskList{Label: "garden", Today: "2026-03-15"}, PageSize: 20}),
 		"task_list_all_done":   loc.Tasks().List(nod.TaskPage{Total: 0, Done: 12}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20}),
-		"task_card":            loc.Tasks().Card(t1, time.Time{}),
+		"task_list_group": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1}, Cursors: []string{"1"}, Total: 1},
+			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20, Group: true}),
+		"task_card": loc.Tasks().Card(t1, time.Time{}),
 		"receipt_explicit": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
 		"receipt_many": loc.Changes().Receipts([]formatting.Receipt{

@@ -126,6 +126,7 @@ type taskList struct {
 	Label, Today string
 	Page, Pages  int
 	Now          time.Time
+	Group        bool
 }
 
 // todayList is /today: More counts the due tasks Due leaves out; Times
@@ -151,6 +152,7 @@ type ListView struct {
 	nod.TaskList
 	Page, PageSize int
 	Now            time.Time // a task's upcoming reminder shows beside it
+	Group          bool      // the list is a group's: everyone's, not "yours"
 }
 
 // trashPage is the trash as /trash shows it: the latest Tasks of Total,
@@ -235,7 +237,7 @@ func (tv Tasks) List(p nod.TaskPage, v ListView) Message {
 	case page == 1 && pages > 1:
 		page = 2
 	}
-	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: n, Done: v.Done, Label: v.Label, Today: v.Today, Page: page, Pages: pages, Now: v.Now}))}
+	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: n, Done: v.Done, Label: v.Label, Today: v.Today, Page: page, Pages: pages, Now: v.Now, Group: v.Group}))}
 	for _, t := range tasks {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
 	}

@@ -617,6 +617,14 @@ func TestDoneSaidOfARepeatingChore(t *testing.T) {
 	if res := reqs[len(reqs)-1].ToolResults()["m"]; !strings.Contains(res, "only they can move or clear it, or close the task it reminds of") {
 		t.Errorf("Bob's set_task_status = %s", res)
 	}
+	// /tasks in the group is the group's, each chore with its next time.
+	h.tg.SendText(group, user, "/tasks")
+	list := h.tg.WaitBotMessages(group, 4)[3]
+	for _, want := range []string{"<b>The group's tasks</b> (3)", "Water the plants · ⏰ 22 Mar, 11:00 🔁"} {
+		if !strings.Contains(list.Text, want) {
+			t.Errorf("/tasks lacks %q:\n%s", want, list.Text)
+		}
+	}
 	// The model knows whose reminder it is before it tries.
 	if sys := reqs[len(reqs)-1].System(); !regexp.MustCompile(`"Buy milk" OPEN P2 reminder \S+ set by member 42`).MatchString(sys) {
 		t.Errorf("the task list does not say whose reminder the milk's is:\n%s", sys)
