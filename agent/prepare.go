@@ -245,8 +245,17 @@ func (t *turn) thisTimeOnly(c tools.Call, task *nod.Task) (tools.Call, string) {
 	if !ok {
 		return nil, "" // its last time: done is done
 	}
-	return tools.Occurrence(*task, next.In(t.zone)), fmt.Sprintf("%q has a repeating reminder: only this time is done, as its reminder's ✓ Done button does, and the task stays open and reminds next at %s. To end it for good, clear its repeat first (set_task_reminder with repeat null), then set its status.",
-		task.Title, zoned(next, t.zone))
+	occ := tools.Occurrence(*task, next.In(t.zone))
+	moved := ""
+	if task.DueDate != "" {
+		// Said: played, the person asked which Saturday "due Sat" was.
+		after := *task
+		if occ.Apply(&after, t.a.now(), nod.ActorUser) == nil && after.DueDate != task.DueDate {
+			moved = fmt.Sprintf(", its due date moved with it from %s to %s", task.DueDate, after.DueDate)
+		}
+	}
+	return occ, fmt.Sprintf("%q has a repeating reminder: only this time is done, as its reminder's ✓ Done button does, and the task stays open and reminds next at %s%s. To end it for good, clear its repeat first (set_task_reminder with repeat null), then set its status.",
+		task.Title, zoned(next, t.zone), moved)
 }
 
 // seenKey names change c of task among those a turn proposed or made.

@@ -581,7 +581,7 @@ func TestDoneSaidOfARepeatingChore(t *testing.T) {
 	h := newHarness(t)
 	h.inGroup()
 	sunday := time.Date(2026, 3, 15, 11, 0, 0, 0, time.UTC)
-	h.seed(group, nod.Task{ID: "WP", Title: "Water the plants", RemindAt: &sunday, RemindBy: user,
+	h.seed(group, nod.Task{ID: "WP", Title: "Water the plants", RemindAt: &sunday, RemindBy: user, DueDate: "2026-03-15",
 		Repeat: "DTSTART:20260315T110000\nRRULE:FREQ=WEEKLY;BYDAY=SU"})
 	fri := time.Date(2026, 3, 13, 18, 0, 0, 0, time.UTC)
 	h.seed(group, nod.Task{ID: "MK", Title: "Buy milk", RemindAt: &fri, RemindBy: user})
@@ -602,7 +602,8 @@ func TestDoneSaidOfARepeatingChore(t *testing.T) {
 		t.Errorf("after %q: status %s, repeat %q, reminder %v; want open, weekly, %v", said, task.Status, task.Repeat, task.RemindAt, next)
 	}
 	reqs := h.llm.RequestsFor(agentM)
-	if res := reqs[len(reqs)-1].ToolResults()["d"]; !strings.Contains(res, "only this time is done") || !strings.Contains(res, "reminds next at 2026-03-22T11:00:00Z") {
+	if res := reqs[len(reqs)-1].ToolResults()["d"]; !strings.Contains(res, "only this time is done") ||
+		!strings.Contains(res, "reminds next at 2026-03-22T11:00:00Z, its due date moved with it from 2026-03-15 to 2026-03-22") {
 		t.Errorf("set_task_status = %s", res)
 	}
 
@@ -620,7 +621,7 @@ func TestDoneSaidOfARepeatingChore(t *testing.T) {
 	// /tasks in the group is the group's, each chore with its next time.
 	h.tg.SendText(group, user, "/tasks")
 	list := h.tg.WaitBotMessages(group, 4)[3]
-	for _, want := range []string{"<b>The group's tasks</b> (3)", "Water the plants · ⏰ 22 Mar, 11:00 🔁"} {
+	for _, want := range []string{"<b>The group's tasks</b> (3)", "Water the plants · due ", "· ⏰ 22 Mar, 11:00 🔁"} {
 		if !strings.Contains(list.Text, want) {
 			t.Errorf("/tasks lacks %q:\n%s", want, list.Text)
 		}
