@@ -151,6 +151,7 @@ func (b *Bot) yesNo(ctx context.Context, in incoming) bool {
 		b.refresh(ctx, in.loc, d.Set, d.Failed(), 0, d.Applied)
 	}
 	b.refreshCards(ctx, in.loc, in.chat, 0, appliedTasks(d))
+	b.decidedReminders(ctx, in.loc, in.chat, in.user, d)
 	if err != nil {
 		b.reply(ctx, in.topic(), formatting.Message{HTML: formatting.Escape(b.explain(in.loc, err, "answer", "chat", in.chat))})
 		return true

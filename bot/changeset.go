@@ -368,6 +368,7 @@ func (b *Bot) decided(ctx context.Context, p press, d nod.Decided, err error, ok
 	}
 	if len(d.Applied) > 0 {
 		p.then(func(ctx context.Context) {
+			b.decidedReminders(ctx, p.loc, p.chat, p.user, d)
 			if d.Cards != nil { // read with the decision
 				b.redrawCards(ctx, p.loc, p.chat, appliedTasks(d), d.Cards)
 				return

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -404,6 +405,17 @@ func (b *Bot) remindersDealtWith(ctx context.Context, loc *formatting.Locale, ch
 			}
 		}
 		b.send.editKeyboard(ctx, chat, m.id, noButtons())
+	}
+}
+
+// decidedReminders is remindersDealtWith for the items of a change set
+// that a decision applied: a proposal to mark a task done, confirmed,
+// deals with its reminder as words do.
+func (b *Bot) decidedReminders(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, user nod.UserID, d nod.Decided) {
+	for _, n := range slices.Sorted(maps.Keys(d.Applied)) {
+		if it, ok := d.Set.Item(n); ok && dealtWith(*it) {
+			b.remindersDealtWith(ctx, loc, chat, *it, b.nameOf(ctx, chat, user))
+		}
 	}
 }
 

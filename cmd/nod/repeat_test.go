@@ -652,3 +652,19 @@ func TestReminderDoneInWordsLosesItsButtons(t *testing.T) {
 		t.Errorf("status %s, want DONE", st)
 	}
 }
+
+// A proposal to mark the task done, confirmed with a tap, deals with its
+// reminder as the words would.
+func TestReminderDoneByAConfirmedProposal(t *testing.T) {
+	t.Parallel()
+	h, reminder := firedHarness(t, "T1", "Call the dentist")
+	h.clf = answer("needs")
+	h.script(openaitest.Calls(call("d", "set_task_status", map[string]any{"task_id": "T1", "status": "DONE"})), openaitest.Text("Done, then?"))
+	h.tg.SendText(chat, user, "i think i called them")
+	set := h.withButton(chat, "✓ 1")
+	h.tap(chat, user, set.ID, "✓ 1")
+	m := h.tg.WaitMessage(chat, reminder.ID, "the reminder without its buttons", func(m telegramtest.Message) bool { return len(m.Buttons()) == 0 })
+	if want := "✅ Done: <b>Call the dentist</b>"; m.Text != want {
+		t.Errorf("the reminder dealt with reads %q, want %q", m.Text, want)
+	}
+}
