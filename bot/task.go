@@ -27,7 +27,23 @@ func (b *Bot) cmdTasks(ctx context.Context, in incoming) {
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: 1, PageSize: taskPage, Now: b.now(), Group: in.chat < 0}))
+	b.reply(ctx, in.topic(), in.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: 1, PageSize: taskPage, Now: b.now(), Group: in.chat < 0, Names: b.reminderNames(ctx, in.chat, page.Tasks)}))
+}
+
+// reminderNames are, in a group, the names of those who set the upcoming
+// reminders of tasks: /tasks says whose each is. Played, a member met
+// the rule that only its person moves it only when refused.
+func (b *Bot) reminderNames(ctx context.Context, chat nod.ChatID, tasks []nod.Task) map[nod.UserID]string {
+	if chat >= 0 {
+		return nil
+	}
+	names := map[nod.UserID]string{}
+	for _, t := range tasks {
+		if _, ok := names[t.RemindBy]; !ok && t.RemindBy != 0 && t.RemindAt != nil && t.RemindAt.After(b.now()) {
+			names[t.RemindBy] = b.nameOf(ctx, chat, t.RemindBy)
+		}
+	}
+	return names
 }
 
 // today is the chat's local date: what /tasks counts as overdue.
@@ -73,7 +89,7 @@ func (b *Bot) onTaskPage(ctx context.Context, p press) string {
 		return b.explain(p.loc, err, "task page", "chat", p.chat)
 	}
 	p.then(func(ctx context.Context) {
-		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: ref.Page, PageSize: taskPage, Now: b.now(), Group: p.chat < 0})); err != nil {
+		if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Tasks().List(page, formatting.ListView{TaskList: l, Page: ref.Page, PageSize: taskPage, Now: b.now(), Group: p.chat < 0, Names: b.reminderNames(ctx, p.chat, page.Tasks)})); err != nil {
 			b.log.Warn("task page", "chat", p.chat, "err", err)
 		}
 	})

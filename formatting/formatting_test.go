@@ -395,8 +395,11 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"today_empty":          loc.Tasks().Today(nod.TodayList{}, "2026-03-15", time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)),
 		"task_list_label_none": loc.Tasks().List(nod.TaskPage{Total: 0, Done: 0}, formatting.ListView{TaskList: nod.TaskList{Label: "garden", Today: "2026-03-15"}, PageSize: 20}),
 		"task_list_all_done":   loc.Tasks().List(nod.TaskPage{Total: 0, Done: 12}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20}),
-		"task_list_group": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1}, Cursors: []string{"1"}, Total: 1},
-			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20, Group: true}),
+		// A group's list says whose each upcoming reminder is.
+		"task_list_group": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T3", Title: "Pflanzen gießen", Status: nod.StatusOpen, Priority: nod.P2,
+			RemindAt: &remindTomorrow, RemindBy: 7, Repeat: "DTSTART:20260309T070000\nRRULE:FREQ=DAILY"}}, Cursors: []string{"1", "3"}, Total: 2},
+			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20, Group: true, Now: time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC),
+				Names: map[nod.UserID]string{7: "Alice <&>"}}),
 		"task_card": loc.Tasks().Card(t1, time.Time{}),
 		"receipt_explicit": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),

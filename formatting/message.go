@@ -127,6 +127,7 @@ type taskList struct {
 	Page, Pages  int
 	Now          time.Time
 	Group        bool
+	Names        map[nod.UserID]string
 }
 
 // todayList is /today: More counts the due tasks Due leaves out; Times
@@ -153,6 +154,9 @@ type ListView struct {
 	Page, PageSize int
 	Now            time.Time // a task's upcoming reminder shows beside it
 	Group          bool      // the list is a group's: everyone's, not "yours"
+	// Names are the group's members by id: an upcoming reminder names
+	// whose it is, who alone may move it.
+	Names map[nod.UserID]string
 }
 
 // trashPage is the trash as /trash shows it: the latest Tasks of Total,
@@ -237,7 +241,7 @@ func (tv Tasks) List(p nod.TaskPage, v ListView) Message {
 	case page == 1 && pages > 1:
 		page = 2
 	}
-	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: n, Done: v.Done, Label: v.Label, Today: v.Today, Page: page, Pages: pages, Now: v.Now, Group: v.Group}))}
+	m := Message{HTML: tv.l.Render(taskListTmpl.With(taskList{Tasks: tasks, Total: n, Done: v.Done, Label: v.Label, Today: v.Today, Page: page, Pages: pages, Now: v.Now, Group: v.Group, Names: v.Names}))}
 	for _, t := range tasks {
 		m.Keyboard = append(m.Keyboard, []Button{{Text: buttonText(statusIcon(t.Status) + " " + t.Title), Action: nod.Action{Kind: nod.ActOpenTask, ID: string(t.ID)}}})
 	}

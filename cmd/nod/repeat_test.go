@@ -618,10 +618,11 @@ func TestDoneSaidOfARepeatingChore(t *testing.T) {
 	if res := reqs[len(reqs)-1].ToolResults()["m"]; !strings.Contains(res, "only they can move or clear it, or close the task it reminds of") {
 		t.Errorf("Bob's set_task_status = %s", res)
 	}
-	// /tasks in the group is the group's, each chore with its next time.
+	// /tasks in the group is the group's, each chore with its next time
+	// and whose reminder it is.
 	h.tg.SendText(group, user, "/tasks")
 	list := h.tg.WaitBotMessages(group, 4)[3]
-	for _, want := range []string{"<b>The group's tasks</b> (3)", "Water the plants · due ", "· ⏰ 22 Mar, 11:00 🔁"} {
+	for _, want := range []string{"<b>The group's tasks</b> (3)", "Water the plants · due ", "· ⏰ 22 Mar, 11:00 🔁 (Alice)"} {
 		if !strings.Contains(list.Text, want) {
 			t.Errorf("/tasks lacks %q:\n%s", want, list.Text)
 		}
