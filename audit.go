@@ -143,6 +143,12 @@ const OccurrenceSummary = "Done this time; "
 
 // CompletesOccurrence reports whether u is the entry of ✓ Done on a
 // repeating reminder.
-func (u UndoEntry) CompletesOccurrence() bool {
-	return u.Tool == ToolSetReminder && strings.HasPrefix(u.Summary, OccurrenceSummary)
+func (u UndoEntry) CompletesOccurrence() bool { return completesOccurrence(u.Tool, u.Summary) }
+
+// CompletesOccurrence reports whether it marks this time of a repeating
+// reminder done: its ✓ Done, or "done" said of its task.
+func (it ChangeItem) CompletesOccurrence() bool { return completesOccurrence(it.Tool, it.Summary) }
+
+func completesOccurrence(tool Tool, summary string) bool {
+	return tool == ToolSetReminder && strings.HasPrefix(summary, OccurrenceSummary)
 }

@@ -227,7 +227,7 @@ func (t *turn) validate(ctx context.Context, tool Tool, a tools.Args) (*proposal
 // closes the task as asked.
 func (t *turn) thisTimeOnly(c tools.Call, task *nod.Task) (tools.Call, string) {
 	if c.Field() != nod.FieldStatus || task == nil || task.Repeat == "" || task.RemindAt == nil ||
-		task.Status == nod.StatusDone || task.Status == nod.StatusRejected || t.fields[string(task.ID)+"/"+string(nod.FieldRepeat)] {
+		task.Status == nod.StatusDone || task.Status == nod.StatusRejected || t.fields[taskField(task.ID, nod.FieldRepeat)] {
 		return nil, ""
 	}
 	if target, err := c.Target(task); err != nil || target != string(nod.StatusDone) {
@@ -300,8 +300,11 @@ func fieldKey(c tools.Call) string {
 	case nod.FieldChecklist, nod.FieldTask:
 		return ""
 	}
-	return string(c.TaskID()) + "/" + string(c.Field())
+	return taskField(c.TaskID(), c.Field())
 }
+
+// taskField is fieldKey's name for field f of task id.
+func taskField(id nod.TaskID, f nod.Field) string { return string(id) + "/" + string(f) }
 
 func itemIDOf(c tools.Call) string {
 	if u, ok := c.(tools.Item); ok {

@@ -46,7 +46,7 @@ func classifierSummary(p *proposal, said string, chat *time.Location) string {
 	case tools.AddItem, tools.Item:
 		return checklistSummary(p, name, said)
 	}
-	if strings.HasPrefix(pc.c.Summary(pc.task), nod.OccurrenceSummary) { // a repeating reminder's task said done (thisTimeOnly)
+	if (nod.ChangeItem{Tool: pc.c.Tool(), Summary: pc.c.Summary(pc.task)}).CompletesOccurrence() { // a repeating reminder's task said done (thisTimeOnly)
 		return fmt.Sprintf("%s: mark this time of its repeating reminder done (the task stays open; %s)", name, fieldLine(pc.c.Field(), pc.cur, pc.target, zoneOr(p.args.Zone)))
 	}
 	line := fmt.Sprintf("%s: %s", name, fieldLine(pc.c.Field(), pc.cur, pc.target, zoneOr(p.args.Zone)))

@@ -384,7 +384,7 @@ func (b *Bot) reminderCame(ctx context.Context, loc *formatting.Locale, chat nod
 // repeating reminder done.
 func dealtWith(it nod.ChangeItem) bool {
 	closes := it.Tool == nod.ToolSetStatus && (it.After == string(nod.StatusDone) || it.After == string(nod.StatusRejected))
-	return closes || it.Tool == nod.ToolSetReminder && strings.HasPrefix(it.Summary, nod.OccurrenceSummary)
+	return closes || it.CompletesOccurrence()
 }
 
 // remindersDealtWith takes the buttons off the reminder messages of the

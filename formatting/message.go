@@ -648,7 +648,11 @@ func (l *Locale) stampOn(t time.Time, clock *nod.Clock) string {
 	if _, here := t.In(l.Zone()).Zone(); clock == nil || clock.Offset == here {
 		return l.Stamp(t)
 	}
-	there, where := nod.ClockIn(t, *clock)
+	return l.stampThere(nod.ClockIn(t, *clock))
+}
+
+// stampThere is a moment on another place's clock, with the place.
+func (l *Locale) stampThere(there time.Time, where string) string {
 	return l.Render(stampTmpl.With(l.partsIn(there))) + " " + where
 }
 
@@ -660,7 +664,7 @@ func (l *Locale) elsewhere(t time.Time, clock *nod.Clock) string {
 	}
 	there, where := nod.ClockIn(t, *clock)
 	if !nod.SameDay(there, t.In(l.Zone())) { // the 1st in Sydney is the 31st in London
-		return l.Render(stampTmpl.With(l.partsIn(there))) + " " + where
+		return l.stampThere(there, where)
 	}
 	return nod.ClockTime(t, *clock)
 }

@@ -88,7 +88,7 @@ func receiptChanges(rs []Receipt) []headChange {
 	out := make([]headChange, len(rs))
 	for i, r := range rs {
 		it := r.Item
-		thisTime := it.Tool == nod.ToolSetReminder && strings.HasPrefix(it.Summary, nod.OccurrenceSummary)
+		thisTime := it.CompletesOccurrence()
 		out[i] = headChange{task: receiptKey(r), created: it.Tool == nod.ToolCreateTask, undone: r.Undone, thisTime: thisTime,
 			reminder: it.Tool == nod.ToolSetReminder && it.After != "" && !thisTime || it.NewTask != nil && it.NewTask.RemindAt != nil,
 			done:     it.Tool == nod.ToolSetStatus && it.After == string(nod.StatusDone)}
