@@ -61,7 +61,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	} else {
 		after = stampTask(after)
 	}
-	if err := writeChange(ctx, tx, e.Topic, e.UserID, ch, &after, now); err != nil {
+	if err := writeChange(ctx, tx, e.Topic, reminderOwner(e.UserID, before, e.Tool, e.Summary), ch, &after, now); err != nil {
 		return nod.Applied{}, err
 	}
 	if err := db.supersedeBy(ctx, tx, e.ChatID, e.UserID, ch, self, now); err != nil {

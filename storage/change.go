@@ -58,6 +58,17 @@ func sqlValue(f nod.Field, v string) (any, error) {
 	return v, nil
 }
 
+// reminderOwner is whom a change by by leaves a task's reminder to: one
+// that marks this time of a repeating reminder done (or its undo) moves
+// it on, but it stays the person's who set it. Played, Bob's "watered
+// them" made Alice's weekly reminder his, and her ✓ Done was refused.
+func reminderOwner(by nod.UserID, before *nod.Task, tool nod.Tool, summary string) nod.UserID {
+	if before != nil && before.RemindBy != 0 && (nod.ChangeItem{Tool: tool, Summary: summary}).CompletesOccurrence() {
+		return before.RemindBy
+	}
+	return by
+}
+
 // writeChange writes exactly what c changes, each part only if it still
 // holds the value c expects: the task row's fields in one conditional
 // UPDATE, then each checklist item. A task in the trash is changed only by

@@ -158,7 +158,7 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 		}
 	}
 	if !inv.Empty() {
-		if err := writeChange(ctx, tx, nod.Topic{ChatID: chatID, Thread: u.Thread}, userID, inv, nil, now); err != nil {
+		if err := writeChange(ctx, tx, nod.Topic{ChatID: chatID, Thread: u.Thread}, reminderOwner(userID, &cur, u.Tool, u.Summary), inv, nil, now); err != nil {
 			return out, err
 		}
 	}

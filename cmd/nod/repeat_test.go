@@ -669,3 +669,26 @@ func TestReminderDoneByAConfirmedProposal(t *testing.T) {
 		t.Errorf("the reminder dealt with reads %q, want %q", m.Text, want)
 	}
 }
+
+// Another member's "watered them", once the time went out, moves the
+// chore on, and the reminder stays its person's: played, it became Bob's,
+// and Alice's ✓ Done on the next one was refused.
+func TestDoneThisTimeKeepsWhoseReminder(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inGroup()
+	sunday := time.Date(2026, 3, 15, 11, 0, 0, 0, time.UTC)
+	h.seed(group, nod.Task{ID: "WP", Title: "Water the plants", RemindAt: &sunday, RemindBy: user,
+		Repeat: "DTSTART:20260315T110000\nRRULE:FREQ=WEEKLY;BYDAY=SU"})
+	h.clock.Set(sunday.Add(time.Hour))
+	h.start()
+	const said = "watered them already"
+	h.clf = answer("explicit:" + said)
+	h.script(openaitest.Calls(call("d", "set_task_status", map[string]any{"task_id": "WP", "status": "DONE"})), openaitest.Text("Thanks."))
+	h.tg.SendText(group, bob, said)
+	h.tg.WaitBotMessages(group, 2)
+	task := h.groupTask("WP")
+	if next := sunday.AddDate(0, 0, 7); task.RemindAt == nil || !task.RemindAt.Equal(next) || task.RemindBy != user {
+		t.Errorf("after Bob's %q: reminder %v by %d; want %v by %d", said, task.RemindAt, task.RemindBy, next, user)
+	}
+}
