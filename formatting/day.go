@@ -217,10 +217,16 @@ func (dv Day) Daily(at string, quiet bool, zone string, zoneSet bool, next time.
 	return dv.l.Text(dailyShow.With(d))
 }
 
-// Duration renders a lateness to the minute ("3 h 5 min").
+// Duration renders a lateness to the minute ("3 h 5 min"), and from a
+// day on in days and hours ("6 days 12 h"): played, "156 h 45 min ago"
+// had to be worked out.
 func (l *Locale) Duration(d time.Duration) string {
 	m := int(d.Round(time.Minute) / time.Minute)
-	return l.Minutes(&m)
+	if d < 24*time.Hour {
+		return l.Minutes(&m)
+	}
+	h := int(d.Round(time.Hour) / time.Hour)
+	return l.Render(lateTmpl.With(hoursMinutes{D: h / 24, H: h % 24}))
 }
 
 // Reminder renders a task's reminder with its buttons: done, an hour

@@ -78,8 +78,11 @@ func dayCases(loc *formatting.Locale) map[string]formatting.Message {
 		"reminder":               loc.Day().Reminder(task, due, 30*time.Second, ""),
 		"reminder_group":         loc.Day().Reminder(task, due, 30*time.Second, "Alice <A&B>"),
 		"reminder_late":          loc.Day().Reminder(task, due, 3*time.Hour+10*time.Minute, ""),
-		"reminder_missed":        loc.Day().WithMissed(loc.Day().Reminder(task, due, 3*time.Hour, ""), 4, due.AddDate(0, 0, -4)),
-		"reminder_missed_one":    loc.Day().WithMissed(loc.Day().Reminder(task, due, 3*time.Hour, ""), 1, due.AddDate(0, 0, -1)),
+		// From a day on, days and hours: "156 h 45 min" had to be worked out.
+		"reminder_days_late":  loc.Day().Reminder(task, due, 156*time.Hour+45*time.Minute, ""),
+		"reminder_day_late":   loc.Day().Reminder(task, due, 24*time.Hour+20*time.Minute, ""),
+		"reminder_missed":     loc.Day().WithMissed(loc.Day().Reminder(task, due, 3*time.Hour, ""), 4, due.AddDate(0, 0, -4)),
+		"reminder_missed_one": loc.Day().WithMissed(loc.Day().Reminder(task, due, 3*time.Hour, ""), 1, due.AddDate(0, 0, -1)),
 		// A time in a place's clock names the place, and its date where
 		// that is another.
 		"reminder_place":      loc.Day().Reminder(inNewYork, due, 0, ""),

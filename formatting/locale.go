@@ -216,6 +216,7 @@ var (
 	dateTmpl       = define[dateParts]("date")
 	stampTmpl      = define[dateParts]("stamp")
 	minutesTmpl    = define[hoursMinutes]("minutes")
+	lateTmpl       = define[hoursMinutes]("days_hours")
 	spanTmpl       = define[spanParts]("span")
 	noneTmpl       = fixed("none")
 	thousands      = fixed("thousands")
@@ -277,8 +278,9 @@ func (l *Locale) Minutes(m *int) string {
 	return l.Render(minutesTmpl.With(hoursMinutes{H: *m / 60, M: *m % 60}))
 }
 
-// hoursMinutes is a duration as the minutes template writes it.
-type hoursMinutes struct{ H, M int }
+// hoursMinutes is a duration as the minutes and days_hours templates
+// write it.
+type hoursMinutes struct{ D, H, M int }
 
 // span renders how long nod keeps or waits for something ("30 days",
 // "10 minutes") in its largest whole unit; in, for a phrase like "within",
