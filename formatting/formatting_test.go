@@ -114,6 +114,11 @@ var (
 		},
 	}
 	titles = map[nod.TaskID]string{"T1": "Fix login bug", "T2": "Update README"}
+	// binsSent is a weekly reminder (Mondays, 07:00) whose time, Monday
+	// the 9th, went out and was not ticked off by the 15th.
+	binsSent = nod.Task{ID: "T6", Title: "Müll rausbringen", Status: nod.StatusOpen, Priority: nod.P2, RemindAt: &binsEarlier, RemindBy: 7,
+		Repeat: "DTSTART:20260302T070000\nRRULE:FREQ=WEEKLY;BYDAY=MO"}
+	binsEarlier = time.Date(2026, 3, 9, 7, 0, 0, 0, time.UTC)
 )
 
 func item(n int, tool nod.Tool, task string, f nod.Field, summary, before, after string) nod.ChangeItem {
@@ -379,9 +384,11 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"no_caption": loc.Text(formatting.NoCaption), "heard": loc.Text(formatting.Heard.With("Raise the <login> bug to P1, and “quote” it.")),
 		"voice_too_long": loc.VoiceTooLong(7*time.Minute+29*time.Second+200*time.Millisecond, 5*time.Minute), "voice_too_long_hours": loc.VoiceTooLong(75*time.Minute, time.Hour),
 		"voice_too_large": loc.VoiceTooLarge(5 * time.Minute), "voice_too_big": loc.Text(formatting.VoiceTooBig), "voice_failed": loc.Text(formatting.VoiceFailed), "voice_empty": loc.Text(formatting.VoiceEmpty),
-		// An upcoming reminder shows beside its task, a past one does not.
+		// An upcoming reminder shows beside its task, a past one does not,
+		// but a repeating one's next time does.
 		"task_list": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2, DueDate: "2026-03-10", RemindAt: &remindEarly},
-			{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P0, Labels: []string{"office"}, RemindAt: &remindTomorrow, Repeat: "DTSTART:20260309T070000\nRRULE:FREQ=DAILY"}}, Cursors: []string{"1", "2", "3"}, Total: 3, Done: 4},
+			{ID: "T3", Title: "Call Berta", Status: nod.StatusOpen, Priority: nod.P0, Labels: []string{"office"}, RemindAt: &remindTomorrow, Repeat: "DTSTART:20260309T070000\nRRULE:FREQ=DAILY"},
+			binsSent}, Cursors: []string{"1", "2", "3", "6"}, Total: 4, Done: 4},
 			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20, Now: time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)}),
 		"task_list_paged": loc.Tasks().List(nod.TaskPage{Tasks: []nod.Task{t1, {ID: "T2", Title: "Update <README> & docs", Status: nod.StatusOpen, Priority: nod.P2}},
 			Cursors: []string{"k3", "k4"}, Total: 10000, Earlier: true, Later: true}, formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-01"}, Page: 2, PageSize: 20}),
@@ -401,6 +408,8 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			formatting.ListView{TaskList: nod.TaskList{Today: "2026-03-15"}, PageSize: 20, Group: true, Now: time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC),
 				Names: map[nod.UserID]string{7: "Alice <&>"}}),
 		"task_card": loc.Tasks().Card(t1, time.Time{}),
+		// A weekly reminder that went out and was not ticked off names its next time.
+		"task_card_repeat_sent": loc.Tasks().Card(binsSent, time.Date(2026, 3, 15, 12, 0, 0, 0, time.UTC)),
 		"receipt_explicit": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Quote: "raise it to P1",
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
 		"receipt_many": loc.Changes().Receipts([]formatting.Receipt{

@@ -151,7 +151,7 @@ func (l *Locale) funcs() template.FuncMap {
 		"join":       func(ls []string) string { return strings.Join(ls, ", ") },
 		"inc":        func(i int) int { return i + 1 },
 		"clock":      func(t *time.Time) string { return t.In(l.Zone()).Format("15:04") },
-		"ahead":      func(t *time.Time, now time.Time) bool { return t != nil && !now.IsZero() && t.After(now) },
+		"upcoming":   l.upcoming,
 		"count":      l.count,
 		"cut": func(s string, n int) string {
 			t, left := truncate(s, n)

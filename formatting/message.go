@@ -317,7 +317,7 @@ func lastOf(s []string) string {
 // ↩️ Reopen on a closed one. Each of those buttons carries the reminder
 // the card shows, so that a tap on a card out of date changes nothing.
 func (tv Tasks) Card(t nod.Task, now time.Time) Message {
-	c := taskCard{Task: t, Sent: t.ReminderSent(now), Rule: tv.ruleWords(t), Now: now}
+	c := taskCard{Task: t, Sent: t.ReminderSent(now), Next: tv.l.nextAfterSent(t, now), Rule: tv.ruleWords(t), Now: now}
 	if !now.IsZero() {
 		c.Today = now.In(tv.l.Zone()).Format(nod.DateLayout)
 	}
@@ -379,6 +379,7 @@ func (tv Tasks) ruleWords(t nod.Task) string {
 type taskCard struct {
 	nod.Task
 	Sent  bool
+	Next  *time.Time // a repeating reminder's next time, once this one went out
 	Rule  string
 	Now   time.Time
 	Today string

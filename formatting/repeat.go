@@ -89,3 +89,34 @@ func (l *Locale) joinAnd(ws []string) string {
 	}
 	return strings.Join(ws[:len(ws)-1], ", ") + " " + l.Render(andTmpl) + " " + ws[len(ws)-1]
 }
+
+// upcoming is t's reminder time still ahead at now: its own, or, once a
+// repeating reminder's time went out, the rule's next (played, a weekly
+// chore not yet ticked off showed no time at all); nil for none.
+func (l *Locale) upcoming(t nod.Task, now time.Time) *time.Time {
+	if t.RemindAt == nil || now.IsZero() {
+		return nil
+	}
+	if t.RemindAt.After(now) {
+		return t.RemindAt
+	}
+	return l.nextAfterSent(t, now)
+}
+
+// nextAfterSent is when t's repeating reminder, whose time went out
+// while t was open, goes off next; nil for a reminder that does not
+// repeat, or whose rule has ended.
+func (l *Locale) nextAfterSent(t nod.Task, now time.Time) *time.Time {
+	if t.Repeat == "" || now.IsZero() || !t.ReminderSent(now) || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+		return nil
+	}
+	r, err := repeat.Read(t.Repeat)
+	if err != nil {
+		return nil
+	}
+	next, ok := r.Next(l.Zone(), now)
+	if !ok {
+		return nil
+	}
+	return &next
+}

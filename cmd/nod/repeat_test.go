@@ -692,3 +692,39 @@ func TestDoneThisTimeKeepsWhoseReminder(t *testing.T) {
 		t.Errorf("after Bob's %q: reminder %v by %d; want %v by %d", said, task.RemindAt, task.RemindBy, next, user)
 	}
 }
+
+// A weekly reminder that went out and was not ticked off names its next
+// time in /tasks and on its card. Played, "Take the bins out" stood bare
+// in /tasks once its Monday's reminder had gone out.
+func TestRepeatingReminderSentNamesItsNext(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.env["NOD_SWEEP_INTERVAL"] = "20ms"
+	h.inBerlin(chat)
+	at := nine() // a Thursday
+	h.seed(chat, nod.Task{ID: "T1", Title: "Take the bins out", RemindAt: &at, Repeat: "DTSTART:20260312T090000\nRRULE:FREQ=WEEKLY;BYDAY=TH"})
+	h.start()
+	h.clock.Set(at)
+	h.sweeps(3)
+	if n := len(remindersOf(h, "Take the bins out")); n != 1 {
+		t.Fatalf("%d reminders at 09:00, want 1", n)
+	}
+	h.clock.Set(at.Add(26 * time.Hour)) // Friday, 11:00
+	h.tg.SendText(chat, user, "/tasks")
+	list := botMessage(h, "<b>Your tasks</b>")
+	if !strings.Contains(list.Text, "Take the bins out · ⏰ Thu, 09:00 🔁") {
+		t.Errorf("/tasks does not name the next time:\n%s", list.Text)
+	}
+	h.tap(chat, user, list.ID, "▫️ Take the bins out")
+	card := botMessage(h, "<b>Take the bins out</b>")
+	if !strings.Contains(card.Text, "⏰ Reminder: yesterday, 09:00 (sent) · next: Thu, 09:00") {
+		t.Errorf("the card does not name the next time:\n%s", card.Text)
+	}
+	// The model is told it too, as the person sees it.
+	h.script(openaitest.Text("Next Thursday at 9."))
+	h.tg.SendText(chat, user, "when do the bins come up again?")
+	botMessage(h, "Next Thursday")
+	if sys := h.llm.RequestsFor(agentM)[0].System(); !strings.Contains(sys, "reminder 2026-03-12T09:00 (sent; next 2026-03-19T09:00)") {
+		t.Errorf("the model's task list:\n%s", sys)
+	}
+}

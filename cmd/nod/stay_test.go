@@ -167,7 +167,7 @@ func TestZoneReturnAfterDowntime(t *testing.T) {
 	want := [][]string{
 		// Due during the stay: in Berlin's clock, where the chat is home
 		// in London's when it goes out.
-		{"⏰ <b>Call mum</b> · 18:00 in Berlin", "set for 14 Mar 2026, 18:00 in Berlin (43 h ago)"},
+		{"⏰ <b>Call mum</b> · 18:00 in Berlin", "set for 14 Mar 2026, 18:00 in Berlin (1 day 19 h ago)"},
 		{"🕰 Back to <b>Europe/London</b> time", "“Water plants” tomorrow, 09:00."},
 		{"⏰ <b>Take meds</b>", "set for 16 Mar 2026, 08:00 (4 h ago)", "5 earlier times, from 11 Mar 2026, 08:00"},
 		{"⏰ <b>Send invoice</b>", "set for 16 Mar 2026, 10:00 (2 h ago)"},
