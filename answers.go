@@ -22,6 +22,12 @@ const (
 	DeletionDeleted
 )
 
+// KeptInWords is the audited reason of a deletion cancelled by a
+// message that was not the task's title: nod answers such a message
+// itself ("Nothing was deleted: …"), which the agent is told, or it says
+// so again.
+const KeptInWords = "did not type the task's title"
+
 // DeletionAnswer is what a message did to a waiting deletion.
 type DeletionAnswer struct {
 	Outcome  DeletionOutcome

@@ -82,6 +82,10 @@ func eventNote(e nod.Event, who string, zone *time.Location) string {
 		return fmt.Sprintf("%s deleted the task %s, which is in the trash now", who, task)
 	case nod.EventDeletionKept:
 		line := fmt.Sprintf("%s kept the task %s: its deletion was cancelled (%s); it was not deleted", who, task, e.Reason)
+		if e.Reason == nod.KeptInWords {
+			// Played, the model's reply opened with nod's own words again.
+			line += ", which nod has told them already in a message of its own (do not say it again)"
+		}
 		if e.Value != "" {
 			line += fmt.Sprintf(". The deletions of %s are still to be asked, one at a time, next; each question has ✗ Keep it", e.Value)
 		}

@@ -53,7 +53,7 @@ func (c *Service) AnswerDeletion(ctx context.Context, at nod.Topic, userID nod.U
 	if typed != answer.SameTitle {
 		// Only this one: the next in the line is asked after it, as
 		// docs/design.md §3.4 has it; its ✗ Keep all ends the line.
-		ended, rest, err := c.deletions.CancelDeletion(ctx, at.ChatID, userID, d.ID, false, "did not type the task's title")
+		ended, rest, err := c.deletions.CancelDeletion(ctx, at.ChatID, userID, d.ID, false, nod.KeptInWords)
 		if err != nil {
 			return nod.DeletionAnswer{}, fmt.Errorf("cancel deletion %s: %w", d.ID, err)
 		}

@@ -122,7 +122,7 @@ func TestKeptDeletionsToldToTheAgent(t *testing.T) {
 	for _, want := range []string{
 		// And what was still to be asked then: played without it, the
 		// model said a task stays whose deletion was asked next.
-		"kept the task “Fix login bug” (id T1): its deletion was cancelled (did not type the task's title); it was not deleted. The deletions of “Update README”, “Cancel gym” are still to be asked, one at a time, next; each question has ✗ Keep it",
+		"kept the task “Fix login bug” (id T1): its deletion was cancelled (did not type the task's title); it was not deleted, which nod has told them already in a message of its own (do not say it again). The deletions of “Update README”, “Cancel gym” are still to be asked, one at a time, next; each question has ✗ Keep it",
 		"kept the task “Update README” (id T2): its deletion was cancelled (tapped ✗ to keep it)",
 		"kept the task “Cancel gym” (id T3): its deletion was cancelled (cancelled with the deletion before it)",
 	} {
