@@ -162,6 +162,13 @@ func (t Task) ReminderSent(now time.Time) bool {
 	return !closed || !t.RemindAt.After(t.UpdatedAt)
 }
 
+// RepeatsAfterSent reports whether t's reminder went out by now (not
+// ticked off: t is open) and repeats: its rule's next time is the one to
+// come.
+func (t Task) RepeatsAfterSent(now time.Time) bool {
+	return t.Repeat != "" && t.Status != StatusDone && t.Status != StatusRejected && t.ReminderSent(now)
+}
+
 // ReminderSilent reports whether t's reminder is still ahead at now on a
 // closed task: it goes off only if the task is reopened before then.
 func (t Task) ReminderSilent(now time.Time) bool {

@@ -182,12 +182,11 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 				// it is to come; played, the model had to recall it.
 				fmt.Fprintf(b, " set by member %d", t.RemindBy)
 			}
-			rule, err := repeat.Read(t.Repeat)
 			switch {
 			case t.ReminderSent(a.now()):
 				b.WriteString(" (sent")
-				if t.Repeat != "" && err == nil && t.Status != nod.StatusDone && t.Status != nod.StatusRejected {
-					if next, ok := rule.Next(zone, a.now()); ok { // not ticked off: what /tasks shows
+				if t.RepeatsAfterSent(a.now()) { // not ticked off: its next, as /tasks shows
+					if next, ok := repeat.NextOf(t.Repeat, zone, a.now()); ok {
 						fmt.Fprintf(b, "; next %s", next.In(zone).Format(nod.ReminderLayout))
 					}
 				}
@@ -197,6 +196,7 @@ func (a *Agent) writeTasks(b *strings.Builder, focus nod.TaskPage, zone *time.Lo
 			case t.ReminderSilent(a.now()):
 				b.WriteString(" (silent: the task is closed)")
 			}
+			rule, err := repeat.Read(t.Repeat)
 			if t.RemindClock != nil {
 				// Told, or the model would read a zone change as moving it.
 				stays := "it stays at that moment when the zone changes"

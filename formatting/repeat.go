@@ -107,14 +107,10 @@ func (l *Locale) upcoming(t nod.Task, now time.Time) *time.Time {
 // while t was open, goes off next; nil for a reminder that does not
 // repeat, or whose rule has ended.
 func (l *Locale) nextAfterSent(t nod.Task, now time.Time) *time.Time {
-	if t.Repeat == "" || now.IsZero() || !t.ReminderSent(now) || t.Status == nod.StatusDone || t.Status == nod.StatusRejected {
+	if !t.RepeatsAfterSent(now) {
 		return nil
 	}
-	r, err := repeat.Read(t.Repeat)
-	if err != nil {
-		return nil
-	}
-	next, ok := r.Next(l.Zone(), now)
+	next, ok := repeat.NextOf(t.Repeat, l.Zone(), now)
 	if !ok {
 		return nil
 	}

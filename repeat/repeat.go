@@ -365,6 +365,16 @@ func (r Rule) Next(zone *time.Location, t time.Time) (time.Time, bool) {
 	return after(next, t)
 }
 
+// NextOf is Next of the rule stored as s (a task's Repeat); false when
+// s holds no rule nod reads, or the rule has no occurrence after t.
+func NextOf(s string, zone *time.Location, t time.Time) (time.Time, bool) {
+	r, err := Read(s)
+	if err != nil {
+		return time.Time{}, false
+	}
+	return r.Next(zone, t)
+}
+
 // Within is how many occurrences of r fall in [from, to), in zone as
 // Next reads it, counting up to most.
 func (r Rule) Within(zone *time.Location, from, to time.Time, most int) int {

@@ -98,6 +98,15 @@ func TestNextAndLatest(t *testing.T) {
 	if _, ok := until.At(mon).Next(utc, mon.AddDate(0, 0, 2)); ok {
 		t.Error("a next after UNTIL")
 	}
+	// As a task keeps it: read, then Next; nothing for no rule.
+	if got, ok := repeat.NextOf(r.String(), utc, time.Date(2026, 12, 4, 9, 0, 0, 0, utc)); !ok || !got.Equal(time.Date(2026, 12, 7, 8, 0, 0, 0, utc)) {
+		t.Errorf("NextOf the weekdays' stored rule = %s, %v", got, ok)
+	}
+	for _, s := range []string{"", "FREQ=SECONDLY"} {
+		if got, ok := repeat.NextOf(s, utc, mon); ok {
+			t.Errorf("NextOf(%q) = %s", s, got)
+		}
+	}
 }
 
 // A rule started again on one of its own times reminds as it did from
