@@ -106,6 +106,9 @@ type Applied struct {
 	Before *Task // nil: the task was created
 	After  Task
 	Undo   UndoEntry // holds the Change that was written
+	// Overtook are the waiting proposals the change closed: they would
+	// have set what it set (docs/design.md §4).
+	Overtook []ItemRef
 }
 
 // Decide computes, inside the transaction that applies it, the new state

@@ -255,6 +255,7 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 			return errorJSON(fmt.Errorf("%s could not be applied: %s; nothing more of it was changed", p.tool.Name, nod.Detail(err)))
 		}
 		last = applied.After
+		notes = append(notes, t.overtaken(applied.Overtook)...)
 		item.TaskID, item.UndoID = applied.After.ID, applied.Undo.ID
 		t.receipts = append(t.receipts, nod.Receipt{TaskTitle: applied.After.Title, Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, Rule: pc.rule})
 	}
@@ -271,6 +272,25 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	j := toJSON(last, t.zone, t.a.now())
 	j.Notes, j.ReminderAfter = notes, t.afterStay(last)
 	return string(tools.MustJSON(j))
+}
+
+// overtaken tells the model which of its waiting proposals a change
+// applied at once closed, and that a reading of the person's answer shown
+// in this step no longer offers them. Played, the model told the person
+// to tap a reading of items that no longer waited.
+func (t *turn) overtaken(refs []nod.ItemRef) []string {
+	var notes []string
+	for _, r := range refs {
+		note := fmt.Sprintf("item %d of proposal %s no longer waits for the user: this change set what it would have set, and nod's message shows it overtaken", r.N, r.SetID)
+		for _, rd := range t.readings {
+			if rd.SetID == r.SetID && (slices.Contains(rd.Confirm, r.N) || slices.Contains(rd.Reject, r.N)) {
+				note += "; the reading of their answer shown in this step no longer offers it"
+				break
+			}
+		}
+		notes = append(notes, note)
+	}
+	return notes
 }
 
 func firstNonEmpty(ss ...string) string {

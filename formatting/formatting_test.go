@@ -369,8 +369,18 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			Change: nod.Change{TaskID: "T5", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}),
 		"receipt_undone_named": loc.Undo().ReceiptUndone(nod.UndoEntry{ID: "u3", Summary: `Delete "Fix <login> bug"`, Title: "Fix <login> bug"}),
 		"reading": loc.Changes().Reading(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}, Reason: "not <now>"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
-			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
-			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),
+			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", Status: nod.ItemPending},
+			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20", Status: nod.ItemPending}}}),
+		// Items the step's own changes overtook are not offered again.
+		"reading_some_gone": loc.Changes().Reading(nod.Reading{ID: "r1", SetID: "s1", Reject: []int{1, 2, 3}}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
+			{N: 1, Tool: "assign_task_labels", Summary: "Set labels to errands", Field: nod.FieldLabels, After: "errands", Status: nod.ItemStale},
+			{N: 2, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", Status: nod.ItemPending},
+			{N: 3, Tool: "assign_task_labels", Summary: "Set labels to admin", Field: nod.FieldLabels, After: "admin", Status: nod.ItemStale}}}),
+		"reading_all_gone": loc.Changes().Reading(nod.Reading{ID: "r1", SetID: "s1", Reject: []int{1, 3}, Reason: "not errands"}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
+			{N: 1, Tool: "assign_task_labels", Summary: "Set labels to errands", Field: nod.FieldLabels, After: "errands", Status: nod.ItemStale},
+			{N: 3, Tool: "assign_task_labels", Summary: "Set labels to admin", Field: nod.FieldLabels, After: "admin", Status: nod.ItemConfirmed}}}),
+		"reading_one_gone": loc.Changes().Reading(nod.Reading{ID: "r1", SetID: "s1", Reject: []int{1}}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
+			{N: 1, Tool: "assign_task_labels", Summary: "Set labels to errands", Field: nod.FieldLabels, After: "errands", Status: nod.ItemStale}}}),
 		"reading_accepted": loc.Changes().ReadingAccepted(nod.Reading{ID: "r1", SetID: "s1", Confirm: []int{1}, Reject: []int{2}}, nod.ChangeSet{ID: "s1", Items: []nod.ChangeItem{
 			{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1"},
 			{N: 2, Tool: "update_task_due_date", Summary: "Set due date to 2026-03-20", Field: nod.FieldDue, Before: "2026-03-15", After: "2026-03-20"}}}),

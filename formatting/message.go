@@ -205,6 +205,12 @@ type readingText struct {
 	Lines    []readingLine
 	Reason   string
 	Accepted bool
+	// Gone are the items the answer named that no longer wait for the
+	// person (decided, or overtaken by a change made since): shown before
+	// it was accepted, it has no line for them.
+	Gone []string
+	// GoneList is Gone in words ("1, 3 and 6").
+	GoneList string
 }
 
 // readingLine is an item of a reading: confirmed, or else rejected.
@@ -603,10 +609,18 @@ func (uv Undo) Left(u nod.UndoEntry) Message {
 }
 
 // Reading shows nod's reading of a decision the person stated in words,
-// with one button that applies it.
+// with one button that applies it, as set stands now: an item the same
+// step's changes overtook (played: "ink is home stuff, not errands"
+// labelled it home and turned down the errands label) is not offered,
+// and with none left there is no button.
 func (cv Changes) Reading(r nod.Reading, set nod.ChangeSet) Message {
 	m := cv.l.reading(r, set, false)
-	m.Keyboard = [][]Button{{cv.l.button(acceptReading, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
+	for _, n := range slices.Concat(r.Confirm, r.Reject) {
+		if it, ok := set.Item(n); ok && it.Status == nod.ItemPending {
+			m.Keyboard = [][]Button{{cv.l.button(acceptReading, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
+			break
+		}
+	}
 	return m
 }
 
@@ -617,18 +631,25 @@ func (cv Changes) ReadingAccepted(r nod.Reading, set nod.ChangeSet) Message {
 }
 
 func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) Message {
-	var lines []readingLine
-	for _, n := range r.Confirm {
-		if it, ok := set.Item(n); ok {
-			lines = append(lines, readingLine{n, true, l.Changes().Summary(*it)})
+	v := readingText{Reason: r.Reason, Accepted: accepted}
+	add := func(ns []int, confirm bool) {
+		for _, n := range ns {
+			it, ok := set.Item(n)
+			switch {
+			case !ok:
+			case accepted || it.Status == nod.ItemPending:
+				v.Lines = append(v.Lines, readingLine{n, confirm, l.Changes().Summary(*it)})
+			default:
+				v.Gone = append(v.Gone, strconv.Itoa(n))
+			}
 		}
 	}
-	for _, n := range r.Reject {
-		if it, ok := set.Item(n); ok {
-			lines = append(lines, readingLine{n, false, l.Changes().Summary(*it)})
-		}
+	add(r.Confirm, true)
+	add(r.Reject, false)
+	if len(v.Gone) > 0 {
+		v.GoneList = l.joinAnd(v.Gone)
 	}
-	return l.Text(readingTmpl.With(readingText{Lines: lines, Reason: r.Reason, Accepted: accepted}))
+	return l.Text(readingTmpl.With(v))
 }
 
 // stampWithClock is t as the chat reads it, and beside it, for a time

@@ -64,7 +64,8 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 	if err := writeChange(ctx, tx, e.Topic, reminderOwner(e.UserID, before, e.Tool, e.Summary), ch, &after, now); err != nil {
 		return nod.Applied{}, err
 	}
-	if err := db.supersedeBy(ctx, tx, e.ChatID, e.UserID, ch, self, now); err != nil {
+	overtook, err := db.supersedeBy(ctx, tx, e.ChatID, e.UserID, ch, self, now)
+	if err != nil {
 		return nod.Applied{}, err
 	}
 	a := e.Audit
@@ -89,7 +90,7 @@ func (db *core) write(ctx context.Context, tx conn, now time.Time, e nod.Edit, b
 			return nod.Applied{}, err
 		}
 	}
-	return nod.Applied{Before: before, After: after, Undo: u}, nil
+	return nod.Applied{Before: before, After: after, Undo: u, Overtook: overtook}, nil
 }
 
 func cloneTask(t *nod.Task) *nod.Task {
@@ -132,9 +133,9 @@ func (db *Tasks) Apply(ctx context.Context, c nod.Edit) (nod.Applied, error) {
 // that would set a field or checklist item that change ch just set
 // (docs/design.md §4): the person's applied change answers it. A deletion closes every
 // proposal for its task. The sets' messages are owed a refresh.
-func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by nod.UserID, ch nod.Change, self string, now time.Time) error {
+func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by nod.UserID, ch nod.Change, self string, now time.Time) ([]nod.ItemRef, error) {
 	if ch.Created {
-		return nil
+		return nil, nil
 	}
 	fields := map[string]bool{}
 	trashed := ch.Trashes() // a deletion closes every proposal for the task
@@ -148,27 +149,27 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 		}
 	}
 	if len(fields) == 0 && len(items) == 0 {
-		return nil
+		return nil, nil
 	}
-	rows, err := tx.QueryContext(ctx, `SELECT i.id, i.set_id, i.field, i.detail FROM change_items i JOIN change_sets s ON s.id = i.set_id
+	rows, err := tx.QueryContext(ctx, `SELECT i.id, i.set_id, i.n, i.field, i.detail FROM change_items i JOIN change_sets s ON s.id = i.set_id
 		WHERE s.chat_id = $1 AND s.status IN ('pending', 'partially_resolved') AND i.task_id = $2 AND i.status = 'pending' AND i.id <> $3`, chatID, ch.TaskID, self)
 	if err != nil {
-		return fmt.Errorf("supersede: %w", err)
+		return nil, fmt.Errorf("supersede: %w", err)
 	}
 	type hit struct {
 		id  string
-		set nod.SetID
+		ref nod.ItemRef
 	}
 	var hits []hit
 	for rows.Next() {
 		var id, field, detail string
-		var set nod.SetID
-		if err := rows.Scan(&id, &set, &field, &detail); err != nil {
+		var ref nod.ItemRef
+		if err := rows.Scan(&id, &ref.SetID, &ref.N, &field, &detail); err != nil {
 			rows.Close()
-			return fmt.Errorf("supersede: %w", err)
+			return nil, fmt.Errorf("supersede: %w", err)
 		}
 		if trashed {
-			hits = append(hits, hit{id, set})
+			hits = append(hits, hit{id, ref})
 			continue
 		}
 		if field == string(nod.FieldChecklist) {
@@ -176,52 +177,54 @@ func (db *core) supersedeBy(ctx context.Context, tx conn, chatID nod.ChatID, by 
 			it := nod.ChangeItem{ID: id}
 			if err := decodeDetail(&it, detail); err != nil {
 				rows.Close()
-				return err
+				return nil, err
 			}
 			if it.ItemBefore != nil && items[it.ItemBefore.ID] {
-				hits = append(hits, hit{id, set})
+				hits = append(hits, hit{id, ref})
 			}
 			continue
 		}
 		if fields[field] {
-			hits = append(hits, hit{id, set})
+			hits = append(hits, hit{id, ref})
 		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("supersede: %w", err)
+		return nil, fmt.Errorf("supersede: %w", err)
 	}
 	if len(hits) == 0 {
-		return nil
+		return nil, nil
 	}
 	var name string // whose change overtook them, in a group
 	err = tx.QueryRowContext(ctx, `SELECT name FROM chat_members WHERE chat_id = $1 AND user_id = $2`, chatID, by).Scan(&name)
 	if err != nil && !noRows(err) {
-		return fmt.Errorf("supersede: %w", err)
+		return nil, fmt.Errorf("supersede: %w", err)
 	}
 	note := encodeNote(nod.Note{Key: nod.NoteSuperseded, Args: []string{"direct", name}})
 	if trashed {
 		note = encodeNote(nod.Note{Key: nod.NoteTaskGone})
 	}
 	sets := map[nod.SetID]bool{}
+	var refs []nod.ItemRef
 	for _, h := range hits {
 		if _, err := tx.ExecContext(ctx, `UPDATE change_items SET status = 'stale', note = $1 WHERE id = $2 AND status = 'pending'`, note, h.id); err != nil {
-			return fmt.Errorf("supersede item: %w", err)
+			return nil, fmt.Errorf("supersede item: %w", err)
 		}
-		sets[h.set] = true
+		sets[h.ref.SetID] = true
+		refs = append(refs, h.ref)
 	}
 	for id := range sets {
 		set, err := loadSet(ctx, tx, id)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		set.Status = "" // recompute
 		if err := updateSetStatus(ctx, tx, &set, now); err != nil {
-			return err
+			return nil, err
 		}
 		if err := db.owe(ctx, tx, nod.Owed{Topic: nod.Topic{ChatID: chatID}, Kind: nod.OwedRefresh, Ref: string(id)}, now); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	return refs, nil
 }

@@ -165,7 +165,7 @@ func (db *Undo) undoIn(ctx context.Context, tx conn, chatID nod.ChatID, id nod.U
 	if inv.Trashes() {
 		// A creation undone: what waits for the task goes with it, as
 		// with a deletion.
-		if err := db.supersedeBy(ctx, tx, chatID, userID, inv, "", now); err != nil {
+		if _, err := db.supersedeBy(ctx, tx, chatID, userID, inv, "", now); err != nil {
 			return out, err
 		}
 	}

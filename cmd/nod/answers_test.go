@@ -131,6 +131,37 @@ func TestAnswerProposalsReading(t *testing.T) {
 	})
 }
 
+// A reading of the step's answer offers only the items still waiting
+// once the step's other calls ran. Played: "ink is home stuff, not
+// errands" labelled the task at once, which overtook the errands
+// proposal, and the reading still asked to turn it down, with a button.
+func TestReadingLeavesOutItemsTheStepOvertook(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	set := h.threeIdeas()
+	h.clf = answer("needs", "explicit:make it P2")
+	h.script(openaitest.Calls(
+		call("x", "answer_proposals", map[string]any{"reject": []int{1}, "reason": "not P1"}),
+		call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P2"})),
+		openaitest.Text("P2 it is."))
+	h.tg.SendText(chat, user, "make it P2, not P1")
+	reading := botMessage(h, "🤔")
+	if want := "🤔 Your answer was about item 1, which no longer waits for you: decided, or overtaken by a change made since. Nothing is left to decide."; reading.Text != want || len(reading.Buttons()) != 0 {
+		t.Errorf("reading = %q %v, want %q without buttons", reading.Text, buttonTexts(reading), want)
+	}
+	if task := h.task("T1"); task.Priority != nod.P2 {
+		t.Errorf("T1's priority = %s, want P2 from the explicit call", task.Priority)
+	}
+	h.tg.WaitMessage(chat, set.ID, "item 1 to read overtaken", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "Overtaken") && !hasButton(m, "✓ 1") && hasButton(m, "✓ 2")
+	})
+	// The model is told, or it would ask the person to tap the reading.
+	id := mustSet(t, h, set.ID).ID
+	if r := h.llm.RequestsFor(agentM)[3].ToolResults()["p"]; !strings.Contains(r, "item 1 of proposal "+string(id)+" no longer waits for the user: this change set what it would have set, and nod's message shows it overtaken; the reading of their answer shown in this step no longer offers it") {
+		t.Errorf("the explicit change's result does not say what it overtook: %s", r)
+	}
+}
+
 // "nah, P1 like before": the model proposes the new value and rejects the
 // old proposal in words, in one step. The old item closes with the turn,
 // replaced: nod shows no reading asking the person to reject what is gone,
