@@ -314,7 +314,8 @@ func verdictName(v confidence.Verdict) string {
 
 // whyOf is the reason a proposed change shows (whyFor): the model's text
 // beside its step, told the task's title and, for a field a person writes
-// words into, the value it sets. Enum values ("done", "P1") name no item.
+// words into, the value it sets; for labels, the labels alone. Enum
+// values ("done", "P1") name no item.
 func (t *turn) whyOf(pc prepared) string {
 	var title, value string
 	if pc.task != nil {
@@ -323,7 +324,11 @@ func (t *turn) whyOf(pc prepared) string {
 		title = c.NewTask().Title
 	}
 	switch pc.c.Field() {
-	case nod.FieldTitle, nod.FieldDescription, nod.FieldLabels, nod.FieldChecklist:
+	case nod.FieldLabels:
+		// A label's reason names the label: played, "Sketches are due
+		// Thursday" showed as the reason for labelling the sketches work.
+		return whyFor(t.beside, "", pc.target)
+	case nod.FieldTitle, nod.FieldDescription, nod.FieldChecklist:
 		value = pc.target
 	}
 	return whyFor(t.beside, title, value)

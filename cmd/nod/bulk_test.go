@@ -383,6 +383,32 @@ func TestProposalShowsNoFillerAsReason(t *testing.T) {
 	}
 }
 
+// A label's reason names the label. Played, "Sketches are due Thursday"
+// showed as the reason for labelling the sketches "work".
+func TestLabelsReasonNamesTheLabel(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T2", Title: "Send sketches to Priya"})
+	h.seed(chat, nod.Task{ID: "T3", Title: "Book room"})
+	h.script(
+		openaitest.Response{Text: "The sketches are due Thursday (3 Dec).", ToolCalls: []openaitest.ToolCall{
+			call("p", "assign_task_labels", map[string]any{"task_id": "T2", "labels": []string{"work"}}),
+		}},
+		openaitest.Response{Text: "The room is for the offsite, so it gets the offsite label.", ToolCalls: []openaitest.ToolCall{
+			call("q", "assign_task_labels", map[string]any{"task_id": "T3", "labels": []string{"offsite"}}),
+		}},
+		openaitest.Text("Proposed below."))
+	h.start()
+	h.tg.SendText(chat, user, "sort my labels out")
+	set := h.changeSetMessage(chat, 2)
+	if strings.Contains(set.Text, "due Thursday") {
+		t.Errorf("a sentence that does not name the label shows as its reason:\n%s", set.Text)
+	}
+	if want := "Labels: none → offsite\n💬 Why: <i>The room is for the offsite, so it gets the offsite label.</i>"; !strings.Contains(set.Text, want) {
+		t.Errorf("the change set lacks the offsite label's reason %q:\n%s", want, set.Text)
+	}
+}
+
 // One sentence beside calls on two tasks is the reason for both: shown
 // once, it names their items, so that it does not read as the last
 // task's alone (a play: a label for three tasks read as the invoice's).
