@@ -3,6 +3,7 @@ package formatting
 import (
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/nodbot/nod"
@@ -51,6 +52,19 @@ type bulkItem struct {
 	// and what changed, so that a field set on a task just added does
 	// not read as another task.
 	Same bool
+	// Due and Remind are a task added's due date and reminder, as read
+	// from the person's words ("by thursday"), for them to check.
+	Due, Remind string
+}
+
+// added fills in it's Due and Remind from the task a line added.
+func (cv Changes) added(it *bulkItem, due string, remind *time.Time, clock *nod.Clock) {
+	if due != "" {
+		it.Due = cv.l.Date(due)
+	}
+	if remind != nil {
+		it.Remind = cv.l.stampWithClock(*remind, clock)
+	}
 }
 
 // bulkText is the start of the description change it wrote, for its line.
@@ -127,6 +141,8 @@ func (cv Changes) bulkLineOf(n int, r Receipt) bulkItem {
 	it := bulkItem{N: n, Title: cut(r.TaskTitle, 60), Undone: r.Undone}
 	if r.Item.Tool != nod.ToolCreateTask {
 		it.Summary, it.Text = cut(cv.DoneSummary(r.Item), 80), bulkText(r.Item.Tool, r.Item.After)
+	} else if t := r.Item.NewTask; t != nil {
+		cv.added(&it, t.DueDate, t.RemindAt, t.RemindClock)
 	}
 	return it
 }
@@ -146,7 +162,15 @@ func (cv Changes) BulkRedrawn(es []nod.UndoEntry, said string) Message {
 			break
 		}
 		it := bulkItem{N: i + 1, Title: cut(u.Title, 60), Undone: u.UndoneNow, Same: i > 0 && es[i-1].TaskID == u.TaskID}
-		if u.Tool != nod.ToolCreateTask {
+		if u.Tool == nod.ToolCreateTask {
+			var t nod.Task
+			for _, f := range u.Change.Fields {
+				if f.Field == nod.FieldDue || f.Field == nod.FieldReminder {
+					t.SetValue(f.Field, f.After, time.Time{})
+				}
+			}
+			cv.added(&it, t.DueDate, t.RemindAt, t.RemindClock)
+		} else {
 			it.Summary = cut(cv.l.appliedSummary(u), 80)
 			for _, f := range u.Change.Fields {
 				if f.Field == nod.FieldDescription {

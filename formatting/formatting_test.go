@@ -440,8 +440,17 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"receipt_bulk_undone_mixed":   loc.Changes().BulkUndone(bulkEntries()),
 		// Three tasks asked for with their days: five changes, three tasks added.
 		"receipt_bulk_added_dated": loc.Changes().Receipts(addedDated()),
-		"receipt_bulk_redrawn":     loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
-		"receipt_bulk_undo_one":    {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
+		// A task added with its due date or reminder shows them, for the
+		// person to check what "by thursday" was read as; redrawn too.
+		"receipt_bulk_added_with": loc.Changes().Receipts(addedWith()),
+		"receipt_bulk_added_with_redrawn": loc.Changes().BulkRedrawn([]nod.UndoEntry{
+			{ID: "u1", Tool: nod.ToolCreateTask, Title: "Skizzen an Priya schicken", Change: nod.Change{Created: true, Fields: []nod.FieldChange{{Field: nod.FieldTitle, After: "Skizzen an Priya schicken"}, {Field: nod.FieldDue, After: "2026-12-03"}}}},
+			{ID: "u2", Tool: nod.ToolCreateTask, Title: "Zahnarzt anrufen", UndoneNow: true, Change: nod.Change{Created: true, Fields: []nod.FieldChange{{Field: nod.FieldTitle, After: "Zahnarzt anrufen"}, {Field: nod.FieldReminder, After: "2026-12-02T09:00:00Z"}}}},
+			{ID: "u3", Tool: nod.ToolCreateTask, Title: "Druckertinte kaufen", Change: nod.Change{Created: true, Fields: []nod.FieldChange{{Field: nod.FieldTitle, After: "Druckertinte kaufen"}}}},
+			{ID: "u4", Tool: nod.ToolCreateTask, Title: "Domain verlängern", Change: nod.Change{Created: true, Fields: []nod.FieldChange{{Field: nod.FieldTitle, After: "Domain verlängern"}, {Field: nod.FieldDue, After: "2026-12-09"}}}},
+		}, "Skizzen an Priya bis Donnerstag, Zahnarzt morgen um 9, Tinte, Domain vor dem 10."),
+		"receipt_bulk_redrawn":  loc.Changes().BulkRedrawn(bulkEntries(), formatting.BulkSaid(formatting.PlainText(loc.Changes().Receipts(bulkMixed()).HTML))),
+		"receipt_bulk_undo_one": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", bulkOpen(23), 2)},
 		"receipt_bulk_undo_one_same_task": {HTML: "(keyboard)", Keyboard: loc.Changes().UndoOne("u1", []formatting.BulkChange{
 			loc.Changes().BulkChangeOf(3, nod.UndoEntry{ID: "u3", Tool: nod.ToolCreateTask, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Created: true}}),
 			loc.Changes().BulkChangeOf(4, nod.UndoEntry{ID: "u4", Tool: nod.ToolSetPriority, Title: "Renew passport", Change: nod.Change{TaskID: "T3", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P2", After: "P1"}}}}),
@@ -775,6 +784,19 @@ func addedDated() []formatting.Receipt {
 		add(4, "T3", "Gestoría"), set(5, "T3", "Gestoría", nod.ToolSetReminder, nod.FieldReminder, "2026-03-12T09:00:00Z"),
 		set(6, "T3", "Gestoría", nod.ToolUpdateDescription, nod.FieldDescription, "Cita a las 11:30,\nllevar la renta y el DNI de María José"),
 	}
+}
+
+// addedWith is four tasks added at once, three with a date read from
+// the person's words.
+func addedWith() []formatting.Receipt {
+	said := "Skizzen an Priya bis Donnerstag, Zahnarzt morgen um 9, Tinte, Domain vor dem 10."
+	nine := time.Date(2026, 12, 2, 9, 0, 0, 0, time.UTC)
+	add := func(n int, t nod.Task) formatting.Receipt {
+		t.Priority = nod.P2
+		return formatting.Receipt{TaskTitle: t.Title, Quote: said, Item: nod.ChangeItem{N: n, Tool: nod.ToolCreateTask, Field: nod.FieldTask, TaskID: nod.TaskID(fmt.Sprint("T", n)), After: t.Title, NewTask: &t, UndoID: nod.UndoID(fmt.Sprint("u", n))}}
+	}
+	return []formatting.Receipt{add(1, nod.Task{Title: "Skizzen an Priya schicken", DueDate: "2026-12-03"}), add(2, nod.Task{Title: "Zahnarzt anrufen", RemindAt: &nine}),
+		add(3, nod.Task{Title: "Druckertinte kaufen"}), add(4, nod.Task{Title: "Domain verlängern", DueDate: "2026-12-09"})}
 }
 
 // bulkEntries are bulkMixed's undo entries, the third undone since.

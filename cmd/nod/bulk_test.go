@@ -138,6 +138,43 @@ func TestBulkReceiptUndoAllAndOne(t *testing.T) {
 	}
 }
 
+// A short receipt shows the due dates its tasks were added with, read
+// from the person's words: played, "by thursday" became 3 Dec, which
+// only the model's closing words said.
+func TestShortReceiptShowsDueDates(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	const said = "need to: send sketches to Priya by thursday, buy printer ink, book dentist, renew domain before the 10th"
+	h.clf = func(openaitest.Request) openaitest.Response {
+		return openaitest.Text(`{"actions":[
+			{"index":0,"level":"explicit","quote":"send sketches to Priya by thursday","quotes":[{"field":"due","quote":"send sketches to Priya by thursday"}],"reasoning":"listed"},
+			{"index":1,"level":"explicit","quote":"buy printer ink","reasoning":"listed"},
+			{"index":2,"level":"explicit","quote":"book dentist","reasoning":"listed"},
+			{"index":3,"level":"explicit","quote":"renew domain before the 10th","quotes":[{"field":"due","quote":"renew domain before the 10th"}],"reasoning":"listed"}]}`)
+	}
+	h.script(openaitest.Calls(
+		call("a", "create_task", map[string]any{"title": "Send sketches to Priya", "due_date": "2026-03-12"}),
+		call("b", "create_task", map[string]any{"title": "Buy printer ink"}),
+		call("c", "create_task", map[string]any{"title": "Book dentist appointment"}),
+		call("d", "create_task", map[string]any{"title": "Renew domain", "due_date": "2026-03-09"})),
+		openaitest.Text("Got all four."))
+	h.start()
+	h.tg.SendText(chat, user, said)
+	receipt := botMessage(h, "✅ <b>4 tasks added</b>")
+	for _, want := range []string{"\n1. Send sketches to Priya · due 12 Mar 2026\n", "\n2. Buy printer ink\n", "\n4. Renew domain · due 9 Mar 2026\n"} {
+		if !strings.Contains(receipt.Text, want) {
+			t.Errorf("the receipt lacks %q:\n%s", want, receipt.Text)
+		}
+	}
+	// Undo one redraws it with its dates.
+	h.tap(chat, user, receipt.ID, "↩️ Undo one…")
+	h.tg.WaitMessage(chat, receipt.ID, "the first page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 2. ") })
+	h.tap(chat, user, receipt.ID, "↩️ Undo 2. ")
+	h.tg.WaitMessage(chat, receipt.ID, "the receipt redrawn", func(m telegramtest.Message) bool {
+		return strings.Contains(m.Text, "<s>2. Buy printer ink</s> (undone)") && strings.Contains(m.Text, "\n4. Renew domain · due 9 Mar 2026\n")
+	})
+}
+
 // Undo all is one transaction: when one change cannot be undone (its
 // task went to the trash since), none is, and the person is told.
 func TestBulkUndoAllIsAtomic(t *testing.T) {
