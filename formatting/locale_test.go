@@ -80,7 +80,7 @@ func TestSpansInWords(t *testing.T) {
 		}
 	}
 	got := For("de").Tasks().DeleteAsk(nod.PendingDeletion{Title: "X", Wait: 10 * time.Minute}, 2*24*time.Hour, 0, nil, time.Time{}).HTML
-	if !strings.Contains(got, "Ich warte 10 Minuten; die Aufgabe liegt dann 2 Tage im Papierkorb.") {
+	if !strings.Contains(got, "Ich warte 10 Minuten; eine gelöschte Aufgabe liegt 2 Tage im Papierkorb.") {
 		t.Errorf("de question: %s", got)
 	}
 }

@@ -45,7 +45,7 @@ func (h *harness) seedTwo(chatID int64) {
 
 // isQuestion reports whether m asks for title's typed confirmation.
 func isQuestion(m telegramtest.Message, title string) bool {
-	return strings.Contains(m.Text, "Delete “"+title+"”") && strings.Contains(m.Text, "reply with the task's exact title")
+	return strings.Contains(m.Text, "Delete “"+title+"”") && strings.Contains(m.Text, "reply with its exact title")
 }
 
 // trashed reports whether task id of chatID is in the trash.
@@ -408,7 +408,7 @@ func TestDeletionTextsSayTheConfiguredSpans(t *testing.T) {
 	h.tg.SendText(chat, user, "/trash")
 	msgs := h.tg.WaitBotMessages(chat, 4)
 	text := asked + "\n" + msgs[2].Text + "\n" + msgs[3].Text
-	for _, want := range []string{"This waits 5 minutes; the task goes to the trash for 2 days.", "/trash restores it within 2 days.", "tasks are kept 2 days:"} {
+	for _, want := range []string{"This waits 5 minutes; a deleted task stays in the trash for 2 days.", "/trash restores it within 2 days.", "tasks are kept 2 days:"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("no %q in:\n%s", want, text)
 		}

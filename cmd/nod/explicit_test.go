@@ -238,7 +238,7 @@ func TestModes(t *testing.T) {
 	if n := len(h.llm.RequestsFor(clfM)); n != 0 || h.task("T1").Priority != nod.P2 {
 		t.Errorf("trusted: %d classifier requests, priority %s", n, h.task("T1").Priority)
 	}
-	if _, err := h.db.Tasks().Task(t.Context(), chat, "T1"); err != nil || !strings.Contains(msgs[6].Text, "reply with the task's exact title") {
+	if _, err := h.db.Tasks().Task(t.Context(), chat, "T1"); err != nil || !strings.Contains(msgs[6].Text, "reply with its exact title") {
 		t.Errorf("delete_task in trusted mode: %v, last message %q", err, msgs[6].Text)
 	}
 	// The next text answers the typed confirmation: it cancels.
