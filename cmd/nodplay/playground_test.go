@@ -223,7 +223,7 @@ func TestTourWalksThrough(t *testing.T) {
 	}
 
 	tp.post("/send", map[string]any{"text": tourSteps[6].Try[0]})
-	tp.botSays("To confirm, reply with the task")
+	tp.botSays("To delete it, reply with its exact title")
 	tp.post("/send", map[string]any{"text": tourSteps[6].Try[1]})
 	tp.botSays("to the trash")
 
