@@ -147,6 +147,19 @@ func TestSchemaRejectedFallsBackOnce(t *testing.T) {
 // The classifier is told today's date, so that it can check "next Friday"
 // against the date an action sets (found in a play-test: without it, a
 // careful classifier could not).
+// A quote that holds a no or a not is no order, so the classifier is
+// told to quote the ask alone. Played, "ink isnt actually urgent anymore,
+// take that off" was quoted whole, and the label waited for a tap.
+func TestToldToQuoteTheAskAlone(t *testing.T) {
+	llm := openaitest.New(t)
+	llm.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
+	c := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Lexicon: formatting.Words, Now: func() time.Time { return t0 }}, slog.New(slog.DiscardHandler))
+	c.Classify(t.Context(), nil, conv, two)
+	if sys := llm.Requests()[0].System(); !strings.Contains(sys, `in "it isn't urgent any more, take that off" quote "take that off"`) {
+		t.Errorf("the classifier was not told to quote the ask alone:\n%s", sys)
+	}
+}
+
 func TestToldToday(t *testing.T) {
 	llm := openaitest.New(t)
 	llm.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
@@ -179,6 +192,7 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{Role: nod.RoleUser, Text: "put the launch post on P1, no wait", UserID: 1001, Speaker: "Alice (1001)", Seq: 17},
 		{Role: nod.RoleUser, Text: "hmm nee doch lieber P1 für den Launch-Post", UserID: 1001, Speaker: "Alice (1001)", Seq: 18},
 		{Role: nod.RoleUser, Text: "nee, doch nicht P1 für den Launch-Post", UserID: 1001, Speaker: "Alice (1001)", Seq: 19},
+		{Role: nod.RoleUser, Text: "the launch post isnt urgent anymore, put it on P1", UserID: 1001, Speaker: "Alice (1001)", Seq: 20},
 	}
 	forAlice := confidence.Action{Tool: "set_task_priority", Summary: "Set priority to P1 (task “Launch post”)", For: 1001, ForSpeaker: "Alice (1001)"}
 	answer := confidence.Action{Tool: "answer_proposals", Summary: "confirm items 1, 2", For: 1001, ForSpeaker: "Alice (1001)", Answer: true, After: 5}
@@ -208,6 +222,9 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{"words taken back at the end", forAlice, "put the launch post on P1, no wait", confidence.NeedsConfirmation},
 		{"a German change of mind", forAlice, "doch lieber P1 für den Launch-Post", confidence.Explicit},
 		{"a German change of mind to no", forAlice, "nee, doch nicht P1 für den Launch-Post", confidence.NeedsConfirmation},
+		// The classifier is told to quote the ask alone (TestToldToQuoteTheAskAlone).
+		{"the ask beside a not about something else", forAlice, "put it on P1", confidence.Explicit},
+		{"the whole line, its not included", forAlice, "the launch post isnt urgent anymore, put it on P1", confidence.NeedsConfirmation},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {
