@@ -717,13 +717,14 @@ func (t *turn) conversation() []confidence.Entry {
 		}
 	}
 	all := append(append([]nod.ChatMessage(nil), t.history...), own...)
-	// Text the model wrote beside a call that a result refused never
-	// reached the person (see Turn): the classifier does not hear it
-	// either, as if it had been said.
-	refusedCalls := map[string]bool{}
+	// Text the model wrote beside a call that a result refused or queued
+	// never reached the person (steps): the classifier does not hear it
+	// either, as if it had been said. Played, "Ink is no longer urgent"
+	// beside a queued label change read as nod's.
+	unseenCalls := map[string]bool{}
 	for _, m := range all {
-		if m.Role == nod.RoleTool && refused(m.Content) {
-			refusedCalls[m.ToolCallID] = true
+		if m.Role == nod.RoleTool && unapplied(m.Content) {
+			unseenCalls[m.ToolCallID] = true
 		}
 	}
 	for i := len(all) - 1; i >= 0 && len(out) < maxEntries; i-- {
@@ -732,7 +733,7 @@ func (t *turn) conversation() []confidence.Entry {
 		if text == "" || m.Review || (m.Role != nod.RoleUser && m.Role != nod.RoleAssistant) {
 			continue
 		}
-		if slices.ContainsFunc(m.ToolCalls, func(c nod.ToolCall) bool { return refusedCalls[c.ID] }) {
+		if slices.ContainsFunc(m.ToolCalls, func(c nod.ToolCall) bool { return unseenCalls[c.ID] }) {
 			continue
 		}
 		if size += len(text); size > maxChars && len(out) > 0 {

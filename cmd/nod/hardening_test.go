@@ -469,6 +469,50 @@ func TestAsideRefusedByItsResultIsDropped(t *testing.T) {
 	}
 }
 
+// Text beside a call that waits for a tap is shown only as its reason,
+// and the classifier of a later turn does not hear it as nod's words. Played, "Ink is
+// no longer urgent" beside a queued label change read as said.
+func TestAsideBesideAQueuedCallIsNotHeard(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seedT1()
+	h.clf = answer("needs")
+	h.script(openaitest.Response{Text: "The login bug is urgent now.",
+		ToolCalls: []openaitest.ToolCall{call("p", "set_task_priority", map[string]any{"task_id": "T1", "priority": "P1"})}},
+		openaitest.Text("Raising it needs your tap below."))
+	h.start()
+	h.tg.SendText(chat, user, "the login bug is getting worse")
+	h.changeSetMessage(chat, 2)
+	h.settleMessages()
+	// Shown, it is the proposal's reason, never nod's own words.
+	for _, m := range h.tg.BotMessages(chat) {
+		if strings.Contains(m.Text, "urgent now") && !strings.Contains(m.Text, "💬 Why: <i>The login bug is urgent now.</i>") {
+			t.Errorf("the person read the aside as nod's words:\n%s", m.Text)
+		}
+	}
+	h.clf = answer("explicit:make it due friday")
+	h.script(openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-13"})), openaitest.Text("Friday."))
+	n := len(h.tg.BotMessages(chat))
+	h.tg.SendText(chat, user, "make it due friday")
+	h.tg.WaitBotMessages(chat, n+2)
+	clf := h.llm.RequestsFor(clfM)
+	last := clf[len(clf)-1].LastUser()
+	for _, m := range clf[len(clf)-1].Messages {
+		if strings.Contains(m.Content, "urgent now") {
+			t.Errorf("the classifier heard the aside beside a queued call:\n%s", m.Content)
+		}
+	}
+	if !strings.Contains(strings.Join(func() []string {
+		var out []string
+		for _, m := range clf[len(clf)-1].Messages {
+			out = append(out, m.Content)
+		}
+		return out
+	}(), "\n"), "Raising it needs your tap below.") {
+		t.Errorf("the classifier did not hear what nod did say:\n%s", last)
+	}
+}
+
 // A turn that answers the model's question carries the words it asked
 // about: "raise the login bug" → "To P1 or P0?" → "P1" may quote either.
 func TestAnswerToAQuestionCarriesItsRequest(t *testing.T) {
