@@ -483,6 +483,14 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 			Description: strings.Repeat("word ", 2000)}, time.Time{}),
 		"receipt_rule": loc.Changes().Receipts([]formatting.Receipt{{TaskTitle: "Fix login bug", Rule: &rule,
 			Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}}}),
+		// Beside changes the person's words asked for, a rule names its own.
+		"receipt_rule_some": loc.Changes().Receipts([]formatting.Receipt{
+			{TaskTitle: "Fix login bug", Quote: "raise it", Item: nod.ChangeItem{N: 1, Tool: "set_task_priority", Summary: "Set priority to P1", Field: nod.FieldPriority, Before: "P3", After: "P1", UndoID: "u1"}},
+			{TaskTitle: "Fix login bug", Rule: &rule, Item: nod.ChangeItem{N: 2, Tool: "assign_task_labels", Summary: "Set labels to backend", Field: nod.FieldLabels, Before: "", After: "backend", UndoID: "u2"}}}),
+		"receipt_bulk_rule_some": loc.Changes().Receipts(append(bulkCreated(4), formatting.Receipt{TaskTitle: "Buy <4> & more", Rule: &rule,
+			Item: nod.ChangeItem{N: 5, Tool: "assign_task_labels", TaskID: "T4", Summary: "Set labels to work", Field: nod.FieldLabels, After: "work", UndoID: "u5"}},
+			formatting.Receipt{TaskTitle: "Buy <3> & more", Rule: &rule,
+				Item: nod.ChangeItem{N: 6, Tool: "assign_task_labels", TaskID: "T3", Summary: "Set labels to work", Field: nod.FieldLabels, After: "work", UndoID: "u6"}})),
 		"rule_offer":    loc.Rules().Offer(nod.Rule{ID: "r1", Kind: "set_task_status=DONE", Status: nod.RuleOffered}),
 		"rule_on":       loc.Rules().Decided(rule),
 		"rule_declined": loc.Rules().Decided(nod.Rule{ID: "r1", Kind: "update_task_estimate", Status: nod.RuleDeclined}),

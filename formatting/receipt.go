@@ -187,6 +187,11 @@ func (s saidBy) Last(i int) bool { return i == len(s.Quotes)-1 && s.More == 0 }
 type ruleBy struct {
 	ruleView
 	Who string
+	// Items are the numbers of the changes the rule applied, in words,
+	// when the receipt shows others it did not ("3", "3 and 4"); Many
+	// when more than one.
+	Items string
+	Many  bool
 }
 
 // undoneOf is how many changes of a receipt's were undone since, of all.
@@ -323,12 +328,25 @@ func (l *Locale) receiptReasons(rs []Receipt) []string {
 		}
 		out = append(out, l.Render(receiptQuote.With(s)))
 	}
+	// A rule names its changes where others came from words: played, a
+	// task added on request read as added by the labels' rule.
 	seen := map[nod.RuleID]bool{}
 	for _, r := range rs {
-		if r.Rule != nil && !seen[r.Rule.ID] {
-			seen[r.Rule.ID] = true
-			out = append(out, l.Render(receiptRule.With(ruleBy{l.viewRule(*r.Rule), r.Who})))
+		if r.Rule == nil || seen[r.Rule.ID] {
+			continue
 		}
+		seen[r.Rule.ID] = true
+		var ns []string
+		for i, o := range rs {
+			if o.Rule != nil && o.Rule.ID == r.Rule.ID {
+				ns = append(ns, strconv.Itoa(i+1))
+			}
+		}
+		rb := ruleBy{ruleView: l.viewRule(*r.Rule), Who: r.Who}
+		if len(ns) < len(rs) {
+			rb.Items, rb.Many = l.joinAnd(ns), len(ns) > 1
+		}
+		out = append(out, l.Render(receiptRule.With(rb)))
 	}
 	return out
 }

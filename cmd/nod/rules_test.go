@@ -373,3 +373,26 @@ func TestRejectedKindCountsSetsNotItems(t *testing.T) {
 		t.Errorf("system prompt after two sets rejected:\n%s", sys)
 	}
 }
+
+// Beside a change the person's words asked for, a rule's change is named
+// by its number. Played, "Applied by your rule “Change labels”" under a
+// task added on request read as if the rule had added it.
+func TestReceiptNamesTheRulesChanges(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.seed(chat, nod.Task{ID: "T1", Title: "Task 1", Priority: nod.P3})
+	h.seed(chat, nod.Task{ID: "T2", Title: "Task 2", Priority: nod.P3})
+	h.ruleFor(chat, user)
+	h.start()
+	h.clf = answer("explicit:make task 1 due friday", "needs")
+	h.script(openaitest.Calls(call("d", "update_task_due_date", map[string]any{"task_id": "T1", "due_date": "2026-03-13"}), raise("T2", "P1")),
+		openaitest.Text("Done."))
+	h.tg.SendText(chat, user, "make task 1 due friday")
+	receipt := botMessage(h, "✅")
+	if want := "Change 2 applied by your rule “Set priority to P1”"; !strings.Contains(receipt.Text, want) || strings.Contains(receipt.Text, "<i>Applied by") {
+		t.Errorf("the receipt does not name the rule's change (%q):\n%s", want, receipt.Text)
+	}
+	if h.task("T1").DueDate != "2026-03-13" || h.task("T2").Priority != nod.P1 {
+		t.Errorf("T1 due %s, T2 %s", h.task("T1").DueDate, h.task("T2").Priority)
+	}
+}
