@@ -461,17 +461,15 @@ func TestAsideRefusedByItsResultIsDropped(t *testing.T) {
 	n := len(h.tg.BotMessages(group))
 	h.tg.SendText(group, user, "make the launch post P1")
 	h.tg.WaitBotMessages(group, n+2)
-	clf := h.llm.RequestsFor(clfM)
-	for _, m := range clf[len(clf)-1].Messages {
-		if strings.Contains(m.Content, "I'll use Berlin time") {
-			t.Errorf("the classifier heard the refused aside:\n%s", m.Content)
-		}
+	if heard := lastClassifierHeard(h); strings.Contains(heard, "I'll use Berlin time") {
+		t.Errorf("the classifier heard the refused aside:\n%s", heard)
 	}
 }
 
 // Text beside a call that waits for a tap is shown only as its reason,
-// and the classifier of a later turn does not hear it as nod's words. Played, "Ink is
-// no longer urgent" beside a queued label change read as said.
+// and the classifier of a later turn does not hear it as nod's words.
+// Played, "Ink is no longer urgent" beside a queued label change read as
+// said.
 func TestAsideBesideAQueuedCallIsNotHeard(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -495,22 +493,19 @@ func TestAsideBesideAQueuedCallIsNotHeard(t *testing.T) {
 	n := len(h.tg.BotMessages(chat))
 	h.tg.SendText(chat, user, "make it due friday")
 	h.tg.WaitBotMessages(chat, n+2)
+	if heard := lastClassifierHeard(h); strings.Contains(heard, "urgent now") || !strings.Contains(heard, "Raising it needs your tap below.") {
+		t.Errorf("the classifier heard the aside beside a queued call, or not what nod did say:\n%s", heard)
+	}
+}
+
+// lastClassifierHeard is what the latest classifier request told it.
+func lastClassifierHeard(h *harness) string {
 	clf := h.llm.RequestsFor(clfM)
-	last := clf[len(clf)-1].LastUser()
+	var out []string
 	for _, m := range clf[len(clf)-1].Messages {
-		if strings.Contains(m.Content, "urgent now") {
-			t.Errorf("the classifier heard the aside beside a queued call:\n%s", m.Content)
-		}
+		out = append(out, m.Content)
 	}
-	if !strings.Contains(strings.Join(func() []string {
-		var out []string
-		for _, m := range clf[len(clf)-1].Messages {
-			out = append(out, m.Content)
-		}
-		return out
-	}(), "\n"), "Raising it needs your tap below.") {
-		t.Errorf("the classifier did not hear what nod did say:\n%s", last)
-	}
+	return strings.Join(out, "\n")
 }
 
 // A turn that answers the model's question carries the words it asked
