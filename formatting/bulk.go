@@ -57,7 +57,7 @@ type bulkItem struct {
 	Due, Remind string
 }
 
-// added fills in it's Due and Remind from the task a line added.
+// added fills in its Due and Remind from the task a line added.
 func (cv Changes) added(it *bulkItem, due string, remind *time.Time, clock *nod.Clock) {
 	if due != "" {
 		it.Due = cv.l.Date(due)
