@@ -205,12 +205,12 @@ type readingText struct {
 	Lines    []readingLine
 	Reason   string
 	Accepted bool
-	// Gone are the items the answer named that no longer wait for the
-	// person (decided, or overtaken by a change made since): shown before
+	// Gone are the numbers of the items the answer named that no longer
+	// wait for the person (decided, or overtaken by a change made since),
+	// in words ("1, 3 and 6"), GoneMany when more than one: shown before
 	// it was accepted, it has no line for them.
-	Gone []string
-	// GoneList is Gone in words ("1, 3 and 6").
-	GoneList string
+	Gone     string
+	GoneMany bool
 }
 
 // readingLine is an item of a reading: confirmed, or else rejected.
@@ -614,12 +614,9 @@ func (uv Undo) Left(u nod.UndoEntry) Message {
 // labelled it home and turned down the errands label) is not offered,
 // and with none left there is no button.
 func (cv Changes) Reading(r nod.Reading, set nod.ChangeSet) Message {
-	m := cv.l.reading(r, set, false)
-	for _, n := range slices.Concat(r.Confirm, r.Reject) {
-		if it, ok := set.Item(n); ok && it.Status == nod.ItemPending {
-			m.Keyboard = [][]Button{{cv.l.button(acceptReading, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
-			break
-		}
+	m, open := cv.l.reading(r, set, false)
+	if open > 0 {
+		m.Keyboard = [][]Button{{cv.l.button(acceptReading, nod.Action{Kind: nod.ActAcceptReading, ID: r.ID})}}
 	}
 	return m
 }
@@ -627,11 +624,15 @@ func (cv Changes) Reading(r nod.Reading, set nod.ChangeSet) Message {
 // ReadingAccepted is a reading once its button was tapped: decided as
 // read, with no button left.
 func (cv Changes) ReadingAccepted(r nod.Reading, set nod.ChangeSet) Message {
-	return cv.l.reading(r, set, true)
+	m, _ := cv.l.reading(r, set, true)
+	return m
 }
 
-func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) Message {
+// reading renders r and counts its lines: before it was accepted, the
+// items that still wait.
+func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) (Message, int) {
 	v := readingText{Reason: r.Reason, Accepted: accepted}
+	var gone []string
 	add := func(ns []int, confirm bool) {
 		for _, n := range ns {
 			it, ok := set.Item(n)
@@ -640,16 +641,16 @@ func (l *Locale) reading(r nod.Reading, set nod.ChangeSet, accepted bool) Messag
 			case accepted || it.Status == nod.ItemPending:
 				v.Lines = append(v.Lines, readingLine{n, confirm, l.Changes().Summary(*it)})
 			default:
-				v.Gone = append(v.Gone, strconv.Itoa(n))
+				gone = append(gone, strconv.Itoa(n))
 			}
 		}
 	}
 	add(r.Confirm, true)
 	add(r.Reject, false)
-	if len(v.Gone) > 0 {
-		v.GoneList = l.joinAnd(v.Gone)
+	if len(gone) > 0 {
+		v.Gone, v.GoneMany = l.joinAnd(gone), len(gone) > 1
 	}
-	return l.Text(readingTmpl.With(v))
+	return l.Text(readingTmpl.With(v)), len(v.Lines)
 }
 
 // stampWithClock is t as the chat reads it, and beside it, for a time
