@@ -43,9 +43,10 @@ func (h *harness) seedTwo(chatID int64) {
 	h.seed(chatID, nod.Task{ID: "T2", Title: "Update README"})
 }
 
-// isQuestion reports whether m asks for title's typed confirmation.
+// isQuestion reports whether m asks for title's typed confirmation,
+// with the title as code, which Telegram copies with a tap.
 func isQuestion(m telegramtest.Message, title string) bool {
-	return strings.Contains(m.Text, "Delete “"+title+"”") && strings.Contains(m.Text, "reply with its exact title")
+	return strings.Contains(m.Text, "Delete “"+title+"”") && strings.Contains(m.Text, "reply with its exact title: “<code>"+title+"</code>”")
 }
 
 // trashed reports whether task id of chatID is in the trash.
