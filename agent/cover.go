@@ -16,11 +16,11 @@ import (
 // what the person's quoted words cover, which runs, and what no words of
 // theirs cover, which asks (docs/design.md §3.5): a change runs at once
 // only if their words cover everything it replaces. A verdict without a
-// quote (trusted mode) is not split. note tells the model what waits.
+// quote (trusted mode) is not split. wait tells the model what waits.
 // repeats says the call gives its reminder a rule to repeat by.
-func (t *turn) covered(pc prepared, v confidence.Verdict, repeats bool) (run, ask []prepared, note string) {
+func (t *turn) covered(pc prepared, v confidence.Verdict, repeats bool) (run, ask []prepared, wait waitNote) {
 	if !v.Explicit() || v.Quote == "" {
-		return []prepared{pc}, nil, ""
+		return []prepared{pc}, nil, waitNote{}
 	}
 	switch c := pc.c.(type) {
 	case tools.Labels:
@@ -31,9 +31,42 @@ func (t *turn) covered(pc prepared, v confidence.Verdict, repeats bool) (run, as
 	// A receipt never claims more than was done: words that ask for a
 	// reminder that repeats do not cover one reminder at one time.
 	if pc.c.Field() == nod.FieldReminder && pc.target != "" && !repeats && t.a.lex.asksRepeat(saidFor(v, nod.FieldReminder)) {
-		return nil, []prepared{pc}, "The user's words ask for a reminder that repeats, but this set_task_reminder call has no repeat, so it sets one reminder at one time and waits for the user's tap: tell them it reminds them once and does not repeat, or set it again with repeat (an RRULE)."
+		return nil, []prepared{pc}, waitingFor([]prepared{pc}, "The user's words ask for a reminder that repeats, but this set_task_reminder call has no repeat, so it sets one reminder at one time and waits for the user's tap: tell them it reminds them once and does not repeat, or set it again with repeat (an RRULE).")
 	}
-	return []prepared{pc}, nil, ""
+	return []prepared{pc}, nil, waitNote{}
+}
+
+// waitNote is what a covered call's note tells the model waits for the
+// user's tap, said once routing knows which of those changes a learned
+// rule applied instead: played, a rule's P3 was reported as waiting.
+type waitNote struct {
+	keys []string                   // the waiting changes' fieldKeys
+	what []string                   // each as the note names it
+	say  func(what []string) string // the note of those still waiting
+}
+
+// waitingFor is a note about the waiting changes asks, said unless a
+// rule applies them all (or none waits).
+func waitingFor(asks []prepared, note string) waitNote {
+	w := waitNote{say: func([]string) string { return note }}
+	for _, p := range asks {
+		w.keys, w.what = append(w.keys, fieldKey(p.c)), append(w.what, "")
+	}
+	return w
+}
+
+// note is what still waits once ruled ran by a rule; "" for nothing.
+func (w waitNote) note(ruled []prepared) string {
+	var left []string
+	for i, k := range w.keys {
+		if !slices.ContainsFunc(ruled, func(p prepared) bool { return fieldKey(p.c) == k }) {
+			left = append(left, w.what[i])
+		}
+	}
+	if len(left) == 0 || w.say == nil {
+		return ""
+	}
+	return w.say(left)
 }
 
 // asksRepeat reports whether words said ask for something to happen
@@ -52,7 +85,7 @@ func (l *lexicon) asksRepeat(said []string) bool {
 // new task: one the person asked for in other words (a burst: "oh and
 // it's urgent") runs with those words as its quote; one that no words
 // name asks.
-func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (run, ask []prepared, note string) {
+func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (run, ask []prepared, wait waitNote) {
 	l := t.a.lex
 	base := c.NewTask().Clone()
 	var apart []fieldValue
@@ -78,12 +111,18 @@ func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (r
 		fv.clear(&base)
 	}
 	if len(apart) == 0 {
-		return []prepared{pc}, nil, ""
+		return []prepared{pc}, nil, waitNote{}
 	}
 	base.ID = nod.TaskID(nod.NewID()) // the split-off changes name it before it exists
 	created := tools.NewCreate(base)
 	run = append(run, prepared{c: created, cur: "", target: base.Title})
-	var waiting []string
+	wait.say = func(what []string) string {
+		verb := "waits"
+		if len(what) > 1 {
+			verb = "wait"
+		}
+		return fmt.Sprintf("The task was created with what the user's words asked for; its %s %s for the user's tap: no words of theirs quoted for this call ask for them.", andList(what), verb)
+	}
 	for _, fv := range apart {
 		c := fv.change(base.ID)
 		if c == nil {
@@ -99,16 +138,9 @@ func (t *turn) coverCreate(pc prepared, c tools.Create, v confidence.Verdict) (r
 			continue
 		}
 		ask = append(ask, p)
-		waiting = append(waiting, fv.String())
+		wait.keys, wait.what = append(wait.keys, fieldKey(p.c)), append(wait.what, fv.String())
 	}
-	if len(waiting) > 0 {
-		verb := "waits"
-		if len(waiting) > 1 {
-			verb = "wait"
-		}
-		note = fmt.Sprintf("The task was created with what the user's words asked for; its %s %s for the user's tap: no words of theirs quoted for this call ask for them.", andList(waiting), verb)
-	}
-	return run, ask, note
+	return run, ask, wait
 }
 
 // fieldValue is one field create_task gives a new task beyond its title.
@@ -212,7 +244,7 @@ func saidFor(v confidence.Verdict, f nod.Field) []string {
 // ask to remove: the labels it adds (and the removals asked for) run,
 // the rest is a removal of its own, proposed on the task as the running
 // part leaves it.
-func (l *lexicon) coverLabels(pc prepared, c tools.Labels, said []string) (run, ask []prepared, note string) {
+func (l *lexicon) coverLabels(pc prepared, c tools.Labels, said []string) (run, ask []prepared, wait waitNote) {
 	gone := removedLabels(pc.cur, pc.target)
 	var kept []string
 	for _, g := range gone {
@@ -221,7 +253,7 @@ func (l *lexicon) coverLabels(pc prepared, c tools.Labels, said []string) (run, 
 		}
 	}
 	if len(kept) == 0 {
-		return []prepared{pc}, nil, ""
+		return []prepared{pc}, nil, waitNote{}
 	}
 	now := tools.Labels{Task: c.Task, Add: removedLabels(pc.target, pc.cur), Remove: slices.DeleteFunc(gone, func(l string) bool { return slices.Contains(kept, l) })}
 	mid := pc.task.Clone()
@@ -232,11 +264,11 @@ func (l *lexicon) coverLabels(pc prepared, c tools.Labels, said []string) (run, 
 	if p, ok := prepareOn(tools.Labels{Task: c.Task, Remove: kept}, &mid); ok {
 		ask = append(ask, p)
 	}
-	note = fmt.Sprintf("Taking away %s %s waits for the user's tap: the user's words quoted for this call do not ask to remove it.", tools.LabelWord(kept), quoteAll(kept))
+	note := fmt.Sprintf("Taking away %s %s waits for the user's tap: the user's words quoted for this call do not ask to remove it.", tools.LabelWord(kept), quoteAll(kept))
 	if len(run) > 0 {
 		note += " The rest of the call was applied."
 	}
-	return run, ask, note
+	return run, ask, waitingFor(ask, note)
 }
 
 // prepareOn reads change c against task as validate does; ok is false

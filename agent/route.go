@@ -40,9 +40,7 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 			continue
 		}
 		run, ask, wait := t.covered(pc, v, p.args.Present("repeat"))
-		if wait != "" {
-			r.waits = append(r.waits, wait)
-		}
+		r.waits = append(r.waits, wait)
 		r.later = append(r.later, ask...)
 		for _, pc := range run {
 			t.routeInto(&r, pc, v)
@@ -51,7 +49,13 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 	now, later, guarded, left := r.now, r.later, r.guarded, r.left
 	queued, ruled, lines := t.queue(ctx, later)
 	now = append(now, ruled...)
-	notes := slices.Concat(revised, lines, guarded, r.waits, p.dropped)
+	var waits []string
+	for _, w := range r.waits {
+		if n := w.note(ruled); n != "" {
+			waits = append(waits, n)
+		}
+	}
+	notes := slices.Concat(revised, lines, guarded, waits, p.dropped)
 	if len(now) > 0 {
 		if len(guarded) > 0 {
 			t.record(p.start, p.tool.Name, p.args.JSON(), nod.OutcomeBlocked, strings.Join(guarded, " "))
@@ -92,8 +96,9 @@ func (t *turn) commit(ctx context.Context, p *proposal, v confidence.Verdict) st
 // person's items it left as they set them (left), and what waits because
 // no words of theirs cover it (waits).
 type routing struct {
-	now, later           []prepared
-	guarded, left, waits []string
+	now, later    []prepared
+	guarded, left []string
+	waits         []waitNote
 }
 
 // routeInto routes one change that the person's words cover.

@@ -396,3 +396,22 @@ func TestReceiptNamesTheRulesChanges(t *testing.T) {
 		t.Errorf("T1 due %s, T2 %s", h.task("T1").DueDate, h.task("T2").Priority)
 	}
 }
+
+// A field of a new task that a learned rule applies does not wait, and
+// the model is not told it does. Played, a rule's P3 on a new task was
+// reported as waiting for a tap beside the label that did.
+func TestRuledFieldOfANewTaskIsNotSaidToWait(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.ruleFor(chat, user)
+	h.start()
+	h.clf = answer("explicit:add a task to call the bank")
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank", "priority": "P1", "labels": []string{"finance"}})),
+		openaitest.Text("Added."))
+	h.tg.SendText(chat, user, "add a task to call the bank")
+	h.changeSetMessage(chat, 3)
+	r := h.llm.RequestsFor(agentM)[1].ToolResults()["c"]
+	if !strings.Contains(r, `its label \"finance\" waits for the user's tap`) || strings.Contains(r, "priority P1") || !strings.Contains(r, `"priority":"P1"`) {
+		t.Errorf("the create's result = %s", r)
+	}
+}
