@@ -166,7 +166,10 @@ func TestShortReceiptShowsDueDates(t *testing.T) {
 			t.Errorf("the receipt lacks %q:\n%s", want, receipt.Text)
 		}
 	}
-	// Undo one redraws it with its dates.
+	// Undo one redraws it with its dates, once the receipt's buttons are
+	// stored (a tap before that is refused, as on any message).
+	botMessage(h, "Got all four.")
+	h.settleMessages()
 	h.tap(chat, user, receipt.ID, "↩️ Undo one…")
 	h.tg.WaitMessage(chat, receipt.ID, "the first page", func(m telegramtest.Message) bool { return hasButton(m, "↩️ Undo 2. ") })
 	h.tap(chat, user, receipt.ID, "↩️ Undo 2. ")
