@@ -17,10 +17,12 @@ var (
 )
 
 // relDay is a day as the rel_day and rel_stamp templates word it: Offset
-// days from today, when Near (yesterday to six days ahead); else the date,
-// Year only when it is not today's.
+// days from today, when Near (yesterday to five days ahead); else the
+// date, Year only when it is not today's, and its weekday when Week (six
+// days ahead: "Fri" alone, read on a Saturday, could be yesterday).
 type relDay struct {
 	Near    bool
+	Week    bool
 	Offset  int
 	Weekday int // 0 Sunday … 6 Saturday
 	Day     int
@@ -31,8 +33,8 @@ type relDay struct {
 
 // RelativeDay renders a YYYY-MM-DD date relative to today, the reader's
 // local date (both YYYY-MM-DD): "today", "tomorrow", "yesterday", a
-// weekday within the coming week, else the date, with its year only when
-// it is not today's. Either not a date renders d as Date does.
+// weekday within the coming five days, else the date (with its weekday
+// six days ahead), with its year only when it is not today's. Either not a date renders d as Date does.
 func (l *Locale) RelativeDay(d, today string) string {
 	r, ok := l.relDay(d, today)
 	if !ok {
@@ -83,7 +85,7 @@ func (l *Locale) relDay(d, today string) (relDay, bool) {
 	}
 	// Calendar days, in UTC: no daylight saving stretches one.
 	offset := int(day.Sub(ref).Hours() / 24)
-	r := relDay{Near: offset >= -1 && offset <= 6, Offset: offset, Weekday: int(day.Weekday()), Day: day.Day(), Month: l.months[day.Month()-1]}
+	r := relDay{Near: offset >= -1 && offset <= 5, Week: offset == 6, Offset: offset, Weekday: int(day.Weekday()), Day: day.Day(), Month: l.months[day.Month()-1]}
 	if day.Year() != ref.Year() {
 		r.Year = day.Year()
 	}

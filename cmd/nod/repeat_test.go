@@ -712,12 +712,12 @@ func TestRepeatingReminderSentNamesItsNext(t *testing.T) {
 	h.clock.Set(at.Add(26 * time.Hour)) // Friday, 11:00
 	h.tg.SendText(chat, user, "/tasks")
 	list := botMessage(h, "<b>Your tasks</b>")
-	if !strings.Contains(list.Text, "Take the bins out · ⏰ Thu, 09:00 🔁") {
+	if !strings.Contains(list.Text, "Take the bins out · ⏰ Thu 19 Mar, 09:00 🔁") {
 		t.Errorf("/tasks does not name the next time:\n%s", list.Text)
 	}
 	h.tap(chat, user, list.ID, "▫️ Take the bins out")
 	card := botMessage(h, "<b>Take the bins out</b>")
-	if !strings.Contains(card.Text, "⏰ Reminder: yesterday, 09:00 (sent) · next: Thu, 09:00") {
+	if !strings.Contains(card.Text, "⏰ Reminder: yesterday, 09:00 (sent) · next: Thu 19 Mar, 09:00") {
 		t.Errorf("the card does not name the next time:\n%s", card.Text)
 	}
 	// The model is told it too, as the person sees it.
