@@ -415,3 +415,18 @@ func TestRuledFieldOfANewTaskIsNotSaidToWait(t *testing.T) {
 		t.Errorf("the create's result = %s", r)
 	}
 }
+
+// Asked to "always do that", the agent can only tell how a rule comes
+// about: no one writes one, and /rules lists and stops them. It is told
+// so, with the streak and the lifetime nod uses.
+func TestToldHowARuleComesAbout(t *testing.T) {
+	t.Parallel()
+	h := ruleHarness(t, 1)
+	h.script(openaitest.Text("Confirm it three times and I'll offer it."))
+	h.say("always put things to buy under shopping")
+	sys := h.llm.RequestsFor(agentM)[0].System()
+	want := fmt.Sprintf("/rules only lists and stops the rules nod learned: no one writes a rule. When the user wants a kind of change made without asking (\"always do that\"), tell them that once they confirm the same kind of change %d times in a row", nod.RuleStreak)
+	if !strings.Contains(sys, want) || !strings.Contains(sys, fmt.Sprintf("without asking for %d days.", int(nod.RuleLifetime/(24*time.Hour)))) {
+		t.Errorf("the agent was not told how a rule comes about:\n%s", sys)
+	}
+}
