@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -871,7 +872,11 @@ func TestUndoWhileTheSetIsSent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	h.insuranceWithALabel()
-	var once sync.Once
+	var (
+		once   sync.Once
+		before atomic.Int64 // the bot's messages before the set's
+	)
+	before.Store(-1)
 	h.tg.Wire().SetFault(func(method string, params url.Values) *telegramtest.Error {
 		if method != "sendMessage" || !strings.Contains(params.Get("reply_markup"), "✓ 1") {
 			return nil
@@ -891,12 +896,16 @@ func TestUndoWhileTheSetIsSent(t *testing.T) {
 			id := h.tg.Press(chat, user, receipt.ID, undo.Data)
 			h.tg.Wait("the Undo answered while the set is sent", func() bool { _, ok := h.tg.Answer(id); return ok })
 			h.settle() // and done: its redraw found no message of the set
+			before.Store(int64(len(h.tg.BotMessages(chat))))
 		})
 		return nil
 	})
 	h.start()
 	h.tg.SendText(chat, user, "add renew the car insurance")
-	set := h.withButton(chat, "✓ 1")
+	// The set by its place, not its buttons: its redraw may take them
+	// away before the test looks.
+	h.tg.Wait("the set", func() bool { n := before.Load(); return n >= 0 && len(h.tg.BotMessages(chat)) > int(n) })
+	set := h.tg.BotMessages(chat)[before.Load()]
 	m := h.tg.WaitMessage(chat, set.ID, "the proposal closed", func(m telegramtest.Message) bool { return !hasButton(m, "✓ 1") })
 	if !strings.Contains(m.Text, "The task is in the trash or deleted") {
 		t.Errorf("the closed proposal reads %q", m.Text)
