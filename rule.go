@@ -36,6 +36,14 @@ type Rule struct {
 	ExpiresAt *time.Time // set when accepted
 }
 
+// Streak is how far a person has come toward a rule of one kind: the
+// change sets in a row in which they confirmed it, since any other
+// verdict on it. At RuleStreak nod offers the rule.
+type Streak struct {
+	Kind string // as KindOf names it
+	N    int
+}
+
 // Active reports whether the rule applies changes at now.
 func (r Rule) Active(now time.Time) bool {
 	return r.Status == RuleActive && r.ExpiresAt != nil && now.Before(*r.ExpiresAt)

@@ -69,6 +69,39 @@ func (db *Rules) Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([
 	return rs, nil
 }
 
+// Streaks returns how far the person has come toward a rule of each kind
+// nod may still offer them one of (none open, declined or revoked), as
+// the confirmations that earn one count them (streakSQL): the longest
+// first. A kind at nod.RuleStreak whose offer failed shows there too.
+func (db *Rules) Streaks(ctx context.Context, chatID nod.ChatID, userID nod.UserID, now time.Time) ([]nod.Streak, error) {
+	var out []nod.Streak
+	err := db.readOne(ctx, read{query: streaksSQL, args: []any{chatID, userID, micros(now)}, scan: func(rows scanner) error {
+		for rows.Next() {
+			var s nod.Streak
+			if err := rows.Scan(&s.Kind, &s.N); err != nil {
+				return err
+			}
+			out = append(out, s)
+		}
+		return nil
+	}})
+	if err != nil {
+		return nil, fmt.Errorf("streaks: %w", err)
+	}
+	return out, nil
+}
+
+// streaksSQL is streakSQL for every kind of person $2's at once: each
+// kind's latest decisions, numbered per kind.
+var streaksSQL = `WITH ranked AS (SELECT kind, set_id, verdict, seq, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY seq DESC) AS k
+		FROM decisions WHERE chat_id = $1 AND user_id = $2 AND kind <> ''),
+	latest AS (SELECT kind, set_id, verdict, seq FROM ranked WHERE k <= ` + fmt.Sprint(streakWindow) + `)
+	SELECT d.kind, COUNT(DISTINCT d.set_id) AS n FROM latest d
+	WHERE d.verdict = 'confirmed' AND d.seq > COALESCE((SELECT MAX(x.seq) FROM latest x WHERE x.kind = d.kind AND x.verdict <> 'confirmed'), 0)
+		AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.chat_id = $1 AND r.user_id = $2 AND r.kind = d.kind
+			AND r.status <> 'expired' AND NOT (r.status = 'active' AND r.expires_at <= $3))
+	GROUP BY d.kind ORDER BY n DESC, d.kind`
+
 // DecideRule accepts or declines an offered rule with its audit row, in
 // one transaction; nod.ErrDecided if it was decided before. An accepted
 // rule lasts nod.RuleLifetime.

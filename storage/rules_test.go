@@ -2,6 +2,7 @@ package storage_test
 
 import (
 	"errors"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -185,6 +186,14 @@ func TestConfirmReadsItsStreak(t *testing.T) {
 			}
 			return s.ID
 		}
+		streaks := func() []nod.Streak {
+			t.Helper()
+			ss, err := db.Rules().Streaks(ctx, chat, 42, clock.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			return ss
+		}
 		confirm := func(items, want int) {
 			t.Helper()
 			d, err := db.ChangeSets().ConfirmItems(ctx, chat, propose(items), nil, 42, "", raise)
@@ -194,6 +203,10 @@ func TestConfirmReadsItsStreak(t *testing.T) {
 			if got, ok := d.Streaks[kind]; !ok || got != want || len(d.Streaks) != 1 {
 				t.Errorf("streaks %v, want %s: %d", d.Streaks, kind, want)
 			}
+			// /rules counts them as the confirmation did.
+			if ss := streaks(); !slices.Equal(ss, []nod.Streak{{Kind: kind, N: want}}) {
+				t.Errorf("Streaks %v, want %s: %d", ss, kind, want)
+			}
 			lower()
 		}
 		confirm(1, 1)
@@ -201,9 +214,19 @@ func TestConfirmReadsItsStreak(t *testing.T) {
 		if _, err := db.ChangeSets().RejectItem(ctx, chat, propose(1), 1, 42); err != nil {
 			t.Fatal(err)
 		}
+		if ss := streaks(); len(ss) != 0 {
+			t.Errorf("after the rejection, streaks %v", ss)
+		}
 		confirm(2, 1) // the rejection ended the streak; two items, one set
 		confirm(1, 2)
 		confirm(1, 3)
+		// Once offered, a kind is not on its way to a rule any more.
+		if _, ok, err := db.Rules().OfferRule(ctx, chat, 42, kind); !ok || err != nil {
+			t.Fatalf("offer: %v", err)
+		}
+		if ss := streaks(); len(ss) != 0 {
+			t.Errorf("an offered kind still has a streak: %v", ss)
+		}
 	})
 }
 
