@@ -55,8 +55,8 @@ func (b *Bot) onRevokeRule(ctx context.Context, p press) string {
 		return text
 	}
 	p.then(func(ctx context.Context) {
-		if rs, err := b.rulebook.Rules(ctx, p.chat, b.now()); err == nil {
-			if err := b.send.edit(ctx, p.chat, p.msgID, p.loc.Rules().List(rs)); err != nil {
+		if m, err := b.rulesList(ctx, p.loc, p.chat, p.user, p.group); err == nil {
+			if err := b.send.edit(ctx, p.chat, p.msgID, m); err != nil {
 				b.log.Warn("edit rules", "chat", p.chat, "err", err)
 			}
 		}
@@ -89,11 +89,29 @@ func (b *Bot) revokeRule(ctx context.Context, p press) (string, bool) {
 }
 
 func (b *Bot) cmdRules(ctx context.Context, in incoming) {
-	rs, err := b.rulebook.Rules(ctx, in.chat, b.now())
+	m, err := b.rulesList(ctx, in.loc, in.chat, in.user, in.speaker != "")
 	if err != nil {
 		b.log.Error("rules", "chat", in.chat, "err", err)
 		b.reply(ctx, in.topic(), in.loc.Text(formatting.InternalError.With(0)))
 		return
 	}
-	b.reply(ctx, in.topic(), in.loc.Rules().List(rs))
+	b.reply(ctx, in.topic(), m)
+}
+
+// rulesList is /rules as user sees it: the chat's rules in force and, in
+// a private chat, how far they have come toward others (in a group the
+// message is everyone's, the streaks one member's).
+func (b *Bot) rulesList(ctx context.Context, loc *formatting.Locale, chat nod.ChatID, user nod.UserID, group bool) (formatting.Message, error) {
+	now := b.now()
+	rs, err := b.rulebook.Rules(ctx, chat, now)
+	if err != nil {
+		return formatting.Message{}, err
+	}
+	var near []nod.Streak
+	if !group {
+		if near, err = b.rulebook.Streaks(ctx, chat, user, now); err != nil {
+			return formatting.Message{}, err
+		}
+	}
+	return loc.Rules().List(rs, near), nil
 }

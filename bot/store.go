@@ -73,6 +73,9 @@ type Chats interface {
 type Rulebook interface {
 	// Rules returns the chat's learned rules in force at now.
 	Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([]nod.Rule, error)
+	// Streaks returns how far the person has come toward a rule of each
+	// kind nod may still offer them, the longest first.
+	Streaks(ctx context.Context, chatID nod.ChatID, userID nod.UserID, now time.Time) ([]nod.Streak, error)
 }
 
 // Conversation finds what the person said in an earlier message, for an

@@ -13,7 +13,7 @@ var (
 	ruleOn       = define[ruleView]("rule_on")
 	ruleDeclined = define[string]("rule_declined")
 	rulesNone    = fixed("rules_none")
-	rulesList    = define[[]ruleView]("rules_list")
+	rulesList    = define[rulesView]("rules_list")
 
 	ruleAcceptButton  = define[ruleView]("b_rule_accept")
 	ruleDeclineButton = fixed("b_rule_decline")
@@ -39,6 +39,14 @@ type ruleView struct {
 	// Call marks a rule for a tool of an operator's MCP server: what it
 	// runs, nod cannot undo.
 	Call bool
+}
+
+// rulesView is /rules: the rules in force, and the kinds on their way
+// to one, N each the proposals in a row of the Streak a rule needs.
+type rulesView struct {
+	Rules  []ruleView
+	Near   []ruleView
+	Streak int
 }
 
 func (l *Locale) viewRule(r nod.Rule) ruleView {
@@ -77,19 +85,24 @@ func (rv Rules) Decided(r nod.Rule) Message {
 	return rv.l.Text(ruleDeclined.With(rv.Name(r.Kind)))
 }
 
-// List renders /rules: the rules in force, a revoke button each.
-func (rv Rules) List(rs []nod.Rule) Message {
-	if len(rs) == 0 {
+// List renders /rules: the rules in force, a revoke button each, and how
+// far the person has come toward a rule of other kinds, so that "I said
+// yes three times" can be checked against what counts.
+func (rv Rules) List(rs []nod.Rule, near []nod.Streak) Message {
+	if len(rs) == 0 && len(near) == 0 {
 		return rv.l.Text(rulesNone)
 	}
-	views := make([]ruleView, len(rs))
+	v := rulesView{Rules: make([]ruleView, len(rs)), Streak: nod.RuleStreak}
 	m := Message{}
 	for i, r := range rs {
-		views[i] = rv.l.viewRule(r)
-		views[i].N = i + 1
-		m.Keyboard = append(m.Keyboard, []Button{rv.l.button(ruleRevokeButton.With(views[i]), nod.Action{Kind: nod.ActRevokeRule, ID: string(r.ID)})})
+		v.Rules[i] = rv.l.viewRule(r)
+		v.Rules[i].N = i + 1
+		m.Keyboard = append(m.Keyboard, []Button{rv.l.button(ruleRevokeButton.With(v.Rules[i]), nod.Action{Kind: nod.ActRevokeRule, ID: string(r.ID)})})
 	}
-	m.HTML = rv.l.Render(rulesList.With(views))
+	for _, s := range near {
+		v.Near = append(v.Near, ruleView{Name: rv.Name(s.Kind), N: s.N})
+	}
+	m.HTML = rv.l.Render(rulesList.With(v))
 	return m
 }
 
