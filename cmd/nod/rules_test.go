@@ -426,7 +426,30 @@ func TestToldHowARuleComesAbout(t *testing.T) {
 	h.say("always put things to buy under shopping")
 	sys := h.llm.RequestsFor(agentM)[0].System()
 	want := fmt.Sprintf("/rules only lists and stops the rules nod learned: no one writes a rule. When the user wants a kind of change made without asking (\"always do that\"), tell them that once they confirm the same kind of change %d times in a row", nod.RuleStreak)
-	if !strings.Contains(sys, want) || !strings.Contains(sys, fmt.Sprintf("without asking for %d days.", int(nod.RuleLifetime/(24*time.Hour)))) {
+	if !strings.Contains(sys, want) || !strings.Contains(sys, fmt.Sprintf("without asking for %d days; /rules shows how far they are toward each kind.", int(nod.RuleLifetime/(24*time.Hour)))) {
 		t.Errorf("the agent was not told how a rule comes about:\n%s", sys)
+	}
+}
+
+// /rules shows how far the person has come toward a rule, counted as
+// the offer counts: a proposal at a time, and from nothing again after a
+// ✗ of that kind.
+func TestRulesShowTheWayToARule(t *testing.T) {
+	t.Parallel()
+	h := ruleHarness(t, 3)
+	if m := h.say("/rules"); !strings.Contains(m.Text, "You have no rules. When you confirm") {
+		t.Errorf("/rules before any tap = %q", m.Text)
+	}
+	for i, id := range []string{"T1", "T2"} {
+		h.confirmRaise(id, "P1")
+		want := fmt.Sprintf("• Set priority to P1: %d of 3", i+1)
+		if m := h.say("/rules"); !strings.Contains(m.Text, "You have no rules yet.") || !strings.Contains(m.Text, want) {
+			t.Errorf("/rules after %d confirmations = %q, want %q", i+1, m.Text, want)
+		}
+	}
+	ms := h.propose(raise("T3", "P1"))
+	h.tap(chat, user, ms[len(ms)-1].ID, "✗ 1")
+	if m := h.say("/rules"); strings.Contains(m.Text, "On the way") {
+		t.Errorf("/rules after a ✗ still counts: %q", m.Text)
 	}
 }
