@@ -167,7 +167,7 @@ func TestCancelFirstDeletionThenSecond(t *testing.T) {
 func TestOtherTextCancelsAndAsksTheNextAfterTheReply(t *testing.T) {
 	t.Parallel()
 	for said, cancelled := range map[string]string{
-		"actually keep the login bug": "Nothing was deleted: that was not the task's title “Fix login bug”.",
+		"actually keep the login bug": "Nothing was deleted: “Fix login bug” stays on your list (only its title, typed back, deletes it).",
 		"yes but keep the login bug":  "Nothing was deleted: a yes does not delete “Fix login bug”, only its title typed back does.",
 	} {
 		t.Run(said, func(t *testing.T) {
