@@ -14,13 +14,16 @@ import (
 // acknowledgement ("Sure!", "Nice, …", "Klar, …") and asks nothing; ""
 // when no sentence does. Models open with filler and write one text
 // beside several calls, so the first line is often not about the item at
-// all. An item with a reason argument of its own shows that instead, in
-// its diff.
+// all. A line of a list ("• 10:00 lab meeting — print the poster
+// before it") is taken only when no other sentence names the item: a
+// model lists what stands, and gives its reason in a sentence. An item
+// with a reason argument of its own shows that instead, in its diff.
 func whyFor(text, title, value string) string {
 	names := keyWords(title + " " + value)
 	if len(names) == 0 {
 		return ""
 	}
+	var listed string // the first list line that would do
 	for _, s := range sentences(nod.CleanText(text)) {
 		words := keyWords(s)
 		if len(words) == 0 || filler(words[0]) || (len(words) > 1 && filler(words[:2]...)) || asking(s) || claimsDone(words) {
@@ -32,9 +35,24 @@ func whyFor(text, title, value string) string {
 		if r := []rune(s); len(r) > maxWhy {
 			s = strings.TrimSpace(string(r[:maxWhy-1])) + "…"
 		}
-		return s
+		if !listLine(s) {
+			return s
+		}
+		if listed == "" {
+			listed = s
+		}
 	}
-	return ""
+	return listed
+}
+
+// listLine reports whether sentence s is a line of a list: it opens with
+// a bullet, or a number and "." or ")".
+func listLine(s string) bool {
+	if strings.HasPrefix(s, "•") || strings.HasPrefix(s, "- ") || strings.HasPrefix(s, "* ") || strings.HasPrefix(s, "– ") || strings.HasPrefix(s, "· ") {
+		return true
+	}
+	digits := strings.TrimLeft(s, "0123456789")
+	return len(digits) < len(s) && (strings.HasPrefix(digits, ". ") || strings.HasPrefix(digits, ") "))
 }
 
 // asking reports whether sentence s is a question: it asks the person
@@ -90,12 +108,17 @@ var doneVerbs = map[string]bool{
 
 // sentences splits text at line breaks and at ".", "!" or "?" followed by
 // a space, each sentence on one line with its runs of white space folded.
+// A line's list number ("2. ") stays with its line.
 func sentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		start := 0
 		rs := []rune(line)
+		number := len(strings.TrimLeft(strings.TrimSpace(line), "0123456789")) < len(strings.TrimSpace(line))
 		for i, r := range rs {
+			if r == '.' && number && strings.Trim(string(rs[:i]), " 0123456789") == "" {
+				continue
+			}
 			if (r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || rs[i+1] == ' ') {
 				out = appendSentence(out, string(rs[start:i+1]))
 				start = i + 1
