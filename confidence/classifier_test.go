@@ -158,6 +158,10 @@ func TestToldToQuoteTheAskAlone(t *testing.T) {
 	if sys := llm.Requests()[0].System(); !strings.Contains(sys, `in "it isn't urgent any more, take that off" quote "take that off"`) {
 		t.Errorf("the classifier was not told to quote the ask alone:\n%s", sys)
 	}
+	// An answer that turns items down is the exception: its no decides.
+	if sys := llm.Requests()[0].System(); !strings.Contains(sys, `an answer to proposals that turns some down ("yes to 1, not 2") is quoted whole`) {
+		t.Errorf("the classifier was not told to quote a mixed answer whole:\n%s", sys)
+	}
 }
 
 func TestToldToday(t *testing.T) {
