@@ -726,7 +726,7 @@ func TestFullSetTellsTheAgent(t *testing.T) {
 			t.Errorf("result of the call past the cap = %q, want %q", results["b"], want)
 		}
 		sys := e.LLM.RequestsFor(agentM)[0].System()
-		if !strings.Contains(sys, fmt.Sprintf("at most %d items, each checklist item counting as one", nod.MaxItems)) {
+		if !strings.Contains(sys, fmt.Sprintf("at most %d items, each checklist item counting as one, and each field a change sets (a repeating reminder is two: its time and its repeat)", nod.MaxItems)) {
 			t.Errorf("the agent was not told the cap:\n%s", sys)
 		}
 	})

@@ -110,9 +110,9 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 	b.WriteString(rules)
 	// How a rule comes about, so that "always do that" gets a true answer:
 	// in a play-test the agent pointed to /rules, which cannot make one.
-	fmt.Fprintf(b, "\n- /rules only lists and stops the rules nod learned: no one writes a rule. When the user wants a kind of change made without asking (\"always do that\"), tell them that once they confirm the same kind of change %d times in a row (the same tool; for status and priority, the same value), each in a different proposal, nod offers to apply such changes without asking for %d days; /rules shows how far they are toward each kind.",
+	fmt.Fprintf(b, "\n- /rules only lists and stops the rules you learned: no one writes a rule. When the user wants a kind of change made without asking (\"always do that\"), tell them that once they confirm the same kind of change %d times in a row (the same tool; for status and priority, the same value), each in a different proposal, you offer them a rule that applies such changes without asking for %d days; /rules shows how far they are toward each kind.",
 		nod.RuleStreak, int(nod.RuleLifetime.Hours()/24))
-	fmt.Fprintf(b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one: propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
+	fmt.Fprintf(b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one, and each field a change sets (a repeating reminder is two: its time and its repeat): propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(b, "\n\n%s\n", todayLine(a.now(), zone))
 	// In a group the zone is the whole group's: its owner and
 	// administrators set it, and a question asks where the group is.

@@ -425,8 +425,8 @@ func TestToldHowARuleComesAbout(t *testing.T) {
 	h.script(openaitest.Text("Confirm it three times and I'll offer it."))
 	h.say("always put things to buy under shopping")
 	sys := h.llm.RequestsFor(agentM)[0].System()
-	want := fmt.Sprintf("/rules only lists and stops the rules nod learned: no one writes a rule. When the user wants a kind of change made without asking (\"always do that\"), tell them that once they confirm the same kind of change %d times in a row", nod.RuleStreak)
-	if !strings.Contains(sys, want) || !strings.Contains(sys, fmt.Sprintf("without asking for %d days; /rules shows how far they are toward each kind.", int(nod.RuleLifetime/(24*time.Hour)))) {
+	want := fmt.Sprintf("/rules only lists and stops the rules you learned: no one writes a rule. When the user wants a kind of change made without asking (\"always do that\"), tell them that once they confirm the same kind of change %d times in a row", nod.RuleStreak)
+	if !strings.Contains(sys, want) || !strings.Contains(sys, fmt.Sprintf("you offer them a rule that applies such changes without asking for %d days; /rules shows how far they are toward each kind.", int(nod.RuleLifetime/(24*time.Hour)))) {
 		t.Errorf("the agent was not told how a rule comes about:\n%s", sys)
 	}
 }
