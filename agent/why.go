@@ -14,17 +14,17 @@ import (
 // acknowledgement ("Sure!", "Nice, …", "Klar, …") and asks nothing; ""
 // when no sentence does. Models open with filler and write one text
 // beside several calls, so the first line is often not about the item at
-// all. A line of a list ("• 10:00 lab meeting — print the poster
-// before it") is taken only when no other sentence names the item: a
-// model lists what stands, and gives its reason in a sentence. An item
-// with a reason argument of its own shows that instead, in its diff.
+// all. A line of a list ("- Mark the tests – by Fri", "2. …") is never
+// one: a model lists what stands and gives its reasons in sentences, and
+// played, such lines (or a piece of one) stood as the reason for items
+// they only restated. An item with a reason argument of its own shows
+// that instead, in its diff.
 func whyFor(text, title, value string) string {
 	names := keyWords(title + " " + value)
 	if len(names) == 0 {
 		return ""
 	}
-	var listed string // the first list line that would do
-	for _, s := range sentences(nod.CleanText(text)) {
+	for _, s := range sentences(withoutLists(nod.CleanText(text))) {
 		words := keyWords(s)
 		if len(words) == 0 || filler(words[0]) || (len(words) > 1 && filler(words[:2]...)) || asking(s) || claimsDone(words) {
 			continue
@@ -35,24 +35,25 @@ func whyFor(text, title, value string) string {
 		if r := []rune(s); len(r) > maxWhy {
 			s = strings.TrimSpace(string(r[:maxWhy-1])) + "…"
 		}
-		if !listLine(s) {
-			return s
-		}
-		if listed == "" {
-			listed = s
-		}
+		return s
 	}
-	return listed
+	return ""
 }
 
-// listLine reports whether sentence s is a line of a list: it opens with
-// a bullet, or a number and "." or ")".
-func listLine(s string) bool {
-	if strings.HasPrefix(s, "•") || strings.HasPrefix(s, "- ") || strings.HasPrefix(s, "* ") || strings.HasPrefix(s, "– ") || strings.HasPrefix(s, "· ") {
-		return true
+// withoutLists is text without its lines that are a list's: those that
+// open with a bullet, or a number and "." or ")".
+func withoutLists(text string) string {
+	lines := strings.Split(text, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		t := strings.TrimSpace(l)
+		digits := strings.TrimLeft(t, "0123456789")
+		numbered := len(digits) < len(t) && (strings.HasPrefix(digits, ". ") || strings.HasPrefix(digits, ") "))
+		if !numbered && !strings.HasPrefix(t, "•") && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "– ") && !strings.HasPrefix(t, "· ") {
+			kept = append(kept, l)
+		}
 	}
-	digits := strings.TrimLeft(s, "0123456789")
-	return len(digits) < len(s) && (strings.HasPrefix(digits, ". ") || strings.HasPrefix(digits, ") "))
+	return strings.Join(kept, "\n")
 }
 
 // asking reports whether sentence s is a question: it asks the person
@@ -108,17 +109,12 @@ var doneVerbs = map[string]bool{
 
 // sentences splits text at line breaks and at ".", "!" or "?" followed by
 // a space, each sentence on one line with its runs of white space folded.
-// A line's list number ("2. ") stays with its line.
 func sentences(text string) []string {
 	var out []string
 	for _, line := range strings.Split(text, "\n") {
 		start := 0
 		rs := []rune(line)
-		number := len(strings.TrimLeft(strings.TrimSpace(line), "0123456789")) < len(strings.TrimSpace(line))
 		for i, r := range rs {
-			if r == '.' && number && strings.Trim(string(rs[:i]), " 0123456789") == "" {
-				continue
-			}
 			if (r == '.' || r == '!' || r == '?') && (i+1 == len(rs) || rs[i+1] == ' ') {
 				out = appendSentence(out, string(rs[start:i+1]))
 				start = i + 1

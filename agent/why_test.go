@@ -43,7 +43,8 @@ func TestWhyIsTheSentenceAboutTheItem(t *testing.T) {
 		// Played: a day's overview, then the reason for moving two tasks.
 		{"a list, then the reason", "Monday 7 Dec:\n• 10:00 lab meeting — print the poster draft before it\n• return library books\n\nIt is a lot, so below I suggest moving the poster printing to Fri 4 Dec.",
 			"Print poster draft for lab meeting", "", "It is a lot, so below I suggest moving the poster printing to Fri 4 Dec."},
-		{"only a list names it", "Monday:\n1. Print the poster draft first\n2. Return library books", "Print poster draft", "", "1. Print the poster draft first"},
+		{"only a list names it", "Monday:\n1. Print the poster draft first\n2. Return library books", "Print poster draft", "", ""},
+		{"a piece of a list line", "- Geschenk für Lena – bis 11.12. (Geburtstag am 12.)\n- Zahnarzt anrufen", "Geschenk für Lenas Geburtstag besorgen", "2026-12-11", ""},
 		{"cut when long", long, "Book room", "", strings.TrimSpace(string([]rune(strings.Join(strings.Fields(long), " "))[:maxWhy-1])) + "…"},
 	} {
 		if got := whyFor(c.text, c.title, c.value); got != c.want {
