@@ -197,6 +197,9 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		{Role: nod.RoleUser, Text: "hmm nee doch lieber P1 für den Launch-Post", UserID: 1001, Speaker: "Alice (1001)", Seq: 18},
 		{Role: nod.RoleUser, Text: "nee, doch nicht P1 für den Launch-Post", UserID: 1001, Speaker: "Alice (1001)", Seq: 19},
 		{Role: nod.RoleUser, Text: "the launch post isnt urgent anymore, put it on P1", UserID: 1001, Speaker: "Alice (1001)", Seq: 20},
+		// Played: the answer to "or did you mean today?".
+		{Role: nod.RoleUser, Text: "nee ich mein mittwoch, also heute", UserID: 1001, Speaker: "Alice (1001)", Seq: 21},
+		{Role: nod.RoleUser, Text: "nee ich mein nicht mittwoch", UserID: 1001, Speaker: "Alice (1001)", Seq: 22},
 	}
 	forAlice := confidence.Action{Tool: "set_task_priority", Summary: "Set priority to P1 (task “Launch post”)", For: 1001, ForSpeaker: "Alice (1001)"}
 	answer := confidence.Action{Tool: "answer_proposals", Summary: "confirm items 1, 2", For: 1001, ForSpeaker: "Alice (1001)", Answer: true, After: 5}
@@ -229,6 +232,8 @@ func TestQuoteMustBeTheRightWords(t *testing.T) {
 		// The classifier is told to quote the ask alone (TestToldToQuoteTheAskAlone).
 		{"the ask beside a not about something else", forAlice, "put it on P1", confidence.Explicit},
 		{"the whole line, its not included", forAlice, "the launch post isnt urgent anymore, put it on P1", confidence.NeedsConfirmation},
+		{"a colloquial German correction", forAlice, "ich mein mittwoch, also heute", confidence.Explicit},
+		{"a colloquial German correction to a not", forAlice, "ich mein nicht mittwoch", confidence.NeedsConfirmation},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cl, llm := classifier(t, func(openaitest.Request) openaitest.Response {
