@@ -1500,3 +1500,33 @@ func (h *harness) wantCologneAt9(set telegramtest.Message) {
 		h.t.Errorf("the plants' reminder is at %v, want 7:00 in Berlin", at)
 	}
 }
+
+// In the small hours, "tomorrow" is the day that has just begun for
+// someone still up: the agent is told so until 04:00 local time, and not
+// after.
+func TestSmallHoursTomorrow(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.inBerlin(chat)
+	h.start()
+	const note = "It is the small hours: a user who has not slept yet means by \"tomorrow\" the day that has just begun"
+	for _, c := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{time.Date(2026, 12, 1, 22, 59, 0, 0, time.UTC), false}, // 23:59 in Berlin
+		{time.Date(2026, 12, 1, 23, 38, 0, 0, time.UTC), true},  // 00:38
+		{time.Date(2026, 12, 2, 2, 59, 0, 0, time.UTC), true},   // 03:59
+		{time.Date(2026, 12, 2, 3, 0, 0, 0, time.UTC), false},   // 04:00
+	} {
+		h.clock.Set(c.at)
+		n := len(h.tg.BotMessages(chat)) + 1
+		h.script(openaitest.Text("Noted."))
+		h.tg.SendText(chat, user, "remind me tomorrow about the bins")
+		h.tg.WaitBotMessages(chat, n)
+		reqs := h.llm.RequestsFor(agentM)
+		if got := strings.Contains(reqs[len(reqs)-1].System(), note); got != c.want {
+			t.Errorf("at %s Berlin time the note is there: %v, want %v", c.at.In(berlin).Format("15:04"), got, c.want)
+		}
+	}
+}
