@@ -448,9 +448,9 @@ func turnNote(conv []Entry) string {
 			// whose message that was: maybe not the person the actions
 			// are for.
 			if who != "" {
-				return "\n\nThis turn answers what nod asked about " + who + "'s message “" + s + "”: that message, nod's question and the later messages can ask for the actions, each only in the words of the person it is for; the lines before it are context."
+				return "\n\nThis turn may answer what nod asked about " + who + "'s message “" + s + "”: if it does, that message, nod's question and the later messages can ask for the actions, each only in the words of the person it is for; if not, only the later messages can. The lines before it are context."
 			}
-			return "\n\nThis turn answers what nod asked about the person's message “" + s + "”: that message, nod's question and the person's later messages can ask for the actions; the lines before it are context."
+			return "\n\nThis turn may answer what nod asked about the person's message “" + s + "”: if it does, that message, nod's question and the person's later messages can ask for the actions; if not, only their later messages can. The lines before it are context."
 		}
 		return "\n\nThis turn starts with the person's message “" + s + "”: only it and their later messages can ask for the actions; the lines before it are context."
 	}

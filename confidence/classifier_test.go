@@ -445,10 +445,10 @@ func TestToldWhereTheTurnStarts(t *testing.T) {
 		want string
 	}{
 		{earlier, "This turn starts with the person's message “Tidy up the login task”"},
-		{asked, "This turn answers what nod asked about the person's message “label the coffee urgent”: that message, nod's question and"},
+		{asked, "This turn may answer what nod asked about the person's message “label the coffee urgent”: if it does, that message, nod's question and"},
 		// In a group, whose message it was: played, Bob's read as "the
 		// person's" when the action was Alice's.
-		{groupAsked, "This turn answers what nod asked about Bob (43)'s message “label the coffee urgent”: that message, nod's question and the later messages can ask for the actions, each only in the words of the person it is for"},
+		{groupAsked, "This turn may answer what nod asked about Bob (43)'s message “label the coffee urgent”: if it does, that message, nod's question and the later messages can ask for the actions, each only in the words of the person it is for; if not, only the later messages can."},
 		{conv, "No earlier turn is shown: every line below is this turn's"},
 	} {
 		c.Classify(t.Context(), nil, c2.conv, two)
