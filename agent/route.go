@@ -261,6 +261,9 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 		}
 		last = applied.After
 		notes = append(notes, t.overtaken(applied.Overtook)...)
+		if pc.rule != nil {
+			notes = append(notes, t.ruledNote(item.Summary, *pc.rule))
+		}
 		item.TaskID, item.UndoID = applied.After.ID, applied.Undo.ID
 		t.receipts = append(t.receipts, nod.Receipt{TaskTitle: applied.After.Title, Item: item, Quote: quote, Trusted: t.mode == nod.ModeTrusted, Rule: pc.rule})
 	}
@@ -277,6 +280,17 @@ func (t *turn) apply(ctx context.Context, p *proposal, v confidence.Verdict, cha
 	j := toJSON(last, t.zone, t.a.now())
 	j.Notes, j.ReminderAfter = notes, t.afterStay(last)
 	return string(tools.MustJSON(j))
+}
+
+// ruledNote tells the model that a change applied by the person's
+// learned rule, not their words or tap: it is not told which rules are
+// in force, and played, it offered for a tap what the rule had applied.
+func (t *turn) ruledNote(summary string, r nod.Rule) string {
+	note := fmt.Sprintf("%s: applied without the user's tap by their learned rule for %s", summary, r.Kind)
+	if r.ExpiresAt != nil {
+		note += " (until " + r.ExpiresAt.In(t.zone).Format(nod.DateLayout) + ")"
+	}
+	return note + "; the receipt says so. Changes of that kind apply at once while the rule lasts: do not offer them for a tap."
 }
 
 // overtaken tells the model which of its waiting proposals a change

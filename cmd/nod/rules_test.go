@@ -146,7 +146,9 @@ func TestLearnedRuleOfferedUsedRevoked(t *testing.T) {
 		t.Errorf("T4 priority %s, want P1", p)
 	}
 	reqs := h.llm.RequestsFor(agentM)
-	if r := reqs[len(reqs)-1].ToolResults()["cT4"]; !strings.Contains(r, `"priority":"P1"`) {
+	// The model is told the rule applied it, not the person's words.
+	if r := reqs[len(reqs)-1].ToolResults()["cT4"]; !strings.Contains(r, `"priority":"P1"`) ||
+		!strings.Contains(r, "Set priority to P1: applied without the user's tap by their learned rule for set_task_priority=P1 (until 2026-04-10)") {
 		t.Errorf("tool result of a rule's change = %q", r)
 	}
 	// The receipt can stop the rule too: see TestStopRuleFromReceipt.
