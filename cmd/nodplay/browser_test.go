@@ -168,8 +168,16 @@ func TestPlaygroundInBrowser(t *testing.T) {
 	))
 	const mine = `//div[contains(@class,"me")]//div[@class="text" and normalize-space(.)="help me plan the launch"]/..//button[contains(@class,"edit")]`
 	const edited = `//div[contains(@class,"me")]//div[@class="text" and normalize-space(.)="help me plan the launch and the docs"]`
+	// The page draws the chat again on every change (the forward's answer,
+	// "typing…" going): a button found before a redraw is gone after it,
+	// so the press is tried again on the new one.
+	for range 3 {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.Search(mine))); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+	}
+	step("press a message's edit", err)
 	step("edit a message", chromedp.Do(ctx,
-		chromedp.Click(chromedp.Search(mine)),
 		chromedp.SendKeys(chromedp.ID("text"), " and the docs"),
 		chromedp.Click(chromedp.ID("sendButton")),
 		chromedp.WaitVisible(chromedp.Search(edited)),
