@@ -40,6 +40,16 @@ func (s ChatSettings) Zone(def *time.Location) *time.Location {
 // means for a person there.
 func LocalDate(t time.Time, loc *time.Location) string { return t.In(loc).Format(DateLayout) }
 
+// SmallHours reports whether t is in the small hours in loc (before
+// 04:00), when someone still up means by "tomorrow" the day that has
+// just begun: played at 00:38, a model read "morgen" as the day after.
+// SmallHoursNote tells a model so, in the agent's and the classifier's
+// requests alike, so that both read the words the same way.
+func SmallHours(t time.Time, loc *time.Location) bool { return t.In(loc).Hour() < 4 }
+
+// SmallHoursNote is what a model is told in the small hours.
+const SmallHoursNote = `It is the small hours: a user who has not slept yet means by "tomorrow" the day that has just begun, and by "tonight" the night they are in.`
+
 // ReminderLayout is how the agent names a reminder's moment: local wall
 // time in the chat's zone, to the minute.
 const ReminderLayout = "2006-01-02T15:04"

@@ -114,8 +114,8 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 		nod.RuleStreak, int(nod.RuleLifetime.Hours()/24))
 	fmt.Fprintf(b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one, and each field a change sets (a repeating reminder is two: its time and its repeat): propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
 	fmt.Fprintf(b, "\n\n%s\n", todayLine(a.now(), zone))
-	if a.now().In(zone).Hour() < smallHours {
-		b.WriteString(smallHoursNote)
+	if nod.SmallHours(a.now(), zone) {
+		b.WriteString(nod.SmallHoursNote + " Read their words so, and say which date you read.\n")
 	}
 	// In a group the zone is the whole group's: its owner and
 	// administrators set it, and a question asks where the group is.
@@ -368,14 +368,6 @@ func rezoned(system string, now time.Time, zone *time.Location) string {
 
 // todayLine tells the agent where in its day the person is: local date,
 // weekday, time and zone, which "today", "tomorrow" and "Friday" mean.
-// Until smallHours local time, someone still up means by "tomorrow" the
-// day that has just begun: played at 00:38, a model read "morgen" as the
-// day after and had to be put right.
-const (
-	smallHours     = 4
-	smallHoursNote = "It is the small hours: a user who has not slept yet means by \"tomorrow\" the day that has just begun, and by \"tonight\" the night they are in. Read their words so, and say which date you read.\n"
-)
-
 func todayLine(now time.Time, zone *time.Location) string {
 	return fmt.Sprintf("Today is %s (%s).", now.In(zone).Format("Monday, 2006-01-02, 15:04"), zone)
 }

@@ -321,12 +321,22 @@ func (c *Classifier) classify(ctx context.Context, zone *time.Location, conv []E
 	return fallback("no verdict for this action")
 }
 
+// todayLine is the classifier's clock: the chat's local date and time,
+// and in the small hours how "tomorrow" reads, as the agent is told.
+func todayLine(now time.Time, zone *time.Location) string {
+	line := "Today is " + now.In(zone).Format("Monday, 2006-01-02, 15:04") + " (" + zone.String() + `): read dates such as "next Friday" from it.`
+	if nod.SmallHours(now, zone) {
+		line += " " + nod.SmallHoursNote + " Read their words so."
+	}
+	return line
+}
+
 // ask sends the one request and returns the answer's text.
 func (c *Classifier) ask(ctx context.Context, zone *time.Location, conv []Entry, actions []Action) (string, error) {
 	params := openai.ChatCompletionNewParams{
 		Model: shared.ChatModel(c.opts.Model),
 		Messages: []openai.ChatCompletionMessageParamUnion{
-			openai.SystemMessage(systemPrompt + "\n\nToday is " + c.opts.Now().In(zone).Format("Monday, 2006-01-02, 15:04") + " (" + zone.String() + `): read dates such as "next Friday" from it.` + turnNote(conv)),
+			openai.SystemMessage(systemPrompt + "\n\n" + todayLine(c.opts.Now(), zone) + turnNote(conv)),
 			openai.UserMessage(Transcript(conv, after(actions))),
 			openai.UserMessage(ActionList(actions)),
 		},

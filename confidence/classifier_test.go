@@ -174,6 +174,24 @@ func TestToldToday(t *testing.T) {
 	}
 }
 
+// In the small hours the classifier reads "tomorrow" as the agent does:
+// played, the agent set 09:00 of the day just begun, and the classifier,
+// reading the day after, asked for a tap on what the person had asked.
+func TestToldTheSmallHours(t *testing.T) {
+	for _, c := range []struct {
+		at   time.Time
+		want bool
+	}{{time.Date(2026, 12, 2, 0, 30, 0, 0, time.UTC), true}, {time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC), false}} {
+		llm := openaitest.New(t)
+		llm.Handle(func(openaitest.Request) openaitest.Response { return openaitest.Text(`{"actions":[]}`) })
+		c2 := confidence.New(confidence.Options{BaseURL: llm.URL, Model: "clf-model", Lexicon: formatting.Words, Now: func() time.Time { return c.at }}, slog.New(slog.DiscardHandler))
+		c2.Classify(t.Context(), nil, conv, two)
+		if got := strings.Contains(llm.Requests()[0].System(), nod.SmallHoursNote+" Read their words so."); got != c.want {
+			t.Errorf("at %s UTC the classifier is told the small hours: %v, want %v", c.at.Format("15:04"), got, c.want)
+		}
+	}
+}
+
 // An explicit verdict counts only from words that can ask for the action:
 // the person it is for (in a group), after the proposal it answers was
 // shown, never a message that says no or not, and, for an answer, never
