@@ -898,3 +898,26 @@ func TestReceiptHeaderSaysWhatWasDone(t *testing.T) {
 		}
 	}
 }
+
+// Every kind of change a rule can be earned for reads in words in each
+// language: played, /rules showed "set_task_reminder: 1 of 3".
+func TestEveryKindHasAName(t *testing.T) {
+	t.Parallel()
+	kinds := []nod.Tool{nod.ToolCreateTask, nod.ToolSetTitle, nod.ToolUpdateDescription, nod.ToolSetStatus, nod.ToolSetPriority,
+		nod.ToolUpdateEstimate, nod.ToolUpdateDueDate, nod.ToolSetReminder, nod.ToolSetRepeat, nod.ToolAssignLabels, nod.ToolSetTimezone,
+		nod.ToolAddItem, nod.ToolUpdateItem, nod.ToolRemoveItem, nod.ToolAddItems, nod.ToolUpdateItems, nod.ToolRemoveItems}
+	for _, lang := range []string{"en", "de"} {
+		for _, tool := range kinds {
+			kind := nod.KindOf(tool, "", "")
+			switch tool {
+			case nod.ToolSetStatus:
+				kind = nod.KindOf(tool, nod.FieldStatus, string(nod.StatusDone))
+			case nod.ToolSetPriority:
+				kind = nod.KindOf(tool, nod.FieldPriority, "P1")
+			}
+			if name := formatting.For(lang).Rules().Name(kind); strings.Contains(name, "_") || name == "" {
+				t.Errorf("%s: the kind %s reads %q", lang, kind, name)
+			}
+		}
+	}
+}
