@@ -34,7 +34,8 @@ type relDay struct {
 // RelativeDay renders a YYYY-MM-DD date relative to today, the reader's
 // local date (both YYYY-MM-DD): "today", "tomorrow", "yesterday", a
 // weekday within the coming five days, else the date (with its weekday
-// six days ahead), with its year only when it is not today's. Either not a date renders d as Date does.
+// six days ahead), with its year only when it is not today's. Either
+// not a date renders d as Date does.
 func (l *Locale) RelativeDay(d, today string) string {
 	r, ok := l.relDay(d, today)
 	if !ok {
