@@ -38,10 +38,12 @@ type Rule struct {
 
 // Streak is how far a person has come toward a rule of one kind: the
 // change sets in a row in which they confirmed it, since any other
-// verdict on it. At RuleStreak nod offers the rule.
+// verdict on it. At RuleStreak nod offers the rule; Offered is set while
+// that offer waits for their answer.
 type Streak struct {
-	Kind string // as KindOf names it
-	N    int
+	Kind    string // as KindOf names it
+	N       int
+	Offered bool
 }
 
 // Active reports whether the rule applies changes at now.

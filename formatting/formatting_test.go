@@ -501,10 +501,12 @@ func messageCases(loc *formatting.Locale) map[string]formatting.Message {
 		"rules_none_near": loc.Rules().List(nil, []nod.Streak{{Kind: "assign_task_labels", N: 2}}),
 		// A rule that ran out leaves its streak: the next ✓ offers it again.
 		"rules_near_again": loc.Rules().List(nil, []nod.Streak{{Kind: "set_task_priority=P1", N: 3}}),
-		"trash":            loc.Tasks().Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}, nod.DefaultTrashRetention),
-		"trash_long":       loc.Tasks().Trash(trashed(1234, at), nod.DefaultTrashRetention),
-		"task_in_trash":    loc.Tasks().InTrash("T1", "Fix <login> bug"),
-		"redo_stale":       loc.Undo().Stale(nod.UndoEntry{ID: "u2", Reverts: "u1", Redoes: true, Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}, time.Time{}),
+		// An offer that waits for an answer is on the way too.
+		"rules_near_offered": loc.Rules().List(nil, []nod.Streak{{Kind: "assign_task_labels", N: 3, Offered: true}, {Kind: "set_task_reminder", N: 1}}),
+		"trash":              loc.Tasks().Trash([]nod.Task{{ID: "T1", Title: "Fix login bug", DeletedAt: &at}}, nod.DefaultTrashRetention),
+		"trash_long":         loc.Tasks().Trash(trashed(1234, at), nod.DefaultTrashRetention),
+		"task_in_trash":      loc.Tasks().InTrash("T1", "Fix <login> bug"),
+		"redo_stale":         loc.Undo().Stale(nod.UndoEntry{ID: "u2", Reverts: "u1", Redoes: true, Tool: "set_task_priority", Summary: "Set priority to P1", Title: "Fix login bug", Change: nod.Change{TaskID: "T1", Fields: []nod.FieldChange{{Field: nod.FieldPriority, Before: "P1", After: "P3"}}}}, nod.Conflict{Field: nod.FieldPriority, Want: "P1", Now: "P2"}, time.Time{}),
 		"redo_twin": loc.Undo().Stale(nod.UndoEntry{ID: "u8", Reverts: "u7", Redoes: true, Tool: "create_task", Summary: `Create task "Call the bank"`, Title: "Call the bank",
 			Change: nod.Change{TaskID: "T8", Fields: []nod.FieldChange{{Field: nod.FieldTrash, Before: "", After: nod.TrashedValue}}}}, nod.Conflict{Field: nod.FieldTrash, Twin: time.Date(2026, 11, 30, 9, 46, 0, 0, time.UTC), Added: time.Date(2026, 11, 29, 17, 30, 0, 0, time.UTC)}, time.Date(2026, 11, 30, 10, 2, 0, 0, time.UTC)),
 		"undo_left":       loc.Undo().Left(nod.UndoEntry{ID: "u8", Reverts: "u7", Redoes: true, Tool: "create_task", Title: "Call <the> bank"}),

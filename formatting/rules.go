@@ -39,6 +39,8 @@ type ruleView struct {
 	// Call marks a rule for a tool of an operator's MCP server: what it
 	// runs, nod cannot undo.
 	Call bool
+	// Offered marks a kind whose rule was offered and waits for an answer.
+	Offered bool
 }
 
 // rulesView is /rules: the rules in force, and the kinds on their way
@@ -100,7 +102,7 @@ func (rv Rules) List(rs []nod.Rule, near []nod.Streak) Message {
 		m.Keyboard = append(m.Keyboard, []Button{rv.l.button(ruleRevokeButton.With(v.Rules[i]), nod.Action{Kind: nod.ActRevokeRule, ID: string(r.ID)})})
 	}
 	for _, s := range near {
-		v.Near = append(v.Near, ruleView{Name: rv.Name(s.Kind), N: s.N})
+		v.Near = append(v.Near, ruleView{Name: rv.Name(s.Kind), N: s.N, Offered: s.Offered})
 	}
 	m.HTML = rv.l.Render(rulesList.With(v))
 	return m

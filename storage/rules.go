@@ -71,24 +71,30 @@ func (db *Rules) Rules(ctx context.Context, chatID nod.ChatID, now time.Time) ([
 
 // Streaks returns how far the person has come toward a rule of each kind
 // nod may still offer them one of (none open, declined or revoked), as
-// the confirmations that earn one count them (streakSQL): the longest
-// first. A kind at nod.RuleStreak whose offer failed shows there too.
+// the confirmations that earn one count them (streakSQL), the longest
+// first, after the rules offered to them that wait for their answer. A
+// kind at nod.RuleStreak whose offer failed shows there too.
 func (db *Rules) Streaks(ctx context.Context, chatID nod.ChatID, userID nod.UserID, now time.Time) ([]nod.Streak, error) {
-	var out []nod.Streak
-	err := db.readOne(ctx, read{query: streaksSQL, args: []any{chatID, userID, micros(now)}, scan: func(rows scanner) error {
-		for rows.Next() {
-			var s nod.Streak
-			if err := rows.Scan(&s.Kind, &s.N); err != nil {
-				return err
+	var offered, out []nod.Streak
+	scan := func(into *[]nod.Streak, s nod.Streak) func(rows scanner) error {
+		return func(rows scanner) error {
+			for rows.Next() {
+				if err := rows.Scan(&s.Kind, &s.N); err != nil {
+					return err
+				}
+				*into = append(*into, s)
 			}
-			out = append(out, s)
+			return nil
 		}
-		return nil
-	}})
+	}
+	err := db.readAll(ctx,
+		read{query: `SELECT kind, ` + fmt.Sprint(nod.RuleStreak) + ` FROM rules WHERE chat_id = $1 AND user_id = $2 AND status = 'offered' ORDER BY seq`,
+			args: []any{chatID, userID}, scan: scan(&offered, nod.Streak{Offered: true})},
+		read{query: streaksSQL, args: []any{chatID, userID, micros(now)}, scan: scan(&out, nod.Streak{})})
 	if err != nil {
 		return nil, fmt.Errorf("streaks: %w", err)
 	}
-	return out, nil
+	return append(offered, out...), nil
 }
 
 // streaksSQL is streakSQL for every kind of person $2's at once: each

@@ -220,12 +220,19 @@ func TestConfirmReadsItsStreak(t *testing.T) {
 		confirm(2, 1) // the rejection ended the streak; two items, one set
 		confirm(1, 2)
 		confirm(1, 3)
-		// Once offered, a kind is not on its way to a rule any more.
-		if _, ok, err := db.Rules().OfferRule(ctx, chat, 42, kind); !ok || err != nil {
+		// Offered, the kind waits for the answer; accepted, it is a rule.
+		offer, ok, err := db.Rules().OfferRule(ctx, chat, 42, kind)
+		if !ok || err != nil {
 			t.Fatalf("offer: %v", err)
 		}
+		if ss := streaks(); !slices.Equal(ss, []nod.Streak{{Kind: kind, N: nod.RuleStreak, Offered: true}}) {
+			t.Errorf("an offered kind reads %v", ss)
+		}
+		if _, err := db.Rules().DecideRule(ctx, chat, offer.ID, 42, true); err != nil {
+			t.Fatal(err)
+		}
 		if ss := streaks(); len(ss) != 0 {
-			t.Errorf("an offered kind still has a streak: %v", ss)
+			t.Errorf("a kind with a rule in force still has a streak: %v", ss)
 		}
 	})
 }

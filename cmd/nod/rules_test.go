@@ -435,10 +435,10 @@ func TestToldHowARuleComesAbout(t *testing.T) {
 
 // /rules shows how far the person has come toward a rule, counted as
 // the offer counts: a proposal at a time, and from nothing again after a
-// ✗ of that kind.
+// ✗ of that kind; then the offer waiting for an answer, then the rule.
 func TestRulesShowTheWayToARule(t *testing.T) {
 	t.Parallel()
-	h := ruleHarness(t, 3)
+	h := ruleHarness(t, 6)
 	if m := h.say("/rules"); !strings.Contains(m.Text, "You have no rules. When you confirm") {
 		t.Errorf("/rules before any tap = %q", m.Text)
 	}
@@ -453,5 +453,17 @@ func TestRulesShowTheWayToARule(t *testing.T) {
 	h.tap(chat, user, ms[len(ms)-1].ID, "✗ 1")
 	if m := h.say("/rules"); strings.Contains(m.Text, "On the way") {
 		t.Errorf("/rules after a ✗ still counts: %q", m.Text)
+	}
+	// Offered, the rule waits for the answer, and /rules says so.
+	var offer telegramtest.Message
+	for _, id := range []string{"T4", "T5", "T6"} {
+		offer, _ = offerIn(h.confirmRaise(id, "P1"))
+	}
+	if m := h.say("/rules"); !strings.Contains(m.Text, "• Set priority to P1: offered above, waiting for your ✓ or ✗") {
+		t.Errorf("/rules with an offer waiting = %q", m.Text)
+	}
+	h.tap(chat, user, offer.ID, "✓ For 30 days")
+	if m := h.say("/rules"); !strings.Contains(m.Text, "1. Set priority to P1 — until") || strings.Contains(m.Text, "On the way") {
+		t.Errorf("/rules with the rule on = %q", m.Text)
 	}
 }
