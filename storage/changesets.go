@@ -676,10 +676,16 @@ func (db *ChangeSets) ReviseItem(ctx context.Context, chatID nod.ChatID, setID n
 // counted in.
 const streakWindow = 20
 
+// streakCount is what earns a rule, read by a confirmation (streakSQL)
+// and by /rules (streaksSQL) alike: over latest, each kind's latest
+// decisions, the change sets in which the kind was confirmed since it
+// was last decided otherwise.
+const streakCount = ` FROM latest d WHERE d.seq > COALESCE((SELECT MAX(x.seq) FROM latest x WHERE x.kind = d.kind AND x.verdict <> 'confirmed'), 0)`
+
 // streakSQL counts the change sets in which person $2 confirmed kind $3
 // since they last decided it otherwise, among its latest decisions.
-var streakSQL = `WITH recent AS (SELECT set_id, verdict, seq FROM decisions WHERE chat_id = $1 AND user_id = $2 AND kind = $3 ORDER BY seq DESC` + limitSQL(streakWindow) + `)
-	SELECT COUNT(DISTINCT set_id) FROM recent WHERE seq > COALESCE((SELECT MAX(seq) FROM recent WHERE verdict <> 'confirmed'), 0)`
+var streakSQL = `WITH latest AS (SELECT kind, set_id, verdict, seq FROM decisions WHERE chat_id = $1 AND user_id = $2 AND kind = $3 ORDER BY seq DESC` + limitSQL(streakWindow) + `)
+	SELECT COUNT(DISTINCT d.set_id)` + streakCount
 
 // readStreaks reads d.Streaks, of the kinds of change d's confirmations
 // made, as the transaction leaves them: on PostgreSQL with its COMMIT.

@@ -97,13 +97,13 @@ func (db *Rules) Streaks(ctx context.Context, chatID nod.ChatID, userID nod.User
 	return append(offered, out...), nil
 }
 
-// streaksSQL is streakSQL for every kind of person $2's at once: each
-// kind's latest decisions, numbered per kind.
+// streaksSQL is streakSQL for every kind of person $2's at once, each
+// kind's latest decisions numbered per kind, but the kinds with a rule
+// that is not over.
 var streaksSQL = `WITH ranked AS (SELECT kind, set_id, verdict, seq, ROW_NUMBER() OVER (PARTITION BY kind ORDER BY seq DESC) AS k
 		FROM decisions WHERE chat_id = $1 AND user_id = $2 AND kind <> ''),
 	latest AS (SELECT kind, set_id, verdict, seq FROM ranked WHERE k <= ` + fmt.Sprint(streakWindow) + `)
-	SELECT d.kind, COUNT(DISTINCT d.set_id) AS n FROM latest d
-	WHERE d.verdict = 'confirmed' AND d.seq > COALESCE((SELECT MAX(x.seq) FROM latest x WHERE x.kind = d.kind AND x.verdict <> 'confirmed'), 0)
+	SELECT d.kind, COUNT(DISTINCT d.set_id) AS n` + streakCount + `
 		AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.chat_id = $1 AND r.user_id = $2 AND r.kind = d.kind
 			AND r.status <> 'expired' AND NOT (r.status = 'active' AND r.expires_at <= $3))
 	GROUP BY d.kind ORDER BY n DESC, d.kind`
