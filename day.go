@@ -40,6 +40,12 @@ func (s ChatSettings) Zone(def *time.Location) *time.Location {
 // means for a person there.
 func LocalDate(t time.Time, loc *time.Location) string { return t.In(loc).Format(DateLayout) }
 
+// TodayIs is how a model is told the chat's clock: "Today is Tuesday,
+// 2026-11-24, 23:40 (Europe/Berlin)", its local date, weekday and time.
+func TodayIs(now time.Time, loc *time.Location) string {
+	return "Today is " + now.In(loc).Format("Monday, 2006-01-02, 15:04") + " (" + loc.String() + ")"
+}
+
 // SmallHours reports whether t is in the small hours in loc (before
 // 04:00), when someone still up means by "tomorrow" the day that has
 // just begun: played at 00:38, a model read "morgen" as the day after.

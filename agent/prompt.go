@@ -113,8 +113,9 @@ func (a *Agent) writeRules(b *strings.Builder, req nod.TurnRequest, settings nod
 	fmt.Fprintf(b, "\n- /rules only lists and stops the rules you learned: no one writes a rule. When the user wants a kind of change made without asking (\"always do that\"), tell them that once they confirm the same kind of change %d times in a row (the same tool; for status and priority, the same value), each in a different proposal, you offer them a rule that applies such changes without asking for %d days; /rules shows how far they are toward each kind.",
 		nod.RuleStreak, int(nod.RuleLifetime.Hours()/24))
 	fmt.Fprintf(b, "\n- One turn's proposals hold at most %d items, each checklist item counting as one, and each field a change sets (a repeating reminder is two: its time and its repeat): propose what matters most first, and offer the rest for a later turn.", nod.MaxItems)
-	fmt.Fprintf(b, "\n\n%s\n", todayLine(a.now(), zone))
-	if nod.SmallHours(a.now(), zone) {
+	now := a.now()
+	fmt.Fprintf(b, "\n\n%s\n", todayLine(now, zone))
+	if nod.SmallHours(now, zone) {
 		b.WriteString(nod.SmallHoursNote + " Read their words so, and say which date you read.\n")
 	}
 	// In a group the zone is the whole group's: its owner and
@@ -369,7 +370,7 @@ func rezoned(system string, now time.Time, zone *time.Location) string {
 // todayLine tells the agent where in its day the person is: local date,
 // weekday, time and zone, which "today", "tomorrow" and "Friday" mean.
 func todayLine(now time.Time, zone *time.Location) string {
-	return fmt.Sprintf("Today is %s (%s).", now.In(zone).Format("Monday, 2006-01-02, 15:04"), zone)
+	return nod.TodayIs(now, zone) + "."
 }
 
 // dueNote lists, for a review, the tasks overdue, due today and due in

@@ -324,7 +324,7 @@ func (c *Classifier) classify(ctx context.Context, zone *time.Location, conv []E
 // todayLine is the classifier's clock: the chat's local date and time,
 // and in the small hours how "tomorrow" reads, as the agent is told.
 func todayLine(now time.Time, zone *time.Location) string {
-	line := "Today is " + now.In(zone).Format("Monday, 2006-01-02, 15:04") + " (" + zone.String() + `): read dates such as "next Friday" from it.`
+	line := nod.TodayIs(now, zone) + `: read dates such as "next Friday" from it.`
 	if nod.SmallHours(now, zone) {
 		line += " " + nod.SmallHoursNote + " Read their words so."
 	}
