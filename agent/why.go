@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -40,6 +41,9 @@ func whyFor(text, title, value string) string {
 	return ""
 }
 
+// bullets open a line of a list.
+var bullets = []string{"•", "- ", "* ", "– ", "· "}
+
 // withoutLists is text without its lines that are a list's: those that
 // open with a bullet, or a number and "." or ")".
 func withoutLists(text string) string {
@@ -49,7 +53,8 @@ func withoutLists(text string) string {
 		t := strings.TrimSpace(l)
 		digits := strings.TrimLeft(t, "0123456789")
 		numbered := len(digits) < len(t) && (strings.HasPrefix(digits, ". ") || strings.HasPrefix(digits, ") "))
-		if !numbered && !strings.HasPrefix(t, "•") && !strings.HasPrefix(t, "- ") && !strings.HasPrefix(t, "* ") && !strings.HasPrefix(t, "– ") && !strings.HasPrefix(t, "· ") {
+		bullet := slices.ContainsFunc(bullets, func(b string) bool { return strings.HasPrefix(t, b) })
+		if !numbered && !bullet {
 			kept = append(kept, l)
 		}
 	}
