@@ -1529,4 +1529,16 @@ func TestSmallHoursTomorrow(t *testing.T) {
 			t.Errorf("at %s Berlin time the note is there: %v, want %v", c.at.In(berlin).Format("15:04"), got, c.want)
 		}
 	}
+	// The classifier that judges the agent's call reads "tomorrow" alike:
+	// the reminder for 09:00 of the day just begun is what was asked.
+	h.clock.Set(time.Date(2026, 12, 2, 23, 38, 0, 0, time.UTC)) // 00:38 on Thursday in Berlin
+	h.clf = answer("explicit:remind me tomorrow at 9 to call the bank")
+	h.script(openaitest.Calls(call("c", "create_task", map[string]any{"title": "Call the bank"})), openaitest.Text("Added."))
+	n := len(h.tg.BotMessages(chat)) + 1
+	h.tg.SendText(chat, user, "remind me tomorrow at 9 to call the bank")
+	h.tg.WaitBotMessages(chat, n)
+	clf := h.llm.RequestsFor(clfM)
+	if len(clf) == 0 || !strings.Contains(clf[len(clf)-1].System(), nod.SmallHoursNote) {
+		t.Errorf("the classifier is not told the small hours")
+	}
 }
