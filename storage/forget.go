@@ -202,6 +202,13 @@ func (db *People) forgetChat(ctx context.Context, tx conn, chatID nod.ChatID) er
 			return fmt.Errorf("forget the chat's %s: %w", t, err)
 		}
 	}
+	if !db.postgres {
+		// Last: the deletes above counted it on. The count starts again,
+		// under the history's generation this forget moves (openings).
+		if _, err := tx.ExecContext(ctx, `DELETE FROM chat_versions WHERE chat_id = $1`, chatID); err != nil {
+			return fmt.Errorf("forget the chat's version: %w", err)
+		}
+	}
 	return nil
 }
 

@@ -82,19 +82,26 @@ func (db *core) readOne(ctx context.Context, r read) error {
 // trip: the events follow the topic's last message, and the tasks'
 // checklists their tasks, in SQL. On SQLite, where a round trip costs
 // nothing, both follow what was read before them, a topic without
-// messages reads no events, and the prompt's tasks are picked from their
-// candidates (focusPage).
+// messages reads no events, the prompt's tasks are picked from their
+// candidates (focusPage), and the tasks, open sets and decisions are read
+// only when the chat's version moved since the process last read them
+// (keptOpening).
 func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.Opening, error) {
 	var (
 		o      nod.Opening
 		rs     []eventRow
 		stale  bool
 		chatID = r.Topic.ChatID
-		reads  = []read{db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale), openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions)}
+		v      chatVersion // on SQLite (keptOpening)
+		reads  []read
 	)
+	history := db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale)
 	if db.postgres {
 		focus := focusRead(chatID, r.Today, r.Tasks, &o.Focus)
-		reads = append(reads, focus, eventsRead(eventsSinceLastSQL, []any{chatID, r.Topic.Thread}, &rs), focusChecklistsRead(focus, &o.Focus))
+		reads = []read{history, openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions),
+			focus, eventsRead(eventsSinceLastSQL, []any{chatID, r.Topic.Thread}, &rs), focusChecklistsRead(focus, &o.Focus)}
+	} else {
+		reads = []read{chatVersionRead(chatID, &v), history} // the version first: see openings
 	}
 	if err := db.readAll(ctx, reads...); err != nil {
 		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
@@ -106,18 +113,13 @@ func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.
 		}
 	}
 	if !db.postgres {
-		if err := db.focusPage(ctx, chatID, r.Today, r.Tasks, &o.Focus); err != nil {
+		if err := db.keptOpening(ctx, r, v, &o); err != nil {
 			return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
 		}
-		var later []read
 		if n := len(o.History); n > 0 {
-			later = append(later, eventsRead(eventsSQL, []any{chatID, micros(o.History[n-1].At), r.Topic.Thread}, &rs))
-		}
-		if err := db.readAll(ctx, later...); err != nil {
-			return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
-		}
-		if err := loadChecklists(ctx, db.reader(), o.Focus.Tasks); err != nil {
-			return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
+			if err := db.readOne(ctx, eventsRead(eventsSQL, []any{chatID, micros(o.History[n-1].At), r.Topic.Thread}, &rs)); err != nil {
+				return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
+			}
 		}
 	}
 	var err error

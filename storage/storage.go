@@ -65,6 +65,10 @@ type core struct {
 	// kept holds the conversations of the topics that talked last,
 	// decoded (keptHistoryRead).
 	kept *kept
+	// openings holds, on SQLite, what the chats' tasks, proposals and
+	// decisions made of the openings of the topics that talked last
+	// (keptOpening).
+	openings *openings
 	// heads holds the audit chain heads of the chats this process wrote
 	// audit rows to last (insertAudit).
 	heads *heads
@@ -81,7 +85,7 @@ func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	}
 	// Every time the DB writes is cut to the precision both databases
 	// keep, so that a value read back compares equal to the one written.
-	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID(), kept: newKept(), heads: newHeads()})
+	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID(), kept: newKept(), openings: newOpenings(), heads: newHeads()})
 }
 
 // IsPostgres reports whether a DSN names a PostgreSQL database.

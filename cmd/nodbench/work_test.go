@@ -148,6 +148,9 @@ func TestWorkPerOperation(t *testing.T) {
 			// Bounds with a statement or two to spare for PostgreSQL's locks:
 			// a turn reads settings, history, events, the prompt's tasks
 			// (and their checklists), open sets and decisions once each
+			// (on SQLite, the chat's version instead of all but the
+			// history and events, when the chat's tasks, proposals and
+			// decisions did not change since its last turn, as here)
 			// and writes in two transactions (the person's words kept
 			// before the model is asked, so that a crash loses none, with
 			// the update's mark; and the turn, whose audit row follows the
@@ -166,14 +169,18 @@ func TestWorkPerOperation(t *testing.T) {
 			// a page of them and of the day's reminders (with checklists)
 			// and the day's ✓ Done taps on repeating reminders, marks the
 			// update and records its message's buttons.
+			turnMost := work{15, 2}
+			if dialect == "sqlite" {
+				turnMost = work{10, 2}
+			}
 			for _, c := range []struct {
 				what      string
 				got, most work
 			}{
-				{"read-only turn", turn, work{15, 2}},
+				{"read-only turn", turn, turnMost},
 				{"confirm tap", tap, work{16, 2}},
 				{fmt.Sprintf("confirm-all of %d items", k), all, work{6*k + 1, 2}},
-				{fmt.Sprintf("read-only turn with %d tasks", many), bigTurn, work{17, 2}},
+				{fmt.Sprintf("read-only turn with %d tasks", many), bigTurn, work{turnMost.statements + 2, 2}},
 				{fmt.Sprintf("confirm tap with %d tasks", many), bigTap, work{16, 2}},
 				{"/today", today, work{9, 2}},
 				{fmt.Sprintf("/today with %d tasks", many), bigToday, work{9, 2}},
