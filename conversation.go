@@ -223,7 +223,12 @@ type Opening struct {
 	// Events is what happened outside the conversation after its last
 	// message, oldest first; none without a message.
 	Events    []Event
-	Focus     TaskPage    // the tasks that matter most today, most first
-	Open      []ChangeSet // the topic's pending and partially resolved sets, newest first
-	Decisions []Decision  // the chat's latest decisions, newest first
+	// Focus is the tasks that matter most today, most first; Open the
+	// topic's pending and partially resolved sets, newest first;
+	// Decisions the chat's latest decisions, newest first. Like History
+	// they may be shared with a cache: read them, or copy before
+	// changing one.
+	Focus     TaskPage
+	Open      []ChangeSet
+	Decisions []Decision
 }

@@ -76,8 +76,8 @@ func chatVersionRead(chatID nod.ChatID, v *chatVersion) read {
 func (db *Conversation) keptOpening(ctx context.Context, r nod.OpeningRequest, v chatVersion, o *nod.Opening) error {
 	key := openingKey{topic: r.Topic, today: r.Today, tasks: r.Tasks, decisions: r.Decisions}
 	if k, ok := db.openings.lru.Get(key); ok && k.v == v {
-		// Read only below the slices' own length, as History: a caller
-		// that appends gets an array of its own.
+		// Shared with every turn that reads them (nod.Opening), each
+		// slice clipped, so that an append copies it.
 		o.Focus, o.Open, o.Decisions = k.focus, slices.Clip(k.open), slices.Clip(k.decisions)
 		o.Focus.Tasks, o.Focus.Cursors = slices.Clip(k.focus.Tasks), slices.Clip(k.focus.Cursors)
 		return nil
