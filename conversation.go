@@ -222,7 +222,7 @@ type Opening struct {
 	History []ChatMessage
 	// Events is what happened outside the conversation after its last
 	// message, oldest first; none without a message.
-	Events    []Event
+	Events []Event
 	// Focus is the tasks that matter most today, most first; Open the
 	// topic's pending and partially resolved sets, newest first;
 	// Decisions the chat's latest decisions, newest first. Like History
