@@ -97,69 +97,64 @@ func TestOpeningReadsWhatEachReadReads(t *testing.T) {
 // kept decoded.
 func TestOpeningKeepsTheConversation(t *testing.T) {
 	t.Parallel()
-	for _, d := range storagetest.Dialects(t) {
-		t.Run(d, func(t *testing.T) {
-			ctx := t.Context()
-			clock := fixtures.NewClock(fixtures.DefaultNow)
-			dsn := storagetest.Migrated(t, d)
-			db, other := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
-			const person nod.UserID = 7001
-			private, group := nod.Topic{ChatID: nod.ChatID(person)}, nod.Topic{ChatID: -100500}
-			w := nod.Window{Keep: 4, Step: 3}
-			check := func(at nod.Topic, when string) {
-				t.Helper()
-				got, err := db.Conversation().Opening(ctx, nod.OpeningRequest{Topic: at, Window: w, Today: "2026-03-12", Tasks: 1, Decisions: 1})
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := db.Conversation().History(ctx, at, w)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if diff := cmp.Diff(want, got.History); diff != "" {
-					t.Fatalf("%s: the opening's conversation differs from History (-want +got):\n%s", when, diff)
-				}
-			}
-			say := func(by *storage.DB, at nod.Topic, texts ...string) {
-				t.Helper()
-				clock.Advance(time.Minute)
-				var msgs []nod.ChatMessage
-				for _, s := range texts {
-					msgs = append(msgs, nod.ChatMessage{Role: nod.RoleUser, Content: s, UserID: person, Speaker: "Ada", MsgID: int(clock.Now().Unix() % 100000)})
-				}
-				if err := by.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: at, UserID: person, Messages: msgs}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			check(private, "no message yet")
-			for i := range 9 { // the window slides by its step, a turn of 1 to 3 at a time
-				texts := []string{fmt.Sprintf("turn %d", i)}
-				for range i % 3 {
-					texts = append(texts, "and more")
-				}
-				by := db
-				if i%4 == 3 {
-					by = other // another replica answered this one
-				}
-				say(by, private, texts...)
-				say(by, group, texts...)
-				check(private, fmt.Sprintf("after turn %d", i))
-				check(group, fmt.Sprintf("after turn %d in the group", i))
-			}
-			// The other process forgets the person: their private chat's
-			// lines go, and the group's are rewritten without their words.
-			if err := other.People().AskForget(ctx, nod.ForgetRequest{UserID: person, ChatID: private.ChatID, ExpiresAt: clock.Now().Add(time.Minute)}); err != nil {
+	twoProcesses(t, func(t *testing.T, _, _ string, db, other *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		const person nod.UserID = 7001
+		private, group := nod.Topic{ChatID: nod.ChatID(person)}, nod.Topic{ChatID: -100500}
+		w := nod.Window{Keep: 4, Step: 3}
+		check := func(at nod.Topic, when string) {
+			t.Helper()
+			got, err := db.Conversation().Opening(ctx, nod.OpeningRequest{Topic: at, Window: w, Today: "2026-03-12", Tasks: 1, Decisions: 1})
+			if err != nil {
 				t.Fatal(err)
 			}
-			if _, err := other.People().Forget(ctx, private.ChatID, person); err != nil {
+			want, err := db.Conversation().History(ctx, at, w)
+			if err != nil {
 				t.Fatal(err)
 			}
-			check(group, "after the forget")
-			check(private, "after the forget")
-			say(other, private, "a new start")
-			check(private, "after a new start")
-		})
-	}
+			if diff := cmp.Diff(want, got.History); diff != "" {
+				t.Fatalf("%s: the opening's conversation differs from History (-want +got):\n%s", when, diff)
+			}
+		}
+		say := func(by *storage.DB, at nod.Topic, texts ...string) {
+			t.Helper()
+			clock.Advance(time.Minute)
+			var msgs []nod.ChatMessage
+			for _, s := range texts {
+				msgs = append(msgs, nod.ChatMessage{Role: nod.RoleUser, Content: s, UserID: person, Speaker: "Ada", MsgID: int(clock.Now().Unix() % 100000)})
+			}
+			if err := by.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: at, UserID: person, Messages: msgs}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		check(private, "no message yet")
+		for i := range 9 { // the window slides by its step, a turn of 1 to 3 at a time
+			texts := []string{fmt.Sprintf("turn %d", i)}
+			for range i % 3 {
+				texts = append(texts, "and more")
+			}
+			by := db
+			if i%4 == 3 {
+				by = other // another replica answered this one
+			}
+			say(by, private, texts...)
+			say(by, group, texts...)
+			check(private, fmt.Sprintf("after turn %d", i))
+			check(group, fmt.Sprintf("after turn %d in the group", i))
+		}
+		// The other process forgets the person: their private chat's
+		// lines go, and the group's are rewritten without their words.
+		if err := other.People().AskForget(ctx, nod.ForgetRequest{UserID: person, ChatID: private.ChatID, ExpiresAt: clock.Now().Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.People().Forget(ctx, private.ChatID, person); err != nil {
+			t.Fatal(err)
+		}
+		check(group, "after the forget")
+		check(private, "after the forget")
+		say(other, private, "a new start")
+		check(private, "after a new start")
+	})
 }
 
 // A turn's opening keeps what the chat's tasks, proposals and decisions
@@ -170,89 +165,96 @@ func TestOpeningKeepsTheConversation(t *testing.T) {
 // not bring back what was kept before it.
 func TestOpeningKeepsWhatNoWriteChanged(t *testing.T) {
 	t.Parallel()
+	twoProcesses(t, func(t *testing.T, d, dsn string, db, other *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, other)
+		set := proposeCS(t, other)
+		if _, err := other.ChangeSets().RejectItem(ctx, chat, set.ID, 1, 42); err != nil {
+			t.Fatal(err)
+		}
+		general := nod.Topic{ChatID: chat}
+		req := nod.OpeningRequest{Topic: general, Window: nod.Window{Keep: 40, Step: 20}, Today: "2026-03-12", Tasks: 50, Decisions: 50}
+		var last nod.Opening
+		check := func(when string, changed bool) {
+			t.Helper()
+			got, err := db.Conversation().Opening(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want nod.Opening
+			if want.Focus, err = db.Tasks().FocusTasks(ctx, chat, req.Today, req.Tasks); err != nil {
+				t.Fatal(err)
+			}
+			if want.Open, err = db.ChangeSets().OpenChangeSets(ctx, general); err != nil {
+				t.Fatal(err)
+			}
+			if want.Decisions, err = db.ChangeSets().RecentDecisions(ctx, chat, req.Decisions); err != nil {
+				t.Fatal(err)
+			}
+			got.History, got.Events = nil, nil
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s: the opening differs from the reads one by one (-want +got):\n%s", when, diff)
+			}
+			if changed == cmp.Equal(last, got) {
+				t.Fatalf("%s: the opening changed %v, want %v", when, !changed, changed)
+			}
+			last = got
+		}
+		check("first", true)
+		check("nothing written since", false)
+		if _, err := other.Tasks().Apply(ctx, nod.Edit{Topic: general, UserID: 42, Tool: "set_task_priority", TaskID: "T1", Mutate: setPriority(nod.P2), Audit: executed}); err != nil {
+			t.Fatal(err)
+		}
+		check("another process set a priority", true)
+		for _, s := range []struct{ what, sql string }{
+			{"a checklist item renamed", `UPDATE checklist_items SET title = 'Write more tests' WHERE id = 'c1'`},
+			{"a decision's reason", `UPDATE decisions SET reason = 'not now' WHERE chat_id = 100`},
+			{"an item of the open set decided", `UPDATE change_items SET status = 'rejected' WHERE set_id = '` + string(set.ID) + `' AND n = 2`},
+			{"the set's status", `UPDATE change_sets SET status = 'resolved' WHERE id = '` + string(set.ID) + `'`},
+			{"the set back", `UPDATE change_sets SET status = 'pending' WHERE id = '` + string(set.ID) + `'`},
+			{"its items gone", `DELETE FROM change_items WHERE set_id = '` + string(set.ID) + `'`},
+			{"a checklist item gone", `DELETE FROM checklist_items WHERE id = 'c2'`},
+			{"the task trashed", `UPDATE tasks SET deleted_at = 1773300000000000 WHERE id = 'T1'`},
+		} {
+			storagetest.Exec(t, dsn, s.sql)
+			check(s.what, true)
+		}
+		if d != "sqlite" {
+			return
+		}
+		// The forget deletes the chat's count; the count the chat was
+		// kept at comes round again, under another history_gen.
+		storagetest.Exec(t, dsn, `UPDATE tasks SET deleted_at = NULL WHERE id = 'T1'`)
+		check("the task back", true)
+		kept := storagetest.Dump(t, dsn)["chat_versions"]
+		if err := other.People().AskForget(ctx, nod.ForgetRequest{UserID: nod.UserID(chat), ChatID: chat, ExpiresAt: clock.Now().Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.People().Forget(ctx, chat, nod.UserID(chat)); err != nil {
+			t.Fatal(err)
+		}
+		if rows := storagetest.Dump(t, dsn)["chat_versions"]; len(rows) != 0 || len(kept) != 1 {
+			t.Fatalf("chat_versions before the forget %v, after %v: want the chat's row, then none", kept, rows)
+		}
+		for i := 0; ; i++ {
+			rows := storagetest.Dump(t, dsn)["chat_versions"]
+			if len(rows) == 1 && rows[0]["v"] == kept[0]["v"] {
+				break
+			}
+			storagetest.Exec(t, dsn, fmt.Sprintf(`INSERT INTO tasks (id, chat_id, title, status, priority, created_at, updated_at) VALUES ('N%d', 100, 'New start %d', 'OPEN', 'P3', 1, 1)`, i, i))
+		}
+		check("after the forget, at the count kept before it", true)
+	})
+}
+
+// twoProcesses runs fn on a fresh database of every backend, one after
+// the other, opened by two processes: db, the one under test, and other.
+func twoProcesses(t *testing.T, fn func(t *testing.T, dialect, dsn string, db, other *storage.DB, clock *fixtures.Clock)) {
 	for _, d := range storagetest.Dialects(t) {
 		t.Run(d, func(t *testing.T) {
-			ctx := t.Context()
 			clock := fixtures.NewClock(fixtures.DefaultNow)
 			dsn := storagetest.Migrated(t, d)
-			db, other := storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now)
-			seedT1(t, other)
-			set := proposeCS(t, other)
-			if _, err := other.ChangeSets().RejectItem(ctx, chat, set.ID, 1, 42); err != nil {
-				t.Fatal(err)
-			}
-			general := nod.Topic{ChatID: chat}
-			req := nod.OpeningRequest{Topic: general, Window: nod.Window{Keep: 40, Step: 20}, Today: "2026-03-12", Tasks: 50, Decisions: 50}
-			var last nod.Opening
-			check := func(when string, changed bool) {
-				t.Helper()
-				got, err := db.Conversation().Opening(ctx, req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var want nod.Opening
-				if want.Focus, err = db.Tasks().FocusTasks(ctx, chat, req.Today, req.Tasks); err != nil {
-					t.Fatal(err)
-				}
-				if want.Open, err = db.ChangeSets().OpenChangeSets(ctx, general); err != nil {
-					t.Fatal(err)
-				}
-				if want.Decisions, err = db.ChangeSets().RecentDecisions(ctx, chat, req.Decisions); err != nil {
-					t.Fatal(err)
-				}
-				got.History, got.Events = nil, nil
-				if diff := cmp.Diff(want, got); diff != "" {
-					t.Fatalf("%s: the opening differs from the reads one by one (-want +got):\n%s", when, diff)
-				}
-				if changed == cmp.Equal(last, got) {
-					t.Fatalf("%s: the opening changed %v, want %v", when, !changed, changed)
-				}
-				last = got
-			}
-			check("first", true)
-			check("nothing written since", false)
-			if _, err := other.Tasks().Apply(ctx, nod.Edit{Topic: general, UserID: 42, Tool: "set_task_priority", TaskID: "T1", Mutate: setPriority(nod.P2), Audit: executed}); err != nil {
-				t.Fatal(err)
-			}
-			check("another process set a priority", true)
-			for _, s := range []struct{ what, sql string }{
-				{"a checklist item renamed", `UPDATE checklist_items SET title = 'Write more tests' WHERE id = 'c1'`},
-				{"a decision's reason", `UPDATE decisions SET reason = 'not now' WHERE chat_id = 100`},
-				{"an item of the open set decided", `UPDATE change_items SET status = 'rejected' WHERE set_id = '` + string(set.ID) + `' AND n = 2`},
-				{"the set's status", `UPDATE change_sets SET status = 'resolved' WHERE id = '` + string(set.ID) + `'`},
-				{"the set back", `UPDATE change_sets SET status = 'pending' WHERE id = '` + string(set.ID) + `'`},
-				{"its items gone", `DELETE FROM change_items WHERE set_id = '` + string(set.ID) + `'`},
-				{"a checklist item gone", `DELETE FROM checklist_items WHERE id = 'c2'`},
-				{"the task trashed", `UPDATE tasks SET deleted_at = 1773300000000000 WHERE id = 'T1'`},
-			} {
-				storagetest.Exec(t, dsn, s.sql)
-				check(s.what, true)
-			}
-			if d != "sqlite" {
-				return
-			}
-			// The forget deletes the chat's count; the count the chat was
-			// kept at comes round again, under another history_gen.
-			storagetest.Exec(t, dsn, `UPDATE tasks SET deleted_at = NULL WHERE id = 'T1'`)
-			check("the task back", true)
-			kept := storagetest.Dump(t, dsn)["chat_versions"]
-			if err := other.People().AskForget(ctx, nod.ForgetRequest{UserID: nod.UserID(chat), ChatID: chat, ExpiresAt: clock.Now().Add(time.Minute)}); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := other.People().Forget(ctx, chat, nod.UserID(chat)); err != nil {
-				t.Fatal(err)
-			}
-			if rows := storagetest.Dump(t, dsn)["chat_versions"]; len(rows) != 0 || len(kept) != 1 {
-				t.Fatalf("chat_versions before the forget %v, after %v: want the chat's row, then none", kept, rows)
-			}
-			for i := 0; ; i++ {
-				rows := storagetest.Dump(t, dsn)["chat_versions"]
-				if len(rows) == 1 && rows[0]["v"] == kept[0]["v"] {
-					break
-				}
-				storagetest.Exec(t, dsn, fmt.Sprintf(`INSERT INTO tasks (id, chat_id, title, status, priority, created_at, updated_at) VALUES ('N%d', 100, 'New start %d', 'OPEN', 'P3', 1, 1)`, i, i))
-			}
-			check("after the forget, at the count kept before it", true)
+			fn(t, d, dsn, storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now), clock)
 		})
 	}
 }
