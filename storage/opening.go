@@ -76,10 +76,7 @@ func chatVersionRead(chatID nod.ChatID, v *chatVersion) read {
 func (db *Conversation) keptOpening(ctx context.Context, r nod.OpeningRequest, v chatVersion, o *nod.Opening) error {
 	key := openingKey{topic: r.Topic, today: r.Today, tasks: r.Tasks, decisions: r.Decisions}
 	if k, ok := db.openings.lru.Get(key); ok && k.v == v {
-		// Shared with every turn that reads them (nod.Opening), each
-		// slice clipped, so that an append copies it.
-		o.Focus, o.Open, o.Decisions = k.focus, slices.Clip(k.open), slices.Clip(k.decisions)
-		o.Focus.Tasks, o.Focus.Cursors = slices.Clip(k.focus.Tasks), slices.Clip(k.focus.Cursors)
+		k.fill(o)
 		return nil
 	}
 	chatID := r.Topic.ChatID
@@ -92,8 +89,15 @@ func (db *Conversation) keptOpening(ctx context.Context, r nod.OpeningRequest, v
 	if err := loadChecklists(ctx, db.reader(), o.Focus.Tasks); err != nil {
 		return err
 	}
-	db.openings.lru.Add(key, keptOpening{v: v, focus: o.Focus, open: o.Open, decisions: o.Decisions})
-	o.Open, o.Decisions = slices.Clip(o.Open), slices.Clip(o.Decisions)
-	o.Focus.Tasks, o.Focus.Cursors = slices.Clip(o.Focus.Tasks), slices.Clip(o.Focus.Cursors)
+	k := keptOpening{v: v, focus: o.Focus, open: o.Open, decisions: o.Decisions}
+	db.openings.lru.Add(key, k)
+	k.fill(o)
 	return nil
+}
+
+// fill hands o what k holds, shared with every turn that reads it
+// (nod.Opening): each slice clipped, so that an append copies it.
+func (k keptOpening) fill(o *nod.Opening) {
+	o.Focus, o.Open, o.Decisions = k.focus, slices.Clip(k.open), slices.Clip(k.decisions)
+	o.Focus.Tasks, o.Focus.Cursors = slices.Clip(k.focus.Tasks), slices.Clip(k.focus.Cursors)
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/nodbot/nod/fixtures/openaitest"
+)
+
+// The agent is told the chat as it is, turn after turn: a tap between two
+// turns (a confirmation, then its Undo) changes the tasks, proposals and
+// decisions the next turn's system prompt lists, though the process keeps
+// what it read of them while nothing changes.
+func TestNextTurnToldWhatTapsChanged(t *testing.T) {
+	t.Parallel()
+	h := ruleHarness(t, 1)
+	system := func(text string) string {
+		t.Helper()
+		h.script(openaitest.Text("Noted."))
+		h.say(text)
+		reqs := h.llm.RequestsFor(agentM)
+		return reqs[len(reqs)-1].System()
+	}
+	const open, raised = `- T1 "Task 1" OPEN P3`, `- T1 "Task 1" OPEN P1`
+	first := system("hi")
+	if again := system("hello again"); again != first || !strings.Contains(first, open) {
+		t.Fatalf("nothing changed between two turns, but their system prompts differ, or list no T1 at P3:\n%s\n---\n%s", first, again)
+	}
+	ms := h.propose(raise("T1", "P1"))
+	set := ms[len(ms)-1]
+	if sys := system("what's waiting?"); !strings.Contains(sys, open) || !strings.Contains(sys, "Set priority to P1") {
+		t.Errorf("with the raise proposed, the prompt does not list T1 at P3 and the proposal:\n%s", sys)
+	}
+	if got := h.tap(chat, user, set.ID, "✓ 1"); got != "Applied item 1." {
+		t.Fatalf("tap answered %q", got)
+	}
+	confirmed := system("and now?")
+	if !strings.Contains(confirmed, raised) || strings.Contains(confirmed, open) {
+		t.Errorf("after the ✓ the prompt does not list T1 at P1:\n%s", confirmed)
+	}
+	if got := h.tap(chat, user, set.ID, "↩️ Undo 1"); !strings.Contains(got, "Undone") {
+		t.Fatalf("undo answered %q", got)
+	}
+	if undone := system("and after the undo?"); !strings.Contains(undone, open) || strings.Contains(undone, raised) {
+		t.Errorf("after the Undo the prompt does not list T1 at P3 again:\n%s", undone)
+	}
+}
