@@ -211,6 +211,16 @@ type OpeningRequest struct {
 	Today     string
 	Tasks     int
 	Decisions int
+	// Words, if set, is the turn's first part, the person's words, saved
+	// with the reads (on PostgreSQL in the same round trip) unless events
+	// came after the conversation's last message: the turn's note on
+	// them goes before the words, and the turn saves both itself.
+	// Opening.Saved says which.
+	Words *TurnRecord
+	// Settings, if set with a Digest, are the settings the turn was
+	// routed by: the opening fails with ErrSettingsMoved, and saves
+	// nothing, when the chat's are no longer these.
+	Settings *ChatSettings
 }
 
 // Opening is what a turn starts from, read together before the model is
@@ -231,4 +241,6 @@ type Opening struct {
 	Focus     TaskPage
 	Open      []ChangeSet
 	Decisions []Decision
+	// Saved reports that OpeningRequest.Words were saved.
+	Saved bool
 }

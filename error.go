@@ -41,6 +41,9 @@ var (
 	// ErrNotAsked: a turn that would answer the agent's question found
 	// none waiting (TurnRequest.Resume); nothing was written.
 	ErrNotAsked = errors.New("no question waits")
+	// ErrSettingsMoved: the chat's settings changed since the reading a
+	// turn was routed by (OpeningRequest.Settings); nothing was written.
+	ErrSettingsMoved = errors.New("chat settings changed")
 )
 
 // Detail is err's text without the sentinel's suffix (": invalid",

@@ -59,6 +59,10 @@ type ChatSettings struct {
 	// off; DailyQuiet says nothing when the review finds nothing.
 	Daily      string
 	DailyQuiet bool
+	// Digest names these settings as PostgreSQL read them (empty on
+	// SQLite): a turn routed by a reading the process kept checks it
+	// in its first write (OpeningRequest.Settings).
+	Digest string
 }
 
 // Lang is the language code to write in: the chosen one, else the one

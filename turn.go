@@ -52,6 +52,11 @@ type TurnRequest struct {
 	// Settings are the chat's settings as the caller read them for this
 	// update; nil: the turn reads them.
 	Settings *ChatSettings
+	// SettingsKept says Settings are a reading the process kept rather
+	// than read for this update: the turn's first write checks them, and
+	// when the chat's moved since, the turn ends with ErrSettingsMoved
+	// having written nothing, for the caller to route the message again.
+	SettingsKept bool
 	// More, if set, returns the person's messages that arrived since the
 	// turn last asked, in order, for the turn to take in before its next
 	// step. Once it returns none, the turn takes no more: later messages

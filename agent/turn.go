@@ -34,6 +34,9 @@ const dailyInstruction = "\nThis is the daily review the user turned on with /da
 func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, error) {
 	t, system, err := a.begin(ctx, req)
 	if err != nil {
+		if t != nil {
+			return nod.TurnResult{Turn: t.id}, err
+		}
 		return nod.TurnResult{}, err
 	}
 	res, err := t.steps(ctx, system)
@@ -45,7 +48,8 @@ func (a *Agent) Turn(ctx context.Context, req nod.TurnRequest) (nod.TurnResult, 
 }
 
 // begin sets a turn up from the chat's settings, the conversation so
-// far and the system prompt, and saves the person's words.
+// far and the system prompt, and saves the person's words. Failing, it
+// returns the turn only when those were saved.
 func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, error) {
 	t := &turn{a: a, req: req, id: nod.NewID(), started: a.now(), wall: time.Now(), fields: map[string]bool{}, seen: map[string]bool{}}
 	settings := req.Settings
@@ -62,10 +66,37 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 		t.stayBack, t.stayUntil = zoneName(settings.ZoneBack, a.opts.TimeZone), *settings.ZoneUntil
 	}
 	t.askZone = settings.TimeZone == "" && settings.ZoneAsked == nil && a.zones != nil
-	op, err := a.conv.Opening(ctx, nod.OpeningRequest{Topic: req.Topic, Window: a.opts.History, Today: t.started.In(t.zone).Format(nod.DateLayout),
-		Tasks: promptTasks, Decisions: promptKinds})
+	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo,
+		MsgID: req.MsgID, Forwarded: req.Forwarded, EditOf: req.EditOf, Edits: req.Edits}
+	if req.Review {
+		user.Content, user.Review = "/review", true
+		if req.Daily {
+			user.Content = "/daily"
+		}
+	}
+	opening := nod.OpeningRequest{Topic: req.Topic, Window: a.opts.History, Today: t.started.In(t.zone).Format(nod.DateLayout),
+		Tasks: promptTasks, Decisions: promptKinds}
+	if !req.Resume {
+		// What the person said is kept before the model is asked: a crash
+		// from here on leaves it in the conversation, and an answer owed.
+		// The same write records the update, so a redelivery stops here.
+		// It goes with the opening's reads, unless events came that the
+		// turn's note on them, written first, must precede.
+		words := []nod.ChatMessage{user}
+		encodeWire(words)
+		user = words[0]
+		rec := t.part(true, words)
+		opening.Words = &rec
+		if req.SettingsKept {
+			opening.Settings = settings
+		}
+	}
+	op, err := a.conv.Opening(ctx, opening)
 	if err != nil {
 		return nil, "", err
+	}
+	if op.Saved {
+		t.msgs, t.saved = []nod.ChatMessage{user}, 1
 	}
 	t.history = pastReads(fromUserMessage(op.History))
 	if req.Resume && !asks(t.history, req.UserID) {
@@ -75,31 +106,30 @@ func (a *Agent) begin(ctx context.Context, req nod.TurnRequest) (*turn, string, 
 	t.tookBack = slices.ContainsFunc(events, func(e nod.Event) bool { return e.Kind == nod.EventUndone && e.UserID == req.UserID })
 	system, err := t.system(ctx, *settings, op)
 	if err != nil {
+		if op.Saved {
+			return t, "", err // the words are kept: an answer is owed
+		}
 		return nil, "", err
 	}
 	if req.ReplySet != "" {
 		t.loadReplyItems(ctx)
 	}
-	if len(events) > 0 {
-		// What the person did outside the conversation comes first, in
-		// order, so that the agent never re-applies what they took back.
-		t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleEvent, Content: eventNotes(events, req.UserID, req.Speaker != "", t.zone), At: t.started})
-	}
-	user := nod.ChatMessage{Role: nod.RoleUser, Content: req.Text, At: t.started, UserID: req.UserID, Speaker: req.Speaker, ReplyTo: req.ReplyTo,
-		MsgID: req.MsgID, Forwarded: req.Forwarded, EditOf: req.EditOf, Edits: req.Edits}
 	if req.Review {
-		user.Content, user.Review = "/review", true
 		instruction := reviewInstruction
 		if req.Daily {
-			user.Content, instruction = "/daily", dailyInstruction
+			instruction = dailyInstruction
 		}
 		system += instruction + dueNote(t.tasks.Tasks, t.started, t.zone)
 	}
-	t.msgs = append(t.msgs, user)
+	if !op.Saved {
+		if len(events) > 0 {
+			// What the person did outside the conversation comes first, in
+			// order, so that the agent never re-applies what they took back.
+			t.msgs = append(t.msgs, nod.ChatMessage{Role: nod.RoleEvent, Content: eventNotes(events, req.UserID, req.Speaker != "", t.zone), At: t.started})
+		}
+		t.msgs = append(t.msgs, user)
+	}
 	nod.MarkReplaced(t.history, t.msgs) // an edit's earlier words no longer count
-	// What the person said is kept before the model is asked: a crash
-	// from here on leaves it in the conversation, and an answer owed. The
-	// same write records the update, so a redelivery stops here.
 	if err := t.flush(ctx, true); err != nil {
 		return nil, "", err
 	}
@@ -393,16 +423,25 @@ func words(msgs []nod.ChatMessage) []nod.ChatMessage {
 // the first flush opens the turn: the person is owed an answer until its
 // end is saved.
 func (t *turn) flush(ctx context.Context, opens bool) error {
-	encodeWire(t.msgs[t.saved:])
-	rec := nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: t.msgs[t.saved:]}
-	if opens {
-		rec.Update = t.req.Update
+	if t.saved == len(t.msgs) {
+		return nil
 	}
-	if err := t.a.conv.SaveTurn(ctx, rec); err != nil {
+	encodeWire(t.msgs[t.saved:])
+	if err := t.a.conv.SaveTurn(ctx, t.part(opens, t.msgs[t.saved:])); err != nil {
 		return err
 	}
 	t.saved = len(t.msgs)
 	return nil
+}
+
+// part is the part of the turn that saves msgs; the one that opens it
+// owes the person an answer and records the update.
+func (t *turn) part(opens bool, msgs []nod.ChatMessage) nod.TurnRecord {
+	rec := nod.TurnRecord{Topic: t.req.Topic, UserID: t.req.UserID, Turn: t.id, Opens: opens && !t.req.Review, Said: t.req.Text, Messages: msgs}
+	if opens {
+		rec.Update = t.req.Update
+	}
+	return rec
 }
 
 // takeMore takes in the messages the person sent since the turn last

@@ -57,6 +57,8 @@ type incoming struct {
 	// update is the message's update when the turn it starts records it
 	// as handled (onMessage); 0 once it is recorded.
 	update int64
+	// kept says settings are the process's kept reading (incomingKept).
+	kept bool
 }
 
 // topic is where the message was sent, and where its answers go.
@@ -78,13 +80,22 @@ func (b *Bot) onMessage(ctx context.Context, u *models.Update) {
 		return
 	}
 	chat := nod.ChatID(m.Chat.ID)
-	in := b.incoming(ctx, m)
+	in := b.incomingKept(ctx, m)
 	if b.onlyTurn(m, in) {
 		in.text, in.update = nod.CleanText(in.text), u.ID
-		if b.turn(ctx, in, b.request(ctx, in)) {
+		req := b.request(ctx, in)
+		req.SettingsKept = in.kept
+		switch b.turn(ctx, in, req) {
+		case turnRan:
 			b.refreshOwed(ctx, chat, in.loc)
+			return
+		case turnDropped:
+			return
 		}
-		return
+		b.log.Debug("settings moved since kept: message routed again", "chat", chat)
+	}
+	if in.kept {
+		in = b.incoming(ctx, m)
 	}
 	if !b.claim(ctx, u) {
 		return
@@ -124,8 +135,29 @@ func (b *Bot) onlyTurn(m *models.Message, in incoming) bool {
 
 // incoming reads a message of an allowed person.
 func (b *Bot) incoming(ctx context.Context, m *models.Message) incoming {
+	return b.incomingBy(ctx, m, false)
+}
+
+// incomingKept is incoming by the settings the process kept, where it
+// keeps them (in.kept): only a plain turn may run on them, which checks
+// them as it starts.
+func (b *Bot) incomingKept(ctx context.Context, m *models.Message) incoming {
+	return b.incomingBy(ctx, m, true)
+}
+
+// incomingBy is incoming, by the kept settings if kept and the process
+// keeps a reading.
+func (b *Bot) incomingBy(ctx context.Context, m *models.Message, kept bool) incoming {
 	in := incoming{chat: nod.ChatID(m.Chat.ID), thread: messageTopic(m).Thread, user: nod.UserID(m.From.ID), msgID: m.ID, text: words(m), attached: attached(m)}
-	in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
+	var s nod.ChatSettings
+	if kept {
+		s, in.kept = b.chats.KeptSettings(in.chat, in.user)
+	}
+	if in.kept {
+		in.loc, in.settings = b.localeOf(ctx, in.chat, m.From.LanguageCode, s, nil)
+	} else {
+		in.loc, in.settings = b.settings(ctx, in.chat, in.user, m.From.LanguageCode)
+	}
 	if m.Chat.Type != models.ChatTypePrivate {
 		in.speaker = speaker(m.From)
 		b.remember(ctx, in.chat, *m.From)
@@ -403,12 +435,20 @@ func (b *Bot) joinTurn(in incoming, req *nod.TurnRequest) bool {
 	return true
 }
 
+// turnOutcome is what came of a message's turn.
+type turnOutcome int
+
+const (
+	turnRan     turnOutcome = iota
+	turnDropped             // a redelivery, or a command that answered nothing
+	turnMoved               // its kept settings moved: nothing ran, nothing was sent
+)
+
 // turn runs an agent turn and sends what it produced, in the contract's
 // order: the receipts, the agent's final text, then the change-set
 // message. A step's receipts go out as soon as its changes are applied,
-// beside the model's next call; the set waits for the final text. It
-// reports false for a redelivered update (req.Update), which it drops.
-func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
+// beside the model's next call; the set waits for the final text.
+func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) turnOutcome {
 	joining := !req.Review && b.joinTurn(in, &req)
 	if joining {
 		defer b.queue.close(in.chat, b.burst) // a panic, too, ends the turn's taking
@@ -430,12 +470,15 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
 	}
 	early.wait()
 	loc := turnLocale(in.loc, res)
+	if errors.Is(err, nod.ErrSettingsMoved) {
+		return turnMoved
+	}
 	if errors.Is(err, nod.ErrHandled) {
 		b.log.Info("duplicate update ignored", "update", req.Update)
-		return false
+		return turnDropped
 	}
 	if errors.Is(err, nod.ErrNotAsked) {
-		return false // a command that answered no question of the agent's
+		return turnDropped // a command that answered no question of the agent's
 	}
 	if err != nil {
 		tmpl := formatting.InternalError
@@ -455,7 +498,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
 		if b.reply(ctx, in.topic(), loc.Text(tmpl.With(len(res.Receipts)))) != 0 && res.Turn != "" {
 			b.delivered(ctx, in.chat, nod.OwedAnswer, res.Turn) // told now: no "I stopped" later
 		}
-		return true
+		return turnRan
 	}
 	b.sendReceipts(ctx, loc, in, early.rest(res))
 	text := formatting.ModelText(strings.TrimSpace(res.Text))
@@ -498,7 +541,7 @@ func (b *Bot) turn(ctx context.Context, in incoming, req nod.TurnRequest) bool {
 	if len(res.Deletions) > 0 {
 		b.askDeletion(ctx, in.chat, in.user, loc) // the first; the others once it ends
 	}
-	return true
+	return turnRan
 }
 
 // turnLocale is the locale a turn's messages are written in: in the zone

@@ -58,6 +58,10 @@ type Undos interface {
 // Chats keeps a chat's settings (mode, language).
 type Chats interface {
 	ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error)
+	// KeptSettings returns the settings as the process last read them,
+	// where a read costs a round trip; false where it keeps none. A turn
+	// routed by them checks them (nod.TurnRequest.SettingsKept).
+	KeptSettings(chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, bool)
 	// PressSettings is ChatSettings of no member, read together with
 	// whether data was recorded with message msgID and whether any
 	// button of that message was.

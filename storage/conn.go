@@ -148,6 +148,27 @@ func (c conn) bound(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
+// guard fails the transaction with miss unless cond, a boolean SQL
+// expression over args, holds. In a PostgreSQL write transaction the
+// server checks it where it stands among the statements that wait
+// (pgTx.guard), so that a write after it in the same round trip is
+// never made when it does not hold.
+func (c conn) guard(ctx context.Context, miss error, cond string, args ...any) error {
+	if c.pg != nil {
+		c.db.counts.stmts.Add(1)
+		c.pg.guard(cond, args, miss)
+		return nil
+	}
+	var holds bool
+	if err := c.QueryRowContext(ctx, `SELECT `+cond, args...).Scan(&holds); err != nil {
+		return err
+	}
+	if !holds {
+		return miss
+	}
+	return nil
+}
+
 // scanOne reads the one value a query answers into dest (sql.ErrNoRows
 // when it answers none). In a PostgreSQL write transaction the query goes
 // out with the writes that wait (pgTx.scan).

@@ -21,76 +21,82 @@ import (
 // gets its id and item numbers.
 func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
-	err := db.inTx(ctx, func(tx conn) error {
-		if t.Update != 0 {
-			// First, before the chat's lock: a redelivery taken by another
-			// replica waits here for that one's outcome, holding nothing.
-			if err := markUpdate(ctx, tx, t.Update, now); err != nil {
-				return err
-			}
-		}
-		if len(t.Messages) > 0 { // the messages are numbered on from the chat's last
-			if err := db.lockChat(ctx, tx, t.ChatID); err != nil {
-				return err
-			}
-		}
-		at := t.Topic
-		if err := insertMessages(ctx, tx, at, t.Messages, now); err != nil {
-			return err
-		}
-		if t.Opens {
-			if err := db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedAnswer, Ref: t.Turn, Text: t.Said}, now); err != nil {
-				return err
-			}
-		}
-		if t.Closes {
-			if err := delivered(ctx, tx, t.ChatID, nod.OwedAnswer, now, t.Turn); err != nil {
-				return err
-			}
-		}
-		for _, a := range t.Audit {
-			a.ChatID = t.ChatID
-			if a.At.IsZero() {
-				a.At = now
-			}
-			if err := db.insertAudit(ctx, tx, a); err != nil {
-				return err
-			}
-		}
-		for _, ref := range t.Supersede {
-			if err := supersede(ctx, tx, t.ChatID, ref, nod.NoteSuperseded, now); err != nil {
-				return err
-			}
-		}
-		for _, ref := range t.Withdraw {
-			if err := supersede(ctx, tx, t.ChatID, ref, nod.NoteWithdrawn, now); err != nil {
-				return err
-			}
-		}
-		for _, d := range t.Deletions {
-			if err := queueDeletion(ctx, tx, d, now); err != nil {
-				return err
-			}
-		}
-		for _, r := range t.Readings {
-			if err := insertReading(ctx, tx, r, now); err != nil {
-				return err
-			}
-		}
-		if t.Set != nil && len(t.Set.Items) > 0 {
-			t.Set.ChatID, t.Set.Thread, t.Set.UserID = t.ChatID, t.Thread, t.UserID
-			if err := db.insertSet(ctx, tx, t.Set, now); err != nil {
-				return err
-			}
-			return db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedSet, Ref: string(t.Set.ID)}, now)
-		}
-		return nil
-	})
+	err := db.inTx(ctx, func(tx conn) error { return db.saveTurn(ctx, tx, t, now, nil) })
 	return handledBefore(err, t.Update)
 }
 
-// insertMessages stores a turn's messages in one statement, in order.
-func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatMessage, now time.Time) error {
+// saveTurn is SaveTurn in tx. When first is not nil, it is set to the
+// number of the first message saved, once the transaction has ended.
+func (db *Conversation) saveTurn(ctx context.Context, tx conn, t nod.TurnRecord, now time.Time, first *int64) error {
+	if t.Update != 0 {
+		// First, before the chat's lock: a redelivery taken by another
+		// replica waits here for that one's outcome, holding nothing.
+		if err := markUpdate(ctx, tx, t.Update, now); err != nil {
+			return err
+		}
+	}
+	if len(t.Messages) > 0 { // the messages are numbered on from the chat's last
+		if err := db.lockChat(ctx, tx, t.ChatID); err != nil {
+			return err
+		}
+	}
+	at := t.Topic
+	if err := insertMessages(ctx, tx, at, t.Messages, now, first); err != nil {
+		return err
+	}
+	if t.Opens {
+		if err := db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedAnswer, Ref: t.Turn, Text: t.Said}, now); err != nil {
+			return err
+		}
+	}
+	if t.Closes {
+		if err := delivered(ctx, tx, t.ChatID, nod.OwedAnswer, now, t.Turn); err != nil {
+			return err
+		}
+	}
+	for _, a := range t.Audit {
+		a.ChatID = t.ChatID
+		if a.At.IsZero() {
+			a.At = now
+		}
+		if err := db.insertAudit(ctx, tx, a); err != nil {
+			return err
+		}
+	}
+	for _, ref := range t.Supersede {
+		if err := supersede(ctx, tx, t.ChatID, ref, nod.NoteSuperseded, now); err != nil {
+			return err
+		}
+	}
+	for _, ref := range t.Withdraw {
+		if err := supersede(ctx, tx, t.ChatID, ref, nod.NoteWithdrawn, now); err != nil {
+			return err
+		}
+	}
+	for _, d := range t.Deletions {
+		if err := queueDeletion(ctx, tx, d, now); err != nil {
+			return err
+		}
+	}
+	for _, r := range t.Readings {
+		if err := insertReading(ctx, tx, r, now); err != nil {
+			return err
+		}
+	}
+	if t.Set != nil && len(t.Set.Items) > 0 {
+		t.Set.ChatID, t.Set.Thread, t.Set.UserID = t.ChatID, t.Thread, t.UserID
+		if err := db.insertSet(ctx, tx, t.Set, now); err != nil {
+			return err
+		}
+		return db.owe(ctx, tx, nod.Owed{Topic: t.Topic, Kind: nod.OwedSet, Ref: string(t.Set.ID)}, now)
+	}
+	return nil
+}
+
+// insertMessages stores a turn's messages in one statement, in order;
+// first, if not nil, is set to the number of the first once the
+// transaction has ended.
+func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatMessage, now time.Time, first *int64) error {
 	if len(msgs) == 0 {
 		return nil
 	}
@@ -120,7 +126,25 @@ func insertMessages(ctx context.Context, tx conn, at nod.Topic, msgs []nod.ChatM
 		args = append(args, string(body), micros(m.At), m.MsgID, m.Wire)
 	}
 	q.WriteString(`) AS v`)
-	if err := tx.later(ctx, q.String(), args...); err != nil {
+	var err error
+	if first == nil {
+		err = tx.later(ctx, q.String(), args...)
+	} else {
+		q.WriteString(` RETURNING seq`)
+		err = tx.readLater(ctx, q.String(), args, func(rows scanner) error {
+			for rows.Next() {
+				var seq int64
+				if err := rows.Scan(&seq); err != nil {
+					return err
+				}
+				if *first == 0 || seq < *first {
+					*first = seq
+				}
+			}
+			return nil
+		})
+	}
+	if err != nil {
 		return fmt.Errorf("save messages: %w", err)
 	}
 	return nil

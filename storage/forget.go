@@ -139,7 +139,10 @@ func (db *People) PersonData(ctx context.Context, chatID nod.ChatID, userID nod.
 // the phrase ended it, or its time ran out); then nothing was written.
 func (db *People) Forget(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.PersonData, error) {
 	now := db.now()
-	var out nod.PersonData
+	var (
+		out   nod.PersonData
+		chats []nod.ChatID
+	)
 	err := db.inTx(ctx, func(tx conn) error {
 		res, err := tx.ExecContext(ctx, `DELETE FROM forget_requests WHERE user_id = $1 AND chat_id = $2 AND expires_at > $3`, userID, chatID, micros(now))
 		if err != nil {
@@ -154,7 +157,7 @@ func (db *People) Forget(ctx context.Context, chatID nod.ChatID, userID nod.User
 		}
 		// Every chat's lock, in one order whoever forgets: an audit chain
 		// is appended to under it.
-		chats := slices.Sorted(slices.Values(append([]nod.ChatID{chatID}, f.groups...)))
+		chats = slices.Sorted(slices.Values(append([]nod.ChatID{chatID}, f.groups...)))
 		for _, c := range chats {
 			if err := db.lockChat(ctx, tx, c); err != nil {
 				return err
@@ -185,6 +188,12 @@ func (db *People) Forget(ctx context.Context, chatID nod.ChatID, userID nod.User
 	})
 	if err != nil {
 		return nod.PersonData{}, fmt.Errorf("forget: %w", err)
+	}
+	// This process's readings of the person's settings go; another's stay
+	// until its LRU turns them over, and are never used unchecked
+	// (KeptSettings).
+	for _, c := range chats {
+		db.settings.Remove(settingsKey{c, userID})
 	}
 	return out, nil
 }

@@ -66,6 +66,18 @@ func (t *pgTx) later(query string, args []any, miss error) {
 	t.pending.Queue(query, args...)
 }
 
+// guard queues a check that cond, a boolean SQL expression over args,
+// holds where it stands among the statements that wait: when it does
+// not, the server fails the transaction there and the transaction
+// reports miss.
+func (t *pgTx) guard(cond string, args []any, miss error) {
+	if t.misses == nil {
+		t.misses = map[int]error{}
+	}
+	t.misses[len(t.pending.QueuedQueries)] = miss
+	t.pending.Queue(`SELECT 1 / (CASE WHEN `+cond+` THEN 1 ELSE 0 END)`, args...)
+}
+
 // laterRead queues a read whose rows the transaction needs only once it
 // ends: it goes out with the next statement, or the COMMIT, and each
 // scans its rows when that pipeline answers.

@@ -2,7 +2,9 @@ package storage
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
@@ -78,7 +80,26 @@ func (db *core) readOne(ctx context.Context, r read) error {
 	return nil
 }
 
-// Opening reads what a turn starts from. On PostgreSQL that is one round
+// Opening reads what a turn starts from, and saves r.Words with it
+// unless events came after the conversation's last message (the turn
+// writes its note on them before the words). On PostgreSQL the reads,
+// the checks and the words' write are one round trip.
+func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.Opening, error) {
+	if r.Words != nil && db.postgres {
+		return db.openAndSave(ctx, r)
+	}
+	o, err := db.opening(ctx, r)
+	if err != nil || r.Words == nil || len(o.Events) > 0 {
+		return o, err
+	}
+	if err := db.SaveTurn(ctx, *r.Words); err != nil {
+		return nod.Opening{}, err
+	}
+	o.Saved = true
+	return o, nil
+}
+
+// opening reads what a turn starts from. On PostgreSQL that is one round
 // trip: the events follow the topic's last message, and the tasks'
 // checklists their tasks, in SQL. On SQLite, where a round trip costs
 // nothing, both follow what was read before them, a topic without
@@ -86,7 +107,7 @@ func (db *core) readOne(ctx context.Context, r read) error {
 // candidates (focusPage), and the tasks, open sets and decisions are read
 // only when the chat's version moved since the process last read them
 // (keptOpening).
-func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.Opening, error) {
+func (db *Conversation) opening(ctx context.Context, r nod.OpeningRequest) (nod.Opening, error) {
 	var (
 		o      nod.Opening
 		rs     []eventRow
@@ -95,22 +116,16 @@ func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.
 		v      chatVersion // on SQLite (keptOpening)
 		reads  []read
 	)
-	history := db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale)
 	if db.postgres {
-		focus := focusRead(chatID, r.Today, r.Tasks, &o.Focus)
-		reads = []read{history, openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions),
-			focus, eventsRead(eventsSinceLastSQL, []any{chatID, r.Topic.Thread}, &rs), focusChecklistsRead(focus, &o.Focus)}
+		reads = db.openingReads(r, &o, &rs, &stale)
 	} else {
-		reads = []read{chatVersionRead(chatID, &v), history} // the version first: see openings
+		reads = []read{chatVersionRead(chatID, &v), db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale)} // the version first: see openings
 	}
 	if err := db.readAll(ctx, reads...); err != nil {
 		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
 	}
-	if stale { // a forget rewrote what was kept: the topic is read whole
-		db.kept.remove(r.Topic)
-		if err := db.readOne(ctx, db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale)); err != nil {
-			return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
-		}
+	if err := db.unstale(ctx, r, &o, stale, 0); err != nil {
+		return nod.Opening{}, err
 	}
 	if !db.postgres {
 		if err := db.keptOpening(ctx, r, v, &o); err != nil {
@@ -123,6 +138,86 @@ func (db *Conversation) Opening(ctx context.Context, r nod.OpeningRequest) (nod.
 		}
 	}
 	var err error
+	if o.Events, err = db.events(ctx, r.Topic, rs); err != nil {
+		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
+	}
+	return o, nil
+}
+
+// openingReads are the reads of a turn's opening on PostgreSQL, into o,
+// the event rows into rs.
+func (db *Conversation) openingReads(r nod.OpeningRequest, o *nod.Opening, rs *[]eventRow, stale *bool) []read {
+	chatID := r.Topic.ChatID
+	focus := focusRead(chatID, r.Today, r.Tasks, &o.Focus)
+	return []read{db.keptHistoryRead(r.Topic, r.Window, &o.History, stale), openSetsRead(r.Topic, &o.Open), recentDecisionsRead(chatID, r.Decisions, &o.Decisions),
+		focus, eventsRead(eventsSinceLastSQL, []any{chatID, r.Topic.Thread}, rs), focusChecklistsRead(focus, &o.Focus)}
+}
+
+// unstale reads the topic's window whole when a forget rewrote what the
+// process kept of it (keptHistoryRead), leaving out the messages from
+// number saved on, which the opening saved itself (0: none).
+func (db *Conversation) unstale(ctx context.Context, r nod.OpeningRequest, o *nod.Opening, stale bool, saved int64) error {
+	if !stale {
+		return nil
+	}
+	db.kept.remove(r.Topic)
+	if err := db.readOne(ctx, db.keptHistoryRead(r.Topic, r.Window, &o.History, &stale)); err != nil {
+		return fmt.Errorf("turn's opening: %w", err)
+	}
+	if saved > 0 {
+		i := slices.IndexFunc(o.History, func(m nod.ChatMessage) bool { return m.Seq >= saved })
+		if i >= 0 {
+			o.History = o.History[:i:i]
+		}
+	}
+	return nil
+}
+
+// errEventsCame fails a turn's opening write that found events after
+// the conversation's last message: the words wait for the turn's note
+// on them.
+var errEventsCame = errors.New("events came after the conversation")
+
+// openAndSave is Opening with words on PostgreSQL: the reads, then the
+// checks that the settings are those the turn was routed by and that no
+// events wait, then the words' write, in one transaction sent in one
+// round trip. A check that fails rolls the write back; the reads stand.
+func (db *Conversation) openAndSave(ctx context.Context, r nod.OpeningRequest) (nod.Opening, error) {
+	var (
+		o      nod.Opening
+		rs     []eventRow
+		stale  bool
+		first  int64
+		chatID = r.Topic.ChatID
+		now    = db.now()
+	)
+	err := db.inTx(ctx, func(tx conn) error {
+		o, rs, stale, first = nod.Opening{}, nil, false, 0 // a transaction tried again reads again
+		for _, rd := range db.openingReads(r, &o, &rs, &stale) {
+			if err := tx.readLater(ctx, rd.query, rd.args, rd.scan); err != nil {
+				return err
+			}
+		}
+		if s := r.Settings; s != nil && s.Digest != "" {
+			if err := tx.guard(ctx, nod.ErrSettingsMoved, settingsUnchanged, chatID, s.UserID, s.Digest); err != nil {
+				return err
+			}
+		}
+		if err := tx.guard(ctx, errEventsCame, `NOT EXISTS (`+eventsSinceLastSQL+`)`, chatID, r.Topic.Thread); err != nil {
+			return err
+		}
+		return db.saveTurn(ctx, tx, *r.Words, now, &first)
+	})
+	switch {
+	case errors.Is(err, errEventsCame):
+	case err != nil:
+		return nod.Opening{}, fmt.Errorf("turn's opening: %w", handledBefore(err, r.Words.Update))
+	default:
+		o.Saved = true
+	}
+	if err := db.unstale(ctx, r, &o, stale, first); err != nil {
+		return nod.Opening{}, err
+	}
 	if o.Events, err = db.events(ctx, r.Topic, rs); err != nil {
 		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)
 	}

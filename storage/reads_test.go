@@ -1,6 +1,7 @@
 package storage_test
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -257,4 +258,133 @@ func twoProcesses(t *testing.T, fn func(t *testing.T, dialect, dsn string, db, o
 			fn(t, d, dsn, storagetest.OpenDSN(t, dsn, clock.Now), storagetest.OpenDSN(t, dsn, clock.Now), clock)
 		})
 	}
+}
+
+// A turn's opening saves the person's words with its reads (on
+// PostgreSQL in one round trip) only when nothing stands in the way, and
+// otherwise writes nothing at all: not when events came after the
+// conversation's last message (the turn's note on them goes first), not
+// when the settings the message was routed by moved in another process,
+// not for a redelivery. The conversation it returns never holds the
+// words it saved, also when a forget made it read the topic afresh.
+func TestOpeningSavesTheWords(t *testing.T) {
+	t.Parallel()
+	twoProcesses(t, func(t *testing.T, d, dsn string, db, other *storage.DB, clock *fixtures.Clock) {
+		ctx := t.Context()
+		seedT1(t, db)
+		at := nod.Topic{ChatID: chat}
+		w := nod.Window{Keep: 40, Step: 20}
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: at, UserID: 42,
+			Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: "hi", UserID: 42}, {Role: nod.RoleAssistant, Content: "Hello."}}}); err != nil {
+			t.Fatal(err)
+		}
+		settings, err := db.Settings().ChatSettings(ctx, chat, 42)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept, ok := db.Settings().KeptSettings(chat, 42)
+		if postgres := d == "postgres"; ok != postgres || (settings.Digest != "") != postgres || ok && kept != settings {
+			t.Fatalf("on %s the reading %+v is kept as %+v (%v)", d, settings, kept, ok)
+		}
+		start := func(update int64, text string, s *nod.ChatSettings) (nod.Opening, error) {
+			t.Helper()
+			clock.Advance(time.Minute)
+			words := nod.TurnRecord{Topic: at, UserID: 42, Turn: fmt.Sprintf("turn-%d", update), Opens: true, Update: update, Said: text,
+				Messages: []nod.ChatMessage{{Role: nod.RoleUser, Content: text, UserID: 42, MsgID: int(update)}}}
+			return db.Conversation().Opening(ctx, nod.OpeningRequest{Topic: at, Window: w, Today: "2026-03-12", Tasks: 5, Decisions: 5, Words: &words, Settings: s})
+		}
+		last := func() string {
+			t.Helper()
+			h, err := db.Conversation().History(ctx, at, w)
+			if err != nil || len(h) == 0 {
+				t.Fatalf("history %v, %v", h, err)
+			}
+			return h[len(h)-1].Content
+		}
+		unchanged := func(what string, before map[string][]storagetest.Row) {
+			t.Helper()
+			if diff := cmp.Diff(before, storagetest.Dump(t, dsn)); diff != "" {
+				t.Errorf("%s wrote (-before +after):\n%s", what, diff)
+			}
+		}
+
+		got, err := start(501, "what's due?", &kept)
+		if err != nil || !got.Saved || len(got.Events) != 0 || len(got.History) != 2 || got.History[1].Content != "Hello." || len(got.Focus.Tasks) != 1 {
+			t.Fatalf("a plain start = %+v, %v; want its words saved and a conversation without them", got, err)
+		}
+		if l := last(); l != "what's due?" {
+			t.Errorf("the conversation ends with %q, want the words saved", l)
+		}
+		if first, err := db.Outbox().MarkUpdate(ctx, 501); err != nil || first {
+			t.Errorf("the start left update 501 unmarked (%v, %v)", first, err)
+		}
+		if owed, err := db.Outbox().TakeOwed(ctx, -time.Hour); err != nil || len(owed) != 1 || owed[0].Kind != nod.OwedAnswer || owed[0].Ref != "turn-501" {
+			t.Errorf("owed after the start: %+v, %v; want the answer to turn-501", owed, err)
+		}
+
+		// The person rejects a proposal outside the conversation: the next
+		// start reads the event and leaves the words to the turn.
+		set := proposeCS(t, db)
+		clock.Advance(time.Minute)
+		if _, err := db.ChangeSets().RejectItem(ctx, chat, set.ID, 1, 42); err != nil {
+			t.Fatal(err)
+		}
+		before := storagetest.Dump(t, dsn)
+		got, err = start(502, "and now?", &kept)
+		if err != nil || got.Saved || len(got.Events) != 1 || got.Events[0].Kind != nod.EventRejected {
+			t.Fatalf("a start after an event = saved %v, events %+v, %v; want the event and nothing saved", got.Saved, got.Events, err)
+		}
+		unchanged("a start after an event", before)
+
+		// The turn saves its note and the words; another process changes
+		// the person's mode. A start routed by the reading kept before
+		// writes nothing on PostgreSQL; a fresh reading starts.
+		if err := db.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: at, UserID: 42, Update: 502,
+			Messages: []nod.ChatMessage{{Role: nod.RoleEvent, Content: "rejected"}, {Role: nod.RoleUser, Content: "and now?", UserID: 42}}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := other.Settings().SetMode(ctx, chat, 42, nod.ModeAlways); err != nil {
+			t.Fatal(err)
+		}
+		before = storagetest.Dump(t, dsn)
+		got, err = start(503, "go on", &kept)
+		if d == "postgres" {
+			if !errors.Is(err, nod.ErrSettingsMoved) {
+				t.Fatalf("a start by settings that moved = %+v, %v; want ErrSettingsMoved", got, err)
+			}
+			unchanged("a start by settings that moved", before)
+			fresh, rerr := db.Settings().ChatSettings(ctx, chat, 42)
+			if rerr != nil || fresh.Mode != nod.ModeAlways || fresh.Digest == kept.Digest {
+				t.Fatalf("read afresh: %+v, %v", fresh, rerr)
+			}
+			got, err = start(503, "go on", &fresh)
+		}
+		if err != nil || !got.Saved || last() != "go on" {
+			t.Fatalf("a start by the settings as they are = saved %v, %v, last %q", got.Saved, err, last())
+		}
+
+		// A redelivery of the first update writes nothing.
+		before = storagetest.Dump(t, dsn)
+		if _, err := start(501, "what's due?", nil); !errors.Is(err, nod.ErrHandled) {
+			t.Errorf("a redelivered start: %v, want ErrHandled", err)
+		}
+		unchanged("a redelivered start", before)
+
+		// Another process forgets someone: what this one kept of the
+		// conversation is read afresh, and still ends before the words.
+		if err := other.People().AskForget(ctx, nod.ForgetRequest{UserID: 7001, ChatID: 7001, ExpiresAt: clock.Now().Add(time.Minute)}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := other.People().Forget(ctx, 7001, 7001); err != nil {
+			t.Fatal(err)
+		}
+		got, err = start(504, "after the forget", nil)
+		want, herr := db.Conversation().History(ctx, at, w)
+		if err != nil || herr != nil || !got.Saved {
+			t.Fatalf("a start after a forget: saved %v, %v, %v", got.Saved, err, herr)
+		}
+		if diff := cmp.Diff(want[:len(want)-1], got.History); diff != "" || want[len(want)-1].Content != "after the forget" {
+			t.Errorf("after a forget the opening's conversation differs from History without the words (-want +got):\n%s", diff)
+		}
+	})
 }

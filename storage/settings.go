@@ -7,14 +7,59 @@ import (
 	"fmt"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
+
 	"github.com/nodbot/nod"
 )
 
 // ChatSettings returns the chat's settings with userID's mode and
 // circuit breaker, and whether userID's deletion question or /forget
 // waits in it; a chat never configured has the defaults.
+//
+// On PostgreSQL the reading carries its Digest, and the process keeps it
+// (KeptSettings).
 func (db *Settings) ChatSettings(ctx context.Context, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {
-	return readSettings(ctx, db.reader(), chatID, userID)
+	if !db.postgres {
+		return readSettings(ctx, db.reader(), chatID, userID)
+	}
+	var digest string
+	s, err := scanSettings(db.reader().QueryRowContext(ctx, digestedSettingsSQL, chatID, userID), chatID, userID, &digest)
+	if err != nil {
+		return s, err
+	}
+	s.Digest = digest
+	db.settings.Add(settingsKey{chatID, userID}, s)
+	return s, nil
+}
+
+// settingsKey names a chat's settings as one member reads them.
+type settingsKey struct {
+	chat nod.ChatID
+	user nod.UserID
+}
+
+// keptSettings bounds the readings of settings a process keeps: a few
+// hundred bytes each, for the people who wrote last.
+const keptSettings = 4096
+
+func newKeptSettings() *lru.Cache[settingsKey, nod.ChatSettings] {
+	c, err := lru.New[settingsKey, nod.ChatSettings](keptSettings)
+	if err != nil {
+		panic(err) // only for a size below 1
+	}
+	return c
+}
+
+// KeptSettings returns the chat's settings as this process last read
+// them for userID, on PostgreSQL, where a read is a round trip: a plain
+// message is routed by them, and the turn it starts checks them by their
+// Digest in its first write (nod.OpeningRequest.Settings). None are kept
+// on SQLite, where a read costs less than the check.
+func (db *Settings) KeptSettings(chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, bool) {
+	if !db.postgres {
+		return nod.ChatSettings{}, false
+	}
+	return db.settings.Get(settingsKey{chatID, userID})
 }
 
 // PressSettings is ChatSettings of no member read together with what
@@ -43,6 +88,10 @@ const (
 		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2
 		LEFT JOIN zone_changes z ON z.id = (SELECT id FROM zone_changes WHERE back_due IS NOT NULL AND chat_id = c.chat_id ORDER BY back_due LIMIT 1)`
 	settingsSQL = settingsColumns + settingsFrom
+	// digestedSettingsSQL adds, on PostgreSQL, the digest of the row, and
+	// settingsUnchanged checks it, $3 the digest read.
+	digestedSettingsSQL = `SELECT s.*, md5(CAST(s AS TEXT)) FROM (` + settingsSQL + `) AS s`
+	settingsUnchanged   = `(SELECT md5(CAST(s AS TEXT)) FROM (` + settingsSQL + `) AS s) = $3`
 	// pressSettingsSQL adds how many buttons message $3 was recorded
 	// with, and how many of them carry data $4 (ButtonSentWith).
 	pressSettingsSQL = settingsColumns + `, b.n, b.sent` + settingsFrom + `

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
 	"github.com/nodbot/nod"
@@ -72,6 +73,9 @@ type core struct {
 	// heads holds the audit chain heads of the chats this process wrote
 	// audit rows to last (insertAudit).
 	heads *heads
+	// settings holds, on PostgreSQL, the chats' settings as the process
+	// last read them (KeptSettings).
+	settings *lru.Cache[settingsKey, nod.ChatSettings]
 }
 
 // New returns a DB that is not yet open. now is the clock for every
@@ -85,7 +89,8 @@ func New(opts Options, now func() time.Time, log *slog.Logger) *DB {
 	}
 	// Every time the DB writes is cut to the precision both databases
 	// keep, so that a value read back compares equal to the one written.
-	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID(), kept: newKept(), openings: newOpenings(), heads: newHeads()})
+	return newDB(&core{opts: opts, now: func() time.Time { return nod.Stamp(now()) }, log: log, instance: nod.NewID(), kept: newKept(), openings: newOpenings(), heads: newHeads(),
+		settings: newKeptSettings()})
 }
 
 // IsPostgres reports whether a DSN names a PostgreSQL database.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/nodbot/nod"
 	"github.com/nodbot/nod/fixtures/openaitest"
 )
 
@@ -44,4 +46,54 @@ func TestNextTurnToldWhatTapsChanged(t *testing.T) {
 	if undone := system("and after the undo?"); !strings.Contains(undone, open) || strings.Contains(undone, raised) {
 		t.Errorf("after the Undo the prompt does not list T1 at P3 again:\n%s", undone)
 	}
+}
+
+// A plain message is routed by the chat's settings as they are, though
+// on PostgreSQL the process routes it by the reading it kept from the
+// chat's last message: when another process changed them since (here
+// the chat's language), the turn's first write finds them moved and
+// writes nothing, and the message is routed again, once, by a fresh
+// reading.
+func TestMessageRoutedBySettingsAsTheyAre(t *testing.T) {
+	t.Parallel()
+	h := ruleHarness(t, 1)
+	system := func(text string) string {
+		t.Helper()
+		h.script(openaitest.Text("Noted."))
+		h.say(text)
+		reqs := h.llm.RequestsFor(agentM)
+		return reqs[len(reqs)-1].System()
+	}
+	const german = `The chat's language is "de"`
+	if sys := system("hi"); strings.Contains(sys, german) {
+		t.Fatalf("before /lang the prompt says %q", german)
+	}
+	if err := h.db.Settings().SetLanguage(t.Context(), chat, "de"); err != nil {
+		t.Fatal(err)
+	}
+	if sys := system("und jetzt?"); !strings.Contains(sys, german) {
+		t.Errorf("after another process set the language, the next turn's prompt does not say %q:\n%s", german, sys)
+	}
+	h.quiet(chat, 2)
+	if n := len(h.llm.RequestsFor(agentM)); n != 2 {
+		t.Errorf("%d agent requests for two messages", n)
+	}
+	history, err := h.db.Conversation().History(t.Context(), nod.Topic{ChatID: chat}, nod.Window{Keep: 40, Step: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := personLines(history); !slices.Equal(got, []string{"hi", "und jetzt?"}) {
+		t.Errorf("the conversation holds the person's lines %q, want each message once", got)
+	}
+}
+
+// personLines are the person's lines of a stored conversation, in order.
+func personLines(h []nod.ChatMessage) []string {
+	var out []string
+	for _, m := range h {
+		if m.Role == nod.RoleUser {
+			out = append(out, m.Content)
+		}
+	}
+	return out
 }
