@@ -148,19 +148,28 @@ func (c conn) bound(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// guard fails the transaction with miss unless cond, a boolean SQL
-// expression over args, holds. In a PostgreSQL write transaction the
-// server checks it where it stands among the statements that wait
-// (pgTx.guard), so that a write after it in the same round trip is
-// never made when it does not hold.
-func (c conn) guard(ctx context.Context, miss error, cond string, args ...any) error {
-	if c.pg != nil {
-		c.db.counts.stmts.Add(1)
-		c.pg.guard(cond, args, miss)
+// check is a condition a write transaction checks before it writes on
+// (conn.guard), as each database runs it: built once, as its text is
+// long and a turn checks it every time.
+type check struct{ pg, lite string }
+
+// newCheck is the check that cond, a boolean SQL expression, holds.
+func newCheck(cond string) check {
+	return check{pg: `SELECT 1 / (CASE WHEN ` + cond + ` THEN 1 ELSE 0 END)`, lite: `SELECT ` + cond}
+}
+
+// guard fails the transaction with miss unless c holds over args. In a
+// PostgreSQL write transaction the server checks it where it stands
+// among the statements that wait (pgTx.guard), so that a write after it
+// in the same round trip is never made when it does not hold.
+func (q conn) guard(ctx context.Context, miss error, c check, args ...any) error {
+	if q.pg != nil {
+		q.db.counts.stmts.Add(1)
+		q.pg.guard(c.pg, args, miss)
 		return nil
 	}
 	var holds bool
-	if err := c.QueryRowContext(ctx, `SELECT `+cond, args...).Scan(&holds); err != nil {
+	if err := q.QueryRowContext(ctx, c.lite, args...).Scan(&holds); err != nil {
 		return err
 	}
 	if !holds {

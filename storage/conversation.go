@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -21,7 +22,14 @@ import (
 // gets its id and item numbers.
 func (db *Conversation) SaveTurn(ctx context.Context, t nod.TurnRecord) error {
 	now := db.now()
-	err := db.inTx(ctx, func(tx conn) error { return db.saveTurn(ctx, tx, t, now, nil) })
+	var first int64
+	err := db.inTx(ctx, func(tx conn) error {
+		first = 0
+		return db.saveTurn(ctx, tx, t, now, &first)
+	})
+	if err == nil {
+		db.kept.saved(t.Topic, first, t.Messages, now)
+	}
 	return handledBefore(err, t.Update)
 }
 
@@ -351,6 +359,22 @@ func recordMessage(m nod.ChatMessage) messageRecord {
 		r.ToolCalls = append(r.ToolCalls, callRecord{ID: c.ID, Name: c.Name, Arguments: c.Arguments})
 	}
 	return r
+}
+
+// valid reports whether r's text is valid UTF-8, which its JSON keeps
+// as it is.
+func (r messageRecord) valid() bool {
+	for _, s := range []string{r.Role, r.Content, r.ToolCallID, r.Speaker, r.ReplyTo, r.Forwarded, r.Edits} {
+		if !utf8.ValidString(s) {
+			return false
+		}
+	}
+	for _, c := range r.ToolCalls {
+		if !utf8.ValidString(c.ID) || !utf8.ValidString(c.Name) || !utf8.ValidString(c.Arguments) {
+			return false
+		}
+	}
+	return true
 }
 
 func (r messageRecord) message(seq int64) nod.ChatMessage {

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
@@ -86,6 +87,38 @@ func (k *kept) remove(at nod.Topic) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	k.lru.Remove(at)
+}
+
+// saved takes msgs, which this process saved to the topic numbered from
+// first on, into the window it keeps of it, as a read would decode them:
+// the next turn's read then finds nothing new to decode. Only right
+// after the window's last message: if another process saved between,
+// or the window is not kept, the next read reads them. A message a
+// JSON round trip would change (invalid UTF-8) is left to the read too.
+func (k *kept) saved(at nod.Topic, first int64, msgs []nod.ChatMessage, now time.Time) {
+	prior, ok := k.get(at)
+	if !ok || first < 1 || len(msgs) == 0 {
+		return
+	}
+	if n := len(prior.msgs); n > 0 && prior.msgs[n-1].Seq != first-1 || n == 0 && first != 1 {
+		return
+	}
+	fresh := make([]nod.ChatMessage, len(msgs))
+	for i, m := range msgs {
+		if m.At.IsZero() {
+			m.At = now
+		}
+		m.At = nod.Stamp(m.At) // as insertMessages stores it
+		r := recordMessage(m)
+		if !r.valid() {
+			return
+		}
+		fresh[i] = r.message(first + int64(i))
+		fresh[i].Wire = m.Wire
+	}
+	h := windowAfter(prior.w, prior, fresh)
+	h.gen = prior.gen
+	k.add(at, h)
 }
 
 // sinceSQL reads a topic's messages after a number, newest first, at most

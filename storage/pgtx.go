@@ -66,16 +66,16 @@ func (t *pgTx) later(query string, args []any, miss error) {
 	t.pending.Queue(query, args...)
 }
 
-// guard queues a check that cond, a boolean SQL expression over args,
-// holds where it stands among the statements that wait: when it does
-// not, the server fails the transaction there and the transaction
-// reports miss.
-func (t *pgTx) guard(cond string, args []any, miss error) {
+// guard queues query, a check that divides by zero where it does not
+// hold (newCheck), where it stands among the statements that wait: then
+// the server fails the transaction there, and the transaction reports
+// miss.
+func (t *pgTx) guard(query string, args []any, miss error) {
 	if t.misses == nil {
 		t.misses = map[int]error{}
 	}
 	t.misses[len(t.pending.QueuedQueries)] = miss
-	t.pending.Queue(`SELECT 1 / (CASE WHEN `+cond+` THEN 1 ELSE 0 END)`, args...)
+	t.pending.Queue(query, args...)
 }
 
 // laterRead queues a read whose rows the transaction needs only once it

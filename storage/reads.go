@@ -178,6 +178,10 @@ func (db *Conversation) unstale(ctx context.Context, r nod.OpeningRequest, o *no
 // on them.
 var errEventsCame = errors.New("events came after the conversation")
 
+// noEventsSinceLast checks that no event came after the topic's last
+// message ($1 the chat, $2 the topic).
+var noEventsSinceLast = newCheck(`NOT EXISTS (` + eventsSinceLastSQL + `)`)
+
 // openAndSave is Opening with words on PostgreSQL: the reads, then the
 // checks that the settings are those the turn was routed by and that no
 // events wait, then the words' write, in one transaction sent in one
@@ -203,7 +207,7 @@ func (db *Conversation) openAndSave(ctx context.Context, r nod.OpeningRequest) (
 				return err
 			}
 		}
-		if err := tx.guard(ctx, errEventsCame, `NOT EXISTS (`+eventsSinceLastSQL+`)`, chatID, r.Topic.Thread); err != nil {
+		if err := tx.guard(ctx, errEventsCame, noEventsSinceLast, chatID, r.Topic.Thread); err != nil {
 			return err
 		}
 		return db.saveTurn(ctx, tx, *r.Words, now, &first)
@@ -217,6 +221,9 @@ func (db *Conversation) openAndSave(ctx context.Context, r nod.OpeningRequest) (
 	}
 	if err := db.unstale(ctx, r, &o, stale, first); err != nil {
 		return nod.Opening{}, err
+	}
+	if o.Saved {
+		db.kept.saved(r.Topic, first, r.Words.Messages, now)
 	}
 	if o.Events, err = db.events(ctx, r.Topic, rs); err != nil {
 		return nod.Opening{}, fmt.Errorf("turn's opening: %w", err)

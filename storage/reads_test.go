@@ -93,7 +93,9 @@ func TestOpeningReadsWhatEachReadReads(t *testing.T) {
 }
 
 // A turn's opening reads, turn after turn, the conversation History
-// reads: as the window slides, with another process writing between, and
+// reads: as the window slides, with another process writing between (the
+// lines this process saved it keeps as it saved them, where History
+// decodes them), and
 // after a forget in another process rewrote and deleted what this one
 // kept decoded.
 func TestOpeningKeepsTheConversation(t *testing.T) {
@@ -124,6 +126,18 @@ func TestOpeningKeepsTheConversation(t *testing.T) {
 			for _, s := range texts {
 				msgs = append(msgs, nod.ChatMessage{Role: nod.RoleUser, Content: s, UserID: person, Speaker: "Ada", MsgID: int(clock.Now().Unix() % 100000)})
 			}
+			// What the turn said back, as the agent saves it: a call with
+			// its request encoding, its result, and a last line; in turns
+			// of two lines its text is one JSON does not keep byte for byte.
+			last := "Noted."
+			if len(texts) == 2 {
+				last = "Noted \xff."
+			}
+			msgs = append(msgs,
+				nod.ChatMessage{Role: nod.RoleAssistant, ToolCalls: []nod.ToolCall{{ID: "c1", Name: "list_tasks", Arguments: `{"status":"OPEN"}`}},
+					Wire: []byte(`{"role":"assistant","tool_calls":[]}`)},
+				nod.ChatMessage{Role: nod.RoleTool, ToolCallID: "c1", Content: "[]", At: clock.Now().Add(time.Nanosecond)},
+				nod.ChatMessage{Role: nod.RoleAssistant, Content: last, Wire: []byte(`{"role":"assistant","content":"Noted"}`)})
 			if err := by.Conversation().SaveTurn(ctx, nod.TurnRecord{Topic: at, UserID: person, Messages: msgs}); err != nil {
 				t.Fatal(err)
 			}

@@ -88,16 +88,18 @@ const (
 		LEFT JOIN member_modes m ON m.chat_id = c.chat_id AND m.user_id = $2
 		LEFT JOIN zone_changes z ON z.id = (SELECT id FROM zone_changes WHERE back_due IS NOT NULL AND chat_id = c.chat_id ORDER BY back_due LIMIT 1)`
 	settingsSQL = settingsColumns + settingsFrom
-	// digestedSettingsSQL adds, on PostgreSQL, the digest of the row, and
-	// settingsUnchanged checks it, $3 the digest read.
+	// digestedSettingsSQL adds, on PostgreSQL, the digest of the row.
 	digestedSettingsSQL = `SELECT s.*, md5(CAST(s AS TEXT)) FROM (` + settingsSQL + `) AS s`
-	settingsUnchanged   = `(SELECT md5(CAST(s AS TEXT)) FROM (` + settingsSQL + `) AS s) = $3`
 	// pressSettingsSQL adds how many buttons message $3 was recorded
 	// with, and how many of them carry data $4 (ButtonSentWith).
 	pressSettingsSQL = settingsColumns + `, b.n, b.sent` + settingsFrom + `
 		CROSS JOIN (SELECT COUNT(*) AS n, COALESCE(SUM(CASE WHEN data = $4 THEN 1 ELSE 0 END), 0) AS sent
 			FROM button_messages WHERE chat_id = $1 AND message_id = $3) b`
 )
+
+// settingsUnchanged checks, on PostgreSQL, that member $2's settings in
+// chat $1 are those of digest $3.
+var settingsUnchanged = newCheck(`(SELECT md5(CAST(s AS TEXT)) FROM (` + settingsSQL + `) AS s) = $3`)
 
 // readSettings reads the chat's settings with userID's mode where q runs.
 func readSettings(ctx context.Context, q conn, chatID nod.ChatID, userID nod.UserID) (nod.ChatSettings, error) {

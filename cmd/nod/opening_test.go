@@ -16,13 +16,7 @@ import (
 func TestNextTurnToldWhatTapsChanged(t *testing.T) {
 	t.Parallel()
 	h := ruleHarness(t, 1)
-	system := func(text string) string {
-		t.Helper()
-		h.script(openaitest.Text("Noted."))
-		h.say(text)
-		reqs := h.llm.RequestsFor(agentM)
-		return reqs[len(reqs)-1].System()
-	}
+	system := h.systemAfter
 	const open, raised = `- T1 "Task 1" OPEN P3`, `- T1 "Task 1" OPEN P1`
 	first := system("hi")
 	if again := system("hello again"); again != first || !strings.Contains(first, open) {
@@ -57,13 +51,7 @@ func TestNextTurnToldWhatTapsChanged(t *testing.T) {
 func TestMessageRoutedBySettingsAsTheyAre(t *testing.T) {
 	t.Parallel()
 	h := ruleHarness(t, 1)
-	system := func(text string) string {
-		t.Helper()
-		h.script(openaitest.Text("Noted."))
-		h.say(text)
-		reqs := h.llm.RequestsFor(agentM)
-		return reqs[len(reqs)-1].System()
-	}
+	system := h.systemAfter
 	const german = `The chat's language is "de"`
 	if sys := system("hi"); strings.Contains(sys, german) {
 		t.Fatalf("before /lang the prompt says %q", german)
@@ -96,4 +84,14 @@ func personLines(h []nod.ChatMessage) []string {
 		}
 	}
 	return out
+}
+
+// systemAfter sends text, which the model answers with a line, and
+// returns the system prompt the agent was sent for it.
+func (h *harness) systemAfter(text string) string {
+	h.t.Helper()
+	h.script(openaitest.Text("Noted."))
+	h.say(text)
+	reqs := h.llm.RequestsFor(agentM)
+	return reqs[len(reqs)-1].System()
 }
