@@ -152,6 +152,9 @@ func (b *Bot) incomingBy(ctx context.Context, m *models.Message, kept bool) inco
 	var s nod.ChatSettings
 	if kept {
 		s, in.kept = b.chats.KeptSettings(in.chat, in.user)
+		// A language newly seen is written to the settings, which the
+		// turn would then find moved: read them as they are instead.
+		in.kept = in.kept && !newLanguage(s, m.From.LanguageCode)
 	}
 	if in.kept {
 		in.loc, in.settings = b.localeOf(ctx, in.chat, m.From.LanguageCode, s, nil)

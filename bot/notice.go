@@ -95,12 +95,18 @@ func (b *Bot) localeOf(ctx context.Context, chat nod.ChatID, seen string, s nod.
 		return formatting.For(seen).In(b.opts.TimeZone), nil
 	}
 	// Written only when it changes the language: most updates write nothing.
-	if seen != "" && formatting.For(seen) != formatting.For(s.LanguageSeen) {
+	if newLanguage(s, seen) {
 		if err := b.chats.SeeLanguage(ctx, chat, seen); err != nil {
 			b.log.Warn("remember chat language", "chat", chat, "err", err)
 		}
 	}
 	return formatting.For(s.Lang(seen)).In(b.zone(&s)), &s
+}
+
+// newLanguage reports whether Telegram reports, as seen, a language
+// other than the one the chat's settings s last saw.
+func newLanguage(s nod.ChatSettings, seen string) bool {
+	return seen != "" && formatting.For(seen) != formatting.For(s.LanguageSeen)
 }
 
 // explain is the notice for a failed action; an error with no notice of

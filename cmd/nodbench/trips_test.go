@@ -37,8 +37,21 @@ func TestRoundTripsPerOperation(t *testing.T) {
 		e.tg.SendText(benchChat, 42, "what's on my list?")
 		e.tg.WaitBotMessages(benchChat, 2)
 	})
+	// The person's app now reports another language: nod writes it to the
+	// chat's settings, and so reads them afresh rather than route the
+	// message by a reading its own write just moved.
+	relang := trips(func(e *env) {
+		seedLogin(e)
+		e.llm.Handle(readOnlyLLM)
+		e.tg.SendText(benchChat, 42, "hi")
+		e.tg.WaitBotMessages(benchChat, 1)
+	}, func(e *env) {
+		e.tg.Wire().SetLanguage(42, "de")
+		e.tg.SendText(benchChat, 42, "was steht an?")
+		e.tg.WaitBotMessages(benchChat, 2)
+	})
 	tap := trips(func(e *env) { proposeItems(e, 1) }, func(e *env) { tapSet(e, "✓ 1") })
-	t.Logf("round trips: read-only turn %d, confirm tap %d", turn, tap)
+	t.Logf("round trips: read-only turn %d, after a new language %d, confirm tap %d", turn, relang, tap)
 	// 20 and 25 with a round trip for every statement, BEGIN and COMMIT:
 	// a turn's start goes out in one (the opening's reads, the checks that
 	// the settings the process kept from the chat's last message and
@@ -55,5 +68,8 @@ func TestRoundTripsPerOperation(t *testing.T) {
 	// the redrawn set is marked shown in one.
 	if turn > 2 || tap > 4 {
 		t.Errorf("a read-only turn took %d round trips, a confirm tap %d; want at most 2 and 4", turn, tap)
+	}
+	if relang > 4 { // the settings, the language seen, the start, the end
+		t.Errorf("a turn in a newly seen language took %d round trips, want at most 4", relang)
 	}
 }
