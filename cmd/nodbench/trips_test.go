@@ -28,24 +28,22 @@ func TestRoundTripsPerOperation(t *testing.T) {
 		})
 		return n
 	}
-	turn := trips(func(e *env) {
+	// greeted has the person say hi, which the model answers: nod has
+	// read the chat's settings once.
+	greeted := func(e *env) {
 		seedLogin(e)
 		e.llm.Handle(readOnlyLLM)
 		e.tg.SendText(benchChat, 42, "hi")
 		e.tg.WaitBotMessages(benchChat, 1)
-	}, func(e *env) {
+	}
+	turn := trips(greeted, func(e *env) {
 		e.tg.SendText(benchChat, 42, "what's on my list?")
 		e.tg.WaitBotMessages(benchChat, 2)
 	})
 	// The person's app now reports another language: nod writes it to the
 	// chat's settings, and so reads them afresh rather than route the
 	// message by a reading its own write just moved.
-	relang := trips(func(e *env) {
-		seedLogin(e)
-		e.llm.Handle(readOnlyLLM)
-		e.tg.SendText(benchChat, 42, "hi")
-		e.tg.WaitBotMessages(benchChat, 1)
-	}, func(e *env) {
+	relang := trips(greeted, func(e *env) {
 		e.tg.Wire().SetLanguage(42, "de")
 		e.tg.SendText(benchChat, 42, "was steht an?")
 		e.tg.WaitBotMessages(benchChat, 2)
