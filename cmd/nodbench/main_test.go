@@ -107,7 +107,7 @@ func TestReminderBenchSmoke(t *testing.T) {
 			for _, c := range []struct {
 				reminders, dailies, repeating int
 				most, mostRepeating           float64
-			}{{300, 0, 0, 7, 0}, {1, 50, 0, 13, 0}, {0, 0, 200, 0, 10}} {
+			}{{300, 0, 0, 7, 0}, {1, 50, 0, 13.5, 0}, {0, 0, 200, 0, 10}} {
 				replicas := "1"
 				if dialect == "postgres" && c.repeating > 0 {
 					replicas = "2"
@@ -136,8 +136,12 @@ func TestReminderBenchSmoke(t *testing.T) {
 						t.Errorf("%d reminders and %d daily reviews due took %.1f round trips an item, want at most 8", c.reminders, c.dailies, rep.RoundTrips)
 					}
 				}
+				// The daily reviews' figure is 12.6–12.9 run alone, for this
+				// code and the code before it alike, and reached 13.1 in one
+				// CI run under the race detector: the bound leaves that half
+				// a statement of spread.
 				if rep.Statements > most {
-					t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.0f", c.reminders, c.dailies, rep.Statements, most)
+					t.Errorf("%d reminders and %d daily reviews due ran %.1f statements an item, want at most %.1f", c.reminders, c.dailies, rep.Statements, most)
 				}
 				if c.repeating == 0 {
 					continue
