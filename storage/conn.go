@@ -148,34 +148,23 @@ func (c conn) bound(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// check is a condition a write transaction checks before it writes on
-// (conn.guard), as each database runs it: built once, as its text is
-// long and a turn checks it every time.
-type check struct{ pg, lite string }
-
-// newCheck is the check that cond, a boolean SQL expression, holds.
-func newCheck(cond string) check {
-	return check{pg: `SELECT 1 / (CASE WHEN ` + cond + ` THEN 1 ELSE 0 END)`, lite: `SELECT ` + cond}
+// newCheck returns the statement that checks cond, a boolean SQL
+// expression, in a PostgreSQL write transaction (conn.guard): it divides
+// by zero where cond does not hold. Built once, as its text is long and a
+// turn checks it every time.
+func newCheck(cond string) string {
+	return `SELECT 1 / (CASE WHEN ` + cond + ` THEN 1 ELSE 0 END)`
 }
 
-// guard fails the transaction with miss unless c holds over args. In a
-// PostgreSQL write transaction the server checks it where it stands
-// among the statements that wait (pgTx.guard), so that a write after it
-// in the same round trip is never made when it does not hold.
-func (q conn) guard(ctx context.Context, miss error, c check, args ...any) error {
-	if q.pg != nil {
-		q.db.counts.stmts.Add(1)
-		q.pg.guard(c.pg, args, miss)
-		return nil
-	}
-	var holds bool
-	if err := q.QueryRowContext(ctx, c.lite, args...).Scan(&holds); err != nil {
-		return err
-	}
-	if !holds {
-		return miss
-	}
-	return nil
+// guard queues check (newCheck) over args in a PostgreSQL write
+// transaction, where it stands among the statements that wait: where it
+// does not hold, the server fails the transaction there, so that no write
+// after it in the same round trip is made, and the transaction reports
+// miss. Only openAndSave checks this way: on SQLite a turn's start reads
+// before it writes.
+func (q conn) guard(miss error, check string, args ...any) {
+	q.db.counts.stmts.Add(1)
+	q.pg.guard(check, args, miss)
 }
 
 // scanOne reads the one value a query answers into dest (sql.ErrNoRows

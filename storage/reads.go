@@ -203,13 +203,9 @@ func (db *Conversation) openAndSave(ctx context.Context, r nod.OpeningRequest) (
 			}
 		}
 		if s := r.Settings; s != nil && s.Digest != "" {
-			if err := tx.guard(ctx, nod.ErrSettingsMoved, settingsUnchanged, chatID, s.UserID, s.Digest); err != nil {
-				return err
-			}
+			tx.guard(nod.ErrSettingsMoved, settingsUnchanged, chatID, s.UserID, s.Digest)
 		}
-		if err := tx.guard(ctx, errEventsCame, noEventsSinceLast, chatID, r.Topic.Thread); err != nil {
-			return err
-		}
+		tx.guard(errEventsCame, noEventsSinceLast, chatID, r.Topic.Thread)
 		return db.saveTurn(ctx, tx, *r.Words, now, &first)
 	})
 	switch {
